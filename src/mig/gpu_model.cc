@@ -1,0 +1,37 @@
+#include "mig/gpu_model.h"
+
+namespace migserve::mig {
+
+int GpuModel::FindProfile(std::string_view name) const {
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    if (profiles[i].name == name) return static_cast<int>(i);
+    for (const std::string& alias : profiles[i].aliases) {
+      if (alias == name) return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+int GpuModel::WholeProfile() const {
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    if (profiles[i].enabled_by_default &&
+        profiles[i].compute_slices == compute_slices) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+int GpuModel::SmallestProfileWithCompute(int compute) const {
+  int best = -1;
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    const Profile& p = profiles[i];
+    if (!p.enabled_by_default || p.compute_slices != compute) continue;
+    if (best < 0 || p.memory_slices < profiles[best].memory_slices) {
+      best = static_cast<int>(i);
+    }
+  }
+  return best;
+}
+
+}  // namespace migserve::mig

@@ -1,0 +1,63 @@
+// A MIG-capable GPU model: its slices and GPU-instance profiles. The tables
+// live in data/gpus/*.yaml (DESIGN 2); this is their in-memory form.
+#ifndef MIGSERVE_MIG_GPU_MODEL_H_
+#define MIGSERVE_MIG_GPU_MODEL_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace migserve::mig {
+
+// A GPU-instance profile such as 3g.40gb.
+struct Profile {
+  std::string name;
+  std::vector<std::string> aliases;  // other spellings drivers print
+  int nvml_id = -1;                  // informational: ids differ per GPU
+  int compute_slices = 0;
+  int memory_slices = 0;
+  double memory_gb = 0;
+  std::vector<int> starts;  // allowed starts, in memory-slice units
+  int max_count = 0;        // at most this many per GPU; 0: no extra limit
+  bool enabled_by_default = true;  // false for +me and double-memory 1g
+};
+
+struct GpuModel {
+  std::string name;
+  std::vector<int> pci_device_ids;
+  int compute_slices = 0;
+  int memory_slices = 0;
+  double memory_gb = 0;
+  // True where drivers before R510 refused 4g together with 3g (A100).
+  bool legacy_4g3g = false;
+  std::vector<Profile> profiles;
+
+  // Returns the index of the profile named `name` or one of its aliases, or
+  // -1 if there is none.
+  int FindProfile(std::string_view name) const;
+
+  // Returns the index of the enabled-by-default profile that takes the whole
+  // GPU (all compute slices), or -1.
+  int WholeProfile() const;
+
+  // Returns the index of the enabled-by-default profile with `compute`
+  // compute slices and the fewest memory slices, or -1.
+  int SmallestProfileWithCompute(int compute) const;
+};
+
+// Rules that depend on the driver or on the operator's choice.
+struct MigOptions {
+  // Apply the pre-R510 rule "no 4g with 3g" on GPUs whose table has it. The
+  // paper's replication turns it on (18 A100 layouts instead of 19).
+  bool legacy_4g3g = false;
+  // Also use the profiles that are off by default (+me, double-memory 1g).
+  bool optional_profiles = false;
+
+  bool Enabled(const Profile& p) const {
+    return p.enabled_by_default || optional_profiles;
+  }
+};
+
+}  // namespace migserve::mig
+
+#endif  // MIGSERVE_MIG_GPU_MODEL_H_

@@ -1,0 +1,29 @@
+// A minimal CSV reader for the profile format (RFC 4180 quoting, one record a
+// line; fields never span lines).
+#ifndef MIGSERVE_UTIL_CSV_H_
+#define MIGSERVE_UTIL_CSV_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/status_or.h"
+
+namespace migserve {
+
+struct CsvRecord {
+  int line = 0;  // 1-based line number in the source
+  std::vector<std::string> fields;
+};
+
+// Splits `text` into records, skipping blank lines. Fields are trimmed of
+// surrounding spaces. Returns InvalidArgument "line N: ..." for an
+// unterminated quote.
+StatusOr<std::vector<CsvRecord>> ParseCsv(std::string_view text);
+
+// Returns `field` quoted if it holds a comma, quote or space at either end.
+std::string CsvField(std::string_view field);
+
+}  // namespace migserve
+
+#endif  // MIGSERVE_UTIL_CSV_H_

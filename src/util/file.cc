@@ -1,0 +1,61 @@
+#include "util/file.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace migserve {
+
+StatusOr<std::string> ReadFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Status::InvalidArgument(path + ": is a directory, not a file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return Status::NotFound(path + ": cannot open: " + std::strerror(errno));
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return Status::Unavailable(path + ": read failed");
+  return buffer.str();
+}
+
+Status WriteFileAtomic(const std::string& path, const std::string& contents) {
+  std::filesystem::path target(path);
+  std::error_code ec;
+  if (target.has_parent_path()) {
+    std::filesystem::create_directories(target.parent_path(), ec);
+    if (ec) {
+      return Status::Unavailable(path + ": cannot create directory: " +
+                                 ec.message());
+    }
+  }
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      return Status::Unavailable(path + ": cannot write: " +
+                                 std::strerror(errno));
+    }
+    out << contents;
+    out.flush();
+    if (!out) {
+      std::filesystem::remove(tmp, ec);
+      return Status::Unavailable(path + ": write failed");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::string reason = std::strerror(errno);
+    std::filesystem::remove(tmp, ec);
+    return Status::Unavailable(path + ": cannot rename into place: " + reason);
+  }
+  return Status::Ok();
+}
+
+}  // namespace migserve

@@ -1,0 +1,53 @@
+#include "util/test_util.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "util/file.h"
+
+namespace migserve::testing {
+namespace {
+
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "migserve-test-XXXXXX")
+            .string();
+    path_ = ::mkdtemp(tmpl.data());
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+std::string SourcePath(const std::string& relative) {
+  const char* dir = std::getenv("MIGSERVE_SOURCE_DIR");
+  std::filesystem::path root = dir != nullptr ? dir : ".";
+  return (root / relative).string();
+}
+
+std::string TempDir() {
+  static ScratchDir dir;
+  return dir.path();
+}
+
+std::string WriteTempFile(const std::string& name,
+                          const std::string& contents) {
+  std::string path = (std::filesystem::path(TempDir()) / name).string();
+  Status s = WriteFileAtomic(path, contents);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return path;
+}
+
+}  // namespace migserve::testing

@@ -1,0 +1,20 @@
+// Helpers shared by the unit tests: where the source tree is, scratch files.
+#ifndef MIGSERVE_UTIL_TEST_UTIL_H_
+#define MIGSERVE_UTIL_TEST_UTIL_H_
+
+#include <string>
+
+namespace migserve::testing {
+
+// Returns the absolute path of `relative` inside the source tree.
+std::string SourcePath(const std::string& relative);
+
+// Returns a fresh empty directory for this test, removed at exit.
+std::string TempDir();
+
+// Writes `contents` to `TempDir()/name` and returns the path.
+std::string WriteTempFile(const std::string& name, const std::string& contents);
+
+}  // namespace migserve::testing
+
+#endif  // MIGSERVE_UTIL_TEST_UTIL_H_

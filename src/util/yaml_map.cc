@@ -1,0 +1,125 @@
+#include "util/yaml_map.h"
+
+#include <fmt/format.h>
+
+namespace migserve {
+
+StatusOr<YAML::Node> ParseYaml(const std::string& text,
+                               const std::string& source) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(
+        fmt::format("{}:{}: {}", source, e.mark.line + 1, e.msg));
+  }
+}
+
+StatusOr<YamlMap> YamlMap::Open(const YAML::Node& node,
+                                const std::string& source,
+                                const std::string& path) {
+  if (!node.IsMap()) {
+    int line = node.Mark().line >= 0 ? node.Mark().line + 1 : 1;
+    return Status::InvalidArgument(
+        fmt::format("{}:{}: {}: expected a mapping", source, line,
+                    path.empty() ? "document" : path));
+  }
+  return YamlMap(node, source, path);
+}
+
+std::string YamlMap::FieldPath(std::string_view key) const {
+  if (path_.empty()) return std::string(key);
+  return fmt::format("{}.{}", path_, key);
+}
+
+Status YamlMap::Error(std::string_view key, std::string_view reason) const {
+  int line = this->line();
+  YAML::Node value = node_[std::string(key)];
+  if (value.IsDefined() && value.Mark().line >= 0) line = value.Mark().line + 1;
+  return Status::InvalidArgument(
+      fmt::format("{}:{}: {}: {}", source_, line, FieldPath(key), reason));
+}
+
+template <typename T>
+Status YamlMap::Get(std::string_view key, bool required, const char* type_name,
+                    T* out) const {
+  YAML::Node value = node_[std::string(key)];
+  if (!value.IsDefined() || value.IsNull()) {
+    return required ? Error(key, "missing") : Status::Ok();
+  }
+  try {
+    *out = value.as<T>();
+  } catch (const YAML::Exception&) {
+    std::string shown = value.IsScalar() ? "'" + value.Scalar() + "'"
+                                         : std::string("a collection");
+    return Error(key, fmt::format("expected {}, got {}", type_name, shown));
+  }
+  return Status::Ok();
+}
+
+Status YamlMap::Required(std::string_view key, std::string* out) const {
+  YAML::Node value = node_[std::string(key)];
+  if (value.IsDefined() && !value.IsNull() && !value.IsScalar()) {
+    return Error(key, "expected a string, got a collection");
+  }
+  return Get(key, true, "a string", out);
+}
+Status YamlMap::Required(std::string_view key, double* out) const {
+  return Get(key, true, "a number", out);
+}
+Status YamlMap::Required(std::string_view key, int* out) const {
+  return Get(key, true, "an integer", out);
+}
+Status YamlMap::Optional(std::string_view key, std::string* out) const {
+  YAML::Node value = node_[std::string(key)];
+  if (value.IsDefined() && !value.IsNull() && !value.IsScalar()) {
+    return Error(key, "expected a string, got a collection");
+  }
+  return Get(key, false, "a string", out);
+}
+Status YamlMap::Optional(std::string_view key, double* out) const {
+  return Get(key, false, "a number", out);
+}
+Status YamlMap::Optional(std::string_view key, int* out) const {
+  return Get(key, false, "an integer", out);
+}
+Status YamlMap::Optional(std::string_view key, bool* out) const {
+  return Get(key, false, "true or false", out);
+}
+Status YamlMap::Optional(std::string_view key, std::vector<int>* out) const {
+  return Get(key, false, "a list of integers", out);
+}
+Status YamlMap::Optional(std::string_view key,
+                         std::vector<std::string>* out) const {
+  return Get(key, false, "a list of strings", out);
+}
+
+StatusOr<std::vector<YAML::Node>> YamlMap::Sequence(std::string_view key,
+                                                    bool required) const {
+  YAML::Node value = node_[std::string(key)];
+  if (!value.IsDefined() || value.IsNull()) {
+    if (required) return Error(key, "missing");
+    return std::vector<YAML::Node>();
+  }
+  if (!value.IsSequence()) return Error(key, "expected a list");
+  std::vector<YAML::Node> out;
+  for (const YAML::Node& item : value) out.push_back(item);
+  return out;
+}
+
+Status YamlMap::CheckKeys(
+    std::initializer_list<std::string_view> allowed) const {
+  for (const auto& entry : node_) {
+    std::string key = entry.first.as<std::string>("");
+    bool known = false;
+    for (std::string_view a : allowed) known = known || a == key;
+    if (!known) {
+      return Status::InvalidArgument(
+          fmt::format("{}:{}: {}: unknown field (expected one of: {})",
+                      source_, entry.first.Mark().line + 1, FieldPath(key),
+                      fmt::join(allowed, ", ")));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace migserve
