@@ -1,5 +1,6 @@
 #include "util/csv.h"
 
+#include <charconv>
 #include <string>
 
 namespace migserve {
@@ -69,6 +70,20 @@ StatusOr<std::vector<CsvRecord>> ParseCsv(std::string_view text) {
     records.push_back({line_no, std::move(fields)});
   }
   return records;
+}
+
+bool ParseDouble(std::string_view field, double* out) {
+  auto [end, ec] =
+      std::from_chars(field.data(), field.data() + field.size(), *out);
+  return !field.empty() && ec == std::errc() &&
+         end == field.data() + field.size();
+}
+
+bool ParseInt(std::string_view field, int* out) {
+  auto [end, ec] =
+      std::from_chars(field.data(), field.data() + field.size(), *out);
+  return !field.empty() && ec == std::errc() &&
+         end == field.data() + field.size();
 }
 
 std::string CsvField(std::string_view field) {

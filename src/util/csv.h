@@ -21,6 +21,11 @@ struct CsvRecord {
 // unterminated quote.
 StatusOr<std::vector<CsvRecord>> ParseCsv(std::string_view text);
 
+// Parse a whole field as a number; return false if any character is left
+// over or the text is not a number.
+bool ParseDouble(std::string_view field, double* out);
+bool ParseInt(std::string_view field, int* out);
+
 // Returns `field` quoted if it holds a comma, quote or space at either end.
 std::string CsvField(std::string_view field);
 

@@ -30,3 +30,21 @@ TEST(CsvTest, QuotesOnlyWhenNeeded) {
 
 }  // namespace
 }  // namespace migserve
+
+namespace migserve {
+namespace {
+
+TEST(CsvTest, ParsesWholeFieldsOnly) {
+  double d = 0;
+  int i = 0;
+  EXPECT_TRUE(ParseDouble("0.013", &d));
+  EXPECT_DOUBLE_EQ(d, 0.013);
+  EXPECT_FALSE(ParseDouble("1.5x", &d));
+  EXPECT_FALSE(ParseDouble("", &d));
+  EXPECT_TRUE(ParseInt("256", &i));
+  EXPECT_EQ(i, 256);
+  EXPECT_FALSE(ParseInt("2.5", &i));
+}
+
+}  // namespace
+}  // namespace migserve

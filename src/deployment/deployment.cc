@@ -1,0 +1,52 @@
+#include "deployment/deployment.h"
+
+#include <cassert>
+
+namespace migserve::deployment {
+
+int Deployment::UsedGpus() const {
+  int used = 0;
+  for (const DeployedGpu& g : gpus) {
+    for (const PlacedInstance& i : g.instances) {
+      if (i.service) {
+        ++used;
+        break;
+      }
+    }
+  }
+  return used;
+}
+
+Deployment MakeDeployment(const workload::Workload& workload,
+                          const mig::GpuModel& gpu,
+                          const workload::CapacityMatrix& caps,
+                          const std::vector<GpuConfig>& configs) {
+  Deployment d;
+  d.gpu = gpu.name;
+  d.services = workload.services;
+  for (size_t g = 0; g < configs.size(); ++g) {
+    DeployedGpu out;
+    out.id = static_cast<int>(g);
+    const auto& instances = configs[g].layout.instances();
+    for (size_t k = 0; k < instances.size(); ++k) {
+      PlacedInstance p;
+      p.profile = gpu.profiles[instances[k].profile].name;
+      p.start = instances[k].start;
+      int s = configs[g].services[k];
+      if (s != kIdle) {
+        const profile::ProfileRow* row = caps.row(s, instances[k].profile);
+        assert(row != nullptr);
+        p.service = workload.services[s].name;
+        p.batch = row->batch;
+        p.procs = row->procs;
+        p.throughput = row->throughput;
+        p.latency_ms = row->latency_ms;
+      }
+      out.instances.push_back(std::move(p));
+    }
+    d.gpus.push_back(std::move(out));
+  }
+  return d;
+}
+
+}  // namespace migserve::deployment

@@ -1,0 +1,65 @@
+// Deployment: GPU configs with, once placed, GPU ids and nodes (DESIGN 3).
+// This is the JSON-facing form, with names rather than indexes.
+#ifndef MIGSERVE_DEPLOYMENT_DEPLOYMENT_H_
+#define MIGSERVE_DEPLOYMENT_DEPLOYMENT_H_
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "deployment/gpu_config.h"
+#include "mig/gpu_model.h"
+#include "workload/workload.h"
+
+namespace migserve::deployment {
+
+struct PlacedInstance {
+  std::string profile;
+  int start = 0;
+  std::optional<std::string> service;  // nullopt: idle
+  int batch = 0;                       // 0: not given
+  int procs = 1;
+  double throughput = 0;
+  double latency_ms = 0;
+};
+
+struct DeployedGpu {
+  int id = 0;
+  std::optional<std::string> node;  // absent before placement
+  std::vector<PlacedInstance> instances;
+};
+
+// What the algorithm that made the deployment reports. `extra` holds further
+// algorithm-specific fields (an object), written after the fixed ones.
+struct Summary {
+  std::string algorithm;
+  int gpus = 0;
+  std::string status;  // optimal, feasible, time_limit
+  std::optional<int> lower_bound;
+  double seconds = 0;
+  nlohmann::json extra = nlohmann::json::object();
+};
+
+struct Deployment {
+  std::string source;  // file it came from, for messages
+  std::string gpu;
+  std::vector<workload::Service> services;
+  std::vector<DeployedGpu> gpus;
+  std::optional<Summary> summary;
+
+  // Returns the number of GPUs that serve at least one replica.
+  int UsedGpus() const;
+};
+
+// Returns the deployment of `configs` for `workload`, GPU ids 0..n-1 and no
+// nodes; each instance carries the capacity row its service uses there.
+Deployment MakeDeployment(const workload::Workload& workload,
+                          const mig::GpuModel& gpu,
+                          const workload::CapacityMatrix& caps,
+                          const std::vector<GpuConfig>& configs);
+
+}  // namespace migserve::deployment
+
+#endif  // MIGSERVE_DEPLOYMENT_DEPLOYMENT_H_

@@ -1,0 +1,236 @@
+#include "deployment/deployment_json.h"
+
+#include <fmt/format.h>
+
+#include "util/file.h"
+
+namespace migserve::deployment {
+namespace {
+
+using nlohmann::json;
+
+json InstanceJson(const PlacedInstance& i) {
+  json j = {{"profile", i.profile}, {"start", i.start}};
+  if (!i.service) {
+    j["service"] = nullptr;
+    return j;
+  }
+  j["service"] = *i.service;
+  j["batch"] = i.batch;
+  j["procs"] = i.procs;
+  j["throughput"] = i.throughput;
+  j["latency_ms"] = i.latency_ms;
+  return j;
+}
+
+// Reads typed fields of one JSON object, naming `path` in errors.
+class Fields {
+ public:
+  Fields(const json& object, const std::string& source, std::string path)
+      : object_(object), source_(source), path_(std::move(path)) {}
+
+  Status Error(std::string_view key, std::string_view reason) const {
+    std::string where = path_.empty() ? std::string(key)
+                                      : fmt::format("{}.{}", path_, key);
+    return Status::InvalidArgument(
+        fmt::format("{}: {}: {}", source_, where, reason));
+  }
+
+  bool Has(const char* key) const {
+    return object_.contains(key) && !object_[key].is_null();
+  }
+
+  template <typename T>
+  Status Get(const char* key, bool required, T* out) const {
+    if (!Has(key)) return required ? Error(key, "missing") : Status::Ok();
+    const json& v = object_[key];
+    bool ok;
+    if constexpr (std::is_same_v<T, std::string>) {
+      ok = v.is_string();
+    } else if constexpr (std::is_integral_v<T>) {
+      ok = v.is_number_integer();
+    } else {
+      ok = v.is_number();
+    }
+    if (!ok) {
+      return Error(key, fmt::format("expected {}, got {}",
+                                    std::is_same_v<T, std::string> ? "a string"
+                                    : std::is_integral_v<T> ? "an integer"
+                                                            : "a number",
+                                    v.dump()));
+    }
+    *out = v.get<T>();
+    return Status::Ok();
+  }
+
+  StatusOr<const json*> Array(const char* key) const {
+    if (!Has(key)) return Error(key, "missing");
+    if (!object_[key].is_array()) return Error(key, "expected a list");
+    return &object_[key];
+  }
+
+ private:
+  const json& object_;
+  const std::string& source_;
+  std::string path_;
+};
+
+Status ExpectObject(const json& j, const std::string& source,
+                    const std::string& path) {
+  if (j.is_object()) return Status::Ok();
+  return Status::InvalidArgument(fmt::format(
+      "{}: {}: expected an object", source, path.empty() ? "document" : path));
+}
+
+StatusOr<PlacedInstance> ParseInstance(const json& j, const std::string& source,
+                                       const std::string& path) {
+  MIGSERVE_RETURN_IF_ERROR(ExpectObject(j, source, path));
+  Fields f(j, source, path);
+  PlacedInstance i;
+  MIGSERVE_RETURN_IF_ERROR(f.Get("profile", true, &i.profile));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("start", true, &i.start));
+  if (!f.Has("service")) return i;
+  std::string service;
+  MIGSERVE_RETURN_IF_ERROR(f.Get("service", true, &service));
+  i.service = service;
+  MIGSERVE_RETURN_IF_ERROR(f.Get("batch", false, &i.batch));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("procs", false, &i.procs));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("throughput", false, &i.throughput));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("latency_ms", false, &i.latency_ms));
+  if (i.batch < 0) return f.Error("batch", "must be >= 1");
+  if (i.procs < 1) return f.Error("procs", "must be >= 1");
+  return i;
+}
+
+StatusOr<Summary> ParseSummary(const json& j, const std::string& source) {
+  MIGSERVE_RETURN_IF_ERROR(ExpectObject(j, source, "summary"));
+  Fields f(j, source, "summary");
+  Summary s;
+  MIGSERVE_RETURN_IF_ERROR(f.Get("algorithm", false, &s.algorithm));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("gpus", false, &s.gpus));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("status", false, &s.status));
+  if (f.Has("lower_bound")) {
+    int bound = 0;
+    MIGSERVE_RETURN_IF_ERROR(f.Get("lower_bound", true, &bound));
+    s.lower_bound = bound;
+  }
+  MIGSERVE_RETURN_IF_ERROR(f.Get("seconds", false, &s.seconds));
+  for (const auto& [key, value] : j.items()) {
+    if (key != "algorithm" && key != "gpus" && key != "status" &&
+        key != "lower_bound" && key != "seconds") {
+      s.extra[key] = value;
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string FormatDeployment(const Deployment& d) {
+  json services = json::array();
+  for (const workload::Service& s : d.services) {
+    services.push_back({{"name", s.name},
+                        {"model", s.model},
+                        {"throughput", s.throughput},
+                        {"latency_ms", s.latency_ms}});
+  }
+  json gpus = json::array();
+  for (const DeployedGpu& g : d.gpus) {
+    json jg = {{"id", g.id}};
+    if (g.node) jg["node"] = *g.node;
+    json instances = json::array();
+    for (const PlacedInstance& i : g.instances) {
+      instances.push_back(InstanceJson(i));
+    }
+    jg["instances"] = std::move(instances);
+    gpus.push_back(std::move(jg));
+  }
+  json out = {{"gpu", d.gpu}, {"services", services}, {"gpus", gpus}};
+  if (d.summary) {
+    json s = {{"algorithm", d.summary->algorithm},
+              {"gpus", d.summary->gpus},
+              {"status", d.summary->status}};
+    if (d.summary->lower_bound) s["lower_bound"] = *d.summary->lower_bound;
+    s["seconds"] = d.summary->seconds;
+    for (const auto& [key, value] : d.summary->extra.items()) s[key] = value;
+    out["summary"] = std::move(s);
+  }
+  return out.dump(2) + "\n";
+}
+
+StatusOr<Deployment> ParseDeployment(const std::string& text,
+                                     const std::string& source) {
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error& e) {
+    size_t byte = std::min<size_t>(e.byte, text.size());
+    int line = 1, column = 1;
+    for (size_t i = 0; i + 1 < byte; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    std::string what = e.what();
+    size_t colon = what.rfind(": ");
+    return Status::InvalidArgument(fmt::format(
+        "{}:{}:{}: invalid JSON: {}", source, line, column,
+        colon == std::string::npos ? what : what.substr(colon + 2)));
+  }
+  MIGSERVE_RETURN_IF_ERROR(ExpectObject(root, source, ""));
+  Fields f(root, source, "");
+  Deployment d;
+  d.source = source;
+  MIGSERVE_RETURN_IF_ERROR(f.Get("gpu", true, &d.gpu));
+  if (f.Has("services")) {
+    MIGSERVE_ASSIGN_OR_RETURN(const json* services, f.Array("services"));
+    for (size_t k = 0; k < services->size(); ++k) {
+      std::string path = fmt::format("services[{}]", k);
+      MIGSERVE_RETURN_IF_ERROR(ExpectObject((*services)[k], source, path));
+      Fields sf((*services)[k], source, path);
+      workload::Service s;
+      MIGSERVE_RETURN_IF_ERROR(sf.Get("name", true, &s.name));
+      MIGSERVE_RETURN_IF_ERROR(sf.Get("model", false, &s.model));
+      MIGSERVE_RETURN_IF_ERROR(sf.Get("throughput", false, &s.throughput));
+      MIGSERVE_RETURN_IF_ERROR(sf.Get("latency_ms", false, &s.latency_ms));
+      d.services.push_back(std::move(s));
+    }
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(const json* gpus, f.Array("gpus"));
+  for (size_t g = 0; g < gpus->size(); ++g) {
+    std::string path = fmt::format("gpus[{}]", g);
+    MIGSERVE_RETURN_IF_ERROR(ExpectObject((*gpus)[g], source, path));
+    Fields gf((*gpus)[g], source, path);
+    DeployedGpu out;
+    MIGSERVE_RETURN_IF_ERROR(gf.Get("id", true, &out.id));
+    if (gf.Has("node")) {
+      std::string node;
+      MIGSERVE_RETURN_IF_ERROR(gf.Get("node", true, &node));
+      out.node = node;
+    }
+    MIGSERVE_ASSIGN_OR_RETURN(const json* instances, gf.Array("instances"));
+    for (size_t k = 0; k < instances->size(); ++k) {
+      MIGSERVE_ASSIGN_OR_RETURN(
+          PlacedInstance i,
+          ParseInstance((*instances)[k], source,
+                        fmt::format("{}.instances[{}]", path, k)));
+      out.instances.push_back(std::move(i));
+    }
+    d.gpus.push_back(std::move(out));
+  }
+  if (f.Has("summary")) {
+    MIGSERVE_ASSIGN_OR_RETURN(Summary s, ParseSummary(root["summary"], source));
+    d.summary = std::move(s);
+  }
+  return d;
+}
+
+StatusOr<Deployment> LoadDeployment(const std::string& path) {
+  MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseDeployment(text, path);
+}
+
+}  // namespace migserve::deployment

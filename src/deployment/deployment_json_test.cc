@@ -1,0 +1,57 @@
+#include "deployment/deployment_json.h"
+
+#include <gtest/gtest.h>
+
+namespace migserve::deployment {
+namespace {
+
+constexpr const char* kExample = R"({"gpu": "A100-SXM4-80GB",
+ "services": [{"name": "r", "model": "resnet50", "throughput": 2000, "latency_ms": 100}],
+ "gpus": [{"id": 0, "node": "node-0",
+           "instances": [{"profile": "3g.40gb", "start": 4, "service": "r",
+                          "batch": 16, "procs": 1, "throughput": 1188.2, "latency_ms": 13.0},
+                         {"profile": "4g.40gb", "start": 0, "service": null}]}],
+ "summary": {"algorithm": "milp", "gpus": 17, "status": "optimal",
+             "lower_bound": 16, "seconds": 0.2, "nodes": 12}}
+)";
+
+TEST(DeploymentJsonTest, ReadsDesignExampleAndRoundTrips) {
+  auto d = ParseDeployment(kExample, "d.json");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  ASSERT_EQ(d->gpus.size(), 1u);
+  EXPECT_EQ(d->gpus[0].node, "node-0");
+  ASSERT_EQ(d->gpus[0].instances.size(), 2u);
+  EXPECT_EQ(d->gpus[0].instances[0].service, "r");
+  EXPECT_EQ(d->gpus[0].instances[0].batch, 16);
+  EXPECT_FALSE(d->gpus[0].instances[1].service.has_value());
+  EXPECT_EQ(d->summary->lower_bound, 16);
+  EXPECT_EQ(d->summary->extra["nodes"], 12);
+  EXPECT_EQ(d->UsedGpus(), 1);
+  std::string text = FormatDeployment(*d);
+  auto back = ParseDeployment(text, "again.json");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(FormatDeployment(*back), text);
+  EXPECT_NE(text.find("\"service\": null"), std::string::npos);
+}
+
+TEST(DeploymentJsonTest, SyntaxErrorNamesLineAndColumn) {
+  auto d = ParseDeployment("{\"gpu\": \"x\",\n \"gpus\": [}\n", "d.json");
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().message().rfind("d.json:2:", 0), 0u)
+      << d.status().message();
+}
+
+TEST(DeploymentJsonTest, FieldErrorNamesPath) {
+  auto d = ParseDeployment(
+      R"({"gpu": "A", "gpus": [{"id": 0, "instances": [{"profile": "1g.10gb", "start": "zero"}]}]})",
+      "d.json");
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().message(),
+            "d.json: gpus[0].instances[0].start: expected an integer, got "
+            "\"zero\"");
+  auto missing = ParseDeployment(R"({"gpu": "A"})", "d.json");
+  EXPECT_EQ(missing.status().message(), "d.json: gpus: missing");
+}
+
+}  // namespace
+}  // namespace migserve::deployment

@@ -1,0 +1,142 @@
+#include "deployment/validator.h"
+
+#include <map>
+
+#include <fmt/format.h>
+
+#include "mig/layout.h"
+#include "profile/capacity.h"
+
+namespace migserve::deployment {
+namespace {
+
+// Returns the throughput the profiles credit `instance` with for `service`,
+// or a problem saying why it may not serve there.
+std::string CreditInstance(const PlacedInstance& instance,
+                           const workload::Service& service,
+                           const workload::Workload& workload,
+                           const profile::ProfileTable& profiles,
+                           const mig::GpuModel& gpu, int profile_index,
+                           double* credit) {
+  const mig::Profile& profile = gpu.profiles[profile_index];
+  profile::CapacityLimits limits{workload.latency_budget * service.latency_ms,
+                                 workload.max_procs};
+  if (instance.batch == 0) {
+    const profile::ProfileRow* best =
+        profile::BestRow(profiles, gpu, profile_index, service.model, limits);
+    if (best == nullptr) {
+      return fmt::format(
+          "service '{}' cannot run on {} within its SLO (latency limit {} "
+          "ms, at most {} process(es))",
+          service.name, profile.name, limits.latency_limit_ms,
+          limits.max_procs);
+    }
+    *credit = best->throughput;
+    return "";
+  }
+  const profile::ProfileRow* row =
+      profile::FindRow(profiles, service.model, gpu.name, profile.name,
+                       instance.batch, instance.procs);
+  if (row == nullptr || row->throughput <= 0) {
+    return fmt::format("no measured point of '{}' on {} with batch {} and {} "
+                       "process(es)",
+                       service.model, profile.name, instance.batch,
+                       instance.procs);
+  }
+  if (row->procs > limits.max_procs) {
+    return fmt::format("{} processes exceed max_procs {}", row->procs,
+                       limits.max_procs);
+  }
+  if (row->latency_ms > limits.latency_limit_ms) {
+    return fmt::format(
+        "batch {} has latency {} ms, over the limit of {} ms for service "
+        "'{}'",
+        row->batch, row->latency_ms, limits.latency_limit_ms, service.name);
+  }
+  if (!profile::RowFits(*row, profile, limits)) {
+    return fmt::format("batch {} needs {} GB, more than {} has", row->batch,
+                       *row->memory_gb, profile.name);
+  }
+  *credit = row->throughput;
+  return "";
+}
+
+}  // namespace
+
+StatusOr<ValidationReport> Validate(const Deployment& deployment,
+                                    const workload::Workload& workload,
+                                    const profile::ProfileTable& profiles,
+                                    const mig::GpuModel& gpu) {
+  if (deployment.gpu != workload.gpu) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: gpu: the deployment is for {}, the workload {} for {}",
+        deployment.source, deployment.gpu, workload.source, workload.gpu));
+  }
+  ValidationReport report;
+  for (const workload::Service& s : workload.services) {
+    report.services.push_back({s.name, s.throughput, 0, 0});
+  }
+  report.gpus = static_cast<int>(deployment.gpus.size());
+  report.used_gpus = deployment.UsedGpus();
+  std::map<int, size_t> seen_ids;
+  for (size_t g = 0; g < deployment.gpus.size(); ++g) {
+    const DeployedGpu& dg = deployment.gpus[g];
+    auto [it, fresh] = seen_ids.emplace(dg.id, g);
+    if (!fresh) {
+      report.problems.push_back(fmt::format(
+          "gpu {}: duplicate id (gpus[{}] and gpus[{}])", dg.id, it->second,
+          g));
+    }
+    std::vector<mig::Instance> instances;
+    for (size_t k = 0; k < dg.instances.size(); ++k) {
+      const PlacedInstance& pi = dg.instances[k];
+      int p = gpu.FindProfile(pi.profile);
+      if (p < 0) {
+        return Status::InvalidArgument(fmt::format(
+            "{}: gpus[{}].instances[{}].profile: unknown profile '{}' on {}",
+            deployment.source, g, k, pi.profile, gpu.name));
+      }
+      instances.push_back({p, pi.start});
+    }
+    std::string why;
+    mig::Layout layout(instances);
+    if (!IsLegal(gpu, layout, workload.mig, &why)) {
+      report.problems.push_back(fmt::format("gpu {}: illegal layout {}: {}",
+                                            dg.id, layout.ToString(gpu), why));
+    }
+    for (size_t k = 0; k < dg.instances.size(); ++k) {
+      const PlacedInstance& pi = dg.instances[k];
+      if (!pi.service) continue;
+      std::string where =
+          fmt::format("gpu {}: instance {}@{}", dg.id, pi.profile, pi.start);
+      int s = workload.FindService(*pi.service);
+      if (s < 0) {
+        report.problems.push_back(fmt::format(
+            "{}: serves '{}', which the workload does not have", where,
+            *pi.service));
+        continue;
+      }
+      double credit = 0;
+      std::string problem =
+          CreditInstance(pi, workload.services[s], workload, profiles, gpu,
+                         instances[k].profile, &credit);
+      if (!problem.empty()) {
+        report.problems.push_back(where + ": " + problem);
+        continue;
+      }
+      report.services[s].provided += credit;
+      ++report.services[s].replicas;
+    }
+  }
+  for (const ServiceReport& s : report.services) {
+    if (s.provided < s.required * (1 - 1e-9)) {
+      report.problems.push_back(fmt::format(
+          "service '{}': {:.1f}% of its required throughput ({:.6g} of {:.6g} "
+          "req/s)",
+          s.name, 100 * s.satisfaction(), s.provided, s.required));
+    }
+  }
+  return report;
+}
+
+}  // namespace migserve::deployment

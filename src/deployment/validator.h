@@ -1,0 +1,48 @@
+// Checks a deployment against a workload: legal layouts, every instance's
+// service able to run there within its SLO, every service at >= 100% of its
+// required throughput. Capacities come from the profiles, never from the
+// deployment file.
+#ifndef MIGSERVE_DEPLOYMENT_VALIDATOR_H_
+#define MIGSERVE_DEPLOYMENT_VALIDATOR_H_
+
+#include <string>
+#include <vector>
+
+#include "deployment/deployment.h"
+#include "mig/gpu_model.h"
+#include "profile/profile_table.h"
+#include "util/status_or.h"
+#include "workload/workload.h"
+
+namespace migserve::deployment {
+
+struct ServiceReport {
+  std::string name;
+  double required = 0;
+  double provided = 0;  // from the profiles
+  int replicas = 0;
+  double satisfaction() const { return provided / required; }
+};
+
+struct ValidationReport {
+  // Each names the GPU, instance or service at fault.
+  std::vector<std::string> problems;
+  std::vector<ServiceReport> services;  // in workload order
+  int gpus = 0;       // GPUs listed
+  int used_gpus = 0;  // GPUs serving at least one replica
+
+  bool ok() const { return problems.empty(); }
+};
+
+// Returns the report (whose ok() answers the question). Returns
+// InvalidArgument if the question is malformed: the deployment is for
+// another GPU than the workload, or an instance names a profile the GPU does
+// not have.
+StatusOr<ValidationReport> Validate(const Deployment& deployment,
+                                    const workload::Workload& workload,
+                                    const profile::ProfileTable& profiles,
+                                    const mig::GpuModel& gpu);
+
+}  // namespace migserve::deployment
+
+#endif  // MIGSERVE_DEPLOYMENT_VALIDATOR_H_

@@ -1,0 +1,159 @@
+#include "profile/profile_csv.h"
+
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "mig/gpu_catalog.h"
+#include "util/csv.h"
+#include "util/file.h"
+
+namespace migserve::profile {
+namespace {
+
+constexpr const char* kColumns[] = {"model",      "gpu",       "profile",
+                                    "batch",      "procs",     "throughput",
+                                    "latency_ms", "memory_gb"};
+constexpr bool kRequired[] = {true, true, true, true, false, true, true, false};
+constexpr int kNumColumns = 8;
+
+class RowReader {
+ public:
+  RowReader(const std::string& source, const CsvRecord& record,
+            const std::vector<int>& column_of)
+      : source_(source), record_(record), column_of_(column_of) {}
+
+  // The field of column `c` (index into kColumns), empty if absent.
+  std::string Field(int c) const {
+    int i = column_of_[c];
+    if (i < 0 || i >= static_cast<int>(record_.fields.size())) return "";
+    return record_.fields[i];
+  }
+
+  Status Error(int c, const std::string& reason) const {
+    return Status::InvalidArgument(fmt::format("{}:{}: {}: {}", source_,
+                                               record_.line, kColumns[c],
+                                               reason));
+  }
+
+  Status Text(int c, std::string* out) const {
+    *out = Field(c);
+    if (out->empty() && kRequired[c]) return Error(c, "missing");
+    return Status::Ok();
+  }
+
+  Status Number(int c, double* out) const {
+    std::string f = Field(c);
+    if (f.empty()) return kRequired[c] ? Error(c, "missing") : Status::Ok();
+    if (!ParseDouble(f, out)) {
+      return Error(c, fmt::format("not a number: '{}'", f));
+    }
+    if (*out < 0) return Error(c, fmt::format("must be >= 0, got {}", f));
+    return Status::Ok();
+  }
+
+  Status Count(int c, int* out) const {
+    std::string f = Field(c);
+    if (f.empty()) return kRequired[c] ? Error(c, "missing") : Status::Ok();
+    if (!ParseInt(f, out) || *out <= 0) {
+      return Error(c, fmt::format("must be a positive integer, got '{}'", f));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  const std::string& source_;
+  const CsvRecord& record_;
+  const std::vector<int>& column_of_;
+};
+
+}  // namespace
+
+StatusOr<ProfileTable> ParseProfileCsv(const std::string& text,
+                                       const std::string& source) {
+  auto records = ParseCsv(text);
+  if (!records.ok()) return records.status().WithPrefix(source);
+  if (records->empty()) {
+    return Status::InvalidArgument(source + ":1: header: missing");
+  }
+  const CsvRecord& header = records->front();
+  std::vector<int> column_of(kNumColumns, -1);
+  for (size_t i = 0; i < header.fields.size(); ++i) {
+    for (int c = 0; c < kNumColumns; ++c) {
+      if (header.fields[i] == kColumns[c]) column_of[c] = static_cast<int>(i);
+    }
+  }
+  for (int c = 0; c < kNumColumns; ++c) {
+    if (kRequired[c] && column_of[c] < 0) {
+      return Status::InvalidArgument(
+          fmt::format("{}:{}: header: missing column '{}'", source,
+                      header.line, kColumns[c]));
+    }
+  }
+  const mig::GpuCatalog& catalog = mig::GpuCatalog::Default();
+  ProfileTable table;
+  table.source = source;
+  std::map<std::tuple<std::string, std::string, std::string, int, int>, int>
+      first_line;
+  for (size_t r = 1; r < records->size(); ++r) {
+    const CsvRecord& record = (*records)[r];
+    RowReader reader(source, record, column_of);
+    if (record.fields.size() != header.fields.size()) {
+      return Status::InvalidArgument(fmt::format(
+          "{}:{}: row: has {} fields, the header has {}", source, record.line,
+          record.fields.size(), header.fields.size()));
+    }
+    ProfileRow row;
+    row.line = record.line;
+    MIGSERVE_RETURN_IF_ERROR(reader.Text(0, &row.model));
+    MIGSERVE_RETURN_IF_ERROR(reader.Text(1, &row.gpu));
+    MIGSERVE_RETURN_IF_ERROR(reader.Text(2, &row.profile));
+    MIGSERVE_RETURN_IF_ERROR(reader.Count(3, &row.batch));
+    MIGSERVE_RETURN_IF_ERROR(reader.Count(4, &row.procs));
+    MIGSERVE_RETURN_IF_ERROR(reader.Number(5, &row.throughput));
+    MIGSERVE_RETURN_IF_ERROR(reader.Number(6, &row.latency_ms));
+    if (!reader.Field(7).empty()) {
+      double memory = 0;
+      MIGSERVE_RETURN_IF_ERROR(reader.Number(7, &memory));
+      row.memory_gb = memory;
+    }
+    auto gpu = catalog.Find(row.gpu);
+    if (!gpu.ok()) return reader.Error(1, gpu.status().message());
+    int p = (*gpu)->FindProfile(row.profile);
+    if (p < 0) {
+      return reader.Error(2, fmt::format("unknown profile '{}' on {}",
+                                         row.profile, row.gpu));
+    }
+    row.profile = (*gpu)->profiles[p].name;
+    auto key = std::make_tuple(row.model, row.gpu, row.profile, row.batch,
+                               row.procs);
+    auto [it, inserted] = first_line.emplace(key, row.line);
+    if (!inserted) {
+      return Status::InvalidArgument(fmt::format(
+          "{}:{}: row: duplicates line {} ({} {} {} batch {} procs {})",
+          source, row.line, it->second, row.model, row.gpu, row.profile,
+          row.batch, row.procs));
+    }
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+StatusOr<ProfileTable> LoadProfileCsv(const std::string& path) {
+  MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseProfileCsv(text, path);
+}
+
+std::string FormatProfileCsv(const ProfileTable& table) {
+  std::string out = fmt::format("{}\n", fmt::join(kColumns, ","));
+  for (const ProfileRow& r : table.rows) {
+    out += fmt::format("{},{},{},{},{},{},{},{}\n", CsvField(r.model),
+                       CsvField(r.gpu), CsvField(r.profile), r.batch, r.procs,
+                       r.throughput, r.latency_ms,
+                       r.memory_gb ? fmt::format("{}", *r.memory_gb) : "");
+  }
+  return out;
+}
+
+}  // namespace migserve::profile

@@ -1,0 +1,94 @@
+#include "profile/profile_csv.h"
+
+#include <gtest/gtest.h>
+
+namespace migserve::profile {
+namespace {
+
+TEST(ProfileCsvTest, ColumnsInAnyOrderWithDefaults) {
+  auto table = ParseProfileCsv(
+      "gpu,model,profile,batch,throughput,latency_ms\n"
+      "A100-SXM4-80GB,resnet50,7g.79gb,8,900.5,12\n",
+      "p.csv");
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  ASSERT_EQ(table->rows.size(), 1u);
+  const ProfileRow& r = table->rows[0];
+  EXPECT_EQ(r.model, "resnet50");
+  EXPECT_EQ(r.profile, "7g.80gb");  // alias made canonical
+  EXPECT_EQ(r.procs, 1);
+  EXPECT_DOUBLE_EQ(r.throughput, 900.5);
+  EXPECT_FALSE(r.memory_gb.has_value());
+  EXPECT_EQ(r.line, 2);
+}
+
+TEST(ProfileCsvTest, RoundTrips) {
+  ProfileTable t;
+  t.rows.push_back({"bert", "A100-SXM4-80GB", "1g.10gb", 4, 2, 190.5, 42.25,
+                    3.5, 0});
+  auto back = ParseProfileCsv(FormatProfileCsv(t), "x.csv");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->rows.size(), 1u);
+  EXPECT_EQ(back->rows[0].procs, 2);
+  EXPECT_DOUBLE_EQ(back->rows[0].latency_ms, 42.25);
+  EXPECT_DOUBLE_EQ(*back->rows[0].memory_gb, 3.5);
+}
+
+struct BadCase {
+  const char* csv;
+  const char* message;
+};
+
+class ProfileCsvErrorTest : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(ProfileCsvErrorTest, NamesFileLineAndField) {
+  auto table = ParseProfileCsv(GetParam().csv, "p.csv");
+  ASSERT_FALSE(table.ok());
+  EXPECT_EQ(table.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(table.status().message(), GetParam().message);
+}
+
+constexpr const char* kHeader =
+    "model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb\n";
+
+INSTANTIATE_TEST_SUITE_P(
+    Rows, ProfileCsvErrorTest,
+    ::testing::Values(
+        BadCase{"model,gpu,profile,batch,latency_ms\n",
+                "p.csv:1: header: missing column 'throughput'"},
+        BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
+                "\nm,A100-SXM4-80GB,1g.10gb,1,1,abc,3,\n",
+                "p.csv:2: throughput: not a number: 'abc'"},
+        BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
+                "\nm,A100-SXM4-80GB,1g.10gb,1,1,-5,3,\n",
+                "p.csv:2: throughput: must be >= 0, got -5"},
+        BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
+                "\nm,A100-SXM4-80GB,1g.10gb,1,1,,3,\n",
+                "p.csv:2: throughput: missing"},
+        BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
+                "\nm,A100-SXM4-80GB,1g.10gb,0,1,5,3,\n",
+                "p.csv:2: batch: must be a positive integer, got '0'"},
+        BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
+                "\nm,T4,1g.10gb,1,1,5,3,\n",
+                "p.csv:2: gpu: unknown GPU 'T4' (known: A100-SXM4-40GB, "
+                "A100-SXM4-80GB, A30-24GB, H100-SXM5-80GB, H200-141GB)"},
+        BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
+                "\nm,A100-SXM4-80GB,5g.50gb,1,1,5,3,\n",
+                "p.csv:2: profile: unknown profile '5g.50gb' on "
+                "A100-SXM4-80GB"},
+        BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
+                "\nm,A100-SXM4-80GB,1g.10gb,1,1,5\n",
+                "p.csv:2: row: has 6 fields, the header has 8"},
+        BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
+                "\nm,A100-SXM4-80GB,1g.10gb,1,1,5,3,\n\n"
+                "m,A100-SXM4-80GB,1g.10gb,1,1,6,3,\n",
+                "p.csv:4: row: duplicates line 2 (m A100-SXM4-80GB 1g.10gb "
+                "batch 1 procs 1)"}));
+
+TEST(ProfileCsvTest, MissingFileIsNotFound) {
+  auto table = LoadProfileCsv("/no/such/profiles.csv");
+  ASSERT_FALSE(table.ok());
+  EXPECT_EQ(table.status().code(), Status::Code::kNotFound);
+}
+
+}  // namespace
+}  // namespace migserve::profile

@@ -1,0 +1,37 @@
+// Measured serving performance: one row per (model, GPU, MIG profile, batch,
+// MPS processes) point (DESIGN 3).
+#ifndef MIGSERVE_PROFILE_PROFILE_TABLE_H_
+#define MIGSERVE_PROFILE_PROFILE_TABLE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace migserve::profile {
+
+struct ProfileRow {
+  std::string model;
+  std::string gpu;
+  std::string profile;  // canonical MIG profile name, e.g. 3g.40gb
+  int batch = 1;
+  int procs = 1;          // MPS processes on the instance
+  double throughput = 0;  // whole instance, samples/s, all procs together
+  double latency_ms = 0;  // the statistic the SLO is checked against
+  std::optional<double> memory_gb;
+  int line = 0;  // line in the source file; 0 if made in memory
+};
+
+struct ProfileTable {
+  std::string source;  // file the rows came from, for messages
+  std::vector<ProfileRow> rows;
+
+  // Returns true if any row measures `model` on `gpu`.
+  bool HasModel(const std::string& model, const std::string& gpu) const;
+
+  // Returns the distinct model names measured on `gpu`, sorted.
+  std::vector<std::string> Models(const std::string& gpu) const;
+};
+
+}  // namespace migserve::profile
+
+#endif  // MIGSERVE_PROFILE_PROFILE_TABLE_H_

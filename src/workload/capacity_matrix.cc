@@ -1,0 +1,59 @@
+#include "workload/capacity_matrix.h"
+
+#include <cassert>
+
+#include <fmt/format.h>
+
+#include "profile/capacity.h"
+
+namespace migserve::workload {
+
+StatusOr<CapacityMatrix> CapacityMatrix::Build(
+    const Workload& workload, const profile::ProfileTable& profiles,
+    const mig::GpuModel& gpu) {
+  assert(gpu.name == workload.gpu);
+  std::vector<double> required;
+  for (const Service& s : workload.services) required.push_back(s.throughput);
+  int num_profiles = static_cast<int>(gpu.profiles.size());
+  CapacityMatrix m(num_profiles, std::move(required));
+  for (size_t j = 0; j < workload.services.size(); ++j) {
+    const Service& s = workload.services[j];
+    auto where = [&](const char* field) {
+      return fmt::format("{}:{}: services[{}]{}", workload.source, s.line, j,
+                         field);
+    };
+    if (!profiles.HasModel(s.model, gpu.name)) {
+      return Status::InvalidArgument(
+          fmt::format("{}: model '{}' has no rows for {} in {}",
+                      where(".model"), s.model, gpu.name, profiles.source));
+    }
+    profile::CapacityLimits limits{workload.latency_budget * s.latency_ms,
+                                   workload.max_procs};
+    bool any = false;
+    for (int p = 0; p < num_profiles; ++p) {
+      if (!workload.mig.Enabled(gpu.profiles[p])) continue;
+      const profile::ProfileRow* best =
+          profile::BestRow(profiles, gpu, p, s.model, limits);
+      if (best == nullptr) continue;
+      m.rows_[j * num_profiles + p] = *best;
+      any = true;
+    }
+    if (any) continue;
+    auto best = profile::BestLatency(profiles, gpu, workload.mig, s.model,
+                                     workload.max_procs);
+    if (!best) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: service '{}' fits no profile: no measured point of '{}' fits "
+          "an instance's memory with at most {} process(es)",
+          where(""), s.name, s.model, workload.max_procs));
+    }
+    return Status::InvalidArgument(fmt::format(
+        "{}: service '{}' fits no profile: its best reachable latency is {} "
+        "ms, over the limit of {} ms (latency_budget {} x SLO {} ms)",
+        where(".latency_ms"), s.name, *best, limits.latency_limit_ms,
+        workload.latency_budget, s.latency_ms));
+  }
+  return m;
+}
+
+}  // namespace migserve::workload

@@ -1,0 +1,60 @@
+// For each service of a workload and each profile of its GPU, the best
+// measured point the service may use there (DESIGN 3), and the utility of
+// that instance (paper 5.1: its throughput over the service's requirement).
+#ifndef MIGSERVE_WORKLOAD_CAPACITY_MATRIX_H_
+#define MIGSERVE_WORKLOAD_CAPACITY_MATRIX_H_
+
+#include <optional>
+#include <vector>
+
+#include "mig/gpu_model.h"
+#include "profile/profile_table.h"
+#include "util/status_or.h"
+#include "workload/workload.h"
+
+namespace migserve::workload {
+
+class CapacityMatrix {
+ public:
+  // Returns the matrix of `workload` over the enabled profiles of `gpu`.
+  // REQUIRES: gpu.name == workload.gpu.
+  // Returns InvalidArgument naming the workload file, line and field if a
+  // service's model has no rows for the GPU, or if a service fits no
+  // profile at all (with the best latency it could reach).
+  static StatusOr<CapacityMatrix> Build(const Workload& workload,
+                                        const profile::ProfileTable& profiles,
+                                        const mig::GpuModel& gpu);
+
+  int num_services() const { return static_cast<int>(required_.size()); }
+  int num_profiles() const { return num_profiles_; }
+
+  // The best row of `service` on `profile`, or null if it cannot run there.
+  const profile::ProfileRow* row(int service, int profile) const {
+    const auto& r = rows_[service * num_profiles_ + profile];
+    return r ? &*r : nullptr;
+  }
+  // Throughput of `service` on one `profile` instance; 0 if it cannot run.
+  double throughput(int service, int profile) const {
+    const profile::ProfileRow* r = row(service, profile);
+    return r ? r->throughput : 0;
+  }
+  // throughput / required throughput: the completion rate one instance adds.
+  double utility(int service, int profile) const {
+    return throughput(service, profile) / required_[service];
+  }
+  double required(int service) const { return required_[service]; }
+
+ private:
+  CapacityMatrix(int num_profiles, std::vector<double> required)
+      : num_profiles_(num_profiles),
+        required_(std::move(required)),
+        rows_(required_.size() * num_profiles) {}
+
+  int num_profiles_;
+  std::vector<double> required_;
+  std::vector<std::optional<profile::ProfileRow>> rows_;
+};
+
+}  // namespace migserve::workload
+
+#endif  // MIGSERVE_WORKLOAD_CAPACITY_MATRIX_H_

@@ -1,0 +1,84 @@
+#include "workload/capacity_matrix.h"
+
+#include <gtest/gtest.h>
+
+#include "mig/gpu_catalog.h"
+#include "profile/profile_csv.h"
+#include "workload/relaxed_bound.h"
+#include "workload/workload_yaml.h"
+
+namespace migserve::workload {
+namespace {
+
+constexpr const char* kProfiles =
+    "model,gpu,profile,batch,procs,throughput,latency_ms\n"
+    "m,A100-SXM4-80GB,1g.10gb,1,1,100,10\n"
+    "m,A100-SXM4-80GB,1g.10gb,8,1,200,50\n"
+    "m,A100-SXM4-80GB,2g.20gb,8,1,300,30\n"
+    "m,A100-SXM4-80GB,7g.80gb,8,1,1000,12\n"
+    "m,A100-SXM4-80GB,7g.80gb,8,2,1500,20\n";
+
+class CapacityMatrixTest : public ::testing::Test {
+ protected:
+  StatusOr<CapacityMatrix> Build(const std::string& yaml) {
+    auto w = ParseWorkload(yaml, "w.yaml");
+    EXPECT_TRUE(w.ok()) << w.status().ToString();
+    workload_ = *w;
+    return CapacityMatrix::Build(workload_, profiles_, gpu_);
+  }
+  profile::ProfileTable profiles_ =
+      profile::ParseProfileCsv(kProfiles, "p.csv").value();
+  const mig::GpuModel& gpu_ =
+      *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
+  Workload workload_;
+};
+
+TEST_F(CapacityMatrixTest, BestRowPerProfileUnderBudget) {
+  auto caps = Build(
+      "gpu: A100-SXM4-80GB\nlatency_budget: 0.5\nservices:\n"
+      "  - {name: a, model: m, throughput: 1000, latency_ms: 80}\n");
+  ASSERT_TRUE(caps.ok()) << caps.status().ToString();
+  int g1 = gpu_.FindProfile("1g.10gb"), g2 = gpu_.FindProfile("2g.20gb");
+  int g4 = gpu_.FindProfile("4g.40gb"), g7 = gpu_.FindProfile("7g.80gb");
+  EXPECT_DOUBLE_EQ(caps->throughput(0, g1), 100);  // 50 ms > 0.5 x 80
+  EXPECT_DOUBLE_EQ(caps->throughput(0, g2), 300);
+  EXPECT_DOUBLE_EQ(caps->throughput(0, g4), 0);
+  EXPECT_DOUBLE_EQ(caps->throughput(0, g7), 1000);  // max_procs 1
+  EXPECT_DOUBLE_EQ(caps->utility(0, g2), 0.3);
+  // Relaxed bound: best per slice is 1g (100/slice > 300/2 > 1000/7? no:
+  // 2g gives 150 per slice) -> 1000 / 150 slices / 7 per GPU.
+  EXPECT_NEAR(RelaxedBound(*caps, gpu_), 1000.0 / 150 / 7, 1e-12);
+  EXPECT_EQ(CeilGpus(RelaxedBound(*caps, gpu_)), 1);
+  EXPECT_NEAR(RelaxedBound(*caps, gpu_, {0.5}), 500.0 / 150 / 7, 1e-12);
+}
+
+TEST_F(CapacityMatrixTest, UnknownModelNamesServiceLine) {
+  auto caps = Build(
+      "gpu: A100-SXM4-80GB\nservices:\n"
+      "  - {name: a, model: m, throughput: 10, latency_ms: 80}\n"
+      "  - {name: b, model: gpt, throughput: 10, latency_ms: 80}\n");
+  ASSERT_FALSE(caps.ok());
+  EXPECT_EQ(caps.status().message(),
+            "w.yaml:4: services[1].model: model 'gpt' has no rows for "
+            "A100-SXM4-80GB in p.csv");
+}
+
+TEST_F(CapacityMatrixTest, UnservableServiceSaysBestLatency) {
+  auto caps = Build(
+      "gpu: A100-SXM4-80GB\nlatency_budget: 0.5\nservices:\n"
+      "  - {name: a, model: m, throughput: 10, latency_ms: 15}\n");
+  ASSERT_FALSE(caps.ok());
+  EXPECT_EQ(caps.status().message(),
+            "w.yaml:4: services[0].latency_ms: service 'a' fits no profile: "
+            "its best reachable latency is 10 ms, over the limit of 7.5 ms "
+            "(latency_budget 0.5 x SLO 15 ms)");
+}
+
+TEST(CeilGpusTest, ForgivesRoundingNoise) {
+  EXPECT_EQ(CeilGpus(150.0000000001), 150);
+  EXPECT_EQ(CeilGpus(150.01), 151);
+  EXPECT_EQ(CeilGpus(0.2), 1);
+}
+
+}  // namespace
+}  // namespace migserve::workload

@@ -1,0 +1,34 @@
+// Services with SLOs, and the GPU they are to run on (DESIGN 3).
+#ifndef MIGSERVE_WORKLOAD_WORKLOAD_H_
+#define MIGSERVE_WORKLOAD_WORKLOAD_H_
+
+#include <string>
+#include <vector>
+
+#include "mig/gpu_model.h"
+
+namespace migserve::workload {
+
+struct Service {
+  std::string name;
+  std::string model;
+  double throughput = 0;  // required, requests (samples) per second
+  double latency_ms = 0;  // SLO latency
+  int line = 0;           // line in the source file; 0 if made in memory
+};
+
+struct Workload {
+  std::string source;  // file it came from, for messages
+  std::string gpu;
+  double latency_budget = 1.0;  // profile latency <= budget * SLO latency
+  int max_procs = 1;            // MPS processes per instance (1: MIG only)
+  mig::MigOptions mig;          // legacy_4g3g, optional_profiles
+  std::vector<Service> services;
+
+  // Returns the index of the service named `name`, or -1.
+  int FindService(const std::string& name) const;
+};
+
+}  // namespace migserve::workload
+
+#endif  // MIGSERVE_WORKLOAD_WORKLOAD_H_

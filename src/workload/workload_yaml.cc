@@ -1,0 +1,112 @@
+#include "workload/workload_yaml.h"
+
+#include <fmt/format.h>
+
+#include "mig/gpu_catalog.h"
+#include "util/file.h"
+#include "util/yaml_map.h"
+
+namespace migserve::workload {
+namespace {
+
+Status Positive(const YamlMap& map, const char* key, double value) {
+  if (value > 0) return Status::Ok();
+  return map.Error(key, fmt::format("must be > 0, got {}", value));
+}
+
+// Quotes a YAML scalar unless it is plainly safe.
+std::string Scalar(const std::string& s) {
+  bool plain = !s.empty();
+  for (char c : s) {
+    plain = plain && (isalnum(static_cast<unsigned char>(c)) || c == '-' ||
+                      c == '_' || c == '.' || c == '/');
+  }
+  if (plain && !isdigit(static_cast<unsigned char>(s[0]))) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+StatusOr<Service> ParseService(const YAML::Node& node,
+                               const std::string& source, size_t index) {
+  MIGSERVE_ASSIGN_OR_RETURN(
+      YamlMap map,
+      YamlMap::Open(node, source, fmt::format("services[{}]", index)));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.CheckKeys({"name", "model", "throughput", "latency_ms"}));
+  Service s;
+  s.line = map.line();
+  MIGSERVE_RETURN_IF_ERROR(map.Required("name", &s.name));
+  MIGSERVE_RETURN_IF_ERROR(map.Required("model", &s.model));
+  MIGSERVE_RETURN_IF_ERROR(map.Required("throughput", &s.throughput));
+  MIGSERVE_RETURN_IF_ERROR(Positive(map, "throughput", s.throughput));
+  MIGSERVE_RETURN_IF_ERROR(map.Required("latency_ms", &s.latency_ms));
+  MIGSERVE_RETURN_IF_ERROR(Positive(map, "latency_ms", s.latency_ms));
+  return s;
+}
+
+}  // namespace
+
+StatusOr<Workload> ParseWorkload(const std::string& text,
+                                 const std::string& source) {
+  MIGSERVE_ASSIGN_OR_RETURN(YAML::Node root, ParseYaml(text, source));
+  MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(root, source, ""));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.CheckKeys({"gpu", "latency_budget", "max_procs", "legacy_4g3g",
+                     "optional_profiles", "services"}));
+  Workload w;
+  w.source = source;
+  MIGSERVE_RETURN_IF_ERROR(map.Required("gpu", &w.gpu));
+  auto gpu = mig::GpuCatalog::Default().Find(w.gpu);
+  if (!gpu.ok()) return map.Error("gpu", gpu.status().message());
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("latency_budget", &w.latency_budget));
+  MIGSERVE_RETURN_IF_ERROR(Positive(map, "latency_budget", w.latency_budget));
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("max_procs", &w.max_procs));
+  if (w.max_procs < 1) {
+    return map.Error("max_procs", fmt::format("must be >= 1, got {}",
+                                              w.max_procs));
+  }
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("legacy_4g3g", &w.mig.legacy_4g3g));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.Optional("optional_profiles", &w.mig.optional_profiles));
+  MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> services,
+                            map.Sequence("services", true));
+  if (services.empty()) return map.Error("services", "lists no service");
+  for (size_t i = 0; i < services.size(); ++i) {
+    MIGSERVE_ASSIGN_OR_RETURN(Service s, ParseService(services[i], source, i));
+    int previous = w.FindService(s.name);
+    if (previous >= 0) {
+      return Status::InvalidArgument(fmt::format(
+          "{}:{}: services[{}].name: duplicate service '{}' (first at line "
+          "{})",
+          source, s.line, i, s.name, w.services[previous].line));
+    }
+    w.services.push_back(std::move(s));
+  }
+  return w;
+}
+
+StatusOr<Workload> LoadWorkload(const std::string& path) {
+  MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseWorkload(text, path);
+}
+
+std::string FormatWorkload(const Workload& w) {
+  std::string out = fmt::format(
+      "gpu: {}\nlatency_budget: {}\nmax_procs: {}\n", Scalar(w.gpu),
+      w.latency_budget, w.max_procs);
+  if (w.mig.legacy_4g3g) out += "legacy_4g3g: true\n";
+  if (w.mig.optional_profiles) out += "optional_profiles: true\n";
+  out += "services:\n";
+  for (const Service& s : w.services) {
+    out += fmt::format(
+        "  - {{name: {}, model: {}, throughput: {}, latency_ms: {}}}\n",
+        Scalar(s.name), Scalar(s.model), s.throughput, s.latency_ms);
+  }
+  return out;
+}
+
+}  // namespace migserve::workload

@@ -1,0 +1,79 @@
+#include "workload/workload_yaml.h"
+
+#include <gtest/gtest.h>
+
+namespace migserve::workload {
+namespace {
+
+TEST(WorkloadYamlTest, ParsesAndRoundTrips) {
+  auto w = ParseWorkload(
+      "gpu: A100-SXM4-80GB\nlatency_budget: 0.45\nmax_procs: 2\n"
+      "legacy_4g3g: true\nservices:\n"
+      "  - {name: r50, model: resnet50, throughput: 2000, latency_ms: 100}\n"
+      "  - name: \"bert 2\"\n    model: bert\n    throughput: 12.5\n"
+      "    latency_ms: 300\n",
+      "w.yaml");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_DOUBLE_EQ(w->latency_budget, 0.45);
+  EXPECT_EQ(w->max_procs, 2);
+  EXPECT_TRUE(w->mig.legacy_4g3g);
+  ASSERT_EQ(w->services.size(), 2u);
+  EXPECT_EQ(w->services[0].line, 6);
+  EXPECT_EQ(w->services[1].line, 7);
+  auto back = ParseWorkload(FormatWorkload(*w), "again.yaml");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->services[1].name, "bert 2");
+  EXPECT_DOUBLE_EQ(back->services[1].throughput, 12.5);
+  EXPECT_TRUE(back->mig.legacy_4g3g);
+}
+
+struct BadCase {
+  const char* yaml;
+  const char* message;
+};
+
+class WorkloadYamlErrorTest : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(WorkloadYamlErrorTest, NamesFileLineAndField) {
+  auto w = ParseWorkload(GetParam().yaml, "w.yaml");
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(w.status().message(), GetParam().message);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fields, WorkloadYamlErrorTest,
+    ::testing::Values(
+        BadCase{"gpu: T4\nservices: []\n",
+                "w.yaml:1: gpu: unknown GPU 'T4' (known: A100-SXM4-40GB, "
+                "A100-SXM4-80GB, A30-24GB, H100-SXM5-80GB, H200-141GB)"},
+        BadCase{"gpu: A100-SXM4-80GB\nmax_procs: many\nservices: []\n",
+                "w.yaml:2: max_procs: expected an integer, got 'many'"},
+        BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
+                "  - {name: a, model: m, throughput: -3, latency_ms: 10}\n",
+                "w.yaml:3: services[0].throughput: must be > 0, got -3"},
+        BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
+                "  - {name: a, model: m, latency_ms: 10}\n",
+                "w.yaml:3: services[0].throughput: missing"},
+        BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
+                "  - {name: a, model: m, throughput: 1, latency_ms: 10}\n"
+                "  - {name: a, model: m, throughput: 2, latency_ms: 10}\n",
+                "w.yaml:4: services[1].name: duplicate service 'a' (first at "
+                "line 3)"},
+        BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
+                "  - {name: a, model: m, throughput: 1, latency: 10}\n",
+                "w.yaml:3: services[0].latency: unknown field (expected one "
+                "of: name, model, throughput, latency_ms)"},
+        BadCase{"gpu: A100-SXM4-80GB\nservices: 3\n",
+                "w.yaml:2: services: expected a list"},
+        BadCase{"gpu: A100-SXM4-80GB\nservices: [\n",
+                "w.yaml:3: end of sequence flow not found"}));
+
+TEST(WorkloadYamlTest, MissingFileIsNotFound) {
+  auto w = LoadWorkload("/no/such/workload.yaml");
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().code(), Status::Code::kNotFound);
+}
+
+}  // namespace
+}  // namespace migserve::workload
