@@ -4,7 +4,6 @@
 #define MIGSERVE_DEPLOYMENT_DEPLOYMENT_H_
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>

@@ -30,8 +30,8 @@ class Fields {
       : object_(object), source_(source), path_(std::move(path)) {}
 
   Status Error(std::string_view key, std::string_view reason) const {
-    std::string where = path_.empty() ? std::string(key)
-                                      : fmt::format("{}.{}", path_, key);
+    std::string where =
+        path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
     return Status::InvalidArgument(
         fmt::format("{}: {}: {}", source_, where, reason));
   }

@@ -1,8 +1,8 @@
 #include "deployment/validator.h"
 
-#include <map>
-
 #include <fmt/format.h>
+
+#include <map>
 
 #include "mig/layout.h"
 #include "profile/capacity.h"
@@ -38,10 +38,10 @@ std::string CreditInstance(const PlacedInstance& instance,
       profile::FindRow(profiles, service.model, gpu.name, profile.name,
                        instance.batch, instance.procs);
   if (row == nullptr || row->throughput <= 0) {
-    return fmt::format("no measured point of '{}' on {} with batch {} and {} "
-                       "process(es)",
-                       service.model, profile.name, instance.batch,
-                       instance.procs);
+    return fmt::format(
+        "no measured point of '{}' on {} with batch {} and {} "
+        "process(es)",
+        service.model, profile.name, instance.batch, instance.procs);
   }
   if (row->procs > limits.max_procs) {
     return fmt::format("{} processes exceed max_procs {}", row->procs,
@@ -83,9 +83,9 @@ StatusOr<ValidationReport> Validate(const Deployment& deployment,
     const DeployedGpu& dg = deployment.gpus[g];
     auto [it, fresh] = seen_ids.emplace(dg.id, g);
     if (!fresh) {
-      report.problems.push_back(fmt::format(
-          "gpu {}: duplicate id (gpus[{}] and gpus[{}])", dg.id, it->second,
-          g));
+      report.problems.push_back(
+          fmt::format("gpu {}: duplicate id (gpus[{}] and gpus[{}])", dg.id,
+                      it->second, g));
     }
     std::vector<mig::Instance> instances;
     for (size_t k = 0; k < dg.instances.size(); ++k) {
@@ -111,9 +111,9 @@ StatusOr<ValidationReport> Validate(const Deployment& deployment,
           fmt::format("gpu {}: instance {}@{}", dg.id, pi.profile, pi.start);
       int s = workload.FindService(*pi.service);
       if (s < 0) {
-        report.problems.push_back(fmt::format(
-            "{}: serves '{}', which the workload does not have", where,
-            *pi.service));
+        report.problems.push_back(
+            fmt::format("{}: serves '{}', which the workload does not have",
+                        where, *pi.service));
         continue;
       }
       double credit = 0;

@@ -28,8 +28,8 @@ struct ValidationReport {
   // Each names the GPU, instance or service at fault.
   std::vector<std::string> problems;
   std::vector<ServiceReport> services;  // in workload order
-  int gpus = 0;       // GPUs listed
-  int used_gpus = 0;  // GPUs serving at least one replica
+  int gpus = 0;                         // GPUs listed
+  int used_gpus = 0;                    // GPUs serving at least one replica
 
   bool ok() const { return problems.empty(); }
 };

@@ -86,12 +86,14 @@ TEST_F(ValidatorTest, IllegalLayoutAndBadInstancesAreNamed) {
 }
 
 TEST_F(ValidatorTest, UnknownProfileOrOtherGpuIsBadInput) {
-  auto r = Check(R"([{"id": 0, "instances": [{"profile": "5g.50gb", "start": 0}]}])");
+  auto r = Check(
+      R"([{"id": 0, "instances": [{"profile": "5g.50gb", "start": 0}]}])");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(),
             "d.json: gpus[0].instances[0].profile: unknown profile '5g.50gb' "
             "on A100-SXM4-80GB");
-  auto d = ParseDeployment(R"({"gpu": "H100-SXM5-80GB", "gpus": []})", "d.json");
+  auto d =
+      ParseDeployment(R"({"gpu": "H100-SXM5-80GB", "gpus": []})", "d.json");
   auto other = Validate(*d, workload_, profiles_, gpu_);
   ASSERT_FALSE(other.ok());
   EXPECT_EQ(other.status().code(), Status::Code::kInvalidArgument);

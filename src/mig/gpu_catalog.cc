@@ -1,9 +1,9 @@
 #include "mig/gpu_catalog.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cstdlib>
-
-#include <fmt/format.h>
 
 #include "mig/embedded_gpu_tables.h"
 #include "util/yaml_map.h"
@@ -15,9 +15,9 @@ StatusOr<Profile> ParseProfile(const YAML::Node& node,
                                const std::string& source,
                                const std::string& path, int memory_slices) {
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(node, source, path));
-  MIGSERVE_RETURN_IF_ERROR(
-      map.CheckKeys({"name", "nvml_id", "compute_slices", "memory_slices",
-                     "memory_gb", "starts", "max_count", "default", "aliases"}));
+  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
+      {"name", "nvml_id", "compute_slices", "memory_slices", "memory_gb",
+       "starts", "max_count", "default", "aliases"}));
   Profile p;
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &p.name));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("nvml_id", &p.nvml_id));
@@ -50,8 +50,10 @@ StatusOr<GpuModel> ParseGpuModel(const std::string& yaml,
                      "memory_slices", "memory_gb", "legacy_4g3g", "profiles"}));
   GpuModel model;
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &model.name));
-  MIGSERVE_RETURN_IF_ERROR(map.Optional("pci_device_ids", &model.pci_device_ids));
-  MIGSERVE_RETURN_IF_ERROR(map.Required("compute_slices", &model.compute_slices));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.Optional("pci_device_ids", &model.pci_device_ids));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.Required("compute_slices", &model.compute_slices));
   MIGSERVE_RETURN_IF_ERROR(map.Required("memory_slices", &model.memory_slices));
   MIGSERVE_RETURN_IF_ERROR(map.Required("memory_gb", &model.memory_gb));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("legacy_4g3g", &model.legacy_4g3g));
@@ -59,9 +61,9 @@ StatusOr<GpuModel> ParseGpuModel(const std::string& yaml,
                             map.Sequence("profiles", true));
   for (size_t i = 0; i < profiles.size(); ++i) {
     MIGSERVE_ASSIGN_OR_RETURN(
-        Profile p, ParseProfile(profiles[i], source,
-                                fmt::format("profiles[{}]", i),
-                                model.memory_slices));
+        Profile p,
+        ParseProfile(profiles[i], source, fmt::format("profiles[{}]", i),
+                     model.memory_slices));
     if (model.FindProfile(p.name) >= 0) {
       return map.Error("profiles", "duplicate profile " + p.name);
     }

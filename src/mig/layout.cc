@@ -1,8 +1,8 @@
 #include "mig/layout.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace migserve::mig {
 namespace {
@@ -32,7 +32,8 @@ Layout::Layout(std::vector<Instance> instances)
     : instances_(std::move(instances)) {
   std::sort(instances_.begin(), instances_.end(),
             [](const Instance& a, const Instance& b) {
-              return std::tie(a.start, a.profile) < std::tie(b.start, b.profile);
+              return std::tie(a.start, a.profile) <
+                     std::tie(b.start, b.profile);
             });
 }
 
@@ -93,9 +94,9 @@ bool IsLegal(const GpuModel& model, const Layout& layout,
     }
     if (std::find(p.starts.begin(), p.starts.end(), inst.start) ==
         p.starts.end()) {
-      return Fail(why, fmt::format("{} cannot start at {} (allowed starts: {})",
-                                   p.name, inst.start,
-                                   fmt::join(p.starts, ", ")));
+      return Fail(
+          why, fmt::format("{} cannot start at {} (allowed starts: {})", p.name,
+                           inst.start, fmt::join(p.starts, ", ")));
     }
     for (int s = inst.start; s < inst.start + p.memory_slices; ++s) {
       if (s >= model.memory_slices) {
@@ -110,8 +111,8 @@ bool IsLegal(const GpuModel& model, const Layout& layout,
       owner[s] = static_cast<int>(k);
     }
     if (p.max_count > 0 && ++counts[inst.profile] > p.max_count) {
-      return Fail(why, fmt::format("at most {} {} per GPU", p.max_count,
-                                   p.name));
+      return Fail(why,
+                  fmt::format("at most {} {} per GPU", p.max_count, p.name));
     }
     compute += p.compute_slices;
     has_four = has_four || IsFourSlice(p);

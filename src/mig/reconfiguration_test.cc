@@ -21,8 +21,8 @@ TEST_F(ReconfigurationTest, SplitsFreeHalfLeavingOtherHalf) {
   Layout before({{g3_, 0}, {g3_, 4}});
   Reconfiguration change{{{g3_, 4}}, {{g2_, 4}, {g1_, 6}}};
   Layout after;
-  ASSERT_TRUE(IsLegalReconfiguration(a100_, MigOptions{}, before, change,
-                                     &after));
+  ASSERT_TRUE(
+      IsLegalReconfiguration(a100_, MigOptions{}, before, change, &after));
   EXPECT_EQ(after, Layout({{g3_, 0}, {g2_, 4}, {g1_, 6}}));
 }
 
@@ -48,8 +48,8 @@ TEST_F(ReconfigurationTest, LegacyRuleAppliesToTheLayoutAfter) {
   Reconfiguration change{{{g3_, 0}}, {{g4_, 0}}};
   EXPECT_TRUE(
       IsLegalReconfiguration(a100_, MigOptions{}, before, change, nullptr));
-  EXPECT_FALSE(IsLegalReconfiguration(
-      a100_, MigOptions{.legacy_4g3g = true}, before, change, nullptr));
+  EXPECT_FALSE(IsLegalReconfiguration(a100_, MigOptions{.legacy_4g3g = true},
+                                      before, change, nullptr));
 }
 
 TEST_F(ReconfigurationTest, DiffIsMinimal) {

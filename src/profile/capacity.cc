@@ -23,11 +23,9 @@ const ProfileRow* BestRow(const ProfileTable& table, const mig::GpuModel& gpu,
       continue;
     }
     if (best == nullptr ||
-        std::make_tuple(-row.throughput, row.latency_ms, row.batch,
-                        row.procs) < std::make_tuple(-best->throughput,
-                                                     best->latency_ms,
-                                                     best->batch,
-                                                     best->procs)) {
+        std::make_tuple(-row.throughput, row.latency_ms, row.batch, row.procs) <
+            std::make_tuple(-best->throughput, best->latency_ms, best->batch,
+                            best->procs)) {
       best = &row;
     }
   }

@@ -1,9 +1,9 @@
 #include "profile/profile_csv.h"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <tuple>
-
-#include <fmt/format.h>
 
 #include "mig/gpu_catalog.h"
 #include "util/csv.h"
@@ -12,8 +12,8 @@
 namespace migserve::profile {
 namespace {
 
-constexpr const char* kColumns[] = {"model",      "gpu",       "profile",
-                                    "batch",      "procs",     "throughput",
+constexpr const char* kColumns[] = {"model",      "gpu",      "profile",
+                                    "batch",      "procs",    "throughput",
                                     "latency_ms", "memory_gb"};
 constexpr bool kRequired[] = {true, true, true, true, false, true, true, false};
 constexpr int kNumColumns = 8;
@@ -32,9 +32,8 @@ class RowReader {
   }
 
   Status Error(int c, const std::string& reason) const {
-    return Status::InvalidArgument(fmt::format("{}:{}: {}: {}", source_,
-                                               record_.line, kColumns[c],
-                                               reason));
+    return Status::InvalidArgument(fmt::format(
+        "{}:{}: {}: {}", source_, record_.line, kColumns[c], reason));
   }
 
   Status Text(int c, std::string* out) const {
@@ -87,8 +86,8 @@ StatusOr<ProfileTable> ParseProfileCsv(const std::string& text,
   for (int c = 0; c < kNumColumns; ++c) {
     if (kRequired[c] && column_of[c] < 0) {
       return Status::InvalidArgument(
-          fmt::format("{}:{}: header: missing column '{}'", source,
-                      header.line, kColumns[c]));
+          fmt::format("{}:{}: header: missing column '{}'", source, header.line,
+                      kColumns[c]));
     }
   }
   const mig::GpuCatalog& catalog = mig::GpuCatalog::Default();
@@ -100,9 +99,9 @@ StatusOr<ProfileTable> ParseProfileCsv(const std::string& text,
     const CsvRecord& record = (*records)[r];
     RowReader reader(source, record, column_of);
     if (record.fields.size() != header.fields.size()) {
-      return Status::InvalidArgument(fmt::format(
-          "{}:{}: row: has {} fields, the header has {}", source, record.line,
-          record.fields.size(), header.fields.size()));
+      return Status::InvalidArgument(
+          fmt::format("{}:{}: row: has {} fields, the header has {}", source,
+                      record.line, record.fields.size(), header.fields.size()));
     }
     ProfileRow row;
     row.line = record.line;
@@ -122,18 +121,18 @@ StatusOr<ProfileTable> ParseProfileCsv(const std::string& text,
     if (!gpu.ok()) return reader.Error(1, gpu.status().message());
     int p = (*gpu)->FindProfile(row.profile);
     if (p < 0) {
-      return reader.Error(2, fmt::format("unknown profile '{}' on {}",
-                                         row.profile, row.gpu));
+      return reader.Error(
+          2, fmt::format("unknown profile '{}' on {}", row.profile, row.gpu));
     }
     row.profile = (*gpu)->profiles[p].name;
-    auto key = std::make_tuple(row.model, row.gpu, row.profile, row.batch,
-                               row.procs);
+    auto key =
+        std::make_tuple(row.model, row.gpu, row.profile, row.batch, row.procs);
     auto [it, inserted] = first_line.emplace(key, row.line);
     if (!inserted) {
       return Status::InvalidArgument(fmt::format(
-          "{}:{}: row: duplicates line {} ({} {} {} batch {} procs {})",
-          source, row.line, it->second, row.model, row.gpu, row.profile,
-          row.batch, row.procs));
+          "{}:{}: row: duplicates line {} ({} {} {} batch {} procs {})", source,
+          row.line, it->second, row.model, row.gpu, row.profile, row.batch,
+          row.procs));
     }
     table.rows.push_back(std::move(row));
   }

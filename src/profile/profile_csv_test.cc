@@ -23,8 +23,8 @@ TEST(ProfileCsvTest, ColumnsInAnyOrderWithDefaults) {
 
 TEST(ProfileCsvTest, RoundTrips) {
   ProfileTable t;
-  t.rows.push_back({"bert", "A100-SXM4-80GB", "1g.10gb", 4, 2, 190.5, 42.25,
-                    3.5, 0});
+  t.rows.push_back(
+      {"bert", "A100-SXM4-80GB", "1g.10gb", 4, 2, 190.5, 42.25, 3.5, 0});
   auto back = ParseProfileCsv(FormatProfileCsv(t), "x.csv");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   ASSERT_EQ(back->rows.size(), 1u);

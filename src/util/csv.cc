@@ -87,9 +87,9 @@ bool ParseInt(std::string_view field, int* out) {
 }
 
 std::string CsvField(std::string_view field) {
-  bool needs_quotes = field.find_first_of(",\"\n") != std::string_view::npos ||
-                      (!field.empty() && (field.front() == ' ' ||
-                                          field.back() == ' '));
+  bool needs_quotes =
+      field.find_first_of(",\"\n") != std::string_view::npos ||
+      (!field.empty() && (field.front() == ' ' || field.back() == ' '));
   if (!needs_quotes) return std::string(field);
   std::string out = "\"";
   for (char c : field) {

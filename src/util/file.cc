@@ -32,16 +32,16 @@ Status WriteFileAtomic(const std::string& path, const std::string& contents) {
   if (target.has_parent_path()) {
     std::filesystem::create_directories(target.parent_path(), ec);
     if (ec) {
-      return Status::Unavailable(path + ": cannot create directory: " +
-                                 ec.message());
+      return Status::Unavailable(path +
+                                 ": cannot create directory: " + ec.message());
     }
   }
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) {
-      return Status::Unavailable(path + ": cannot write: " +
-                                 std::strerror(errno));
+      return Status::Unavailable(path +
+                                 ": cannot write: " + std::strerror(errno));
     }
     out << contents;
     out.flush();

@@ -64,10 +64,10 @@ class [[nodiscard]] Status {
 
 }  // namespace migserve
 
-#define MIGSERVE_RETURN_IF_ERROR(expr)   \
-  do {                                   \
-    ::migserve::Status _st = (expr);     \
-    if (!_st.ok()) return _st;           \
+#define MIGSERVE_RETURN_IF_ERROR(expr) \
+  do {                                 \
+    ::migserve::Status _st = (expr);   \
+    if (!_st.ok()) return _st;         \
   } while (0)
 
 #endif  // MIGSERVE_UTIL_STATUS_H_

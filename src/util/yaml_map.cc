@@ -114,8 +114,8 @@ Status YamlMap::CheckKeys(
     for (std::string_view a : allowed) known = known || a == key;
     if (!known) {
       return Status::InvalidArgument(
-          fmt::format("{}:{}: {}: unknown field (expected one of: {})",
-                      source_, entry.first.Mark().line + 1, FieldPath(key),
+          fmt::format("{}:{}: {}: unknown field (expected one of: {})", source_,
+                      entry.first.Mark().line + 1, FieldPath(key),
                       fmt::join(allowed, ", ")));
     }
   }

@@ -17,8 +17,7 @@ TEST(YamlMapTest, TypeErrorNamesFileLineAndField) {
   YamlMap map = Root("gpu: A100\nmax_procs: two\n");
   int procs = 1;
   Status s = map.Optional("max_procs", &procs);
-  EXPECT_EQ(s.message(),
-            "w.yaml:2: max_procs: expected an integer, got 'two'");
+  EXPECT_EQ(s.message(), "w.yaml:2: max_procs: expected an integer, got 'two'");
   EXPECT_EQ(procs, 1);
 }
 

@@ -1,8 +1,8 @@
 #include "workload/capacity_matrix.h"
 
-#include <cassert>
-
 #include <fmt/format.h>
+
+#include <cassert>
 
 #include "profile/capacity.h"
 

@@ -1,10 +1,10 @@
 #include "workload/generator.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <map>
 #include <random>
-
-#include <fmt/format.h>
 
 #include "mig/gpu_catalog.h"
 #include "workload/capacity_matrix.h"
@@ -41,8 +41,8 @@ StatusOr<Workload> GenerateWorkload(const profile::ProfileTable& profiles,
   std::vector<std::string> models = options.models;
   if (models.empty()) models = profiles.Models(gpu->name);
   if (models.empty()) {
-    return Status::InvalidArgument(fmt::format(
-        "{}: no model is measured on {}", profiles.source, gpu->name));
+    return Status::InvalidArgument(fmt::format("{}: no model is measured on {}",
+                                               profiles.source, gpu->name));
   }
   std::mt19937_64 rng(options.seed);
   std::normal_distribution<double> normal(options.mean, options.stddev);

@@ -1,12 +1,12 @@
 #include "workload/parvagpu_import.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
 #include <tuple>
-
-#include <fmt/format.h>
 
 #include "util/csv.h"
 #include "util/file.h"
@@ -19,9 +19,11 @@ constexpr const char* kGpu = "A100-SXM4-80GB";
 // ParvaGPU's "Mig instance" column counts GPCs; these are the A100-80GB
 // profiles of those sizes.
 const std::map<int, std::string>& ProfileOfSize() {
-  static const auto* m = new std::map<int, std::string>{
-      {1, "1g.10gb"}, {2, "2g.20gb"}, {3, "3g.40gb"},
-      {4, "4g.40gb"}, {7, "7g.80gb"}};
+  static const auto* m = new std::map<int, std::string>{{1, "1g.10gb"},
+                                                        {2, "2g.20gb"},
+                                                        {3, "3g.40gb"},
+                                                        {4, "4g.40gb"},
+                                                        {7, "7g.80gb"}};
   return *m;
 }
 
@@ -42,8 +44,8 @@ Status ImportModel(const std::string& path, const std::string& model,
   static constexpr const char* kColumns[] = {
       "Mig instance", "Batch size", "Workload Number", "Throughput", "Latency"};
   if (records->empty() ||
-      records->front().fields != std::vector<std::string>(kColumns,
-                                                          kColumns + 5)) {
+      records->front().fields !=
+          std::vector<std::string>(kColumns, kColumns + 5)) {
     return FieldError(path, 1, "header",
                       "expected 'Mig instance,Batch size,Workload "
                       "Number,Throughput,Latency'");
@@ -52,16 +54,16 @@ Status ImportModel(const std::string& path, const std::string& model,
   for (size_t r = 1; r < records->size(); ++r) {
     const CsvRecord& rec = (*records)[r];
     if (rec.fields.size() != 5) {
-      return FieldError(path, rec.line, "row",
-                        fmt::format("has {} fields, expected 5",
-                                    rec.fields.size()));
+      return FieldError(
+          path, rec.line, "row",
+          fmt::format("has {} fields, expected 5", rec.fields.size()));
     }
     int size = 0, batch = 0, procs = 0;
     double per_proc = 0, seconds = 0;
     if (!ParseInt(rec.fields[0], &size) || !ProfileOfSize().contains(size)) {
-      return FieldError(path, rec.line, kColumns[0],
-                        "expected 1, 2, 3, 4 or 7, got '" + rec.fields[0] +
-                            "'");
+      return FieldError(
+          path, rec.line, kColumns[0],
+          "expected 1, 2, 3, 4 or 7, got '" + rec.fields[0] + "'");
     }
     if (!ParseInt(rec.fields[1], &batch) || batch <= 0) {
       return FieldError(path, rec.line, kColumns[1], "not a positive integer");

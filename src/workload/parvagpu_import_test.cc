@@ -16,15 +16,14 @@ std::string MakeDir() {
   std::string header =
       "Mig instance,Batch size,Workload Number,Throughput,Latency\n";
   EXPECT_TRUE(WriteFileAtomic(dir + "/prof_data/alpha.csv",
-                              header +
-                                  "1,8,1,100.5,0.013\n"
-                                  "1,8,3,52.42,0.045\n"
-                                  "7,8,1,0,0\n"
-                                  "1,8,1,999,0.001\n")
+                              header + "1,8,1,100.5,0.013\n"
+                                       "1,8,3,52.42,0.045\n"
+                                       "7,8,1,0,0\n"
+                                       "1,8,1,999,0.001\n")
                   .ok());
-  EXPECT_TRUE(WriteFileAtomic(dir + "/prof_data/beta.csv",
-                              header + "7,16,1,700,0.02")
-                  .ok());
+  EXPECT_TRUE(
+      WriteFileAtomic(dir + "/prof_data/beta.csv", header + "7,16,1,700,0.02")
+          .ok());
   EXPECT_TRUE(
       WriteFileAtomic(dir + "/SLO/SLO_req_rate.csv", "19,N/A\n46,728\n").ok());
   EXPECT_TRUE(
@@ -66,8 +65,9 @@ TEST(ParvaGpuImportTest, MalformedRowNamesFileLineColumn) {
   auto result = ImportParvaGpu(dir);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().message(),
-            dir + "/prof_data/beta.csv:2: Mig instance: expected 1, 2, 3, 4 "
-                  "or 7, got '5'");
+            dir +
+                "/prof_data/beta.csv:2: Mig instance: expected 1, 2, 3, 4 "
+                "or 7, got '5'");
 }
 
 TEST(ParvaGpuImportTest, ShippedProfilesMatchTheImporter) {

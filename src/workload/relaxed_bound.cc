@@ -21,8 +21,6 @@ double RelaxedBound(const CapacityMatrix& caps, const mig::GpuModel& gpu,
   return slices / gpu.compute_slices;
 }
 
-int CeilGpus(double value) {
-  return static_cast<int>(std::ceil(value - 1e-9));
-}
+int CeilGpus(double value) { return static_cast<int>(std::ceil(value - 1e-9)); }
 
 }  // namespace migserve::workload

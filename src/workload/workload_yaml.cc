@@ -66,8 +66,8 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
   MIGSERVE_RETURN_IF_ERROR(Positive(map, "latency_budget", w.latency_budget));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("max_procs", &w.max_procs));
   if (w.max_procs < 1) {
-    return map.Error("max_procs", fmt::format("must be >= 1, got {}",
-                                              w.max_procs));
+    return map.Error("max_procs",
+                     fmt::format("must be >= 1, got {}", w.max_procs));
   }
   MIGSERVE_RETURN_IF_ERROR(map.Optional("legacy_4g3g", &w.mig.legacy_4g3g));
   MIGSERVE_RETURN_IF_ERROR(
@@ -95,9 +95,8 @@ StatusOr<Workload> LoadWorkload(const std::string& path) {
 }
 
 std::string FormatWorkload(const Workload& w) {
-  std::string out = fmt::format(
-      "gpu: {}\nlatency_budget: {}\nmax_procs: {}\n", Scalar(w.gpu),
-      w.latency_budget, w.max_procs);
+  std::string out = fmt::format("gpu: {}\nlatency_budget: {}\nmax_procs: {}\n",
+                                Scalar(w.gpu), w.latency_budget, w.max_procs);
   if (w.mig.legacy_4g3g) out += "legacy_4g3g: true\n";
   if (w.mig.optional_profiles) out += "optional_profiles: true\n";
   out += "services:\n";

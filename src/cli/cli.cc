@@ -1,0 +1,58 @@
+#include "cli/cli.h"
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+
+namespace migserve::cli {
+namespace {
+
+constexpr CommandSpec kCommands[] = {
+    {"gpus", "List GPU models, their MIG profiles and legal layouts",
+     SetupGpus},
+    {"optimize", "Find a deployment for a workload and write it as JSON",
+     SetupOptimize},
+    {"compare", "Run every algorithm and bound side by side", SetupCompare},
+    {"validate", "Check a deployment's layouts and SLOs against a workload",
+     SetupValidate},
+    {"import", "Convert published measurements into profiles and workloads",
+     SetupImport},
+    {"generate", "Generate a paper-style workload", SetupGenerate},
+    {"models", "Classify models as linear, sub- or super-linear (paper 2.2)",
+     SetupModels},
+};
+
+}  // namespace
+
+int CommandContext::Fail(const Status& status) {
+  err << "migserve: " << status.message() << "\n";
+  exit_code = status.code() == Status::Code::kFailedPrecondition
+                  ? kExitNo
+                  : kExitBadInput;
+  return exit_code;
+}
+
+int RunCli(const std::vector<std::string>& args, std::ostream& out,
+           std::ostream& err) {
+  CommandContext context{out, err};
+  CLI::App app{
+      "migserve: serve DNN models on NVIDIA Multi-Instance GPUs with the "
+      "fewest GPUs",
+      "migserve"};
+  app.require_subcommand(1);
+  app.fallthrough(false);
+  for (const CommandSpec& command : kCommands) {
+    CLI::App* sub = app.add_subcommand(command.name, command.help);
+    command.setup(sub, &context);
+  }
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e, out, err);
+    return code == 0 ? kExitOk : kExitBadInput;
+  }
+  return context.exit_code;
+}
+
+}  // namespace migserve::cli

@@ -1,0 +1,251 @@
+#include "cli/cli.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "optimizer/registry.h"
+#include "util/file.h"
+#include "util/test_util.h"
+
+namespace migserve::cli {
+namespace {
+
+using testing::SourcePath;
+using testing::WriteTempFile;
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Result Cli(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  int code = RunCli(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+const std::string kProfiles = SourcePath("data/profiles/a100-80gb.csv");
+
+std::string Workload(const std::string& name, const std::string& services) {
+  return WriteTempFile(name, "gpu: A100-SXM4-80GB\nservices:\n" + services);
+}
+
+constexpr const char* kOneService =
+    "  - {name: r, model: resnet50, throughput: 3000, latency_ms: 100}\n";
+
+TEST(CliTest, HelpOnEveryCommandExitsZero) {
+  for (std::vector<std::string> args : {std::vector<std::string>{"--help"},
+                                        {"gpus", "--help"},
+                                        {"optimize", "--help"},
+                                        {"compare", "--help"},
+                                        {"validate", "--help"},
+                                        {"import", "parvagpu", "--help"},
+                                        {"generate", "--help"},
+                                        {"models", "--help"}}) {
+    Result r = Cli(args);
+    EXPECT_EQ(r.code, 0) << args[0];
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << args[0];
+  }
+}
+
+TEST(CliTest, UsageErrorsExitTwo) {
+  EXPECT_EQ(Cli({}).code, 2);
+  EXPECT_EQ(Cli({"frobnicate"}).code, 2);
+  EXPECT_EQ(Cli({"optimize", "-w", "x"}).code, 2);
+  Result r = Cli({"optimize", "-w", Workload("w.yaml", kOneService), "-p",
+                  kProfiles, "--algo", "magic"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown algorithm 'magic'"), std::string::npos);
+}
+
+TEST(CliTest, GpusCountsLayouts) {
+  Result r = Cli({"gpus", "--gpu", "A30-24GB"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("maximal: 5 placed, 4 distinct multisets"),
+            std::string::npos)
+      << r.out;
+  r = Cli({"gpus", "--gpu", "A100-SXM4-40GB", "--legacy-4g3g"});
+  EXPECT_NE(r.out.find("maximal: 18 placed, 13 distinct multisets"),
+            std::string::npos);
+  EXPECT_EQ(Cli({"gpus", "--gpu", "T4"}).code, 2);
+}
+
+// Each bad input: exit 2 and one message naming the file, line and field.
+struct BadInput {
+  const char* name;
+  std::string workload;  // workload file text ("" = use a good one)
+  std::string profiles;  // profile CSV text ("" = the shipped one)
+  std::string expected;  // substring of the message; {w} and {p} = paths
+};
+
+class BadInputTest : public ::testing::TestWithParam<BadInput> {};
+
+std::string Expand(std::string s, const std::string& w, const std::string& p) {
+  for (auto [key, value] : {std::pair{"{w}", w}, std::pair{"{p}", p}}) {
+    size_t at = s.find(key);
+    if (at != std::string::npos) s.replace(at, 3, value);
+  }
+  return s;
+}
+
+TEST_P(BadInputTest, ExitsTwoNamingFileLineField) {
+  const BadInput& c = GetParam();
+  std::string w = WriteTempFile(
+      std::string(c.name) + ".yaml",
+      c.workload.empty()
+          ? "gpu: A100-SXM4-80GB\nservices:\n" + std::string(kOneService)
+          : c.workload);
+  std::string p = c.profiles.empty()
+                      ? kProfiles
+                      : WriteTempFile(std::string(c.name) + ".csv", c.profiles);
+  Result r = Cli({"optimize", "-w", w, "-p", p, "--algo", "whole"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find(Expand(c.expected, w, p)), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+const std::string kCsvHeader =
+    "model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb\n";
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, BadInputTest,
+    ::testing::Values(
+        BadInput{"malformed_csv", "",
+                 kCsvHeader + "resnet50,A100-SXM4-80GB,1g.10gb,8,1,300,20,\n" +
+                     "resnet50,A100-SXM4-80GB,1g.10gb,16,1,fast,30,\n",
+                 "{p}:3: throughput: not a number: 'fast'"},
+        BadInput{"yaml_type",
+                 "gpu: A100-SXM4-80GB\nservices:\n"
+                 "  - {name: r, model: resnet50, throughput: lots, "
+                 "latency_ms: 100}\n",
+                 "", "{w}:3: services[0].throughput: expected a number"},
+        BadInput{"unknown_gpu", "gpu: V100\nservices: []\n", "",
+                 "{w}:1: gpu: unknown GPU 'V100'"},
+        BadInput{"unknown_model",
+                 "gpu: A100-SXM4-80GB\nservices:\n"
+                 "  - {name: r, model: gpt5, throughput: 1, latency_ms: 100}\n",
+                 "", "{w}:3: services[0].model: model 'gpt5' has no rows"},
+        BadInput{"unknown_profile", "",
+                 kCsvHeader + "resnet50,A100-SXM4-80GB,6g.60gb,8,1,300,20,\n",
+                 "{p}:2: profile: unknown profile '6g.60gb'"},
+        BadInput{"duplicate_service",
+                 "gpu: A100-SXM4-80GB\nservices:\n" + std::string(kOneService) +
+                     kOneService,
+                 "", "{w}:4: services[1].name: duplicate service 'r'"},
+        BadInput{"negative_throughput",
+                 "gpu: A100-SXM4-80GB\nservices:\n"
+                 "  - {name: r, model: resnet50, throughput: -1, "
+                 "latency_ms: 100}\n",
+                 "", "{w}:3: services[0].throughput: must be > 0, got -1"},
+        BadInput{"missing_throughput",
+                 "gpu: A100-SXM4-80GB\nservices:\n"
+                 "  - {name: r, model: resnet50, latency_ms: 100}\n",
+                 "", "{w}:3: services[0].throughput: missing"},
+        BadInput{"unservable",
+                 "gpu: A100-SXM4-80GB\nservices:\n"
+                 "  - {name: r, model: bert, throughput: 5, latency_ms: 2}\n",
+                 "",
+                 "{w}:3: services[0].latency_ms: service 'r' fits no "
+                 "profile: its best reachable latency is 13 ms, over the "
+                 "limit of 2 ms"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(CliTest, MissingFilesExitTwo) {
+  Result r = Cli({"optimize", "-w", "/no/such/w.yaml", "-p", kProfiles,
+                  "--algo", "whole"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/no/such/w.yaml: cannot open"), std::string::npos);
+  r = Cli({"compare", "-w", Workload("m.yaml", kOneService), "-p",
+           "/no/such/p.csv"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/no/such/p.csv: cannot open"), std::string::npos);
+  r = Cli({"validate", "-w", Workload("m.yaml", kOneService), "-p", kProfiles,
+           "-d", "/no/such/d.json"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/no/such/d.json: cannot open"), std::string::npos);
+}
+
+TEST(CliTest, AlgorithmThatCannotServeAnswersNo) {
+  // vgg16 needs at least 8 ms a batch on 1g and 2 ms on 7g: a 5 ms SLO
+  // is servable, but not by all-1g.
+  std::string w =
+      Workload("no1g.yaml",
+               "  - {name: b, model: vgg16, throughput: 50, latency_ms: 5}\n");
+  Result r = Cli({"optimize", "-w", w, "-p", kProfiles, "--algo", "all-1g"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("service 'b' cannot run on 1g.10gb"), std::string::npos)
+      << r.err;
+}
+
+TEST(CliTest, EveryAlgorithmOutputValidatesOnShippedWorkloads) {
+  for (const char* name : {"normal-1", "lognormal-2", "day", "night",
+                           "parva-slo1", "parva-slo6"}) {
+    std::string w = SourcePath(std::string("data/workloads/") + name + ".yaml");
+    for (const std::string& algo : optimizer::AlgorithmNames()) {
+      std::string d = testing::TempDir() + "/" + name + "-" + algo + ".json";
+      Result opt =
+          Cli({"optimize", "-w", w, "-p", kProfiles, "--algo", algo, "-o", d});
+      ASSERT_EQ(opt.code, 0) << name << " " << algo << ": " << opt.err;
+      Result val = Cli({"validate", "-w", w, "-p", kProfiles, "-d", d});
+      EXPECT_EQ(val.code, 0) << name << " " << algo << ": " << val.err;
+      EXPECT_NE(val.out.find("valid\n"), std::string::npos);
+    }
+  }
+}
+
+TEST(CliTest, ValidateAnswersNoNamingGpuAndService) {
+  std::string w = Workload("v.yaml", kOneService);
+  std::string d = WriteTempFile(
+      "bad.json",
+      R"({"gpu": "A100-SXM4-80GB", "gpus": [{"id": 4, "instances": [
+           {"profile": "3g.40gb", "start": 0, "service": "r"},
+           {"profile": "1g.10gb", "start": 3, "service": "r"}]}]})");
+  Result r = Cli({"validate", "-w", w, "-p", kProfiles, "-d", d});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("gpu 4: illegal layout"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("service 'r':"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("invalid: 2 problem(s)"), std::string::npos) << r.out;
+}
+
+TEST(CliTest, GeneratedWorkloadRoundTripsThroughOptimize) {
+  std::string w = testing::TempDir() + "/gen.yaml";
+  Result g = Cli({"generate", "-p", kProfiles, "--services", "9",
+                  "--distribution", "lognormal", "--latency", "50,100,200",
+                  "--target-gpus", "30", "--seed", "11", "-o", w});
+  ASSERT_EQ(g.code, 0) << g.err;
+  Result c = Cli({"compare", "-w", w, "-p", kProfiles, "--format", "json"});
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_NE(c.out.find("\"name\": \"relaxed\""), std::string::npos);
+  EXPECT_NE(c.out.find("\"gpus\": 30"), std::string::npos) << c.out;
+  EXPECT_EQ(c.out.find("\"valid\": false"), std::string::npos) << c.out;
+}
+
+TEST(CliTest, ModelsPrintsClasses) {
+  Result r = Cli({"models", "-p", kProfiles});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("resnet50"), std::string::npos);
+  EXPECT_NE(r.out.find("sub-linear"), std::string::npos);
+}
+
+TEST(CliTest, ImportWritesProfilesAndScenarios) {
+  std::string dir = testing::TempDir() + "/imp";
+  std::string header =
+      "Mig instance,Batch size,Workload Number,Throughput,Latency\n";
+  ASSERT_TRUE(WriteFileAtomic(dir + "/prof_data/m.csv",
+                              header + "1,8,1,100,0.01\n7,8,1,500,0.02\n")
+                  .ok());
+  ASSERT_TRUE(WriteFileAtomic(dir + "/SLO/SLO_req_rate.csv", "300\n").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir + "/SLO/SLO_latency.csv", "100\n").ok());
+  Result r = Cli({"import", "parvagpu", dir, "-o", dir + "/out/p.csv"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  Result o = Cli({"optimize", "-w", dir + "/out/parva-slo1.yaml", "-p",
+                  dir + "/out/p.csv", "--algo", "whole"});
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("\"gpus\": 1"), std::string::npos) << o.out;
+}
+
+}  // namespace
+}  // namespace migserve::cli

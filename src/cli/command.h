@@ -1,0 +1,51 @@
+// What every subcommand shares: its streams, its exit code, and how a
+// failure becomes a message and an exit code (DESIGN 4: 0 success, 1 the
+// answer is no, 2 bad input or usage).
+#ifndef MIGSERVE_CLI_COMMAND_H_
+#define MIGSERVE_CLI_COMMAND_H_
+
+#include <CLI/CLI.hpp>
+#include <ostream>
+
+#include "optimizer/optimizer.h"
+#include "util/status.h"
+
+namespace migserve::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitNo = 1;
+inline constexpr int kExitBadInput = 2;
+
+struct CommandContext {
+  std::ostream& out;  // machine-readable output
+  std::ostream& err;  // messages and progress
+  int exit_code = kExitOk;
+
+  // Prints "migserve: <message>" to err and sets the exit code: 1 for
+  // FailedPrecondition (a "no"), 2 for everything else. Returns the code.
+  int Fail(const Status& status);
+};
+
+// A subcommand: its name, one-line help, and a function that adds its
+// options to `app` and sets its callback.
+struct CommandSpec {
+  const char* name;
+  const char* help;
+  void (*setup)(CLI::App* app, CommandContext* context);
+};
+
+// Adds --time-limit, --seed and --threads (optimize, compare).
+void AddSolveOptions(CLI::App* app, optimizer::SolveOptions* solve);
+
+// The setup functions, one per file.
+void SetupGpus(CLI::App* app, CommandContext* context);
+void SetupOptimize(CLI::App* app, CommandContext* context);
+void SetupCompare(CLI::App* app, CommandContext* context);
+void SetupValidate(CLI::App* app, CommandContext* context);
+void SetupImport(CLI::App* app, CommandContext* context);
+void SetupGenerate(CLI::App* app, CommandContext* context);
+void SetupModels(CLI::App* app, CommandContext* context);
+
+}  // namespace migserve::cli
+
+#endif  // MIGSERVE_CLI_COMMAND_H_

@@ -1,0 +1,137 @@
+// migserve compare -w W -p P [--time-limit S] [--format table|json]
+#include <fmt/format.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "cli/inputs.h"
+#include "cli/table.h"
+#include "deployment/validator.h"
+#include "optimizer/registry.h"
+#include "workload/relaxed_bound.h"
+
+namespace migserve::cli {
+namespace {
+
+struct CompareFlags {
+  std::string workload;
+  std::string profiles;
+  std::string format = "table";
+  optimizer::SolveOptions solve;
+};
+
+struct Row {
+  std::string name;
+  std::string kind;  // algorithm or bound
+  std::optional<int> gpus;
+  std::optional<double> value;  // a bound's fractional value
+  std::string status;
+  std::optional<bool> valid;
+  std::optional<double> seconds;
+  std::string note;
+};
+
+nlohmann::json RowJson(const Row& r) {
+  nlohmann::json j = {{"name", r.name}, {"kind", r.kind}};
+  j["gpus"] = r.gpus ? nlohmann::json(*r.gpus) : nlohmann::json(nullptr);
+  if (r.value) j["value"] = *r.value;
+  j["status"] = r.status;
+  if (r.valid) j["valid"] = *r.valid;
+  if (r.seconds) j["seconds"] = *r.seconds;
+  if (!r.note.empty()) j["note"] = r.note;
+  return j;
+}
+
+void RunCompare(const CompareFlags& flags, CommandContext* context) {
+  if (flags.format != "table" && flags.format != "json") {
+    context->Fail(Status::InvalidArgument(fmt::format(
+        "--format: expected table or json, got '{}'", flags.format)));
+    return;
+  }
+  auto inputs = LoadInputs(flags.workload, flags.profiles);
+  if (!inputs.ok()) {
+    context->Fail(inputs.status());
+    return;
+  }
+  const Inputs& in = **inputs;
+  std::vector<Row> rows;
+  for (const std::string& name : optimizer::AlgorithmNames()) {
+    auto optimizer = optimizer::MakeOptimizer(name).value();
+    context->err << fmt::format("compare: {}...\n", name);
+    optimizer::RunResult run =
+        optimizer::RunOptimizer(*optimizer, *in.problem, flags.solve);
+    Row row;
+    row.name = name;
+    row.kind = "algorithm";
+    row.status = optimizer::OutcomeName(run.outcome);
+    if (run.outcome == optimizer::Outcome::kInfeasible) {
+      row.note = run.reason;
+      rows.push_back(std::move(row));
+      continue;
+    }
+    const deployment::Summary& s = *run.deployment.summary;
+    row.gpus = s.gpus;
+    row.seconds = s.seconds;
+    auto report =
+        deployment::Validate(run.deployment, in.workload, in.profiles, *in.gpu);
+    row.valid = report.ok() && report->ok();
+    rows.push_back(std::move(row));
+  }
+  double relaxed = workload::RelaxedBound(*in.caps, *in.gpu);
+  Row bound;
+  bound.name = "relaxed";
+  bound.kind = "bound";
+  bound.gpus = workload::CeilGpus(relaxed);
+  bound.value = relaxed;
+  bound.status = "bound";
+  bound.note = "MIG rules ignored (paper 7)";
+  rows.push_back(bound);
+
+  if (flags.format == "json") {
+    nlohmann::json j = {{"workload", flags.workload},
+                        {"profiles", flags.profiles},
+                        {"gpu", in.gpu->name},
+                        {"services", in.workload.services.size()}};
+    j["rows"] = nlohmann::json::array();
+    for (const Row& r : rows) j["rows"].push_back(RowJson(r));
+    context->out << j.dump(2) << "\n";
+    return;
+  }
+  context->out << fmt::format("{}: {} services on {}\n", flags.workload,
+                              in.workload.services.size(), in.gpu->name);
+  TextTable table({"algorithm", "kind", "GPUs", "vs bound", "status", "valid",
+                   "seconds", "note"});
+  for (const Row& r : rows) {
+    std::string vs = "-";
+    if (r.gpus && r.kind == "algorithm") {
+      vs = fmt::format("{:+.1f}%",
+                       100.0 * (*r.gpus - *bound.gpus) / *bound.gpus);
+    }
+    table.AddRow({r.name, r.kind, r.gpus ? std::to_string(*r.gpus) : "-", vs,
+                  r.status, r.valid ? (*r.valid ? "yes" : "NO") : "-",
+                  r.seconds ? fmt::format("{:.3f}", *r.seconds) : "-", r.note});
+  }
+  table.Print(context->out);
+  for (const Row& r : rows) {
+    if (r.valid && !*r.valid) {
+      context->Fail(
+          Status::Internal(r.name + " produced an invalid deployment"));
+    }
+  }
+}
+
+}  // namespace
+
+void SetupCompare(CLI::App* app, CommandContext* context) {
+  auto flags = std::make_shared<CompareFlags>();
+  app->add_option("-w,--workload", flags->workload, "Workload YAML")
+      ->required();
+  app->add_option("-p,--profiles", flags->profiles, "Profile CSV")->required();
+  app->add_option("--format", flags->format, "table or json")
+      ->default_val(flags->format);
+  AddSolveOptions(app, &flags->solve);
+  app->callback([flags, context] { RunCompare(*flags, context); });
+}
+
+}  // namespace migserve::cli

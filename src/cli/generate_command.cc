@@ -1,0 +1,90 @@
+// migserve generate -p P [--gpu G] [--services N] [--distribution D] ...
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "profile/profile_csv.h"
+#include "util/file.h"
+#include "workload/generator.h"
+#include "workload/workload_yaml.h"
+
+namespace migserve::cli {
+namespace {
+
+struct GenerateFlags {
+  std::string profiles;
+  std::string output;
+  std::string distribution = "normal";
+  workload::GenerateOptions options;
+};
+
+void RunGenerate(GenerateFlags flags, CommandContext* context) {
+  if (flags.distribution == "normal") {
+    flags.options.distribution = workload::RateDistribution::kNormal;
+  } else if (flags.distribution == "lognormal") {
+    flags.options.distribution = workload::RateDistribution::kLognormal;
+  } else {
+    context->Fail(Status::InvalidArgument(
+        fmt::format("--distribution: expected normal or lognormal, got '{}'",
+                    flags.distribution)));
+    return;
+  }
+  auto profiles = profile::LoadProfileCsv(flags.profiles);
+  if (!profiles.ok()) {
+    context->Fail(profiles.status());
+    return;
+  }
+  auto w = workload::GenerateWorkload(*profiles, flags.options);
+  if (!w.ok()) {
+    context->Fail(w.status());
+    return;
+  }
+  std::string text = workload::FormatWorkload(*w);
+  if (flags.output.empty() || flags.output == "-") {
+    context->out << text;
+    return;
+  }
+  Status s = WriteFileAtomic(flags.output, text);
+  if (!s.ok()) context->Fail(s);
+}
+
+}  // namespace
+
+void SetupGenerate(CLI::App* app, CommandContext* context) {
+  auto flags = std::make_shared<GenerateFlags>();
+  workload::GenerateOptions& o = flags->options;
+  app->add_option("-p,--profiles", flags->profiles, "Profile CSV")->required();
+  app->add_option("-o,--output", flags->output,
+                  "Workload YAML to write (default: stdout)");
+  app->add_option("--gpu", o.gpu, "GPU model")->default_val(o.gpu);
+  app->add_option("--services", o.services, "Number of services")
+      ->default_val(o.services);
+  app->add_option("--models", o.models,
+                  "Models to use in turn (default: every measured model)")
+      ->delimiter(',');
+  app->add_option("--distribution", flags->distribution,
+                  "Rates: normal or lognormal")
+      ->default_val(flags->distribution);
+  app->add_option("--mean", o.mean, "Mean rate before scaling")
+      ->default_val(o.mean);
+  app->add_option("--stddev", o.stddev, "Normal: standard deviation")
+      ->default_val(o.stddev);
+  app->add_option("--sigma", o.sigma, "Lognormal: sigma of the log")
+      ->default_val(o.sigma);
+  app->add_option("--latency", o.latencies_ms,
+                  "SLO latencies in ms, one drawn per service")
+      ->delimiter(',')
+      ->default_str("100");
+  app->add_option("--target-gpus", o.target_gpus,
+                  "Scale rates so the relaxed bound is this many GPUs (0: "
+                  "no scaling)")
+      ->default_val(o.target_gpus);
+  app->add_option("--latency-budget", o.latency_budget,
+                  "Profile latency must be <= budget x SLO")
+      ->default_val(o.latency_budget);
+  app->add_option("--max-procs", o.max_procs, "MPS processes per instance")
+      ->default_val(o.max_procs);
+  app->add_option("--seed", o.seed, "Random seed")->default_val(o.seed);
+  app->callback([flags, context] { RunGenerate(*flags, context); });
+}
+
+}  // namespace migserve::cli

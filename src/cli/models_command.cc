@@ -1,0 +1,59 @@
+// migserve models -p P [--gpu G]
+#include <fmt/format.h>
+
+#include <set>
+
+#include "cli/command.h"
+#include "cli/table.h"
+#include "mig/gpu_catalog.h"
+#include "profile/model_class.h"
+#include "profile/profile_csv.h"
+
+namespace migserve::cli {
+namespace {
+
+struct ModelsFlags {
+  std::string profiles;
+  std::string gpu;
+};
+
+void RunModels(const ModelsFlags& flags, CommandContext* context) {
+  auto table = profile::LoadProfileCsv(flags.profiles);
+  if (!table.ok()) {
+    context->Fail(table.status());
+    return;
+  }
+  std::set<std::string> gpus;
+  for (const profile::ProfileRow& r : table->rows) gpus.insert(r.gpu);
+  if (!flags.gpu.empty()) gpus = {flags.gpu};
+  for (const std::string& name : gpus) {
+    auto gpu = mig::GpuCatalog::Default().Find(name);
+    if (!gpu.ok()) {
+      context->Fail(gpu.status().WithPrefix("--gpu"));
+      return;
+    }
+    context->out << fmt::format(
+        "{}: ratio = whole-GPU throughput / per-slice throughput of the "
+        "smallest instance; linear in [{}, {}] (paper 2.2)\n",
+        name, profile::kLinearLow, profile::kLinearHigh);
+    TextTable out({"model", "batch", "smallest", "ratio", "class"});
+    for (const profile::ModelClass& c :
+         profile::ClassifyModels(*table, **gpu)) {
+      out.AddRow({c.model, std::to_string(c.batch), c.smallest_profile,
+                  fmt::format("{:.2f}", c.ratio),
+                  profile::ScalingName(c.scaling)});
+    }
+    out.Print(context->out);
+  }
+}
+
+}  // namespace
+
+void SetupModels(CLI::App* app, CommandContext* context) {
+  auto flags = std::make_shared<ModelsFlags>();
+  app->add_option("-p,--profiles", flags->profiles, "Profile CSV")->required();
+  app->add_option("--gpu", flags->gpu, "Only this GPU model");
+  app->callback([flags, context] { RunModels(*flags, context); });
+}
+
+}  // namespace migserve::cli

@@ -1,0 +1,58 @@
+// The optimizer procedure (paper 5.1, 8): given capacities and completion
+// rates, return GPU configs that bring every rate to >= 100%. Every
+// algorithm implements this one interface.
+#ifndef MIGSERVE_OPTIMIZER_OPTIMIZER_H_
+#define MIGSERVE_OPTIMIZER_OPTIMIZER_H_
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "deployment/gpu_config.h"
+#include "optimizer/problem.h"
+
+namespace migserve::optimizer {
+
+// What a solve found (HiGHS's model status): a result, not a failure.
+enum class Outcome {
+  kOptimal,     // proven to use the fewest GPUs
+  kFeasible,    // satisfies every service; optimality not proven
+  kTimeLimit,   // stopped by the time limit with a feasible answer
+  kInfeasible,  // the algorithm cannot serve the workload under its rules
+};
+
+// Returns "optimal", "feasible", "time_limit" or "infeasible".
+const char* OutcomeName(Outcome outcome);
+
+struct SolveOptions {
+  double time_limit_s = 60;
+  uint64_t seed = 1;
+  int threads = 0;  // 0: every core
+};
+
+struct Solution {
+  Outcome outcome = Outcome::kFeasible;
+  std::vector<deployment::GpuConfig> configs;
+  std::string reason;                               // why, when kInfeasible
+  nlohmann::json extra = nlohmann::json::object();  // algorithm statistics
+};
+
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+
+  // The --algo name.
+  virtual const char* name() const = 0;
+
+  // Returns configs whose utilities, added to `initial`, bring every
+  // service to >= 1, or kInfeasible with a reason.
+  // REQUIRES: initial.size() == problem.num_services().
+  virtual Solution Solve(const Problem& problem,
+                         const deployment::CompletionRates& initial,
+                         const SolveOptions& options) = 0;
+};
+
+}  // namespace migserve::optimizer
+
+#endif  // MIGSERVE_OPTIMIZER_OPTIMIZER_H_

@@ -1,0 +1,32 @@
+// What every optimizer solves (paper 5.1): the GPU model and its rules, the
+// capacities of the services on its profiles, and its maximal layouts.
+#ifndef MIGSERVE_OPTIMIZER_PROBLEM_H_
+#define MIGSERVE_OPTIMIZER_PROBLEM_H_
+
+#include <vector>
+
+#include "mig/gpu_model.h"
+#include "mig/layout.h"
+#include "workload/capacity_matrix.h"
+#include "workload/workload.h"
+
+namespace migserve::optimizer {
+
+struct Problem {
+  // REQUIRES: the arguments outlive the problem; `caps` was built from
+  // `workload` on `gpu`.
+  Problem(const workload::Workload& workload, const mig::GpuModel& gpu,
+          const workload::CapacityMatrix& caps);
+
+  const workload::Workload& workload;
+  const mig::GpuModel& gpu;
+  mig::MigOptions mig;
+  const workload::CapacityMatrix& caps;
+  std::vector<mig::Layout> maximal_layouts;
+
+  int num_services() const { return caps.num_services(); }
+};
+
+}  // namespace migserve::optimizer
+
+#endif  // MIGSERVE_OPTIMIZER_PROBLEM_H_

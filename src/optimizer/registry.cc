@@ -1,0 +1,56 @@
+#include "optimizer/registry.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "optimizer/static_partition.h"
+#include "workload/relaxed_bound.h"
+
+namespace migserve::optimizer {
+
+std::vector<std::string> AlgorithmNames() { return {"whole", "all-1g", "mix"}; }
+
+StatusOr<std::unique_ptr<Optimizer>> MakeOptimizer(std::string_view name) {
+  if (name == "whole") {
+    return std::unique_ptr<Optimizer>(
+        new HomogeneousOptimizer(HomogeneousOptimizer::Size::kWhole));
+  }
+  if (name == "all-1g") {
+    return std::unique_ptr<Optimizer>(
+        new HomogeneousOptimizer(HomogeneousOptimizer::Size::kOneSlice));
+  }
+  if (name == "mix") return std::unique_ptr<Optimizer>(new MixOptimizer());
+  return Status::InvalidArgument(
+      fmt::format("--algo: unknown algorithm '{}' (known: {})", name,
+                  fmt::join(AlgorithmNames(), ", ")));
+}
+
+RunResult RunOptimizer(Optimizer& optimizer, const Problem& problem,
+                       const SolveOptions& options) {
+  auto begin = std::chrono::steady_clock::now();
+  Solution solution = optimizer.Solve(
+      problem, deployment::CompletionRates(problem.num_services(), 0.0),
+      options);
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+          .count();
+  RunResult run;
+  run.outcome = solution.outcome;
+  run.reason = solution.reason;
+  if (solution.outcome == Outcome::kInfeasible) return run;
+  run.deployment = deployment::MakeDeployment(problem.workload, problem.gpu,
+                                              problem.caps, solution.configs);
+  deployment::Summary summary;
+  summary.algorithm = optimizer.name();
+  summary.gpus = static_cast<int>(solution.configs.size());
+  summary.status = OutcomeName(solution.outcome);
+  summary.lower_bound =
+      workload::CeilGpus(workload::RelaxedBound(problem.caps, problem.gpu));
+  summary.seconds = seconds;
+  summary.extra = solution.extra;
+  run.deployment.summary = std::move(summary);
+  return run;
+}
+
+}  // namespace migserve::optimizer

@@ -1,0 +1,37 @@
+// The --algo names and the bounds, and running one algorithm into a
+// deployment with its summary.
+#ifndef MIGSERVE_OPTIMIZER_REGISTRY_H_
+#define MIGSERVE_OPTIMIZER_REGISTRY_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "deployment/deployment.h"
+#include "optimizer/optimizer.h"
+#include "util/status_or.h"
+
+namespace migserve::optimizer {
+
+// Returns the algorithm names, in the order `compare` shows them.
+std::vector<std::string> AlgorithmNames();
+
+// Returns the algorithm called `name`, or InvalidArgument listing the names.
+StatusOr<std::unique_ptr<Optimizer>> MakeOptimizer(std::string_view name);
+
+struct RunResult {
+  Outcome outcome = Outcome::kFeasible;
+  std::string reason;                 // when kInfeasible
+  deployment::Deployment deployment;  // with its summary; empty if infeasible
+};
+
+// Solves `problem` from zero completion with `optimizer` and returns the
+// deployment, whose summary has the algorithm, GPU count, status, the
+// relaxed lower bound and the seconds taken.
+RunResult RunOptimizer(Optimizer& optimizer, const Problem& problem,
+                       const SolveOptions& options);
+
+}  // namespace migserve::optimizer
+
+#endif  // MIGSERVE_OPTIMIZER_REGISTRY_H_

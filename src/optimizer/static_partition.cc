@@ -1,0 +1,123 @@
+#include "optimizer/static_partition.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace migserve::optimizer {
+namespace {
+
+using deployment::GpuConfig;
+using deployment::kIdle;
+
+Solution Infeasible(std::string reason) {
+  Solution s;
+  s.outcome = Outcome::kInfeasible;
+  s.reason = std::move(reason);
+  return s;
+}
+
+// Adds one instance of each of `profiles`, in order, at the first start that
+// keeps the layout legal.
+mig::Layout FirstFit(const Problem& problem, const std::vector<int>& profiles) {
+  mig::Layout layout;
+  for (int p : profiles) {
+    for (int start : problem.gpu.profiles[p].starts) {
+      mig::Layout next = layout;
+      next.Add({p, start});
+      if (IsLegal(problem.gpu, next, problem.mig)) {
+        layout = std::move(next);
+        break;
+      }
+    }
+  }
+  return layout;
+}
+
+// The number of instances of utility `utility` that cover `missing`.
+int InstancesNeeded(double missing, double utility) {
+  return static_cast<int>(std::ceil(missing / utility - 1e-9));
+}
+
+}  // namespace
+
+Solution HomogeneousOptimizer::Solve(const Problem& problem,
+                                     const deployment::CompletionRates& initial,
+                                     const SolveOptions&) {
+  const mig::GpuModel& gpu = problem.gpu;
+  int p = size_ == Size::kWhole ? gpu.WholeProfile()
+                                : gpu.SmallestProfileWithCompute(1);
+  if (p < 0) return Infeasible(fmt::format("{} has no such profile", gpu.name));
+  const std::string& profile = gpu.profiles[p].name;
+  mig::Layout layout =
+      FirstFit(problem, std::vector<int>(gpu.profiles[p].starts.size(), p));
+  std::vector<int> slots;  // the service of each instance, in GPU order
+  for (int j = 0; j < problem.num_services(); ++j) {
+    double missing = 1.0 - initial[j];
+    if (missing <= 1e-9) continue;
+    double u = problem.caps.utility(j, p);
+    if (u <= 0) {
+      return Infeasible(fmt::format("service '{}' cannot run on {}",
+                                    problem.workload.services[j].name,
+                                    profile));
+    }
+    slots.insert(slots.end(), InstancesNeeded(missing, u), j);
+  }
+  Solution solution;
+  for (size_t k = 0; k < slots.size(); k += layout.size()) {
+    GpuConfig config{layout, std::vector<int>(layout.size(), kIdle)};
+    for (size_t i = 0; i < layout.size() && k + i < slots.size(); ++i) {
+      config.services[i] = slots[k + i];
+    }
+    solution.configs.push_back(std::move(config));
+  }
+  return solution;
+}
+
+Solution MixOptimizer::Solve(const Problem& problem,
+                             const deployment::CompletionRates& initial,
+                             const SolveOptions&) {
+  const mig::GpuModel& gpu = problem.gpu;
+  std::vector<int> profiles = {gpu.SmallestProfileWithCompute(4),
+                               gpu.SmallestProfileWithCompute(2),
+                               gpu.SmallestProfileWithCompute(1)};
+  if (std::count(profiles.begin(), profiles.end(), -1) > 0) {
+    return Infeasible(
+        fmt::format("{} has no 4g, 2g and 1g profiles", gpu.name));
+  }
+  mig::Layout layout = FirstFit(problem, profiles);
+  if (layout.size() != 3) {
+    return Infeasible(fmt::format("{} cannot hold 4g+2g+1g", gpu.name));
+  }
+  const auto& instances = layout.instances();
+  Solution solution;
+  for (int j = 0; j < problem.num_services(); ++j) {
+    double missing = 1.0 - initial[j];
+    if (missing <= 1e-9) continue;
+    // Fill the instances that serve the service best first, so that the
+    // last GPU leaves the least useful ones idle.
+    std::vector<size_t> order = {0, 1, 2};
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return problem.caps.utility(j, instances[a].profile) >
+             problem.caps.utility(j, instances[b].profile);
+    });
+    if (problem.caps.utility(j, instances[order[0]].profile) <= 0) {
+      return Infeasible(fmt::format("service '{}' cannot run on 4g, 2g or 1g",
+                                    problem.workload.services[j].name));
+    }
+    while (missing > 1e-9) {
+      GpuConfig config{layout, std::vector<int>(3, kIdle)};
+      for (size_t k : order) {
+        double u = problem.caps.utility(j, instances[k].profile);
+        if (missing <= 1e-9 || u <= 0) continue;
+        config.services[k] = j;
+        missing -= u;
+      }
+      solution.configs.push_back(std::move(config));
+    }
+  }
+  return solution;
+}
+
+}  // namespace migserve::optimizer

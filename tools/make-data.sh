@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Regenerates the shipped data from ../shared (ParvaGPU's measurements) with
+# the migserve binary: the profile CSV, the six ParvaGPU scenarios, and the
+# paper-style workloads (paper 7). Run from the repository root after a build.
+set -euo pipefail
+bin=${MIGSERVE:-build/migserve}
+p=data/profiles/a100-80gb.csv
+$bin import parvagpu ../shared/data/public/parvagpu -o $p --workloads-dir data/workloads
+gen() { $bin generate -p $p --services 24 --latency 100 "$@"; }
+# Four simulation workloads: 24 services, 100 ms SLOs, hundreds of GPUs.
+gen --distribution normal --mean 1000 --stddev 300 --target-gpus 150 --seed 1 -o data/workloads/normal-1.yaml
+gen --distribution normal --mean 1000 --stddev 500 --target-gpus 250 --seed 2 -o data/workloads/normal-2.yaml
+gen --distribution lognormal --sigma 1.0 --target-gpus 200 --seed 3 -o data/workloads/lognormal-1.yaml
+gen --distribution lognormal --sigma 1.5 --target-gpus 400 --seed 4 -o data/workloads/lognormal-2.yaml
+# Day and night: the same five services at peak and at low load.
+models=bert,inceptionv3,densenet169,resnet101,resnet50
+$bin generate -p $p --services 5 --models $models --latency 100 --target-gpus 16 --seed 7 -o data/workloads/day.yaml
+$bin generate -p $p --services 5 --models $models --latency 100 --target-gpus 5 --seed 8 -o data/workloads/night.yaml
