@@ -34,8 +34,10 @@ struct CommandSpec {
   void (*setup)(CLI::App* app, CommandContext* context);
 };
 
-// Adds --time-limit, --seed and --threads (optimize, compare).
-void AddSolveOptions(CLI::App* app, optimizer::SolveOptions* solve);
+// Adds --time-limit, --seed, --threads and the algorithms' options
+// (optimize, compare), and sends progress lines to context->err.
+void AddSolveOptions(CLI::App* app, optimizer::SolveOptions* solve,
+                     CommandContext* context);
 
 // The setup functions, one per file.
 void SetupGpus(CLI::App* app, CommandContext* context);

@@ -130,7 +130,7 @@ void SetupCompare(CLI::App* app, CommandContext* context) {
   app->add_option("-p,--profiles", flags->profiles, "Profile CSV")->required();
   app->add_option("--format", flags->format, "table or json")
       ->default_val(flags->format);
-  AddSolveOptions(app, &flags->solve);
+  AddSolveOptions(app, &flags->solve, context);
   app->callback([flags, context] { RunCompare(*flags, context); });
 }
 

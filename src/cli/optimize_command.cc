@@ -51,18 +51,6 @@ void RunOptimize(const OptimizeFlags& flags, CommandContext* context) {
 
 }  // namespace
 
-void AddSolveOptions(CLI::App* app, optimizer::SolveOptions* solve) {
-  app->add_option("--time-limit", solve->time_limit_s,
-                  "Seconds an algorithm may search")
-      ->default_val(solve->time_limit_s)
-      ->check(CLI::PositiveNumber);
-  app->add_option("--seed", solve->seed, "Random seed")
-      ->default_val(solve->seed);
-  app->add_option("--threads", solve->threads, "Worker threads (0: every core)")
-      ->default_val(solve->threads)
-      ->check(CLI::NonNegativeNumber);
-}
-
 void SetupOptimize(CLI::App* app, CommandContext* context) {
   auto flags = std::make_shared<OptimizeFlags>();
   app->add_option("-w,--workload", flags->workload, "Workload YAML")
@@ -74,7 +62,7 @@ void SetupOptimize(CLI::App* app, CommandContext* context) {
       ->required();
   app->add_option("-o,--output", flags->output,
                   "Deployment JSON file (default: stdout)");
-  AddSolveOptions(app, &flags->solve);
+  AddSolveOptions(app, &flags->solve, context);
   app->callback([flags, context] { RunOptimize(*flags, context); });
 }
 

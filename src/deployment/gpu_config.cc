@@ -29,7 +29,7 @@ CompletionRates Completion(const std::vector<GpuConfig>& configs,
 
 bool AllSatisfied(const CompletionRates& rates) {
   for (double r : rates) {
-    if (r < 1.0 - 1e-9) return false;
+    if (!Satisfied(r)) return false;
   }
   return true;
 }

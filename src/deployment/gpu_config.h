@@ -40,7 +40,10 @@ CompletionRates Completion(const std::vector<GpuConfig>& configs,
                            const workload::CapacityMatrix& caps,
                            const CompletionRates& initial = {});
 
-// Returns true if every rate is at least 1 (within 1e-9 for rounding).
+// Returns true if `rate` is at least 1, within 1e-9 for rounding.
+inline bool Satisfied(double rate) { return rate >= 1.0 - 1e-9; }
+
+// Returns true if every rate is Satisfied.
 bool AllSatisfied(const CompletionRates& rates);
 
 }  // namespace migserve::deployment

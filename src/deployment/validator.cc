@@ -26,7 +26,7 @@ std::string CreditInstance(const PlacedInstance& instance,
         profile::BestRow(profiles, gpu, profile_index, service.model, limits);
     if (best == nullptr) {
       return fmt::format(
-          "service '{}' cannot run on {} within its SLO (latency limit {} "
+          "service '{}' cannot run on {} within its SLO (latency limit {:.6g} "
           "ms, at most {} process(es))",
           service.name, profile.name, limits.latency_limit_ms,
           limits.max_procs);
@@ -49,7 +49,7 @@ std::string CreditInstance(const PlacedInstance& instance,
   }
   if (row->latency_ms > limits.latency_limit_ms) {
     return fmt::format(
-        "batch {} has latency {} ms, over the limit of {} ms for service "
+        "batch {} has latency {} ms, over the limit of {:.6g} ms for service "
         "'{}'",
         row->batch, row->latency_ms, limits.latency_limit_ms, service.name);
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "deployment/gpu_config.h"
+#include "optimizer/options.h"
 #include "optimizer/problem.h"
 
 namespace migserve::optimizer {
@@ -24,12 +25,6 @@ enum class Outcome {
 
 // Returns "optimal", "feasible", "time_limit" or "infeasible".
 const char* OutcomeName(Outcome outcome);
-
-struct SolveOptions {
-  double time_limit_s = 60;
-  uint64_t seed = 1;
-  int threads = 0;  // 0: every core
-};
 
 struct Solution {
   Outcome outcome = Outcome::kFeasible;

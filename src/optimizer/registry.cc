@@ -4,12 +4,17 @@
 
 #include <chrono>
 
+#include "optimizer/genetic_optimizer.h"
+#include "optimizer/greedy_optimizer.h"
+#include "optimizer/mcts_optimizer.h"
 #include "optimizer/static_partition.h"
 #include "workload/relaxed_bound.h"
 
 namespace migserve::optimizer {
 
-std::vector<std::string> AlgorithmNames() { return {"whole", "all-1g", "mix"}; }
+std::vector<std::string> AlgorithmNames() {
+  return {"whole", "all-1g", "mix", "greedy", "mcts", "two-phase"};
+}
 
 StatusOr<std::unique_ptr<Optimizer>> MakeOptimizer(std::string_view name) {
   if (name == "whole") {
@@ -21,6 +26,14 @@ StatusOr<std::unique_ptr<Optimizer>> MakeOptimizer(std::string_view name) {
         new HomogeneousOptimizer(HomogeneousOptimizer::Size::kOneSlice));
   }
   if (name == "mix") return std::unique_ptr<Optimizer>(new MixOptimizer());
+  if (name == "greedy") {
+    return std::unique_ptr<Optimizer>(new GreedyOptimizer());
+  }
+  if (name == "mcts") return std::unique_ptr<Optimizer>(new MctsOptimizer());
+  if (name == "two-phase") {
+    return std::unique_ptr<Optimizer>(
+        new TwoPhaseOptimizer(GreedyAlgorithm(), MctsAlgorithm()));
+  }
   return Status::InvalidArgument(
       fmt::format("--algo: unknown algorithm '{}' (known: {})", name,
                   fmt::join(AlgorithmNames(), ", ")));

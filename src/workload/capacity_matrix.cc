@@ -48,8 +48,9 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
           where(""), s.name, s.model, workload.max_procs));
     }
     return Status::InvalidArgument(fmt::format(
-        "{}: service '{}' fits no profile: its best reachable latency is {} "
-        "ms, over the limit of {} ms (latency_budget {} x SLO {} ms)",
+        "{}: service '{}' fits no profile: its best reachable latency is "
+        "{:.6g} "
+        "ms, over the limit of {:.6g} ms (latency_budget {} x SLO {} ms)",
         where(".latency_ms"), s.name, *best, limits.latency_limit_ms,
         workload.latency_budget, s.latency_ms));
   }

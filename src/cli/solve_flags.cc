@@ -1,0 +1,68 @@
+// The flags of the optimizer's algorithms, shared by optimize and compare.
+#include "cli/command.h"
+
+namespace migserve::cli {
+
+void AddSolveOptions(CLI::App* app, optimizer::SolveOptions* solve,
+                     CommandContext* context) {
+  app->add_option("--time-limit", solve->time_limit_s,
+                  "Seconds an algorithm may search")
+      ->default_val(solve->time_limit_s)
+      ->check(CLI::PositiveNumber);
+  app->add_option("--seed", solve->seed, "Random seed")
+      ->default_val(solve->seed);
+  app->add_option("--threads", solve->threads, "Worker threads (0: every core)")
+      ->default_val(solve->threads)
+      ->check(CLI::NonNegativeNumber);
+  optimizer::GreedyOptions& g = solve->greedy;
+  app->add_flag("!--paper-score", g.score.cap_utility,
+                "Score configs exactly as the paper, sum (1-c_i) u_i, without "
+                "capping u_i at what service i still misses");
+  app->add_flag("!--no-mix-more", g.mix_more,
+                "Never mix an almost-satisfied service with more than one "
+                "other");
+  app->add_option("--almost-satisfied", g.almost_satisfied,
+                  "A service is almost satisfied when it misses at most this "
+                  "many of its own best GPUs")
+      ->default_val(g.almost_satisfied)
+      ->check(CLI::PositiveNumber);
+  optimizer::MctsOptions& m = solve->mcts;
+  app->add_option("--mcts-top-k", m.top_k, "MCTS children per node")
+      ->default_val(m.top_k)
+      ->check(CLI::PositiveNumber);
+  app->add_option("--mcts-services", m.sample_services,
+                  "Unsatisfied services sampled per MCTS node")
+      ->default_val(m.sample_services)
+      ->check(CLI::PositiveNumber);
+  app->add_option("--mcts-iterations", m.iterations,
+                  "MCTS iterations per search")
+      ->default_val(m.iterations)
+      ->check(CLI::PositiveNumber);
+  optimizer::GeneticOptions& ga = solve->genetic;
+  app->add_option("--ga-population", ga.population, "GA deployments kept")
+      ->default_val(ga.population)
+      ->check(CLI::PositiveNumber);
+  app->add_option("--ga-offspring", ga.offspring,
+                  "GA children per deployment per round")
+      ->default_val(ga.offspring)
+      ->check(CLI::PositiveNumber);
+  app->add_option("--ga-patience", ga.patience,
+                  "Stop after this many GA rounds without improvement")
+      ->default_val(ga.patience)
+      ->check(CLI::PositiveNumber);
+  app->add_option("--ga-max-rounds", ga.max_rounds,
+                  "Stop after this many GA rounds (0: no limit)")
+      ->default_val(ga.max_rounds)
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--ga-erase", ga.erase_fraction,
+                  "Crossover erases 1 up to this share of the GPUs")
+      ->default_val(ga.erase_fraction)
+      ->check(CLI::Range(0.0, 1.0));
+  app->add_flag("!--ga-no-prune", ga.prune,
+                "Keep the GPUs a child no longer needs");
+  solve->progress = [context](const std::string& line) {
+    context->err << line << std::endl;
+  };
+}
+
+}  // namespace migserve::cli

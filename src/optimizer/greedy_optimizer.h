@@ -1,0 +1,41 @@
+// The paper's fast algorithm (5.3, Appendix A Figure "FastAlgo"): pick the
+// GPU config with the highest heuristic score, update the completion rates,
+// repeat until every service is satisfied. The config set starts with every
+// config mixing at most two services; when a service is almost satisfied,
+// configs that mix it with more services join the set.
+#ifndef MIGSERVE_OPTIMIZER_GREEDY_OPTIMIZER_H_
+#define MIGSERVE_OPTIMIZER_GREEDY_OPTIMIZER_H_
+
+#include <memory>
+
+#include "optimizer/config_space.h"
+#include "optimizer/optimizer.h"
+
+namespace migserve::optimizer {
+
+// Returns the configs the greedy picks from `initial`, in order. Always
+// succeeds: every service of a usable workload has a config of its own.
+std::vector<deployment::GpuConfig> Greedy(
+    const ConfigSpace& space, const deployment::CompletionRates& initial,
+    const GreedyOptions& options);
+
+// Returns the best config that mixes an almost-satisfied service (see
+// GreedyOptions) with any others under `rates`, and its score in `score`;
+// an empty layout if no service is almost satisfied. Exposed for MCTS.
+deployment::GpuConfig BestMixMore(const ConfigSpace& space,
+                                  const deployment::CompletionRates& rates,
+                                  const GreedyOptions& options,
+                                  const std::vector<int>& services,
+                                  double* score);
+
+class GreedyOptimizer : public Optimizer {
+ public:
+  const char* name() const override { return "greedy"; }
+  Solution Solve(const Problem& problem,
+                 const deployment::CompletionRates& initial,
+                 const SolveOptions& options) override;
+};
+
+}  // namespace migserve::optimizer
+
+#endif  // MIGSERVE_OPTIMIZER_GREEDY_OPTIMIZER_H_

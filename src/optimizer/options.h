@@ -1,0 +1,77 @@
+// The options of the paper's algorithms. The paper's rules (top-K = 10,
+// 5 random unsatisfied services, 10 rounds without improvement, ...) are
+// the defaults; each is an option.
+#ifndef MIGSERVE_OPTIMIZER_OPTIONS_H_
+#define MIGSERVE_OPTIMIZER_OPTIONS_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace migserve::optimizer {
+
+// How a config's utility counts toward the heuristic score (paper 5.3).
+struct ScoreRule {
+  // The paper's score is sum_i (1 - c_i) * u_i over unsatisfied services.
+  // With `cap_utility`, u_i counts only up to what service i still misses,
+  // min(u_i, 1 - c_i), so a config is not rewarded for throughput nobody
+  // needs (without it, a GPU full of a small service scores highest).
+  bool cap_utility = true;
+
+  // Returns one service's term of the score.
+  double Term(double rate, double utility) const {
+    double missing = 1.0 - rate;
+    if (missing <= 1e-9 || utility <= 0) return 0;  // deployment::Satisfied
+    return missing * (cap_utility && utility > missing ? missing : utility);
+  }
+};
+
+struct GreedyOptions {
+  ScoreRule score;
+  // Mix an almost-satisfied service with more than one other service.
+  bool mix_more = true;
+  // A service is almost satisfied when what it still misses is at most this
+  // many times the utility of its best one-service GPU config: at 1.0 (the
+  // default) it can no longer fill a GPU of its own, which is when the paper
+  // says two services stop saturating a GPU.
+  double almost_satisfied = 1.0;
+};
+
+struct MctsOptions {
+  int top_k = 10;            // children per node (paper: K = 10)
+  int sample_services = 5;   // random unsatisfied services per node (paper: 5)
+  int iterations = 400;      // tree iterations per search
+  double exploration = 0.4;  // UCT constant; rewards are scaled to [0, 1]
+  // Estimation: a pool of good configs is memoized per kind of completion
+  // state; a kind rounds each service's missing share to 1/`resolution` of
+  // its best one-service GPU, up to `max_bucket`.
+  int pool_size = 10;
+  int resolution = 1;
+  int max_bucket = 2;
+};
+
+struct GeneticOptions {
+  int population = 8;             // deployments kept each round
+  int offspring = 2;              // children per deployment per round
+  int patience = 10;              // stop after this many rounds w/o progress
+  int max_rounds = 0;             // 0: no limit but patience and time
+  double erase_fraction = 0.15;   // crossover erases 1..this share of GPUs
+  double mutate_fraction = 0.05;  // mutation swaps up to this share of GPUs
+  bool prune = true;  // drop GPUs a child no longer needs (not in the paper)
+};
+
+struct SolveOptions {
+  double time_limit_s = 60;
+  uint64_t seed = 1;
+  int threads = 0;  // 0: every core
+  GreedyOptions greedy;
+  MctsOptions mcts;
+  GeneticOptions genetic;
+  // Receives one line of progress at a time (stderr in the CLI); may be
+  // empty.
+  std::function<void(const std::string&)> progress;
+};
+
+}  // namespace migserve::optimizer
+
+#endif  // MIGSERVE_OPTIMIZER_OPTIONS_H_
