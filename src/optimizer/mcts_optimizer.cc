@@ -153,12 +153,24 @@ void Search::Rollout(CompletionRates rates, bool greedy,
     if (it != pools_.end()) {
       // The pool was made for a state of this kind, not for this state: use
       // one of its configs that still helps here.
+      // With probability `rollout_best`, the one that scores best here.
       const std::vector<Scored>& pool = it->second;
-      size_t first =
-          std::uniform_int_distribution<size_t>(0, pool.size() - 1)(rng_);
-      for (size_t i = 0; i < pool.size() && pick == nullptr; ++i) {
-        const GpuConfig& c = pool[(first + i) % pool.size()].config;
-        if (ScoreGpuConfig(c, caps, rates, rule) > 0) pick = &c;
+      if (std::bernoulli_distribution(mcts_.rollout_best)(rng_)) {
+        double best = 0;
+        for (const Scored& s : pool) {
+          double sc = ScoreGpuConfig(s.config, caps, rates, rule);
+          if (sc > best) {
+            best = sc;
+            pick = &s.config;
+          }
+        }
+      } else {
+        size_t first =
+            std::uniform_int_distribution<size_t>(0, pool.size() - 1)(rng_);
+        for (size_t i = 0; i < pool.size() && pick == nullptr; ++i) {
+          const GpuConfig& c = pool[(first + i) % pool.size()].config;
+          if (ScoreGpuConfig(c, caps, rates, rule) > 0) pick = &c;
+        }
       }
     }
     if (pick != nullptr) {

@@ -46,6 +46,9 @@ struct MctsOptions {
   // state; a kind rounds each service's missing share to 1/`resolution` of
   // its best one-service GPU, up to `max_bucket`.
   int pool_size = 10;
+  // A rollout step takes the pool's best-scoring config here with this
+  // probability, else a random one of the pool that still helps.
+  double rollout_best = 0.5;
   int resolution = 1;
   int max_bucket = 2;
 };
@@ -57,7 +60,8 @@ struct GeneticOptions {
   int max_rounds = 0;             // 0: no limit but patience and time
   double erase_fraction = 0.15;   // crossover erases 1..this share of GPUs
   double mutate_fraction = 0.05;  // mutation swaps up to this share of GPUs
-  bool prune = true;  // drop GPUs a child no longer needs (not in the paper)
+  bool prune = true;
+  double focus = 0.5;  // drop GPUs a child no longer needs (not in the paper)
 };
 
 struct SolveOptions {
