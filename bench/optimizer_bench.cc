@@ -1,5 +1,5 @@
-// Google Benchmarks of the optimizer's inputs and algorithms. Run with
-// `make bench` (or build/migserve_bench --benchmark_filter=...).
+// Google Benchmarks of the optimizer. Run with `make bench` (or
+// build/migserve_bench --benchmark_filter=...).
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -8,16 +8,16 @@
 
 #include "mig/gpu_catalog.h"
 #include "mig/layout_enumerator.h"
+#include "optimizer/config_space.h"
+#include "optimizer/genetic_optimizer.h"
+#include "optimizer/greedy_optimizer.h"
 #include "optimizer/registry.h"
 #include "profile/profile_csv.h"
+#include "workload/generator.h"
 #include "workload/workload_yaml.h"
 
 namespace migserve {
 namespace {
-
-std::string Source(const std::string& relative) {
-  return std::string(MIGSERVE_SOURCE_DIR) + "/" + relative;
-}
 
 template <typename T>
 T OrDie(StatusOr<T> v) {
@@ -28,18 +28,30 @@ T OrDie(StatusOr<T> v) {
   return std::move(v).value();
 }
 
+const profile::ProfileTable& Profiles() {
+  static const auto* table =
+      new profile::ProfileTable(OrDie(profile::LoadProfileCsv(
+          std::string(MIGSERVE_SOURCE_DIR) + "/data/profiles/a100-80gb.csv")));
+  return *table;
+}
+
+// A paper-style workload: `services` services, normal rates, relaxed bound
+// `gpus` GPUs, 100 ms SLOs.
 struct Fixture {
-  explicit Fixture(const std::string& workload_name)
-      : workload(OrDie(workload::LoadWorkload(
-            Source("data/workloads/" + workload_name + ".yaml")))),
-        profiles(OrDie(
-            profile::LoadProfileCsv(Source("data/profiles/a100-80gb.csv")))),
+  Fixture(int services, int gpus)
+      : workload(OrDie(workload::GenerateWorkload(Profiles(),
+                                                  [&] {
+                                                    workload::GenerateOptions o;
+                                                    o.services = services;
+                                                    o.target_gpus = gpus;
+                                                    o.seed = 42;
+                                                    return o;
+                                                  }()))),
         gpu(*OrDie(mig::GpuCatalog::Default().Find(workload.gpu))),
-        caps(OrDie(workload::CapacityMatrix::Build(workload, profiles, gpu))),
+        caps(OrDie(workload::CapacityMatrix::Build(workload, Profiles(), gpu))),
         problem(workload, gpu, caps) {}
 
   workload::Workload workload;
-  profile::ProfileTable profiles;
   const mig::GpuModel& gpu;
   workload::CapacityMatrix caps;
   optimizer::Problem problem;
@@ -52,28 +64,76 @@ void BM_MaximalLayouts(benchmark::State& state) {
     benchmark::DoNotOptimize(mig::MaximalLayouts(gpu, mig::MigOptions{}));
   }
 }
-BENCHMARK(BM_MaximalLayouts);
+BENCHMARK(BM_MaximalLayouts)->Unit(benchmark::kMillisecond);
 
-void BM_CapacityMatrix(benchmark::State& state) {
-  Fixture f("normal-1");
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(
-        workload::CapacityMatrix::Build(f.workload, f.profiles, f.gpu));
-  }
-}
-BENCHMARK(BM_CapacityMatrix);
-
-void BM_Algorithm(benchmark::State& state, const char* algo) {
-  Fixture f("normal-1");
+// Args: services, GPUs of the relaxed bound.
+void BM_Baseline(benchmark::State& state, const char* algo) {
+  Fixture f(state.range(0), state.range(1));
   auto optimizer = OrDie(optimizer::MakeOptimizer(algo));
   for (auto _ : state) {
     benchmark::DoNotOptimize(
         optimizer::RunOptimizer(*optimizer, f.problem, {}));
   }
 }
-BENCHMARK_CAPTURE(BM_Algorithm, whole, "whole");
-BENCHMARK_CAPTURE(BM_Algorithm, all_1g, "all-1g");
-BENCHMARK_CAPTURE(BM_Algorithm, mix, "mix");
+BENCHMARK_CAPTURE(BM_Baseline, all_1g, "all-1g")->Args({24, 300});
+
+void BM_ConfigSpace(benchmark::State& state) {
+  Fixture f(state.range(0), state.range(1));
+  for (auto _ : state) {
+    optimizer::ConfigSpace space(f.problem);
+    state.counters["configs"] = space.configs().size();
+  }
+}
+BENCHMARK(BM_ConfigSpace)
+    ->Args({24, 300})
+    ->Args({100, 1000})
+    ->Unit(benchmark::kMillisecond);
+
+// The greedy alone, on a config space built once (as the two-phase does);
+// BM_GreedyEndToEnd includes building the space.
+void BM_Greedy(benchmark::State& state) {
+  Fixture f(state.range(0), state.range(1));
+  optimizer::ConfigSpace space(f.problem);
+  deployment::CompletionRates zero(f.problem.num_services(), 0.0);
+  for (auto _ : state) {
+    auto configs = optimizer::Greedy(space, zero, {});
+    state.counters["gpus"] = configs.size();
+  }
+}
+BENCHMARK(BM_Greedy)
+    ->Args({24, 300})
+    ->Args({100, 1000})
+    ->Unit(benchmark::kMillisecond);
+
+void BM_GreedyEndToEnd(benchmark::State& state) {
+  Fixture f(state.range(0), state.range(1));
+  auto greedy = OrDie(optimizer::MakeOptimizer("greedy"));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(optimizer::RunOptimizer(*greedy, f.problem, {}));
+  }
+}
+BENCHMARK(BM_GreedyEndToEnd)
+    ->Args({24, 300})
+    ->Args({100, 1000})
+    ->Unit(benchmark::kMillisecond);
+
+// The fast phase plus one GA round (16 children, each a crossover refilled
+// by MCTS) on every core; subtract BM_GreedyEndToEnd for the round alone.
+void BM_TwoPhaseOneRound(benchmark::State& state) {
+  Fixture f(state.range(0), state.range(1));
+  optimizer::SolveOptions options;
+  options.genetic.max_rounds = 1;
+  auto two_phase = OrDie(optimizer::MakeOptimizer("two-phase"));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        optimizer::RunOptimizer(*two_phase, f.problem, options));
+  }
+}
+BENCHMARK(BM_TwoPhaseOneRound)
+    ->Args({24, 300})
+    ->Args({100, 1000})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace migserve

@@ -186,10 +186,9 @@ TEST(CliTest, EveryAlgorithmOutputValidatesOnShippedWorkloads) {
     std::string w = SourcePath(std::string("data/workloads/") + name + ".yaml");
     for (const std::string& algo : optimizer::AlgorithmNames()) {
       std::string d = testing::TempDir() + "/" + name + "-" + algo + ".json";
-      Result opt =
-          Cli({"optimize", "-w", w, "-p", kProfiles, "--algo", algo, "-o", d,
-               "--mcts-iterations", "10", "--ga-max-rounds", "1",
-               "--ga-population", "2"});
+      Result opt = Cli({"optimize", "-w", w, "-p", kProfiles, "--algo", algo,
+                        "-o", d, "--mcts-iterations", "10", "--ga-max-rounds",
+                        "1", "--ga-population", "2", "--time-limit", "2"});
       ASSERT_EQ(opt.code, 0) << name << " " << algo << ": " << opt.err;
       Result val = Cli({"validate", "-w", w, "-p", kProfiles, "-d", d});
       EXPECT_EQ(val.code, 0) << name << " " << algo << ": " << val.err;
@@ -219,7 +218,8 @@ TEST(CliTest, GeneratedWorkloadRoundTripsThroughOptimize) {
                   "--target-gpus", "30", "--seed", "11", "-o", w});
   ASSERT_EQ(g.code, 0) << g.err;
   Result c = Cli({"compare", "-w", w, "-p", kProfiles, "--format", "json",
-                  "--mcts-iterations", "10", "--ga-max-rounds", "1"});
+                  "--mcts-iterations", "10", "--ga-max-rounds", "1",
+                  "--time-limit", "2"});
   ASSERT_EQ(c.code, 0) << c.err;
   EXPECT_NE(c.out.find("\"name\": \"relaxed\""), std::string::npos);
   EXPECT_NE(c.out.find("\"gpus\": 30"), std::string::npos) << c.out;

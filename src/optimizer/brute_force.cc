@@ -13,13 +13,13 @@ namespace {
 class Oracle {
  public:
   explicit Oracle(const Problem& problem) : problem_(problem) {
-    multisets_ = mig::DistinctMultisets(problem.gpu, problem.maximal_layouts,
-                                        nullptr);
+    multisets_ =
+        mig::DistinctMultisets(problem.gpu, problem.maximal_layouts, nullptr);
   }
 
   int Solve(int max_gpus) {
-    int lower = workload::CeilGpus(workload::RelaxedBound(problem_.caps,
-                                                          problem_.gpu));
+    int lower =
+        workload::CeilGpus(workload::RelaxedBound(problem_.caps, problem_.gpu));
     for (int n = std::max(1, lower); n <= max_gpus; ++n) {
       std::vector<int> counts(problem_.gpu.profiles.size(), 0);
       if (TryMultisets(n, 0, &counts)) return n;

@@ -1,11 +1,10 @@
 // The paper's greedy, MCTS and two-phase on small instances whose optimum
 // the brute-force oracle knows: every answer is feasible and the gap to the
 // optimum is at most what the test states.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <random>
-
-#include <fmt/format.h>
 
 #include "deployment/validator.h"
 #include "mig/gpu_catalog.h"
@@ -43,9 +42,15 @@ Instance MakeInstance(uint64_t seed) {
     double exponent = 0.6 + 0.8 * unit(rng);  // < 1 sub-linear, > 1 super
     for (int p = 0; p < 5; ++p) {
       double noise = 0.9 + 0.2 * unit(rng);
-      profile::ProfileRow row{model, kGpu, kProfiles[p], 8, 1,
+      profile::ProfileRow row{model,
+                              kGpu,
+                              kProfiles[p],
+                              8,
+                              1,
                               base * std::pow(kSlices[p], exponent) * noise,
-                              10, std::nullopt, 0};
+                              10,
+                              std::nullopt,
+                              0};
       // Some models do not fit the smallest instance.
       if (p == 0 && unit(rng) < 0.2) row.throughput = 0;
       in.profiles.rows.push_back(row);
@@ -81,11 +86,11 @@ Result SolveAll(const Instance& in, const std::vector<std::string>& algos) {
     auto optimizer = MakeOptimizer(name).value();
     RunResult run = RunOptimizer(*optimizer, problem, options);
     EXPECT_NE(run.outcome, Outcome::kInfeasible) << name;
-    auto report = deployment::Validate(run.deployment, in.workload,
-                                       in.profiles, gpu);
+    auto report =
+        deployment::Validate(run.deployment, in.workload, in.profiles, gpu);
     EXPECT_TRUE(report.ok() && report->ok())
-        << name << ": " << (report.ok() && !report->ok() ? report->problems[0]
-                                                         : "bad input");
+        << name << ": "
+        << (report.ok() && !report->ok() ? report->problems[0] : "bad input");
     r.gpus[name] = static_cast<int>(run.deployment.gpus.size());
   }
   return r;
@@ -98,12 +103,14 @@ TEST(BruteForceTest, KnownOptimaByHand) {
   in.workload.gpu = kGpu;
   for (int p = 0; p < 5; ++p) {
     in.profiles.rows.push_back({"m", kGpu, kProfiles[p], 8, 1,
-                                p == 0 ? 100.0 : p == 4 ? 600.0 : 100.0 * kSlices[p] * 0.9,
+                                p == 0   ? 100.0
+                                : p == 4 ? 600.0
+                                         : 100.0 * kSlices[p] * 0.9,
                                 10, std::nullopt, 0});
   }
   const mig::GpuModel& gpu = *mig::GpuCatalog::Default().Find(kGpu).value();
-  for (auto [demand, expected] : {std::pair{1400.0, 2}, std::pair{1500.0, 3},
-                                  std::pair{700.0, 1}}) {
+  for (auto [demand, expected] :
+       {std::pair{1400.0, 2}, std::pair{1500.0, 3}, std::pair{700.0, 1}}) {
     in.workload.services = {{"s", "m", demand, 100, 0}};
     auto caps = workload::CapacityMatrix::Build(in.workload, in.profiles, gpu);
     Problem problem(in.workload, gpu, *caps);
@@ -112,13 +119,13 @@ TEST(BruteForceTest, KnownOptimaByHand) {
 }
 
 // Gaps stated and checked: on these instances greedy is at most one GPU
-// above the optimum, MCTS and two-phase never worse than greedy, and
-// two-phase at most one GPU above the optimum.
+// above the optimum, MCTS and two-phase never worse than greedy, two-phase
+// at most one GPU above the optimum, and the MILP exactly at it.
 TEST(PaperAlgorithmsTest, FeasibleAndWithinStatedGapOfBruteForceOptimum) {
   int instances = 0, greedy_optimal = 0, two_phase_optimal = 0;
   for (uint64_t seed = 1; instances < 12 && seed < 200; ++seed) {
     Instance in = MakeInstance(seed);
-    Result r = SolveAll(in, {"greedy", "mcts", "two-phase"});
+    Result r = SolveAll(in, {"greedy", "mcts", "two-phase", "milp"});
     if (r.optimum < 0) continue;  // more than 6 GPUs: not small
     ++instances;
     SCOPED_TRACE(fmt::format("seed {} optimum {}", seed, r.optimum));
@@ -127,6 +134,7 @@ TEST(PaperAlgorithmsTest, FeasibleAndWithinStatedGapOfBruteForceOptimum) {
     EXPECT_LE(r.gpus["mcts"], r.gpus["greedy"]);
     EXPECT_LE(r.gpus["two-phase"], r.gpus["greedy"]);
     EXPECT_GE(r.gpus["two-phase"], r.optimum);
+    EXPECT_EQ(r.gpus["milp"], r.optimum);  // exact
     greedy_optimal += r.gpus["greedy"] == r.optimum;
     two_phase_optimal += r.gpus["two-phase"] == r.optimum;
   }
@@ -171,7 +179,8 @@ std::string Canonical(const deployment::Deployment& d) {
   for (const auto& g : d.gpus) {
     std::string s;
     for (const auto& i : g.instances) {
-      s += fmt::format("{}@{}:{};", i.profile, i.start, i.service.value_or("-"));
+      s +=
+          fmt::format("{}@{}:{};", i.profile, i.start, i.service.value_or("-"));
     }
     gpus.push_back(s);
   }

@@ -7,13 +7,14 @@
 #include "optimizer/genetic_optimizer.h"
 #include "optimizer/greedy_optimizer.h"
 #include "optimizer/mcts_optimizer.h"
+#include "optimizer/milp_optimizer.h"
 #include "optimizer/static_partition.h"
 #include "workload/relaxed_bound.h"
 
 namespace migserve::optimizer {
 
 std::vector<std::string> AlgorithmNames() {
-  return {"whole", "all-1g", "mix", "greedy", "mcts", "two-phase"};
+  return {"whole", "all-1g", "mix", "greedy", "mcts", "two-phase", "milp"};
 }
 
 StatusOr<std::unique_ptr<Optimizer>> MakeOptimizer(std::string_view name) {
@@ -30,6 +31,7 @@ StatusOr<std::unique_ptr<Optimizer>> MakeOptimizer(std::string_view name) {
     return std::unique_ptr<Optimizer>(new GreedyOptimizer());
   }
   if (name == "mcts") return std::unique_ptr<Optimizer>(new MctsOptimizer());
+  if (name == "milp") return std::unique_ptr<Optimizer>(new MilpOptimizer());
   if (name == "two-phase") {
     return std::unique_ptr<Optimizer>(
         new TwoPhaseOptimizer(GreedyAlgorithm(), MctsAlgorithm()));

@@ -1,0 +1,37 @@
+// The exact optimizer (DESIGN 5). Instances of one profile are
+// interchangeable, so a deployment is determined by how many GPUs use each
+// distinct maximal multiset (y_m) and how many instances of each profile each
+// service gets (z_jp):
+//   minimize  sum_m y_m
+//   s.t.      sum_j z_jp <= sum_m count_m(p) y_m       for every profile p
+//             sum_p u_jp z_jp >= 1 - c_j                for every service j
+//             y, z >= 0 integer
+// solved with COIN-OR CBC, seeded with the greedy's deployment.
+#ifndef MIGSERVE_OPTIMIZER_MILP_OPTIMIZER_H_
+#define MIGSERVE_OPTIMIZER_MILP_OPTIMIZER_H_
+
+#include "optimizer/optimizer.h"
+
+namespace migserve::optimizer {
+
+// Returns the value of the model's LP relaxation from `initial` (0 if every
+// service is satisfied). Its ceiling is a lower bound on the GPU count that
+// respects MIG's rules.
+double LpBound(const Problem& problem,
+               const deployment::CompletionRates& initial);
+
+class MilpOptimizer : public Optimizer {
+ public:
+  const char* name() const override { return "milp"; }
+
+  // kOptimal when CBC proves optimality, kTimeLimit (with the best
+  // deployment found, never worse than the greedy's) otherwise. extra:
+  // "lp_bound", "best_bound", "gap", "nodes", "seed_gpus".
+  Solution Solve(const Problem& problem,
+                 const deployment::CompletionRates& initial,
+                 const SolveOptions& options) override;
+};
+
+}  // namespace migserve::optimizer
+
+#endif  // MIGSERVE_OPTIMIZER_MILP_OPTIMIZER_H_
