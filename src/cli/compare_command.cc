@@ -44,6 +44,17 @@ nlohmann::json RowJson(const Row& r) {
   return j;
 }
 
+Row BoundRow(const char* name, double value, const char* note) {
+  Row row;
+  row.name = name;
+  row.kind = "bound";
+  row.gpus = workload::CeilGpus(value);
+  row.value = value;
+  row.status = "bound";
+  row.note = note;
+  return row;
+}
+
 void RunCompare(const CompareFlags& flags, CommandContext* context) {
   if (flags.format != "table" && flags.format != "json") {
     context->Fail(Status::InvalidArgument(fmt::format(
@@ -79,25 +90,14 @@ void RunCompare(const CompareFlags& flags, CommandContext* context) {
     row.valid = report.ok() && report->ok();
     rows.push_back(std::move(row));
   }
-  double relaxed = workload::RelaxedBound(*in.caps, *in.gpu);
-  Row bound;
-  bound.name = "relaxed";
-  bound.kind = "bound";
-  bound.gpus = workload::CeilGpus(relaxed);
-  bound.value = relaxed;
-  bound.status = "bound";
-  bound.note = "MIG rules ignored (paper 7)";
+  Row bound = BoundRow("relaxed", workload::RelaxedBound(*in.caps, *in.gpu),
+                       "MIG rules ignored (paper 7)");
   rows.push_back(bound);
-  double lp = optimizer::LpBound(
-      *in.problem,
-      deployment::CompletionRates(in.workload.services.size(), 0.0));
-  Row lp_row;
-  lp_row.name = "lp";
-  lp_row.kind = "bound";
-  lp_row.gpus = workload::CeilGpus(lp);
-  lp_row.value = lp;
-  lp_row.status = "bound";
-  lp_row.note = "LP relaxation of the exact model, MIG rules kept";
+  Row lp_row = BoundRow(
+      "lp",
+      optimizer::LpBound(*in.problem, deployment::CompletionRates(
+                                          in.workload.services.size(), 0.0)),
+      "LP relaxation of the exact model, MIG rules kept");
   rows.push_back(lp_row);
 
   if (flags.format == "json") {
