@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "util/file.h"
 
 namespace migserve::cli {
 namespace {
@@ -30,6 +31,15 @@ int CommandContext::Fail(const Status& status) {
                   ? kExitNo
                   : kExitBadInput;
   return exit_code;
+}
+
+void CommandContext::Emit(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    out << text;
+    return;
+  }
+  Status written = WriteFileAtomic(path, text);
+  if (!written.ok()) Fail(written);
 }
 
 int RunCli(const std::vector<std::string>& args, std::ostream& out,

@@ -24,6 +24,10 @@ struct CommandContext {
   // Prints "migserve: <message>" to err and sets the exit code: 1 for
   // FailedPrecondition (a "no"), 2 for everything else. Returns the code.
   int Fail(const Status& status);
+
+  // Writes `text` to stdout if `path` is empty or "-", else atomically to
+  // the file `path` (Fail on error).
+  void Emit(const std::string& path, const std::string& text);
 };
 
 // A subcommand: its name, one-line help, and a function that adds its

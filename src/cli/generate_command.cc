@@ -3,7 +3,6 @@
 
 #include "cli/command.h"
 #include "profile/profile_csv.h"
-#include "util/file.h"
 #include "workload/generator.h"
 #include "workload/workload_yaml.h"
 
@@ -38,13 +37,7 @@ void RunGenerate(GenerateFlags flags, CommandContext* context) {
     context->Fail(w.status());
     return;
   }
-  std::string text = workload::FormatWorkload(*w);
-  if (flags.output.empty() || flags.output == "-") {
-    context->out << text;
-    return;
-  }
-  Status s = WriteFileAtomic(flags.output, text);
-  if (!s.ok()) context->Fail(s);
+  context->Emit(flags.output, workload::FormatWorkload(*w));
 }
 
 }  // namespace

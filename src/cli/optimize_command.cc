@@ -5,7 +5,6 @@
 #include "cli/inputs.h"
 #include "deployment/deployment_json.h"
 #include "optimizer/registry.h"
-#include "util/file.h"
 
 namespace migserve::cli {
 namespace {
@@ -41,12 +40,7 @@ void RunOptimize(const OptimizeFlags& flags, CommandContext* context) {
   context->err << fmt::format(
       "optimize: {}: {} GPUs ({}), relaxed bound {}, {:.3f} s\n", s.algorithm,
       s.gpus, s.status, *s.lower_bound, s.seconds);
-  if (flags.output.empty() || flags.output == "-") {
-    context->out << json;
-    return;
-  }
-  Status written = WriteFileAtomic(flags.output, json);
-  if (!written.ok()) context->Fail(written);
+  context->Emit(flags.output, json);
 }
 
 }  // namespace
