@@ -71,6 +71,18 @@ TEST_F(MilpTest, BeatsGreedyOnDay) {
   EXPECT_TRUE(report->ok());
 }
 
+// parva-slo6 (MPS up to 3 processes): the relaxed bound says 15, the MILP
+// proves 16, and the summary's lower bound is the proven one.
+TEST_F(MilpTest, SummaryCarriesProvenBound) {
+  Load(testing::SourcePath("data/workloads/parva-slo6.yaml"));
+  EXPECT_EQ(workload::CeilGpus(workload::RelaxedBound(*caps_, gpu_)), 15);
+  MilpOptimizer milp;
+  RunResult run = RunOptimizer(milp, *problem_, SolveOptions{});
+  ASSERT_EQ(run.outcome, Outcome::kOptimal);
+  EXPECT_EQ(run.deployment.gpus.size(), 16u);
+  EXPECT_EQ(run.deployment.summary->lower_bound, 16);
+}
+
 // From non-zero completion rates only the missing part is placed.
 TEST_F(MilpTest, StartsFromGivenCompletionRates) {
   Load(testing::SourcePath("data/workloads/night.yaml"));

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "optimizer/genetic_optimizer.h"
 #include "optimizer/greedy_optimizer.h"
@@ -60,8 +62,14 @@ RunResult RunOptimizer(Optimizer& optimizer, const Problem& problem,
   summary.algorithm = optimizer.name();
   summary.gpus = static_cast<int>(solution.configs.size());
   summary.status = OutcomeName(solution.outcome);
-  summary.lower_bound =
+  // The relaxed bound, or a better one the algorithm proved (milp).
+  int bound =
       workload::CeilGpus(workload::RelaxedBound(problem.caps, problem.gpu));
+  if (solution.extra.contains("best_bound")) {
+    bound = std::max(bound, static_cast<int>(std::lround(
+                                solution.extra["best_bound"].get<double>())));
+  }
+  summary.lower_bound = bound;
   summary.seconds = seconds;
   summary.extra = solution.extra;
   run.deployment.summary = std::move(summary);

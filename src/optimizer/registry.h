@@ -27,8 +27,9 @@ struct RunResult {
 };
 
 // Solves `problem` from zero completion with `optimizer` and returns the
-// deployment, whose summary has the algorithm, GPU count, status, the
-// relaxed lower bound and the seconds taken.
+// deployment, whose summary has the algorithm, GPU count, status, a lower
+// bound (the relaxed one, or a better one the algorithm proved) and the
+// seconds taken.
 RunResult RunOptimizer(Optimizer& optimizer, const Problem& problem,
                        const SolveOptions& options);
 
