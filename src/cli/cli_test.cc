@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "optimizer/registry.h"
@@ -248,6 +250,34 @@ TEST(CliTest, ImportWritesProfilesAndScenarios) {
                   dir + "/out/p.csv", "--algo", "whole"});
   EXPECT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("\"gpus\": 1"), std::string::npos) << o.out;
+}
+
+}  // namespace
+}  // namespace migserve::cli
+
+namespace migserve::cli {
+namespace {
+
+// Solver libraries print on the process's stdout, which RunCli's streams do
+// not see: run the binary and check that stdout holds the JSON alone.
+TEST(CliBinaryTest, StdoutIsOnlyTheDeployment) {
+  std::string w = SourcePath("data/workloads/parva-slo6.yaml");
+  for (const char* algo : {"greedy", "two-phase", "milp"}) {
+    std::string command = std::string(MIGSERVE_BINARY) + " optimize -w " + w +
+                          " -p " + kProfiles + " --algo " + algo +
+                          " --ga-max-rounds 1 --time-limit 5 2>/dev/null";
+    FILE* pipe = popen(command.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string out;
+    char buffer[4096];
+    for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
+      out.append(buffer, n);
+    }
+    EXPECT_EQ(pclose(pipe), 0) << algo;
+    auto json = nlohmann::json::parse(out, nullptr, false);
+    ASSERT_FALSE(json.is_discarded()) << algo << ": " << out.substr(0, 200);
+    EXPECT_EQ(json["summary"]["algorithm"], algo);
+  }
 }
 
 }  // namespace

@@ -88,7 +88,9 @@ void Build(const ConfigSpace& space, const CompletionRates& initial,
                             objective.data(), row_lower.data(),
                             row_upper.data());
   for (int c = 0; c < columns; ++c) model->solver.setInteger(c);
+  // CBC and CLP print on stdout, which carries our output: silence both.
   model->solver.messageHandler()->setLogLevel(0);
+  model->solver.getModelPtr()->setLogLevel(0);
 }
 
 // The columns of a deployment: its multiset counts and instance counts.
@@ -178,9 +180,9 @@ Solution MilpOptimizer::Solve(const Problem& problem,
   // objective counts GPUs, so only a whole GPU better is an improvement
   // (-increment).
   std::string seconds = std::to_string(options.time_limit_s);
-  const char* argv[] = {"migserve", "-log",          "0",
-                        "-sec",     seconds.c_str(), "-increment",
-                        "0.999999", "-solve",        "-quit"};
+  const char* argv[] = {
+      "migserve",      "-log",       "0",        "-slog",  "0",    "-sec",
+      seconds.c_str(), "-increment", "0.999999", "-solve", "-quit"};
   CbcSolverUsefulData data;
   CbcMain0(cbc, data);
   CbcMain1(
