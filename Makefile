@@ -5,7 +5,7 @@ BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test bench format asan clean
+.PHONY: all deps configure build demo test bench format format-check asan clean
 
 all: build
 
@@ -32,6 +32,9 @@ asan:
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')
+
+format-check: deps
+	clang-format --dry-run --Werror $$(git ls-files '*.cc' '*.h')
 
 clean:
 	rm -rf $(BUILD) build-asan
