@@ -26,11 +26,9 @@ struct Model {
   OsiClpSolverInterface solver;
 };
 
-void Build(const ConfigSpace& space, const CompletionRates& initial,
-           Model* model) {
-  const Problem& problem = space.problem();
+void Build(const Problem& problem, const std::vector<mig::Multiset>& multisets,
+           const CompletionRates& initial, Model* model) {
   const int num_profiles = static_cast<int>(problem.gpu.profiles.size());
-  const auto& multisets = space.multisets();
   model->num_multisets = static_cast<int>(multisets.size());
   for (int j = 0; j < problem.num_services(); ++j) {
     if (deployment::Satisfied(initial[j])) continue;
@@ -148,9 +146,11 @@ std::vector<GpuConfig> Place(const ConfigSpace& space, const Model& model,
 }  // namespace
 
 double LpBound(const Problem& problem, const CompletionRates& initial) {
-  ConfigSpace space(problem);
+  // Only the multisets are needed, not the pair configs of a ConfigSpace.
   Model model;
-  Build(space, initial, &model);
+  Build(problem,
+        mig::DistinctMultisets(problem.gpu, problem.maximal_layouts, nullptr),
+        initial, &model);
   model.solver.initialSolve();
   return model.solver.isProvenOptimal() ? model.solver.getObjValue() : 0.0;
 }
@@ -161,7 +161,7 @@ Solution MilpOptimizer::Solve(const Problem& problem,
   ConfigSpace space(problem);
   std::vector<GpuConfig> seed = Greedy(space, initial, options.greedy);
   Model model;
-  Build(space, initial, &model);
+  Build(problem, space.multisets(), initial, &model);
   model.solver.initialSolve();
   double lp = model.solver.getObjValue();
 

@@ -8,6 +8,8 @@
 #include <functional>
 #include <string>
 
+#include "deployment/gpu_config.h"
+
 namespace migserve::optimizer {
 
 // How a config's utility counts toward the heuristic score (paper 5.3).
@@ -20,8 +22,8 @@ struct ScoreRule {
 
   // Returns one service's term of the score.
   double Term(double rate, double utility) const {
+    if (deployment::Satisfied(rate) || utility <= 0) return 0;
     double missing = 1.0 - rate;
-    if (missing <= 1e-9 || utility <= 0) return 0;  // deployment::Satisfied
     return missing * (cap_utility && utility > missing ? missing : utility);
   }
 };

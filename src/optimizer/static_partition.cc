@@ -54,15 +54,14 @@ Solution HomogeneousOptimizer::Solve(const Problem& problem,
       FirstFit(problem, std::vector<int>(gpu.profiles[p].starts.size(), p));
   std::vector<int> slots;  // the service of each instance, in GPU order
   for (int j = 0; j < problem.num_services(); ++j) {
-    double missing = 1.0 - initial[j];
-    if (missing <= 1e-9) continue;
+    if (deployment::Satisfied(initial[j])) continue;
     double u = problem.caps.utility(j, p);
     if (u <= 0) {
       return Infeasible(fmt::format("service '{}' cannot run on {}",
                                     problem.workload.services[j].name,
                                     profile));
     }
-    slots.insert(slots.end(), InstancesNeeded(missing, u), j);
+    slots.insert(slots.end(), InstancesNeeded(1.0 - initial[j], u), j);
   }
   Solution solution;
   for (size_t k = 0; k < slots.size(); k += layout.size()) {
@@ -93,8 +92,7 @@ Solution MixOptimizer::Solve(const Problem& problem,
   const auto& instances = layout.instances();
   Solution solution;
   for (int j = 0; j < problem.num_services(); ++j) {
-    double missing = 1.0 - initial[j];
-    if (missing <= 1e-9) continue;
+    if (deployment::Satisfied(initial[j])) continue;
     // Fill the instances that serve the service best first, so that the
     // last GPU leaves the least useful ones idle.
     std::vector<size_t> order = {0, 1, 2};
@@ -106,13 +104,14 @@ Solution MixOptimizer::Solve(const Problem& problem,
       return Infeasible(fmt::format("service '{}' cannot run on 4g, 2g or 1g",
                                     problem.workload.services[j].name));
     }
-    while (missing > 1e-9) {
+    double rate = initial[j];
+    while (!deployment::Satisfied(rate)) {
       GpuConfig config{layout, std::vector<int>(3, kIdle)};
       for (size_t k : order) {
         double u = problem.caps.utility(j, instances[k].profile);
-        if (missing <= 1e-9 || u <= 0) continue;
+        if (deployment::Satisfied(rate) || u <= 0) continue;
         config.services[k] = j;
-        missing -= u;
+        rate += u;
       }
       solution.configs.push_back(std::move(config));
     }
