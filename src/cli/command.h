@@ -51,6 +51,8 @@ void SetupValidate(CLI::App* app, CommandContext* context);
 void SetupImport(CLI::App* app, CommandContext* context);
 void SetupGenerate(CLI::App* app, CommandContext* context);
 void SetupModels(CLI::App* app, CommandContext* context);
+void SetupPlan(CLI::App* app, CommandContext* context);
+void SetupSimulate(CLI::App* app, CommandContext* context);
 
 }  // namespace migserve::cli
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "deployment/json_fields.h"
 #include "util/file.h"
 
 namespace migserve::deployment {
@@ -21,65 +22,6 @@ json InstanceJson(const PlacedInstance& i) {
   j["throughput"] = i.throughput;
   j["latency_ms"] = i.latency_ms;
   return j;
-}
-
-// Reads typed fields of one JSON object, naming `path` in errors.
-class Fields {
- public:
-  Fields(const json& object, const std::string& source, std::string path)
-      : object_(object), source_(source), path_(std::move(path)) {}
-
-  Status Error(std::string_view key, std::string_view reason) const {
-    std::string where =
-        path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
-    return Status::InvalidArgument(
-        fmt::format("{}: {}: {}", source_, where, reason));
-  }
-
-  bool Has(const char* key) const {
-    return object_.contains(key) && !object_[key].is_null();
-  }
-
-  template <typename T>
-  Status Get(const char* key, bool required, T* out) const {
-    if (!Has(key)) return required ? Error(key, "missing") : Status::Ok();
-    const json& v = object_[key];
-    bool ok;
-    if constexpr (std::is_same_v<T, std::string>) {
-      ok = v.is_string();
-    } else if constexpr (std::is_integral_v<T>) {
-      ok = v.is_number_integer();
-    } else {
-      ok = v.is_number();
-    }
-    if (!ok) {
-      return Error(key, fmt::format("expected {}, got {}",
-                                    std::is_same_v<T, std::string> ? "a string"
-                                    : std::is_integral_v<T> ? "an integer"
-                                                            : "a number",
-                                    v.dump()));
-    }
-    *out = v.get<T>();
-    return Status::Ok();
-  }
-
-  StatusOr<const json*> Array(const char* key) const {
-    if (!Has(key)) return Error(key, "missing");
-    if (!object_[key].is_array()) return Error(key, "expected a list");
-    return &object_[key];
-  }
-
- private:
-  const json& object_;
-  const std::string& source_;
-  std::string path_;
-};
-
-Status ExpectObject(const json& j, const std::string& source,
-                    const std::string& path) {
-  if (j.is_object()) return Status::Ok();
-  return Status::InvalidArgument(fmt::format(
-      "{}: {}: expected an object", source, path.empty() ? "document" : path));
 }
 
 StatusOr<PlacedInstance> ParseInstance(const json& j, const std::string& source,
@@ -160,26 +102,7 @@ std::string FormatDeployment(const Deployment& d) {
 
 StatusOr<Deployment> ParseDeployment(const std::string& text,
                                      const std::string& source) {
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    size_t byte = std::min<size_t>(e.byte, text.size());
-    int line = 1, column = 1;
-    for (size_t i = 0; i + 1 < byte; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    std::string what = e.what();
-    size_t colon = what.rfind(": ");
-    return Status::InvalidArgument(fmt::format(
-        "{}:{}:{}: invalid JSON: {}", source, line, column,
-        colon == std::string::npos ? what : what.substr(colon + 2)));
-  }
+  MIGSERVE_ASSIGN_OR_RETURN(json root, ParseJson(text, source));
   MIGSERVE_RETURN_IF_ERROR(ExpectObject(root, source, ""));
   Fields f(root, source, "");
   Deployment d;

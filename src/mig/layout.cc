@@ -71,6 +71,12 @@ std::string Layout::ToString(const GpuModel& model) const {
   return out;
 }
 
+bool Overlaps(const GpuModel& model, const Instance& a, const Instance& b) {
+  int a_end = a.start + model.profiles.at(a.profile).memory_slices;
+  int b_end = b.start + model.profiles.at(b.profile).memory_slices;
+  return a.start < b_end && b.start < a_end;
+}
+
 bool IsLegal(const GpuModel& model, const Layout& layout,
              const MigOptions& options, std::string* why) {
   std::vector<int> owner(model.memory_slices, -1);

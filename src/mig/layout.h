@@ -46,6 +46,9 @@ class Layout {
   std::vector<Instance> instances_;
 };
 
+// Returns true if `a` and `b` share a memory slice.
+bool Overlaps(const GpuModel& model, const Instance& a, const Instance& b);
+
 // Returns true if `layout` is legal on `model` under `options`: every profile
 // enabled and within its count limit, every start allowed, memory spans
 // disjoint, compute slices within the total, and (with legacy_4g3g on a GPU

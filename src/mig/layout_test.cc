@@ -44,6 +44,15 @@ TEST(LayoutTest, RejectsThreeSliceNextToOneSliceInsideItsMemory) {
                       MigOptions{}));
 }
 
+TEST(LayoutTest, OverlapsByMemorySlices) {
+  const GpuModel& a100 = Gpu("A100-SXM4-40GB");
+  Instance three_at_4{a100.FindProfile("3g.20gb"), 4};
+  EXPECT_TRUE(Overlaps(a100, three_at_4, {a100.FindProfile("1g.5gb"), 6}));
+  EXPECT_TRUE(Overlaps(a100, three_at_4, {a100.FindProfile("7g.40gb"), 0}));
+  EXPECT_FALSE(Overlaps(a100, three_at_4, {a100.FindProfile("1g.5gb"), 3}));
+  EXPECT_FALSE(Overlaps(a100, three_at_4, {a100.FindProfile("4g.20gb"), 0}));
+}
+
 TEST(LayoutTest, RejectsDisallowedStart) {
   const GpuModel& a100 = Gpu("A100-SXM4-80GB");
   std::string why;

@@ -1,0 +1,60 @@
+// migserve plan --from D1 --to D2 [--spare-gpus K] [-o F]
+#include <fmt/format.h>
+
+#include <map>
+
+#include "cli/command.h"
+#include "cli/transition_inputs.h"
+#include "cluster/plan_json.h"
+
+namespace migserve::cli {
+namespace {
+
+struct PlanFlags {
+  TransitionFlags transition;
+  std::string output;
+};
+
+void RunPlan(const PlanFlags& flags, CommandContext* context) {
+  auto in = LoadTransition(flags.transition);
+  if (!in.ok()) {
+    context->Fail(in.status());
+    return;
+  }
+  auto plan = controller::PlanTransition(*in->gpu, in->current, in->to,
+                                         in->goal, in->planner);
+  if (!plan.ok()) {
+    context->Fail(plan.status());
+    return;
+  }
+  controller::SafetyReport report =
+      controller::CheckPlan(*in->gpu, in->current, *plan, in->goal);
+  if (!report.ok()) {
+    for (const std::string& p : report.problems) {
+      context->err << "migserve: unsafe plan: " << p << "\n";
+    }
+    context->Fail(Status::FailedPrecondition(
+        "refusing to print an unsafe plan (a planner defect; please report)"));
+    return;
+  }
+  std::map<std::string_view, int> counts;
+  for (const cluster::Action& a : plan->actions) ++counts[KindName(a.kind)];
+  context->err << fmt::format(
+      "plan: {} actions ({} create, {} delete, {} migrate, {} repartition), "
+      "safe in every order\n",
+      plan->actions.size(), counts["create"], counts["delete"],
+      counts["migrate"], counts["repartition"]);
+  context->Emit(flags.output, cluster::FormatPlan(*plan, *in->gpu));
+}
+
+}  // namespace
+
+void SetupPlan(CLI::App* app, CommandContext* context) {
+  auto flags = std::make_shared<PlanFlags>();
+  AddTransitionOptions(app, &flags->transition);
+  app->add_option("-o,--output", flags->output,
+                  "Write the plan JSON here (default: stdout)");
+  app->callback([flags, context] { RunPlan(*flags, context); });
+}
+
+}  // namespace migserve::cli

@@ -1,0 +1,211 @@
+// migserve simulate --from D1 --to D2 [--spare-gpus K] [--seed N] [...]
+#include <fmt/format.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "cli/table.h"
+#include "cli/transition_inputs.h"
+#include "cluster/simulated_cluster.h"
+#include "controller/controller.h"
+#include "util/file.h"
+
+namespace migserve::cli {
+namespace {
+
+struct SimulateFlags {
+  TransitionFlags transition;
+  uint64_t seed = 1;
+  std::string journal = ":memory:";
+  std::string report;
+  cluster::ActionDurations durations;
+  cluster::Faults faults;
+};
+
+// Seconds of the makespan during which a repartition ran, and during which
+// only replica actions (create, delete, migrate) ran: the paper's split of
+// a transition's time by component (fig:e2estack).
+std::pair<double, double> TimeByComponent(
+    const std::vector<cluster::TimelineEntry>& timeline) {
+  std::vector<double> cuts;
+  for (const auto& e : timeline) {
+    cuts.push_back(e.start_s);
+    cuts.push_back(e.end_s);
+  }
+  std::sort(cuts.begin(), cuts.end());
+  double repartition = 0, replicas = 0;
+  for (size_t k = 0; k + 1 < cuts.size(); ++k) {
+    double mid = (cuts[k] + cuts[k + 1]) / 2;
+    bool any = false, gpu = false;
+    for (const auto& e : timeline) {
+      if (e.start_s <= mid && mid < e.end_s) {
+        any = true;
+        gpu |= e.kind == cluster::ActionKind::kRepartition;
+      }
+    }
+    double width = cuts[k + 1] - cuts[k];
+    if (gpu) {
+      repartition += width;
+    } else if (any) {
+      replicas += width;
+    }
+  }
+  return {repartition, replicas};
+}
+
+void RunSimulate(const SimulateFlags& flags, CommandContext* context) {
+  auto in = LoadTransition(flags.transition);
+  Status valid = flags.durations.Validate();
+  if (!in.ok() || !valid.ok()) {
+    context->Fail(in.ok() ? valid : in.status());
+    return;
+  }
+  auto journal = controller::Journal::Open(flags.journal);
+  if (!journal.ok()) {
+    context->Fail(journal.status());
+    return;
+  }
+  cluster::SimulatedCluster sim(*in->gpu, in->current, flags.durations,
+                                flags.seed, flags.faults);
+  controller::ControllerOptions options;
+  options.planner = in->planner;
+  options.progress = [context](const std::string& line) {
+    context->err << line << "\n";
+  };
+  controller::Controller controller(*in->gpu, &sim, journal->get(), options);
+  Status run = controller.Transition(in->to, in->goal);
+
+  std::map<std::string, int> counts;
+  for (const auto& e : sim.timeline()) {
+    if (!e.ok) continue;
+    std::string kind(cluster::KindName(e.kind));
+    if (e.kind == cluster::ActionKind::kMigrate) {
+      kind = e.local ? "local migrate" : "remote migrate";
+    }
+    ++counts[kind];
+  }
+  auto [repartition_s, replicas_s] = TimeByComponent(sim.timeline());
+  cluster::ClusterState end = sim.Observe().value();
+  std::map<std::string, double> final_capacity = end.Capacity();
+
+  nlohmann::json report = {{"from", flags.transition.from},
+                           {"to", flags.transition.to},
+                           {"seed", flags.seed},
+                           {"ok", run.ok()},
+                           {"actions", counts},
+                           {"makespan_s", sim.now_s()},
+                           {"time_s",
+                            {{"planner", controller.stats().planner_s},
+                             {"repartition", repartition_s},
+                             {"replicas", replicas_s}}},
+                           {"peak_gpus", sim.peak_gpus()},
+                           {"final_gpus", end.UsedGpus()},
+                           {"target_gpus", in->goal.target_gpus},
+                           {"services", nlohmann::json::array()}};
+  std::vector<std::string> problems;
+  if (!run.ok()) problems.push_back(run.message());
+  TextTable table(
+      {"service", "floor", "lowest", "min satisfaction", "final", "required"});
+  for (const auto& [service, lowest] : sim.min_capacity()) {
+    double floor = in->goal.Floor(service);
+    double required = in->goal.required_after.count(service) > 0
+                          ? in->goal.required_after.at(service)
+                          : 0;
+    double satisfaction = floor > 0 ? lowest / floor : 1;
+    if (satisfaction < 1 - 1e-9) {
+      problems.push_back(fmt::format("service {} dropped to {:.1f}% of {:.6g}",
+                                     service, 100 * satisfaction, floor));
+    }
+    if (final_capacity[service] < required - 1e-6) {
+      problems.push_back(fmt::format("service {} ends at {:.6g} of {:.6g}",
+                                     service, final_capacity[service],
+                                     required));
+    }
+    report["services"].push_back({{"name", service},
+                                  {"floor", floor},
+                                  {"lowest", lowest},
+                                  {"min_satisfaction", satisfaction},
+                                  {"final", final_capacity[service]},
+                                  {"required", required}});
+    table.AddRow({service, fmt::format("{:.6g}", floor),
+                  fmt::format("{:.6g}", lowest),
+                  fmt::format("{:.1f}%", 100 * satisfaction),
+                  fmt::format("{:.6g}", final_capacity[service]),
+                  fmt::format("{:.6g}", required)});
+  }
+  if (end.UsedGpus() > in->goal.target_gpus) {
+    problems.push_back(fmt::format("{} GPUs serve at the end; target {}",
+                                   end.UsedGpus(), in->goal.target_gpus));
+  }
+  report["problems"] = problems;
+
+  std::ostream& out = context->out;
+  out << fmt::format(
+      "actions: {} create, {} delete, {} local migrate, {} remote migrate, "
+      "{} repartition\n",
+      counts["create"], counts["delete"], counts["local migrate"],
+      counts["remote migrate"], counts["repartition"]);
+  out << fmt::format(
+      "makespan: {:.1f} s (repartition {:.1f} s, replicas only {:.1f} s; "
+      "planner {:.3f} s)\n",
+      sim.now_s(), repartition_s, replicas_s, controller.stats().planner_s);
+  out << fmt::format("gpus: peak {}, final {}, target {}\n", sim.peak_gpus(),
+                     end.UsedGpus(), in->goal.target_gpus);
+  table.Print(out);
+  if (!flags.report.empty()) {
+    Status written = WriteFileAtomic(flags.report, report.dump(2) + "\n");
+    if (!written.ok()) {
+      context->Fail(written);
+      return;
+    }
+  }
+  if (problems.empty()) {
+    out << "no drop: every service stayed at >= 100% of min(before, after)\n";
+    return;
+  }
+  for (const std::string& p : problems)
+    context->err << "migserve: " << p << "\n";
+  context->exit_code =
+      run.ok() || run.code() == Status::Code::kFailedPrecondition
+          ? kExitNo
+          : kExitBadInput;
+}
+
+}  // namespace
+
+void SetupSimulate(CLI::App* app, CommandContext* context) {
+  auto flags = std::make_shared<SimulateFlags>();
+  AddTransitionOptions(app, &flags->transition);
+  app->add_option("--seed", flags->seed, "Seed of the duration jitter")
+      ->capture_default_str();
+  app->add_option("--journal", flags->journal,
+                  "SQLite journal file (resumes an unfinished plan)")
+      ->capture_default_str();
+  app->add_option("--report", flags->report, "Also write the report as JSON");
+  cluster::ActionDurations& d = flags->durations;
+  app->add_option("--create-s", d.create_s, "Seconds per create")
+      ->capture_default_str();
+  app->add_option("--delete-s", d.delete_s, "Seconds per delete")
+      ->capture_default_str();
+  app->add_option("--local-migrate-s", d.local_migrate_s,
+                  "Seconds per migrate within a node")
+      ->capture_default_str();
+  app->add_option("--remote-migrate-s", d.remote_migrate_s,
+                  "Seconds per migrate across nodes")
+      ->capture_default_str();
+  app->add_option("--repartition-s", d.repartition_s,
+                  "Seconds per partial repartition")
+      ->capture_default_str();
+  app->add_option("--jitter", d.jitter, "Durations vary by +-this share")
+      ->capture_default_str();
+  app->add_option("--fail-action", flags->faults.fail_action,
+                  "Inject: the action with this id fails");
+  app->add_option("--lose-gpu", flags->faults.lose_gpu,
+                  "Inject: this GPU is lost at --lose-at seconds");
+  app->add_option("--lose-at", flags->faults.lose_at_s,
+                  "Inject: when --lose-gpu is lost");
+  app->callback([flags, context] { RunSimulate(*flags, context); });
+}
+
+}  // namespace migserve::cli

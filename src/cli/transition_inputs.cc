@@ -1,0 +1,52 @@
+#include "cli/transition_inputs.h"
+
+#include <fmt/format.h>
+
+#include "deployment/deployment_json.h"
+#include "mig/gpu_catalog.h"
+
+namespace migserve::cli {
+
+void AddTransitionOptions(CLI::App* app, TransitionFlags* flags) {
+  app->add_option("--from", flags->from,
+                  "Current deployment JSON (every GPU of the cluster)")
+      ->required();
+  app->add_option("--to", flags->to, "Target deployment JSON")->required();
+  app->add_option("--spare-gpus", flags->spare_gpus,
+                  "Idle GPUs added to the cluster for the transition")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--nodes", flags->nodes,
+                  "Pad the cluster with idle GPUs to this many nodes")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--gpus-per-node", flags->gpus_per_node,
+                  "GPUs per node for GPUs the deployment puts on no node")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app->add_flag("--no-migrate", flags->no_migrate,
+                "Move replicas by create then delete, never by migrate");
+}
+
+StatusOr<TransitionInputs> LoadTransition(const TransitionFlags& flags) {
+  TransitionInputs in;
+  MIGSERVE_ASSIGN_OR_RETURN(in.from, deployment::LoadDeployment(flags.from));
+  MIGSERVE_ASSIGN_OR_RETURN(in.to, deployment::LoadDeployment(flags.to));
+  auto gpu = mig::GpuCatalog::Default().Find(in.from.gpu);
+  if (!gpu.ok()) return gpu.status().WithPrefix(flags.from + ": gpu");
+  in.gpu = *gpu;
+  if (in.to.gpu != in.from.gpu) {
+    return Status::InvalidArgument(
+        fmt::format("{}: gpu: {} differs from {} in {}", flags.to, in.to.gpu,
+                    in.from.gpu, flags.from));
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(
+      in.current,
+      cluster::ClusterFromDeployment(
+          in.from, *in.gpu,
+          {flags.gpus_per_node, flags.nodes * flags.gpus_per_node}));
+  cluster::AddSpareGpus(flags.spare_gpus, flags.gpus_per_node, &in.current);
+  in.goal = controller::MakeGoal(in.from, in.to);
+  in.planner.use_migrate = !flags.no_migrate;
+  return in;
+}
+
+}  // namespace migserve::cli

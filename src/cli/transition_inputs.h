@@ -1,0 +1,47 @@
+// What `plan` and `simulate` start from: the current deployment put on the
+// cluster (with spare GPUs), the target, and the goal between them.
+#ifndef MIGSERVE_CLI_TRANSITION_INPUTS_H_
+#define MIGSERVE_CLI_TRANSITION_INPUTS_H_
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "cluster/cluster_state.h"
+#include "controller/planner.h"
+#include "controller/safety_checker.h"
+#include "deployment/deployment.h"
+#include "mig/gpu_model.h"
+#include "util/status_or.h"
+
+namespace migserve::cli {
+
+struct TransitionFlags {
+  std::string from;
+  std::string to;
+  int spare_gpus = 0;
+  int nodes = 0;
+  int gpus_per_node = 8;
+  bool no_migrate = false;
+};
+
+struct TransitionInputs {
+  deployment::Deployment from;
+  deployment::Deployment to;
+  const mig::GpuModel* gpu = nullptr;
+  cluster::ClusterState current;
+  controller::TransitionGoal goal;
+  controller::PlannerOptions planner;
+};
+
+// Adds --from, --to, --spare-gpus, --nodes, --gpus-per-node, --no-migrate.
+void AddTransitionOptions(CLI::App* app, TransitionFlags* flags);
+
+// Loads both deployments and builds the cluster: the current deployment's
+// GPUs (on node-<id / gpus-per-node> where it names none), padded with idle
+// GPUs to --nodes x --gpus-per-node, plus --spare-gpus idle GPUs. Returns
+// the first error, naming the file and field.
+StatusOr<TransitionInputs> LoadTransition(const TransitionFlags& flags);
+
+}  // namespace migserve::cli
+
+#endif  // MIGSERVE_CLI_TRANSITION_INPUTS_H_

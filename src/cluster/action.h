@@ -1,0 +1,53 @@
+// TransitionPlan: a DAG of the paper's four actions (paper 6, DESIGN 6).
+#ifndef MIGSERVE_CLUSTER_ACTION_H_
+#define MIGSERVE_CLUSTER_ACTION_H_
+
+#include <string_view>
+#include <vector>
+
+#include "cluster/cluster_state.h"
+#include "mig/layout.h"
+
+namespace migserve::cluster {
+
+enum class ActionKind { kCreate, kDelete, kMigrate, kRepartition };
+
+// Returns "create", "delete", "migrate" or "repartition".
+std::string_view KindName(ActionKind kind);
+
+// One instance of one GPU.
+struct InstanceRef {
+  int gpu = 0;
+  mig::Instance instance;
+  bool operator==(const InstanceRef&) const = default;
+};
+
+struct Action {
+  int id = 0;
+  ActionKind kind = ActionKind::kCreate;
+  std::vector<int> after;  // ids that must finish before this one starts
+
+  // create, delete: the instance; migrate: the source.
+  InstanceRef at;
+  // migrate: the destination.
+  InstanceRef to;
+  // create, delete, migrate: the replica started, stopped or moved.
+  Replica replica;
+  // repartition (on at.gpu): instances destroyed, then created.
+  std::vector<mig::Instance> remove;
+  std::vector<mig::Instance> add;
+
+  // Returns the throughput this action takes away from its service when it
+  // starts (delete, migrate) and gives when it finishes (create, migrate).
+  double LossAtStart() const;
+  double GainAtFinish() const;
+};
+
+struct TransitionPlan {
+  // Unique ids; `after` names only actions listed earlier.
+  std::vector<Action> actions;
+};
+
+}  // namespace migserve::cluster
+
+#endif  // MIGSERVE_CLUSTER_ACTION_H_

@@ -1,0 +1,41 @@
+// The seam between the controller and a cluster (DESIGN 6, leveldb's Env):
+// the simulated cluster is the embedded default, Kubernetes the real one.
+#ifndef MIGSERVE_CLUSTER_CLUSTER_BACKEND_H_
+#define MIGSERVE_CLUSTER_CLUSTER_BACKEND_H_
+
+#include <vector>
+
+#include "cluster/action.h"
+#include "cluster/cluster_state.h"
+#include "util/status_or.h"
+
+namespace migserve::cluster {
+
+struct ActionResult {
+  int id = 0;
+  Status status;  // why the action failed, if it did
+};
+
+class ClusterBackend {
+ public:
+  virtual ~ClusterBackend() = default;
+
+  // Returns the cluster as it is now.
+  virtual StatusOr<ClusterState> Observe() = 0;
+
+  // Starts `action` and returns without waiting for it. Returns an error if
+  // it cannot start (the action then never runs).
+  virtual Status Start(const Action& action) = 0;
+
+  // Returns the ids of started actions not yet reported by WaitAny, also
+  // those a previous controller process started.
+  virtual std::vector<int> Running() const = 0;
+
+  // Blocks until one running action ends and returns how. Returns
+  // FailedPrecondition if nothing runs.
+  virtual StatusOr<ActionResult> WaitAny() = 0;
+};
+
+}  // namespace migserve::cluster
+
+#endif  // MIGSERVE_CLUSTER_CLUSTER_BACKEND_H_

@@ -1,0 +1,192 @@
+#include "cluster/plan_json.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "deployment/json_fields.h"
+
+namespace migserve::cluster {
+namespace {
+
+using deployment::Fields;
+using nlohmann::json;
+
+json InstanceJson(const mig::GpuModel& gpu, const mig::Instance& i) {
+  return {{"profile", gpu.profiles[i.profile].name}, {"start", i.start}};
+}
+
+json RefJson(const mig::GpuModel& gpu, const InstanceRef& ref) {
+  json j = {{"gpu", ref.gpu}};
+  j.update(InstanceJson(gpu, ref.instance));
+  return j;
+}
+
+json ActionJson(const mig::GpuModel& gpu, const Action& a) {
+  json j = {{"id", a.id}, {"kind", KindName(a.kind)}};
+  switch (a.kind) {
+    case ActionKind::kCreate:
+    case ActionKind::kDelete:
+      j.update(RefJson(gpu, a.at));
+      j["service"] = a.replica.service;
+      if (a.kind == ActionKind::kCreate) {
+        j["batch"] = a.replica.batch;
+        j["procs"] = a.replica.procs;
+      }
+      j["throughput"] = a.replica.throughput;
+      if (a.kind == ActionKind::kCreate) j["latency_ms"] = a.replica.latency_ms;
+      break;
+    case ActionKind::kMigrate:
+      j["service"] = a.replica.service;
+      j["batch"] = a.replica.batch;
+      j["procs"] = a.replica.procs;
+      j["throughput"] = a.replica.throughput;
+      j["latency_ms"] = a.replica.latency_ms;
+      j["from"] = RefJson(gpu, a.at);
+      j["to"] = RefJson(gpu, a.to);
+      break;
+    case ActionKind::kRepartition: {
+      j["gpu"] = a.at.gpu;
+      json remove = json::array(), add = json::array();
+      for (const mig::Instance& i : a.remove)
+        remove.push_back(InstanceJson(gpu, i));
+      for (const mig::Instance& i : a.add) add.push_back(InstanceJson(gpu, i));
+      j["remove"] = std::move(remove);
+      j["add"] = std::move(add);
+      break;
+    }
+  }
+  j["after"] = a.after;
+  return j;
+}
+
+StatusOr<mig::Instance> ParseInstance(const json& j, const std::string& source,
+                                      const std::string& path,
+                                      const mig::GpuModel& gpu) {
+  MIGSERVE_RETURN_IF_ERROR(deployment::ExpectObject(j, source, path));
+  Fields f(j, source, path);
+  std::string profile;
+  mig::Instance out;
+  MIGSERVE_RETURN_IF_ERROR(f.Get("profile", true, &profile));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("start", true, &out.start));
+  out.profile = gpu.FindProfile(profile);
+  if (out.profile < 0) {
+    return f.Error("profile",
+                   fmt::format("{} has no profile {}", gpu.name, profile));
+  }
+  return out;
+}
+
+StatusOr<InstanceRef> ParseRef(const json& j, const std::string& source,
+                               const std::string& path,
+                               const mig::GpuModel& gpu) {
+  InstanceRef ref;
+  MIGSERVE_ASSIGN_OR_RETURN(ref.instance, ParseInstance(j, source, path, gpu));
+  MIGSERVE_RETURN_IF_ERROR(Fields(j, source, path).Get("gpu", true, &ref.gpu));
+  return ref;
+}
+
+Status ParseReplica(const Fields& f, bool full, Replica* r) {
+  MIGSERVE_RETURN_IF_ERROR(f.Get("service", true, &r->service));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("throughput", true, &r->throughput));
+  if (!full) return Status::Ok();
+  MIGSERVE_RETURN_IF_ERROR(f.Get("batch", false, &r->batch));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("procs", false, &r->procs));
+  return f.Get("latency_ms", false, &r->latency_ms);
+}
+
+StatusOr<std::vector<mig::Instance>> ParseInstances(const Fields& f,
+                                                    const char* key,
+                                                    const std::string& source,
+                                                    const std::string& path,
+                                                    const mig::GpuModel& gpu) {
+  MIGSERVE_ASSIGN_OR_RETURN(const json* list, f.Array(key));
+  std::vector<mig::Instance> out;
+  for (size_t k = 0; k < list->size(); ++k) {
+    MIGSERVE_ASSIGN_OR_RETURN(
+        mig::Instance i,
+        ParseInstance((*list)[k], source,
+                      fmt::format("{}.{}[{}]", path, key, k), gpu));
+    out.push_back(i);
+  }
+  return out;
+}
+
+StatusOr<Action> ParseAction(const json& j, const std::string& source,
+                             const std::string& path, const mig::GpuModel& gpu,
+                             const std::set<int>& earlier) {
+  MIGSERVE_RETURN_IF_ERROR(deployment::ExpectObject(j, source, path));
+  Fields f(j, source, path);
+  Action a;
+  std::string kind;
+  MIGSERVE_RETURN_IF_ERROR(f.Get("id", true, &a.id));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("kind", true, &kind));
+  if (earlier.count(a.id) > 0) {
+    return f.Error("id", fmt::format("{} is used twice", a.id));
+  }
+  if (kind == "create" || kind == "delete") {
+    a.kind = kind == "create" ? ActionKind::kCreate : ActionKind::kDelete;
+    MIGSERVE_ASSIGN_OR_RETURN(a.at, ParseRef(j, source, path, gpu));
+    MIGSERVE_RETURN_IF_ERROR(
+        ParseReplica(f, a.kind == ActionKind::kCreate, &a.replica));
+  } else if (kind == "migrate") {
+    a.kind = ActionKind::kMigrate;
+    MIGSERVE_RETURN_IF_ERROR(ParseReplica(f, true, &a.replica));
+    MIGSERVE_ASSIGN_OR_RETURN(const json* from, f.Object("from"));
+    MIGSERVE_ASSIGN_OR_RETURN(const json* to, f.Object("to"));
+    MIGSERVE_ASSIGN_OR_RETURN(a.at,
+                              ParseRef(*from, source, path + ".from", gpu));
+    MIGSERVE_ASSIGN_OR_RETURN(a.to, ParseRef(*to, source, path + ".to", gpu));
+  } else if (kind == "repartition") {
+    a.kind = ActionKind::kRepartition;
+    MIGSERVE_RETURN_IF_ERROR(f.Get("gpu", true, &a.at.gpu));
+    MIGSERVE_ASSIGN_OR_RETURN(a.remove,
+                              ParseInstances(f, "remove", source, path, gpu));
+    MIGSERVE_ASSIGN_OR_RETURN(a.add,
+                              ParseInstances(f, "add", source, path, gpu));
+  } else {
+    return f.Error("kind", fmt::format("unknown kind \"{}\" (create, delete, "
+                                       "migrate or repartition)",
+                                       kind));
+  }
+  if (!f.Has("after")) return a;
+  MIGSERVE_ASSIGN_OR_RETURN(const json* after, f.Array("after"));
+  for (const json& id : *after) {
+    if (!id.is_number_integer() || earlier.count(id.get<int>()) == 0) {
+      return f.Error(
+          "after", fmt::format("{} is not an action listed before", id.dump()));
+    }
+    a.after.push_back(id.get<int>());
+  }
+  return a;
+}
+
+}  // namespace
+
+std::string FormatPlan(const TransitionPlan& plan, const mig::GpuModel& gpu) {
+  json actions = json::array();
+  for (const Action& a : plan.actions) actions.push_back(ActionJson(gpu, a));
+  return json{{"actions", actions}}.dump(2) + "\n";
+}
+
+StatusOr<TransitionPlan> ParsePlan(const std::string& text,
+                                   const std::string& source,
+                                   const mig::GpuModel& gpu) {
+  MIGSERVE_ASSIGN_OR_RETURN(json root, deployment::ParseJson(text, source));
+  MIGSERVE_RETURN_IF_ERROR(deployment::ExpectObject(root, source, ""));
+  MIGSERVE_ASSIGN_OR_RETURN(const json* actions,
+                            Fields(root, source, "").Array("actions"));
+  TransitionPlan plan;
+  std::set<int> earlier;
+  for (size_t k = 0; k < actions->size(); ++k) {
+    MIGSERVE_ASSIGN_OR_RETURN(
+        Action a, ParseAction((*actions)[k], source,
+                              fmt::format("actions[{}]", k), gpu, earlier));
+    earlier.insert(a.id);
+    plan.actions.push_back(std::move(a));
+  }
+  return plan;
+}
+
+}  // namespace migserve::cluster

@@ -1,0 +1,140 @@
+#include "cluster/simulated_cluster.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "cluster/apply.h"
+
+namespace migserve::cluster {
+
+Status ActionDurations::Validate() const {
+  for (double d :
+       {create_s, delete_s, local_migrate_s, remote_migrate_s, repartition_s}) {
+    if (!(d > 0)) {
+      return Status::InvalidArgument("action durations must be > 0 seconds");
+    }
+  }
+  if (!(jitter >= 0 && jitter < 1)) {
+    return Status::InvalidArgument("jitter must be in [0, 1)");
+  }
+  return Status::Ok();
+}
+
+SimulatedCluster::SimulatedCluster(const mig::GpuModel& gpu,
+                                   ClusterState initial,
+                                   ActionDurations durations, uint64_t seed,
+                                   Faults faults)
+    : gpu_(gpu),
+      state_(std::move(initial)),
+      durations_(durations),
+      rng_(seed),
+      faults_(faults) {
+  Record();
+}
+
+double SimulatedCluster::Duration(const Action& a, bool local) {
+  double base = 0;
+  switch (a.kind) {
+    case ActionKind::kCreate:
+      base = durations_.create_s;
+      break;
+    case ActionKind::kDelete:
+      base = durations_.delete_s;
+      break;
+    case ActionKind::kMigrate:
+      base = local ? durations_.local_migrate_s : durations_.remote_migrate_s;
+      break;
+    case ActionKind::kRepartition:
+      base = durations_.repartition_s;
+      break;
+  }
+  std::uniform_real_distribution<double> scale(1 - durations_.jitter,
+                                               1 + durations_.jitter);
+  return base * scale(rng_);
+}
+
+Status SimulatedCluster::Start(const Action& action) {
+  MIGSERVE_RETURN_IF_ERROR(StartAction(gpu_, action, &state_));
+  bool local = true;
+  if (action.kind == ActionKind::kMigrate) {
+    const GpuState* from = state_.FindGpu(action.at.gpu);
+    const GpuState* to = state_.FindGpu(action.to.gpu);
+    local = from != nullptr && to != nullptr && from->node == to->node;
+  }
+  double end = now_s_ + Duration(action, local);
+  timeline_.push_back({action.id, action.kind, local, now_s_, end, true});
+  running_.push_back({action, end, timeline_.size() - 1});
+  ++starts_[action.id];
+  Record();
+  return Status::Ok();
+}
+
+std::vector<int> SimulatedCluster::Running() const {
+  std::vector<int> ids;
+  for (const InFlight& r : running_) ids.push_back(r.action.id);
+  return ids;
+}
+
+void SimulatedCluster::LoseGpu() {
+  now_s_ = std::max(now_s_, faults_.lose_at_s);
+  std::erase_if(state_.gpus,
+                [&](const GpuState& g) { return g.id == faults_.lose_gpu; });
+  faults_.lose_gpu = -1;
+  Record();
+}
+
+StatusOr<ActionResult> SimulatedCluster::WaitAny() {
+  if (running_.empty()) {
+    return Status::FailedPrecondition("no action is running");
+  }
+  auto next = std::min_element(running_.begin(), running_.end(),
+                               [](const InFlight& x, const InFlight& y) {
+                                 return std::tie(x.end_s, x.action.id) <
+                                        std::tie(y.end_s, y.action.id);
+                               });
+  if (faults_.lose_gpu >= 0 && faults_.lose_at_s <= next->end_s) LoseGpu();
+  InFlight done = *next;
+  running_.erase(next);
+  now_s_ = std::max(now_s_, done.end_s);
+  ActionResult result{done.action.id, Status::Ok()};
+  if (done.action.id == faults_.fail_action) {
+    faults_.fail_action = -1;
+    result.status = Status::Unavailable(
+        fmt::format("{}: injected failure", Describe(gpu_, done.action)));
+    if (done.action.kind == ActionKind::kMigrate) {
+      // The replica at the source was never stopped: put it back.
+      GpuState* g = state_.FindGpu(done.action.at.gpu);
+      Slot* from = g == nullptr ? nullptr : g->Find(done.action.at.instance);
+      if (from != nullptr) from->replica = done.action.replica;
+    }
+  } else {
+    result.status = FinishAction(gpu_, done.action, &state_);
+  }
+  timeline_[done.entry].end_s = now_s_;
+  timeline_[done.entry].ok = result.status.ok();
+  Record();
+  return result;
+}
+
+void SimulatedCluster::Record() {
+  std::map<std::string, double> capacity = state_.Capacity();
+  for (auto& [service, low] : min_capacity_) {
+    low = std::min(low, capacity[service]);
+  }
+  for (const auto& [service, value] : capacity) {
+    min_capacity_.try_emplace(service, value);
+  }
+  std::set<int> busy;
+  for (const GpuState& g : state_.gpus) {
+    if (g.HasReplica()) busy.insert(g.id);
+  }
+  for (const InFlight& r : running_) {
+    busy.insert(r.action.at.gpu);
+    if (r.action.kind == ActionKind::kMigrate) busy.insert(r.action.to.gpu);
+  }
+  peak_gpus_ = std::max(peak_gpus_, static_cast<int>(busy.size()));
+}
+
+}  // namespace migserve::cluster

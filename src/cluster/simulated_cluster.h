@@ -1,0 +1,99 @@
+// The simulated cluster: a deterministic ClusterBackend on a virtual clock.
+// Independent actions run in parallel; every change of capacity is recorded
+// so a report can show each service's lowest satisfaction over time. Faults
+// can be injected: an action that fails, a GPU lost at some moment.
+#ifndef MIGSERVE_CLUSTER_SIMULATED_CLUSTER_H_
+#define MIGSERVE_CLUSTER_SIMULATED_CLUSTER_H_
+
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cluster/cluster_backend.h"
+#include "mig/gpu_model.h"
+
+namespace migserve::cluster {
+
+// Seconds per action. Defaults (see docs/controller.md for sources): a
+// replica's create is dominated by the pod start and model load that the
+// paper found to be most of a transition (fig:e2estack); a partial
+// repartition through NVML takes seconds, unlike a whole-GPU mig-parted
+// re-configuration (about 113 s, with the GPU drained).
+struct ActionDurations {
+  double create_s = 30;
+  double delete_s = 5;
+  double local_migrate_s = 35;
+  double remote_migrate_s = 45;
+  double repartition_s = 8;
+  double jitter = 0.2;  // each duration is scaled by 1 + U(-jitter, jitter)
+
+  // Returns InvalidArgument unless every duration is > 0 and 0 <= jitter < 1.
+  Status Validate() const;
+};
+
+struct Faults {
+  int fail_action = -1;   // the action with this id fails when it ends
+  int lose_gpu = -1;      // this GPU disappears ...
+  double lose_at_s = -1;  // ... at this moment of the virtual clock
+};
+
+// One action as it ran.
+struct TimelineEntry {
+  int id = 0;
+  ActionKind kind = ActionKind::kCreate;
+  bool local = true;  // migrate within one node
+  double start_s = 0;
+  double end_s = 0;
+  bool ok = true;
+};
+
+class SimulatedCluster : public ClusterBackend {
+ public:
+  SimulatedCluster(const mig::GpuModel& gpu, ClusterState initial,
+                   ActionDurations durations = {}, uint64_t seed = 1,
+                   Faults faults = {});
+
+  StatusOr<ClusterState> Observe() override { return state_; }
+  Status Start(const Action& action) override;
+  std::vector<int> Running() const override;
+  StatusOr<ActionResult> WaitAny() override;
+
+  double now_s() const { return now_s_; }
+  const std::vector<TimelineEntry>& timeline() const { return timeline_; }
+  // Per service: the lowest capacity it had at any moment.
+  const std::map<std::string, double>& min_capacity() const {
+    return min_capacity_;
+  }
+  // The most GPUs that served a replica or ran an action at one moment.
+  int peak_gpus() const { return peak_gpus_; }
+  // How many times each action id was started.
+  const std::map<int, int>& starts() const { return starts_; }
+
+ private:
+  struct InFlight {
+    Action action;
+    double end_s;
+    size_t entry;
+  };
+  double Duration(const Action& action, bool local);
+  void Record();
+  void LoseGpu();
+
+  const mig::GpuModel& gpu_;
+  ClusterState state_;
+  ActionDurations durations_;
+  std::mt19937_64 rng_;
+  Faults faults_;
+  double now_s_ = 0;
+  std::vector<InFlight> running_;
+  std::vector<TimelineEntry> timeline_;
+  std::map<std::string, double> min_capacity_;
+  std::map<int, int> starts_;
+  int peak_gpus_ = 0;
+};
+
+}  // namespace migserve::cluster
+
+#endif  // MIGSERVE_CLUSTER_SIMULATED_CLUSTER_H_

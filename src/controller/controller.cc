@@ -1,0 +1,152 @@
+#include "controller/controller.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "cluster/apply.h"
+#include "cluster/plan_json.h"
+#include "deployment/deployment_json.h"
+
+namespace migserve::controller {
+
+using cluster::Action;
+using cluster::TransitionPlan;
+
+StatusOr<int> Controller::MakePlan(const deployment::Deployment& target,
+                                   const std::string& target_json,
+                                   const TransitionGoal& goal, int first_id,
+                                   TransitionPlan* plan) {
+  auto begin = std::chrono::steady_clock::now();
+  MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState observed,
+                            backend_->Observe());
+  PlannerOptions planner = options_.planner;
+  planner.first_id = first_id;
+  MIGSERVE_ASSIGN_OR_RETURN(
+      *plan, PlanTransition(gpu_, observed, target, goal, planner));
+  SafetyReport report = CheckPlan(gpu_, observed, *plan, goal);
+  stats_.planner_s +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+          .count();
+  if (!report.ok()) {
+    return Status::Internal("the planner made an unsafe plan: " +
+                            report.problems.front());
+  }
+  ++stats_.plans;
+  Progress(fmt::format("controller: plan {} with {} actions", stats_.plans,
+                       plan->actions.size()));
+  return journal_->BeginPlan(target_json, cluster::FormatPlan(*plan, gpu_));
+}
+
+Status Controller::Transition(const deployment::Deployment& target,
+                              const TransitionGoal& goal) {
+  std::string target_json = deployment::FormatDeployment(target);
+  MIGSERVE_ASSIGN_OR_RETURN(std::optional<JournaledPlan> current,
+                            journal_->Current());
+  TransitionPlan plan;
+  int version = 0;
+  std::map<int, ActionState> states;
+  if (current && current->target == target_json) {
+    MIGSERVE_ASSIGN_OR_RETURN(
+        plan, cluster::ParsePlan(current->plan_json, "journal", gpu_));
+    version = current->version;
+    states = current->actions;
+    Progress(fmt::format("controller: resuming plan {} ({} actions journaled)",
+                         version, states.size()));
+  } else {
+    if (current)
+      MIGSERVE_RETURN_IF_ERROR(journal_->FinishPlan(current->version));
+    MIGSERVE_ASSIGN_OR_RETURN(version,
+                              MakePlan(target, target_json, goal, 0, &plan));
+  }
+  for (int replans = 0;; ++replans) {
+    Status run = Execute(version, plan, states);
+    if (run.ok()) return journal_->FinishPlan(version);
+    if (run.code() == Status::Code::kAborted ||
+        replans >= options_.max_replans) {
+      return run;
+    }
+    Progress("controller: " + run.message() + "; replanning");
+    while (!backend_->Running().empty()) {
+      MIGSERVE_ASSIGN_OR_RETURN(cluster::ActionResult r, backend_->WaitAny());
+      MIGSERVE_RETURN_IF_ERROR(journal_->Mark(
+          version, r.id,
+          r.status.ok() ? ActionState::kDone : ActionState::kFailed));
+    }
+    MIGSERVE_RETURN_IF_ERROR(journal_->FinishPlan(version));
+    int next_id = 0;
+    for (const Action& a : plan.actions) next_id = std::max(next_id, a.id + 1);
+    MIGSERVE_ASSIGN_OR_RETURN(
+        version, MakePlan(target, target_json, goal, next_id, &plan));
+    states.clear();
+  }
+}
+
+Status Controller::Execute(int version, const TransitionPlan& plan,
+                           std::map<int, ActionState> states) {
+  for (const auto& [id, state] : states) {
+    if (state == ActionState::kFailed) {
+      return Status::Unavailable(fmt::format("action {} failed", id));
+    }
+  }
+  // Actions started before a restart: still running, visibly done, or
+  // never begun (then they start again).
+  std::vector<int> running_ids = backend_->Running();
+  std::set<int> running(running_ids.begin(), running_ids.end());
+  MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState observed,
+                            backend_->Observe());
+  std::set<int> done, in_flight;
+  for (const Action& a : plan.actions) {
+    auto it = states.find(a.id);
+    if (it == states.end()) continue;
+    if (it->second == ActionState::kDone) {
+      done.insert(a.id);
+    } else if (running.count(a.id) > 0) {
+      in_flight.insert(a.id);
+    } else if (cluster::HasTakenEffect(a, observed)) {
+      MIGSERVE_RETURN_IF_ERROR(
+          journal_->Mark(version, a.id, ActionState::kDone));
+      done.insert(a.id);
+    }
+  }
+  int finished = 0;
+  while (done.size() < plan.actions.size()) {
+    for (const Action& a : plan.actions) {
+      if (done.count(a.id) > 0 || in_flight.count(a.id) > 0) continue;
+      bool ready = std::all_of(a.after.begin(), a.after.end(),
+                               [&](int id) { return done.count(id) > 0; });
+      if (!ready) continue;
+      MIGSERVE_RETURN_IF_ERROR(
+          journal_->Mark(version, a.id, ActionState::kStarted));
+      Status started = backend_->Start(a);
+      if (!started.ok()) {
+        MIGSERVE_RETURN_IF_ERROR(
+            journal_->Mark(version, a.id, ActionState::kFailed));
+        return Status::Unavailable(started.message());
+      }
+      in_flight.insert(a.id);
+    }
+    if (in_flight.empty()) {
+      return Status::Internal("plan cannot progress: an action waits forever");
+    }
+    MIGSERVE_ASSIGN_OR_RETURN(cluster::ActionResult result,
+                              backend_->WaitAny());
+    if (in_flight.erase(result.id) == 0) continue;
+    MIGSERVE_RETURN_IF_ERROR(journal_->Mark(
+        version, result.id,
+        result.status.ok() ? ActionState::kDone : ActionState::kFailed));
+    if (!result.status.ok())
+      return Status::Unavailable(result.status.message());
+    done.insert(result.id);
+    ++stats_.actions_run;
+    if (++finished == options_.stop_after) {
+      return Status::Aborted(
+          fmt::format("controller stopped after {} actions", finished));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace migserve::controller

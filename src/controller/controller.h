@@ -1,0 +1,72 @@
+// The controller (paper 4, 6): plans a transition, runs it through a
+// ClusterBackend with independent actions in parallel, journals every step,
+// resumes a journaled plan after a restart, and replans from the observed
+// cluster when an action fails or a GPU is lost.
+#ifndef MIGSERVE_CONTROLLER_CONTROLLER_H_
+#define MIGSERVE_CONTROLLER_CONTROLLER_H_
+
+#include <functional>
+#include <string>
+
+#include "cluster/cluster_backend.h"
+#include "controller/journal.h"
+#include "controller/planner.h"
+#include "controller/safety_checker.h"
+#include "deployment/deployment.h"
+#include "mig/gpu_model.h"
+
+namespace migserve::controller {
+
+struct ControllerOptions {
+  PlannerOptions planner;
+  int max_replans = 4;
+  // Stops (returns Aborted) after this many actions have finished in this
+  // call, as if the process died there; -1: never. For crash tests.
+  int stop_after = -1;
+  std::function<void(const std::string&)> progress;  // may be empty
+};
+
+struct TransitionStats {
+  int plans = 0;         // plans made (a resumed plan is not counted)
+  int actions_run = 0;   // actions this call saw finish
+  double planner_s = 0;  // wall-clock seconds spent planning and checking
+};
+
+class Controller {
+ public:
+  Controller(const mig::GpuModel& gpu, cluster::ClusterBackend* backend,
+             Journal* journal, ControllerOptions options = {})
+      : gpu_(gpu), backend_(backend), journal_(journal), options_(options) {}
+
+  // Moves the cluster to `target` under `goal`. Resumes the journal's
+  // unfinished plan if it is for the same target. Returns OK when the
+  // cluster holds the target; Aborted when stop_after hit; FailedPrecondition
+  // naming the service when a replan cannot keep it at its floor; the
+  // backend's error when replans are exhausted.
+  Status Transition(const deployment::Deployment& target,
+                    const TransitionGoal& goal);
+
+  const TransitionStats& stats() const { return stats_; }
+
+ private:
+  StatusOr<int> MakePlan(const deployment::Deployment& target,
+                         const std::string& target_json,
+                         const TransitionGoal& goal, int first_id,
+                         cluster::TransitionPlan* plan);
+  // Runs the actions of `plan` that `states` does not have as done.
+  Status Execute(int version, const cluster::TransitionPlan& plan,
+                 std::map<int, ActionState> states);
+  void Progress(const std::string& line) const {
+    if (options_.progress) options_.progress(line);
+  }
+
+  const mig::GpuModel& gpu_;
+  cluster::ClusterBackend* backend_;
+  Journal* journal_;
+  ControllerOptions options_;
+  TransitionStats stats_;
+};
+
+}  // namespace migserve::controller
+
+#endif  // MIGSERVE_CONTROLLER_CONTROLLER_H_

@@ -1,0 +1,118 @@
+#include "controller/journal.h"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+namespace migserve::controller {
+namespace {
+
+// A prepared statement, finalized on scope exit.
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) {
+      stmt_ = nullptr;
+    }
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  sqlite3_stmt* get() const { return stmt_; }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+Status Error(sqlite3* db, std::string_view what) {
+  return Status::Unavailable(
+      fmt::format("journal: {}: {}", what, sqlite3_errmsg(db)));
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& path) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) {
+    Status status = Error(db, "cannot open " + path);
+    sqlite3_close(db);
+    return status;
+  }
+  std::unique_ptr<Journal> journal(new Journal(db));
+  MIGSERVE_RETURN_IF_ERROR(journal->Exec(
+      "PRAGMA journal_mode=WAL;"
+      "PRAGMA synchronous=FULL;"
+      "CREATE TABLE IF NOT EXISTS plan (version INTEGER PRIMARY KEY, "
+      "  target TEXT NOT NULL, json TEXT NOT NULL, finished INTEGER NOT NULL "
+      "  DEFAULT 0);"
+      "CREATE TABLE IF NOT EXISTS action (version INTEGER NOT NULL, "
+      "  id INTEGER NOT NULL, state INTEGER NOT NULL, "
+      "  PRIMARY KEY (version, id));"));
+  return journal;
+}
+
+Journal::~Journal() { sqlite3_close(db_); }
+
+Status Journal::Exec(const std::string& sql) {
+  char* message = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+    std::string text = message != nullptr ? message : "unknown error";
+    sqlite3_free(message);
+    return Status::Unavailable("journal: " + text);
+  }
+  return Status::Ok();
+}
+
+StatusOr<int> Journal::BeginPlan(const std::string& target,
+                                 const std::string& plan_json) {
+  Statement insert(db_, "INSERT INTO plan (target, json) VALUES (?, ?)");
+  if (insert.get() == nullptr) return Error(db_, "prepare");
+  sqlite3_bind_text(insert.get(), 1, target.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(insert.get(), 2, plan_json.c_str(), -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(insert.get()) != SQLITE_DONE)
+    return Error(db_, "insert plan");
+  return static_cast<int>(sqlite3_last_insert_rowid(db_));
+}
+
+Status Journal::Mark(int version, int action, ActionState state) {
+  Statement upsert(db_,
+                   "INSERT INTO action (version, id, state) VALUES (?, ?, ?) "
+                   "ON CONFLICT (version, id) DO UPDATE SET state = "
+                   "excluded.state");
+  if (upsert.get() == nullptr) return Error(db_, "prepare");
+  sqlite3_bind_int(upsert.get(), 1, version);
+  sqlite3_bind_int(upsert.get(), 2, action);
+  sqlite3_bind_int(upsert.get(), 3, static_cast<int>(state));
+  if (sqlite3_step(upsert.get()) != SQLITE_DONE)
+    return Error(db_, "mark action");
+  return Status::Ok();
+}
+
+Status Journal::FinishPlan(int version) {
+  return Exec(
+      fmt::format("UPDATE plan SET finished = 1 WHERE version = {}", version));
+}
+
+StatusOr<std::optional<JournaledPlan>> Journal::Current() {
+  Statement latest(db_,
+                   "SELECT version, target, json FROM plan WHERE finished = 0 "
+                   "ORDER BY version DESC LIMIT 1");
+  if (latest.get() == nullptr) return Error(db_, "prepare");
+  int step = sqlite3_step(latest.get());
+  if (step == SQLITE_DONE) return std::optional<JournaledPlan>();
+  if (step != SQLITE_ROW) return Error(db_, "read plan");
+  JournaledPlan plan;
+  plan.version = sqlite3_column_int(latest.get(), 0);
+  plan.target =
+      reinterpret_cast<const char*>(sqlite3_column_text(latest.get(), 1));
+  plan.plan_json =
+      reinterpret_cast<const char*>(sqlite3_column_text(latest.get(), 2));
+  Statement states(db_, "SELECT id, state FROM action WHERE version = ?");
+  if (states.get() == nullptr) return Error(db_, "prepare");
+  sqlite3_bind_int(states.get(), 1, plan.version);
+  while ((step = sqlite3_step(states.get())) == SQLITE_ROW) {
+    plan.actions[sqlite3_column_int(states.get(), 0)] =
+        static_cast<ActionState>(sqlite3_column_int(states.get(), 1));
+  }
+  if (step != SQLITE_DONE) return Error(db_, "read actions");
+  return std::optional<JournaledPlan>(std::move(plan));
+}
+
+}  // namespace migserve::controller

@@ -1,0 +1,56 @@
+// The controller's journal in SQLite: the plan it is executing and which of
+// its actions started and finished, so that a restarted controller resumes
+// the same plan without repeating or losing an action (DESIGN 6). Each
+// change is one transaction.
+#ifndef MIGSERVE_CONTROLLER_JOURNAL_H_
+#define MIGSERVE_CONTROLLER_JOURNAL_H_
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "util/status_or.h"
+
+struct sqlite3;
+
+namespace migserve::controller {
+
+enum class ActionState { kStarted, kDone, kFailed };
+
+struct JournaledPlan {
+  int version = 0;
+  std::string target;     // the target deployment's JSON
+  std::string plan_json;  // the plan
+  std::map<int, ActionState> actions;
+};
+
+class Journal {
+ public:
+  // Opens (creating if needed) the journal at `path`; ":memory:" keeps it in
+  // memory. Returns Unavailable with SQLite's message on failure.
+  static StatusOr<std::unique_ptr<Journal>> Open(const std::string& path);
+  ~Journal();
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+
+  // Records a new plan (version = last + 1) and returns its version.
+  StatusOr<int> BeginPlan(const std::string& target,
+                          const std::string& plan_json);
+  Status Mark(int version, int action, ActionState state);
+  // Marks the plan finished: Current() no longer returns it.
+  Status FinishPlan(int version);
+
+  // Returns the latest unfinished plan with its action states, or nullopt.
+  StatusOr<std::optional<JournaledPlan>> Current();
+
+ private:
+  explicit Journal(sqlite3* db) : db_(db) {}
+  Status Exec(const std::string& sql);
+
+  sqlite3* db_;
+};
+
+}  // namespace migserve::controller
+
+#endif  // MIGSERVE_CONTROLLER_JOURNAL_H_

@@ -1,0 +1,502 @@
+#include "controller/planner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cassert>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include "cluster/apply.h"
+#include "controller/target_mapping.h"
+#include "mig/reconfiguration.h"
+
+namespace migserve::controller {
+namespace {
+
+using cluster::Action;
+using cluster::ActionKind;
+using cluster::ClusterState;
+using cluster::GpuState;
+using cluster::InstanceRef;
+using cluster::Replica;
+using cluster::Slot;
+using cluster::TransitionPlan;
+
+constexpr double kEpsilon = 1e-6;
+
+class Planner {
+ public:
+  Planner(const mig::GpuModel& gpu, const ClusterState& current,
+          DesiredLayouts desired, const TransitionGoal& goal,
+          const PlannerOptions& options)
+      : gpu_(gpu),
+        state_(current),
+        desired_(std::move(desired)),
+        goal_(goal),
+        options_(options) {}
+
+  StatusOr<TransitionPlan> Run();
+
+ private:
+  const Slot* DesiredSlot(int g, const mig::Instance& instance) const;
+  // True if `slot` of GPU `g` holds the replica the target wants there.
+  bool Wanted(int g, const Slot& slot) const;
+  bool Needed(int g, const Slot& desired) const;
+  bool Done() const;
+
+  // Takes `throughput` of `service`'s coverage: first its slack above the
+  // floor, then creates not yet paired (their ids go to `after`). Returns
+  // false, taking nothing, if there is not enough.
+  bool Cover(const std::string& service, double throughput,
+             std::vector<int>* after);
+  bool CanCover(const std::string& service, double throughput) const;
+
+  std::vector<int> TouchDeps(const InstanceRef& ref) const;
+  void Touch(const InstanceRef& ref, int id) { last_touch_[Key(ref)] = id; }
+  static std::pair<int, mig::Instance> Key(const InstanceRef& ref) {
+    return {ref.gpu, ref.instance};
+  }
+  int Emit(Action action);
+  // Emits a repartition of GPU `g` unless the result would be illegal.
+  bool Repartition(int g, std::vector<mig::Instance> remove,
+                   std::vector<mig::Instance> add);
+
+  bool PrepareLayouts();
+  bool FillSlots();
+  bool DeleteUnneeded();
+  // Creates a temporary replica for a service whose replica blocks a target
+  // instance. Returns false and names the service if there is no room.
+  bool MakeRoom(std::string* short_service);
+  // Returns where a replica of `profile` could go for a while, or nullopt.
+  std::optional<InstanceRef> FindRoom(int profile, const std::string& node);
+  void FinalLayouts();
+
+  const mig::GpuModel& gpu_;
+  ClusterState state_;  // the cluster once every emitted action has run
+  DesiredLayouts desired_;
+  const TransitionGoal& goal_;
+  PlannerOptions options_;
+  TransitionPlan plan_;
+  Status error_;
+  std::map<std::pair<int, mig::Instance>, int> last_touch_;
+  std::map<int, int> last_repartition_;
+  std::map<std::string, double> slack_;
+  std::map<std::string, std::vector<std::pair<int, double>>> unpaired_;
+};
+
+const Slot* Planner::DesiredSlot(int g, const mig::Instance& instance) const {
+  auto it = desired_.find(g);
+  if (it == desired_.end()) return nullptr;
+  for (const Slot& s : it->second) {
+    if (s.instance == instance) return &s;
+  }
+  return nullptr;
+}
+
+bool Planner::Wanted(int g, const Slot& slot) const {
+  const Slot* want = DesiredSlot(g, slot.instance);
+  return slot.replica && want != nullptr && want->replica &&
+         want->replica->service == slot.replica->service &&
+         slot.replica->throughput >= want->replica->throughput - kEpsilon;
+}
+
+bool Planner::Needed(int g, const Slot& desired) const {
+  if (!desired.replica) return false;
+  const Slot* have = state_.FindGpu(g)->Find(desired.instance);
+  return have == nullptr || !Wanted(g, *have);
+}
+
+bool Planner::Done() const {
+  for (const auto& [g, slots] : desired_) {
+    for (const Slot& d : slots) {
+      if (Needed(g, d)) return false;
+    }
+  }
+  for (const GpuState& g : state_.gpus) {
+    for (const Slot& s : g.slots) {
+      if (s.replica && !Wanted(g.id, s)) return false;
+    }
+  }
+  return true;
+}
+
+bool Planner::CanCover(const std::string& service, double throughput) const {
+  auto slack = slack_.find(service);
+  double available = slack == slack_.end() ? 0 : slack->second;
+  auto pool = unpaired_.find(service);
+  if (pool != unpaired_.end()) {
+    for (const auto& [id, left] : pool->second) available += left;
+  }
+  return available >= throughput - kEpsilon;
+}
+
+bool Planner::Cover(const std::string& service, double throughput,
+                    std::vector<int>* after) {
+  if (!CanCover(service, throughput)) return false;
+  double& slack = slack_[service];
+  double take = std::min(slack, throughput);
+  slack -= take;
+  throughput -= take;
+  auto& pool = unpaired_[service];
+  for (auto& [id, left] : pool) {
+    if (throughput <= kEpsilon) break;
+    double use = std::min(left, throughput);
+    left -= use;
+    throughput -= use;
+    after->push_back(id);
+  }
+  std::erase_if(pool,
+                [](const auto& entry) { return entry.second <= kEpsilon; });
+  return true;
+}
+
+std::vector<int> Planner::TouchDeps(const InstanceRef& ref) const {
+  auto it = last_touch_.find(Key(ref));
+  return it == last_touch_.end() ? std::vector<int>{}
+                                 : std::vector<int>{it->second};
+}
+
+int Planner::Emit(Action action) {
+  action.id = options_.first_id + static_cast<int>(plan_.actions.size());
+  std::sort(action.after.begin(), action.after.end());
+  action.after.erase(std::unique(action.after.begin(), action.after.end()),
+                     action.after.end());
+  Status applied = cluster::ApplyAction(gpu_, action, &state_);
+  assert(applied.ok());
+  if (!applied.ok() && error_.ok()) {
+    error_ = Status::Internal("planner emitted an impossible action: " +
+                              applied.message());
+  }
+  if (action.GainAtFinish() > 0) {
+    unpaired_[action.replica.service].emplace_back(action.id,
+                                                   action.GainAtFinish());
+  }
+  plan_.actions.push_back(std::move(action));
+  return plan_.actions.back().id;
+}
+
+bool Planner::Repartition(int g, std::vector<mig::Instance> remove,
+                          std::vector<mig::Instance> add) {
+  GpuState* gs = state_.FindGpu(g);
+  if (!mig::IsLegalReconfiguration(gpu_, cluster::ControllerMigOptions(),
+                                   gs->layout(), {remove, add}, nullptr)) {
+    return false;
+  }
+  Action a;
+  a.kind = ActionKind::kRepartition;
+  a.at.gpu = g;
+  if (auto it = last_repartition_.find(g); it != last_repartition_.end()) {
+    a.after.push_back(it->second);
+  }
+  for (const mig::Instance& i : remove) {
+    for (int id : TouchDeps({g, i})) a.after.push_back(id);
+  }
+  a.remove = remove;
+  a.add = add;
+  int id = Emit(std::move(a));
+  last_repartition_[g] = id;
+  for (const mig::Instance& i : remove) Touch({g, i}, id);
+  for (const mig::Instance& i : add) Touch({g, i}, id);
+  return true;
+}
+
+bool Planner::PrepareLayouts() {
+  bool progress = false;
+  for (const auto& [g, slots] : desired_) {
+    GpuState* gs = state_.FindGpu(g);
+    std::vector<mig::Instance> add;
+    for (const Slot& d : slots) {
+      if (!d.replica || gs->Find(d.instance) != nullptr) continue;
+      bool blocked =
+          std::any_of(gs->slots.begin(), gs->slots.end(), [&](const Slot& s) {
+            return s.replica && mig::Overlaps(gpu_, s.instance, d.instance);
+          });
+      if (!blocked) add.push_back(d.instance);
+    }
+    if (add.empty()) continue;
+    auto removals = [&](const std::vector<mig::Instance>& adding) {
+      std::vector<mig::Instance> remove;
+      for (const Slot& s : gs->slots) {
+        bool overlaps = std::any_of(adding.begin(), adding.end(),
+                                    [&](const mig::Instance& i) {
+                                      return mig::Overlaps(gpu_, s.instance, i);
+                                    });
+        if (!s.replica && overlaps) remove.push_back(s.instance);
+      }
+      return remove;
+    };
+    if (Repartition(g, removals(add), add)) {
+      progress = true;
+      continue;
+    }
+    for (const mig::Instance& i : add) {
+      progress |= Repartition(g, removals({i}), {i});
+    }
+  }
+  return progress;
+}
+
+bool Planner::FillSlots() {
+  bool progress = false;
+  for (const auto& [g, slots] : desired_) {
+    for (const Slot& d : slots) {
+      const Slot* dest = state_.FindGpu(g)->Find(d.instance);
+      if (!d.replica || dest == nullptr || dest->replica) continue;
+      InstanceRef to{g, d.instance};
+      const std::string& node = state_.FindGpu(g)->node;
+      // A same-size unneeded replica of the service can move here instead.
+      std::optional<std::tuple<int, int, InstanceRef, Replica>> source;
+      if (options_.use_migrate) {
+        for (const GpuState& other : state_.gpus) {
+          for (const Slot& s : other.slots) {
+            if (!s.replica || Wanted(other.id, s) ||
+                s.instance.profile != d.instance.profile ||
+                s.replica->service != d.replica->service ||
+                s.replica->batch != d.replica->batch ||
+                s.replica->procs != d.replica->procs ||
+                s.replica->throughput < d.replica->throughput - kEpsilon ||
+                !CanCover(s.replica->service, s.replica->throughput)) {
+              continue;
+            }
+            auto candidate = std::make_tuple(
+                other.id == g ? 0 : 1, other.node == node ? 0 : 1,
+                InstanceRef{other.id, s.instance}, *s.replica);
+            if (!source ||
+                std::tie(std::get<0>(candidate), std::get<1>(candidate)) <
+                    std::tie(std::get<0>(*source), std::get<1>(*source))) {
+              source = candidate;
+            }
+          }
+        }
+      }
+      Action a;
+      a.replica = *d.replica;
+      if (source) {
+        a.kind = ActionKind::kMigrate;
+        a.at = std::get<2>(*source);
+        a.to = to;
+        a.replica = std::get<3>(*source);
+        Cover(a.replica.service, a.replica.throughput, &a.after);
+        for (int id : TouchDeps(a.at)) a.after.push_back(id);
+      } else {
+        a.kind = ActionKind::kCreate;
+        a.at = to;
+      }
+      for (int id : TouchDeps(to)) a.after.push_back(id);
+      InstanceRef from = a.at;
+      int id = Emit(std::move(a));
+      Touch(to, id);
+      Touch(from, id);
+      progress = true;
+    }
+  }
+  return progress;
+}
+
+bool Planner::DeleteUnneeded() {
+  // Replicas in the way of a target instance go first.
+  std::vector<std::tuple<int, InstanceRef, Replica>> unneeded;
+  for (const GpuState& g : state_.gpus) {
+    for (const Slot& s : g.slots) {
+      if (!s.replica || Wanted(g.id, s)) continue;
+      bool blocks = false;
+      if (auto it = desired_.find(g.id); it != desired_.end()) {
+        for (const Slot& d : it->second) {
+          blocks |= d.replica && mig::Overlaps(gpu_, d.instance, s.instance);
+        }
+      }
+      unneeded.emplace_back(blocks ? 0 : 1, InstanceRef{g.id, s.instance},
+                            *s.replica);
+    }
+  }
+  std::stable_sort(unneeded.begin(), unneeded.end(),
+                   [](const auto& x, const auto& y) {
+                     return std::get<0>(x) < std::get<0>(y);
+                   });
+  bool progress = false;
+  for (const auto& [blocks, ref, replica] : unneeded) {
+    Action a;
+    if (!Cover(replica.service, replica.throughput, &a.after)) continue;
+    a.kind = ActionKind::kDelete;
+    a.at = ref;
+    a.replica = replica;
+    for (int id : TouchDeps(ref)) a.after.push_back(id);
+    Touch(ref, Emit(std::move(a)));
+    progress = true;
+  }
+  return progress;
+}
+
+std::optional<InstanceRef> Planner::FindRoom(int profile,
+                                             const std::string& node) {
+  std::optional<std::tuple<int, int, int, InstanceRef>> best;
+  for (const GpuState& g : state_.gpus) {
+    auto wanted = desired_.find(g.id);
+    bool target = wanted != desired_.end();
+    int kind = target ? 2 : g.HasReplica() ? 1 : 0;
+    for (int start : gpu_.profiles[profile].starts) {
+      mig::Instance y{profile, start};
+      bool clash =
+          std::any_of(g.slots.begin(), g.slots.end(), [&](const Slot& s) {
+            return s.replica && mig::Overlaps(gpu_, s.instance, y);
+          });
+      if (target) {
+        for (const Slot& d : wanted->second) {
+          clash |= mig::Overlaps(gpu_, d.instance, y);
+        }
+      }
+      if (clash) continue;
+      mig::Layout after = g.layout();
+      if (g.Find(y) == nullptr) {
+        for (const Slot& s : g.slots) {
+          if (mig::Overlaps(gpu_, s.instance, y)) after.Remove(s.instance);
+        }
+        after.Add(y);
+        if (!mig::IsLegal(gpu_, after, cluster::ControllerMigOptions()))
+          continue;
+      }
+      auto candidate =
+          std::make_tuple(kind, g.node == node ? 0 : 1,
+                          g.Find(y) == nullptr ? 1 : 0, InstanceRef{g.id, y});
+      if (!best || std::tie(std::get<0>(candidate), std::get<1>(candidate),
+                            std::get<2>(candidate)) <
+                       std::tie(std::get<0>(*best), std::get<1>(*best),
+                                std::get<2>(*best))) {
+        best = candidate;
+      }
+    }
+  }
+  if (!best) return std::nullopt;
+  return std::get<3>(*best);
+}
+
+bool Planner::MakeRoom(std::string* short_service) {
+  for (const auto& [g, slots] : desired_) {
+    const GpuState* gs = state_.FindGpu(g);
+    for (const Slot& d : slots) {
+      if (!Needed(g, d)) continue;
+      for (const Slot& b : gs->slots) {
+        if (!b.replica || Wanted(g, b) ||
+            !mig::Overlaps(gpu_, b.instance, d.instance)) {
+          continue;
+        }
+        if (short_service->empty()) *short_service = b.replica->service;
+        std::optional<InstanceRef> room =
+            FindRoom(b.instance.profile, gs->node);
+        if (!room) continue;
+        Replica copy = *b.replica;
+        GpuState* host = state_.FindGpu(room->gpu);
+        if (host->Find(room->instance) == nullptr) {
+          std::vector<mig::Instance> remove;
+          for (const Slot& s : host->slots) {
+            if (mig::Overlaps(gpu_, s.instance, room->instance)) {
+              remove.push_back(s.instance);
+            }
+          }
+          Repartition(room->gpu, remove, {room->instance});
+        }
+        Action a;
+        a.kind = ActionKind::kCreate;
+        a.at = *room;
+        a.replica = copy;
+        a.after = TouchDeps(*room);
+        Touch(*room, Emit(std::move(a)));
+        return true;
+      }
+    }
+  }
+  if (short_service->empty()) {
+    for (const GpuState& g : state_.gpus) {
+      for (const Slot& s : g.slots) {
+        if (s.replica && !Wanted(g.id, s)) {
+          *short_service = s.replica->service;
+          return false;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+void Planner::FinalLayouts() {
+  for (const auto& [g, slots] : desired_) {
+    std::vector<mig::Instance> instances;
+    for (const Slot& s : slots) instances.push_back(s.instance);
+    mig::Reconfiguration change =
+        mig::Diff(state_.FindGpu(g)->layout(), mig::Layout(instances));
+    if (change.remove.empty() && change.add.empty()) continue;
+    bool done = Repartition(g, change.remove, change.add);
+    assert(done);
+    (void)done;
+  }
+}
+
+StatusOr<TransitionPlan> Planner::Run() {
+  std::map<std::string, double> capacity = state_.Capacity();
+  std::set<std::string> services;
+  for (const auto& [s, value] : capacity) services.insert(s);
+  for (const auto& [s, value] : goal_.required_before) services.insert(s);
+  for (const auto& [s, value] : goal_.required_after) services.insert(s);
+  for (const std::string& s : services) {
+    double floor = goal_.Floor(s);
+    if (capacity[s] < floor - kEpsilon) {
+      return Status::FailedPrecondition(fmt::format(
+          "the current deployment gives service {} {:.6g} req/s, below the "
+          "{:.6g} it must keep",
+          s, capacity[s], floor));
+    }
+    slack_[s] = std::max(0.0, capacity[s] - floor);
+  }
+  size_t limit = 16 * (plan_.actions.size() + 64);
+  for (const GpuState& g : state_.gpus) limit += 16 * (g.slots.size() + 8);
+  for (size_t pass = 0; !Done(); ++pass) {
+    bool progress = PrepareLayouts();
+    progress |= FillSlots();
+    progress |= DeleteUnneeded();
+    if (!progress) {
+      std::string short_service;
+      if (!MakeRoom(&short_service)) {
+        return Status::FailedPrecondition(fmt::format(
+            "cannot keep service {} at min(before, after) during the "
+            "transition: no spare room for a temporary replica (add "
+            "--spare-gpus)",
+            short_service));
+      }
+    }
+    if (pass > limit || !error_.ok()) break;
+  }
+  MIGSERVE_RETURN_IF_ERROR(error_);
+  if (!Done()) return Status::Internal("planner made no progress");
+  FinalLayouts();
+  MIGSERVE_RETURN_IF_ERROR(error_);
+  return plan_;
+}
+
+}  // namespace
+
+TransitionGoal MakeGoal(const deployment::Deployment& from,
+                        const deployment::Deployment& to) {
+  TransitionGoal goal;
+  for (const workload::Service& s : from.services) {
+    goal.required_before[s.name] = s.throughput;
+  }
+  for (const workload::Service& s : to.services) {
+    goal.required_after[s.name] = s.throughput;
+  }
+  goal.target_gpus = to.UsedGpus();
+  return goal;
+}
+
+StatusOr<TransitionPlan> PlanTransition(const mig::GpuModel& gpu,
+                                        const ClusterState& current,
+                                        const deployment::Deployment& target,
+                                        const TransitionGoal& goal,
+                                        const PlannerOptions& options) {
+  MIGSERVE_ASSIGN_OR_RETURN(DesiredLayouts desired,
+                            MapTarget(gpu, current, target));
+  return Planner(gpu, current, std::move(desired), goal, options).Run();
+}
+
+}  // namespace migserve::controller

@@ -1,0 +1,56 @@
+// The exchange-and-compact planner (paper 6): from the cluster as it is to a
+// target deployment, a DAG of create, delete, migrate and repartition
+// actions that keeps every service at or above min(required before,
+// required after) in every execution order (see safety_checker.h).
+#ifndef MIGSERVE_CONTROLLER_PLANNER_H_
+#define MIGSERVE_CONTROLLER_PLANNER_H_
+
+#include "cluster/action.h"
+#include "cluster/cluster_state.h"
+#include "controller/safety_checker.h"
+#include "deployment/deployment.h"
+#include "mig/gpu_model.h"
+#include "util/status_or.h"
+
+namespace migserve::controller {
+
+struct PlannerOptions {
+  // Move a replica with one migrate (it stops counting while it moves) when
+  // its service has the slack; otherwise create the new one before deleting
+  // the old one.
+  bool use_migrate = true;
+  // First action id (a replan continues the journal's numbering).
+  int first_id = 0;
+};
+
+// Returns the goal of moving from `from` to `to`: required throughputs of
+// both sides, and the target's serving GPU count.
+TransitionGoal MakeGoal(const deployment::Deployment& from,
+                        const deployment::Deployment& to);
+
+// Returns a plan that takes `current` to `target`.
+//
+// Exchange: each target GPU config is mapped onto a physical GPU
+// (MapTarget); replicas already in place stay. Every missing replica is
+// created on its final instance as soon as that instance's memory is free of
+// replicas (a partial repartition makes it), or moved there by a migrate from
+// an unneeded replica of the same size, local ones first. An unneeded
+// replica is deleted once its service can lose it: from the slack above its
+// floor, or paired with creates of the same service (the delete waits for
+// them). Compact: when nothing can move (new instances wait for memory held
+// by replicas whose services cannot lose them yet), a temporary replica of a
+// blocking service is created on spare room (idle GPUs first, same node
+// first) and the loop goes on; so with few spare GPUs the transition goes a
+// few services at a time, in rounds (paper 6, last paragraph). Finally each
+// target GPU is repartitioned to its exact target layout.
+//
+// Returns FailedPrecondition naming the service when the cluster has no room
+// to keep it at its floor, or when the current deployment is below it.
+StatusOr<cluster::TransitionPlan> PlanTransition(
+    const mig::GpuModel& gpu, const cluster::ClusterState& current,
+    const deployment::Deployment& target, const TransitionGoal& goal,
+    const PlannerOptions& options = {});
+
+}  // namespace migserve::controller
+
+#endif  // MIGSERVE_CONTROLLER_PLANNER_H_

@@ -1,0 +1,215 @@
+#include "controller/safety_checker.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+#include "cluster/apply.h"
+#include "controller/max_flow.h"
+
+namespace migserve::controller {
+namespace {
+
+using cluster::Action;
+using cluster::ActionKind;
+using cluster::ClusterState;
+using cluster::TransitionPlan;
+
+constexpr double kTolerance = 1e-6;
+
+// An instance an action touches on one GPU; `whole_layout` for a repartition,
+// which must also be ordered against every other repartition of the GPU.
+struct Touch {
+  int action;
+  mig::Instance instance;
+  bool whole_layout;
+};
+
+// Ancestor sets as bit rows: ancestors[a] has bit b if b must finish before
+// a starts.
+class Ancestors {
+ public:
+  explicit Ancestors(const TransitionPlan& plan,
+                     const std::unordered_map<int, int>& index)
+      : words_((plan.actions.size() + 63) / 64),
+        bits_(plan.actions.size() * words_, 0) {
+    for (size_t a = 0; a < plan.actions.size(); ++a) {
+      for (int id : plan.actions[a].after) {
+        int b = index.at(id);
+        Set(a, b);
+        for (size_t w = 0; w < words_; ++w) {
+          bits_[a * words_ + w] |= bits_[b * words_ + w];
+        }
+      }
+    }
+  }
+  bool Ordered(int a, int b) const { return Has(a, b) || Has(b, a); }
+
+ private:
+  void Set(size_t a, size_t b) {
+    bits_[a * words_ + b / 64] |= 1ULL << (b % 64);
+  }
+  bool Has(size_t a, size_t b) const {
+    return (bits_[a * words_ + b / 64] >> (b % 64)) & 1;
+  }
+  size_t words_;
+  std::vector<uint64_t> bits_;
+};
+
+// Returns false (with problems added) if the plan's ids or `after` lists are
+// malformed; fills `index` (id -> position).
+bool CheckShape(const TransitionPlan& plan, std::unordered_map<int, int>* index,
+                std::vector<std::string>* problems) {
+  for (size_t k = 0; k < plan.actions.size(); ++k) {
+    const Action& a = plan.actions[k];
+    for (int id : a.after) {
+      if (index->count(id) == 0) {
+        problems->push_back(fmt::format(
+            "action {}: after {}: not an action listed before", a.id, id));
+        return false;
+      }
+    }
+    if (!index->emplace(a.id, static_cast<int>(k)).second) {
+      problems->push_back(fmt::format("action id {} is used twice", a.id));
+      return false;
+    }
+  }
+  return true;
+}
+
+void CheckOrdering(const mig::GpuModel& gpu, const TransitionPlan& plan,
+                   const Ancestors& ancestors,
+                   std::vector<std::string>* problems) {
+  std::map<int, std::vector<Touch>> by_gpu;
+  for (size_t k = 0; k < plan.actions.size(); ++k) {
+    const Action& a = plan.actions[k];
+    int i = static_cast<int>(k);
+    if (a.kind == ActionKind::kRepartition) {
+      for (const mig::Instance& x : a.remove)
+        by_gpu[a.at.gpu].push_back({i, x, true});
+      for (const mig::Instance& x : a.add)
+        by_gpu[a.at.gpu].push_back({i, x, true});
+      if (a.remove.empty() && a.add.empty()) {
+        by_gpu[a.at.gpu].push_back({i, {0, -100}, true});
+      }
+      continue;
+    }
+    by_gpu[a.at.gpu].push_back({i, a.at.instance, false});
+    if (a.kind == ActionKind::kMigrate) {
+      by_gpu[a.to.gpu].push_back({i, a.to.instance, false});
+    }
+  }
+  std::set<std::pair<int, int>> reported;
+  for (const auto& [id, touches] : by_gpu) {
+    for (size_t x = 0; x < touches.size(); ++x) {
+      for (size_t y = x + 1; y < touches.size(); ++y) {
+        const Touch& p = touches[x];
+        const Touch& q = touches[y];
+        if (p.action == q.action) continue;
+        bool both_layout = p.whole_layout && q.whole_layout;
+        bool overlap = p.instance.start >= 0 && q.instance.start >= 0 &&
+                       mig::Overlaps(gpu, p.instance, q.instance);
+        if (!both_layout && !overlap) continue;
+        if (ancestors.Ordered(p.action, q.action)) continue;
+        if (!reported.insert({p.action, q.action}).second) continue;
+        problems->push_back(fmt::format(
+            "actions {} and {} both touch GPU {} but the DAG does not order "
+            "them",
+            plan.actions[p.action].id, plan.actions[q.action].id, id));
+      }
+    }
+  }
+}
+
+// Returns the lowest capacity of `service` over every state the DAG allows.
+double WorstCapacity(const TransitionPlan& plan,
+                     const std::unordered_map<int, int>& index,
+                     const std::string& service, double initial) {
+  // Node 2k: action k started; 2k+1: action k finished. A closure (a set
+  // closed under "requires") is a reachable moment: finished requires
+  // started, started requires every `after` finished. Maximum-weight closure
+  // with weight loss(started) and -gain(finished) is the worst drop.
+  int n = static_cast<int>(plan.actions.size());
+  int source = 2 * n, sink = 2 * n + 1;
+  MaxFlow flow(2 * n + 2);
+  double losses = 0;
+  for (int k = 0; k < n; ++k) {
+    const Action& a = plan.actions[k];
+    flow.AddEdge(2 * k + 1, 2 * k, MaxFlow::kInfinity);
+    for (int id : a.after) {
+      flow.AddEdge(2 * k, 2 * index.at(id) + 1, MaxFlow::kInfinity);
+    }
+    if (a.kind == ActionKind::kRepartition || a.replica.service != service) {
+      continue;
+    }
+    if (a.LossAtStart() > 0) {
+      flow.AddEdge(source, 2 * k, a.LossAtStart());
+      losses += a.LossAtStart();
+    }
+    if (a.GainAtFinish() > 0) flow.AddEdge(2 * k + 1, sink, a.GainAtFinish());
+  }
+  if (losses == 0) return initial;
+  double worst_drop = losses - flow.Solve(source, sink);
+  return initial - worst_drop;
+}
+
+}  // namespace
+
+double TransitionGoal::Floor(const std::string& service) const {
+  auto before = required_before.find(service);
+  auto after = required_after.find(service);
+  if (before == required_before.end() || after == required_after.end())
+    return 0;
+  return std::min(before->second, after->second);
+}
+
+SafetyReport CheckPlan(const mig::GpuModel& gpu, const ClusterState& initial,
+                       const TransitionPlan& plan, const TransitionGoal& goal) {
+  SafetyReport report;
+  std::unordered_map<int, int> index;
+  if (!CheckShape(plan, &index, &report.problems)) return report;
+  CheckOrdering(gpu, plan, Ancestors(plan, index), &report.problems);
+
+  ClusterState state = initial;
+  for (const Action& a : plan.actions) {
+    Status applied = cluster::ApplyAction(gpu, a, &state);
+    if (!applied.ok()) {
+      report.problems.push_back(applied.message());
+      return report;
+    }
+  }
+
+  std::map<std::string, double> start = initial.Capacity();
+  std::set<std::string> services;
+  for (const auto& [name, value] : goal.required_before) services.insert(name);
+  for (const auto& [name, value] : goal.required_after) services.insert(name);
+  for (const std::string& s : services) {
+    double worst = WorstCapacity(plan, index, s, start[s]);
+    report.worst_capacity[s] = worst;
+    double floor = goal.Floor(s);
+    if (worst < floor * (1 - kTolerance) - kTolerance) {
+      report.problems.push_back(fmt::format(
+          "service {} can drop to {:.6g} req/s in some execution order, below "
+          "min(before, after) = {:.6g}",
+          s, worst, floor));
+    }
+  }
+
+  std::map<std::string, double> end = state.Capacity();
+  for (const auto& [s, required] : goal.required_after) {
+    if (end[s] < required * (1 - kTolerance) - kTolerance) {
+      report.problems.push_back(fmt::format(
+          "service {} ends with {:.6g} of {:.6g} req/s", s, end[s], required));
+    }
+  }
+  if (state.UsedGpus() > goal.target_gpus) {
+    report.problems.push_back(
+        fmt::format("{} GPUs serve replicas at the end; the target uses {}",
+                    state.UsedGpus(), goal.target_gpus));
+  }
+  return report;
+}
+
+}  // namespace migserve::controller

@@ -1,0 +1,57 @@
+#include "deployment/json_fields.h"
+
+#include <algorithm>
+
+namespace migserve::deployment {
+
+using nlohmann::json;
+
+StatusOr<json> ParseJson(const std::string& text, const std::string& source) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    size_t byte = std::min<size_t>(e.byte, text.size());
+    int line = 1, column = 1;
+    for (size_t i = 0; i + 1 < byte; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    std::string what = e.what();
+    size_t colon = what.rfind(": ");
+    return Status::InvalidArgument(fmt::format(
+        "{}:{}:{}: invalid JSON: {}", source, line, column,
+        colon == std::string::npos ? what : what.substr(colon + 2)));
+  }
+}
+
+Status ExpectObject(const json& j, const std::string& source,
+                    const std::string& path) {
+  if (j.is_object()) return Status::Ok();
+  return Status::InvalidArgument(fmt::format(
+      "{}: {}: expected an object", source, path.empty() ? "document" : path));
+}
+
+Status Fields::Error(std::string_view key, std::string_view reason) const {
+  std::string where =
+      path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
+  return Status::InvalidArgument(
+      fmt::format("{}: {}: {}", source_, where, reason));
+}
+
+StatusOr<const json*> Fields::Array(const char* key) const {
+  if (!Has(key)) return Error(key, "missing");
+  if (!object_[key].is_array()) return Error(key, "expected a list");
+  return &object_[key];
+}
+
+StatusOr<const json*> Fields::Object(const char* key) const {
+  if (!Has(key)) return Error(key, "missing");
+  if (!object_[key].is_object()) return Error(key, "expected an object");
+  return &object_[key];
+}
+
+}  // namespace migserve::deployment

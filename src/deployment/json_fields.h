@@ -1,0 +1,81 @@
+// Reading JSON documents with errors that name the file and the field path
+// (`d.json: gpus[2].instances[0].start: missing`). Shared by the deployment
+// and plan readers.
+#ifndef MIGSERVE_DEPLOYMENT_JSON_FIELDS_H_
+#define MIGSERVE_DEPLOYMENT_JSON_FIELDS_H_
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "util/status_or.h"
+
+namespace migserve::deployment {
+
+// Parses `text` read from `source`. Returns InvalidArgument
+// "source:line:column: invalid JSON: reason" if it is malformed.
+StatusOr<nlohmann::json> ParseJson(const std::string& text,
+                                   const std::string& source);
+
+// Returns InvalidArgument "source: path: expected an object" unless `j` is
+// an object.
+Status ExpectObject(const nlohmann::json& j, const std::string& source,
+                    const std::string& path);
+
+// Reads typed fields of one JSON object, naming `path` in errors.
+class Fields {
+ public:
+  Fields(const nlohmann::json& object, const std::string& source,
+         std::string path)
+      : object_(object), source_(source), path_(std::move(path)) {}
+
+  // Returns InvalidArgument "source: path.key: reason".
+  Status Error(std::string_view key, std::string_view reason) const;
+
+  bool Has(const char* key) const {
+    return object_.contains(key) && !object_[key].is_null();
+  }
+
+  // Sets `out` from the field `key`; a missing field is an error only if
+  // `required`. Returns InvalidArgument on a type mismatch.
+  template <typename T>
+  Status Get(const char* key, bool required, T* out) const {
+    if (!Has(key)) return required ? Error(key, "missing") : Status::Ok();
+    const nlohmann::json& v = object_[key];
+    bool ok;
+    if constexpr (std::is_same_v<T, std::string>) {
+      ok = v.is_string();
+    } else if constexpr (std::is_integral_v<T>) {
+      ok = v.is_number_integer();
+    } else {
+      ok = v.is_number();
+    }
+    if (!ok) {
+      return Error(key, fmt::format("expected {}, got {}",
+                                    std::is_same_v<T, std::string> ? "a string"
+                                    : std::is_integral_v<T> ? "an integer"
+                                                            : "a number",
+                                    v.dump()));
+    }
+    *out = v.get<T>();
+    return Status::Ok();
+  }
+
+  // Returns the list under `key`, or InvalidArgument if absent or not one.
+  StatusOr<const nlohmann::json*> Array(const char* key) const;
+
+  // Returns the object under `key`, or InvalidArgument if absent or not one.
+  StatusOr<const nlohmann::json*> Object(const char* key) const;
+
+ private:
+  const nlohmann::json& object_;
+  const std::string& source_;
+  std::string path_;
+};
+
+}  // namespace migserve::deployment
+
+#endif  // MIGSERVE_DEPLOYMENT_JSON_FIELDS_H_
