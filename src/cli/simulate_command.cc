@@ -86,23 +86,26 @@ void RunSimulate(const SimulateFlags& flags, CommandContext* context) {
     ++counts[kind];
   }
   auto [repartition_s, replicas_s] = TimeByComponent(sim.timeline());
-  cluster::ClusterState end = sim.Observe().value();
+  cluster::ClusterState end = sim.state();
   std::map<std::string, double> final_capacity = end.Capacity();
 
-  nlohmann::json report = {{"from", flags.transition.from},
-                           {"to", flags.transition.to},
-                           {"seed", flags.seed},
-                           {"ok", run.ok()},
-                           {"actions", counts},
-                           {"makespan_s", sim.now_s()},
-                           {"time_s",
-                            {{"planner", controller.stats().planner_s},
-                             {"repartition", repartition_s},
-                             {"replicas", replicas_s}}},
-                           {"peak_gpus", sim.peak_gpus()},
-                           {"final_gpus", end.UsedGpus()},
-                           {"target_gpus", in->goal.target_gpus},
-                           {"services", nlohmann::json::array()}};
+  nlohmann::json report = {
+      {"from", flags.transition.from},
+      {"to", flags.transition.to},
+      {"seed", flags.seed},
+      {"ok", run.ok()},
+      {"actions", counts},
+      {"makespan_s", sim.now_s()},
+      {"time_s",
+       {{"planner", controller.stats().planner_s},
+        {"repartition", repartition_s},
+        {"replicas", replicas_s}}},
+      {"peak_gpus", sim.peak_gpus()},
+      {"plans", controller.stats().plans},
+      {"short_services", controller.stats().short_services},
+      {"final_gpus", end.UsedGpus()},
+      {"target_gpus", in->goal.target_gpus},
+      {"services", nlohmann::json::array()}};
   std::vector<std::string> problems;
   if (!run.ok()) problems.push_back(run.message());
   TextTable table(

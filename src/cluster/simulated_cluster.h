@@ -60,6 +60,7 @@ class SimulatedCluster : public ClusterBackend {
   std::vector<int> Running() const override;
   StatusOr<ActionResult> WaitAny() override;
 
+  const ClusterState& state() const { return state_; }
   double now_s() const { return now_s_; }
   const std::vector<TimelineEntry>& timeline() const { return timeline_; }
   // Per service: the lowest capacity it had at any moment.

@@ -40,6 +40,48 @@ StatusOr<int> Controller::MakePlan(const deployment::Deployment& target,
   return journal_->BeginPlan(target_json, cluster::FormatPlan(*plan, gpu_));
 }
 
+namespace {
+
+// Returns why `state` does not meet `goal`'s end, or "" if it does.
+std::string Missing(const cluster::ClusterState& state,
+                    const TransitionGoal& goal) {
+  std::map<std::string, double> capacity = state.Capacity();
+  for (const auto& [service, required] : goal.required_after) {
+    if (capacity[service] < required - 1e-6) {
+      return fmt::format("service {} has {:.6g} of {:.6g} req/s (a lost GPU?)",
+                         service, capacity[service], required);
+    }
+  }
+  if (state.UsedGpus() > goal.target_gpus) {
+    return fmt::format("{} GPUs serve, more than the target's {}",
+                       state.UsedGpus(), goal.target_gpus);
+  }
+  return "";
+}
+
+}  // namespace
+
+StatusOr<TransitionGoal> Controller::AfterLoss(const TransitionGoal& goal) {
+  MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState observed,
+                            backend_->Observe());
+  std::map<std::string, double> capacity = observed.Capacity();
+  TransitionGoal kept = goal;
+  for (auto& [service, before] : kept.required_before) {
+    double floor = goal.Floor(service);
+    if (capacity[service] >= floor - 1e-6) continue;
+    Progress(fmt::format(
+        "controller: service {} is short: {:.6g} of {:.6g} req/s after a "
+        "loss; keeping what it has",
+        service, capacity[service], floor));
+    if (std::find(stats_.short_services.begin(), stats_.short_services.end(),
+                  service) == stats_.short_services.end()) {
+      stats_.short_services.push_back(service);
+    }
+    before = capacity[service];
+  }
+  return kept;
+}
+
 Status Controller::Transition(const deployment::Deployment& target,
                               const TransitionGoal& goal) {
   std::string target_json = deployment::FormatDeployment(target);
@@ -63,7 +105,12 @@ Status Controller::Transition(const deployment::Deployment& target,
   }
   for (int replans = 0;; ++replans) {
     Status run = Execute(version, plan, states);
-    if (run.ok()) return journal_->FinishPlan(version);
+    if (run.ok()) {
+      MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState end, backend_->Observe());
+      std::string missing = Missing(end, goal);
+      if (missing.empty()) return journal_->FinishPlan(version);
+      run = Status::Unavailable("the plan ran but " + missing);
+    }
     if (run.code() == Status::Code::kAborted ||
         replans >= options_.max_replans) {
       return run;
@@ -78,8 +125,9 @@ Status Controller::Transition(const deployment::Deployment& target,
     MIGSERVE_RETURN_IF_ERROR(journal_->FinishPlan(version));
     int next_id = 0;
     for (const Action& a : plan.actions) next_id = std::max(next_id, a.id + 1);
+    MIGSERVE_ASSIGN_OR_RETURN(TransitionGoal kept, AfterLoss(goal));
     MIGSERVE_ASSIGN_OR_RETURN(
-        version, MakePlan(target, target_json, goal, next_id, &plan));
+        version, MakePlan(target, target_json, kept, next_id, &plan));
     states.clear();
   }
 }
@@ -141,6 +189,12 @@ Status Controller::Execute(int version, const TransitionPlan& plan,
       return Status::Unavailable(result.status.message());
     done.insert(result.id);
     ++stats_.actions_run;
+    MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState now, backend_->Observe());
+    for (const cluster::GpuState& g : observed.gpus) {
+      if (now.FindGpu(g.id) == nullptr) {
+        return Status::Unavailable(fmt::format("GPU {} was lost", g.id));
+      }
+    }
     if (++finished == options_.stop_after) {
       return Status::Aborted(
           fmt::format("controller stopped after {} actions", finished));

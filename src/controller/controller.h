@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "cluster/cluster_backend.h"
 #include "controller/journal.h"
@@ -30,6 +31,8 @@ struct TransitionStats {
   int plans = 0;         // plans made (a resumed plan is not counted)
   int actions_run = 0;   // actions this call saw finish
   double planner_s = 0;  // wall-clock seconds spent planning and checking
+  // Services a lost GPU left below their floor; replans keep what remains.
+  std::vector<std::string> short_services;
 };
 
 class Controller {
@@ -39,9 +42,11 @@ class Controller {
       : gpu_(gpu), backend_(backend), journal_(journal), options_(options) {}
 
   // Moves the cluster to `target` under `goal`. Resumes the journal's
-  // unfinished plan if it is for the same target. Returns OK when the
-  // cluster holds the target; Aborted when stop_after hit; FailedPrecondition
-  // naming the service when a replan cannot keep it at its floor; the
+  // unfinished plan if it is for the same target. On a failed action or a
+  // lost GPU it replans from the observed cluster; a service the loss left
+  // below its floor is named (progress, stats) and kept at what it has.
+  // Returns OK when the cluster holds the target; Aborted when stop_after
+  // hit; FailedPrecondition naming the service when no plan can keep it; the
   // backend's error when replans are exhausted.
   Status Transition(const deployment::Deployment& target,
                     const TransitionGoal& goal);
@@ -53,6 +58,8 @@ class Controller {
                          const std::string& target_json,
                          const TransitionGoal& goal, int first_id,
                          cluster::TransitionPlan* plan);
+  // Lowers the floor of services the observed cluster has below it.
+  StatusOr<TransitionGoal> AfterLoss(const TransitionGoal& goal);
   // Runs the actions of `plan` that `states` does not have as done.
   Status Execute(int version, const cluster::TransitionPlan& plan,
                  std::map<int, ActionState> states);

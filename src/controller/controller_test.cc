@@ -1,1 +1,147 @@
+#include "controller/controller.h"
+
 #include <gtest/gtest.h>
+
+#include "cluster/simulated_cluster.h"
+#include "deployment/deployment_json.h"
+#include "mig/gpu_catalog.h"
+#include "util/test_util.h"
+
+namespace migserve::controller {
+namespace {
+
+using cluster::ClusterState;
+using cluster::SimulatedCluster;
+using deployment::Deployment;
+
+const mig::GpuModel& A100() {
+  return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
+}
+
+struct Transition {
+  Deployment from, to;
+  ClusterState current;
+  TransitionGoal goal;
+};
+
+Transition Load(const std::string& from, const std::string& to) {
+  auto load = [](const std::string& name) {
+    return deployment::LoadDeployment(
+               testing::SourcePath("data/deployments/" + name + ".json"))
+        .value();
+  };
+  Transition t{load(from), load(to), {}, {}};
+  t.current = cluster::ClusterFromDeployment(t.from, A100(), {8, 24}).value();
+  t.goal = MakeGoal(t.from, t.to);
+  return t;
+}
+
+// Checks the invariant over the simulated timeline and the final state.
+void ExpectReached(const Transition& t, const SimulatedCluster& sim) {
+  for (const auto& [service, lowest] : sim.min_capacity()) {
+    EXPECT_GE(lowest, t.goal.Floor(service) - 1e-6) << service;
+  }
+  ClusterState end = sim.state();
+  std::map<std::string, double> capacity = end.Capacity();
+  for (const auto& [service, required] : t.goal.required_after) {
+    EXPECT_GE(capacity[service], required - 1e-6) << service;
+  }
+  EXPECT_LE(end.UsedGpus(), t.goal.target_gpus);
+}
+
+std::string Snapshot(const SimulatedCluster& sim) {
+  return deployment::FormatDeployment(
+      cluster::ToDeployment(sim.state(), A100(), {}));
+}
+
+TEST(ControllerTest, DayToNightAndBackKeepEveryService) {
+  for (auto [from, to] :
+       {std::pair{"day", "night"}, std::pair{"night", "day"}}) {
+    Transition t = Load(from, to);
+    SimulatedCluster sim(A100(), t.current);
+    auto journal = Journal::Open(":memory:").value();
+    Controller controller(A100(), &sim, journal.get());
+    ASSERT_TRUE(controller.Transition(t.to, t.goal).ok()) << from;
+    ExpectReached(t, sim);
+    for (const auto& [id, count] : sim.starts()) EXPECT_EQ(count, 1) << id;
+  }
+}
+
+TEST(ControllerTest, ResumesAfterACrashAtEveryActionBoundary) {
+  Transition t = Load("night", "day");
+  SimulatedCluster reference(A100(), t.current);
+  auto memory = Journal::Open(":memory:").value();
+  ASSERT_TRUE(Controller(A100(), &reference, memory.get())
+                  .Transition(t.to, t.goal)
+                  .ok());
+  size_t actions = reference.starts().size();
+  ASSERT_GT(actions, 10u);
+  for (size_t k = 1; k < actions; ++k) {
+    SCOPED_TRACE(k);
+    std::string path = testing::TempDir() + "/crash-" + std::to_string(k);
+    SimulatedCluster sim(A100(), t.current);
+    {
+      auto journal = Journal::Open(path).value();
+      ControllerOptions options;
+      options.stop_after = static_cast<int>(k);
+      Status run = Controller(A100(), &sim, journal.get(), options)
+                       .Transition(t.to, t.goal);
+      ASSERT_EQ(run.code(), Status::Code::kAborted) << run.ToString();
+    }
+    auto journal = Journal::Open(path).value();
+    Controller restarted(A100(), &sim, journal.get());
+    ASSERT_TRUE(restarted.Transition(t.to, t.goal).ok());
+    EXPECT_EQ(restarted.stats().plans, 0);  // resumed, not replanned
+    EXPECT_EQ(sim.starts().size(), actions);
+    for (const auto& [id, count] : sim.starts()) EXPECT_EQ(count, 1) << id;
+    ExpectReached(t, sim);
+    EXPECT_EQ(Snapshot(sim), Snapshot(reference));
+  }
+}
+
+TEST(ControllerTest, ReplansAfterAFailedAction) {
+  Transition t = Load("night", "day");
+  SimulatedCluster sim(A100(), t.current, {}, 1, {.fail_action = 3});
+  auto journal = Journal::Open(":memory:").value();
+  Controller controller(A100(), &sim, journal.get());
+  ASSERT_TRUE(controller.Transition(t.to, t.goal).ok());
+  EXPECT_EQ(controller.stats().plans, 2);
+  ExpectReached(t, sim);
+}
+
+TEST(ControllerTest, ReplansAroundALostGpu) {
+  Transition t = Load("night", "day");
+  // GPU 10 is idle at first and takes day replicas; it is lost 10 s in,
+  // before any of its creates finish.
+  SimulatedCluster sim(A100(), t.current, {}, 1,
+                       {.lose_gpu = 10, .lose_at_s = 10});
+  auto journal = Journal::Open(":memory:").value();
+  Controller controller(A100(), &sim, journal.get());
+  ASSERT_TRUE(controller.Transition(t.to, t.goal).ok());
+  EXPECT_EQ(controller.stats().plans, 2);
+  EXPECT_TRUE(controller.stats().short_services.empty());
+  EXPECT_EQ(sim.state().FindGpu(10), nullptr);
+  ExpectReached(t, sim);
+}
+
+TEST(ControllerTest, NamesTheShortServiceAfterLosingItsGpu) {
+  Transition t = Load("night", "day");
+  // GPU 0 serves night replicas of inceptionv3-1, resnet50-1 and
+  // resnet101-1; losing it leaves them below their floor.
+  SimulatedCluster sim(A100(), t.current, {}, 1,
+                       {.lose_gpu = 0, .lose_at_s = 1});
+  auto journal = Journal::Open(":memory:").value();
+  Controller controller(A100(), &sim, journal.get());
+  ASSERT_TRUE(controller.Transition(t.to, t.goal).ok());
+  std::vector<std::string> short_services = controller.stats().short_services;
+  std::sort(short_services.begin(), short_services.end());
+  EXPECT_EQ(short_services, (std::vector<std::string>{
+                                "inceptionv3-1", "resnet101-1", "resnet50-1"}));
+  std::map<std::string, double> capacity = sim.state().Capacity();
+  for (const auto& [service, required] : t.goal.required_after) {
+    EXPECT_GE(capacity[service], required - 1e-6) << service;
+  }
+}
+
+}  // namespace
+}  // namespace migserve::controller

@@ -1,1 +1,171 @@
+#include "controller/safety_checker.h"
+
 #include <gtest/gtest.h>
+
+#include <random>
+
+#include "mig/gpu_catalog.h"
+
+namespace migserve::controller {
+namespace {
+
+using cluster::Action;
+using cluster::ActionKind;
+using cluster::ClusterState;
+using cluster::Replica;
+using cluster::TransitionPlan;
+
+const mig::GpuModel& A100() {
+  return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
+}
+int OneG() { return A100().FindProfile("1g.10gb"); }
+
+// GPUs 0 and 1, each with seven 1g instances; on GPU 0 instances 0..3 serve
+// "a" at 100 req/s each, on GPU 1 instance 0 serves "a" at 100.
+ClusterState Cluster() {
+  ClusterState state;
+  for (int g = 0; g < 2; ++g) {
+    cluster::GpuState gpu{g, "n", {}};
+    for (int start = 0; start < 7; ++start) {
+      std::optional<Replica> replica;
+      if ((g == 0 && start < 4) || (g == 1 && start == 0)) {
+        replica = Replica{"a", 8, 1, 100, 10};
+      }
+      gpu.slots.push_back({{OneG(), start}, replica});
+    }
+    state.gpus.push_back(gpu);
+  }
+  return state;
+}
+
+Action Make(int id, ActionKind kind, int gpu, int start,
+            std::vector<int> after = {}) {
+  Action a;
+  a.id = id;
+  a.kind = kind;
+  a.at = {gpu, {OneG(), start}};
+  a.replica = {"a", 8, 1, 100, 10};
+  a.after = std::move(after);
+  return a;
+}
+
+TransitionGoal Goal(double before, double after, int gpus = 2) {
+  return {{{"a", before}}, {{"a", after}}, gpus};
+}
+
+TEST(SafetyCheckerTest, CreateBeforeDeleteIsSafeOnlyWithTheDependency) {
+  TransitionPlan safe{{Make(0, ActionKind::kCreate, 0, 4),
+                       Make(1, ActionKind::kDelete, 0, 0, {0})}};
+  SafetyReport ok = CheckPlan(A100(), Cluster(), safe, Goal(500, 500));
+  EXPECT_TRUE(ok.ok()) << ok.problems.front();
+  EXPECT_DOUBLE_EQ(ok.worst_capacity["a"], 500);
+
+  // Without `after` some order deletes first: 400 < 500.
+  TransitionPlan unsafe{
+      {Make(0, ActionKind::kCreate, 0, 4), Make(1, ActionKind::kDelete, 0, 0)}};
+  SafetyReport bad = CheckPlan(A100(), Cluster(), unsafe, Goal(500, 500));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_DOUBLE_EQ(bad.worst_capacity["a"], 400);
+  EXPECT_NE(bad.problems.front().find("service a can drop to 400"),
+            std::string::npos);
+  // The floor is min(before, after): shrinking to 400 makes it safe.
+  EXPECT_TRUE(CheckPlan(A100(), Cluster(), unsafe, Goal(500, 400)).ok());
+}
+
+TEST(SafetyCheckerTest, MigratingReplicaDoesNotCountWhileItMoves) {
+  Action move = Make(0, ActionKind::kMigrate, 0, 0);
+  move.to = {1, {OneG(), 3}};
+  SafetyReport report =
+      CheckPlan(A100(), Cluster(), TransitionPlan{{move}}, Goal(500, 500));
+  EXPECT_FALSE(report.ok());
+  EXPECT_DOUBLE_EQ(report.worst_capacity["a"], 400);
+}
+
+TEST(SafetyCheckerTest, FlagsUnorderedActionsOnOneInstance) {
+  TransitionPlan plan{
+      {Make(0, ActionKind::kDelete, 0, 0), Make(1, ActionKind::kCreate, 0, 0)}};
+  SafetyReport report = CheckPlan(A100(), Cluster(), plan, Goal(0, 400));
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(report.problems.front().find("does not order"), std::string::npos);
+}
+
+TEST(SafetyCheckerTest, FlagsRepartitionOfInstanceWithReplica) {
+  Action a = Make(0, ActionKind::kRepartition, 0, 0);
+  a.remove = {{OneG(), 0}, {OneG(), 1}};
+  a.add = {{A100().FindProfile("2g.20gb"), 0}};
+  SafetyReport report =
+      CheckPlan(A100(), Cluster(), TransitionPlan{{a}}, Goal(0, 0));
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(report.problems.front().find("still serves a"), std::string::npos);
+}
+
+TEST(SafetyCheckerTest, FlagsIllegalIntermediateLayout) {
+  Action a = Make(0, ActionKind::kRepartition, 0, 5);
+  a.remove = {{OneG(), 5}};
+  a.add = {{A100().FindProfile("2g.20gb"), 5}};  // 2g may start at 0, 2, 4
+  SafetyReport report =
+      CheckPlan(A100(), Cluster(), TransitionPlan{{a}}, Goal(0, 0));
+  EXPECT_FALSE(report.ok());
+}
+
+TEST(SafetyCheckerTest, FlagsShortFinalStateAndTooManyGpus) {
+  TransitionPlan plan{{Make(0, ActionKind::kDelete, 0, 0)}};
+  SafetyReport report = CheckPlan(A100(), Cluster(), plan, Goal(400, 450, 1));
+  ASSERT_EQ(report.problems.size(), 2u);
+  EXPECT_NE(report.problems[0].find("ends with 400 of 450"), std::string::npos);
+  EXPECT_NE(report.problems[1].find("2 GPUs serve"), std::string::npos);
+}
+
+// The lowest capacity over every reachable state, by enumerating each
+// action as not started, started or finished.
+double BruteForceWorst(const TransitionPlan& plan, double initial) {
+  size_t n = plan.actions.size();
+  std::vector<int> state(n, 0);
+  double worst = initial;
+  size_t total = 1;
+  for (size_t k = 0; k < n; ++k) total *= 3;
+  for (size_t code = 0; code < total; ++code) {
+    size_t c = code;
+    for (size_t k = 0; k < n; ++k, c /= 3) state[k] = static_cast<int>(c % 3);
+    bool valid = true;
+    double capacity = initial;
+    for (size_t k = 0; k < n && valid; ++k) {
+      if (state[k] == 0) continue;
+      for (int p : plan.actions[k].after) valid &= state[p] == 2;
+      capacity -= plan.actions[k].LossAtStart();
+      if (state[k] == 2) capacity += plan.actions[k].GainAtFinish();
+    }
+    if (valid) worst = std::min(worst, capacity);
+  }
+  return worst;
+}
+
+TEST(SafetyCheckerTest, WorstCapacityMatchesBruteForceOverAllOrders) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 40; ++trial) {
+    // Deletes on GPU 0 instances 0..3, creates on 4..6, a migrate on GPU 1.
+    TransitionPlan plan;
+    std::vector<Action> actions;
+    for (int s = 0; s < 4; ++s)
+      actions.push_back(Make(0, ActionKind::kDelete, 0, s));
+    for (int s = 4; s < 7; ++s)
+      actions.push_back(Make(0, ActionKind::kCreate, 0, s));
+    Action move = Make(0, ActionKind::kMigrate, 1, 0);
+    move.to = {1, {OneG(), 1 + static_cast<int>(rng() % 6)}};
+    actions.push_back(move);
+    std::shuffle(actions.begin(), actions.end(), rng);
+    for (size_t k = 0; k < actions.size(); ++k) {
+      actions[k].id = static_cast<int>(k);
+      for (size_t p = 0; p < k; ++p) {
+        if (rng() % 4 == 0) actions[k].after.push_back(static_cast<int>(p));
+      }
+      plan.actions.push_back(actions[k]);
+    }
+    SafetyReport report = CheckPlan(A100(), Cluster(), plan, Goal(0, 0));
+    EXPECT_NEAR(report.worst_capacity["a"], BruteForceWorst(plan, 500), 1e-9)
+        << "trial " << trial;
+  }
+}
+
+}  // namespace
+}  // namespace migserve::controller
