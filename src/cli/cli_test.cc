@@ -45,7 +45,9 @@ TEST(CliTest, HelpOnEveryCommandExitsZero) {
                                         {"validate", "--help"},
                                         {"import", "parvagpu", "--help"},
                                         {"generate", "--help"},
-                                        {"models", "--help"}}) {
+                                        {"models", "--help"},
+                                        {"plan", "--help"},
+                                        {"simulate", "--help"}}) {
     Result r = Cli(args);
     EXPECT_EQ(r.code, 0) << args[0];
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << args[0];

@@ -1,0 +1,89 @@
+// Speed of the exchange-and-compact planner and of the all-orders safety
+// checker on night2day scaled k times (k copies of each GPU, every required
+// throughput times k), on a cluster of 24 k GPUs (3 k nodes of 8).
+#include <benchmark/benchmark.h>
+
+#include "controller/planner.h"
+#include "controller/safety_checker.h"
+#include "deployment/deployment_json.h"
+#include "mig/gpu_catalog.h"
+
+namespace migserve {
+namespace {
+
+deployment::Deployment Scaled(const std::string& name, int k) {
+  deployment::Deployment d =
+      deployment::LoadDeployment(std::string(MIGSERVE_SOURCE_DIR) +
+                                 "/data/deployments/" + name + ".json")
+          .value();
+  std::vector<deployment::DeployedGpu> gpus;
+  for (int copy = 0; copy < k; ++copy) {
+    for (deployment::DeployedGpu g : d.gpus) {
+      g.id += copy * static_cast<int>(d.gpus.size());
+      gpus.push_back(g);
+    }
+  }
+  d.gpus = gpus;
+  for (workload::Service& s : d.services) s.throughput *= k;
+  return d;
+}
+
+struct Case {
+  deployment::Deployment from, to;
+  cluster::ClusterState current;
+  controller::TransitionGoal goal;
+};
+
+Case NightToDay(int k) {
+  const mig::GpuModel& gpu =
+      *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
+  Case c{Scaled("night", k), Scaled("day", k), {}, {}};
+  c.current = cluster::ClusterFromDeployment(c.from, gpu, {8, 24 * k}).value();
+  c.goal = controller::MakeGoal(c.from, c.to);
+  return c;
+}
+
+void BM_Planner(benchmark::State& state) {
+  const mig::GpuModel& gpu =
+      *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
+  Case c = NightToDay(static_cast<int>(state.range(0)));
+  size_t actions = 0;
+  for (auto _ : state) {
+    auto plan = controller::PlanTransition(gpu, c.current, c.to, c.goal);
+    actions = plan->actions.size();
+    benchmark::DoNotOptimize(plan);
+  }
+  state.counters["gpus"] = static_cast<double>(c.current.gpus.size());
+  state.counters["actions"] = static_cast<double>(actions);
+}
+BENCHMARK(BM_Planner)
+    ->Arg(1)
+    ->Arg(4)
+    ->Arg(16)
+    ->Arg(40)
+    ->Unit(benchmark::kMillisecond);
+
+void BM_SafetyChecker(benchmark::State& state) {
+  const mig::GpuModel& gpu =
+      *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
+  Case c = NightToDay(static_cast<int>(state.range(0)));
+  cluster::TransitionPlan plan =
+      controller::PlanTransition(gpu, c.current, c.to, c.goal).value();
+  for (auto _ : state) {
+    controller::SafetyReport report =
+        controller::CheckPlan(gpu, c.current, plan, c.goal);
+    if (!report.ok()) state.SkipWithError("unsafe plan");
+    benchmark::DoNotOptimize(report);
+  }
+  state.counters["gpus"] = static_cast<double>(c.current.gpus.size());
+  state.counters["actions"] = static_cast<double>(plan.actions.size());
+}
+BENCHMARK(BM_SafetyChecker)
+    ->Arg(1)
+    ->Arg(4)
+    ->Arg(16)
+    ->Arg(40)
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace migserve
