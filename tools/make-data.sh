@@ -16,3 +16,8 @@ gen --distribution lognormal --sigma 1.5 --target-gpus 400 --seed 4 -o data/work
 models=bert,inceptionv3,densenet169,resnet101,resnet50
 $bin generate -p $p --services 5 --models $models --latency 100 --target-gpus 16 --seed 7 -o data/workloads/day.yaml
 $bin generate -p $p --services 5 --models $models --latency 100 --target-gpus 5 --seed 8 -o data/workloads/night.yaml
+# Their optimal deployments, the controller's transition pair.
+mkdir -p data/deployments
+for w in day night; do
+  $bin optimize -w data/workloads/$w.yaml -p $p --algo milp -o data/deployments/$w.json
+done

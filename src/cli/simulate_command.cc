@@ -151,8 +151,9 @@ void RunSimulate(const SimulateFlags& flags, CommandContext* context) {
       counts["remote migrate"], counts["repartition"]);
   out << fmt::format(
       "makespan: {:.1f} s (repartition {:.1f} s, replicas only {:.1f} s; "
-      "planner {:.3f} s)\n",
-      sim.now_s(), repartition_s, replicas_s, controller.stats().planner_s);
+      "planner {:.1f} ms)\n",
+      sim.now_s(), repartition_s, replicas_s,
+      1000 * controller.stats().planner_s);
   out << fmt::format("gpus: peak {}, final {}, target {}\n", sim.peak_gpus(),
                      end.UsedGpus(), in->goal.target_gpus);
   table.Print(out);

@@ -24,6 +24,8 @@ void AddTransitionOptions(CLI::App* app, TransitionFlags* flags) {
       ->check(CLI::PositiveNumber);
   app->add_flag("--no-migrate", flags->no_migrate,
                 "Move replicas by create then delete, never by migrate");
+  app->add_flag("--remote-migrate", flags->remote_migrate,
+                "Also migrate replicas across nodes");
 }
 
 StatusOr<TransitionInputs> LoadTransition(const TransitionFlags& flags) {
@@ -46,6 +48,7 @@ StatusOr<TransitionInputs> LoadTransition(const TransitionFlags& flags) {
   cluster::AddSpareGpus(flags.spare_gpus, flags.gpus_per_node, &in.current);
   in.goal = controller::MakeGoal(in.from, in.to);
   in.planner.use_migrate = !flags.no_migrate;
+  in.planner.remote_migrate = flags.remote_migrate;
   return in;
 }
 

@@ -22,6 +22,7 @@ struct TransitionFlags {
   int nodes = 0;
   int gpus_per_node = 8;
   bool no_migrate = false;
+  bool remote_migrate = false;
 };
 
 struct TransitionInputs {
@@ -33,7 +34,8 @@ struct TransitionInputs {
   controller::PlannerOptions planner;
 };
 
-// Adds --from, --to, --spare-gpus, --nodes, --gpus-per-node, --no-migrate.
+// Adds --from, --to, --spare-gpus, --nodes, --gpus-per-node, --no-migrate,
+// --remote-migrate.
 void AddTransitionOptions(CLI::App* app, TransitionFlags* flags);
 
 // Loads both deployments and builds the cluster: the current deployment's

@@ -252,6 +252,7 @@ bool Planner::FillSlots() {
         for (const GpuState& other : state_.gpus) {
           for (const Slot& s : other.slots) {
             if (!s.replica || Wanted(other.id, s) ||
+                (other.node != node && !options_.remote_migrate) ||
                 s.instance.profile != d.instance.profile ||
                 s.replica->service != d.replica->service ||
                 s.replica->batch != d.replica->batch ||

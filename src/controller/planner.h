@@ -15,10 +15,14 @@
 namespace migserve::controller {
 
 struct PlannerOptions {
-  // Move a replica with one migrate (it stops counting while it moves) when
-  // its service has the slack; otherwise create the new one before deleting
-  // the old one.
+  // Move a replica within a node with one migrate (it stops counting while
+  // it moves) when its service has the slack; otherwise create the new one
+  // before deleting the old one.
   bool use_migrate = true;
+  // Also migrate across nodes. Off by default: a remote migrate takes longer
+  // than a create plus a delete and needs slack they do not
+  // (docs/controller.md).
+  bool remote_migrate = false;
   // First action id (a replan continues the journal's numbering).
   int first_id = 0;
 };
