@@ -120,11 +120,6 @@ void RunSimulate(const SimulateFlags& flags, CommandContext* context) {
       problems.push_back(fmt::format("service {} dropped to {:.1f}% of {:.6g}",
                                      service, 100 * satisfaction, floor));
     }
-    if (final_capacity[service] < required - 1e-6) {
-      problems.push_back(fmt::format("service {} ends at {:.6g} of {:.6g}",
-                                     service, final_capacity[service],
-                                     required));
-    }
     report["services"].push_back({{"name", service},
                                   {"floor", floor},
                                   {"lowest", lowest},
@@ -137,9 +132,8 @@ void RunSimulate(const SimulateFlags& flags, CommandContext* context) {
                   fmt::format("{:.6g}", final_capacity[service]),
                   fmt::format("{:.6g}", required)});
   }
-  if (end.UsedGpus() > in->goal.target_gpus) {
-    problems.push_back(fmt::format("{} GPUs serve at the end; target {}",
-                                   end.UsedGpus(), in->goal.target_gpus));
+  for (std::string& p : controller::EndStateProblems(end, in->goal)) {
+    problems.push_back(std::move(p));
   }
   report["problems"] = problems;
 

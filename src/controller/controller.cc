@@ -40,27 +40,6 @@ StatusOr<int> Controller::MakePlan(const deployment::Deployment& target,
   return journal_->BeginPlan(target_json, cluster::FormatPlan(*plan, gpu_));
 }
 
-namespace {
-
-// Returns why `state` does not meet `goal`'s end, or "" if it does.
-std::string Missing(const cluster::ClusterState& state,
-                    const TransitionGoal& goal) {
-  std::map<std::string, double> capacity = state.Capacity();
-  for (const auto& [service, required] : goal.required_after) {
-    if (capacity[service] < required - 1e-6) {
-      return fmt::format("service {} has {:.6g} of {:.6g} req/s (a lost GPU?)",
-                         service, capacity[service], required);
-    }
-  }
-  if (state.UsedGpus() > goal.target_gpus) {
-    return fmt::format("{} GPUs serve, more than the target's {}",
-                       state.UsedGpus(), goal.target_gpus);
-  }
-  return "";
-}
-
-}  // namespace
-
 StatusOr<TransitionGoal> Controller::AfterLoss(const TransitionGoal& goal) {
   MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState observed,
                             backend_->Observe());
@@ -107,9 +86,9 @@ Status Controller::Transition(const deployment::Deployment& target,
     Status run = Execute(version, plan, states);
     if (run.ok()) {
       MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState end, backend_->Observe());
-      std::string missing = Missing(end, goal);
+      std::vector<std::string> missing = EndStateProblems(end, goal);
       if (missing.empty()) return journal_->FinishPlan(version);
-      run = Status::Unavailable("the plan ran but " + missing);
+      run = Status::Unavailable("the plan ran but " + missing.front());
     }
     if (run.code() == Status::Code::kAborted ||
         replans >= options_.max_replans) {

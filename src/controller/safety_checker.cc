@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -19,11 +20,12 @@ using cluster::TransitionPlan;
 
 constexpr double kTolerance = 1e-6;
 
-// An instance an action touches on one GPU; `whole_layout` for a repartition,
-// which must also be ordered against every other repartition of the GPU.
+// An instance an action touches on one GPU (none for an empty repartition);
+// `whole_layout` for a repartition, which must also be ordered against every
+// other repartition of the GPU.
 struct Touch {
   int action;
-  mig::Instance instance;
+  std::optional<mig::Instance> instance;
   bool whole_layout;
 };
 
@@ -92,7 +94,7 @@ void CheckOrdering(const mig::GpuModel& gpu, const TransitionPlan& plan,
       for (const mig::Instance& x : a.add)
         by_gpu[a.at.gpu].push_back({i, x, true});
       if (a.remove.empty() && a.add.empty()) {
-        by_gpu[a.at.gpu].push_back({i, {0, -100}, true});
+        by_gpu[a.at.gpu].push_back({i, std::nullopt, true});
       }
       continue;
     }
@@ -109,8 +111,8 @@ void CheckOrdering(const mig::GpuModel& gpu, const TransitionPlan& plan,
         const Touch& q = touches[y];
         if (p.action == q.action) continue;
         bool both_layout = p.whole_layout && q.whole_layout;
-        bool overlap = p.instance.start >= 0 && q.instance.start >= 0 &&
-                       mig::Overlaps(gpu, p.instance, q.instance);
+        bool overlap = p.instance && q.instance &&
+                       mig::Overlaps(gpu, *p.instance, *q.instance);
         if (!both_layout && !overlap) continue;
         if (ancestors.Ordered(p.action, q.action)) continue;
         if (!reported.insert({p.action, q.action}).second) continue;
@@ -165,6 +167,24 @@ double TransitionGoal::Floor(const std::string& service) const {
   return std::min(before->second, after->second);
 }
 
+std::vector<std::string> EndStateProblems(const ClusterState& state,
+                                          const TransitionGoal& goal) {
+  std::vector<std::string> problems;
+  std::map<std::string, double> end = state.Capacity();
+  for (const auto& [s, required] : goal.required_after) {
+    if (end[s] < required - kTolerance) {
+      problems.push_back(fmt::format(
+          "service {} ends with {:.6g} of {:.6g} req/s", s, end[s], required));
+    }
+  }
+  if (state.UsedGpus() > goal.target_gpus) {
+    problems.push_back(
+        fmt::format("{} GPUs serve replicas at the end; the target uses {}",
+                    state.UsedGpus(), goal.target_gpus));
+  }
+  return problems;
+}
+
 SafetyReport CheckPlan(const mig::GpuModel& gpu, const ClusterState& initial,
                        const TransitionPlan& plan, const TransitionGoal& goal) {
   SafetyReport report;
@@ -197,17 +217,8 @@ SafetyReport CheckPlan(const mig::GpuModel& gpu, const ClusterState& initial,
     }
   }
 
-  std::map<std::string, double> end = state.Capacity();
-  for (const auto& [s, required] : goal.required_after) {
-    if (end[s] < required * (1 - kTolerance) - kTolerance) {
-      report.problems.push_back(fmt::format(
-          "service {} ends with {:.6g} of {:.6g} req/s", s, end[s], required));
-    }
-  }
-  if (state.UsedGpus() > goal.target_gpus) {
-    report.problems.push_back(
-        fmt::format("{} GPUs serve replicas at the end; the target uses {}",
-                    state.UsedGpus(), goal.target_gpus));
+  for (std::string& p : EndStateProblems(state, goal)) {
+    report.problems.push_back(std::move(p));
   }
   return report;
 }

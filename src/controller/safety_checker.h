@@ -41,6 +41,11 @@ struct SafetyReport {
   bool ok() const { return problems.empty(); }
 };
 
+// Returns why `state` is not a finished transition to `goal` (a service
+// below its new requirement, more serving GPUs than the target), or nothing.
+std::vector<std::string> EndStateProblems(const cluster::ClusterState& state,
+                                          const TransitionGoal& goal);
+
 // Returns the report for running `plan` on `initial`.
 SafetyReport CheckPlan(const mig::GpuModel& gpu,
                        const cluster::ClusterState& initial,
