@@ -23,26 +23,27 @@ json RefJson(const mig::GpuModel& gpu, const InstanceRef& ref) {
   return j;
 }
 
+// The replica's fields; a delete names only its service and throughput
+// (ParseReplica reads them back the same way).
+void AddReplica(const Replica& r, bool full, json* j) {
+  (*j)["service"] = r.service;
+  (*j)["throughput"] = r.throughput;
+  if (!full) return;
+  (*j)["batch"] = r.batch;
+  (*j)["procs"] = r.procs;
+  (*j)["latency_ms"] = r.latency_ms;
+}
+
 json ActionJson(const mig::GpuModel& gpu, const Action& a) {
   json j = {{"id", a.id}, {"kind", KindName(a.kind)}};
   switch (a.kind) {
     case ActionKind::kCreate:
     case ActionKind::kDelete:
       j.update(RefJson(gpu, a.at));
-      j["service"] = a.replica.service;
-      if (a.kind == ActionKind::kCreate) {
-        j["batch"] = a.replica.batch;
-        j["procs"] = a.replica.procs;
-      }
-      j["throughput"] = a.replica.throughput;
-      if (a.kind == ActionKind::kCreate) j["latency_ms"] = a.replica.latency_ms;
+      AddReplica(a.replica, a.kind == ActionKind::kCreate, &j);
       break;
     case ActionKind::kMigrate:
-      j["service"] = a.replica.service;
-      j["batch"] = a.replica.batch;
-      j["procs"] = a.replica.procs;
-      j["throughput"] = a.replica.throughput;
-      j["latency_ms"] = a.replica.latency_ms;
+      AddReplica(a.replica, true, &j);
       j["from"] = RefJson(gpu, a.at);
       j["to"] = RefJson(gpu, a.to);
       break;
