@@ -63,6 +63,14 @@ class Planner {
   bool Repartition(int g, std::vector<mig::Instance> remove,
                    std::vector<mig::Instance> add);
 
+  // Returns the instances of `g` that share memory with any of `adding`.
+  std::vector<mig::Instance> Overlapping(
+      const GpuState& g, const std::vector<mig::Instance>& adding) const;
+  // Returns the best unneeded replica to migrate into target slot `d` of
+  // GPU `g` (same size, batch and processes; same GPU, then same node), or
+  // nullopt.
+  std::optional<InstanceRef> MigrationSource(int g, const Slot& d) const;
+
   bool PrepareLayouts();
   bool FillSlots();
   bool DeleteUnneeded();
@@ -202,6 +210,19 @@ bool Planner::Repartition(int g, std::vector<mig::Instance> remove,
   return true;
 }
 
+std::vector<mig::Instance> Planner::Overlapping(
+    const GpuState& g, const std::vector<mig::Instance>& adding) const {
+  std::vector<mig::Instance> overlapping;
+  for (const Slot& s : g.slots) {
+    if (std::any_of(adding.begin(), adding.end(), [&](const mig::Instance& i) {
+          return mig::Overlaps(gpu_, s.instance, i);
+        })) {
+      overlapping.push_back(s.instance);
+    }
+  }
+  return overlapping;
+}
+
 bool Planner::PrepareLayouts() {
   bool progress = false;
   for (const auto& [g, slots] : desired_) {
@@ -216,26 +237,44 @@ bool Planner::PrepareLayouts() {
       if (!blocked) add.push_back(d.instance);
     }
     if (add.empty()) continue;
-    auto removals = [&](const std::vector<mig::Instance>& adding) {
-      std::vector<mig::Instance> remove;
-      for (const Slot& s : gs->slots) {
-        bool overlaps = std::any_of(adding.begin(), adding.end(),
-                                    [&](const mig::Instance& i) {
-                                      return mig::Overlaps(gpu_, s.instance, i);
-                                    });
-        if (!s.replica && overlaps) remove.push_back(s.instance);
-      }
-      return remove;
-    };
-    if (Repartition(g, removals(add), add)) {
+    // No instance overlapping `add` holds a replica, so all may go.
+    if (Repartition(g, Overlapping(*gs, add), add)) {
       progress = true;
       continue;
     }
     for (const mig::Instance& i : add) {
-      progress |= Repartition(g, removals({i}), {i});
+      progress |= Repartition(g, Overlapping(*gs, {i}), {i});
     }
   }
   return progress;
+}
+
+std::optional<InstanceRef> Planner::MigrationSource(int g,
+                                                    const Slot& d) const {
+  if (!options_.use_migrate) return std::nullopt;
+  const std::string& node = state_.FindGpu(g)->node;
+  std::optional<InstanceRef> best;
+  int best_rank = 0;
+  for (const GpuState& other : state_.gpus) {
+    for (const Slot& s : other.slots) {
+      if (!s.replica || Wanted(other.id, s) ||
+          (other.node != node && !options_.remote_migrate) ||
+          s.instance.profile != d.instance.profile ||
+          s.replica->service != d.replica->service ||
+          s.replica->batch != d.replica->batch ||
+          s.replica->procs != d.replica->procs ||
+          s.replica->throughput < d.replica->throughput - kEpsilon ||
+          !CanCover(s.replica->service, s.replica->throughput)) {
+        continue;
+      }
+      int rank = other.id == g ? 0 : other.node == node ? 1 : 2;
+      if (!best || rank < best_rank) {
+        best = InstanceRef{other.id, s.instance};
+        best_rank = rank;
+      }
+    }
+  }
+  return best;
 }
 
 bool Planner::FillSlots() {
@@ -245,40 +284,14 @@ bool Planner::FillSlots() {
       const Slot* dest = state_.FindGpu(g)->Find(d.instance);
       if (!d.replica || dest == nullptr || dest->replica) continue;
       InstanceRef to{g, d.instance};
-      const std::string& node = state_.FindGpu(g)->node;
-      // A same-size unneeded replica of the service can move here instead.
-      std::optional<std::tuple<int, int, InstanceRef, Replica>> source;
-      if (options_.use_migrate) {
-        for (const GpuState& other : state_.gpus) {
-          for (const Slot& s : other.slots) {
-            if (!s.replica || Wanted(other.id, s) ||
-                (other.node != node && !options_.remote_migrate) ||
-                s.instance.profile != d.instance.profile ||
-                s.replica->service != d.replica->service ||
-                s.replica->batch != d.replica->batch ||
-                s.replica->procs != d.replica->procs ||
-                s.replica->throughput < d.replica->throughput - kEpsilon ||
-                !CanCover(s.replica->service, s.replica->throughput)) {
-              continue;
-            }
-            auto candidate = std::make_tuple(
-                other.id == g ? 0 : 1, other.node == node ? 0 : 1,
-                InstanceRef{other.id, s.instance}, *s.replica);
-            if (!source ||
-                std::tie(std::get<0>(candidate), std::get<1>(candidate)) <
-                    std::tie(std::get<0>(*source), std::get<1>(*source))) {
-              source = candidate;
-            }
-          }
-        }
-      }
       Action a;
       a.replica = *d.replica;
-      if (source) {
+      if (std::optional<InstanceRef> source = MigrationSource(g, d)) {
         a.kind = ActionKind::kMigrate;
-        a.at = std::get<2>(*source);
+        a.at = *source;
         a.to = to;
-        a.replica = std::get<3>(*source);
+        a.replica =
+            *state_.FindGpu(source->gpu)->Find(source->instance)->replica;
         Cover(a.replica.service, a.replica.throughput, &a.after);
         for (int id : TouchDeps(a.at)) a.after.push_back(id);
       } else {
@@ -332,7 +345,8 @@ bool Planner::DeleteUnneeded() {
 
 std::optional<InstanceRef> Planner::FindRoom(int profile,
                                              const std::string& node) {
-  std::optional<std::tuple<int, int, int, InstanceRef>> best;
+  std::optional<InstanceRef> best;
+  std::tuple<int, int, int> best_key;
   for (const GpuState& g : state_.gpus) {
     auto wanted = desired_.find(g.id);
     bool target = wanted != desired_.end();
@@ -349,28 +363,21 @@ std::optional<InstanceRef> Planner::FindRoom(int profile,
         }
       }
       if (clash) continue;
-      mig::Layout after = g.layout();
-      if (g.Find(y) == nullptr) {
-        for (const Slot& s : g.slots) {
-          if (mig::Overlaps(gpu_, s.instance, y)) after.Remove(s.instance);
-        }
-        after.Add(y);
-        if (!mig::IsLegal(gpu_, after, cluster::ControllerMigOptions()))
-          continue;
+      bool repartition = g.Find(y) == nullptr;
+      if (repartition && !mig::IsLegalReconfiguration(
+                             gpu_, cluster::ControllerMigOptions(), g.layout(),
+                             {Overlapping(g, {y}), {y}}, nullptr)) {
+        continue;
       }
-      auto candidate =
-          std::make_tuple(kind, g.node == node ? 0 : 1,
-                          g.Find(y) == nullptr ? 1 : 0, InstanceRef{g.id, y});
-      if (!best || std::tie(std::get<0>(candidate), std::get<1>(candidate),
-                            std::get<2>(candidate)) <
-                       std::tie(std::get<0>(*best), std::get<1>(*best),
-                                std::get<2>(*best))) {
-        best = candidate;
+      std::tuple<int, int, int> key{kind, g.node == node ? 0 : 1,
+                                    repartition ? 1 : 0};
+      if (!best || key < best_key) {
+        best = InstanceRef{g.id, y};
+        best_key = key;
       }
     }
   }
-  if (!best) return std::nullopt;
-  return std::get<3>(*best);
+  return best;
 }
 
 bool Planner::MakeRoom(std::string* short_service) {
@@ -390,13 +397,8 @@ bool Planner::MakeRoom(std::string* short_service) {
         Replica copy = *b.replica;
         GpuState* host = state_.FindGpu(room->gpu);
         if (host->Find(room->instance) == nullptr) {
-          std::vector<mig::Instance> remove;
-          for (const Slot& s : host->slots) {
-            if (mig::Overlaps(gpu_, s.instance, room->instance)) {
-              remove.push_back(s.instance);
-            }
-          }
-          Repartition(room->gpu, remove, {room->instance});
+          Repartition(room->gpu, Overlapping(*host, {room->instance}),
+                      {room->instance});
         }
         Action a;
         a.kind = ActionKind::kCreate;
