@@ -4,8 +4,8 @@
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "cli/cli_test_util.h"
 #include "optimizer/registry.h"
 #include "util/file.h"
 #include "util/test_util.h"
@@ -15,18 +15,6 @@ namespace {
 
 using testing::SourcePath;
 using testing::WriteTempFile;
-
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result Cli(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 const std::string kProfiles = SourcePath("data/profiles/a100-80gb.csv");
 
@@ -48,7 +36,7 @@ TEST(CliTest, HelpOnEveryCommandExitsZero) {
                                         {"models", "--help"},
                                         {"plan", "--help"},
                                         {"simulate", "--help"}}) {
-    Result r = Cli(args);
+    CliResult r = Cli(args);
     EXPECT_EQ(r.code, 0) << args[0];
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << args[0];
   }
@@ -58,14 +46,14 @@ TEST(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(Cli({}).code, 2);
   EXPECT_EQ(Cli({"frobnicate"}).code, 2);
   EXPECT_EQ(Cli({"optimize", "-w", "x"}).code, 2);
-  Result r = Cli({"optimize", "-w", Workload("w.yaml", kOneService), "-p",
-                  kProfiles, "--algo", "magic"});
+  CliResult r = Cli({"optimize", "-w", Workload("w.yaml", kOneService), "-p",
+                     kProfiles, "--algo", "magic"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("unknown algorithm 'magic'"), std::string::npos);
 }
 
 TEST(CliTest, GpusCountsLayouts) {
-  Result r = Cli({"gpus", "--gpu", "A30-24GB"});
+  CliResult r = Cli({"gpus", "--gpu", "A30-24GB"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("maximal: 5 placed, 4 distinct multisets"),
             std::string::npos)
@@ -104,7 +92,7 @@ TEST_P(BadInputTest, ExitsTwoNamingFileLineField) {
   std::string p = c.profiles.empty()
                       ? kProfiles
                       : WriteTempFile(std::string(c.name) + ".csv", c.profiles);
-  Result r = Cli({"optimize", "-w", w, "-p", p, "--algo", "whole"});
+  CliResult r = Cli({"optimize", "-w", w, "-p", p, "--algo", "whole"});
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find(Expand(c.expected, w, p)), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
@@ -158,8 +146,8 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(CliTest, MissingFilesExitTwo) {
-  Result r = Cli({"optimize", "-w", "/no/such/w.yaml", "-p", kProfiles,
-                  "--algo", "whole"});
+  CliResult r = Cli({"optimize", "-w", "/no/such/w.yaml", "-p", kProfiles,
+                     "--algo", "whole"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("/no/such/w.yaml: cannot open"), std::string::npos);
   r = Cli({"compare", "-w", Workload("m.yaml", kOneService), "-p",
@@ -178,7 +166,7 @@ TEST(CliTest, AlgorithmThatCannotServeAnswersNo) {
   std::string w =
       Workload("no1g.yaml",
                "  - {name: b, model: vgg16, throughput: 50, latency_ms: 5}\n");
-  Result r = Cli({"optimize", "-w", w, "-p", kProfiles, "--algo", "all-1g"});
+  CliResult r = Cli({"optimize", "-w", w, "-p", kProfiles, "--algo", "all-1g"});
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_NE(r.err.find("service 'b' cannot run on 1g.10gb"), std::string::npos)
       << r.err;
@@ -190,11 +178,12 @@ TEST(CliTest, EveryAlgorithmOutputValidatesOnShippedWorkloads) {
     std::string w = SourcePath(std::string("data/workloads/") + name + ".yaml");
     for (const std::string& algo : optimizer::AlgorithmNames()) {
       std::string d = testing::TempDir() + "/" + name + "-" + algo + ".json";
-      Result opt = Cli({"optimize", "-w", w, "-p", kProfiles, "--algo", algo,
-                        "-o", d, "--mcts-iterations", "10", "--ga-max-rounds",
-                        "1", "--ga-population", "2", "--time-limit", "2"});
+      CliResult opt =
+          Cli({"optimize", "-w", w, "-p", kProfiles, "--algo", algo, "-o", d,
+               "--mcts-iterations", "10", "--ga-max-rounds", "1",
+               "--ga-population", "2", "--time-limit", "2"});
       ASSERT_EQ(opt.code, 0) << name << " " << algo << ": " << opt.err;
-      Result val = Cli({"validate", "-w", w, "-p", kProfiles, "-d", d});
+      CliResult val = Cli({"validate", "-w", w, "-p", kProfiles, "-d", d});
       EXPECT_EQ(val.code, 0) << name << " " << algo << ": " << val.err;
       EXPECT_NE(val.out.find("valid\n"), std::string::npos);
     }
@@ -208,7 +197,7 @@ TEST(CliTest, ValidateAnswersNoNamingGpuAndService) {
       R"({"gpu": "A100-SXM4-80GB", "gpus": [{"id": 4, "instances": [
            {"profile": "3g.40gb", "start": 0, "service": "r"},
            {"profile": "1g.10gb", "start": 3, "service": "r"}]}]})");
-  Result r = Cli({"validate", "-w", w, "-p", kProfiles, "-d", d});
+  CliResult r = Cli({"validate", "-w", w, "-p", kProfiles, "-d", d});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("gpu 4: illegal layout"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("service 'r':"), std::string::npos) << r.err;
@@ -217,13 +206,13 @@ TEST(CliTest, ValidateAnswersNoNamingGpuAndService) {
 
 TEST(CliTest, GeneratedWorkloadRoundTripsThroughOptimize) {
   std::string w = testing::TempDir() + "/gen.yaml";
-  Result g = Cli({"generate", "-p", kProfiles, "--services", "9",
-                  "--distribution", "lognormal", "--latency", "50,100,200",
-                  "--target-gpus", "30", "--seed", "11", "-o", w});
+  CliResult g = Cli({"generate", "-p", kProfiles, "--services", "9",
+                     "--distribution", "lognormal", "--latency", "50,100,200",
+                     "--target-gpus", "30", "--seed", "11", "-o", w});
   ASSERT_EQ(g.code, 0) << g.err;
-  Result c = Cli({"compare", "-w", w, "-p", kProfiles, "--format", "json",
-                  "--mcts-iterations", "10", "--ga-max-rounds", "1",
-                  "--time-limit", "2"});
+  CliResult c = Cli({"compare", "-w", w, "-p", kProfiles, "--format", "json",
+                     "--mcts-iterations", "10", "--ga-max-rounds", "1",
+                     "--time-limit", "2"});
   ASSERT_EQ(c.code, 0) << c.err;
   EXPECT_NE(c.out.find("\"name\": \"relaxed\""), std::string::npos);
   EXPECT_NE(c.out.find("\"gpus\": 30"), std::string::npos) << c.out;
@@ -231,7 +220,7 @@ TEST(CliTest, GeneratedWorkloadRoundTripsThroughOptimize) {
 }
 
 TEST(CliTest, ModelsPrintsClasses) {
-  Result r = Cli({"models", "-p", kProfiles});
+  CliResult r = Cli({"models", "-p", kProfiles});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("resnet50"), std::string::npos);
   EXPECT_NE(r.out.find("sub-linear"), std::string::npos);
@@ -246,10 +235,10 @@ TEST(CliTest, ImportWritesProfilesAndScenarios) {
                   .ok());
   ASSERT_TRUE(WriteFileAtomic(dir + "/SLO/SLO_req_rate.csv", "300\n").ok());
   ASSERT_TRUE(WriteFileAtomic(dir + "/SLO/SLO_latency.csv", "100\n").ok());
-  Result r = Cli({"import", "parvagpu", dir, "-o", dir + "/out/p.csv"});
+  CliResult r = Cli({"import", "parvagpu", dir, "-o", dir + "/out/p.csv"});
   ASSERT_EQ(r.code, 0) << r.err;
-  Result o = Cli({"optimize", "-w", dir + "/out/parva-slo1.yaml", "-p",
-                  dir + "/out/p.csv", "--algo", "whole"});
+  CliResult o = Cli({"optimize", "-w", dir + "/out/parva-slo1.yaml", "-p",
+                     dir + "/out/p.csv", "--algo", "whole"});
   EXPECT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("\"gpus\": 1"), std::string::npos) << o.out;
 }

@@ -2,9 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-#include <sstream>
 
-#include "cli/cli.h"
+#include "cli/cli_test_util.h"
 #include "cluster/plan_json.h"
 #include "controller/planner.h"
 #include "deployment/deployment_json.h"
@@ -17,24 +16,12 @@ namespace {
 
 using testing::SourcePath;
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result Migserve(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
 const std::string kDay = SourcePath("data/deployments/day.json");
 const std::string kNight = SourcePath("data/deployments/night.json");
 
 TEST(TransitionCliTest, PlanPrintsAPlanThatChecksSafe) {
   for (auto [from, to] : {std::pair{kDay, kNight}, std::pair{kNight, kDay}}) {
-    Result r = Migserve({"plan", "--from", from, "--to", to, "--nodes", "3"});
+    CliResult r = Cli({"plan", "--from", from, "--to", to, "--nodes", "3"});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("safe in every order"), std::string::npos);
     const mig::GpuModel& gpu =
@@ -54,29 +41,28 @@ TEST(TransitionCliTest, PlanPrintsAPlanThatChecksSafe) {
 TEST(TransitionCliTest, PlanAnswersNoWithoutRoomAndNamesTheService) {
   // Day on exactly its 16 GPUs to night needs no room; night on its 5 GPUs
   // to day needs 16 GPUs: the cluster is too small.
-  Result r = Migserve({"plan", "--from", kNight, "--to", kDay});
+  CliResult r = Cli({"plan", "--from", kNight, "--to", kDay});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("--spare-gpus"), std::string::npos) << r.err;
-  Result spare =
-      Migserve({"plan", "--from", kNight, "--to", kDay, "--spare-gpus", "11"});
+  CliResult spare =
+      Cli({"plan", "--from", kNight, "--to", kDay, "--spare-gpus", "11"});
   EXPECT_EQ(spare.code, 0) << spare.err;
 }
 
 TEST(TransitionCliTest, BadInputExitsTwoNamingTheField) {
   std::string broken = testing::WriteTempFile(
       "broken.json", R"({"gpu": "A100-SXM4-80GB", "gpus": [{"id": "x"}]})");
-  Result r = Migserve({"plan", "--from", broken, "--to", kNight});
+  CliResult r = Cli({"plan", "--from", broken, "--to", kNight});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("broken.json: gpus[0].id"), std::string::npos) << r.err;
-  EXPECT_EQ(
-      Migserve({"simulate", "--from", kDay, "--to", "/nonexistent.json"}).code,
-      2);
+  EXPECT_EQ(Cli({"simulate", "--from", kDay, "--to", "/nonexistent.json"}).code,
+            2);
 }
 
 TEST(TransitionCliTest, SimulateReportsNoDropAndWritesTheReport) {
   std::string report = testing::TempDir() + "/report.json";
-  Result r = Migserve({"simulate", "--from", kNight, "--to", kDay, "--nodes",
-                       "3", "--seed", "4", "--report", report});
+  CliResult r = Cli({"simulate", "--from", kNight, "--to", kDay, "--nodes", "3",
+                     "--seed", "4", "--report", report});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("no drop"), std::string::npos);
   auto json = nlohmann::json::parse(ReadFile(report).value());
@@ -90,8 +76,8 @@ TEST(TransitionCliTest, SimulateReportsNoDropAndWritesTheReport) {
 }
 
 TEST(TransitionCliTest, SimulateAnswersNoWhenALostGpuDropsAService) {
-  Result r = Migserve({"simulate", "--from", kNight, "--to", kDay, "--nodes",
-                       "3", "--lose-gpu", "0", "--lose-at", "1"});
+  CliResult r = Cli({"simulate", "--from", kNight, "--to", kDay, "--nodes", "3",
+                     "--lose-gpu", "0", "--lose-at", "1"});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("service resnet101-1 dropped"), std::string::npos)
       << r.err;
