@@ -49,6 +49,26 @@ TEST(TransitionCliTest, PlanAnswersNoWithoutRoomAndNamesTheService) {
   EXPECT_EQ(spare.code, 0) << spare.err;
 }
 
+TEST(TransitionCliTest, OneSpareGpuIsEnoughToRebuildAFullCluster) {
+  // Day on whole GPUs fills all its 38 GPUs and no service can lose a whole
+  // replica: with no spare GPU nothing can move, with one the planner frees
+  // GPUs a few services at a time (paper 6, rounds) and reaches the MIG day.
+  std::string whole = testing::TempDir() + "/day-whole.json";
+  ASSERT_EQ(Cli({"optimize", "-w", SourcePath("data/workloads/day.yaml"), "-p",
+                 SourcePath("data/profiles/a100-80gb.csv"), "--algo", "whole",
+                 "-o", whole})
+                .code,
+            0);
+  CliResult none = Cli({"plan", "--from", whole, "--to", kDay});
+  EXPECT_EQ(none.code, 1);
+  EXPECT_NE(none.err.find("cannot keep service"), std::string::npos)
+      << none.err;
+  CliResult one =
+      Cli({"simulate", "--from", whole, "--to", kDay, "--spare-gpus", "1"});
+  EXPECT_EQ(one.code, 0) << one.err;
+  EXPECT_NE(one.out.find("no drop"), std::string::npos);
+}
+
 TEST(TransitionCliTest, BadInputExitsTwoNamingTheField) {
   std::string broken = testing::WriteTempFile(
       "broken.json", R"({"gpu": "A100-SXM4-80GB", "gpus": [{"id": "x"}]})");
