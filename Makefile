@@ -22,6 +22,7 @@ demo: build
 	$(BUILD)/migserve compare -w data/workloads/normal-1.yaml -p data/profiles/a100-80gb.csv
 
 test: build
+	@tools/install-deps.sh --node
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: build

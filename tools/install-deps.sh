@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages migserve needs to build and test, if missing.
-# As root it runs apt-get; otherwise it prints the command to run.
+# As root it runs apt-get; otherwise it prints the command to run. With
+# --node it also makes sure Node.js is there and installs the schema
+# validator's npm packages (tools/k8s-validate, pinned by its lock file).
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config clang-format
@@ -13,13 +15,25 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
     missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
-if [ "$(id -u)" -ne 0 ]; then
-  echo "install-deps: missing Debian packages: ${missing[*]}" >&2
-  echo "install-deps: run as root: apt-get install -y ${missing[*]}" >&2
-  exit 1
+if [ "${1:-}" = --node ] && ! command -v node >/dev/null; then
+  missing+=(nodejs npm)
 fi
-echo "install-deps: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps: missing Debian packages: ${missing[*]}" >&2
+    echo "install-deps: run as root: apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "install-deps: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+if [ "${1:-}" = --node ]; then
+  dir=$(dirname "$0")/k8s-validate
+  if [ ! -f "$dir/node_modules/.package-lock.json" ] ||
+     [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    echo "install-deps: npm ci in $dir" >&2
+    npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >&2
+  fi
+fi

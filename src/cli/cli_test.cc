@@ -35,11 +35,27 @@ TEST(CliTest, HelpOnEveryCommandExitsZero) {
                                         {"generate", "--help"},
                                         {"models", "--help"},
                                         {"plan", "--help"},
-                                        {"simulate", "--help"}}) {
+                                        {"simulate", "--help"},
+                                        {"export", "--help"}}) {
     CliResult r = Cli(args);
     EXPECT_EQ(r.code, 0) << args[0];
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << args[0];
   }
+}
+
+TEST(CliTest, ExportWritesBothFilesAndRefusesBadInput) {
+  std::string dir = testing::TempDir() + "/export";
+  std::string night = SourcePath("data/deployments/night.json");
+  CliResult r = Cli({"export", "-d", night, "--flavor", "dra", "-o", dir});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(ReadFile(dir + "/mig-parted.yaml").value().find("version: v1"),
+            std::string::npos);
+  EXPECT_NE(ReadFile(dir + "/replicas.yaml").value().find("ResourceClaim"),
+            std::string::npos);
+  EXPECT_EQ(Cli({"export", "-d", night, "--flavor", "x", "-o", dir}).code, 2);
+  CliResult missing = Cli({"export", "-d", "/nonexistent.json", "-o", dir});
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("/nonexistent.json"), std::string::npos);
 }
 
 TEST(CliTest, UsageErrorsExitTwo) {

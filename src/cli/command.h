@@ -53,6 +53,7 @@ void SetupGenerate(CLI::App* app, CommandContext* context);
 void SetupModels(CLI::App* app, CommandContext* context);
 void SetupPlan(CLI::App* app, CommandContext* context);
 void SetupSimulate(CLI::App* app, CommandContext* context);
+void SetupExport(CLI::App* app, CommandContext* context);
 
 }  // namespace migserve::cli
 

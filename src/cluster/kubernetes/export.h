@@ -1,0 +1,62 @@
+// migserve export (DESIGN 4): a placed deployment as what NVIDIA's stack on
+// Kubernetes applies. mig-parted.yaml is a mig-parted v1 config with one
+// named config per node (the MIG manager applies it when the node's label
+// nvidia.com/mig.config names it); replicas.yaml holds the Kubernetes
+// objects that run the replicas, in one of two flavours:
+//  - device-plugin: per (service, node, profile) a Deployment whose pods
+//    request one nvidia.com/mig-<profile> (mixed strategy), pinned to the
+//    node, labelled with service, node and profile, and annotated with the
+//    GPUs and starts of its replicas;
+//  - dra: per replica a ResourceClaim for NVIDIA's DRA driver (device class
+//    mig.nvidia.com) that selects the profile on the exact GPU, and a
+//    one-replica Deployment that uses it.
+#ifndef MIGSERVE_CLUSTER_KUBERNETES_EXPORT_H_
+#define MIGSERVE_CLUSTER_KUBERNETES_EXPORT_H_
+
+#include <string>
+#include <vector>
+
+#include "cluster/cluster_state.h"
+#include "mig/gpu_model.h"
+#include "util/status_or.h"
+#include "workload/workload.h"
+
+namespace migserve::cluster::kubernetes {
+
+enum class Flavor { kDevicePlugin, kDra };
+
+struct ExportOptions {
+  Flavor flavor = Flavor::kDevicePlugin;
+  // The serving container; it reads the model, batch and process count from
+  // MIGSERVE_* environment variables and is ready on HTTP /v2/health/ready.
+  std::string image = "nvcr.io/nvidia/tritonserver:24.08-py3";
+  int port = 8000;
+};
+
+struct ExportedFiles {
+  std::string mig_parted;  // mig-parted.yaml
+  std::string replicas;    // replicas.yaml
+};
+
+// Returns the mig-parted v1 config of `state`: per node a config named
+// after the node with one `devices: [<index>]` entry per GPU.
+std::string MigPartedConfig(const ClusterState& state,
+                            const mig::GpuModel& gpu);
+
+// Returns the Kubernetes objects of the replicas of `state`. `services`
+// gives each service's model. Returns InvalidArgument if a service or node
+// name cannot be a label value.
+StatusOr<std::string> ReplicaObjects(
+    const ClusterState& state, const mig::GpuModel& gpu,
+    const std::vector<workload::Service>& services,
+    const ExportOptions& options);
+
+// Both files.
+StatusOr<ExportedFiles> Export(const ClusterState& state,
+                               const mig::GpuModel& gpu,
+                               const std::vector<workload::Service>& services,
+                               const ExportOptions& options);
+
+}  // namespace migserve::cluster::kubernetes
+
+#endif  // MIGSERVE_CLUSTER_KUBERNETES_EXPORT_H_

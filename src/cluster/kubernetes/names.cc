@@ -1,0 +1,67 @@
+#include "cluster/kubernetes/names.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cstdint>
+
+namespace migserve::cluster::kubernetes {
+namespace {
+
+bool Alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)); }
+
+// FNV-1a: the same short hash on every platform, so names are stable.
+uint32_t Fnv1a(std::string_view text) {
+  uint32_t h = 2166136261u;
+  for (char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 16777619u;
+  }
+  return h;
+}
+
+}  // namespace
+
+std::string DnsLabel(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    bool ok = Alnum(lower);
+    if (ok) {
+      out += lower;
+    } else if (!out.empty() && out.back() != '-') {
+      out += '-';
+    }
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  if (out.empty()) out.push_back('x');
+  constexpr size_t kMax = 63;
+  if (out.size() > kMax) {
+    std::string hash = fmt::format("{:08x}", Fnv1a(text));
+    out = out.substr(0, kMax - hash.size() - 1);
+    while (out.back() == '-') out.pop_back();
+    out.push_back('-');
+    out.append(hash);
+  }
+  return out;
+}
+
+Status CheckLabelValue(std::string_view value, std::string_view what) {
+  bool ok = !value.empty() && value.size() <= 63 && Alnum(value.front()) &&
+            Alnum(value.back());
+  for (char c : value) ok &= Alnum(c) || c == '-' || c == '_' || c == '.';
+  if (ok) return Status::Ok();
+  return Status::InvalidArgument(fmt::format(
+      "{} \"{}\" is not a Kubernetes label value (at most 63 letters, digits, "
+      "'-', '_' or '.', starting and ending with a letter or digit)",
+      what, value));
+}
+
+std::map<int, int> DeviceIndexes(const ClusterState& state) {
+  std::map<std::string, int> next;
+  std::map<int, int> index;
+  for (const GpuState& g : state.gpus) index[g.id] = next[g.node]++;
+  return index;
+}
+
+}  // namespace migserve::cluster::kubernetes

@@ -1,0 +1,96 @@
+// Validates YAML files that migserve writes or ships: Kubernetes objects
+// against the Kubernetes OpenAPI schemas (the kubernetes-models package),
+// mig-parted configs against mig-parted's v1 spec (api/spec/v1/spec.go, as
+// summarized in notes/kubernetes.md 2.1). Usage: node validate.mjs FILE...
+// Prints each problem and a count per file; exits 1 if any is invalid.
+import { readFileSync } from "node:fs";
+import { parseAllDocuments } from "yaml";
+
+const PROFILE = /^([0-9]+c\.)?[0-9]+g\.[0-9]+gb(\+me)?$/;
+
+function checkMigParted(doc) {
+  const problems = [];
+  if (doc.version !== "v1") problems.push(`version: want "v1", got ${JSON.stringify(doc.version)}`);
+  const configs = doc["mig-configs"];
+  if (typeof configs !== "object" || configs === null || Array.isArray(configs) ||
+      Object.keys(configs).length === 0) {
+    return [...problems, "mig-configs: want a non-empty map"];
+  }
+  for (const [name, entries] of Object.entries(configs)) {
+    if (!Array.isArray(entries) || entries.length === 0) {
+      problems.push(`mig-configs.${name}: want a non-empty list`);
+      continue;
+    }
+    entries.forEach((e, i) => {
+      const at = `mig-configs.${name}[${i}]`;
+      const known = new Set(["device-filter", "devices", "mig-enabled", "mig-devices"]);
+      for (const k of Object.keys(e)) if (!known.has(k)) problems.push(`${at}.${k}: unknown field`);
+      const d = e.devices;
+      if (!(d === "all" || (Array.isArray(d) && d.length > 0 && d.every(Number.isInteger)))) {
+        problems.push(`${at}.devices: want "all" or a list of GPU indices`);
+      }
+      if (typeof e["mig-enabled"] !== "boolean") problems.push(`${at}.mig-enabled: want a boolean`);
+      const m = e["mig-devices"];
+      if (e["mig-enabled"] === true) {
+        if (typeof m !== "object" || m === null || Array.isArray(m)) {
+          problems.push(`${at}.mig-devices: want a map of profile to count`);
+        } else {
+          for (const [p, n] of Object.entries(m)) {
+            if (!PROFILE.test(p)) problems.push(`${at}.mig-devices: "${p}" is not a profile name`);
+            if (!Number.isInteger(n) || n < 0) problems.push(`${at}.mig-devices.${p}: want a count`);
+          }
+        }
+      } else if (m !== undefined && m !== null && Object.keys(m).length > 0) {
+        problems.push(`${at}.mig-devices: must be empty when mig-enabled is false`);
+      }
+    });
+  }
+  return problems;
+}
+
+async function checkKubernetes(doc) {
+  const { apiVersion, kind } = doc;
+  if (typeof apiVersion !== "string" || typeof kind !== "string") {
+    return ["apiVersion and kind are required"];
+  }
+  let module;
+  try {
+    module = await import(`kubernetes-models/${apiVersion}`);
+  } catch {
+    return [`unknown apiVersion ${apiVersion}`];
+  }
+  const Model = module[kind];
+  if (!Model) return [`unknown kind ${kind} in ${apiVersion}`];
+  try {
+    new Model(doc).validate();
+    return [];
+  } catch (error) {
+    return [error.message];
+  }
+}
+
+let bad = 0;
+for (const file of process.argv.slice(2)) {
+  let good = 0;
+  const docs = parseAllDocuments(readFileSync(file, "utf8"));
+  for (const [i, parsed] of docs.entries()) {
+    const where = `${file}: document ${i + 1}`;
+    if (parsed.errors.length > 0) {
+      console.log(`${where}: YAML error: ${parsed.errors[0].message}`);
+      ++bad;
+      continue;
+    }
+    const doc = parsed.toJS();
+    if (doc === null) continue;
+    const problems = "mig-configs" in doc ? checkMigParted(doc) : await checkKubernetes(doc);
+    const name = doc.kind ? `${doc.kind} ${doc.metadata?.name ?? ""}` : "mig-parted config";
+    if (problems.length === 0) {
+      ++good;
+    } else {
+      for (const p of problems) console.log(`${where} (${name}): ${p}`);
+      ++bad;
+    }
+  }
+  console.log(`${file}: ${good} of ${docs.length} documents valid`);
+}
+process.exit(bad === 0 ? 0 : 1);
