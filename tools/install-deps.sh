@@ -8,7 +8,7 @@ packages=(
   build-essential cmake pkg-config clang-format
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  coinor-libcbc-dev libsqlite3-dev libcurl4-openssl-dev
+  coinor-libcbc-dev libsqlite3-dev libcurl4-openssl-dev libcpp-httplib-dev
 )
 missing=()
 for p in "${packages[@]}"; do

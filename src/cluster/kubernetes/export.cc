@@ -40,8 +40,8 @@ Json Container(const std::string& service, const std::string& model,
   return {{"name", "server"},
           {"image", options.image},
           {"env", env},
-          {"ports", Json::array({{{"name", "http"},
-                                  {"containerPort", options.port}}})},
+          {"ports",
+           Json::array({{{"name", "http"}, {"containerPort", options.port}}})},
           {"readinessProbe",
            {{"httpGet", {{"path", "/v2/health/ready"}, {"port", "http"}}}}}};
 }
@@ -90,8 +90,7 @@ std::vector<Json> DevicePluginObjects(
   std::map<std::tuple<std::string, std::string, int>, int> same_name;
   for (const Placed& p : replicas) {
     const Replica& r = *p.slot->replica;
-    Key key{r.service, p.gpu->node, p.slot->instance.profile, r.batch,
-            r.procs};
+    Key key{r.service, p.gpu->node, p.slot->instance.profile, r.batch, r.procs};
     if (groups[key].empty()) {
       ++same_name[{r.service, p.gpu->node, p.slot->instance.profile}];
     }
@@ -121,9 +120,9 @@ std::vector<Json> DevicePluginObjects(
         Container(service, ModelOf(services, service), first, options);
     container["resources"] = {
         {"limits", {{"nvidia.com/mig-" + profile_name, 1}}}};
-    objects.push_back(WorkloadDeployment(
-        DnsLabel(name), labels, annotations, static_cast<int>(members.size()),
-        node, Json::object(), std::move(container)));
+    objects.push_back(WorkloadDeployment(DnsLabel(name), labels, annotations,
+                                         static_cast<int>(members.size()), node,
+                                         Json::object(), std::move(container)));
   }
   return objects;
 }
@@ -155,12 +154,10 @@ std::vector<Json> DraObjects(const std::vector<Placed>& replicas,
     int index = indexes.at(p.gpu->id);
     std::string name = DnsLabel(fmt::format("{}-gpu{}-{}-{}", r.service,
                                             p.gpu->id, profile.name, start));
-    Json labels = {{kManagedBy, kManager},
-                   {kLabelService, r.service},
-                   {kLabelNode, p.gpu->node},
-                   {kLabelGpu, std::to_string(p.gpu->id)},
-                   {kLabelProfile, profile.name},
-                   {kLabelStart, std::to_string(start)}};
+    Json labels = {
+        {kManagedBy, kManager},        {kLabelService, r.service},
+        {kLabelNode, p.gpu->node},     {kLabelGpu, std::to_string(p.gpu->id)},
+        {kLabelProfile, profile.name}, {kLabelStart, std::to_string(start)}};
     std::string selector = fmt::format(
         "device.attributes['gpu.nvidia.com'].profile == '{}' && "
         "device.attributes['gpu.nvidia.com'].parentMinor == {}",
@@ -170,8 +167,7 @@ std::vector<Json> DraObjects(const std::vector<Placed>& replicas,
         {"kind", "ResourceClaim"},
         {"metadata",
          Metadata(name, labels,
-                  {{kAnnotationDevice,
-                    DraDeviceName(index, profile, start)}})},
+                  {{kAnnotationDevice, DraDeviceName(index, profile, start)}})},
         {"spec",
          {{"devices",
            {{"requests",
@@ -179,9 +175,9 @@ std::vector<Json> DraObjects(const std::vector<Placed>& replicas,
                  {{{"name", "mig"},
                    {"exactly",
                     {{"deviceClassName", "mig.nvidia.com"},
-                     {"selectors", Json::array({{{"cel",
-                                                  {{"expression",
-                                                    selector}}}}})}}}}})}}}}}};
+                     {"selectors",
+                      Json::array(
+                          {{{"cel", {{"expression", selector}}}}})}}}}})}}}}}};
     objects.push_back(std::move(claim));
     Json container =
         Container(r.service, ModelOf(services, r.service), r, options);

@@ -79,7 +79,8 @@ TEST(ExportTest, MigPartedHasEveryInstanceOfEveryGpuPerNode) {
       ++entries;
       EXPECT_TRUE(entry["mig-enabled"].as<bool>());
       std::map<std::string, int> want;
-      for (const Slot& s : g.slots) ++want[A100().profiles[s.instance.profile].name];
+      for (const Slot& s : g.slots)
+        ++want[A100().profiles[s.instance.profile].name];
       using Counts = std::map<std::string, int>;
       EXPECT_EQ(entry["mig-devices"].as<Counts>(), want) << "GPU " << g.id;
     }
@@ -114,8 +115,8 @@ TEST(ExportTest, EveryReplicaIsRunExactlyOnceInBothFlavours) {
       }
       ASSERT_EQ(kind, "Deployment");
       EXPECT_EQ(doc["spec"]["template"]["spec"]["nodeSelector"]
-                    ["kubernetes.io/hostname"]
-                        .as<std::string>(),
+                   ["kubernetes.io/hostname"]
+                       .as<std::string>(),
                 doc["metadata"]["labels"][kLabelNode].as<std::string>());
       got[doc["metadata"]["labels"][kLabelService].as<std::string>()] +=
           doc["spec"]["replicas"].as<int>();

@@ -18,8 +18,8 @@ bool NeedsQuotes(const std::string& s) {
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return std::tolower(c); });
   static constexpr std::array<const char*, 12> kWords = {
-      "true", "false", "yes", "no", "on", "off", "y", "n", "null", "~",
-      ".inf", ".nan"};
+      "true", "false", "yes",  "no", "on",   "off",
+      "y",    "n",     "null", "~",  ".inf", ".nan"};
   for (const char* w : kWords) {
     if (lower == w) return true;
   }
