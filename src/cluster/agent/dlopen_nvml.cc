@@ -36,7 +36,8 @@ class DlopenNvml : public NvmlApi {
         Find(path, "nvmlGpuInstanceGetComputeInstances", &computes_));
     MIGSERVE_RETURN_IF_ERROR(
         Find(path, "nvmlComputeInstanceDestroy", &destroy_ci_));
-    MIGSERVE_RETURN_IF_ERROR(Find(path, "nvmlGpuInstanceDestroy", &destroy_gi_));
+    MIGSERVE_RETURN_IF_ERROR(
+        Find(path, "nvmlGpuInstanceDestroy", &destroy_gi_));
     return Status::Ok();
   }
 

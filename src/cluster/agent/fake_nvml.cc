@@ -54,7 +54,8 @@ unsigned int NvmlProfileEnum(const mig::Profile& profile) {
   if (media) return profile.compute_slices == 1 ? 7 : 8;
   if (!profile.enabled_by_default) return 9;  // 1g with double memory
   for (unsigned int e = 0; e < std::size(kComputeSlices); ++e) {
-    if (kComputeSlices[e] == static_cast<unsigned int>(profile.compute_slices)) {
+    if (kComputeSlices[e] ==
+        static_cast<unsigned int>(profile.compute_slices)) {
       return e;
     }
   }
@@ -71,8 +72,7 @@ FakeNvml::FakeNvml(const std::vector<const mig::GpuModel*>& gpus) {
 
 FakeNvml::~FakeNvml() = default;
 
-void FakeNvml::SetInUse(int index, const mig::Instance& instance,
-                        bool in_use) {
+void FakeNvml::SetInUse(int index, const mig::Instance& instance, bool in_use) {
   std::lock_guard lock(mu_);
   for (auto& gi : gpus_.at(index)->instances) {
     if (gi->instance == instance) gi->in_use = in_use;
@@ -245,8 +245,9 @@ nvmlReturn_t FakeNvml::DeviceCreateGpuInstanceWithPlacement(
   int profile = gpu->ProfileById(profile_id);
   if (profile < 0) return NVML_ERROR_INVALID_ARGUMENT;
   const mig::Profile& p = gpu->model->profiles[profile];
-  bool allowed = std::find(p.starts.begin(), p.starts.end(),
-                           static_cast<int>(placement->start)) != p.starts.end();
+  bool allowed =
+      std::find(p.starts.begin(), p.starts.end(),
+                static_cast<int>(placement->start)) != p.starts.end();
   if (!allowed ||
       placement->size != static_cast<unsigned int>(p.memory_slices)) {
     return NVML_ERROR_INVALID_ARGUMENT;
@@ -291,8 +292,7 @@ nvmlReturn_t FakeNvml::GpuInstanceGetComputeInstanceProfileInfo(
     return NVML_ERROR_INVALID_ARGUMENT;
   }
   const mig::Profile& p = gi->gpu->model->profiles[gi->instance.profile];
-  if (kComputeSlices[profile] >
-      static_cast<unsigned int>(p.compute_slices)) {
+  if (kComputeSlices[profile] > static_cast<unsigned int>(p.compute_slices)) {
     return NVML_ERROR_NOT_SUPPORTED;
   }
   *info = {};
@@ -317,8 +317,8 @@ nvmlReturn_t FakeNvml::GpuInstanceCreateComputeInstance(
     return NVML_ERROR_INSUFFICIENT_RESOURCES;
   }
   if (nvmlReturn_t r = Change(); r != NVML_SUCCESS) return r;
-  gi->computes.push_back(std::make_unique<ComputeInstance>(ComputeInstance{
-      gi, static_cast<unsigned int>(gi->computes.size())}));
+  gi->computes.push_back(std::make_unique<ComputeInstance>(
+      ComputeInstance{gi, static_cast<unsigned int>(gi->computes.size())}));
   *compute = reinterpret_cast<nvmlComputeInstance_t>(gi->computes.back().get());
   return NVML_SUCCESS;
 }
@@ -339,7 +339,8 @@ nvmlReturn_t FakeNvml::GpuInstanceGetComputeInstances(
     return NVML_ERROR_INSUFFICIENT_SIZE;
   }
   for (size_t i = 0; i < gi->computes.size(); ++i) {
-    computes[i] = reinterpret_cast<nvmlComputeInstance_t>(gi->computes[i].get());
+    computes[i] =
+        reinterpret_cast<nvmlComputeInstance_t>(gi->computes[i].get());
   }
   return NVML_SUCCESS;
 }
@@ -350,8 +351,7 @@ nvmlReturn_t FakeNvml::ComputeInstanceDestroy(nvmlComputeInstance_t compute) {
     for (const auto& gi : gpu->instances) {
       auto it = std::find_if(
           gi->computes.begin(), gi->computes.end(), [&](const auto& ci) {
-            return reinterpret_cast<nvmlComputeInstance_t>(ci.get()) ==
-                   compute;
+            return reinterpret_cast<nvmlComputeInstance_t>(ci.get()) == compute;
           });
       if (it == gi->computes.end()) continue;
       if (gi->in_use) return NVML_ERROR_IN_USE;
@@ -370,9 +370,8 @@ nvmlReturn_t FakeNvml::GpuInstanceDestroy(nvmlGpuInstance_t instance) {
   if (gi->in_use || !gi->computes.empty()) return NVML_ERROR_IN_USE;
   if (nvmlReturn_t r = Change(); r != NVML_SUCCESS) return r;
   auto& all = gi->gpu->instances;
-  all.erase(std::find_if(all.begin(), all.end(), [&](const auto& other) {
-    return other.get() == gi;
-  }));
+  all.erase(std::find_if(all.begin(), all.end(),
+                         [&](const auto& other) { return other.get() == gi; }));
   return NVML_SUCCESS;
 }
 

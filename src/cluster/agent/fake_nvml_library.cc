@@ -20,8 +20,9 @@ std::unique_ptr<FakeNvml>& Fake() {
 }
 
 FakeNvml& Get() {
-  if (!Fake()) Fake() = std::make_unique<FakeNvml>(
-                   std::vector<const migserve::mig::GpuModel*>{});
+  if (!Fake())
+    Fake() = std::make_unique<FakeNvml>(
+        std::vector<const migserve::mig::GpuModel*>{});
   return *Fake();
 }
 
@@ -100,8 +101,7 @@ nvmlReturn_t nvmlGpuInstanceGetComputeInstances(
   return Get().GpuInstanceGetComputeInstances(gpuInstance, profileId,
                                               computeInstances, count);
 }
-nvmlReturn_t nvmlComputeInstanceDestroy(
-    nvmlComputeInstance_t computeInstance) {
+nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstance) {
   return Get().ComputeInstanceDestroy(computeInstance);
 }
 nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance) {

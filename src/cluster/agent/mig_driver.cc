@@ -43,9 +43,8 @@ MigDriver::~MigDriver() { nvml_->Shutdown(); }
 
 Status MigDriver::Check(nvmlReturn_t result, const std::string& what) const {
   if (result == NVML_SUCCESS) return Status::Ok();
-  std::string message =
-      fmt::format("{}: NVML error {} ({})", what, result,
-                  nvml_->ErrorString(result));
+  std::string message = fmt::format("{}: NVML error {} ({})", what, result,
+                                    nvml_->ErrorString(result));
   if (result == NVML_ERROR_IN_USE) {
     return Status::FailedPrecondition(message + ": in use, not forced");
   }
@@ -71,9 +70,9 @@ StatusOr<std::unique_ptr<MigDriver>> MigDriver::Open(
     MIGSERVE_RETURN_IF_ERROR(driver->Check(
         nvml->DeviceGetName(gpu.device, name.data(), name.size()), where));
     for (const mig::GpuModel& m : catalog.models()) {
-      bool named = gpu_name ? m.name == *gpu_name
-                            : std::string(name.data()).find(m.name) !=
-                                  std::string::npos;
+      bool named =
+          gpu_name ? m.name == *gpu_name
+                   : std::string(name.data()).find(m.name) != std::string::npos;
       if (named) gpu.model = &m;
     }
     if (gpu.model == nullptr) {
@@ -137,15 +136,15 @@ StatusOr<nvmlGpuInstance_t> MigDriver::FindInstance(
   const Gpu& gpu = gpus_[index];
   std::array<nvmlGpuInstance_t, kMaxInstances> handles{};
   unsigned int count = kMaxInstances;
-  MIGSERVE_RETURN_IF_ERROR(Check(
-      nvml_->DeviceGetGpuInstances(
-          gpu.device, gpu.profile_ids[instance.profile], handles.data(), &count),
-      Name(index, instance)));
+  MIGSERVE_RETURN_IF_ERROR(
+      Check(nvml_->DeviceGetGpuInstances(gpu.device,
+                                         gpu.profile_ids[instance.profile],
+                                         handles.data(), &count),
+            Name(index, instance)));
   for (unsigned int i = 0; i < count; ++i) {
     nvmlGpuInstanceInfo_t info{};
-    MIGSERVE_RETURN_IF_ERROR(
-        Check(nvml_->GpuInstanceGetInfo(handles[i], &info),
-              Name(index, instance)));
+    MIGSERVE_RETURN_IF_ERROR(Check(nvml_->GpuInstanceGetInfo(handles[i], &info),
+                                   Name(index, instance)));
     if (static_cast<int>(info.placement.start) == instance.start) {
       return handles[i];
     }
@@ -188,10 +187,10 @@ Status MigDriver::Create(int index, const mig::Instance& instance) {
       static_cast<unsigned int>(instance.start),
       static_cast<unsigned int>(profile.memory_slices)};
   nvmlGpuInstance_t gi = nullptr;
-  MIGSERVE_RETURN_IF_ERROR(Check(nvml_->DeviceCreateGpuInstanceWithPlacement(
-                                     gpu.device, gpu.profile_ids[instance.profile],
-                                     &placement, &gi),
-                                 what));
+  MIGSERVE_RETURN_IF_ERROR(
+      Check(nvml_->DeviceCreateGpuInstanceWithPlacement(
+                gpu.device, gpu.profile_ids[instance.profile], &placement, &gi),
+            what));
   for (unsigned int e = 0; e < kComputeProfileEnums; ++e) {
     nvmlComputeInstanceProfileInfo_t info{};
     if (nvml_->GpuInstanceGetComputeInstanceProfileInfo(

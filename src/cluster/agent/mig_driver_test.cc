@@ -39,9 +39,11 @@ TEST_F(MigDriverTest, FindsTheModelAndEveryDefaultProfile) {
 }
 
 TEST_F(MigDriverTest, CreatesAtExplicitPlacementsAndReadsThemBack) {
-  ASSERT_TRUE(driver_->Apply(0, {{}, {At("3g.40gb", 4), At("2g.20gb", 0),
-                                      At("1g.10gb", 2)}})
-                  .ok());
+  ASSERT_TRUE(
+      driver_
+          ->Apply(0,
+                  {{}, {At("3g.40gb", 4), At("2g.20gb", 0), At("1g.10gb", 2)}})
+          .ok());
   mig::Layout want =
       LayoutOf({At("2g.20gb", 0), At("1g.10gb", 2), At("3g.40gb", 4)});
   EXPECT_EQ(nvml_.Layout(0), want);
@@ -50,8 +52,8 @@ TEST_F(MigDriverTest, CreatesAtExplicitPlacementsAndReadsThemBack) {
 }
 
 TEST_F(MigDriverTest, ChangesOnlyTheListedInstances) {
-  ASSERT_TRUE(driver_->Apply(0, {{}, {At("3g.40gb", 0), At("3g.40gb", 4)}})
-                  .ok());
+  ASSERT_TRUE(
+      driver_->Apply(0, {{}, {At("3g.40gb", 0), At("3g.40gb", 4)}}).ok());
   int before = nvml_.changes();
   // The 3g at 0 serves (in use) while the one at 4 becomes 2g + 1g + 1g.
   nvml_.SetInUse(0, At("3g.40gb", 0), true);
@@ -60,13 +62,13 @@ TEST_F(MigDriverTest, ChangesOnlyTheListedInstances) {
           {At("2g.20gb", 4), At("1g.10gb", 6), At("1g.10gb", 6)}});
   EXPECT_FALSE(s.ok());  // 1g at 6 twice: illegal, refused before any change
   EXPECT_EQ(nvml_.changes(), before);
-  s = driver_->Apply(0, {{At("3g.40gb", 4)},
-                         {At("2g.20gb", 4), At("1g.10gb", 6)}});
+  s = driver_->Apply(
+      0, {{At("3g.40gb", 4)}, {At("2g.20gb", 4), At("1g.10gb", 6)}});
   ASSERT_TRUE(s.ok()) << s.ToString();
   // Destroy CI + GI, then create GI + CI twice: six calls, none on the 3g at 0.
   EXPECT_EQ(nvml_.changes(), before + 6);
-  EXPECT_EQ(nvml_.Layout(0), LayoutOf({At("3g.40gb", 0), At("2g.20gb", 4),
-                                       At("1g.10gb", 6)}));
+  EXPECT_EQ(nvml_.Layout(0),
+            LayoutOf({At("3g.40gb", 0), At("2g.20gb", 4), At("1g.10gb", 6)}));
 }
 
 TEST_F(MigDriverTest, NeverForcesAnInstanceInUse) {
@@ -79,8 +81,7 @@ TEST_F(MigDriverTest, NeverForcesAnInstanceInUse) {
   EXPECT_NE(s.message().find("in use"), std::string::npos);
   EXPECT_EQ(nvml_.Layout(1), LayoutOf({At("7g.80gb", 0)}));
   nvml_.SetInUse(1, At("7g.80gb", 0), false);
-  EXPECT_TRUE(
-      driver_->Apply(1, {{At("7g.80gb", 0)}, {At("3g.40gb", 0)}}).ok());
+  EXPECT_TRUE(driver_->Apply(1, {{At("7g.80gb", 0)}, {At("3g.40gb", 0)}}).ok());
   EXPECT_EQ(nvml_.Layout(1), LayoutOf({At("3g.40gb", 0)}));
 }
 
@@ -89,8 +90,7 @@ TEST_F(MigDriverTest, RefusesAChangeTheLiveLayoutDoesNotAllow) {
             Status::Code::kFailedPrecondition);  // nothing to remove
   EXPECT_EQ(driver_->Apply(0, {{}, {At("3g.40gb", 2)}}).code(),
             Status::Code::kFailedPrecondition);  // 3g cannot start at 2
-  EXPECT_EQ(driver_->Apply(5, {{}, {}}).code(),
-            Status::Code::kInvalidArgument);
+  EXPECT_EQ(driver_->Apply(5, {{}, {}}).code(), Status::Code::kInvalidArgument);
 }
 
 TEST_F(MigDriverTest, AFailedCreateLeavesNoHalfMadeInstance) {

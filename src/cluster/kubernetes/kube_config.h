@@ -1,0 +1,38 @@
+// Where the Kubernetes API server is and how to prove who we are: from a
+// kubeconfig file (its current context, or a named one) or from the
+// in-cluster service account. TLS verification is always on: the CA comes
+// from the config, or the system's store if the config names none.
+#ifndef MIGSERVE_CLUSTER_KUBERNETES_KUBE_CONFIG_H_
+#define MIGSERVE_CLUSTER_KUBERNETES_KUBE_CONFIG_H_
+
+#include <string>
+
+#include "util/status_or.h"
+
+namespace migserve::cluster::kubernetes {
+
+struct KubeConfig {
+  std::string server;     // https://host:port (http:// only for tests)
+  std::string ca_pem;     // CA bundle (PEM), empty: the system store
+  std::string token;      // bearer token, empty: none
+  std::string cert_pem;   // client certificate (PEM), empty: none
+  std::string key_pem;    // client key (PEM)
+  std::string namespace_ = "default";
+};
+
+// Reads `path` (kubeconfig YAML). `context` empty: current-context.
+// Certificate and key fields may be files or base64 "-data". Returns
+// InvalidArgument naming the file and field for what is missing or bad,
+// and for insecure-skip-tls-verify (migserve always verifies).
+StatusOr<KubeConfig> LoadKubeconfig(const std::string& path,
+                                    const std::string& context = "");
+
+// The in-cluster config: KUBERNETES_SERVICE_HOST and _PORT, the service
+// account's token, CA and namespace under `account_dir`.
+StatusOr<KubeConfig> InClusterConfig(
+    const std::string& account_dir =
+        "/var/run/secrets/kubernetes.io/serviceaccount");
+
+}  // namespace migserve::cluster::kubernetes
+
+#endif  // MIGSERVE_CLUSTER_KUBERNETES_KUBE_CONFIG_H_
