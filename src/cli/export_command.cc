@@ -70,9 +70,10 @@ void SetupExport(CLI::App* app, CommandContext* context) {
               {"dra", k8s::Flavor::kDra}},
           CLI::ignore_case))
       ->default_str("device-plugin");
-  app->add_option("--image", flags->options.image, "Serving container image")
+  app->add_option("--image", flags->options.serving.image,
+                  "Serving container image")
       ->capture_default_str();
-  app->add_option("--port", flags->options.port,
+  app->add_option("--port", flags->options.serving.port,
                   "The container's HTTP port (readiness: /v2/health/ready)")
       ->capture_default_str()
       ->check(CLI::Range(1, 65535));

@@ -77,9 +77,10 @@ std::optional<std::string> Field(const Json& object, const std::string& field) {
 
 // Kubernetes selector terms: k=v, k==v, k!=v, k (exists), !k (absent).
 // `lookup` returns the value of a key.
-bool Matches(const std::string& selector,
-             const std::function<std::optional<std::string>(
-                 const std::string&)>& lookup) {
+bool Matches(
+    const std::string& selector,
+    const std::function<std::optional<std::string>(const std::string&)>&
+        lookup) {
   std::stringstream in(selector);
   for (std::string term; std::getline(in, term, ',');) {
     term = Trim(term);
@@ -112,9 +113,9 @@ bool Selected(const Json& object, const std::string& labels,
     if (it == all.end() || !it->is_string()) return std::nullopt;
     return it->get<std::string>();
   };
-  return Matches(labels, label) &&
-         Matches(fields,
-                 [&](const std::string& key) { return Field(object, key); });
+  return Matches(labels, label) && Matches(fields, [&](const std::string& key) {
+           return Field(object, key);
+         });
 }
 
 void Reply(httplib::Response* res, int code, const Json& body) {
@@ -276,8 +277,7 @@ void ApiServerStandIn::Route() {
     std::lock_guard lock(mu_);
     ++requests_;
     if (!options_.token.empty() &&
-        req.get_header_value("Authorization") !=
-            "Bearer " + options_.token) {
+        req.get_header_value("Authorization") != "Bearer " + options_.token) {
       Fail(&res, 401, "Unauthorized", "Unauthorized");
       return httplib::Server::HandlerResponse::Handled;
     }
@@ -305,16 +305,15 @@ void ApiServerStandIn::Route() {
       std::string from = req.get_param_value("resourceVersion");
       int timeout = options_.max_watch_s;
       if (req.has_param("timeoutSeconds")) {
-        timeout = std::min(timeout,
-                           std::stoi(req.get_param_value("timeoutSeconds")));
+        timeout =
+            std::min(timeout, std::stoi(req.get_param_value("timeoutSeconds")));
       }
       auto deadline =
           std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
       auto sent = std::make_shared<long>(-1);
       res.set_chunked_content_provider(
-          "application/json",
-          [this, ref, labels, fields, from, deadline, sent](
-              size_t, httplib::DataSink& sink) {
+          "application/json", [this, ref, labels, fields, from, deadline, sent](
+                                  size_t, httplib::DataSink& sink) {
             std::unique_lock lock(mu_);
             std::vector<Json> lines;
             if (*sent < 0) {
@@ -343,7 +342,8 @@ void ApiServerStandIn::Route() {
                 lines.push_back({{"type", e.type}, {"object", e.object}});
               }
             }
-            bool over = stopping_ || std::chrono::steady_clock::now() >= deadline;
+            bool over =
+                stopping_ || std::chrono::steady_clock::now() >= deadline;
             lock.unlock();
             for (const Json& line : lines) {
               std::string text = line.dump() + "\n";
@@ -431,28 +431,28 @@ void ApiServerStandIn::Route() {
     object["metadata"]["name"] = ref.name;
     Reply(&res, 200, Store(ref.ObjectPath(), object, "MODIFIED", &lock));
   };
-  server_->Patch(".*", [change](const httplib::Request& req,
-                                httplib::Response& res) {
-    change(req, res, true);
-  });
-  server_->Put(".*", [change](const httplib::Request& req,
-                              httplib::Response& res) {
-    change(req, res, false);
-  });
+  server_->Patch(".*",
+                 [change](const httplib::Request& req, httplib::Response& res) {
+                   change(req, res, true);
+                 });
+  server_->Put(".*",
+               [change](const httplib::Request& req, httplib::Response& res) {
+                 change(req, res, false);
+               });
 
-  server_->Delete(".*", [this](const httplib::Request& req,
-                               httplib::Response& res) {
-    Ref ref = Parse(req.path);
-    std::unique_lock lock(mu_);
-    auto it = objects_.find(ref.ObjectPath());
-    if (!ref.ok || it == objects_.end()) {
-      lock.unlock();
-      return Fail(&res, 404, "NotFound", req.path + " not found");
-    }
-    Json object = it->second;
-    Store(ref.ObjectPath(), object, "DELETED", &lock);
-    Reply(&res, 200, {{"kind", "Status"}, {"status", "Success"}});
-  });
+  server_->Delete(
+      ".*", [this](const httplib::Request& req, httplib::Response& res) {
+        Ref ref = Parse(req.path);
+        std::unique_lock lock(mu_);
+        auto it = objects_.find(ref.ObjectPath());
+        if (!ref.ok || it == objects_.end()) {
+          lock.unlock();
+          return Fail(&res, 404, "NotFound", req.path + " not found");
+        }
+        Json object = it->second;
+        Store(ref.ObjectPath(), object, "DELETED", &lock);
+        Reply(&res, 200, {{"kind", "Status"}, {"status", "Success"}});
+      });
 }
 
 }  // namespace migserve::cluster::kubernetes

@@ -36,9 +36,9 @@ class ApiServerStandIn {
   };
   // Called after every change with the event type (ADDED, MODIFIED,
   // DELETED), the object's path and the object; never under the lock.
-  using Observer = std::function<void(const std::string& type,
-                                      const std::string& path,
-                                      const nlohmann::json& object)>;
+  using Observer =
+      std::function<void(const std::string& type, const std::string& path,
+                         const nlohmann::json& object)>;
 
   explicit ApiServerStandIn(Options options);
   ~ApiServerStandIn();

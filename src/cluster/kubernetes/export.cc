@@ -6,12 +6,11 @@
 #include <tuple>
 
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/replica_pod.h"
 #include "cluster/kubernetes/yaml_writer.h"
 
 namespace migserve::cluster::kubernetes {
 namespace {
-
-using Json = nlohmann::ordered_json;
 
 // One replica with where it is.
 struct Placed {
@@ -27,25 +26,6 @@ std::string ModelOf(const std::vector<workload::Service>& services,
   return name;
 }
 
-Json Container(const std::string& service, const std::string& model,
-               const Replica& replica, const ExportOptions& options) {
-  Json env = Json::array();
-  for (auto [name, value] :
-       {std::pair<const char*, std::string>{"MIGSERVE_SERVICE", service},
-        {"MIGSERVE_MODEL", model},
-        {"MIGSERVE_BATCH", std::to_string(replica.batch)},
-        {"MIGSERVE_PROCS", std::to_string(replica.procs)}}) {
-    env.push_back({{"name", name}, {"value", value}});
-  }
-  return {{"name", "server"},
-          {"image", options.image},
-          {"env", env},
-          {"ports",
-           Json::array({{{"name", "http"}, {"containerPort", options.port}}})},
-          {"readinessProbe",
-           {{"httpGet", {{"path", "/v2/health/ready"}, {"port", "http"}}}}}};
-}
-
 Json Metadata(const std::string& name, const Json& labels,
               const Json& annotations) {
   Json meta = {{"name", name}, {"labels", labels}};
@@ -54,35 +34,21 @@ Json Metadata(const std::string& name, const Json& labels,
 }
 
 Json WorkloadDeployment(const std::string& name, const Json& labels,
-                        const Json& annotations, int replicas,
-                        const std::string& node, Json pod_spec_extra,
-                        Json container) {
-  Json pod_spec = {{"nodeSelector", {{"kubernetes.io/hostname", node}}}};
-  for (const auto& [key, value] : pod_spec_extra.items()) {
-    pod_spec[key] = value;
-  }
-  pod_spec["containers"] = Json::array({std::move(container)});
-  Json deployment = {
-      {"apiVersion", "apps/v1"},
-      {"kind", "Deployment"},
-      {"metadata", Metadata(name, labels, annotations)},
-      {"spec",
-       {{"replicas", replicas},
-        {"selector", {{"matchLabels", labels}}},
-        {"template",
-         {{"metadata", {{"labels", labels}, {"annotations", annotations}}},
-          {"spec", pod_spec}}}}}};
-  return deployment;
-}
-
-Json ReplicaAnnotations(const Replica& r) {
-  return {{kAnnotationBatch, std::to_string(r.batch)},
-          {kAnnotationProcs, std::to_string(r.procs)}};
+                        const Json& annotations, int replicas, Json pod_spec) {
+  return {{"apiVersion", "apps/v1"},
+          {"kind", "Deployment"},
+          {"metadata", Metadata(name, labels, annotations)},
+          {"spec",
+           {{"replicas", replicas},
+            {"selector", {{"matchLabels", labels}}},
+            {"template",
+             {{"metadata", {{"labels", labels}, {"annotations", annotations}}},
+              {"spec", std::move(pod_spec)}}}}}};
 }
 
 std::vector<Json> DevicePluginObjects(
-    const std::vector<Placed>& replicas, const mig::GpuModel& gpu,
-    const std::vector<workload::Service>& services,
+    const std::vector<Placed>& replicas, const std::map<int, int>& indexes,
+    const mig::GpuModel& gpu, const std::vector<workload::Service>& services,
     const ExportOptions& options) {
   // Replicas grouped by (service, node, profile, batch, procs).
   using Key = std::tuple<std::string, std::string, int, int, int>;
@@ -99,7 +65,8 @@ std::vector<Json> DevicePluginObjects(
   std::vector<Json> objects;
   for (const auto& [key, members] : groups) {
     const auto& [service, node, profile, batch, procs] = key;
-    const std::string& profile_name = gpu.profiles[profile].name;
+    const mig::Profile& p = gpu.profiles[profile];
+    const std::string& profile_name = p.name;
     std::string name = fmt::format("{}-{}-{}", service, node, profile_name);
     if (same_name[{service, node, profile}] > 1) {
       name += fmt::format("-b{}-p{}", batch, procs);
@@ -109,20 +76,20 @@ std::vector<Json> DevicePluginObjects(
                    {kLabelNode, node},
                    {kLabelProfile, profile_name}};
     std::string placements;
-    for (const Placed& p : members) {
+    for (const Placed& m : members) {
       if (!placements.empty()) placements += ",";
-      placements += fmt::format("{}:{}", p.gpu->id, p.slot->instance.start);
+      placements +=
+          fmt::format("{}:{}", indexes.at(m.gpu->id), m.slot->instance.start);
     }
     const Replica& first = *members.front().slot->replica;
     Json annotations = ReplicaAnnotations(first);
     annotations[kAnnotationPlacements] = placements;
     Json container =
-        Container(service, ModelOf(services, service), first, options);
-    container["resources"] = {
-        {"limits", {{"nvidia.com/mig-" + profile_name, 1}}}};
+        ServerContainer(first, ModelOf(services, service), options.serving);
+    container["resources"] = DevicePluginResources(p);
     objects.push_back(WorkloadDeployment(DnsLabel(name), labels, annotations,
-                                         static_cast<int>(members.size()), node,
-                                         Json::object(), std::move(container)));
+                                         static_cast<int>(members.size()),
+                                         PodSpec(node, std::move(container))));
   }
   return objects;
 }
@@ -152,12 +119,9 @@ std::vector<Json> DraObjects(const std::vector<Placed>& replicas,
     const mig::Profile& profile = gpu.profiles[p.slot->instance.profile];
     int start = p.slot->instance.start;
     int index = indexes.at(p.gpu->id);
-    std::string name = DnsLabel(fmt::format("{}-gpu{}-{}-{}", r.service,
-                                            p.gpu->id, profile.name, start));
-    Json labels = {
-        {kManagedBy, kManager},        {kLabelService, r.service},
-        {kLabelNode, p.gpu->node},     {kLabelGpu, std::to_string(p.gpu->id)},
-        {kLabelProfile, profile.name}, {kLabelStart, std::to_string(start)}};
+    std::string name =
+        ReplicaName(r.service, p.gpu->node, index, profile, start);
+    Json labels = ReplicaLabels(r.service, p.gpu->node, index, profile, start);
     std::string selector = fmt::format(
         "device.attributes['gpu.nvidia.com'].profile == '{}' && "
         "device.attributes['gpu.nvidia.com'].parentMinor == {}",
@@ -180,14 +144,14 @@ std::vector<Json> DraObjects(const std::vector<Placed>& replicas,
                           {{{"cel", {{"expression", selector}}}}})}}}}})}}}}}};
     objects.push_back(std::move(claim));
     Json container =
-        Container(r.service, ModelOf(services, r.service), r, options);
+        ServerContainer(r, ModelOf(services, r.service), options.serving);
     container["resources"] = {{"claims", Json::array({{{"name", "mig"}}})}};
-    Json pod_extra = {
+    Json claims = {
         {"resourceClaims",
          Json::array({{{"name", "mig"}, {"resourceClaimName", name}}})}};
     Json deployment =
-        WorkloadDeployment(name, labels, ReplicaAnnotations(r), 1, p.gpu->node,
-                           std::move(pod_extra), std::move(container));
+        WorkloadDeployment(name, labels, ReplicaAnnotations(r), 1,
+                           PodSpec(p.gpu->node, std::move(container), claims));
     // Two pods must never hold the claim at once.
     deployment["spec"]["strategy"] = {{"type", "Recreate"}};
     objects.push_back(std::move(deployment));
@@ -240,7 +204,8 @@ StatusOr<std::string> ReplicaObjects(
   }
   std::vector<Json> objects =
       options.flavor == Flavor::kDevicePlugin
-          ? DevicePluginObjects(replicas, gpu, services, options)
+          ? DevicePluginObjects(replicas, DeviceIndexes(state), gpu, services,
+                                options)
           : DraObjects(replicas, DeviceIndexes(state), gpu, services, options);
   std::string header = fmt::format(
       "# Kubernetes objects written by migserve export ({} flavour, {}):\n"

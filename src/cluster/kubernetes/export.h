@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cluster/cluster_state.h"
+#include "cluster/kubernetes/replica_pod.h"
 #include "mig/gpu_model.h"
 #include "util/status_or.h"
 #include "workload/workload.h"
@@ -27,10 +28,7 @@ enum class Flavor { kDevicePlugin, kDra };
 
 struct ExportOptions {
   Flavor flavor = Flavor::kDevicePlugin;
-  // The serving container; it reads the model, batch and process count from
-  // MIGSERVE_* environment variables and is ready on HTTP /v2/health/ready.
-  std::string image = "nvcr.io/nvidia/tritonserver:24.08-py3";
-  int port = 8000;
+  ServingOptions serving;
 };
 
 struct ExportedFiles {

@@ -54,8 +54,8 @@ void Prepare(CURL* c, const KubeConfig& config, const std::string& url,
   }
   curl_slist* list = curl_slist_append(nullptr, "Accept: application/json");
   if (!config.token.empty()) {
-    list = curl_slist_append(
-        list, ("Authorization: Bearer " + config.token).c_str());
+    list = curl_slist_append(list,
+                             ("Authorization: Bearer " + config.token).c_str());
   }
   headers->reset(list);
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, list);
@@ -82,7 +82,8 @@ std::string Reason(const std::string& body) {
 }
 
 Status FromCode(long code, const std::string& what, const std::string& body) {
-  std::string message = fmt::format("{}: HTTP {}: {}", what, code, Reason(body));
+  std::string message =
+      fmt::format("{}: HTTP {}: {}", what, code, Reason(body));
   if (code == 404) return Status::NotFound(message);
   if (code == 409) return Status::Aborted(message);
   if (code == 401 || code == 403) return Status::FailedPrecondition(message);
@@ -166,8 +167,8 @@ StatusOr<KubeClient::Response> KubeClient::Once(
   SlistPtr headers;
   Prepare(c, config_, url, &headers);
   if (!content_type.empty()) {
-    headers.reset(curl_slist_append(
-        headers.release(), ("Content-Type: " + content_type).c_str()));
+    headers.reset(curl_slist_append(headers.release(),
+                                    ("Content-Type: " + content_type).c_str()));
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
   }
   curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
@@ -218,8 +219,8 @@ StatusOr<nlohmann::json> KubeClient::Call(const std::string& method,
     }
     return json;
   }
-  return Status::Unavailable(fmt::format("{} (after {} attempts)",
-                                         last.message(), retry_.attempts));
+  return Status::Unavailable(
+      fmt::format("{} (after {} attempts)", last.message(), retry_.attempts));
 }
 
 StatusOr<nlohmann::json> KubeClient::Get(const std::string& path) {

@@ -70,9 +70,9 @@ TEST_F(KubeClientTest, CreatesGetsListsPatchesAndDeletesOverTls) {
   ASSERT_TRUE(list.ok());
   ASSERT_EQ((*list)["items"].size(), 1u);
   EXPECT_EQ((*list)["items"][0]["metadata"]["name"], "a");
-  auto all = client.List("/api/v1/pods", "fieldSelector=" +
-                                             KubeClient::Escape(
-                                                 "spec.nodeName=node-0"));
+  auto all = client.List(
+      "/api/v1/pods",
+      "fieldSelector=" + KubeClient::Escape("spec.nodeName=node-0"));
   ASSERT_TRUE(all.ok());
   EXPECT_EQ((*all)["items"].size(), 2u);
   auto patched = client.Patch(std::string(kPods) + "/a",
@@ -95,8 +95,9 @@ TEST_F(KubeClientTest, ConflictsAreAborted) {
   EXPECT_EQ(again.code(), Status::Code::kAborted);
   EXPECT_NE(again.message().find("already exists"), std::string::npos);
   std::string stale = (*first)["metadata"]["resourceVersion"];
-  ASSERT_TRUE(client.Patch(std::string(kPods) + "/a",
-                           {{"metadata", {{"labels", {{"x", "1"}}}}}})
+  ASSERT_TRUE(client
+                  .Patch(std::string(kPods) + "/a",
+                         {{"metadata", {{"labels", {{"x", "1"}}}}}})
                   .ok());
   Status conflict =
       client
@@ -165,8 +166,8 @@ TEST_F(KubeClientTest, WatchSeesChangesInOrderFromAVersion) {
       });
   writer.join();
   ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ(seen, (std::vector<std::string>{"ADDED a", "MODIFIED a",
-                                            "DELETED a"}));
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{"ADDED a", "MODIFIED a", "DELETED a"}));
 }
 
 std::string Base64(const std::string& text) {
@@ -180,14 +181,14 @@ std::string Base64(const std::string& text) {
 
 TEST_F(KubeClientTest, KubeconfigWithCaDataAndTokenReachesTheServer) {
   std::string path = testing::WriteTempFile(
-      "kubeconfig", "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
-                    "contexts:\n- name: test\n  context: {cluster: c, user: u, "
-                    "namespace: serving}\n"
-                    "clusters:\n- name: c\n  cluster:\n    server: " +
-                        server_.url() + "\n    certificate-authority-data: " +
-                        Base64(Certificate().cert_pem) +
-                        "\nusers:\n- name: u\n  user: {token: " + kToken +
-                        "}\n");
+      "kubeconfig",
+      "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
+      "contexts:\n- name: test\n  context: {cluster: c, user: u, "
+      "namespace: serving}\n"
+      "clusters:\n- name: c\n  cluster:\n    server: " +
+          server_.url() + "\n    certificate-authority-data: " +
+          Base64(Certificate().cert_pem) +
+          "\nusers:\n- name: u\n  user: {token: " + kToken + "}\n");
   auto config = LoadKubeconfig(path);
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   EXPECT_EQ(config->namespace_, "serving");

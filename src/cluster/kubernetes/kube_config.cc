@@ -97,8 +97,8 @@ StatusOr<KubeConfig> LoadKubeconfig(const std::string& path,
   std::string cluster_name = c["cluster"] ? c["cluster"].as<std::string>() : "";
   MIGSERVE_ASSIGN_OR_RETURN(YAML::Node cluster,
                             Named(root, "clusters", cluster_name, path));
-  std::string where = fmt::format("{}: clusters[{}].cluster", path,
-                                  cluster_name);
+  std::string where =
+      fmt::format("{}: clusters[{}].cluster", path, cluster_name);
   YAML::Node cl = cluster["cluster"];
   if (!cl["server"]) return Status::InvalidArgument(where + ".server: missing");
   config.server = cl["server"].as<std::string>();

@@ -12,11 +12,11 @@
 namespace migserve::cluster::kubernetes {
 
 struct KubeConfig {
-  std::string server;     // https://host:port (http:// only for tests)
-  std::string ca_pem;     // CA bundle (PEM), empty: the system store
-  std::string token;      // bearer token, empty: none
-  std::string cert_pem;   // client certificate (PEM), empty: none
-  std::string key_pem;    // client key (PEM)
+  std::string server;    // https://host:port (http:// only for tests)
+  std::string ca_pem;    // CA bundle (PEM), empty: the system store
+  std::string token;     // bearer token, empty: none
+  std::string cert_pem;  // client certificate (PEM), empty: none
+  std::string key_pem;   // client key (PEM)
   std::string namespace_ = "default";
 };
 

@@ -46,6 +46,12 @@ std::string DnsLabel(std::string_view text) {
   return out;
 }
 
+std::string ReplicaName(const std::string& service, const std::string& node,
+                        int index, const mig::Profile& profile, int start) {
+  return DnsLabel(fmt::format("{}-{}-g{}-{}-{}", service, node, index,
+                              profile.name, start));
+}
+
 Status CheckLabelValue(std::string_view value, std::string_view what) {
   bool ok = !value.empty() && value.size() <= 63 && Alnum(value.front()) &&
             Alnum(value.back());

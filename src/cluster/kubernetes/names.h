@@ -18,13 +18,15 @@ inline constexpr char kManager[] = "migserve";
 inline constexpr char kLabelService[] = "migserve.io/service";
 inline constexpr char kLabelNode[] = "migserve.io/node";
 inline constexpr char kLabelProfile[] = "migserve.io/profile";
-inline constexpr char kLabelGpu[] = "migserve.io/gpu";
+inline constexpr char kLabelGpu[] = "migserve.io/gpu";  // index on the node
 inline constexpr char kLabelStart[] = "migserve.io/start";
-// Annotations: where the replicas of a group sit ("<gpu>:<start>,..."), and
-// the batch and MPS processes they run.
+// Annotations: where the replicas of a group sit ("<gpu index>:<start>,..."),
+// and the batch, MPS processes, throughput and latency of a replica.
 inline constexpr char kAnnotationPlacements[] = "migserve.io/placements";
 inline constexpr char kAnnotationBatch[] = "migserve.io/batch";
 inline constexpr char kAnnotationProcs[] = "migserve.io/procs";
+inline constexpr char kAnnotationThroughput[] = "migserve.io/throughput";
+inline constexpr char kAnnotationLatency[] = "migserve.io/latency-ms";
 // The DRA driver's name of the exact MIG device a claim is for.
 inline constexpr char kAnnotationDevice[] = "migserve.io/device";
 // Node annotation the agent writes: the node's GPUs and their layouts.
@@ -33,6 +35,11 @@ inline constexpr char kAnnotationLayouts[] = "migserve.io/mig-layouts";
 // Returns `text` as a DNS-1123 label (lowercase alphanumerics and '-', at
 // most 63 characters; longer names keep a hash of the whole).
 std::string DnsLabel(std::string_view text);
+
+// The name of the pod (or DRA claim) of `service`'s replica at `start` of
+// GPU `index` on `node`: the same replica always gets the same name.
+std::string ReplicaName(const std::string& service, const std::string& node,
+                        int index, const mig::Profile& profile, int start);
 
 // Returns InvalidArgument naming `what` unless `value` is a valid label
 // value (at most 63 of [A-Za-z0-9_.-], alphanumeric at both ends).
