@@ -1,0 +1,87 @@
+// The controller's backend on Kubernetes (DESIGN 6; paper 8: actions are
+// wrappers of Kubernetes operations). The cluster is the nodes that match
+// the node selector and carry the agent's layout annotation; a GPU's id is
+// its rank by (node name, device index) among them. A replica is a Pod
+// labelled with its service and placement (replica_pod.h); it counts once
+// it is Ready. Actions:
+//   create       create the pod; ends when it is Ready
+//   delete       delete the pod; ends when it is gone
+//   migrate      create at the destination, then (once Ready) delete the
+//                source; ends when the source is gone
+//   repartition  write the GPU's request annotation on its node; ends when
+//                the node's agent reports the same nonce (mig_annotations.h)
+// A pod that fails, an agent's error and a timeout fail the action. Creates
+// are idempotent (a pod that exists already is the replica), so a restarted
+// controller can start an action again.
+#ifndef MIGSERVE_CLUSTER_KUBERNETES_KUBERNETES_BACKEND_H_
+#define MIGSERVE_CLUSTER_KUBERNETES_KUBERNETES_BACKEND_H_
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cluster/cluster_backend.h"
+#include "cluster/kubernetes/kube_client.h"
+#include "cluster/kubernetes/replica_pod.h"
+
+namespace migserve::cluster::kubernetes {
+
+struct BackendOptions {
+  std::string namespace_ = "default";  // where replica pods live
+  std::string node_selector = "nvidia.com/mig.capable=true";
+  ServingOptions serving;
+  std::map<std::string, std::string> models;  // service -> model
+  double poll_s = 1.0;
+  double action_timeout_s = 900;
+};
+
+class KubernetesBackend : public ClusterBackend {
+ public:
+  // `client` is not owned and outlives the backend.
+  KubernetesBackend(KubeClient* client, const mig::GpuModel& gpu,
+                    BackendOptions options);
+
+  StatusOr<ClusterState> Observe() override;
+  Status Start(const Action& action) override;
+  std::vector<int> Running() const override;
+  StatusOr<ActionResult> WaitAny() override;
+
+ private:
+  struct Where {
+    std::string node;
+    int index = 0;
+  };
+  struct Pending {
+    Action action;
+    std::chrono::steady_clock::time_point started;
+    std::string nonce;            // repartitions
+    bool source_deleted = false;  // migrations
+  };
+  // What one poll sees: pods by name, nodes by name.
+  struct Snapshot {
+    std::map<std::string, nlohmann::json> pods;
+    std::map<std::string, nlohmann::json> nodes;
+  };
+
+  StatusOr<Where> Locate(int gpu_id) const;
+  StatusOr<std::string> PodName(const InstanceRef& ref,
+                                const std::string& service) const;
+  Status CreatePod(const InstanceRef& ref, const Replica& replica);
+  Status DeletePod(const std::string& name);
+  StatusOr<Snapshot> Look();
+  // Returns the outcome of `p` if it has ended.
+  StatusOr<std::optional<Status>> Poll(Pending* p, const Snapshot& now);
+  std::string PodsPath() const;
+
+  KubeClient* client_;
+  const mig::GpuModel& gpu_;
+  BackendOptions options_;
+  std::map<int, Where> where_;  // from the last Observe
+  std::vector<Pending> pending_;
+  int nonce_ = 0;
+};
+
+}  // namespace migserve::cluster::kubernetes
+
+#endif  // MIGSERVE_CLUSTER_KUBERNETES_KUBERNETES_BACKEND_H_

@@ -1,0 +1,60 @@
+// How the controller and the node agents talk through Node annotations
+// (nos's pattern, notes/kubernetes.md 4.1), one key per GPU so parallel
+// repartitions of one node never overwrite each other:
+//   migserve.io/mig-layouts          agent: the node's GPU model and layouts
+//   migserve.io/mig-request-<index>  controller: a partial reconfiguration
+//   migserve.io/mig-status-<index>   agent: how the last request ended
+// A request carries a nonce; the agent answers with the same nonce.
+#ifndef MIGSERVE_CLUSTER_KUBERNETES_MIG_ANNOTATIONS_H_
+#define MIGSERVE_CLUSTER_KUBERNETES_MIG_ANNOTATIONS_H_
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "mig/gpu_model.h"
+#include "mig/reconfiguration.h"
+#include "util/status_or.h"
+
+namespace migserve::cluster::kubernetes {
+
+struct NodeLayouts {
+  std::string gpu;                  // the GPU model of every GPU
+  std::vector<mig::Layout> layouts;  // by device index
+};
+
+struct MigRequest {
+  std::string nonce;
+  mig::Reconfiguration change;
+};
+
+struct MigStatus {
+  std::string nonce;
+  bool ok = false;
+  std::string error;
+};
+
+std::string RequestKey(int index);
+std::string StatusKey(int index);
+
+std::string FormatLayouts(const NodeLayouts& layouts,
+                          const mig::GpuModel& gpu);
+std::string FormatRequest(const MigRequest& request, const mig::GpuModel& gpu);
+std::string FormatStatus(const MigStatus& status);
+
+// Parsers; InvalidArgument names `where` and the field.
+StatusOr<NodeLayouts> ParseLayouts(const std::string& text,
+                                   const mig::GpuModel& gpu,
+                                   const std::string& where);
+StatusOr<MigRequest> ParseRequest(const std::string& text,
+                                  const mig::GpuModel& gpu,
+                                  const std::string& where);
+StatusOr<MigStatus> ParseStatus(const std::string& text,
+                                const std::string& where);
+
+// Returns annotation `key` of the object `object`, or "".
+std::string Annotation(const nlohmann::json& object, const std::string& key);
+
+}  // namespace migserve::cluster::kubernetes
+
+#endif  // MIGSERVE_CLUSTER_KUBERNETES_MIG_ANNOTATIONS_H_
