@@ -41,12 +41,11 @@ Status NodeAgent::RestartDevicePlugin() {
                                  options_.device_plugin_namespace);
   MIGSERVE_ASSIGN_OR_RETURN(
       nlohmann::json pods,
-      client_->List(path, "labelSelector=" +
-                              KubeClient::Escape(
-                                  options_.device_plugin_selector) +
-                              "&fieldSelector=" +
-                              KubeClient::Escape("spec.nodeName=" +
-                                                 options_.node)));
+      client_->List(path,
+                    "labelSelector=" +
+                        KubeClient::Escape(options_.device_plugin_selector) +
+                        "&fieldSelector=" +
+                        KubeClient::Escape("spec.nodeName=" + options_.node)));
   for (const auto& pod : pods["items"]) {
     std::string name = pod["metadata"]["name"];
     Status s = client_->Delete(path + "/" + name);
@@ -116,8 +115,8 @@ Status NodeAgent::Run(const std::atomic<bool>& stop) {
     if (s.ok()) {
       s = client_->Watch(
           "/api/v1/nodes",
-          "fieldSelector=" + KubeClient::Escape("metadata.name=" +
-                                                options_.node),
+          "fieldSelector=" +
+              KubeClient::Escape("metadata.name=" + options_.node),
           (*node)["metadata"]["resourceVersion"], options_.watch_s,
           [&](const nlohmann::json& event) {
             Status handled = Handle(event["object"]);

@@ -63,8 +63,8 @@ class NodeAgentTest : public ::testing::Test {
   }
 
   std::optional<kubernetes::MigStatus> Answer(int index) {
-    std::string text =
-        kubernetes::Annotation(*server_.Get(kNode), kubernetes::StatusKey(index));
+    std::string text = kubernetes::Annotation(*server_.Get(kNode),
+                                              kubernetes::StatusKey(index));
     if (text.empty()) return std::nullopt;
     return kubernetes::ParseStatus(text, "test").value();
   }
@@ -85,9 +85,8 @@ class NodeAgentTest : public ::testing::Test {
 TEST_F(NodeAgentTest, ReportsEveryGpusLayout) {
   ASSERT_TRUE(driver_->Apply(1, {{}, {At("7g.80gb", 0)}}).ok());
   ASSERT_TRUE(agent_->Report().ok());
-  EXPECT_EQ(Reported(),
-            (std::vector<mig::Layout>{mig::Layout(),
-                                      mig::Layout({At("7g.80gb", 0)})}));
+  EXPECT_EQ(Reported(), (std::vector<mig::Layout>{
+                            mig::Layout(), mig::Layout({At("7g.80gb", 0)})}));
 }
 
 TEST_F(NodeAgentTest, CarriesOutARequestOnceAndRestartsTheDevicePlugin) {
@@ -132,9 +131,9 @@ TEST_F(NodeAgentTest, ReportsAnInstanceInUseInsteadOfForcingIt) {
 TEST_F(NodeAgentTest, RunAnswersRequestsAsTheNodeChanges) {
   std::atomic<bool> stop = false;
   std::thread runner([&] { EXPECT_TRUE(agent_->Run(stop).ok()); });
-  for (int i = 0; i < 500 && server_.Get(kNode)->dump().find(
-                                 kubernetes::kAnnotationLayouts) ==
-                                 std::string::npos;
+  for (int i = 0;
+       i < 500 && server_.Get(kNode)->dump().find(
+                      kubernetes::kAnnotationLayouts) == std::string::npos;
        ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

@@ -57,19 +57,18 @@ std::string KubernetesBackend::PodsPath() const {
 StatusOr<ClusterState> KubernetesBackend::Observe() {
   MIGSERVE_ASSIGN_OR_RETURN(
       nlohmann::json nodes,
-      client_->List("/api/v1/nodes",
-                    "labelSelector=" +
-                        KubeClient::Escape(options_.node_selector)));
+      client_->List(
+          "/api/v1/nodes",
+          "labelSelector=" + KubeClient::Escape(options_.node_selector)));
   std::vector<std::pair<std::string, NodeLayouts>> layouts;
   for (const auto& node : nodes["items"]) {
     std::string name = node["metadata"]["name"];
     std::string text = Annotation(node, kAnnotationLayouts);
     if (text.empty()) continue;  // its agent has not reported yet
     MIGSERVE_ASSIGN_OR_RETURN(
-        NodeLayouts l,
-        ParseLayouts(text, gpu_,
-                     fmt::format("node {} annotation {}", name,
-                                 kAnnotationLayouts)));
+        NodeLayouts l, ParseLayouts(text, gpu_,
+                                    fmt::format("node {} annotation {}", name,
+                                                kAnnotationLayouts)));
     layouts.emplace_back(name, std::move(l));
   }
   std::sort(layouts.begin(), layouts.end(),
@@ -94,20 +93,20 @@ StatusOr<ClusterState> KubernetesBackend::Observe() {
                             client_->List(PodsPath(), ManagedSelector()));
   for (const auto& pod : pods["items"]) {
     if (!Ready(pod)) continue;
-    auto id = ids.find({Label(pod, kLabelNode),
-                        std::atoi(Label(pod, kLabelGpu).c_str())});
+    auto id = ids.find(
+        {Label(pod, kLabelNode), std::atoi(Label(pod, kLabelGpu).c_str())});
     std::optional<Replica> replica = ReplicaFromMetadata(pod["metadata"]);
     int profile = gpu_.FindProfile(Label(pod, kLabelProfile));
     if (id == ids.end() || !replica || profile < 0) continue;
-    Slot* slot = state.FindGpu(id->second)->Find(
-        {profile, std::atoi(Label(pod, kLabelStart).c_str())});
+    Slot* slot =
+        state.FindGpu(id->second)
+            ->Find({profile, std::atoi(Label(pod, kLabelStart).c_str())});
     if (slot != nullptr) slot->replica = *replica;
   }
   return state;
 }
 
-StatusOr<KubernetesBackend::Where> KubernetesBackend::Locate(
-    int gpu_id) const {
+StatusOr<KubernetesBackend::Where> KubernetesBackend::Locate(int gpu_id) const {
   auto it = where_.find(gpu_id);
   if (it == where_.end()) {
     return Status::FailedPrecondition(
@@ -197,9 +196,9 @@ StatusOr<KubernetesBackend::Snapshot> KubernetesBackend::Look() {
   for (auto& pod : pods["items"]) now.pods[pod["metadata"]["name"]] = pod;
   MIGSERVE_ASSIGN_OR_RETURN(
       nlohmann::json nodes,
-      client_->List("/api/v1/nodes",
-                    "labelSelector=" +
-                        KubeClient::Escape(options_.node_selector)));
+      client_->List(
+          "/api/v1/nodes",
+          "labelSelector=" + KubeClient::Escape(options_.node_selector)));
   for (auto& node : nodes["items"]) now.nodes[node["metadata"]["name"]] = node;
   return now;
 }
@@ -210,8 +209,8 @@ StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p,
   std::string what = Describe(gpu_, a);
   if (std::chrono::duration<double>(Clock::now() - p->started).count() >
       options_.action_timeout_s) {
-    return std::optional<Status>(Status::DeadlineExceeded(
-        fmt::format("{}: not done after {} s", what, options_.action_timeout_s)));
+    return std::optional<Status>(Status::DeadlineExceeded(fmt::format(
+        "{}: not done after {} s", what, options_.action_timeout_s)));
   }
   auto pod_state = [&](const std::string& name) -> std::optional<Status> {
     auto it = now.pods.find(name);
@@ -247,7 +246,8 @@ StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p,
         MIGSERVE_RETURN_IF_ERROR(DeletePod(source));
         p->source_deleted = true;
       }
-      if (now.pods.count(source) == 0) return std::optional<Status>(Status::Ok());
+      if (now.pods.count(source) == 0)
+        return std::optional<Status>(Status::Ok());
       return std::optional<Status>();
     }
     case ActionKind::kRepartition: {
@@ -263,9 +263,8 @@ StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p,
                                 ParseStatus(text, "node " + w.node));
       if (status.nonce != p->nonce) return std::optional<Status>();
       if (status.ok) return std::optional<Status>(Status::Ok());
-      return std::optional<Status>(Status::Unavailable(
-          fmt::format("{}: the agent on {} says: {}", what, w.node,
-                      status.error)));
+      return std::optional<Status>(Status::Unavailable(fmt::format(
+          "{}: the agent on {} says: {}", what, w.node, status.error)));
     }
   }
   return std::optional<Status>();

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-
 namespace migserve::cluster::kubernetes {
 namespace {
 
@@ -12,8 +11,8 @@ Json Instances(const std::vector<mig::Instance>& instances,
                const mig::GpuModel& gpu) {
   Json out = Json::array();
   for (const mig::Instance& i : instances) {
-    out.push_back({{"profile", gpu.profiles[i.profile].name},
-                   {"start", i.start}});
+    out.push_back(
+        {{"profile", gpu.profiles[i.profile].name}, {"start", i.start}});
   }
   return out;
 }
@@ -65,8 +64,9 @@ std::string FormatLayouts(const NodeLayouts& layouts,
                           const mig::GpuModel& gpu) {
   Json gpus = Json::array();
   for (size_t i = 0; i < layouts.layouts.size(); ++i) {
-    gpus.push_back({{"index", i},
-                    {"instances", Instances(layouts.layouts[i].instances(), gpu)}});
+    gpus.push_back(
+        {{"index", i},
+         {"instances", Instances(layouts.layouts[i].instances(), gpu)}});
   }
   return Json{{"gpu", layouts.gpu}, {"gpus", gpus}}.dump();
 }
@@ -79,9 +79,8 @@ std::string FormatRequest(const MigRequest& request, const mig::GpuModel& gpu) {
 }
 
 std::string FormatStatus(const MigStatus& status) {
-  return Json{{"nonce", status.nonce},
-              {"ok", status.ok},
-              {"error", status.error}}
+  return Json{
+      {"nonce", status.nonce}, {"ok", status.ok}, {"error", status.error}}
       .dump();
 }
 
@@ -98,16 +97,17 @@ StatusOr<NodeLayouts> ParseLayouts(const std::string& text,
                     where, out.gpu, gpu.name));
   }
   const Json& gpus = json.value("gpus", Json());
-  if (!gpus.is_array()) return Status::InvalidArgument(where + ".gpus: missing");
+  if (!gpus.is_array())
+    return Status::InvalidArgument(where + ".gpus: missing");
   for (size_t k = 0; k < gpus.size(); ++k) {
     std::string at = fmt::format("{}.gpus[{}]", where, k);
-    if (!gpus[k].is_object() || gpus[k].value("index", -1) != static_cast<int>(k)) {
+    if (!gpus[k].is_object() ||
+        gpus[k].value("index", -1) != static_cast<int>(k)) {
       return Status::InvalidArgument(at + ".index: want " + std::to_string(k));
     }
-    MIGSERVE_ASSIGN_OR_RETURN(
-        std::vector<mig::Instance> instances,
-        ParseInstances(gpus[k].value("instances", Json()), gpu,
-                       at + ".instances"));
+    MIGSERVE_ASSIGN_OR_RETURN(std::vector<mig::Instance> instances,
+                              ParseInstances(gpus[k].value("instances", Json()),
+                                             gpu, at + ".instances"));
     out.layouts.push_back(mig::Layout(std::move(instances)));
   }
   return out;
@@ -119,7 +119,8 @@ StatusOr<MigRequest> ParseRequest(const std::string& text,
   MIGSERVE_ASSIGN_OR_RETURN(Json json, ParseObject(text, where));
   MigRequest out;
   out.nonce = json.value("nonce", "");
-  if (out.nonce.empty()) return Status::InvalidArgument(where + ".nonce: missing");
+  if (out.nonce.empty())
+    return Status::InvalidArgument(where + ".nonce: missing");
   MIGSERVE_ASSIGN_OR_RETURN(
       out.change.remove,
       ParseInstances(json.value("remove", Json()), gpu, where + ".remove"));

@@ -19,7 +19,7 @@
 namespace migserve::cluster::kubernetes {
 
 struct NodeLayouts {
-  std::string gpu;                  // the GPU model of every GPU
+  std::string gpu;                   // the GPU model of every GPU
   std::vector<mig::Layout> layouts;  // by device index
 };
 
@@ -37,8 +37,7 @@ struct MigStatus {
 std::string RequestKey(int index);
 std::string StatusKey(int index);
 
-std::string FormatLayouts(const NodeLayouts& layouts,
-                          const mig::GpuModel& gpu);
+std::string FormatLayouts(const NodeLayouts& layouts, const mig::GpuModel& gpu);
 std::string FormatRequest(const MigRequest& request, const mig::GpuModel& gpu);
 std::string FormatStatus(const MigStatus& status);
 

@@ -1,0 +1,186 @@
+#include "controller/reconciler.h"
+
+#include <fmt/format.h>
+
+namespace migserve::controller {
+
+// Counts the actions that pass through to the real backend.
+class Reconciler::MeteredBackend : public cluster::ClusterBackend {
+ public:
+  MeteredBackend(cluster::ClusterBackend* inner, Reconciler* owner)
+      : inner_(inner), owner_(owner) {}
+
+  StatusOr<cluster::ClusterState> Observe() override {
+    return inner_->Observe();
+  }
+  Status Start(const cluster::Action& action) override {
+    Status s = inner_->Start(action);
+    std::lock_guard lock(owner_->mu_);
+    if (s.ok()) {
+      kinds_[action.id] = std::string(cluster::KindName(action.kind));
+      ++owner_->running_;
+    } else {
+      ++owner_->actions_[{std::string(cluster::KindName(action.kind)), false}];
+    }
+    return s;
+  }
+  std::vector<int> Running() const override { return inner_->Running(); }
+  StatusOr<cluster::ActionResult> WaitAny() override {
+    auto result = inner_->WaitAny();
+    if (result.ok()) {
+      std::lock_guard lock(owner_->mu_);
+      auto kind = kinds_.find(result->id);
+      if (kind != kinds_.end()) {
+        ++owner_->actions_[{kind->second, result->status.ok()}];
+        --owner_->running_;
+        kinds_.erase(kind);
+      }
+    }
+    return result;
+  }
+
+ private:
+  cluster::ClusterBackend* inner_;
+  Reconciler* owner_;
+  std::map<int, std::string> kinds_;
+};
+
+Reconciler::Reconciler(const mig::GpuModel& gpu,
+                       cluster::ClusterBackend* backend, Journal* journal,
+                       ControllerOptions options)
+    : gpu_(gpu),
+      backend_(std::make_unique<MeteredBackend>(backend, this)),
+      journal_(journal),
+      options_(std::move(options)) {
+  auto outer = options_.progress;
+  options_.progress = [this, outer](const std::string& line) {
+    Log(line);
+    if (outer) outer(line);
+  };
+}
+
+Reconciler::~Reconciler() = default;
+
+void Reconciler::Log(const std::string& line) {
+  std::lock_guard lock(mu_);
+  log_.push_back(line);
+  if (log_.size() > 50) log_.pop_front();
+}
+
+void Reconciler::Observed(const cluster::ClusterState& state,
+                          const deployment::Deployment& target) {
+  std::lock_guard lock(mu_);
+  capacity_ = state.Capacity();
+  required_.clear();
+  for (const workload::Service& s : target.services) {
+    required_[s.name] = s.throughput;
+    capacity_.try_emplace(s.name, 0);
+  }
+}
+
+Status Reconciler::Reconcile(const deployment::Deployment& target) {
+  auto finish = [&](const std::string& result, const Status& status) {
+    std::lock_guard lock(mu_);
+    ++reconciles_[result];
+    state_ = result == "error" ? "error" : "idle";
+    last_error_ = status.ok() ? "" : status.message();
+    return status;
+  };
+  auto observed = backend_->Observe();
+  if (!observed.ok()) return finish("error", observed.status());
+  Observed(*observed, target);
+  TransitionGoal goal;
+  if (last_target_) {
+    goal = MakeGoal(*last_target_, target);
+  } else {
+    goal = MakeGoal(target, target);
+    goal.required_before = observed->Capacity();
+  }
+  auto plan = PlanTransition(gpu_, *observed, target, goal, options_.planner);
+  auto pending = journal_->Current();
+  bool resuming = pending.ok() && pending->has_value();
+  if (plan.ok() && plan->actions.empty() && !resuming) {
+    last_target_ = target;
+    return finish("idle", Status::Ok());
+  }
+  {
+    std::lock_guard lock(mu_);
+    state_ = "transition";
+  }
+  Controller controller(gpu_, backend_.get(), journal_, options_);
+  Status moved = controller.Transition(target, goal);
+  {
+    std::lock_guard lock(mu_);
+    plans_ += controller.stats().plans;
+  }
+  if (auto after = backend_->Observe(); after.ok()) Observed(*after, target);
+  if (!moved.ok()) return finish("error", moved);
+  last_target_ = target;
+  return finish("ok", Status::Ok());
+}
+
+std::string Reconciler::Metrics() const {
+  std::lock_guard lock(mu_);
+  std::string out;
+  auto header = [&](const char* name, const char* type, const char* help) {
+    out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+  };
+  header("migserve_reconciles_total", "counter",
+         "Reconcile passes by result (ok: a transition ran, idle: the cluster "
+         "held the target, error).");
+  for (const char* r : {"ok", "idle", "error"}) {
+    auto it = reconciles_.find(r);
+    out += fmt::format("migserve_reconciles_total{{result=\"{}\"}} {}\n", r,
+                       it == reconciles_.end() ? 0 : it->second);
+  }
+  header("migserve_plans_total", "counter", "Transition plans made.");
+  out += fmt::format("migserve_plans_total {}\n", plans_);
+  header("migserve_actions_total", "counter",
+         "Actions that ended, by kind and result.");
+  for (const char* kind : {"create", "delete", "migrate", "repartition"}) {
+    for (bool ok : {true, false}) {
+      auto it = actions_.find({kind, ok});
+      out += fmt::format(
+          "migserve_actions_total{{kind=\"{}\",result=\"{}\"}} {}\n", kind,
+          ok ? "ok" : "failed", it == actions_.end() ? 0 : it->second);
+    }
+  }
+  header("migserve_actions_running", "gauge", "Actions started, not ended.");
+  out += fmt::format("migserve_actions_running {}\n", running_);
+  header("migserve_transition_running", "gauge",
+         "1 while a transition runs.");
+  out += fmt::format("migserve_transition_running {}\n",
+                     state_ == "transition" ? 1 : 0);
+  header("migserve_service_capacity", "gauge",
+         "Requests/s the service's ready replicas serve (last observed).");
+  for (const auto& [s, c] : capacity_) {
+    out += fmt::format("migserve_service_capacity{{service=\"{}\"}} {}\n", s, c);
+  }
+  header("migserve_service_required", "gauge",
+         "Requests/s the target requires.");
+  for (const auto& [s, r] : required_) {
+    out += fmt::format("migserve_service_required{{service=\"{}\"}} {}\n", s, r);
+  }
+  return out;
+}
+
+nlohmann::json Reconciler::Progress() const {
+  std::lock_guard lock(mu_);
+  nlohmann::json actions = nlohmann::json::object();
+  for (const auto& [key, n] : actions_) {
+    actions[key.first][key.second ? "ok" : "failed"] = n;
+  }
+  nlohmann::json services = nlohmann::json::object();
+  for (const auto& [s, c] : capacity_) {
+    services[s] = {{"capacity", c}, {"required", required_.count(s) > 0
+                                                     ? required_.at(s)
+                                                     : 0.0}};
+  }
+  return {{"state", state_},      {"last_error", last_error_},
+          {"plans", plans_},      {"running", running_},
+          {"actions", actions},   {"services", services},
+          {"log", nlohmann::json(std::vector<std::string>(log_.begin(),
+                                                          log_.end()))}};
+}
+
+}  // namespace migserve::controller

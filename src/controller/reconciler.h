@@ -1,0 +1,65 @@
+// The reconcile loop's step (`migserve controller`): given the target
+// deployment, brings the cluster there with the journaled Controller if it
+// is not there already, and keeps what an operator watches: Prometheus
+// metrics and a progress summary, both safe to read from another thread.
+#ifndef MIGSERVE_CONTROLLER_RECONCILER_H_
+#define MIGSERVE_CONTROLLER_RECONCILER_H_
+
+#include <deque>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "controller/controller.h"
+
+namespace migserve::controller {
+
+class Reconciler {
+ public:
+  // `backend` and `journal` are not owned and outlive the reconciler.
+  Reconciler(const mig::GpuModel& gpu, cluster::ClusterBackend* backend,
+             Journal* journal, ControllerOptions options = {});
+  ~Reconciler();
+
+  // Moves the cluster to `target` unless it holds it already. A service
+  // keeps at least min(before, after): "before" is the previous target's
+  // requirement, or, for the first target this process sees, what the
+  // service has now.
+  Status Reconcile(const deployment::Deployment& target);
+
+  // Prometheus text exposition of the counters and gauges.
+  std::string Metrics() const;
+  // {state, last_error, plans, actions: {kind: {ok, failed}}, services,
+  // log: the last progress lines}.
+  nlohmann::json Progress() const;
+
+ private:
+  class MeteredBackend;
+
+  void Log(const std::string& line);
+  void Observed(const cluster::ClusterState& state,
+                const deployment::Deployment& target);
+
+  const mig::GpuModel& gpu_;
+  std::unique_ptr<MeteredBackend> backend_;
+  Journal* journal_;
+  ControllerOptions options_;
+  std::optional<deployment::Deployment> last_target_;
+
+  mutable std::mutex mu_;
+  std::string state_ = "starting";
+  std::string last_error_;
+  std::map<std::string, int> reconciles_;  // by result
+  std::map<std::pair<std::string, bool>, int> actions_;  // (kind, ok)
+  int running_ = 0;
+  int plans_ = 0;
+  std::map<std::string, double> capacity_;
+  std::map<std::string, double> required_;
+  std::deque<std::string> log_;
+};
+
+}  // namespace migserve::controller
+
+#endif  // MIGSERVE_CONTROLLER_RECONCILER_H_

@@ -1,0 +1,75 @@
+#include "controller/reconciler.h"
+
+#include <gtest/gtest.h>
+
+#include "cluster/simulated_cluster.h"
+#include "deployment/deployment_json.h"
+#include "mig/gpu_catalog.h"
+#include "util/test_util.h"
+
+namespace migserve::controller {
+namespace {
+
+const mig::GpuModel& A100() {
+  return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
+}
+
+deployment::Deployment Load(const std::string& name) {
+  return deployment::LoadDeployment(
+             testing::SourcePath("data/deployments/" + name + ".json"))
+      .value();
+}
+
+TEST(ReconcilerTest, IdlesAtTheTargetAndMovesWhenItChanges) {
+  deployment::Deployment day = Load("day"), night = Load("night");
+  cluster::SimulatedCluster sim(
+      A100(), cluster::ClusterFromDeployment(day, A100(), {8, 24}).value());
+  auto journal = Journal::Open(":memory:").value();
+  Reconciler reconciler(A100(), &sim, journal.get());
+  ASSERT_TRUE(reconciler.Reconcile(day).ok());
+  EXPECT_EQ(reconciler.Progress()["state"], "idle");
+  EXPECT_TRUE(sim.timeline().empty());
+  ASSERT_TRUE(reconciler.Reconcile(night).ok());
+  TransitionGoal goal = MakeGoal(day, night);
+  for (const auto& [service, required] : goal.required_after) {
+    EXPECT_GE(sim.min_capacity().at(service), goal.Floor(service) - 1e-6)
+        << service;
+    EXPECT_GE(sim.state().Capacity()[service], required - 1e-6) << service;
+  }
+  std::string metrics = reconciler.Metrics();
+  EXPECT_NE(metrics.find("migserve_reconciles_total{result=\"idle\"} 1"),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("migserve_reconciles_total{result=\"ok\"} 1"),
+            std::string::npos);
+  EXPECT_NE(metrics.find(
+                "migserve_actions_total{kind=\"delete\",result=\"ok\"} 67"),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("migserve_actions_running 0"), std::string::npos);
+  nlohmann::json progress = reconciler.Progress();
+  EXPECT_EQ(progress["state"], "idle");
+  EXPECT_EQ(progress["plans"], 1);
+  EXPECT_FALSE(progress["log"].empty());
+  ASSERT_TRUE(reconciler.Reconcile(night).ok());
+  EXPECT_NE(reconciler.Metrics().find(
+                "migserve_reconciles_total{result=\"idle\"} 2"),
+            std::string::npos);
+}
+
+TEST(ReconcilerTest, ReportsAnImpossibleTargetAsAnError) {
+  deployment::Deployment day = Load("day"), night = Load("night");
+  cluster::SimulatedCluster sim(
+      A100(), cluster::ClusterFromDeployment(night, A100(), {8, 0}).value());
+  auto journal = Journal::Open(":memory:").value();
+  Reconciler reconciler(A100(), &sim, journal.get());
+  EXPECT_FALSE(reconciler.Reconcile(day).ok());  // 5 GPUs, day needs 16
+  EXPECT_EQ(reconciler.Progress()["state"], "error");
+  EXPECT_NE(reconciler.Progress()["last_error"].get<std::string>().find(
+                "spare"),
+            std::string::npos)
+      << reconciler.Progress().dump();
+}
+
+}  // namespace
+}  // namespace migserve::controller
