@@ -147,19 +147,20 @@ std::string Reconciler::Metrics() const {
   }
   header("migserve_actions_running", "gauge", "Actions started, not ended.");
   out += fmt::format("migserve_actions_running {}\n", running_);
-  header("migserve_transition_running", "gauge",
-         "1 while a transition runs.");
+  header("migserve_transition_running", "gauge", "1 while a transition runs.");
   out += fmt::format("migserve_transition_running {}\n",
                      state_ == "transition" ? 1 : 0);
   header("migserve_service_capacity", "gauge",
          "Requests/s the service's ready replicas serve (last observed).");
   for (const auto& [s, c] : capacity_) {
-    out += fmt::format("migserve_service_capacity{{service=\"{}\"}} {}\n", s, c);
+    out +=
+        fmt::format("migserve_service_capacity{{service=\"{}\"}} {}\n", s, c);
   }
   header("migserve_service_required", "gauge",
          "Requests/s the target requires.");
   for (const auto& [s, r] : required_) {
-    out += fmt::format("migserve_service_required{{service=\"{}\"}} {}\n", s, r);
+    out +=
+        fmt::format("migserve_service_required{{service=\"{}\"}} {}\n", s, r);
   }
   return out;
 }
@@ -172,15 +173,18 @@ nlohmann::json Reconciler::Progress() const {
   }
   nlohmann::json services = nlohmann::json::object();
   for (const auto& [s, c] : capacity_) {
-    services[s] = {{"capacity", c}, {"required", required_.count(s) > 0
-                                                     ? required_.at(s)
-                                                     : 0.0}};
+    services[s] = {
+        {"capacity", c},
+        {"required", required_.count(s) > 0 ? required_.at(s) : 0.0}};
   }
-  return {{"state", state_},      {"last_error", last_error_},
-          {"plans", plans_},      {"running", running_},
-          {"actions", actions},   {"services", services},
-          {"log", nlohmann::json(std::vector<std::string>(log_.begin(),
-                                                          log_.end()))}};
+  return {{"state", state_},
+          {"last_error", last_error_},
+          {"plans", plans_},
+          {"running", running_},
+          {"actions", actions},
+          {"services", services},
+          {"log",
+           nlohmann::json(std::vector<std::string>(log_.begin(), log_.end()))}};
 }
 
 }  // namespace migserve::controller

@@ -51,7 +51,7 @@ class Reconciler {
   mutable std::mutex mu_;
   std::string state_ = "starting";
   std::string last_error_;
-  std::map<std::string, int> reconciles_;  // by result
+  std::map<std::string, int> reconciles_;                // by result
   std::map<std::pair<std::string, bool>, int> actions_;  // (kind, ok)
   int running_ = 0;
   int plans_ = 0;

@@ -42,9 +42,9 @@ TEST(ReconcilerTest, IdlesAtTheTargetAndMovesWhenItChanges) {
       << metrics;
   EXPECT_NE(metrics.find("migserve_reconciles_total{result=\"ok\"} 1"),
             std::string::npos);
-  EXPECT_NE(metrics.find(
-                "migserve_actions_total{kind=\"delete\",result=\"ok\"} 67"),
-            std::string::npos)
+  EXPECT_NE(
+      metrics.find("migserve_actions_total{kind=\"delete\",result=\"ok\"} 67"),
+      std::string::npos)
       << metrics;
   EXPECT_NE(metrics.find("migserve_actions_running 0"), std::string::npos);
   nlohmann::json progress = reconciler.Progress();
@@ -52,9 +52,9 @@ TEST(ReconcilerTest, IdlesAtTheTargetAndMovesWhenItChanges) {
   EXPECT_EQ(progress["plans"], 1);
   EXPECT_FALSE(progress["log"].empty());
   ASSERT_TRUE(reconciler.Reconcile(night).ok());
-  EXPECT_NE(reconciler.Metrics().find(
-                "migserve_reconciles_total{result=\"idle\"} 2"),
-            std::string::npos);
+  EXPECT_NE(
+      reconciler.Metrics().find("migserve_reconciles_total{result=\"idle\"} 2"),
+      std::string::npos);
 }
 
 TEST(ReconcilerTest, ReportsAnImpossibleTargetAsAnError) {
@@ -65,9 +65,9 @@ TEST(ReconcilerTest, ReportsAnImpossibleTargetAsAnError) {
   Reconciler reconciler(A100(), &sim, journal.get());
   EXPECT_FALSE(reconciler.Reconcile(day).ok());  // 5 GPUs, day needs 16
   EXPECT_EQ(reconciler.Progress()["state"], "error");
-  EXPECT_NE(reconciler.Progress()["last_error"].get<std::string>().find(
-                "spare"),
-            std::string::npos)
+  EXPECT_NE(
+      reconciler.Progress()["last_error"].get<std::string>().find("spare"),
+      std::string::npos)
       << reconciler.Progress().dump();
 }
 

@@ -1,0 +1,77 @@
+// migserve agent --node NAME [--nvml-library PATH] [--kubeconfig F]
+#include <cstdlib>
+
+#include "cli/command.h"
+#include "cli/kube_flags.h"
+#include "cluster/agent/dlopen_nvml.h"
+#include "cluster/agent/node_agent.h"
+
+namespace migserve::cli {
+namespace {
+
+namespace agent = cluster::agent;
+
+struct AgentFlags {
+  KubeFlags kube;
+  std::string node;
+  std::string nvml_library = agent::kNvmlLibrary;
+  std::string gpu;
+  agent::NodeAgentOptions options;
+};
+
+Status RunAgent(AgentFlags flags, CommandContext* context) {
+  if (flags.node.empty()) {
+    const char* env = std::getenv("NODE_NAME");
+    if (env == nullptr) {
+      return Status::InvalidArgument(
+          "--node: missing (or set NODE_NAME, as the DaemonSet does)");
+    }
+    flags.node = env;
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(cluster::kubernetes::KubeConfig config,
+                            LoadKube(flags.kube));
+  cluster::kubernetes::KubeClient client(config);
+  MIGSERVE_ASSIGN_OR_RETURN(std::unique_ptr<agent::NvmlApi> nvml,
+                            agent::OpenNvml(flags.nvml_library));
+  MIGSERVE_ASSIGN_OR_RETURN(
+      std::unique_ptr<agent::MigDriver> driver,
+      agent::MigDriver::Open(nvml.get(), mig::GpuCatalog::Default(),
+                             flags.gpu.empty()
+                                 ? std::nullopt
+                                 : std::optional<std::string>(flags.gpu)));
+  flags.options.node = flags.node;
+  flags.options.log = [context](const std::string& line) {
+    context->err << line << std::endl;
+  };
+  agent::NodeAgent node_agent(&client, driver.get(), flags.options);
+  return node_agent.Run(StopRequested());
+}
+
+}  // namespace
+
+void SetupAgent(CLI::App* app, CommandContext* context) {
+  auto flags = std::make_shared<AgentFlags>();
+  AddKubeOptions(app, &flags->kube);
+  app->add_option("--node", flags->node,
+                  "This node's name (default: $NODE_NAME)");
+  app->add_option("--nvml-library", flags->nvml_library,
+                  "NVIDIA's NVML library, opened at run time")
+      ->capture_default_str();
+  app->add_option("--gpu", flags->gpu,
+                  "GPU model of data/gpus (default: matched by NVML's name)");
+  app->add_option("--device-plugin-namespace",
+                  flags->options.device_plugin_namespace,
+                  "Namespace of NVIDIA's device plugin pods")
+      ->capture_default_str();
+  app->add_option("--device-plugin-selector",
+                  flags->options.device_plugin_selector,
+                  "Label selector of the device plugin pods, restarted after "
+                  "a change")
+      ->capture_default_str();
+  app->callback([flags, context] {
+    Status s = RunAgent(*flags, context);
+    if (!s.ok()) context->Fail(s);
+  });
+}
+
+}  // namespace migserve::cli

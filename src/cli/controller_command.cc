@@ -1,0 +1,220 @@
+// migserve controller --target F | --target-configmap NAME [--kubeconfig F]
+// The reconcile loop on Kubernetes: reads the target deployment, moves the
+// cluster there through the journaled controller, waits for the target to
+// change (or resyncs), and serves /metrics, /progress and /healthz.
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "cli/command.h"
+#include "cli/kube_flags.h"
+#include "cluster/kubernetes/kubernetes_backend.h"
+#include "controller/reconciler.h"
+#include "deployment/deployment_json.h"
+#include "mig/gpu_catalog.h"
+
+namespace migserve::cli {
+namespace {
+
+namespace k8s = cluster::kubernetes;
+
+struct ControllerFlags {
+  KubeFlags kube;
+  std::string target_file;
+  std::string target_configmap;
+  std::string target_key = "deployment.json";
+  std::string namespace_;
+  std::string journal = "migserve-journal.db";
+  std::string metrics_address = "0.0.0.0";
+  int metrics_port = 9090;
+  double resync_s = 30;
+  bool once = false;
+  k8s::BackendOptions backend;
+};
+
+class TargetSource {
+ public:
+  TargetSource(const ControllerFlags& flags, k8s::KubeClient* client)
+      : flags_(flags), client_(client) {}
+
+  StatusOr<deployment::Deployment> Load() {
+    if (!flags_.target_file.empty()) {
+      std::error_code error;
+      mtime_ = std::filesystem::last_write_time(flags_.target_file, error);
+      return deployment::LoadDeployment(flags_.target_file);
+    }
+    MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json map, client_->Get(Path()));
+    version_ = map["metadata"].value("resourceVersion", "");
+    std::string source = fmt::format("configmap {}/{} key {}", Namespace(),
+                                     flags_.target_configmap,
+                                     flags_.target_key);
+    const auto& data = map.value("data", nlohmann::json::object());
+    if (!data.contains(flags_.target_key)) {
+      return Status::InvalidArgument(source + ": missing");
+    }
+    return deployment::ParseDeployment(
+        data[flags_.target_key].get<std::string>(), source);
+  }
+
+  // Returns when the target may have changed, after at most resync_s.
+  void Wait(const std::atomic<bool>& stop) {
+    auto until = std::chrono::steady_clock::now() +
+                 std::chrono::duration<double>(flags_.resync_s);
+    if (!flags_.target_file.empty()) {
+      while (!stop && std::chrono::steady_clock::now() < until) {
+        std::error_code error;
+        if (std::filesystem::last_write_time(flags_.target_file, error) !=
+            mtime_) {
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      }
+      return;
+    }
+    Status s = client_->Watch(
+        fmt::format("/api/v1/namespaces/{}/configmaps", Namespace()),
+        "fieldSelector=" + k8s::KubeClient::Escape("metadata.name=" +
+                                                   flags_.target_configmap),
+        version_, static_cast<int>(flags_.resync_s),
+        [](const nlohmann::json&) { return false; }, &stop);
+    if (!s.ok()) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+
+ private:
+  std::string Namespace() const { return client_->config().namespace_; }
+  std::string Path() const {
+    return fmt::format("/api/v1/namespaces/{}/configmaps/{}", Namespace(),
+                       flags_.target_configmap);
+  }
+
+  const ControllerFlags& flags_;
+  k8s::KubeClient* client_;
+  std::filesystem::file_time_type mtime_;
+  std::string version_;
+};
+
+Status RunController(ControllerFlags flags, CommandContext* context) {
+  if (flags.target_file.empty() == flags.target_configmap.empty()) {
+    return Status::InvalidArgument(
+        "give exactly one of --target and --target-configmap");
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(k8s::KubeConfig config, LoadKube(flags.kube));
+  if (!flags.namespace_.empty()) config.namespace_ = flags.namespace_;
+  k8s::KubeClient client(config);
+  TargetSource source(flags, &client);
+  MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment target, source.Load());
+  auto gpu = mig::GpuCatalog::Default().Find(target.gpu);
+  if (!gpu.ok()) return gpu.status().WithPrefix("target: gpu");
+  flags.backend.namespace_ = config.namespace_;
+  for (const workload::Service& s : target.services) {
+    flags.backend.models[s.name] = s.model;
+  }
+  k8s::KubernetesBackend backend(&client, **gpu, flags.backend);
+  MIGSERVE_ASSIGN_OR_RETURN(std::unique_ptr<controller::Journal> journal,
+                            controller::Journal::Open(flags.journal));
+  controller::ControllerOptions options;
+  options.progress = [context](const std::string& line) {
+    context->err << line << std::endl;
+  };
+  controller::Reconciler reconciler(**gpu, &backend, journal.get(), options);
+
+  httplib::Server server;
+  std::thread serving;
+  if (flags.metrics_port > 0) {
+    server.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+      res.set_content(reconciler.Metrics(), "text/plain; version=0.0.4");
+    });
+    server.Get("/progress",
+               [&](const httplib::Request&, httplib::Response& res) {
+                 res.set_content(reconciler.Progress().dump(2) + "\n",
+                                 "application/json");
+               });
+    server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content("ok\n", "text/plain");
+    });
+    if (!server.bind_to_port(flags.metrics_address.c_str(),
+                             flags.metrics_port)) {
+      return Status::Unavailable(fmt::format("cannot listen on {}:{}",
+                                             flags.metrics_address,
+                                             flags.metrics_port));
+    }
+    serving = std::thread([&] { server.listen_after_bind(); });
+    context->err << fmt::format("controller: metrics on {}:{}/metrics\n",
+                                flags.metrics_address, flags.metrics_port);
+  }
+  const std::atomic<bool>& stop = StopRequested();
+  Status last;
+  while (!stop) {
+    last = reconciler.Reconcile(target);
+    if (!last.ok()) context->err << "controller: " << last.message() << "\n";
+    if (flags.once) break;
+    source.Wait(stop);
+    auto next = source.Load();
+    if (next.ok()) {
+      target = *next;
+    } else {
+      context->err << "controller: " << next.status().message()
+                   << " (keeping the previous target)\n";
+    }
+  }
+  if (serving.joinable()) {
+    server.stop();
+    serving.join();
+  }
+  return flags.once ? last : Status::Ok();
+}
+
+}  // namespace
+
+void SetupController(CLI::App* app, CommandContext* context) {
+  auto flags = std::make_shared<ControllerFlags>();
+  AddKubeOptions(app, &flags->kube);
+  app->add_option("--target", flags->target_file,
+                  "Target deployment JSON file (watched for changes)");
+  app->add_option("--target-configmap", flags->target_configmap,
+                  "ConfigMap holding the target deployment (watched)");
+  app->add_option("--target-key", flags->target_key,
+                  "Key of the deployment JSON in the ConfigMap")
+      ->capture_default_str();
+  app->add_option("--namespace", flags->namespace_,
+                  "Namespace of replica pods and the ConfigMap (default: the "
+                  "kubeconfig's or the service account's)");
+  app->add_option("--journal", flags->journal,
+                  "SQLite journal; a restarted controller resumes from it")
+      ->capture_default_str();
+  app->add_option("--metrics-port", flags->metrics_port,
+                  "Port for /metrics, /progress, /healthz (0: none)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
+  app->add_option("--metrics-address", flags->metrics_address,
+                  "Address to serve them on")
+      ->capture_default_str();
+  app->add_option("--node-selector", flags->backend.node_selector,
+                  "Label selector of the MIG nodes")
+      ->capture_default_str();
+  app->add_option("--image", flags->backend.serving.image,
+                  "Serving container image")
+      ->capture_default_str();
+  app->add_option("--poll-s", flags->backend.poll_s,
+                  "Seconds between checks of running actions")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app->add_option("--action-timeout-s", flags->backend.action_timeout_s,
+                  "An action not done after this long fails")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app->add_option("--resync-s", flags->resync_s,
+                  "Reconcile at least this often, changed target or not")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app->add_flag("--once", flags->once,
+                "Reconcile once and exit (exit 0 at the target)");
+  app->callback([flags, context] {
+    Status s = RunController(*flags, context);
+    if (!s.ok()) context->Fail(s);
+  });
+}
+
+}  // namespace migserve::cli

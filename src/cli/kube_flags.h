@@ -1,0 +1,30 @@
+// The flags that say how `controller` and `agent` reach the Kubernetes API
+// server: a kubeconfig (and context), else the in-cluster service account.
+#ifndef MIGSERVE_CLI_KUBE_FLAGS_H_
+#define MIGSERVE_CLI_KUBE_FLAGS_H_
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <string>
+
+#include "cluster/kubernetes/kube_config.h"
+
+namespace migserve::cli {
+
+struct KubeFlags {
+  std::string kubeconfig;
+  std::string context;
+};
+
+void AddKubeOptions(CLI::App* app, KubeFlags* flags);
+
+// The kubeconfig if one is given, else the in-cluster config.
+StatusOr<cluster::kubernetes::KubeConfig> LoadKube(const KubeFlags& flags);
+
+// Returns a flag that turns true on SIGINT or SIGTERM (installs the
+// handlers on first use).
+const std::atomic<bool>& StopRequested();
+
+}  // namespace migserve::cli
+
+#endif  // MIGSERVE_CLI_KUBE_FLAGS_H_

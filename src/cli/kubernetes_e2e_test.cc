@@ -1,0 +1,268 @@
+// day2night and night2day on Kubernetes without a cluster or a GPU: the
+// `controller` command and the Kubernetes backend against the stand-in API
+// server over HTTPS, three node agents on in-memory NVML, and a fake
+// kubelet that marks a replica's instance in use while its pod runs.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <thread>
+
+#include "cli/cli_test_util.h"
+#include "cluster/agent/fake_nvml.h"
+#include "cluster/agent/node_agent.h"
+#include "cluster/kubernetes/api_server_standin.h"
+#include "cluster/kubernetes/fake_kubelet.h"
+#include "cluster/kubernetes/kubernetes_backend.h"
+#include "cluster/kubernetes/mig_annotations.h"
+#include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/test_certificate.h"
+#include "controller/controller.h"
+#include "deployment/deployment_json.h"
+#include "util/file.h"
+#include "util/test_util.h"
+
+namespace migserve::cli {
+namespace {
+
+namespace k8s = cluster::kubernetes;
+namespace agent = cluster::agent;
+using Json = nlohmann::json;
+
+constexpr char kToken[] = "e2e-token";
+constexpr int kNodes = 3;
+constexpr int kGpusPerNode = 8;
+constexpr char kPods[] = "/api/v1/namespaces/serving/pods";
+
+const mig::GpuModel& A100() {
+  return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
+}
+
+std::string NodeName(int n) { return "node-" + std::to_string(n); }
+
+deployment::Deployment Load(const std::string& name) {
+  return deployment::LoadDeployment(
+             testing::SourcePath("data/deployments/" + name + ".json"))
+      .value();
+}
+
+class KubernetesE2eTest : public ::testing::Test {
+ protected:
+  KubernetesE2eTest()
+      : tls_(k8s::MakeTestCertificate(testing::TempDir() + "/e2e-tls")
+                 .value()),
+        server_({tls_.cert_file, tls_.key_file, kToken, 1}) {
+    EXPECT_TRUE(server_.Start().ok());
+    config_.server = server_.url();
+    config_.ca_pem = tls_.cert_pem;
+    config_.token = kToken;
+    config_.namespace_ = "serving";
+    kubeconfig_ = testing::WriteTempFile(
+        "e2e-kubeconfig",
+        "current-context: e2e\ncontexts:\n- name: e2e\n  context: {cluster: "
+        "c, user: u, namespace: serving}\nclusters:\n- name: c\n  cluster:\n"
+        "    server: " +
+            server_.url() + "\n    certificate-authority: " + tls_.cert_file +
+            "\nusers:\n- name: u\n  user: {token: " + kToken + "}\n");
+    journal_ = testing::TempDir() + "/e2e-journal.db";
+    std::remove(journal_.c_str());
+  }
+
+  ~KubernetesE2eTest() override {
+    stop_ = true;
+    for (std::thread& t : agents_) t.join();
+  }
+
+  // Puts `from` on the cluster: layouts through NVML, Ready pods, then
+  // starts the agents and the kubelet and waits for every layout report.
+  void Start(const deployment::Deployment& from) {
+    cluster::ClusterState state =
+        cluster::ClusterFromDeployment(from, A100(),
+                                       {kGpusPerNode, kNodes * kGpusPerNode})
+            .value();
+    for (int n = 0; n < kNodes; ++n) {
+      server_.Put("/api/v1/nodes/" + NodeName(n),
+                  {{"metadata",
+                    {{"labels", {{"nvidia.com/mig.capable", "true"}}}}}});
+      nvml_.push_back(std::make_unique<agent::FakeNvml>(
+          std::vector<const mig::GpuModel*>(kGpusPerNode, &A100())));
+      drivers_.push_back(
+          agent::MigDriver::Open(nvml_.back().get(), mig::GpuCatalog::Default())
+              .value());
+    }
+    for (const cluster::GpuState& g : state.gpus) {
+      int n = g.id / kGpusPerNode, index = g.id % kGpusPerNode;
+      ASSERT_EQ(g.node, NodeName(n));
+      ASSERT_TRUE(drivers_[n]->Apply(index, {{}, g.layout().instances()}).ok());
+      for (const cluster::Slot& s : g.slots) {
+        if (!s.replica) continue;
+        const mig::Profile& p = A100().profiles[s.instance.profile];
+        std::string name = k8s::ReplicaName(s.replica->service, g.node, index,
+                                            p, s.instance.start);
+        server_.Put(
+            std::string(kPods) + "/" + name,
+            {{"metadata",
+              {{"labels", k8s::ReplicaLabels(s.replica->service, g.node, index,
+                                             p, s.instance.start)},
+               {"annotations", k8s::ReplicaAnnotations(*s.replica)}}},
+             {"status",
+              {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}});
+        nvml_[n]->SetInUse(index, s.instance, true);
+      }
+    }
+    kubelet_ = std::make_unique<k8s::FakeKubelet>(
+        &server_, 0.05, [this](const Json& pod, bool running) {
+          const Json& l = pod["metadata"]["labels"];
+          int n = std::stoi(l[k8s::kLabelNode].get<std::string>().substr(5));
+          mig::Instance i{
+              A100().FindProfile(l[k8s::kLabelProfile].get<std::string>()),
+              std::stoi(l[k8s::kLabelStart].get<std::string>())};
+          nvml_[n]->SetInUse(std::stoi(l[k8s::kLabelGpu].get<std::string>()),
+                             i, running);
+        });
+    server_.AddObserver(
+        [this](const std::string&, const std::string& path, const Json&) {
+          if (path.find("/pods/") != std::string::npos) Measure();
+        });
+    for (int n = 0; n < kNodes; ++n) {
+      clients_.push_back(std::make_unique<k8s::KubeClient>(config_));
+      agent::NodeAgentOptions options;
+      options.node = NodeName(n);
+      options.watch_s = 1;
+      agents_.emplace_back([this, n, options] {
+        agent::NodeAgent a(clients_[n].get(), drivers_[n].get(), options);
+        EXPECT_TRUE(a.Run(stop_).ok());
+      });
+    }
+    for (int n = 0; n < kNodes; ++n) {
+      for (int tries = 0;
+           tries < 1000 && k8s::Annotation(*server_.Get("/api/v1/nodes/" +
+                                                        NodeName(n)),
+                                           k8s::kAnnotationLayouts)
+                               .empty();
+           ++tries) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    }
+  }
+
+  // Records each service's ready capacity; the invariant is checked on the
+  // lowest values seen.
+  void Measure() {
+    std::map<std::string, double> capacity;
+    for (const Json& pod : server_.List(kPods)) {
+      if (!pod.contains("status")) continue;
+      auto replica = k8s::ReplicaFromMetadata(pod["metadata"]);
+      if (replica) capacity[replica->service] += replica->throughput;
+    }
+    std::lock_guard lock(mu_);
+    for (auto& [service, low] : lowest_) {
+      low = std::min(low, capacity[service]);
+    }
+  }
+
+  void Watch(const controller::TransitionGoal& goal) {
+    std::lock_guard lock(mu_);
+    goal_ = goal;
+    for (const auto& [s, value] : goal.required_before) lowest_[s] = 1e300;
+  }
+
+  void ExpectInvariantAndTarget() {
+    {
+      std::lock_guard lock(mu_);
+      for (const auto& [service, low] : lowest_) {
+        EXPECT_GE(low, goal_.Floor(service) - 1e-6) << service;
+      }
+    }
+    k8s::KubeClient client(config_);
+    k8s::BackendOptions options;
+    options.namespace_ = "serving";
+    k8s::KubernetesBackend backend(&client, A100(), options);
+    cluster::ClusterState end = backend.Observe().value();
+    EXPECT_EQ(controller::EndStateProblems(end, goal_),
+              std::vector<std::string>{});
+    for (const cluster::GpuState& g : end.gpus) {
+      EXPECT_EQ(nvml_[g.id / kGpusPerNode]->Layout(g.id % kGpusPerNode),
+                g.layout())
+          << "GPU " << g.id;
+    }
+  }
+
+  CliResult Controller(const std::string& target) {
+    return Cli({"controller", "--once", "--kubeconfig", kubeconfig_,
+                "--target", target, "--journal", journal_, "--metrics-port",
+                "0", "--poll-s", "0.01"});
+  }
+
+  k8s::TestCertificate tls_;
+  k8s::ApiServerStandIn server_;
+  k8s::KubeConfig config_;
+  std::string kubeconfig_;
+  std::string journal_;
+  std::vector<std::unique_ptr<agent::FakeNvml>> nvml_;
+  std::vector<std::unique_ptr<agent::MigDriver>> drivers_;
+  std::vector<std::unique_ptr<k8s::KubeClient>> clients_;
+  std::unique_ptr<k8s::FakeKubelet> kubelet_;
+  std::vector<std::thread> agents_;
+  std::atomic<bool> stop_ = false;
+  std::mutex mu_;
+  controller::TransitionGoal goal_;
+  std::map<std::string, double> lowest_;
+};
+
+TEST_F(KubernetesE2eTest, DayToNightThroughTheControllerCommand) {
+  deployment::Deployment day = Load("day"), night = Load("night");
+  Start(day);
+  Watch(controller::MakeGoal(day, night));
+  CliResult r = Controller(testing::SourcePath("data/deployments/night.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  ExpectInvariantAndTarget();
+  // Run again: the cluster holds the target, nothing to do.
+  int requests = server_.requests();
+  CliResult again =
+      Controller(testing::SourcePath("data/deployments/night.json"));
+  EXPECT_EQ(again.code, 0) << again.err;
+  EXPECT_LT(server_.requests() - requests, 10);
+}
+
+TEST_F(KubernetesE2eTest, ARepackedDayWaitsForReadyReplicasBeforeDeletes) {
+  // The same workload on the greedy's 17 GPUs: every service is at its
+  // requirement throughout, so each delete must wait for Ready creates.
+  std::string greedy = testing::TempDir() + "/day-greedy.json";
+  ASSERT_EQ(Cli({"optimize", "-w", testing::SourcePath("data/workloads/day.yaml"),
+                 "-p", testing::SourcePath("data/profiles/a100-80gb.csv"),
+                 "--algo", "greedy", "-o", greedy})
+                .code,
+            0);
+  deployment::Deployment day = Load("day");
+  Start(day);
+  Watch(controller::MakeGoal(day, deployment::LoadDeployment(greedy).value()));
+  CliResult r = Controller(greedy);
+  ASSERT_EQ(r.code, 0) << r.err;
+  ExpectInvariantAndTarget();
+}
+
+TEST_F(KubernetesE2eTest, NightToDayResumesAfterTheControllerDies) {
+  deployment::Deployment day = Load("day"), night = Load("night");
+  Start(night);
+  controller::TransitionGoal goal = controller::MakeGoal(night, day);
+  Watch(goal);
+  {
+    k8s::KubeClient client(config_);
+    k8s::BackendOptions options;
+    options.namespace_ = "serving";
+    options.poll_s = 0.01;
+    k8s::KubernetesBackend backend(&client, A100(), options);
+    auto journal = controller::Journal::Open(journal_).value();
+    controller::ControllerOptions stop_early;
+    stop_early.stop_after = 20;
+    controller::Controller dying(A100(), &backend, journal.get(), stop_early);
+    ASSERT_EQ(dying.Transition(day, goal).code(), Status::Code::kAborted);
+  }
+  CliResult r = Controller(testing::SourcePath("data/deployments/day.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("resuming plan"), std::string::npos) << r.err;
+  ExpectInvariantAndTarget();
+}
+
+}  // namespace
+}  // namespace migserve::cli
