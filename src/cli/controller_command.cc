@@ -47,9 +47,9 @@ class TargetSource {
     }
     MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json map, client_->Get(Path()));
     version_ = map["metadata"].value("resourceVersion", "");
-    std::string source = fmt::format("configmap {}/{} key {}", Namespace(),
-                                     flags_.target_configmap,
-                                     flags_.target_key);
+    std::string source =
+        fmt::format("configmap {}/{} key {}", Namespace(),
+                    flags_.target_configmap, flags_.target_key);
     const auto& data = map.value("data", nlohmann::json::object());
     if (!data.contains(flags_.target_key)) {
       return Status::InvalidArgument(source + ": missing");
@@ -75,8 +75,8 @@ class TargetSource {
     }
     Status s = client_->Watch(
         fmt::format("/api/v1/namespaces/{}/configmaps", Namespace()),
-        "fieldSelector=" + k8s::KubeClient::Escape("metadata.name=" +
-                                                   flags_.target_configmap),
+        "fieldSelector=" +
+            k8s::KubeClient::Escape("metadata.name=" + flags_.target_configmap),
         version_, static_cast<int>(flags_.resync_s),
         [](const nlohmann::json&) { return false; }, &stop);
     if (!s.ok()) std::this_thread::sleep_for(std::chrono::seconds(1));
@@ -123,22 +123,21 @@ Status RunController(ControllerFlags flags, CommandContext* context) {
   httplib::Server server;
   std::thread serving;
   if (flags.metrics_port > 0) {
-    server.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
-      res.set_content(reconciler.Metrics(), "text/plain; version=0.0.4");
+    server.Get(
+        "/metrics", [&](const httplib::Request&, httplib::Response& res) {
+          res.set_content(reconciler.Metrics(), "text/plain; version=0.0.4");
+        });
+    server.Get("/progress", [&](const httplib::Request&,
+                                httplib::Response& res) {
+      res.set_content(reconciler.Progress().dump(2) + "\n", "application/json");
     });
-    server.Get("/progress",
-               [&](const httplib::Request&, httplib::Response& res) {
-                 res.set_content(reconciler.Progress().dump(2) + "\n",
-                                 "application/json");
-               });
     server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
       res.set_content("ok\n", "text/plain");
     });
     if (!server.bind_to_port(flags.metrics_address.c_str(),
                              flags.metrics_port)) {
-      return Status::Unavailable(fmt::format("cannot listen on {}:{}",
-                                             flags.metrics_address,
-                                             flags.metrics_port));
+      return Status::Unavailable(fmt::format(
+          "cannot listen on {}:{}", flags.metrics_address, flags.metrics_port));
     }
     serving = std::thread([&] { server.listen_after_bind(); });
     context->err << fmt::format("controller: metrics on {}:{}/metrics\n",

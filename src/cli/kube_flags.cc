@@ -20,8 +20,7 @@ void AddKubeOptions(CLI::App* app, KubeFlags* flags) {
 
 StatusOr<cluster::kubernetes::KubeConfig> LoadKube(const KubeFlags& flags) {
   if (!flags.kubeconfig.empty()) {
-    return cluster::kubernetes::LoadKubeconfig(flags.kubeconfig,
-                                               flags.context);
+    return cluster::kubernetes::LoadKubeconfig(flags.kubeconfig, flags.context);
   }
   return cluster::kubernetes::InClusterConfig();
 }

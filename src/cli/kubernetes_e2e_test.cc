@@ -48,8 +48,7 @@ deployment::Deployment Load(const std::string& name) {
 class KubernetesE2eTest : public ::testing::Test {
  protected:
   KubernetesE2eTest()
-      : tls_(k8s::MakeTestCertificate(testing::TempDir() + "/e2e-tls")
-                 .value()),
+      : tls_(k8s::MakeTestCertificate(testing::TempDir() + "/e2e-tls").value()),
         server_({tls_.cert_file, tls_.key_file, kToken, 1}) {
     EXPECT_TRUE(server_.Start().ok());
     config_.server = server_.url();
@@ -80,9 +79,9 @@ class KubernetesE2eTest : public ::testing::Test {
                                        {kGpusPerNode, kNodes * kGpusPerNode})
             .value();
     for (int n = 0; n < kNodes; ++n) {
-      server_.Put("/api/v1/nodes/" + NodeName(n),
-                  {{"metadata",
-                    {{"labels", {{"nvidia.com/mig.capable", "true"}}}}}});
+      server_.Put(
+          "/api/v1/nodes/" + NodeName(n),
+          {{"metadata", {{"labels", {{"nvidia.com/mig.capable", "true"}}}}}});
       nvml_.push_back(std::make_unique<agent::FakeNvml>(
           std::vector<const mig::GpuModel*>(kGpusPerNode, &A100())));
       drivers_.push_back(
@@ -116,8 +115,8 @@ class KubernetesE2eTest : public ::testing::Test {
           mig::Instance i{
               A100().FindProfile(l[k8s::kLabelProfile].get<std::string>()),
               std::stoi(l[k8s::kLabelStart].get<std::string>())};
-          nvml_[n]->SetInUse(std::stoi(l[k8s::kLabelGpu].get<std::string>()),
-                             i, running);
+          nvml_[n]->SetInUse(std::stoi(l[k8s::kLabelGpu].get<std::string>()), i,
+                             running);
         });
     server_.AddObserver(
         [this](const std::string&, const std::string& path, const Json&) {
@@ -135,10 +134,10 @@ class KubernetesE2eTest : public ::testing::Test {
     }
     for (int n = 0; n < kNodes; ++n) {
       for (int tries = 0;
-           tries < 1000 && k8s::Annotation(*server_.Get("/api/v1/nodes/" +
-                                                        NodeName(n)),
-                                           k8s::kAnnotationLayouts)
-                               .empty();
+           tries < 1000 &&
+           k8s::Annotation(*server_.Get("/api/v1/nodes/" + NodeName(n)),
+                           k8s::kAnnotationLayouts)
+               .empty();
            ++tries) {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
@@ -188,9 +187,9 @@ class KubernetesE2eTest : public ::testing::Test {
   }
 
   CliResult Controller(const std::string& target) {
-    return Cli({"controller", "--once", "--kubeconfig", kubeconfig_,
-                "--target", target, "--journal", journal_, "--metrics-port",
-                "0", "--poll-s", "0.01"});
+    return Cli({"controller", "--once", "--kubeconfig", kubeconfig_, "--target",
+                target, "--journal", journal_, "--metrics-port", "0",
+                "--poll-s", "0.01"});
   }
 
   k8s::TestCertificate tls_;
@@ -228,11 +227,12 @@ TEST_F(KubernetesE2eTest, ARepackedDayWaitsForReadyReplicasBeforeDeletes) {
   // The same workload on the greedy's 17 GPUs: every service is at its
   // requirement throughout, so each delete must wait for Ready creates.
   std::string greedy = testing::TempDir() + "/day-greedy.json";
-  ASSERT_EQ(Cli({"optimize", "-w", testing::SourcePath("data/workloads/day.yaml"),
-                 "-p", testing::SourcePath("data/profiles/a100-80gb.csv"),
-                 "--algo", "greedy", "-o", greedy})
-                .code,
-            0);
+  ASSERT_EQ(
+      Cli({"optimize", "-w", testing::SourcePath("data/workloads/day.yaml"),
+           "-p", testing::SourcePath("data/profiles/a100-80gb.csv"), "--algo",
+           "greedy", "-o", greedy})
+          .code,
+      0);
   deployment::Deployment day = Load("day");
   Start(day);
   Watch(controller::MakeGoal(day, deployment::LoadDeployment(greedy).value()));
