@@ -96,6 +96,8 @@ class TargetSource {
 };
 
 Status RunController(ControllerFlags flags, CommandContext* context) {
+  // SIGINT or SIGTERM ends the loop after the current pass.
+  const std::atomic<bool>& stop = StopRequested();
   if (flags.target_file.empty() == flags.target_configmap.empty()) {
     return Status::InvalidArgument(
         "give exactly one of --target and --target-configmap");
@@ -143,13 +145,13 @@ Status RunController(ControllerFlags flags, CommandContext* context) {
     context->err << fmt::format("controller: metrics on {}:{}/metrics\n",
                                 flags.metrics_address, flags.metrics_port);
   }
-  const std::atomic<bool>& stop = StopRequested();
   Status last;
-  while (!stop) {
+  for (;;) {
     last = reconciler.Reconcile(target);
     if (!last.ok()) context->err << "controller: " << last.message() << "\n";
-    if (flags.once) break;
+    if (flags.once || stop) break;
     source.Wait(stop);
+    if (stop) break;
     auto next = source.Load();
     if (next.ok()) {
       target = *next;

@@ -3,7 +3,10 @@
 // server over HTTPS, three node agents on in-memory NVML, and a fake
 // kubelet that marks a replica's instance in use while its pod runs.
 #include <gtest/gtest.h>
+#include <httplib.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <map>
 #include <thread>
 
@@ -238,6 +241,49 @@ TEST_F(KubernetesE2eTest, ARepackedDayWaitsForReadyReplicasBeforeDeletes) {
   Watch(controller::MakeGoal(day, deployment::LoadDeployment(greedy).value()));
   CliResult r = Controller(greedy);
   ASSERT_EQ(r.code, 0) << r.err;
+  ExpectInvariantAndTarget();
+}
+
+TEST_F(KubernetesE2eTest, FollowsItsConfigMapAndServesMetrics) {
+  deployment::Deployment day = Load("day"), night = Load("night");
+  Start(day);
+  Watch(controller::MakeGoal(day, night));
+  std::string map = "/api/v1/namespaces/serving/configmaps/target";
+  auto json = [](const char* name) {
+    return ReadFile(testing::SourcePath("data/deployments/" +
+                                        std::string(name) + ".json"))
+        .value();
+  };
+  server_.Put(map, {{"data", {{"deployment.json", json("day")}}}});
+  int port = 20000 + getpid() % 20000;
+  CliResult result;
+  std::thread loop([&] {
+    result = Cli({"controller", "--kubeconfig", kubeconfig_,
+                  "--target-configmap", "target", "--journal", journal_,
+                  "--metrics-port", std::to_string(port), "--metrics-address",
+                  "127.0.0.1", "--poll-s", "0.01", "--resync-s", "1"});
+  });
+  httplib::Client http("127.0.0.1", port);
+  auto wait_for = [&](const std::string& needle) {
+    for (int i = 0; i < 2000; ++i) {
+      auto got = http.Get("/metrics");
+      if (got && got->body.find(needle) != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  };
+  bool idle = wait_for("migserve_reconciles_total{result=\"idle\"} 1");
+  server_.Update(
+      map, [&](Json* m) { (*m)["data"]["deployment.json"] = json("night"); });
+  bool moved = wait_for("migserve_reconciles_total{result=\"ok\"} 1");
+  auto progress = http.Get("/progress");
+  std::raise(SIGTERM);
+  loop.join();
+  ASSERT_TRUE(idle);
+  ASSERT_TRUE(moved) << result.err;
+  ASSERT_TRUE(progress);
+  EXPECT_EQ(Json::parse(progress->body)["services"].size(), 5u);
+  EXPECT_EQ(result.code, 0) << result.err;
   ExpectInvariantAndTarget();
 }
 
