@@ -36,7 +36,9 @@ TEST(CliTest, HelpOnEveryCommandExitsZero) {
                                         {"models", "--help"},
                                         {"plan", "--help"},
                                         {"simulate", "--help"},
-                                        {"export", "--help"}}) {
+                                        {"export", "--help"},
+                                        {"controller", "--help"},
+                                        {"agent", "--help"}}) {
     CliResult r = Cli(args);
     EXPECT_EQ(r.code, 0) << args[0];
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << args[0];
