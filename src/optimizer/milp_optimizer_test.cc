@@ -18,8 +18,10 @@ namespace {
 
 class MilpTest : public ::testing::Test {
  protected:
-  void Load(const std::string& workload_path) {
+  // Loads the workload, with `max_procs` MPS processes if given.
+  void Load(const std::string& workload_path, int max_procs = 0) {
     workload_ = workload::LoadWorkload(workload_path).value();
+    if (max_procs > 0) workload_.max_procs = max_procs;
     caps_.emplace(
         workload::CapacityMatrix::Build(workload_, profiles_, gpu_).value());
     problem_.emplace(workload_, gpu_, *caps_);
@@ -71,10 +73,10 @@ TEST_F(MilpTest, BeatsGreedyOnDay) {
   EXPECT_TRUE(report->ok());
 }
 
-// parva-slo6 (MPS up to 3 processes): the relaxed bound says 15, the MILP
-// proves 16, and the summary's lower bound is the proven one.
+// parva-slo6 with MPS up to 3 processes: the relaxed bound says 15, the
+// MILP proves 16, and the summary's lower bound is the proven one.
 TEST_F(MilpTest, SummaryCarriesProvenBound) {
-  Load(testing::SourcePath("data/workloads/parva-slo6.yaml"));
+  Load(testing::SourcePath("data/workloads/parva-slo6.yaml"), 3);
   EXPECT_EQ(workload::CeilGpus(workload::RelaxedBound(*caps_, gpu_)), 15);
   MilpOptimizer milp;
   RunResult run = RunOptimizer(milp, *problem_, SolveOptions{});

@@ -16,4 +16,11 @@ const char* OutcomeName(Outcome outcome) {
   return "?";
 }
 
+Solution Infeasible(std::string reason) {
+  Solution s;
+  s.outcome = Outcome::kInfeasible;
+  s.reason = std::move(reason);
+  return s;
+}
+
 }  // namespace migserve::optimizer

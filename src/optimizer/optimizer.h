@@ -33,6 +33,9 @@ struct Solution {
   nlohmann::json extra = nlohmann::json::object();  // algorithm statistics
 };
 
+// A kInfeasible solution saying why.
+Solution Infeasible(std::string reason);
+
 class Optimizer {
  public:
   virtual ~Optimizer() = default;

@@ -10,13 +10,15 @@
 #include "optimizer/greedy_optimizer.h"
 #include "optimizer/mcts_optimizer.h"
 #include "optimizer/milp_optimizer.h"
+#include "optimizer/parvagpu_optimizer.h"
 #include "optimizer/static_partition.h"
 #include "workload/relaxed_bound.h"
 
 namespace migserve::optimizer {
 
 std::vector<std::string> AlgorithmNames() {
-  return {"whole", "all-1g", "mix", "greedy", "mcts", "two-phase", "milp"};
+  return {"whole", "all-1g",    "mix",  "greedy",
+          "mcts",  "two-phase", "milp", "parvagpu"};
 }
 
 StatusOr<std::unique_ptr<Optimizer>> MakeOptimizer(std::string_view name) {
@@ -34,6 +36,9 @@ StatusOr<std::unique_ptr<Optimizer>> MakeOptimizer(std::string_view name) {
   }
   if (name == "mcts") return std::unique_ptr<Optimizer>(new MctsOptimizer());
   if (name == "milp") return std::unique_ptr<Optimizer>(new MilpOptimizer());
+  if (name == "parvagpu") {
+    return std::unique_ptr<Optimizer>(new ParvaGpuOptimizer());
+  }
   if (name == "two-phase") {
     return std::unique_ptr<Optimizer>(
         new TwoPhaseOptimizer(GreedyAlgorithm(), MctsAlgorithm()));

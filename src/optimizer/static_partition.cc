@@ -11,13 +11,6 @@ namespace {
 using deployment::GpuConfig;
 using deployment::kIdle;
 
-Solution Infeasible(std::string reason) {
-  Solution s;
-  s.outcome = Outcome::kInfeasible;
-  s.reason = std::move(reason);
-  return s;
-}
-
 // Adds one instance of each of `profiles`, in order, at the first start that
 // keeps the layout legal.
 mig::Layout FirstFit(const Problem& problem, const std::vector<int>& profiles) {

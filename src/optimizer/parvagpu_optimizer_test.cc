@@ -1,0 +1,90 @@
+#include "optimizer/parvagpu_optimizer.h"
+
+#include <gtest/gtest.h>
+
+#include "deployment/validator.h"
+#include "mig/gpu_catalog.h"
+#include "optimizer/milp_optimizer.h"
+#include "optimizer/registry.h"
+#include "profile/profile_csv.h"
+#include "util/test_util.h"
+#include "workload/workload_yaml.h"
+
+namespace migserve::optimizer {
+namespace {
+
+class ParvaGpuTest : public ::testing::Test {
+ protected:
+  const mig::GpuModel& gpu_ =
+      *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
+  profile::ProfileTable profiles_ =
+      profile::LoadProfileCsv(
+          testing::SourcePath("data/profiles/a100-80gb.csv"))
+          .value();
+};
+
+// ParvaGPU's six scenarios: its published GPU counts (its repository's
+// deployment/SLOn files), every answer a valid deployment, and the exact
+// optimizer never worse.
+TEST_F(ParvaGpuTest, ReproducesThePublishedCountsAndMilpMatchesOrBeats) {
+  const int published[] = {2, 3, 5, 7, 13, 16};
+  for (int n = 1; n <= 6; ++n) {
+    workload::Workload w = workload::LoadWorkload(testing::SourcePath(
+                                                      "data/workloads/parva-slo" +
+                                                      std::to_string(n) +
+                                                      ".yaml"))
+                               .value();
+    auto caps = workload::CapacityMatrix::Build(w, profiles_, gpu_).value();
+    Problem problem(w, gpu_, caps);
+    ParvaGpuOptimizer parva;
+    RunResult run = RunOptimizer(parva, problem, SolveOptions{});
+    ASSERT_EQ(run.outcome, Outcome::kFeasible) << n << ": " << run.reason;
+    EXPECT_EQ(static_cast<int>(run.deployment.gpus.size()), published[n - 1])
+        << "SLO" << n;
+    auto report = deployment::Validate(run.deployment, w, profiles_, gpu_);
+    ASSERT_TRUE(report.ok());
+    EXPECT_TRUE(report->ok()) << "SLO" << n;
+    MilpOptimizer milp;
+    RunResult exact = RunOptimizer(milp, problem, SolveOptions{});
+    EXPECT_LE(exact.deployment.gpus.size(), run.deployment.gpus.size())
+        << "SLO" << n;
+  }
+}
+
+// Its optimization step moves the segments of lightly used GPUs into the
+// gaps of others: SLO6 needs more GPUs before it.
+TEST_F(ParvaGpuTest, OptimizationStepFreesGpus) {
+  workload::Workload w =
+      workload::LoadWorkload(
+          testing::SourcePath("data/workloads/parva-slo6.yaml"))
+          .value();
+  auto caps = workload::CapacityMatrix::Build(w, profiles_, gpu_).value();
+  Problem problem(w, gpu_, caps);
+  Solution s = ParvaGpuOptimizer().Solve(
+      problem, deployment::CompletionRates(w.services.size(), 0.0), {});
+  ASSERT_EQ(s.outcome, Outcome::kFeasible);
+  EXPECT_GT(s.extra["gpus_before_optimization"].get<int>(),
+            static_cast<int>(s.configs.size()));
+}
+
+// From non-zero completion rates only the missing part is placed, and a
+// service served already gets nothing.
+TEST_F(ParvaGpuTest, StartsFromGivenCompletionRates) {
+  workload::Workload w =
+      workload::LoadWorkload(
+          testing::SourcePath("data/workloads/parva-slo1.yaml"))
+          .value();
+  auto caps = workload::CapacityMatrix::Build(w, profiles_, gpu_).value();
+  Problem problem(w, gpu_, caps);
+  deployment::CompletionRates initial(w.services.size(), 1.0);
+  initial[0] = 0.5;
+  Solution s = ParvaGpuOptimizer().Solve(problem, initial, {});
+  ASSERT_EQ(s.outcome, Outcome::kFeasible);
+  ASSERT_EQ(s.configs.size(), 1u);
+  for (int service : s.configs[0].services) EXPECT_EQ(service, 0);
+  EXPECT_TRUE(deployment::AllSatisfied(
+      deployment::Completion(s.configs, caps, initial)));
+}
+
+}  // namespace
+}  // namespace migserve::optimizer
