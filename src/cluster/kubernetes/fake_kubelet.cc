@@ -44,8 +44,10 @@ void FakeKubelet::Work() {
       continue;
     }
     auto first = std::min_element(due_.begin(), due_.end());
-    if (std::chrono::steady_clock::now() < first->first) {
-      wake_.wait_until(lock, first->first);
+    // A copy: the list may grow, and move, while this thread waits.
+    auto when = first->first;
+    if (std::chrono::steady_clock::now() < when) {
+      wake_.wait_until(lock, when);
       continue;
     }
     std::string path = first->second;
