@@ -60,6 +60,37 @@ TEST(CliTest, ExportWritesBothFilesAndRefusesBadInput) {
   EXPECT_NE(missing.err.find("/nonexistent.json"), std::string::npos);
 }
 
+TEST(CliTest, MixedFleetOptimizesCostAndValidates) {
+  // resnet50 and bert from the real A100 profiles, and an L4 (no MIG) that
+  // serves resnet50 well and cheaply.
+  std::string profiles =
+      WriteTempFile("fleet.csv", ReadFile(kProfiles).value() +
+                                     "resnet50,L4-24GB,whole,8,1,900,20,\nbert,"
+                                     "L4-24GB,whole,8,1,40,90,\n");
+  std::string w = WriteTempFile(
+      "fleet.yaml",
+      "gpus:\n  - {name: A100-SXM4-80GB, cost: 3}\n  - {name: L4-24GB, cost: "
+      "1}\n"
+      "services:\n"
+      "  - {name: r, model: resnet50, throughput: 3000, latency_ms: 100}\n"
+      "  - {name: b, model: bert, throughput: 300, latency_ms: 200}\n");
+  std::string d = testing::TempDir() + "/fleet.json";
+  CliResult r =
+      Cli({"optimize", "-w", w, "-p", profiles, "--algo", "milp", "-o", d});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("cost"), std::string::npos) << r.err;
+  auto json = nlohmann::json::parse(ReadFile(d).value());
+  EXPECT_EQ(json["summary"]["status"], "optimal");
+  EXPECT_GT(json["summary"]["gpus_by_type"]["L4-24GB"].get<int>(), 0);
+  EXPECT_EQ(json["gpus"][0].count("gpu"), 1u);
+  CliResult v = Cli({"validate", "-w", w, "-p", profiles, "-d", d});
+  EXPECT_EQ(v.code, 0) << v.out << v.err;
+  CliResult greedy =
+      Cli({"optimize", "-w", w, "-p", profiles, "--algo", "greedy"});
+  EXPECT_EQ(greedy.code, 1);
+  EXPECT_NE(greedy.err.find("only --algo milp"), std::string::npos);
+}
+
 TEST(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(Cli({}).code, 2);
   EXPECT_EQ(Cli({"frobnicate"}).code, 2);

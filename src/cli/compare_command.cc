@@ -67,6 +67,13 @@ void RunCompare(const CompareFlags& flags, CommandContext* context) {
     return;
   }
   const Inputs& in = **inputs;
+  if (in.workload.offers.size() > 1) {
+    context->Fail(Status::FailedPrecondition(fmt::format(
+        "{} offers {} GPU types; compare runs one-type algorithms (use "
+        "optimize --algo milp for the fleet)",
+        flags.workload, in.workload.offers.size())));
+    return;
+  }
   std::vector<Row> rows;
   for (const std::string& name : optimizer::AlgorithmNames()) {
     auto optimizer = optimizer::MakeOptimizer(name).value();

@@ -4,7 +4,10 @@
 #include "cli/command.h"
 #include "cli/inputs.h"
 #include "deployment/deployment_json.h"
+#include "optimizer/fleet.h"
 #include "optimizer/registry.h"
+#include "profile/profile_csv.h"
+#include "workload/workload_yaml.h"
 
 namespace migserve::cli {
 namespace {
@@ -17,10 +20,49 @@ struct OptimizeFlags {
   optimizer::SolveOptions solve;
 };
 
+// A mixed fleet: only the exact optimizer weighs GPU types by cost.
+void RunFleetOptimize(const OptimizeFlags& flags,
+                      const workload::Workload& workload,
+                      CommandContext* context) {
+  if (flags.algo != "milp") {
+    context->Fail(Status::FailedPrecondition(fmt::format(
+        "{}: {} offers {} GPU types; only --algo milp plans mixed fleets",
+        flags.algo, flags.workload, workload.offers.size())));
+    return;
+  }
+  auto profiles = profile::LoadProfileCsv(flags.profiles);
+  if (!profiles.ok()) {
+    context->Fail(profiles.status());
+    return;
+  }
+  auto run = optimizer::RunFleet(workload, *profiles, flags.solve);
+  if (!run.ok()) {
+    context->Fail(run.status());
+    return;
+  }
+  if (run->outcome == optimizer::Outcome::kInfeasible) {
+    context->Fail(Status::FailedPrecondition("milp: " + run->reason));
+    return;
+  }
+  const deployment::Summary& s = *run->deployment.summary;
+  context->err << fmt::format(
+      "optimize: milp: {} GPUs ({}), cost {:.6g} (bound {:.6g}), {}, {:.3f} "
+      "s\n",
+      s.gpus, s.status, s.extra["cost"].get<double>(),
+      s.extra["cost_bound"].get<double>(), s.extra["gpus_by_type"].dump(),
+      s.seconds);
+  context->Emit(flags.output, deployment::FormatDeployment(run->deployment));
+}
+
 void RunOptimize(const OptimizeFlags& flags, CommandContext* context) {
   auto optimizer = optimizer::MakeOptimizer(flags.algo);
   if (!optimizer.ok()) {
     context->Fail(optimizer.status());
+    return;
+  }
+  auto fleet = workload::LoadWorkload(flags.workload);
+  if (fleet.ok() && fleet->offers.size() > 1) {
+    RunFleetOptimize(flags, *fleet, context);
     return;
   }
   auto inputs = LoadInputs(flags.workload, flags.profiles);

@@ -133,7 +133,7 @@ deployment::Deployment ToDeployment(
   d.gpu = gpu.name;
   d.services = services;
   for (const GpuState& g : state.gpus) {
-    deployment::DeployedGpu out{g.id, g.node, {}};
+    deployment::DeployedGpu out{g.id, g.node, std::nullopt, {}};
     for (const Slot& s : g.slots) {
       deployment::PlacedInstance p;
       p.profile = gpu.profiles[s.instance.profile].name;

@@ -146,7 +146,7 @@ Deployment RandomDeployment(std::mt19937* rng, int services, int gpus,
   d.gpu = A100().name;
   std::vector<double> provided(services, 0);
   for (int g = 0; g < gpus; ++g) {
-    deployment::DeployedGpu out{g, std::nullopt, {}};
+    deployment::DeployedGpu out{g, std::nullopt, std::nullopt, {}};
     const mig::Layout& layout = layouts[(*rng)() % layouts.size()];
     for (const mig::Instance& i : layout.instances()) {
       deployment::PlacedInstance p;

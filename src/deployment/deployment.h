@@ -27,6 +27,8 @@ struct PlacedInstance {
 struct DeployedGpu {
   int id = 0;
   std::optional<std::string> node;  // absent before placement
+  // The GPU model, in a mixed fleet; absent: the deployment's `gpu`.
+  std::optional<std::string> gpu;
   std::vector<PlacedInstance> instances;
 };
 

@@ -80,6 +80,7 @@ std::string FormatDeployment(const Deployment& d) {
   for (const DeployedGpu& g : d.gpus) {
     json jg = {{"id", g.id}};
     if (g.node) jg["node"] = *g.node;
+    if (g.gpu) jg["gpu"] = *g.gpu;
     json instances = json::array();
     for (const PlacedInstance& i : g.instances) {
       instances.push_back(InstanceJson(i));
@@ -129,10 +130,12 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
     Fields gf((*gpus)[g], source, path);
     DeployedGpu out;
     MIGSERVE_RETURN_IF_ERROR(gf.Get("id", true, &out.id));
-    if (gf.Has("node")) {
-      std::string node;
-      MIGSERVE_RETURN_IF_ERROR(gf.Get("node", true, &node));
-      out.node = node;
+    for (auto [key, field] :
+         {std::pair{"node", &out.node}, std::pair{"gpu", &out.gpu}}) {
+      if (!gf.Has(key)) continue;
+      std::string value;
+      MIGSERVE_RETURN_IF_ERROR(gf.Get(key, true, &value));
+      *field = value;
     }
     MIGSERVE_ASSIGN_OR_RETURN(const json* instances, gf.Array("instances"));
     for (size_t k = 0; k < instances->size(); ++k) {

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
+#include "mig/gpu_catalog.h"
 #include "mig/layout.h"
 #include "profile/capacity.h"
 
@@ -87,22 +89,40 @@ StatusOr<ValidationReport> Validate(const Deployment& deployment,
           fmt::format("gpu {}: duplicate id (gpus[{}] and gpus[{}])", dg.id,
                       it->second, g));
     }
+    const mig::GpuModel* model = &gpu;
+    if (dg.gpu && *dg.gpu != gpu.name) {
+      auto found = mig::GpuCatalog::Default().Find(*dg.gpu);
+      if (!found.ok()) {
+        return Status::InvalidArgument(fmt::format("{}: gpus[{}].gpu: {}",
+                                                   deployment.source, g,
+                                                   found.status().message()));
+      }
+      model = *found;
+      if (std::none_of(
+              workload.offers.begin(), workload.offers.end(),
+              [&](const workload::GpuOffer& o) { return o.name == *dg.gpu; })) {
+        report.problems.push_back(fmt::format(
+            "gpu {}: a {}, which the workload does not offer", dg.id, *dg.gpu));
+      }
+    }
+    const mig::GpuModel& gpu_model = *model;
     std::vector<mig::Instance> instances;
     for (size_t k = 0; k < dg.instances.size(); ++k) {
       const PlacedInstance& pi = dg.instances[k];
-      int p = gpu.FindProfile(pi.profile);
+      int p = gpu_model.FindProfile(pi.profile);
       if (p < 0) {
         return Status::InvalidArgument(fmt::format(
             "{}: gpus[{}].instances[{}].profile: unknown profile '{}' on {}",
-            deployment.source, g, k, pi.profile, gpu.name));
+            deployment.source, g, k, pi.profile, gpu_model.name));
       }
       instances.push_back({p, pi.start});
     }
     std::string why;
     mig::Layout layout(instances);
-    if (!IsLegal(gpu, layout, workload.mig, &why)) {
+    if (!IsLegal(gpu_model, layout, workload.mig, &why)) {
       report.problems.push_back(fmt::format("gpu {}: illegal layout {}: {}",
-                                            dg.id, layout.ToString(gpu), why));
+                                            dg.id, layout.ToString(gpu_model),
+                                            why));
     }
     for (size_t k = 0; k < dg.instances.size(); ++k) {
       const PlacedInstance& pi = dg.instances[k];
@@ -118,8 +138,8 @@ StatusOr<ValidationReport> Validate(const Deployment& deployment,
       }
       double credit = 0;
       std::string problem =
-          CreditInstance(pi, workload.services[s], workload, profiles, gpu,
-                         instances[k].profile, &credit);
+          CreditInstance(pi, workload.services[s], workload, profiles,
+                         gpu_model, instances[k].profile, &credit);
       if (!problem.empty()) {
         report.problems.push_back(where + ": " + problem);
         continue;

@@ -18,58 +18,86 @@ using deployment::CompletionRates;
 using deployment::GpuConfig;
 using deployment::kIdle;
 
-// The model's columns: y_m first, then one z per (service, profile) the
-// service can run on.
+// One GPU type's columns: y_m for its multisets, then one z per (service,
+// profile) the service can run on.
+struct TypeColumns {
+  const Problem* problem = nullptr;
+  double cost = 1;
+  std::vector<mig::Multiset> multisets;
+  std::vector<mig::Layout> layouts;  // one per multiset
+  int first_y = 0;
+  int first_z = 0;
+  std::vector<std::pair<int, int>> z;  // (service, profile) of first_z + k
+};
+
 struct Model {
-  int num_multisets = 0;
-  std::vector<std::pair<int, int>> z;  // (service, profile) of column y + k
+  std::vector<TypeColumns> types;
+  int columns = 0;
   OsiClpSolverInterface solver;
 };
 
-void Build(const Problem& problem, const std::vector<mig::Multiset>& multisets,
-           const CompletionRates& initial, Model* model) {
-  const int num_profiles = static_cast<int>(problem.gpu.profiles.size());
-  model->num_multisets = static_cast<int>(multisets.size());
-  for (int j = 0; j < problem.num_services(); ++j) {
-    if (deployment::Satisfied(initial[j])) continue;
-    for (int p = 0; p < num_profiles; ++p) {
-      if (problem.caps.utility(j, p) > 0) model->z.emplace_back(j, p);
+TypeColumns Type(const Problem& problem, double cost) {
+  TypeColumns t;
+  t.problem = &problem;
+  t.cost = cost;
+  t.multisets =
+      mig::DistinctMultisets(problem.gpu, problem.maximal_layouts, &t.layouts);
+  return t;
+}
+
+void Build(std::vector<TypeColumns> types, const CompletionRates& initial,
+           Model* model) {
+  const int num_services = types.front().problem->num_services();
+  int columns = 0;
+  for (TypeColumns& t : types) {
+    t.first_y = columns;
+    columns += static_cast<int>(t.multisets.size());
+    t.first_z = columns;
+    for (int j = 0; j < num_services; ++j) {
+      if (deployment::Satisfied(initial[j])) continue;
+      for (int p = 0; p < t.problem->caps.num_profiles(); ++p) {
+        if (t.problem->caps.utility(j, p) > 0) t.z.emplace_back(j, p);
+      }
     }
+    columns += static_cast<int>(t.z.size());
   }
-  const int columns = model->num_multisets + static_cast<int>(model->z.size());
   CoinPackedMatrix matrix(false, 0, 0);
   matrix.setDimensions(0, columns);
   std::vector<double> row_lower, row_upper;
-  // Supply: sum_j z_jp - sum_m count_m(p) y_m <= 0.
-  for (int p = 0; p < num_profiles; ++p) {
-    std::vector<int> index;
-    std::vector<double> value;
-    for (int m = 0; m < model->num_multisets; ++m) {
-      if (multisets[m][p] > 0) {
-        index.push_back(m);
-        value.push_back(-multisets[m][p]);
+  // Supply, per type and profile: sum_j z_jp - sum_m count_m(p) y_m <= 0.
+  for (const TypeColumns& t : types) {
+    for (int p = 0; p < static_cast<int>(t.problem->gpu.profiles.size()); ++p) {
+      std::vector<int> index;
+      std::vector<double> value;
+      for (size_t m = 0; m < t.multisets.size(); ++m) {
+        if (t.multisets[m][p] > 0) {
+          index.push_back(t.first_y + static_cast<int>(m));
+          value.push_back(-t.multisets[m][p]);
+        }
       }
-    }
-    for (size_t k = 0; k < model->z.size(); ++k) {
-      if (model->z[k].second == p) {
-        index.push_back(model->num_multisets + static_cast<int>(k));
-        value.push_back(1.0);
+      for (size_t k = 0; k < t.z.size(); ++k) {
+        if (t.z[k].second == p) {
+          index.push_back(t.first_z + static_cast<int>(k));
+          value.push_back(1.0);
+        }
       }
+      matrix.appendRow(static_cast<int>(index.size()), index.data(),
+                       value.data());
+      row_lower.push_back(-COIN_DBL_MAX);
+      row_upper.push_back(0.0);
     }
-    matrix.appendRow(static_cast<int>(index.size()), index.data(),
-                     value.data());
-    row_lower.push_back(-COIN_DBL_MAX);
-    row_upper.push_back(0.0);
   }
-  // Demand: sum_p u_jp z_jp >= 1 - c_j.
-  for (int j = 0; j < problem.num_services(); ++j) {
+  // Demand, per service over every type: sum u_jp z_jp >= 1 - c_j.
+  for (int j = 0; j < num_services; ++j) {
     if (deployment::Satisfied(initial[j])) continue;
     std::vector<int> index;
     std::vector<double> value;
-    for (size_t k = 0; k < model->z.size(); ++k) {
-      if (model->z[k].first == j) {
-        index.push_back(model->num_multisets + static_cast<int>(k));
-        value.push_back(problem.caps.utility(j, model->z[k].second));
+    for (const TypeColumns& t : types) {
+      for (size_t k = 0; k < t.z.size(); ++k) {
+        if (t.z[k].first == j) {
+          index.push_back(t.first_z + static_cast<int>(k));
+          value.push_back(t.problem->caps.utility(j, t.z[k].second));
+        }
       }
     }
     matrix.appendRow(static_cast<int>(index.size()), index.data(),
@@ -81,7 +109,11 @@ void Build(const Problem& problem, const std::vector<mig::Multiset>& multisets,
   std::vector<double> col_lower(columns, 0.0);
   std::vector<double> col_upper(columns, COIN_DBL_MAX);
   std::vector<double> objective(columns, 0.0);
-  for (int m = 0; m < model->num_multisets; ++m) objective[m] = 1.0;
+  for (const TypeColumns& t : types) {
+    for (size_t m = 0; m < t.multisets.size(); ++m) {
+      objective[t.first_y + m] = t.cost;
+    }
+  }
   model->solver.loadProblem(matrix, col_lower.data(), col_upper.data(),
                             objective.data(), row_lower.data(),
                             row_upper.data());
@@ -89,47 +121,47 @@ void Build(const Problem& problem, const std::vector<mig::Multiset>& multisets,
   // CBC and CLP print on stdout, which carries our output: silence both.
   model->solver.messageHandler()->setLogLevel(0);
   model->solver.getModelPtr()->setLogLevel(0);
+  model->types = std::move(types);
+  model->columns = columns;
 }
 
-// The columns of a deployment: its multiset counts and instance counts.
-std::vector<double> Columns(const ConfigSpace& space, const Model& model,
-                            const std::vector<GpuConfig>& configs) {
-  const mig::GpuModel& gpu = space.problem().gpu;
-  std::vector<double> x(model.num_multisets + model.z.size(), 0.0);
+// Adds the columns of type `t`'s configs to `x`: multiset and instance
+// counts.
+void AddColumns(const TypeColumns& t, const std::vector<GpuConfig>& configs,
+                std::vector<double>* x) {
   std::map<std::pair<int, int>, int> column;
-  for (size_t k = 0; k < model.z.size(); ++k) {
-    column[model.z[k]] = model.num_multisets + static_cast<int>(k);
+  for (size_t k = 0; k < t.z.size(); ++k) {
+    column[t.z[k]] = t.first_z + static_cast<int>(k);
   }
   for (const GpuConfig& c : configs) {
     // A config's layout may be any maximal one: find its multiset.
-    mig::Multiset counts = c.layout.ProfileCounts(gpu);
-    auto m =
-        std::find(space.multisets().begin(), space.multisets().end(), counts);
-    if (m != space.multisets().end()) x[m - space.multisets().begin()] += 1;
+    mig::Multiset counts = c.layout.ProfileCounts(t.problem->gpu);
+    auto m = std::find(t.multisets.begin(), t.multisets.end(), counts);
+    if (m != t.multisets.end())
+      (*x)[t.first_y + (m - t.multisets.begin())] += 1;
     const auto& instances = c.layout.instances();
     for (size_t i = 0; i < instances.size(); ++i) {
       auto it = column.find({c.services[i], instances[i].profile});
-      if (it != column.end()) x[it->second] += 1;
+      if (it != column.end()) (*x)[it->second] += 1;
     }
   }
-  return x;
 }
 
-// Places the integer answer on GPUs: y_m copies of each multiset's layout,
-// each service filling z_jp instances of profile p in GPU order.
-std::vector<GpuConfig> Place(const ConfigSpace& space, const Model& model,
-                             const double* x) {
+// Places type `t`'s part of the integer answer on GPUs: y_m copies of each
+// multiset's layout, each service filling z_jp instances of profile p in
+// GPU order.
+std::vector<GpuConfig> Place(const TypeColumns& t, const double* x) {
   std::vector<GpuConfig> configs;
-  for (int m = 0; m < model.num_multisets; ++m) {
-    int copies = static_cast<int>(std::lround(x[m]));
+  for (size_t m = 0; m < t.multisets.size(); ++m) {
+    int copies = static_cast<int>(std::lround(x[t.first_y + m]));
     for (int k = 0; k < copies; ++k) {
-      const mig::Layout& layout = space.layouts()[m];
+      const mig::Layout& layout = t.layouts[m];
       configs.push_back({layout, std::vector<int>(layout.size(), kIdle)});
     }
   }
-  for (size_t k = 0; k < model.z.size(); ++k) {
-    auto [service, profile] = model.z[k];
-    int want = static_cast<int>(std::lround(x[model.num_multisets + k]));
+  for (size_t k = 0; k < t.z.size(); ++k) {
+    auto [service, profile] = t.z[k];
+    int want = static_cast<int>(std::lround(x[t.first_z + k]));
     for (GpuConfig& c : configs) {
       const auto& instances = c.layout.instances();
       for (size_t i = 0; i < instances.size() && want > 0; ++i) {
@@ -143,14 +175,90 @@ std::vector<GpuConfig> Place(const ConfigSpace& space, const Model& model,
   return configs;
 }
 
+double Cost(const Model& model,
+            const std::vector<std::vector<GpuConfig>>& configs) {
+  double cost = 0;
+  for (size_t t = 0; t < configs.size(); ++t) {
+    cost += model.types[t].cost * static_cast<double>(configs[t].size());
+  }
+  return cost;
+}
+
+// What a solve of the model found: per type its configs.
+struct ModelAnswer {
+  bool optimal = false;
+  std::vector<std::vector<GpuConfig>> configs;
+  double lp = 0;
+  double bound = 0;  // on the objective
+  int nodes = 0;
+};
+
+// Solves `model` with CBC's standard solver from the `seed` (per type;
+// empty: none), within the time limit. Never returns worse than the seed.
+ModelAnswer SolveModel(Model& model, std::vector<std::vector<GpuConfig>> seed,
+                       const SolveOptions& options) {
+  ModelAnswer answer;
+  model.solver.initialSolve();
+  answer.lp = model.solver.getObjValue();
+  CbcModel cbc(model.solver);
+  cbc.setLogLevel(0);  // CBC prints on stdout, which carries our output
+  double seed_cost = seed.empty() ? COIN_DBL_MAX : Cost(model, seed);
+  if (!seed.empty()) {
+    std::vector<double> start(model.columns, 0.0);
+    for (size_t t = 0; t < seed.size(); ++t) {
+      AddColumns(model.types[t], seed[t], &start);
+    }
+    cbc.setBestSolution(start.data(), static_cast<int>(start.size()), seed_cost,
+                        true);
+  }
+  // Branch on the layouts first: they decide the GPUs.
+  std::vector<int> priorities(model.columns, 2);
+  for (const TypeColumns& t : model.types) {
+    for (size_t m = 0; m < t.multisets.size(); ++m) {
+      priorities[t.first_y + m] = 1;
+    }
+  }
+  cbc.passInPriorities(priorities.data(), false);
+  // CbcMain1 runs CBC's standard solver (presolve, cut generators and
+  // heuristics); a bare CbcModel::branchAndBound has none of them. With one
+  // cost for every GPU only a whole GPU better is an improvement.
+  bool one_cost = std::all_of(
+      model.types.begin(), model.types.end(),
+      [&](const TypeColumns& t) { return t.cost == model.types[0].cost; });
+  std::string seconds = std::to_string(options.time_limit_s);
+  std::string increment = std::to_string(model.types[0].cost * 0.999999);
+  std::vector<const char*> argv = {
+      "migserve", "-log", "0", "-slog", "0", "-sec", seconds.c_str()};
+  if (one_cost) {
+    argv.push_back("-increment");
+    argv.push_back(increment.c_str());
+  }
+  argv.push_back("-solve");
+  argv.push_back("-quit");
+  CbcSolverUsefulData data;
+  CbcMain0(cbc, data);
+  CbcMain1(
+      static_cast<int>(argv.size()), argv.data(), cbc,
+      [](CbcModel*, int) { return 0; }, data);
+  const double* best = cbc.bestSolution();
+  if (best != nullptr && cbc.getObjValue() < seed_cost - 1e-6) {
+    for (const TypeColumns& t : model.types) {
+      answer.configs.push_back(Place(t, best));
+    }
+  } else {
+    answer.configs = std::move(seed);
+  }
+  answer.optimal = cbc.isProvenOptimal();
+  answer.bound = std::max(answer.lp, cbc.getBestPossibleObjValue());
+  answer.nodes = cbc.getNodeCount();
+  return answer;
+}
+
 }  // namespace
 
 double LpBound(const Problem& problem, const CompletionRates& initial) {
-  // Only the multisets are needed, not the pair configs of a ConfigSpace.
   Model model;
-  Build(problem,
-        mig::DistinctMultisets(problem.gpu, problem.maximal_layouts, nullptr),
-        initial, &model);
+  Build({Type(problem, 1)}, initial, &model);
   model.solver.initialSolve();
   return model.solver.isProvenOptimal() ? model.solver.getObjValue() : 0.0;
 }
@@ -160,55 +268,71 @@ Solution MilpOptimizer::Solve(const Problem& problem,
                               const SolveOptions& options) {
   ConfigSpace space(problem);
   std::vector<GpuConfig> seed = Greedy(space, initial, options.greedy);
-  Model model;
-  Build(problem, space.multisets(), initial, &model);
-  model.solver.initialSolve();
-  double lp = model.solver.getObjValue();
-
-  CbcModel cbc(model.solver);
-  cbc.setLogLevel(0);  // CBC prints on stdout, which carries our output
   const int seed_gpus = static_cast<int>(seed.size());
-  std::vector<double> start = Columns(space, model, seed);
-  cbc.setBestSolution(start.data(), static_cast<int>(start.size()),
-                      static_cast<double>(seed_gpus), true);
-  // Branch on the layouts first: they decide the GPU count.
-  std::vector<int> priorities(start.size(), 2);
-  for (int m = 0; m < model.num_multisets; ++m) priorities[m] = 1;
-  cbc.passInPriorities(priorities.data(), false);
-  // CbcMain1 runs CBC's standard solver (presolve, cut generators and
-  // heuristics); a bare CbcModel::branchAndBound has none of them. The
-  // objective counts GPUs, so only a whole GPU better is an improvement
-  // (-increment).
-  std::string seconds = std::to_string(options.time_limit_s);
-  const char* argv[] = {
-      "migserve",      "-log",       "0",        "-slog",  "0",    "-sec",
-      seconds.c_str(), "-increment", "0.999999", "-solve", "-quit"};
-  CbcSolverUsefulData data;
-  CbcMain0(cbc, data);
-  CbcMain1(
-      static_cast<int>(std::size(argv)), argv, cbc,
-      [](CbcModel*, int) { return 0; }, data);
-
+  Model model;
+  Build({Type(problem, 1)}, initial, &model);
+  ModelAnswer answer = SolveModel(model, {std::move(seed)}, options);
   Solution solution;
-  const double* best = cbc.bestSolution();
-  if (best != nullptr && cbc.getObjValue() < seed_gpus - 0.5) {
-    solution.configs = Place(space, model, best);
-  } else {
-    solution.configs = std::move(seed);
-  }
-  bool optimal = cbc.isProvenOptimal();
-  double bound = optimal ? static_cast<double>(solution.configs.size())
-                         : std::max(lp, cbc.getBestPossibleObjValue());
+  solution.configs = std::move(answer.configs.front());
+  double bound = answer.optimal ? static_cast<double>(solution.configs.size())
+                                : answer.bound;
   double lower = std::ceil(bound - 1e-6);
-  solution.outcome = optimal ? Outcome::kOptimal : Outcome::kTimeLimit;
+  solution.outcome = answer.optimal ? Outcome::kOptimal : Outcome::kTimeLimit;
   solution.extra = {
-      {"lp_bound", lp},
+      {"lp_bound", answer.lp},
       {"best_bound", lower},
       {"gap", solution.configs.empty() ? 0.0
                                        : (solution.configs.size() - lower) /
                                              solution.configs.size()},
-      {"nodes", cbc.getNodeCount()},
+      {"nodes", answer.nodes},
       {"seed_gpus", seed_gpus}};
+  return solution;
+}
+
+FleetSolution SolveFleet(const std::vector<FleetType>& types,
+                         const CompletionRates& initial,
+                         const SolveOptions& options) {
+  std::vector<TypeColumns> columns;
+  for (const FleetType& t : types) columns.push_back(Type(*t.problem, t.cost));
+  // The seed: the cheapest fleet of one type that the greedy can build.
+  std::vector<std::vector<GpuConfig>> seed;
+  double seed_cost = 0;
+  for (size_t t = 0; t < types.size(); ++t) {
+    const Problem& p = *types[t].problem;
+    bool serves_all = true;
+    for (int j = 0; j < p.num_services(); ++j) {
+      bool runs = false;
+      for (int k = 0; k < p.caps.num_profiles(); ++k) {
+        runs |= p.caps.utility(j, k) > 0;
+      }
+      serves_all &= runs || deployment::Satisfied(initial[j]);
+    }
+    if (!serves_all) continue;
+    std::vector<GpuConfig> greedy =
+        Greedy(ConfigSpace(p), initial, options.greedy);
+    double cost = types[t].cost * static_cast<double>(greedy.size());
+    if (seed.empty() || cost < seed_cost) {
+      seed.assign(types.size(), {});
+      seed[t] = std::move(greedy);
+      seed_cost = cost;
+    }
+  }
+  Model model;
+  Build(std::move(columns), initial, &model);
+  ModelAnswer answer = SolveModel(model, std::move(seed), options);
+  FleetSolution solution;
+  if (answer.configs.empty()) {
+    solution.outcome = Outcome::kInfeasible;
+    solution.reason = "no fleet found within the time limit";
+    return solution;
+  }
+  double cost = Cost(model, answer.configs);
+  solution.outcome = answer.optimal ? Outcome::kOptimal : Outcome::kTimeLimit;
+  solution.configs = std::move(answer.configs);
+  solution.extra = {{"cost", cost},
+                    {"cost_bound", answer.optimal ? cost : answer.bound},
+                    {"lp_bound", answer.lp},
+                    {"nodes", answer.nodes}};
   return solution;
 }
 

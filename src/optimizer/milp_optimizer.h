@@ -2,7 +2,7 @@
 // interchangeable, so a deployment is determined by how many GPUs use each
 // distinct maximal multiset (y_m) and how many instances of each profile each
 // service gets (z_jp):
-//   minimize  sum_m y_m
+//   minimize  sum_m y_m   (sum_t cost_t sum_m y_tm for a mixed fleet)
 //   s.t.      sum_j z_jp <= sum_m count_m(p) y_m       for every profile p
 //             sum_p u_jp z_jp >= 1 - c_j                for every service j
 //             y, z >= 0 integer
@@ -31,6 +31,29 @@ class MilpOptimizer : public Optimizer {
                  const deployment::CompletionRates& initial,
                  const SolveOptions& options) override;
 };
+
+// One GPU type of a mixed fleet: its problem (the workload's services on
+// that GPU) and its cost per GPU.
+struct FleetType {
+  const Problem* problem;
+  double cost = 1;
+};
+
+struct FleetSolution {
+  Outcome outcome = Outcome::kFeasible;
+  std::vector<std::vector<deployment::GpuConfig>> configs;  // per type
+  std::string reason;
+  nlohmann::json extra = nlohmann::json::object();  // cost, cost_bound, ...
+};
+
+// The exact model over several GPU types: y_m per type and multiset at the
+// type's cost, z_jp per type, one demand row per service over all types;
+// minimizes the total cost (the GPU count when costs are equal). Seeded with
+// the cheapest single-type greedy fleet. REQUIRES: every type's problem has
+// the same services in the same order.
+FleetSolution SolveFleet(const std::vector<FleetType>& types,
+                         const deployment::CompletionRates& initial,
+                         const SolveOptions& options);
 
 }  // namespace migserve::optimizer
 

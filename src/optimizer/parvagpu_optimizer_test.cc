@@ -29,11 +29,10 @@ class ParvaGpuTest : public ::testing::Test {
 TEST_F(ParvaGpuTest, ReproducesThePublishedCountsAndMilpMatchesOrBeats) {
   const int published[] = {2, 3, 5, 7, 13, 16};
   for (int n = 1; n <= 6; ++n) {
-    workload::Workload w = workload::LoadWorkload(testing::SourcePath(
-                                                      "data/workloads/parva-slo" +
-                                                      std::to_string(n) +
-                                                      ".yaml"))
-                               .value();
+    workload::Workload w =
+        workload::LoadWorkload(testing::SourcePath("data/workloads/parva-slo" +
+                                                   std::to_string(n) + ".yaml"))
+            .value();
     auto caps = workload::CapacityMatrix::Build(w, profiles_, gpu_).value();
     Problem problem(w, gpu_, caps);
     ParvaGpuOptimizer parva;

@@ -2,16 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <cassert>
-
 #include "profile/capacity.h"
 
 namespace migserve::workload {
 
 StatusOr<CapacityMatrix> CapacityMatrix::Build(
     const Workload& workload, const profile::ProfileTable& profiles,
-    const mig::GpuModel& gpu) {
-  assert(gpu.name == workload.gpu);
+    const mig::GpuModel& gpu, bool every_service_fits) {
   std::vector<double> required;
   for (const Service& s : workload.services) required.push_back(s.throughput);
   int num_profiles = static_cast<int>(gpu.profiles.size());
@@ -23,6 +20,7 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
                          field);
     };
     if (!profiles.HasModel(s.model, gpu.name)) {
+      if (!every_service_fits) continue;
       return Status::InvalidArgument(
           fmt::format("{}: model '{}' has no rows for {} in {}",
                       where(".model"), s.model, gpu.name, profiles.source));
@@ -38,7 +36,7 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
       m.rows_[j * num_profiles + p] = *best;
       any = true;
     }
-    if (any) continue;
+    if (any || !every_service_fits) continue;
     auto best = profile::BestLatency(profiles, gpu, workload.mig, s.model,
                                      workload.max_procs);
     if (!best) {

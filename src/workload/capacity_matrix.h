@@ -16,14 +16,17 @@ namespace migserve::workload {
 
 class CapacityMatrix {
  public:
-  // Returns the matrix of `workload` over the enabled profiles of `gpu`.
-  // REQUIRES: gpu.name == workload.gpu.
+  // Returns the matrix of `workload` over the enabled profiles of `gpu`
+  // (the workload's GPU, or one of its offers).
   // Returns InvalidArgument naming the workload file, line and field if a
   // service's model has no rows for the GPU, or if a service fits no
   // profile at all (with the best latency it could reach).
+  // With `every_service_fits` false (one type of a mixed fleet), a service
+  // that cannot run on `gpu` gets no capacity instead of an error.
   static StatusOr<CapacityMatrix> Build(const Workload& workload,
                                         const profile::ProfileTable& profiles,
-                                        const mig::GpuModel& gpu);
+                                        const mig::GpuModel& gpu,
+                                        bool every_service_fits = true);
 
   int num_services() const { return static_cast<int>(required_.size()); }
   int num_profiles() const { return num_profiles_; }

@@ -53,6 +53,7 @@ StatusOr<Workload> GenerateWorkload(const profile::ProfileTable& profiles,
   Workload w;
   w.source = "generated";
   w.gpu = gpu->name;
+  w.offers = {{gpu->name, 1}};
   w.latency_budget = options.latency_budget;
   w.max_procs = options.max_procs;
   std::map<std::string, int> per_model;

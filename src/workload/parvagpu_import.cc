@@ -152,6 +152,7 @@ StatusOr<ParvaGpuImport> ImportParvaGpu(const std::string& dir) {
     Workload w;
     w.source = rate_path;
     w.gpu = kGpu;
+    w.offers = {{kGpu, 1}};
     w.latency_budget = kParvaLatencyBudget;
     w.max_procs = kParvaMaxProcs;
     for (size_t m = 0; m < models.size(); ++m) {

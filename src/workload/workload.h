@@ -17,9 +17,20 @@ struct Service {
   int line = 0;           // line in the source file; 0 if made in memory
 };
 
+// A GPU type the workload may use, and its cost per GPU-hour.
+struct GpuOffer {
+  std::string name;
+  double cost = 1;
+
+  bool operator==(const GpuOffer&) const = default;
+};
+
 struct Workload {
   std::string source;  // file it came from, for messages
-  std::string gpu;
+  std::string gpu;     // the first offer's GPU
+  // The GPU types it may use (`gpus: [{name, cost}]`); one offer of `gpu`
+  // at cost 1 when the file names only `gpu`. More than one: a mixed fleet.
+  std::vector<GpuOffer> offers;
   double latency_budget = 1.0;  // profile latency <= budget * SLO latency
   int max_procs = 1;            // MPS processes per instance (1: MIG only)
   mig::MigOptions mig;          // legacy_4g3g, optional_profiles

@@ -48,6 +48,20 @@ StatusOr<Service> ParseService(const YAML::Node& node,
   return s;
 }
 
+StatusOr<GpuOffer> ParseOffer(const YAML::Node& node, const std::string& source,
+                              size_t index) {
+  MIGSERVE_ASSIGN_OR_RETURN(
+      YamlMap map, YamlMap::Open(node, source, fmt::format("gpus[{}]", index)));
+  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys({"name", "cost"}));
+  GpuOffer offer;
+  MIGSERVE_RETURN_IF_ERROR(map.Required("name", &offer.name));
+  auto gpu = mig::GpuCatalog::Default().Find(offer.name);
+  if (!gpu.ok()) return map.Error("name", gpu.status().message());
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("cost", &offer.cost));
+  MIGSERVE_RETURN_IF_ERROR(Positive(map, "cost", offer.cost));
+  return offer;
+}
+
 }  // namespace
 
 StatusOr<Workload> ParseWorkload(const std::string& text,
@@ -55,13 +69,33 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
   MIGSERVE_ASSIGN_OR_RETURN(YAML::Node root, ParseYaml(text, source));
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(root, source, ""));
   MIGSERVE_RETURN_IF_ERROR(
-      map.CheckKeys({"gpu", "latency_budget", "max_procs", "legacy_4g3g",
-                     "optional_profiles", "services"}));
+      map.CheckKeys({"gpu", "gpus", "latency_budget", "max_procs",
+                     "legacy_4g3g", "optional_profiles", "services"}));
   Workload w;
   w.source = source;
-  MIGSERVE_RETURN_IF_ERROR(map.Required("gpu", &w.gpu));
-  auto gpu = mig::GpuCatalog::Default().Find(w.gpu);
-  if (!gpu.ok()) return map.Error("gpu", gpu.status().message());
+  MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> offers,
+                            map.Sequence("gpus", false));
+  for (size_t i = 0; i < offers.size(); ++i) {
+    MIGSERVE_ASSIGN_OR_RETURN(GpuOffer o, ParseOffer(offers[i], source, i));
+    for (const GpuOffer& before : w.offers) {
+      if (before.name == o.name) {
+        return map.Error("gpus", fmt::format("lists {} twice", o.name));
+      }
+    }
+    w.offers.push_back(std::move(o));
+  }
+  if (w.offers.empty()) {
+    MIGSERVE_RETURN_IF_ERROR(map.Required("gpu", &w.gpu));
+    auto gpu = mig::GpuCatalog::Default().Find(w.gpu);
+    if (!gpu.ok()) return map.Error("gpu", gpu.status().message());
+    w.offers.push_back({w.gpu, 1});
+  } else {
+    MIGSERVE_RETURN_IF_ERROR(map.Optional("gpu", &w.gpu));
+    if (!w.gpu.empty() && w.gpu != w.offers[0].name) {
+      return map.Error("gpu", "must name the first of gpus (or be left out)");
+    }
+    w.gpu = w.offers[0].name;
+  }
   MIGSERVE_RETURN_IF_ERROR(map.Optional("latency_budget", &w.latency_budget));
   MIGSERVE_RETURN_IF_ERROR(Positive(map, "latency_budget", w.latency_budget));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("max_procs", &w.max_procs));
@@ -95,8 +129,16 @@ StatusOr<Workload> LoadWorkload(const std::string& path) {
 }
 
 std::string FormatWorkload(const Workload& w) {
-  std::string out = fmt::format("gpu: {}\nlatency_budget: {}\nmax_procs: {}\n",
-                                Scalar(w.gpu), w.latency_budget, w.max_procs);
+  std::string out = fmt::format("gpu: {}\n", Scalar(w.gpu));
+  if (w.offers.size() > 1 || (w.offers.size() == 1 && w.offers[0].cost != 1)) {
+    out += "gpus:\n";
+    for (const GpuOffer& o : w.offers) {
+      out +=
+          fmt::format("  - {{name: {}, cost: {}}}\n", Scalar(o.name), o.cost);
+    }
+  }
+  out += fmt::format("latency_budget: {}\nmax_procs: {}\n", w.latency_budget,
+                     w.max_procs);
   if (w.mig.legacy_4g3g) out += "legacy_4g3g: true\n";
   if (w.mig.optional_profiles) out += "optional_profiles: true\n";
   out += "services:\n";

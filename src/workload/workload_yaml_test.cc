@@ -27,6 +27,27 @@ TEST(WorkloadYamlTest, ParsesAndRoundTrips) {
   EXPECT_TRUE(back->mig.legacy_4g3g);
 }
 
+TEST(WorkloadYamlTest, ParsesAMixedFleetAndRoundTrips) {
+  auto w = ParseWorkload(
+      "gpus:\n  - {name: A100-SXM4-80GB, cost: 2.5}\n  - {name: L4-24GB, cost: "
+      "0.8}\nservices:\n"
+      "  - {name: r50, model: resnet50, throughput: 2000, latency_ms: 100}\n",
+      "w.yaml");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->gpu, "A100-SXM4-80GB");
+  ASSERT_EQ(w->offers.size(), 2u);
+  EXPECT_EQ(w->offers[1], (GpuOffer{"L4-24GB", 0.8}));
+  auto back = ParseWorkload(FormatWorkload(*w), "again.yaml");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->offers, w->offers);
+  auto plain = ParseWorkload(
+      "gpu: A100-SXM4-80GB\nservices:\n"
+      "  - {name: r50, model: resnet50, throughput: 2000, latency_ms: 100}\n",
+      "w.yaml");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->offers, (std::vector<GpuOffer>{{"A100-SXM4-80GB", 1}}));
+}
+
 struct BadCase {
   const char* yaml;
   const char* message;
@@ -44,9 +65,18 @@ TEST_P(WorkloadYamlErrorTest, NamesFileLineAndField) {
 INSTANTIATE_TEST_SUITE_P(
     Fields, WorkloadYamlErrorTest,
     ::testing::Values(
-        BadCase{"gpu: T4\nservices: []\n",
-                "w.yaml:1: gpu: unknown GPU 'T4' (known: A100-SXM4-40GB, "
-                "A100-SXM4-80GB, A30-24GB, H100-SXM5-80GB, H200-141GB)"},
+        BadCase{
+            "gpu: T4\nservices: []\n",
+            "w.yaml:1: gpu: unknown GPU 'T4' (known: A100-SXM4-40GB, "
+            "A100-SXM4-80GB, A30-24GB, H100-SXM5-80GB, H200-141GB, L4-24GB)"},
+        BadCase{"gpus:\n  - {name: L4-24GB, cost: 0}\nservices: []\n",
+                "w.yaml:2: gpus[0].cost: must be > 0, got 0"},
+        BadCase{"gpus:\n  - {name: L4-24GB}\n  - {name: L4-24GB}\n"
+                "services: []\n",
+                "w.yaml:2: gpus: lists L4-24GB twice"},
+        BadCase{"gpu: A100-SXM4-80GB\ngpus:\n  - {name: L4-24GB}\n"
+                "services: []\n",
+                "w.yaml:1: gpu: must name the first of gpus (or be left out)"},
         BadCase{"gpu: A100-SXM4-80GB\nmax_procs: many\nservices: []\n",
                 "w.yaml:2: max_procs: expected an integer, got 'many'"},
         BadCase{"gpu: A100-SXM4-80GB\nservices:\n"

@@ -1,0 +1,82 @@
+#include "optimizer/fleet.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <deque>
+
+#include "mig/gpu_catalog.h"
+#include "optimizer/milp_optimizer.h"
+
+namespace migserve::optimizer {
+
+StatusOr<RunResult> RunFleet(const workload::Workload& workload,
+                             const profile::ProfileTable& profiles,
+                             const SolveOptions& options) {
+  auto begin = std::chrono::steady_clock::now();
+  // Problems refer to their workload, GPU and matrix: keep them in place.
+  std::deque<workload::Workload> workloads;
+  std::deque<workload::CapacityMatrix> caps;
+  std::deque<Problem> problems;
+  std::vector<FleetType> types;
+  std::vector<const mig::GpuModel*> gpus;
+  for (const workload::GpuOffer& offer : workload.offers) {
+    MIGSERVE_ASSIGN_OR_RETURN(const mig::GpuModel* gpu,
+                              mig::GpuCatalog::Default().Find(offer.name));
+    workloads.push_back(workload);
+    workloads.back().gpu = offer.name;
+    MIGSERVE_ASSIGN_OR_RETURN(workload::CapacityMatrix m,
+                              workload::CapacityMatrix::Build(
+                                  workloads.back(), profiles, *gpu, false));
+    caps.push_back(std::move(m));
+    problems.emplace_back(workloads.back(), *gpu, caps.back());
+    types.push_back({&problems.back(), offer.cost});
+    gpus.push_back(gpu);
+  }
+  for (size_t j = 0; j < workload.services.size(); ++j) {
+    bool runs = false;
+    for (const workload::CapacityMatrix& m : caps) {
+      for (int p = 0; p < m.num_profiles(); ++p) runs |= m.throughput(j, p) > 0;
+    }
+    if (!runs) {
+      const workload::Service& s = workload.services[j];
+      return Status::InvalidArgument(fmt::format(
+          "{}:{}: services[{}]: service '{}' runs on none of the offered GPUs "
+          "within its SLO",
+          workload.source, s.line, j, s.name));
+    }
+  }
+  FleetSolution solution = SolveFleet(
+      types, deployment::CompletionRates(workload.services.size(), 0.0),
+      options);
+  RunResult run;
+  run.outcome = solution.outcome;
+  run.reason = solution.reason;
+  if (solution.outcome == Outcome::kInfeasible) return run;
+  run.deployment.gpu = workload.gpu;
+  run.deployment.services = workload.services;
+  nlohmann::json by_type = nlohmann::json::object();
+  for (size_t t = 0; t < types.size(); ++t) {
+    deployment::Deployment part = deployment::MakeDeployment(
+        workloads[t], *gpus[t], caps[t], solution.configs[t]);
+    for (deployment::DeployedGpu& g : part.gpus) {
+      g.id = static_cast<int>(run.deployment.gpus.size());
+      g.gpu = gpus[t]->name;
+      run.deployment.gpus.push_back(std::move(g));
+    }
+    by_type[gpus[t]->name] = solution.configs[t].size();
+  }
+  deployment::Summary summary;
+  summary.algorithm = "milp";
+  summary.gpus = static_cast<int>(run.deployment.gpus.size());
+  summary.status = OutcomeName(solution.outcome);
+  summary.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+          .count();
+  summary.extra = solution.extra;
+  summary.extra["gpus_by_type"] = by_type;
+  run.deployment.summary = std::move(summary);
+  return run;
+}
+
+}  // namespace migserve::optimizer
