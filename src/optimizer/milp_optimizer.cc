@@ -1,12 +1,14 @@
 #include "optimizer/milp_optimizer.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <coin/CbcModel.hpp>
 #include <coin/CbcSolver.hpp>
 #include <coin/CoinPackedMatrix.hpp>
 #include <coin/OsiClpSolverInterface.hpp>
 #include <map>
+#include <optional>
 
 #include "optimizer/config_space.h"
 #include "optimizer/greedy_optimizer.h"
@@ -193,42 +195,24 @@ struct ModelAnswer {
   int nodes = 0;
 };
 
-// Solves `model` with CBC's standard solver from the `seed` (per type;
-// empty: none), within the time limit. Never returns worse than the seed.
-ModelAnswer SolveModel(Model& model, std::vector<std::vector<GpuConfig>> seed,
-                       const SolveOptions& options) {
-  ModelAnswer answer;
-  model.solver.initialSolve();
-  answer.lp = model.solver.getObjValue();
-  CbcModel cbc(model.solver);
+// Runs CBC's standard solver on `solver` for at most `seconds`; returns
+// its best solution, or nothing.
+std::optional<std::pair<std::vector<double>, double>> RunCbc(
+    const OsiClpSolverInterface& solver, double seconds,
+    const std::vector<double>* start, double start_cost,
+    const std::vector<int>& priorities, bool one_cost, double cost,
+    ModelAnswer* answer) {
+  CbcModel cbc(solver);
   cbc.setLogLevel(0);  // CBC prints on stdout, which carries our output
-  double seed_cost = seed.empty() ? COIN_DBL_MAX : Cost(model, seed);
-  if (!seed.empty()) {
-    std::vector<double> start(model.columns, 0.0);
-    for (size_t t = 0; t < seed.size(); ++t) {
-      AddColumns(model.types[t], seed[t], &start);
-    }
-    cbc.setBestSolution(start.data(), static_cast<int>(start.size()), seed_cost,
-                        true);
-  }
-  // Branch on the layouts first: they decide the GPUs.
-  std::vector<int> priorities(model.columns, 2);
-  for (const TypeColumns& t : model.types) {
-    for (size_t m = 0; m < t.multisets.size(); ++m) {
-      priorities[t.first_y + m] = 1;
-    }
+  if (start != nullptr) {
+    cbc.setBestSolution(start->data(), static_cast<int>(start->size()),
+                        start_cost, true);
   }
   cbc.passInPriorities(priorities.data(), false);
-  // CbcMain1 runs CBC's standard solver (presolve, cut generators and
-  // heuristics); a bare CbcModel::branchAndBound has none of them. With one
-  // cost for every GPU only a whole GPU better is an improvement.
-  bool one_cost = std::all_of(
-      model.types.begin(), model.types.end(),
-      [&](const TypeColumns& t) { return t.cost == model.types[0].cost; });
-  std::string seconds = std::to_string(options.time_limit_s);
-  std::string increment = std::to_string(model.types[0].cost * 0.999999);
-  std::vector<const char*> argv = {
-      "migserve", "-log", "0", "-slog", "0", "-sec", seconds.c_str()};
+  std::string time = std::to_string(seconds);
+  std::string increment = std::to_string(cost * 0.999999);
+  std::vector<const char*> argv = {"migserve", "-log", "0",         "-slog",
+                                   "0",        "-sec", time.c_str()};
   if (one_cost) {
     argv.push_back("-increment");
     argv.push_back(increment.c_str());
@@ -240,17 +224,78 @@ ModelAnswer SolveModel(Model& model, std::vector<std::vector<GpuConfig>> seed,
   CbcMain1(
       static_cast<int>(argv.size()), argv.data(), cbc,
       [](CbcModel*, int) { return 0; }, data);
-  const double* best = cbc.bestSolution();
-  if (best != nullptr && cbc.getObjValue() < seed_cost - 1e-6) {
-    for (const TypeColumns& t : model.types) {
-      answer.configs.push_back(Place(t, best));
-    }
-  } else {
-    answer.configs = std::move(seed);
+  if (answer != nullptr) {
+    answer->optimal = cbc.isProvenOptimal();
+    answer->bound = std::max(answer->lp, cbc.getBestPossibleObjValue());
+    answer->nodes = cbc.getNodeCount();
   }
-  answer.optimal = cbc.isProvenOptimal();
-  answer.bound = std::max(answer.lp, cbc.getBestPossibleObjValue());
-  answer.nodes = cbc.getNodeCount();
+  const double* best = cbc.bestSolution();
+  if (best == nullptr) return std::nullopt;
+  return std::pair{std::vector<double>(best, best + solver.getNumCols()),
+                   cbc.getObjValue()};
+}
+
+// Solves `model` with CBC's standard solver from the `seed` (per type;
+// empty: none), within the time limit. Never returns worse than the seed.
+ModelAnswer SolveModel(Model& model, std::vector<std::vector<GpuConfig>> seed,
+                       const SolveOptions& options) {
+  ModelAnswer answer;
+  model.solver.initialSolve();
+  answer.lp = model.solver.getObjValue();
+  double best_cost = seed.empty() ? COIN_DBL_MAX : Cost(model, seed);
+  std::vector<double> best(model.columns, 0.0);
+  for (size_t t = 0; t < seed.size(); ++t) {
+    AddColumns(model.types[t], seed[t], &best);
+  }
+  // Branch on the layouts first: they decide the GPUs.
+  std::vector<int> priorities(model.columns, 2);
+  for (const TypeColumns& t : model.types) {
+    for (size_t m = 0; m < t.multisets.size(); ++m) {
+      priorities[t.first_y + m] = 1;
+    }
+  }
+  // With one cost for every GPU only a whole GPU better is an improvement.
+  bool one_cost = std::all_of(
+      model.types.begin(), model.types.end(),
+      [&](const TypeColumns& t) { return t.cost == model.types[0].cost; });
+  double cost = model.types[0].cost;
+  // Incumbent by LP rounding (cutting stock's classic): keep the floor of
+  // the LP's layout counts as lower bounds, so only the residual demand is
+  // searched, for a tenth of the time.
+  auto begin = std::chrono::steady_clock::now();
+  {
+    OsiClpSolverInterface rounded(model.solver);
+    const double* lp = model.solver.getColSolution();
+    for (const TypeColumns& t : model.types) {
+      for (size_t m = 0; m < t.multisets.size(); ++m) {
+        int c = t.first_y + static_cast<int>(m);
+        rounded.setColLower(c, std::floor(lp[c] + 1e-9));
+      }
+    }
+    auto found = RunCbc(rounded, options.time_limit_s / 10,
+                        seed.empty() ? nullptr : &best, best_cost, priorities,
+                        one_cost, cost, nullptr);
+    if (found && found->second < best_cost - 1e-6) {
+      best = std::move(found->first);
+      best_cost = found->second;
+    }
+  }
+  bool have = best_cost < COIN_DBL_MAX;
+  double spent =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+          .count();
+  auto found = RunCbc(model.solver, std::max(0.1, options.time_limit_s - spent),
+                      have ? &best : nullptr, best_cost, priorities, one_cost,
+                      cost, &answer);
+  if (found && found->second < best_cost - 1e-6) {
+    best = std::move(found->first);
+    best_cost = found->second;
+  }
+  if (best_cost < COIN_DBL_MAX) {
+    for (const TypeColumns& t : model.types) {
+      answer.configs.push_back(Place(t, best.data()));
+    }
+  }
   return answer;
 }
 
