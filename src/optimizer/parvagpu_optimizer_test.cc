@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "deployment/validator.h"
 #include "mig/gpu_catalog.h"
 #include "optimizer/milp_optimizer.h"
@@ -15,12 +17,24 @@ namespace {
 
 class ParvaGpuTest : public ::testing::Test {
  protected:
+  void Load(const std::string& name) {
+    workload_ = workload::LoadWorkload(
+                    testing::SourcePath("data/workloads/" + name + ".yaml"))
+                    .value();
+    caps_.emplace(
+        workload::CapacityMatrix::Build(workload_, profiles_, gpu_).value());
+    problem_.emplace(workload_, gpu_, *caps_);
+  }
+
   const mig::GpuModel& gpu_ =
       *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
   profile::ProfileTable profiles_ =
       profile::LoadProfileCsv(
           testing::SourcePath("data/profiles/a100-80gb.csv"))
           .value();
+  workload::Workload workload_;
+  std::optional<workload::CapacityMatrix> caps_;
+  std::optional<Problem> problem_;
 };
 
 // ParvaGPU's six scenarios: its published GPU counts (its repository's
@@ -29,22 +43,18 @@ class ParvaGpuTest : public ::testing::Test {
 TEST_F(ParvaGpuTest, ReproducesThePublishedCountsAndMilpMatchesOrBeats) {
   const int published[] = {2, 3, 5, 7, 13, 16};
   for (int n = 1; n <= 6; ++n) {
-    workload::Workload w =
-        workload::LoadWorkload(testing::SourcePath("data/workloads/parva-slo" +
-                                                   std::to_string(n) + ".yaml"))
-            .value();
-    auto caps = workload::CapacityMatrix::Build(w, profiles_, gpu_).value();
-    Problem problem(w, gpu_, caps);
+    Load("parva-slo" + std::to_string(n));
     ParvaGpuOptimizer parva;
-    RunResult run = RunOptimizer(parva, problem, SolveOptions{});
+    RunResult run = RunOptimizer(parva, *problem_, SolveOptions{});
     ASSERT_EQ(run.outcome, Outcome::kFeasible) << n << ": " << run.reason;
     EXPECT_EQ(static_cast<int>(run.deployment.gpus.size()), published[n - 1])
         << "SLO" << n;
-    auto report = deployment::Validate(run.deployment, w, profiles_, gpu_);
-    ASSERT_TRUE(report.ok());
+    auto report =
+        deployment::Validate(run.deployment, workload_, profiles_, gpu_);
+    ASSERT_TRUE(report.ok()) << report.status().ToString();
     EXPECT_TRUE(report->ok()) << "SLO" << n;
     MilpOptimizer milp;
-    RunResult exact = RunOptimizer(milp, problem, SolveOptions{});
+    RunResult exact = RunOptimizer(milp, *problem_, SolveOptions{});
     EXPECT_LE(exact.deployment.gpus.size(), run.deployment.gpus.size())
         << "SLO" << n;
   }
@@ -53,14 +63,10 @@ TEST_F(ParvaGpuTest, ReproducesThePublishedCountsAndMilpMatchesOrBeats) {
 // Its optimization step moves the segments of lightly used GPUs into the
 // gaps of others: SLO6 needs more GPUs before it.
 TEST_F(ParvaGpuTest, OptimizationStepFreesGpus) {
-  workload::Workload w =
-      workload::LoadWorkload(
-          testing::SourcePath("data/workloads/parva-slo6.yaml"))
-          .value();
-  auto caps = workload::CapacityMatrix::Build(w, profiles_, gpu_).value();
-  Problem problem(w, gpu_, caps);
+  Load("parva-slo6");
   Solution s = ParvaGpuOptimizer().Solve(
-      problem, deployment::CompletionRates(w.services.size(), 0.0), {});
+      *problem_, deployment::CompletionRates(workload_.services.size(), 0.0),
+      {});
   ASSERT_EQ(s.outcome, Outcome::kFeasible);
   EXPECT_GT(s.extra["gpus_before_optimization"].get<int>(),
             static_cast<int>(s.configs.size()));
@@ -69,20 +75,15 @@ TEST_F(ParvaGpuTest, OptimizationStepFreesGpus) {
 // From non-zero completion rates only the missing part is placed, and a
 // service served already gets nothing.
 TEST_F(ParvaGpuTest, StartsFromGivenCompletionRates) {
-  workload::Workload w =
-      workload::LoadWorkload(
-          testing::SourcePath("data/workloads/parva-slo1.yaml"))
-          .value();
-  auto caps = workload::CapacityMatrix::Build(w, profiles_, gpu_).value();
-  Problem problem(w, gpu_, caps);
-  deployment::CompletionRates initial(w.services.size(), 1.0);
+  Load("parva-slo1");
+  deployment::CompletionRates initial(workload_.services.size(), 1.0);
   initial[0] = 0.5;
-  Solution s = ParvaGpuOptimizer().Solve(problem, initial, {});
+  Solution s = ParvaGpuOptimizer().Solve(*problem_, initial, {});
   ASSERT_EQ(s.outcome, Outcome::kFeasible);
   ASSERT_EQ(s.configs.size(), 1u);
   for (int service : s.configs[0].services) EXPECT_EQ(service, 0);
   EXPECT_TRUE(deployment::AllSatisfied(
-      deployment::Completion(s.configs, caps, initial)));
+      deployment::Completion(s.configs, *caps_, initial)));
 }
 
 }  // namespace
