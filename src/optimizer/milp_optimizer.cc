@@ -261,7 +261,7 @@ ModelAnswer SolveModel(Model& model, std::vector<std::vector<GpuConfig>> seed,
   double cost = model.types[0].cost;
   // Incumbent by LP rounding (cutting stock's classic): keep the floor of
   // the LP's layout counts as lower bounds, so only the residual demand is
-  // searched, for a tenth of the time.
+  // searched, for a tenth of the time (at most 2 s).
   auto begin = std::chrono::steady_clock::now();
   {
     OsiClpSolverInterface rounded(model.solver);
@@ -272,7 +272,7 @@ ModelAnswer SolveModel(Model& model, std::vector<std::vector<GpuConfig>> seed,
         rounded.setColLower(c, std::floor(lp[c] + 1e-9));
       }
     }
-    auto found = RunCbc(rounded, options.time_limit_s / 10,
+    auto found = RunCbc(rounded, std::min(2.0, options.time_limit_s / 10),
                         seed.empty() ? nullptr : &best, best_cost, priorities,
                         one_cost, cost, nullptr);
     if (found && found->second < best_cost - 1e-6) {
