@@ -8,6 +8,7 @@
 #include "mig/gpu_catalog.h"
 #include "optimizer/brute_force.h"
 #include "optimizer/registry.h"
+#include "optimizer/shipped_workload_test.h"
 #include "profile/profile_csv.h"
 #include "util/test_util.h"
 #include "workload/relaxed_bound.h"
@@ -16,32 +17,12 @@
 namespace migserve::optimizer {
 namespace {
 
-class MilpTest : public ::testing::Test {
- protected:
-  // Loads the workload, with `max_procs` MPS processes if given.
-  void Load(const std::string& workload_path, int max_procs = 0) {
-    workload_ = workload::LoadWorkload(workload_path).value();
-    if (max_procs > 0) workload_.max_procs = max_procs;
-    caps_.emplace(
-        workload::CapacityMatrix::Build(workload_, profiles_, gpu_).value());
-    problem_.emplace(workload_, gpu_, *caps_);
-  }
-
-  const mig::GpuModel& gpu_ =
-      *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
-  profile::ProfileTable profiles_ =
-      profile::LoadProfileCsv(
-          testing::SourcePath("data/profiles/a100-80gb.csv"))
-          .value();
-  workload::Workload workload_;
-  std::optional<workload::CapacityMatrix> caps_;
-  std::optional<Problem> problem_;
-};
+using MilpTest = ShippedWorkloadTest;
 
 // night (5 services) has a brute-force optimum of 5 GPUs; the MILP proves
 // it, its deployment validates, and the bounds are ordered.
 TEST_F(MilpTest, ProvesBruteForceOptimumOnNight) {
-  Load(testing::SourcePath("data/workloads/night.yaml"));
+  Load("night");
   int optimum = BruteForceOptimum(*problem_, 6);
   ASSERT_EQ(optimum, 5);
   MilpOptimizer milp;
@@ -61,7 +42,7 @@ TEST_F(MilpTest, ProvesBruteForceOptimumOnNight) {
 
 // day: the paper's greedy needs 17 GPUs, the optimum is 16 (LP 15.5).
 TEST_F(MilpTest, BeatsGreedyOnDay) {
-  Load(testing::SourcePath("data/workloads/day.yaml"));
+  Load("day");
   MilpOptimizer milp;
   RunResult run = RunOptimizer(milp, *problem_, SolveOptions{});
   EXPECT_EQ(run.outcome, Outcome::kOptimal);
@@ -76,7 +57,7 @@ TEST_F(MilpTest, BeatsGreedyOnDay) {
 // parva-slo6 with MPS up to 3 processes: the relaxed bound says 15, the
 // MILP proves 16, and the summary's lower bound is the proven one.
 TEST_F(MilpTest, SummaryCarriesProvenBound) {
-  Load(testing::SourcePath("data/workloads/parva-slo6.yaml"), 3);
+  Load("parva-slo6", 3);
   EXPECT_EQ(workload::CeilGpus(workload::RelaxedBound(*caps_, gpu_)), 15);
   MilpOptimizer milp;
   RunResult run = RunOptimizer(milp, *problem_, SolveOptions{});
@@ -87,7 +68,7 @@ TEST_F(MilpTest, SummaryCarriesProvenBound) {
 
 // From non-zero completion rates only the missing part is placed.
 TEST_F(MilpTest, StartsFromGivenCompletionRates) {
-  Load(testing::SourcePath("data/workloads/night.yaml"));
+  Load("night");
   MilpOptimizer milp;
   deployment::CompletionRates initial = {1.0, 1.0, 1.0, 1.0, 0.0};
   Solution s = milp.Solve(*problem_, initial, SolveOptions{});

@@ -8,6 +8,7 @@
 #include "mig/gpu_catalog.h"
 #include "optimizer/milp_optimizer.h"
 #include "optimizer/registry.h"
+#include "optimizer/shipped_workload_test.h"
 #include "profile/profile_csv.h"
 #include "util/test_util.h"
 #include "workload/workload_yaml.h"
@@ -15,27 +16,7 @@
 namespace migserve::optimizer {
 namespace {
 
-class ParvaGpuTest : public ::testing::Test {
- protected:
-  void Load(const std::string& name) {
-    workload_ = workload::LoadWorkload(
-                    testing::SourcePath("data/workloads/" + name + ".yaml"))
-                    .value();
-    caps_.emplace(
-        workload::CapacityMatrix::Build(workload_, profiles_, gpu_).value());
-    problem_.emplace(workload_, gpu_, *caps_);
-  }
-
-  const mig::GpuModel& gpu_ =
-      *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
-  profile::ProfileTable profiles_ =
-      profile::LoadProfileCsv(
-          testing::SourcePath("data/profiles/a100-80gb.csv"))
-          .value();
-  workload::Workload workload_;
-  std::optional<workload::CapacityMatrix> caps_;
-  std::optional<Problem> problem_;
-};
+using ParvaGpuTest = ShippedWorkloadTest;
 
 // ParvaGPU's six scenarios: its published GPU counts (its repository's
 // deployment/SLOn files), every answer a valid deployment, and the exact

@@ -1,0 +1,46 @@
+// A test fixture: one shipped workload (data/workloads/) on the A100-80GB
+// with the shipped profiles, as a Problem.
+#ifndef MIGSERVE_OPTIMIZER_SHIPPED_WORKLOAD_TEST_H_
+#define MIGSERVE_OPTIMIZER_SHIPPED_WORKLOAD_TEST_H_
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+
+#include "mig/gpu_catalog.h"
+#include "optimizer/problem.h"
+#include "profile/profile_csv.h"
+#include "util/test_util.h"
+#include "workload/workload_yaml.h"
+
+namespace migserve::optimizer {
+
+class ShippedWorkloadTest : public ::testing::Test {
+ protected:
+  // Loads data/workloads/<name>.yaml, with `max_procs` MPS processes if
+  // given.
+  void Load(const std::string& name, int max_procs = 0) {
+    workload_ = workload::LoadWorkload(
+                    testing::SourcePath("data/workloads/" + name + ".yaml"))
+                    .value();
+    if (max_procs > 0) workload_.max_procs = max_procs;
+    caps_.emplace(
+        workload::CapacityMatrix::Build(workload_, profiles_, gpu_).value());
+    problem_.emplace(workload_, gpu_, *caps_);
+  }
+
+  const mig::GpuModel& gpu_ =
+      *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
+  profile::ProfileTable profiles_ =
+      profile::LoadProfileCsv(
+          testing::SourcePath("data/profiles/a100-80gb.csv"))
+          .value();
+  workload::Workload workload_;
+  std::optional<workload::CapacityMatrix> caps_;
+  std::optional<Problem> problem_;
+};
+
+}  // namespace migserve::optimizer
+
+#endif  // MIGSERVE_OPTIMIZER_SHIPPED_WORKLOAD_TEST_H_
