@@ -47,6 +47,20 @@ namespace {
 // NVML's compute instance profile enum for a slice count, by nvml.h order.
 constexpr unsigned int kComputeSlices[] = {1, 2, 3, 4, 7, 8, 6};
 
+// NVML's way of returning a list: `*count` holds the room in `out` and
+// returns the number found; too little room is INSUFFICIENT_SIZE.
+template <typename Handle>
+nvmlReturn_t CopyOut(const std::vector<Handle>& found, Handle* out,
+                     unsigned int* count) {
+  unsigned int room = *count;
+  *count = static_cast<unsigned int>(found.size());
+  if (found.size() > room || (out == nullptr && !found.empty())) {
+    return NVML_ERROR_INSUFFICIENT_SIZE;
+  }
+  std::copy(found.begin(), found.end(), out);
+  return NVML_SUCCESS;
+}
+
 }  // namespace
 
 unsigned int NvmlProfileEnum(const mig::Profile& profile) {
@@ -225,13 +239,7 @@ nvmlReturn_t FakeNvml::DeviceGetGpuInstances(nvmlDevice_t device,
       found.push_back(reinterpret_cast<nvmlGpuInstance_t>(gi.get()));
     }
   }
-  unsigned int room = *count;
-  *count = static_cast<unsigned int>(found.size());
-  if (found.size() > room || (instances == nullptr && !found.empty())) {
-    return NVML_ERROR_INSUFFICIENT_SIZE;
-  }
-  std::copy(found.begin(), found.end(), instances);
-  return NVML_SUCCESS;
+  return CopyOut(found, instances, count);
 }
 
 nvmlReturn_t FakeNvml::DeviceCreateGpuInstanceWithPlacement(
@@ -332,17 +340,11 @@ nvmlReturn_t FakeNvml::GpuInstanceGetComputeInstances(
       profile_id >= std::size(kComputeSlices)) {
     return NVML_ERROR_INVALID_ARGUMENT;
   }
-  unsigned int room = *count;
-  *count = static_cast<unsigned int>(gi->computes.size());
-  if (gi->computes.size() > room ||
-      (computes == nullptr && !gi->computes.empty())) {
-    return NVML_ERROR_INSUFFICIENT_SIZE;
+  std::vector<nvmlComputeInstance_t> found;
+  for (const auto& ci : gi->computes) {
+    found.push_back(reinterpret_cast<nvmlComputeInstance_t>(ci.get()));
   }
-  for (size_t i = 0; i < gi->computes.size(); ++i) {
-    computes[i] =
-        reinterpret_cast<nvmlComputeInstance_t>(gi->computes[i].get());
-  }
-  return NVML_SUCCESS;
+  return CopyOut(found, computes, count);
 }
 
 nvmlReturn_t FakeNvml::ComputeInstanceDestroy(nvmlComputeInstance_t compute) {
