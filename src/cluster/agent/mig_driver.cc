@@ -108,24 +108,36 @@ std::string MigDriver::Name(int index, const mig::Instance& instance) const {
                      instance.start);
 }
 
+StatusOr<std::vector<std::pair<nvmlGpuInstance_t, int>>> MigDriver::Instances(
+    int index, int profile) {
+  const Gpu& gpu = gpus_.at(index);
+  std::string what = fmt::format("GPU {} {} instances", index,
+                                 gpu.model->profiles[profile].name);
+  std::array<nvmlGpuInstance_t, kMaxInstances> handles{};
+  unsigned int count = kMaxInstances;
+  MIGSERVE_RETURN_IF_ERROR(
+      Check(nvml_->DeviceGetGpuInstances(gpu.device, gpu.profile_ids[profile],
+                                         handles.data(), &count),
+            what));
+  std::vector<std::pair<nvmlGpuInstance_t, int>> out;
+  for (unsigned int i = 0; i < count; ++i) {
+    nvmlGpuInstanceInfo_t info{};
+    MIGSERVE_RETURN_IF_ERROR(
+        Check(nvml_->GpuInstanceGetInfo(handles[i], &info), what));
+    out.emplace_back(handles[i], static_cast<int>(info.placement.start));
+  }
+  return out;
+}
+
 StatusOr<mig::Layout> MigDriver::ReadLayout(int index) {
   const Gpu& gpu = gpus_.at(index);
   std::vector<mig::Instance> instances;
   for (size_t p = 0; p < gpu.profile_ids.size(); ++p) {
     if (gpu.profile_ids[p] < 0) continue;
-    std::array<nvmlGpuInstance_t, kMaxInstances> handles{};
-    unsigned int count = kMaxInstances;
-    MIGSERVE_RETURN_IF_ERROR(
-        Check(nvml_->DeviceGetGpuInstances(gpu.device, gpu.profile_ids[p],
-                                           handles.data(), &count),
-              fmt::format("GPU {}: listing instances", index)));
-    for (unsigned int i = 0; i < count; ++i) {
-      nvmlGpuInstanceInfo_t info{};
-      MIGSERVE_RETURN_IF_ERROR(
-          Check(nvml_->GpuInstanceGetInfo(handles[i], &info),
-                fmt::format("GPU {}: reading an instance", index)));
-      instances.push_back(
-          {static_cast<int>(p), static_cast<int>(info.placement.start)});
+    MIGSERVE_ASSIGN_OR_RETURN(auto found,
+                              Instances(index, static_cast<int>(p)));
+    for (const auto& [handle, start] : found) {
+      instances.push_back({static_cast<int>(p), start});
     }
   }
   return mig::Layout(std::move(instances));
@@ -133,21 +145,9 @@ StatusOr<mig::Layout> MigDriver::ReadLayout(int index) {
 
 StatusOr<nvmlGpuInstance_t> MigDriver::FindInstance(
     int index, const mig::Instance& instance) {
-  const Gpu& gpu = gpus_[index];
-  std::array<nvmlGpuInstance_t, kMaxInstances> handles{};
-  unsigned int count = kMaxInstances;
-  MIGSERVE_RETURN_IF_ERROR(
-      Check(nvml_->DeviceGetGpuInstances(gpu.device,
-                                         gpu.profile_ids[instance.profile],
-                                         handles.data(), &count),
-            Name(index, instance)));
-  for (unsigned int i = 0; i < count; ++i) {
-    nvmlGpuInstanceInfo_t info{};
-    MIGSERVE_RETURN_IF_ERROR(Check(nvml_->GpuInstanceGetInfo(handles[i], &info),
-                                   Name(index, instance)));
-    if (static_cast<int>(info.placement.start) == instance.start) {
-      return handles[i];
-    }
+  MIGSERVE_ASSIGN_OR_RETURN(auto found, Instances(index, instance.profile));
+  for (const auto& [handle, start] : found) {
+    if (start == instance.start) return handle;
   }
   return Status::FailedPrecondition(Name(index, instance) + ": not found");
 }

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cluster/agent/nvml_api.h"
@@ -51,6 +52,9 @@ class MigDriver {
 
   explicit MigDriver(NvmlApi* nvml) : nvml_(nvml) {}
   Status Check(nvmlReturn_t result, const std::string& what) const;
+  // Returns the GPU instances of `profile` on GPU `index` and their starts.
+  StatusOr<std::vector<std::pair<nvmlGpuInstance_t, int>>> Instances(
+      int index, int profile);
   StatusOr<nvmlGpuInstance_t> FindInstance(int index,
                                            const mig::Instance& instance);
   Status Destroy(int index, const mig::Instance& instance);
