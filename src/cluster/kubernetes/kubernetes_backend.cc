@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <thread>
 
 #include "cluster/apply.h"
@@ -55,14 +54,9 @@ std::string KubernetesBackend::PodsPath() const {
 }
 
 StatusOr<ClusterState> KubernetesBackend::Observe() {
-  MIGSERVE_ASSIGN_OR_RETURN(
-      nlohmann::json nodes,
-      client_->List(
-          "/api/v1/nodes",
-          "labelSelector=" + KubeClient::Escape(options_.node_selector)));
-  std::vector<std::pair<std::string, NodeLayouts>> layouts;
-  for (const auto& node : nodes["items"]) {
-    std::string name = node["metadata"]["name"];
+  MIGSERVE_ASSIGN_OR_RETURN(Snapshot now, Look());
+  std::vector<std::pair<std::string, NodeLayouts>> layouts;  // by node name
+  for (const auto& [name, node] : now.nodes) {
     std::string text = Annotation(node, kAnnotationLayouts);
     if (text.empty()) continue;  // its agent has not reported yet
     MIGSERVE_ASSIGN_OR_RETURN(
@@ -71,8 +65,6 @@ StatusOr<ClusterState> KubernetesBackend::Observe() {
                                                 kAnnotationLayouts)));
     layouts.emplace_back(name, std::move(l));
   }
-  std::sort(layouts.begin(), layouts.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
   ClusterState state;
   where_.clear();
   std::map<std::pair<std::string, int>, int> ids;
@@ -89,9 +81,7 @@ StatusOr<ClusterState> KubernetesBackend::Observe() {
       state.gpus.push_back(std::move(g));
     }
   }
-  MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json pods,
-                            client_->List(PodsPath(), ManagedSelector()));
-  for (const auto& pod : pods["items"]) {
+  for (const auto& [name, pod] : now.pods) {
     if (!Ready(pod)) continue;
     auto id = ids.find(
         {Label(pod, kLabelNode), std::atoi(Label(pod, kLabelGpu).c_str())});

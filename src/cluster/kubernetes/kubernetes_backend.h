@@ -58,7 +58,7 @@ class KubernetesBackend : public ClusterBackend {
     std::string nonce;            // repartitions
     bool source_deleted = false;  // migrations
   };
-  // What one poll sees: pods by name, nodes by name.
+  // What one look at the cluster sees: our pods and the MIG nodes, by name.
   struct Snapshot {
     std::map<std::string, nlohmann::json> pods;
     std::map<std::string, nlohmann::json> nodes;
