@@ -60,6 +60,21 @@ void AddSolveOptions(CLI::App* app, optimizer::SolveOptions* solve,
       ->check(CLI::Range(0.0, 1.0));
   app->add_flag("!--ga-no-prune", ga.prune,
                 "Keep the GPUs a child no longer needs");
+  optimizer::MilpOptions& milp = solve->milp;
+  app->add_option("--milp-cut-rounds", milp.cut_rounds,
+                  "MILP: rounds of service cuts per LP")
+      ->default_val(milp.cut_rounds)
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--milp-dives", milp.dives,
+                  "MILP: dives for an incumbent (0: CBC alone)")
+      ->default_val(milp.dives)
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--milp-dive-free", milp.dive_free,
+                  "MILP: services a dive leaves to CBC")
+      ->default_val(milp.dive_free)
+      ->check(CLI::NonNegativeNumber);
+  app->add_flag("!--milp-no-tree-cuts", milp.tree_cuts,
+                "MILP: CBC's standard solver only, no service cuts at nodes");
   solve->progress = [context](const std::string& line) {
     context->err << line << std::endl;
   };

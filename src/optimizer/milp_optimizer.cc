@@ -9,9 +9,11 @@
 #include <coin/OsiClpSolverInterface.hpp>
 #include <map>
 #include <optional>
+#include <random>
 
 #include "optimizer/config_space.h"
 #include "optimizer/greedy_optimizer.h"
+#include "optimizer/service_cuts.h"
 
 namespace migserve::optimizer {
 namespace {
@@ -127,6 +129,122 @@ void Build(std::vector<TypeColumns> types, const CompletionRates& initial,
   model->columns = columns;
 }
 
+// The instance columns of each service that is not yet satisfied.
+std::vector<ServiceColumns> ServiceColumnsOf(const Model& model,
+                                             const CompletionRates& initial) {
+  std::vector<ServiceColumns> services;
+  const int num_services = model.types.front().problem->num_services();
+  for (int j = 0; j < num_services; ++j) {
+    if (deployment::Satisfied(initial[j])) continue;
+    ServiceColumns s;
+    // Rounding noise must not make an exact cover look short.
+    s.demand = 1.0 - initial[j] - 1e-9;
+    int row = 0;
+    for (const TypeColumns& t : model.types) {
+      for (size_t k = 0; k < t.z.size(); ++k) {
+        if (t.z[k].first != j) continue;
+        s.column.push_back(t.first_z + static_cast<int>(k));
+        s.utility.push_back(t.problem->caps.utility(j, t.z[k].second));
+        s.supply_row.push_back(row + t.z[k].second);
+      }
+      row += static_cast<int>(t.problem->gpu.profiles.size());
+    }
+    services.push_back(std::move(s));
+  }
+  return services;
+}
+
+using Clock = std::chrono::steady_clock;
+
+// The time limit counts from here: the greedy seed and the model are part
+// of the solve.
+Clock::time_point Deadline(const SolveOptions& options) {
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(
+             std::chrono::duration<double>(options.time_limit_s));
+}
+
+double SecondsLeft(Clock::time_point deadline) {
+  return std::chrono::duration<double>(deadline - Clock::now()).count();
+}
+
+// Dantzig-Wolfe diving for an incumbent: fixes one service at a time to its
+// cheapest integer cover under the current duals, re-solving with service
+// cuts, as long as the LP stays at most `limit`. The services are tried in
+// order of how near their LP instances are to their cover (with `rng`, the
+// distances are randomized); if fixing one lifts the LP above the limit, the
+// next is tried. CBC then places the last `options.dive_free` services and
+// the layouts. Gives up at `deadline`. Returns the solution, or nothing.
+std::optional<std::vector<double>> Dive(
+    const OsiClpSolverInterface& root,
+    const std::vector<ServiceColumns>& services, double limit,
+    const MilpOptions& options, Clock::time_point deadline, std::mt19937* rng) {
+  OsiClpSolverInterface solver(root);
+  std::vector<bool> fixed(services.size(), false);
+  auto fix = [&](const ServiceColumns& s, const std::vector<int>* counts) {
+    for (size_t k = 0; k < s.column.size(); ++k) {
+      double n = counts == nullptr ? 0.0 : (*counts)[k];
+      solver.setColBounds(s.column[k], n, counts == nullptr ? COIN_DBL_MAX : n);
+    }
+    solver.resolve();
+    return solver.isProvenOptimal() &&
+           AddServiceCuts(services, options.cut_rounds, &solver) &&
+           solver.getObjValue() <= limit + 1e-6;
+  };
+  const int steps =
+      static_cast<int>(services.size()) - std::max(0, options.dive_free);
+  for (int step = 0; step < steps; ++step) {
+    if (SecondsLeft(deadline) <= 0) return std::nullopt;
+    const double* x = solver.getColSolution();
+    const double* dual = solver.getRowPrice();
+    struct Candidate {
+      double distance;
+      size_t service;
+      Cover cover;
+    };
+    std::vector<Candidate> candidates;
+    for (size_t i = 0; i < services.size(); ++i) {
+      if (fixed[i]) continue;
+      const ServiceColumns& s = services[i];
+      // A price floor: among free instances the cover takes the fewest.
+      Cover cover = CheapestCover(Prices(s, dual, 1e-6), s.utility, s.demand);
+      if (cover.counts.empty()) continue;
+      double distance = 0;
+      for (size_t k = 0; k < s.column.size(); ++k) {
+        distance += std::abs(x[s.column[k]] - cover.counts[k]);
+      }
+      if (rng != nullptr) {
+        distance *= std::uniform_real_distribution<double>(1.0, 2.0)(*rng);
+      }
+      candidates.push_back({distance, i, std::move(cover)});
+    }
+    std::sort(candidates.begin(), candidates.end(),
+              [](const Candidate& a, const Candidate& b) {
+                return a.distance < b.distance;
+              });
+    bool moved = false;
+    for (const Candidate& c : candidates) {
+      if (SecondsLeft(deadline) <= 0) return std::nullopt;
+      if (fix(services[c.service], &c.cover.counts)) {
+        fixed[c.service] = true;
+        moved = true;
+        break;
+      }
+      // The cuts added on the way are valid everywhere: keep them.
+      fix(services[c.service], nullptr);
+    }
+    if (!moved) return std::nullopt;
+  }
+  CbcModel cbc(solver);
+  cbc.setLogLevel(0);  // CBC prints on stdout, which carries our output
+  cbc.setMaximumSeconds(std::max(0.01, SecondsLeft(deadline)));
+  cbc.setCutoff(limit + 1e-6);
+  cbc.branchAndBound();
+  const double* best = cbc.bestSolution();
+  if (best == nullptr) return std::nullopt;
+  return std::vector<double>(best, best + solver.getNumCols());
+}
+
 // Adds the columns of type `t`'s configs to `x`: multiset and instance
 // counts.
 void AddColumns(const TypeColumns& t, const std::vector<GpuConfig>& configs,
@@ -186,23 +304,38 @@ double Cost(const Model& model,
   return cost;
 }
 
+// The cost of the model's solution `x`.
+double Objective(const Model& model, const std::vector<double>& x) {
+  double cost = 0;
+  for (const TypeColumns& t : model.types) {
+    for (size_t m = 0; m < t.multisets.size(); ++m) {
+      cost += t.cost * static_cast<double>(std::lround(x[t.first_y + m]));
+    }
+  }
+  return cost;
+}
+
 // What a solve of the model found: per type its configs.
 struct ModelAnswer {
   bool optimal = false;
   std::vector<std::vector<GpuConfig>> configs;
   double lp = 0;
-  double bound = 0;  // on the objective
+  double cut_bound = 0;  // the LP with service cuts
+  double bound = 0;      // on the objective
   int nodes = 0;
 };
 
-// Runs CBC's standard solver on `solver` for at most `seconds`; returns
-// its best solution, or nothing.
+// Runs CBC's standard solver on `solver` for at most `seconds`, with
+// `generator`'s cuts at every node (and then without preprocessing) unless
+// it is null; returns its best solution, or nothing. Records in `answer`
+// whether it proved optimality, raises its bound and adds its nodes.
 std::optional<std::pair<std::vector<double>, double>> RunCbc(
     const OsiClpSolverInterface& solver, double seconds,
     const std::vector<double>* start, double start_cost,
     const std::vector<int>& priorities, bool one_cost, double cost,
-    ModelAnswer* answer) {
+    CglCutGenerator* generator, ModelAnswer* answer) {
   CbcModel cbc(solver);
+  if (generator != nullptr) cbc.addCutGenerator(generator, 1, "service");
   cbc.setLogLevel(0);  // CBC prints on stdout, which carries our output
   if (start != nullptr) {
     cbc.setBestSolution(start->data(), static_cast<int>(start->size()),
@@ -217,6 +350,10 @@ std::optional<std::pair<std::vector<double>, double>> RunCbc(
     argv.push_back("-increment");
     argv.push_back(increment.c_str());
   }
+  if (generator != nullptr) {
+    argv.push_back("-preprocess");
+    argv.push_back("off");
+  }
   argv.push_back("-solve");
   argv.push_back("-quit");
   CbcSolverUsefulData data;
@@ -224,72 +361,92 @@ std::optional<std::pair<std::vector<double>, double>> RunCbc(
   CbcMain1(
       static_cast<int>(argv.size()), argv.data(), cbc,
       [](CbcModel*, int) { return 0; }, data);
-  if (answer != nullptr) {
-    answer->optimal = cbc.isProvenOptimal();
-    answer->bound = std::max(answer->lp, cbc.getBestPossibleObjValue());
-    answer->nodes = cbc.getNodeCount();
-  }
+  answer->optimal = cbc.isProvenOptimal();
+  answer->bound = std::max(answer->bound, cbc.getBestPossibleObjValue());
+  answer->nodes += cbc.getNodeCount();
   const double* best = cbc.bestSolution();
   if (best == nullptr) return std::nullopt;
   return std::pair{std::vector<double>(best, best + solver.getNumCols()),
                    cbc.getObjValue()};
 }
 
-// Solves `model` with CBC's standard solver from the `seed` (per type;
-// empty: none), within the time limit. Never returns worse than the seed.
-ModelAnswer SolveModel(Model& model, std::vector<std::vector<GpuConfig>> seed,
-                       const SolveOptions& options) {
+// Solves `model` from the `seed` (per type; empty: none) by the `deadline`:
+// service cuts at the root, dives for an incumbent, and if that does not
+// meet the bound, CBC. Never returns worse than the seed.
+ModelAnswer SolveModel(Model& model, const CompletionRates& initial,
+                       std::vector<std::vector<GpuConfig>> seed,
+                       const SolveOptions& options,
+                       Clock::time_point deadline) {
   ModelAnswer answer;
   model.solver.initialSolve();
   answer.lp = model.solver.getObjValue();
+  std::vector<ServiceColumns> services = ServiceColumnsOf(model, initial);
+  AddServiceCuts(services, options.milp.cut_rounds, &model.solver);
+  answer.cut_bound = model.solver.getObjValue();
+  answer.bound = answer.cut_bound;
   double best_cost = seed.empty() ? COIN_DBL_MAX : Cost(model, seed);
   std::vector<double> best(model.columns, 0.0);
   for (size_t t = 0; t < seed.size(); ++t) {
     AddColumns(model.types[t], seed[t], &best);
   }
-  // Branch on the layouts first: they decide the GPUs.
-  std::vector<int> priorities(model.columns, 2);
-  for (const TypeColumns& t : model.types) {
-    for (size_t m = 0; m < t.multisets.size(); ++m) {
-      priorities[t.first_y + m] = 1;
-    }
-  }
-  // With one cost for every GPU only a whole GPU better is an improvement.
+  // With one cost for every GPU only a whole GPU better is an improvement,
+  // and the cut bound rounded up to whole GPUs is a proof.
   bool one_cost = std::all_of(
       model.types.begin(), model.types.end(),
       [&](const TypeColumns& t) { return t.cost == model.types[0].cost; });
   double cost = model.types[0].cost;
-  // Incumbent by LP rounding (cutting stock's classic): keep the floor of
-  // the LP's layout counts as lower bounds, so only the residual demand is
-  // searched, for a tenth of the time (at most 2 s).
-  auto begin = std::chrono::steady_clock::now();
-  {
-    OsiClpSolverInterface rounded(model.solver);
-    const double* lp = model.solver.getColSolution();
-    for (const TypeColumns& t : model.types) {
-      for (size_t m = 0; m < t.multisets.size(); ++m) {
-        int c = t.first_y + static_cast<int>(m);
-        rounded.setColLower(c, std::floor(lp[c] + 1e-9));
-      }
-    }
-    auto found = RunCbc(rounded, std::min(2.0, options.time_limit_s / 10),
-                        seed.empty() ? nullptr : &best, best_cost, priorities,
-                        one_cost, cost, nullptr);
-    if (found && found->second < best_cost - 1e-6) {
-      best = std::move(found->first);
-      best_cost = found->second;
+  auto better = [&] { return one_cost ? best_cost - cost : best_cost - 1e-6; };
+  auto proven = [&] {
+    return one_cost &&
+           best_cost <= std::ceil(answer.cut_bound / cost - 1e-6) * cost + 1e-6;
+  };
+  // Dives, the first by the rule and the others randomized, within a
+  // quarter of the time left.
+  std::mt19937 rng(options.seed);
+  Clock::time_point dive_end =
+      Clock::now() +
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+          std::max(0.0, SecondsLeft(deadline)) / 4));
+  for (int d = 0;
+       d < options.milp.dives && !proven() && SecondsLeft(dive_end) > 0; ++d) {
+    auto found = Dive(model.solver, services, better(), options.milp, dive_end,
+                      d == 0 ? nullptr : &rng);
+    if (!found) continue;
+    double found_cost = Objective(model, *found);
+    if (found_cost < best_cost - 1e-6) {
+      best = std::move(*found);
+      best_cost = found_cost;
     }
   }
-  bool have = best_cost < COIN_DBL_MAX;
-  double spent =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
-          .count();
-  auto found = RunCbc(model.solver, std::max(0.1, options.time_limit_s - spent),
-                      have ? &best : nullptr, best_cost, priorities, one_cost,
-                      cost, &answer);
-  if (found && found->second < best_cost - 1e-6) {
-    best = std::move(found->first);
-    best_cost = found->second;
+  if (proven()) {
+    answer.optimal = true;
+    answer.bound = best_cost;
+  } else {
+    // Branch on the layouts first: they decide the GPUs.
+    std::vector<int> priorities(model.columns, 2);
+    for (const TypeColumns& t : model.types) {
+      for (size_t m = 0; m < t.multisets.size(); ++m) {
+        priorities[t.first_y + m] = 1;
+      }
+    }
+    // CBC's standard solver finds incumbents well; with service cuts at
+    // every node it proves well. Alternate the two, restarting from the
+    // best solution, with budgets doubling from half a second.
+    ServiceCutGenerator generator(services);
+    double budget = 0.5;
+    for (int run = 0; !answer.optimal && SecondsLeft(deadline) > 0.05; ++run) {
+      bool with_cuts = options.milp.tree_cuts && run % 2 == 1;
+      double seconds = std::max(0.1, std::min(budget, SecondsLeft(deadline)));
+      if (run % 2 == 1) budget *= 2;
+      bool have = best_cost < COIN_DBL_MAX;
+      auto found = RunCbc(model.solver, seconds, have ? &best : nullptr,
+                          best_cost, priorities, one_cost, cost,
+                          with_cuts ? &generator : nullptr, &answer);
+      if (found && found->second < best_cost - 1e-6) {
+        best = std::move(found->first);
+        best_cost = found->second;
+      }
+    }
   }
   if (best_cost < COIN_DBL_MAX) {
     for (const TypeColumns& t : model.types) {
@@ -301,22 +458,31 @@ ModelAnswer SolveModel(Model& model, std::vector<std::vector<GpuConfig>> seed,
 
 }  // namespace
 
-double LpBound(const Problem& problem, const CompletionRates& initial) {
+LpBounds LpBound(const Problem& problem, const CompletionRates& initial,
+                 const MilpOptions& options) {
   Model model;
   Build({Type(problem, 1)}, initial, &model);
   model.solver.initialSolve();
-  return model.solver.isProvenOptimal() ? model.solver.getObjValue() : 0.0;
+  if (!model.solver.isProvenOptimal()) return {};
+  LpBounds bounds;
+  bounds.lp = model.solver.getObjValue();
+  AddServiceCuts(ServiceColumnsOf(model, initial), options.cut_rounds,
+                 &model.solver);
+  bounds.cuts = model.solver.getObjValue();
+  return bounds;
 }
 
 Solution MilpOptimizer::Solve(const Problem& problem,
                               const CompletionRates& initial,
                               const SolveOptions& options) {
+  Clock::time_point deadline = Deadline(options);
   ConfigSpace space(problem);
   std::vector<GpuConfig> seed = Greedy(space, initial, options.greedy);
   const int seed_gpus = static_cast<int>(seed.size());
   Model model;
   Build({Type(problem, 1)}, initial, &model);
-  ModelAnswer answer = SolveModel(model, {std::move(seed)}, options);
+  ModelAnswer answer =
+      SolveModel(model, initial, {std::move(seed)}, options, deadline);
   Solution solution;
   solution.configs = std::move(answer.configs.front());
   double bound = answer.optimal ? static_cast<double>(solution.configs.size())
@@ -325,6 +491,7 @@ Solution MilpOptimizer::Solve(const Problem& problem,
   solution.outcome = answer.optimal ? Outcome::kOptimal : Outcome::kTimeLimit;
   solution.extra = {
       {"lp_bound", answer.lp},
+      {"cut_bound", answer.cut_bound},
       {"best_bound", lower},
       {"gap", solution.configs.empty() ? 0.0
                                        : (solution.configs.size() - lower) /
@@ -337,6 +504,7 @@ Solution MilpOptimizer::Solve(const Problem& problem,
 FleetSolution SolveFleet(const std::vector<FleetType>& types,
                          const CompletionRates& initial,
                          const SolveOptions& options) {
+  Clock::time_point deadline = Deadline(options);
   std::vector<TypeColumns> columns;
   for (const FleetType& t : types) columns.push_back(Type(*t.problem, t.cost));
   // The seed: the cheapest fleet of one type that the greedy can build.
@@ -364,7 +532,8 @@ FleetSolution SolveFleet(const std::vector<FleetType>& types,
   }
   Model model;
   Build(std::move(columns), initial, &model);
-  ModelAnswer answer = SolveModel(model, std::move(seed), options);
+  ModelAnswer answer =
+      SolveModel(model, initial, std::move(seed), options, deadline);
   FleetSolution solution;
   if (answer.configs.empty()) {
     solution.outcome = Outcome::kInfeasible;
@@ -377,6 +546,7 @@ FleetSolution SolveFleet(const std::vector<FleetType>& types,
   solution.extra = {{"cost", cost},
                     {"cost_bound", answer.optimal ? cost : answer.bound},
                     {"lp_bound", answer.lp},
+                    {"cut_bound", answer.cut_bound},
                     {"nodes", answer.nodes}};
   return solution;
 }

@@ -6,7 +6,9 @@
 //   s.t.      sum_j z_jp <= sum_m count_m(p) y_m       for every profile p
 //             sum_p u_jp z_jp >= 1 - c_j                for every service j
 //             y, z >= 0 integer
-// solved with COIN-OR CBC, seeded with the greedy's deployment.
+// solved with COIN-OR CBC, seeded with the greedy's deployment. Service cuts
+// (optimizer/service_cuts.h) make the LP strong; diving on them finds the
+// incumbent; when it meets the rounded-up cut bound, no search is needed.
 #ifndef MIGSERVE_OPTIMIZER_MILP_OPTIMIZER_H_
 #define MIGSERVE_OPTIMIZER_MILP_OPTIMIZER_H_
 
@@ -14,19 +16,26 @@
 
 namespace migserve::optimizer {
 
-// Returns the value of the model's LP relaxation from `initial` (0 if every
-// service is satisfied). Its ceiling is a lower bound on the GPU count that
-// respects MIG's rules.
-double LpBound(const Problem& problem,
-               const deployment::CompletionRates& initial);
+// Lower bounds on the GPU count that respect MIG's rules (their ceilings).
+struct LpBounds {
+  double lp = 0;    // the model's LP relaxation
+  double cuts = 0;  // the LP with service cuts (optimizer/service_cuts.h)
+};
+
+// Returns the bounds of the model from `initial` (0 if every service is
+// satisfied).
+LpBounds LpBound(const Problem& problem,
+                 const deployment::CompletionRates& initial,
+                 const MilpOptions& options);
 
 class MilpOptimizer : public Optimizer {
  public:
   const char* name() const override { return "milp"; }
 
   // kOptimal when CBC proves optimality, kTimeLimit (with the best
-  // deployment found, never worse than the greedy's) otherwise. extra:
-  // "lp_bound", "best_bound", "gap", "nodes", "seed_gpus".
+  // deployment found, never worse than the greedy's) otherwise; the time
+  // limit covers the whole solve. extra: "lp_bound", "cut_bound",
+  // "best_bound", "gap", "nodes", "seed_gpus".
   Solution Solve(const Problem& problem,
                  const deployment::CompletionRates& initial,
                  const SolveOptions& options) override;

@@ -66,6 +66,16 @@ struct GeneticOptions {
   double focus = 0.5;  // drop GPUs a child no longer needs (not in the paper)
 };
 
+// The exact optimizer's search (optimizer/service_cuts.h).
+struct MilpOptions {
+  int cut_rounds = 200;  // rounds of service cuts per LP
+  int dives = 10;        // dives for an incumbent, within a quarter of the time
+  int dive_free = 3;     // services a dive leaves to CBC with the layouts
+  // Alternate CBC's standard solver with runs that add service cuts at
+  // every node.
+  bool tree_cuts = true;
+};
+
 struct SolveOptions {
   double time_limit_s = 60;
   uint64_t seed = 1;
@@ -73,6 +83,7 @@ struct SolveOptions {
   GreedyOptions greedy;
   MctsOptions mcts;
   GeneticOptions genetic;
+  MilpOptions milp;
   // Receives one line of progress at a time (stderr in the CLI); may be
   // empty.
   std::function<void(const std::string&)> progress;

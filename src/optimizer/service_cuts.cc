@@ -1,0 +1,131 @@
+#include "optimizer/service_cuts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <coin/CoinFinite.hpp>
+#include <coin/OsiRowCut.hpp>
+#include <numeric>
+
+namespace migserve::optimizer {
+namespace {
+
+// Depth-first search over the columns in order of price per utility, each
+// count from the most useful down, pruned by the fractional bound.
+class CoverSearch {
+ public:
+  CoverSearch(const std::vector<double>& price,
+              const std::vector<double>& utility)
+      : price_(price), utility_(utility), order_(price.size()) {
+    std::iota(order_.begin(), order_.end(), 0);
+    std::sort(order_.begin(), order_.end(), [&](int a, int b) {
+      return price_[a] * utility_[b] < price_[b] * utility_[a];
+    });
+    counts_.assign(price.size(), 0);
+  }
+
+  Cover Run(double demand) {
+    best_.cost = COIN_DBL_MAX;
+    Search(0, demand, 0.0);
+    if (best_.cost == COIN_DBL_MAX) return {};
+    return best_;
+  }
+
+ private:
+  double Ratio(size_t i) const {
+    return price_[order_[i]] / utility_[order_[i]];
+  }
+
+  void Found(double cost) {
+    if (cost < best_.cost) best_ = {cost, counts_};
+  }
+
+  void Search(size_t i, double demand, double cost) {
+    if (demand <= 0) {
+      Found(cost);
+      return;
+    }
+    if (i == order_.size()) return;
+    int k = order_[i];
+    int most = static_cast<int>(std::ceil(demand / utility_[k] - 1e-9));
+    if (i + 1 == order_.size()) {
+      counts_[k] = most;
+      Found(cost + most * price_[k]);
+      counts_[k] = 0;
+      return;
+    }
+    // One fewer of this column leaves demand for columns that cost at least
+    // as much per utility: once the bound reaches the best, it stays there.
+    for (int n = most; n >= 0; --n) {
+      double left = demand - n * utility_[k];
+      double spent = cost + n * price_[k];
+      if (left > 0 && spent + left * Ratio(i + 1) >= best_.cost - 1e-12) break;
+      counts_[k] = n;
+      Search(i + 1, left, spent);
+    }
+    counts_[k] = 0;
+  }
+
+  const std::vector<double>& price_;
+  const std::vector<double>& utility_;
+  std::vector<int> order_;
+  std::vector<int> counts_;
+  Cover best_;
+};
+
+}  // namespace
+
+Cover CheapestCover(const std::vector<double>& price,
+                    const std::vector<double>& utility, double demand) {
+  return CoverSearch(price, utility).Run(demand);
+}
+
+std::vector<double> Prices(const ServiceColumns& s, const double* dual,
+                           double floor) {
+  std::vector<double> price(s.column.size());
+  for (size_t k = 0; k < price.size(); ++k) {
+    price[k] = std::max(floor, -dual[s.supply_row[k]]);
+  }
+  return price;
+}
+
+int SeparateServiceCuts(const std::vector<ServiceColumns>& services,
+                        const double* x, const double* dual, OsiCuts* cuts) {
+  int added = 0;
+  for (const ServiceColumns& s : services) {
+    std::vector<double> price = Prices(s, dual, 0.0);
+    double used = 0;
+    for (size_t k = 0; k < price.size(); ++k) used += price[k] * x[s.column[k]];
+    Cover cover = CheapestCover(price, s.utility, s.demand);
+    if (cover.counts.empty() || cover.cost <= used + 1e-6) continue;
+    OsiRowCut cut;
+    cut.setRow(static_cast<int>(price.size()), s.column.data(), price.data());
+    // Slightly below the least cost: rounding must not cut off a cover.
+    cut.setLb(cover.cost - 1e-9);
+    cut.setUb(COIN_DBL_MAX);
+    cuts->insert(cut);
+    ++added;
+  }
+  return added;
+}
+
+bool AddServiceCuts(const std::vector<ServiceColumns>& services, int rounds,
+                    OsiSolverInterface* solver) {
+  for (int round = 0; round < rounds; ++round) {
+    OsiCuts cuts;
+    if (SeparateServiceCuts(services, solver->getColSolution(),
+                            solver->getRowPrice(), &cuts) == 0) {
+      break;
+    }
+    solver->applyCuts(cuts);
+    solver->resolve();
+    if (!solver->isProvenOptimal()) return false;
+  }
+  return true;
+}
+
+void ServiceCutGenerator::generateCuts(const OsiSolverInterface& si,
+                                       OsiCuts& cs, const CglTreeInfo) {
+  SeparateServiceCuts(services_, si.getColSolution(), si.getRowPrice(), &cs);
+}
+
+}  // namespace migserve::optimizer
