@@ -58,6 +58,11 @@ void AddSolveOptions(CLI::App* app, optimizer::SolveOptions* solve,
                   "Crossover erases 1 up to this share of the GPUs")
       ->default_val(ga.erase_fraction)
       ->check(CLI::Range(0.0, 1.0));
+  app->add_option("--ga-slow", ga.slow,
+                  "Slow algorithm that refills erased GPUs: mcts (paper) or "
+                  "milp")
+      ->default_val(ga.slow)
+      ->check(CLI::IsMember({"mcts", "milp"}));
   app->add_flag("!--ga-no-prune", ga.prune,
                 "Keep the GPUs a child no longer needs");
   optimizer::MilpOptions& milp = solve->milp;

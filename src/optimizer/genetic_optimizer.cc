@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <mutex>
 #include <random>
 #include <thread>
 
 #include "optimizer/greedy_optimizer.h"
 #include "optimizer/mcts_optimizer.h"
+#include "optimizer/milp_optimizer.h"
 
 namespace migserve::optimizer {
 namespace {
@@ -144,6 +146,32 @@ SlowAlgorithm MctsAlgorithm() {
             Clock::time_point deadline) {
     MctsStats stats;
     return Mcts(space, rates, options, seed, deadline, &stats);
+  };
+}
+
+SlowAlgorithm MilpAlgorithm() {
+  return [](const ConfigSpace& space, const CompletionRates& rates,
+            const SolveOptions& options, uint64_t seed,
+            Clock::time_point deadline) {
+    // CBC's standard solver keeps global state: one solve at a time.
+    static std::mutex solving;
+    std::lock_guard<std::mutex> lock(solving);
+    SolveOptions sub = options;
+    sub.seed = seed;
+    sub.progress = nullptr;
+    sub.time_limit_s = std::max(
+        0.01, std::chrono::duration<double>(deadline - Clock::now()).count());
+    return MilpOptimizer().Solve(space.problem(), rates, sub).configs;
+  };
+}
+
+SlowAlgorithm ChosenSlowAlgorithm() {
+  return [mcts = MctsAlgorithm(), milp = MilpAlgorithm()](
+             const ConfigSpace& space, const CompletionRates& rates,
+             const SolveOptions& options, uint64_t seed,
+             Clock::time_point deadline) {
+    const SlowAlgorithm& slow = options.genetic.slow == "milp" ? milp : mcts;
+    return slow(space, rates, options, seed, deadline);
   };
 }
 

@@ -33,6 +33,14 @@ using SlowAlgorithm = std::function<std::vector<deployment::GpuConfig>(
 FastAlgorithm GreedyAlgorithm();
 SlowAlgorithm MctsAlgorithm();
 
+// Returns the exact optimizer as a slow algorithm: it refills the erased
+// GPUs optimally (within the time left).
+SlowAlgorithm MilpAlgorithm();
+
+// Returns the slow algorithm that `options.genetic.slow` names at each call
+// ("mcts" or "milp").
+SlowAlgorithm ChosenSlowAlgorithm();
+
 class TwoPhaseOptimizer : public Optimizer {
  public:
   TwoPhaseOptimizer(FastAlgorithm fast, SlowAlgorithm slow)

@@ -64,6 +64,9 @@ struct GeneticOptions {
   double mutate_fraction = 0.05;  // mutation swaps up to this share of GPUs
   bool prune = true;
   double focus = 0.5;  // drop GPUs a child no longer needs (not in the paper)
+  // The slow algorithm that refills erased GPUs: "mcts" (the paper's) or
+  // "milp" (the exact optimizer on the erased part).
+  std::string slow = "mcts";
 };
 
 // The exact optimizer's search (optimizer/service_cuts.h).

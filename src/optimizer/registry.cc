@@ -41,7 +41,7 @@ StatusOr<std::unique_ptr<Optimizer>> MakeOptimizer(std::string_view name) {
   }
   if (name == "two-phase") {
     return std::unique_ptr<Optimizer>(
-        new TwoPhaseOptimizer(GreedyAlgorithm(), MctsAlgorithm()));
+        new TwoPhaseOptimizer(GreedyAlgorithm(), ChosenSlowAlgorithm()));
   }
   return Status::InvalidArgument(
       fmt::format("--algo: unknown algorithm '{}' (known: {})", name,
