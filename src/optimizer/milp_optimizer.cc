@@ -319,11 +319,22 @@ double Objective(const Model& model, const std::vector<double>& x) {
 struct ModelAnswer {
   bool optimal = false;
   std::vector<std::vector<GpuConfig>> configs;
-  double lp = 0;
-  double cut_bound = 0;  // the LP with service cuts
-  double bound = 0;      // on the objective
+  LpBounds root;
+  double bound = 0;  // on the objective
   int nodes = 0;
 };
+
+// Solves the root LP of `model` and strengthens it with service cuts.
+LpBounds SolveRoot(const std::vector<ServiceColumns>& services,
+                   const MilpOptions& options, Model* model) {
+  model->solver.initialSolve();
+  if (!model->solver.isProvenOptimal()) return {};
+  LpBounds bounds;
+  bounds.lp = model->solver.getObjValue();
+  AddServiceCuts(services, options.cut_rounds, &model->solver);
+  bounds.cuts = model->solver.getObjValue();
+  return bounds;
+}
 
 // Runs CBC's standard solver on `solver` for at most `seconds`, with
 // `generator`'s cuts at every node (and then without preprocessing) unless
@@ -378,12 +389,9 @@ ModelAnswer SolveModel(Model& model, const CompletionRates& initial,
                        const SolveOptions& options,
                        Clock::time_point deadline) {
   ModelAnswer answer;
-  model.solver.initialSolve();
-  answer.lp = model.solver.getObjValue();
   std::vector<ServiceColumns> services = ServiceColumnsOf(model, initial);
-  AddServiceCuts(services, options.milp.cut_rounds, &model.solver);
-  answer.cut_bound = model.solver.getObjValue();
-  answer.bound = answer.cut_bound;
+  answer.root = SolveRoot(services, options.milp, &model);
+  answer.bound = answer.root.cuts;
   double best_cost = seed.empty() ? COIN_DBL_MAX : Cost(model, seed);
   std::vector<double> best(model.columns, 0.0);
   for (size_t t = 0; t < seed.size(); ++t) {
@@ -395,10 +403,16 @@ ModelAnswer SolveModel(Model& model, const CompletionRates& initial,
       model.types.begin(), model.types.end(),
       [&](const TypeColumns& t) { return t.cost == model.types[0].cost; });
   double cost = model.types[0].cost;
+  auto adopt = [&](std::vector<double> x, double x_cost) {
+    if (x_cost < best_cost - 1e-6) {
+      best = std::move(x);
+      best_cost = x_cost;
+    }
+  };
   auto better = [&] { return one_cost ? best_cost - cost : best_cost - 1e-6; };
   auto proven = [&] {
     return one_cost &&
-           best_cost <= std::ceil(answer.cut_bound / cost - 1e-6) * cost + 1e-6;
+           best_cost <= std::ceil(answer.root.cuts / cost - 1e-6) * cost + 1e-6;
   };
   // Dives, the first by the rule and the others randomized, within a
   // quarter of the time left.
@@ -413,10 +427,7 @@ ModelAnswer SolveModel(Model& model, const CompletionRates& initial,
                       d == 0 ? nullptr : &rng);
     if (!found) continue;
     double found_cost = Objective(model, *found);
-    if (found_cost < best_cost - 1e-6) {
-      best = std::move(*found);
-      best_cost = found_cost;
-    }
+    adopt(std::move(*found), found_cost);
   }
   if (proven()) {
     answer.optimal = true;
@@ -442,10 +453,7 @@ ModelAnswer SolveModel(Model& model, const CompletionRates& initial,
       auto found = RunCbc(model.solver, seconds, have ? &best : nullptr,
                           best_cost, priorities, one_cost, cost,
                           with_cuts ? &generator : nullptr, &answer);
-      if (found && found->second < best_cost - 1e-6) {
-        best = std::move(found->first);
-        best_cost = found->second;
-      }
+      if (found) adopt(std::move(found->first), found->second);
     }
   }
   if (best_cost < COIN_DBL_MAX) {
@@ -462,14 +470,7 @@ LpBounds LpBound(const Problem& problem, const CompletionRates& initial,
                  const MilpOptions& options) {
   Model model;
   Build({Type(problem, 1)}, initial, &model);
-  model.solver.initialSolve();
-  if (!model.solver.isProvenOptimal()) return {};
-  LpBounds bounds;
-  bounds.lp = model.solver.getObjValue();
-  AddServiceCuts(ServiceColumnsOf(model, initial), options.cut_rounds,
-                 &model.solver);
-  bounds.cuts = model.solver.getObjValue();
-  return bounds;
+  return SolveRoot(ServiceColumnsOf(model, initial), options, &model);
 }
 
 Solution MilpOptimizer::Solve(const Problem& problem,
@@ -490,8 +491,8 @@ Solution MilpOptimizer::Solve(const Problem& problem,
   double lower = std::ceil(bound - 1e-6);
   solution.outcome = answer.optimal ? Outcome::kOptimal : Outcome::kTimeLimit;
   solution.extra = {
-      {"lp_bound", answer.lp},
-      {"cut_bound", answer.cut_bound},
+      {"lp_bound", answer.root.lp},
+      {"cut_bound", answer.root.cuts},
       {"best_bound", lower},
       {"gap", solution.configs.empty() ? 0.0
                                        : (solution.configs.size() - lower) /
@@ -545,8 +546,8 @@ FleetSolution SolveFleet(const std::vector<FleetType>& types,
   solution.configs = std::move(answer.configs);
   solution.extra = {{"cost", cost},
                     {"cost_bound", answer.optimal ? cost : answer.bound},
-                    {"lp_bound", answer.lp},
-                    {"cut_bound", answer.cut_bound},
+                    {"lp_bound", answer.root.lp},
+                    {"cut_bound", answer.root.cuts},
                     {"nodes", answer.nodes}};
   return solution;
 }
