@@ -135,5 +135,21 @@ BENCHMARK(BM_TwoPhaseOneRound)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// The exact optimizer end to end (greedy seed, model, service cuts, dives,
+// CBC if needed), with the default 60 s limit.
+void BM_Milp(benchmark::State& state) {
+  Fixture f(state.range(0), state.range(1));
+  auto milp = OrDie(optimizer::MakeOptimizer("milp"));
+  for (auto _ : state) {
+    optimizer::RunResult run = optimizer::RunOptimizer(*milp, f.problem, {});
+    state.counters["gpus"] = run.deployment.gpus.size();
+    state.counters["optimal"] = run.outcome == optimizer::Outcome::kOptimal;
+  }
+}
+BENCHMARK(BM_Milp)
+    ->Args({24, 300})
+    ->Args({100, 1000})
+    ->Unit(benchmark::kMillisecond);
+
 }  // namespace
 }  // namespace migserve
