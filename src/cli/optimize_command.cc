@@ -80,7 +80,7 @@ void RunOptimize(const OptimizeFlags& flags, CommandContext* context) {
   std::string json = deployment::FormatDeployment(run.deployment);
   const deployment::Summary& s = *run.deployment.summary;
   context->err << fmt::format(
-      "optimize: {}: {} GPUs ({}), relaxed bound {}, {:.3f} s\n", s.algorithm,
+      "optimize: {}: {} GPUs ({}), lower bound {}, {:.3f} s\n", s.algorithm,
       s.gpus, s.status, *s.lower_bound, s.seconds);
   context->Emit(flags.output, json);
 }
