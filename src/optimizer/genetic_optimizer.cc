@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include "optimizer/deadline.h"
 #include "optimizer/greedy_optimizer.h"
 #include "optimizer/mcts_optimizer.h"
 #include "optimizer/milp_optimizer.h"
@@ -19,7 +20,6 @@ namespace {
 using deployment::CompletionRates;
 using deployment::GpuConfig;
 using deployment::kIdle;
-using Clock = std::chrono::steady_clock;
 
 struct Chromosome {
   std::vector<GpuConfig> gpus;
@@ -159,8 +159,7 @@ SlowAlgorithm MilpAlgorithm() {
     SolveOptions sub = options;
     sub.seed = seed;
     sub.progress = nullptr;
-    sub.time_limit_s = std::max(
-        0.01, std::chrono::duration<double>(deadline - Clock::now()).count());
+    sub.time_limit_s = std::max(0.01, SecondsLeft(deadline));
     return MilpOptimizer().Solve(space.problem(), rates, sub).configs;
   };
 }
@@ -180,9 +179,7 @@ Solution TwoPhaseOptimizer::Solve(const Problem& problem,
                                   const SolveOptions& options) {
   const GeneticOptions& ga = options.genetic;
   Clock::time_point begin = Clock::now();
-  Clock::time_point deadline =
-      begin + std::chrono::duration_cast<Clock::duration>(
-                  std::chrono::duration<double>(options.time_limit_s));
+  Clock::time_point deadline = SecondsFromNow(options.time_limit_s);
   auto elapsed = [&] {
     return std::chrono::duration<double>(Clock::now() - begin).count();
   };

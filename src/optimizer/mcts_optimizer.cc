@@ -7,6 +7,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "optimizer/deadline.h"
 #include "optimizer/greedy_optimizer.h"
 
 namespace migserve::optimizer {
@@ -289,10 +290,7 @@ Solution MctsOptimizer::Solve(const Problem& problem,
                               const CompletionRates& initial,
                               const SolveOptions& options) {
   ConfigSpace space(problem);
-  auto deadline =
-      std::chrono::steady_clock::now() +
-      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-          std::chrono::duration<double>(options.time_limit_s));
+  Clock::time_point deadline = SecondsFromNow(options.time_limit_s);
   MctsStats stats;
   Solution solution;
   solution.configs =

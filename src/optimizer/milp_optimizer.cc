@@ -12,6 +12,7 @@
 #include <random>
 
 #include "optimizer/config_space.h"
+#include "optimizer/deadline.h"
 #include "optimizer/greedy_optimizer.h"
 #include "optimizer/service_cuts.h"
 
@@ -152,20 +153,6 @@ std::vector<ServiceColumns> ServiceColumnsOf(const Model& model,
     services.push_back(std::move(s));
   }
   return services;
-}
-
-using Clock = std::chrono::steady_clock;
-
-// The time limit counts from here: the greedy seed and the model are part
-// of the solve.
-Clock::time_point Deadline(const SolveOptions& options) {
-  return Clock::now() +
-         std::chrono::duration_cast<Clock::duration>(
-             std::chrono::duration<double>(options.time_limit_s));
-}
-
-double SecondsLeft(Clock::time_point deadline) {
-  return std::chrono::duration<double>(deadline - Clock::now()).count();
 }
 
 // Dantzig-Wolfe diving for an incumbent: fixes one service at a time to its
@@ -418,9 +405,7 @@ ModelAnswer SolveModel(Model& model, const CompletionRates& initial,
   // quarter of the time left.
   std::mt19937 rng(options.seed);
   Clock::time_point dive_end =
-      Clock::now() +
-      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-          std::max(0.0, SecondsLeft(deadline)) / 4));
+      SecondsFromNow(std::max(0.0, SecondsLeft(deadline)) / 4);
   for (int d = 0;
        d < options.milp.dives && !proven() && SecondsLeft(dive_end) > 0; ++d) {
     auto found = Dive(model.solver, services, better(), options.milp, dive_end,
@@ -476,7 +461,9 @@ LpBounds LpBound(const Problem& problem, const CompletionRates& initial,
 Solution MilpOptimizer::Solve(const Problem& problem,
                               const CompletionRates& initial,
                               const SolveOptions& options) {
-  Clock::time_point deadline = Deadline(options);
+  // The time limit counts from here: the greedy seed and the model are
+  // part of the solve.
+  Clock::time_point deadline = SecondsFromNow(options.time_limit_s);
   ConfigSpace space(problem);
   std::vector<GpuConfig> seed = Greedy(space, initial, options.greedy);
   const int seed_gpus = static_cast<int>(seed.size());
@@ -505,7 +492,9 @@ Solution MilpOptimizer::Solve(const Problem& problem,
 FleetSolution SolveFleet(const std::vector<FleetType>& types,
                          const CompletionRates& initial,
                          const SolveOptions& options) {
-  Clock::time_point deadline = Deadline(options);
+  // The time limit counts from here: the greedy seed and the model are
+  // part of the solve.
+  Clock::time_point deadline = SecondsFromNow(options.time_limit_s);
   std::vector<TypeColumns> columns;
   for (const FleetType& t : types) columns.push_back(Type(*t.problem, t.cost));
   // The seed: the cheapest fleet of one type that the greedy can build.
