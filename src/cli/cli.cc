@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "mig/gpu_catalog.h"
 #include "util/file.h"
 
 namespace migserve::cli {
@@ -35,6 +36,26 @@ constexpr CommandSpec kCommands[] = {
      SetupModels},
 };
 
+// --gpu-table FILE on every command: the tables are added to the catalog as
+// the option is parsed, before the command runs.
+void AddGpuTableOption(CLI::App* app) {
+  app->add_option_function<std::vector<std::string>>(
+      "--gpu-table",
+      [](const std::vector<std::string>& files) {
+        for (const std::string& file : files) {
+          StatusOr<mig::GpuModel> model = mig::LoadGpuModel(file);
+          Status added = model.ok()
+                             ? mig::GpuCatalog::AddToDefault(*std::move(model))
+                             : model.status();
+          if (!added.ok()) {
+            throw CLI::ValidationError("--gpu-table", added.message());
+          }
+        }
+      },
+      "A GPU table of your own (YAML as in data/gpus/), added to the "
+      "shipped ones; repeatable");
+}
+
 }  // namespace
 
 int CommandContext::Fail(const Status& status) {
@@ -66,6 +87,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out,
   for (const CommandSpec& command : kCommands) {
     CLI::App* sub = app.add_subcommand(command.name, command.help);
     command.setup(sub, &context);
+    AddGpuTableOption(sub);
   }
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.h"
@@ -111,6 +112,57 @@ TEST(CliTest, GpusCountsLayouts) {
   EXPECT_NE(r.out.find("maximal: 18 placed, 13 distinct multisets"),
             std::string::npos);
   EXPECT_EQ(Cli({"gpus", "--gpu", "T4"}).code, 2);
+}
+
+TEST(CliTest, GpusJsonListsIdsProfilesAndLayoutCounts) {
+  CliResult r = Cli({"gpus", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json gpus = nlohmann::json::parse(r.out);
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& g : gpus) by_name[g["name"]] = g;
+  ASSERT_EQ(by_name.count("H100-SXM5-80GB"), 1u);
+  const nlohmann::json& h100 = by_name["H100-SXM5-80GB"];
+  EXPECT_EQ(h100["pci_device_ids"],
+            nlohmann::json({"0x2330", "0x2331", "0x2324", "0x2322"}));
+  EXPECT_EQ(h100["maximal_layouts"], 19);
+  const nlohmann::json& p3g = h100["profiles"][4];
+  EXPECT_EQ(p3g["name"], "3g.40gb");
+  EXPECT_EQ(p3g["compute_slices"], 3);
+  EXPECT_EQ(p3g["memory_slices"], 4);
+  EXPECT_EQ(p3g["placements"], nlohmann::json({0, 4}));
+  EXPECT_EQ(by_name["A30-24GB"]["maximal_layouts"], 5);
+  for (const char* name :
+       {"A100-SXM4-40GB", "A100-SXM4-80GB", "H100-NVL-94GB", "GH200-96GB",
+        "GH200-144GB", "H200-141GB", "B200-180GB"}) {
+    EXPECT_EQ(by_name.count(name), 1u) << name;
+  }
+}
+
+TEST(CliTest, GpuTableAddsAModelWhereverOneIsResolved) {
+  std::string table = WriteTempFile(
+      "rtx-mig.yaml",
+      "name: RTX-TEST-48GB\nproducts:\n"
+      "  - {pci_device_id: 0x7FF1, name: \"NVIDIA RTX TEST\"}\n"
+      "compute_slices: 4\nmemory_slices: 4\nmemory_gb: 48\nprofiles:\n"
+      "  - {name: 1g.12gb, compute_slices: 1, memory_slices: 1, memory_gb: "
+      "12, starts: [0, 1, 2, 3]}\n"
+      "  - {name: 2g.24gb, compute_slices: 2, memory_slices: 2, memory_gb: "
+      "24, starts: [0, 2]}\n"
+      "  - {name: 4g.48gb, compute_slices: 4, memory_slices: 4, memory_gb: "
+      "48, starts: [0]}\n");
+  CliResult r = Cli({"gpus", "--gpu-table", table, "--gpu", "RTX-TEST-48GB"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("maximal: 5 placed"), std::string::npos) << r.out;
+  std::string bad = WriteTempFile(
+      "bad-table.yaml",
+      "name: BAD\ncompute_slices: 7\nmemory_slices: 8\nmemory_gb: 8\n"
+      "profiles:\n  - {name: 3g, compute_slices: 3, memory_slices: 4, "
+      "memory_gb: 4, starts: [6]}\n");
+  r = Cli({"gpus", "--gpu-table", bad});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(bad + ":6: profiles[0].starts: start 6 does not fit"),
+            std::string::npos)
+      << r.err;
 }
 
 // Each bad input: exit 2 and one message naming the file, line and field.

@@ -1,5 +1,8 @@
 // migserve gpus [--gpu NAME] [--legacy-4g3g] [--optional-profiles]
+//               [--format table|json]
 #include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "cli/table.h"
@@ -12,7 +15,39 @@ namespace {
 struct GpusFlags {
   std::string gpu;
   mig::MigOptions mig;
+  std::string format = "table";
 };
+
+nlohmann::ordered_json GpuJson(const mig::GpuModel& gpu,
+                               const mig::MigOptions& options) {
+  nlohmann::ordered_json profiles = nlohmann::ordered_json::array();
+  for (const mig::Profile& p : gpu.profiles) {
+    profiles.push_back({{"name", p.name},
+                        {"compute_slices", p.compute_slices},
+                        {"memory_slices", p.memory_slices},
+                        {"memory_gb", p.memory_gb},
+                        {"placements", p.starts},
+                        {"nvml_id", p.nvml_id},
+                        {"enabled", options.Enabled(p)}});
+  }
+  nlohmann::ordered_json products = nlohmann::ordered_json::array();
+  for (const mig::Product& p : gpu.products) {
+    products.push_back(
+        {{"pci_device_id", fmt::format("{:#06x}", p.pci_device_id)},
+         {"name", p.name}});
+  }
+  std::vector<std::string> ids;
+  for (int id : gpu.pci_device_ids) ids.push_back(fmt::format("{:#06x}", id));
+  return {{"name", gpu.name},
+          {"aliases", gpu.aliases},
+          {"pci_device_ids", ids},
+          {"products", products},
+          {"compute_slices", gpu.compute_slices},
+          {"memory_slices", gpu.memory_slices},
+          {"memory_gb", gpu.memory_gb},
+          {"profiles", profiles},
+          {"maximal_layouts", mig::MaximalLayouts(gpu, options).size()}};
+}
 
 void PrintGpu(const mig::GpuModel& gpu, const mig::MigOptions& options,
               bool list_layouts, std::ostream& out) {
@@ -54,20 +89,33 @@ void SetupGpus(CLI::App* app, CommandContext* context) {
                 "Apply the pre-R510 A100 rule (no 4g with 3g)");
   app->add_flag("--optional-profiles", flags->mig.optional_profiles,
                 "Also use +me and double-memory 1g profiles");
+  app->add_option("--format", flags->format,
+                  "table, or json (per model: name, pci_device_ids, profiles "
+                  "with placements, maximal_layouts count)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"table", "json"}));
   app->callback([flags, context] {
     const mig::GpuCatalog& catalog = mig::GpuCatalog::Default();
-    if (flags->gpu.empty()) {
-      for (const mig::GpuModel& gpu : catalog.models()) {
-        PrintGpu(gpu, flags->mig, false, context->out);
+    std::vector<const mig::GpuModel*> models = catalog.models();
+    if (!flags->gpu.empty()) {
+      auto gpu = catalog.Find(flags->gpu);
+      if (!gpu.ok()) {
+        context->Fail(gpu.status().WithPrefix("--gpu"));
+        return;
       }
+      models = {*gpu};
+    }
+    if (flags->format == "json") {
+      nlohmann::ordered_json out = nlohmann::ordered_json::array();
+      for (const mig::GpuModel* gpu : models) {
+        out.push_back(GpuJson(*gpu, flags->mig));
+      }
+      context->out << out.dump(2) << "\n";
       return;
     }
-    auto gpu = catalog.Find(flags->gpu);
-    if (!gpu.ok()) {
-      context->Fail(gpu.status().WithPrefix("--gpu"));
-      return;
+    for (const mig::GpuModel* gpu : models) {
+      PrintGpu(*gpu, flags->mig, !flags->gpu.empty(), context->out);
     }
-    PrintGpu(**gpu, flags->mig, true, context->out);
   });
 }
 

@@ -86,7 +86,7 @@ class KubernetesE2eTest : public ::testing::Test {
           "/api/v1/nodes/" + NodeName(n),
           {{"metadata", {{"labels", {{"nvidia.com/mig.capable", "true"}}}}}});
       nvml_.push_back(std::make_unique<agent::FakeNvml>(
-          std::vector<const mig::GpuModel*>(kGpusPerNode, &A100())));
+          std::vector<agent::FakeGpu>(kGpusPerNode, &A100())));
       drivers_.push_back(
           agent::MigDriver::Open(nvml_.back().get(), mig::GpuCatalog::Default())
               .value());

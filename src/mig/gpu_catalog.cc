@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "mig/embedded_gpu_tables.h"
+#include "util/file.h"
 #include "util/yaml_map.h"
 
 namespace migserve::mig {
@@ -39,19 +40,45 @@ StatusOr<Profile> ParseProfile(const YAML::Node& node,
   return p;
 }
 
+StatusOr<Product> ParseProduct(const YAML::Node& node,
+                               const std::string& source,
+                               const std::string& path) {
+  MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(node, source, path));
+  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys({"pci_device_id", "name"}));
+  Product p;
+  MIGSERVE_RETURN_IF_ERROR(map.Required("pci_device_id", &p.pci_device_id));
+  MIGSERVE_RETURN_IF_ERROR(map.Required("name", &p.name));
+  if (p.pci_device_id <= 0 || p.pci_device_id > 0xFFFF) {
+    return map.Error("pci_device_id", "must be a 16-bit PCI device id");
+  }
+  return p;
+}
+
 }  // namespace
 
 StatusOr<GpuModel> ParseGpuModel(const std::string& yaml,
                                  const std::string& source) {
   MIGSERVE_ASSIGN_OR_RETURN(YAML::Node root, ParseYaml(yaml, source));
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(root, source, ""));
-  MIGSERVE_RETURN_IF_ERROR(
-      map.CheckKeys({"name", "pci_device_ids", "compute_slices",
-                     "memory_slices", "memory_gb", "legacy_4g3g", "profiles"}));
+  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
+      {"name", "aliases", "pci_device_ids", "products", "compute_slices",
+       "memory_slices", "memory_gb", "legacy_4g3g", "profiles"}));
   GpuModel model;
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &model.name));
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("aliases", &model.aliases));
   MIGSERVE_RETURN_IF_ERROR(
       map.Optional("pci_device_ids", &model.pci_device_ids));
+  MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> products,
+                            map.Sequence("products", false));
+  for (size_t i = 0; i < products.size(); ++i) {
+    MIGSERVE_ASSIGN_OR_RETURN(
+        Product p,
+        ParseProduct(products[i], source, fmt::format("products[{}]", i)));
+    if (!model.HasPciDeviceId(p.pci_device_id)) {
+      model.pci_device_ids.push_back(p.pci_device_id);
+    }
+    model.products.push_back(std::move(p));
+  }
   MIGSERVE_RETURN_IF_ERROR(
       map.Required("compute_slices", &model.compute_slices));
   MIGSERVE_RETURN_IF_ERROR(map.Required("memory_slices", &model.memory_slices));
@@ -72,8 +99,15 @@ StatusOr<GpuModel> ParseGpuModel(const std::string& yaml,
   return model;
 }
 
-const GpuCatalog& GpuCatalog::Default() {
-  static const GpuCatalog* catalog = [] {
+StatusOr<GpuModel> LoadGpuModel(const std::string& path) {
+  MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseGpuModel(text, path);
+}
+
+namespace {
+
+GpuCatalog& DefaultCatalog() {
+  static GpuCatalog* catalog = [] {
     std::vector<GpuModel> models;
     for (const EmbeddedGpuTable& table : kEmbeddedGpuTables) {
       auto model = ParseGpuModel(table.yaml, table.path);
@@ -89,14 +123,60 @@ const GpuCatalog& GpuCatalog::Default() {
   return *catalog;
 }
 
+}  // namespace
+
+const GpuCatalog& GpuCatalog::Default() { return DefaultCatalog(); }
+
+Status GpuCatalog::AddToDefault(GpuModel model) {
+  return DefaultCatalog().Add(std::move(model));
+}
+
+GpuCatalog::GpuCatalog(std::vector<GpuModel> models)
+    : models_(std::make_move_iterator(models.begin()),
+              std::make_move_iterator(models.end())) {}
+
+Status GpuCatalog::Add(GpuModel model) {
+  for (const GpuModel& m : models_) {
+    if (m == model) return Status::Ok();
+    std::vector<std::string> names = model.aliases;
+    names.push_back(model.name);
+    for (const std::string& name : names) {
+      if (m.Named(name)) {
+        return Status::InvalidArgument(
+            fmt::format("GPU table {}: the name {} is taken by {}", model.name,
+                        name, m.name));
+      }
+    }
+  }
+  models_.push_back(std::move(model));
+  return Status::Ok();
+}
+
+std::vector<const GpuModel*> GpuCatalog::models() const {
+  std::vector<const GpuModel*> out;
+  for (const GpuModel& m : models_) out.push_back(&m);
+  return out;
+}
+
 StatusOr<const GpuModel*> GpuCatalog::Find(std::string_view name) const {
   std::vector<std::string> names;
   for (const GpuModel& m : models_) {
-    if (m.name == name) return &m;
+    if (m.Named(name)) return &m;
     names.push_back(m.name);
   }
   return Status::NotFound(fmt::format("unknown GPU '{}' (known: {})", name,
                                       fmt::join(names, ", ")));
+}
+
+StatusOr<const GpuModel*> GpuCatalog::FindByPciDeviceId(
+    unsigned int pci_device_id) const {
+  for (auto m = models_.rbegin(); m != models_.rend(); ++m) {
+    if (m->HasPciDeviceId(pci_device_id)) return &*m;
+  }
+  return Status::NotFound(fmt::format(
+      "no GPU table lists PCI device id {:#06x} (add one with --gpu-table "
+      "FILE, or name the model with --gpu)",
+      pci_device_id > 0xFFFF ? pci_device_id >> 16 : pci_device_id));
 }
 
 }  // namespace migserve::mig

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "mig/layout_enumerator.h"
+
 namespace migserve::mig {
 namespace {
 
@@ -16,6 +20,80 @@ TEST(GpuCatalogTest, ShipsTheFiveModels) {
   const GpuModel& a30 = *catalog.Find("A30-24GB").value();
   EXPECT_EQ(a30.compute_slices, 4);
   EXPECT_EQ(a30.profiles[a30.WholeProfile()].name, "4g.24gb");
+}
+
+TEST(GpuCatalogTest, ShipsEveryMigGeometry) {
+  // One table per distinct geometry; each 8-slice table has the A100/H100
+  // placements, so 19 maximal placed layouts (no pre-R510 rule).
+  const GpuCatalog& catalog = GpuCatalog::Default();
+  for (const char* name : {"H100-NVL-94GB", "GH200-96GB", "GH200-144GB",
+                           "B200-180GB", "H200-141GB", "H100-SXM5-80GB"}) {
+    auto model = catalog.Find(name);
+    ASSERT_TRUE(model.ok()) << name;
+    EXPECT_EQ(MaximalLayouts(**model, {}).size(), 19u) << name;
+  }
+  EXPECT_EQ(MaximalLayouts(*catalog.Find("A30-24GB").value(), {}).size(), 5u);
+  EXPECT_EQ(catalog.Find("B200-180GB").value()->profiles[4].name, "3g.90gb");
+}
+
+TEST(GpuCatalogTest, FindsEveryProductByItsPciDeviceId) {
+  const GpuCatalog& catalog = GpuCatalog::Default();
+  struct Case {
+    unsigned int id;
+    const char* model;
+  };
+  for (const Case& c : std::vector<Case>{{0x20B0, "A100-SXM4-40GB"},
+                                         {0x20F1, "A100-SXM4-40GB"},
+                                         {0x20B2, "A100-SXM4-80GB"},
+                                         {0x20B5, "A100-SXM4-80GB"},
+                                         {0x2330, "H100-SXM5-80GB"},
+                                         {0x233010DE, "H100-SXM5-80GB"},
+                                         {0x2331, "H100-SXM5-80GB"},
+                                         {0x2321, "H100-NVL-94GB"},
+                                         {0x2342, "GH200-96GB"},
+                                         {0x2348, "GH200-144GB"},
+                                         {0x2335, "H200-141GB"},
+                                         {0x233B, "H200-141GB"},
+                                         {0x2901, "B200-180GB"},
+                                         {0x20B7, "A30-24GB"}}) {
+    auto model = catalog.FindByPciDeviceId(c.id);
+    ASSERT_TRUE(model.ok()) << std::hex << c.id;
+    EXPECT_EQ((*model)->name, c.model) << std::hex << c.id;
+  }
+  // Another vendor's id in the lower half is not NVIDIA's 0x2330.
+  EXPECT_FALSE(catalog.FindByPciDeviceId(0x23301002).ok());
+  EXPECT_EQ(catalog.FindByPciDeviceId(0x1EB8).status().code(),
+            Status::Code::kNotFound);
+  // No PCI id is claimed by two shipped tables.
+  std::set<int> seen;
+  for (const GpuModel* m : catalog.models()) {
+    for (int id : m->pci_device_ids) {
+      EXPECT_TRUE(seen.insert(id).second) << m->name << " " << id;
+    }
+  }
+  EXPECT_EQ(catalog.Find("H100-PCIE-80GB").value()->name, "H100-SXM5-80GB");
+}
+
+TEST(GpuCatalogTest, UserTablesJoinTheCatalogAndWinOnPciIds) {
+  const std::string yaml =
+      "name: TEST-H100-CUSTOM\nproducts:\n"
+      "  - {pci_device_id: 0x2330, name: \"NVIDIA H100 80GB HBM3\"}\n"
+      "compute_slices: 7\nmemory_slices: 8\nmemory_gb: 80\nprofiles:\n"
+      "  - {name: 7g.80gb, compute_slices: 7, memory_slices: 8, "
+      "memory_gb: 79, starts: [0]}\n";
+  auto model = ParseGpuModel(yaml, "mine.yaml");
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  EXPECT_EQ(model->pci_device_ids, std::vector<int>{0x2330});
+  ASSERT_TRUE(GpuCatalog::AddToDefault(*model).ok());
+  ASSERT_TRUE(GpuCatalog::AddToDefault(*model).ok());  // the same: no-op
+  EXPECT_EQ(GpuCatalog::Default().FindByPciDeviceId(0x2330).value()->name,
+            "TEST-H100-CUSTOM");
+  GpuModel clash = *model;
+  clash.name = "A100-PCIE-80GB";  // an alias of a shipped table
+  Status added = GpuCatalog::AddToDefault(clash);
+  EXPECT_EQ(added.message(),
+            "GPU table A100-PCIE-80GB: the name A100-PCIE-80GB is taken by "
+            "A100-SXM4-80GB");
 }
 
 TEST(GpuCatalogTest, UnknownGpuListsKnownOnes) {

@@ -1,6 +1,23 @@
 #include "mig/gpu_model.h"
 
+#include <algorithm>
+
 namespace migserve::mig {
+
+bool GpuModel::Named(std::string_view n) const {
+  return name == n ||
+         std::find(aliases.begin(), aliases.end(), n) != aliases.end();
+}
+
+bool GpuModel::HasPciDeviceId(unsigned int id) const {
+  constexpr unsigned int kNvidiaVendor = 0x10DE;
+  if (id > 0xFFFF) {
+    if ((id & 0xFFFF) != kNvidiaVendor) return false;
+    id >>= 16;
+  }
+  return std::find(pci_device_ids.begin(), pci_device_ids.end(),
+                   static_cast<int>(id)) != pci_device_ids.end();
+}
 
 int GpuModel::FindProfile(std::string_view name) const {
   for (size_t i = 0; i < profiles.size(); ++i) {

@@ -20,17 +20,41 @@ struct Profile {
   std::vector<int> starts;  // allowed starts, in memory-slice units
   int max_count = 0;        // at most this many per GPU; 0: no extra limit
   bool enabled_by_default = true;  // false for +me and double-memory 1g
+
+  bool operator==(const Profile&) const = default;
+};
+
+// One product with this geometry, as NVML names it ("NVIDIA H100 80GB
+// HBM3") with its PCI device id (0x2330; NVML's pciDeviceId holds it in the
+// upper 16 bits, NVIDIA's vendor id 0x10DE in the lower).
+struct Product {
+  int pci_device_id = 0;
+  std::string name;
+
+  bool operator==(const Product&) const = default;
 };
 
 struct GpuModel {
   std::string name;
+  std::vector<std::string> aliases;  // other names users give this model
+  // Every product's PCI device id, and the products whose NVML name is known.
   std::vector<int> pci_device_ids;
+  std::vector<Product> products;
   int compute_slices = 0;
   int memory_slices = 0;
   double memory_gb = 0;
   // True where drivers before R510 refused 4g together with 3g (A100).
   bool legacy_4g3g = false;
   std::vector<Profile> profiles;
+
+  bool operator==(const GpuModel&) const = default;
+
+  // Returns true if `name` is the model's name or one of its aliases.
+  bool Named(std::string_view name) const;
+
+  // Returns true if `pci_device_id` is one of the model's products: either
+  // the 16-bit device id or NVML's pciDeviceId (device id << 16 | 0x10DE).
+  bool HasPciDeviceId(unsigned int pci_device_id) const;
 
   // Returns the index of the profile named `name` or one of its aliases, or
   // -1 if there is none.

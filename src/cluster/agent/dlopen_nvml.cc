@@ -19,6 +19,7 @@ class DlopenNvml : public NvmlApi {
     MIGSERVE_RETURN_IF_ERROR(
         Find(path, "nvmlDeviceGetHandleByIndex_v2", &handle_));
     MIGSERVE_RETURN_IF_ERROR(Find(path, "nvmlDeviceGetName", &name_));
+    MIGSERVE_RETURN_IF_ERROR(Find(path, "nvmlDeviceGetPciInfo_v3", &pci_));
     MIGSERVE_RETURN_IF_ERROR(Find(path, "nvmlDeviceGetMigMode", &mig_mode_));
     MIGSERVE_RETURN_IF_ERROR(
         Find(path, "nvmlDeviceGetGpuInstanceProfileInfo", &profile_info_));
@@ -56,6 +57,10 @@ class DlopenNvml : public NvmlApi {
   nvmlReturn_t DeviceGetName(nvmlDevice_t device, char* name,
                              unsigned int length) override {
     return name_(device, name, length);
+  }
+  nvmlReturn_t DeviceGetPciInfo(nvmlDevice_t device,
+                                nvmlPciInfo_t* pci) override {
+    return pci_(device, pci);
   }
   nvmlReturn_t DeviceGetMigMode(nvmlDevice_t device, unsigned int* current,
                                 unsigned int* pending) override {
@@ -122,6 +127,7 @@ class DlopenNvml : public NvmlApi {
   decltype(&nvmlDeviceGetCount_v2) count_ = nullptr;
   decltype(&nvmlDeviceGetHandleByIndex_v2) handle_ = nullptr;
   decltype(&nvmlDeviceGetName) name_ = nullptr;
+  decltype(&nvmlDeviceGetPciInfo_v3) pci_ = nullptr;
   decltype(&nvmlDeviceGetMigMode) mig_mode_ = nullptr;
   decltype(&nvmlDeviceGetGpuInstanceProfileInfo) profile_info_ = nullptr;
   decltype(&nvmlDeviceGetGpuInstances) instances_ = nullptr;

@@ -1,10 +1,15 @@
 #include "cluster/agent/fake_nvml.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "cluster/cluster_state.h"
+#include "mig/gpu_catalog.h"
 
 namespace migserve::cluster::agent {
 
@@ -23,6 +28,7 @@ struct FakeNvml::GpuInstance {
 
 struct FakeNvml::Gpu {
   const mig::GpuModel* model;
+  mig::Product product;
   std::vector<std::unique_ptr<GpuInstance>> instances;
   unsigned int next_id = 1;
 
@@ -76,10 +82,35 @@ unsigned int NvmlProfileEnum(const mig::Profile& profile) {
   return NVML_GPU_INSTANCE_PROFILE_ENUM_LIMIT;
 }
 
-FakeNvml::FakeNvml(const std::vector<const mig::GpuModel*>& gpus) {
-  for (const mig::GpuModel* model : gpus) {
+FakeGpu::FakeGpu(const mig::GpuModel* model)
+    : model(model),
+      product(model->products.empty() ? mig::Product{0, "NVIDIA " + model->name}
+                                      : model->products.front()) {}
+
+StatusOr<FakeGpu> FindFakeGpu(const std::string& spec) {
+  const mig::GpuCatalog& catalog = mig::GpuCatalog::Default();
+  if (spec.rfind("0x", 0) == 0) {
+    auto id = static_cast<int>(std::strtol(spec.c_str(), nullptr, 16));
+    MIGSERVE_ASSIGN_OR_RETURN(const mig::GpuModel* model,
+                              catalog.FindByPciDeviceId(id));
+    for (const mig::Product& p : model->products) {
+      if (p.pci_device_id == id) return FakeGpu(model, p);
+    }
+    return FakeGpu(model, {id, "NVIDIA " + model->name});
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(const mig::GpuModel* model, catalog.Find(spec));
+  if (model->products.empty()) {
+    return Status::NotFound(
+        fmt::format("GPU table {} lists no product", model->name));
+  }
+  return FakeGpu(model);
+}
+
+FakeNvml::FakeNvml(const std::vector<FakeGpu>& gpus) {
+  for (const FakeGpu& spec : gpus) {
     auto gpu = std::make_unique<Gpu>();
-    gpu->model = model;
+    gpu->model = spec.model;
+    gpu->product = spec.product;
     gpus_.push_back(std::move(gpu));
   }
 }
@@ -190,9 +221,24 @@ nvmlReturn_t FakeNvml::DeviceGetName(nvmlDevice_t device, char* name,
   std::lock_guard lock(mu_);
   Gpu* gpu = FindGpu(device);
   if (gpu == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
-  std::string full = "NVIDIA " + gpu->model->name;
+  const std::string& full = gpu->product.name;
   if (full.size() + 1 > length) return NVML_ERROR_INSUFFICIENT_SIZE;
   std::memcpy(name, full.c_str(), full.size() + 1);
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t FakeNvml::DeviceGetPciInfo(nvmlDevice_t device,
+                                        nvmlPciInfo_t* pci) {
+  std::lock_guard lock(mu_);
+  Gpu* gpu = FindGpu(device);
+  if (gpu == nullptr || pci == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  *pci = {};
+  for (size_t i = 0; i < gpus_.size(); ++i) {
+    if (gpus_[i].get() == gpu) pci->bus = static_cast<unsigned int>(i) + 1;
+  }
+  pci->pciDeviceId =
+      static_cast<unsigned int>(gpu->product.pci_device_id) << 16 | 0x10DE;
+  std::snprintf(pci->busId, sizeof(pci->busId), "00000000:%02X:00.0", pci->bus);
   return NVML_SUCCESS;
 }
 

@@ -14,13 +14,31 @@
 #include "cluster/agent/nvml_api.h"
 #include "mig/gpu_model.h"
 #include "mig/layout.h"
+#include "util/status_or.h"
 
 namespace migserve::cluster::agent {
+
+// One fake GPU: its geometry and the product it claims to be (the NVML name
+// and PCI device id that DeviceGetName and DeviceGetPciInfo report).
+struct FakeGpu {
+  // The model's first product (implicit, so a list of models will do).
+  FakeGpu(const mig::GpuModel* model);  // NOLINT(google-explicit-constructor)
+  FakeGpu(const mig::GpuModel* model, mig::Product product)
+      : model(model), product(std::move(product)) {}
+
+  const mig::GpuModel* model;
+  mig::Product product;
+};
+
+// Returns the fake GPU of `spec`: a PCI device id ("0x2330", the product
+// with it) or a model name (its first product). Returns NotFound if no
+// catalog table has it.
+StatusOr<FakeGpu> FindFakeGpu(const std::string& spec);
 
 class FakeNvml : public NvmlApi {
  public:
   // One GPU per entry of `gpus`, in index order, with no instances.
-  explicit FakeNvml(const std::vector<const mig::GpuModel*>& gpus);
+  explicit FakeNvml(const std::vector<FakeGpu>& gpus);
   ~FakeNvml() override;
 
   // Marks the GPU instance `instance` of GPU `index` as running a process.
@@ -40,6 +58,8 @@ class FakeNvml : public NvmlApi {
                                       nvmlDevice_t* device) override;
   nvmlReturn_t DeviceGetName(nvmlDevice_t device, char* name,
                              unsigned int length) override;
+  nvmlReturn_t DeviceGetPciInfo(nvmlDevice_t device,
+                                nvmlPciInfo_t* pci) override;
   nvmlReturn_t DeviceGetMigMode(nvmlDevice_t device, unsigned int* current,
                                 unsigned int* pending) override;
   nvmlReturn_t DeviceGetGpuInstanceProfileInfo(

@@ -1,7 +1,8 @@
 // A stand-in for libnvidia-ml.so.1 built from FakeNvml, so the tests open a
 // real shared library through OpenNvml and call it by NVML's symbol names.
-// Its GPUs come from MIGSERVE_FAKE_NVML_GPUS (comma-separated model names,
-// default one A100-SXM4-80GB), read by nvmlInit_v2.
+// Its GPUs come from MIGSERVE_FAKE_NVML_GPUS, read by nvmlInit_v2: a
+// comma-separated list of products, each a PCI device id (0x2330) or a model
+// name (its first product); default one A100-SXM4-80GB.
 #include <cstdlib>
 #include <memory>
 #include <sstream>
@@ -22,7 +23,7 @@ std::unique_ptr<FakeNvml>& Fake() {
 FakeNvml& Get() {
   if (!Fake())
     Fake() = std::make_unique<FakeNvml>(
-        std::vector<const migserve::mig::GpuModel*>{});
+        std::vector<migserve::cluster::agent::FakeGpu>{});
   return *Fake();
 }
 
@@ -33,11 +34,11 @@ extern "C" {
 nvmlReturn_t nvmlInit_v2(void) {
   const char* env = std::getenv("MIGSERVE_FAKE_NVML_GPUS");
   std::stringstream names(env != nullptr ? env : "A100-SXM4-80GB");
-  std::vector<const migserve::mig::GpuModel*> gpus;
+  std::vector<migserve::cluster::agent::FakeGpu> gpus;
   for (std::string name; std::getline(names, name, ',');) {
-    auto model = migserve::mig::GpuCatalog::Default().Find(name);
-    if (!model.ok()) return NVML_ERROR_INVALID_ARGUMENT;
-    gpus.push_back(*model);
+    auto gpu = migserve::cluster::agent::FindFakeGpu(name);
+    if (!gpu.ok()) return NVML_ERROR_INVALID_ARGUMENT;
+    gpus.push_back(*gpu);
   }
   Fake() = std::make_unique<FakeNvml>(gpus);
   return Fake()->Init();
@@ -56,6 +57,9 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index,
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name,
                                unsigned int length) {
   return Get().DeviceGetName(device, name, length);
+}
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t* pci) {
+  return Get().DeviceGetPciInfo(device, pci);
 }
 nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int* current,
                                   unsigned int* pending) {

@@ -69,17 +69,20 @@ StatusOr<std::unique_ptr<MigDriver>> MigDriver::Open(
     std::array<char, 96> name{};
     MIGSERVE_RETURN_IF_ERROR(driver->Check(
         nvml->DeviceGetName(gpu.device, name.data(), name.size()), where));
-    for (const mig::GpuModel& m : catalog.models()) {
-      bool named =
-          gpu_name ? m.name == *gpu_name
-                   : std::string(name.data()).find(m.name) != std::string::npos;
-      if (named) gpu.model = &m;
-    }
-    if (gpu.model == nullptr) {
+    nvmlPciInfo_t pci{};
+    MIGSERVE_RETURN_IF_ERROR(
+        driver->Check(nvml->DeviceGetPciInfo(gpu.device, &pci), where));
+    gpu.product = name.data();
+    gpu.pci_device_id = static_cast<int>(pci.pciDeviceId >> 16);
+    StatusOr<const mig::GpuModel*> model =
+        gpu_name ? catalog.Find(*gpu_name)
+                 : catalog.FindByPciDeviceId(pci.pciDeviceId);
+    if (!model.ok()) {
       return Status::InvalidArgument(fmt::format(
-          "{} is \"{}\", which no GPU table matches (pass --gpu NAME)", where,
-          name.data()));
+          "{} is \"{}\" (PCI device id {:#06x}): {}", where, gpu.product,
+          gpu.pci_device_id, model.status().message()));
     }
+    gpu.model = *model;
     unsigned int current = 0, pending = 0;
     MIGSERVE_RETURN_IF_ERROR(driver->Check(
         nvml->DeviceGetMigMode(gpu.device, &current, &pending), where));

@@ -23,9 +23,10 @@ namespace migserve::cluster::agent {
 class MigDriver {
  public:
   // Initializes `nvml` (not owned; outlives the driver) and matches every
-  // GPU with the catalog model whose name its NVML name contains, or with
-  // `gpu_name` if given. Returns Unavailable if NVML fails, InvalidArgument
-  // for a GPU no model matches or one without MIG mode on.
+  // GPU with the catalog model that lists its PCI device id (NVML's
+  // pciDeviceId), or with the model `gpu_name` if given. Returns Unavailable
+  // if NVML fails, InvalidArgument for a GPU no model matches or one
+  // without MIG mode on.
   static StatusOr<std::unique_ptr<MigDriver>> Open(
       NvmlApi* nvml, const mig::GpuCatalog& catalog,
       const std::optional<std::string>& gpu_name = std::nullopt);
@@ -33,6 +34,10 @@ class MigDriver {
 
   int gpu_count() const { return static_cast<int>(gpus_.size()); }
   const mig::GpuModel& model(int index) const { return *gpus_[index].model; }
+  // NVML's name of GPU `index` ("NVIDIA H100 80GB HBM3") and its PCI device
+  // id (0x2330).
+  const std::string& product(int index) const { return gpus_[index].product; }
+  int pci_device_id(int index) const { return gpus_[index].pci_device_id; }
 
   // Returns the GPU instances of GPU `index` as they are now.
   StatusOr<mig::Layout> ReadLayout(int index);
@@ -47,6 +52,8 @@ class MigDriver {
   struct Gpu {
     nvmlDevice_t device;
     const mig::GpuModel* model;
+    std::string product;
+    int pci_device_id;
     std::vector<int> profile_ids;  // NVML profile id per profile, or -1
   };
 

@@ -127,6 +127,48 @@ TEST(DlopenNvmlTest, SaysWhichLibraryIsMissing) {
             std::string::npos);
 }
 
+TEST(DlopenNvmlTest, IdentifiesGpusByPciDeviceIdAsRealHardwareReportsThem) {
+  // An H100 SXM5 (0x2330), an A30 (0x20B7) and an H100 PCIe (0x2331), which
+  // shares the H100 table: NVML's names match no table name, the ids do.
+  setenv("MIGSERVE_FAKE_NVML_GPUS", "0x2330,0x20B7,0x2331", 1);
+  auto nvml = OpenNvml(MIGSERVE_FAKE_NVML_LIBRARY);
+  ASSERT_TRUE(nvml.ok()) << nvml.status().ToString();
+  auto driver = MigDriver::Open(nvml->get(), mig::GpuCatalog::Default());
+  ASSERT_TRUE(driver.ok()) << driver.status().ToString();
+  ASSERT_EQ((*driver)->gpu_count(), 3);
+  EXPECT_EQ((*driver)->product(0), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ((*driver)->pci_device_id(0), 0x2330);
+  EXPECT_EQ((*driver)->model(0).name, "H100-SXM5-80GB");
+  EXPECT_EQ((*driver)->product(1), "NVIDIA A30");
+  EXPECT_EQ((*driver)->pci_device_id(1), 0x20B7);
+  EXPECT_EQ((*driver)->model(1).name, "A30-24GB");
+  EXPECT_EQ((*driver)->product(2), "NVIDIA H100 PCIe");
+  EXPECT_EQ((*driver)->model(2).name, "H100-SXM5-80GB");
+  // The A30's NVML profile ids differ from the H100's (14 is 1g.6gb there).
+  const mig::GpuModel& a30 = (*driver)->model(1);
+  mig::Instance one{a30.FindProfile("1g.6gb"), 3};
+  ASSERT_TRUE((*driver)->Apply(1, {{}, {one}}).ok());
+  EXPECT_EQ((*driver)->ReadLayout(1).value(), mig::Layout({one}));
+}
+
+TEST(MigDriverOpenTest, NamesTheProductOfAGpuNoTableLists) {
+  mig::GpuModel t4 = A100();
+  t4.name = "T4";
+  FakeNvml nvml({FakeGpu(&t4, {0x1EB8, "Tesla T4"})});
+  auto driver = MigDriver::Open(&nvml, mig::GpuCatalog::Default());
+  ASSERT_FALSE(driver.ok());
+  EXPECT_EQ(driver.status().message(),
+            "GPU 0 is \"Tesla T4\" (PCI device id 0x1eb8): no GPU table lists "
+            "PCI device id 0x1eb8 (add one with --gpu-table FILE, or name the "
+            "model with --gpu)");
+  // --gpu names the model instead.
+  FakeNvml again({FakeGpu(&t4, {0x1EB8, "Tesla T4"})});
+  auto named = MigDriver::Open(&again, mig::GpuCatalog::Default(),
+                               std::string("A100-SXM4-80GB"));
+  ASSERT_TRUE(named.ok()) << named.status().ToString();
+  EXPECT_EQ((*named)->model(0).name, "A100-SXM4-80GB");
+}
+
 TEST(DlopenNvmlTest, DrivesAFakeLibraryByNvmlSymbolNames) {
   setenv("MIGSERVE_FAKE_NVML_GPUS", "A100-SXM4-80GB,H100-SXM5-80GB", 1);
   auto nvml = OpenNvml(MIGSERVE_FAKE_NVML_LIBRARY);

@@ -21,6 +21,8 @@ class NvmlApi {
                                               nvmlDevice_t* device) = 0;
   virtual nvmlReturn_t DeviceGetName(nvmlDevice_t device, char* name,
                                      unsigned int length) = 0;
+  virtual nvmlReturn_t DeviceGetPciInfo(nvmlDevice_t device,
+                                        nvmlPciInfo_t* pci) = 0;
   virtual nvmlReturn_t DeviceGetMigMode(nvmlDevice_t device,
                                         unsigned int* current,
                                         unsigned int* pending) = 0;

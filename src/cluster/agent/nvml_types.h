@@ -42,6 +42,22 @@ enum : unsigned int {
 };
 enum : unsigned int { NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED = 0 };
 
+// nvmlPciInfo_t as nvmlDeviceGetPciInfo_v3 fills it. pciDeviceId holds the
+// 16-bit device id in its upper half and the vendor id (0x10DE) in its lower.
+enum : unsigned int {
+  NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE = 16,
+  NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE = 32,
+};
+typedef struct nvmlPciInfo_st {
+  char busIdLegacy[NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE];
+  unsigned int domain;
+  unsigned int bus;
+  unsigned int device;
+  unsigned int pciDeviceId;
+  unsigned int pciSubSystemId;
+  char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
+} nvmlPciInfo_t;
+
 typedef struct nvmlGpuInstancePlacement_st {
   unsigned int start;
   unsigned int size;
@@ -91,6 +107,7 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index,
                                            nvmlDevice_t* device);
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name,
                                unsigned int length);
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t* pci);
 nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int* current,
                                   unsigned int* pending);
 nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(
