@@ -68,7 +68,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{
             "gpu: T4\nservices: []\n",
             "w.yaml:1: gpu: unknown GPU 'T4' (known: A100-SXM4-40GB, "
-            "A100-SXM4-80GB, A30-24GB, H100-SXM5-80GB, H200-141GB, L4-24GB)"},
+            "A100-SXM4-80GB, A30-24GB, B200-180GB, GH200-144GB, GH200-96GB, "
+            "H100-NVL-94GB, H100-SXM5-80GB, H200-141GB, L4-24GB)"},
         BadCase{"gpus:\n  - {name: L4-24GB, cost: 0}\nservices: []\n",
                 "w.yaml:2: gpus[0].cost: must be > 0, got 0"},
         BadCase{"gpus:\n  - {name: L4-24GB}\n  - {name: L4-24GB}\n"
