@@ -35,21 +35,17 @@ struct Case {
 };
 
 Case NightToDay(int k) {
-  const mig::GpuModel& gpu =
-      *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
   Case c{Scaled("night", k), Scaled("day", k), {}, {}};
-  c.current = cluster::ClusterFromDeployment(c.from, gpu, {8, 24 * k}).value();
+  c.current = cluster::ClusterFromDeployment(c.from, {8, 24 * k}).value();
   c.goal = controller::MakeGoal(c.from, c.to);
   return c;
 }
 
 void BM_Planner(benchmark::State& state) {
-  const mig::GpuModel& gpu =
-      *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
   Case c = NightToDay(static_cast<int>(state.range(0)));
   size_t actions = 0;
   for (auto _ : state) {
-    auto plan = controller::PlanTransition(gpu, c.current, c.to, c.goal);
+    auto plan = controller::PlanTransition(c.current, c.to, c.goal);
     actions = plan->actions.size();
     benchmark::DoNotOptimize(plan);
   }
@@ -64,14 +60,12 @@ BENCHMARK(BM_Planner)
     ->Unit(benchmark::kMillisecond);
 
 void BM_SafetyChecker(benchmark::State& state) {
-  const mig::GpuModel& gpu =
-      *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
   Case c = NightToDay(static_cast<int>(state.range(0)));
   cluster::TransitionPlan plan =
-      controller::PlanTransition(gpu, c.current, c.to, c.goal).value();
+      controller::PlanTransition(c.current, c.to, c.goal).value();
   for (auto _ : state) {
     controller::SafetyReport report =
-        controller::CheckPlan(gpu, c.current, plan, c.goal);
+        controller::CheckPlan(c.current, plan, c.goal);
     if (!report.ok()) state.SkipWithError("unsafe plan");
     benchmark::DoNotOptimize(report);
   }

@@ -54,6 +54,8 @@ void SetupModels(CLI::App* app, CommandContext* context);
 void SetupPlan(CLI::App* app, CommandContext* context);
 void SetupSimulate(CLI::App* app, CommandContext* context);
 void SetupExport(CLI::App* app, CommandContext* context);
+void SetupPlace(CLI::App* app, CommandContext* context);
+void SetupObserve(CLI::App* app, CommandContext* context);
 void SetupController(CLI::App* app, CommandContext* context);
 void SetupAgent(CLI::App* app, CommandContext* context);
 

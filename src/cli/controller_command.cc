@@ -6,14 +6,16 @@
 #include <httplib.h>
 
 #include <filesystem>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "cli/command.h"
 #include "cli/kube_flags.h"
 #include "cluster/kubernetes/kubernetes_backend.h"
+#include "cluster/plan_json.h"
 #include "controller/reconciler.h"
 #include "deployment/deployment_json.h"
-#include "mig/gpu_catalog.h"
 
 namespace migserve::cli {
 namespace {
@@ -27,6 +29,7 @@ struct ControllerFlags {
   std::string target_key = "deployment.json";
   std::string namespace_;
   std::string journal = "migserve-journal.db";
+  bool dry_run = false;
   std::string metrics_address = "0.0.0.0";
   int metrics_port = 9090;
   double resync_s = 30;
@@ -95,6 +98,40 @@ class TargetSource {
   std::string version_;
 };
 
+int NodeCount(const cluster::ClusterState& state) {
+  std::set<std::string> nodes;
+  for (const cluster::GpuState& g : state.gpus) nodes.insert(g.id.node);
+  return static_cast<int>(nodes.size());
+}
+
+// Observes the cluster, plans the move to `target` and prints the plan
+// (JSON on stdout, a summary on stderr). Writes nothing anywhere: no
+// journal, no Kubernetes object.
+Status DryRun(cluster::ClusterBackend* backend,
+              const deployment::Deployment& target, CommandContext* context) {
+  MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState observed, backend->Observe());
+  controller::TransitionGoal goal =
+      controller::GoalFromObserved(observed, target);
+  MIGSERVE_ASSIGN_OR_RETURN(cluster::TransitionPlan plan,
+                            controller::PlanTransition(observed, target, goal));
+  controller::SafetyReport report = controller::CheckPlan(observed, plan, goal);
+  if (!report.ok()) {
+    return Status::Internal("the planner made an unsafe plan: " +
+                            report.problems.front());
+  }
+  std::map<std::string_view, int> counts;
+  for (const cluster::Action& a : plan.actions) ++counts[KindName(a.kind)];
+  context->err << fmt::format(
+      "controller: dry run: {} GPUs on {} nodes observed; {} actions ({} "
+      "create, {} delete, {} migrate, {} repartition), safe in every order; "
+      "nothing was changed\n",
+      observed.gpus.size(), NodeCount(observed), plan.actions.size(),
+      counts["create"], counts["delete"], counts["migrate"],
+      counts["repartition"]);
+  context->out << cluster::FormatPlan(plan);
+  return Status::Ok();
+}
+
 Status RunController(ControllerFlags flags, CommandContext* context) {
   // SIGINT or SIGTERM ends the loop after the current pass.
   const std::atomic<bool>& stop = StopRequested();
@@ -107,20 +144,22 @@ Status RunController(ControllerFlags flags, CommandContext* context) {
   k8s::KubeClient client(config);
   TargetSource source(flags, &client);
   MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment target, source.Load());
-  auto gpu = mig::GpuCatalog::Default().Find(target.gpu);
-  if (!gpu.ok()) return gpu.status().WithPrefix("target: gpu");
   flags.backend.namespace_ = config.namespace_;
   for (const workload::Service& s : target.services) {
     flags.backend.models[s.name] = s.model;
   }
-  k8s::KubernetesBackend backend(&client, **gpu, flags.backend);
+  flags.backend.warn = [context](const std::string& line) {
+    context->err << "controller: warning: " << line << std::endl;
+  };
+  k8s::KubernetesBackend backend(&client, flags.backend);
+  if (flags.dry_run) return DryRun(&backend, target, context);
   MIGSERVE_ASSIGN_OR_RETURN(std::unique_ptr<controller::Journal> journal,
                             controller::Journal::Open(flags.journal));
   controller::ControllerOptions options;
   options.progress = [context](const std::string& line) {
     context->err << line << std::endl;
   };
-  controller::Reconciler reconciler(**gpu, &backend, journal.get(), options);
+  controller::Reconciler reconciler(&backend, journal.get(), options);
 
   httplib::Server server;
   std::thread serving;
@@ -212,6 +251,10 @@ void SetupController(CLI::App* app, CommandContext* context) {
       ->check(CLI::PositiveNumber);
   app->add_flag("--once", flags->once,
                 "Reconcile once and exit (exit 0 at the target)");
+  app->add_flag("--dry-run", flags->dry_run,
+                "Observe the cluster, plan, print the plan (JSON on stdout, "
+                "summary on stderr) and exit; change nothing, write no "
+                "journal");
   app->callback([flags, context] {
     Status s = RunController(*flags, context);
     if (!s.ok()) context->Fail(s);

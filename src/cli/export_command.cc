@@ -7,7 +7,6 @@
 #include "cli/command.h"
 #include "cluster/kubernetes/export.h"
 #include "deployment/deployment_json.h"
-#include "mig/gpu_catalog.h"
 #include "util/file.h"
 
 namespace migserve::cli {
@@ -26,14 +25,19 @@ struct ExportFlags {
 Status RunExport(const ExportFlags& flags, CommandContext* context) {
   MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment d,
                             deployment::LoadDeployment(flags.deployment));
-  auto gpu = mig::GpuCatalog::Default().Find(d.gpu);
-  if (!gpu.ok()) return gpu.status().WithPrefix(flags.deployment + ": gpu");
   MIGSERVE_ASSIGN_OR_RETURN(
       cluster::ClusterState state,
-      cluster::ClusterFromDeployment(d, **gpu, {flags.gpus_per_node, 0}));
+      cluster::ClusterFromDeployment(d, {flags.gpus_per_node, 0}));
+  if (state.Mixed() && !d.Placed()) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: its GPUs are of several models but not all are placed on "
+        "nodes; place it on your fleet first (migserve place -d {} "
+        "--inventory FILE)",
+        flags.deployment, flags.deployment));
+  }
   k8s::ExportOptions options = flags.options;
   options.flavor = flags.flavor;
-  auto files = k8s::Export(state, **gpu, d.services, options);
+  auto files = k8s::Export(state, d.services, options);
   if (!files.ok()) return files.status().WithPrefix(flags.deployment);
   std::error_code error;
   std::filesystem::create_directories(flags.output, error);
@@ -55,8 +59,8 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
 void SetupExport(CLI::App* app, CommandContext* context) {
   auto flags = std::make_shared<ExportFlags>();
   app->add_option("-d,--deployment", flags->deployment,
-                  "Placed deployment JSON (GPUs without a node go on "
-                  "node-<id / gpus-per-node>)")
+                  "Placed deployment JSON (`migserve place`; GPUs without a "
+                  "node go on node-<id / gpus-per-node>)")
       ->required();
   app->add_option("-o,--output", flags->output,
                   "Directory for mig-parted.yaml and replicas.yaml")

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <filesystem>
 #include <map>
 #include <thread>
 
@@ -19,6 +20,7 @@
 #include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/test_certificate.h"
+#include "cluster/plan_json.h"
 #include "controller/controller.h"
 #include "deployment/deployment_json.h"
 #include "util/file.h"
@@ -38,6 +40,9 @@ constexpr char kPods[] = "/api/v1/namespaces/serving/pods";
 
 const mig::GpuModel& A100() {
   return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
+}
+const mig::GpuModel& H100() {
+  return *mig::GpuCatalog::Default().Find("H100-SXM5-80GB").value();
 }
 
 std::string NodeName(int n) { return "node-" + std::to_string(n); }
@@ -78,33 +83,23 @@ class KubernetesE2eTest : public ::testing::Test {
   // starts the agents and the kubelet and waits for every layout report.
   void Start(const deployment::Deployment& from) {
     cluster::ClusterState state =
-        cluster::ClusterFromDeployment(from, A100(),
+        cluster::ClusterFromDeployment(from,
                                        {kGpusPerNode, kNodes * kGpusPerNode})
             .value();
-    for (int n = 0; n < kNodes; ++n) {
-      server_.Put(
-          "/api/v1/nodes/" + NodeName(n),
-          {{"metadata", {{"labels", {{"nvidia.com/mig.capable", "true"}}}}}});
-      nvml_.push_back(std::make_unique<agent::FakeNvml>(
-          std::vector<agent::FakeGpu>(kGpusPerNode, &A100())));
-      drivers_.push_back(
-          agent::MigDriver::Open(nvml_.back().get(), mig::GpuCatalog::Default())
-              .value());
-    }
+    for (int n = 0; n < kNodes; ++n) AddNode(NodeName(n), &A100());
     for (const cluster::GpuState& g : state.gpus) {
-      int n = g.id / kGpusPerNode, index = g.id % kGpusPerNode;
-      ASSERT_EQ(g.node, NodeName(n));
+      int n = nodes_.at(g.id.node), index = g.id.index;
       ASSERT_TRUE(drivers_[n]->Apply(index, {{}, g.layout().instances()}).ok());
       for (const cluster::Slot& s : g.slots) {
         if (!s.replica) continue;
         const mig::Profile& p = A100().profiles[s.instance.profile];
-        std::string name = k8s::ReplicaName(s.replica->service, g.node, index,
-                                            p, s.instance.start);
+        std::string name = k8s::ReplicaName(s.replica->service, g.id.node,
+                                            index, p, s.instance.start);
         server_.Put(
             std::string(kPods) + "/" + name,
             {{"metadata",
-              {{"labels", k8s::ReplicaLabels(s.replica->service, g.node, index,
-                                             p, s.instance.start)},
+              {{"labels", k8s::ReplicaLabels(s.replica->service, g.id.node,
+                                             index, p, s.instance.start)},
                {"annotations", k8s::ReplicaAnnotations(*s.replica)}}},
              {"status",
               {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}});
@@ -114,37 +109,65 @@ class KubernetesE2eTest : public ::testing::Test {
     kubelet_ = std::make_unique<k8s::FakeKubelet>(
         &server_, 0.05, [this](const Json& pod, bool running) {
           const Json& l = pod["metadata"]["labels"];
-          int n = std::stoi(l[k8s::kLabelNode].get<std::string>().substr(5));
+          int n = nodes_.at(l[k8s::kLabelNode].get<std::string>());
+          int index = std::stoi(l[k8s::kLabelGpu].get<std::string>());
+          const mig::GpuModel& model = drivers_[n]->model(index);
           mig::Instance i{
-              A100().FindProfile(l[k8s::kLabelProfile].get<std::string>()),
+              model.FindProfile(l[k8s::kLabelProfile].get<std::string>()),
               std::stoi(l[k8s::kLabelStart].get<std::string>())};
-          nvml_[n]->SetInUse(std::stoi(l[k8s::kLabelGpu].get<std::string>()), i,
-                             running);
+          nvml_[n]->SetInUse(index, i, running);
         });
     server_.AddObserver(
         [this](const std::string&, const std::string& path, const Json&) {
           if (path.find("/pods/") != std::string::npos) Measure();
         });
-    for (int n = 0; n < kNodes; ++n) {
-      clients_.push_back(std::make_unique<k8s::KubeClient>(config_));
-      agent::NodeAgentOptions options;
-      options.node = NodeName(n);
-      options.watch_s = 1;
-      agents_.emplace_back([this, n, options] {
-        agent::NodeAgent a(clients_[n].get(), drivers_[n].get(), options);
-        EXPECT_TRUE(a.Run(stop_).ok());
-      });
+    for (int n = 0; n < kNodes; ++n) StartAgent(NodeName(n));
+  }
+
+  // A GPU node with `kGpusPerNode` GPUs of `model` (MIG on, no instances).
+  void AddNode(const std::string& name, const mig::GpuModel* model) {
+    server_.Put(
+        "/api/v1/nodes/" + name,
+        {{"metadata", {{"labels", {{"nvidia.com/mig.capable", "true"}}}}}});
+    nodes_[name] = static_cast<int>(nvml_.size());
+    nvml_.push_back(std::make_unique<agent::FakeNvml>(
+        std::vector<agent::FakeGpu>(kGpusPerNode, model)));
+    drivers_.push_back(
+        agent::MigDriver::Open(nvml_.back().get(), mig::GpuCatalog::Default())
+            .value());
+    clients_.push_back(std::make_unique<k8s::KubeClient>(config_));
+  }
+
+  // Runs the agent of node `name` and waits for its first layout report.
+  void StartAgent(const std::string& name) {
+    int n = nodes_.at(name);
+    agent::NodeAgentOptions options;
+    options.node = name;
+    options.watch_s = 1;
+    agents_.emplace_back([this, n, options] {
+      agent::NodeAgent a(clients_[n].get(), drivers_[n].get(), options);
+      EXPECT_TRUE(a.Run(stop_).ok());
+    });
+    for (int tries = 0;
+         tries < 1000 && k8s::Annotation(*server_.Get("/api/v1/nodes/" + name),
+                                         k8s::kAnnotationLayouts)
+                             .empty();
+         ++tries) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    for (int n = 0; n < kNodes; ++n) {
-      for (int tries = 0;
-           tries < 1000 &&
-           k8s::Annotation(*server_.Get("/api/v1/nodes/" + NodeName(n)),
-                           k8s::kAnnotationLayouts)
-               .empty();
-           ++tries) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      }
-    }
+  }
+
+  // Stops the agents, so that nothing else writes to the API server.
+  void StopAgents() {
+    stop_ = true;
+    for (std::thread& t : agents_) t.join();
+    agents_.clear();
+  }
+
+  // Every pod and node as the API server holds them now.
+  Json Everything() {
+    return {{"pods", server_.List(kPods)},
+            {"nodes", server_.List("/api/v1/nodes")}};
   }
 
   // Records each service's ready capacity; the invariant is checked on the
@@ -178,14 +201,14 @@ class KubernetesE2eTest : public ::testing::Test {
     k8s::KubeClient client(config_);
     k8s::BackendOptions options;
     options.namespace_ = "serving";
-    k8s::KubernetesBackend backend(&client, A100(), options);
+    k8s::KubernetesBackend backend(&client, options);
     cluster::ClusterState end = backend.Observe().value();
     EXPECT_EQ(controller::EndStateProblems(end, goal_),
               std::vector<std::string>{});
     for (const cluster::GpuState& g : end.gpus) {
-      EXPECT_EQ(nvml_[g.id / kGpusPerNode]->Layout(g.id % kGpusPerNode),
-                g.layout())
+      EXPECT_EQ(nvml_[nodes_.at(g.id.node)]->Layout(g.id.index), g.layout())
           << "GPU " << g.id;
+      EXPECT_EQ(g.model, &drivers_[nodes_.at(g.id.node)]->model(g.id.index));
     }
   }
 
@@ -200,6 +223,7 @@ class KubernetesE2eTest : public ::testing::Test {
   k8s::KubeConfig config_;
   std::string kubeconfig_;
   std::string journal_;
+  std::map<std::string, int> nodes_;  // name -> index of the vectors below
   std::vector<std::unique_ptr<agent::FakeNvml>> nvml_;
   std::vector<std::unique_ptr<agent::MigDriver>> drivers_;
   std::vector<std::unique_ptr<k8s::KubeClient>> clients_;
@@ -297,17 +321,71 @@ TEST_F(KubernetesE2eTest, NightToDayResumesAfterTheControllerDies) {
     k8s::BackendOptions options;
     options.namespace_ = "serving";
     options.poll_s = 0.01;
-    k8s::KubernetesBackend backend(&client, A100(), options);
+    k8s::KubernetesBackend backend(&client, options);
     auto journal = controller::Journal::Open(journal_).value();
     controller::ControllerOptions stop_early;
     stop_early.stop_after = 20;
-    controller::Controller dying(A100(), &backend, journal.get(), stop_early);
+    controller::Controller dying(&backend, journal.get(), stop_early);
     ASSERT_EQ(dying.Transition(day, goal).code(), Status::Code::kAborted);
   }
+  // A node joins while the plan is journaled: an H100 node whose name sorts
+  // before every other, which renumbered every GPU when GPUs were counted
+  // by listing position. The plan names GPUs by node and index: it resumes
+  // untouched, and the new node stays idle.
+  AddNode("a-new-h100-node", &H100());
+  StartAgent("a-new-h100-node");
   CliResult r = Controller(testing::SourcePath("data/deployments/day.json"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("resuming plan"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("replanning"), std::string::npos) << r.err;
   ExpectInvariantAndTarget();
+  for (int i = 0; i < kGpusPerNode; ++i) {
+    EXPECT_TRUE(nvml_[nodes_.at("a-new-h100-node")]->Layout(i).empty());
+  }
+}
+
+TEST_F(KubernetesE2eTest, ObserveAndDryRunReadTheClusterAndWriteNothing) {
+  deployment::Deployment day = Load("day"), night = Load("night");
+  Start(day);
+  AddNode("gpu-h1", &H100());
+  StartAgent("gpu-h1");
+  StopAgents();
+  Json before = Everything();
+  int writes = server_.writes();
+  std::string current = testing::TempDir() + "/e2e-observed.json";
+  CliResult r = Cli({"observe", "--kubeconfig", kubeconfig_, "-o", current});
+  ASSERT_EQ(r.code, 0) << r.err;
+  deployment::Deployment observed = deployment::LoadDeployment(current).value();
+  EXPECT_TRUE(observed.Placed());
+  EXPECT_EQ(observed.gpus.size(), (kNodes + 1) * kGpusPerNode);
+  EXPECT_EQ(observed.UsedGpus(), day.UsedGpus());
+  std::map<std::string, double> required;
+  for (const auto& s : day.services) required[s.name] = s.throughput;
+  for (const auto& s : observed.services) {
+    EXPECT_GE(s.throughput, required[s.name] - 1e-6) << s.name;
+    EXPECT_FALSE(s.model.empty()) << s.name;
+  }
+  for (const auto& g : observed.gpus) {
+    EXPECT_EQ(*g.gpu, g.node == "gpu-h1" ? "H100-SXM5-80GB" : "A100-SXM4-80GB");
+  }
+  // The observed cluster is a `plan --from`.
+  CliResult plan = Cli({"plan", "--from", current, "--to",
+                        testing::SourcePath("data/deployments/night.json")});
+  EXPECT_EQ(plan.code, 0) << plan.err;
+
+  std::remove(journal_.c_str());
+  CliResult dry =
+      Cli({"controller", "--dry-run", "--kubeconfig", kubeconfig_, "--target",
+           testing::SourcePath("data/deployments/night.json"), "--journal",
+           journal_});
+  ASSERT_EQ(dry.code, 0) << dry.err;
+  EXPECT_NE(dry.err.find("nothing was changed"), std::string::npos) << dry.err;
+  auto dry_plan = cluster::ParsePlan(dry.out, "stdout");
+  ASSERT_TRUE(dry_plan.ok()) << dry_plan.status().ToString();
+  EXPECT_FALSE(dry_plan->actions.empty());
+  EXPECT_EQ(server_.writes(), writes);
+  EXPECT_EQ(Everything(), before);
+  EXPECT_FALSE(std::filesystem::exists(journal_));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// migserve plan --from D1 --to D2 [--spare-gpus K] [-o F]
+// migserve plan --from D1 --to D2 [--inventory I | --spare-gpus K] [-o F]
 #include <fmt/format.h>
 
 #include <map>
@@ -21,14 +21,14 @@ void RunPlan(const PlanFlags& flags, CommandContext* context) {
     context->Fail(in.status());
     return;
   }
-  auto plan = controller::PlanTransition(*in->gpu, in->current, in->to,
-                                         in->goal, in->planner);
+  auto plan =
+      controller::PlanTransition(in->current, in->to, in->goal, in->planner);
   if (!plan.ok()) {
     context->Fail(plan.status());
     return;
   }
   controller::SafetyReport report =
-      controller::CheckPlan(*in->gpu, in->current, *plan, in->goal);
+      controller::CheckPlan(in->current, *plan, in->goal);
   if (!report.ok()) {
     for (const std::string& p : report.problems) {
       context->err << "migserve: unsafe plan: " << p << "\n";
@@ -44,7 +44,7 @@ void RunPlan(const PlanFlags& flags, CommandContext* context) {
       "safe in every order\n",
       plan->actions.size(), counts["create"], counts["delete"],
       counts["migrate"], counts["repartition"]);
-  context->Emit(flags.output, cluster::FormatPlan(*plan, *in->gpu));
+  context->Emit(flags.output, cluster::FormatPlan(*plan));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // migserve simulate --from D1 --to D2 [--spare-gpus K] [--seed N] [...]
 #include <fmt/format.h>
 
+#include <charconv>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -21,6 +22,7 @@ struct SimulateFlags {
   std::string report;
   cluster::ActionDurations durations;
   cluster::Faults faults;
+  std::string lose_gpu;
 };
 
 // Seconds of the makespan during which a repartition ran, and during which
@@ -66,14 +68,33 @@ void RunSimulate(const SimulateFlags& flags, CommandContext* context) {
     context->Fail(journal.status());
     return;
   }
-  cluster::SimulatedCluster sim(*in->gpu, in->current, flags.durations,
-                                flags.seed, flags.faults);
+  cluster::Faults faults = flags.faults;
+  if (!flags.lose_gpu.empty()) {
+    faults.lose_gpu = cluster::ParseGpuId(flags.lose_gpu);
+    int id = 0;
+    auto [end, error] =
+        std::from_chars(flags.lose_gpu.data(),
+                        flags.lose_gpu.data() + flags.lose_gpu.size(), id);
+    if (!faults.lose_gpu && error == std::errc() &&
+        end == flags.lose_gpu.data() + flags.lose_gpu.size() && id >= 0) {
+      faults.lose_gpu =
+          cluster::UnplacedGpuId(id, flags.transition.gpus_per_node);
+    }
+    if (!faults.lose_gpu) {
+      context->Fail(Status::InvalidArgument(
+          fmt::format("--lose-gpu: \"{}\" is not NODE/INDEX (node-1/2, say)",
+                      flags.lose_gpu)));
+      return;
+    }
+  }
+  cluster::SimulatedCluster sim(in->current, flags.durations, flags.seed,
+                                faults);
   controller::ControllerOptions options;
   options.planner = in->planner;
   options.progress = [context](const std::string& line) {
     context->err << line << "\n";
   };
-  controller::Controller controller(*in->gpu, &sim, journal->get(), options);
+  controller::Controller controller(&sim, journal->get(), options);
   Status run = controller.Transition(in->to, in->goal);
 
   std::map<std::string, int> counts;
@@ -199,8 +220,10 @@ void SetupSimulate(CLI::App* app, CommandContext* context) {
       ->capture_default_str();
   app->add_option("--fail-action", flags->faults.fail_action,
                   "Inject: the action with this id fails");
-  app->add_option("--lose-gpu", flags->faults.lose_gpu,
-                  "Inject: this GPU is lost at --lose-at seconds");
+  app->add_option("--lose-gpu", flags->lose_gpu,
+                  "Inject: this GPU (NODE/INDEX; a GPU of a deployment "
+                  "without nodes is node-<id / 8>/<id % 8>) is lost at "
+                  "--lose-at seconds");
   app->add_option("--lose-at", flags->faults.lose_at_s,
                   "Inject: when --lose-gpu is lost");
   app->callback([flags, context] { RunSimulate(*flags, context); });

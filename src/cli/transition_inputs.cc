@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "cluster/inventory.h"
+#include "cluster/placement.h"
 #include "deployment/deployment_json.h"
 #include "mig/gpu_catalog.h"
 
@@ -12,6 +14,10 @@ void AddTransitionOptions(CLI::App* app, TransitionFlags* flags) {
                   "Current deployment JSON (every GPU of the cluster)")
       ->required();
   app->add_option("--to", flags->to, "Target deployment JSON")->required();
+  app->add_option("--inventory", flags->inventory,
+                  "Fleet inventory YAML: the cluster is its GPUs, with the "
+                  "current deployment placed on them (replaces --nodes and "
+                  "--spare-gpus)");
   app->add_option("--spare-gpus", flags->spare_gpus,
                   "Idle GPUs added to the cluster for the transition")
       ->check(CLI::NonNegativeNumber);
@@ -32,20 +38,28 @@ StatusOr<TransitionInputs> LoadTransition(const TransitionFlags& flags) {
   TransitionInputs in;
   MIGSERVE_ASSIGN_OR_RETURN(in.from, deployment::LoadDeployment(flags.from));
   MIGSERVE_ASSIGN_OR_RETURN(in.to, deployment::LoadDeployment(flags.to));
-  auto gpu = mig::GpuCatalog::Default().Find(in.from.gpu);
-  if (!gpu.ok()) return gpu.status().WithPrefix(flags.from + ": gpu");
-  in.gpu = *gpu;
-  if (in.to.gpu != in.from.gpu) {
-    return Status::InvalidArgument(
-        fmt::format("{}: gpu: {} differs from {} in {}", flags.to, in.to.gpu,
-                    in.from.gpu, flags.from));
+  if (!flags.inventory.empty()) {
+    if (flags.nodes > 0 || flags.spare_gpus > 0) {
+      return Status::InvalidArgument(
+          "--inventory: the inventory is the whole fleet; leave out --nodes "
+          "and --spare-gpus");
+    }
+    MIGSERVE_ASSIGN_OR_RETURN(cluster::Inventory inventory,
+                              cluster::LoadInventory(flags.inventory));
+    MIGSERVE_ASSIGN_OR_RETURN(in.current,
+                              cluster::PlaceOnInventory(in.from, inventory));
+  } else {
+    MIGSERVE_ASSIGN_OR_RETURN(
+        in.current,
+        cluster::ClusterFromDeployment(
+            in.from, {flags.gpus_per_node, flags.nodes * flags.gpus_per_node}));
+    if (flags.spare_gpus > 0) {
+      auto gpu = mig::GpuCatalog::Default().Find(in.from.gpu);
+      if (!gpu.ok()) return gpu.status().WithPrefix(flags.from + ": gpu");
+      cluster::AddSpareGpus(flags.spare_gpus, flags.gpus_per_node, **gpu,
+                            &in.current);
+    }
   }
-  MIGSERVE_ASSIGN_OR_RETURN(
-      in.current,
-      cluster::ClusterFromDeployment(
-          in.from, *in.gpu,
-          {flags.gpus_per_node, flags.nodes * flags.gpus_per_node}));
-  cluster::AddSpareGpus(flags.spare_gpus, flags.gpus_per_node, &in.current);
   in.goal = controller::MakeGoal(in.from, in.to);
   in.planner.use_migrate = !flags.no_migrate;
   in.planner.remote_migrate = flags.remote_migrate;

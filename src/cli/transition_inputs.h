@@ -18,6 +18,7 @@ namespace migserve::cli {
 struct TransitionFlags {
   std::string from;
   std::string to;
+  std::string inventory;
   int spare_gpus = 0;
   int nodes = 0;
   int gpus_per_node = 8;
@@ -28,20 +29,21 @@ struct TransitionFlags {
 struct TransitionInputs {
   deployment::Deployment from;
   deployment::Deployment to;
-  const mig::GpuModel* gpu = nullptr;
   cluster::ClusterState current;
   controller::TransitionGoal goal;
   controller::PlannerOptions planner;
 };
 
-// Adds --from, --to, --spare-gpus, --nodes, --gpus-per-node, --no-migrate,
-// --remote-migrate.
+// Adds --from, --to, --inventory, --spare-gpus, --nodes, --gpus-per-node,
+// --no-migrate, --remote-migrate.
 void AddTransitionOptions(CLI::App* app, TransitionFlags* flags);
 
-// Loads both deployments and builds the cluster: the current deployment's
-// GPUs (on node-<id / gpus-per-node> where it names none), padded with idle
-// GPUs to --nodes x --gpus-per-node, plus --spare-gpus idle GPUs. Returns
-// the first error, naming the file and field.
+// Loads both deployments and builds the cluster. With --inventory: the
+// fleet's GPUs, the current deployment placed on them (PlaceOnInventory).
+// Otherwise: the current deployment's GPUs (on node-<id / gpus-per-node>
+// where it names none), padded with idle GPUs to --nodes x --gpus-per-node,
+// plus --spare-gpus idle GPUs of its model. Returns the first error, naming
+// the file and field.
 StatusOr<TransitionInputs> LoadTransition(const TransitionFlags& flags);
 
 }  // namespace migserve::cli

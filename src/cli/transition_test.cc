@@ -7,7 +7,6 @@
 #include "cluster/plan_json.h"
 #include "controller/planner.h"
 #include "deployment/deployment_json.h"
-#include "mig/gpu_catalog.h"
 #include "util/file.h"
 #include "util/test_util.h"
 
@@ -24,16 +23,14 @@ TEST(TransitionCliTest, PlanPrintsAPlanThatChecksSafe) {
     CliResult r = Cli({"plan", "--from", from, "--to", to, "--nodes", "3"});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("safe in every order"), std::string::npos);
-    const mig::GpuModel& gpu =
-        *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
-    auto plan = cluster::ParsePlan(r.out, "stdout", gpu);
+    auto plan = cluster::ParsePlan(r.out, "stdout");
     ASSERT_TRUE(plan.ok()) << plan.status().ToString();
     EXPECT_FALSE(plan->actions.empty());
     auto d1 = deployment::LoadDeployment(from).value();
     auto d2 = deployment::LoadDeployment(to).value();
-    auto current = cluster::ClusterFromDeployment(d1, gpu, {8, 24}).value();
+    auto current = cluster::ClusterFromDeployment(d1, {8, 24}).value();
     EXPECT_TRUE(
-        controller::CheckPlan(gpu, current, *plan, controller::MakeGoal(d1, d2))
+        controller::CheckPlan(current, *plan, controller::MakeGoal(d1, d2))
             .ok());
   }
 }
@@ -101,6 +98,14 @@ TEST(TransitionCliTest, SimulateAnswersNoWhenALostGpuDropsAService) {
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("service resnet101-1 dropped"), std::string::npos)
       << r.err;
+  // The same GPU by its identity.
+  CliResult named = Cli({"simulate", "--from", kNight, "--to", kDay, "--nodes",
+                         "3", "--lose-gpu", "node-0/0", "--lose-at", "1"});
+  EXPECT_EQ(named.code, 1);
+  EXPECT_EQ(
+      Cli({"simulate", "--from", kNight, "--to", kDay, "--lose-gpu", "gpu-7"})
+          .code,
+      2);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "cluster/action.h"
 
+#include <fmt/format.h>
+
 namespace migserve::cluster {
 
 std::string_view KindName(ActionKind kind) {
@@ -14,6 +16,11 @@ std::string_view KindName(ActionKind kind) {
       return "repartition";
   }
   return "?";
+}
+
+std::string InstanceRef::ToString() const {
+  return fmt::format("GPU {} {}@{}", gpu.ToString(),
+                     model->profiles.at(instance.profile).name, instance.start);
 }
 
 double Action::LossAtStart() const {

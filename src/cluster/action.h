@@ -2,6 +2,7 @@
 #ifndef MIGSERVE_CLUSTER_ACTION_H_
 #define MIGSERVE_CLUSTER_ACTION_H_
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -15,11 +16,16 @@ enum class ActionKind { kCreate, kDelete, kMigrate, kRepartition };
 // Returns "create", "delete", "migrate" or "repartition".
 std::string_view KindName(ActionKind kind);
 
-// One instance of one GPU.
+// One instance of one GPU, with the GPU's model (its profiles name the
+// instance's profile index), so that a plan can be read on its own.
 struct InstanceRef {
-  int gpu = 0;
+  GpuId gpu;
+  const mig::GpuModel* model = nullptr;
   mig::Instance instance;
   bool operator==(const InstanceRef&) const = default;
+
+  // Returns "node/index 3g.40gb@4".
+  std::string ToString() const;
 };
 
 struct Action {
@@ -33,7 +39,8 @@ struct Action {
   InstanceRef to;
   // create, delete, migrate: the replica started, stopped or moved.
   Replica replica;
-  // repartition (on at.gpu): instances destroyed, then created.
+  // repartition (on at.gpu, of model at.model): instances destroyed, then
+  // created.
   std::vector<mig::Instance> remove;
   std::vector<mig::Instance> add;
 

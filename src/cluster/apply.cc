@@ -9,22 +9,20 @@
 namespace migserve::cluster {
 namespace {
 
-std::string RefName(const mig::GpuModel& gpu, const InstanceRef& ref) {
-  return fmt::format("GPU {} {}@{}", ref.gpu,
-                     gpu.profiles.at(ref.instance.profile).name,
-                     ref.instance.start);
-}
-
-Status Fail(const mig::GpuModel& gpu, const Action& a, std::string_view why) {
-  return Status::FailedPrecondition(
-      fmt::format("{}: {}", Describe(gpu, a), why));
+Status Fail(const Action& a, std::string_view why) {
+  return Status::FailedPrecondition(fmt::format("{}: {}", Describe(a), why));
 }
 
 // Returns the slot of `ref`, or null with `why` set.
 Slot* FindSlot(ClusterState* state, const InstanceRef& ref, std::string* why) {
   GpuState* g = state->FindGpu(ref.gpu);
   if (g == nullptr) {
-    *why = fmt::format("GPU {} is not in the cluster", ref.gpu);
+    *why = fmt::format("GPU {} is not in the cluster", ref.gpu.ToString());
+    return nullptr;
+  }
+  if (g->model != ref.model) {
+    *why = fmt::format("GPU {} is {}, not {}", ref.gpu.ToString(),
+                       g->model->name, ref.model->name);
     return nullptr;
   }
   Slot* slot = g->Find(ref.instance);
@@ -32,96 +30,97 @@ Slot* FindSlot(ClusterState* state, const InstanceRef& ref, std::string* why) {
   return slot;
 }
 
-Status StartRepartition(const mig::GpuModel& gpu, const Action& a,
-                        ClusterState* state) {
+Status StartRepartition(const Action& a, ClusterState* state) {
   GpuState* g = state->FindGpu(a.at.gpu);
-  if (g == nullptr) return Fail(gpu, a, "GPU is not in the cluster");
+  if (g == nullptr) return Fail(a, "GPU is not in the cluster");
+  if (g->model != a.at.model) {
+    return Fail(a, fmt::format("the GPU is {}, not {}", g->model->name,
+                               a.at.model->name));
+  }
+  const mig::GpuModel& gpu = *g->model;
   for (const mig::Instance& i : a.remove) {
     const Slot* slot = g->Find(i);
     if (slot == nullptr) {
-      return Fail(gpu, a,
-                  fmt::format("{}@{} is not on the GPU",
-                              gpu.profiles[i.profile].name, i.start));
+      return Fail(a, fmt::format("{}@{} is not on the GPU",
+                                 gpu.profiles[i.profile].name, i.start));
     }
     if (slot->replica) {
       return Fail(
-          gpu, a,
-          fmt::format("{}@{} still serves {}", gpu.profiles[i.profile].name,
-                      i.start, slot->replica->service));
+          a, fmt::format("{}@{} still serves {}", gpu.profiles[i.profile].name,
+                         i.start, slot->replica->service));
     }
   }
   std::string why;
   if (!mig::IsLegalReconfiguration(gpu, ControllerMigOptions(), g->layout(),
                                    {a.remove, a.add}, nullptr, &why)) {
-    return Fail(gpu, a, why);
+    return Fail(a, why);
   }
   return Status::Ok();
 }
 
 }  // namespace
 
-std::string Describe(const mig::GpuModel& gpu, const Action& a) {
+std::string Describe(const Action& a) {
   switch (a.kind) {
     case ActionKind::kCreate:
     case ActionKind::kDelete:
       return fmt::format("action {} ({} {} on {})", a.id, KindName(a.kind),
-                         a.replica.service, RefName(gpu, a.at));
+                         a.replica.service, a.at.ToString());
     case ActionKind::kMigrate:
       return fmt::format("action {} (migrate {} from {} to {})", a.id,
-                         a.replica.service, RefName(gpu, a.at),
-                         RefName(gpu, a.to));
+                         a.replica.service, a.at.ToString(), a.to.ToString());
     case ActionKind::kRepartition:
-      return fmt::format("action {} (repartition GPU {})", a.id, a.at.gpu);
+      return fmt::format("action {} (repartition GPU {})", a.id,
+                         a.at.gpu.ToString());
   }
   return "?";
 }
 
-Status StartAction(const mig::GpuModel& gpu, const Action& a,
-                   ClusterState* state) {
+Status StartAction(const Action& a, ClusterState* state) {
   std::string why;
   switch (a.kind) {
     case ActionKind::kCreate: {
       Slot* slot = FindSlot(state, a.at, &why);
-      if (slot == nullptr) return Fail(gpu, a, why);
+      if (slot == nullptr) return Fail(a, why);
       if (slot->replica) {
-        return Fail(gpu, a,
-                    "instance already serves " + slot->replica->service);
+        return Fail(a, "instance already serves " + slot->replica->service);
       }
       return Status::Ok();
     }
     case ActionKind::kDelete:
     case ActionKind::kMigrate: {
       Slot* from = FindSlot(state, a.at, &why);
-      if (from == nullptr) return Fail(gpu, a, why);
+      if (from == nullptr) return Fail(a, why);
       if (!from->replica || from->replica->service != a.replica.service) {
-        return Fail(gpu, a, "no replica of the service there");
+        return Fail(a, "no replica of the service there");
       }
       if (a.kind == ActionKind::kMigrate) {
+        if (a.to.model != a.at.model) {
+          return Fail(a, "a replica migrates only between GPUs of one model");
+        }
         Slot* to = FindSlot(state, a.to, &why);
-        if (to == nullptr) return Fail(gpu, a, "destination: " + why);
+        if (to == nullptr) return Fail(a, "destination: " + why);
         if (to->replica) {
-          return Fail(gpu, a,
-                      "destination already serves " + to->replica->service);
+          return Fail(a, "destination already serves " + to->replica->service);
         }
       }
       from->replica.reset();
       return Status::Ok();
     }
     case ActionKind::kRepartition:
-      return StartRepartition(gpu, a, state);
+      return StartRepartition(a, state);
   }
   return Status::Internal("unknown action kind");
 }
 
-Status FinishAction(const mig::GpuModel& gpu, const Action& a,
-                    ClusterState* state) {
+Status FinishAction(const Action& a, ClusterState* state) {
   std::string why;
   switch (a.kind) {
     case ActionKind::kCreate:
     case ActionKind::kMigrate: {
       Slot* slot =
           FindSlot(state, a.kind == ActionKind::kCreate ? a.at : a.to, &why);
-      if (slot == nullptr) return Fail(gpu, a, why);
+      if (slot == nullptr) return Fail(a, why);
       slot->replica = a.replica;
       return Status::Ok();
     }
@@ -129,7 +128,7 @@ Status FinishAction(const mig::GpuModel& gpu, const Action& a,
       return Status::Ok();
     case ActionKind::kRepartition: {
       GpuState* g = state->FindGpu(a.at.gpu);
-      if (g == nullptr) return Fail(gpu, a, "GPU is not in the cluster");
+      if (g == nullptr) return Fail(a, "GPU is not in the cluster");
       std::erase_if(g->slots, [&](const Slot& s) {
         return std::find(a.remove.begin(), a.remove.end(), s.instance) !=
                a.remove.end();
@@ -145,10 +144,9 @@ Status FinishAction(const mig::GpuModel& gpu, const Action& a,
   return Status::Internal("unknown action kind");
 }
 
-Status ApplyAction(const mig::GpuModel& gpu, const Action& action,
-                   ClusterState* state) {
-  MIGSERVE_RETURN_IF_ERROR(StartAction(gpu, action, state));
-  return FinishAction(gpu, action, state);
+Status ApplyAction(const Action& action, ClusterState* state) {
+  MIGSERVE_RETURN_IF_ERROR(StartAction(action, state));
+  return FinishAction(action, state);
 }
 
 bool HasTakenEffect(const Action& a, const ClusterState& state) {

@@ -3,7 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
+#include <map>
 #include <set>
+
+#include "mig/gpu_catalog.h"
 
 namespace migserve::cluster {
 
@@ -29,15 +33,26 @@ bool GpuState::HasReplica() const {
                      [](const Slot& s) { return s.replica.has_value(); });
 }
 
-GpuState* ClusterState::FindGpu(int id) {
+GpuState* ClusterState::FindGpu(const GpuId& id) {
   auto it = std::lower_bound(
       gpus.begin(), gpus.end(), id,
-      [](const GpuState& g, int value) { return g.id < value; });
+      [](const GpuState& g, const GpuId& value) { return g.id < value; });
   return it != gpus.end() && it->id == id ? &*it : nullptr;
 }
 
-const GpuState* ClusterState::FindGpu(int id) const {
+const GpuState* ClusterState::FindGpu(const GpuId& id) const {
   return const_cast<ClusterState*>(this)->FindGpu(id);
+}
+
+bool ClusterState::Mixed() const {
+  return std::any_of(gpus.begin(), gpus.end(), [&](const GpuState& g) {
+    return g.model != gpus.front().model;
+  });
+}
+
+void ClusterState::Sort() {
+  std::sort(gpus.begin(), gpus.end(),
+            [](const GpuState& a, const GpuState& b) { return a.id < b.id; });
 }
 
 std::map<std::string, double> ClusterState::Capacity() const {
@@ -60,28 +75,56 @@ mig::MigOptions ControllerMigOptions() {
   return mig::MigOptions{.legacy_4g3g = false, .optional_profiles = true};
 }
 
-StatusOr<ClusterState> ClusterFromDeployment(
-    const deployment::Deployment& deployment, const mig::GpuModel& gpu,
-    const PlacementOptions& placement) {
-  if (deployment.gpu != gpu.name) {
-    return Status::InvalidArgument(fmt::format("{}: gpu: {} does not match {}",
-                                               deployment.source,
-                                               deployment.gpu, gpu.name));
+namespace {
+
+std::string ServiceModel(const deployment::Deployment& d,
+                         const std::string& service) {
+  for (const workload::Service& s : d.services) {
+    if (s.name == service) return s.model;
   }
+  return "";
+}
+
+}  // namespace
+
+StatusOr<const mig::GpuModel*> DeployedGpuModel(
+    const deployment::Deployment& deployment, size_t g) {
+  auto model = mig::GpuCatalog::Default().Find(deployment.GpuModelOf(g));
+  if (!model.ok()) {
+    return model.status().WithPrefix(
+        fmt::format("{}: gpus[{}].gpu", deployment.source, g));
+  }
+  return *model;
+}
+
+StatusOr<ClusterState> ClusterFromDeployment(
+    const deployment::Deployment& deployment,
+    const PlacementOptions& placement) {
   ClusterState state;
-  std::set<int> ids;
+  // A GPU with a node but no index: its rank by id among the node's GPUs.
+  std::map<std::string, std::set<int>> ids_on_node;
+  for (const deployment::DeployedGpu& in : deployment.gpus) {
+    if (in.node) ids_on_node[*in.node].insert(in.id);
+  }
+  std::set<GpuId> seen;
   for (size_t k = 0; k < deployment.gpus.size(); ++k) {
     const deployment::DeployedGpu& in = deployment.gpus[k];
     std::string where = fmt::format("{}: gpus[{}]", deployment.source, k);
-    if (!ids.insert(in.id).second) {
-      return Status::InvalidArgument(
-          fmt::format("{}.id: GPU id {} is listed twice", where, in.id));
-    }
     GpuState out;
-    out.id = in.id;
-    out.node = in.node
-                   ? *in.node
-                   : fmt::format("node-{}", in.id / placement.gpus_per_node);
+    MIGSERVE_ASSIGN_OR_RETURN(out.model, DeployedGpuModel(deployment, k));
+    if (!in.node) {
+      out.id = UnplacedGpuId(in.id, placement.gpus_per_node);
+    } else {
+      const std::set<int>& ids = ids_on_node[*in.node];
+      out.id = {*in.node, in.index ? *in.index
+                                   : static_cast<int>(std::distance(
+                                         ids.begin(), ids.find(in.id)))};
+    }
+    if (!seen.insert(out.id).second) {
+      return Status::InvalidArgument(
+          fmt::format("{}: GPU {} is listed twice", where, out.id.ToString()));
+    }
+    const mig::GpuModel& gpu = *out.model;
     for (size_t i = 0; i < in.instances.size(); ++i) {
       const deployment::PlacedInstance& p = in.instances[i];
       int profile = gpu.FindProfile(p.profile);
@@ -92,8 +135,9 @@ StatusOr<ClusterState> ClusterFromDeployment(
       }
       Slot slot{{profile, p.start}, std::nullopt};
       if (p.service) {
-        slot.replica =
-            Replica{*p.service, p.batch, p.procs, p.throughput, p.latency_ms};
+        slot.replica = Replica{
+            *p.service,   p.batch,      p.procs,
+            p.throughput, p.latency_ms, ServiceModel(deployment, *p.service)};
       }
       out.slots.push_back(std::move(slot));
     }
@@ -107,33 +151,61 @@ StatusOr<ClusterState> ClusterFromDeployment(
     }
     state.gpus.push_back(std::move(out));
   }
-  std::sort(state.gpus.begin(), state.gpus.end(),
-            [](const GpuState& a, const GpuState& b) { return a.id < b.id; });
-  int next = state.gpus.empty() ? 0 : state.gpus.back().id + 1;
-  while (static_cast<int>(state.gpus.size()) < placement.min_gpus) {
-    state.gpus.push_back(
-        {next, fmt::format("node-{}", next / placement.gpus_per_node), {}});
-    ++next;
+  if (static_cast<int>(state.gpus.size()) < placement.min_gpus) {
+    auto model = mig::GpuCatalog::Default().Find(deployment.gpu);
+    if (!model.ok()) {
+      return model.status().WithPrefix(deployment.source + ": gpu");
+    }
+    for (int next = 0; static_cast<int>(state.gpus.size()) < placement.min_gpus;
+         ++next) {
+      GpuId id = UnplacedGpuId(next, placement.gpus_per_node);
+      if (seen.insert(id).second) state.gpus.push_back({id, *model, {}});
+    }
   }
+  state.Sort();
   return state;
 }
 
-void AddSpareGpus(int count, int gpus_per_node, ClusterState* state) {
-  int next = state->gpus.empty() ? 0 : state->gpus.back().id + 1;
+void AddSpareGpus(int count, int gpus_per_node, const mig::GpuModel& model,
+                  ClusterState* state) {
   for (int k = 0; k < count; ++k) {
     state->gpus.push_back(
-        {next + k, fmt::format("spare-{}", k / gpus_per_node), {}});
+        {{fmt::format("spare-{}", k / gpus_per_node), k % gpus_per_node},
+         &model,
+         {}});
   }
+  state->Sort();
+}
+
+std::vector<workload::Service> ObservedServices(const ClusterState& state) {
+  std::map<std::string, workload::Service> services;
+  for (const GpuState& g : state.gpus) {
+    for (const Slot& s : g.slots) {
+      if (!s.replica) continue;
+      workload::Service& out = services[s.replica->service];
+      out.name = s.replica->service;
+      if (out.model.empty()) out.model = s.replica->model;
+      out.throughput += s.replica->throughput;
+    }
+  }
+  std::vector<workload::Service> out;
+  for (auto& [name, s] : services) out.push_back(std::move(s));
+  return out;
 }
 
 deployment::Deployment ToDeployment(
-    const ClusterState& state, const mig::GpuModel& gpu,
-    const std::vector<workload::Service>& services) {
+    const ClusterState& state, const std::vector<workload::Service>& services) {
   deployment::Deployment d;
-  d.gpu = gpu.name;
+  if (!state.gpus.empty()) d.gpu = state.gpus.front().model->name;
   d.services = services;
+  bool mixed = state.Mixed();
   for (const GpuState& g : state.gpus) {
-    deployment::DeployedGpu out{g.id, g.node, std::nullopt, {}};
+    const mig::GpuModel& gpu = *g.model;
+    deployment::DeployedGpu out;
+    out.id = static_cast<int>(d.gpus.size());
+    out.node = g.id.node;
+    out.index = g.id.index;
+    if (mixed) out.gpu = gpu.name;
     for (const Slot& s : g.slots) {
       deployment::PlacedInstance p;
       p.profile = gpu.profiles[s.instance.profile].name;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/gpu_id.h"
 #include "deployment/deployment.h"
 #include "mig/gpu_model.h"
 #include "mig/layout.h"
@@ -22,6 +23,7 @@ struct Replica {
   int procs = 1;
   double throughput = 0;
   double latency_ms = 0;
+  std::string model = {};  // the DNN model it serves; empty: the service's
   bool operator==(const Replica&) const = default;
 };
 
@@ -32,9 +34,9 @@ struct Slot {
 };
 
 struct GpuState {
-  int id = 0;
-  std::string node;
-  std::vector<Slot> slots;  // sorted by instance
+  GpuId id;
+  const mig::GpuModel* model = nullptr;  // its own geometry (a catalog's)
+  std::vector<Slot> slots;               // sorted by instance
 
   mig::Layout layout() const;
   // Returns the slot of `instance`, or null.
@@ -47,8 +49,12 @@ struct ClusterState {
   std::vector<GpuState> gpus;  // sorted by id
 
   // Returns the GPU with `id`, or null.
-  GpuState* FindGpu(int id);
-  const GpuState* FindGpu(int id) const;
+  GpuState* FindGpu(const GpuId& id);
+  const GpuState* FindGpu(const GpuId& id) const;
+  // Returns true if the GPUs are not all of one model.
+  bool Mixed() const;
+  // Sorts `gpus` by id.
+  void Sort();
   // Returns the summed throughput of each service's replicas.
   std::map<std::string, double> Capacity() const;
   // Returns the number of GPUs with at least one replica.
@@ -61,21 +67,38 @@ struct PlacementOptions {
   int min_gpus = 0;  // pad with idle GPUs up to this many
 };
 
-// Returns the cluster a placed deployment describes. GPUs without a node are
-// put on node-<id / gpus_per_node>. Returns InvalidArgument naming the GPU
-// for an unknown profile, a duplicated id or an illegal layout.
+// Returns the model of GPU entry `g` of `deployment` (its own `gpu`, else
+// the deployment's) from the catalog. Returns InvalidArgument naming the
+// file and entry for an unknown model.
+StatusOr<const mig::GpuModel*> DeployedGpuModel(
+    const deployment::Deployment& deployment, size_t g);
+
+// Returns the cluster a deployment describes, each GPU with its own model.
+// A GPU's identity is its node and index; a GPU without a node is put on
+// node-<id / gpus_per_node> at index id % gpus_per_node (UnplacedGpuId),
+// one with a node but no index gets its rank by id among the node's GPUs.
+// Padding GPUs (min_gpus) are idle, of the deployment's model, on
+// node-<k>. Returns InvalidArgument naming the GPU entry for an unknown
+// model or profile, an identity listed twice or an illegal layout.
 StatusOr<ClusterState> ClusterFromDeployment(
-    const deployment::Deployment& deployment, const mig::GpuModel& gpu,
+    const deployment::Deployment& deployment,
     const PlacementOptions& placement);
 
-// Adds `count` idle GPUs (no instances) with fresh ids on nodes named
+// Adds `count` idle GPUs (no instances) of `model` on nodes named
 // spare-<k>, `gpus_per_node` to a node.
-void AddSpareGpus(int count, int gpus_per_node, ClusterState* state);
+void AddSpareGpus(int count, int gpus_per_node, const mig::GpuModel& model,
+                  ClusterState* state);
 
-// Returns the deployment the cluster holds: every GPU with its id and node.
+// Returns the deployment the cluster holds: every GPU with its node, index
+// and (in a mixed cluster) model, ids 0..n-1 in identity order.
 deployment::Deployment ToDeployment(
-    const ClusterState& state, const mig::GpuModel& gpu,
-    const std::vector<workload::Service>& services);
+    const ClusterState& state, const std::vector<workload::Service>& services);
+
+// Returns the services a cluster serves as it is: each with its replicas'
+// model and, as its throughput, the capacity it has now (latency unknown:
+// 0). What `observe` writes, so that `plan --from` keeps each service at
+// least at what it has.
+std::vector<workload::Service> ObservedServices(const ClusterState& state);
 
 // The options under which the controller judges layouts: what the hardware
 // allows (optional profiles on, no pre-R510 rule).

@@ -2,24 +2,31 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "deployment/json_fields.h"
+#include "mig/gpu_catalog.h"
 
 namespace migserve::cluster {
 namespace {
 
 using deployment::Fields;
 using nlohmann::json;
+using Models = std::map<GpuId, const mig::GpuModel*>;
 
 json InstanceJson(const mig::GpuModel& gpu, const mig::Instance& i) {
   return {{"profile", gpu.profiles[i.profile].name}, {"start", i.start}};
 }
 
-json RefJson(const mig::GpuModel& gpu, const InstanceRef& ref) {
-  json j = {{"gpu", ref.gpu}};
-  j.update(InstanceJson(gpu, ref.instance));
+json GpuJson(const GpuId& id) {
+  return {{"node", id.node}, {"index", id.index}};
+}
+
+json RefJson(const InstanceRef& ref) {
+  json j = GpuJson(ref.gpu);
+  j.update(InstanceJson(*ref.model, ref.instance));
   return j;
 }
 
@@ -32,27 +39,29 @@ void AddReplica(const Replica& r, bool full, json* j) {
   (*j)["batch"] = r.batch;
   (*j)["procs"] = r.procs;
   (*j)["latency_ms"] = r.latency_ms;
+  if (!r.model.empty()) (*j)["model"] = r.model;
 }
 
-json ActionJson(const mig::GpuModel& gpu, const Action& a) {
+json ActionJson(const Action& a) {
   json j = {{"id", a.id}, {"kind", KindName(a.kind)}};
   switch (a.kind) {
     case ActionKind::kCreate:
     case ActionKind::kDelete:
-      j.update(RefJson(gpu, a.at));
+      j.update(RefJson(a.at));
       AddReplica(a.replica, a.kind == ActionKind::kCreate, &j);
       break;
     case ActionKind::kMigrate:
       AddReplica(a.replica, true, &j);
-      j["from"] = RefJson(gpu, a.at);
-      j["to"] = RefJson(gpu, a.to);
+      j["from"] = RefJson(a.at);
+      j["to"] = RefJson(a.to);
       break;
     case ActionKind::kRepartition: {
-      j["gpu"] = a.at.gpu;
+      j.update(GpuJson(a.at.gpu));
       json remove = json::array(), add = json::array();
       for (const mig::Instance& i : a.remove)
-        remove.push_back(InstanceJson(gpu, i));
-      for (const mig::Instance& i : a.add) add.push_back(InstanceJson(gpu, i));
+        remove.push_back(InstanceJson(*a.at.model, i));
+      for (const mig::Instance& i : a.add)
+        add.push_back(InstanceJson(*a.at.model, i));
       j["remove"] = std::move(remove);
       j["add"] = std::move(add);
       break;
@@ -60,6 +69,35 @@ json ActionJson(const mig::GpuModel& gpu, const Action& a) {
   }
   j["after"] = a.after;
   return j;
+}
+
+// Reads "node" and "index" of the object `f`.
+StatusOr<GpuId> ParseGpuRef(const Fields& f) {
+  GpuId id;
+  MIGSERVE_RETURN_IF_ERROR(f.Get("node", true, &id.node));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("index", true, &id.index));
+  if (id.index < 0) return f.Error("index", "must be >= 0");
+  return id;
+}
+
+StatusOr<Models> ParseModels(const Fields& root, const std::string& source) {
+  MIGSERVE_ASSIGN_OR_RETURN(const json* gpus, root.Array("gpus"));
+  Models models;
+  for (size_t k = 0; k < gpus->size(); ++k) {
+    std::string path = fmt::format("gpus[{}]", k);
+    MIGSERVE_RETURN_IF_ERROR(
+        deployment::ExpectObject((*gpus)[k], source, path));
+    Fields f((*gpus)[k], source, path);
+    MIGSERVE_ASSIGN_OR_RETURN(GpuId id, ParseGpuRef(f));
+    std::string name;
+    MIGSERVE_RETURN_IF_ERROR(f.Get("gpu", true, &name));
+    auto model = mig::GpuCatalog::Default().Find(name);
+    if (!model.ok()) return f.Error("gpu", model.status().message());
+    if (!models.emplace(id, *model).second) {
+      return f.Error("node", id.ToString() + " is listed twice");
+    }
+  }
+  return models;
 }
 
 StatusOr<mig::Instance> ParseInstance(const json& j, const std::string& source,
@@ -79,12 +117,29 @@ StatusOr<mig::Instance> ParseInstance(const json& j, const std::string& source,
   return out;
 }
 
-StatusOr<InstanceRef> ParseRef(const json& j, const std::string& source,
-                               const std::string& path,
-                               const mig::GpuModel& gpu) {
+// Reads the GPU of object `j` and returns it with its model.
+StatusOr<InstanceRef> ParseGpuOf(const json& j, const std::string& source,
+                                 const std::string& path,
+                                 const Models& models) {
+  MIGSERVE_RETURN_IF_ERROR(deployment::ExpectObject(j, source, path));
+  Fields f(j, source, path);
   InstanceRef ref;
-  MIGSERVE_ASSIGN_OR_RETURN(ref.instance, ParseInstance(j, source, path, gpu));
-  MIGSERVE_RETURN_IF_ERROR(Fields(j, source, path).Get("gpu", true, &ref.gpu));
+  MIGSERVE_ASSIGN_OR_RETURN(ref.gpu, ParseGpuRef(f));
+  auto model = models.find(ref.gpu);
+  if (model == models.end()) {
+    return f.Error("node", fmt::format("GPU {} is not listed in \"gpus\"",
+                                       ref.gpu.ToString()));
+  }
+  ref.model = model->second;
+  return ref;
+}
+
+StatusOr<InstanceRef> ParseRef(const json& j, const std::string& source,
+                               const std::string& path, const Models& models) {
+  MIGSERVE_ASSIGN_OR_RETURN(InstanceRef ref,
+                            ParseGpuOf(j, source, path, models));
+  MIGSERVE_ASSIGN_OR_RETURN(ref.instance,
+                            ParseInstance(j, source, path, *ref.model));
   return ref;
 }
 
@@ -94,6 +149,7 @@ Status ParseReplica(const Fields& f, bool full, Replica* r) {
   if (!full) return Status::Ok();
   MIGSERVE_RETURN_IF_ERROR(f.Get("batch", false, &r->batch));
   MIGSERVE_RETURN_IF_ERROR(f.Get("procs", false, &r->procs));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("model", false, &r->model));
   return f.Get("latency_ms", false, &r->latency_ms);
 }
 
@@ -115,7 +171,7 @@ StatusOr<std::vector<mig::Instance>> ParseInstances(const Fields& f,
 }
 
 StatusOr<Action> ParseAction(const json& j, const std::string& source,
-                             const std::string& path, const mig::GpuModel& gpu,
+                             const std::string& path, const Models& models,
                              const std::set<int>& earlier) {
   MIGSERVE_RETURN_IF_ERROR(deployment::ExpectObject(j, source, path));
   Fields f(j, source, path);
@@ -128,7 +184,7 @@ StatusOr<Action> ParseAction(const json& j, const std::string& source,
   }
   if (kind == "create" || kind == "delete") {
     a.kind = kind == "create" ? ActionKind::kCreate : ActionKind::kDelete;
-    MIGSERVE_ASSIGN_OR_RETURN(a.at, ParseRef(j, source, path, gpu));
+    MIGSERVE_ASSIGN_OR_RETURN(a.at, ParseRef(j, source, path, models));
     MIGSERVE_RETURN_IF_ERROR(
         ParseReplica(f, a.kind == ActionKind::kCreate, &a.replica));
   } else if (kind == "migrate") {
@@ -137,15 +193,16 @@ StatusOr<Action> ParseAction(const json& j, const std::string& source,
     MIGSERVE_ASSIGN_OR_RETURN(const json* from, f.Object("from"));
     MIGSERVE_ASSIGN_OR_RETURN(const json* to, f.Object("to"));
     MIGSERVE_ASSIGN_OR_RETURN(a.at,
-                              ParseRef(*from, source, path + ".from", gpu));
-    MIGSERVE_ASSIGN_OR_RETURN(a.to, ParseRef(*to, source, path + ".to", gpu));
+                              ParseRef(*from, source, path + ".from", models));
+    MIGSERVE_ASSIGN_OR_RETURN(a.to,
+                              ParseRef(*to, source, path + ".to", models));
   } else if (kind == "repartition") {
     a.kind = ActionKind::kRepartition;
-    MIGSERVE_RETURN_IF_ERROR(f.Get("gpu", true, &a.at.gpu));
-    MIGSERVE_ASSIGN_OR_RETURN(a.remove,
-                              ParseInstances(f, "remove", source, path, gpu));
-    MIGSERVE_ASSIGN_OR_RETURN(a.add,
-                              ParseInstances(f, "add", source, path, gpu));
+    MIGSERVE_ASSIGN_OR_RETURN(a.at, ParseGpuOf(j, source, path, models));
+    MIGSERVE_ASSIGN_OR_RETURN(
+        a.remove, ParseInstances(f, "remove", source, path, *a.at.model));
+    MIGSERVE_ASSIGN_OR_RETURN(
+        a.add, ParseInstances(f, "add", source, path, *a.at.model));
   } else {
     return f.Error("kind", fmt::format("unknown kind \"{}\" (create, delete, "
                                        "migrate or repartition)",
@@ -165,25 +222,36 @@ StatusOr<Action> ParseAction(const json& j, const std::string& source,
 
 }  // namespace
 
-std::string FormatPlan(const TransitionPlan& plan, const mig::GpuModel& gpu) {
+std::string FormatPlan(const TransitionPlan& plan) {
+  Models models;
   json actions = json::array();
-  for (const Action& a : plan.actions) actions.push_back(ActionJson(gpu, a));
-  return json{{"actions", actions}}.dump(2) + "\n";
+  for (const Action& a : plan.actions) {
+    models.emplace(a.at.gpu, a.at.model);
+    if (a.kind == ActionKind::kMigrate) models.emplace(a.to.gpu, a.to.model);
+    actions.push_back(ActionJson(a));
+  }
+  json gpus = json::array();
+  for (const auto& [id, model] : models) {
+    json g = GpuJson(id);
+    g["gpu"] = model->name;
+    gpus.push_back(std::move(g));
+  }
+  return json{{"gpus", gpus}, {"actions", actions}}.dump(2) + "\n";
 }
 
 StatusOr<TransitionPlan> ParsePlan(const std::string& text,
-                                   const std::string& source,
-                                   const mig::GpuModel& gpu) {
+                                   const std::string& source) {
   MIGSERVE_ASSIGN_OR_RETURN(json root, deployment::ParseJson(text, source));
   MIGSERVE_RETURN_IF_ERROR(deployment::ExpectObject(root, source, ""));
-  MIGSERVE_ASSIGN_OR_RETURN(const json* actions,
-                            Fields(root, source, "").Array("actions"));
+  Fields f(root, source, "");
+  MIGSERVE_ASSIGN_OR_RETURN(Models models, ParseModels(f, source));
+  MIGSERVE_ASSIGN_OR_RETURN(const json* actions, f.Array("actions"));
   TransitionPlan plan;
   std::set<int> earlier;
   for (size_t k = 0; k < actions->size(); ++k) {
     MIGSERVE_ASSIGN_OR_RETURN(
         Action a, ParseAction((*actions)[k], source,
-                              fmt::format("actions[{}]", k), gpu, earlier));
+                              fmt::format("actions[{}]", k), models, earlier));
     earlier.insert(a.id);
     plan.actions.push_back(std::move(a));
   }

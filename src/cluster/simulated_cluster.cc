@@ -22,12 +22,10 @@ Status ActionDurations::Validate() const {
   return Status::Ok();
 }
 
-SimulatedCluster::SimulatedCluster(const mig::GpuModel& gpu,
-                                   ClusterState initial,
+SimulatedCluster::SimulatedCluster(ClusterState initial,
                                    ActionDurations durations, uint64_t seed,
                                    Faults faults)
-    : gpu_(gpu),
-      state_(std::move(initial)),
+    : state_(std::move(initial)),
       durations_(durations),
       rng_(seed),
       faults_(faults) {
@@ -56,12 +54,10 @@ double SimulatedCluster::Duration(const Action& a, bool local) {
 }
 
 Status SimulatedCluster::Start(const Action& action) {
-  MIGSERVE_RETURN_IF_ERROR(StartAction(gpu_, action, &state_));
+  MIGSERVE_RETURN_IF_ERROR(StartAction(action, &state_));
   bool local = true;
   if (action.kind == ActionKind::kMigrate) {
-    const GpuState* from = state_.FindGpu(action.at.gpu);
-    const GpuState* to = state_.FindGpu(action.to.gpu);
-    local = from != nullptr && to != nullptr && from->node == to->node;
+    local = action.at.gpu.node == action.to.gpu.node;
   }
   double end = now_s_ + Duration(action, local);
   timeline_.push_back({action.id, action.kind, local, now_s_, end, true});
@@ -81,7 +77,7 @@ void SimulatedCluster::LoseGpu() {
   now_s_ = std::max(now_s_, faults_.lose_at_s);
   std::erase_if(state_.gpus,
                 [&](const GpuState& g) { return g.id == faults_.lose_gpu; });
-  faults_.lose_gpu = -1;
+  faults_.lose_gpu.reset();
   Record();
 }
 
@@ -94,7 +90,7 @@ StatusOr<ActionResult> SimulatedCluster::WaitAny() {
                                  return std::tie(x.end_s, x.action.id) <
                                         std::tie(y.end_s, y.action.id);
                                });
-  if (faults_.lose_gpu >= 0 && faults_.lose_at_s <= next->end_s) LoseGpu();
+  if (faults_.lose_gpu && faults_.lose_at_s <= next->end_s) LoseGpu();
   InFlight done = *next;
   running_.erase(next);
   now_s_ = std::max(now_s_, done.end_s);
@@ -102,7 +98,7 @@ StatusOr<ActionResult> SimulatedCluster::WaitAny() {
   if (done.action.id == faults_.fail_action) {
     faults_.fail_action = -1;
     result.status = Status::Unavailable(
-        fmt::format("{}: injected failure", Describe(gpu_, done.action)));
+        fmt::format("{}: injected failure", Describe(done.action)));
     if (done.action.kind == ActionKind::kMigrate) {
       // The replica at the source was never stopped: put it back.
       GpuState* g = state_.FindGpu(done.action.at.gpu);
@@ -110,7 +106,7 @@ StatusOr<ActionResult> SimulatedCluster::WaitAny() {
       if (from != nullptr) from->replica = done.action.replica;
     }
   } else {
-    result.status = FinishAction(gpu_, done.action, &state_);
+    result.status = FinishAction(done.action, &state_);
   }
   timeline_[done.entry].end_s = now_s_;
   timeline_[done.entry].ok = result.status.ok();
@@ -126,7 +122,7 @@ void SimulatedCluster::Record() {
   for (const auto& [service, value] : capacity) {
     min_capacity_.try_emplace(service, value);
   }
-  std::set<int> busy;
+  std::set<GpuId> busy;
   for (const GpuState& g : state_.gpus) {
     if (g.HasReplica()) busy.insert(g.id);
   }

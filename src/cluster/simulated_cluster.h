@@ -7,12 +7,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "cluster/cluster_backend.h"
-#include "mig/gpu_model.h"
 
 namespace migserve::cluster {
 
@@ -34,9 +34,9 @@ struct ActionDurations {
 };
 
 struct Faults {
-  int fail_action = -1;   // the action with this id fails when it ends
-  int lose_gpu = -1;      // this GPU disappears ...
-  double lose_at_s = -1;  // ... at this moment of the virtual clock
+  int fail_action = -1;           // the action with this id fails when it ends
+  std::optional<GpuId> lose_gpu;  // this GPU disappears ...
+  double lose_at_s = -1;          // ... at this moment of the virtual clock
 };
 
 // One action as it ran.
@@ -51,9 +51,9 @@ struct TimelineEntry {
 
 class SimulatedCluster : public ClusterBackend {
  public:
-  SimulatedCluster(const mig::GpuModel& gpu, ClusterState initial,
-                   ActionDurations durations = {}, uint64_t seed = 1,
-                   Faults faults = {});
+  explicit SimulatedCluster(ClusterState initial,
+                            ActionDurations durations = {}, uint64_t seed = 1,
+                            Faults faults = {});
 
   StatusOr<ClusterState> Observe() override { return state_; }
   Status Start(const Action& action) override;
@@ -82,7 +82,6 @@ class SimulatedCluster : public ClusterBackend {
   void Record();
   void LoseGpu();
 
-  const mig::GpuModel& gpu_;
   ClusterState state_;
   ActionDurations durations_;
   std::mt19937_64 rng_;

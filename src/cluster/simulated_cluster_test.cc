@@ -21,28 +21,28 @@ ActionDurations NoJitter() {
 Faults FailAndLose() {
   Faults f;
   f.fail_action = 0;
-  f.lose_gpu = 1;
+  f.lose_gpu = GpuId{"n", 1};
   f.lose_at_s = 10;
   return f;
 }
 
 ClusterState TwoIdleGpus() {
   ClusterState s;
-  s.gpus.push_back({0, "n", {{Seven(), std::nullopt}}});
-  s.gpus.push_back({1, "n", {{Seven(), std::nullopt}}});
+  s.gpus.push_back({{"n", 0}, &A100(), {{Seven(), std::nullopt}}});
+  s.gpus.push_back({{"n", 1}, &A100(), {{Seven(), std::nullopt}}});
   return s;
 }
 
 Action Create(int id, int gpu) {
   Action a;
   a.id = id;
-  a.at = {gpu, Seven()};
+  a.at = {{"n", gpu}, &A100(), Seven()};
   a.replica = {"a", 8, 1, 100, 10};
   return a;
 }
 
 TEST(SimulatedClusterTest, IndependentActionsRunInParallel) {
-  SimulatedCluster sim(A100(), TwoIdleGpus(), NoJitter());
+  SimulatedCluster sim(TwoIdleGpus(), NoJitter());
   ASSERT_TRUE(sim.Start(Create(0, 0)).ok());
   ASSERT_TRUE(sim.Start(Create(1, 1)).ok());
   EXPECT_EQ(sim.Running().size(), 2u);
@@ -56,7 +56,7 @@ TEST(SimulatedClusterTest, IndependentActionsRunInParallel) {
 }
 
 TEST(SimulatedClusterTest, InjectedFailureAndLostGpu) {
-  SimulatedCluster sim(A100(), TwoIdleGpus(), NoJitter(), 1, FailAndLose());
+  SimulatedCluster sim(TwoIdleGpus(), NoJitter(), 1, FailAndLose());
   ASSERT_TRUE(sim.Start(Create(0, 0)).ok());
   ASSERT_TRUE(sim.Start(Create(1, 1)).ok());
   ActionResult first = sim.WaitAny().value();

@@ -24,9 +24,9 @@ StatusOr<int> Controller::MakePlan(const deployment::Deployment& target,
                             backend_->Observe());
   PlannerOptions planner = options_.planner;
   planner.first_id = first_id;
-  MIGSERVE_ASSIGN_OR_RETURN(
-      *plan, PlanTransition(gpu_, observed, target, goal, planner));
-  SafetyReport report = CheckPlan(gpu_, observed, *plan, goal);
+  MIGSERVE_ASSIGN_OR_RETURN(*plan,
+                            PlanTransition(observed, target, goal, planner));
+  SafetyReport report = CheckPlan(observed, *plan, goal);
   stats_.planner_s +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
           .count();
@@ -37,7 +37,7 @@ StatusOr<int> Controller::MakePlan(const deployment::Deployment& target,
   ++stats_.plans;
   Progress(fmt::format("controller: plan {} with {} actions", stats_.plans,
                        plan->actions.size()));
-  return journal_->BeginPlan(target_json, cluster::FormatPlan(*plan, gpu_));
+  return journal_->BeginPlan(target_json, cluster::FormatPlan(*plan));
 }
 
 StatusOr<TransitionGoal> Controller::AfterLoss(const TransitionGoal& goal) {
@@ -71,7 +71,7 @@ Status Controller::Transition(const deployment::Deployment& target,
   std::map<int, ActionState> states;
   if (current && current->target == target_json) {
     MIGSERVE_ASSIGN_OR_RETURN(
-        plan, cluster::ParsePlan(current->plan_json, "journal", gpu_));
+        plan, cluster::ParsePlan(current->plan_json, "journal"));
     version = current->version;
     states = current->actions;
     Progress(fmt::format("controller: resuming plan {} ({} actions journaled)",
@@ -171,7 +171,8 @@ Status Controller::Execute(int version, const TransitionPlan& plan,
     MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState now, backend_->Observe());
     for (const cluster::GpuState& g : observed.gpus) {
       if (now.FindGpu(g.id) == nullptr) {
-        return Status::Unavailable(fmt::format("GPU {} was lost", g.id));
+        return Status::Unavailable(
+            fmt::format("GPU {} was lost", g.id.ToString()));
       }
     }
     if (++finished == options_.stop_after) {

@@ -37,9 +37,9 @@ struct TransitionStats {
 
 class Controller {
  public:
-  Controller(const mig::GpuModel& gpu, cluster::ClusterBackend* backend,
-             Journal* journal, ControllerOptions options = {})
-      : gpu_(gpu), backend_(backend), journal_(journal), options_(options) {}
+  Controller(cluster::ClusterBackend* backend, Journal* journal,
+             ControllerOptions options = {})
+      : backend_(backend), journal_(journal), options_(options) {}
 
   // Moves the cluster to `target` under `goal`. Resumes the journal's
   // unfinished plan if it is for the same target. On a failed action or a
@@ -67,7 +67,6 @@ class Controller {
     if (options_.progress) options_.progress(line);
   }
 
-  const mig::GpuModel& gpu_;
   cluster::ClusterBackend* backend_;
   Journal* journal_;
   ControllerOptions options_;

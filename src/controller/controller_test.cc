@@ -14,10 +14,6 @@ using cluster::ClusterState;
 using cluster::SimulatedCluster;
 using deployment::Deployment;
 
-const mig::GpuModel& A100() {
-  return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
-}
-
 struct Transition {
   Deployment from, to;
   ClusterState current;
@@ -31,7 +27,7 @@ Transition Load(const std::string& from, const std::string& to) {
         .value();
   };
   Transition t{load(from), load(to), {}, {}};
-  t.current = cluster::ClusterFromDeployment(t.from, A100(), {8, 24}).value();
+  t.current = cluster::ClusterFromDeployment(t.from, {8, 24}).value();
   t.goal = MakeGoal(t.from, t.to);
   return t;
 }
@@ -50,17 +46,16 @@ void ExpectReached(const Transition& t, const SimulatedCluster& sim) {
 }
 
 std::string Snapshot(const SimulatedCluster& sim) {
-  return deployment::FormatDeployment(
-      cluster::ToDeployment(sim.state(), A100(), {}));
+  return deployment::FormatDeployment(cluster::ToDeployment(sim.state(), {}));
 }
 
 TEST(ControllerTest, DayToNightAndBackKeepEveryService) {
   for (auto [from, to] :
        {std::pair{"day", "night"}, std::pair{"night", "day"}}) {
     Transition t = Load(from, to);
-    SimulatedCluster sim(A100(), t.current);
+    SimulatedCluster sim(t.current);
     auto journal = Journal::Open(":memory:").value();
-    Controller controller(A100(), &sim, journal.get());
+    Controller controller(&sim, journal.get());
     ASSERT_TRUE(controller.Transition(t.to, t.goal).ok()) << from;
     ExpectReached(t, sim);
     for (const auto& [id, count] : sim.starts()) EXPECT_EQ(count, 1) << id;
@@ -69,27 +64,26 @@ TEST(ControllerTest, DayToNightAndBackKeepEveryService) {
 
 TEST(ControllerTest, ResumesAfterACrashAtEveryActionBoundary) {
   Transition t = Load("night", "day");
-  SimulatedCluster reference(A100(), t.current);
+  SimulatedCluster reference(t.current);
   auto memory = Journal::Open(":memory:").value();
-  ASSERT_TRUE(Controller(A100(), &reference, memory.get())
-                  .Transition(t.to, t.goal)
-                  .ok());
+  ASSERT_TRUE(
+      Controller(&reference, memory.get()).Transition(t.to, t.goal).ok());
   size_t actions = reference.starts().size();
   ASSERT_GT(actions, 10u);
   for (size_t k = 1; k < actions; ++k) {
     SCOPED_TRACE(k);
     std::string path = testing::TempDir() + "/crash-" + std::to_string(k);
-    SimulatedCluster sim(A100(), t.current);
+    SimulatedCluster sim(t.current);
     {
       auto journal = Journal::Open(path).value();
       ControllerOptions options;
       options.stop_after = static_cast<int>(k);
-      Status run = Controller(A100(), &sim, journal.get(), options)
-                       .Transition(t.to, t.goal);
+      Status run =
+          Controller(&sim, journal.get(), options).Transition(t.to, t.goal);
       ASSERT_EQ(run.code(), Status::Code::kAborted) << run.ToString();
     }
     auto journal = Journal::Open(path).value();
-    Controller restarted(A100(), &sim, journal.get());
+    Controller restarted(&sim, journal.get());
     ASSERT_TRUE(restarted.Transition(t.to, t.goal).ok());
     EXPECT_EQ(restarted.stats().plans, 0);  // resumed, not replanned
     EXPECT_EQ(sim.starts().size(), actions);
@@ -101,9 +95,10 @@ TEST(ControllerTest, ResumesAfterACrashAtEveryActionBoundary) {
 
 TEST(ControllerTest, ReplansAfterAFailedAction) {
   Transition t = Load("night", "day");
-  SimulatedCluster sim(A100(), t.current, {}, 1, {.fail_action = 3});
+  SimulatedCluster sim(t.current, {}, 1,
+                       {.fail_action = 3, .lose_gpu = std::nullopt});
   auto journal = Journal::Open(":memory:").value();
-  Controller controller(A100(), &sim, journal.get());
+  Controller controller(&sim, journal.get());
   ASSERT_TRUE(controller.Transition(t.to, t.goal).ok());
   EXPECT_EQ(controller.stats().plans, 2);
   ExpectReached(t, sim);
@@ -111,27 +106,29 @@ TEST(ControllerTest, ReplansAfterAFailedAction) {
 
 TEST(ControllerTest, ReplansAroundALostGpu) {
   Transition t = Load("night", "day");
-  // GPU 10 is idle at first and takes day replicas; it is lost 10 s in,
-  // before any of its creates finish.
-  SimulatedCluster sim(A100(), t.current, {}, 1,
-                       {.lose_gpu = 10, .lose_at_s = 10});
+  // GPU node-1/2 is idle at first and takes day replicas; it is lost 10 s
+  // in, before any of its creates finish.
+  SimulatedCluster sim(
+      t.current, {}, 1,
+      {.lose_gpu = cluster::GpuId{"node-1", 2}, .lose_at_s = 10});
   auto journal = Journal::Open(":memory:").value();
-  Controller controller(A100(), &sim, journal.get());
+  Controller controller(&sim, journal.get());
   ASSERT_TRUE(controller.Transition(t.to, t.goal).ok());
   EXPECT_EQ(controller.stats().plans, 2);
   EXPECT_TRUE(controller.stats().short_services.empty());
-  EXPECT_EQ(sim.state().FindGpu(10), nullptr);
+  EXPECT_EQ(sim.state().FindGpu({"node-1", 2}), nullptr);
   ExpectReached(t, sim);
 }
 
 TEST(ControllerTest, NamesTheShortServiceAfterLosingItsGpu) {
   Transition t = Load("night", "day");
-  // GPU 0 serves night replicas of inceptionv3-1, resnet50-1 and
+  // GPU node-0/0 serves night replicas of inceptionv3-1, resnet50-1 and
   // resnet101-1; losing it leaves them below their floor.
-  SimulatedCluster sim(A100(), t.current, {}, 1,
-                       {.lose_gpu = 0, .lose_at_s = 1});
+  SimulatedCluster sim(
+      t.current, {}, 1,
+      {.lose_gpu = cluster::GpuId{"node-0", 0}, .lose_at_s = 1});
   auto journal = Journal::Open(":memory:").value();
-  Controller controller(A100(), &sim, journal.get());
+  Controller controller(&sim, journal.get());
   ASSERT_TRUE(controller.Transition(t.to, t.goal).ok());
   std::vector<std::string> short_services = controller.stats().short_services;
   std::sort(short_services.begin(), short_services.end());

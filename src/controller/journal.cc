@@ -36,6 +36,15 @@ StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& path) {
     return status;
   }
   std::unique_ptr<Journal> journal(new Journal(db));
+  MIGSERVE_ASSIGN_OR_RETURN(int format, journal->Format());
+  if (format != kFormatVersion) {
+    return Status::FailedPrecondition(fmt::format(
+        "journal {} has format {}, this migserve reads format {} (GPUs named "
+        "by node and index); let the migserve that wrote it finish, or move "
+        "the file away to start afresh (the controller then replans from the "
+        "cluster as it is)",
+        path, format, kFormatVersion));
+  }
   MIGSERVE_RETURN_IF_ERROR(journal->Exec(
       "PRAGMA journal_mode=WAL;"
       "PRAGMA synchronous=FULL;"
@@ -44,8 +53,25 @@ StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& path) {
       "  DEFAULT 0);"
       "CREATE TABLE IF NOT EXISTS action (version INTEGER NOT NULL, "
       "  id INTEGER NOT NULL, state INTEGER NOT NULL, "
-      "  PRIMARY KEY (version, id));"));
+      "  PRIMARY KEY (version, id));" +
+      fmt::format("PRAGMA user_version={};", kFormatVersion)));
   return journal;
+}
+
+StatusOr<int> Journal::Format() {
+  Statement version(db_, "PRAGMA user_version");
+  Statement tables(db_,
+                   "SELECT count(*) FROM sqlite_master WHERE type='table'");
+  if (version.get() == nullptr || tables.get() == nullptr ||
+      sqlite3_step(version.get()) != SQLITE_ROW ||
+      sqlite3_step(tables.get()) != SQLITE_ROW) {
+    return Error(db_, "reading the format version");
+  }
+  int format = sqlite3_column_int(version.get(), 0);
+  bool empty = sqlite3_column_int(tables.get(), 0) == 0;
+  // Format 1 journals predate the version number.
+  if (format == 0) return empty ? kFormatVersion : 1;
+  return format;
 }
 
 Journal::~Journal() { sqlite3_close(db_); }

@@ -27,8 +27,13 @@ struct JournaledPlan {
 
 class Journal {
  public:
+  // The format this build writes and reads: 2 names GPUs by node and index
+  // (format 1, before the version was recorded, by listing position).
+  static constexpr int kFormatVersion = 2;
+
   // Opens (creating if needed) the journal at `path`; ":memory:" keeps it in
-  // memory. Returns Unavailable with SQLite's message on failure.
+  // memory. Returns Unavailable with SQLite's message on failure, and
+  // FailedPrecondition naming both formats for a journal of another format.
   static StatusOr<std::unique_ptr<Journal>> Open(const std::string& path);
   ~Journal();
   Journal(const Journal&) = delete;
@@ -47,6 +52,8 @@ class Journal {
  private:
   explicit Journal(sqlite3* db) : db_(db) {}
   Status Exec(const std::string& sql);
+  // Returns the format of the open database (kFormatVersion if it is new).
+  StatusOr<int> Format();
 
   sqlite3* db_;
 };

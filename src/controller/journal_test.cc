@@ -1,6 +1,9 @@
 #include "controller/journal.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <cstdio>
 
 #include "util/test_util.h"
 
@@ -34,6 +37,44 @@ TEST(JournalTest, ReportsAnUnopenableFile) {
   auto journal = Journal::Open("/nonexistent-dir/journal.db");
   ASSERT_FALSE(journal.ok());
   EXPECT_EQ(journal.status().code(), Status::Code::kUnavailable);
+}
+
+TEST(JournalTest, RefusesAJournalOfAnotherFormat) {
+  std::string old_path = testing::TempDir() + "/journal-v1.db";
+  std::string future_path = testing::TempDir() + "/journal-v9.db";
+  for (const std::string& path : {old_path, future_path})
+    std::remove(path.c_str());
+  // A format 1 journal: the tables, no version number.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(old_path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "CREATE TABLE plan (version INTEGER PRIMARY KEY, "
+                         "target TEXT, json TEXT, finished INTEGER);",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto old = Journal::Open(old_path);
+  ASSERT_FALSE(old.ok());
+  EXPECT_EQ(old.status().code(), Status::Code::kFailedPrecondition);
+  EXPECT_EQ(old.status().message(),
+            "journal " + old_path +
+                " has format 1, this migserve reads format 2 (GPUs named by "
+                "node and index); let the migserve that wrote it finish, or "
+                "move the file away to start afresh (the controller then "
+                "replans from the cluster as it is)");
+  ASSERT_EQ(sqlite3_open(future_path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(db, "PRAGMA user_version=9;", nullptr, nullptr, nullptr),
+      SQLITE_OK);
+  sqlite3_close(db);
+  auto future = Journal::Open(future_path);
+  ASSERT_FALSE(future.ok());
+  EXPECT_NE(future.status().message().find("has format 9"), std::string::npos);
+  // A new journal records the current format.
+  std::string fresh = testing::TempDir() + "/journal-new.db";
+  std::remove(fresh.c_str());
+  ASSERT_TRUE(Journal::Open(fresh).ok());
+  EXPECT_TRUE(Journal::Open(fresh).ok());
 }
 
 }  // namespace

@@ -18,6 +18,7 @@ namespace {
 using cluster::Action;
 using cluster::ActionKind;
 using cluster::ClusterState;
+using cluster::GpuId;
 using cluster::GpuState;
 using cluster::InstanceRef;
 using cluster::Replica;
@@ -28,11 +29,9 @@ constexpr double kEpsilon = 1e-6;
 
 class Planner {
  public:
-  Planner(const mig::GpuModel& gpu, const ClusterState& current,
-          DesiredLayouts desired, const TransitionGoal& goal,
-          const PlannerOptions& options)
-      : gpu_(gpu),
-        state_(current),
+  Planner(const ClusterState& current, DesiredLayouts desired,
+          const TransitionGoal& goal, const PlannerOptions& options)
+      : state_(current),
         desired_(std::move(desired)),
         goal_(goal),
         options_(options) {}
@@ -40,10 +39,16 @@ class Planner {
   StatusOr<TransitionPlan> Run();
 
  private:
-  const Slot* DesiredSlot(int g, const mig::Instance& instance) const;
+  const mig::GpuModel& Model(const GpuId& g) const {
+    return *state_.FindGpu(g)->model;
+  }
+  InstanceRef Ref(const GpuId& g, const mig::Instance& instance) const {
+    return {g, &Model(g), instance};
+  }
+  const Slot* DesiredSlot(const GpuId& g, const mig::Instance& instance) const;
   // True if `slot` of GPU `g` holds the replica the target wants there.
-  bool Wanted(int g, const Slot& slot) const;
-  bool Needed(int g, const Slot& desired) const;
+  bool Wanted(const GpuId& g, const Slot& slot) const;
+  bool Needed(const GpuId& g, const Slot& desired) const;
   bool Done() const;
 
   // Takes `throughput` of `service`'s coverage: first its slack above the
@@ -55,12 +60,12 @@ class Planner {
 
   std::vector<int> TouchDeps(const InstanceRef& ref) const;
   void Touch(const InstanceRef& ref, int id) { last_touch_[Key(ref)] = id; }
-  static std::pair<int, mig::Instance> Key(const InstanceRef& ref) {
+  static std::pair<GpuId, mig::Instance> Key(const InstanceRef& ref) {
     return {ref.gpu, ref.instance};
   }
   int Emit(Action action);
   // Emits a repartition of GPU `g` unless the result would be illegal.
-  bool Repartition(int g, std::vector<mig::Instance> remove,
+  bool Repartition(const GpuId& g, std::vector<mig::Instance> remove,
                    std::vector<mig::Instance> add);
 
   // Returns the instances of `g` that share memory with any of `adding`.
@@ -69,7 +74,8 @@ class Planner {
   // Returns the best unneeded replica to migrate into target slot `d` of
   // GPU `g` (same size, batch and processes; same GPU, then same node), or
   // nullopt.
-  std::optional<InstanceRef> MigrationSource(int g, const Slot& d) const;
+  std::optional<InstanceRef> MigrationSource(const GpuId& g,
+                                             const Slot& d) const;
 
   bool PrepareLayouts();
   bool FillSlots();
@@ -77,24 +83,26 @@ class Planner {
   // Creates a temporary replica for a service whose replica blocks a target
   // instance. Returns false and names the service if there is no room.
   bool MakeRoom(std::string* short_service);
-  // Returns where a replica of `profile` could go for a while, or nullopt.
-  std::optional<InstanceRef> FindRoom(int profile, const std::string& node);
+  // Returns where a replica of `profile` of `model` could go for a while (a
+  // GPU of that model), or nullopt.
+  std::optional<InstanceRef> FindRoom(const mig::GpuModel& model, int profile,
+                                      const std::string& node);
   void FinalLayouts();
 
-  const mig::GpuModel& gpu_;
   ClusterState state_;  // the cluster once every emitted action has run
   DesiredLayouts desired_;
   const TransitionGoal& goal_;
   PlannerOptions options_;
   TransitionPlan plan_;
   Status error_;
-  std::map<std::pair<int, mig::Instance>, int> last_touch_;
-  std::map<int, int> last_repartition_;
+  std::map<std::pair<GpuId, mig::Instance>, int> last_touch_;
+  std::map<GpuId, int> last_repartition_;
   std::map<std::string, double> slack_;
   std::map<std::string, std::vector<std::pair<int, double>>> unpaired_;
 };
 
-const Slot* Planner::DesiredSlot(int g, const mig::Instance& instance) const {
+const Slot* Planner::DesiredSlot(const GpuId& g,
+                                 const mig::Instance& instance) const {
   auto it = desired_.find(g);
   if (it == desired_.end()) return nullptr;
   for (const Slot& s : it->second) {
@@ -103,14 +111,14 @@ const Slot* Planner::DesiredSlot(int g, const mig::Instance& instance) const {
   return nullptr;
 }
 
-bool Planner::Wanted(int g, const Slot& slot) const {
+bool Planner::Wanted(const GpuId& g, const Slot& slot) const {
   const Slot* want = DesiredSlot(g, slot.instance);
   return slot.replica && want != nullptr && want->replica &&
          want->replica->service == slot.replica->service &&
          slot.replica->throughput >= want->replica->throughput - kEpsilon;
 }
 
-bool Planner::Needed(int g, const Slot& desired) const {
+bool Planner::Needed(const GpuId& g, const Slot& desired) const {
   if (!desired.replica) return false;
   const Slot* have = state_.FindGpu(g)->Find(desired.instance);
   return have == nullptr || !Wanted(g, *have);
@@ -171,7 +179,7 @@ int Planner::Emit(Action action) {
   std::sort(action.after.begin(), action.after.end());
   action.after.erase(std::unique(action.after.begin(), action.after.end()),
                      action.after.end());
-  Status applied = cluster::ApplyAction(gpu_, action, &state_);
+  Status applied = cluster::ApplyAction(action, &state_);
   assert(applied.ok());
   if (!applied.ok() && error_.ok()) {
     error_ = Status::Internal("planner emitted an impossible action: " +
@@ -185,28 +193,29 @@ int Planner::Emit(Action action) {
   return plan_.actions.back().id;
 }
 
-bool Planner::Repartition(int g, std::vector<mig::Instance> remove,
+bool Planner::Repartition(const GpuId& g, std::vector<mig::Instance> remove,
                           std::vector<mig::Instance> add) {
   GpuState* gs = state_.FindGpu(g);
-  if (!mig::IsLegalReconfiguration(gpu_, cluster::ControllerMigOptions(),
+  if (!mig::IsLegalReconfiguration(*gs->model, cluster::ControllerMigOptions(),
                                    gs->layout(), {remove, add}, nullptr)) {
     return false;
   }
   Action a;
   a.kind = ActionKind::kRepartition;
   a.at.gpu = g;
+  a.at.model = gs->model;
   if (auto it = last_repartition_.find(g); it != last_repartition_.end()) {
     a.after.push_back(it->second);
   }
   for (const mig::Instance& i : remove) {
-    for (int id : TouchDeps({g, i})) a.after.push_back(id);
+    for (int id : TouchDeps(Ref(g, i))) a.after.push_back(id);
   }
   a.remove = remove;
   a.add = add;
   int id = Emit(std::move(a));
   last_repartition_[g] = id;
-  for (const mig::Instance& i : remove) Touch({g, i}, id);
-  for (const mig::Instance& i : add) Touch({g, i}, id);
+  for (const mig::Instance& i : remove) Touch(Ref(g, i), id);
+  for (const mig::Instance& i : add) Touch(Ref(g, i), id);
   return true;
 }
 
@@ -215,7 +224,7 @@ std::vector<mig::Instance> Planner::Overlapping(
   std::vector<mig::Instance> overlapping;
   for (const Slot& s : g.slots) {
     if (std::any_of(adding.begin(), adding.end(), [&](const mig::Instance& i) {
-          return mig::Overlaps(gpu_, s.instance, i);
+          return mig::Overlaps(*g.model, s.instance, i);
         })) {
       overlapping.push_back(s.instance);
     }
@@ -232,7 +241,8 @@ bool Planner::PrepareLayouts() {
       if (!d.replica || gs->Find(d.instance) != nullptr) continue;
       bool blocked =
           std::any_of(gs->slots.begin(), gs->slots.end(), [&](const Slot& s) {
-            return s.replica && mig::Overlaps(gpu_, s.instance, d.instance);
+            return s.replica &&
+                   mig::Overlaps(*gs->model, s.instance, d.instance);
           });
       if (!blocked) add.push_back(d.instance);
     }
@@ -249,16 +259,17 @@ bool Planner::PrepareLayouts() {
   return progress;
 }
 
-std::optional<InstanceRef> Planner::MigrationSource(int g,
+std::optional<InstanceRef> Planner::MigrationSource(const GpuId& g,
                                                     const Slot& d) const {
   if (!options_.use_migrate) return std::nullopt;
-  const std::string& node = state_.FindGpu(g)->node;
+  const std::string& node = g.node;
+  const mig::GpuModel* model = &Model(g);
   std::optional<InstanceRef> best;
   int best_rank = 0;
   for (const GpuState& other : state_.gpus) {
     for (const Slot& s : other.slots) {
-      if (!s.replica || Wanted(other.id, s) ||
-          (other.node != node && !options_.remote_migrate) ||
+      if (!s.replica || Wanted(other.id, s) || other.model != model ||
+          (other.id.node != node && !options_.remote_migrate) ||
           s.instance.profile != d.instance.profile ||
           s.replica->service != d.replica->service ||
           s.replica->batch != d.replica->batch ||
@@ -267,9 +278,9 @@ std::optional<InstanceRef> Planner::MigrationSource(int g,
           !CanCover(s.replica->service, s.replica->throughput)) {
         continue;
       }
-      int rank = other.id == g ? 0 : other.node == node ? 1 : 2;
+      int rank = other.id == g ? 0 : other.id.node == node ? 1 : 2;
       if (!best || rank < best_rank) {
-        best = InstanceRef{other.id, s.instance};
+        best = InstanceRef{other.id, other.model, s.instance};
         best_rank = rank;
       }
     }
@@ -283,7 +294,7 @@ bool Planner::FillSlots() {
     for (const Slot& d : slots) {
       const Slot* dest = state_.FindGpu(g)->Find(d.instance);
       if (!d.replica || dest == nullptr || dest->replica) continue;
-      InstanceRef to{g, d.instance};
+      InstanceRef to = Ref(g, d.instance);
       Action a;
       a.replica = *d.replica;
       if (std::optional<InstanceRef> source = MigrationSource(g, d)) {
@@ -318,11 +329,12 @@ bool Planner::DeleteUnneeded() {
       bool blocks = false;
       if (auto it = desired_.find(g.id); it != desired_.end()) {
         for (const Slot& d : it->second) {
-          blocks |= d.replica && mig::Overlaps(gpu_, d.instance, s.instance);
+          blocks |=
+              d.replica && mig::Overlaps(*g.model, d.instance, s.instance);
         }
       }
-      unneeded.emplace_back(blocks ? 0 : 1, InstanceRef{g.id, s.instance},
-                            *s.replica);
+      unneeded.emplace_back(blocks ? 0 : 1,
+                            InstanceRef{g.id, g.model, s.instance}, *s.replica);
     }
   }
   std::stable_sort(unneeded.begin(), unneeded.end(),
@@ -343,36 +355,38 @@ bool Planner::DeleteUnneeded() {
   return progress;
 }
 
-std::optional<InstanceRef> Planner::FindRoom(int profile,
+std::optional<InstanceRef> Planner::FindRoom(const mig::GpuModel& model,
+                                             int profile,
                                              const std::string& node) {
   std::optional<InstanceRef> best;
   std::tuple<int, int, int> best_key;
   for (const GpuState& g : state_.gpus) {
+    if (g.model != &model) continue;
     auto wanted = desired_.find(g.id);
     bool target = wanted != desired_.end();
     int kind = target ? 2 : g.HasReplica() ? 1 : 0;
-    for (int start : gpu_.profiles[profile].starts) {
+    for (int start : model.profiles[profile].starts) {
       mig::Instance y{profile, start};
       bool clash =
           std::any_of(g.slots.begin(), g.slots.end(), [&](const Slot& s) {
-            return s.replica && mig::Overlaps(gpu_, s.instance, y);
+            return s.replica && mig::Overlaps(model, s.instance, y);
           });
       if (target) {
         for (const Slot& d : wanted->second) {
-          clash |= mig::Overlaps(gpu_, d.instance, y);
+          clash |= mig::Overlaps(model, d.instance, y);
         }
       }
       if (clash) continue;
       bool repartition = g.Find(y) == nullptr;
       if (repartition && !mig::IsLegalReconfiguration(
-                             gpu_, cluster::ControllerMigOptions(), g.layout(),
+                             model, cluster::ControllerMigOptions(), g.layout(),
                              {Overlapping(g, {y}), {y}}, nullptr)) {
         continue;
       }
-      std::tuple<int, int, int> key{kind, g.node == node ? 0 : 1,
+      std::tuple<int, int, int> key{kind, g.id.node == node ? 0 : 1,
                                     repartition ? 1 : 0};
       if (!best || key < best_key) {
-        best = InstanceRef{g.id, y};
+        best = InstanceRef{g.id, g.model, y};
         best_key = key;
       }
     }
@@ -387,12 +401,12 @@ bool Planner::MakeRoom(std::string* short_service) {
       if (!Needed(g, d)) continue;
       for (const Slot& b : gs->slots) {
         if (!b.replica || Wanted(g, b) ||
-            !mig::Overlaps(gpu_, b.instance, d.instance)) {
+            !mig::Overlaps(*gs->model, b.instance, d.instance)) {
           continue;
         }
         if (short_service->empty()) *short_service = b.replica->service;
         std::optional<InstanceRef> room =
-            FindRoom(b.instance.profile, gs->node);
+            FindRoom(*gs->model, b.instance.profile, g.node);
         if (!room) continue;
         Replica copy = *b.replica;
         GpuState* host = state_.FindGpu(room->gpu);
@@ -492,14 +506,19 @@ TransitionGoal MakeGoal(const deployment::Deployment& from,
   return goal;
 }
 
-StatusOr<TransitionPlan> PlanTransition(const mig::GpuModel& gpu,
-                                        const ClusterState& current,
+TransitionGoal GoalFromObserved(const ClusterState& observed,
+                                const deployment::Deployment& target) {
+  TransitionGoal goal = MakeGoal(target, target);
+  goal.required_before = observed.Capacity();
+  return goal;
+}
+
+StatusOr<TransitionPlan> PlanTransition(const ClusterState& current,
                                         const deployment::Deployment& target,
                                         const TransitionGoal& goal,
                                         const PlannerOptions& options) {
-  MIGSERVE_ASSIGN_OR_RETURN(DesiredLayouts desired,
-                            MapTarget(gpu, current, target));
-  return Planner(gpu, current, std::move(desired), goal, options).Run();
+  MIGSERVE_ASSIGN_OR_RETURN(DesiredLayouts desired, MapTarget(current, target));
+  return Planner(current, std::move(desired), goal, options).Run();
 }
 
 }  // namespace migserve::controller

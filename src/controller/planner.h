@@ -32,7 +32,15 @@ struct PlannerOptions {
 TransitionGoal MakeGoal(const deployment::Deployment& from,
                         const deployment::Deployment& to);
 
-// Returns a plan that takes `current` to `target`.
+// Returns the goal of moving a cluster observed as `observed` (no previous
+// target known) to `target`: each service keeps min(what it has now, what
+// the target requires).
+TransitionGoal GoalFromObserved(const cluster::ClusterState& observed,
+                                const deployment::Deployment& target);
+
+// Returns a plan that takes `current` to `target`. Each GPU keeps its
+// model: target configs go only to GPUs of their model (MapTarget), and a
+// replica moves (migrate, temporary copy) only between GPUs of one model.
 //
 // Exchange: each target GPU config is mapped onto a physical GPU
 // (MapTarget); replicas already in place stay. Every missing replica is
@@ -51,9 +59,8 @@ TransitionGoal MakeGoal(const deployment::Deployment& from,
 // Returns FailedPrecondition naming the service when the cluster has no room
 // to keep it at its floor, or when the current deployment is below it.
 StatusOr<cluster::TransitionPlan> PlanTransition(
-    const mig::GpuModel& gpu, const cluster::ClusterState& current,
-    const deployment::Deployment& target, const TransitionGoal& goal,
-    const PlannerOptions& options = {});
+    const cluster::ClusterState& current, const deployment::Deployment& target,
+    const TransitionGoal& goal, const PlannerOptions& options = {});
 
 }  // namespace migserve::controller
 

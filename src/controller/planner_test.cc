@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "cluster/placement.h"
 #include "cluster/plan_json.h"
 #include "deployment/deployment_json.h"
 #include "mig/gpu_catalog.h"
@@ -22,6 +23,9 @@ using deployment::Deployment;
 const mig::GpuModel& A100() {
   return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
 }
+const mig::GpuModel& H100() {
+  return *mig::GpuCatalog::Default().Find("H100-SXM5-80GB").value();
+}
 
 Deployment Load(const std::string& name) {
   return deployment::LoadDeployment(
@@ -30,7 +34,7 @@ Deployment Load(const std::string& name) {
 }
 
 ClusterState OnNodes(const Deployment& d, int nodes) {
-  return cluster::ClusterFromDeployment(d, A100(), {8, 8 * nodes}).value();
+  return cluster::ClusterFromDeployment(d, {8, 8 * nodes}).value();
 }
 
 std::map<ActionKind, int> Counts(const TransitionPlan& plan) {
@@ -43,17 +47,17 @@ std::map<ActionKind, int> Counts(const TransitionPlan& plan) {
 TransitionPlan PlanAndCheck(const ClusterState& current, const Deployment& from,
                             const Deployment& to) {
   TransitionGoal goal = MakeGoal(from, to);
-  auto plan = PlanTransition(A100(), current, to, goal);
+  auto plan = PlanTransition(current, to, goal);
   EXPECT_TRUE(plan.ok()) << plan.status().ToString();
   if (!plan.ok()) return {};
-  SafetyReport report = CheckPlan(A100(), current, *plan, goal);
+  SafetyReport report = CheckPlan(current, *plan, goal);
   for (const std::string& p : report.problems) ADD_FAILURE() << p;
   // The JSON round trip keeps the plan.
-  std::string json = cluster::FormatPlan(*plan, A100());
-  auto parsed = cluster::ParsePlan(json, "plan.json", A100());
+  std::string json = cluster::FormatPlan(*plan);
+  auto parsed = cluster::ParsePlan(json, "plan.json");
   EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
   if (parsed.ok()) {
-    EXPECT_EQ(cluster::FormatPlan(*parsed, A100()), json);
+    EXPECT_EQ(cluster::FormatPlan(*parsed), json);
   }
   return *plan;
 }
@@ -103,8 +107,7 @@ TEST(PlannerTest, MovesReplicaWithLocalMigrateWhenServiceHasSlack) {
       {"id": 1, "instances": [
       {"profile": "7g.80gb", "start": 0, "service": "b", "batch": 8, "throughput": 60}]}])",
                     50);
-  ClusterState current =
-      cluster::ClusterFromDeployment(from, A100(), {}).value();
+  ClusterState current = cluster::ClusterFromDeployment(from, {}).value();
   TransitionPlan plan = PlanAndCheck(current, from, to);
   EXPECT_EQ(Counts(plan)[ActionKind::kMigrate], 1);
 }
@@ -125,39 +128,47 @@ TEST(PlannerTest, RefusesWhenNoRoomForTemporaryReplica) {
         .value();
   };
   Deployment from = d("a", "b"), to = d("b", "a");
-  ClusterState current =
-      cluster::ClusterFromDeployment(from, A100(), {}).value();
-  auto plan = PlanTransition(A100(), current, to, MakeGoal(from, to));
+  ClusterState current = cluster::ClusterFromDeployment(from, {}).value();
+  auto plan = PlanTransition(current, to, MakeGoal(from, to));
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), Status::Code::kFailedPrecondition);
   EXPECT_NE(plan.status().message().find("service"), std::string::npos);
   // One spare GPU is enough.
-  cluster::AddSpareGpus(1, 8, &current);
+  cluster::AddSpareGpus(1, 8, A100(), &current);
   PlanAndCheck(current, from, to);
 }
 
-// A random deployment of `services` on `gpus` GPUs (maximal A100 layouts,
+// A random deployment of `services` on `gpus` GPUs (maximal layouts,
 // throughput proportional to size), requiring `fill` of what it provides.
+// With `mixed`, odd GPUs are H100s (their replicas 1.5 times as fast) and
+// each GPU is placed: A100s on node a-<k>, H100s on node h-<k>.
 Deployment RandomDeployment(std::mt19937* rng, int services, int gpus,
-                            double fill) {
-  static const std::vector<mig::Layout> layouts =
-      mig::MaximalLayouts(A100(), mig::MigOptions{});
+                            double fill, bool mixed = false) {
   Deployment d;
   d.gpu = A100().name;
   std::vector<double> provided(services, 0);
   for (int g = 0; g < gpus; ++g) {
-    deployment::DeployedGpu out{g, std::nullopt, std::nullopt, {}};
+    const mig::GpuModel& model = mixed && g % 2 == 1 ? H100() : A100();
+    std::vector<mig::Layout> layouts =
+        mig::MaximalLayouts(model, mig::MigOptions{});
+    deployment::DeployedGpu out;
+    out.id = g;
+    if (mixed) {
+      out.gpu = model.name;
+      out.node = fmt::format("{}-{}", &model == &A100() ? "a" : "h", g / 4);
+      out.index = (g / 2) % 2;
+    }
     const mig::Layout& layout = layouts[(*rng)() % layouts.size()];
     for (const mig::Instance& i : layout.instances()) {
       deployment::PlacedInstance p;
-      p.profile = A100().profiles[i.profile].name;
+      p.profile = model.profiles[i.profile].name;
       p.start = i.start;
       if ((*rng)() % 5 != 0) {
         int s = static_cast<int>((*rng)() % services);
         p.service = "s" + std::to_string(s);
         p.batch = 8;
-        p.throughput =
-            A100().profiles[i.profile].compute_slices * (100.0 + 10 * s);
+        p.throughput = model.profiles[i.profile].compute_slices *
+                       (100.0 + 10 * s) * (&model == &A100() ? 1 : 1.5);
         provided[s] += p.throughput;
       }
       out.instances.push_back(p);
@@ -178,10 +189,57 @@ TEST(PlannerTest, RandomTransitionsPassTheAllOrdersCheck) {
     Deployment from = RandomDeployment(&rng, services, 2 + seed % 7, 0.9);
     Deployment to = RandomDeployment(&rng, services, 2 + (seed / 3) % 7, 0.9);
     ClusterState current =
-        cluster::ClusterFromDeployment(from, A100(), {4, 12}).value();
+        cluster::ClusterFromDeployment(from, {4, 12}).value();
     SCOPED_TRACE(seed);
     PlanAndCheck(current, from, to);
   }
+}
+
+// Mixed fleets: an A100 pool and an H100 pool, each GPU's layouts judged by
+// its own model (the checker applies every action against the GPU's
+// model), configs and replicas moving only between GPUs of one model.
+TEST(PlannerTest, RandomMixedFleetTransitionsKeepEachGpusModel) {
+  for (int seed = 1; seed <= 40; ++seed) {
+    std::mt19937 rng(seed);
+    int services = 2 + seed % 3;
+    Deployment from = RandomDeployment(&rng, services, 8, 0.9, true);
+    Deployment to = RandomDeployment(&rng, services, 8, 0.9, true);
+    if (seed % 2 == 0) {
+      for (auto& g : to.gpus) g.node.reset();  // unplaced: mapped by model
+    }
+    // Each node has 4 GPUs, two of which the deployments use: spare room of
+    // both models.
+    cluster::Inventory fleet =
+        cluster::ParseInventory(
+            "nodes:\n"
+            "  - {name: a-0, gpu: A100-SXM4-80GB, gpus: 4}\n"
+            "  - {name: a-1, gpu: A100-SXM4-80GB, gpus: 4}\n"
+            "  - {name: h-0, gpu: H100-SXM5-80GB, gpus: 4}\n"
+            "  - {name: h-1, gpu: H100-SXM5-80GB, gpus: 4}\n",
+            "fleet.yaml")
+            .value();
+    ClusterState current = cluster::PlaceOnInventory(from, fleet).value();
+    SCOPED_TRACE(seed);
+    TransitionPlan plan = PlanAndCheck(current, from, to);
+    for (const cluster::Action& a : plan.actions) {
+      EXPECT_EQ(a.at.model, current.FindGpu(a.at.gpu)->model);
+      if (a.kind == ActionKind::kMigrate) {
+        EXPECT_EQ(a.to.model, a.at.model);
+      }
+    }
+  }
+}
+
+TEST(PlannerTest, MixedTargetNeedsGpusOfEachModel) {
+  std::mt19937 rng(3);
+  Deployment from = RandomDeployment(&rng, 2, 4, 0.5);  // A100s only
+  Deployment to = RandomDeployment(&rng, 2, 4, 0.5, true);
+  ClusterState current = cluster::ClusterFromDeployment(from, {}).value();
+  auto plan = PlanTransition(current, to, MakeGoal(from, to));
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().message(),
+            "the target serves on 2 H100-SXM5-80GB GPUs but the cluster has "
+            "0 (add --spare-gpus, or GPUs of that model to the inventory)");
 }
 
 }  // namespace

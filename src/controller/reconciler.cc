@@ -45,11 +45,9 @@ class Reconciler::MeteredBackend : public cluster::ClusterBackend {
   std::map<int, std::string> kinds_;
 };
 
-Reconciler::Reconciler(const mig::GpuModel& gpu,
-                       cluster::ClusterBackend* backend, Journal* journal,
+Reconciler::Reconciler(cluster::ClusterBackend* backend, Journal* journal,
                        ControllerOptions options)
-    : gpu_(gpu),
-      backend_(std::make_unique<MeteredBackend>(backend, this)),
+    : backend_(std::make_unique<MeteredBackend>(backend, this)),
       journal_(journal),
       options_(std::move(options)) {
   auto outer = options_.progress;
@@ -93,10 +91,9 @@ Status Reconciler::Reconcile(const deployment::Deployment& target) {
   if (last_target_) {
     goal = MakeGoal(*last_target_, target);
   } else {
-    goal = MakeGoal(target, target);
-    goal.required_before = observed->Capacity();
+    goal = GoalFromObserved(*observed, target);
   }
-  auto plan = PlanTransition(gpu_, *observed, target, goal, options_.planner);
+  auto plan = PlanTransition(*observed, target, goal, options_.planner);
   auto pending = journal_->Current();
   bool resuming = pending.ok() && pending->has_value();
   if (plan.ok() && plan->actions.empty() && !resuming) {
@@ -107,7 +104,7 @@ Status Reconciler::Reconcile(const deployment::Deployment& target) {
     std::lock_guard lock(mu_);
     state_ = "transition";
   }
-  Controller controller(gpu_, backend_.get(), journal_, options_);
+  Controller controller(backend_.get(), journal_, options_);
   Status moved = controller.Transition(target, goal);
   {
     std::lock_guard lock(mu_);

@@ -19,8 +19,8 @@ namespace migserve::controller {
 class Reconciler {
  public:
   // `backend` and `journal` are not owned and outlive the reconciler.
-  Reconciler(const mig::GpuModel& gpu, cluster::ClusterBackend* backend,
-             Journal* journal, ControllerOptions options = {});
+  Reconciler(cluster::ClusterBackend* backend, Journal* journal,
+             ControllerOptions options = {});
   ~Reconciler();
 
   // Moves the cluster to `target` unless it holds it already. A service
@@ -42,7 +42,6 @@ class Reconciler {
   void Observed(const cluster::ClusterState& state,
                 const deployment::Deployment& target);
 
-  const mig::GpuModel& gpu_;
   std::unique_ptr<MeteredBackend> backend_;
   Journal* journal_;
   ControllerOptions options_;

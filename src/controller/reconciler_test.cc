@@ -10,10 +10,6 @@
 namespace migserve::controller {
 namespace {
 
-const mig::GpuModel& A100() {
-  return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
-}
-
 deployment::Deployment Load(const std::string& name) {
   return deployment::LoadDeployment(
              testing::SourcePath("data/deployments/" + name + ".json"))
@@ -23,9 +19,9 @@ deployment::Deployment Load(const std::string& name) {
 TEST(ReconcilerTest, IdlesAtTheTargetAndMovesWhenItChanges) {
   deployment::Deployment day = Load("day"), night = Load("night");
   cluster::SimulatedCluster sim(
-      A100(), cluster::ClusterFromDeployment(day, A100(), {8, 24}).value());
+      cluster::ClusterFromDeployment(day, {8, 24}).value());
   auto journal = Journal::Open(":memory:").value();
-  Reconciler reconciler(A100(), &sim, journal.get());
+  Reconciler reconciler(&sim, journal.get());
   ASSERT_TRUE(reconciler.Reconcile(day).ok());
   EXPECT_EQ(reconciler.Progress()["state"], "idle");
   EXPECT_TRUE(sim.timeline().empty());
@@ -60,9 +56,9 @@ TEST(ReconcilerTest, IdlesAtTheTargetAndMovesWhenItChanges) {
 TEST(ReconcilerTest, ReportsAnImpossibleTargetAsAnError) {
   deployment::Deployment day = Load("day"), night = Load("night");
   cluster::SimulatedCluster sim(
-      A100(), cluster::ClusterFromDeployment(night, A100(), {8, 0}).value());
+      cluster::ClusterFromDeployment(night, {8, 0}).value());
   auto journal = Journal::Open(":memory:").value();
-  Reconciler reconciler(A100(), &sim, journal.get());
+  Reconciler reconciler(&sim, journal.get());
   EXPECT_FALSE(reconciler.Reconcile(day).ok());  // 5 GPUs, day needs 16
   EXPECT_EQ(reconciler.Progress()["state"], "error");
   EXPECT_NE(

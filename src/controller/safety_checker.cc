@@ -81,13 +81,15 @@ bool CheckShape(const TransitionPlan& plan, std::unordered_map<int, int>* index,
   return true;
 }
 
-void CheckOrdering(const mig::GpuModel& gpu, const TransitionPlan& plan,
-                   const Ancestors& ancestors,
+void CheckOrdering(const TransitionPlan& plan, const Ancestors& ancestors,
                    std::vector<std::string>* problems) {
-  std::map<int, std::vector<Touch>> by_gpu;
+  std::map<cluster::GpuId, std::vector<Touch>> by_gpu;
+  std::map<cluster::GpuId, const mig::GpuModel*> models;
   for (size_t k = 0; k < plan.actions.size(); ++k) {
     const Action& a = plan.actions[k];
     int i = static_cast<int>(k);
+    models[a.at.gpu] = a.at.model;
+    if (a.kind == ActionKind::kMigrate) models[a.to.gpu] = a.to.model;
     if (a.kind == ActionKind::kRepartition) {
       for (const mig::Instance& x : a.remove)
         by_gpu[a.at.gpu].push_back({i, x, true});
@@ -112,14 +114,15 @@ void CheckOrdering(const mig::GpuModel& gpu, const TransitionPlan& plan,
         if (p.action == q.action) continue;
         bool both_layout = p.whole_layout && q.whole_layout;
         bool overlap = p.instance && q.instance &&
-                       mig::Overlaps(gpu, *p.instance, *q.instance);
+                       mig::Overlaps(*models[id], *p.instance, *q.instance);
         if (!both_layout && !overlap) continue;
         if (ancestors.Ordered(p.action, q.action)) continue;
         if (!reported.insert({p.action, q.action}).second) continue;
         problems->push_back(fmt::format(
             "actions {} and {} both touch GPU {} but the DAG does not order "
             "them",
-            plan.actions[p.action].id, plan.actions[q.action].id, id));
+            plan.actions[p.action].id, plan.actions[q.action].id,
+            id.ToString()));
       }
     }
   }
@@ -185,16 +188,16 @@ std::vector<std::string> EndStateProblems(const ClusterState& state,
   return problems;
 }
 
-SafetyReport CheckPlan(const mig::GpuModel& gpu, const ClusterState& initial,
-                       const TransitionPlan& plan, const TransitionGoal& goal) {
+SafetyReport CheckPlan(const ClusterState& initial, const TransitionPlan& plan,
+                       const TransitionGoal& goal) {
   SafetyReport report;
   std::unordered_map<int, int> index;
   if (!CheckShape(plan, &index, &report.problems)) return report;
-  CheckOrdering(gpu, plan, Ancestors(plan, index), &report.problems);
+  CheckOrdering(plan, Ancestors(plan, index), &report.problems);
 
   ClusterState state = initial;
   for (const Action& a : plan.actions) {
-    Status applied = cluster::ApplyAction(gpu, a, &state);
+    Status applied = cluster::ApplyAction(a, &state);
     if (!applied.ok()) {
       report.problems.push_back(applied.message());
       return report;

@@ -47,8 +47,7 @@ std::vector<std::string> EndStateProblems(const cluster::ClusterState& state,
                                           const TransitionGoal& goal);
 
 // Returns the report for running `plan` on `initial`.
-SafetyReport CheckPlan(const mig::GpuModel& gpu,
-                       const cluster::ClusterState& initial,
+SafetyReport CheckPlan(const cluster::ClusterState& initial,
                        const cluster::TransitionPlan& plan,
                        const TransitionGoal& goal);
 

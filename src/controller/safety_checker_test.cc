@@ -25,7 +25,7 @@ int OneG() { return A100().FindProfile("1g.10gb"); }
 ClusterState Cluster() {
   ClusterState state;
   for (int g = 0; g < 2; ++g) {
-    cluster::GpuState gpu{g, "n", {}};
+    cluster::GpuState gpu{{"n", g}, &A100(), {}};
     for (int start = 0; start < 7; ++start) {
       std::optional<Replica> replica;
       if ((g == 0 && start < 4) || (g == 1 && start == 0)) {
@@ -43,7 +43,7 @@ Action Make(int id, ActionKind kind, int gpu, int start,
   Action a;
   a.id = id;
   a.kind = kind;
-  a.at = {gpu, {OneG(), start}};
+  a.at = {{"n", gpu}, &A100(), {OneG(), start}};
   a.replica = {"a", 8, 1, 100, 10};
   a.after = std::move(after);
   return a;
@@ -56,27 +56,27 @@ TransitionGoal Goal(double before, double after, int gpus = 2) {
 TEST(SafetyCheckerTest, CreateBeforeDeleteIsSafeOnlyWithTheDependency) {
   TransitionPlan safe{{Make(0, ActionKind::kCreate, 0, 4),
                        Make(1, ActionKind::kDelete, 0, 0, {0})}};
-  SafetyReport ok = CheckPlan(A100(), Cluster(), safe, Goal(500, 500));
+  SafetyReport ok = CheckPlan(Cluster(), safe, Goal(500, 500));
   EXPECT_TRUE(ok.ok()) << ok.problems.front();
   EXPECT_DOUBLE_EQ(ok.worst_capacity["a"], 500);
 
   // Without `after` some order deletes first: 400 < 500.
   TransitionPlan unsafe{
       {Make(0, ActionKind::kCreate, 0, 4), Make(1, ActionKind::kDelete, 0, 0)}};
-  SafetyReport bad = CheckPlan(A100(), Cluster(), unsafe, Goal(500, 500));
+  SafetyReport bad = CheckPlan(Cluster(), unsafe, Goal(500, 500));
   ASSERT_FALSE(bad.ok());
   EXPECT_DOUBLE_EQ(bad.worst_capacity["a"], 400);
   EXPECT_NE(bad.problems.front().find("service a can drop to 400"),
             std::string::npos);
   // The floor is min(before, after): shrinking to 400 makes it safe.
-  EXPECT_TRUE(CheckPlan(A100(), Cluster(), unsafe, Goal(500, 400)).ok());
+  EXPECT_TRUE(CheckPlan(Cluster(), unsafe, Goal(500, 400)).ok());
 }
 
 TEST(SafetyCheckerTest, MigratingReplicaDoesNotCountWhileItMoves) {
   Action move = Make(0, ActionKind::kMigrate, 0, 0);
-  move.to = {1, {OneG(), 3}};
+  move.to = {{"n", 1}, &A100(), {OneG(), 3}};
   SafetyReport report =
-      CheckPlan(A100(), Cluster(), TransitionPlan{{move}}, Goal(500, 500));
+      CheckPlan(Cluster(), TransitionPlan{{move}}, Goal(500, 500));
   EXPECT_FALSE(report.ok());
   EXPECT_DOUBLE_EQ(report.worst_capacity["a"], 400);
 }
@@ -84,7 +84,7 @@ TEST(SafetyCheckerTest, MigratingReplicaDoesNotCountWhileItMoves) {
 TEST(SafetyCheckerTest, FlagsUnorderedActionsOnOneInstance) {
   TransitionPlan plan{
       {Make(0, ActionKind::kDelete, 0, 0), Make(1, ActionKind::kCreate, 0, 0)}};
-  SafetyReport report = CheckPlan(A100(), Cluster(), plan, Goal(0, 400));
+  SafetyReport report = CheckPlan(Cluster(), plan, Goal(0, 400));
   ASSERT_FALSE(report.ok());
   EXPECT_NE(report.problems.front().find("does not order"), std::string::npos);
 }
@@ -93,8 +93,7 @@ TEST(SafetyCheckerTest, FlagsRepartitionOfInstanceWithReplica) {
   Action a = Make(0, ActionKind::kRepartition, 0, 0);
   a.remove = {{OneG(), 0}, {OneG(), 1}};
   a.add = {{A100().FindProfile("2g.20gb"), 0}};
-  SafetyReport report =
-      CheckPlan(A100(), Cluster(), TransitionPlan{{a}}, Goal(0, 0));
+  SafetyReport report = CheckPlan(Cluster(), TransitionPlan{{a}}, Goal(0, 0));
   ASSERT_FALSE(report.ok());
   EXPECT_NE(report.problems.front().find("still serves a"), std::string::npos);
 }
@@ -103,14 +102,13 @@ TEST(SafetyCheckerTest, FlagsIllegalIntermediateLayout) {
   Action a = Make(0, ActionKind::kRepartition, 0, 5);
   a.remove = {{OneG(), 5}};
   a.add = {{A100().FindProfile("2g.20gb"), 5}};  // 2g may start at 0, 2, 4
-  SafetyReport report =
-      CheckPlan(A100(), Cluster(), TransitionPlan{{a}}, Goal(0, 0));
+  SafetyReport report = CheckPlan(Cluster(), TransitionPlan{{a}}, Goal(0, 0));
   EXPECT_FALSE(report.ok());
 }
 
 TEST(SafetyCheckerTest, FlagsShortFinalStateAndTooManyGpus) {
   TransitionPlan plan{{Make(0, ActionKind::kDelete, 0, 0)}};
-  SafetyReport report = CheckPlan(A100(), Cluster(), plan, Goal(400, 450, 1));
+  SafetyReport report = CheckPlan(Cluster(), plan, Goal(400, 450, 1));
   ASSERT_EQ(report.problems.size(), 2u);
   EXPECT_NE(report.problems[0].find("ends with 400 of 450"), std::string::npos);
   EXPECT_NE(report.problems[1].find("2 GPUs serve"), std::string::npos);
@@ -151,7 +149,7 @@ TEST(SafetyCheckerTest, WorstCapacityMatchesBruteForceOverAllOrders) {
     for (int s = 4; s < 7; ++s)
       actions.push_back(Make(0, ActionKind::kCreate, 0, s));
     Action move = Make(0, ActionKind::kMigrate, 1, 0);
-    move.to = {1, {OneG(), 1 + static_cast<int>(rng() % 6)}};
+    move.to = {{"n", 1}, &A100(), {OneG(), 1 + static_cast<int>(rng() % 6)}};
     actions.push_back(move);
     std::shuffle(actions.begin(), actions.end(), rng);
     for (size_t k = 0; k < actions.size(); ++k) {
@@ -161,7 +159,7 @@ TEST(SafetyCheckerTest, WorstCapacityMatchesBruteForceOverAllOrders) {
       }
       plan.actions.push_back(actions[k]);
     }
-    SafetyReport report = CheckPlan(A100(), Cluster(), plan, Goal(0, 0));
+    SafetyReport report = CheckPlan(Cluster(), plan, Goal(0, 0));
     EXPECT_NEAR(report.worst_capacity["a"], BruteForceWorst(plan, 500), 1e-9)
         << "trial " << trial;
   }

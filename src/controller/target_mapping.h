@@ -13,17 +13,19 @@
 
 namespace migserve::controller {
 
-// Physical GPU id -> the slots (instances and replicas) it must hold.
-using DesiredLayouts = std::map<int, std::vector<cluster::Slot>>;
+// Physical GPU -> the slots (instances and replicas) it must hold.
+using DesiredLayouts = std::map<cluster::GpuId, std::vector<cluster::Slot>>;
 
-// Returns where each target GPU that serves a replica goes. A target whose
-// GPUs all name a node and an id of the cluster on that node keeps its
-// placement; otherwise each target GPU goes to the physical GPU that already
-// holds most of it (same instance and service, then same instance), then to
-// idle GPUs. Returns InvalidArgument for an unknown profile or an illegal
-// target layout, FailedPrecondition if the cluster has too few GPUs.
-StatusOr<DesiredLayouts> MapTarget(const mig::GpuModel& gpu,
-                                   const cluster::ClusterState& current,
+// Returns where each target GPU that serves a replica goes; a target GPU
+// only ever goes to a physical GPU of its own model. A target whose GPUs all
+// name a node, and whose serving GPUs are GPUs of the cluster of the same
+// model, keeps its placement; otherwise each target GPU goes to the
+// physical GPU of its model that already holds most of it (same instance
+// and service, then same instance), then to idle GPUs. Returns
+// InvalidArgument for an unknown model or profile or an illegal target
+// layout, FailedPrecondition naming the model if the cluster has too few
+// GPUs of it.
+StatusOr<DesiredLayouts> MapTarget(const cluster::ClusterState& current,
                                    const deployment::Deployment& target);
 
 }  // namespace migserve::controller

@@ -17,6 +17,17 @@ int Deployment::UsedGpus() const {
   return used;
 }
 
+bool Deployment::Placed() const {
+  for (const DeployedGpu& g : gpus) {
+    if (!g.node || !g.index) return false;
+  }
+  return true;
+}
+
+const std::string& Deployment::GpuModelOf(size_t g) const {
+  return gpus[g].gpu ? *gpus[g].gpu : gpu;
+}
+
 Deployment MakeDeployment(const workload::Workload& workload,
                           const mig::GpuModel& gpu,
                           const workload::CapacityMatrix& caps,

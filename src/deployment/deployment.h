@@ -27,6 +27,7 @@ struct PlacedInstance {
 struct DeployedGpu {
   int id = 0;
   std::optional<std::string> node;  // absent before placement
+  std::optional<int> index;         // device index on the node, once placed
   // The GPU model, in a mixed fleet; absent: the deployment's `gpu`.
   std::optional<std::string> gpu;
   std::vector<PlacedInstance> instances;
@@ -52,6 +53,10 @@ struct Deployment {
 
   // Returns the number of GPUs that serve at least one replica.
   int UsedGpus() const;
+  // Returns true if every GPU names its node and index.
+  bool Placed() const;
+  // Returns the model name of GPU entry `g`: its own, else `gpu`.
+  const std::string& GpuModelOf(size_t g) const;
 };
 
 // Returns the deployment of `configs` for `workload`, GPU ids 0..n-1 and no

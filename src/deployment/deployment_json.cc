@@ -80,6 +80,7 @@ std::string FormatDeployment(const Deployment& d) {
   for (const DeployedGpu& g : d.gpus) {
     json jg = {{"id", g.id}};
     if (g.node) jg["node"] = *g.node;
+    if (g.index) jg["index"] = *g.index;
     if (g.gpu) jg["gpu"] = *g.gpu;
     json instances = json::array();
     for (const PlacedInstance& i : g.instances) {
@@ -136,6 +137,12 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
       std::string value;
       MIGSERVE_RETURN_IF_ERROR(gf.Get(key, true, &value));
       *field = value;
+    }
+    if (gf.Has("index")) {
+      int index = 0;
+      MIGSERVE_RETURN_IF_ERROR(gf.Get("index", true, &index));
+      if (index < 0) return gf.Error("index", "must be >= 0");
+      out.index = index;
     }
     MIGSERVE_ASSIGN_OR_RETURN(const json* instances, gf.Array("instances"));
     for (size_t k = 0; k < instances->size(); ++k) {

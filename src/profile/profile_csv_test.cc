@@ -71,7 +71,8 @@ INSTANTIATE_TEST_SUITE_P(
             "model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
             "\nm,T4,1g.10gb,1,1,5,3,\n",
             "p.csv:2: gpu: unknown GPU 'T4' (known: A100-SXM4-40GB, "
-            "A100-SXM4-80GB, A30-24GB, H100-SXM5-80GB, H200-141GB, L4-24GB)"},
+            "A100-SXM4-80GB, A30-24GB, B200-180GB, GH200-144GB, GH200-96GB, "
+            "H100-NVL-94GB, H100-SXM5-80GB, H200-141GB, L4-24GB)"},
         BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
                 "\nm,A100-SXM4-80GB,5g.50gb,1,1,5,3,\n",
                 "p.csv:2: profile: unknown profile '5g.50gb' on "

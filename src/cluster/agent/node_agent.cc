@@ -20,12 +20,11 @@ NodeAgent::NodeAgent(KubeClient* client, MigDriver* driver,
 StatusOr<std::string> NodeAgent::Layouts() {
   kubernetes::NodeLayouts layouts;
   for (int i = 0; i < driver_->gpu_count(); ++i) {
-    layouts.gpu = driver_->model(i).name;
     MIGSERVE_ASSIGN_OR_RETURN(mig::Layout l, driver_->ReadLayout(i));
-    layouts.layouts.push_back(std::move(l));
+    layouts.gpus.push_back({&driver_->model(i), std::move(l)});
   }
   if (driver_->gpu_count() == 0) return Status::Unavailable("no GPUs");
-  return kubernetes::FormatLayouts(layouts, driver_->model(0));
+  return kubernetes::FormatLayouts(layouts);
 }
 
 Status NodeAgent::Report() {

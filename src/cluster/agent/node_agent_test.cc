@@ -72,7 +72,13 @@ class NodeAgentTest : public ::testing::Test {
   std::vector<mig::Layout> Reported() {
     std::string text = kubernetes::Annotation(*server_.Get(kNode),
                                               kubernetes::kAnnotationLayouts);
-    return kubernetes::ParseLayouts(text, A100(), "test").value().layouts;
+    kubernetes::NodeLayouts parsed =
+        kubernetes::ParseLayouts(text, "test").value();
+    std::vector<mig::Layout> layouts;
+    for (const kubernetes::GpuLayout& g : parsed.gpus) {
+      layouts.push_back(g.layout);
+    }
+    return layouts;
   }
 
   ApiServerStandIn server_;

@@ -271,11 +271,17 @@ int ApiServerStandIn::requests() const {
   return requests_;
 }
 
+int ApiServerStandIn::writes() const {
+  std::lock_guard lock(mu_);
+  return writes_;
+}
+
 void ApiServerStandIn::Route() {
   server_->set_pre_routing_handler([this](const httplib::Request& req,
                                           httplib::Response& res) {
     std::lock_guard lock(mu_);
     ++requests_;
+    if (req.method != "GET") ++writes_;
     if (!options_.token.empty() &&
         req.get_header_value("Authorization") != "Bearer " + options_.token) {
       Fail(&res, 401, "Unauthorized", "Unauthorized");

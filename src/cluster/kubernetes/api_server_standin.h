@@ -63,6 +63,8 @@ class ApiServerStandIn {
   void FailNext(int count, int code);
   // Requests served, and every header value seen (to check what is sent).
   int requests() const;
+  // Requests other than GET (creates, updates, patches, deletes).
+  int writes() const;
 
  private:
   struct Event {
@@ -91,6 +93,7 @@ class ApiServerStandIn {
   int fail_count_ = 0;
   int fail_code_ = 0;
   int requests_ = 0;
+  int writes_ = 0;
   bool stopping_ = false;
   std::vector<Observer> observers_;
 };

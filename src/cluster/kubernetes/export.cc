@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "cluster/kubernetes/names.h"
@@ -18,12 +19,21 @@ struct Placed {
   const Slot* slot;
 };
 
+// The DNN model `replica` serves: its own, else its service's.
 std::string ModelOf(const std::vector<workload::Service>& services,
-                    const std::string& name) {
+                    const Replica& replica) {
+  if (!replica.model.empty()) return replica.model;
   for (const workload::Service& s : services) {
-    if (s.name == name) return s.model;
+    if (s.name == replica.service && !s.model.empty()) return s.model;
   }
-  return name;
+  return replica.service;
+}
+
+// "A100-SXM4-80GB" or "A100-SXM4-80GB, H100-SXM5-80GB".
+std::string ModelNames(const ClusterState& state) {
+  std::set<std::string> names;
+  for (const GpuState& g : state.gpus) names.insert(g.model->name);
+  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 Json Metadata(const std::string& name, const Json& labels,
@@ -46,29 +56,32 @@ Json WorkloadDeployment(const std::string& name, const Json& labels,
               {"spec", std::move(pod_spec)}}}}}};
 }
 
+const mig::Profile& ProfileOf(const Placed& p) {
+  return p.gpu->model->profiles[p.slot->instance.profile];
+}
+
 std::vector<Json> DevicePluginObjects(
-    const std::vector<Placed>& replicas, const std::map<int, int>& indexes,
-    const mig::GpuModel& gpu, const std::vector<workload::Service>& services,
+    const std::vector<Placed>& replicas,
+    const std::vector<workload::Service>& services,
     const ExportOptions& options) {
-  // Replicas grouped by (service, node, profile, batch, procs).
-  using Key = std::tuple<std::string, std::string, int, int, int>;
+  // Replicas grouped by (service, node, profile, batch, procs): the device
+  // plugin's resource is named by the profile, whatever the GPU model.
+  using Key = std::tuple<std::string, std::string, std::string, int, int>;
   std::map<Key, std::vector<Placed>> groups;
-  std::map<std::tuple<std::string, std::string, int>, int> same_name;
+  std::map<std::tuple<std::string, std::string, std::string>, int> same_name;
   for (const Placed& p : replicas) {
     const Replica& r = *p.slot->replica;
-    Key key{r.service, p.gpu->node, p.slot->instance.profile, r.batch, r.procs};
-    if (groups[key].empty()) {
-      ++same_name[{r.service, p.gpu->node, p.slot->instance.profile}];
-    }
+    const std::string& profile = ProfileOf(p).name;
+    Key key{r.service, p.gpu->id.node, profile, r.batch, r.procs};
+    if (groups[key].empty()) ++same_name[{r.service, p.gpu->id.node, profile}];
     groups[key].push_back(p);
   }
   std::vector<Json> objects;
   for (const auto& [key, members] : groups) {
-    const auto& [service, node, profile, batch, procs] = key;
-    const mig::Profile& p = gpu.profiles[profile];
-    const std::string& profile_name = p.name;
+    const auto& [service, node, profile_name, batch, procs] = key;
+    const mig::Profile& p = ProfileOf(members.front());
     std::string name = fmt::format("{}-{}-{}", service, node, profile_name);
-    if (same_name[{service, node, profile}] > 1) {
+    if (same_name[{service, node, profile_name}] > 1) {
       name += fmt::format("-b{}-p{}", batch, procs);
     }
     Json labels = {{kManagedBy, kManager},
@@ -79,13 +92,13 @@ std::vector<Json> DevicePluginObjects(
     for (const Placed& m : members) {
       if (!placements.empty()) placements += ",";
       placements +=
-          fmt::format("{}:{}", indexes.at(m.gpu->id), m.slot->instance.start);
+          fmt::format("{}:{}", m.gpu->id.index, m.slot->instance.start);
     }
     const Replica& first = *members.front().slot->replica;
     Json annotations = ReplicaAnnotations(first);
     annotations[kAnnotationPlacements] = placements;
     Json container =
-        ServerContainer(first, ModelOf(services, service), options.serving);
+        ServerContainer(first, ModelOf(services, first), options.serving);
     container["resources"] = DevicePluginResources(p);
     objects.push_back(WorkloadDeployment(DnsLabel(name), labels, annotations,
                                          static_cast<int>(members.size()),
@@ -109,19 +122,17 @@ std::string DraDeviceName(int index, const mig::Profile& profile, int start) {
 }
 
 std::vector<Json> DraObjects(const std::vector<Placed>& replicas,
-                             const std::map<int, int>& indexes,
-                             const mig::GpuModel& gpu,
                              const std::vector<workload::Service>& services,
                              const ExportOptions& options) {
   std::vector<Json> objects;
   for (const Placed& p : replicas) {
     const Replica& r = *p.slot->replica;
-    const mig::Profile& profile = gpu.profiles[p.slot->instance.profile];
+    const mig::Profile& profile = ProfileOf(p);
     int start = p.slot->instance.start;
-    int index = indexes.at(p.gpu->id);
-    std::string name =
-        ReplicaName(r.service, p.gpu->node, index, profile, start);
-    Json labels = ReplicaLabels(r.service, p.gpu->node, index, profile, start);
+    const std::string& node = p.gpu->id.node;
+    int index = p.gpu->id.index;
+    std::string name = ReplicaName(r.service, node, index, profile, start);
+    Json labels = ReplicaLabels(r.service, node, index, profile, start);
     std::string selector = fmt::format(
         "device.attributes['gpu.nvidia.com'].profile == '{}' && "
         "device.attributes['gpu.nvidia.com'].parentMinor == {}",
@@ -143,15 +154,14 @@ std::vector<Json> DraObjects(const std::vector<Placed>& replicas,
                       Json::array(
                           {{{"cel", {{"expression", selector}}}}})}}}}})}}}}}};
     objects.push_back(std::move(claim));
-    Json container =
-        ServerContainer(r, ModelOf(services, r.service), options.serving);
+    Json container = ServerContainer(r, ModelOf(services, r), options.serving);
     container["resources"] = {{"claims", Json::array({{{"name", "mig"}}})}};
     Json claims = {
         {"resourceClaims",
          Json::array({{{"name", "mig"}, {"resourceClaimName", name}}})}};
     Json deployment =
         WorkloadDeployment(name, labels, ReplicaAnnotations(r), 1,
-                           PodSpec(p.gpu->node, std::move(container), claims));
+                           PodSpec(node, std::move(container), claims));
     // Two pods must never hold the claim at once.
     deployment["spec"]["strategy"] = {{"type", "Recreate"}};
     objects.push_back(std::move(deployment));
@@ -161,21 +171,19 @@ std::vector<Json> DraObjects(const std::vector<Placed>& replicas,
 
 }  // namespace
 
-std::string MigPartedConfig(const ClusterState& state,
-                            const mig::GpuModel& gpu) {
-  std::map<int, int> indexes = DeviceIndexes(state);
+std::string MigPartedConfig(const ClusterState& state) {
   Json configs = Json::object();
   for (const GpuState& g : state.gpus) {
     Json devices = Json::object();
     for (const Slot& s : g.slots) {
-      const std::string& name = gpu.profiles[s.instance.profile].name;
+      const std::string& name = g.model->profiles[s.instance.profile].name;
       devices[name] = devices.value(name, 0) + 1;
     }
-    Json entry = {{"devices", Json::array({indexes.at(g.id)})},
+    Json entry = {{"devices", Json::array({g.id.index})},
                   {"mig-enabled", true},
                   {"mig-devices", devices}};
-    if (!configs.contains(g.node)) configs[g.node] = Json::array();
-    configs[g.node].push_back(std::move(entry));
+    if (!configs.contains(g.id.node)) configs[g.id.node] = Json::array();
+    configs[g.id.node].push_back(std::move(entry));
   }
   std::string header = fmt::format(
       "# mig-parted v1 config written by migserve export ({}): one config\n"
@@ -183,35 +191,34 @@ std::string MigPartedConfig(const ClusterState& state,
       "# nvidia.com/mig.config names it. mig-parted re-creates every GPU\n"
       "# whose layout differs, so those GPUs must be idle; the migserve agent\n"
       "# changes only the instances that differ.\n",
-      gpu.name);
+      ModelNames(state));
   return header + ToYaml({{{"version", "v1"}, {"mig-configs", configs}}});
 }
 
 StatusOr<std::string> ReplicaObjects(
-    const ClusterState& state, const mig::GpuModel& gpu,
-    const std::vector<workload::Service>& services,
+    const ClusterState& state, const std::vector<workload::Service>& services,
     const ExportOptions& options) {
   std::vector<Placed> replicas;
   for (const GpuState& g : state.gpus) {
-    MIGSERVE_RETURN_IF_ERROR(
-        CheckLabelValue(g.node, fmt::format("node of GPU {}", g.id)));
+    MIGSERVE_RETURN_IF_ERROR(CheckLabelValue(
+        g.id.node, fmt::format("node of GPU {}", g.id.ToString())));
     for (const Slot& s : g.slots) {
       if (!s.replica) continue;
-      MIGSERVE_RETURN_IF_ERROR(CheckLabelValue(
-          s.replica->service, fmt::format("service on GPU {}", g.id)));
+      MIGSERVE_RETURN_IF_ERROR(
+          CheckLabelValue(s.replica->service,
+                          fmt::format("service on GPU {}", g.id.ToString())));
       replicas.push_back({&g, &s});
     }
   }
   std::vector<Json> objects =
       options.flavor == Flavor::kDevicePlugin
-          ? DevicePluginObjects(replicas, DeviceIndexes(state), gpu, services,
-                                options)
-          : DraObjects(replicas, DeviceIndexes(state), gpu, services, options);
+          ? DevicePluginObjects(replicas, services, options)
+          : DraObjects(replicas, services, options);
   std::string header = fmt::format(
       "# Kubernetes objects written by migserve export ({} flavour, {}):\n"
       "# {}\n",
       options.flavor == Flavor::kDevicePlugin ? "device-plugin" : "dra",
-      gpu.name,
+      ModelNames(state),
       options.flavor == Flavor::kDevicePlugin
           ? "per (service, node, profile) a Deployment requesting\n"
             "# nvidia.com/mig-<profile> (device plugin, mixed strategy)."
@@ -221,13 +228,12 @@ StatusOr<std::string> ReplicaObjects(
 }
 
 StatusOr<ExportedFiles> Export(const ClusterState& state,
-                               const mig::GpuModel& gpu,
                                const std::vector<workload::Service>& services,
                                const ExportOptions& options) {
   ExportedFiles files;
-  files.mig_parted = MigPartedConfig(state, gpu);
+  files.mig_parted = MigPartedConfig(state);
   MIGSERVE_ASSIGN_OR_RETURN(files.replicas,
-                            ReplicaObjects(state, gpu, services, options));
+                            ReplicaObjects(state, services, options));
   return files;
 }
 

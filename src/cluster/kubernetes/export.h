@@ -37,21 +37,19 @@ struct ExportedFiles {
 };
 
 // Returns the mig-parted v1 config of `state`: per node a config named
-// after the node with one `devices: [<index>]` entry per GPU.
-std::string MigPartedConfig(const ClusterState& state,
-                            const mig::GpuModel& gpu);
+// after the node with one `devices: [<index>]` entry per GPU, each with the
+// profiles of its own GPU model.
+std::string MigPartedConfig(const ClusterState& state);
 
 // Returns the Kubernetes objects of the replicas of `state`. `services`
 // gives each service's model. Returns InvalidArgument if a service or node
 // name cannot be a label value.
 StatusOr<std::string> ReplicaObjects(
-    const ClusterState& state, const mig::GpuModel& gpu,
-    const std::vector<workload::Service>& services,
+    const ClusterState& state, const std::vector<workload::Service>& services,
     const ExportOptions& options);
 
 // Both files.
 StatusOr<ExportedFiles> Export(const ClusterState& state,
-                               const mig::GpuModel& gpu,
                                const std::vector<workload::Service>& services,
                                const ExportOptions& options);
 

@@ -30,7 +30,7 @@ Loaded Load(const std::string& name) {
   d.deployment =
       deployment::LoadDeployment(SourcePath("data/deployments/" + name))
           .value();
-  d.state = ClusterFromDeployment(d.deployment, A100(), {8, 0}).value();
+  d.state = ClusterFromDeployment(d.deployment, {8, 0}).value();
   return d;
 }
 
@@ -51,13 +51,13 @@ void ExpectGolden(const std::string& text, const std::string& name) {
 TEST(ExportTest, DayAndNightMatchTheGoldenFiles) {
   Loaded day = LoadDay();
   ExportOptions options;
-  auto plugin = Export(day.state, A100(), day.deployment.services, options);
+  auto plugin = Export(day.state, day.deployment.services, options);
   ASSERT_TRUE(plugin.ok()) << plugin.status().ToString();
   ExpectGolden(plugin->mig_parted, "day/mig-parted.yaml");
   ExpectGolden(plugin->replicas, "day/replicas.yaml");
   Loaded night = Load("night.json");
   options.flavor = Flavor::kDra;
-  auto dra = Export(night.state, A100(), night.deployment.services, options);
+  auto dra = Export(night.state, night.deployment.services, options);
   ASSERT_TRUE(dra.ok());
   ExpectGolden(dra->mig_parted, "night-dra/mig-parted.yaml");
   ExpectGolden(dra->replicas, "night-dra/replicas.yaml");
@@ -65,16 +65,15 @@ TEST(ExportTest, DayAndNightMatchTheGoldenFiles) {
 
 TEST(ExportTest, MigPartedHasEveryInstanceOfEveryGpuPerNode) {
   Loaded day = LoadDay();
-  YAML::Node spec = YAML::Load(MigPartedConfig(day.state, A100()));
+  YAML::Node spec = YAML::Load(MigPartedConfig(day.state));
   EXPECT_EQ(spec["version"].as<std::string>(), "v1");
-  std::map<int, int> indexes = DeviceIndexes(day.state);
   int entries = 0;
   for (const GpuState& g : day.state.gpus) {
-    YAML::Node node = spec["mig-configs"][g.node];
-    ASSERT_TRUE(node.IsSequence()) << g.node;
+    YAML::Node node = spec["mig-configs"][g.id.node];
+    ASSERT_TRUE(node.IsSequence()) << g.id;
     bool found = false;
     for (const YAML::Node& entry : node) {
-      if (entry["devices"][0].as<int>() != indexes[g.id]) continue;
+      if (entry["devices"][0].as<int>() != g.id.index) continue;
       found = true;
       ++entries;
       EXPECT_TRUE(entry["mig-enabled"].as<bool>());
@@ -102,8 +101,7 @@ TEST(ExportTest, EveryReplicaIsRunExactlyOnceInBothFlavours) {
   for (Flavor flavor : {Flavor::kDevicePlugin, Flavor::kDra}) {
     ExportOptions options;
     options.flavor = flavor;
-    auto text =
-        ReplicaObjects(day.state, A100(), day.deployment.services, options);
+    auto text = ReplicaObjects(day.state, day.deployment.services, options);
     ASSERT_TRUE(text.ok());
     std::map<std::string, int> got;
     int claims = 0;
@@ -140,8 +138,7 @@ TEST(ExportTest, LabelValuesStayStringsAndNamesAreDnsLabels) {
   Loaded day = LoadDay();
   ExportOptions options;
   options.flavor = Flavor::kDra;
-  auto text =
-      ReplicaObjects(day.state, A100(), day.deployment.services, options);
+  auto text = ReplicaObjects(day.state, day.deployment.services, options);
   ASSERT_TRUE(text.ok());
   EXPECT_NE(text->find("migserve.io/gpu: \"0\""), std::string::npos);
 }
@@ -153,7 +150,7 @@ TEST(ExportTest, RefusesAServiceThatCannotBeALabel) {
       if (s.replica) s.replica->service = "has space";
     }
   }
-  auto text = ReplicaObjects(day.state, A100(), {}, ExportOptions());
+  auto text = ReplicaObjects(day.state, {}, ExportOptions());
   ASSERT_FALSE(text.ok());
   EXPECT_NE(text.status().message().find("\"has space\""), std::string::npos);
 }

@@ -15,11 +15,18 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 bool Ready(const nlohmann::json& pod) {
-  if (pod["metadata"].contains("deletionTimestamp")) return false;
+  auto meta = pod.find("metadata");
+  if (meta == pod.end() || !meta->is_object() ||
+      meta->contains("deletionTimestamp")) {
+    return false;
+  }
   auto status = pod.find("status");
-  if (status == pod.end() || !status->contains("conditions")) return false;
-  for (const auto& c : (*status)["conditions"]) {
-    if (c.value("type", "") == "Ready" && c.value("status", "") == "True") {
+  if (status == pod.end() || !status->is_object()) return false;
+  auto conditions = status->find("conditions");
+  if (conditions == status->end() || !conditions->is_array()) return false;
+  for (const auto& c : *conditions) {
+    if (c.is_object() && c.value("type", nlohmann::json()) == "Ready" &&
+        c.value("status", nlohmann::json()) == "True") {
       return true;
     }
   }
@@ -28,13 +35,25 @@ bool Ready(const nlohmann::json& pod) {
 
 bool Failed(const nlohmann::json& pod) {
   auto status = pod.find("status");
-  return status != pod.end() && status->value("phase", "") == "Failed";
+  return status != pod.end() && status->is_object() &&
+         status->value("phase", nlohmann::json()) == "Failed";
 }
 
-std::string Label(const nlohmann::json& object, const char* key) {
-  const auto& labels = object["metadata"].value("labels", nlohmann::json());
-  auto it = labels.find(key);
-  return it != labels.end() && it->is_string() ? it->get<std::string>() : "";
+// Adds each item of a list response with a string metadata.name to `out`.
+void ByName(const nlohmann::json& list,
+            std::map<std::string, nlohmann::json>* out) {
+  auto items = list.find("items");
+  if (items == list.end() || !items->is_array()) return;
+  for (const auto& item : *items) {
+    std::optional<std::string> name =
+        item.is_object() && item.contains("metadata") &&
+                item["metadata"].is_object() &&
+                item["metadata"].contains("name") &&
+                item["metadata"]["name"].is_string()
+            ? std::optional<std::string>(item["metadata"]["name"])
+            : std::nullopt;
+    if (name) (*out)[*name] = item;
+  }
 }
 
 std::string ManagedSelector() {
@@ -44,92 +63,98 @@ std::string ManagedSelector() {
 
 }  // namespace
 
-KubernetesBackend::KubernetesBackend(KubeClient* client,
-                                     const mig::GpuModel& gpu,
-                                     BackendOptions options)
-    : client_(client), gpu_(gpu), options_(std::move(options)) {}
+KubernetesBackend::KubernetesBackend(KubeClient* client, BackendOptions options)
+    : client_(client), options_(std::move(options)) {}
 
 std::string KubernetesBackend::PodsPath() const {
   return fmt::format("/api/v1/namespaces/{}/pods", options_.namespace_);
 }
 
+void KubernetesBackend::Warn(const std::string& message) {
+  if (warned_.insert(message).second && options_.warn) options_.warn(message);
+}
+
 StatusOr<ClusterState> KubernetesBackend::Observe() {
   MIGSERVE_ASSIGN_OR_RETURN(Snapshot now, Look());
-  std::vector<std::pair<std::string, NodeLayouts>> layouts;  // by node name
+  ClusterState state;
   for (const auto& [name, node] : now.nodes) {
     std::string text = Annotation(node, kAnnotationLayouts);
     if (text.empty()) continue;  // its agent has not reported yet
-    MIGSERVE_ASSIGN_OR_RETURN(
-        NodeLayouts l, ParseLayouts(text, gpu_,
-                                    fmt::format("node {} annotation {}", name,
-                                                kAnnotationLayouts)));
-    layouts.emplace_back(name, std::move(l));
-  }
-  ClusterState state;
-  where_.clear();
-  std::map<std::pair<std::string, int>, int> ids;
-  for (const auto& [node, l] : layouts) {
-    for (size_t i = 0; i < l.layouts.size(); ++i) {
-      GpuState g;
-      g.id = static_cast<int>(state.gpus.size());
-      g.node = node;
-      for (const mig::Instance& instance : l.layouts[i].instances()) {
+    StatusOr<NodeLayouts> layouts = ParseLayouts(
+        text, fmt::format("node {} annotation {}", name, kAnnotationLayouts));
+    if (!layouts.ok()) {
+      Warn(layouts.status().message() + "; the node is left out");
+      continue;
+    }
+    for (size_t i = 0; i < layouts->gpus.size(); ++i) {
+      GpuState g{{name, static_cast<int>(i)}, layouts->gpus[i].model, {}};
+      for (const mig::Instance& instance :
+           layouts->gpus[i].layout.instances()) {
         g.slots.push_back({instance, std::nullopt});
       }
-      where_[g.id] = {node, static_cast<int>(i)};
-      ids[{node, static_cast<int>(i)}] = g.id;
       state.gpus.push_back(std::move(g));
     }
   }
+  state.Sort();
   for (const auto& [name, pod] : now.pods) {
     if (!Ready(pod)) continue;
-    auto id = ids.find(
-        {Label(pod, kLabelNode), std::atoi(Label(pod, kLabelGpu).c_str())});
-    std::optional<Replica> replica = ReplicaFromMetadata(pod["metadata"]);
-    int profile = gpu_.FindProfile(Label(pod, kLabelProfile));
-    if (id == ids.end() || !replica || profile < 0) continue;
-    Slot* slot =
-        state.FindGpu(id->second)
-            ->Find({profile, std::atoi(Label(pod, kLabelStart).c_str())});
-    if (slot != nullptr) slot->replica = *replica;
+    const nlohmann::json& meta = pod["metadata"];
+    std::optional<std::string> node = StringField(meta, "labels", kLabelNode);
+    std::optional<int> index = ParseInt(StringField(meta, "labels", kLabelGpu));
+    std::optional<int> start =
+        ParseInt(StringField(meta, "labels", kLabelStart));
+    std::optional<std::string> profile =
+        StringField(meta, "labels", kLabelProfile);
+    std::optional<Replica> replica = ReplicaFromMetadata(meta);
+    if (!node || !index || !start || !profile || !replica) {
+      Warn(
+          fmt::format("pod {}: its migserve labels or annotations are "
+                      "missing or malformed; not counted",
+                      name));
+      continue;
+    }
+    GpuState* g = state.FindGpu({*node, *index});
+    int p = g == nullptr ? -1 : g->model->FindProfile(*profile);
+    Slot* slot = p < 0 ? nullptr : g->Find({p, *start});
+    if (slot == nullptr) {
+      Warn(
+          fmt::format("pod {}: no instance {}@{} on GPU {}/{} of the "
+                      "cluster; not counted",
+                      name, *profile, *start, *node, *index));
+      continue;
+    }
+    slot->replica = *replica;
   }
   return state;
 }
 
-StatusOr<KubernetesBackend::Where> KubernetesBackend::Locate(int gpu_id) const {
-  auto it = where_.find(gpu_id);
-  if (it == where_.end()) {
-    return Status::FailedPrecondition(
-        fmt::format("GPU {} is not in the observed cluster", gpu_id));
-  }
-  return it->second;
-}
-
-StatusOr<std::string> KubernetesBackend::PodName(
-    const InstanceRef& ref, const std::string& service) const {
-  MIGSERVE_ASSIGN_OR_RETURN(Where w, Locate(ref.gpu));
-  return ReplicaName(service, w.node, w.index,
-                     gpu_.profiles[ref.instance.profile], ref.instance.start);
+std::string KubernetesBackend::PodName(const InstanceRef& ref,
+                                       const std::string& service) {
+  return ReplicaName(service, ref.gpu.node, ref.gpu.index,
+                     ref.model->profiles[ref.instance.profile],
+                     ref.instance.start);
 }
 
 Status KubernetesBackend::CreatePod(const InstanceRef& ref,
                                     const Replica& replica) {
-  MIGSERVE_ASSIGN_OR_RETURN(Where w, Locate(ref.gpu));
-  MIGSERVE_ASSIGN_OR_RETURN(std::string name, PodName(ref, replica.service));
-  const mig::Profile& profile = gpu_.profiles[ref.instance.profile];
-  auto model = options_.models.find(replica.service);
-  Json container = ServerContainer(
-      replica, model != options_.models.end() ? model->second : replica.service,
-      options_.serving);
+  std::string name = PodName(ref, replica.service);
+  const mig::Profile& profile = ref.model->profiles[ref.instance.profile];
+  std::string model = replica.model;
+  if (model.empty()) {
+    auto known = options_.models.find(replica.service);
+    model = known != options_.models.end() ? known->second : replica.service;
+  }
+  Json container = ServerContainer(replica, model, options_.serving);
   container["resources"] = DevicePluginResources(profile);
-  Json pod = {{"apiVersion", "v1"},
-              {"kind", "Pod"},
-              {"metadata",
-               {{"name", name},
-                {"labels", ReplicaLabels(replica.service, w.node, w.index,
-                                         profile, ref.instance.start)},
-                {"annotations", ReplicaAnnotations(replica)}}},
-              {"spec", PodSpec(w.node, std::move(container))}};
+  Json pod = {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata",
+       {{"name", name},
+        {"labels", ReplicaLabels(replica.service, ref.gpu.node, ref.gpu.index,
+                                 profile, ref.instance.start)},
+        {"annotations", ReplicaAnnotations(replica)}}},
+      {"spec", PodSpec(ref.gpu.node, std::move(container))}};
   auto made = client_->Create(PodsPath(), nlohmann::json(pod));
   if (made.status().code() == Status::Code::kAborted) return Status::Ok();
   return made.status();
@@ -146,24 +171,23 @@ Status KubernetesBackend::Start(const Action& action) {
     case ActionKind::kCreate:
       MIGSERVE_RETURN_IF_ERROR(CreatePod(action.at, action.replica));
       break;
-    case ActionKind::kDelete: {
-      MIGSERVE_ASSIGN_OR_RETURN(std::string name,
-                                PodName(action.at, action.replica.service));
-      MIGSERVE_RETURN_IF_ERROR(DeletePod(name));
+    case ActionKind::kDelete:
+      MIGSERVE_RETURN_IF_ERROR(
+          DeletePod(PodName(action.at, action.replica.service)));
       break;
-    }
     case ActionKind::kMigrate:
       MIGSERVE_RETURN_IF_ERROR(CreatePod(action.to, action.replica));
       break;
     case ActionKind::kRepartition: {
-      MIGSERVE_ASSIGN_OR_RETURN(Where w, Locate(action.at.gpu));
+      const GpuId& w = action.at.gpu;
       p.nonce = fmt::format("{}-{}-{}", getpid(),
                             Clock::now().time_since_epoch().count(), ++nonce_);
       MigRequest request{p.nonce, {action.remove, action.add}};
       nlohmann::json patch = {
           {"metadata",
            {{"annotations",
-             {{RequestKey(w.index), FormatRequest(request, gpu_)}}}}}};
+             {{RequestKey(w.index),
+               FormatRequest(request, *action.at.model)}}}}}};
       MIGSERVE_RETURN_IF_ERROR(
           client_->Patch("/api/v1/nodes/" + w.node, patch).status());
       break;
@@ -183,20 +207,20 @@ StatusOr<KubernetesBackend::Snapshot> KubernetesBackend::Look() {
   Snapshot now;
   MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json pods,
                             client_->List(PodsPath(), ManagedSelector()));
-  for (auto& pod : pods["items"]) now.pods[pod["metadata"]["name"]] = pod;
+  ByName(pods, &now.pods);
   MIGSERVE_ASSIGN_OR_RETURN(
       nlohmann::json nodes,
       client_->List(
           "/api/v1/nodes",
           "labelSelector=" + KubeClient::Escape(options_.node_selector)));
-  for (auto& node : nodes["items"]) now.nodes[node["metadata"]["name"]] = node;
+  ByName(nodes, &now.nodes);
   return now;
 }
 
 StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p,
                                                         const Snapshot& now) {
   const Action& a = p->action;
-  std::string what = Describe(gpu_, a);
+  std::string what = Describe(a);
   if (std::chrono::duration<double>(Clock::now() - p->started).count() >
       options_.action_timeout_s) {
     return std::optional<Status>(Status::DeadlineExceeded(fmt::format(
@@ -214,24 +238,18 @@ StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p,
     return std::nullopt;
   };
   switch (a.kind) {
-    case ActionKind::kCreate: {
-      MIGSERVE_ASSIGN_OR_RETURN(std::string name,
-                                PodName(a.at, a.replica.service));
-      return pod_state(name);
-    }
-    case ActionKind::kDelete: {
-      MIGSERVE_ASSIGN_OR_RETURN(std::string name,
-                                PodName(a.at, a.replica.service));
-      if (now.pods.count(name) == 0) return std::optional<Status>(Status::Ok());
+    case ActionKind::kCreate:
+      return pod_state(PodName(a.at, a.replica.service));
+    case ActionKind::kDelete:
+      if (now.pods.count(PodName(a.at, a.replica.service)) == 0) {
+        return std::optional<Status>(Status::Ok());
+      }
       return std::optional<Status>();
-    }
     case ActionKind::kMigrate: {
-      MIGSERVE_ASSIGN_OR_RETURN(std::string source,
-                                PodName(a.at, a.replica.service));
+      std::string source = PodName(a.at, a.replica.service);
       if (!p->source_deleted) {
-        MIGSERVE_ASSIGN_OR_RETURN(std::string dest,
-                                  PodName(a.to, a.replica.service));
-        std::optional<Status> dest_state = pod_state(dest);
+        std::optional<Status> dest_state =
+            pod_state(PodName(a.to, a.replica.service));
         if (!dest_state || !dest_state->ok()) return dest_state;
         MIGSERVE_RETURN_IF_ERROR(DeletePod(source));
         p->source_deleted = true;
@@ -241,7 +259,7 @@ StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p,
       return std::optional<Status>();
     }
     case ActionKind::kRepartition: {
-      MIGSERVE_ASSIGN_OR_RETURN(Where w, Locate(a.at.gpu));
+      const GpuId& w = a.at.gpu;
       auto node = now.nodes.find(w.node);
       if (node == now.nodes.end()) {
         return std::optional<Status>(Status::Unavailable(

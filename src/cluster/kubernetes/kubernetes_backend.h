@@ -1,9 +1,12 @@
 // The controller's backend on Kubernetes (DESIGN 6; paper 8: actions are
 // wrappers of Kubernetes operations). The cluster is the nodes that match
-// the node selector and carry the agent's layout annotation; a GPU's id is
-// its rank by (node name, device index) among them. A replica is a Pod
-// labelled with its service and placement (replica_pod.h); it counts once
-// it is Ready. Actions:
+// the node selector and carry the agent's layout annotation; a GPU is
+// identified by (node name, device index) and has the model its agent
+// reported, so nodes joining or leaving never rename the others. A replica
+// is a Pod labelled with its service and placement (replica_pod.h); it
+// counts once it is Ready. What cannot be read (a malformed annotation, a
+// pod label naming no GPU) is reported through `warn` once and ignored,
+// never guessed at. Actions:
 //   create       create the pod; ends when it is Ready
 //   delete       delete the pod; ends when it is gone
 //   migrate      create at the destination, then (once Ready) delete the
@@ -17,7 +20,9 @@
 #define MIGSERVE_CLUSTER_KUBERNETES_KUBERNETES_BACKEND_H_
 
 #include <chrono>
+#include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,16 +36,17 @@ struct BackendOptions {
   std::string namespace_ = "default";  // where replica pods live
   std::string node_selector = "nvidia.com/mig.capable=true";
   ServingOptions serving;
-  std::map<std::string, std::string> models;  // service -> model
+  // service -> DNN model, for replicas that do not name theirs.
+  std::map<std::string, std::string> models;
   double poll_s = 1.0;
   double action_timeout_s = 900;
+  std::function<void(const std::string&)> warn;  // may be empty
 };
 
 class KubernetesBackend : public ClusterBackend {
  public:
   // `client` is not owned and outlives the backend.
-  KubernetesBackend(KubeClient* client, const mig::GpuModel& gpu,
-                    BackendOptions options);
+  KubernetesBackend(KubeClient* client, BackendOptions options);
 
   StatusOr<ClusterState> Observe() override;
   Status Start(const Action& action) override;
@@ -48,10 +54,6 @@ class KubernetesBackend : public ClusterBackend {
   StatusOr<ActionResult> WaitAny() override;
 
  private:
-  struct Where {
-    std::string node;
-    int index = 0;
-  };
   struct Pending {
     Action action;
     std::chrono::steady_clock::time_point started;
@@ -64,9 +66,10 @@ class KubernetesBackend : public ClusterBackend {
     std::map<std::string, nlohmann::json> nodes;
   };
 
-  StatusOr<Where> Locate(int gpu_id) const;
-  StatusOr<std::string> PodName(const InstanceRef& ref,
-                                const std::string& service) const;
+  static std::string PodName(const InstanceRef& ref,
+                             const std::string& service);
+  // Reports `message` through options_.warn, once per distinct message.
+  void Warn(const std::string& message);
   Status CreatePod(const InstanceRef& ref, const Replica& replica);
   Status DeletePod(const std::string& name);
   StatusOr<Snapshot> Look();
@@ -75,9 +78,8 @@ class KubernetesBackend : public ClusterBackend {
   std::string PodsPath() const;
 
   KubeClient* client_;
-  const mig::GpuModel& gpu_;
   BackendOptions options_;
-  std::map<int, Where> where_;  // from the last Observe
+  std::set<std::string> warned_;
   std::vector<Pending> pending_;
   int nonce_ = 0;
 };

@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+#include <utility>
+
+#include "mig/gpu_catalog.h"
+
 namespace migserve::cluster::kubernetes {
 namespace {
 
@@ -17,6 +22,13 @@ Json Instances(const std::vector<mig::Instance>& instances,
   return out;
 }
 
+// Returns the string at `key` of object `j`, or nullopt.
+std::optional<std::string> StringAt(const Json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
 StatusOr<std::vector<mig::Instance>> ParseInstances(const Json& list,
                                                     const mig::GpuModel& gpu,
                                                     const std::string& where) {
@@ -27,15 +39,15 @@ StatusOr<std::vector<mig::Instance>> ParseInstances(const Json& list,
   for (size_t k = 0; k < list.size(); ++k) {
     const Json& i = list[k];
     std::string at = fmt::format("{}[{}]", where, k);
-    if (!i.is_object() || !i.contains("profile") || !i["profile"].is_string() ||
-        !i.contains("start") || !i["start"].is_number_integer()) {
+    std::optional<std::string> name =
+        i.is_object() ? StringAt(i, "profile") : std::nullopt;
+    if (!name || !i.contains("start") || !i["start"].is_number_integer()) {
       return Status::InvalidArgument(at + ": want {profile, start}");
     }
-    int profile = gpu.FindProfile(i["profile"].get<std::string>());
+    int profile = gpu.FindProfile(*name);
     if (profile < 0) {
       return Status::InvalidArgument(
-          fmt::format("{}.profile: {} has no profile {}", at, gpu.name,
-                      i["profile"].get<std::string>()));
+          fmt::format("{}.profile: {} has no profile {}", at, gpu.name, *name));
     }
     out.push_back({profile, i["start"].get<int>()});
   }
@@ -60,15 +72,17 @@ std::string StatusKey(int index) {
   return fmt::format("migserve.io/mig-status-{}", index);
 }
 
-std::string FormatLayouts(const NodeLayouts& layouts,
-                          const mig::GpuModel& gpu) {
+std::string FormatLayouts(const NodeLayouts& layouts) {
   Json gpus = Json::array();
-  for (size_t i = 0; i < layouts.layouts.size(); ++i) {
-    gpus.push_back(
-        {{"index", i},
-         {"instances", Instances(layouts.layouts[i].instances(), gpu)}});
+  for (size_t i = 0; i < layouts.gpus.size(); ++i) {
+    const GpuLayout& g = layouts.gpus[i];
+    gpus.push_back({{"index", i},
+                    {"gpu", g.model->name},
+                    {"instances", Instances(g.layout.instances(), *g.model)}});
   }
-  return Json{{"gpu", layouts.gpu}, {"gpus", gpus}}.dump();
+  Json out = {{"gpus", gpus}};
+  if (!layouts.gpus.empty()) out["gpu"] = layouts.gpus.front().model->name;
+  return out.dump();
 }
 
 std::string FormatRequest(const MigRequest& request, const mig::GpuModel& gpu) {
@@ -85,30 +99,33 @@ std::string FormatStatus(const MigStatus& status) {
 }
 
 StatusOr<NodeLayouts> ParseLayouts(const std::string& text,
-                                   const mig::GpuModel& gpu,
                                    const std::string& where) {
   MIGSERVE_ASSIGN_OR_RETURN(Json json, ParseObject(text, where));
-  NodeLayouts out;
-  out.gpu = json.value("gpu", "");
-  if (out.gpu != gpu.name) {
-    return Status::InvalidArgument(
-        fmt::format("{}.gpu: \"{}\", but the cluster runs {} (one GPU model "
-                    "per cluster)",
-                    where, out.gpu, gpu.name));
+  std::optional<std::string> node_gpu = StringAt(json, "gpu");
+  auto gpus = json.find("gpus");
+  if (gpus == json.end() || !gpus->is_array()) {
+    return Status::InvalidArgument(where + ".gpus: want a list");
   }
-  const Json& gpus = json.value("gpus", Json());
-  if (!gpus.is_array())
-    return Status::InvalidArgument(where + ".gpus: missing");
-  for (size_t k = 0; k < gpus.size(); ++k) {
+  NodeLayouts out;
+  for (size_t k = 0; k < gpus->size(); ++k) {
+    const Json& g = (*gpus)[k];
     std::string at = fmt::format("{}.gpus[{}]", where, k);
-    if (!gpus[k].is_object() ||
-        gpus[k].value("index", -1) != static_cast<int>(k)) {
+    auto index = g.is_object() ? g.find("index") : g.end();
+    if (!g.is_object() || index == g.end() || !index->is_number_integer() ||
+        index->get<int>() != static_cast<int>(k)) {
       return Status::InvalidArgument(at + ".index: want " + std::to_string(k));
     }
-    MIGSERVE_ASSIGN_OR_RETURN(std::vector<mig::Instance> instances,
-                              ParseInstances(gpus[k].value("instances", Json()),
-                                             gpu, at + ".instances"));
-    out.layouts.push_back(mig::Layout(std::move(instances)));
+    std::optional<std::string> name = StringAt(g, "gpu");
+    if (!name) name = node_gpu;
+    if (!name) return Status::InvalidArgument(at + ".gpu: missing");
+    auto model = mig::GpuCatalog::Default().Find(*name);
+    if (!model.ok()) return model.status().WithPrefix(at + ".gpu");
+    auto instances = g.find("instances");
+    MIGSERVE_ASSIGN_OR_RETURN(
+        std::vector<mig::Instance> list,
+        ParseInstances(instances == g.end() ? Json() : *instances, **model,
+                       at + ".instances"));
+    out.gpus.push_back({*model, mig::Layout(std::move(list))});
   }
   return out;
 }
@@ -118,15 +135,16 @@ StatusOr<MigRequest> ParseRequest(const std::string& text,
                                   const std::string& where) {
   MIGSERVE_ASSIGN_OR_RETURN(Json json, ParseObject(text, where));
   MigRequest out;
-  out.nonce = json.value("nonce", "");
+  out.nonce = StringAt(json, "nonce").value_or("");
   if (out.nonce.empty())
     return Status::InvalidArgument(where + ".nonce: missing");
-  MIGSERVE_ASSIGN_OR_RETURN(
-      out.change.remove,
-      ParseInstances(json.value("remove", Json()), gpu, where + ".remove"));
-  MIGSERVE_ASSIGN_OR_RETURN(
-      out.change.add,
-      ParseInstances(json.value("add", Json()), gpu, where + ".add"));
+  for (auto [key, list] : {std::pair{"remove", &out.change.remove},
+                           std::pair{"add", &out.change.add}}) {
+    auto it = json.find(key);
+    MIGSERVE_ASSIGN_OR_RETURN(
+        *list, ParseInstances(it == json.end() ? Json() : *it, gpu,
+                              fmt::format("{}.{}", where, key)));
+  }
   return out;
 }
 
@@ -134,9 +152,10 @@ StatusOr<MigStatus> ParseStatus(const std::string& text,
                                 const std::string& where) {
   MIGSERVE_ASSIGN_OR_RETURN(Json json, ParseObject(text, where));
   MigStatus out;
-  out.nonce = json.value("nonce", "");
-  out.ok = json.value("ok", false);
-  out.error = json.value("error", "");
+  out.nonce = StringAt(json, "nonce").value_or("");
+  auto ok = json.find("ok");
+  out.ok = ok != json.end() && ok->is_boolean() && ok->get<bool>();
+  out.error = StringAt(json, "error").value_or("");
   return out;
 }
 

@@ -18,9 +18,14 @@
 
 namespace migserve::cluster::kubernetes {
 
+// One GPU of a node as its agent reports it.
+struct GpuLayout {
+  const mig::GpuModel* model = nullptr;
+  mig::Layout layout;
+};
+
 struct NodeLayouts {
-  std::string gpu;                   // the GPU model of every GPU
-  std::vector<mig::Layout> layouts;  // by device index
+  std::vector<GpuLayout> gpus;  // by device index
 };
 
 struct MigRequest {
@@ -37,13 +42,17 @@ struct MigStatus {
 std::string RequestKey(int index);
 std::string StatusKey(int index);
 
-std::string FormatLayouts(const NodeLayouts& layouts, const mig::GpuModel& gpu);
+// {"gpus": [{"index": 0, "gpu": "H100-SXM5-80GB", "instances": [...]}]},
+// plus the top-level "gpu" of GPU 0 that agents before mixed nodes wrote.
+std::string FormatLayouts(const NodeLayouts& layouts);
 std::string FormatRequest(const MigRequest& request, const mig::GpuModel& gpu);
 std::string FormatStatus(const MigStatus& status);
 
-// Parsers; InvalidArgument names `where` and the field.
+// Parsers; InvalidArgument names `where` and the field. Any text is safe to
+// pass: malformed JSON or values of the wrong type are errors, never
+// exceptions. ParseLayouts resolves each GPU's model ("gpu" of the entry,
+// else of the node) in the default catalog.
 StatusOr<NodeLayouts> ParseLayouts(const std::string& text,
-                                   const mig::GpuModel& gpu,
                                    const std::string& where);
 StatusOr<MigRequest> ParseRequest(const std::string& text,
                                   const mig::GpuModel& gpu,

@@ -63,11 +63,4 @@ Status CheckLabelValue(std::string_view value, std::string_view what) {
       what, value));
 }
 
-std::map<int, int> DeviceIndexes(const ClusterState& state) {
-  std::map<std::string, int> next;
-  std::map<int, int> index;
-  for (const GpuState& g : state.gpus) index[g.id] = next[g.node]++;
-  return index;
-}
-
 }  // namespace migserve::cluster::kubernetes

@@ -27,6 +27,7 @@ inline constexpr char kAnnotationBatch[] = "migserve.io/batch";
 inline constexpr char kAnnotationProcs[] = "migserve.io/procs";
 inline constexpr char kAnnotationThroughput[] = "migserve.io/throughput";
 inline constexpr char kAnnotationLatency[] = "migserve.io/latency-ms";
+inline constexpr char kAnnotationModel[] = "migserve.io/model";
 // The DRA driver's name of the exact MIG device a claim is for.
 inline constexpr char kAnnotationDevice[] = "migserve.io/device";
 // Node annotation the agent writes: the node's GPUs and their layouts.
@@ -44,10 +45,6 @@ std::string ReplicaName(const std::string& service, const std::string& node,
 // Returns InvalidArgument naming `what` unless `value` is a valid label
 // value (at most 63 of [A-Za-z0-9_.-], alphanumeric at both ends).
 Status CheckLabelValue(std::string_view value, std::string_view what);
-
-// Returns each GPU id's device index on its node: its rank by id among the
-// node's GPUs (nvidia-smi's index on a node whose GPUs are listed in order).
-std::map<int, int> DeviceIndexes(const ClusterState& state);
 
 }  // namespace migserve::cluster::kubernetes
 

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
 #include "cluster/kubernetes/names.h"
 
 namespace migserve::cluster::kubernetes {
@@ -37,27 +41,67 @@ Json ReplicaLabels(const std::string& service, const std::string& node,
 }
 
 Json ReplicaAnnotations(const Replica& r) {
-  return {{kAnnotationBatch, std::to_string(r.batch)},
-          {kAnnotationProcs, std::to_string(r.procs)},
-          {kAnnotationThroughput, fmt::format("{}", r.throughput)},
-          {kAnnotationLatency, fmt::format("{}", r.latency_ms)}};
+  Json notes = {{kAnnotationBatch, std::to_string(r.batch)},
+                {kAnnotationProcs, std::to_string(r.procs)},
+                {kAnnotationThroughput, fmt::format("{}", r.throughput)},
+                {kAnnotationLatency, fmt::format("{}", r.latency_ms)}};
+  if (!r.model.empty()) notes[kAnnotationModel] = r.model;
+  return notes;
+}
+
+std::optional<std::string> StringField(const nlohmann::json& object,
+                                       const char* map, const char* key) {
+  if (!object.is_object()) return std::nullopt;
+  auto m = object.find(map);
+  if (m == object.end() || !m->is_object()) return std::nullopt;
+  auto it = m->find(key);
+  if (it == m->end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+std::optional<int> ParseInt(const std::optional<std::string>& text) {
+  if (!text) return std::nullopt;
+  int value = 0;
+  auto [end, error] =
+      std::from_chars(text->data(), text->data() + text->size(), value);
+  if (text->empty() || error != std::errc() ||
+      end != text->data() + text->size()) {
+    return std::nullopt;
+  }
+  return value;
 }
 
 std::optional<Replica> ReplicaFromMetadata(const nlohmann::json& metadata) {
-  try {
-    const nlohmann::json& labels = metadata.at("labels");
-    const nlohmann::json& notes = metadata.at("annotations");
-    Replica r;
-    r.service = labels.at(kLabelService).get<std::string>();
-    r.batch = std::stoi(notes.at(kAnnotationBatch).get<std::string>());
-    r.procs = std::stoi(notes.at(kAnnotationProcs).get<std::string>());
-    r.throughput =
-        std::stod(notes.at(kAnnotationThroughput).get<std::string>());
-    r.latency_ms = std::stod(notes.at(kAnnotationLatency).get<std::string>());
-    return r;
-  } catch (const std::exception&) {
+  std::optional<std::string> service =
+      StringField(metadata, "labels", kLabelService);
+  std::optional<int> batch =
+      ParseInt(StringField(metadata, "annotations", kAnnotationBatch));
+  std::optional<int> procs =
+      ParseInt(StringField(metadata, "annotations", kAnnotationProcs));
+  std::optional<std::string> throughput =
+      StringField(metadata, "annotations", kAnnotationThroughput);
+  std::optional<std::string> latency =
+      StringField(metadata, "annotations", kAnnotationLatency);
+  if (!service || service->empty() || !batch || *batch < 0 || !procs ||
+      *procs < 1 || !throughput || !latency) {
     return std::nullopt;
   }
+  Replica r;
+  r.service = *service;
+  r.batch = *batch;
+  r.procs = *procs;
+  char* end = nullptr;
+  r.throughput = std::strtod(throughput->c_str(), &end);
+  if (end == throughput->c_str() || *end != '\0' ||
+      !std::isfinite(r.throughput) || r.throughput < 0) {
+    return std::nullopt;
+  }
+  r.latency_ms = std::strtod(latency->c_str(), &end);
+  if (end == latency->c_str() || *end != '\0' || !std::isfinite(r.latency_ms)) {
+    return std::nullopt;
+  }
+  r.model = StringField(metadata, "annotations", kAnnotationModel).value_or("");
+  return r;
 }
 
 Json PodSpec(const std::string& node, Json container, const Json& extra) {

@@ -34,8 +34,17 @@ Json ReplicaLabels(const std::string& service, const std::string& node,
 Json ReplicaAnnotations(const Replica& replica);
 
 // Reads a replica back from pod or template metadata (labels' service and
-// ReplicaAnnotations). Returns nullopt if a field is missing or bad.
+// ReplicaAnnotations). Returns nullopt if a field is missing or bad; never
+// throws, whatever `metadata` holds.
 std::optional<Replica> ReplicaFromMetadata(const nlohmann::json& metadata);
+
+// Returns the string `object[map][key]`, or nullopt if any part is missing
+// or of another type.
+std::optional<std::string> StringField(const nlohmann::json& object,
+                                       const char* map, const char* key);
+
+// Returns `text` as a whole decimal integer, or nullopt.
+std::optional<int> ParseInt(const std::optional<std::string>& text);
 
 // A pod spec pinned to `node` running `container`, with `extra` fields
 // (resourceClaims, say) before the containers.

@@ -1,0 +1,203 @@
+// A two-type fleet end to end through the commands: optimize (fleet
+// workload) -> place --inventory -> export -> plan to another mixed target ->
+// simulate, each GPU judged by its own model.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "cli/cli_test_util.h"
+#include "cluster/plan_json.h"
+#include "mig/gpu_catalog.h"
+#include "mig/layout.h"
+#include "util/file.h"
+#include "util/test_util.h"
+
+namespace migserve::cli {
+namespace {
+
+using testing::SourcePath;
+using testing::TempDir;
+using testing::WriteTempFile;
+
+// The A100 rows, and H100 rows made from them: the same models, 1.6 times
+// the throughput on every profile (H100s are faster and cost more).
+std::string FleetProfiles() {
+  std::string a100 =
+      ReadFile(SourcePath("data/profiles/a100-80gb.csv")).value();
+  std::string out = a100;
+  std::istringstream lines(a100);
+  std::string header, line;
+  std::getline(lines, header);
+  while (std::getline(lines, line)) {
+    std::vector<std::string> f;
+    std::stringstream cells(line);
+    for (std::string c; std::getline(cells, c, ',');) f.push_back(c);
+    if (f.size() < 7 || f[1] != "A100-SXM4-80GB") continue;
+    f[1] = "H100-SXM5-80GB";
+    f[5] = std::to_string(std::stod(f[5]) * 1.6);
+    std::string row;
+    for (size_t i = 0; i < f.size(); ++i) row += (i ? "," : "") + f[i];
+    if (line.back() == ',') row += ",";
+    out += row + "\n";
+  }
+  return WriteTempFile("fleet-h100.csv", out);
+}
+
+std::string FleetWorkload(const std::string& name, double scale) {
+  return WriteTempFile(
+      name,
+      fmt::format("gpus:\n  - {{name: A100-SXM4-80GB, cost: 2}}\n"
+                  "  - {{name: H100-SXM5-80GB, cost: 3}}\n"
+                  "services:\n"
+                  "  - {{name: r, model: resnet50, throughput: {}, "
+                  "latency_ms: 100}}\n"
+                  "  - {{name: b, model: bert, throughput: {}, latency_ms: "
+                  "200}}\n",
+                  4000 * scale, 600 * scale));
+}
+
+constexpr const char* kInventory =
+    "nodes:\n"
+    "  - {name: gpu-a1, gpu: A100-SXM4-80GB, gpus: 8}\n"
+    "  - {name: gpu-a2, gpu: A100-SXM4-80GB, gpus: 8}\n"
+    "  - {name: gpu-h1, gpu: H100-SXM5-80GB, gpus: 8}\n"
+    "  - {name: gpu-h2, gpu: H100-SXM5-80GB, gpus: 8}\n";
+
+const std::map<std::string, std::string> kModelOfNode = {
+    {"gpu-a1", "A100-SXM4-80GB"},
+    {"gpu-a2", "A100-SXM4-80GB"},
+    {"gpu-h1", "H100-SXM5-80GB"},
+    {"gpu-h2", "H100-SXM5-80GB"}};
+
+// Optimizes and places one target; returns the placed deployment's path.
+std::string PlacedTarget(const std::string& name, double scale,
+                         const std::string& profiles,
+                         const std::string& inventory) {
+  std::string optimized = TempDir() + "/" + name + "-optimized.json";
+  CliResult r = Cli({"optimize", "-w", FleetWorkload(name + ".yaml", scale),
+                     "-p", profiles, "--algo", "milp", "-o", optimized});
+  EXPECT_EQ(r.code, 0) << r.err;
+  std::string placed = TempDir() + "/" + name + "-placed.json";
+  r = Cli({"place", "-d", optimized, "--inventory", inventory, "-o", placed});
+  EXPECT_EQ(r.code, 0) << r.err;
+  return placed;
+}
+
+TEST(FleetCliTest, TwoTypeFleetGoesFromOptimizeToSimulate) {
+  std::string profiles = FleetProfiles();
+  std::string inventory = WriteTempFile("inventory.yaml", kInventory);
+  std::string day = PlacedTarget("fleet-day", 1.0, profiles, inventory);
+  std::string night = PlacedTarget("fleet-night", 0.4, profiles, inventory);
+
+  // The placed deployment lists every inventory GPU, each on a node of its
+  // own model, with a layout legal for that model.
+  auto placed = nlohmann::json::parse(ReadFile(day).value());
+  ASSERT_EQ(placed["gpus"].size(), 32u);
+  std::set<std::string> models_used;
+  for (const auto& g : placed["gpus"]) {
+    std::string node = g["node"];
+    std::string model = g["gpu"];
+    EXPECT_EQ(kModelOfNode.at(node), model);
+    EXPECT_GE(g["index"].get<int>(), 0);
+    EXPECT_LT(g["index"].get<int>(), 8);
+    const mig::GpuModel& gpu = *mig::GpuCatalog::Default().Find(model).value();
+    std::vector<mig::Instance> instances;
+    for (const auto& i : g["instances"]) {
+      int p = gpu.FindProfile(i["profile"].get<std::string>());
+      ASSERT_GE(p, 0) << model << " " << i["profile"];
+      instances.push_back({p, i["start"].get<int>()});
+      if (!i["service"].is_null()) models_used.insert(model);
+    }
+    std::string why;
+    EXPECT_TRUE(mig::IsLegal(gpu, mig::Layout(instances), {}, &why)) << why;
+  }
+  EXPECT_EQ(models_used.size(), 2u) << "the optimum uses both types";
+
+  // export: pods pinned to inventory node names, mig-parted configs named
+  // per node, each entry's profiles those of the node's model.
+  std::string dir = TempDir() + "/fleet-export";
+  CliResult r = Cli({"export", "-d", day, "-o", dir});
+  ASSERT_EQ(r.code, 0) << r.err;
+  YAML::Node parted = YAML::LoadFile(dir + "/mig-parted.yaml");
+  for (const auto& [node, model] : kModelOfNode) {
+    ASSERT_TRUE(parted["mig-configs"][node].IsSequence()) << node;
+    const mig::GpuModel& gpu = *mig::GpuCatalog::Default().Find(model).value();
+    for (const YAML::Node& entry : parted["mig-configs"][node]) {
+      for (const auto& device : entry["mig-devices"]) {
+        EXPECT_GE(gpu.FindProfile(device.first.as<std::string>()), 0)
+            << node << " " << device.first.as<std::string>();
+      }
+    }
+  }
+  for (const YAML::Node& doc : YAML::LoadAllFromFile(dir + "/replicas.yaml")) {
+    std::string node = doc["spec"]["template"]["spec"]["nodeSelector"]
+                          ["kubernetes.io/hostname"]
+                              .as<std::string>();
+    EXPECT_EQ(kModelOfNode.count(node), 1u) << node;
+  }
+
+  // plan to another mixed target, over the inventory.
+  r = Cli({"plan", "--from", day, "--to", night, "--inventory", inventory});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("safe in every order"), std::string::npos);
+  auto plan = cluster::ParsePlan(r.out, "plan");
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  for (const cluster::Action& a : plan->actions) {
+    EXPECT_EQ(a.at.model->name, kModelOfNode.at(a.at.gpu.node));
+    if (a.kind == cluster::ActionKind::kMigrate) {
+      EXPECT_EQ(a.to.model, a.at.model);
+    }
+  }
+
+  // simulate both ways: no service below min(before, after).
+  for (auto [from, to] : {std::pair{day, night}, std::pair{night, day}}) {
+    std::string report = TempDir() + "/fleet-report.json";
+    r = Cli({"simulate", "--from", from, "--to", to, "--inventory", inventory,
+             "--report", report});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("no drop"), std::string::npos) << r.out;
+    auto json = nlohmann::json::parse(ReadFile(report).value());
+    EXPECT_TRUE(json["ok"].get<bool>());
+  }
+}
+
+TEST(FleetCliTest, RefusesWhatCannotWorkInsteadOfGuessing) {
+  std::string profiles = FleetProfiles();
+  std::string optimized = TempDir() + "/fleet-refuse.json";
+  ASSERT_EQ(Cli({"optimize", "-w", FleetWorkload("fleet-refuse.yaml", 1.0),
+                 "-p", profiles, "--algo", "milp", "-o", optimized})
+                .code,
+            0);
+  // No H100 in the fleet: place names the model.
+  std::string a100_only =
+      WriteTempFile("a100-only.yaml",
+                    "nodes:\n  - {name: gpu-a1, gpu: A100-SXM4-80GB, "
+                    "gpus: 8}\n");
+  CliResult r = Cli({"place", "-d", optimized, "--inventory", a100_only});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("H100-SXM5-80GB GPUs but the inventory"),
+            std::string::npos)
+      << r.err;
+  // A mixed deployment that is not placed cannot be exported.
+  r = Cli({"export", "-d", optimized, "-o", TempDir() + "/refused"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("migserve place"), std::string::npos) << r.err;
+  // A bad inventory names its file, line and field.
+  std::string bad =
+      WriteTempFile("bad-inventory.yaml",
+                    "nodes:\n  - {name: a, gpu: A100-SXM4-80GB, gpus: 8}\n"
+                    "  - {name: b, gpu: T4, gpus: 8}\n");
+  r = Cli({"place", "-d", optimized, "--inventory", bad});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(bad + ":3: nodes[1].gpu: unknown GPU 'T4'"),
+            std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+}  // namespace migserve::cli

@@ -1,0 +1,62 @@
+// migserve observe [--kubeconfig F] [--context C] [--namespace NS] [-o F]
+// Writes the cluster as the controller sees it (nodes, GPUs with their
+// model, layouts from the agents' reports, replicas from Ready pods) as a
+// placed deployment, for `plan --from`. Reads only.
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "cli/kube_flags.h"
+#include "cluster/kubernetes/kubernetes_backend.h"
+#include "deployment/deployment_json.h"
+
+namespace migserve::cli {
+namespace {
+
+namespace k8s = cluster::kubernetes;
+
+struct ObserveFlags {
+  KubeFlags kube;
+  std::string namespace_;
+  std::string output;
+  k8s::BackendOptions backend;
+};
+
+Status RunObserve(ObserveFlags flags, CommandContext* context) {
+  MIGSERVE_ASSIGN_OR_RETURN(k8s::KubeConfig config, LoadKube(flags.kube));
+  if (!flags.namespace_.empty()) config.namespace_ = flags.namespace_;
+  k8s::KubeClient client(config);
+  flags.backend.namespace_ = config.namespace_;
+  flags.backend.warn = [context](const std::string& line) {
+    context->err << "observe: warning: " << line << "\n";
+  };
+  k8s::KubernetesBackend backend(&client, flags.backend);
+  MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState state, backend.Observe());
+  deployment::Deployment observed =
+      cluster::ToDeployment(state, cluster::ObservedServices(state));
+  context->err << fmt::format("observe: {} GPUs, {} serving, {} services\n",
+                              observed.gpus.size(), observed.UsedGpus(),
+                              observed.services.size());
+  context->Emit(flags.output, deployment::FormatDeployment(observed));
+  return Status::Ok();
+}
+
+}  // namespace
+
+void SetupObserve(CLI::App* app, CommandContext* context) {
+  auto flags = std::make_shared<ObserveFlags>();
+  AddKubeOptions(app, &flags->kube);
+  app->add_option("--namespace", flags->namespace_,
+                  "Namespace of the replica pods (default: the kubeconfig's "
+                  "or the service account's)");
+  app->add_option("--node-selector", flags->backend.node_selector,
+                  "Label selector of the MIG nodes")
+      ->capture_default_str();
+  app->add_option("-o,--output", flags->output,
+                  "Write the observed deployment here (default: stdout)");
+  app->callback([flags, context] {
+    Status s = RunObserve(*flags, context);
+    if (!s.ok()) context->Fail(s);
+  });
+}
+
+}  // namespace migserve::cli

@@ -1,0 +1,31 @@
+#include "cluster/gpu_id.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+namespace migserve::cluster {
+
+std::string GpuId::ToString() const {
+  return fmt::format("{}/{}", node, index);
+}
+
+std::optional<GpuId> ParseGpuId(std::string_view text) {
+  size_t slash = text.rfind('/');
+  if (slash == std::string_view::npos || slash == 0) return std::nullopt;
+  GpuId id{std::string(text.substr(0, slash)), 0};
+  std::string_view digits = text.substr(slash + 1);
+  auto [end, error] =
+      std::from_chars(digits.data(), digits.data() + digits.size(), id.index);
+  if (digits.empty() || error != std::errc() ||
+      end != digits.data() + digits.size() || id.index < 0) {
+    return std::nullopt;
+  }
+  return id;
+}
+
+GpuId UnplacedGpuId(int id, int gpus_per_node) {
+  return {fmt::format("node-{}", id / gpus_per_node), id % gpus_per_node};
+}
+
+}  // namespace migserve::cluster

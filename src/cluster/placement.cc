@@ -1,0 +1,94 @@
+#include "cluster/placement.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace migserve::cluster {
+
+StatusOr<ClusterState> PlaceOnInventory(
+    const deployment::Deployment& deployment, const Inventory& inventory) {
+  ClusterState fleet = inventory.IdleCluster();
+  // Where each GPU entry goes: pinned ones first, so that free GPUs are
+  // known before the others take them.
+  std::vector<std::optional<GpuId>> where(deployment.gpus.size());
+  std::set<GpuId> taken;
+  for (size_t k = 0; k < deployment.gpus.size(); ++k) {
+    const deployment::DeployedGpu& g = deployment.gpus[k];
+    if (!g.node || !g.index) continue;
+    GpuId id{*g.node, *g.index};
+    const GpuState* target = fleet.FindGpu(id);
+    std::string entry = fmt::format("{}: gpus[{}]", deployment.source, k);
+    if (target == nullptr) {
+      return Status::InvalidArgument(
+          fmt::format("{}: GPU {} is not in the inventory {}", entry,
+                      id.ToString(), inventory.source));
+    }
+    if (target->model->name != deployment.GpuModelOf(k)) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: GPU {} is {} in the inventory, not {}", entry, id.ToString(),
+          target->model->name, deployment.GpuModelOf(k)));
+    }
+    if (!taken.insert(id).second) {
+      return Status::InvalidArgument(
+          fmt::format("{}: GPU {} is listed twice", entry, id.ToString()));
+    }
+    where[k] = id;
+  }
+  std::map<std::string, int> had;
+  for (const GpuState& g : fleet.gpus) ++had[g.model->name];
+  for (size_t k = 0; k < deployment.gpus.size(); ++k) {
+    const deployment::DeployedGpu& g = deployment.gpus[k];
+    if (where[k] || g.instances.empty()) continue;
+    const std::string& model = deployment.GpuModelOf(k);
+    for (const GpuState& free : fleet.gpus) {
+      if (free.model->name != model || taken.count(free.id) > 0 ||
+          (g.node && free.id.node != *g.node)) {
+        continue;
+      }
+      where[k] = free.id;
+      taken.insert(free.id);
+      break;
+    }
+    if (!where[k] && g.node) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: gpus[{}]: node {} has no free {} GPU in the inventory {}",
+          deployment.source, k, *g.node, model, inventory.source));
+    }
+  }
+  std::map<std::string, int> needed, missing;
+  for (size_t k = 0; k < deployment.gpus.size(); ++k) {
+    if (deployment.gpus[k].instances.empty() && !where[k]) continue;
+    ++needed[deployment.GpuModelOf(k)];
+    if (!where[k]) ++missing[deployment.GpuModelOf(k)];
+  }
+  for (const auto& [model, count] : missing) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: the deployment needs {} {} GPUs but the inventory {} has {}",
+        deployment.source, needed[model], model, inventory.source, had[model]));
+  }
+  // Build the placed deployment and read it back as a cluster: the same
+  // checks (profiles of the GPU's model, legal layouts) as any input.
+  deployment::Deployment placed = deployment;
+  placed.gpus.clear();
+  for (size_t k = 0; k < deployment.gpus.size(); ++k) {
+    if (!where[k]) continue;
+    deployment::DeployedGpu g = deployment.gpus[k];
+    g.node = where[k]->node;
+    g.index = where[k]->index;
+    g.gpu = deployment.GpuModelOf(k);
+    placed.gpus.push_back(std::move(g));
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(ClusterState state,
+                            ClusterFromDeployment(placed, {}));
+  for (const GpuState& idle : fleet.gpus) {
+    if (taken.count(idle.id) == 0) state.gpus.push_back(idle);
+  }
+  state.Sort();
+  return state;
+}
+
+}  // namespace migserve::cluster
