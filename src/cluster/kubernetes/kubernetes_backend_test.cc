@@ -1,0 +1,138 @@
+// The Kubernetes backend reads what it finds on the cluster, which anyone
+// can write: random and malformed node annotations and pod labels must be
+// reported and ignored, never crash it or count a replica somewhere else.
+#include "cluster/kubernetes/kubernetes_backend.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+#include "cluster/kubernetes/api_server_standin.h"
+#include "cluster/kubernetes/mig_annotations.h"
+#include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/replica_pod.h"
+#include "mig/gpu_catalog.h"
+
+namespace migserve::cluster::kubernetes {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kPods[] = "/api/v1/namespaces/default/pods";
+const json kMigCapable = {{"nvidia.com/mig.capable", "true"}};
+
+const mig::GpuModel& A100() {
+  return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
+}
+
+// Returns one of many broken or odd JSON values.
+json Junk(std::mt19937* rng) {
+  switch ((*rng)() % 9) {
+    case 0:
+      return nullptr;
+    case 1:
+      return 5;
+    case 2:
+      return "text";
+    case 3:
+      return json::array({1, "x", nullptr});
+    case 4:
+      return {{"gpu", 5}};
+    case 5:
+      return {{"gpus", {{{"index", "0"}}}}};
+    case 6:
+      return {{"gpu", "A100-SXM4-80GB"},
+              {"gpus", {{{"index", 0}, {"instances", {{{"profile", 7}}}}}}}};
+    case 7:
+      return {{"gpus", {{{"index", 0}, {"gpu", "T4"}, {"instances", {}}}}}};
+    default:
+      return -1.5;
+  }
+}
+
+// A string that is sometimes a number, sometimes not.
+std::string JunkText(std::mt19937* rng) {
+  const char* texts[] = {"",    "0",       "5",       "-1",  "1e9",
+                         "abc", "3g.40gb", "7g.80gb", "0x1", "99999999999"};
+  return texts[(*rng)() % std::size(texts)];
+}
+
+TEST(KubernetesBackendTest, MalformedAnnotationsAndLabelsAreIgnoredNotFatal) {
+  ApiServerStandIn server({"", "", "", 1});
+  ASSERT_TRUE(server.Start().ok());
+  KubeConfig config;
+  config.server = server.url();
+  KubeClient client(config);
+  std::vector<std::string> warnings;
+  BackendOptions options;
+  options.warn = [&](const std::string& w) { warnings.push_back(w); };
+  KubernetesBackend backend(&client, options);
+
+  // One good node with one GPU holding a 7g instance and one good replica.
+  mig::Instance seven{A100().FindProfile("7g.80gb"), 0};
+  NodeLayouts good{{{&A100(), mig::Layout({seven})}}};
+  server.Put(
+      "/api/v1/nodes/good",
+      {{"metadata",
+        {{"labels", kMigCapable},
+         {"annotations", {{kAnnotationLayouts, FormatLayouts(good)}}}}}});
+  Replica r{"svc", 8, 1, 100, 10};
+  const mig::Profile& p = A100().profiles[seven.profile];
+  json ready = {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}};
+  server.Put(std::string(kPods) + "/good",
+             {{"metadata",
+               {{"labels", ReplicaLabels("svc", "good", 0, p, 0)},
+                {"annotations", ReplicaAnnotations(r)}}},
+              {"status", ready}});
+  std::mt19937 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    json junk = Junk(&rng);
+    std::string node = "junk-" + std::to_string(round % 7);
+    json annotations = {
+        {kAnnotationLayouts, rng() % 2 ? junk.dump() : JunkText(&rng)}};
+    server.Put("/api/v1/nodes/" + node,
+               {{"metadata",
+                 {{"labels", kMigCapable},
+                  {"annotations", rng() % 5 ? annotations : junk}}}});
+    json labels = ReplicaLabels(rng() % 2 ? "svc" : JunkText(&rng),
+                                rng() % 3 ? "good" : JunkText(&rng), 0, p, 0);
+    labels[kLabelGpu] = rng() % 2 ? json(JunkText(&rng)) : Junk(&rng);
+    labels[kLabelStart] = rng() % 2 ? json(JunkText(&rng)) : Junk(&rng);
+    labels[kLabelProfile] = rng() % 2 ? json(JunkText(&rng)) : Junk(&rng);
+    json notes = ReplicaAnnotations(r);
+    notes[kAnnotationThroughput] =
+        rng() % 2 ? json(JunkText(&rng)) : Junk(&rng);
+    server.Put(std::string(kPods) + "/junk-" + std::to_string(round % 5),
+               {{"metadata",
+                 {{"labels", rng() % 4 ? labels : Junk(&rng)},
+                  {"annotations", rng() % 4 ? notes : Junk(&rng)}}},
+                {"status", rng() % 3 ? ready : Junk(&rng)}});
+    StatusOr<ClusterState> state = backend.Observe();
+    ASSERT_TRUE(state.ok()) << state.status().ToString();
+    // The good node and its replica are always there; nothing else serves
+    // more than the real replica's 100 req/s, and no junk pod lands on a
+    // GPU that does not exist.
+    const GpuState* g = state->FindGpu({"good", 0});
+    ASSERT_NE(g, nullptr);
+    ASSERT_EQ(g->slots.size(), 1u);
+    ASSERT_TRUE(g->slots[0].replica.has_value());
+    EXPECT_EQ(g->slots[0].replica->service, "svc");
+    EXPECT_DOUBLE_EQ(state->Capacity()["svc"], 100);
+    EXPECT_EQ(state->UsedGpus(), 1);
+  }
+  EXPECT_FALSE(warnings.empty());
+  // Each warning is reported once, and names what it ignored.
+  std::set<std::string> distinct(warnings.begin(), warnings.end());
+  EXPECT_EQ(distinct.size(), warnings.size());
+  bool named_node = false, named_pod = false;
+  for (const std::string& w : warnings) {
+    named_node |= w.find("node junk-") != std::string::npos;
+    named_pod |= w.find("pod junk-") != std::string::npos;
+  }
+  EXPECT_TRUE(named_node);
+  EXPECT_TRUE(named_pod);
+}
+
+}  // namespace
+}  // namespace migserve::cluster::kubernetes
