@@ -38,6 +38,8 @@ TEST(CliTest, HelpOnEveryCommandExitsZero) {
                                         {"plan", "--help"},
                                         {"simulate", "--help"},
                                         {"export", "--help"},
+                                        {"place", "--help"},
+                                        {"observe", "--help"},
                                         {"controller", "--help"},
                                         {"agent", "--help"}}) {
     CliResult r = Cli(args);
