@@ -1,7 +1,6 @@
 // migserve simulate --from D1 --to D2 [--spare-gpus K] [--seed N] [...]
 #include <fmt/format.h>
 
-#include <charconv>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -10,6 +9,7 @@
 #include "cli/transition_inputs.h"
 #include "cluster/simulated_cluster.h"
 #include "controller/controller.h"
+#include "util/csv.h"
 #include "util/file.h"
 
 namespace migserve::cli {
@@ -72,11 +72,7 @@ void RunSimulate(const SimulateFlags& flags, CommandContext* context) {
   if (!flags.lose_gpu.empty()) {
     faults.lose_gpu = cluster::ParseGpuId(flags.lose_gpu);
     int id = 0;
-    auto [end, error] =
-        std::from_chars(flags.lose_gpu.data(),
-                        flags.lose_gpu.data() + flags.lose_gpu.size(), id);
-    if (!faults.lose_gpu && error == std::errc() &&
-        end == flags.lose_gpu.data() + flags.lose_gpu.size() && id >= 0) {
+    if (!faults.lose_gpu && ParseInt(flags.lose_gpu, &id) && id >= 0) {
       faults.lose_gpu =
           cluster::UnplacedGpuId(id, flags.transition.gpus_per_node);
     }

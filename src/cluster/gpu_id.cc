@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
+#include "util/csv.h"
 
 namespace migserve::cluster {
 
@@ -14,11 +14,7 @@ std::optional<GpuId> ParseGpuId(std::string_view text) {
   size_t slash = text.rfind('/');
   if (slash == std::string_view::npos || slash == 0) return std::nullopt;
   GpuId id{std::string(text.substr(0, slash)), 0};
-  std::string_view digits = text.substr(slash + 1);
-  auto [end, error] =
-      std::from_chars(digits.data(), digits.data() + digits.size(), id.index);
-  if (digits.empty() || error != std::errc() ||
-      end != digits.data() + digits.size() || id.index < 0) {
+  if (!ParseInt(text.substr(slash + 1), &id.index) || id.index < 0) {
     return std::nullopt;
   }
   return id;

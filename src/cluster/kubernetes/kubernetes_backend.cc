@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "cluster/apply.h"
+#include "cluster/kubernetes/json_read.h"
 #include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
 
@@ -45,13 +46,7 @@ void ByName(const nlohmann::json& list,
   auto items = list.find("items");
   if (items == list.end() || !items->is_array()) return;
   for (const auto& item : *items) {
-    std::optional<std::string> name =
-        item.is_object() && item.contains("metadata") &&
-                item["metadata"].is_object() &&
-                item["metadata"].contains("name") &&
-                item["metadata"]["name"].is_string()
-            ? std::optional<std::string>(item["metadata"]["name"])
-            : std::nullopt;
+    std::optional<std::string> name = StringField(item, "metadata", "name");
     if (name) (*out)[*name] = item;
   }
 }
@@ -100,9 +95,8 @@ StatusOr<ClusterState> KubernetesBackend::Observe() {
     if (!Ready(pod)) continue;
     const nlohmann::json& meta = pod["metadata"];
     std::optional<std::string> node = StringField(meta, "labels", kLabelNode);
-    std::optional<int> index = ParseInt(StringField(meta, "labels", kLabelGpu));
-    std::optional<int> start =
-        ParseInt(StringField(meta, "labels", kLabelStart));
+    std::optional<int> index = IntField(meta, "labels", kLabelGpu);
+    std::optional<int> start = IntField(meta, "labels", kLabelStart);
     std::optional<std::string> profile =
         StringField(meta, "labels", kLabelProfile);
     std::optional<Replica> replica = ReplicaFromMetadata(meta);

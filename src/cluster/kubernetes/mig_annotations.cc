@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "cluster/kubernetes/json_read.h"
 #include "mig/gpu_catalog.h"
 
 namespace migserve::cluster::kubernetes {
@@ -20,13 +21,6 @@ Json Instances(const std::vector<mig::Instance>& instances,
         {{"profile", gpu.profiles[i.profile].name}, {"start", i.start}});
   }
   return out;
-}
-
-// Returns the string at `key` of object `j`, or nullopt.
-std::optional<std::string> StringAt(const Json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_string()) return std::nullopt;
-  return it->get<std::string>();
 }
 
 StatusOr<std::vector<mig::Instance>> ParseInstances(const Json& list,
@@ -160,12 +154,9 @@ StatusOr<MigStatus> ParseStatus(const std::string& text,
 }
 
 std::string Annotation(const nlohmann::json& object, const std::string& key) {
-  auto meta = object.find("metadata");
+  auto meta = object.is_object() ? object.find("metadata") : object.end();
   if (meta == object.end()) return "";
-  auto notes = meta->find("annotations");
-  if (notes == meta->end() || !notes->is_object()) return "";
-  auto it = notes->find(key);
-  return it != notes->end() && it->is_string() ? it->get<std::string>() : "";
+  return StringField(*meta, "annotations", key.c_str()).value_or("");
 }
 
 }  // namespace migserve::cluster::kubernetes

@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cmath>
-#include <cstdlib>
 
+#include "cluster/kubernetes/json_read.h"
 #include "cluster/kubernetes/names.h"
+#include "util/csv.h"
 
 namespace migserve::cluster::kubernetes {
 
@@ -49,35 +49,13 @@ Json ReplicaAnnotations(const Replica& r) {
   return notes;
 }
 
-std::optional<std::string> StringField(const nlohmann::json& object,
-                                       const char* map, const char* key) {
-  if (!object.is_object()) return std::nullopt;
-  auto m = object.find(map);
-  if (m == object.end() || !m->is_object()) return std::nullopt;
-  auto it = m->find(key);
-  if (it == m->end() || !it->is_string()) return std::nullopt;
-  return it->get<std::string>();
-}
-
-std::optional<int> ParseInt(const std::optional<std::string>& text) {
-  if (!text) return std::nullopt;
-  int value = 0;
-  auto [end, error] =
-      std::from_chars(text->data(), text->data() + text->size(), value);
-  if (text->empty() || error != std::errc() ||
-      end != text->data() + text->size()) {
-    return std::nullopt;
-  }
-  return value;
-}
-
 std::optional<Replica> ReplicaFromMetadata(const nlohmann::json& metadata) {
   std::optional<std::string> service =
       StringField(metadata, "labels", kLabelService);
   std::optional<int> batch =
-      ParseInt(StringField(metadata, "annotations", kAnnotationBatch));
+      IntField(metadata, "annotations", kAnnotationBatch);
   std::optional<int> procs =
-      ParseInt(StringField(metadata, "annotations", kAnnotationProcs));
+      IntField(metadata, "annotations", kAnnotationProcs);
   std::optional<std::string> throughput =
       StringField(metadata, "annotations", kAnnotationThroughput);
   std::optional<std::string> latency =
@@ -90,14 +68,9 @@ std::optional<Replica> ReplicaFromMetadata(const nlohmann::json& metadata) {
   r.service = *service;
   r.batch = *batch;
   r.procs = *procs;
-  char* end = nullptr;
-  r.throughput = std::strtod(throughput->c_str(), &end);
-  if (end == throughput->c_str() || *end != '\0' ||
-      !std::isfinite(r.throughput) || r.throughput < 0) {
-    return std::nullopt;
-  }
-  r.latency_ms = std::strtod(latency->c_str(), &end);
-  if (end == latency->c_str() || *end != '\0' || !std::isfinite(r.latency_ms)) {
+  if (!ParseDouble(*throughput, &r.throughput) ||
+      !std::isfinite(r.throughput) || r.throughput < 0 ||
+      !ParseDouble(*latency, &r.latency_ms) || !std::isfinite(r.latency_ms)) {
     return std::nullopt;
   }
   r.model = StringField(metadata, "annotations", kAnnotationModel).value_or("");

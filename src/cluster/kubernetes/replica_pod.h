@@ -38,14 +38,6 @@ Json ReplicaAnnotations(const Replica& replica);
 // throws, whatever `metadata` holds.
 std::optional<Replica> ReplicaFromMetadata(const nlohmann::json& metadata);
 
-// Returns the string `object[map][key]`, or nullopt if any part is missing
-// or of another type.
-std::optional<std::string> StringField(const nlohmann::json& object,
-                                       const char* map, const char* key);
-
-// Returns `text` as a whole decimal integer, or nullopt.
-std::optional<int> ParseInt(const std::optional<std::string>& text);
-
 // A pod spec pinned to `node` running `container`, with `extra` fields
 // (resourceClaims, say) before the containers.
 Json PodSpec(const std::string& node, Json container, const Json& extra = {});
