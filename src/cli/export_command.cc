@@ -37,7 +37,7 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
   }
   k8s::ExportOptions options = flags.options;
   options.flavor = flags.flavor;
-  auto files = k8s::Export(state, d.services, options);
+  auto files = k8s::Export(state, options);
   if (!files.ok()) return files.status().WithPrefix(flags.deployment);
   std::error_code error;
   std::filesystem::create_directories(flags.output, error);

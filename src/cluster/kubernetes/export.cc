@@ -19,14 +19,10 @@ struct Placed {
   const Slot* slot;
 };
 
-// The DNN model `replica` serves: its own, else its service's.
-std::string ModelOf(const std::vector<workload::Service>& services,
-                    const Replica& replica) {
-  if (!replica.model.empty()) return replica.model;
-  for (const workload::Service& s : services) {
-    if (s.name == replica.service && !s.model.empty()) return s.model;
-  }
-  return replica.service;
+// The DNN model `replica` serves; a replica that names none runs its
+// service's name.
+const std::string& ModelOf(const Replica& replica) {
+  return replica.model.empty() ? replica.service : replica.model;
 }
 
 // "A100-SXM4-80GB" or "A100-SXM4-80GB, H100-SXM5-80GB".
@@ -60,10 +56,8 @@ const mig::Profile& ProfileOf(const Placed& p) {
   return p.gpu->model->profiles[p.slot->instance.profile];
 }
 
-std::vector<Json> DevicePluginObjects(
-    const std::vector<Placed>& replicas,
-    const std::vector<workload::Service>& services,
-    const ExportOptions& options) {
+std::vector<Json> DevicePluginObjects(const std::vector<Placed>& replicas,
+                                      const ExportOptions& options) {
   // Replicas grouped by (service, node, profile, batch, procs): the device
   // plugin's resource is named by the profile, whatever the GPU model.
   using Key = std::tuple<std::string, std::string, std::string, int, int>;
@@ -97,8 +91,7 @@ std::vector<Json> DevicePluginObjects(
     const Replica& first = *members.front().slot->replica;
     Json annotations = ReplicaAnnotations(first);
     annotations[kAnnotationPlacements] = placements;
-    Json container =
-        ServerContainer(first, ModelOf(services, first), options.serving);
+    Json container = ServerContainer(first, ModelOf(first), options.serving);
     container["resources"] = DevicePluginResources(p);
     objects.push_back(WorkloadDeployment(DnsLabel(name), labels, annotations,
                                          static_cast<int>(members.size()),
@@ -122,7 +115,6 @@ std::string DraDeviceName(int index, const mig::Profile& profile, int start) {
 }
 
 std::vector<Json> DraObjects(const std::vector<Placed>& replicas,
-                             const std::vector<workload::Service>& services,
                              const ExportOptions& options) {
   std::vector<Json> objects;
   for (const Placed& p : replicas) {
@@ -154,7 +146,7 @@ std::vector<Json> DraObjects(const std::vector<Placed>& replicas,
                       Json::array(
                           {{{"cel", {{"expression", selector}}}}})}}}}})}}}}}};
     objects.push_back(std::move(claim));
-    Json container = ServerContainer(r, ModelOf(services, r), options.serving);
+    Json container = ServerContainer(r, ModelOf(r), options.serving);
     container["resources"] = {{"claims", Json::array({{{"name", "mig"}}})}};
     Json claims = {
         {"resourceClaims",
@@ -195,9 +187,8 @@ std::string MigPartedConfig(const ClusterState& state) {
   return header + ToYaml({{{"version", "v1"}, {"mig-configs", configs}}});
 }
 
-StatusOr<std::string> ReplicaObjects(
-    const ClusterState& state, const std::vector<workload::Service>& services,
-    const ExportOptions& options) {
+StatusOr<std::string> ReplicaObjects(const ClusterState& state,
+                                     const ExportOptions& options) {
   std::vector<Placed> replicas;
   for (const GpuState& g : state.gpus) {
     MIGSERVE_RETURN_IF_ERROR(CheckLabelValue(
@@ -210,10 +201,9 @@ StatusOr<std::string> ReplicaObjects(
       replicas.push_back({&g, &s});
     }
   }
-  std::vector<Json> objects =
-      options.flavor == Flavor::kDevicePlugin
-          ? DevicePluginObjects(replicas, services, options)
-          : DraObjects(replicas, services, options);
+  std::vector<Json> objects = options.flavor == Flavor::kDevicePlugin
+                                  ? DevicePluginObjects(replicas, options)
+                                  : DraObjects(replicas, options);
   std::string header = fmt::format(
       "# Kubernetes objects written by migserve export ({} flavour, {}):\n"
       "# {}\n",
@@ -228,12 +218,10 @@ StatusOr<std::string> ReplicaObjects(
 }
 
 StatusOr<ExportedFiles> Export(const ClusterState& state,
-                               const std::vector<workload::Service>& services,
                                const ExportOptions& options) {
   ExportedFiles files;
   files.mig_parted = MigPartedConfig(state);
-  MIGSERVE_ASSIGN_OR_RETURN(files.replicas,
-                            ReplicaObjects(state, services, options));
+  MIGSERVE_ASSIGN_OR_RETURN(files.replicas, ReplicaObjects(state, options));
   return files;
 }
 

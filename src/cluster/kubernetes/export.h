@@ -41,16 +41,15 @@ struct ExportedFiles {
 // profiles of its own GPU model.
 std::string MigPartedConfig(const ClusterState& state);
 
-// Returns the Kubernetes objects of the replicas of `state`. `services`
-// gives each service's model. Returns InvalidArgument if a service or node
-// name cannot be a label value.
-StatusOr<std::string> ReplicaObjects(
-    const ClusterState& state, const std::vector<workload::Service>& services,
-    const ExportOptions& options);
+// Returns the Kubernetes objects of the replicas of `state`; each replica
+// runs its own DNN model (Replica::model, which ClusterFromDeployment takes
+// from the deployment's services), else its service's name. Returns
+// InvalidArgument if a service or node name cannot be a label value.
+StatusOr<std::string> ReplicaObjects(const ClusterState& state,
+                                     const ExportOptions& options);
 
 // Both files.
 StatusOr<ExportedFiles> Export(const ClusterState& state,
-                               const std::vector<workload::Service>& services,
                                const ExportOptions& options);
 
 }  // namespace migserve::cluster::kubernetes

@@ -51,13 +51,13 @@ void ExpectGolden(const std::string& text, const std::string& name) {
 TEST(ExportTest, DayAndNightMatchTheGoldenFiles) {
   Loaded day = LoadDay();
   ExportOptions options;
-  auto plugin = Export(day.state, day.deployment.services, options);
+  auto plugin = Export(day.state, options);
   ASSERT_TRUE(plugin.ok()) << plugin.status().ToString();
   ExpectGolden(plugin->mig_parted, "day/mig-parted.yaml");
   ExpectGolden(plugin->replicas, "day/replicas.yaml");
   Loaded night = Load("night.json");
   options.flavor = Flavor::kDra;
-  auto dra = Export(night.state, night.deployment.services, options);
+  auto dra = Export(night.state, options);
   ASSERT_TRUE(dra.ok());
   ExpectGolden(dra->mig_parted, "night-dra/mig-parted.yaml");
   ExpectGolden(dra->replicas, "night-dra/replicas.yaml");
@@ -101,7 +101,7 @@ TEST(ExportTest, EveryReplicaIsRunExactlyOnceInBothFlavours) {
   for (Flavor flavor : {Flavor::kDevicePlugin, Flavor::kDra}) {
     ExportOptions options;
     options.flavor = flavor;
-    auto text = ReplicaObjects(day.state, day.deployment.services, options);
+    auto text = ReplicaObjects(day.state, options);
     ASSERT_TRUE(text.ok());
     std::map<std::string, int> got;
     int claims = 0;
@@ -138,7 +138,7 @@ TEST(ExportTest, LabelValuesStayStringsAndNamesAreDnsLabels) {
   Loaded day = LoadDay();
   ExportOptions options;
   options.flavor = Flavor::kDra;
-  auto text = ReplicaObjects(day.state, day.deployment.services, options);
+  auto text = ReplicaObjects(day.state, options);
   ASSERT_TRUE(text.ok());
   EXPECT_NE(text->find("migserve.io/gpu: \"0\""), std::string::npos);
 }
@@ -150,7 +150,7 @@ TEST(ExportTest, RefusesAServiceThatCannotBeALabel) {
       if (s.replica) s.replica->service = "has space";
     }
   }
-  auto text = ReplicaObjects(day.state, {}, ExportOptions());
+  auto text = ReplicaObjects(day.state, ExportOptions());
   ASSERT_FALSE(text.ok());
   EXPECT_NE(text.status().message().find("\"has space\""), std::string::npos);
 }
