@@ -59,16 +59,19 @@ StatusOr<ClusterState> PlaceOnInventory(
           deployment.source, k, *g.node, model, inventory.source));
     }
   }
-  std::map<std::string, int> needed, missing;
+  // The first model short of GPUs, with every GPU the deployment needs of it.
+  std::map<std::string, int> needed;
+  std::optional<std::string> short_model;
   for (size_t k = 0; k < deployment.gpus.size(); ++k) {
     if (deployment.gpus[k].instances.empty() && !where[k]) continue;
     ++needed[deployment.GpuModelOf(k)];
-    if (!where[k]) ++missing[deployment.GpuModelOf(k)];
+    if (!where[k] && !short_model) short_model = deployment.GpuModelOf(k);
   }
-  for (const auto& [model, count] : missing) {
+  if (short_model) {
     return Status::InvalidArgument(fmt::format(
         "{}: the deployment needs {} {} GPUs but the inventory {} has {}",
-        deployment.source, needed[model], model, inventory.source, had[model]));
+        deployment.source, needed[*short_model], *short_model, inventory.source,
+        had[*short_model]));
   }
   // Build the placed deployment and read it back as a cluster: the same
   // checks (profiles of the GPU's model, legal layouts) as any input.
