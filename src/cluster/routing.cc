@@ -1,0 +1,118 @@
+#include "cluster/routing.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <tuple>
+
+namespace migserve::cluster {
+namespace {
+
+auto Key(const RouteGroup& g) {
+  return std::tie(g.gpu_model, g.profile, g.batch, g.procs);
+}
+
+// Adds `replica` on `gpu` to `route`, in its group.
+void Add(const GpuState& gpu, const Slot& slot, ServiceRoute* route) {
+  const Replica& r = *slot.replica;
+  RouteGroup probe{gpu.model->name,
+                   gpu.model->profiles[slot.instance.profile].name,
+                   r.batch,
+                   r.procs,
+                   0,
+                   0,
+                   0};
+  auto it = std::lower_bound(
+      route->groups.begin(), route->groups.end(), probe,
+      [](const RouteGroup& a, const RouteGroup& b) { return Key(a) < Key(b); });
+  if (it == route->groups.end() || Key(*it) != Key(probe)) {
+    probe.throughput = r.throughput;
+    it = route->groups.insert(it, probe);
+  }
+  it->throughput = std::min(it->throughput, r.throughput);
+  ++it->replicas;
+}
+
+}  // namespace
+
+void WeighRoute(ServiceRoute* route) {
+  double largest = 0;
+  for (const RouteGroup& g : route->groups) {
+    largest = std::max(largest, g.replicas * g.throughput);
+  }
+  double scale = 1000;
+  if (largest * scale > kMaxRouteWeight) scale = kMaxRouteWeight / largest;
+  for (RouteGroup& g : route->groups) {
+    double capacity = g.replicas * g.throughput;
+    g.weight = capacity > 0 ? std::max(1L, std::lround(capacity * scale)) : 0;
+    g.weight = std::min(g.weight, kMaxRouteWeight);
+  }
+}
+
+ServiceRoute RouteOf(const ClusterState& state, const std::string& service) {
+  ServiceRoute route{service, {}};
+  for (const GpuState& g : state.gpus) {
+    for (const Slot& s : g.slots) {
+      if (s.replica && s.replica->service == service) Add(g, s, &route);
+    }
+  }
+  WeighRoute(&route);
+  return route;
+}
+
+std::map<std::string, ServiceRoute> Routes(const ClusterState& state) {
+  std::map<std::string, ServiceRoute> routes;
+  for (const GpuState& g : state.gpus) {
+    for (const Slot& s : g.slots) {
+      if (!s.replica) continue;
+      ServiceRoute& route = routes[s.replica->service];
+      route.service = s.replica->service;
+      Add(g, s, &route);
+    }
+  }
+  for (auto& [service, route] : routes) WeighRoute(&route);
+  return routes;
+}
+
+double ReplicaLoad(const ServiceRoute& route, const RouteGroup& group,
+                   double rate) {
+  long total = 0;
+  for (const RouteGroup& g : route.groups) total += g.weight;
+  if (group.weight == 0 || total == 0) return 0;
+  if (group.replicas == 0) return std::numeric_limits<double>::infinity();
+  return rate * static_cast<double>(group.weight) / static_cast<double>(total) /
+         group.replicas;
+}
+
+double RoutedCapacity(const ServiceRoute& route) {
+  double capacity = std::numeric_limits<double>::infinity();
+  bool weighted = false;
+  for (const RouteGroup& g : route.groups) {
+    if (g.weight == 0) continue;
+    weighted = true;
+    // The rate at which this group's replicas reach their throughput.
+    double load_at_one = ReplicaLoad(route, g, 1.0);
+    capacity = std::min(capacity, g.throughput / load_at_one);
+  }
+  return weighted ? capacity : 0;
+}
+
+std::string FormatRoute(const ServiceRoute& route) {
+  nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+  for (const RouteGroup& g : route.groups) {
+    groups.push_back({{"gpu", g.gpu_model},
+                      {"profile", g.profile},
+                      {"batch", g.batch},
+                      {"procs", g.procs},
+                      {"replicas", g.replicas},
+                      {"throughput", g.throughput},
+                      {"weight", g.weight}});
+  }
+  return nlohmann::ordered_json{{"service", route.service}, {"groups", groups}}
+      .dump();
+}
+
+}  // namespace migserve::cluster

@@ -1,0 +1,69 @@
+// Capacity-weighted routing (docs/serving.md): a service's requests go to
+// its replicas in proportion to their capacity, so that no replica receives
+// more than it can serve while the service's capacity covers its rate. The
+// replicas of a service fall into groups of equal capacity (same GPU model,
+// profile, batch and MPS processes); the gateway splits the service's
+// requests over the groups by integer weights proportional to each group's
+// capacity (replicas x throughput), and each group spreads its share evenly
+// over its ready replicas (a Kubernetes Service).
+#ifndef MIGSERVE_CLUSTER_ROUTING_H_
+#define MIGSERVE_CLUSTER_ROUTING_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cluster/cluster_state.h"
+
+namespace migserve::cluster {
+
+// The largest weight Gateway API accepts on a backend.
+inline constexpr long kMaxRouteWeight = 1000000;
+
+struct RouteGroup {
+  std::string gpu_model;  // mig::GpuModel::name
+  std::string profile;    // e.g. "1g.10gb"
+  int batch = 0;
+  int procs = 1;
+  int replicas = 0;       // routed replicas
+  double throughput = 0;  // per replica, req/s (the group's smallest)
+  long weight = 0;        // share of the service's requests
+  bool operator==(const RouteGroup&) const = default;
+};
+
+struct ServiceRoute {
+  std::string service;
+  std::vector<RouteGroup>
+      groups;  // sorted by (gpu_model, profile, batch, procs)
+  bool operator==(const ServiceRoute&) const = default;
+};
+
+// Returns the route of `service` over the replicas of `state`, with weights
+// (WeighRoute). A service without replicas gets a route without groups.
+ServiceRoute RouteOf(const ClusterState& state, const std::string& service);
+
+// Returns the routes of every service that has a replica in `state`.
+std::map<std::string, ServiceRoute> Routes(const ClusterState& state);
+
+// Sets each group's weight proportional to its capacity: the capacity in
+// thousandths of a request per second, scaled down so that no weight exceeds
+// kMaxRouteWeight; a group with capacity gets at least 1.
+void WeighRoute(ServiceRoute* route);
+
+// The largest request rate `route` carries with no replica above its
+// throughput: the gateway sends a group weight / total of the requests, and
+// the group spreads them over its replicas. 0 if a weighted group has no
+// replicas (its share of requests fails) or nothing is weighted.
+double RoutedCapacity(const ServiceRoute& route);
+
+// The requests per second each replica of `group` receives when `route`
+// carries `rate` (infinite if the group has weight and no replica).
+double ReplicaLoad(const ServiceRoute& route, const RouteGroup& group,
+                   double rate);
+
+// The route as compact JSON (what the journal records).
+std::string FormatRoute(const ServiceRoute& route);
+
+}  // namespace migserve::cluster
+
+#endif  // MIGSERVE_CLUSTER_ROUTING_H_
