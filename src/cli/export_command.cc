@@ -1,10 +1,11 @@
-// migserve export -d D [--flavor device-plugin|dra] -o DIR
+// migserve export -d D [--flavor device-plugin|dra] [--serving F] -o DIR
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <map>
 
 #include "cli/command.h"
+#include "cli/serving_flags.h"
 #include "cluster/kubernetes/export.h"
 #include "deployment/deployment_json.h"
 #include "util/file.h"
@@ -18,7 +19,9 @@ struct ExportFlags {
   std::string deployment;
   std::string output;
   k8s::Flavor flavor = k8s::Flavor::kDevicePlugin;
-  k8s::ExportOptions options;
+  std::string serving;
+  std::string image;
+  int port = 0;
   int gpus_per_node = 8;
 };
 
@@ -35,8 +38,13 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
         "--inventory FILE)",
         flags.deployment, flags.deployment));
   }
-  k8s::ExportOptions options = flags.options;
+  k8s::ExportOptions options;
   options.flavor = flags.flavor;
+  if (!flags.serving.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(options.serving,
+                              k8s::LoadServingSpec(flags.serving));
+  }
+  OverrideTemplate(flags.image, flags.port, &options.serving);
   auto files = k8s::Export(state, options);
   if (!files.ok()) return files.status().WithPrefix(flags.deployment);
   std::error_code error;
@@ -46,10 +54,20 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
         fmt::format("{}: cannot create: {}", flags.output, error.message()));
   }
   for (auto [name, text] : {std::pair{"mig-parted.yaml", &files->mig_parted},
-                            std::pair{"replicas.yaml", &files->replicas}}) {
+                            std::pair{"replicas.yaml", &files->replicas},
+                            std::pair{"routing.yaml", &files->routing}}) {
+    if (text->empty()) continue;
     std::string path = (std::filesystem::path(flags.output) / name).string();
     MIGSERVE_RETURN_IF_ERROR(WriteFileAtomic(path, *text));
     context->err << "export: wrote " << path << "\n";
+  }
+  if (files->routing.empty()) {
+    context->err << "export: no routing.yaml: "
+                 << (flags.serving.empty() ? "no --serving spec"
+                                           : flags.serving +
+                                                 " names no "
+                                                 "routing.gateway")
+                 << "; replicas get no capacity-weighted route\n";
   }
   return Status::Ok();
 }
@@ -63,7 +81,8 @@ void SetupExport(CLI::App* app, CommandContext* context) {
                   "node go on node-<id / gpus-per-node>)")
       ->required();
   app->add_option("-o,--output", flags->output,
-                  "Directory for mig-parted.yaml and replicas.yaml")
+                  "Directory for mig-parted.yaml, replicas.yaml and (with a "
+                  "gateway in --serving) routing.yaml")
       ->required();
   app->add_option("--flavor", flags->flavor,
                   "device-plugin (nvidia.com/mig-<profile> requests) or dra "
@@ -74,13 +93,7 @@ void SetupExport(CLI::App* app, CommandContext* context) {
               {"dra", k8s::Flavor::kDra}},
           CLI::ignore_case))
       ->default_str("device-plugin");
-  app->add_option("--image", flags->options.serving.image,
-                  "Serving container image")
-      ->capture_default_str();
-  app->add_option("--port", flags->options.serving.port,
-                  "The container's HTTP port (readiness: /v2/health/ready)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 65535));
+  AddServingOptions(app, &flags->serving, &flags->image, &flags->port);
   app->add_option("--gpus-per-node", flags->gpus_per_node,
                   "GPUs per node for GPUs the deployment puts on no node")
       ->capture_default_str()

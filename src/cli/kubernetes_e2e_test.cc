@@ -98,8 +98,8 @@ class KubernetesE2eTest : public ::testing::Test {
         server_.Put(
             std::string(kPods) + "/" + name,
             {{"metadata",
-              {{"labels", k8s::ReplicaLabels(s.replica->service, g.id.node,
-                                             index, p, s.instance.start)},
+              {{"labels",
+                k8s::ReplicaLabels(*s.replica, {g.id, g.model, s.instance})},
                {"annotations", k8s::ReplicaAnnotations(*s.replica)}}},
              {"status",
               {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}});

@@ -18,18 +18,12 @@ auto Key(const RouteGroup& g) {
 // Adds `replica` on `gpu` to `route`, in its group.
 void Add(const GpuState& gpu, const Slot& slot, ServiceRoute* route) {
   const Replica& r = *slot.replica;
-  RouteGroup probe{gpu.model->name,
-                   gpu.model->profiles[slot.instance.profile].name,
-                   r.batch,
-                   r.procs,
-                   0,
-                   0,
-                   0};
+  RouteGroup probe = GroupOf(r, *gpu.model, slot.instance);
+  probe.replicas = 0;
   auto it = std::lower_bound(
       route->groups.begin(), route->groups.end(), probe,
       [](const RouteGroup& a, const RouteGroup& b) { return Key(a) < Key(b); });
   if (it == route->groups.end() || Key(*it) != Key(probe)) {
-    probe.throughput = r.throughput;
     it = route->groups.insert(it, probe);
   }
   it->throughput = std::min(it->throughput, r.throughput);
@@ -37,6 +31,17 @@ void Add(const GpuState& gpu, const Slot& slot, ServiceRoute* route) {
 }
 
 }  // namespace
+
+RouteGroup GroupOf(const Replica& replica, const mig::GpuModel& model,
+                   const mig::Instance& instance) {
+  return {model.name,
+          model.profiles[instance.profile].name,
+          replica.batch,
+          replica.procs,
+          1,
+          replica.throughput,
+          0};
+}
 
 void WeighRoute(ServiceRoute* route) {
   double largest = 0;

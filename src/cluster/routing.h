@@ -38,6 +38,11 @@ struct ServiceRoute {
   bool operator==(const ServiceRoute&) const = default;
 };
 
+// Returns the group `replica` at instance `instance` of a `model` GPU belongs
+// to (replicas 1, weight 0).
+RouteGroup GroupOf(const Replica& replica, const mig::GpuModel& model,
+                   const mig::Instance& instance);
+
 // Returns the route of `service` over the replicas of `state`, with weights
 // (WeighRoute). A service without replicas gets a route without groups.
 ServiceRoute RouteOf(const ClusterState& state, const std::string& service);

@@ -47,6 +47,12 @@ class YamlMap {
   StatusOr<std::vector<YAML::Node>> Sequence(std::string_view key,
                                              bool required) const;
 
+  // Returns the value under `key` (undefined if absent), for callers that
+  // walk a nested structure themselves.
+  YAML::Node Value(std::string_view key) const {
+    return node_[std::string(key)];
+  }
+
   // Returns InvalidArgument naming the first key not in `allowed`.
   Status CheckKeys(std::initializer_list<std::string_view> allowed) const;
 

@@ -1,5 +1,6 @@
 // Validates YAML files that migserve writes or ships: Kubernetes objects
-// against the Kubernetes OpenAPI schemas (the kubernetes-models package),
+// against the Kubernetes OpenAPI schemas (the kubernetes-models package) and
+// Gateway API objects against theirs (@kubernetes-models/gateway-api),
 // mig-parted configs against mig-parted's v1 spec (api/spec/v1/spec.go, as
 // summarized in notes/kubernetes.md 2.1). Usage: node validate.mjs FILE...
 // Prints each problem and a count per file; exits 1 if any is invalid.
@@ -53,9 +54,11 @@ async function checkKubernetes(doc) {
   if (typeof apiVersion !== "string" || typeof kind !== "string") {
     return ["apiVersion and kind are required"];
   }
+  const gatewayApi = apiVersion.startsWith("gateway.networking.k8s.io/");
   let module;
   try {
-    module = await import(`kubernetes-models/${apiVersion}`);
+    module = await import(gatewayApi ? `@kubernetes-models/gateway-api/${apiVersion}`
+                                     : `kubernetes-models/${apiVersion}`);
   } catch {
     return [`unknown apiVersion ${apiVersion}`];
   }

@@ -8,6 +8,7 @@
 
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/replica_pod.h"
+#include "cluster/kubernetes/routing_objects.h"
 #include "cluster/kubernetes/yaml_writer.h"
 
 namespace migserve::cluster::kubernetes {
@@ -33,22 +34,31 @@ std::string ModelNames(const ClusterState& state) {
 }
 
 Json Metadata(const std::string& name, const Json& labels,
-              const Json& annotations) {
-  Json meta = {{"name", name}, {"labels", labels}};
+              const Json& annotations, const ExportOptions& options) {
+  Json meta = {{"name", name}};
+  if (!options.serving.namespace_.empty()) {
+    meta["namespace"] = options.serving.namespace_;
+  }
+  meta["labels"] = labels;
   if (!annotations.empty()) meta["annotations"] = annotations;
   return meta;
 }
 
-Json WorkloadDeployment(const std::string& name, const Json& labels,
-                        const Json& annotations, int replicas, Json pod_spec) {
+// A Deployment of `replicas` pods of `service` labelled `labels` (which it
+// selects by) with the template's labels and annotations added.
+Json WorkloadDeployment(const std::string& name, const std::string& service,
+                        const Json& labels, const Json& annotations,
+                        int replicas, Json pod_spec,
+                        const ExportOptions& options) {
   return {{"apiVersion", "apps/v1"},
           {"kind", "Deployment"},
-          {"metadata", Metadata(name, labels, annotations)},
+          {"metadata", Metadata(name, labels, annotations, options)},
           {"spec",
            {{"replicas", replicas},
             {"selector", {{"matchLabels", labels}}},
             {"template",
-             {{"metadata", {{"labels", labels}, {"annotations", annotations}}},
+             {{"metadata",
+               PodMetadata(labels, annotations, options.serving, service)},
               {"spec", std::move(pod_spec)}}}}}};
 }
 
@@ -56,46 +66,57 @@ const mig::Profile& ProfileOf(const Placed& p) {
   return p.gpu->model->profiles[p.slot->instance.profile];
 }
 
+InstanceRef RefOf(const Placed& p) {
+  return {p.gpu->id, p.gpu->model, p.slot->instance};
+}
+
 std::vector<Json> DevicePluginObjects(const std::vector<Placed>& replicas,
                                       const ExportOptions& options) {
-  // Replicas grouped by (service, node, profile, batch, procs): the device
-  // plugin's resource is named by the profile, whatever the GPU model.
-  using Key = std::tuple<std::string, std::string, std::string, int, int>;
+  // Replicas grouped by (service, node, profile, batch, procs, GPU model):
+  // the device plugin's resource is named by the profile alone, so the pods
+  // of one Deployment may get any free instance of it on the node.
+  using Key =
+      std::tuple<std::string, std::string, std::string, int, int, std::string>;
   std::map<Key, std::vector<Placed>> groups;
   std::map<std::tuple<std::string, std::string, std::string>, int> same_name;
   for (const Placed& p : replicas) {
     const Replica& r = *p.slot->replica;
     const std::string& profile = ProfileOf(p).name;
-    Key key{r.service, p.gpu->id.node, profile, r.batch, r.procs};
+    Key key{r.service, p.gpu->id.node, profile,
+            r.batch,   r.procs,        p.gpu->model->name};
     if (groups[key].empty()) ++same_name[{r.service, p.gpu->id.node, profile}];
     groups[key].push_back(p);
   }
   std::vector<Json> objects;
   for (const auto& [key, members] : groups) {
-    const auto& [service, node, profile_name, batch, procs] = key;
+    const auto& [service, node, profile_name, batch, procs, gpu_model] = key;
     const mig::Profile& p = ProfileOf(members.front());
     std::string name = fmt::format("{}-{}-{}", service, node, profile_name);
     if (same_name[{service, node, profile_name}] > 1) {
-      name += fmt::format("-b{}-p{}", batch, procs);
+      name += fmt::format("-b{}-p{}-{}", batch, procs, gpu_model);
     }
+    const Replica& first = *members.front().slot->replica;
+    InstanceRef at = RefOf(members.front());
     Json labels = {{kManagedBy, kManager},
                    {kLabelService, service},
                    {kLabelNode, node},
-                   {kLabelProfile, profile_name}};
+                   {kLabelProfile, profile_name},
+                   {kLabelGroup, ReplicaLabels(first, at)[kLabelGroup]}};
     std::string placements;
     for (const Placed& m : members) {
       if (!placements.empty()) placements += ",";
       placements +=
           fmt::format("{}:{}", m.gpu->id.index, m.slot->instance.start);
     }
-    const Replica& first = *members.front().slot->replica;
     Json annotations = ReplicaAnnotations(first);
     annotations[kAnnotationPlacements] = placements;
-    Json container = ServerContainer(first, ModelOf(first), options.serving);
-    container["resources"] = DevicePluginResources(p);
-    objects.push_back(WorkloadDeployment(DnsLabel(name), labels, annotations,
-                                         static_cast<int>(members.size()),
-                                         PodSpec(node, std::move(container))));
+    Json container = ServerContainer(first, ModelOf(first), {at, false},
+                                     options.serving, DevicePluginResources(p));
+    objects.push_back(WorkloadDeployment(
+        DnsLabel(name), service, labels, annotations,
+        static_cast<int>(members.size()),
+        PodSpec(node, std::move(container), options.serving, service),
+        options));
   }
   return objects;
 }
@@ -124,7 +145,7 @@ std::vector<Json> DraObjects(const std::vector<Placed>& replicas,
     const std::string& node = p.gpu->id.node;
     int index = p.gpu->id.index;
     std::string name = ReplicaName(r.service, node, index, profile, start);
-    Json labels = ReplicaLabels(r.service, node, index, profile, start);
+    Json labels = ReplicaLabels(r, RefOf(p));
     std::string selector = fmt::format(
         "device.attributes['gpu.nvidia.com'].profile == '{}' && "
         "device.attributes['gpu.nvidia.com'].parentMinor == {}",
@@ -134,7 +155,8 @@ std::vector<Json> DraObjects(const std::vector<Placed>& replicas,
         {"kind", "ResourceClaim"},
         {"metadata",
          Metadata(name, labels,
-                  {{kAnnotationDevice, DraDeviceName(index, profile, start)}})},
+                  {{kAnnotationDevice, DraDeviceName(index, profile, start)}},
+                  options)},
         {"spec",
          {{"devices",
            {{"requests",
@@ -146,14 +168,16 @@ std::vector<Json> DraObjects(const std::vector<Placed>& replicas,
                       Json::array(
                           {{{"cel", {{"expression", selector}}}}})}}}}})}}}}}};
     objects.push_back(std::move(claim));
-    Json container = ServerContainer(r, ModelOf(r), options.serving);
-    container["resources"] = {{"claims", Json::array({{{"name", "mig"}}})}};
+    Json container =
+        ServerContainer(r, ModelOf(r), {RefOf(p), true}, options.serving,
+                        {{"claims", Json::array({{{"name", "mig"}}})}});
     Json claims = {
         {"resourceClaims",
          Json::array({{{"name", "mig"}, {"resourceClaimName", name}}})}};
-    Json deployment =
-        WorkloadDeployment(name, labels, ReplicaAnnotations(r), 1,
-                           PodSpec(node, std::move(container), claims));
+    Json deployment = WorkloadDeployment(
+        name, r.service, labels, ReplicaAnnotations(r), 1,
+        PodSpec(node, std::move(container), options.serving, r.service, claims),
+        options);
     // Two pods must never hold the claim at once.
     deployment["spec"]["strategy"] = {{"type", "Recreate"}};
     objects.push_back(std::move(deployment));
@@ -217,11 +241,42 @@ StatusOr<std::string> ReplicaObjects(const ClusterState& state,
   return header + ToYaml(objects);
 }
 
+StatusOr<std::string> RoutingObjects(const ClusterState& state,
+                                     const ServingSpec& spec) {
+  std::map<std::string, std::string> models;
+  for (const GpuState& g : state.gpus) {
+    for (const Slot& s : g.slots) {
+      if (s.replica) models[s.replica->service] = ModelOf(*s.replica);
+    }
+  }
+  MIGSERVE_RETURN_IF_ERROR(CheckRoutable(models, spec));
+  std::vector<Json> services, routes;
+  for (const auto& [service, route] : Routes(state)) {
+    for (const RouteGroup& g : route.groups) {
+      services.push_back(GroupService(service, g, spec));
+    }
+    routes.push_back(HttpRoute(route, models.at(service), spec));
+  }
+  services.insert(services.end(), routes.begin(), routes.end());
+  std::string header = fmt::format(
+      "# Routing objects written by migserve export ({}): per routing group\n"
+      "# (replicas of a service with one GPU model, profile, batch and MPS\n"
+      "# processes) a Service selecting its pods, and per service an\n"
+      "# HTTPRoute on gateway {} whose backends are weighted by capacity\n"
+      "# (replicas x throughput), so no replica gets more than it serves.\n",
+      ModelNames(state), spec.gateway->name);
+  return header + ToYaml(services);
+}
+
 StatusOr<ExportedFiles> Export(const ClusterState& state,
                                const ExportOptions& options) {
   ExportedFiles files;
   files.mig_parted = MigPartedConfig(state);
   MIGSERVE_ASSIGN_OR_RETURN(files.replicas, ReplicaObjects(state, options));
+  if (options.serving.gateway) {
+    MIGSERVE_ASSIGN_OR_RETURN(files.routing,
+                              RoutingObjects(state, options.serving));
+  }
   return files;
 }
 

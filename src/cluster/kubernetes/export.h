@@ -10,6 +10,10 @@
 //  - dra: per replica a ResourceClaim for NVIDIA's DRA driver (device class
 //    mig.nvidia.com) that selects the profile on the exact GPU, and a
 //    one-replica Deployment that uses it.
+// Pods follow the serving spec's template with the replica contract
+// (replica_pod.h). routing.yaml, written when the spec names a gateway,
+// holds the routing objects (routing_objects.h): a Service per routing
+// group and an HTTPRoute per service weighted by capacity.
 #ifndef MIGSERVE_CLUSTER_KUBERNETES_EXPORT_H_
 #define MIGSERVE_CLUSTER_KUBERNETES_EXPORT_H_
 
@@ -28,12 +32,13 @@ enum class Flavor { kDevicePlugin, kDra };
 
 struct ExportOptions {
   Flavor flavor = Flavor::kDevicePlugin;
-  ServingOptions serving;
+  ServingSpec serving;
 };
 
 struct ExportedFiles {
   std::string mig_parted;  // mig-parted.yaml
   std::string replicas;    // replicas.yaml
+  std::string routing;     // routing.yaml; empty if the spec has no gateway
 };
 
 // Returns the mig-parted v1 config of `state`: per node a config named
@@ -48,7 +53,12 @@ std::string MigPartedConfig(const ClusterState& state);
 StatusOr<std::string> ReplicaObjects(const ClusterState& state,
                                      const ExportOptions& options);
 
-// Both files.
+// The routing objects of `state`'s services. Returns InvalidArgument if the
+// spec has no gateway or its path match cannot tell two services apart.
+StatusOr<std::string> RoutingObjects(const ClusterState& state,
+                                     const ServingSpec& spec);
+
+// All three files.
 StatusOr<ExportedFiles> Export(const ClusterState& state,
                                const ExportOptions& options);
 

@@ -48,19 +48,158 @@ void ExpectGolden(const std::string& text, const std::string& name) {
                            << " (MIGSERVE_UPDATE_GOLDEN=1 to rewrite)";
 }
 
+ServingSpec TritonSpec() {
+  return LoadServingSpec(SourcePath("examples/triton/serving.yaml")).value();
+}
+
 TEST(ExportTest, DayAndNightMatchTheGoldenFiles) {
+  // Day with the Triton example's serving spec and routes; night with the
+  // built-in template and no routes.
   Loaded day = LoadDay();
   ExportOptions options;
+  options.serving = TritonSpec();
   auto plugin = Export(day.state, options);
   ASSERT_TRUE(plugin.ok()) << plugin.status().ToString();
   ExpectGolden(plugin->mig_parted, "day/mig-parted.yaml");
   ExpectGolden(plugin->replicas, "day/replicas.yaml");
+  ExpectGolden(plugin->routing, "day/routing.yaml");
   Loaded night = Load("night.json");
+  options = {};
   options.flavor = Flavor::kDra;
   auto dra = Export(night.state, options);
   ASSERT_TRUE(dra.ok());
   ExpectGolden(dra->mig_parted, "night-dra/mig-parted.yaml");
   ExpectGolden(dra->replicas, "night-dra/replicas.yaml");
+  EXPECT_EQ(dra->routing, "");
+}
+
+TEST(ExportTest, PodsRunTheSpecsTemplateWithTheReplicaContract) {
+  Loaded day = LoadDay();
+  ExportOptions options;
+  options.serving = TritonSpec();
+  std::vector<YAML::Node> objects =
+      YAML::LoadAll(ReplicaObjects(day.state, options).value());
+  int bert = 0;
+  for (const YAML::Node& d : objects) {
+    YAML::Node pod = d["spec"]["template"];
+    YAML::Node c = pod["spec"]["containers"][0];
+    EXPECT_EQ(c["image"].as<std::string>(),
+              "nvcr.io/nvidia/tritonserver:24.08-py3");
+    EXPECT_EQ(c["command"][1].as<std::string>(), "/scripts/start-replica.sh");
+    EXPECT_EQ(c["resources"]["requests"]["memory"].as<std::string>(), "16Gi");
+    EXPECT_EQ(c["resources"]["limits"].size(), 2u);  // memory, MIG device
+    EXPECT_EQ(pod["spec"]["volumes"].size(), 3u);
+    EXPECT_EQ(pod["spec"]["tolerations"].size(), 1u);
+    EXPECT_EQ(pod["metadata"]["labels"]["app.kubernetes.io/part-of"]
+                  .as<std::string>(),
+              "inference");
+    std::map<std::string, std::string> env;
+    for (const YAML::Node& v : c["env"]) {
+      env[v["name"].as<std::string>()] = v["value"].as<std::string>();
+    }
+    std::string service =
+        d["metadata"]["labels"][kLabelService].as<std::string>();
+    EXPECT_EQ(env["MIGSERVE_SERVICE"], service);
+    EXPECT_EQ(env["MIGSERVE_BATCH"],
+              d["metadata"]["annotations"][kAnnotationBatch].as<std::string>());
+    EXPECT_EQ(env["MIGSERVE_GROUP"],
+              pod["metadata"]["labels"][kLabelGroup].as<std::string>());
+    EXPECT_EQ(env["MIGSERVE_PORT"], "8000");
+    EXPECT_EQ(env.count("MIGSERVE_GPU"), 0u);  // the device plugin picks
+    // The contract comes first, the template's variables after it.
+    EXPECT_EQ(c["env"][0]["name"].as<std::string>(), "MIGSERVE_SERVICE");
+    if (service == "bert-1") {
+      ++bert;
+      EXPECT_EQ(env["MAX_QUEUE_DELAY_US"], "5000");
+    } else {
+      EXPECT_EQ(env["MAX_QUEUE_DELAY_US"], "2000");
+    }
+  }
+  EXPECT_GT(bert, 0);
+}
+
+TEST(ExportTest, RoutesWeighGroupsByCapacity) {
+  Loaded day = LoadDay();
+  ExportOptions options;
+  options.serving = TritonSpec();
+  std::vector<YAML::Node> objects =
+      YAML::LoadAll(RoutingObjects(day.state, options.serving).value());
+  // Group Services by name, and what each selects.
+  std::map<std::string, double> capacity;  // group -> replicas x throughput
+  for (const GpuState& g : day.state.gpus) {
+    for (const Slot& s : g.slots) {
+      if (!s.replica) continue;
+      std::string group = GroupName(s.replica->service,
+                                    GroupOf(*s.replica, *g.model, s.instance));
+      capacity[group] += s.replica->throughput;
+    }
+  }
+  int services = 0, routes = 0;
+  for (const YAML::Node& o : objects) {
+    std::string kind = o["kind"].as<std::string>();
+    if (kind == "Service") {
+      ++services;
+      std::string name = o["metadata"]["name"].as<std::string>();
+      EXPECT_EQ(o["spec"]["selector"][kLabelGroup].as<std::string>(), name);
+      EXPECT_EQ(capacity.count(name), 1u) << name;
+      continue;
+    }
+    ASSERT_EQ(kind, "HTTPRoute");
+    ++routes;
+    EXPECT_EQ(o["apiVersion"].as<std::string>(),
+              "gateway.networking.k8s.io/v1");
+    EXPECT_EQ(o["spec"]["parentRefs"][0]["name"].as<std::string>(),
+              "inference");
+    YAML::Node rule = o["spec"]["rules"][0];
+    std::string service =
+        o["metadata"]["labels"][kLabelService].as<std::string>();
+    std::string model;
+    for (const workload::Service& s : day.deployment.services) {
+      if (s.name == service) model = s.model;
+    }
+    EXPECT_EQ(rule["matches"][0]["path"]["value"].as<std::string>(),
+              "/v2/models/" + model);
+    double weights = 0, total = 0;
+    for (const YAML::Node& b : rule["backendRefs"]) {
+      weights += b["weight"].as<double>();
+      total += capacity.at(b["name"].as<std::string>());
+    }
+    for (const YAML::Node& b : rule["backendRefs"]) {
+      EXPECT_NEAR(b["weight"].as<double>() / weights,
+                  capacity.at(b["name"].as<std::string>()) / total, 1e-5)
+          << service;
+      EXPECT_EQ(b["port"].as<int>(), 8000);
+    }
+  }
+  EXPECT_EQ(routes, 5);
+  EXPECT_EQ(services, static_cast<int>(capacity.size()));
+  // densenet169-1 and inceptionv3-1 have replicas of two sizes.
+  EXPECT_GT(services, routes);
+}
+
+TEST(ExportTest, RoutingNeedsAGatewayAndDistinctModelPaths) {
+  Loaded day = LoadDay();
+  ServingSpec spec;
+  EXPECT_NE(RoutingObjects(day.state, spec)
+                .status()
+                .message()
+                .find("routing.gateway is not set"),
+            std::string::npos);
+  spec.gateway = GatewayRef{"gw", "", ""};
+  for (GpuState& g : day.state.gpus) {
+    for (Slot& s : g.slots) {
+      if (s.replica) s.replica->model = "same";
+    }
+  }
+  auto shared = RoutingObjects(day.state, spec);
+  ASSERT_FALSE(shared.ok());
+  EXPECT_NE(shared.status().message().find("set routing.match: header"),
+            std::string::npos)
+      << shared.status().message();
+  spec.match = RouteMatch::kHeader;
+  auto by_header = RoutingObjects(day.state, spec);
+  ASSERT_TRUE(by_header.ok());
+  EXPECT_NE(by_header->find("name: migserve-service"), std::string::npos);
 }
 
 TEST(ExportTest, MigPartedHasEveryInstanceOfEveryGpuPerNode) {

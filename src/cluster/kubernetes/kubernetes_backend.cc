@@ -138,17 +138,18 @@ Status KubernetesBackend::CreatePod(const InstanceRef& ref,
     auto known = options_.models.find(replica.service);
     model = known != options_.models.end() ? known->second : replica.service;
   }
-  Json container = ServerContainer(replica, model, options_.serving);
-  container["resources"] = DevicePluginResources(profile);
-  Json pod = {
-      {"apiVersion", "v1"},
-      {"kind", "Pod"},
-      {"metadata",
-       {{"name", name},
-        {"labels", ReplicaLabels(replica.service, ref.gpu.node, ref.gpu.index,
-                                 profile, ref.instance.start)},
-        {"annotations", ReplicaAnnotations(replica)}}},
-      {"spec", PodSpec(ref.gpu.node, std::move(container))}};
+  Json container =
+      ServerContainer(replica, model, {ref, true}, options_.serving,
+                      DevicePluginResources(profile));
+  Json metadata = {{"name", name}};
+  metadata.update(PodMetadata(ReplicaLabels(replica, ref),
+                              ReplicaAnnotations(replica), options_.serving,
+                              replica.service));
+  Json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", std::move(metadata)},
+              {"spec", PodSpec(ref.gpu.node, std::move(container),
+                               options_.serving, replica.service)}};
   auto made = client_->Create(PodsPath(), nlohmann::json(pod));
   if (made.status().code() == Status::Code::kAborted) return Status::Ok();
   return made.status();

@@ -35,7 +35,7 @@ namespace migserve::cluster::kubernetes {
 struct BackendOptions {
   std::string namespace_ = "default";  // where replica pods live
   std::string node_selector = "nvidia.com/mig.capable=true";
-  ServingOptions serving;
+  ServingSpec serving;  // how replica pods run
   // service -> DNN model, for replicas that do not name theirs.
   std::map<std::string, std::string> models;
   double poll_s = 1.0;

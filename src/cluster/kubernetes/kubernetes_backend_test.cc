@@ -78,11 +78,10 @@ TEST(KubernetesBackendTest, MalformedAnnotationsAndLabelsAreIgnoredNotFatal) {
         {{"labels", kMigCapable},
          {"annotations", {{kAnnotationLayouts, FormatLayouts(good)}}}}}});
   Replica r{"svc", 8, 1, 100, 10};
-  const mig::Profile& p = A100().profiles[seven.profile];
   json ready = {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}};
   server.Put(std::string(kPods) + "/good",
              {{"metadata",
-               {{"labels", ReplicaLabels("svc", "good", 0, p, 0)},
+               {{"labels", ReplicaLabels(r, {{"good", 0}, &A100(), seven})},
                 {"annotations", ReplicaAnnotations(r)}}},
               {"status", ready}});
   std::mt19937 rng(7);
@@ -95,8 +94,10 @@ TEST(KubernetesBackendTest, MalformedAnnotationsAndLabelsAreIgnoredNotFatal) {
                {{"metadata",
                  {{"labels", kMigCapable},
                   {"annotations", rng() % 5 ? annotations : junk}}}});
-    json labels = ReplicaLabels(rng() % 2 ? "svc" : JunkText(&rng),
-                                rng() % 3 ? "good" : JunkText(&rng), 0, p, 0);
+    Replica named = r;
+    named.service = rng() % 2 ? "svc" : JunkText(&rng);
+    json labels = ReplicaLabels(
+        named, {{rng() % 3 ? "good" : JunkText(&rng), 0}, &A100(), seven});
     labels[kLabelGpu] = rng() % 2 ? json(JunkText(&rng)) : Junk(&rng);
     labels[kLabelStart] = rng() % 2 ? json(JunkText(&rng)) : Junk(&rng);
     labels[kLabelProfile] = rng() % 2 ? json(JunkText(&rng)) : Junk(&rng);

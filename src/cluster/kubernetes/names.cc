@@ -52,6 +52,19 @@ std::string ReplicaName(const std::string& service, const std::string& node,
                               profile.name, start));
 }
 
+std::string GroupName(const std::string& service, const RouteGroup& group) {
+  // A Service's name must start with a letter (DNS-1035).
+  std::string name =
+      DnsLabel(fmt::format("{}-{}-b{}-p{}-{}", service, group.profile,
+                           group.batch, group.procs, group.gpu_model));
+  if (!std::isalpha(static_cast<unsigned char>(name.front()))) {
+    name = DnsLabel("g-" + name);
+  }
+  return name;
+}
+
+std::string RouteName(const std::string& service) { return DnsLabel(service); }
+
 Status CheckLabelValue(std::string_view value, std::string_view what) {
   bool ok = !value.empty() && value.size() <= 63 && Alnum(value.front()) &&
             Alnum(value.back());

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "cluster/cluster_state.h"
+#include "cluster/routing.h"
 #include "util/status.h"
 
 namespace migserve::cluster::kubernetes {
@@ -20,6 +21,8 @@ inline constexpr char kLabelNode[] = "migserve.io/node";
 inline constexpr char kLabelProfile[] = "migserve.io/profile";
 inline constexpr char kLabelGpu[] = "migserve.io/gpu";  // index on the node
 inline constexpr char kLabelStart[] = "migserve.io/start";
+// The routing group (routing.h) of a replica: its group Service selects it.
+inline constexpr char kLabelGroup[] = "migserve.io/group";
 // Annotations: where the replicas of a group sit ("<gpu index>:<start>,..."),
 // and the batch, MPS processes, throughput and latency of a replica.
 inline constexpr char kAnnotationPlacements[] = "migserve.io/placements";
@@ -41,6 +44,13 @@ std::string DnsLabel(std::string_view text);
 // GPU `index` on `node`: the same replica always gets the same name.
 std::string ReplicaName(const std::string& service, const std::string& node,
                         int index, const mig::Profile& profile, int start);
+
+// The name of the Kubernetes Service of `service`'s routing group `group`
+// (also the value of its replicas' kLabelGroup label): a DNS-1035 label.
+std::string GroupName(const std::string& service, const RouteGroup& group);
+
+// The name of `service`'s HTTPRoute.
+std::string RouteName(const std::string& service);
 
 // Returns InvalidArgument naming `what` unless `value` is a valid label
 // value (at most 63 of [A-Za-z0-9_.-], alphanumeric at both ends).

@@ -9,35 +9,88 @@
 #include "util/csv.h"
 
 namespace migserve::cluster::kubernetes {
+namespace {
 
-Json ServerContainer(const Replica& replica, const std::string& model,
-                     const ServingOptions& options) {
-  Json env = Json::array();
-  for (auto [name, value] :
-       {std::pair<const char*, std::string>{"MIGSERVE_SERVICE",
-                                            replica.service},
-        {"MIGSERVE_MODEL", model},
-        {"MIGSERVE_BATCH", std::to_string(replica.batch)},
-        {"MIGSERVE_PROCS", std::to_string(replica.procs)}}) {
-    env.push_back({{"name", name}, {"value", value}});
-  }
-  return {{"name", "server"},
-          {"image", options.image},
-          {"env", env},
-          {"ports",
-           Json::array({{{"name", "http"}, {"containerPort", options.port}}})},
-          {"readinessProbe",
-           {{"httpGet", {{"path", "/v2/health/ready"}, {"port", "http"}}}}}};
+std::string GroupNameOf(const Replica& replica, const InstanceRef& at) {
+  return GroupName(replica.service, GroupOf(replica, *at.model, at.instance));
 }
 
-Json ReplicaLabels(const std::string& service, const std::string& node,
-                   int index, const mig::Profile& profile, int start) {
+}  // namespace
+
+Json ReplicaContract(const Replica& replica, const std::string& model,
+                     const ReplicaPlace& place, const ServingSpec& spec) {
+  const InstanceRef& at = place.at;
+  std::vector<std::pair<const char*, std::string>> vars = {
+      {"MIGSERVE_SERVICE", replica.service},
+      {"MIGSERVE_MODEL", model},
+      {"MIGSERVE_BATCH", std::to_string(replica.batch)},
+      {"MIGSERVE_PROCS", std::to_string(replica.procs)},
+      {"MIGSERVE_PROFILE", at.model->profiles[at.instance.profile].name},
+      {"MIGSERVE_GPU_MODEL", at.model->name},
+      {"MIGSERVE_NODE", at.gpu.node}};
+  if (place.exact) {
+    vars.push_back({"MIGSERVE_GPU", std::to_string(at.gpu.index)});
+    vars.push_back({"MIGSERVE_START", std::to_string(at.instance.start)});
+  }
+  vars.push_back(
+      {"MIGSERVE_THROUGHPUT", fmt::format("{}", replica.throughput)});
+  vars.push_back(
+      {"MIGSERVE_LATENCY_MS", fmt::format("{}", replica.latency_ms)});
+  vars.push_back({"MIGSERVE_GROUP", GroupNameOf(replica, at)});
+  vars.push_back(
+      {"MIGSERVE_PORT", std::to_string(spec.RoutePort(replica.service))});
+  Json env = Json::array();
+  for (const auto& [name, value] : vars) {
+    env.push_back({{"name", name}, {"value", value}});
+  }
+  return env;
+}
+
+Json ServerContainer(const Replica& replica, const std::string& model,
+                     const ReplicaPlace& place, const ServingSpec& spec,
+                     const Json& device) {
+  Json pod = spec.TemplateFor(replica.service);
+  Json container = {{"name", "server"}, {"image", pod["image"]}};
+  if (pod.contains("imagePullPolicy")) {
+    container["imagePullPolicy"] = pod["imagePullPolicy"];
+  }
+  for (const char* key : {"command", "args"}) {
+    if (pod.contains(key)) container[key] = pod[key];
+  }
+  Json env = ReplicaContract(replica, model, place, spec);
+  for (const Json& var : pod.value("env", Json::array())) env.push_back(var);
+  container["env"] = std::move(env);
+  for (const char* key : {"ports", "readinessProbe", "livenessProbe",
+                          "startupProbe", "volumeMounts"}) {
+    if (pod.contains(key)) container[key] = pod[key];
+  }
+  Json resources = pod.value("resources", Json::object());
+  for (const auto& [key, value] : device.items()) {
+    if (value.is_object()) {
+      for (const auto& [name, amount] : value.items()) {
+        resources[key][name] = amount;
+      }
+    } else {
+      resources[key] = value;
+    }
+  }
+  container["resources"] = std::move(resources);
+  return container;
+}
+
+Json ReplicaLabels(const Replica& replica, const InstanceRef& at) {
   return {{kManagedBy, kManager},
-          {kLabelService, service},
-          {kLabelNode, node},
-          {kLabelGpu, std::to_string(index)},
-          {kLabelProfile, profile.name},
-          {kLabelStart, std::to_string(start)}};
+          {kLabelService, replica.service},
+          {kLabelNode, at.gpu.node},
+          {kLabelGpu, std::to_string(at.gpu.index)},
+          {kLabelProfile, at.model->profiles[at.instance.profile].name},
+          {kLabelStart, std::to_string(at.instance.start)},
+          {kLabelGroup, GroupNameOf(replica, at)}};
+}
+
+Json GroupLabels(const std::string& service, const std::string& group) {
+  return {
+      {kManagedBy, kManager}, {kLabelService, service}, {kLabelGroup, group}};
 }
 
 Json ReplicaAnnotations(const Replica& r) {
@@ -47,6 +100,20 @@ Json ReplicaAnnotations(const Replica& r) {
                 {kAnnotationLatency, fmt::format("{}", r.latency_ms)}};
   if (!r.model.empty()) notes[kAnnotationModel] = r.model;
   return notes;
+}
+
+Json PodMetadata(const Json& labels, const Json& annotations,
+                 const ServingSpec& spec, const std::string& service) {
+  Json pod = spec.TemplateFor(service);
+  Json all_labels = pod.value("labels", Json::object());
+  for (const auto& [key, value] : labels.items()) all_labels[key] = value;
+  Json all_annotations = pod.value("annotations", Json::object());
+  for (const auto& [key, value] : annotations.items()) {
+    all_annotations[key] = value;
+  }
+  Json meta = {{"labels", all_labels}};
+  if (!all_annotations.empty()) meta["annotations"] = all_annotations;
+  return meta;
 }
 
 std::optional<Replica> ReplicaFromMetadata(const nlohmann::json& metadata) {
@@ -77,11 +144,19 @@ std::optional<Replica> ReplicaFromMetadata(const nlohmann::json& metadata) {
   return r;
 }
 
-Json PodSpec(const std::string& node, Json container, const Json& extra) {
-  Json spec = {{"nodeSelector", {{"kubernetes.io/hostname", node}}}};
-  for (const auto& [key, value] : extra.items()) spec[key] = value;
-  spec["containers"] = Json::array({std::move(container)});
-  return spec;
+Json PodSpec(const std::string& node, Json container, const ServingSpec& spec,
+             const std::string& service, const Json& extra) {
+  Json pod = spec.TemplateFor(service);
+  Json selector = pod.value("nodeSelector", Json::object());
+  selector["kubernetes.io/hostname"] = node;
+  Json out = {{"nodeSelector", selector}};
+  for (const char* key :
+       {"serviceAccountName", "imagePullSecrets", "tolerations", "volumes"}) {
+    if (pod.contains(key)) out[key] = pod[key];
+  }
+  for (const auto& [key, value] : extra.items()) out[key] = value;
+  out["containers"] = Json::array({std::move(container)});
+  return out;
 }
 
 Json DevicePluginResources(const mig::Profile& profile) {

@@ -1,0 +1,21 @@
+#!/bin/bash
+# Starts one migserve replica on Triton: copies the model's directory from the
+# read-only repository, writes its config.pbtxt from config.pbtxt.template
+# with the replica's batch and process count, and runs tritonserver with that
+# one model. Shipped to pods as the ConfigMap triton-start-replica
+# (kubectl create configmap triton-start-replica --from-file=start-replica.sh).
+# MODEL_REPOSITORY and REPLICA_REPOSITORY move the two directories (tests).
+set -euo pipefail
+models=${MODEL_REPOSITORY:-/models}
+repo=${REPLICA_REPOSITORY:-/tmp/models}
+mkdir -p "$repo"
+cp -r "$models/$MIGSERVE_MODEL" "$repo/"
+template="$repo/$MIGSERVE_MODEL/config.pbtxt.template"
+sed -e "s/@MAX_BATCH_SIZE@/$MIGSERVE_BATCH/g" \
+    -e "s/@INSTANCES@/$MIGSERVE_PROCS/g" \
+    -e "s/@MAX_QUEUE_DELAY_US@/${MAX_QUEUE_DELAY_US:-2000}/g" \
+    "$template" > "$repo/$MIGSERVE_MODEL/config.pbtxt"
+rm "$template"
+exec tritonserver --model-repository="$repo" --model-control-mode=explicit \
+  --load-model="$MIGSERVE_MODEL" --http-port=8000 --grpc-port=8001 \
+  --metrics-port=8002

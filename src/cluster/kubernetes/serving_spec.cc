@@ -1,0 +1,311 @@
+#include "cluster/kubernetes/serving_spec.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <regex>
+
+#include "cluster/kubernetes/names.h"
+#include "util/file.h"
+#include "util/yaml_map.h"
+
+namespace migserve::cluster::kubernetes {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// A YAML value as JSON: plain scalars that read as booleans, integers or
+// numbers become those (as in YAML's core schema); quoted scalars stay
+// strings.
+Json ToJson(const YAML::Node& node) {
+  if (node.IsMap()) {
+    Json out = Json::object();
+    for (const auto& entry : node) {
+      out[entry.first.as<std::string>("")] = ToJson(entry.second);
+    }
+    return out;
+  }
+  if (node.IsSequence()) {
+    Json out = Json::array();
+    for (const YAML::Node& item : node) out.push_back(ToJson(item));
+    return out;
+  }
+  if (!node.IsScalar()) return nullptr;
+  const std::string& text = node.Scalar();
+  if (node.Tag() == "!") return text;
+  static const std::regex integer("[-+]?[0-9]+");
+  static const std::regex number(
+      "[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
+  if (text == "true" || text == "True") return true;
+  if (text == "false" || text == "False") return false;
+  if (text == "null" || text == "~") return nullptr;
+  if (std::regex_match(text, integer))
+    return std::strtoll(text.c_str(), nullptr, 10);
+  if (std::regex_match(text, number)) return std::strtod(text.c_str(), nullptr);
+  return text;
+}
+
+bool Reserved(const std::string& key) {
+  return key.rfind("migserve.io/", 0) == 0 || key == kManagedBy;
+}
+
+// Reads the list under `key`: each item a mapping with every field of
+// `required` a string, or (if `required` is empty) anything.
+Status ReadList(const YamlMap& map, const char* key,
+                const std::vector<const char*>& required, Json* out) {
+  MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> items,
+                            map.Sequence(key, false));
+  Json list = Json::array();
+  for (size_t i = 0; i < items.size(); ++i) {
+    std::string path = fmt::format("{}[{}]", map.FieldPath(key), i);
+    MIGSERVE_ASSIGN_OR_RETURN(YamlMap item,
+                              YamlMap::Open(items[i], map.source(), path));
+    for (const char* field : required) {
+      std::string value;
+      MIGSERVE_RETURN_IF_ERROR(item.Required(field, &value));
+      if (value.empty()) return item.Error(field, "must not be empty");
+    }
+    list.push_back(ToJson(items[i]));
+  }
+  (*out)[key] = std::move(list);
+  return Status::Ok();
+}
+
+// Reads the mapping under `key` as JSON.
+Status ReadObject(const YamlMap& map, const char* key, Json* out) {
+  MIGSERVE_RETURN_IF_ERROR(
+      YamlMap::Open(map.Value(key), map.source(), map.FieldPath(key)).status());
+  (*out)[key] = ToJson(map.Value(key));
+  return Status::Ok();
+}
+
+// Reads a mapping of strings to strings (labels, annotations, a node
+// selector); `check` says what is wrong with an entry, or "".
+Status ReadStrings(const YamlMap& map, const char* key,
+                   const std::function<std::string(const std::string&,
+                                                   const std::string&)>& check,
+                   Json* out) {
+  MIGSERVE_ASSIGN_OR_RETURN(
+      YamlMap value,
+      YamlMap::Open(map.Value(key), map.source(), map.FieldPath(key)));
+  Json strings = Json::object();
+  for (const auto& entry : map.Value(key)) {
+    std::string name = entry.first.as<std::string>("");
+    if (!entry.second.IsScalar()) {
+      return value.Error(name, "expected a string");
+    }
+    std::string why = check(name, entry.second.Scalar());
+    if (!why.empty()) return value.Error(name, why);
+    strings[name] = entry.second.Scalar();
+  }
+  (*out)[key] = std::move(strings);
+  return Status::Ok();
+}
+
+// Reads a pod template (the default one or a service's overrides) from
+// `map` into `out`, field by field.
+Status ReadTemplate(const YamlMap& map, Json* out) {
+  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
+      {"image", "imagePullPolicy", "command", "args", "env", "ports",
+       "readinessProbe", "livenessProbe", "startupProbe", "resources",
+       "volumeMounts", "volumes", "tolerations", "imagePullSecrets",
+       "serviceAccountName", "nodeSelector", "labels", "annotations"}));
+  for (const char* key : {"image", "imagePullPolicy", "serviceAccountName"}) {
+    if (!map.Value(key).IsDefined()) continue;
+    std::string value;
+    MIGSERVE_RETURN_IF_ERROR(map.Required(key, &value));
+    if (value.empty()) return map.Error(key, "must not be empty");
+    (*out)[key] = value;
+  }
+  for (const char* key : {"command", "args"}) {
+    if (!map.Value(key).IsDefined()) continue;
+    std::vector<std::string> words;
+    MIGSERVE_RETURN_IF_ERROR(map.Optional(key, &words));
+    (*out)[key] = words;
+  }
+  if (map.Value("env").IsDefined()) {
+    MIGSERVE_RETURN_IF_ERROR(ReadList(map, "env", {"name"}, out));
+    for (size_t i = 0; i < (*out)["env"].size(); ++i) {
+      std::string name = (*out)["env"][i]["name"];
+      if (name.rfind("MIGSERVE_", 0) == 0) {
+        return map.Error("env", fmt::format("env[{}]: {} is set by migserve "
+                                            "(the replica contract)",
+                                            i, name));
+      }
+    }
+  }
+  if (map.Value("ports").IsDefined()) {
+    MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> ports,
+                              map.Sequence("ports", true));
+    if (ports.empty()) return map.Error("ports", "needs at least one port");
+    for (size_t i = 0; i < ports.size(); ++i) {
+      MIGSERVE_ASSIGN_OR_RETURN(
+          YamlMap port,
+          YamlMap::Open(ports[i], map.source(),
+                        fmt::format("{}[{}]", map.FieldPath("ports"), i)));
+      int number = 0;
+      MIGSERVE_RETURN_IF_ERROR(port.Required("containerPort", &number));
+      if (number < 1 || number > 65535) {
+        return port.Error("containerPort", "must be 1 to 65535");
+      }
+    }
+    MIGSERVE_RETURN_IF_ERROR(ReadList(map, "ports", {}, out));
+  }
+  for (const char* key :
+       {"readinessProbe", "livenessProbe", "startupProbe", "resources"}) {
+    if (map.Value(key).IsDefined()) {
+      MIGSERVE_RETURN_IF_ERROR(ReadObject(map, key, out));
+    }
+  }
+  if (map.Value("resources").IsDefined()) {
+    MIGSERVE_ASSIGN_OR_RETURN(
+        YamlMap resources, YamlMap::Open(map.Value("resources"), map.source(),
+                                         map.FieldPath("resources")));
+    MIGSERVE_RETURN_IF_ERROR(resources.CheckKeys({"limits", "requests"}));
+    for (const char* side : {"limits", "requests"}) {
+      Json amounts = (*out)["resources"].value(side, Json::object());
+      for (const auto& [name, value] : amounts.items()) {
+        if (name.rfind("nvidia.com/", 0) == 0) {
+          return resources.Error(
+              side, name +
+                        ": migserve requests the replica's MIG device "
+                        "itself; leave nvidia.com/ resources out");
+        }
+      }
+    }
+  }
+  const std::pair<const char*, std::vector<const char*>> lists[] = {
+      {"volumeMounts", {"name", "mountPath"}},
+      {"volumes", {"name"}},
+      {"imagePullSecrets", {"name"}},
+      {"tolerations", {}}};
+  for (const auto& [key, required] : lists) {
+    if (map.Value(key).IsDefined()) {
+      MIGSERVE_RETURN_IF_ERROR(ReadList(map, key, required, out));
+    }
+  }
+  auto label = [](const std::string& key, const std::string& value) {
+    if (Reserved(key)) return key + " is set by migserve";
+    Status ok = CheckLabelValue(value, "value");
+    return ok.ok() ? std::string() : ok.message();
+  };
+  auto annotation = [](const std::string& key, const std::string&) {
+    return Reserved(key) ? key + " is set by migserve" : std::string();
+  };
+  auto selector = [](const std::string& key, const std::string&) {
+    return key == "kubernetes.io/hostname"
+               ? std::string("migserve pins each replica to its node itself")
+               : std::string();
+  };
+  using Check = std::string (*)(const std::string&, const std::string&);
+  for (auto [key, check] : {std::pair<const char*, Check>{"labels", +label},
+                            {"annotations", +annotation},
+                            {"nodeSelector", +selector}}) {
+    if (map.Value(key).IsDefined()) {
+      MIGSERVE_RETURN_IF_ERROR(ReadStrings(map, key, check, out));
+    }
+  }
+  return Status::Ok();
+}
+
+Status ReadRouting(const YamlMap& map, ServingSpec* spec) {
+  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys({"gateway", "match", "hostnames"}));
+  if (map.Value("gateway").IsDefined()) {
+    MIGSERVE_ASSIGN_OR_RETURN(YamlMap gateway,
+                              YamlMap::Open(map.Value("gateway"), map.source(),
+                                            map.FieldPath("gateway")));
+    MIGSERVE_RETURN_IF_ERROR(
+        gateway.CheckKeys({"name", "namespace", "sectionName"}));
+    GatewayRef ref;
+    MIGSERVE_RETURN_IF_ERROR(gateway.Required("name", &ref.name));
+    MIGSERVE_RETURN_IF_ERROR(gateway.Optional("namespace", &ref.namespace_));
+    MIGSERVE_RETURN_IF_ERROR(
+        gateway.Optional("sectionName", &ref.section_name));
+    if (ref.name.empty()) return gateway.Error("name", "must not be empty");
+    spec->gateway = ref;
+  }
+  std::string match = "path";
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("match", &match));
+  if (match == "path") {
+    spec->match = RouteMatch::kPath;
+  } else if (match == "header") {
+    spec->match = RouteMatch::kHeader;
+  } else {
+    return map.Error("match", "expected path or header, got " + match);
+  }
+  return map.Optional("hostnames", &spec->hostnames);
+}
+
+}  // namespace
+
+Json ServingSpec::DefaultTemplate() {
+  return {{"image", "nvcr.io/nvidia/tritonserver:24.08-py3"},
+          {"ports", Json::array({{{"name", "http"}, {"containerPort", 8000}}})},
+          {"readinessProbe",
+           {{"httpGet", {{"path", "/v2/health/ready"}, {"port", "http"}}}}}};
+}
+
+Json ServingSpec::TemplateFor(const std::string& service) const {
+  Json merged = pod;
+  auto it = services.find(service);
+  if (it != services.end()) {
+    for (const auto& [key, value] : it->second.items()) merged[key] = value;
+  }
+  return merged;
+}
+
+int ServingSpec::RoutePort(const std::string& service) const {
+  Json ports = TemplateFor(service).value("ports", Json::array());
+  for (const Json& p : ports) {
+    if (p.value("name", "") == "http") return p["containerPort"];
+  }
+  return ports.empty() ? 8000 : ports[0]["containerPort"].get<int>();
+}
+
+StatusOr<ServingSpec> ParseServingSpec(const std::string& yaml,
+                                       const std::string& source) {
+  MIGSERVE_ASSIGN_OR_RETURN(YAML::Node root, ParseYaml(yaml, source));
+  MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(root, source, ""));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.CheckKeys({"namespace", "routing", "template", "services"}));
+  ServingSpec spec;
+  spec.source = source;
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("namespace", &spec.namespace_));
+  if (!spec.namespace_.empty() &&
+      DnsLabel(spec.namespace_) != spec.namespace_) {
+    return map.Error("namespace", spec.namespace_ + " is not a DNS label");
+  }
+  if (map.Value("routing").IsDefined()) {
+    MIGSERVE_ASSIGN_OR_RETURN(
+        YamlMap routing,
+        YamlMap::Open(map.Value("routing"), source, "routing"));
+    MIGSERVE_RETURN_IF_ERROR(ReadRouting(routing, &spec));
+  }
+  if (map.Value("template").IsDefined()) {
+    MIGSERVE_ASSIGN_OR_RETURN(
+        YamlMap pod, YamlMap::Open(map.Value("template"), source, "template"));
+    MIGSERVE_RETURN_IF_ERROR(ReadTemplate(pod, &spec.pod));
+  }
+  if (map.Value("services").IsDefined()) {
+    MIGSERVE_ASSIGN_OR_RETURN(
+        YamlMap services,
+        YamlMap::Open(map.Value("services"), source, "services"));
+    for (const auto& entry : map.Value("services")) {
+      std::string name = entry.first.as<std::string>("");
+      MIGSERVE_ASSIGN_OR_RETURN(
+          YamlMap overrides,
+          YamlMap::Open(entry.second, source, services.FieldPath(name)));
+      Json fields = Json::object();
+      MIGSERVE_RETURN_IF_ERROR(ReadTemplate(overrides, &fields));
+      spec.services[name] = std::move(fields);
+    }
+  }
+  return spec;
+}
+
+StatusOr<ServingSpec> LoadServingSpec(const std::string& path) {
+  MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseServingSpec(text, path);
+}
+
+}  // namespace migserve::cluster::kubernetes

@@ -1,0 +1,65 @@
+// The serving spec (docs/serving.md): how replicas run and how requests reach
+// them. A YAML file with the namespace, the gateway that routes requests
+// (Gateway API), the default pod template of a replica (image, command, args,
+// env, ports, probes, resources, volumes, tolerations, labels, annotations)
+// and per-service overrides. `export --serving` and `controller --serving`
+// read it; every replica gets the replica contract (ReplicaContract in
+// replica_pod.h) on top of its template.
+#ifndef MIGSERVE_CLUSTER_KUBERNETES_SERVING_SPEC_H_
+#define MIGSERVE_CLUSTER_KUBERNETES_SERVING_SPEC_H_
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/status_or.h"
+
+namespace migserve::cluster::kubernetes {
+
+// The Gateway an HTTPRoute attaches to (its parentRefs entry).
+struct GatewayRef {
+  std::string name;
+  std::string namespace_;    // empty: the route's namespace
+  std::string section_name;  // empty: every listener
+};
+
+// How a service's HTTPRoute picks its requests.
+enum class RouteMatch {
+  kPath,    // path prefix /v2/models/<model> (KServe v2 / Triton HTTP API)
+  kHeader,  // header migserve-service: <service>
+};
+
+inline constexpr char kServiceHeader[] = "migserve-service";
+
+struct ServingSpec {
+  std::string source = "built-in defaults";  // where it came from
+  std::string namespace_;                    // empty: the kubeconfig's
+  std::optional<GatewayRef> gateway;         // none: no routes
+  RouteMatch match = RouteMatch::kPath;
+  std::vector<std::string> hostnames;
+  // The pod template (fields as in the YAML; see docs/serving.md) and the
+  // fields each service replaces.
+  nlohmann::ordered_json pod = DefaultTemplate();
+  std::map<std::string, nlohmann::ordered_json> services;
+
+  // The default template: NVIDIA's Triton image, port http 8000, ready on
+  // /v2/health/ready. It runs no model until a spec gives a command.
+  static nlohmann::ordered_json DefaultTemplate();
+
+  // `pod` with `service`'s overrides.
+  nlohmann::ordered_json TemplateFor(const std::string& service) const;
+  // The container port requests go to: the port named "http", else the
+  // first.
+  int RoutePort(const std::string& service) const;
+};
+
+// Parses a serving spec; errors name `source`, the line and the field.
+StatusOr<ServingSpec> ParseServingSpec(const std::string& yaml,
+                                       const std::string& source);
+StatusOr<ServingSpec> LoadServingSpec(const std::string& path);
+
+}  // namespace migserve::cluster::kubernetes
+
+#endif  // MIGSERVE_CLUSTER_KUBERNETES_SERVING_SPEC_H_
