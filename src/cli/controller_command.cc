@@ -12,7 +12,10 @@
 
 #include "cli/command.h"
 #include "cli/kube_flags.h"
+#include "cli/serving_flags.h"
 #include "cluster/kubernetes/kubernetes_backend.h"
+#include "cluster/kubernetes/kubernetes_router.h"
+#include "cluster/kubernetes/routing_objects.h"
 #include "cluster/plan_json.h"
 #include "controller/reconciler.h"
 #include "deployment/deployment_json.h"
@@ -34,6 +37,9 @@ struct ControllerFlags {
   int metrics_port = 9090;
   double resync_s = 30;
   bool once = false;
+  std::string serving;
+  std::string image;
+  int port = 0;
   k8s::BackendOptions backend;
 };
 
@@ -140,6 +146,14 @@ Status RunController(ControllerFlags flags, CommandContext* context) {
         "give exactly one of --target and --target-configmap");
   }
   MIGSERVE_ASSIGN_OR_RETURN(k8s::KubeConfig config, LoadKube(flags.kube));
+  if (!flags.serving.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(flags.backend.serving,
+                              k8s::LoadServingSpec(flags.serving));
+    if (!flags.backend.serving.namespace_.empty()) {
+      config.namespace_ = flags.backend.serving.namespace_;
+    }
+  }
+  OverrideTemplate(flags.image, flags.port, &flags.backend.serving);
   if (!flags.namespace_.empty()) config.namespace_ = flags.namespace_;
   k8s::KubeClient client(config);
   TargetSource source(flags, &client);
@@ -153,12 +167,29 @@ Status RunController(ControllerFlags flags, CommandContext* context) {
   };
   k8s::KubernetesBackend backend(&client, flags.backend);
   if (flags.dry_run) return DryRun(&backend, target, context);
+  k8s::RouterOptions routing{config.namespace_, flags.backend.serving,
+                             flags.backend.models};
+  if (routing.serving.gateway) {
+    MIGSERVE_RETURN_IF_ERROR(
+        k8s::CheckRoutable(routing.models, routing.serving));
+  }
+  k8s::KubernetesRouter router(&client, routing);
   MIGSERVE_ASSIGN_OR_RETURN(std::unique_ptr<controller::Journal> journal,
                             controller::Journal::Open(flags.journal));
   controller::ControllerOptions options;
   options.progress = [context](const std::string& line) {
     context->err << line << std::endl;
   };
+  if (flags.backend.serving.gateway) {
+    options.router = &router;
+  } else {
+    context->err << "controller: "
+                 << (flags.serving.empty() ? "no --serving spec"
+                                           : flags.serving +
+                                                 " names no "
+                                                 "routing.gateway")
+                 << ": no routes are kept (docs/serving.md)\n";
+  }
   controller::Reconciler reconciler(&backend, journal.get(), options);
 
   httplib::Server server;
@@ -234,9 +265,7 @@ void SetupController(CLI::App* app, CommandContext* context) {
   app->add_option("--node-selector", flags->backend.node_selector,
                   "Label selector of the MIG nodes")
       ->capture_default_str();
-  app->add_option("--image", flags->backend.serving.image,
-                  "Serving container image")
-      ->capture_default_str();
+  AddServingOptions(app, &flags->serving, &flags->image, &flags->port);
   app->add_option("--poll-s", flags->backend.poll_s,
                   "Seconds between checks of running actions")
       ->capture_default_str()

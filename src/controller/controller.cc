@@ -111,6 +111,47 @@ Status Controller::Transition(const deployment::Deployment& target,
   }
 }
 
+namespace {
+
+// Applies to `routed` the start of `a`, which may have begun on the cluster
+// already (a restarted controller's action): the replica it removes is no
+// longer routed either way.
+void StartRouted(const Action& a, cluster::ClusterState* routed) {
+  if (cluster::StartAction(a, routed).ok()) return;
+  if (a.kind != cluster::ActionKind::kDelete &&
+      a.kind != cluster::ActionKind::kMigrate) {
+    return;
+  }
+  cluster::GpuState* g = routed->FindGpu(a.at.gpu);
+  cluster::Slot* slot = g == nullptr ? nullptr : g->Find(a.at.instance);
+  if (slot != nullptr && slot->replica &&
+      slot->replica->service == a.replica.service) {
+    slot->replica.reset();
+  }
+}
+
+}  // namespace
+
+Status Controller::SyncRoutes(int version, int action,
+                              const cluster::ClusterState& routed,
+                              const std::set<std::string>& services) {
+  if (options_.router == nullptr) return Status::Ok();
+  for (const std::string& service : services) {
+    if (service.empty()) continue;
+    cluster::ServiceRoute route = cluster::RouteOf(routed, service);
+    StatusOr<bool> changed = options_.router->SetRoute(route);
+    if (!changed.ok()) {
+      return Status::Unavailable(
+          fmt::format("routing {}: {}", service, changed.status().message()));
+    }
+    if (!*changed) continue;
+    ++stats_.route_changes;
+    MIGSERVE_RETURN_IF_ERROR(journal_->RecordRoute(
+        version, {action, service, cluster::FormatRoute(route)}));
+  }
+  return Status::Ok();
+}
+
 Status Controller::Execute(int version, const TransitionPlan& plan,
                            std::map<int, ActionState> states) {
   for (const auto& [id, state] : states) {
@@ -138,6 +179,20 @@ Status Controller::Execute(int version, const TransitionPlan& plan,
       done.insert(a.id);
     }
   }
+  // What is routed: the ready replicas, less those whose removal started.
+  cluster::ClusterState routed = observed;
+  std::set<std::string> services;
+  for (const cluster::GpuState& g : observed.gpus) {
+    for (const cluster::Slot& s : g.slots) {
+      if (s.replica) services.insert(s.replica->service);
+    }
+  }
+  for (const Action& a : plan.actions) {
+    services.insert(a.replica.service);
+    auto it = states.find(a.id);
+    if (it != states.end() && done.count(a.id) == 0) StartRouted(a, &routed);
+  }
+  MIGSERVE_RETURN_IF_ERROR(SyncRoutes(version, -1, routed, services));
   int finished = 0;
   while (done.size() < plan.actions.size()) {
     for (const Action& a : plan.actions) {
@@ -147,6 +202,10 @@ Status Controller::Execute(int version, const TransitionPlan& plan,
       if (!ready) continue;
       MIGSERVE_RETURN_IF_ERROR(
           journal_->Mark(version, a.id, ActionState::kStarted));
+      // Requests leave a replica before it goes.
+      StartRouted(a, &routed);
+      MIGSERVE_RETURN_IF_ERROR(
+          SyncRoutes(version, a.id, routed, {a.replica.service}));
       Status started = backend_->Start(a);
       if (!started.ok()) {
         MIGSERVE_RETURN_IF_ERROR(
@@ -161,6 +220,15 @@ Status Controller::Execute(int version, const TransitionPlan& plan,
     MIGSERVE_ASSIGN_OR_RETURN(cluster::ActionResult result,
                               backend_->WaitAny());
     if (in_flight.erase(result.id) == 0) continue;
+    if (result.status.ok()) {
+      // Requests reach a replica once it is ready.
+      const Action& a =
+          *std::find_if(plan.actions.begin(), plan.actions.end(),
+                        [&](const Action& x) { return x.id == result.id; });
+      MIGSERVE_RETURN_IF_ERROR(cluster::FinishAction(a, &routed));
+      MIGSERVE_RETURN_IF_ERROR(
+          SyncRoutes(version, a.id, routed, {a.replica.service}));
+    }
     MIGSERVE_RETURN_IF_ERROR(journal_->Mark(
         version, result.id,
         result.status.ok() ? ActionState::kDone : ActionState::kFailed));

@@ -1,15 +1,21 @@
 // The controller (paper 4, 6): plans a transition, runs it through a
 // ClusterBackend with independent actions in parallel, journals every step,
 // resumes a journaled plan after a restart, and replans from the observed
-// cluster when an action fails or a GPU is lost.
+// cluster when an action fails or a GPU is lost. With a Router it also keeps
+// each service's requests routed by capacity (routing.h): a replica is
+// routed from the finish of its create or migrate (it is ready) until its
+// delete or migrate starts, the moments at which the safety checker counts
+// it, so the routed capacity is the checked capacity in every order.
 #ifndef MIGSERVE_CONTROLLER_CONTROLLER_H_
 #define MIGSERVE_CONTROLLER_CONTROLLER_H_
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "cluster/cluster_backend.h"
+#include "cluster/router.h"
 #include "controller/journal.h"
 #include "controller/planner.h"
 #include "controller/safety_checker.h"
@@ -25,12 +31,15 @@ struct ControllerOptions {
   // call, as if the process died there; -1: never. For crash tests.
   int stop_after = -1;
   std::function<void(const std::string&)> progress;  // may be empty
+  // Keeps routes; not owned; null: the controller routes nothing.
+  cluster::Router* router = nullptr;
 };
 
 struct TransitionStats {
-  int plans = 0;         // plans made (a resumed plan is not counted)
-  int actions_run = 0;   // actions this call saw finish
-  double planner_s = 0;  // wall-clock seconds spent planning and checking
+  int plans = 0;          // plans made (a resumed plan is not counted)
+  int actions_run = 0;    // actions this call saw finish
+  double planner_s = 0;   // wall-clock seconds spent planning and checking
+  int route_changes = 0;  // routes this call changed
   // Services a lost GPU left below their floor; replans keep what remains.
   std::vector<std::string> short_services;
 };
@@ -63,6 +72,11 @@ class Controller {
   // Runs the actions of `plan` that `states` does not have as done.
   Status Execute(int version, const cluster::TransitionPlan& plan,
                  std::map<int, ActionState> states);
+  // Brings the live routes of `services` in line with `routed` and
+  // journals each route that changed, for `action` (-1: none).
+  Status SyncRoutes(int version, int action,
+                    const cluster::ClusterState& routed,
+                    const std::set<std::string>& services);
   void Progress(const std::string& line) const {
     if (options_.progress) options_.progress(line);
   }

@@ -53,7 +53,10 @@ StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& path) {
       "  DEFAULT 0);"
       "CREATE TABLE IF NOT EXISTS action (version INTEGER NOT NULL, "
       "  id INTEGER NOT NULL, state INTEGER NOT NULL, "
-      "  PRIMARY KEY (version, id));" +
+      "  PRIMARY KEY (version, id));"
+      "CREATE TABLE IF NOT EXISTS route (seq INTEGER PRIMARY KEY, "
+      "  version INTEGER NOT NULL, action INTEGER NOT NULL, "
+      "  service TEXT NOT NULL, route TEXT NOT NULL);" +
       fmt::format("PRAGMA user_version={};", kFormatVersion)));
   return journal;
 }
@@ -109,6 +112,42 @@ Status Journal::Mark(int version, int action, ActionState state) {
   if (sqlite3_step(upsert.get()) != SQLITE_DONE)
     return Error(db_, "mark action");
   return Status::Ok();
+}
+
+Status Journal::RecordRoute(int version, const JournaledRoute& route) {
+  Statement insert(db_,
+                   "INSERT INTO route (version, action, service, route) "
+                   "VALUES (?, ?, ?, ?)");
+  if (insert.get() == nullptr) return Error(db_, "prepare");
+  sqlite3_bind_int(insert.get(), 1, version);
+  sqlite3_bind_int(insert.get(), 2, route.action);
+  sqlite3_bind_text(insert.get(), 3, route.service.c_str(), -1,
+                    SQLITE_TRANSIENT);
+  sqlite3_bind_text(insert.get(), 4, route.route.c_str(), -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(insert.get()) != SQLITE_DONE) {
+    return Error(db_, "record route");
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::vector<JournaledRoute>> Journal::Routes(int version) {
+  Statement select(db_,
+                   "SELECT action, service, route FROM route WHERE version "
+                   "= ? ORDER BY seq");
+  if (select.get() == nullptr) return Error(db_, "prepare");
+  sqlite3_bind_int(select.get(), 1, version);
+  std::vector<JournaledRoute> routes;
+  int step;
+  while ((step = sqlite3_step(select.get())) == SQLITE_ROW) {
+    auto text = [&](int column) {
+      const unsigned char* value = sqlite3_column_text(select.get(), column);
+      return value == nullptr ? std::string()
+                              : reinterpret_cast<const char*>(value);
+    };
+    routes.push_back({sqlite3_column_int(select.get(), 0), text(1), text(2)});
+  }
+  if (step != SQLITE_DONE) return Error(db_, "read routes");
+  return routes;
 }
 
 Status Journal::FinishPlan(int version) {

@@ -1,7 +1,8 @@
-// The controller's journal in SQLite: the plan it is executing and which of
+// The controller's journal in SQLite: the plan it is executing, which of
 // its actions started and finished, so that a restarted controller resumes
-// the same plan without repeating or losing an action (DESIGN 6). Each
-// change is one transaction.
+// the same plan without repeating or losing an action (DESIGN 6), and every
+// route the controller changed on the way (docs/serving.md). Each change is
+// one transaction.
 #ifndef MIGSERVE_CONTROLLER_JOURNAL_H_
 #define MIGSERVE_CONTROLLER_JOURNAL_H_
 
@@ -9,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "util/status_or.h"
 
@@ -23,6 +25,15 @@ struct JournaledPlan {
   std::string target;     // the target deployment's JSON
   std::string plan_json;  // the plan
   std::map<int, ActionState> actions;
+};
+
+// One route change: the route a service got when `action` started or
+// finished (-1: when the controller brought the routes in line with the
+// cluster before running the plan).
+struct JournaledRoute {
+  int action = 0;
+  std::string service;
+  std::string route;  // cluster::FormatRoute
 };
 
 class Journal {
@@ -43,6 +54,9 @@ class Journal {
   StatusOr<int> BeginPlan(const std::string& target,
                           const std::string& plan_json);
   Status Mark(int version, int action, ActionState state);
+  Status RecordRoute(int version, const JournaledRoute& route);
+  // Returns the route changes of plan `version`, oldest first.
+  StatusOr<std::vector<JournaledRoute>> Routes(int version);
   // Marks the plan finished: Current() no longer returns it.
   Status FinishPlan(int version);
 
