@@ -1,7 +1,12 @@
 // day2night and night2day on Kubernetes without a cluster or a GPU: the
 // `controller` command and the Kubernetes backend against the stand-in API
 // server over HTTPS, three node agents on in-memory NVML, and a fake
-// kubelet that marks a replica's instance in use while its pod runs.
+// kubelet that marks a replica's instance in use while its pod runs. At
+// every change of a pod, Service or HTTPRoute the tests check what a
+// gateway would do with the live routes: every service's routed capacity
+// is at least its floor, min(before, after), and so no ready replica gets
+// more than its throughput.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <unistd.h>
@@ -17,10 +22,12 @@
 #include "cluster/kubernetes/api_server_standin.h"
 #include "cluster/kubernetes/fake_kubelet.h"
 #include "cluster/kubernetes/kubernetes_backend.h"
+#include "cluster/kubernetes/kubernetes_router.h"
 #include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/test_certificate.h"
 #include "cluster/plan_json.h"
+#include "cluster/routing.h"
 #include "controller/controller.h"
 #include "deployment/deployment_json.h"
 #include "util/file.h"
@@ -37,6 +44,61 @@ constexpr char kToken[] = "e2e-token";
 constexpr int kNodes = 3;
 constexpr int kGpusPerNode = 8;
 constexpr char kPods[] = "/api/v1/namespaces/serving/pods";
+constexpr char kRoutes[] =
+    "/apis/gateway.networking.k8s.io/v1/namespaces/serving/httproutes";
+constexpr char kServices[] = "/api/v1/namespaces/serving/services";
+constexpr char kServingSpec[] =
+    "routing:\n  gateway: {name: inference, namespace: gateways}\n";
+
+// True if every label `selector` names has that value in `labels`.
+bool Selects(const Json& selector, const Json& labels) {
+  for (const auto& [key, value] : selector.items()) {
+    if (!labels.contains(key) || labels[key] != value) return false;
+  }
+  return true;
+}
+
+bool IsReady(const Json& pod) {
+  if (!pod.contains("status")) return false;
+  for (const Json& c : pod["status"].value("conditions", Json::array())) {
+    if (c.value("type", "") == "Ready" && c.value("status", "") == "True") {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A router that applies a route removing replicas only at its next call:
+// the route patch after the delete instead of before (a mutation the live
+// check must catch).
+class LateRouter : public cluster::Router {
+ public:
+  explicit LateRouter(cluster::Router* inner) : inner_(inner) {}
+  StatusOr<bool> SetRoute(const cluster::ServiceRoute& route) override {
+    if (late_) {
+      MIGSERVE_RETURN_IF_ERROR(inner_->SetRoute(*late_).status());
+      late_.reset();
+    }
+    auto last = applied_.find(route.service);
+    if (last != applied_.end() && Replicas(route) < Replicas(last->second)) {
+      applied_[route.service] = route;
+      late_ = route;
+      return true;
+    }
+    applied_[route.service] = route;
+    return inner_->SetRoute(route);
+  }
+
+ private:
+  static int Replicas(const cluster::ServiceRoute& route) {
+    int n = 0;
+    for (const auto& g : route.groups) n += g.replicas;
+    return n;
+  }
+  cluster::Router* inner_;
+  std::optional<cluster::ServiceRoute> late_;
+  std::map<std::string, cluster::ServiceRoute> applied_;
+};
 
 const mig::GpuModel& A100() {
   return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
@@ -72,6 +134,7 @@ class KubernetesE2eTest : public ::testing::Test {
             "\nusers:\n- name: u\n  user: {token: " + kToken + "}\n");
     journal_ = testing::TempDir() + "/e2e-journal.db";
     std::remove(journal_.c_str());
+    serving_ = testing::WriteTempFile("e2e-serving.yaml", kServingSpec);
   }
 
   ~KubernetesE2eTest() override {
@@ -117,11 +180,96 @@ class KubernetesE2eTest : public ::testing::Test {
               std::stoi(l[k8s::kLabelStart].get<std::string>())};
           nvml_[n]->SetInUse(index, i, running);
         });
+    // The routes `from` had before the transition, as the router writes
+    // them.
+    k8s::KubeClient client(config_);
+    k8s::KubernetesRouter router(&client, RouterOptions(from));
+    for (const auto& [service, route] : cluster::Routes(state)) {
+      ASSERT_TRUE(router.SetRoute(route).ok());
+    }
     server_.AddObserver(
         [this](const std::string&, const std::string& path, const Json&) {
           if (path.find("/pods/") != std::string::npos) Measure();
+          if (path.find("/pods/") != std::string::npos ||
+              path.find("/httproutes/") != std::string::npos ||
+              path.find("/services/") != std::string::npos) {
+            CheckRoutes();
+          }
+          if (path.find("/httproutes/") != std::string::npos) {
+            std::lock_guard lock(mu_);
+            ++route_writes_;
+          }
         });
     for (int n = 0; n < kNodes; ++n) StartAgent(NodeName(n));
+  }
+
+  k8s::RouterOptions RouterOptions(const deployment::Deployment& d) {
+    k8s::RouterOptions options;
+    options.namespace_ = "serving";
+    options.serving = k8s::ParseServingSpec(kServingSpec, "spec").value();
+    for (const auto& s : d.services) options.models[s.name] = s.model;
+    return options;
+  }
+
+  // What a gateway does with the live routes now: per service, the group
+  // Services its HTTPRoute weighs, each spreading its share over the ready
+  // pods it selects. Records each service whose routed capacity is below
+  // its floor (some replica then gets more than its throughput).
+  void CheckRoutes() {
+    std::vector<Json> pods = server_.List(kPods);
+    std::map<std::string, Json> services;
+    for (const Json& s : server_.List(kServices)) {
+      services[s["metadata"]["name"]] = s;
+    }
+    std::lock_guard lock(mu_);
+    if (lowest_.empty()) return;  // not watching yet
+    for (const Json& r : server_.List(kRoutes)) {
+      std::string service = r["metadata"]["labels"][k8s::kLabelService];
+      cluster::ServiceRoute route{service, {}};
+      for (const Json& b :
+           r["spec"]["rules"][0].value("backendRefs", Json::array())) {
+        cluster::RouteGroup g;
+        g.weight = b["weight"];
+        g.throughput = 1e300;
+        auto it = services.find(b["name"]);
+        for (const Json& pod : pods) {
+          if (it == services.end() || !IsReady(pod) ||
+              !Selects(it->second["spec"]["selector"],
+                       pod["metadata"]["labels"])) {
+            continue;
+          }
+          ++g.replicas;
+          auto replica = k8s::ReplicaFromMetadata(pod["metadata"]);
+          g.throughput = std::min(g.throughput, replica->throughput);
+        }
+        route.groups.push_back(g);
+      }
+      double floor = goal_.Floor(service);
+      double routed = cluster::RoutedCapacity(route);
+      if (routed < floor * (1 - 1e-4) - 1e-6) {
+        violations_.push_back(
+            fmt::format("{}: routed capacity {:.6g} below its floor {:.6g}",
+                        service, routed, floor));
+      }
+    }
+  }
+
+  // Each service's live HTTPRoute weighs exactly its ready replicas.
+  void ExpectRoutesMatchTheCluster(const cluster::ClusterState& end) {
+    for (const auto& [service, route] : cluster::Routes(end)) {
+      auto live =
+          server_.Get(std::string(kRoutes) + "/" + k8s::RouteName(service));
+      ASSERT_TRUE(live) << service;
+      std::map<std::string, long> weights;
+      for (const Json& b : (*live)["spec"]["rules"][0]["backendRefs"]) {
+        weights[b["name"]] = b["weight"];
+      }
+      std::map<std::string, long> want;
+      for (const auto& g : route.groups) {
+        want[k8s::GroupName(service, g)] = g.weight;
+      }
+      EXPECT_EQ(weights, want) << service;
+    }
   }
 
   // A GPU node with `kGpusPerNode` GPUs of `model` (MIG on, no instances).
@@ -197,6 +345,7 @@ class KubernetesE2eTest : public ::testing::Test {
       for (const auto& [service, low] : lowest_) {
         EXPECT_GE(low, goal_.Floor(service) - 1e-6) << service;
       }
+      EXPECT_EQ(violations_, std::vector<std::string>{});
     }
     k8s::KubeClient client(config_);
     k8s::BackendOptions options;
@@ -210,12 +359,13 @@ class KubernetesE2eTest : public ::testing::Test {
           << "GPU " << g.id;
       EXPECT_EQ(g.model, &drivers_[nodes_.at(g.id.node)]->model(g.id.index));
     }
+    ExpectRoutesMatchTheCluster(end);
   }
 
   CliResult Controller(const std::string& target) {
     return Cli({"controller", "--once", "--kubeconfig", kubeconfig_, "--target",
                 target, "--journal", journal_, "--metrics-port", "0",
-                "--poll-s", "0.01"});
+                "--poll-s", "0.01", "--serving", serving_});
   }
 
   k8s::TestCertificate tls_;
@@ -223,6 +373,7 @@ class KubernetesE2eTest : public ::testing::Test {
   k8s::KubeConfig config_;
   std::string kubeconfig_;
   std::string journal_;
+  std::string serving_;
   std::map<std::string, int> nodes_;  // name -> index of the vectors below
   std::vector<std::unique_ptr<agent::FakeNvml>> nvml_;
   std::vector<std::unique_ptr<agent::MigDriver>> drivers_;
@@ -233,6 +384,8 @@ class KubernetesE2eTest : public ::testing::Test {
   std::mutex mu_;
   controller::TransitionGoal goal_;
   std::map<std::string, double> lowest_;
+  std::vector<std::string> violations_;
+  int route_writes_ = 0;
 };
 
 TEST_F(KubernetesE2eTest, DayToNightThroughTheControllerCommand) {
@@ -282,10 +435,11 @@ TEST_F(KubernetesE2eTest, FollowsItsConfigMapAndServesMetrics) {
   int port = 20000 + getpid() % 20000;
   CliResult result;
   std::thread loop([&] {
-    result = Cli({"controller", "--kubeconfig", kubeconfig_,
-                  "--target-configmap", "target", "--journal", journal_,
-                  "--metrics-port", std::to_string(port), "--metrics-address",
-                  "127.0.0.1", "--poll-s", "0.01", "--resync-s", "1"});
+    result =
+        Cli({"controller", "--kubeconfig", kubeconfig_, "--target-configmap",
+             "target", "--journal", journal_, "--metrics-port",
+             std::to_string(port), "--metrics-address", "127.0.0.1", "--poll-s",
+             "0.01", "--resync-s", "1", "--serving", serving_});
   });
   httplib::Client http("127.0.0.1", port);
   auto wait_for = [&](const std::string& needle) {
@@ -322,9 +476,11 @@ TEST_F(KubernetesE2eTest, NightToDayResumesAfterTheControllerDies) {
     options.namespace_ = "serving";
     options.poll_s = 0.01;
     k8s::KubernetesBackend backend(&client, options);
+    k8s::KubernetesRouter router(&client, RouterOptions(day));
     auto journal = controller::Journal::Open(journal_).value();
     controller::ControllerOptions stop_early;
     stop_early.stop_after = 20;
+    stop_early.router = &router;
     controller::Controller dying(&backend, journal.get(), stop_early);
     ASSERT_EQ(dying.Transition(day, goal).code(), Status::Code::kAborted);
   }
@@ -342,6 +498,43 @@ TEST_F(KubernetesE2eTest, NightToDayResumesAfterTheControllerDies) {
   for (int i = 0; i < kGpusPerNode; ++i) {
     EXPECT_TRUE(nvml_[nodes_.at("a-new-h100-node")]->Layout(i).empty());
   }
+  // Every route write of both controllers is journaled, and none repeats
+  // the route its service already had.
+  auto journal = controller::Journal::Open(journal_).value();
+  std::vector<controller::JournaledRoute> routes = journal->Routes(1).value();
+  EXPECT_GT(routes.size(), 5u);
+  {
+    std::lock_guard lock(mu_);
+    EXPECT_EQ(static_cast<int>(routes.size()), route_writes_);
+  }
+  std::map<std::string, std::string> last;
+  for (const controller::JournaledRoute& route : routes) {
+    EXPECT_NE(last[route.service], route.route) << route.service;
+    last[route.service] = route.route;
+  }
+}
+
+TEST_F(KubernetesE2eTest, ARoutePatchedAfterTheDeleteIsCaught) {
+  // The mutation: requests leave a replica only after it is deleted. The
+  // live check sees the gateway send a deleted replica's share to the rest.
+  deployment::Deployment day = Load("day"), night = Load("night");
+  Start(day);
+  controller::TransitionGoal goal = controller::MakeGoal(day, night);
+  Watch(goal);
+  k8s::KubeClient client(config_);
+  k8s::BackendOptions options;
+  options.namespace_ = "serving";
+  options.poll_s = 0.01;
+  k8s::KubernetesBackend backend(&client, options);
+  k8s::KubernetesRouter router(&client, RouterOptions(night));
+  LateRouter late(&router);
+  auto journal = controller::Journal::Open(journal_).value();
+  controller::ControllerOptions mutated;
+  mutated.router = &late;
+  controller::Controller controller(&backend, journal.get(), mutated);
+  ASSERT_TRUE(controller.Transition(night, goal).ok());
+  std::lock_guard lock(mu_);
+  EXPECT_FALSE(violations_.empty());
 }
 
 TEST_F(KubernetesE2eTest, ObserveAndDryRunReadTheClusterAndWriteNothing) {

@@ -33,6 +33,28 @@ TEST(JournalTest, KeepsThePlanAndActionStatesAcrossReopen) {
   EXPECT_EQ(journal->BeginPlan("t2", "{}").value(), 2);
 }
 
+TEST(JournalTest, RecordsRouteChangesInOrderPerPlan) {
+  std::string path = testing::TempDir() + "/journal-routes.db";
+  std::remove(path.c_str());
+  {
+    auto journal = Journal::Open(path).value();
+    int one = journal->BeginPlan("t", "{}").value();
+    ASSERT_TRUE(journal->RecordRoute(one, {-1, "a", "r0"}).ok());
+    ASSERT_TRUE(journal->RecordRoute(one, {3, "b", "r1"}).ok());
+    int two = journal->BeginPlan("t", "{}").value();
+    ASSERT_TRUE(journal->RecordRoute(two, {0, "a", "r2"}).ok());
+    ASSERT_TRUE(journal->RecordRoute(one, {4, "a", "r3"}).ok());
+  }
+  auto journal = Journal::Open(path).value();
+  std::vector<JournaledRoute> one = journal->Routes(1).value();
+  ASSERT_EQ(one.size(), 3u);
+  EXPECT_EQ(one[0].action, -1);
+  EXPECT_EQ(one[1].service, "b");
+  EXPECT_EQ(one[2].route, "r3");
+  EXPECT_EQ(journal->Routes(2).value().size(), 1u);
+  EXPECT_TRUE(journal->Routes(3).value().empty());
+}
+
 TEST(JournalTest, ReportsAnUnopenableFile) {
   auto journal = Journal::Open("/nonexistent-dir/journal.db");
   ASSERT_FALSE(journal.ok());
