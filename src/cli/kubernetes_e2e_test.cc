@@ -203,6 +203,14 @@ class KubernetesE2eTest : public ::testing::Test {
     for (int n = 0; n < kNodes; ++n) StartAgent(NodeName(n));
   }
 
+  // The backend as the controller command sets it up, polling fast.
+  static k8s::BackendOptions BackendOptions() {
+    k8s::BackendOptions options;
+    options.namespace_ = "serving";
+    options.poll_s = 0.01;
+    return options;
+  }
+
   k8s::RouterOptions RouterOptions(const deployment::Deployment& d) {
     k8s::RouterOptions options;
     options.namespace_ = "serving";
@@ -472,10 +480,7 @@ TEST_F(KubernetesE2eTest, NightToDayResumesAfterTheControllerDies) {
   Watch(goal);
   {
     k8s::KubeClient client(config_);
-    k8s::BackendOptions options;
-    options.namespace_ = "serving";
-    options.poll_s = 0.01;
-    k8s::KubernetesBackend backend(&client, options);
+    k8s::KubernetesBackend backend(&client, BackendOptions());
     k8s::KubernetesRouter router(&client, RouterOptions(day));
     auto journal = controller::Journal::Open(journal_).value();
     controller::ControllerOptions stop_early;
@@ -522,10 +527,7 @@ TEST_F(KubernetesE2eTest, ARoutePatchedAfterTheDeleteIsCaught) {
   controller::TransitionGoal goal = controller::MakeGoal(day, night);
   Watch(goal);
   k8s::KubeClient client(config_);
-  k8s::BackendOptions options;
-  options.namespace_ = "serving";
-  options.poll_s = 0.01;
-  k8s::KubernetesBackend backend(&client, options);
+  k8s::KubernetesBackend backend(&client, BackendOptions());
   k8s::KubernetesRouter router(&client, RouterOptions(night));
   LateRouter late(&router);
   auto journal = controller::Journal::Open(journal_).value();
