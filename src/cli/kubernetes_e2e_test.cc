@@ -21,6 +21,7 @@
 #include "cluster/agent/node_agent.h"
 #include "cluster/kubernetes/api_server_standin.h"
 #include "cluster/kubernetes/fake_kubelet.h"
+#include "cluster/kubernetes/json_read.h"
 #include "cluster/kubernetes/kubernetes_backend.h"
 #include "cluster/kubernetes/kubernetes_router.h"
 #include "cluster/kubernetes/mig_annotations.h"
@@ -56,16 +57,6 @@ bool Selects(const Json& selector, const Json& labels) {
     if (!labels.contains(key) || labels[key] != value) return false;
   }
   return true;
-}
-
-bool IsReady(const Json& pod) {
-  if (!pod.contains("status")) return false;
-  for (const Json& c : pod["status"].value("conditions", Json::array())) {
-    if (c.value("type", "") == "Ready" && c.value("status", "") == "True") {
-      return true;
-    }
-  }
-  return false;
 }
 
 // A router that applies a route removing replicas only at its next call:
@@ -241,7 +232,7 @@ class KubernetesE2eTest : public ::testing::Test {
         g.throughput = 1e300;
         auto it = services.find(b["name"]);
         for (const Json& pod : pods) {
-          if (it == services.end() || !IsReady(pod) ||
+          if (it == services.end() || !k8s::PodReady(pod) ||
               !Selects(it->second["spec"]["selector"],
                        pod["metadata"]["labels"])) {
             continue;
@@ -356,9 +347,7 @@ class KubernetesE2eTest : public ::testing::Test {
       EXPECT_EQ(violations_, std::vector<std::string>{});
     }
     k8s::KubeClient client(config_);
-    k8s::BackendOptions options;
-    options.namespace_ = "serving";
-    k8s::KubernetesBackend backend(&client, options);
+    k8s::KubernetesBackend backend(&client, BackendOptions());
     cluster::ClusterState end = backend.Observe().value();
     EXPECT_EQ(controller::EndStateProblems(end, goal_),
               std::vector<std::string>{});

@@ -57,17 +57,6 @@ void WeighRoute(ServiceRoute* route) {
   }
 }
 
-ServiceRoute RouteOf(const ClusterState& state, const std::string& service) {
-  ServiceRoute route{service, {}};
-  for (const GpuState& g : state.gpus) {
-    for (const Slot& s : g.slots) {
-      if (s.replica && s.replica->service == service) Add(g, s, &route);
-    }
-  }
-  WeighRoute(&route);
-  return route;
-}
-
 std::map<std::string, ServiceRoute> Routes(const ClusterState& state) {
   std::map<std::string, ServiceRoute> routes;
   for (const GpuState& g : state.gpus) {
@@ -80,6 +69,12 @@ std::map<std::string, ServiceRoute> Routes(const ClusterState& state) {
   }
   for (auto& [service, route] : routes) WeighRoute(&route);
   return routes;
+}
+
+ServiceRoute RouteOf(const ClusterState& state, const std::string& service) {
+  std::map<std::string, ServiceRoute> routes = Routes(state);
+  auto it = routes.find(service);
+  return it != routes.end() ? it->second : ServiceRoute{service, {}};
 }
 
 double ReplicaLoad(const ServiceRoute& route, const RouteGroup& group,

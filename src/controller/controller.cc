@@ -182,10 +182,8 @@ Status Controller::Execute(int version, const TransitionPlan& plan,
   // What is routed: the ready replicas, less those whose removal started.
   cluster::ClusterState routed = observed;
   std::set<std::string> services;
-  for (const cluster::GpuState& g : observed.gpus) {
-    for (const cluster::Slot& s : g.slots) {
-      if (s.replica) services.insert(s.replica->service);
-    }
+  for (const auto& [service, capacity] : observed.Capacity()) {
+    services.insert(service);
   }
   for (const Action& a : plan.actions) {
     services.insert(a.replica.service);

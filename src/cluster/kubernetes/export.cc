@@ -33,33 +33,23 @@ std::string ModelNames(const ClusterState& state) {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
-Json Metadata(const std::string& name, const Json& labels,
-              const Json& annotations, const ExportOptions& options) {
-  Json meta = {{"name", name}};
-  if (!options.serving.namespace_.empty()) {
-    meta["namespace"] = options.serving.namespace_;
-  }
-  meta["labels"] = labels;
-  if (!annotations.empty()) meta["annotations"] = annotations;
-  return meta;
-}
-
 // A Deployment of `replicas` pods of `service` labelled `labels` (which it
 // selects by) with the template's labels and annotations added.
 Json WorkloadDeployment(const std::string& name, const std::string& service,
                         const Json& labels, const Json& annotations,
                         int replicas, Json pod_spec,
                         const ExportOptions& options) {
-  return {{"apiVersion", "apps/v1"},
-          {"kind", "Deployment"},
-          {"metadata", Metadata(name, labels, annotations, options)},
-          {"spec",
-           {{"replicas", replicas},
-            {"selector", {{"matchLabels", labels}}},
-            {"template",
-             {{"metadata",
-               PodMetadata(labels, annotations, options.serving, service)},
-              {"spec", std::move(pod_spec)}}}}}};
+  return {
+      {"apiVersion", "apps/v1"},
+      {"kind", "Deployment"},
+      {"metadata", ObjectMetadata(name, labels, annotations, options.serving)},
+      {"spec",
+       {{"replicas", replicas},
+        {"selector", {{"matchLabels", labels}}},
+        {"template",
+         {{"metadata",
+           PodMetadata(labels, annotations, options.serving, service)},
+          {"spec", std::move(pod_spec)}}}}}};
 }
 
 const mig::Profile& ProfileOf(const Placed& p) {
@@ -153,10 +143,10 @@ std::vector<Json> DraObjects(const std::vector<Placed>& replicas,
     Json claim = {
         {"apiVersion", "resource.k8s.io/v1"},
         {"kind", "ResourceClaim"},
-        {"metadata",
-         Metadata(name, labels,
-                  {{kAnnotationDevice, DraDeviceName(index, profile, start)}},
-                  options)},
+        {"metadata", ObjectMetadata(name, labels,
+                                    {{kAnnotationDevice,
+                                      DraDeviceName(index, profile, start)}},
+                                    options.serving)},
         {"spec",
          {{"devices",
            {{"requests",

@@ -27,4 +27,23 @@ std::optional<int> IntField(const nlohmann::json& object, const char* map,
   return value;
 }
 
+bool PodReady(const nlohmann::json& pod) {
+  auto meta = pod.find("metadata");
+  if (meta == pod.end() || !meta->is_object() ||
+      meta->contains("deletionTimestamp")) {
+    return false;
+  }
+  auto status = pod.find("status");
+  if (status == pod.end() || !status->is_object()) return false;
+  auto conditions = status->find("conditions");
+  if (conditions == status->end() || !conditions->is_array()) return false;
+  for (const auto& c : *conditions) {
+    if (c.is_object() && c.value("type", nlohmann::json()) == "Ready" &&
+        c.value("status", nlohmann::json()) == "True") {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace migserve::cluster::kubernetes

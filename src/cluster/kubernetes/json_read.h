@@ -23,6 +23,10 @@ std::optional<std::string> StringField(const nlohmann::json& object,
 std::optional<int> IntField(const nlohmann::json& object, const char* map,
                             const char* key);
 
+// Returns true if `pod` is Ready (condition Ready is True) and not being
+// deleted.
+bool PodReady(const nlohmann::json& pod);
+
 }  // namespace migserve::cluster::kubernetes
 
 #endif  // MIGSERVE_CLUSTER_KUBERNETES_JSON_READ_H_

@@ -15,25 +15,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool Ready(const nlohmann::json& pod) {
-  auto meta = pod.find("metadata");
-  if (meta == pod.end() || !meta->is_object() ||
-      meta->contains("deletionTimestamp")) {
-    return false;
-  }
-  auto status = pod.find("status");
-  if (status == pod.end() || !status->is_object()) return false;
-  auto conditions = status->find("conditions");
-  if (conditions == status->end() || !conditions->is_array()) return false;
-  for (const auto& c : *conditions) {
-    if (c.is_object() && c.value("type", nlohmann::json()) == "Ready" &&
-        c.value("status", nlohmann::json()) == "True") {
-      return true;
-    }
-  }
-  return false;
-}
-
 bool Failed(const nlohmann::json& pod) {
   auto status = pod.find("status");
   return status != pod.end() && status->is_object() &&
@@ -92,7 +73,7 @@ StatusOr<ClusterState> KubernetesBackend::Observe() {
   }
   state.Sort();
   for (const auto& [name, pod] : now.pods) {
-    if (!Ready(pod)) continue;
+    if (!PodReady(pod)) continue;
     const nlohmann::json& meta = pod["metadata"];
     std::optional<std::string> node = StringField(meta, "labels", kLabelNode);
     std::optional<int> index = IntField(meta, "labels", kLabelGpu);
@@ -229,7 +210,7 @@ StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p,
     if (Failed(it->second)) {
       return Status::Unavailable(fmt::format("{}: pod {} failed", what, name));
     }
-    if (Ready(it->second)) return Status::Ok();
+    if (PodReady(it->second)) return Status::Ok();
     return std::nullopt;
   };
   switch (a.kind) {

@@ -102,6 +102,15 @@ Json ReplicaAnnotations(const Replica& r) {
   return notes;
 }
 
+Json ObjectMetadata(const std::string& name, const Json& labels,
+                    const Json& annotations, const ServingSpec& spec) {
+  Json meta = {{"name", name}};
+  if (!spec.namespace_.empty()) meta["namespace"] = spec.namespace_;
+  meta["labels"] = labels;
+  if (!annotations.empty()) meta["annotations"] = annotations;
+  return meta;
+}
+
 Json PodMetadata(const Json& labels, const Json& annotations,
                  const ServingSpec& spec, const std::string& service) {
   Json pod = spec.TemplateFor(service);

@@ -51,6 +51,11 @@ Json GroupLabels(const std::string& service, const std::string& group);
 // Annotations with the replica's batch, processes, throughput and latency.
 Json ReplicaAnnotations(const Replica& replica);
 
+// Metadata of an object migserve writes: `name`, the spec's namespace (if
+// it names one), `labels` and `annotations` (if any).
+Json ObjectMetadata(const std::string& name, const Json& labels,
+                    const Json& annotations, const ServingSpec& spec);
+
 // Pod (or pod template) metadata: the template's labels and annotations for
 // `service`, then `labels` and `annotations` (ours win).
 Json PodMetadata(const Json& labels, const Json& annotations,

@@ -5,16 +5,6 @@
 #include "cluster/kubernetes/names.h"
 
 namespace migserve::cluster::kubernetes {
-namespace {
-
-Json Metadata(const std::string& name, Json labels, const ServingSpec& spec) {
-  Json meta = {{"name", name}};
-  if (!spec.namespace_.empty()) meta["namespace"] = spec.namespace_;
-  meta["labels"] = std::move(labels);
-  return meta;
-}
-
-}  // namespace
 
 Json GroupService(const std::string& service, const RouteGroup& group,
                   const ServingSpec& spec) {
@@ -23,7 +13,7 @@ Json GroupService(const std::string& service, const RouteGroup& group,
   return {
       {"apiVersion", "v1"},
       {"kind", "Service"},
-      {"metadata", Metadata(name, GroupLabels(service, name), spec)},
+      {"metadata", ObjectMetadata(name, GroupLabels(service, name), {}, spec)},
       {"spec",
        {{"selector", GroupLabels(service, name)},
         {"ports",
@@ -67,10 +57,10 @@ Json HttpRoute(const ServiceRoute& route, const std::string& model,
   route_spec["rules"] = Json::array({rule});
   return {{"apiVersion", kGatewayApi},
           {"kind", "HTTPRoute"},
-          {"metadata",
-           Metadata(RouteName(route.service),
-                    {{kManagedBy, kManager}, {kLabelService, route.service}},
-                    spec)},
+          {"metadata", ObjectMetadata(RouteName(route.service),
+                                      {{kManagedBy, kManager},
+                                       {kLabelService, route.service}},
+                                      {}, spec)},
           {"spec", route_spec}};
 }
 
