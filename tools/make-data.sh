@@ -6,17 +6,22 @@ set -euo pipefail
 bin=${MIGSERVE:-build/migserve}
 p=data/profiles/a100-80gb.csv
 $bin import parvagpu ../shared/data/public/parvagpu -o $p --workloads-dir data/workloads
-gen() { $bin generate -p $p --services 24 --latency 100 "$@"; }
+# The workloads keep the paper's sizes: their rates are scaled under the
+# paper's capacity model, and the files use the default (p99) model.
+gen() {
+  $bin generate -p $p --capacity-model paper "$@" | sed '/^capacity_model: paper$/d'
+}
 # Four simulation workloads: 24 services, 100 ms SLOs, hundreds of GPUs.
-gen --distribution normal --mean 1000 --stddev 300 --target-gpus 150 --seed 1 -o data/workloads/normal-1.yaml
-gen --distribution normal --mean 1000 --stddev 500 --target-gpus 250 --seed 2 -o data/workloads/normal-2.yaml
-gen --distribution lognormal --sigma 1.0 --target-gpus 200 --seed 3 -o data/workloads/lognormal-1.yaml
-gen --distribution lognormal --sigma 1.5 --target-gpus 400 --seed 4 -o data/workloads/lognormal-2.yaml
+gen --services 24 --latency 100 --distribution normal --mean 1000 --stddev 300 --target-gpus 150 --seed 1 >data/workloads/normal-1.yaml
+gen --services 24 --latency 100 --distribution normal --mean 1000 --stddev 500 --target-gpus 250 --seed 2 >data/workloads/normal-2.yaml
+gen --services 24 --latency 100 --distribution lognormal --sigma 1.0 --target-gpus 200 --seed 3 >data/workloads/lognormal-1.yaml
+gen --services 24 --latency 100 --distribution lognormal --sigma 1.5 --target-gpus 400 --seed 4 >data/workloads/lognormal-2.yaml
 # Day and night: the same five services at peak and at low load.
 models=bert,inceptionv3,densenet169,resnet101,resnet50
-$bin generate -p $p --services 5 --models $models --latency 100 --target-gpus 16 --seed 7 -o data/workloads/day.yaml
-$bin generate -p $p --services 5 --models $models --latency 100 --target-gpus 5 --seed 8 -o data/workloads/night.yaml
-# Their optimal deployments, the controller's transition pair.
+gen --services 5 --models $models --latency 100 --target-gpus 16 --seed 7 >data/workloads/day.yaml
+gen --services 5 --models $models --latency 100 --target-gpus 5 --seed 8 >data/workloads/night.yaml
+# Their optimal deployments (under the default p99 model), the controller's
+# transition pair.
 mkdir -p data/deployments
 for w in day night; do
   $bin optimize -w data/workloads/$w.yaml -p $p --algo milp -o data/deployments/$w.json

@@ -74,6 +74,7 @@ TEST(CliTest, MixedFleetOptimizesCostAndValidates) {
       "fleet.yaml",
       "gpus:\n  - {name: A100-SXM4-80GB, cost: 3}\n  - {name: L4-24GB, cost: "
       "1}\n"
+      "capacity_model: paper\n"
       "services:\n"
       "  - {name: r, model: resnet50, throughput: 3000, latency_ms: 100}\n"
       "  - {name: b, model: bert, throughput: 300, latency_ms: 200}\n");

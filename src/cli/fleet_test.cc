@@ -53,6 +53,7 @@ std::string FleetWorkload(const std::string& name, double scale) {
       name,
       fmt::format("gpus:\n  - {{name: A100-SXM4-80GB, cost: 2}}\n"
                   "  - {{name: H100-SXM5-80GB, cost: 3}}\n"
+                  "capacity_model: paper\n"
                   "services:\n"
                   "  - {{name: r, model: resnet50, throughput: {}, "
                   "latency_ms: 100}}\n"

@@ -13,6 +13,7 @@ struct GenerateFlags {
   std::string profiles;
   std::string output;
   std::string distribution = "normal";
+  std::string capacity_model = "p99";
   workload::GenerateOptions options;
 };
 
@@ -27,6 +28,8 @@ void RunGenerate(GenerateFlags flags, CommandContext* context) {
                     flags.distribution)));
     return;
   }
+  flags.options.capacity_model =
+      *queueing::ParseCapacityModel(flags.capacity_model);
   auto profiles = profile::LoadProfileCsv(flags.profiles);
   if (!profiles.ok()) {
     context->Fail(profiles.status());
@@ -74,6 +77,11 @@ void SetupGenerate(CLI::App* app, CommandContext* context) {
   app->add_option("--latency-budget", o.latency_budget,
                   "Profile latency must be <= budget x SLO")
       ->default_val(o.latency_budget);
+  app->add_option("--capacity-model", flags->capacity_model,
+                  "What a replica is credited with, p99 or paper: written "
+                  "to the workload and used to size it")
+      ->check(CLI::IsMember({"p99", "paper"}))
+      ->default_val(flags->capacity_model);
   app->add_option("--max-procs", o.max_procs, "MPS processes per instance")
       ->default_val(o.max_procs);
   app->add_option("--seed", o.seed, "Random seed")->default_val(o.seed);

@@ -36,18 +36,18 @@ TEST(TransitionCliTest, PlanPrintsAPlanThatChecksSafe) {
 }
 
 TEST(TransitionCliTest, PlanAnswersNoWithoutRoomAndNamesTheService) {
-  // Day on exactly its 16 GPUs to night needs no room; night on its 5 GPUs
-  // to day needs 16 GPUs: the cluster is too small.
+  // Day on exactly its 18 GPUs to night needs no room; night on its 6 GPUs
+  // to day needs 18 GPUs: the cluster is too small.
   CliResult r = Cli({"plan", "--from", kNight, "--to", kDay});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("--spare-gpus"), std::string::npos) << r.err;
   CliResult spare =
-      Cli({"plan", "--from", kNight, "--to", kDay, "--spare-gpus", "11"});
+      Cli({"plan", "--from", kNight, "--to", kDay, "--spare-gpus", "12"});
   EXPECT_EQ(spare.code, 0) << spare.err;
 }
 
 TEST(TransitionCliTest, OneSpareGpuIsEnoughToRebuildAFullCluster) {
-  // Day on whole GPUs fills all its 38 GPUs and no service can lose a whole
+  // Day on whole GPUs fills all its 40 GPUs and no service can lose a whole
   // replica: with no spare GPU nothing can move, with one the planner frees
   // GPUs a few services at a time (paper 6, rounds) and reaches the MIG day.
   std::string whole = testing::TempDir() + "/day-whole.json";
@@ -86,7 +86,7 @@ TEST(TransitionCliTest, SimulateReportsNoDropAndWritesTheReport) {
   EXPECT_TRUE(json["ok"].get<bool>());
   EXPECT_GT(json["actions"]["create"].get<int>(), 0);
   EXPECT_GT(json["makespan_s"].get<double>(), 0);
-  EXPECT_EQ(json["final_gpus"].get<int>(), 16);
+  EXPECT_EQ(json["final_gpus"].get<int>(), 18);
   for (const auto& s : json["services"]) {
     EXPECT_GE(s["min_satisfaction"].get<double>(), 1.0) << s["name"];
   }
@@ -96,8 +96,7 @@ TEST(TransitionCliTest, SimulateAnswersNoWhenALostGpuDropsAService) {
   CliResult r = Cli({"simulate", "--from", kNight, "--to", kDay, "--nodes", "3",
                      "--lose-gpu", "0", "--lose-at", "1"});
   EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.err.find("service resnet101-1 dropped"), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("service bert-1 dropped"), std::string::npos) << r.err;
   // The same GPU by its identity.
   CliResult named = Cli({"simulate", "--from", kNight, "--to", kDay, "--nodes",
                          "3", "--lose-gpu", "node-0/0", "--lose-at", "1"});

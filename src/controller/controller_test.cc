@@ -122,8 +122,8 @@ TEST(ControllerTest, ReplansAroundALostGpu) {
 
 TEST(ControllerTest, NamesTheShortServiceAfterLosingItsGpu) {
   Transition t = Load("night", "day");
-  // GPU node-0/0 serves night replicas of inceptionv3-1, resnet50-1 and
-  // resnet101-1; losing it leaves them below their floor.
+  // GPU node-0/0 serves seven night replicas of bert-1; losing it leaves
+  // bert-1 below its floor.
   SimulatedCluster sim(
       t.current, {}, 1,
       {.lose_gpu = cluster::GpuId{"node-0", 0}, .lose_at_s = 1});
@@ -132,8 +132,7 @@ TEST(ControllerTest, NamesTheShortServiceAfterLosingItsGpu) {
   ASSERT_TRUE(controller.Transition(t.to, t.goal).ok());
   std::vector<std::string> short_services = controller.stats().short_services;
   std::sort(short_services.begin(), short_services.end());
-  EXPECT_EQ(short_services, (std::vector<std::string>{
-                                "inceptionv3-1", "resnet101-1", "resnet50-1"}));
+  EXPECT_EQ(short_services, (std::vector<std::string>{"bert-1"}));
   std::map<std::string, double> capacity = sim.state().Capacity();
   for (const auto& [service, required] : t.goal.required_after) {
     EXPECT_GE(capacity[service], required - 1e-6) << service;

@@ -39,7 +39,7 @@ TEST(ReconcilerTest, IdlesAtTheTargetAndMovesWhenItChanges) {
   EXPECT_NE(metrics.find("migserve_reconciles_total{result=\"ok\"} 1"),
             std::string::npos);
   EXPECT_NE(
-      metrics.find("migserve_actions_total{kind=\"delete\",result=\"ok\"} 67"),
+      metrics.find("migserve_actions_total{kind=\"delete\",result=\"ok\"} 75"),
       std::string::npos)
       << metrics;
   EXPECT_NE(metrics.find("migserve_actions_running 0"), std::string::npos);

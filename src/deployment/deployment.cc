@@ -50,7 +50,7 @@ Deployment MakeDeployment(const workload::Workload& workload,
         p.service = workload.services[s].name;
         p.batch = row->batch;
         p.procs = row->procs;
-        p.throughput = row->throughput;
+        p.throughput = caps.throughput(s, instances[k].profile);
         p.latency_ms = row->latency_ms;
       }
       out.instances.push_back(std::move(p));

@@ -19,7 +19,7 @@ TEST(GpuConfigTest, UtilityAndCompletionRates) {
       "m,A100-SXM4-80GB,4g.40gb,1,300,10\n",
       "p.csv");
   auto w = workload::ParseWorkload(
-      "gpu: A100-SXM4-80GB\nservices:\n"
+      "gpu: A100-SXM4-80GB\ncapacity_model: paper\nservices:\n"
       "  - {name: a, model: m, throughput: 1000, latency_ms: 50}\n"
       "  - {name: b, model: m, throughput: 100, latency_ms: 50}\n",
       "w.yaml");

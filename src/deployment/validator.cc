@@ -8,6 +8,7 @@
 #include "mig/gpu_catalog.h"
 #include "mig/layout.h"
 #include "profile/capacity.h"
+#include "queueing/capacity_model.h"
 
 namespace migserve::deployment {
 namespace {
@@ -21,19 +22,19 @@ std::string CreditInstance(const PlacedInstance& instance,
                            const mig::GpuModel& gpu, int profile_index,
                            double* credit) {
   const mig::Profile& profile = gpu.profiles[profile_index];
-  profile::CapacityLimits limits{workload.latency_budget * service.latency_ms,
-                                 workload.max_procs};
+  queueing::ServiceTerms terms = workload.TermsOf(service);
+  const profile::CapacityLimits& limits = terms.limits;
   if (instance.batch == 0) {
-    const profile::ProfileRow* best =
-        profile::BestRow(profiles, gpu, profile_index, service.model, limits);
-    if (best == nullptr) {
+    queueing::Credit best = queueing::BestCredit(profiles, gpu, profile_index,
+                                                 service.model, terms);
+    if (best.row == nullptr) {
       return fmt::format(
           "service '{}' cannot run on {} within its SLO (latency limit {:.6g} "
           "ms, at most {} process(es))",
           service.name, profile.name, limits.latency_limit_ms,
           limits.max_procs);
     }
-    *credit = best->throughput;
+    *credit = best.capacity;
     return "";
   }
   const profile::ProfileRow* row =
@@ -59,7 +60,13 @@ std::string CreditInstance(const PlacedInstance& instance,
     return fmt::format("batch {} needs {} GB, more than {} has", row->batch,
                        *row->memory_gb, profile.name);
   }
-  *credit = row->throughput;
+  *credit = queueing::RowCapacity(profiles, *row, terms);
+  if (*credit <= 0) {
+    return fmt::format(
+        "batch {} cannot keep the p99 latency of service '{}' within its SLO "
+        "of {} ms (capacity_model: p99)",
+        row->batch, service.name, service.latency_ms);
+  }
   return "";
 }
 

@@ -32,7 +32,7 @@ class ValidatorTest : public ::testing::Test {
           .value();
   workload::Workload workload_ =
       workload::ParseWorkload(
-          "gpu: A100-SXM4-80GB\nservices:\n"
+          "gpu: A100-SXM4-80GB\ncapacity_model: paper\nservices:\n"
           "  - {name: a, model: m, throughput: 1000, latency_ms: 50}\n",
           "w.yaml")
           .value();

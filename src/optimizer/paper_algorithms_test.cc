@@ -32,6 +32,7 @@ Instance MakeInstance(uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> unit(0, 1);
   Instance in;
+  in.workload.capacity_model = queueing::CapacityModel::kPaper;
   in.profiles.source = "generated";
   in.workload.source = "generated";
   in.workload.gpu = kGpu;
@@ -100,6 +101,7 @@ TEST(BruteForceTest, KnownOptimaByHand) {
   // One service, 1g does 100/s, 7g 600/s: 1400/s needs 2 GPUs (7 x 1g
   // twice); 1500/s needs 3.
   Instance in;
+  in.workload.capacity_model = queueing::CapacityModel::kPaper;
   in.workload.gpu = kGpu;
   for (int p = 0; p < 5; ++p) {
     in.profiles.rows.push_back({"m", kGpu, kProfiles[p], 8, 1,
@@ -156,6 +158,7 @@ namespace {
 // with a alone (utility 7 x 100%); the capped score mixes a into b's GPUs.
 TEST(GreedyTest, CappedScoreAvoidsOverservingSmallService) {
   Instance in;
+  in.workload.capacity_model = queueing::CapacityModel::kPaper;
   in.workload.gpu = kGpu;
   for (const char* model : {"ma", "mb"}) {
     in.profiles.rows.push_back(

@@ -19,12 +19,15 @@ namespace migserve::optimizer {
 class ShippedWorkloadTest : public ::testing::Test {
  protected:
   // Loads data/workloads/<name>.yaml, with `max_procs` MPS processes if
-  // given.
-  void Load(const std::string& name, int max_procs = 0) {
+  // given, under the paper's capacity model unless told otherwise: the
+  // optimizers' tests check the counts the paper's figures were made with.
+  void Load(const std::string& name, int max_procs = 0,
+            queueing::CapacityModel model = queueing::CapacityModel::kPaper) {
     workload_ = workload::LoadWorkload(
                     testing::SourcePath("data/workloads/" + name + ".yaml"))
                     .value();
     if (max_procs > 0) workload_.max_procs = max_procs;
+    workload_.capacity_model = model;
     caps_.emplace(
         workload::CapacityMatrix::Build(workload_, profiles_, gpu_).value());
     problem_.emplace(workload_, gpu_, *caps_);

@@ -28,7 +28,9 @@ class StaticPartitionTest : public ::testing::Test {
  protected:
   RunResult Solve(const char* algo, const std::string& services) {
     workload_ = workload::ParseWorkload(
-                    "gpu: A100-SXM4-80GB\nservices:\n" + services, "w.yaml")
+                    "gpu: A100-SXM4-80GB\ncapacity_model: paper\nservices:\n" +
+                        services,
+                    "w.yaml")
                     .value();
     auto caps = workload::CapacityMatrix::Build(workload_, profiles_, gpu_);
     EXPECT_TRUE(caps.ok()) << caps.status().ToString();

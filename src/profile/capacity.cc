@@ -1,7 +1,6 @@
 #include "profile/capacity.h"
 
 #include <limits>
-#include <tuple>
 
 namespace migserve::profile {
 
@@ -10,26 +9,6 @@ bool RowFits(const ProfileRow& row, const mig::Profile& profile,
   return row.throughput > 0 && row.latency_ms <= limits.latency_limit_ms &&
          row.procs <= limits.max_procs &&
          (!row.memory_gb || *row.memory_gb <= profile.memory_gb);
-}
-
-const ProfileRow* BestRow(const ProfileTable& table, const mig::GpuModel& gpu,
-                          int profile_index, const std::string& model,
-                          const CapacityLimits& limits) {
-  const mig::Profile& profile = gpu.profiles[profile_index];
-  const ProfileRow* best = nullptr;
-  for (const ProfileRow& row : table.rows) {
-    if (row.model != model || row.gpu != gpu.name ||
-        row.profile != profile.name || !RowFits(row, profile, limits)) {
-      continue;
-    }
-    if (best == nullptr ||
-        std::make_tuple(-row.throughput, row.latency_ms, row.batch, row.procs) <
-            std::make_tuple(-best->throughput, best->latency_ms, best->batch,
-                            best->procs)) {
-      best = &row;
-    }
-  }
-  return best;
 }
 
 const ProfileRow* FindRow(const ProfileTable& table, const std::string& model,

@@ -1,6 +1,6 @@
-// What one instance can do for a model: the best measured point that meets
-// a latency limit, an MPS process limit and the instance's memory (DESIGN 3:
-// the largest batch within the latency SLO, paper 7).
+// Which measured points an instance may serve a model with: those that meet
+// a latency limit, an MPS process limit and the instance's memory (DESIGN 3,
+// paper 7). What a point is credited with is queueing/capacity_model.h's.
 #ifndef MIGSERVE_PROFILE_CAPACITY_H_
 #define MIGSERVE_PROFILE_CAPACITY_H_
 
@@ -22,13 +22,6 @@ struct CapacityLimits {
 // (if measured) within the profile's.
 bool RowFits(const ProfileRow& row, const mig::Profile& profile,
              const CapacityLimits& limits);
-
-// Returns the row of `model` on `gpu`'s profile `profile_index` with the
-// highest throughput among those that fit (ties: lower latency, then
-// smaller batch), or nullptr if none fits.
-const ProfileRow* BestRow(const ProfileTable& table, const mig::GpuModel& gpu,
-                          int profile_index, const std::string& model,
-                          const CapacityLimits& limits);
 
 // Returns the row measuring exactly (model, gpu, profile, batch, procs), or
 // nullptr.

@@ -29,23 +29,6 @@ class CapacityTest : public ::testing::Test {
   ProfileTable table_;
 };
 
-TEST_F(CapacityTest, BestThroughputWithinLatencyProcsAndMemory) {
-  // The 500/s row needs 12 GB, more than 1g.10gb's 9.5; the zero row is
-  // never used.
-  const ProfileRow* r = BestRow(table_, gpu_, g1_, "m", {100, 1});
-  ASSERT_NE(r, nullptr);
-  EXPECT_EQ(r->batch, 16);
-  r = BestRow(table_, gpu_, g1_, "m", {60, 2});
-  ASSERT_NE(r, nullptr);
-  EXPECT_EQ(r->procs, 2);
-  EXPECT_DOUBLE_EQ(r->throughput, 380);
-  r = BestRow(table_, gpu_, g1_, "m", {45, 2});
-  ASSERT_NE(r, nullptr);
-  EXPECT_EQ(r->batch, 8);
-  EXPECT_EQ(BestRow(table_, gpu_, g1_, "m", {4, 4}), nullptr);
-  EXPECT_EQ(BestRow(table_, gpu_, g1_, "other", {100, 1}), nullptr);
-}
-
 TEST_F(CapacityTest, BestLatencyIgnoresLatencyLimitOnly) {
   auto best = BestLatency(table_, gpu_, mig::MigOptions{}, "m", 1);
   ASSERT_TRUE(best.has_value());

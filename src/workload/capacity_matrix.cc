@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "profile/capacity.h"
+#include "queueing/capacity_model.h"
 
 namespace migserve::workload {
 
@@ -25,15 +26,15 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
           fmt::format("{}: model '{}' has no rows for {} in {}",
                       where(".model"), s.model, gpu.name, profiles.source));
     }
-    profile::CapacityLimits limits{workload.latency_budget * s.latency_ms,
-                                   workload.max_procs};
+    queueing::ServiceTerms terms = workload.TermsOf(s);
+    const profile::CapacityLimits& limits = terms.limits;
     bool any = false;
     for (int p = 0; p < num_profiles; ++p) {
       if (!workload.mig.Enabled(gpu.profiles[p])) continue;
-      const profile::ProfileRow* best =
-          profile::BestRow(profiles, gpu, p, s.model, limits);
-      if (best == nullptr) continue;
-      m.rows_[j * num_profiles + p] = *best;
+      queueing::Credit best =
+          queueing::BestCredit(profiles, gpu, p, s.model, terms);
+      if (best.row == nullptr) continue;
+      m.cells_[j * num_profiles + p] = {*best.row, best.capacity};
       any = true;
     }
     if (any || !every_service_fits) continue;
@@ -44,6 +45,13 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
           "{}: service '{}' fits no profile: no measured point of '{}' fits "
           "an instance's memory with at most {} process(es)",
           where(""), s.name, s.model, workload.max_procs));
+    }
+    if (*best <= limits.latency_limit_ms) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: service '{}' fits no profile: no measured point of '{}' keeps "
+          "its p99 latency within the SLO of {} ms under random arrivals "
+          "(capacity_model: p99; its lowest measured latency is {:.6g} ms)",
+          where(".latency_ms"), s.name, s.model, s.latency_ms, *best));
     }
     return Status::InvalidArgument(fmt::format(
         "{}: service '{}' fits no profile: its best reachable latency is "

@@ -1,6 +1,8 @@
 // For each service of a workload and each profile of its GPU, the best
-// measured point the service may use there (DESIGN 3), and the utility of
-// that instance (paper 5.1: its throughput over the service's requirement).
+// measured point the service may use there and what one instance of it
+// serves under the workload's capacity model (DESIGN 3, docs/capacity.md),
+// and the utility of that instance (paper 5.1: its throughput over the
+// service's requirement).
 #ifndef MIGSERVE_WORKLOAD_CAPACITY_MATRIX_H_
 #define MIGSERVE_WORKLOAD_CAPACITY_MATRIX_H_
 
@@ -33,13 +35,13 @@ class CapacityMatrix {
 
   // The best row of `service` on `profile`, or null if it cannot run there.
   const profile::ProfileRow* row(int service, int profile) const {
-    const auto& r = rows_[service * num_profiles_ + profile];
-    return r ? &*r : nullptr;
+    const Cell& c = cells_[service * num_profiles_ + profile];
+    return c.row ? &*c.row : nullptr;
   }
-  // Throughput of `service` on one `profile` instance; 0 if it cannot run.
+  // What one `profile` instance serves of `service` under the workload's
+  // capacity model, req/s; 0 if it cannot run there.
   double throughput(int service, int profile) const {
-    const profile::ProfileRow* r = row(service, profile);
-    return r ? r->throughput : 0;
+    return cells_[service * num_profiles_ + profile].capacity;
   }
   // throughput / required throughput: the completion rate one instance adds.
   double utility(int service, int profile) const {
@@ -48,14 +50,19 @@ class CapacityMatrix {
   double required(int service) const { return required_[service]; }
 
  private:
+  struct Cell {
+    std::optional<profile::ProfileRow> row;
+    double capacity = 0;
+  };
+
   CapacityMatrix(int num_profiles, std::vector<double> required)
       : num_profiles_(num_profiles),
         required_(std::move(required)),
-        rows_(required_.size() * num_profiles) {}
+        cells_(required_.size() * num_profiles) {}
 
   int num_profiles_;
   std::vector<double> required_;
-  std::vector<std::optional<profile::ProfileRow>> rows_;
+  std::vector<Cell> cells_;
 };
 
 }  // namespace migserve::workload

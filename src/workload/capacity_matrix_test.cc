@@ -35,7 +35,8 @@ class CapacityMatrixTest : public ::testing::Test {
 
 TEST_F(CapacityMatrixTest, BestRowPerProfileUnderBudget) {
   auto caps = Build(
-      "gpu: A100-SXM4-80GB\nlatency_budget: 0.5\nservices:\n"
+      "gpu: A100-SXM4-80GB\nlatency_budget: 0.5\ncapacity_model: paper\n"
+      "services:\n"
       "  - {name: a, model: m, throughput: 1000, latency_ms: 80}\n");
   ASSERT_TRUE(caps.ok()) << caps.status().ToString();
   int g1 = gpu_.FindProfile("1g.10gb"), g2 = gpu_.FindProfile("2g.20gb");
@@ -50,6 +51,46 @@ TEST_F(CapacityMatrixTest, BestRowPerProfileUnderBudget) {
   EXPECT_NEAR(RelaxedBound(*caps, gpu_), 1000.0 / 150 / 7, 1e-12);
   EXPECT_EQ(CeilGpus(RelaxedBound(*caps, gpu_)), 1);
   EXPECT_NEAR(RelaxedBound(*caps, gpu_, {0.5}), 500.0 / 150 / 7, 1e-12);
+}
+
+// The default model credits each row with the rate at which its p99 stays
+// within the SLO, split from the service's stream: less than the measured
+// throughput, and the same credit the validator gives.
+TEST_F(CapacityMatrixTest, P99CreditsTheQuantileCapacityOfTheBestRow) {
+  auto caps = Build(
+      "gpu: A100-SXM4-80GB\nservices:\n"
+      "  - {name: a, model: m, throughput: 1000, latency_ms: 80}\n");
+  ASSERT_TRUE(caps.ok()) << caps.status().ToString();
+  for (const char* name : {"1g.10gb", "2g.20gb", "7g.80gb"}) {
+    int p = gpu_.FindProfile(name);
+    const profile::ProfileRow* row = caps->row(0, p);
+    ASSERT_NE(row, nullptr) << name;
+    EXPECT_GT(caps->throughput(0, p), 0.5 * row->throughput) << name;
+    EXPECT_LT(caps->throughput(0, p), row->throughput) << name;
+    EXPECT_DOUBLE_EQ(
+        caps->throughput(0, p),
+        queueing::RowCapacity(profiles_, *row,
+                              workload_.TermsOf(workload_.services[0])));
+  }
+}
+
+TEST_F(CapacityMatrixTest, P99SaysWhenNoRowKeepsTheQuantile) {
+  // A lone request takes 1000 x 1 / 50 = 20 ms by the throughput measured,
+  // over the SLO of 15 ms, though the latency column says 10.
+  profiles_ = profile::ParseProfileCsv(
+                  "model,gpu,profile,batch,procs,throughput,latency_ms\n"
+                  "m,A100-SXM4-80GB,1g.10gb,1,1,50,10\n",
+                  "p.csv")
+                  .value();
+  auto caps = Build(
+      "gpu: A100-SXM4-80GB\nservices:\n"
+      "  - {name: a, model: m, throughput: 10, latency_ms: 15}\n");
+  ASSERT_FALSE(caps.ok());
+  EXPECT_EQ(caps.status().message(),
+            "w.yaml:3: services[0].latency_ms: service 'a' fits no profile: "
+            "no measured point of 'm' keeps its p99 latency within the SLO of "
+            "15 ms under random arrivals (capacity_model: p99; its lowest "
+            "measured latency is 10 ms)");
 }
 
 TEST_F(CapacityMatrixTest, UnknownModelNamesServiceLine) {

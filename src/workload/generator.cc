@@ -55,6 +55,7 @@ StatusOr<Workload> GenerateWorkload(const profile::ProfileTable& profiles,
   w.gpu = gpu->name;
   w.offers = {{gpu->name, 1}};
   w.latency_budget = options.latency_budget;
+  w.capacity_model = options.capacity_model;
   w.max_procs = options.max_procs;
   std::map<std::string, int> per_model;
   for (int i = 0; i < options.services; ++i) {
@@ -68,16 +69,23 @@ StatusOr<Workload> GenerateWorkload(const profile::ProfileTable& profiles,
     s.latency_ms = options.latencies_ms[pick_latency(rng)];
     w.services.push_back(std::move(s));
   }
-  MIGSERVE_ASSIGN_OR_RETURN(CapacityMatrix caps,
-                            CapacityMatrix::Build(w, profiles, *gpu));
+  std::vector<double> drawn;
+  for (const Service& s : w.services) drawn.push_back(s.throughput);
+  // Aim half a GPU below the target so that rounding the rates to whole
+  // requests cannot move the ceiling. Under the p99 model a replica's
+  // capacity depends on its service's rate, so scale until the bound
+  // settles (a few rounds).
   double scale = 1;
-  if (options.target_gpus > 0) {
-    // Aim half a GPU below the target so that rounding the rates to whole
-    // requests cannot move the ceiling.
-    scale = (options.target_gpus - 0.5) / RelaxedBound(caps, *gpu);
-  }
-  for (Service& s : w.services) {
-    s.throughput = std::max(1.0, std::round(s.throughput * scale));
+  for (int round = 0; round < 8; ++round) {
+    for (size_t i = 0; i < drawn.size(); ++i) {
+      w.services[i].throughput = std::max(1.0, std::round(drawn[i] * scale));
+    }
+    MIGSERVE_ASSIGN_OR_RETURN(CapacityMatrix caps,
+                              CapacityMatrix::Build(w, profiles, *gpu));
+    if (options.target_gpus == 0) break;
+    double bound = RelaxedBound(caps, *gpu);
+    if (std::abs(bound - (options.target_gpus - 0.5)) < 0.1) break;
+    scale *= (options.target_gpus - 0.5) / bound;
   }
   return w;
 }

@@ -33,6 +33,7 @@ struct GenerateOptions {
   // Scale rates so the relaxed bound is this many GPUs (0: do not scale).
   int target_gpus = 0;
   double latency_budget = 1.0;
+  queueing::CapacityModel capacity_model = queueing::CapacityModel::kP99;
   int max_procs = 1;
   uint64_t seed = 1;
 

@@ -9,4 +9,11 @@ int Workload::FindService(const std::string& name) const {
   return -1;
 }
 
+queueing::ServiceTerms Workload::TermsOf(const Service& service) const {
+  return {{latency_budget * service.latency_ms, max_procs},
+          service.latency_ms,
+          service.throughput,
+          capacity_model};
+}
+
 }  // namespace migserve::workload

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mig/gpu_model.h"
+#include "queueing/capacity_model.h"
 
 namespace migserve::workload {
 
@@ -32,12 +33,19 @@ struct Workload {
   // at cost 1 when the file names only `gpu`. More than one: a mixed fleet.
   std::vector<GpuOffer> offers;
   double latency_budget = 1.0;  // profile latency <= budget * SLO latency
-  int max_procs = 1;            // MPS processes per instance (1: MIG only)
-  mig::MigOptions mig;          // legacy_4g3g, optional_profiles
+  // What a replica is credited with (docs/capacity.md): p99 keeps each
+  // replica's p99 latency within the SLO under Poisson arrivals; paper
+  // credits the measured throughput (paper 7).
+  queueing::CapacityModel capacity_model = queueing::CapacityModel::kP99;
+  int max_procs = 1;    // MPS processes per instance (1: MIG only)
+  mig::MigOptions mig;  // legacy_4g3g, optional_profiles
   std::vector<Service> services;
 
   // Returns the index of the service named `name`, or -1.
   int FindService(const std::string& name) const;
+  // The terms `service` is served under: its rows' limits, its SLO and the
+  // capacity model.
+  queueing::ServiceTerms TermsOf(const Service& service) const;
 };
 
 }  // namespace migserve::workload

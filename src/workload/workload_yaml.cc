@@ -68,9 +68,9 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
                                  const std::string& source) {
   MIGSERVE_ASSIGN_OR_RETURN(YAML::Node root, ParseYaml(text, source));
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(root, source, ""));
-  MIGSERVE_RETURN_IF_ERROR(
-      map.CheckKeys({"gpu", "gpus", "latency_budget", "max_procs",
-                     "legacy_4g3g", "optional_profiles", "services"}));
+  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
+      {"gpu", "gpus", "latency_budget", "capacity_model", "max_procs",
+       "legacy_4g3g", "optional_profiles", "services"}));
   Workload w;
   w.source = source;
   MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> offers,
@@ -98,6 +98,14 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
   }
   MIGSERVE_RETURN_IF_ERROR(map.Optional("latency_budget", &w.latency_budget));
   MIGSERVE_RETURN_IF_ERROR(Positive(map, "latency_budget", w.latency_budget));
+  std::string model(queueing::CapacityModelName(w.capacity_model));
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("capacity_model", &model));
+  auto parsed = queueing::ParseCapacityModel(model);
+  if (!parsed) {
+    return map.Error("capacity_model",
+                     fmt::format("must be p99 or paper, got '{}'", model));
+  }
+  w.capacity_model = *parsed;
   MIGSERVE_RETURN_IF_ERROR(map.Optional("max_procs", &w.max_procs));
   if (w.max_procs < 1) {
     return map.Error("max_procs",
@@ -137,8 +145,12 @@ std::string FormatWorkload(const Workload& w) {
           fmt::format("  - {{name: {}, cost: {}}}\n", Scalar(o.name), o.cost);
     }
   }
-  out += fmt::format("latency_budget: {}\nmax_procs: {}\n", w.latency_budget,
-                     w.max_procs);
+  out += fmt::format("latency_budget: {}\n", w.latency_budget);
+  if (w.capacity_model != queueing::CapacityModel::kP99) {
+    out += fmt::format("capacity_model: {}\n",
+                       queueing::CapacityModelName(w.capacity_model));
+  }
+  out += fmt::format("max_procs: {}\n", w.max_procs);
   if (w.mig.legacy_4g3g) out += "legacy_4g3g: true\n";
   if (w.mig.optional_profiles) out += "optional_profiles: true\n";
   out += "services:\n";

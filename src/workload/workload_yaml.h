@@ -1,6 +1,7 @@
 // The workload YAML (DESIGN 3):
 //   gpu: A100-SXM4-80GB
-//   latency_budget: 1.0
+//   latency_budget: 1.0       # rows with latency <= budget x SLO may serve
+//   capacity_model: p99       # optional: p99 (default) or paper
 //   max_procs: 1
 //   legacy_4g3g: false        # optional: pre-R510 A100 rule
 //   optional_profiles: false  # optional: +me and double-memory 1g

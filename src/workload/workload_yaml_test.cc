@@ -25,6 +25,13 @@ TEST(WorkloadYamlTest, ParsesAndRoundTrips) {
   EXPECT_EQ(back->services[1].name, "bert 2");
   EXPECT_DOUBLE_EQ(back->services[1].throughput, 12.5);
   EXPECT_TRUE(back->mig.legacy_4g3g);
+  // p99 is the default and goes unwritten; paper is written and read back.
+  EXPECT_EQ(w->capacity_model, queueing::CapacityModel::kP99);
+  EXPECT_EQ(FormatWorkload(*w).find("capacity_model"), std::string::npos);
+  w->capacity_model = queueing::CapacityModel::kPaper;
+  back = ParseWorkload(FormatWorkload(*w), "again.yaml");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->capacity_model, queueing::CapacityModel::kPaper);
 }
 
 TEST(WorkloadYamlTest, ParsesAMixedFleetAndRoundTrips) {
@@ -78,6 +85,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"gpu: A100-SXM4-80GB\ngpus:\n  - {name: L4-24GB}\n"
                 "services: []\n",
                 "w.yaml:1: gpu: must name the first of gpus (or be left out)"},
+        BadCase{"gpu: A100-SXM4-80GB\ncapacity_model: p95\nservices: []\n",
+                "w.yaml:2: capacity_model: must be p99 or paper, got 'p95'"},
         BadCase{"gpu: A100-SXM4-80GB\nmax_procs: many\nservices: []\n",
                 "w.yaml:2: max_procs: expected an integer, got 'many'"},
         BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
