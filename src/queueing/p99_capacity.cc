@@ -93,10 +93,11 @@ bool Within(const BatchCurve& curve, const BatcherConfig& config, double rate,
   const std::vector<double>& unit = UnitArrivals(search.requests, order);
   size_t first = static_cast<size_t>(search.warmup * unit.size());
   long measured = static_cast<long>(unit.size() - first);
-  // Misses allowed: those the quantile allows, less one standard error of
-  // their count, so that an estimate short by chance does not pass.
+  // Misses allowed: those the quantile allows, less three standard errors
+  // of their count (as if they were independent; queueing makes them
+  // cluster), so that an estimate short by chance does not pass.
   double allowed = (1 - search.quantile) * measured;
-  allowed -= std::sqrt(allowed * search.quantile);
+  allowed -= 3 * std::sqrt(allowed * search.quantile);
   MissCounter misses(unit[first] / rate, slo_ms / 1000,
                      static_cast<long>(std::floor(allowed)));
   Run(curve, config, unit, rate, &misses, [&] { return misses.failed(); });
