@@ -27,6 +27,10 @@ constexpr CommandSpec kCommands[] = {
     {"simulate",
      "Run a transition on the simulated cluster and report its timeline",
      SetupSimulate},
+    {"serve",
+     "Simulate request-level serving of a deployment: p99 latency per "
+     "service",
+     SetupServe},
     {"export",
      "Write a deployment as a mig-parted config and Kubernetes objects",
      SetupExport},

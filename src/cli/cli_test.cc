@@ -41,7 +41,8 @@ TEST(CliTest, HelpOnEveryCommandExitsZero) {
                                         {"place", "--help"},
                                         {"observe", "--help"},
                                         {"controller", "--help"},
-                                        {"agent", "--help"}}) {
+                                        {"agent", "--help"},
+                                        {"serve", "--help"}}) {
     CliResult r = Cli(args);
     EXPECT_EQ(r.code, 0) << args[0];
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << args[0];

@@ -1,0 +1,199 @@
+// migserve serve -d D -w W -p P [--load X] [--arrivals poisson|gamma --cv X]
+//   [--routing weighted|round-robin|least-outstanding]
+//   [--batching greedy|timer --max-queue-delay MS] [--duration S]
+//   [--warmup S] [--seed N] [--format table|json] [-o F]
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/command.h"
+#include "cli/table.h"
+#include "cluster/cluster_state.h"
+#include "deployment/deployment_json.h"
+#include "profile/profile_csv.h"
+#include "serving/serve.h"
+#include "workload/workload_yaml.h"
+
+namespace migserve::cli {
+namespace {
+
+struct ServeFlags {
+  std::string deployment;
+  std::string workload;
+  std::string profiles;
+  std::string output;
+  std::string format = "table";
+  std::string arrivals = "poisson";
+  std::string routing = "weighted";
+  std::string batching = "greedy";
+  double max_queue_delay_ms = 1;
+  serving::ServeOptions options;
+};
+
+std::string Table(const serving::ServeReport& report) {
+  TextTable table({"service", "slo_ms", "offered", "achieved", "replicas",
+                   "util", "p50_ms", "p90_ms", "p99_ms", "in_slo", "ok"});
+  for (const serving::ServiceServing& s : report.services) {
+    table.AddRow(
+        {s.service, fmt::format("{:.6g}", s.slo_ms),
+         fmt::format("{:.1f}", s.offered), fmt::format("{:.1f}", s.achieved),
+         std::to_string(s.replicas),
+         s.replicas ? fmt::format("{:.1f}%", 100 * s.utilization) : "-",
+         fmt::format("{:.1f}", s.p50_ms), fmt::format("{:.1f}", s.p90_ms),
+         fmt::format("{:.1f}", s.p99_ms),
+         fmt::format("{:.2f}%", 100 * s.within_slo),
+         s.ok() ? "yes" : (s.stable ? "NO" : "NO (unstable)")});
+  }
+  std::ostringstream out;
+  table.Print(out);
+  long ok =
+      std::count_if(report.services.begin(), report.services.end(),
+                    [](const serving::ServiceServing& s) { return s.ok(); });
+  out << fmt::format("{} of {} services within their p99 SLO\n", ok,
+                     report.services.size());
+  return out.str();
+}
+
+std::string Json(const serving::ServeReport& report,
+                 const serving::ServeOptions& o, const ServeFlags& flags) {
+  nlohmann::ordered_json services = nlohmann::ordered_json::array();
+  for (const serving::ServiceServing& s : report.services) {
+    services.push_back({{"service", s.service},
+                        {"slo_ms", s.slo_ms},
+                        {"required", s.required},
+                        {"offered", s.offered},
+                        {"achieved", s.achieved},
+                        {"replicas", s.replicas},
+                        {"arrived", s.arrived},
+                        {"served", s.served},
+                        {"requests", s.requests},
+                        {"mean_ms", s.mean_ms},
+                        {"p50_ms", s.p50_ms},
+                        {"p90_ms", s.p90_ms},
+                        {"p99_ms", s.p99_ms},
+                        {"within_slo", s.within_slo},
+                        {"saturation", s.saturation},
+                        {"utilization", s.utilization},
+                        {"stable", s.stable},
+                        {"ok", s.ok()}});
+  }
+  nlohmann::ordered_json j = {{"load", o.load},
+                              {"arrivals", flags.arrivals},
+                              {"cv", o.arrivals.cv},
+                              {"routing", flags.routing},
+                              {"batching", flags.batching},
+                              {"max_queue_delay_ms", o.max_queue_delay_ms},
+                              {"duration_s", o.duration_s},
+                              {"warmup_s", o.warmup_s},
+                              {"seed", o.seed},
+                              {"ok", report.ok()},
+                              {"services", services}};
+  return j.dump(2) + "\n";
+}
+
+void RunServe(ServeFlags flags, CommandContext* context) {
+  serving::ServeOptions& o = flags.options;
+  o.arrivals.kind = *queueing::ParseArrivalKind(flags.arrivals);
+  if (o.arrivals.kind == queueing::ArrivalProcess::Kind::kPoisson &&
+      o.arrivals.cv != 1) {
+    context->Fail(Status::InvalidArgument(
+        "--cv applies to --arrivals gamma (Poisson arrivals have cv 1)"));
+    return;
+  }
+  o.routing = *serving::ParseRoutingPolicy(flags.routing);
+  o.max_queue_delay_ms =
+      flags.batching == "timer" ? flags.max_queue_delay_ms : 0;
+  if (flags.batching == "timer" && !(flags.max_queue_delay_ms > 0)) {
+    context->Fail(Status::InvalidArgument(fmt::format(
+        "--max-queue-delay must be > 0 with --batching timer, got {}",
+        flags.max_queue_delay_ms)));
+    return;
+  }
+  auto workload = workload::LoadWorkload(flags.workload);
+  if (!workload.ok()) {
+    context->Fail(workload.status());
+    return;
+  }
+  auto profiles = profile::LoadProfileCsv(flags.profiles);
+  if (!profiles.ok()) {
+    context->Fail(profiles.status());
+    return;
+  }
+  auto deployment = deployment::LoadDeployment(flags.deployment);
+  if (!deployment.ok()) {
+    context->Fail(deployment.status());
+    return;
+  }
+  auto state = cluster::ClusterFromDeployment(*deployment, {});
+  if (!state.ok()) {
+    context->Fail(state.status());
+    return;
+  }
+  auto report = serving::Serve(
+      *state, *workload, *profiles, o,
+      [context](const serving::ServiceServing& s, size_t done, size_t total) {
+        context->err << fmt::format(
+            "serve: {}/{} {}: {} requests, p99 {:.1f} ms (SLO {} ms)\n", done,
+            total, s.service, s.arrived, s.p99_ms, s.slo_ms);
+      });
+  if (!report.ok()) {
+    context->Fail(report.status());
+    return;
+  }
+  context->Emit(flags.output, flags.format == "json" ? Json(*report, o, flags)
+                                                     : Table(*report));
+  if (context->exit_code == kExitOk && !report->ok()) {
+    context->exit_code = kExitNo;
+  }
+}
+
+}  // namespace
+
+void SetupServe(CLI::App* app, CommandContext* context) {
+  auto flags = std::make_shared<ServeFlags>();
+  serving::ServeOptions& o = flags->options;
+  app->add_option("-d,--deployment", flags->deployment, "Deployment JSON")
+      ->required();
+  app->add_option("-w,--workload", flags->workload,
+                  "Workload YAML: required rates and SLOs")
+      ->required();
+  app->add_option("-p,--profiles", flags->profiles, "Profile CSV: batch times")
+      ->required();
+  app->add_option("-o,--output", flags->output,
+                  "File to write the results to (default: stdout)");
+  app->add_option("--format", flags->format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->default_val(flags->format);
+  app->add_option("--load", o.load, "Arrival rate x each required rate")
+      ->default_val(o.load);
+  app->add_option("--arrivals", flags->arrivals, "poisson or gamma")
+      ->check(CLI::IsMember({"poisson", "gamma"}))
+      ->default_val(flags->arrivals);
+  app->add_option("--cv", o.arrivals.cv,
+                  "gamma: coefficient of variation of the gaps")
+      ->default_val(o.arrivals.cv);
+  app->add_option("--routing", flags->routing,
+                  "weighted (the routing objects' capacity weights), "
+                  "round-robin or least-outstanding")
+      ->check(CLI::IsMember({"weighted", "round-robin", "least-outstanding"}))
+      ->default_val(flags->routing);
+  app->add_option("--batching", flags->batching,
+                  "greedy (start a batch at once, Triton's default) or timer "
+                  "(wait up to --max-queue-delay for a full batch)")
+      ->check(CLI::IsMember({"greedy", "timer"}))
+      ->default_val(flags->batching);
+  app->add_option("--max-queue-delay", flags->max_queue_delay_ms,
+                  "timer: Triton's max_queue_delay, milliseconds")
+      ->default_val(flags->max_queue_delay_ms);
+  app->add_option("--duration", o.duration_s, "Simulated seconds of arrivals")
+      ->default_val(o.duration_s);
+  app->add_option("--warmup", o.warmup_s,
+                  "Seconds at the start whose requests are not counted")
+      ->default_val(o.warmup_s);
+  app->add_option("--seed", o.seed, "Random seed")->default_val(o.seed);
+  app->callback([flags, context] { RunServe(*flags, context); });
+}
+
+}  // namespace migserve::cli

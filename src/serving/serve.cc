@@ -1,0 +1,242 @@
+#include "serving/serve.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "cluster/routing.h"
+#include "profile/capacity.h"
+#include "queueing/batch_curve.h"
+#include "queueing/replica_queue.h"
+
+namespace migserve::serving {
+namespace {
+
+struct ReplicaRef {
+  const cluster::GpuState* gpu;
+  const cluster::Slot* slot;
+};
+
+// Counts what a service's replicas serve and keeps the latencies of the
+// requests that arrived in [from, to).
+class ServiceSink : public queueing::BatchSink {
+ public:
+  ServiceSink(double from, double to) : from_(from), to_(to) {}
+  void Served(const double* arrivals, int count, double done) override {
+    served_ += count;
+    if (done >= from_ && done < to_) completed_in_window_ += count;
+    for (int i = 0; i < count; ++i) {
+      if (arrivals[i] >= from_ && arrivals[i] < to_) {
+        latencies_.push_back(done - arrivals[i]);
+      }
+    }
+  }
+  long served() const { return served_; }
+  long completed_in_window() const { return completed_in_window_; }
+  std::vector<double>* latencies() { return &latencies_; }
+
+ private:
+  double from_;
+  double to_;
+  long served_ = 0;
+  long completed_in_window_ = 0;
+  std::vector<double> latencies_;
+};
+
+// FNV-1a of the service's name mixed with the seed: each service its own
+// stream, whatever the order or number of services.
+uint64_t SeedFor(uint64_t seed, const std::string& name) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : name) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h ^ (seed * 0x9E3779B97F4A7C15ULL);
+}
+
+// The value at quantile q of sorted `v` by nearest rank.
+double AtQuantile(const std::vector<double>& v, double q) {
+  size_t rank = static_cast<size_t>(std::ceil(q * v.size()));
+  return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
+}
+
+StatusOr<ServiceServing> ServeService(const workload::Service& service,
+                                      const std::vector<ReplicaRef>& refs,
+                                      const cluster::ServiceRoute& route,
+                                      const profile::ProfileTable& profiles,
+                                      const ServeOptions& options) {
+  ServiceServing out;
+  out.service = service.name;
+  out.slo_ms = service.latency_ms;
+  out.required = service.throughput;
+  out.offered = options.load * service.throughput;
+  out.replicas = static_cast<int>(refs.size());
+  if (refs.empty()) return out;
+
+  ServiceSink sink(options.warmup_s, options.duration_s);
+  std::vector<queueing::ReplicaQueue> queues;
+  std::vector<double> saturation;
+  for (const ReplicaRef& ref : refs) {
+    const cluster::Replica& r = *ref.slot->replica;
+    const std::string& model = r.model.empty() ? service.model : r.model;
+    const std::string& profile =
+        ref.gpu->model->profiles[ref.slot->instance.profile].name;
+    const profile::ProfileRow* row = profile::FindRow(
+        profiles, model, ref.gpu->model->name, profile, r.batch, r.procs);
+    if (row == nullptr || row->throughput <= 0) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: instance {}@{}: no measured point of '{}' on {} {} with batch "
+          "{} and {} process(es) in {}",
+          ref.gpu->id.ToString(), profile, ref.slot->instance.start, model,
+          ref.gpu->model->name, profile, r.batch, r.procs, profiles.source));
+    }
+    queues.emplace_back(
+        queueing::BatchCurve::Of(profiles, *row),
+        queueing::BatcherConfig{r.batch, r.procs,
+                                options.max_queue_delay_ms / 1000},
+        &sink);
+    saturation.push_back(queues.back().SaturationRate());
+  }
+
+  std::vector<std::vector<int>> groups;
+  std::vector<long> weights;
+  if (options.routing == RoutingPolicy::kWeighted) {
+    long total = 0;
+    for (const cluster::RouteGroup& g : route.groups) {
+      std::vector<int> members;
+      for (size_t i = 0; i < refs.size(); ++i) {
+        cluster::RouteGroup of =
+            cluster::GroupOf(*refs[i].slot->replica, *refs[i].gpu->model,
+                             refs[i].slot->instance);
+        if (of.gpu_model == g.gpu_model && of.profile == g.profile &&
+            of.batch == g.batch && of.procs == g.procs) {
+          members.push_back(static_cast<int>(i));
+        }
+      }
+      groups.push_back(std::move(members));
+      weights.push_back(g.weight);
+      total += g.weight;
+    }
+    // A group's replicas saturate when the service's rate reaches their
+    // summed saturation over the group's share.
+    out.saturation = std::numeric_limits<double>::infinity();
+    for (size_t g = 0; g < groups.size(); ++g) {
+      if (weights[g] == 0 || groups[g].empty()) continue;
+      double slowest = std::numeric_limits<double>::infinity();
+      for (int i : groups[g]) slowest = std::min(slowest, saturation[i]);
+      double share = static_cast<double>(weights[g]) / total;
+      out.saturation =
+          std::min(out.saturation, slowest * groups[g].size() / share);
+    }
+  } else {
+    std::vector<int> all(refs.size());
+    for (size_t i = 0; i < refs.size(); ++i) all[i] = static_cast<int>(i);
+    groups.push_back(std::move(all));
+    weights.push_back(1);
+    if (options.routing == RoutingPolicy::kRoundRobin) {
+      out.saturation =
+          *std::min_element(saturation.begin(), saturation.end()) * refs.size();
+    } else {
+      for (double s : saturation) out.saturation += s;
+    }
+  }
+  out.utilization = out.offered / out.saturation;
+  out.stable = out.utilization < 1;
+
+  RequestRouter router(options.routing, std::move(groups), std::move(weights));
+  queueing::ArrivalStream stream(options.arrivals, out.offered,
+                                 SeedFor(options.seed, service.name));
+  for (double t = stream.Next(); t < options.duration_s; t = stream.Next()) {
+    int r = router.Pick(t, &queues);
+    queues[r].AdvanceTo(t);
+    queues[r].Arrive(t);
+    ++out.arrived;
+  }
+  for (queueing::ReplicaQueue& q : queues) q.Drain();
+
+  out.served = sink.served();
+  out.achieved =
+      sink.completed_in_window() / (options.duration_s - options.warmup_s);
+  std::vector<double>& latencies = *sink.latencies();
+  out.requests = static_cast<long>(latencies.size());
+  if (latencies.empty()) return out;
+  std::sort(latencies.begin(), latencies.end());
+  double sum = 0;
+  for (double l : latencies) sum += l;
+  out.mean_ms = 1000 * sum / latencies.size();
+  out.p50_ms = 1000 * AtQuantile(latencies, 0.50);
+  out.p90_ms = 1000 * AtQuantile(latencies, 0.90);
+  out.p99_ms = 1000 * AtQuantile(latencies, 0.99);
+  double slo_s = service.latency_ms / 1000;
+  out.within_slo =
+      static_cast<double>(
+          std::upper_bound(latencies.begin(), latencies.end(), slo_s) -
+          latencies.begin()) /
+      latencies.size();
+  return out;
+}
+
+}  // namespace
+
+Status ServeOptions::Validate() const {
+  if (!(load > 0)) {
+    return Status::InvalidArgument(
+        fmt::format("--load must be > 0, got {}", load));
+  }
+  if (!(duration_s > 0)) {
+    return Status::InvalidArgument(
+        fmt::format("--duration must be > 0, got {}", duration_s));
+  }
+  if (!(warmup_s >= 0 && warmup_s < duration_s)) {
+    return Status::InvalidArgument(
+        fmt::format("--warmup must be >= 0 and below --duration ({}), got {}",
+                    duration_s, warmup_s));
+  }
+  if (!(max_queue_delay_ms >= 0)) {
+    return Status::InvalidArgument(fmt::format(
+        "--max-queue-delay must be >= 0, got {}", max_queue_delay_ms));
+  }
+  return arrivals.Validate();
+}
+
+bool ServeReport::ok() const {
+  return std::all_of(services.begin(), services.end(),
+                     [](const ServiceServing& s) { return s.ok(); });
+}
+
+StatusOr<ServeReport> Serve(
+    const cluster::ClusterState& state, const workload::Workload& workload,
+    const profile::ProfileTable& profiles, const ServeOptions& options,
+    const std::function<void(const ServiceServing&, size_t, size_t)>&
+        progress) {
+  MIGSERVE_RETURN_IF_ERROR(options.Validate());
+  std::map<std::string, std::vector<ReplicaRef>> replicas;
+  for (const cluster::GpuState& gpu : state.gpus) {
+    for (const cluster::Slot& slot : gpu.slots) {
+      if (!slot.replica) continue;
+      if (workload.FindService(slot.replica->service) < 0) {
+        return Status::InvalidArgument(fmt::format(
+            "{}: instance {}@{}: serves '{}', which {} does not have",
+            gpu.id.ToString(), gpu.model->profiles[slot.instance.profile].name,
+            slot.instance.start, slot.replica->service, workload.source));
+      }
+      replicas[slot.replica->service].push_back({&gpu, &slot});
+    }
+  }
+  std::map<std::string, cluster::ServiceRoute> routes = cluster::Routes(state);
+  ServeReport report;
+  for (size_t i = 0; i < workload.services.size(); ++i) {
+    const workload::Service& s = workload.services[i];
+    MIGSERVE_ASSIGN_OR_RETURN(
+        ServiceServing served,
+        ServeService(s, replicas[s.name], routes[s.name], profiles, options));
+    if (progress) progress(served, i + 1, workload.services.size());
+    report.services.push_back(std::move(served));
+  }
+  return report;
+}
+
+}  // namespace migserve::serving

@@ -1,0 +1,77 @@
+// Request-level serving of a deployment (`migserve serve`, docs/capacity.md):
+// per service, requests arrive at load x its required rate (Poisson, or a
+// gamma renewal process of a chosen coefficient of variation), are routed to
+// its replicas (RequestRouter), and each replica serves them as a dynamic
+// batcher (queueing::ReplicaQueue) with batch times from the profile rows.
+// Services do not share replicas, so each is simulated on its own, from its
+// own seed: deterministic for a given seed.
+#ifndef MIGSERVE_SERVING_SERVE_H_
+#define MIGSERVE_SERVING_SERVE_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cluster/cluster_state.h"
+#include "profile/profile_table.h"
+#include "queueing/arrivals.h"
+#include "serving/request_router.h"
+#include "util/status_or.h"
+#include "workload/workload.h"
+
+namespace migserve::serving {
+
+struct ServeOptions {
+  double load = 1.0;  // x each service's required rate
+  queueing::ArrivalProcess arrivals;
+  RoutingPolicy routing = RoutingPolicy::kWeighted;
+  double max_queue_delay_ms = 0;  // 0: greedy batching
+  double duration_s = 30;         // arrivals in [0, duration)
+  double warmup_s = 3;            // requests arriving before are not counted
+  uint64_t seed = 1;
+
+  // Returns InvalidArgument naming the first bad option.
+  Status Validate() const;
+};
+
+struct ServiceServing {
+  std::string service;
+  double slo_ms = 0;
+  double required = 0;  // req/s
+  double offered = 0;   // load x required
+  int replicas = 0;
+  long requests = 0;  // arrived after the warm-up
+  long served = 0;    // of all arrivals, served by the end (all of them)
+  long arrived = 0;   // all arrivals
+  double mean_ms = 0;
+  double p50_ms = 0;
+  double p90_ms = 0;
+  double p99_ms = 0;
+  double within_slo = 0;   // fraction of counted requests
+  double achieved = 0;     // completions per second after the warm-up
+  double saturation = 0;   // the rate at which a replica saturates first
+  double utilization = 0;  // offered / saturation
+  bool stable = false;     // utilization < 1
+  bool ok() const { return requests > 0 && p99_ms <= slo_ms; }
+};
+
+struct ServeReport {
+  std::vector<ServiceServing> services;
+  bool ok() const;
+};
+
+// Serves `workload`'s services on `state`'s replicas. A replica's batch
+// times come from the row of its model, GPU model, profile, batch and
+// processes. Returns InvalidArgument naming a replica whose row is not in
+// `profiles` or whose service is not in the workload; a service without
+// replicas is reported with no requests served.
+StatusOr<ServeReport> Serve(
+    const cluster::ClusterState& state, const workload::Workload& workload,
+    const profile::ProfileTable& profiles, const ServeOptions& options,
+    const std::function<void(const ServiceServing&, size_t, size_t)>& progress =
+        {});
+
+}  // namespace migserve::serving
+
+#endif  // MIGSERVE_SERVING_SERVE_H_
