@@ -8,32 +8,32 @@
 namespace migserve::profile {
 namespace {
 
-class CapacityTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    auto t = ParseProfileCsv(
-        "model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb\n"
-        "m,A100-SXM4-80GB,1g.10gb,1,1,100,5,\n"
-        "m,A100-SXM4-80GB,1g.10gb,8,1,300,40,\n"
-        "m,A100-SXM4-80GB,1g.10gb,16,1,350,90,\n"
-        "m,A100-SXM4-80GB,1g.10gb,8,2,380,60,\n"
-        "m,A100-SXM4-80GB,1g.10gb,32,1,500,30,12\n"
-        "m,A100-SXM4-80GB,1g.10gb,64,1,0,0,\n",
-        "p.csv");
-    ASSERT_TRUE(t.ok()) << t.status().ToString();
-    table_ = *t;
-  }
-  const mig::GpuModel& gpu_ =
+TEST(CapacityTest, RowsFitByLatencyProcsAndMemory) {
+  ProfileTable t = ParseProfileCsv(
+                       "model,gpu,profile,batch,procs,throughput,latency_ms,"
+                       "memory_gb\n"
+                       "m,A100-SXM4-80GB,1g.10gb,1,1,100,5,\n"
+                       "m,A100-SXM4-80GB,1g.10gb,8,2,380,3,\n"
+                       "m,A100-SXM4-80GB,1g.10gb,32,1,500,2,12\n"
+                       "m,A100-SXM4-80GB,1g.10gb,64,1,0,1,\n",
+                       "p.csv")
+                       .value();
+  const mig::GpuModel& gpu =
       *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
-  int g1_ = gpu_.FindProfile("1g.10gb");
-  ProfileTable table_;
-};
-
-TEST_F(CapacityTest, BestLatencyIgnoresLatencyLimitOnly) {
-  auto best = BestLatency(table_, gpu_, mig::MigOptions{}, "m", 1);
-  ASSERT_TRUE(best.has_value());
-  EXPECT_DOUBLE_EQ(*best, 5);
-  EXPECT_FALSE(BestLatency(table_, gpu_, mig::MigOptions{}, "x", 1));
+  const mig::Profile& g1 = gpu.profiles[gpu.FindProfile("1g.10gb")];
+  EXPECT_TRUE(RowFits(t.rows[0], g1, {5, 1}));
+  EXPECT_FALSE(RowFits(t.rows[0], g1, {4.9, 1}));
+  EXPECT_FALSE(RowFits(t.rows[1], g1, {10, 1}));  // 2 processes
+  EXPECT_TRUE(RowFits(t.rows[1], g1, {10, 2}));
+  EXPECT_FALSE(RowFits(t.rows[2], g1, {10, 1}));  // 12 GB on a 1g.10gb
+  EXPECT_FALSE(RowFits(t.rows[3], g1, {10, 1}));  // no throughput
+  EXPECT_EQ(FindRow(t, "m", "A100-SXM4-80GB", "1g.10gb", 8, 2), &t.rows[1]);
+  EXPECT_EQ(FindRow(t, "m", "A100-SXM4-80GB", "1g.10gb", 8, 1), nullptr);
+  // The lowest latency among rows that fit all but the latency limit: the
+  // 12 GB and the zero rows do not count; with 2 processes the 3 ms row does.
+  EXPECT_DOUBLE_EQ(*BestLatency(t, gpu, mig::MigOptions{}, "m", 1), 5);
+  EXPECT_DOUBLE_EQ(*BestLatency(t, gpu, mig::MigOptions{}, "m", 2), 3);
+  EXPECT_FALSE(BestLatency(t, gpu, mig::MigOptions{}, "x", 1));
 }
 
 }  // namespace

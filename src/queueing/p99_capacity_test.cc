@@ -4,18 +4,12 @@
 
 #include <cmath>
 
+#include "queueing/md1_test_util.h"
+
 namespace migserve::queueing {
 namespace {
 
-// P(wait <= t) in the M/D/1 queue of service time 1 at load rho (Erlang).
-double MD1WaitCdf(double rho, double t) {
-  double sum = 0;
-  for (int k = 0; k <= static_cast<int>(std::floor(t)); ++k) {
-    double x = rho * (k - t);
-    sum += std::pow(x, k) / std::tgamma(k + 1) * std::exp(-x);
-  }
-  return (1 - rho) * sum;
-}
+using testing::MD1WaitCdf;
 
 TEST(QuantileCapacityTest, QuantileIsByNearestRank) {
   std::vector<double> v{5, 1, 4, 2, 3, 6, 7, 8, 9, 10};

@@ -5,20 +5,12 @@
 #include <cmath>
 
 #include "queueing/arrivals.h"
+#include "queueing/md1_test_util.h"
 
 namespace migserve::queueing {
 namespace {
 
-// Erlang's (Crommelin's) waiting-time distribution of the M/D/1 queue with
-// service time 1 and load rho: P(wait <= t).
-double MD1WaitCdf(double rho, double t) {
-  double sum = 0;
-  for (int k = 0; k <= static_cast<int>(std::floor(t)); ++k) {
-    double x = rho * (k - t);
-    sum += std::pow(x, k) / std::tgamma(k + 1) * std::exp(-x);
-  }
-  return (1 - rho) * sum;
-}
+using testing::MD1WaitCdf;
 
 struct Completion {
   double arrival;
