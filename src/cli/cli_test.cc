@@ -329,6 +329,14 @@ TEST(CliTest, ModelsPrintsClasses) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("resnet50"), std::string::npos);
   EXPECT_NE(r.out.find("sub-linear"), std::string::npos);
+  // A GPU without rows is a usage error naming the GPUs that have rows.
+  CliResult none = Cli({"models", "-p", kProfiles, "--gpu", "H100-SXM5-80GB"});
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("has no rows for H100-SXM5-80GB; it has rows for: "
+                          "A100-SXM4-80GB"),
+            std::string::npos)
+      << none.err;
+  EXPECT_TRUE(none.out.empty());
 }
 
 TEST(CliTest, ImportWritesProfilesAndScenarios) {

@@ -25,20 +25,29 @@ void RunModels(const ModelsFlags& flags, CommandContext* context) {
   }
   std::set<std::string> gpus;
   for (const profile::ProfileRow& r : table->rows) gpus.insert(r.gpu);
-  if (!flags.gpu.empty()) gpus = {flags.gpu};
-  for (const std::string& name : gpus) {
-    auto gpu = mig::GpuCatalog::Default().Find(name);
+  if (!flags.gpu.empty()) {
+    auto gpu = mig::GpuCatalog::Default().Find(flags.gpu);
     if (!gpu.ok()) {
       context->Fail(gpu.status().WithPrefix("--gpu"));
       return;
     }
+    if (!gpus.contains((*gpu)->name)) {
+      context->Fail(Status::InvalidArgument(fmt::format(
+          "--gpu: {} has no rows for {}; it has rows for: {}", flags.profiles,
+          (*gpu)->name,
+          gpus.empty() ? "none" : fmt::format("{}", fmt::join(gpus, ", ")))));
+      return;
+    }
+    gpus = {(*gpu)->name};
+  }
+  for (const std::string& name : gpus) {
+    const mig::GpuModel* gpu = mig::GpuCatalog::Default().Find(name).value();
     context->out << fmt::format(
         "{}: ratio = whole-GPU throughput / per-slice throughput of the "
         "smallest instance; linear in [{}, {}] (paper 2.2)\n",
         name, profile::kLinearLow, profile::kLinearHigh);
     TextTable out({"model", "batch", "smallest", "ratio", "class"});
-    for (const profile::ModelClass& c :
-         profile::ClassifyModels(*table, **gpu)) {
+    for (const profile::ModelClass& c : profile::ClassifyModels(*table, *gpu)) {
       out.AddRow({c.model, std::to_string(c.batch), c.smallest_profile,
                   fmt::format("{:.2f}", c.ratio),
                   profile::ScalingName(c.scaling)});

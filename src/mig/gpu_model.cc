@@ -20,6 +20,8 @@ bool GpuModel::HasPciDeviceId(unsigned int id) const {
 }
 
 int GpuModel::FindProfile(std::string_view name) const {
+  // nvidia-smi prints "MIG 1g.10gb".
+  if (name.substr(0, 4) == "MIG ") name.remove_prefix(4);
   for (size_t i = 0; i < profiles.size(); ++i) {
     if (profiles[i].name == name) return static_cast<int>(i);
     for (const std::string& alias : profiles[i].aliases) {

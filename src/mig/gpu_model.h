@@ -56,7 +56,8 @@ struct GpuModel {
   // the 16-bit device id or NVML's pciDeviceId (device id << 16 | 0x10DE).
   bool HasPciDeviceId(unsigned int pci_device_id) const;
 
-  // Returns the index of the profile named `name` or one of its aliases, or
+  // Returns the index of the profile named `name` (or "MIG <name>", as
+  // nvidia-smi prints it) or one of its aliases, or
   // -1 if there is none.
   int FindProfile(std::string_view name) const;
 

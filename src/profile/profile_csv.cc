@@ -77,6 +77,17 @@ StatusOr<ProfileTable> ParseProfileCsv(const std::string& text,
     return Status::InvalidArgument(source + ":1: header: missing");
   }
   const CsvRecord& header = records->front();
+  if (header.fields.size() == 1) {
+    for (char delimiter : {';', '\t', '|'}) {
+      if (header.fields[0].find(delimiter) != std::string::npos) {
+        return Status::InvalidArgument(fmt::format(
+            "{}:{}: header: fields are separated by '{}'; profile CSVs are "
+            "comma-separated",
+            source, header.line,
+            delimiter == '\t' ? "\\t" : std::string(1, delimiter)));
+      }
+    }
+  }
   std::vector<int> column_of(kNumColumns, -1);
   for (size_t i = 0; i < header.fields.size(); ++i) {
     for (int c = 0; c < kNumColumns; ++c) {
@@ -121,8 +132,13 @@ StatusOr<ProfileTable> ParseProfileCsv(const std::string& text,
     if (!gpu.ok()) return reader.Error(1, gpu.status().message());
     int p = (*gpu)->FindProfile(row.profile);
     if (p < 0) {
+      std::vector<std::string> names;
+      for (const mig::Profile& known : (*gpu)->profiles) {
+        names.push_back(known.name);
+      }
       return reader.Error(
-          2, fmt::format("unknown profile '{}' on {}", row.profile, row.gpu));
+          2, fmt::format("unknown profile '{}' on {} (known: {})", row.profile,
+                         row.gpu, fmt::join(names, ", ")));
     }
     row.profile = (*gpu)->profiles[p].name;
     auto key =

@@ -76,7 +76,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
                 "\nm,A100-SXM4-80GB,5g.50gb,1,1,5,3,\n",
                 "p.csv:2: profile: unknown profile '5g.50gb' on "
-                "A100-SXM4-80GB"},
+                "A100-SXM4-80GB (known: 1g.10gb, 1g.10gb+me, 1g.20gb, "
+                "2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb)"},
+        BadCase{"model;gpu;profile;batch;procs;throughput;latency_ms\n"
+                "m;A100-SXM4-80GB;1g.10gb;1;1;5;3\n",
+                "p.csv:1: header: fields are separated by ';'; profile CSVs "
+                "are comma-separated"},
         BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
                 "\nm,A100-SXM4-80GB,1g.10gb,1,1,5\n",
                 "p.csv:2: row: has 6 fields, the header has 8"},
@@ -85,6 +90,22 @@ INSTANTIATE_TEST_SUITE_P(
                 "m,A100-SXM4-80GB,1g.10gb,1,1,6,3,\n",
                 "p.csv:4: row: duplicates line 2 (m A100-SXM4-80GB 1g.10gb "
                 "batch 1 procs 1)"}));
+
+// Excel's "CSV UTF-8" (a byte order mark, CRLF line ends) and profile names
+// as nvidia-smi prints them read as the canonical file.
+TEST(ProfileCsvTest, ReadsExcelsCsvAndNvidiaSmiProfileNames) {
+  auto table = ParseProfileCsv(
+      "\xEF\xBB\xBFmodel,gpu,profile,batch,procs,throughput,latency_ms\r\n"
+      "m,A100-SXM4-80GB,MIG 1g.10gb,1,1,5,3\r\n"
+      "m,A100-SXM4-80GB,7g.79gb,1,1,50,2\r\n",
+      "p.csv");
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  ASSERT_EQ(table->rows.size(), 2u);
+  EXPECT_EQ(table->rows[0].model, "m");
+  EXPECT_EQ(table->rows[0].profile, "1g.10gb");
+  EXPECT_EQ(table->rows[1].profile, "7g.80gb");
+  EXPECT_DOUBLE_EQ(table->rows[1].latency_ms, 2);
+}
 
 TEST(ProfileCsvTest, MissingFileIsNotFound) {
   auto table = LoadProfileCsv("/no/such/profiles.csv");

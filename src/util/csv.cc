@@ -56,6 +56,8 @@ StatusOr<std::vector<std::string>> SplitLine(std::string_view line,
 }  // namespace
 
 StatusOr<std::vector<CsvRecord>> ParseCsv(std::string_view text) {
+  // Excel's "CSV UTF-8" starts with a byte order mark.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   std::vector<CsvRecord> records;
   int line_no = 0;
   while (!text.empty()) {

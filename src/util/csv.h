@@ -16,8 +16,9 @@ struct CsvRecord {
   std::vector<std::string> fields;
 };
 
-// Splits `text` into records, skipping blank lines. Fields are trimmed of
-// surrounding spaces. Returns InvalidArgument "line N: ..." for an
+// Splits `text` into records, skipping blank lines and a leading UTF-8 byte
+// order mark; lines may end in LF or CRLF. Fields are trimmed of surrounding
+// spaces. Returns InvalidArgument "line N: ..." for an
 // unterminated quote.
 StatusOr<std::vector<CsvRecord>> ParseCsv(std::string_view text);
 
