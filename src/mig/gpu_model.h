@@ -57,8 +57,7 @@ struct GpuModel {
   bool HasPciDeviceId(unsigned int pci_device_id) const;
 
   // Returns the index of the profile named `name` (or "MIG <name>", as
-  // nvidia-smi prints it) or one of its aliases, or
-  // -1 if there is none.
+  // nvidia-smi prints it) or one of its aliases, or -1 if there is none.
   int FindProfile(std::string_view name) const;
 
   // Returns the index of the enabled-by-default profile that takes the whole
