@@ -13,13 +13,11 @@ BatcherConfig BatcherOf(const profile::ProfileRow& row) {
   return {.max_batch = row.batch, .workers = row.procs};
 }
 
-// Returns true if `row` may be credited with more than `capacity`.
-bool Beats(const profile::ProfileTable& table, const profile::ProfileRow& row,
-           const ServiceTerms& terms, double capacity) {
-  if (terms.model == CapacityModel::kPaper) return row.throughput >= capacity;
-  return row.throughput >= capacity &&
-         QuantileHolds(BatchCurve::Of(table, row), BatcherOf(row), terms.slo_ms,
-                       terms.service_rate, capacity);
+// The p99 credit of `row`, whose batch curve is `curve`.
+double P99Capacity(const BatchCurve& curve, const profile::ProfileRow& row,
+                   const ServiceTerms& terms) {
+  return QuantileCapacity(curve, BatcherOf(row), terms.slo_ms,
+                          terms.service_rate);
 }
 
 }  // namespace
@@ -37,8 +35,7 @@ std::optional<CapacityModel> ParseCapacityModel(std::string_view name) {
 double RowCapacity(const profile::ProfileTable& table,
                    const profile::ProfileRow& row, const ServiceTerms& terms) {
   if (terms.model == CapacityModel::kPaper) return row.throughput;
-  return QuantileCapacity(BatchCurve::Of(table, row), BatcherOf(row),
-                          terms.slo_ms, terms.service_rate);
+  return P99Capacity(BatchCurve::Of(table, row), row, terms);
 }
 
 Credit BestCredit(const profile::ProfileTable& table, const mig::GpuModel& gpu,
@@ -62,10 +59,17 @@ Credit BestCredit(const profile::ProfileTable& table, const mig::GpuModel& gpu,
   Credit best;
   for (const profile::ProfileRow* row : fits) {
     if (best.row != nullptr && row->throughput < best.capacity) break;
-    if (best.row != nullptr && !Beats(table, *row, terms, best.capacity)) {
-      continue;
+    double capacity = row->throughput;
+    if (terms.model == CapacityModel::kP99) {
+      // Simulated only if it holds the p99 at the best credit so far.
+      BatchCurve curve = BatchCurve::Of(table, *row);
+      if (best.row != nullptr &&
+          !QuantileHolds(curve, BatcherOf(*row), terms.slo_ms,
+                         terms.service_rate, best.capacity)) {
+        continue;
+      }
+      capacity = P99Capacity(curve, *row, terms);
     }
-    double capacity = RowCapacity(table, *row, terms);
     if (capacity <= 0) continue;
     if (best.row == nullptr ||
         std::make_tuple(-capacity, row->latency_ms, row->batch, row->procs) <

@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <map>
 
 #include "cluster/routing.h"
 #include "profile/capacity.h"
 #include "queueing/batch_curve.h"
+#include "queueing/p99_capacity.h"
 #include "queueing/replica_queue.h"
 
 namespace migserve::serving {
@@ -57,12 +57,6 @@ uint64_t SeedFor(uint64_t seed, const std::string& name) {
   return h ^ (seed * 0x9E3779B97F4A7C15ULL);
 }
 
-// The value at quantile q of sorted `v` by nearest rank.
-double AtQuantile(const std::vector<double>& v, double q) {
-  size_t rank = static_cast<size_t>(std::ceil(q * v.size()));
-  return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
-}
-
 StatusOr<ServiceServing> ServeService(const workload::Service& service,
                                       const std::vector<ReplicaRef>& refs,
                                       const cluster::ServiceRoute& route,
@@ -104,9 +98,12 @@ StatusOr<ServiceServing> ServeService(const workload::Service& service,
   std::vector<std::vector<int>> groups;
   std::vector<long> weights;
   if (options.routing == RoutingPolicy::kWeighted) {
-    long total = 0;
-    for (const cluster::RouteGroup& g : route.groups) {
+    // The route's weights; the rate at which it saturates a replica is its
+    // routed capacity with each group at its slowest replica's saturation.
+    cluster::ServiceRoute saturating = route;
+    for (cluster::RouteGroup& g : saturating.groups) {
       std::vector<int> members;
+      g.throughput = std::numeric_limits<double>::infinity();
       for (size_t i = 0; i < refs.size(); ++i) {
         cluster::RouteGroup of =
             cluster::GroupOf(*refs[i].slot->replica, *refs[i].gpu->model,
@@ -114,23 +111,13 @@ StatusOr<ServiceServing> ServeService(const workload::Service& service,
         if (of.gpu_model == g.gpu_model && of.profile == g.profile &&
             of.batch == g.batch && of.procs == g.procs) {
           members.push_back(static_cast<int>(i));
+          g.throughput = std::min(g.throughput, saturation[i]);
         }
       }
       groups.push_back(std::move(members));
       weights.push_back(g.weight);
-      total += g.weight;
     }
-    // A group's replicas saturate when the service's rate reaches their
-    // summed saturation over the group's share.
-    out.saturation = std::numeric_limits<double>::infinity();
-    for (size_t g = 0; g < groups.size(); ++g) {
-      if (weights[g] == 0 || groups[g].empty()) continue;
-      double slowest = std::numeric_limits<double>::infinity();
-      for (int i : groups[g]) slowest = std::min(slowest, saturation[i]);
-      double share = static_cast<double>(weights[g]) / total;
-      out.saturation =
-          std::min(out.saturation, slowest * groups[g].size() / share);
-    }
+    out.saturation = cluster::RoutedCapacity(saturating);
   } else {
     std::vector<int> all(refs.size());
     for (size_t i = 0; i < refs.size(); ++i) all[i] = static_cast<int>(i);
@@ -163,19 +150,17 @@ StatusOr<ServiceServing> ServeService(const workload::Service& service,
   std::vector<double>& latencies = *sink.latencies();
   out.requests = static_cast<long>(latencies.size());
   if (latencies.empty()) return out;
-  std::sort(latencies.begin(), latencies.end());
   double sum = 0;
   for (double l : latencies) sum += l;
   out.mean_ms = 1000 * sum / latencies.size();
-  out.p50_ms = 1000 * AtQuantile(latencies, 0.50);
-  out.p90_ms = 1000 * AtQuantile(latencies, 0.90);
-  out.p99_ms = 1000 * AtQuantile(latencies, 0.99);
   double slo_s = service.latency_ms / 1000;
   out.within_slo =
-      static_cast<double>(
-          std::upper_bound(latencies.begin(), latencies.end(), slo_s) -
-          latencies.begin()) /
+      static_cast<double>(std::count_if(latencies.begin(), latencies.end(),
+                                        [&](double l) { return l <= slo_s; })) /
       latencies.size();
+  out.p50_ms = 1000 * queueing::Quantile(&latencies, 0.50);
+  out.p90_ms = 1000 * queueing::Quantile(&latencies, 0.90);
+  out.p99_ms = 1000 * queueing::Quantile(&latencies, 0.99);
   return out;
 }
 
