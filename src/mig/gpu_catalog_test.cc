@@ -96,6 +96,24 @@ TEST(GpuCatalogTest, UserTablesJoinTheCatalogAndWinOnPciIds) {
             "A100-SXM4-80GB");
 }
 
+TEST(GpuCatalogTest, ProfilesAreFoundByShapeAsDriversPrintThem) {
+  const GpuModel& h100 = *GpuCatalog::Default().Find("H100-SXM5-80GB").value();
+  auto name = [&](std::string_view n) {
+    int p = h100.FindProfile(n);
+    return p < 0 ? std::string("-") : h100.profiles[p].name;
+  };
+  EXPECT_EQ(name("7g.80gb"), "7g.80gb");
+  EXPECT_EQ(name("MIG 7g.79gb"), "7g.80gb");
+  EXPECT_EQ(name("1g.11gb"), "1g.10gb");
+  EXPECT_EQ(name("1g.19gb"), "1g.20gb");
+  EXPECT_EQ(name("1g.10gb+me"), "1g.10gb+me");
+  EXPECT_EQ(name("1g.11gb+me"), "1g.10gb+me");
+  EXPECT_EQ(name("2g.30gb"), "-");     // 50% off
+  EXPECT_EQ(name("5g.40gb"), "-");     // no 5g
+  EXPECT_EQ(name("1c.3g.40gb"), "-");  // a compute-instance profile
+  EXPECT_EQ(name("3g"), "-");
+}
+
 TEST(GpuCatalogTest, UnknownGpuListsKnownOnes) {
   auto model = GpuCatalog::Default().Find("T4");
   ASSERT_FALSE(model.ok());

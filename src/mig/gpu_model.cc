@@ -1,8 +1,30 @@
 #include "mig/gpu_model.h"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
+#include <regex>
+#include <string>
 
 namespace migserve::mig {
+namespace {
+
+// A profile name "[Nc.]Ng.Mgb[+x]" as its memory M and the rest.
+struct Shape {
+  std::string rest;  // the name with M removed: "1g.gb+me"
+  double memory_gb = 0;
+};
+
+std::optional<Shape> ShapeOf(std::string_view name) {
+  static const std::regex kShape(R"(^((?:\d+c\.)?\d+g\.)(\d+)(gb(?:\+.*)?)$)");
+  std::match_results<std::string_view::const_iterator> m;
+  if (!std::regex_match(name.begin(), name.end(), m, kShape)) {
+    return std::nullopt;
+  }
+  return Shape{m.str(1) + m.str(3), std::stod(m.str(2))};
+}
+
+}  // namespace
 
 bool GpuModel::Named(std::string_view n) const {
   return name == n ||
@@ -28,7 +50,22 @@ int GpuModel::FindProfile(std::string_view name) const {
       if (alias == name) return static_cast<int>(i);
     }
   }
-  return -1;
+  // Drivers round the memory differently ("7g.79gb" for 7g.80gb): the
+  // profile of the same shape whose memory is within 10%, the closest.
+  std::optional<Shape> wanted = ShapeOf(name);
+  if (!wanted) return -1;
+  int best = -1;
+  double best_gap = 0.1 * wanted->memory_gb;
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    std::optional<Shape> shape = ShapeOf(profiles[i].name);
+    if (!shape || shape->rest != wanted->rest) continue;
+    double gap = std::abs(shape->memory_gb - wanted->memory_gb);
+    if (gap <= best_gap) {
+      best = static_cast<int>(i);
+      best_gap = gap;
+    }
+  }
+  return best;
 }
 
 int GpuModel::WholeProfile() const {

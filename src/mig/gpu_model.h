@@ -57,7 +57,9 @@ struct GpuModel {
   bool HasPciDeviceId(unsigned int pci_device_id) const;
 
   // Returns the index of the profile named `name` (or "MIG <name>", as
-  // nvidia-smi prints it) or one of its aliases, or -1 if there is none.
+  // nvidia-smi prints it) or one of its aliases; else of the profile of the
+  // same shape whose memory in the name is within 10% ("7g.79gb" is
+  // 7g.80gb, "1g.11gb" 1g.10gb); -1 if there is none.
   int FindProfile(std::string_view name) const;
 
   // Returns the index of the enabled-by-default profile that takes the whole

@@ -21,6 +21,19 @@ const char* const kProfiles[] = {"1g.10gb", "2g.20gb", "3g.40gb", "4g.40gb",
                                  "7g.80gb"};
 constexpr int kSlices[] = {1, 2, 3, 4, 7};
 
+// A measured point of `model` on `profile` at batch 8, 10 ms.
+profile::ProfileRow Point(const std::string& model, const char* profile,
+                          double throughput) {
+  profile::ProfileRow row;
+  row.model = model;
+  row.gpu = kGpu;
+  row.profile = profile;
+  row.batch = 8;
+  row.throughput = throughput;
+  row.latency_ms = 10;
+  return row;
+}
+
 // A random small instance: up to 4 models with sub-, super- or linear
 // scaling and a few services whose demands need a handful of GPUs.
 struct Instance {
@@ -43,15 +56,8 @@ Instance MakeInstance(uint64_t seed) {
     double exponent = 0.6 + 0.8 * unit(rng);  // < 1 sub-linear, > 1 super
     for (int p = 0; p < 5; ++p) {
       double noise = 0.9 + 0.2 * unit(rng);
-      profile::ProfileRow row{model,
-                              kGpu,
-                              kProfiles[p],
-                              8,
-                              1,
-                              base * std::pow(kSlices[p], exponent) * noise,
-                              10,
-                              std::nullopt,
-                              0};
+      profile::ProfileRow row = Point(
+          model, kProfiles[p], base * std::pow(kSlices[p], exponent) * noise);
       // Some models do not fit the smallest instance.
       if (p == 0 && unit(rng) < 0.2) row.throughput = 0;
       in.profiles.rows.push_back(row);
@@ -108,7 +114,8 @@ TEST(BruteForceTest, KnownOptimaByHand) {
                                 p == 0   ? 100.0
                                 : p == 4 ? 600.0
                                          : 100.0 * kSlices[p] * 0.9,
-                                10, std::nullopt, 0});
+                                10, std::nullopt, std::nullopt, std::nullopt,
+                                std::nullopt, 0});
   }
   const mig::GpuModel& gpu = *mig::GpuCatalog::Default().Find(kGpu).value();
   for (auto [demand, expected] :
@@ -161,8 +168,7 @@ TEST(GreedyTest, CappedScoreAvoidsOverservingSmallService) {
   in.workload.capacity_model = queueing::CapacityModel::kPaper;
   in.workload.gpu = kGpu;
   for (const char* model : {"ma", "mb"}) {
-    in.profiles.rows.push_back(
-        {model, kGpu, "1g.10gb", 8, 1, 100, 10, std::nullopt, 0});
+    in.profiles.rows.push_back(Point(model, "1g.10gb", 100));
   }
   in.workload.services = {{"a", "ma", 100, 100, 0}, {"b", "mb", 6000, 100, 0}};
   const mig::GpuModel& gpu = *mig::GpuCatalog::Default().Find(kGpu).value();

@@ -12,11 +12,16 @@
 namespace migserve::profile {
 namespace {
 
-constexpr const char* kColumns[] = {"model",      "gpu",      "profile",
-                                    "batch",      "procs",    "throughput",
-                                    "latency_ms", "memory_gb"};
-constexpr bool kRequired[] = {true, true, true, true, false, true, true, false};
-constexpr int kNumColumns = 8;
+constexpr const char* kColumns[] = {
+    "model",          "gpu",           "profile",
+    "batch",          "procs",         "throughput",
+    "latency_ms",     "memory_gb",     "latency_p50_ms",
+    "latency_p90_ms", "latency_p99_ms"};
+constexpr bool kRequired[] = {true, true,  true,  true,  false, true,
+                              true, false, false, false, false};
+constexpr int kNumColumns = 11;
+// The optional columns written only when a row has a value.
+constexpr int kFirstPercentile = 8;
 
 class RowReader {
  public:
@@ -49,6 +54,14 @@ class RowReader {
       return Error(c, fmt::format("not a number: '{}'", f));
     }
     if (*out < 0) return Error(c, fmt::format("must be >= 0, got {}", f));
+    return Status::Ok();
+  }
+
+  Status OptionalNumber(int c, std::optional<double>* out) const {
+    if (Field(c).empty()) return Status::Ok();
+    double value = 0;
+    MIGSERVE_RETURN_IF_ERROR(Number(c, &value));
+    *out = value;
     return Status::Ok();
   }
 
@@ -123,11 +136,10 @@ StatusOr<ProfileTable> ParseProfileCsv(const std::string& text,
     MIGSERVE_RETURN_IF_ERROR(reader.Count(4, &row.procs));
     MIGSERVE_RETURN_IF_ERROR(reader.Number(5, &row.throughput));
     MIGSERVE_RETURN_IF_ERROR(reader.Number(6, &row.latency_ms));
-    if (!reader.Field(7).empty()) {
-      double memory = 0;
-      MIGSERVE_RETURN_IF_ERROR(reader.Number(7, &memory));
-      row.memory_gb = memory;
-    }
+    MIGSERVE_RETURN_IF_ERROR(reader.OptionalNumber(7, &row.memory_gb));
+    MIGSERVE_RETURN_IF_ERROR(reader.OptionalNumber(8, &row.latency_p50_ms));
+    MIGSERVE_RETURN_IF_ERROR(reader.OptionalNumber(9, &row.latency_p90_ms));
+    MIGSERVE_RETURN_IF_ERROR(reader.OptionalNumber(10, &row.latency_p99_ms));
     auto gpu = catalog.Find(row.gpu);
     if (!gpu.ok()) return reader.Error(1, gpu.status().message());
     int p = (*gpu)->FindProfile(row.profile);
@@ -161,12 +173,26 @@ StatusOr<ProfileTable> LoadProfileCsv(const std::string& path) {
 }
 
 std::string FormatProfileCsv(const ProfileTable& table) {
-  std::string out = fmt::format("{}\n", fmt::join(kColumns, ","));
+  bool percentiles = false;
   for (const ProfileRow& r : table.rows) {
-    out += fmt::format("{},{},{},{},{},{},{},{}\n", CsvField(r.model),
+    percentiles |= r.latency_p50_ms || r.latency_p90_ms || r.latency_p99_ms;
+  }
+  int columns = percentiles ? kNumColumns : kFirstPercentile;
+  auto optional = [](const std::optional<double>& v) {
+    return v ? fmt::format("{}", *v) : std::string();
+  };
+  std::string out =
+      fmt::format("{}\n", fmt::join(kColumns, kColumns + columns, ","));
+  for (const ProfileRow& r : table.rows) {
+    out += fmt::format("{},{},{},{},{},{},{},{}", CsvField(r.model),
                        CsvField(r.gpu), CsvField(r.profile), r.batch, r.procs,
-                       r.throughput, r.latency_ms,
-                       r.memory_gb ? fmt::format("{}", *r.memory_gb) : "");
+                       r.throughput, r.latency_ms, optional(r.memory_gb));
+    if (percentiles) {
+      out +=
+          fmt::format(",{},{},{}", optional(r.latency_p50_ms),
+                      optional(r.latency_p90_ms), optional(r.latency_p99_ms));
+    }
+    out += "\n";
   }
   return out;
 }

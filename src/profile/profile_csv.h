@@ -1,6 +1,8 @@
-// The canonical profile CSV (DESIGN 3):
+// The canonical profile CSV (docs/formats.md):
 //   model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb
-// header required, columns in any order, procs and memory_gb optional.
+//   [,latency_p50_ms,latency_p90_ms,latency_p99_ms]
+// header required, columns in any order; procs, memory_gb and the
+// percentiles optional.
 #ifndef MIGSERVE_PROFILE_PROFILE_CSV_H_
 #define MIGSERVE_PROFILE_PROFILE_CSV_H_
 
@@ -22,7 +24,8 @@ StatusOr<ProfileTable> ParseProfileCsv(const std::string& text,
 // Reads and parses the file at `path`; NotFound if it cannot be read.
 StatusOr<ProfileTable> LoadProfileCsv(const std::string& path);
 
-// Returns the table as canonical CSV, header first, rows in table order.
+// Returns the table as canonical CSV, header first, rows in table order;
+// the percentile columns only when a row has one.
 std::string FormatProfileCsv(const ProfileTable& table);
 
 }  // namespace migserve::profile

@@ -23,14 +23,42 @@ TEST(ProfileCsvTest, ColumnsInAnyOrderWithDefaults) {
 
 TEST(ProfileCsvTest, RoundTrips) {
   ProfileTable t;
-  t.rows.push_back(
-      {"bert", "A100-SXM4-80GB", "1g.10gb", 4, 2, 190.5, 42.25, 3.5, 0});
+  t.rows.push_back({"bert", "A100-SXM4-80GB", "1g.10gb", 4, 2, 190.5, 42.25,
+                    3.5, std::nullopt, std::nullopt, std::nullopt, 0});
+  EXPECT_EQ(FormatProfileCsv(t),
+            "model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb\n"
+            "bert,A100-SXM4-80GB,1g.10gb,4,2,190.5,42.25,3.5\n");
   auto back = ParseProfileCsv(FormatProfileCsv(t), "x.csv");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   ASSERT_EQ(back->rows.size(), 1u);
   EXPECT_EQ(back->rows[0].procs, 2);
   EXPECT_DOUBLE_EQ(back->rows[0].latency_ms, 42.25);
   EXPECT_DOUBLE_EQ(*back->rows[0].memory_gb, 3.5);
+}
+
+TEST(ProfileCsvTest, PercentileColumnsAreOptionalAndKept) {
+  auto table = ParseProfileCsv(
+      "model,gpu,profile,batch,throughput,latency_ms,latency_p99_ms,"
+      "latency_p50_ms\n"
+      "m,A100-SXM4-80GB,1g.10gb,1,100,9.5,21.25,10\n"
+      "m,A100-SXM4-80GB,2g.20gb,1,200,9.5,,\n",
+      "p.csv");
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  EXPECT_DOUBLE_EQ(*table->rows[0].latency_p50_ms, 10);
+  EXPECT_FALSE(table->rows[0].latency_p90_ms.has_value());
+  EXPECT_DOUBLE_EQ(*table->rows[0].latency_p99_ms, 21.25);
+  EXPECT_FALSE(table->rows[1].latency_p99_ms.has_value());
+  EXPECT_EQ(FormatProfileCsv(*table),
+            "model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb,"
+            "latency_p50_ms,latency_p90_ms,latency_p99_ms\n"
+            "m,A100-SXM4-80GB,1g.10gb,1,1,100,9.5,,10,,21.25\n"
+            "m,A100-SXM4-80GB,2g.20gb,1,1,200,9.5,,,,\n");
+  auto bad = ParseProfileCsv(
+      "model,gpu,profile,batch,throughput,latency_ms,latency_p90_ms\n"
+      "m,A100-SXM4-80GB,1g.10gb,1,100,9.5,-1\n",
+      "p.csv");
+  EXPECT_EQ(bad.status().message(),
+            "p.csv:2: latency_p90_ms: must be >= 0, got -1");
 }
 
 struct BadCase {

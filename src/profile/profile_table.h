@@ -16,8 +16,17 @@ struct ProfileRow {
   int batch = 1;
   int procs = 1;          // MPS processes on the instance
   double throughput = 0;  // whole instance, samples/s, all procs together
-  double latency_ms = 0;  // the statistic the SLO is checked against
+  // Milliseconds one batch takes on an idle instance, from its arrival to
+  // its result (the median or mean of the measurement): the capacity
+  // models' batch time (docs/formats.md).
+  double latency_ms = 0;
   std::optional<double> memory_gb;
+  // Request latency percentiles measured at the row's throughput, ms, as
+  // the measuring tool reported them; carried for reference, no capacity
+  // model reads them.
+  std::optional<double> latency_p50_ms;
+  std::optional<double> latency_p90_ms;
+  std::optional<double> latency_p99_ms;
   int line = 0;  // line in the source file; 0 if made in memory
 };
 
