@@ -28,6 +28,11 @@ std::string CreditInstance(const PlacedInstance& instance,
     queueing::Credit best = queueing::BestCredit(profiles, gpu, profile_index,
                                                  service.model, terms);
     if (best.row == nullptr) {
+      if (!profiles.Measures(service.model, gpu.name, profile.name)) {
+        return fmt::format(
+            "service '{}' cannot run on {}: model '{}' was not measured there",
+            service.name, profile.name, service.model);
+      }
       return fmt::format(
           "service '{}' cannot run on {} within its SLO (latency limit {:.6g} "
           "ms, at most {} process(es))",

@@ -76,13 +76,28 @@ TEST_F(ValidatorTest, IllegalLayoutAndBadInstancesAreNamed) {
       "of 50 ms for service 'a'",
       "gpu 3: instance 1g.10gb@1: serves 'zz', which the workload does not "
       "have",
-      "gpu 3: instance 2g.20gb@2: service 'a' cannot run on 2g.20gb within "
-      "its SLO (latency limit 50 ms, at most 1 process(es))",
+      "gpu 3: instance 2g.20gb@2: service 'a' cannot run on 2g.20gb: model "
+      "'m' was not measured there",
   };
   ASSERT_GE(r->problems.size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(r->problems[i], expected[i]);
   }
+}
+
+TEST_F(ValidatorTest, MeasuredButTooSlowIsToldApartFromNotMeasured) {
+  profiles_ = profile::ParseProfileCsv(
+                  "model,gpu,profile,batch,procs,throughput,latency_ms\n"
+                  "m,A100-SXM4-80GB,2g.20gb,8,1,300,80\n",
+                  "p.csv")
+                  .value();
+  auto r = Check(R"([{"id": 0, "instances": [
+      {"profile": "2g.20gb", "start": 0, "service": "a"}]}])");
+  ASSERT_TRUE(r.ok());
+  ASSERT_GE(r->problems.size(), 1u);
+  EXPECT_EQ(r->problems[0],
+            "gpu 0: instance 2g.20gb@0: service 'a' cannot run on 2g.20gb "
+            "within its SLO (latency limit 50 ms, at most 1 process(es))");
 }
 
 TEST_F(ValidatorTest, UnknownProfileOrOtherGpuIsBadInput) {

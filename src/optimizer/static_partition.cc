@@ -28,6 +28,22 @@ mig::Layout FirstFit(const Problem& problem, const std::vector<int>& profiles) {
   return layout;
 }
 
+// Why `service` has no capacity on `profile`: never measured there, or
+// measured but too slow for its SLO (or too big).
+std::string CannotRun(const Problem& problem, int service, int profile) {
+  const workload::Service& s = problem.workload.services[service];
+  const std::string& name = problem.gpu.profiles[profile].name;
+  if (!problem.caps.measured(service, profile)) {
+    return fmt::format(
+        "service '{}' cannot run on {}: model '{}' was not measured there",
+        s.name, name, s.model);
+  }
+  return fmt::format(
+      "service '{}' cannot run on {}: no measured point of '{}' there meets "
+      "its SLO or fits its memory",
+      s.name, name, s.model);
+}
+
 // The number of instances of utility `utility` that cover `missing`.
 int InstancesNeeded(double missing, double utility) {
   return static_cast<int>(std::ceil(missing / utility - 1e-9));
@@ -42,7 +58,6 @@ Solution HomogeneousOptimizer::Solve(const Problem& problem,
   int p = size_ == Size::kWhole ? gpu.WholeProfile()
                                 : gpu.SmallestProfileWithCompute(1);
   if (p < 0) return Infeasible(fmt::format("{} has no such profile", gpu.name));
-  const std::string& profile = gpu.profiles[p].name;
   mig::Layout layout =
       FirstFit(problem, std::vector<int>(gpu.profiles[p].starts.size(), p));
   std::vector<int> slots;  // the service of each instance, in GPU order
@@ -50,9 +65,7 @@ Solution HomogeneousOptimizer::Solve(const Problem& problem,
     if (deployment::Satisfied(initial[j])) continue;
     double u = problem.caps.utility(j, p);
     if (u <= 0) {
-      return Infeasible(fmt::format("service '{}' cannot run on {}",
-                                    problem.workload.services[j].name,
-                                    profile));
+      return Infeasible(CannotRun(problem, j, p));
     }
     slots.insert(slots.end(), InstancesNeeded(1.0 - initial[j], u), j);
   }
@@ -94,8 +107,7 @@ Solution MixOptimizer::Solve(const Problem& problem,
              problem.caps.utility(j, instances[b].profile);
     });
     if (problem.caps.utility(j, instances[order[0]].profile) <= 0) {
-      return Infeasible(fmt::format("service '{}' cannot run on 4g, 2g or 1g",
-                                    problem.workload.services[j].name));
+      return Infeasible(CannotRun(problem, j, instances[0].profile));
     }
     double rate = initial[j];
     while (!deployment::Satisfied(rate)) {

@@ -86,7 +86,23 @@ TEST_F(StaticPartitionTest, AllOneSlicePacksInstancesAcrossServices) {
 TEST_F(StaticPartitionTest, AllOneSliceAnswersNoWhenServiceDoesNotFit) {
   RunResult run = Solve("all-1g", kTwo);
   EXPECT_EQ(run.outcome, Outcome::kInfeasible);
-  EXPECT_EQ(run.reason, "service 'b' cannot run on 1g.10gb");
+  EXPECT_EQ(run.reason,
+            "service 'b' cannot run on 1g.10gb: no measured point of 'b' "
+            "there meets its SLO or fits its memory");
+}
+
+TEST_F(StaticPartitionTest, WholeSaysWhenTheModelWasNotMeasuredOnTheGpu) {
+  profiles_ = profile::ParseProfileCsv(
+                  "model,gpu,profile,batch,throughput,latency_ms\n"
+                  "a,A100-SXM4-80GB,1g.10gb,8,100,10\n",
+                  "p.csv")
+                  .value();
+  RunResult run = Solve(
+      "whole", "  - {name: x, model: a, throughput: 50, latency_ms: 50}\n");
+  EXPECT_EQ(run.outcome, Outcome::kInfeasible);
+  EXPECT_EQ(run.reason,
+            "service 'x' cannot run on 7g.80gb: model 'a' was not measured "
+            "there");
 }
 
 TEST_F(StaticPartitionTest, MixServesOneServicePerGpu) {

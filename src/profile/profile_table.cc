@@ -12,6 +12,14 @@ bool ProfileTable::HasModel(const std::string& model,
   return false;
 }
 
+bool ProfileTable::Measures(const std::string& model, const std::string& gpu,
+                            const std::string& profile) const {
+  for (const ProfileRow& r : rows) {
+    if (r.model == model && r.gpu == gpu && r.profile == profile) return true;
+  }
+  return false;
+}
+
 std::vector<std::string> ProfileTable::Models(const std::string& gpu) const {
   std::set<std::string> names;
   for (const ProfileRow& r : rows) {

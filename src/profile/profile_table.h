@@ -37,6 +37,10 @@ struct ProfileTable {
   // Returns true if any row measures `model` on `gpu`.
   bool HasModel(const std::string& model, const std::string& gpu) const;
 
+  // Returns true if any row measures `model` on `profile` of `gpu`.
+  bool Measures(const std::string& model, const std::string& gpu,
+                const std::string& profile) const;
+
   // Returns the distinct model names measured on `gpu`, sorted.
   std::vector<std::string> Models(const std::string& gpu) const;
 };

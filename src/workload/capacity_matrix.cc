@@ -31,10 +31,14 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
     bool any = false;
     for (int p = 0; p < num_profiles; ++p) {
       if (!workload.mig.Enabled(gpu.profiles[p])) continue;
+      Cell& cell = m.cells_[j * num_profiles + p];
+      cell.measured =
+          profiles.Measures(s.model, gpu.name, gpu.profiles[p].name);
       queueing::Credit best =
           queueing::BestCredit(profiles, gpu, p, s.model, terms);
       if (best.row == nullptr) continue;
-      m.cells_[j * num_profiles + p] = {*best.row, best.capacity};
+      cell.row = *best.row;
+      cell.capacity = best.capacity;
       any = true;
     }
     if (any || !every_service_fits) continue;

@@ -38,6 +38,11 @@ class CapacityMatrix {
     const Cell& c = cells_[service * num_profiles_ + profile];
     return c.row ? &*c.row : nullptr;
   }
+  // True if the profiles have a row of the service's model on `profile`
+  // (it may still not run there: too slow for its SLO, or too big).
+  bool measured(int service, int profile) const {
+    return cells_[service * num_profiles_ + profile].measured;
+  }
   // What one `profile` instance serves of `service` under the workload's
   // capacity model, req/s; 0 if it cannot run there.
   double throughput(int service, int profile) const {
@@ -53,6 +58,7 @@ class CapacityMatrix {
   struct Cell {
     std::optional<profile::ProfileRow> row;
     double capacity = 0;
+    bool measured = false;
   };
 
   CapacityMatrix(int num_profiles, std::vector<double> required)
