@@ -277,6 +277,38 @@ TEST(CliTest, AlgorithmThatCannotServeAnswersNo) {
       << r.err;
 }
 
+TEST(CliTest, ProfilesWithoutRowsAreWarnedOnceAndNotBlamedOnTheSlo) {
+  // bert measured on 1g only: whole (7g) cannot use it, and must say it was
+  // never measured there rather than that it is too slow.
+  std::string p =
+      WriteTempFile("bert-1g.csv",
+                    "model,gpu,profile,batch,throughput,latency_ms\n"
+                    "bert,A100-SXM4-80GB,1g.10gb,1,100,10\n");
+  std::string w =
+      Workload("bert.yaml",
+               "  - {name: q, model: bert, throughput: 300, latency_ms: 200}\n"
+               "  - {name: r, model: bert, throughput: 100, latency_ms: 200}\n");
+  const std::string warning =
+      "migserve: warning: bert: no measurements on 2g.20gb, 3g.40gb, "
+      "4g.40gb, 7g.80gb; those profiles are not used\n";
+  CliResult whole = Cli({"optimize", "-w", w, "-p", p, "--algo", "whole"});
+  EXPECT_EQ(whole.code, 1) << whole.err;
+  EXPECT_NE(whole.err.find("service 'q' cannot run on 7g.80gb: model 'bert' "
+                           "was not measured there"),
+            std::string::npos)
+      << whole.err;
+  ASSERT_NE(whole.err.find(warning), std::string::npos) << whole.err;
+  EXPECT_EQ(whole.err.find(warning, whole.err.find(warning) + 1),
+            std::string::npos)
+      << "warned twice: " << whole.err;
+  CliResult greedy = Cli({"optimize", "-w", w, "-p", p, "--algo", "greedy"});
+  EXPECT_EQ(greedy.code, 0) << greedy.err;
+  EXPECT_NE(greedy.err.find(warning), std::string::npos) << greedy.err;
+  CliResult full = Cli({"optimize", "-w", w, "-p", kProfiles, "--algo",
+                        "greedy", "-o", testing::TempDir() + "/full.json"});
+  EXPECT_EQ(full.err.find("warning"), std::string::npos) << full.err;
+}
+
 TEST(CliTest, EveryAlgorithmOutputValidatesOnShippedWorkloads) {
   for (const char* name : {"normal-1", "lognormal-2", "day", "night",
                            "parva-slo1", "parva-slo6"}) {

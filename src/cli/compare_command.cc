@@ -61,7 +61,7 @@ void RunCompare(const CompareFlags& flags, CommandContext* context) {
         "--format: expected table or json, got '{}'", flags.format)));
     return;
   }
-  auto inputs = LoadInputs(flags.workload, flags.profiles);
+  auto inputs = LoadInputs(flags.workload, flags.profiles, context->err);
   if (!inputs.ok()) {
     context->Fail(inputs.status());
     return;

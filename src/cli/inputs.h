@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 
 #include "mig/gpu_model.h"
@@ -24,11 +25,20 @@ struct Inputs {
   std::optional<optimizer::Problem> problem;  // refers to the fields above
 };
 
-// Loads both files and builds the problem. Returns the first error, naming
-// file, line and field. The result is heap-allocated because `problem`
-// refers to the other fields.
+// Loads both files and builds the problem, warning on `err` about profiles
+// the workload's models were not measured on. Returns the first error,
+// naming file, line and field. The result is heap-allocated because
+// `problem` refers to the other fields.
 StatusOr<std::unique_ptr<Inputs>> LoadInputs(const std::string& workload_path,
-                                             const std::string& profile_path);
+                                             const std::string& profile_path,
+                                             std::ostream& err);
+
+// Prints one warning line per model and offered GPU with profiles that have
+// no rows ("migserve: warning: bert: no measurements on 2g.20gb, 4g.40gb;
+// those profiles are not used"), the GPU named first for a mixed fleet.
+void WarnMeasurementGaps(const workload::Workload& workload,
+                         const profile::ProfileTable& profiles,
+                         std::ostream& err);
 
 }  // namespace migserve::cli
 

@@ -35,6 +35,7 @@ void RunFleetOptimize(const OptimizeFlags& flags,
     context->Fail(profiles.status());
     return;
   }
+  WarnMeasurementGaps(workload, *profiles, context->err);
   auto run = optimizer::RunFleet(workload, *profiles, flags.solve);
   if (!run.ok()) {
     context->Fail(run.status());
@@ -65,7 +66,7 @@ void RunOptimize(const OptimizeFlags& flags, CommandContext* context) {
     RunFleetOptimize(flags, *fleet, context);
     return;
   }
-  auto inputs = LoadInputs(flags.workload, flags.profiles);
+  auto inputs = LoadInputs(flags.workload, flags.profiles, context->err);
   if (!inputs.ok()) {
     context->Fail(inputs.status());
     return;

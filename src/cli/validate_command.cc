@@ -17,7 +17,7 @@ struct ValidateFlags {
 };
 
 void RunValidate(const ValidateFlags& flags, CommandContext* context) {
-  auto inputs = LoadInputs(flags.workload, flags.profiles);
+  auto inputs = LoadInputs(flags.workload, flags.profiles, context->err);
   if (!inputs.ok()) {
     context->Fail(inputs.status());
     return;
