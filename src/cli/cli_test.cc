@@ -284,10 +284,10 @@ TEST(CliTest, ProfilesWithoutRowsAreWarnedOnceAndNotBlamedOnTheSlo) {
       WriteTempFile("bert-1g.csv",
                     "model,gpu,profile,batch,throughput,latency_ms\n"
                     "bert,A100-SXM4-80GB,1g.10gb,1,100,10\n");
-  std::string w =
-      Workload("bert.yaml",
-               "  - {name: q, model: bert, throughput: 300, latency_ms: 200}\n"
-               "  - {name: r, model: bert, throughput: 100, latency_ms: 200}\n");
+  std::string w = Workload(
+      "bert.yaml",
+      "  - {name: q, model: bert, throughput: 300, latency_ms: 200}\n"
+      "  - {name: r, model: bert, throughput: 100, latency_ms: 200}\n");
   const std::string warning =
       "migserve: warning: bert: no measurements on 2g.20gb, 3g.40gb, "
       "4g.40gb, 7g.80gb; those profiles are not used\n";
