@@ -1,5 +1,7 @@
 #include "mig/gpu_model.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -66,6 +68,16 @@ int GpuModel::FindProfile(std::string_view name) const {
     }
   }
   return best;
+}
+
+StatusOr<std::string> GpuModel::CanonicalProfile(std::string_view name) const {
+  int p = FindProfile(name);
+  if (p >= 0) return profiles[p].name;
+  std::vector<std::string> names;
+  for (const Profile& known : profiles) names.push_back(known.name);
+  return Status::NotFound(fmt::format("unknown profile '{}' on {} (known: {})",
+                                      name, this->name,
+                                      fmt::join(names, ", ")));
 }
 
 int GpuModel::WholeProfile() const {

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/status_or.h"
+
 namespace migserve::mig {
 
 // A GPU-instance profile such as 3g.40gb.
@@ -61,6 +63,10 @@ struct GpuModel {
   // same shape whose memory in the name is within 10% ("7g.79gb" is
   // 7g.80gb, "1g.11gb" 1g.10gb); -1 if there is none.
   int FindProfile(std::string_view name) const;
+
+  // The canonical name of the profile FindProfile finds; NotFound "unknown
+  // profile 'x' on <gpu> (known: ...)" listing every profile if none.
+  StatusOr<std::string> CanonicalProfile(std::string_view name) const;
 
   // Returns the index of the enabled-by-default profile that takes the whole
   // GPU (all compute slices), or -1.

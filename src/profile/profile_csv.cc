@@ -7,6 +7,7 @@
 
 #include "mig/gpu_catalog.h"
 #include "util/csv.h"
+#include "util/csv_file.h"
 #include "util/file.h"
 
 namespace migserve::profile {
@@ -90,17 +91,7 @@ StatusOr<ProfileTable> ParseProfileCsv(const std::string& text,
     return Status::InvalidArgument(source + ":1: header: missing");
   }
   const CsvRecord& header = records->front();
-  if (header.fields.size() == 1) {
-    for (char delimiter : {';', '\t', '|'}) {
-      if (header.fields[0].find(delimiter) != std::string::npos) {
-        return Status::InvalidArgument(fmt::format(
-            "{}:{}: header: fields are separated by '{}'; profile CSVs are "
-            "comma-separated",
-            source, header.line,
-            delimiter == '\t' ? "\\t" : std::string(1, delimiter)));
-      }
-    }
-  }
+  MIGSERVE_RETURN_IF_ERROR(CheckCommaSeparated(header, source, "profile CSVs"));
   std::vector<int> column_of(kNumColumns, -1);
   for (size_t i = 0; i < header.fields.size(); ++i) {
     for (int c = 0; c < kNumColumns; ++c) {
@@ -142,17 +133,9 @@ StatusOr<ProfileTable> ParseProfileCsv(const std::string& text,
     MIGSERVE_RETURN_IF_ERROR(reader.OptionalNumber(10, &row.latency_p99_ms));
     auto gpu = catalog.Find(row.gpu);
     if (!gpu.ok()) return reader.Error(1, gpu.status().message());
-    int p = (*gpu)->FindProfile(row.profile);
-    if (p < 0) {
-      std::vector<std::string> names;
-      for (const mig::Profile& known : (*gpu)->profiles) {
-        names.push_back(known.name);
-      }
-      return reader.Error(
-          2, fmt::format("unknown profile '{}' on {} (known: {})", row.profile,
-                         row.gpu, fmt::join(names, ", ")));
-    }
-    row.profile = (*gpu)->profiles[p].name;
+    auto profile = (*gpu)->CanonicalProfile(row.profile);
+    if (!profile.ok()) return reader.Error(2, profile.status().message());
+    row.profile = *profile;
     auto key =
         std::make_tuple(row.model, row.gpu, row.profile, row.batch, row.procs);
     auto [it, inserted] = first_line.emplace(key, row.line);

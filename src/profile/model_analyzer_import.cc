@@ -1,0 +1,147 @@
+#include "profile/model_analyzer_import.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "mig/gpu_catalog.h"
+#include "util/csv_file.h"
+#include "util/file.h"
+
+namespace migserve::profile {
+namespace {
+
+struct Point {
+  double concurrency = 0;
+  double throughput = 0;
+  double p99_ms = 0;
+  std::optional<double> p90_ms;
+  double idle_ms = 0;  // this point's estimate of the batch time
+};
+
+// "2:GPU" -> 2; "1:GPU,2:CPU" -> 1 (GPU instances only); "" -> 1.
+StatusOr<int> GpuInstances(const CsvFile& file, const CsvRecord& row,
+                           int column) {
+  std::string text = file.Field(row, column);
+  if (text.empty()) return 1;
+  int total = 0;
+  for (size_t at = 0; at <= text.size();) {
+    size_t end = text.find_first_of(",/", at);
+    if (end == std::string::npos) end = text.size();
+    std::string group = text.substr(at, end - at);
+    size_t colon = group.find(':');
+    int count = 0;
+    if (colon == std::string::npos ||
+        !ParseInt(group.substr(0, colon), &count) || count <= 0) {
+      return file.Error(
+          row, column,
+          fmt::format("expected COUNT:KIND as in '2:GPU', got '{}'", text));
+    }
+    if (group.substr(colon + 1) == "GPU") total += count;
+    at = end + 1;
+  }
+  if (total == 0) {
+    return file.Error(row, column,
+                      fmt::format("no GPU instances in '{}'", text));
+  }
+  return total;
+}
+
+}  // namespace
+
+StatusOr<ProfileTable> ImportModelAnalyzerCsv(
+    std::string_view text, const std::string& path,
+    const ModelAnalyzerOptions& options) {
+  MIGSERVE_ASSIGN_OR_RETURN(const mig::GpuModel* gpu,
+                            mig::GpuCatalog::Default().Find(options.gpu));
+  MIGSERVE_ASSIGN_OR_RETURN(std::string profile,
+                            gpu->CanonicalProfile(options.profile));
+  MIGSERVE_ASSIGN_OR_RETURN(CsvFile file, CsvFile::Parse(text, path));
+  MIGSERVE_ASSIGN_OR_RETURN(int model_col, file.Require("Model"));
+  MIGSERVE_ASSIGN_OR_RETURN(int batch_col, file.Require("Batch"));
+  MIGSERVE_ASSIGN_OR_RETURN(int concurrency_col, file.Require("Concurrency"));
+  MIGSERVE_ASSIGN_OR_RETURN(int group_col, file.Require("Instance Group"));
+  MIGSERVE_ASSIGN_OR_RETURN(int throughput_col,
+                            file.Require("Throughput (infer/sec)"));
+  MIGSERVE_ASSIGN_OR_RETURN(int p99_col, file.Require("p99 Latency (ms)"));
+  int p90_col = file.Find("p90 Latency (ms)");
+  int avg_col = file.Find("Avg Latency (ms)");
+
+  using Key = std::tuple<std::string, int, int>;  // model, batch, procs
+  std::map<Key, std::vector<Point>> groups;
+  std::set<std::string> models;
+  for (const CsvRecord& r : file.Rows()) {
+    std::string model = file.Field(r, model_col);
+    if (model.empty()) return file.Error(r, model_col, "missing");
+    models.insert(model);
+    if (!options.model.empty() && model != options.model) continue;
+    MIGSERVE_ASSIGN_OR_RETURN(int batch, file.Count(r, batch_col));
+    MIGSERVE_ASSIGN_OR_RETURN(int procs, GpuInstances(file, r, group_col));
+    Point p;
+    MIGSERVE_ASSIGN_OR_RETURN(p.concurrency, file.Number(r, concurrency_col));
+    MIGSERVE_ASSIGN_OR_RETURN(p.throughput, file.Number(r, throughput_col));
+    MIGSERVE_ASSIGN_OR_RETURN(p.p99_ms, file.Number(r, p99_col));
+    if (p90_col >= 0) {
+      MIGSERVE_ASSIGN_OR_RETURN(p.p90_ms, file.Number(r, p90_col));
+    }
+    if (avg_col >= 0) {
+      MIGSERVE_ASSIGN_OR_RETURN(p.idle_ms, file.Number(r, avg_col));
+    } else if (p.throughput > 0) {
+      p.idle_ms = std::round(p.concurrency * batch * 1e6 / p.throughput) / 1000;
+    }
+    if (p.throughput == 0) continue;  // a failed measurement
+    groups[Key{model, batch, procs}].push_back(p);
+  }
+  if (!options.model.empty() && !models.contains(options.model)) {
+    return Status::NotFound(fmt::format("{}: no rows of model '{}' (has: {})",
+                                        path, options.model,
+                                        fmt::join(models, ", ")));
+  }
+  ProfileTable table;
+  for (const auto& [key, points] : groups) {
+    const Point* idle = &points[0];
+    const Point* chosen = nullptr;
+    for (const Point& p : points) {
+      if (p.concurrency < idle->concurrency ||
+          (p.concurrency == idle->concurrency && p.idle_ms < idle->idle_ms)) {
+        idle = &p;
+      }
+      if (options.latency_limit_ms && p.p99_ms > *options.latency_limit_ms) {
+        continue;
+      }
+      if (!chosen || p.throughput > chosen->throughput) chosen = &p;
+    }
+    if (!chosen) continue;  // no point within the limit
+    ProfileRow row;
+    row.model = std::get<0>(key);
+    row.gpu = gpu->name;
+    row.profile = profile;
+    row.batch = std::get<1>(key);
+    row.procs = std::get<2>(key);
+    row.throughput = chosen->throughput;
+    row.latency_ms = idle->idle_ms;
+    row.latency_p90_ms = chosen->p90_ms;
+    row.latency_p99_ms = chosen->p99_ms;
+    table.rows.push_back(std::move(row));
+  }
+  if (table.rows.empty()) {
+    return Status::NotFound(fmt::format(
+        "{}: no measured point{}", path,
+        options.latency_limit_ms
+            ? fmt::format(" has a p99 latency within --latency-limit {:g} ms",
+                          *options.latency_limit_ms)
+            : std::string()));
+  }
+  return table;
+}
+
+StatusOr<ProfileTable> ImportModelAnalyzer(
+    const std::string& path, const ModelAnalyzerOptions& options) {
+  MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ImportModelAnalyzerCsv(text, path, options);
+}
+
+}  // namespace migserve::profile

@@ -1,0 +1,97 @@
+#include "util/csv_file.h"
+
+#include <fmt/format.h>
+
+#include "util/file.h"
+
+namespace migserve {
+
+StatusOr<CsvFile> CsvFile::Parse(std::string_view text, std::string source) {
+  auto records = ParseCsv(text);
+  if (!records.ok()) return records.status().WithPrefix(source);
+  if (records->empty()) {
+    return Status::InvalidArgument(source + ":1: header: missing (empty file)");
+  }
+  MIGSERVE_RETURN_IF_ERROR(
+      CheckCommaSeparated(records->front(), source, "CSV files"));
+  return CsvFile(std::move(source), std::move(records).value());
+}
+
+StatusOr<CsvFile> CsvFile::Load(const std::string& path) {
+  MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return Parse(text, path);
+}
+
+std::vector<CsvRecord> CsvFile::Rows() const {
+  return std::vector<CsvRecord>(records_.begin() + 1, records_.end());
+}
+
+int CsvFile::Find(std::string_view name) const {
+  const std::vector<std::string>& fields = header().fields;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i] == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+StatusOr<int> CsvFile::Require(std::string_view name) const {
+  int column = Find(name);
+  if (column >= 0) return column;
+  return Status::InvalidArgument(
+      fmt::format("{}:{}: header: missing column '{}' (has: {})", source_,
+                  header().line, name, fmt::join(header().fields, ", ")));
+}
+
+std::string CsvFile::Field(const CsvRecord& row, int column) const {
+  if (column < 0 || column >= static_cast<int>(row.fields.size())) return "";
+  return row.fields[column];
+}
+
+StatusOr<double> CsvFile::Number(const CsvRecord& row, int column) const {
+  std::string f = Field(row, column);
+  double value = 0;
+  if (f.empty()) return Error(row, column, "missing");
+  if (!ParseDouble(f, &value)) {
+    return Error(row, column, fmt::format("not a number: '{}'", f));
+  }
+  if (value < 0)
+    return Error(row, column, fmt::format("must be >= 0, got {}", f));
+  return value;
+}
+
+StatusOr<int> CsvFile::Count(const CsvRecord& row, int column) const {
+  std::string f = Field(row, column);
+  int value = 0;
+  if (!ParseInt(f, &value) || value <= 0) {
+    return Error(row, column,
+                 fmt::format("must be a positive integer, got '{}'", f));
+  }
+  return value;
+}
+
+Status CsvFile::Error(const CsvRecord& row, int column,
+                      std::string_view reason) const {
+  std::string name =
+      column >= 0 && column < static_cast<int>(header().fields.size())
+          ? header().fields[column]
+          : "row";
+  return Status::InvalidArgument(
+      fmt::format("{}:{}: {}: {}", source_, row.line, name, reason));
+}
+
+Status CheckCommaSeparated(const CsvRecord& header, std::string_view source,
+                           std::string_view what) {
+  if (header.fields.size() != 1) return Status::Ok();
+  for (char delimiter : {';', '\t', '|'}) {
+    if (header.fields[0].find(delimiter) != std::string::npos) {
+      return Status::InvalidArgument(fmt::format(
+          "{}:{}: header: fields are separated by '{}'; {} are "
+          "comma-separated",
+          source, header.line,
+          delimiter == '\t' ? "\\t" : std::string(1, delimiter), what));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace migserve

@@ -1,0 +1,61 @@
+// A CSV file read by header name: other tools' files, whose columns are
+// found by their header text wherever they stand, with every field error
+// naming the file, line and column.
+#ifndef MIGSERVE_UTIL_CSV_FILE_H_
+#define MIGSERVE_UTIL_CSV_FILE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/csv.h"
+#include "util/status_or.h"
+
+namespace migserve {
+
+class CsvFile {
+ public:
+  // Parses `text` (from `source`, for messages): the first record is the
+  // header. InvalidArgument for an empty file, or a header separated by ';',
+  // tab or '|' instead of commas (named).
+  static StatusOr<CsvFile> Parse(std::string_view text, std::string source);
+  static StatusOr<CsvFile> Load(const std::string& path);
+
+  const std::string& source() const { return source_; }
+  const CsvRecord& header() const { return records_.front(); }
+  // The records after the header.
+  std::vector<CsvRecord> Rows() const;
+
+  // Index of the column headed `name`, or -1.
+  int Find(std::string_view name) const;
+  // Index of the column headed `name`; InvalidArgument "FILE:1: header:
+  // missing column 'NAME' (has: ...)" if there is none.
+  StatusOr<int> Require(std::string_view name) const;
+
+  // The field in `column` of `row`; empty if the row is shorter or column
+  // is -1.
+  std::string Field(const CsvRecord& row, int column) const;
+  // The field as a number >= 0.
+  StatusOr<double> Number(const CsvRecord& row, int column) const;
+  // The field as an integer > 0.
+  StatusOr<int> Count(const CsvRecord& row, int column) const;
+  // InvalidArgument "FILE:LINE: COLUMN: reason".
+  Status Error(const CsvRecord& row, int column, std::string_view reason) const;
+
+ private:
+  CsvFile(std::string source, std::vector<CsvRecord> records)
+      : source_(std::move(source)), records_(std::move(records)) {}
+
+  std::string source_;
+  std::vector<CsvRecord> records_;  // header first
+};
+
+// InvalidArgument naming the separator if `header` is one field holding ';',
+// tab or '|': "FILE:LINE: header: fields are separated by ';'; WHAT are
+// comma-separated". Ok otherwise.
+Status CheckCommaSeparated(const CsvRecord& header, std::string_view source,
+                           std::string_view what);
+
+}  // namespace migserve
+
+#endif  // MIGSERVE_UTIL_CSV_FILE_H_
