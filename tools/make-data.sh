@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Regenerates the shipped data from ../shared (ParvaGPU's measurements) with
-# the migserve binary: the profile CSV, the six ParvaGPU scenarios, and the
-# paper-style workloads (paper 7). Run from the repository root after a build.
+# Regenerates the shipped data from ../shared (ParvaGPU's and MIGPerf's
+# measurements) with the migserve binary: the profile CSVs, the six ParvaGPU
+# scenarios, and the paper-style workloads (paper 7). Run from the
+# repository root after a build.
 set -euo pipefail
 bin=${MIGSERVE:-build/migserve}
 p=data/profiles/a100-80gb.csv
 $bin import parvagpu ../shared/data/public/parvagpu -o $p --workloads-dir data/workloads
+$bin import migperf ../shared/data/public/migperf/data -o data/profiles/migperf.csv
 # The workloads keep the paper's sizes: their rates are scaled under the
 # paper's capacity model, and the files use the default (p99) model.
 gen() {

@@ -1,9 +1,17 @@
 // migserve import parvagpu DIR -o FILE [--workloads-dir DIR]
+// migserve import perf-analyzer FILE... [--model M --gpu G --profile P
+//     --batch B --procs N] [--concurrency C | --latency-limit MS] -o FILE
+// migserve import model-analyzer FILE --gpu G --profile P [--model M]
+//     [--latency-limit MS] -o FILE
+// migserve import migperf DIR -o FILE
 #include <fmt/format.h>
 
 #include <filesystem>
 
 #include "cli/command.h"
+#include "profile/migperf_import.h"
+#include "profile/model_analyzer_import.h"
+#include "profile/perf_analyzer_import.h"
 #include "profile/profile_csv.h"
 #include "util/file.h"
 #include "workload/parvagpu_import.h"
@@ -18,6 +26,18 @@ struct ImportFlags {
   std::string workloads_dir;
 };
 
+// Writes `table` to `output` and says how many rows went there.
+void WriteProfiles(const profile::ProfileTable& table,
+                   const std::string& output, CommandContext* context) {
+  Status s = WriteFileAtomic(output, profile::FormatProfileCsv(table));
+  if (!s.ok()) {
+    context->Fail(s);
+    return;
+  }
+  context->err << fmt::format("import: {} profile rows -> {}\n",
+                              table.rows.size(), output);
+}
+
 void RunImportParvaGpu(const ImportFlags& flags, CommandContext* context) {
   auto result = workload::ImportParvaGpu(flags.dir);
   if (!result.ok()) {
@@ -27,14 +47,8 @@ void RunImportParvaGpu(const ImportFlags& flags, CommandContext* context) {
   for (const std::string& w : result->warnings) {
     context->err << "migserve: warning: " << w << "\n";
   }
-  Status s = WriteFileAtomic(flags.output,
-                             profile::FormatProfileCsv(result->profiles));
-  if (!s.ok()) {
-    context->Fail(s);
-    return;
-  }
-  context->err << fmt::format("import: {} profile rows -> {}\n",
-                              result->profiles.rows.size(), flags.output);
+  WriteProfiles(result->profiles, flags.output, context);
+  if (context->exit_code != kExitOk) return;
   std::filesystem::path dir =
       flags.workloads_dir.empty()
           ? std::filesystem::path(flags.output).parent_path()
@@ -45,7 +59,7 @@ void RunImportParvaGpu(const ImportFlags& flags, CommandContext* context) {
         "# ParvaGPU SLO scenario {} (SLO/SLO_req_rate.csv and "
         "SLO_latency.csv row {};\n# MIT, Copyright (c) 2024 sslab6943).\n{}",
         k + 1, k + 1, workload::FormatWorkload(result->scenarios[k]));
-    s = WriteFileAtomic(path, text);
+    Status s = WriteFileAtomic(path, text);
     if (!s.ok()) {
       context->Fail(s);
       return;
@@ -54,6 +68,126 @@ void RunImportParvaGpu(const ImportFlags& flags, CommandContext* context) {
                                 k + 1, result->scenarios[k].services.size(),
                                 path);
   }
+}
+
+struct PerfAnalyzerFlags {
+  std::vector<std::string> files;
+  std::string output;
+  profile::PerfAnalyzerOptions options;
+};
+
+void RunImportPerfAnalyzer(const PerfAnalyzerFlags& flags,
+                           CommandContext* context) {
+  auto table = profile::ImportPerfAnalyzer(flags.files, flags.options);
+  if (!table.ok()) {
+    context->Fail(table.status());
+    return;
+  }
+  WriteProfiles(*table, flags.output, context);
+}
+
+struct ModelAnalyzerFlags {
+  std::string file;
+  std::string output;
+  profile::ModelAnalyzerOptions options;
+};
+
+void RunImportModelAnalyzer(const ModelAnalyzerFlags& flags,
+                            CommandContext* context) {
+  auto table = profile::ImportModelAnalyzer(flags.file, flags.options);
+  if (!table.ok()) {
+    context->Fail(table.status());
+    return;
+  }
+  WriteProfiles(*table, flags.output, context);
+}
+
+void RunImportMigPerf(const ImportFlags& flags, CommandContext* context) {
+  auto result = profile::ImportMigPerf(flags.dir);
+  if (!result.ok()) {
+    context->Fail(result.status());
+    return;
+  }
+  for (const std::string& w : result->warnings) {
+    context->err << "migserve: warning: " << w << "\n";
+  }
+  WriteProfiles(result->profiles, flags.output, context);
+}
+
+CLI::Option* AddLatencyLimit(CLI::App* app, std::optional<double>* limit) {
+  return app
+      ->add_option("--latency-limit", *limit,
+                   "Only points whose p99 latency is within this many ms")
+      ->check(CLI::PositiveNumber);
+}
+
+void SetupImportPerfAnalyzer(CLI::App* app, CommandContext* context) {
+  CLI::App* sub = app->add_subcommand(
+      "perf-analyzer",
+      "Triton perf_analyzer -f CSVs -> profile CSV, one row per file at "
+      "the best throughput (within --latency-limit) or at --concurrency. "
+      "Files named MODEL__GPU__PROFILE__bBATCH[__pPROCS].csv need no flags");
+  auto flags = std::make_shared<PerfAnalyzerFlags>();
+  profile::PerfAnalyzerOptions& o = flags->options;
+  sub->add_option("files", flags->files, "perf_analyzer -f output files")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sub->add_option("-o,--output", flags->output, "Profile CSV to write")
+      ->required();
+  sub->add_option("--model", o.model, "Model name (default: from file name)");
+  sub->add_option("--gpu", o.gpu, "GPU model (default: from file name)");
+  sub->add_option("--profile", o.profile,
+                  "MIG profile measured on, e.g. 1g.10gb (default: from file "
+                  "name)");
+  sub->add_option("--batch", o.batch,
+                  "Batch size perf_analyzer sent (-b; default: from file "
+                  "name)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--procs", o.procs,
+                  "Server processes on the instance (default: from file "
+                  "name, else 1)")
+      ->check(CLI::PositiveNumber);
+  auto* concurrency =
+      sub->add_option("--concurrency", o.concurrency,
+                      "Take the row of this concurrency (or request rate)");
+  AddLatencyLimit(sub, &o.latency_limit_ms)->excludes(concurrency);
+  sub->callback([flags, context] { RunImportPerfAnalyzer(*flags, context); });
+}
+
+void SetupImportModelAnalyzer(CLI::App* app, CommandContext* context) {
+  CLI::App* sub = app->add_subcommand(
+      "model-analyzer",
+      "Triton Model Analyzer's results/metrics-model-inference.csv -> "
+      "profile CSV: the best point per model, batch and instance count");
+  auto flags = std::make_shared<ModelAnalyzerFlags>();
+  profile::ModelAnalyzerOptions& o = flags->options;
+  sub->add_option("file", flags->file, "metrics-model-inference.csv")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sub->add_option("-o,--output", flags->output, "Profile CSV to write")
+      ->required();
+  sub->add_option("--gpu", o.gpu, "GPU model measured on")->required();
+  sub->add_option("--profile", o.profile,
+                  "MIG profile measured on, e.g. 1g.10gb (Model Analyzer "
+                  "does not record it)")
+      ->required();
+  sub->add_option("--model", o.model, "Import only this model");
+  AddLatencyLimit(sub, &o.latency_limit_ms);
+  sub->callback([flags, context] { RunImportModelAnalyzer(*flags, context); });
+}
+
+void SetupImportMigPerf(CLI::App* app, CommandContext* context) {
+  CLI::App* sub = app->add_subcommand(
+      "migperf",
+      "MIGPerf (MIGProfiler) data tree: A100-80g/..., A100-40g/... -> "
+      "profile CSV");
+  auto flags = std::make_shared<ImportFlags>();
+  sub->add_option("dir", flags->dir, "MIGProfiler's data directory")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  sub->add_option("-o,--output", flags->output, "Profile CSV to write")
+      ->required();
+  sub->callback([flags, context] { RunImportMigPerf(*flags, context); });
 }
 
 }  // namespace
@@ -73,6 +207,9 @@ void SetupImport(CLI::App* app, CommandContext* context) {
   parva->add_option("--workloads-dir", flags->workloads_dir,
                     "Where to write the workloads (default: beside -o)");
   parva->callback([flags, context] { RunImportParvaGpu(*flags, context); });
+  SetupImportPerfAnalyzer(app, context);
+  SetupImportModelAnalyzer(app, context);
+  SetupImportMigPerf(app, context);
 }
 
 }  // namespace migserve::cli

@@ -1,0 +1,99 @@
+// Each importer's output is a profile table optimize and validate use end
+// to end (issue 15); the converted numbers are checked in src/profile/.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_test_util.h"
+#include "util/file.h"
+#include "util/test_util.h"
+
+namespace migserve::cli {
+namespace {
+
+using testing::SourcePath;
+using testing::WriteTempFile;
+
+// Optimizes `services` on A100-80GB with `profiles` and checks the result
+// validates; returns the deployment.
+nlohmann::json OptimizeAndValidate(const std::string& profiles,
+                                   const std::string& services) {
+  std::string w = WriteTempFile("import.yaml",
+                                "gpu: A100-SXM4-80GB\nservices:\n" + services);
+  std::string d = ::testing::TempDir() + "/import.json";
+  CliResult o =
+      Cli({"optimize", "-w", w, "-p", profiles, "--algo", "milp", "-o", d});
+  EXPECT_EQ(o.code, 0) << o.err;
+  CliResult v = Cli({"validate", "-w", w, "-p", profiles, "-d", d});
+  EXPECT_EQ(v.code, 0) << v.out << v.err;
+  return nlohmann::json::parse(ReadFile(d).value());
+}
+
+TEST(ImportCommandTest, PerfAnalyzerFilesServeAService) {
+  std::string out = ::testing::TempDir() + "/pa/profiles.csv";
+  CliResult r = Cli({"import", "perf-analyzer",
+                     SourcePath("src/profile/testdata/"
+                                "resnet50__A100-SXM4-80GB__1g.10gb__b8.csv"),
+                     "-o", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "import: 1 profile rows -> " + out + "\n");
+  nlohmann::json d =
+      OptimizeAndValidate(out,
+                          "  - {name: r, model: resnet50, throughput: 2000, "
+                          "latency_ms: 200}\n");
+  for (const auto& gpu : d["gpus"]) {
+    for (const auto& instance : gpu["instances"]) {
+      EXPECT_EQ(instance["profile"], "1g.10gb");
+    }
+  }
+}
+
+TEST(ImportCommandTest, ModelAnalyzerResultsServeTwoModels) {
+  std::string out = ::testing::TempDir() + "/ma/profiles.csv";
+  CliResult r =
+      Cli({"import", "model-analyzer",
+           SourcePath("src/profile/testdata/metrics-model-inference.csv"),
+           "--gpu", "A100-SXM4-80GB", "--profile", "MIG 1g.10gb", "-o", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "import: 4 profile rows -> " + out + "\n");
+  nlohmann::json d = OptimizeAndValidate(
+      out,
+      "  - {name: r, model: resnet50, throughput: 3000, latency_ms: 100}\n"
+      "  - {name: b, model: bert, throughput: 50, latency_ms: 100}\n");
+  EXPECT_EQ(d["summary"]["gpus"], 1);
+}
+
+TEST(ImportCommandTest, MigPerfTreeAndShippedConversionAgree) {
+  std::string out = ::testing::TempDir() + "/mp/profiles.csv";
+  CliResult r = Cli({"import", "migperf",
+                     SourcePath("src/profile/testdata/migperf"), "-o", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("import: 6 profile rows -> " + out), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("migserve: warning: "), std::string::npos);
+  // Every converted fixture row is in the shipped conversion, word for word.
+  std::string shipped =
+      ReadFile(SourcePath("data/profiles/migperf.csv")).value();
+  std::string mine = ReadFile(out).value();
+  size_t start = mine.find('\n') + 1;
+  for (size_t end; (end = mine.find('\n', start)) != std::string::npos;
+       start = end + 1) {
+    std::string line = mine.substr(start, end - start + 1);
+    EXPECT_NE(shipped.find(line), std::string::npos) << line;
+  }
+  OptimizeAndValidate(SourcePath("data/profiles/migperf.csv"),
+                      "  - {name: q, model: bert-base, throughput: 2000, "
+                      "latency_ms: 100}\n");
+}
+
+TEST(ImportCommandTest, EveryImporterHasHelp) {
+  for (const char* kind :
+       {"parvagpu", "perf-analyzer", "model-analyzer", "migperf"}) {
+    CliResult r = Cli({"import", kind, "--help"});
+    EXPECT_EQ(r.code, 0) << kind;
+    EXPECT_NE(r.out.find("-o,--output"), std::string::npos) << kind;
+  }
+}
+
+}  // namespace
+}  // namespace migserve::cli
