@@ -76,30 +76,20 @@ struct PerfAnalyzerFlags {
   profile::PerfAnalyzerOptions options;
 };
 
-void RunImportPerfAnalyzer(const PerfAnalyzerFlags& flags,
-                           CommandContext* context) {
-  auto table = profile::ImportPerfAnalyzer(flags.files, flags.options);
-  if (!table.ok()) {
-    context->Fail(table.status());
-    return;
-  }
-  WriteProfiles(*table, flags.output, context);
-}
-
 struct ModelAnalyzerFlags {
   std::string file;
   std::string output;
   profile::ModelAnalyzerOptions options;
 };
 
-void RunImportModelAnalyzer(const ModelAnalyzerFlags& flags,
-                            CommandContext* context) {
-  auto table = profile::ImportModelAnalyzer(flags.file, flags.options);
+// Writes an importer's table, or fails with its error.
+void WriteImported(const StatusOr<profile::ProfileTable>& table,
+                   const std::string& output, CommandContext* context) {
   if (!table.ok()) {
     context->Fail(table.status());
     return;
   }
-  WriteProfiles(*table, flags.output, context);
+  WriteProfiles(*table, output, context);
 }
 
 void RunImportMigPerf(const ImportFlags& flags, CommandContext* context) {
@@ -112,6 +102,12 @@ void RunImportMigPerf(const ImportFlags& flags, CommandContext* context) {
     context->err << "migserve: warning: " << w << "\n";
   }
   WriteProfiles(result->profiles, flags.output, context);
+}
+
+void AddOutput(CLI::App* app, std::string* output) {
+  app->add_option("-o,--output", *output,
+                  "Profile CSV to write (whole or not at all)")
+      ->required();
 }
 
 CLI::Option* AddLatencyLimit(CLI::App* app, std::optional<double>* limit) {
@@ -132,8 +128,7 @@ void SetupImportPerfAnalyzer(CLI::App* app, CommandContext* context) {
   sub->add_option("files", flags->files, "perf_analyzer -f output files")
       ->required()
       ->check(CLI::ExistingFile);
-  sub->add_option("-o,--output", flags->output, "Profile CSV to write")
-      ->required();
+  AddOutput(sub, &flags->output);
   sub->add_option("--model", o.model, "Model name (default: from file name)");
   sub->add_option("--gpu", o.gpu, "GPU model (default: from file name)");
   sub->add_option("--profile", o.profile,
@@ -151,7 +146,10 @@ void SetupImportPerfAnalyzer(CLI::App* app, CommandContext* context) {
       sub->add_option("--concurrency", o.concurrency,
                       "Take the row of this concurrency (or request rate)");
   AddLatencyLimit(sub, &o.latency_limit_ms)->excludes(concurrency);
-  sub->callback([flags, context] { RunImportPerfAnalyzer(*flags, context); });
+  sub->callback([flags, context] {
+    WriteImported(profile::ImportPerfAnalyzer(flags->files, flags->options),
+                  flags->output, context);
+  });
 }
 
 void SetupImportModelAnalyzer(CLI::App* app, CommandContext* context) {
@@ -164,8 +162,7 @@ void SetupImportModelAnalyzer(CLI::App* app, CommandContext* context) {
   sub->add_option("file", flags->file, "metrics-model-inference.csv")
       ->required()
       ->check(CLI::ExistingFile);
-  sub->add_option("-o,--output", flags->output, "Profile CSV to write")
-      ->required();
+  AddOutput(sub, &flags->output);
   sub->add_option("--gpu", o.gpu, "GPU model measured on")->required();
   sub->add_option("--profile", o.profile,
                   "MIG profile measured on, e.g. 1g.10gb (Model Analyzer "
@@ -173,7 +170,10 @@ void SetupImportModelAnalyzer(CLI::App* app, CommandContext* context) {
       ->required();
   sub->add_option("--model", o.model, "Import only this model");
   AddLatencyLimit(sub, &o.latency_limit_ms);
-  sub->callback([flags, context] { RunImportModelAnalyzer(*flags, context); });
+  sub->callback([flags, context] {
+    WriteImported(profile::ImportModelAnalyzer(flags->file, flags->options),
+                  flags->output, context);
+  });
 }
 
 void SetupImportMigPerf(CLI::App* app, CommandContext* context) {
@@ -185,8 +185,7 @@ void SetupImportMigPerf(CLI::App* app, CommandContext* context) {
   sub->add_option("dir", flags->dir, "MIGProfiler's data directory")
       ->required()
       ->check(CLI::ExistingDirectory);
-  sub->add_option("-o,--output", flags->output, "Profile CSV to write")
-      ->required();
+  AddOutput(sub, &flags->output);
   sub->callback([flags, context] { RunImportMigPerf(*flags, context); });
 }
 
@@ -202,8 +201,7 @@ void SetupImport(CLI::App* app, CommandContext* context) {
   parva->add_option("dir", flags->dir, "ParvaGPU data directory")
       ->required()
       ->check(CLI::ExistingDirectory);
-  parva->add_option("-o,--output", flags->output, "Profile CSV to write")
-      ->required();
+  AddOutput(parva, &flags->output);
   parva->add_option("--workloads-dir", flags->workloads_dir,
                     "Where to write the workloads (default: beside -o)");
   parva->callback([flags, context] { RunImportParvaGpu(*flags, context); });
