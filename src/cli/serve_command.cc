@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "cli/inputs.h"
 #include "cli/table.h"
 #include "cluster/cluster_state.h"
 #include "deployment/deployment_json.h"
@@ -121,6 +122,7 @@ void RunServe(ServeFlags flags, CommandContext* context) {
     context->Fail(profiles.status());
     return;
   }
+  WarnMeasurementGaps(*workload, *profiles, context->err);
   auto deployment = deployment::LoadDeployment(flags.deployment);
   if (!deployment.ok()) {
     context->Fail(deployment.status());
