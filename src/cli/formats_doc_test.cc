@@ -77,6 +77,10 @@ std::vector<Example> Examples(const std::string& markdown) {
     if (!real.is_object()) {
       return ::testing::AssertionFailure() << path << ": not an object";
     }
+    // Maps keyed by data (action kinds, service names) are not fields.
+    if (path.ends_with(".actions") || path.ends_with("[].capacity")) {
+      return ::testing::AssertionSuccess();
+    }
     std::set<std::string> doc_keys, real_keys;
     for (const auto& [k, v] : doc.items()) doc_keys.insert(k);
     for (const auto& [k, v] : real.items()) real_keys.insert(k);
@@ -86,8 +90,6 @@ std::vector<Example> Examples(const std::string& markdown) {
              << " documented, " << nlohmann::json(real_keys).dump()
              << " written";
     }
-    // Maps keyed by data (action kinds) are not fields.
-    if (path.ends_with(".actions")) return ::testing::AssertionSuccess();
     for (const auto& [k, v] : doc.items()) {
       auto r = SameFields(v, real[k], path + "." + k);
       if (!r) return r;

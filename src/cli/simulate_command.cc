@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "cli/table.h"
 #include "cli/transition_inputs.h"
+#include "cluster/apply.h"
 #include "cluster/simulated_cluster.h"
 #include "controller/controller.h"
 #include "util/csv.h"
@@ -54,6 +55,43 @@ std::pair<double, double> TimeByComponent(
     }
   }
   return {repartition, replicas};
+}
+
+// Every action as it ran: kind, GPU(s), service, start and end.
+nlohmann::json TimelineJson(
+    const std::vector<cluster::TimelineEntry>& timeline) {
+  nlohmann::json entries = nlohmann::json::array();
+  for (const cluster::TimelineEntry& e : timeline) {
+    const cluster::Action& a = e.action;
+    nlohmann::json j = {{"id", e.id},
+                        {"kind", cluster::KindName(e.kind)},
+                        {"gpu", a.at.gpu.ToString()},
+                        {"start_s", e.start_s},
+                        {"end_s", e.end_s},
+                        {"ok", e.ok},
+                        {"text", cluster::Describe(a)}};
+    if (e.kind != cluster::ActionKind::kRepartition) {
+      j["service"] = a.replica.service;
+      j["profile"] = a.at.model->profiles.at(a.at.instance.profile).name;
+      j["start"] = a.at.instance.start;
+    }
+    if (e.kind == cluster::ActionKind::kMigrate) {
+      j["to"] = a.to.gpu.ToString();
+      j["to_start"] = a.to.instance.start;
+      j["local"] = e.local;
+    }
+    entries.push_back(std::move(j));
+  }
+  return entries;
+}
+
+nlohmann::json CapacityHistoryJson(
+    const std::vector<cluster::CapacitySample>& history) {
+  nlohmann::json samples = nlohmann::json::array();
+  for (const cluster::CapacitySample& c : history) {
+    samples.push_back({{"time_s", c.time_s}, {"capacity", c.capacity}});
+  }
+  return samples;
 }
 
 void RunSimulate(const SimulateFlags& flags, CommandContext* context) {
@@ -122,7 +160,9 @@ void RunSimulate(const SimulateFlags& flags, CommandContext* context) {
       {"short_services", controller.stats().short_services},
       {"final_gpus", end.UsedGpus()},
       {"target_gpus", in->goal.target_gpus},
-      {"services", nlohmann::json::array()}};
+      {"services", nlohmann::json::array()},
+      {"timeline", TimelineJson(sim.timeline())},
+      {"capacity_history", CapacityHistoryJson(sim.capacity_history())}};
   std::vector<std::string> problems;
   if (!run.ok()) problems.push_back(run.message());
   TextTable table(

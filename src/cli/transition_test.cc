@@ -90,6 +90,31 @@ TEST(TransitionCliTest, SimulateReportsNoDropAndWritesTheReport) {
   for (const auto& s : json["services"]) {
     EXPECT_GE(s["min_satisfaction"].get<double>(), 1.0) << s["name"];
   }
+  // The timeline holds every action that ran, each from start to end, and
+  // the capacity history every service's lowest and final capacity.
+  int ran = 0;
+  for (const auto& [kind, count] : json["actions"].items()) {
+    ran += count.get<int>();
+  }
+  ASSERT_EQ(json["timeline"].size(), static_cast<size_t>(ran));
+  for (const auto& a : json["timeline"]) {
+    EXPECT_LT(a["start_s"].get<double>(), a["end_s"].get<double>());
+    EXPECT_LE(a["end_s"].get<double>(), json["makespan_s"].get<double>());
+  }
+  const auto& history = json["capacity_history"];
+  ASSERT_GE(history.size(), 2u);
+  EXPECT_EQ(history[0]["time_s"].get<double>(), 0);
+  for (const auto& s : json["services"]) {
+    std::string name = s["name"];
+    double lowest = history[0]["capacity"][name];
+    for (const auto& sample : history) {
+      lowest = std::min(lowest, sample["capacity"][name].get<double>());
+    }
+    EXPECT_DOUBLE_EQ(lowest, s["lowest"].get<double>()) << name;
+    EXPECT_DOUBLE_EQ(history.back()["capacity"][name].get<double>(),
+                     s["final"].get<double>())
+        << name;
+  }
 }
 
 TEST(TransitionCliTest, SimulateAnswersNoWhenALostGpuDropsAService) {

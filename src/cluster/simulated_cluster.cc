@@ -60,7 +60,8 @@ Status SimulatedCluster::Start(const Action& action) {
     local = action.at.gpu.node == action.to.gpu.node;
   }
   double end = now_s_ + Duration(action, local);
-  timeline_.push_back({action.id, action.kind, local, now_s_, end, true});
+  timeline_.push_back(
+      {action.id, action.kind, local, now_s_, end, true, action});
   running_.push_back({action, end, timeline_.size() - 1});
   ++starts_[action.id];
   Record();
@@ -121,6 +122,16 @@ void SimulatedCluster::Record() {
   }
   for (const auto& [service, value] : capacity) {
     min_capacity_.try_emplace(service, value);
+  }
+  if (capacity_history_.empty() ||
+      capacity_history_.back().capacity != capacity) {
+    // Changes at one moment are one step; the initial state stays.
+    if (capacity_history_.size() > 1 &&
+        capacity_history_.back().time_s == now_s_) {
+      capacity_history_.back().capacity = capacity;
+    } else {
+      capacity_history_.push_back({now_s_, capacity});
+    }
   }
   std::set<GpuId> busy;
   for (const GpuState& g : state_.gpus) {

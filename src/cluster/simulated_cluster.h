@@ -47,6 +47,14 @@ struct TimelineEntry {
   double start_s = 0;
   double end_s = 0;
   bool ok = true;
+  Action action;  // what ran, for reports
+};
+
+// Every service's ready capacity (requests/s) from `time_s` on, until the
+// next sample.
+struct CapacitySample {
+  double time_s = 0;
+  std::map<std::string, double> capacity;
 };
 
 class SimulatedCluster : public ClusterBackend {
@@ -66,6 +74,11 @@ class SimulatedCluster : public ClusterBackend {
   // Per service: the lowest capacity it had at any moment.
   const std::map<std::string, double>& min_capacity() const {
     return min_capacity_;
+  }
+  // Capacities at the start, then after every change (the changes of one
+  // moment as one sample), in time order.
+  const std::vector<CapacitySample>& capacity_history() const {
+    return capacity_history_;
   }
   // The most GPUs that served a replica or ran an action at one moment.
   int peak_gpus() const { return peak_gpus_; }
@@ -90,6 +103,7 @@ class SimulatedCluster : public ClusterBackend {
   std::vector<InFlight> running_;
   std::vector<TimelineEntry> timeline_;
   std::map<std::string, double> min_capacity_;
+  std::vector<CapacitySample> capacity_history_;
   std::map<int, int> starts_;
   int peak_gpus_ = 0;
 };

@@ -55,6 +55,26 @@ TEST(SimulatedClusterTest, IndependentActionsRunInParallel) {
   EXPECT_EQ(sim.WaitAny().status().code(), Status::Code::kFailedPrecondition);
 }
 
+TEST(SimulatedClusterTest, RecordsEachActionAndEveryCapacityChange) {
+  SimulatedCluster sim(TwoIdleGpus(), NoJitter());
+  ASSERT_TRUE(sim.Start(Create(0, 0)).ok());
+  ASSERT_TRUE(sim.WaitAny()->status.ok());  // at 30 s
+  ASSERT_TRUE(sim.Start(Create(1, 1)).ok());
+  ASSERT_TRUE(sim.WaitAny()->status.ok());  // at 60 s
+  ASSERT_EQ(sim.timeline().size(), 2u);
+  EXPECT_EQ(sim.timeline()[1].action.at.gpu, (GpuId{"n", 1}));
+  EXPECT_EQ(sim.timeline()[1].action.replica.service, "a");
+  EXPECT_DOUBLE_EQ(sim.timeline()[1].start_s, 30);
+  const auto& history = sim.capacity_history();
+  ASSERT_EQ(history.size(), 3u);
+  EXPECT_DOUBLE_EQ(history[0].time_s, 0);
+  EXPECT_TRUE(history[0].capacity.empty());
+  EXPECT_DOUBLE_EQ(history[1].time_s, 30);
+  EXPECT_DOUBLE_EQ(history[1].capacity.at("a"), 100);
+  EXPECT_DOUBLE_EQ(history[2].time_s, 60);
+  EXPECT_DOUBLE_EQ(history[2].capacity.at("a"), 200);
+}
+
 TEST(SimulatedClusterTest, InjectedFailureAndLostGpu) {
   SimulatedCluster sim(TwoIdleGpus(), NoJitter(), 1, FailAndLose());
   ASSERT_TRUE(sim.Start(Create(0, 0)).ok());
