@@ -20,6 +20,10 @@ build: configure
 
 demo: build
 	$(BUILD)/migserve compare -w data/workloads/normal-1.yaml -p data/profiles/a100-80gb.csv
+	@mkdir -p $(BUILD)/demo
+	$(BUILD)/migserve optimize -w data/workloads/normal-1.yaml -p data/profiles/a100-80gb.csv --algo milp -o $(BUILD)/demo/normal-1.json
+	$(BUILD)/migserve report -d $(BUILD)/demo/normal-1.json -w data/workloads/normal-1.yaml -p data/profiles/a100-80gb.csv --title "normal-1: the optimal deployment" -o $(BUILD)/demo/report.html
+	@echo "demo: the deployment's report is $(BUILD)/demo/report.html (open it in a browser)"
 
 test: build
 	@tools/install-deps.sh --node

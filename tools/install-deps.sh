@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages migserve needs to build and test, if missing.
 # As root it runs apt-get; otherwise it prints the command to run. With
-# --node it also makes sure Node.js is there and installs the schema
-# validator's npm packages (tools/k8s-validate, pinned by its lock file).
+# --node (the test setup) it also makes sure Node.js and Chromium (for the
+# report's browser test) are there and installs the schema validator's npm
+# packages (tools/k8s-validate, pinned by its lock file).
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config clang-format
@@ -17,6 +18,9 @@ for p in "${packages[@]}"; do
 done
 if [ "${1:-}" = --node ] && ! command -v node >/dev/null; then
   missing+=(nodejs npm)
+fi
+if [ "${1:-}" = --node ] && ! command -v chromium >/dev/null; then
+  missing+=(chromium)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then

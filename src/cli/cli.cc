@@ -31,6 +31,9 @@ constexpr CommandSpec kCommands[] = {
      "Simulate request-level serving of a deployment: p99 latency per "
      "service",
      SetupServe},
+    {"report",
+     "Write an HTML report: the deployment's GPUs, the transition, serving",
+     SetupReport},
     {"export",
      "Write a deployment as a mig-parted config and Kubernetes objects",
      SetupExport},

@@ -45,7 +45,8 @@ TEST(CliTest, HelpOnEveryCommandExitsZero) {
                                         {"observe", "--help"},
                                         {"controller", "--help"},
                                         {"agent", "--help"},
-                                        {"serve", "--help"}}) {
+                                        {"serve", "--help"},
+                                        {"report", "--help"}}) {
     CliResult r = Cli(args);
     EXPECT_EQ(r.code, 0) << args[0];
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << args[0];

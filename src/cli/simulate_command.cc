@@ -10,6 +10,7 @@
 #include "cluster/apply.h"
 #include "cluster/simulated_cluster.h"
 #include "controller/controller.h"
+#include "deployment/deployment_json.h"
 #include "util/csv.h"
 #include "util/file.h"
 
@@ -21,6 +22,8 @@ struct SimulateFlags {
   uint64_t seed = 1;
   std::string journal = ":memory:";
   std::string report;
+  std::string before;  // the cluster at the start, as a placed deployment
+  std::string after;   // and at the end
   cluster::ActionDurations durations;
   cluster::Faults faults;
   std::string lose_gpu;
@@ -208,8 +211,20 @@ void RunSimulate(const SimulateFlags& flags, CommandContext* context) {
   out << fmt::format("gpus: peak {}, final {}, target {}\n", sim.peak_gpus(),
                      end.UsedGpus(), in->goal.target_gpus);
   table.Print(out);
-  if (!flags.report.empty()) {
-    Status written = WriteFileAtomic(flags.report, report.dump(2) + "\n");
+  for (const auto& [path, text] :
+       {std::pair{flags.report, report.dump(2) + "\n"},
+        std::pair{flags.before,
+                  flags.before.empty()
+                      ? ""
+                      : deployment::FormatDeployment(cluster::ToDeployment(
+                            in->current, in->from.services))},
+        std::pair{flags.after,
+                  flags.after.empty()
+                      ? ""
+                      : deployment::FormatDeployment(
+                            cluster::ToDeployment(end, in->to.services))}}) {
+    if (path.empty()) continue;
+    Status written = WriteFileAtomic(path, text);
     if (!written.ok()) {
       context->Fail(written);
       return;
@@ -237,7 +252,14 @@ void SetupSimulate(CLI::App* app, CommandContext* context) {
   app->add_option("--journal", flags->journal,
                   "SQLite journal file (resumes an unfinished plan)")
       ->capture_default_str();
-  app->add_option("--report", flags->report, "Also write the report as JSON");
+  app->add_option("--report", flags->report,
+                  "Also write the report as JSON (docs/formats.md)");
+  app->add_option("--before", flags->before,
+                  "Also write the cluster at the start as a placed "
+                  "deployment (for report --from)");
+  app->add_option("--after", flags->after,
+                  "Also write the cluster at the end as a placed deployment "
+                  "(for report -d)");
   cluster::ActionDurations& d = flags->durations;
   app->add_option("--create-s", d.create_s, "Seconds per create")
       ->capture_default_str();

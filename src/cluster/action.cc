@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
 namespace migserve::cluster {
 
 std::string_view KindName(ActionKind kind) {
@@ -33,6 +36,18 @@ double Action::GainAtFinish() const {
   return kind == ActionKind::kCreate || kind == ActionKind::kMigrate
              ? replica.throughput
              : 0;
+}
+
+std::vector<int> Stages(const TransitionPlan& plan) {
+  std::map<int, int> stage_of;  // by id
+  std::vector<int> stages;
+  for (const Action& a : plan.actions) {
+    int stage = 0;
+    for (int dep : a.after) stage = std::max(stage, stage_of.at(dep) + 1);
+    stage_of[a.id] = stage;
+    stages.push_back(stage);
+  }
+  return stages;
 }
 
 }  // namespace migserve::cluster

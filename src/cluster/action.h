@@ -55,6 +55,12 @@ struct TransitionPlan {
   std::vector<Action> actions;
 };
 
+// The stage of each action (by position in plan.actions): 0 for an action
+// that depends on nothing, else one more than the latest stage it waits
+// for. The actions of a stage can start together once the earlier stages
+// are done; the stage count is the plan's longest chain.
+std::vector<int> Stages(const TransitionPlan& plan);
+
 }  // namespace migserve::cluster
 
 #endif  // MIGSERVE_CLUSTER_ACTION_H_

@@ -1,0 +1,146 @@
+// migserve report -d D [-w W -p P] [--from D0] [--compare C] [--plan PL]
+//     [--simulation R] [--serve S] [-o report.html]
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "cli/inputs.h"
+#include "cluster/plan_json.h"
+#include "deployment/deployment_json.h"
+#include "deployment/json_fields.h"
+#include "deployment/validator.h"
+#include "report/html_report.h"
+#include "util/file.h"
+
+namespace migserve::cli {
+namespace {
+
+struct ReportFlags {
+  std::string deployment;
+  std::string workload;
+  std::string profiles;
+  std::string from;
+  std::string compare;
+  std::string plan;
+  std::string simulation;
+  std::string serve;
+  std::string title;
+  int collapse_above = 100;
+  std::string output;
+};
+
+// Reads the JSON file at `path` into `*out` (left empty when path is).
+Status LoadJsonInput(const std::string& path,
+                     std::optional<nlohmann::json>* out) {
+  if (path.empty()) return Status::Ok();
+  MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  MIGSERVE_ASSIGN_OR_RETURN(*out, deployment::ParseJson(text, path));
+  return Status::Ok();
+}
+
+// Required vs provided per service: from the profiles when given, else as
+// the deployment file states it.
+StatusOr<std::vector<report::ServiceSupply>> Supply(
+    const ReportFlags& flags, const deployment::Deployment& d,
+    CommandContext* context) {
+  std::vector<report::ServiceSupply> supply;
+  if (!flags.workload.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(
+        auto inputs, LoadInputs(flags.workload, flags.profiles, context->err));
+    MIGSERVE_ASSIGN_OR_RETURN(
+        deployment::ValidationReport checked,
+        deployment::Validate(d, inputs->workload, inputs->profiles,
+                             *inputs->gpu));
+    for (const deployment::ServiceReport& s : checked.services) {
+      supply.push_back({s.name, s.required, s.provided});
+    }
+    return supply;
+  }
+  for (const workload::Service& s : d.services) {
+    double provided = 0;
+    for (const auto& g : d.gpus) {
+      for (const auto& i : g.instances) {
+        if (i.service == s.name) provided += i.throughput;
+      }
+    }
+    supply.push_back({s.name, s.throughput, provided});
+  }
+  return supply;
+}
+
+Status RunReport(const ReportFlags& flags, CommandContext* context) {
+  if (flags.workload.empty() != flags.profiles.empty()) {
+    return Status::InvalidArgument(
+        "-w and -p go together: the profiles give each service's capacity");
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment d,
+                            deployment::LoadDeployment(flags.deployment));
+  report::ReportInput in;
+  in.title =
+      flags.title.empty() ? "migserve: " + flags.deployment : flags.title;
+  in.deployment = &d;
+  in.collapse_above = flags.collapse_above;
+  std::optional<deployment::Deployment> before;
+  if (!flags.from.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(before, deployment::LoadDeployment(flags.from));
+    in.before = &*before;
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(in.supply, Supply(flags, d, context));
+  MIGSERVE_RETURN_IF_ERROR(LoadJsonInput(flags.compare, &in.compare));
+  MIGSERVE_RETURN_IF_ERROR(LoadJsonInput(flags.simulation, &in.simulation));
+  MIGSERVE_RETURN_IF_ERROR(LoadJsonInput(flags.serve, &in.serve));
+  if (!flags.plan.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.plan));
+    MIGSERVE_ASSIGN_OR_RETURN(in.plan, cluster::ParsePlan(text, flags.plan));
+  }
+  std::string html;
+  try {
+    html = report::RenderReport(in);
+  } catch (const nlohmann::json::exception& e) {
+    return Status::InvalidArgument(fmt::format(
+        "--compare, --simulation or --serve: not the JSON that compare "
+        "--format json, simulate --report or serve --format json write: {}",
+        e.what()));
+  }
+  context->Emit(flags.output, html);
+  if (!flags.output.empty() && context->exit_code == kExitOk) {
+    context->err << fmt::format("report: {} GPUs drawn -> {}\n", d.gpus.size(),
+                                flags.output);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void SetupReport(CLI::App* app, CommandContext* context) {
+  auto flags = std::make_shared<ReportFlags>();
+  app->add_option("-d,--deployment", flags->deployment,
+                  "Deployment JSON to draw")
+      ->required();
+  app->add_option("-w,--workload", flags->workload,
+                  "Workload YAML (with -p: capacities from the profiles)");
+  app->add_option("-p,--profiles", flags->profiles, "Profile CSV");
+  app->add_option("--from", flags->from,
+                  "The deployment before the transition (drawn too; freed "
+                  "GPUs named)");
+  app->add_option("--compare", flags->compare,
+                  "compare --format json output: GPUs per algorithm");
+  app->add_option("--plan", flags->plan, "Plan JSON (plan -o)");
+  app->add_option("--simulation", flags->simulation,
+                  "simulate --report output: timeline and capacities");
+  app->add_option("--serve", flags->serve,
+                  "serve --format json output: latencies against the SLO");
+  app->add_option("--title", flags->title, "Page title");
+  app->add_option("--collapse-above", flags->collapse_above,
+                  "Draw identical GPUs of a node once, with a count, when "
+                  "the deployment has more GPUs than this")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("-o,--output", flags->output,
+                  "HTML file to write (default: stdout)");
+  app->callback([flags, context] {
+    Status s = RunReport(*flags, context);
+    if (!s.ok()) context->Fail(s);
+  });
+}
+
+}  // namespace migserve::cli

@@ -1,0 +1,164 @@
+#include "report/deployment_view.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <vector>
+
+#include "mig/gpu_catalog.h"
+
+namespace migserve::report {
+namespace {
+
+constexpr int kLabel = 150;  // px for the GPU's name
+constexpr int kSlice = 64;   // px per memory slice
+constexpr int kRow = 40;     // px per GPU
+
+struct Drawn {
+  const deployment::DeployedGpu* gpu;
+  std::string model;
+  int count = 1;
+};
+
+std::string GpuName(const deployment::DeployedGpu& g) {
+  return g.index ? fmt::format("GPU {}", *g.index)
+                 : fmt::format("gpu {}", g.id);
+}
+
+// Identical GPUs collapse under this key.
+std::string Key(const Drawn& d) {
+  std::string key = d.model;
+  for (const deployment::PlacedInstance& i : d.gpu->instances) {
+    key += fmt::format("|{}@{}:{}:{}:{}", i.profile, i.start,
+                       i.service.value_or(""), i.batch, i.procs);
+  }
+  return key;
+}
+
+int MemorySlices(const std::string& model, const std::string& profile) {
+  auto gpu = mig::GpuCatalog::Default().Find(model);
+  if (!gpu.ok()) return 1;
+  int p = (*gpu)->FindProfile(profile);
+  return p < 0 ? 1 : (*gpu)->profiles[p].memory_slices;
+}
+
+int GpuSlices(const std::string& model) {
+  auto gpu = mig::GpuCatalog::Default().Find(model);
+  return gpu.ok() ? (*gpu)->memory_slices : 8;
+}
+
+// The first `chars` characters of `text`, with "…" when cut.
+std::string Abbreviate(const std::string& text, int chars) {
+  if (static_cast<int>(text.size()) <= chars) return text;
+  return text.substr(0, std::max(chars - 1, 1)) + "\u2026";
+}
+
+std::string GpuRow(const Drawn& d, const std::string& node, int y,
+                   const Palette& palette) {
+  const deployment::DeployedGpu& g = *d.gpu;
+  std::string gpu_attr =
+      g.index ? std::to_string(*g.index) : std::to_string(g.id);
+  bool serving = false;
+  for (const auto& i : g.instances) serving |= i.service.has_value();
+  std::string out = fmt::format(
+      "<g class=\"gpu{}\" data-node=\"{}\" data-gpu=\"{}\" data-model=\"{}\" "
+      "data-count=\"{}\" transform=\"translate(0,{})\">\n",
+      serving ? "" : " idle-gpu", Escape(node), gpu_attr, Escape(d.model),
+      d.count, y);
+  std::string label = GpuName(g);
+  if (d.count > 1) label += fmt::format(" \u00d7 {}", d.count);
+  out += fmt::format(
+      "<text class=\"gpu-label\" x=\"4\" y=\"{}\">{}</text>\n"
+      "<text class=\"gpu-model\" x=\"4\" y=\"{}\">{}{}</text>\n",
+      kRow / 2 - 2, Escape(label), kRow / 2 + 10, Escape(d.model),
+      serving ? "" : " \u00b7 idle");
+  int slices = GpuSlices(d.model);
+  out += fmt::format(
+      "<rect class=\"gpu-frame\" x=\"{}\" y=\"2\" width=\"{}\" height=\"{}\" "
+      "/>\n",
+      kLabel, slices * kSlice, kRow - 6);
+  for (const deployment::PlacedInstance& i : g.instances) {
+    std::string service = i.service.value_or("");
+    int width = MemorySlices(d.model, i.profile) * kSlice - 3;
+    int x = kLabel + i.start * kSlice + 1;
+    std::string fill = service.empty() ? "#F4F4F4" : palette.Colour(service);
+    std::string ink = service.empty() ? "#777777" : palette.Ink(service);
+    int chars = std::max(width / 6, 2);
+    std::string second =
+        service.empty() ? "idle"
+                        : Abbreviate(service, chars - 4) +
+                              (i.batch > 0 ? fmt::format(" b{}", i.batch) : "");
+    out += fmt::format(
+        "<g class=\"instance{}\" data-node=\"{}\" data-gpu=\"{}\" "
+        "data-profile=\"{}\" data-start=\"{}\" data-service=\"{}\" "
+        "data-count=\"{}\">"
+        "<title>{} {} {}@{}: {}{}</title>"
+        "<rect x=\"{}\" y=\"4\" width=\"{}\" height=\"{}\" rx=\"3\" "
+        "fill=\"{}\"/>"
+        "<text x=\"{}\" y=\"17\" fill=\"{}\">{}</text>"
+        "<text x=\"{}\" y=\"30\" fill=\"{}\">{}</text></g>\n",
+        service.empty() ? " idle" : "", Escape(node), gpu_attr,
+        Escape(i.profile), i.start, Escape(service), d.count, Escape(node),
+        Escape(label), Escape(i.profile), i.start,
+        service.empty() ? "idle" : Escape(service),
+        i.batch > 0 ? fmt::format(", batch {}, {} proc(s), {} req/s", i.batch,
+                                  i.procs, Num(i.throughput))
+                    : "",
+        x, width, kRow - 10, fill, x + 4, ink,
+        Escape(Abbreviate(i.profile, chars)), x + 4, ink, Escape(second));
+  }
+  return out + "</g>\n";
+}
+
+}  // namespace
+
+std::string DeploymentView(const deployment::Deployment& deployment,
+                           const Palette& palette, int collapse_above) {
+  std::map<std::string, std::vector<Drawn>> nodes;  // by node name
+  bool collapse = static_cast<int>(deployment.gpus.size()) > collapse_above;
+  for (size_t g = 0; g < deployment.gpus.size(); ++g) {
+    const deployment::DeployedGpu& gpu = deployment.gpus[g];
+    std::vector<Drawn>& drawn = nodes[gpu.node.value_or("")];
+    Drawn d{&gpu, deployment.GpuModelOf(g), 1};
+    bool merged = false;
+    if (collapse) {
+      for (Drawn& other : drawn) {
+        if (Key(other) == Key(d)) {
+          ++other.count;
+          merged = true;
+          break;
+        }
+      }
+    }
+    if (!merged) drawn.push_back(d);
+  }
+  std::string out;
+  for (const auto& [node, drawn] : nodes) {
+    int total = 0, serving = 0, width = 8;
+    for (const Drawn& d : drawn) {
+      total += d.count;
+      for (const auto& i : d.gpu->instances) {
+        if (i.service) {
+          serving += d.count;
+          break;
+        }
+      }
+      width = std::max(width, GpuSlices(d.model));
+    }
+    out += fmt::format(
+        "<section class=\"node\" data-node=\"{}\"><h3>{} <span "
+        "class=\"muted\">{} GPUs, {} serving, {} idle</span></h3>\n"
+        "<svg class=\"gpus\" width=\"{}\" height=\"{}\" "
+        "xmlns=\"http://www.w3.org/2000/svg\">\n",
+        Escape(node), node.empty() ? "not placed on nodes" : Escape(node),
+        total, serving, total - serving, kLabel + width * kSlice + 4,
+        static_cast<int>(drawn.size()) * kRow);
+    for (size_t k = 0; k < drawn.size(); ++k) {
+      out += GpuRow(drawn[k], node, static_cast<int>(k) * kRow, palette);
+    }
+    out += "</svg></section>\n";
+  }
+  return out;
+}
+
+}  // namespace migserve::report

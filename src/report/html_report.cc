@@ -1,0 +1,245 @@
+#include "report/html_report.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "report/bar_chart.h"
+#include "report/deployment_view.h"
+#include "report/svg.h"
+#include "report/transition_view.h"
+
+namespace migserve::report {
+namespace {
+
+constexpr const char* kStyle = R"(
+body { font: 14px system-ui, sans-serif; margin: 24px; color: #222; }
+h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 32px;
+  border-bottom: 1px solid #ccc; } h3 { font-size: 14px; margin: 12px 0 4px; }
+.muted { color: #777; font-weight: normal; }
+svg text { font: 11px system-ui, sans-serif; }
+.gpu-label, .strong { font-weight: bold; }
+.gpu-model, .tick { fill: #666; }
+.gpu-frame { fill: none; stroke: #999; }
+.idle rect { stroke: #AAA; stroke-dasharray: 3 2; }
+.idle-gpu .gpu-frame { fill: #FAFAFA; stroke-dasharray: 4 3; }
+.reference { stroke: #000; stroke-width: 2; }
+.grid { stroke: #EEE; }
+.floor { stroke: #CC3311; stroke-dasharray: 6 3; }
+.capacity-line { fill: none; stroke-width: 2; }
+.ok { fill: #228833; } .bad { fill: #CC3311; font-weight: bold; }
+table { border-collapse: collapse; } td, th { padding: 2px 10px;
+  border-bottom: 1px solid #EEE; text-align: left; }
+.legend span { display: inline-block; margin: 2px 10px 2px 0; }
+.swatch { width: 12px; height: 12px; vertical-align: middle;
+  margin-right: 4px; border-radius: 2px; }
+)";
+
+bool Serving(const deployment::DeployedGpu& g) {
+  for (const auto& i : g.instances) {
+    if (i.service) return true;
+  }
+  return false;
+}
+
+std::string GpuRef(const deployment::DeployedGpu& g) {
+  return g.node && g.index ? fmt::format("{}/{}", *g.node, *g.index)
+                           : fmt::format("gpu {}", g.id);
+}
+
+std::string Legend(const Palette& palette) {
+  std::string out = "<p class=\"legend\">";
+  for (const std::string& s : palette.services()) {
+    out += fmt::format(
+        "<span><span class=\"swatch\" style=\"background:{}\"></span>{}"
+        "</span>",
+        palette.Colour(s), Escape(s));
+  }
+  return out +
+         "<span><span class=\"swatch\" style=\"background:#F4F4F4;"
+         "border:1px dashed #AAA\"></span>idle</span></p>\n";
+}
+
+// GPUs serving before but not after, and the other way round.
+std::string Freed(const deployment::Deployment& before,
+                  const deployment::Deployment& after) {
+  std::set<std::string> was, is;
+  for (const auto& g : before.gpus) {
+    if (Serving(g)) was.insert(GpuRef(g));
+  }
+  for (const auto& g : after.gpus) {
+    if (Serving(g)) is.insert(GpuRef(g));
+  }
+  std::vector<std::string> freed, taken;
+  for (const std::string& g : was) {
+    if (!is.contains(g)) freed.push_back(g);
+  }
+  for (const std::string& g : is) {
+    if (!was.contains(g)) taken.push_back(g);
+  }
+  return fmt::format(
+      "<p id=\"freed\" data-freed=\"{}\" data-taken=\"{}\">Serving GPUs: {} "
+      "before, {} after. <b>Freed ({})</b>: {}. <b>Newly used ({})</b>: "
+      "{}.</p>\n",
+      freed.size(), taken.size(), was.size(), is.size(), freed.size(),
+      freed.empty() ? "none"
+                    : Escape(fmt::format("{}", fmt::join(freed, ", "))),
+      taken.size(),
+      taken.empty() ? "none"
+                    : Escape(fmt::format("{}", fmt::join(taken, ", "))));
+}
+
+std::string SupplyChart(const std::vector<ServiceSupply>& supply,
+                        const Palette& palette) {
+  std::vector<Bar> bars;
+  for (const ServiceSupply& s : supply) {
+    Bar b;
+    b.label = s.name;
+    b.value = s.provided;
+    b.reference = s.required;
+    b.colour = palette.Colour(s.name);
+    b.text =
+        fmt::format("{} of {} req/s ({}%)", Num(s.provided), Num(s.required),
+                    Num(s.required > 0 ? 100 * s.provided / s.required : 100));
+    bars.push_back(std::move(b));
+  }
+  return BarChart(bars, "satisfaction");
+}
+
+std::string CompareChart(const nlohmann::json& compare) {
+  std::vector<Bar> bars;
+  for (const nlohmann::json& row : compare.at("rows")) {
+    Bar b;
+    b.label = row.at("name");
+    bool bound = row.at("kind") == "bound";
+    if (row.at("gpus").is_null()) {
+      b.text = "cannot serve: " + row.value("note", std::string());
+    } else {
+      b.value = row.at("gpus").get<double>();
+      b.text =
+          fmt::format("{} GPUs{}", Num(b.value),
+                      bound ? " (bound)"
+                            : " (" + row.at("status").get<std::string>() + ")");
+    }
+    b.colour = bound ? "#BBBBBB" : "#4477AA";
+    b.title = row.value("note", b.label);
+    bars.push_back(std::move(b));
+  }
+  return BarChart(bars, "compare");
+}
+
+std::string PlanSummary(const cluster::TransitionPlan& plan) {
+  std::map<std::string, int> kinds;
+  for (const cluster::Action& a : plan.actions) {
+    ++kinds[std::string(cluster::KindName(a.kind))];
+  }
+  std::vector<int> stages = cluster::Stages(plan);
+  int count = 0;
+  for (int s : stages) count = std::max(count, s + 1);
+  std::vector<std::string> parts;
+  for (const auto& [kind, n] : kinds)
+    parts.push_back(fmt::format("{} {}", n, kind));
+  return fmt::format(
+      "<p id=\"plan\" data-actions=\"{}\" data-stages=\"{}\">The plan: {} "
+      "actions ({}) in {} stages (actions of a stage can start "
+      "together).</p>\n",
+      plan.actions.size(), count, plan.actions.size(), fmt::join(parts, ", "),
+      count);
+}
+
+std::string ServeChart(const nlohmann::json& serve, const Palette& palette) {
+  std::vector<Bar> bars;
+  for (const nlohmann::json& s : serve.at("services")) {
+    std::string name = s.at("service");
+    for (const char* q : {"p50", "p90", "p99"}) {
+      Bar b;
+      b.label = fmt::format("{} {}", name, q);
+      b.value = s.at(std::string(q) + "_ms");
+      b.reference = s.at("slo_ms").get<double>();
+      b.colour = palette.Colour(name);
+      b.text = fmt::format(
+          "{} ms (SLO {} ms){}", Num(b.value), Num(*b.reference),
+          std::string(q) == "p99"
+              ? fmt::format(", {}% within",
+                            Num(100 * s.at("within_slo").get<double>()))
+              : "");
+      bars.push_back(std::move(b));
+    }
+  }
+  return BarChart(bars, "serve");
+}
+
+}  // namespace
+
+std::string RenderReport(const ReportInput& in) {
+  const deployment::Deployment& d = *in.deployment;
+  std::vector<std::string> services;
+  if (in.before) {
+    for (const auto& s : in.before->services) services.push_back(s.name);
+  }
+  for (const auto& s : d.services) services.push_back(s.name);
+  Palette palette(services);
+  int serving = 0;
+  for (const auto& g : d.gpus) serving += Serving(g) ? 1 : 0;
+
+  std::string out = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<title>{0}</title><style>{1}</style></head><body>\n<h1>{0}</h1>\n"
+      "<p id=\"summary\" data-gpus=\"{2}\" data-serving=\"{3}\">{2} GPUs, {3} "
+      "serving, {4} services{5}.</p>\n",
+      Escape(in.title), kStyle, d.gpus.size(), serving, d.services.size(),
+      d.summary
+          ? Escape(fmt::format("; {} says {} GPUs ({})", d.summary->algorithm,
+                               d.summary->gpus, d.summary->status))
+          : "");
+  out += Legend(palette);
+  if (in.before) {
+    out += "<h2>Before the transition</h2>\n" +
+           DeploymentView(*in.before, palette, in.collapse_above);
+    out += "<h2>After: the deployment</h2>\n" + Freed(*in.before, d);
+  } else {
+    out += "<h2>The deployment</h2>\n";
+  }
+  out += DeploymentView(d, palette, in.collapse_above);
+  if (!in.supply.empty()) {
+    out +=
+        "<h2>Services: provided vs required</h2>\n<p class=\"muted\">The "
+        "bar is the capacity the deployment provides, the tick the "
+        "required rate.</p>\n" +
+        SupplyChart(in.supply, palette);
+  }
+  if (in.compare) {
+    out += "<h2>GPUs by algorithm</h2>\n" + CompareChart(*in.compare);
+  }
+  if (in.plan || in.simulation) out += "<h2>The transition</h2>\n";
+  if (in.plan) out += PlanSummary(*in.plan);
+  if (in.simulation) {
+    const nlohmann::json& sim = *in.simulation;
+    out += fmt::format(
+        "<p id=\"simulation\" data-ok=\"{}\">Simulated: {} s, peak {} GPUs, "
+        "{} at the end; {}.</p>\n",
+        sim.at("ok").get<bool>(), Num(sim.at("makespan_s")),
+        sim.at("peak_gpus").get<int>(), sim.at("final_gpus").get<int>(),
+        sim.at("short_services").empty()
+            ? "no service went below its floor min(before, after)"
+            : "<b class=\"bad\">services went below their floor</b>");
+    out +=
+        "<h3>Actions over time</h3>\n<p class=\"muted\"><span "
+        "style=\"color:#228833\">create</span> \u00b7 <span "
+        "style=\"color:#CC3311\">delete</span> \u00b7 <span "
+        "style=\"color:#0077BB\">migrate</span> \u00b7 <span "
+        "style=\"color:#EE7733\">repartition</span></p>\n" +
+        TimelineView(sim);
+    out += "<h3>Ready capacity against the floor</h3>\n" +
+           CapacityView(sim, palette);
+    out += "<h3>What moved where</h3>\n" + MovesView(sim);
+  }
+  if (in.serve) {
+    out += "<h2>Serving: latency against the SLO</h2>\n" +
+           ServeChart(*in.serve, palette);
+  }
+  return out + "</body></html>\n";
+}
+
+}  // namespace migserve::report

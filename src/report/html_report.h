@@ -1,0 +1,42 @@
+// `migserve report`: one self-contained HTML file (inline SVG and CSS, no
+// script, nothing fetched) showing a deployment and, when given, its
+// comparison with other algorithms, the transition to it, and how it
+// serves (docs/report.md).
+#ifndef MIGSERVE_REPORT_HTML_REPORT_H_
+#define MIGSERVE_REPORT_HTML_REPORT_H_
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/action.h"
+#include "deployment/deployment.h"
+
+namespace migserve::report {
+
+struct ServiceSupply {
+  std::string name;
+  double required = 0;  // requests/s
+  double provided = 0;  // requests/s, from the profiles when known
+};
+
+struct ReportInput {
+  std::string title;
+  const deployment::Deployment* deployment = nullptr;  // required
+  const deployment::Deployment* before = nullptr;      // the transition's start
+  std::vector<ServiceSupply> supply;
+  std::optional<nlohmann::json> compare;  // compare --format json
+  std::optional<cluster::TransitionPlan> plan;
+  std::optional<nlohmann::json> simulation;  // simulate --report
+  std::optional<nlohmann::json> serve;       // serve --format json
+  int collapse_above = 100;                  // GPUs; see DeploymentView
+};
+
+// The HTML. Throws nlohmann::json::exception when a JSON input lacks a
+// field the report draws.
+std::string RenderReport(const ReportInput& input);
+
+}  // namespace migserve::report
+
+#endif  // MIGSERVE_REPORT_HTML_REPORT_H_

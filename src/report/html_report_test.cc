@@ -1,0 +1,127 @@
+#include "report/html_report.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "deployment/deployment_json.h"
+#include "util/test_util.h"
+
+namespace migserve::report {
+namespace {
+
+using testing::SourcePath;
+
+int Count(const std::string& html, const std::string& pattern) {
+  std::regex re(pattern);
+  return static_cast<int>(
+      std::distance(std::sregex_iterator(html.begin(), html.end(), re),
+                    std::sregex_iterator()));
+}
+
+int Instances(const deployment::Deployment& d) {
+  int n = 0;
+  for (const auto& g : d.gpus) n += static_cast<int>(g.instances.size());
+  return n;
+}
+
+TEST(HtmlReportTest, EveryInstanceIsOneElementWithItsPlace) {
+  auto day =
+      deployment::LoadDeployment(SourcePath("data/deployments/day.json"));
+  ASSERT_TRUE(day.ok()) << day.status().ToString();
+  ReportInput in;
+  in.title = "day";
+  in.deployment = &*day;
+  std::string html = RenderReport(in);
+  EXPECT_EQ(Count(html, "<g class=\"instance"), Instances(*day));
+  EXPECT_EQ(Count(html, "<g class=\"gpu"), static_cast<int>(day->gpus.size()));
+  // The first GPU's first instance, by its attributes.
+  const auto& g = day->gpus[0];
+  const auto& i = g.instances[0];
+  EXPECT_EQ(Count(html, fmt::format("data-gpu=\"{}\" data-profile=\"{}\" "
+                                    "data-start=\"{}\" data-service=\"{}\"",
+                                    g.index ? *g.index : g.id, i.profile,
+                                    i.start, i.service.value_or(""))),
+            1);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));
+}
+
+TEST(HtmlReportTest, IdenticalGpusCollapseOnlyAboveTheThreshold) {
+  deployment::Deployment d;
+  d.gpu = "A100-SXM4-80GB";
+  d.services = {{"s<1>", "m", 10, 100, 0}};
+  for (int k = 0; k < 150; ++k) {
+    deployment::DeployedGpu g;
+    g.id = k;
+    g.node = k < 100 ? "a" : "b";
+    g.index = k;
+    g.instances = {{"7g.80gb", 0, "s<1>", 8, 1, 10, 5}};
+    d.gpus.push_back(g);
+  }
+  ReportInput in;
+  in.deployment = &d;
+  std::string html = RenderReport(in);
+  EXPECT_EQ(Count(html, "<g class=\"instance"), 2);  // one per node
+  EXPECT_EQ(Count(html, "data-count=\"100\""), 2);   // the GPU and instance
+  EXPECT_EQ(Count(html, "data-count=\"50\""), 2);
+  EXPECT_NE(html.find("data-service=\"s&lt;1&gt;\""), std::string::npos);
+  EXPECT_EQ(html.find("s<1>"), std::string::npos) << "unescaped";
+  in.collapse_above = 1000;
+  EXPECT_EQ(Count(RenderReport(in), "<g class=\"instance"), 150);
+}
+
+TEST(HtmlReportTest, TransitionHasOneBarPerActionAndTheFloors) {
+  auto day =
+      deployment::LoadDeployment(SourcePath("data/deployments/day.json"));
+  auto night =
+      deployment::LoadDeployment(SourcePath("data/deployments/night.json"));
+  ASSERT_TRUE(day.ok() && night.ok());
+  nlohmann::json sim = {
+      {"ok", true},
+      {"makespan_s", 40.0},
+      {"peak_gpus", 3},
+      {"final_gpus", 2},
+      {"short_services", nlohmann::json::array()},
+      {"services", {{{"name", "bert-1"}, {"floor", 100.0}, {"lowest", 90.0}}}},
+      {"timeline",
+       {{{"id", 0},
+         {"kind", "delete"},
+         {"gpu", "n/0"},
+         {"service", "bert-1"},
+         {"start_s", 0.0},
+         {"end_s", 10.0},
+         {"ok", true},
+         {"text", "a0"}},
+        {{"id", 1},
+         {"kind", "migrate"},
+         {"gpu", "n/1"},
+         {"to", "n/2"},
+         {"service", "bert-1"},
+         {"start_s", 10.0},
+         {"end_s", 40.0},
+         {"ok", true},
+         {"text", "a1"}}}},
+      {"capacity_history",
+       {{{"time_s", 0.0}, {"capacity", {{"bert-1", 120.0}}}},
+        {{"time_s", 10.0}, {"capacity", {{"bert-1", 90.0}}}}}}};
+  ReportInput in;
+  in.deployment = &*night;
+  in.before = &*day;
+  in.simulation = sim;
+  std::string html = RenderReport(in);
+  EXPECT_EQ(Count(html, "<rect class=\"action"), 2);
+  EXPECT_EQ(Count(html, "data-kind=\"migrate\""), 1);
+  EXPECT_NE(html.find("lowest 90 req/s = 90% of floor 100"), std::string::npos);
+  EXPECT_NE(html.find("class=\"bad\">lowest"), std::string::npos);
+  EXPECT_NE(html.find("<td>n/1</td><td>n/2</td>"), std::string::npos);
+  // day serves on 18 GPUs, night on 6 of them: 12 freed.
+  EXPECT_NE(html.find("data-freed=\"12\" data-taken=\"0\""), std::string::npos);
+  sim.erase("timeline");
+  in.simulation = sim;
+  EXPECT_THROW(RenderReport(in), nlohmann::json::exception);
+}
+
+}  // namespace
+}  // namespace migserve::report

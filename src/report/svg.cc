@@ -1,0 +1,65 @@
+#include "report/svg.h"
+
+#include <fmt/format.h>
+
+namespace migserve::report {
+
+std::string Escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string Num(double value) { return fmt::format("{:.4g}", value); }
+
+Palette::Palette(const std::vector<std::string>& services) {
+  for (const std::string& s : services) {
+    if (index_.emplace(s, services_.size()).second) services_.push_back(s);
+  }
+}
+
+std::string Palette::Colour(const std::string& service) const {
+  // Paul Tol's "muted" and "light" qualitative schemes.
+  static constexpr const char* kColours[] = {
+      "#88CCEE", "#CC6677", "#DDCC77", "#117733", "#332288", "#AA4499",
+      "#44AA99", "#999933", "#882255", "#EE8866", "#77AADD", "#BBCC33"};
+  auto it = index_.find(service);
+  if (it == index_.end()) return "#BBBBBB";
+  return kColours[it->second % 12];
+}
+
+}  // namespace migserve::report
+
+namespace migserve::report {
+
+std::string Palette::Ink(const std::string& service) const {
+  std::string colour = Colour(service);
+  auto channel = [&](int at) {
+    return std::stoi(colour.substr(at, 2), nullptr, 16) / 255.0;
+  };
+  double luminance =
+      0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+  return luminance < 0.45 ? "#FFFFFF" : "#000000";
+}
+
+}  // namespace migserve::report

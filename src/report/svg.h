@@ -1,0 +1,37 @@
+// What the report's views share: escaping text for HTML and SVG, and one
+// colour per service.
+#ifndef MIGSERVE_REPORT_SVG_H_
+#define MIGSERVE_REPORT_SVG_H_
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace migserve::report {
+
+// `text` with &, <, >, " and ' escaped, for element text and attributes.
+std::string Escape(std::string_view text);
+
+// A number as the report prints it: up to 4 significant digits.
+std::string Num(double value);
+
+// Colours services in the order first given, from a 12-colour qualitative
+// palette (repeating beyond 12); unknown services are grey.
+class Palette {
+ public:
+  explicit Palette(const std::vector<std::string>& services);
+  std::string Colour(const std::string& service) const;
+  // Black or white, whichever reads on Colour(service).
+  std::string Ink(const std::string& service) const;
+  // The services in palette order.
+  const std::vector<std::string>& services() const { return services_; }
+
+ private:
+  std::vector<std::string> services_;
+  std::map<std::string, size_t> index_;
+};
+
+}  // namespace migserve::report
+
+#endif  // MIGSERVE_REPORT_SVG_H_
