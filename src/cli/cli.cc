@@ -31,6 +31,8 @@ constexpr CommandSpec kCommands[] = {
      "Simulate request-level serving of a deployment: p99 latency per "
      "service",
      SetupServe},
+    {"show", "Draw a deployment's GPUs in the terminal, grouped by node",
+     SetupShow},
     {"report",
      "Write an HTML report: the deployment's GPUs, the transition, serving",
      SetupReport},

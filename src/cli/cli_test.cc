@@ -46,7 +46,8 @@ TEST(CliTest, HelpOnEveryCommandExitsZero) {
                                         {"controller", "--help"},
                                         {"agent", "--help"},
                                         {"serve", "--help"},
-                                        {"report", "--help"}}) {
+                                        {"report", "--help"},
+                                        {"show", "--help"}}) {
     CliResult r = Cli(args);
     EXPECT_EQ(r.code, 0) << args[0];
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << args[0];

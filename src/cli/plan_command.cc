@@ -1,4 +1,5 @@
-// migserve plan --from D1 --to D2 [--inventory I | --spare-gpus K] [-o F]
+// migserve plan --from D1 --to D2 [--inventory I | --spare-gpus K]
+//     [--format json|text] [-o F]
 #include <fmt/format.h>
 
 #include <map>
@@ -6,6 +7,7 @@
 #include "cli/command.h"
 #include "cli/transition_inputs.h"
 #include "cluster/plan_json.h"
+#include "cluster/plan_text.h"
 
 namespace migserve::cli {
 namespace {
@@ -13,6 +15,7 @@ namespace {
 struct PlanFlags {
   TransitionFlags transition;
   std::string output;
+  std::string format = "json";
 };
 
 void RunPlan(const PlanFlags& flags, CommandContext* context) {
@@ -44,7 +47,9 @@ void RunPlan(const PlanFlags& flags, CommandContext* context) {
       "safe in every order\n",
       plan->actions.size(), counts["create"], counts["delete"],
       counts["migrate"], counts["repartition"]);
-  context->Emit(flags.output, cluster::FormatPlan(*plan));
+  context->Emit(flags.output, flags.format == "text"
+                                  ? cluster::FormatPlanText(*plan)
+                                  : cluster::FormatPlan(*plan));
 }
 
 }  // namespace
@@ -53,7 +58,11 @@ void SetupPlan(CLI::App* app, CommandContext* context) {
   auto flags = std::make_shared<PlanFlags>();
   AddTransitionOptions(app, &flags->transition);
   app->add_option("-o,--output", flags->output,
-                  "Write the plan JSON here (default: stdout)");
+                  "Write the plan here (default: stdout)");
+  app->add_option("--format", flags->format,
+                  "json (DESIGN 6, for tools) or text (stages, for people)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"json", "text"}));
   app->callback([flags, context] { RunPlan(*flags, context); });
 }
 

@@ -117,6 +117,45 @@ TEST(TransitionCliTest, SimulateReportsNoDropAndWritesTheReport) {
   }
 }
 
+TEST(TransitionCliTest, PlanAsTextIsInStagesWithNodeNames) {
+  CliResult json =
+      Cli({"plan", "--from", kDay, "--to", kNight, "--nodes", "3"});
+  CliResult text = Cli({"plan", "--from", kDay, "--to", kNight, "--nodes", "3",
+                        "--format", "text"});
+  ASSERT_EQ(text.code, 0) << text.err;
+  auto plan = nlohmann::json::parse(json.out);
+  EXPECT_TRUE(text.out.starts_with(std::to_string(plan["actions"].size()) +
+                                   " actions in "))
+      << text.out;
+  EXPECT_NE(text.out.find("stage 1 of "), std::string::npos);
+  // One line per action, each naming its GPU by node.
+  int lines = 0;
+  for (size_t at = 0;
+       (at = text.out.find("\n  action ", at)) != std::string::npos; ++at) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, static_cast<int>(plan["actions"].size()));
+  EXPECT_NE(text.out.find("on GPU node-"), std::string::npos);
+  EXPECT_EQ(
+      Cli({"plan", "--from", kDay, "--to", kNight, "--format", "yaml"}).code,
+      2);
+}
+
+TEST(TransitionCliTest, ShowDrawsEveryGpuOfTheDeployment) {
+  CliResult r = Cli({"show", "-d", kDay});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with("(not placed on nodes): 18 GPUs, 18 serving\n"))
+      << r.out;
+  int rows = 0;
+  for (size_t at = 0; (at = r.out.find("\n  gpu ", at)) != std::string::npos;
+       ++at) {
+    ++rows;
+  }
+  EXPECT_EQ(rows, 18);
+  EXPECT_NE(r.out.find("A   bert-1"), std::string::npos);
+  EXPECT_EQ(Cli({"show", "-d", "/nonexistent.json"}).code, 2);
+}
+
 TEST(TransitionCliTest, SimulateAnswersNoWhenALostGpuDropsAService) {
   CliResult r = Cli({"simulate", "--from", kNight, "--to", kDay, "--nodes", "3",
                      "--lose-gpu", "0", "--lose-at", "1"});

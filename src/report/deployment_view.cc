@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <map>
-#include <vector>
+#include <algorithm>
 
 #include "mig/gpu_catalog.h"
+#include "report/gpu_groups.h"
 
 namespace migserve::report {
 namespace {
@@ -13,27 +13,6 @@ namespace {
 constexpr int kLabel = 150;  // px for the GPU's name
 constexpr int kSlice = 64;   // px per memory slice
 constexpr int kRow = 40;     // px per GPU
-
-struct Drawn {
-  const deployment::DeployedGpu* gpu;
-  std::string model;
-  int count = 1;
-};
-
-std::string GpuName(const deployment::DeployedGpu& g) {
-  return g.index ? fmt::format("GPU {}", *g.index)
-                 : fmt::format("gpu {}", g.id);
-}
-
-// Identical GPUs collapse under this key.
-std::string Key(const Drawn& d) {
-  std::string key = d.model;
-  for (const deployment::PlacedInstance& i : d.gpu->instances) {
-    key += fmt::format("|{}@{}:{}:{}:{}", i.profile, i.start,
-                       i.service.value_or(""), i.batch, i.procs);
-  }
-  return key;
-}
 
 int MemorySlices(const std::string& model, const std::string& profile) {
   auto gpu = mig::GpuCatalog::Default().Find(model);
@@ -53,20 +32,18 @@ std::string Abbreviate(const std::string& text, int chars) {
   return text.substr(0, std::max(chars - 1, 1)) + "\u2026";
 }
 
-std::string GpuRow(const Drawn& d, const std::string& node, int y,
+std::string GpuRow(const GpuGroup& d, const std::string& node, int y,
                    const Palette& palette) {
   const deployment::DeployedGpu& g = *d.gpu;
   std::string gpu_attr =
       g.index ? std::to_string(*g.index) : std::to_string(g.id);
-  bool serving = false;
-  for (const auto& i : g.instances) serving |= i.service.has_value();
+  bool serving = d.serving;
   std::string out = fmt::format(
       "<g class=\"gpu{}\" data-node=\"{}\" data-gpu=\"{}\" data-model=\"{}\" "
       "data-count=\"{}\" transform=\"translate(0,{})\">\n",
       serving ? "" : " idle-gpu", Escape(node), gpu_attr, Escape(d.model),
       d.count, y);
-  std::string label = GpuName(g);
-  if (d.count > 1) label += fmt::format(" \u00d7 {}", d.count);
+  std::string label = GpuLabel(d);
   out += fmt::format(
       "<text class=\"gpu-label\" x=\"4\" y=\"{}\">{}</text>\n"
       "<text class=\"gpu-model\" x=\"4\" y=\"{}\">{}{}</text>\n",
@@ -114,47 +91,23 @@ std::string GpuRow(const Drawn& d, const std::string& node, int y,
 
 std::string DeploymentView(const deployment::Deployment& deployment,
                            const Palette& palette, int collapse_above) {
-  std::map<std::string, std::vector<Drawn>> nodes;  // by node name
-  bool collapse = static_cast<int>(deployment.gpus.size()) > collapse_above;
-  for (size_t g = 0; g < deployment.gpus.size(); ++g) {
-    const deployment::DeployedGpu& gpu = deployment.gpus[g];
-    std::vector<Drawn>& drawn = nodes[gpu.node.value_or("")];
-    Drawn d{&gpu, deployment.GpuModelOf(g), 1};
-    bool merged = false;
-    if (collapse) {
-      for (Drawn& other : drawn) {
-        if (Key(other) == Key(d)) {
-          ++other.count;
-          merged = true;
-          break;
-        }
-      }
-    }
-    if (!merged) drawn.push_back(d);
-  }
   std::string out;
-  for (const auto& [node, drawn] : nodes) {
-    int total = 0, serving = 0, width = 8;
-    for (const Drawn& d : drawn) {
-      total += d.count;
-      for (const auto& i : d.gpu->instances) {
-        if (i.service) {
-          serving += d.count;
-          break;
-        }
-      }
+  for (const NodeGroups& node : GroupGpus(deployment, collapse_above)) {
+    int width = 8;
+    for (const GpuGroup& d : node.gpus)
       width = std::max(width, GpuSlices(d.model));
-    }
     out += fmt::format(
         "<section class=\"node\" data-node=\"{}\"><h3>{} <span "
         "class=\"muted\">{} GPUs, {} serving, {} idle</span></h3>\n"
         "<svg class=\"gpus\" width=\"{}\" height=\"{}\" "
         "xmlns=\"http://www.w3.org/2000/svg\">\n",
-        Escape(node), node.empty() ? "not placed on nodes" : Escape(node),
-        total, serving, total - serving, kLabel + width * kSlice + 4,
-        static_cast<int>(drawn.size()) * kRow);
-    for (size_t k = 0; k < drawn.size(); ++k) {
-      out += GpuRow(drawn[k], node, static_cast<int>(k) * kRow, palette);
+        Escape(node.node),
+        node.node.empty() ? "not placed on nodes" : Escape(node.node),
+        node.total, node.serving, node.total - node.serving,
+        kLabel + width * kSlice + 4, static_cast<int>(node.gpus.size()) * kRow);
+    for (size_t k = 0; k < node.gpus.size(); ++k) {
+      out +=
+          GpuRow(node.gpus[k], node.node, static_cast<int>(k) * kRow, palette);
     }
     out += "</svg></section>\n";
   }

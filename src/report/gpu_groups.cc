@@ -1,0 +1,57 @@
+#include "report/gpu_groups.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace migserve::report {
+namespace {
+
+std::string Key(const GpuGroup& g) {
+  std::string key = g.model;
+  for (const deployment::PlacedInstance& i : g.gpu->instances) {
+    key += fmt::format("|{}@{}:{}:{}:{}", i.profile, i.start,
+                       i.service.value_or(""), i.batch, i.procs);
+  }
+  return key;
+}
+
+}  // namespace
+
+std::vector<NodeGroups> GroupGpus(const deployment::Deployment& deployment,
+                                  int collapse_above) {
+  bool collapse = static_cast<int>(deployment.gpus.size()) > collapse_above;
+  std::map<std::string, NodeGroups> nodes;
+  std::map<std::string, std::map<std::string, size_t>> group_of;  // by key
+  for (size_t g = 0; g < deployment.gpus.size(); ++g) {
+    const deployment::DeployedGpu& gpu = deployment.gpus[g];
+    NodeGroups& node = nodes[gpu.node.value_or("")];
+    node.node = gpu.node.value_or("");
+    GpuGroup group{&gpu, deployment.GpuModelOf(g), 1, false};
+    for (const auto& i : gpu.instances) group.serving |= i.service.has_value();
+    ++node.total;
+    node.serving += group.serving ? 1 : 0;
+    if (collapse) {
+      auto [it, added] =
+          group_of[node.node].emplace(Key(group), node.gpus.size());
+      if (!added) {
+        ++node.gpus[it->second].count;
+        continue;
+      }
+    }
+    node.gpus.push_back(group);
+  }
+  std::vector<NodeGroups> out;
+  for (auto& [name, node] : nodes) out.push_back(std::move(node));
+  return out;
+}
+
+std::string GpuLabel(const GpuGroup& group) {
+  const deployment::DeployedGpu& g = *group.gpu;
+  std::string label =
+      g.index ? fmt::format("GPU {}", *g.index) : fmt::format("gpu {}", g.id);
+  if (group.count > 1) label += fmt::format(" \u00d7 {}", group.count);
+  return label;
+}
+
+}  // namespace migserve::report

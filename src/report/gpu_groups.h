@@ -1,0 +1,38 @@
+// A deployment's GPUs as the views draw them: by node, and identical GPUs
+// of a node (same model, layout, services and batches) as one with a count
+// when the deployment is large.
+#ifndef MIGSERVE_REPORT_GPU_GROUPS_H_
+#define MIGSERVE_REPORT_GPU_GROUPS_H_
+
+#include <string>
+#include <vector>
+
+#include "deployment/deployment.h"
+
+namespace migserve::report {
+
+struct GpuGroup {
+  const deployment::DeployedGpu* gpu;  // the first of the group
+  std::string model;
+  int count = 1;
+  bool serving = false;  // serves a replica
+};
+
+struct NodeGroups {
+  std::string node;  // empty: GPUs not placed on nodes
+  std::vector<GpuGroup> gpus;
+  int total = 0;    // GPUs, counts included
+  int serving = 0;  // of them serving
+};
+
+// Nodes in name order, GPUs in file order; identical GPUs merge only when
+// the deployment has more than `collapse_above` GPUs.
+std::vector<NodeGroups> GroupGpus(const deployment::Deployment& deployment,
+                                  int collapse_above);
+
+// "GPU 3" once placed, else "gpu 3" (its id), with " × N" for a group.
+std::string GpuLabel(const GpuGroup& group);
+
+}  // namespace migserve::report
+
+#endif  // MIGSERVE_REPORT_GPU_GROUPS_H_

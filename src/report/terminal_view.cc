@@ -1,0 +1,90 @@
+#include "report/terminal_view.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "mig/gpu_catalog.h"
+#include "report/gpu_groups.h"
+
+namespace migserve::report {
+namespace {
+
+constexpr int kSlice = 7;  // characters per memory slice
+
+// A, B, ..., Z, then A2, B2, ...: short and unambiguous.
+std::string Code(size_t k) {
+  std::string code(1, static_cast<char>('A' + k % 26));
+  if (k >= 26) code += std::to_string(k / 26 + 1);
+  return code;
+}
+
+// The instance's cell: "[A 3g.40gb b64   ]" in `width` characters; where
+// that does not fit, the code and batch ("[A b8 ]"), or for an idle
+// instance "[- 1g ]".
+std::string Cell(const std::string& code, const deployment::PlacedInstance& i,
+                 int width) {
+  std::string batch =
+      i.batch > 0 && i.service ? fmt::format(" b{}", i.batch) : "";
+  std::string shape = i.profile.substr(0, i.profile.find('.'));
+  std::string text;
+  for (const std::string& candidate :
+       {code + " " + i.profile + batch, code + " " + shape + batch,
+        code + batch, code + " " + shape, code}) {
+    if (static_cast<int>(candidate.size()) <= width - 2) {
+      text = candidate;
+      break;
+    }
+  }
+  if (text.empty()) text = code.substr(0, width - 2);
+  return "[" + text + std::string(width - 2 - text.size(), ' ') + "]";
+}
+
+}  // namespace
+
+std::string TerminalView(const deployment::Deployment& deployment,
+                         int collapse_above) {
+  std::map<std::string, std::string> code_of;
+  std::vector<std::string> services;
+  for (const workload::Service& s : deployment.services) {
+    if (code_of.emplace(s.name, Code(services.size())).second) {
+      services.push_back(s.name);
+    }
+  }
+  std::string out;
+  for (const NodeGroups& node : GroupGpus(deployment, collapse_above)) {
+    out += fmt::format("{}: {} GPUs, {} serving\n",
+                       node.node.empty() ? "(not placed on nodes)" : node.node,
+                       node.total, node.serving);
+    for (const GpuGroup& group : node.gpus) {
+      auto gpu = mig::GpuCatalog::Default().Find(group.model);
+      int slices = gpu.ok() ? (*gpu)->memory_slices : 8;
+      std::string row(slices * kSlice, '.');
+      for (const deployment::PlacedInstance& i : group.gpu->instances) {
+        int p = gpu.ok() ? (*gpu)->FindProfile(i.profile) : -1;
+        int width = (p < 0 ? 1 : (*gpu)->profiles[p].memory_slices) * kSlice;
+        std::string code = "-";
+        if (i.service) {
+          auto it = code_of.find(*i.service);
+          code = it == code_of.end() ? "?" : it->second;
+        }
+        std::string cell = Cell(code, i, width);
+        if (i.start * kSlice + width <= static_cast<int>(row.size())) {
+          row.replace(i.start * kSlice, width, cell);
+        }
+      }
+      out += fmt::format("  {:<13} {}\n", GpuLabel(group), row);
+    }
+  }
+  out += "\n";
+  for (size_t k = 0; k < services.size(); ++k) {
+    bool last = (k + 1) % 4 == 0 || k + 1 == services.size();
+    out += fmt::format(
+        "{:<3} {}", code_of[services[k]],
+        last ? services[k] + "\n" : fmt::format("{:<20}", services[k]));
+  }
+  out += "[- ...] idle instance   ... memory slice without an instance\n";
+  return out;
+}
+
+}  // namespace migserve::report
