@@ -24,7 +24,7 @@ struct ReportFlags {
   std::string simulation;
   std::string serve;
   std::string title;
-  int collapse_above = 100;
+  int compact_above = 100;
   std::string output;
 };
 
@@ -78,7 +78,7 @@ Status RunReport(const ReportFlags& flags, CommandContext* context) {
   in.title =
       flags.title.empty() ? "migserve: " + flags.deployment : flags.title;
   in.deployment = &d;
-  in.collapse_above = flags.collapse_above;
+  in.compact_above = flags.compact_above;
   std::optional<deployment::Deployment> before;
   if (!flags.from.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(before, deployment::LoadDeployment(flags.from));
@@ -130,9 +130,9 @@ void SetupReport(CLI::App* app, CommandContext* context) {
   app->add_option("--serve", flags->serve,
                   "serve --format json output: latencies against the SLO");
   app->add_option("--title", flags->title, "Page title");
-  app->add_option("--collapse-above", flags->collapse_above,
-                  "Draw identical GPUs of a node once, with a count, when "
-                  "the deployment has more GPUs than this")
+  app->add_option("--compact-above", flags->compact_above,
+                  "Draw the fleet small (a block per node) when the "
+                  "deployment has more GPUs than this")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app->add_option("-o,--output", flags->output,

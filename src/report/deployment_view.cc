@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "mig/gpu_catalog.h"
 #include "report/gpu_groups.h"
@@ -32,28 +33,46 @@ std::string Abbreviate(const std::string& text, int chars) {
   return text.substr(0, std::max(chars - 1, 1)) + "\u2026";
 }
 
+// Opens an instance's element: <g class="instance"> with its place as data
+// attributes and a tooltip.
+std::string InstanceOpen(const std::string& node, const std::string& gpu_attr,
+                         const std::string& gpu_label,
+                         const deployment::PlacedInstance& i) {
+  std::string service = i.service.value_or("");
+  return fmt::format(
+      "<g class=\"instance{}\" data-node=\"{}\" data-gpu=\"{}\" "
+      "data-profile=\"{}\" data-start=\"{}\" data-service=\"{}\">"
+      "<title>{} {} {}@{}: {}{}</title>",
+      service.empty() ? " idle" : "", Escape(node), gpu_attr, Escape(i.profile),
+      i.start, Escape(service), Escape(node), Escape(gpu_label),
+      Escape(i.profile), i.start, service.empty() ? "idle" : Escape(service),
+      i.batch > 0 ? fmt::format(", batch {}, {} proc(s), {} req/s", i.batch,
+                                i.procs, Num(i.throughput))
+                  : "");
+}
+
+std::string GpuAttr(const deployment::DeployedGpu& g) {
+  return g.index ? std::to_string(*g.index) : std::to_string(g.id);
+}
+
 std::string GpuRow(const GpuGroup& d, const std::string& node, int y,
                    const Palette& palette) {
   const deployment::DeployedGpu& g = *d.gpu;
-  std::string gpu_attr =
-      g.index ? std::to_string(*g.index) : std::to_string(g.id);
-  bool serving = d.serving;
+  std::string gpu_attr = GpuAttr(g);
   std::string out = fmt::format(
       "<g class=\"gpu{}\" data-node=\"{}\" data-gpu=\"{}\" data-model=\"{}\" "
-      "data-count=\"{}\" transform=\"translate(0,{})\">\n",
-      serving ? "" : " idle-gpu", Escape(node), gpu_attr, Escape(d.model),
-      d.count, y);
+      "transform=\"translate(0,{})\">\n",
+      d.serving ? "" : " idle-gpu", Escape(node), gpu_attr, Escape(d.model), y);
   std::string label = GpuLabel(d);
   out += fmt::format(
       "<text class=\"gpu-label\" x=\"4\" y=\"{}\">{}</text>\n"
       "<text class=\"gpu-model\" x=\"4\" y=\"{}\">{}{}</text>\n",
       kRow / 2 - 2, Escape(label), kRow / 2 + 10, Escape(d.model),
-      serving ? "" : " \u00b7 idle");
-  int slices = GpuSlices(d.model);
+      d.serving ? "" : " \u00b7 idle");
   out += fmt::format(
       "<rect class=\"gpu-frame\" x=\"{}\" y=\"2\" width=\"{}\" height=\"{}\" "
       "/>\n",
-      kLabel, slices * kSlice, kRow - 6);
+      kLabel, GpuSlices(d.model) * kSlice, kRow - 6);
   for (const deployment::PlacedInstance& i : g.instances) {
     std::string service = i.service.value_or("");
     int width = MemorySlices(d.model, i.profile) * kSlice - 3;
@@ -65,34 +84,77 @@ std::string GpuRow(const GpuGroup& d, const std::string& node, int y,
         service.empty() ? "idle"
                         : Abbreviate(service, chars - 4) +
                               (i.batch > 0 ? fmt::format(" b{}", i.batch) : "");
-    out += fmt::format(
-        "<g class=\"instance{}\" data-node=\"{}\" data-gpu=\"{}\" "
-        "data-profile=\"{}\" data-start=\"{}\" data-service=\"{}\" "
-        "data-count=\"{}\">"
-        "<title>{} {} {}@{}: {}{}</title>"
-        "<rect x=\"{}\" y=\"4\" width=\"{}\" height=\"{}\" rx=\"3\" "
-        "fill=\"{}\"/>"
-        "<text x=\"{}\" y=\"17\" fill=\"{}\">{}</text>"
-        "<text x=\"{}\" y=\"30\" fill=\"{}\">{}</text></g>\n",
-        service.empty() ? " idle" : "", Escape(node), gpu_attr,
-        Escape(i.profile), i.start, Escape(service), d.count, Escape(node),
-        Escape(label), Escape(i.profile), i.start,
-        service.empty() ? "idle" : Escape(service),
-        i.batch > 0 ? fmt::format(", batch {}, {} proc(s), {} req/s", i.batch,
-                                  i.procs, Num(i.throughput))
-                    : "",
-        x, width, kRow - 10, fill, x + 4, ink,
-        Escape(Abbreviate(i.profile, chars)), x + 4, ink, Escape(second));
+    out +=
+        InstanceOpen(node, gpu_attr, label, i) +
+        fmt::format(
+            "<rect x=\"{}\" y=\"4\" width=\"{}\" height=\"{}\" rx=\"3\" "
+            "fill=\"{}\"/>"
+            "<text x=\"{}\" y=\"17\" fill=\"{}\">{}</text>"
+            "<text x=\"{}\" y=\"30\" fill=\"{}\">{}</text></g>\n",
+            x, width, kRow - 10, fill, x + 4, ink,
+            Escape(Abbreviate(i.profile, chars)), x + 4, ink, Escape(second));
   }
   return out + "</g>\n";
+}
+
+// A node as a block of small GPUs, 4 px a memory slice, one above the
+// other: the whole fleet fits on a screen.
+std::string MiniNode(const NodeGroups& node, const Palette& palette) {
+  constexpr int kMiniSlice = 4, kMiniRow = 7;
+  int width = 8;
+  for (const GpuGroup& d : node.gpus)
+    width = std::max(width, GpuSlices(d.model));
+  std::string out = fmt::format(
+      "<figure class=\"mini-node\" data-node=\"{}\"><svg width=\"{}\" "
+      "height=\"{}\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+      Escape(node.node), width * kMiniSlice,
+      static_cast<int>(node.gpus.size()) * kMiniRow);
+  for (size_t k = 0; k < node.gpus.size(); ++k) {
+    const GpuGroup& d = node.gpus[k];
+    int y = static_cast<int>(k) * kMiniRow;
+    std::string gpu_attr = GpuAttr(*d.gpu);
+    out += fmt::format(
+        "<g class=\"gpu{}\" data-node=\"{}\" data-gpu=\"{}\" "
+        "data-model=\"{}\"><rect class=\"gpu-frame\" x=\"0\" y=\"{}\" "
+        "width=\"{}\" height=\"{}\"/>",
+        d.serving ? "" : " idle-gpu", Escape(node.node), gpu_attr,
+        Escape(d.model), y, GpuSlices(d.model) * kMiniSlice, kMiniRow - 1);
+    for (const deployment::PlacedInstance& i : d.gpu->instances) {
+      std::string service = i.service.value_or("");
+      out +=
+          InstanceOpen(node.node, gpu_attr, GpuLabel(d), i) +
+          fmt::format(
+              "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
+              "fill=\"{}\"/></g>",
+              i.start * kMiniSlice, y,
+              MemorySlices(d.model, i.profile) * kMiniSlice - 1, kMiniRow - 1,
+              service.empty() ? "#F4F4F4" : palette.Colour(service));
+    }
+    out += "</g>\n";
+  }
+  return out +
+         fmt::format("</svg><figcaption>{}</figcaption></figure>\n",
+                     node.node.empty() ? "(not placed)" : Escape(node.node));
 }
 
 }  // namespace
 
 std::string DeploymentView(const deployment::Deployment& deployment,
-                           const Palette& palette, int collapse_above) {
+                           const Palette& palette, int compact_above) {
+  std::vector<NodeGroups> nodes =
+      GroupGpus(deployment, std::numeric_limits<int>::max());
   std::string out;
-  for (const NodeGroups& node : GroupGpus(deployment, collapse_above)) {
+  if (static_cast<int>(deployment.gpus.size()) > compact_above) {
+    out += fmt::format(
+        "<p class=\"muted\">{} GPUs on {} nodes, drawn small (more than {}): "
+        "each node a block, each GPU a bar of its memory slices; hover for "
+        "an instance's service, profile and batch.</p>\n<div "
+        "class=\"fleet-map\">\n",
+        deployment.gpus.size(), nodes.size(), compact_above);
+    for (const NodeGroups& node : nodes) out += MiniNode(node, palette);
+    return out + "</div>\n";
+  }
+  for (const NodeGroups& node : nodes) {
     int width = 8;
     for (const GpuGroup& d : node.gpus)
       width = std::max(width, GpuSlices(d.model));

@@ -10,16 +10,17 @@
 
 namespace migserve::report {
 
-// HTML (a section per node, an inline SVG in each). Every instance is a
+// HTML: a section per node, an inline SVG in each, every GPU a row of its
+// memory slices with each instance a labelled box. Every instance is a
 // <g class="instance"> carrying data-node, data-gpu (the device index, or
 // the id before placement), data-profile, data-start and data-service
-// (empty when idle). With more than `collapse_above` GPUs, identical GPUs
-// of one node (same model, layout, services and batches) are drawn once
-// with a count ("x 12", data-count="12") so a 1000-GPU fleet stays
-// readable; otherwise every GPU is drawn. StatusOr-free: GPU models come
-// from the default catalog, unknown ones drawn on 8 memory slices.
+// (empty when idle). With more than `compact_above` GPUs the fleet is drawn
+// small instead ("fleet-map": a block per node, 4 px a memory slice, a
+// tooltip per instance), so 1000 GPUs fit on a screen; every instance is
+// still one element. GPU models come from the default catalog; unknown
+// ones are drawn on 8 memory slices.
 std::string DeploymentView(const deployment::Deployment& deployment,
-                           const Palette& palette, int collapse_above = 100);
+                           const Palette& palette, int compact_above = 100);
 
 }  // namespace migserve::report
 

@@ -31,6 +31,9 @@ svg text { font: 11px system-ui, sans-serif; }
 .ok { fill: #228833; } .bad { fill: #CC3311; font-weight: bold; }
 table { border-collapse: collapse; } td, th { padding: 2px 10px;
   border-bottom: 1px solid #EEE; text-align: left; }
+.fleet-map { display: flex; flex-wrap: wrap; gap: 6px; }
+.mini-node { margin: 0; font-size: 10px; color: #555; }
+.mini-node .gpu-frame { fill: #FFF; stroke: #CCC; stroke-width: 0.5; }
 .legend span { display: inline-block; margin: 2px 10px 2px 0; }
 .swatch { width: 12px; height: 12px; vertical-align: middle;
   margin-right: 4px; border-radius: 2px; }
@@ -196,12 +199,12 @@ std::string RenderReport(const ReportInput& in) {
   out += Legend(palette);
   if (in.before) {
     out += "<h2>Before the transition</h2>\n" +
-           DeploymentView(*in.before, palette, in.collapse_above);
+           DeploymentView(*in.before, palette, in.compact_above);
     out += "<h2>After: the deployment</h2>\n" + Freed(*in.before, d);
   } else {
     out += "<h2>The deployment</h2>\n";
   }
-  out += DeploymentView(d, palette, in.collapse_above);
+  out += DeploymentView(d, palette, in.compact_above);
   if (!in.supply.empty()) {
     out +=
         "<h2>Services: provided vs required</h2>\n<p class=\"muted\">The "

@@ -30,7 +30,7 @@ struct ReportInput {
   std::optional<cluster::TransitionPlan> plan;
   std::optional<nlohmann::json> simulation;  // simulate --report
   std::optional<nlohmann::json> serve;       // serve --format json
-  int collapse_above = 100;                  // GPUs; see DeploymentView
+  int compact_above = 100;                   // GPUs; see DeploymentView
 };
 
 // The HTML. Throws nlohmann::json::exception when a JSON input lacks a

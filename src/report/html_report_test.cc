@@ -48,28 +48,37 @@ TEST(HtmlReportTest, EveryInstanceIsOneElementWithItsPlace) {
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));
 }
 
-TEST(HtmlReportTest, IdenticalGpusCollapseOnlyAboveTheThreshold) {
+TEST(HtmlReportTest, LargeFleetsAreDrawnSmallWithEveryInstance) {
   deployment::Deployment d;
   d.gpu = "A100-SXM4-80GB";
   d.services = {{"s<1>", "m", 10, 100, 0}};
   for (int k = 0; k < 150; ++k) {
     deployment::DeployedGpu g;
     g.id = k;
-    g.node = k < 100 ? "a" : "b";
-    g.index = k;
-    g.instances = {{"7g.80gb", 0, "s<1>", 8, 1, 10, 5}};
+    g.node = fmt::format("n{:02}", k / 8);
+    g.index = k % 8;
+    g.instances = {{"3g.40gb", 0, "s<1>", 8, 1, 10, 5},
+                   {"4g.40gb", 4, std::nullopt, 0, 1, 0, 0}};
     d.gpus.push_back(g);
   }
   ReportInput in;
   in.deployment = &d;
   std::string html = RenderReport(in);
-  EXPECT_EQ(Count(html, "<g class=\"instance"), 2);  // one per node
-  EXPECT_EQ(Count(html, "data-count=\"100\""), 2);   // the GPU and instance
-  EXPECT_EQ(Count(html, "data-count=\"50\""), 2);
+  EXPECT_EQ(Count(html, "<figure class=\"mini-node\""), 19);  // 150 / 8
+  EXPECT_EQ(Count(html, "<g class=\"instance\""), 150);
+  EXPECT_EQ(Count(html, "<g class=\"instance idle\""), 150);
+  EXPECT_EQ(Count(html, "<section class=\"node\""), 0);
+  EXPECT_NE(html.find("data-node=\"n18\" data-gpu=\"5\" "
+                      "data-profile=\"4g.40gb\" data-start=\"4\" "
+                      "data-service=\"\""),
+            std::string::npos);
   EXPECT_NE(html.find("data-service=\"s&lt;1&gt;\""), std::string::npos);
   EXPECT_EQ(html.find("s<1>"), std::string::npos) << "unescaped";
-  in.collapse_above = 1000;
-  EXPECT_EQ(Count(RenderReport(in), "<g class=\"instance"), 150);
+  in.compact_above = 150;
+  html = RenderReport(in);
+  EXPECT_EQ(Count(html, "<figure class=\"mini-node\""), 0);
+  EXPECT_EQ(Count(html, "<section class=\"node\""), 19);
+  EXPECT_EQ(Count(html, "<g class=\"instance"), 300);
 }
 
 TEST(HtmlReportTest, TransitionHasOneBarPerActionAndTheFloors) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace migserve::report {
 
 std::string Escape(std::string_view text) {
@@ -30,7 +32,10 @@ std::string Escape(std::string_view text) {
   return out;
 }
 
-std::string Num(double value) { return fmt::format("{:.4g}", value); }
+std::string Num(double value) {
+  if (std::abs(value) >= 1000) return fmt::format("{:.0f}", value);
+  return fmt::format("{:.4g}", value);
+}
 
 Palette::Palette(const std::vector<std::string>& services) {
   for (const std::string& s : services) {

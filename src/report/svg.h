@@ -13,7 +13,8 @@ namespace migserve::report {
 // `text` with &, <, >, " and ' escaped, for element text and attributes.
 std::string Escape(std::string_view text);
 
-// A number as the report prints it: up to 4 significant digits.
+// A number as the report prints it: whole from 1000 up, else up to 4
+// significant digits.
 std::string Num(double value);
 
 // Colours services in the order first given, from a 12-colour qualitative
