@@ -1,7 +1,5 @@
 #include <gtest/gtest.h>
 
-#include <regex>
-
 #include "cli/cli_test_util.h"
 #include "util/file.h"
 #include "util/test_util.h"
@@ -9,14 +7,8 @@
 namespace migserve::cli {
 namespace {
 
+using testing::CountMatches;
 using testing::SourcePath;
-
-int Count(const std::string& text, const std::string& pattern) {
-  std::regex re(pattern);
-  return static_cast<int>(
-      std::distance(std::sregex_iterator(text.begin(), text.end(), re),
-                    std::sregex_iterator()));
-}
 
 TEST(ReportCommandTest, DrawsTheTransitionFromSimulateOutputs) {
   const std::string dir = ::testing::TempDir() + "/report";
@@ -35,10 +27,10 @@ TEST(ReportCommandTest, DrawsTheTransitionFromSimulateOutputs) {
   EXPECT_EQ(r.err, "report: 24 GPUs drawn -> " + dir + "/report.html\n");
   std::string html = ReadFile(dir + "/report.html").value();
   // before: day on 18 of 24 GPUs; after: night on 6; the rest idle.
-  EXPECT_EQ(Count(html, "<g class=\"gpu"), 48);
+  EXPECT_EQ(CountMatches(html, "<g class=\"gpu"), 48);
   EXPECT_NE(html.find("data-freed=\"12\" data-taken=\"0\""), std::string::npos);
-  EXPECT_EQ(Count(html, "<svg class=\"capacity\""), 5);
-  EXPECT_EQ(Count(html, "<svg class=\"bar-chart satisfaction\""), 1);
+  EXPECT_EQ(CountMatches(html, "<svg class=\"capacity\""), 5);
+  EXPECT_EQ(CountMatches(html, "<svg class=\"bar-chart satisfaction\""), 1);
   // The after picture is where replicas ended, on named GPUs.
   EXPECT_NE(html.find("data-node=\"node-0\" data-gpu=\"0\" "
                       "data-profile=\"1g.10gb\" data-start=\"0\" "

@@ -3,22 +3,14 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <regex>
-
 #include "deployment/deployment_json.h"
 #include "util/test_util.h"
 
 namespace migserve::report {
 namespace {
 
+using testing::CountMatches;
 using testing::SourcePath;
-
-int Count(const std::string& html, const std::string& pattern) {
-  std::regex re(pattern);
-  return static_cast<int>(
-      std::distance(std::sregex_iterator(html.begin(), html.end(), re),
-                    std::sregex_iterator()));
-}
 
 int Instances(const deployment::Deployment& d) {
   int n = 0;
@@ -34,16 +26,18 @@ TEST(HtmlReportTest, EveryInstanceIsOneElementWithItsPlace) {
   in.title = "day";
   in.deployment = &*day;
   std::string html = RenderReport(in);
-  EXPECT_EQ(Count(html, "<g class=\"instance"), Instances(*day));
-  EXPECT_EQ(Count(html, "<g class=\"gpu"), static_cast<int>(day->gpus.size()));
+  EXPECT_EQ(CountMatches(html, "<g class=\"instance"), Instances(*day));
+  EXPECT_EQ(CountMatches(html, "<g class=\"gpu"),
+            static_cast<int>(day->gpus.size()));
   // The first GPU's first instance, by its attributes.
   const auto& g = day->gpus[0];
   const auto& i = g.instances[0];
-  EXPECT_EQ(Count(html, fmt::format("data-gpu=\"{}\" data-profile=\"{}\" "
-                                    "data-start=\"{}\" data-service=\"{}\"",
-                                    g.index ? *g.index : g.id, i.profile,
-                                    i.start, i.service.value_or(""))),
-            1);
+  EXPECT_EQ(
+      CountMatches(html, fmt::format("data-gpu=\"{}\" data-profile=\"{}\" "
+                                     "data-start=\"{}\" data-service=\"{}\"",
+                                     g.index ? *g.index : g.id, i.profile,
+                                     i.start, i.service.value_or(""))),
+      1);
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));
 }
@@ -64,10 +58,10 @@ TEST(HtmlReportTest, LargeFleetsAreDrawnSmallWithEveryInstance) {
   ReportInput in;
   in.deployment = &d;
   std::string html = RenderReport(in);
-  EXPECT_EQ(Count(html, "<figure class=\"mini-node\""), 19);  // 150 / 8
-  EXPECT_EQ(Count(html, "<g class=\"instance\""), 150);
-  EXPECT_EQ(Count(html, "<g class=\"instance idle\""), 150);
-  EXPECT_EQ(Count(html, "<section class=\"node\""), 0);
+  EXPECT_EQ(CountMatches(html, "<figure class=\"mini-node\""), 19);  // 150 / 8
+  EXPECT_EQ(CountMatches(html, "<g class=\"instance\""), 150);
+  EXPECT_EQ(CountMatches(html, "<g class=\"instance idle\""), 150);
+  EXPECT_EQ(CountMatches(html, "<section class=\"node\""), 0);
   EXPECT_NE(html.find("data-node=\"n18\" data-gpu=\"5\" "
                       "data-profile=\"4g.40gb\" data-start=\"4\" "
                       "data-service=\"\""),
@@ -76,9 +70,9 @@ TEST(HtmlReportTest, LargeFleetsAreDrawnSmallWithEveryInstance) {
   EXPECT_EQ(html.find("s<1>"), std::string::npos) << "unescaped";
   in.compact_above = 150;
   html = RenderReport(in);
-  EXPECT_EQ(Count(html, "<figure class=\"mini-node\""), 0);
-  EXPECT_EQ(Count(html, "<section class=\"node\""), 19);
-  EXPECT_EQ(Count(html, "<g class=\"instance"), 300);
+  EXPECT_EQ(CountMatches(html, "<figure class=\"mini-node\""), 0);
+  EXPECT_EQ(CountMatches(html, "<section class=\"node\""), 19);
+  EXPECT_EQ(CountMatches(html, "<g class=\"instance"), 300);
 }
 
 TEST(HtmlReportTest, TransitionHasOneBarPerActionAndTheFloors) {
@@ -120,8 +114,8 @@ TEST(HtmlReportTest, TransitionHasOneBarPerActionAndTheFloors) {
   in.before = &*day;
   in.simulation = sim;
   std::string html = RenderReport(in);
-  EXPECT_EQ(Count(html, "<rect class=\"action"), 2);
-  EXPECT_EQ(Count(html, "data-kind=\"migrate\""), 1);
+  EXPECT_EQ(CountMatches(html, "<rect class=\"action"), 2);
+  EXPECT_EQ(CountMatches(html, "data-kind=\"migrate\""), 1);
   EXPECT_NE(html.find("lowest 90 req/s = 90% of floor 100"), std::string::npos);
   EXPECT_NE(html.find("class=\"bad\">lowest"), std::string::npos);
   EXPECT_NE(html.find("<td>n/1</td><td>n/2</td>"), std::string::npos);

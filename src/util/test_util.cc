@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <regex>
 
 #include "util/file.h"
 
@@ -48,6 +49,13 @@ std::string WriteTempFile(const std::string& name,
   Status s = WriteFileAtomic(path, contents);
   EXPECT_TRUE(s.ok()) << s.ToString();
   return path;
+}
+
+int CountMatches(const std::string& text, const std::string& pattern) {
+  std::regex re(pattern);
+  return static_cast<int>(
+      std::distance(std::sregex_iterator(text.begin(), text.end(), re),
+                    std::sregex_iterator()));
 }
 
 }  // namespace migserve::testing

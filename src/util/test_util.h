@@ -15,6 +15,9 @@ std::string TempDir();
 // Writes `contents` to `TempDir()/name` and returns the path.
 std::string WriteTempFile(const std::string& name, const std::string& contents);
 
+// Returns how many times the regular expression `pattern` matches in `text`.
+int CountMatches(const std::string& text, const std::string& pattern);
+
 }  // namespace migserve::testing
 
 #endif  // MIGSERVE_UTIL_TEST_UTIL_H_
