@@ -47,7 +47,7 @@ std::pair<double, double> TimeByComponent(
     for (const auto& e : timeline) {
       if (e.start_s <= mid && mid < e.end_s) {
         any = true;
-        gpu |= e.kind == cluster::ActionKind::kRepartition;
+        gpu |= e.action.kind == cluster::ActionKind::kRepartition;
       }
     }
     double width = cuts[k + 1] - cuts[k];
@@ -66,19 +66,19 @@ nlohmann::json TimelineJson(
   nlohmann::json entries = nlohmann::json::array();
   for (const cluster::TimelineEntry& e : timeline) {
     const cluster::Action& a = e.action;
-    nlohmann::json j = {{"id", e.id},
-                        {"kind", cluster::KindName(e.kind)},
+    nlohmann::json j = {{"id", a.id},
+                        {"kind", cluster::KindName(a.kind)},
                         {"gpu", a.at.gpu.ToString()},
                         {"start_s", e.start_s},
                         {"end_s", e.end_s},
                         {"ok", e.ok},
                         {"text", cluster::Describe(a)}};
-    if (e.kind != cluster::ActionKind::kRepartition) {
+    if (a.kind != cluster::ActionKind::kRepartition) {
       j["service"] = a.replica.service;
       j["profile"] = a.at.model->profiles.at(a.at.instance.profile).name;
       j["start"] = a.at.instance.start;
     }
-    if (e.kind == cluster::ActionKind::kMigrate) {
+    if (a.kind == cluster::ActionKind::kMigrate) {
       j["to"] = a.to.gpu.ToString();
       j["to_start"] = a.to.instance.start;
       j["local"] = e.local;
@@ -137,8 +137,8 @@ void RunSimulate(const SimulateFlags& flags, CommandContext* context) {
   std::map<std::string, int> counts;
   for (const auto& e : sim.timeline()) {
     if (!e.ok) continue;
-    std::string kind(cluster::KindName(e.kind));
-    if (e.kind == cluster::ActionKind::kMigrate) {
+    std::string kind(cluster::KindName(e.action.kind));
+    if (e.action.kind == cluster::ActionKind::kMigrate) {
       kind = e.local ? "local migrate" : "remote migrate";
     }
     ++counts[kind];

@@ -60,8 +60,7 @@ Status SimulatedCluster::Start(const Action& action) {
     local = action.at.gpu.node == action.to.gpu.node;
   }
   double end = now_s_ + Duration(action, local);
-  timeline_.push_back(
-      {action.id, action.kind, local, now_s_, end, true, action});
+  timeline_.push_back({action, local, now_s_, end, true});
   running_.push_back({action, end, timeline_.size() - 1});
   ++starts_[action.id];
   Record();

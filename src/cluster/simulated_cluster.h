@@ -41,13 +41,11 @@ struct Faults {
 
 // One action as it ran.
 struct TimelineEntry {
-  int id = 0;
-  ActionKind kind = ActionKind::kCreate;
+  Action action;      // what ran
   bool local = true;  // migrate within one node
   double start_s = 0;
   double end_s = 0;
   bool ok = true;
-  Action action;  // what ran, for reports
 };
 
 // Every service's ready capacity (requests/s) from `time_s` on, until the
