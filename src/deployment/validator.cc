@@ -9,6 +9,7 @@
 #include "mig/layout.h"
 #include "profile/capacity.h"
 #include "queueing/capacity_model.h"
+#include "workload/measurement_gaps.h"
 
 namespace migserve::deployment {
 namespace {
@@ -29,9 +30,7 @@ std::string CreditInstance(const PlacedInstance& instance,
                                                  service.model, terms);
     if (best.row == nullptr) {
       if (!profiles.Measures(service.model, gpu.name, profile.name)) {
-        return fmt::format(
-            "service '{}' cannot run on {}: model '{}' was not measured there",
-            service.name, profile.name, service.model);
+        return workload::NotMeasuredMessage(service, profile.name);
       }
       return fmt::format(
           "service '{}' cannot run on {} within its SLO (latency limit {:.6g} "

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "workload/measurement_gaps.h"
+
 namespace migserve::optimizer {
 namespace {
 
@@ -34,9 +36,7 @@ std::string CannotRun(const Problem& problem, int service, int profile) {
   const workload::Service& s = problem.workload.services[service];
   const std::string& name = problem.gpu.profiles[profile].name;
   if (!problem.caps.measured(service, profile)) {
-    return fmt::format(
-        "service '{}' cannot run on {}: model '{}' was not measured there",
-        s.name, name, s.model);
+    return workload::NotMeasuredMessage(s, name);
   }
   return fmt::format(
       "service '{}' cannot run on {}: no measured point of '{}' there meets "

@@ -1,5 +1,7 @@
 #include "workload/measurement_gaps.h"
 
+#include <fmt/format.h>
+
 #include <set>
 
 namespace migserve::workload {
@@ -22,6 +24,13 @@ std::vector<MeasurementGap> FindMeasurementGaps(
     if (!gap.profiles.empty()) gaps.push_back(std::move(gap));
   }
   return gaps;
+}
+
+std::string NotMeasuredMessage(const Service& service,
+                               const std::string& profile) {
+  return fmt::format(
+      "service '{}' cannot run on {}: model '{}' was not measured there",
+      service.name, profile, service.model);
 }
 
 }  // namespace migserve::workload
