@@ -6,7 +6,6 @@
 #include <tuple>
 
 #include "mig/gpu_catalog.h"
-#include "util/csv.h"
 #include "util/csv_file.h"
 #include "util/file.h"
 
@@ -24,22 +23,19 @@ constexpr int kNumColumns = 11;
 // The optional columns written only when a row has a value.
 constexpr int kFirstPercentile = 8;
 
+// One row's fields by canonical column (index into kColumns): optional
+// columns may be empty, the rest are read and checked by CsvFile.
 class RowReader {
  public:
-  RowReader(const std::string& source, const CsvRecord& record,
+  RowReader(const CsvFile& file, const CsvRecord& record,
             const std::vector<int>& column_of)
-      : source_(source), record_(record), column_of_(column_of) {}
+      : file_(file), record_(record), column_of_(column_of) {}
 
-  // The field of column `c` (index into kColumns), empty if absent.
-  std::string Field(int c) const {
-    int i = column_of_[c];
-    if (i < 0 || i >= static_cast<int>(record_.fields.size())) return "";
-    return record_.fields[i];
-  }
+  // The field of column `c`, empty if absent.
+  std::string Field(int c) const { return file_.Field(record_, column_of_[c]); }
 
   Status Error(int c, const std::string& reason) const {
-    return Status::InvalidArgument(fmt::format(
-        "{}:{}: {}: {}", source_, record_.line, kColumns[c], reason));
+    return file_.Error(record_, column_of_[c], reason);
   }
 
   Status Text(int c, std::string* out) const {
@@ -49,34 +45,29 @@ class RowReader {
   }
 
   Status Number(int c, double* out) const {
-    std::string f = Field(c);
-    if (f.empty()) return kRequired[c] ? Error(c, "missing") : Status::Ok();
-    if (!ParseDouble(f, out)) {
-      return Error(c, fmt::format("not a number: '{}'", f));
+    if (Field(c).empty()) {
+      return kRequired[c] ? Error(c, "missing") : Status::Ok();
     }
-    if (*out < 0) return Error(c, fmt::format("must be >= 0, got {}", f));
+    MIGSERVE_ASSIGN_OR_RETURN(*out, file_.Number(record_, column_of_[c]));
     return Status::Ok();
   }
 
   Status OptionalNumber(int c, std::optional<double>* out) const {
     if (Field(c).empty()) return Status::Ok();
-    double value = 0;
-    MIGSERVE_RETURN_IF_ERROR(Number(c, &value));
-    *out = value;
+    MIGSERVE_ASSIGN_OR_RETURN(*out, file_.Number(record_, column_of_[c]));
     return Status::Ok();
   }
 
   Status Count(int c, int* out) const {
-    std::string f = Field(c);
-    if (f.empty()) return kRequired[c] ? Error(c, "missing") : Status::Ok();
-    if (!ParseInt(f, out) || *out <= 0) {
-      return Error(c, fmt::format("must be a positive integer, got '{}'", f));
+    if (Field(c).empty()) {
+      return kRequired[c] ? Error(c, "missing") : Status::Ok();
     }
+    MIGSERVE_ASSIGN_OR_RETURN(*out, file_.Count(record_, column_of_[c]));
     return Status::Ok();
   }
 
  private:
-  const std::string& source_;
+  const CsvFile& file_;
   const CsvRecord& record_;
   const std::vector<int>& column_of_;
 };
@@ -85,13 +76,9 @@ class RowReader {
 
 StatusOr<ProfileTable> ParseProfileCsv(const std::string& text,
                                        const std::string& source) {
-  auto records = ParseCsv(text);
-  if (!records.ok()) return records.status().WithPrefix(source);
-  if (records->empty()) {
-    return Status::InvalidArgument(source + ":1: header: missing");
-  }
-  const CsvRecord& header = records->front();
-  MIGSERVE_RETURN_IF_ERROR(CheckCommaSeparated(header, source, "profile CSVs"));
+  MIGSERVE_ASSIGN_OR_RETURN(CsvFile file,
+                            CsvFile::Parse(text, source, "profile CSVs"));
+  const CsvRecord& header = file.header();
   std::vector<int> column_of(kNumColumns, -1);
   for (size_t i = 0; i < header.fields.size(); ++i) {
     for (int c = 0; c < kNumColumns; ++c) {
@@ -110,9 +97,8 @@ StatusOr<ProfileTable> ParseProfileCsv(const std::string& text,
   table.source = source;
   std::map<std::tuple<std::string, std::string, std::string, int, int>, int>
       first_line;
-  for (size_t r = 1; r < records->size(); ++r) {
-    const CsvRecord& record = (*records)[r];
-    RowReader reader(source, record, column_of);
+  for (const CsvRecord& record : file.Rows()) {
+    RowReader reader(file, record, column_of);
     if (record.fields.size() != header.fields.size()) {
       return Status::InvalidArgument(
           fmt::format("{}:{}: row: has {} fields, the header has {}", source,

@@ -2,28 +2,17 @@
 
 #include <fmt/format.h>
 
-#include "util/file.h"
-
 namespace migserve {
 
-StatusOr<CsvFile> CsvFile::Parse(std::string_view text, std::string source) {
+StatusOr<CsvFile> CsvFile::Parse(std::string_view text, std::string source,
+                                 std::string_view what) {
   auto records = ParseCsv(text);
   if (!records.ok()) return records.status().WithPrefix(source);
   if (records->empty()) {
-    return Status::InvalidArgument(source + ":1: header: missing (empty file)");
+    return Status::InvalidArgument(source + ":1: header: missing");
   }
-  MIGSERVE_RETURN_IF_ERROR(
-      CheckCommaSeparated(records->front(), source, "CSV files"));
+  MIGSERVE_RETURN_IF_ERROR(CheckCommaSeparated(records->front(), source, what));
   return CsvFile(std::move(source), std::move(records).value());
-}
-
-StatusOr<CsvFile> CsvFile::Load(const std::string& path) {
-  MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  return Parse(text, path);
-}
-
-std::vector<CsvRecord> CsvFile::Rows() const {
-  return std::vector<CsvRecord>(records_.begin() + 1, records_.end());
 }
 
 int CsvFile::Find(std::string_view name) const {

@@ -4,6 +4,7 @@
 #ifndef MIGSERVE_UTIL_CSV_FILE_H_
 #define MIGSERVE_UTIL_CSV_FILE_H_
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,15 +17,17 @@ namespace migserve {
 class CsvFile {
  public:
   // Parses `text` (from `source`, for messages): the first record is the
-  // header. InvalidArgument for an empty file, or a header separated by ';',
-  // tab or '|' instead of commas (named).
-  static StatusOr<CsvFile> Parse(std::string_view text, std::string source);
-  static StatusOr<CsvFile> Load(const std::string& path);
+  // header. InvalidArgument "FILE:1: header: missing" for an empty file, or
+  // a header separated by ';', tab or '|' instead of commas (named, with
+  // `what` the files that are comma-separated).
+  static StatusOr<CsvFile> Parse(std::string_view text, std::string source,
+                                 std::string_view what = "CSV files");
 
-  const std::string& source() const { return source_; }
   const CsvRecord& header() const { return records_.front(); }
   // The records after the header.
-  std::vector<CsvRecord> Rows() const;
+  std::span<const CsvRecord> Rows() const {
+    return std::span<const CsvRecord>(records_).subspan(1);
+  }
 
   // Index of the column headed `name`, or -1.
   int Find(std::string_view name) const;
@@ -33,7 +36,7 @@ class CsvFile {
   StatusOr<int> Require(std::string_view name) const;
 
   // The field in `column` of `row`; empty if the row is shorter or column
-  // is -1.
+  // is -1. Errors below name the column by its header ("row" for -1).
   std::string Field(const CsvRecord& row, int column) const;
   // The field as a number >= 0.
   StatusOr<double> Number(const CsvRecord& row, int column) const;

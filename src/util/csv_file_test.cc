@@ -10,7 +10,7 @@ TEST(CsvFileTest, ColumnsAreFoundByHeaderWhereverTheyStand) {
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   EXPECT_EQ(f->Find("a"), 1);
   EXPECT_EQ(f->Find("c"), -1);
-  std::vector<CsvRecord> rows = f->Rows();
+  std::span<const CsvRecord> rows = f->Rows();
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(f->Field(rows[0], 1), "x");
   EXPECT_EQ(f->Field(rows[0], -1), "");
@@ -34,7 +34,7 @@ TEST(CsvFileTest, ErrorsNameFileLineAndColumn) {
 
 TEST(CsvFileTest, EmptyFileAndWrongSeparatorAreNamed) {
   EXPECT_EQ(CsvFile::Parse("", "t.csv").status().message(),
-            "t.csv:1: header: missing (empty file)");
+            "t.csv:1: header: missing");
   EXPECT_EQ(CsvFile::Parse("a;b\n1;2\n", "t.csv").status().message(),
             "t.csv:1: header: fields are separated by ';'; CSV files are "
             "comma-separated");
