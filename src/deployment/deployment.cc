@@ -1,20 +1,19 @@
 #include "deployment/deployment.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace migserve::deployment {
 
+bool DeployedGpu::Serving() const {
+  return std::any_of(instances.begin(), instances.end(),
+                     [](const PlacedInstance& i) { return i.service; });
+}
+
 int Deployment::UsedGpus() const {
-  int used = 0;
-  for (const DeployedGpu& g : gpus) {
-    for (const PlacedInstance& i : g.instances) {
-      if (i.service) {
-        ++used;
-        break;
-      }
-    }
-  }
-  return used;
+  return static_cast<int>(
+      std::count_if(gpus.begin(), gpus.end(),
+                    [](const DeployedGpu& g) { return g.Serving(); }));
 }
 
 bool Deployment::Placed() const {

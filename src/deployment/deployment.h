@@ -31,6 +31,9 @@ struct DeployedGpu {
   // The GPU model, in a mixed fleet; absent: the deployment's `gpu`.
   std::optional<std::string> gpu;
   std::vector<PlacedInstance> instances;
+
+  // Returns true if an instance serves a replica.
+  bool Serving() const;
 };
 
 // What the algorithm that made the deployment reports. `extra` holds further

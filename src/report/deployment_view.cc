@@ -62,13 +62,14 @@ std::string GpuRow(const GpuGroup& d, const std::string& node, int y,
   std::string out = fmt::format(
       "<g class=\"gpu{}\" data-node=\"{}\" data-gpu=\"{}\" data-model=\"{}\" "
       "transform=\"translate(0,{})\">\n",
-      d.serving ? "" : " idle-gpu", Escape(node), gpu_attr, Escape(d.model), y);
+      d.gpu->Serving() ? "" : " idle-gpu", Escape(node), gpu_attr,
+      Escape(d.model), y);
   std::string label = GpuLabel(d);
   out += fmt::format(
       "<text class=\"gpu-label\" x=\"4\" y=\"{}\">{}</text>\n"
       "<text class=\"gpu-model\" x=\"4\" y=\"{}\">{}{}</text>\n",
       kRow / 2 - 2, Escape(label), kRow / 2 + 10, Escape(d.model),
-      d.serving ? "" : " \u00b7 idle");
+      d.gpu->Serving() ? "" : " \u00b7 idle");
   out += fmt::format(
       "<rect class=\"gpu-frame\" x=\"{}\" y=\"2\" width=\"{}\" height=\"{}\" "
       "/>\n",
@@ -117,7 +118,7 @@ std::string MiniNode(const NodeGroups& node, const Palette& palette) {
         "<g class=\"gpu{}\" data-node=\"{}\" data-gpu=\"{}\" "
         "data-model=\"{}\"><rect class=\"gpu-frame\" x=\"0\" y=\"{}\" "
         "width=\"{}\" height=\"{}\"/>",
-        d.serving ? "" : " idle-gpu", Escape(node.node), gpu_attr,
+        d.gpu->Serving() ? "" : " idle-gpu", Escape(node.node), gpu_attr,
         Escape(d.model), y, GpuSlices(d.model) * kMiniSlice, kMiniRow - 1);
     for (const deployment::PlacedInstance& i : d.gpu->instances) {
       std::string service = i.service.value_or("");

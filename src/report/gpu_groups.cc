@@ -27,10 +27,9 @@ std::vector<NodeGroups> GroupGpus(const deployment::Deployment& deployment,
     const deployment::DeployedGpu& gpu = deployment.gpus[g];
     NodeGroups& node = nodes[gpu.node.value_or("")];
     node.node = gpu.node.value_or("");
-    GpuGroup group{&gpu, deployment.GpuModelOf(g), 1, false};
-    for (const auto& i : gpu.instances) group.serving |= i.service.has_value();
+    GpuGroup group{&gpu, deployment.GpuModelOf(g), 1};
     ++node.total;
-    node.serving += group.serving ? 1 : 0;
+    node.serving += gpu.Serving() ? 1 : 0;
     if (collapse) {
       auto [it, added] =
           group_of[node.node].emplace(Key(group), node.gpus.size());

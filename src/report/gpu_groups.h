@@ -15,7 +15,6 @@ struct GpuGroup {
   const deployment::DeployedGpu* gpu;  // the first of the group
   std::string model;
   int count = 1;
-  bool serving = false;  // serves a replica
 };
 
 struct NodeGroups {

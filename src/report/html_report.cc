@@ -39,13 +39,6 @@ table { border-collapse: collapse; } td, th { padding: 2px 10px;
   margin-right: 4px; border-radius: 2px; }
 )";
 
-bool Serving(const deployment::DeployedGpu& g) {
-  for (const auto& i : g.instances) {
-    if (i.service) return true;
-  }
-  return false;
-}
-
 std::string GpuRef(const deployment::DeployedGpu& g) {
   return g.node && g.index ? fmt::format("{}/{}", *g.node, *g.index)
                            : fmt::format("gpu {}", g.id);
@@ -69,10 +62,10 @@ std::string Freed(const deployment::Deployment& before,
                   const deployment::Deployment& after) {
   std::set<std::string> was, is;
   for (const auto& g : before.gpus) {
-    if (Serving(g)) was.insert(GpuRef(g));
+    if (g.Serving()) was.insert(GpuRef(g));
   }
   for (const auto& g : after.gpus) {
-    if (Serving(g)) is.insert(GpuRef(g));
+    if (g.Serving()) is.insert(GpuRef(g));
   }
   std::vector<std::string> freed, taken;
   for (const std::string& g : was) {
@@ -183,8 +176,7 @@ std::string RenderReport(const ReportInput& in) {
   }
   for (const auto& s : d.services) services.push_back(s.name);
   Palette palette(services);
-  int serving = 0;
-  for (const auto& g : d.gpus) serving += Serving(g) ? 1 : 0;
+  int serving = d.UsedGpus();
 
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
