@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <limits>
 
-#include "mig/gpu_catalog.h"
 #include "report/gpu_groups.h"
 
 namespace migserve::report {
@@ -14,18 +13,6 @@ namespace {
 constexpr int kLabel = 150;  // px for the GPU's name
 constexpr int kSlice = 64;   // px per memory slice
 constexpr int kRow = 40;     // px per GPU
-
-int MemorySlices(const std::string& model, const std::string& profile) {
-  auto gpu = mig::GpuCatalog::Default().Find(model);
-  if (!gpu.ok()) return 1;
-  int p = (*gpu)->FindProfile(profile);
-  return p < 0 ? 1 : (*gpu)->profiles[p].memory_slices;
-}
-
-int GpuSlices(const std::string& model) {
-  auto gpu = mig::GpuCatalog::Default().Find(model);
-  return gpu.ok() ? (*gpu)->memory_slices : 8;
-}
 
 // The first `chars` characters of `text`, with "…" when cut.
 std::string Abbreviate(const std::string& text, int chars) {
@@ -73,7 +60,7 @@ std::string GpuRow(const GpuGroup& d, const std::string& node, int y,
   out += fmt::format(
       "<rect class=\"gpu-frame\" x=\"{}\" y=\"2\" width=\"{}\" height=\"{}\" "
       "/>\n",
-      kLabel, GpuSlices(d.model) * kSlice, kRow - 6);
+      kLabel, MemorySlices(d.model) * kSlice, kRow - 6);
   for (const deployment::PlacedInstance& i : g.instances) {
     std::string service = i.service.value_or("");
     int width = MemorySlices(d.model, i.profile) * kSlice - 3;
@@ -104,7 +91,7 @@ std::string MiniNode(const NodeGroups& node, const Palette& palette) {
   constexpr int kMiniSlice = 4, kMiniRow = 7;
   int width = 8;
   for (const GpuGroup& d : node.gpus)
-    width = std::max(width, GpuSlices(d.model));
+    width = std::max(width, MemorySlices(d.model));
   std::string out = fmt::format(
       "<figure class=\"mini-node\" data-node=\"{}\"><svg width=\"{}\" "
       "height=\"{}\" xmlns=\"http://www.w3.org/2000/svg\">\n",
@@ -119,7 +106,7 @@ std::string MiniNode(const NodeGroups& node, const Palette& palette) {
         "data-model=\"{}\"><rect class=\"gpu-frame\" x=\"0\" y=\"{}\" "
         "width=\"{}\" height=\"{}\"/>",
         d.gpu->Serving() ? "" : " idle-gpu", Escape(node.node), gpu_attr,
-        Escape(d.model), y, GpuSlices(d.model) * kMiniSlice, kMiniRow - 1);
+        Escape(d.model), y, MemorySlices(d.model) * kMiniSlice, kMiniRow - 1);
     for (const deployment::PlacedInstance& i : d.gpu->instances) {
       std::string service = i.service.value_or("");
       out +=
@@ -158,7 +145,7 @@ std::string DeploymentView(const deployment::Deployment& deployment,
   for (const NodeGroups& node : nodes) {
     int width = 8;
     for (const GpuGroup& d : node.gpus)
-      width = std::max(width, GpuSlices(d.model));
+      width = std::max(width, MemorySlices(d.model));
     out += fmt::format(
         "<section class=\"node\" data-node=\"{}\"><h3>{} <span "
         "class=\"muted\">{} GPUs, {} serving, {} idle</span></h3>\n"

@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "mig/gpu_catalog.h"
+
 namespace migserve::report {
 namespace {
 
@@ -43,6 +45,18 @@ std::vector<NodeGroups> GroupGpus(const deployment::Deployment& deployment,
   std::vector<NodeGroups> out;
   for (auto& [name, node] : nodes) out.push_back(std::move(node));
   return out;
+}
+
+int MemorySlices(const std::string& model) {
+  auto gpu = mig::GpuCatalog::Default().Find(model);
+  return gpu.ok() ? (*gpu)->memory_slices : 8;
+}
+
+int MemorySlices(const std::string& model, const std::string& profile) {
+  auto gpu = mig::GpuCatalog::Default().Find(model);
+  if (!gpu.ok()) return 1;
+  int p = (*gpu)->FindProfile(profile);
+  return p < 0 ? 1 : (*gpu)->profiles[p].memory_slices;
 }
 
 std::string GpuLabel(const GpuGroup& group) {

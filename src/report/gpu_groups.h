@@ -29,6 +29,12 @@ struct NodeGroups {
 std::vector<NodeGroups> GroupGpus(const deployment::Deployment& deployment,
                                   int collapse_above);
 
+// The memory slices of a GPU of `model` (8 if the catalog does not know
+// it), and of its `profile` instances (1 if unknown): how wide views draw
+// them.
+int MemorySlices(const std::string& model);
+int MemorySlices(const std::string& model, const std::string& profile);
+
 // "GPU 3" once placed, else "gpu 3" (its id), with " × N" for a group.
 std::string GpuLabel(const GpuGroup& group);
 

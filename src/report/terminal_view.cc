@@ -4,7 +4,6 @@
 
 #include <map>
 
-#include "mig/gpu_catalog.h"
 #include "report/gpu_groups.h"
 
 namespace migserve::report {
@@ -57,12 +56,9 @@ std::string TerminalView(const deployment::Deployment& deployment,
                        node.node.empty() ? "(not placed on nodes)" : node.node,
                        node.total, node.serving);
     for (const GpuGroup& group : node.gpus) {
-      auto gpu = mig::GpuCatalog::Default().Find(group.model);
-      int slices = gpu.ok() ? (*gpu)->memory_slices : 8;
-      std::string row(slices * kSlice, '.');
+      std::string row(MemorySlices(group.model) * kSlice, '.');
       for (const deployment::PlacedInstance& i : group.gpu->instances) {
-        int p = gpu.ok() ? (*gpu)->FindProfile(i.profile) : -1;
-        int width = (p < 0 ? 1 : (*gpu)->profiles[p].memory_slices) * kSlice;
+        int width = MemorySlices(group.model, i.profile) * kSlice;
         std::string code = "-";
         if (i.service) {
           auto it = code_of.find(*i.service);
