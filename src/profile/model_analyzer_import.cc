@@ -8,19 +8,12 @@
 #include <tuple>
 
 #include "mig/gpu_catalog.h"
+#include "profile/sweep.h"
 #include "util/csv_file.h"
 #include "util/file.h"
 
 namespace migserve::profile {
 namespace {
-
-struct Point {
-  double concurrency = 0;
-  double throughput = 0;
-  double p99_ms = 0;
-  std::optional<double> p90_ms;
-  double idle_ms = 0;  // this point's estimate of the batch time
-};
 
 // "2:GPU" -> 2; "1:GPU,2:CPU" -> 1 (GPU instances only); "" -> 1.
 StatusOr<int> GpuInstances(const CsvFile& file, const CsvRecord& row,
@@ -71,7 +64,7 @@ StatusOr<ProfileTable> ImportModelAnalyzerCsv(
   int avg_col = file.Find("Avg Latency (ms)");
 
   using Key = std::tuple<std::string, int, int>;  // model, batch, procs
-  std::map<Key, std::vector<Point>> groups;
+  std::map<Key, std::vector<SweepPoint>> groups;
   std::set<std::string> models;
   for (const CsvRecord& r : file.Rows()) {
     std::string model = file.Field(r, model_col);
@@ -80,8 +73,8 @@ StatusOr<ProfileTable> ImportModelAnalyzerCsv(
     if (!options.model.empty() && model != options.model) continue;
     MIGSERVE_ASSIGN_OR_RETURN(int batch, file.Count(r, batch_col));
     MIGSERVE_ASSIGN_OR_RETURN(int procs, GpuInstances(file, r, group_col));
-    Point p;
-    MIGSERVE_ASSIGN_OR_RETURN(p.concurrency, file.Number(r, concurrency_col));
+    SweepPoint p;
+    MIGSERVE_ASSIGN_OR_RETURN(p.load, file.Number(r, concurrency_col));
     MIGSERVE_ASSIGN_OR_RETURN(p.throughput, file.Number(r, throughput_col));
     MIGSERVE_ASSIGN_OR_RETURN(p.p99_ms, file.Number(r, p99_col));
     if (p90_col >= 0) {
@@ -90,7 +83,7 @@ StatusOr<ProfileTable> ImportModelAnalyzerCsv(
     if (avg_col >= 0) {
       MIGSERVE_ASSIGN_OR_RETURN(p.idle_ms, file.Number(r, avg_col));
     } else if (p.throughput > 0) {
-      p.idle_ms = std::round(p.concurrency * batch * 1e6 / p.throughput) / 1000;
+      p.idle_ms = std::round(p.load * batch * 1e6 / p.throughput) / 1000;
     }
     if (p.throughput == 0) continue;  // a failed measurement
     groups[Key{model, batch, procs}].push_back(p);
@@ -102,18 +95,7 @@ StatusOr<ProfileTable> ImportModelAnalyzerCsv(
   }
   ProfileTable table;
   for (const auto& [key, points] : groups) {
-    const Point* idle = &points[0];
-    const Point* chosen = nullptr;
-    for (const Point& p : points) {
-      if (p.concurrency < idle->concurrency ||
-          (p.concurrency == idle->concurrency && p.idle_ms < idle->idle_ms)) {
-        idle = &p;
-      }
-      if (options.latency_limit_ms && p.p99_ms > *options.latency_limit_ms) {
-        continue;
-      }
-      if (!chosen || p.throughput > chosen->throughput) chosen = &p;
-    }
+    const SweepPoint* chosen = BestPoint(points, options.latency_limit_ms);
     if (!chosen) continue;  // no point within the limit
     ProfileRow row;
     row.model = std::get<0>(key);
@@ -122,7 +104,7 @@ StatusOr<ProfileTable> ImportModelAnalyzerCsv(
     row.batch = std::get<1>(key);
     row.procs = std::get<2>(key);
     row.throughput = chosen->throughput;
-    row.latency_ms = idle->idle_ms;
+    row.latency_ms = IdlePoint(points).idle_ms;
     row.latency_p90_ms = chosen->p90_ms;
     row.latency_p99_ms = chosen->p99_ms;
     table.rows.push_back(std::move(row));

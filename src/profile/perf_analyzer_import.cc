@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "mig/gpu_catalog.h"
+#include "profile/sweep.h"
 #include "util/csv_file.h"
 #include "util/file.h"
 
@@ -82,17 +83,15 @@ StatusOr<ProfileRow> ImportPerfAnalyzerCsv(std::string_view text,
   MIGSERVE_ASSIGN_OR_RETURN(int p90, file.Require("p90 latency"));
   MIGSERVE_ASSIGN_OR_RETURN(int p99, file.Require("p99 latency"));
 
-  struct Point {
-    double load, throughput, p50_ms, p90_ms, p99_ms;
-  };
-  std::vector<Point> points;
+  std::vector<SweepPoint> points;
   for (const CsvRecord& r : file.Rows()) {
-    Point p{};
+    SweepPoint p;
     MIGSERVE_ASSIGN_OR_RETURN(p.load, file.Number(r, load));
     MIGSERVE_ASSIGN_OR_RETURN(p.throughput, file.Number(r, throughput));
     MIGSERVE_ASSIGN_OR_RETURN(double us50, file.Number(r, p50));
     MIGSERVE_ASSIGN_OR_RETURN(double us90, file.Number(r, p90));
     MIGSERVE_ASSIGN_OR_RETURN(double us99, file.Number(r, p99));
+    p.idle_ms = us50 / 1000;  // one request in flight at the lowest load
     p.p50_ms = us50 / 1000;
     p.p90_ms = us90 / 1000;
     p.p99_ms = us99 / 1000;
@@ -101,15 +100,12 @@ StatusOr<ProfileRow> ImportPerfAnalyzerCsv(std::string_view text,
   if (points.empty()) {
     return Status::InvalidArgument(path + ": no measurements after the header");
   }
-  const Point* idle = &points[0];
-  for (const Point& p : points) {
-    if (p.load < idle->load) idle = &p;
-  }
-  const Point* chosen = nullptr;
+  const SweepPoint& idle = IdlePoint(points);
+  const SweepPoint* chosen = nullptr;
   const std::string load_name = file.header().fields[load];
   if (options.concurrency) {
     std::vector<std::string> loads;
-    for (const Point& p : points) {
+    for (const SweepPoint& p : points) {
       if (p.load == *options.concurrency) chosen = &p;
       loads.push_back(fmt::format("{:g}", p.load));
     }
@@ -119,18 +115,12 @@ StatusOr<ProfileRow> ImportPerfAnalyzerCsv(std::string_view text,
                                           fmt::join(loads, ", ")));
     }
   } else {
-    for (const Point& p : points) {
-      if (options.latency_limit_ms && p.p99_ms > *options.latency_limit_ms) {
-        continue;
-      }
-      if (!chosen || p.throughput > chosen->throughput) chosen = &p;
-    }
+    chosen = BestPoint(points, options.latency_limit_ms);
     if (!chosen) {
       return Status::NotFound(fmt::format(
           "{}: no row's p99 latency is within --latency-limit {:g} ms (the "
           "lowest is {:g} ms, at {} {:g})",
-          path, *options.latency_limit_ms, idle->p99_ms, load_name,
-          idle->load));
+          path, *options.latency_limit_ms, idle.p99_ms, load_name, idle.load));
     }
   }
   ProfileRow row;
@@ -140,7 +130,7 @@ StatusOr<ProfileRow> ImportPerfAnalyzerCsv(std::string_view text,
   row.batch = options.batch;
   row.procs = options.procs;
   row.throughput = chosen->throughput;
-  row.latency_ms = idle->p50_ms;
+  row.latency_ms = idle.idle_ms;
   row.latency_p50_ms = chosen->p50_ms;
   row.latency_p90_ms = chosen->p90_ms;
   row.latency_p99_ms = chosen->p99_ms;
