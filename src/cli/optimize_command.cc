@@ -1,8 +1,11 @@
 // migserve optimize -w W -p P --algo A [--time-limit S] [--seed N] [-o F]
+//                   [--from CURRENT [--extra-gpus K] [--weights G,S,R]]
 #include <fmt/format.h>
 
 #include "cli/command.h"
 #include "cli/inputs.h"
+#include "cluster/cluster_state.h"
+#include "controller/transition_target.h"
 #include "deployment/deployment_json.h"
 #include "optimizer/fleet.h"
 #include "optimizer/registry.h"
@@ -18,7 +21,67 @@ struct OptimizeFlags {
   std::string algo;
   std::string output;
   optimizer::SolveOptions solve;
+  std::string from;
+  std::vector<double> weights;
+  int gpus_per_node = 8;
+  optimizer::TransitionOptions transition;
 };
+
+// --from: the fewest GPUs, reached from the current deployment with the
+// fewest replica starts.
+void RunTransitionOptimize(const OptimizeFlags& flags,
+                           CommandContext* context) {
+  if (flags.algo != "milp") {
+    context->Fail(Status::InvalidArgument(fmt::format(
+        "--from: only --algo milp optimizes from a current deployment, not "
+        "'{}'",
+        flags.algo)));
+    return;
+  }
+  optimizer::TransitionOptions transition = flags.transition;
+  if (!flags.weights.empty()) {
+    transition.weights = optimizer::TransitionWeights{
+        flags.weights[0], flags.weights[1], flags.weights[2]};
+  }
+  if (Status s = transition.Validate(); !s.ok()) {
+    context->Fail(s);
+    return;
+  }
+  auto inputs = LoadInputs(flags.workload, flags.profiles, context->err);
+  if (!inputs.ok()) {
+    context->Fail(inputs.status());
+    return;
+  }
+  auto from = deployment::LoadDeployment(flags.from);
+  if (!from.ok()) {
+    context->Fail(from.status());
+    return;
+  }
+  auto current = cluster::ClusterFromDeployment(*from, {flags.gpus_per_node});
+  if (!current.ok()) {
+    context->Fail(current.status());
+    return;
+  }
+  auto target = controller::OptimizeFromCurrent(*current, *(*inputs)->problem,
+                                                flags.solve, transition,
+                                                flags.gpus_per_node);
+  if (!target.ok()) {
+    context->Fail(target.status());
+    return;
+  }
+  const deployment::Summary& s = *target->summary;
+  const nlohmann::json& plain = s.extra["plain_optimum"];
+  context->err << fmt::format(
+      "optimize: milp --from: {} GPUs ({}), lower bound {}, {} pod starts "
+      "(plain optimum: {}), {} repartitioned GPUs ({}), {} kept replicas "
+      "({}), {:.3f} s\n",
+      s.gpus, s.status, *s.lower_bound, s.extra["pod_starts"].get<int>(),
+      plain["pod_starts"].get<int>(), s.extra["repartitioned_gpus"].get<int>(),
+      plain["repartitioned_gpus"].get<int>(),
+      s.extra["kept_replicas"].get<int>(), plain["kept_replicas"].get<int>(),
+      s.seconds);
+  context->Emit(flags.output, deployment::FormatDeployment(*target));
+}
 
 // A mixed fleet: only the exact optimizer weighs GPU types by cost.
 void RunFleetOptimize(const OptimizeFlags& flags,
@@ -63,7 +126,18 @@ void RunOptimize(const OptimizeFlags& flags, CommandContext* context) {
   }
   auto fleet = workload::LoadWorkload(flags.workload);
   if (fleet.ok() && fleet->offers.size() > 1) {
+    if (!flags.from.empty()) {
+      context->Fail(Status::InvalidArgument(fmt::format(
+          "--from: {} offers {} GPU types; optimizing from a current "
+          "deployment is for one GPU type",
+          flags.workload, fleet->offers.size())));
+      return;
+    }
     RunFleetOptimize(flags, *fleet, context);
+    return;
+  }
+  if (!flags.from.empty()) {
+    RunTransitionOptimize(flags, context);
     return;
   }
   auto inputs = LoadInputs(flags.workload, flags.profiles, context->err);
@@ -99,6 +173,28 @@ void SetupOptimize(CLI::App* app, CommandContext* context) {
       ->required();
   app->add_option("-o,--output", flags->output,
                   "Deployment JSON file (default: stdout)");
+  app->add_option("--from", flags->from,
+                  "Current deployment JSON (from observe, place or a previous "
+                  "optimize): among the deployments with the fewest GPUs, "
+                  "find the one reached with the fewest replica starts, then "
+                  "the fewest repartitioned GPUs (--algo milp)");
+  app->add_option("--extra-gpus", flags->transition.extra_gpus,
+                  "With --from: GPUs above the fewest the result may use "
+                  "when that saves starts")
+      ->default_val(0)
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--weights", flags->weights,
+                  "With --from: minimize GPUS x GPUs + STARTS x starts + "
+                  "REPARTITIONS x repartitioned GPUs (within --extra-gpus) "
+                  "instead of starts, then GPUs, then repartitions")
+      ->delimiter(',')
+      ->expected(3)
+      ->type_name("GPUS,STARTS,REPARTITIONS");
+  app->add_option("--gpus-per-node", flags->gpus_per_node,
+                  "With --from: GPUs per node for GPUs the current deployment "
+                  "puts on no node, and for new GPUs")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   AddSolveOptions(app, &flags->solve, context);
   app->callback([flags, context] { RunOptimize(*flags, context); });
 }

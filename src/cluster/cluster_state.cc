@@ -11,6 +11,10 @@
 
 namespace migserve::cluster {
 
+bool Replica::Covers(const Replica& want) const {
+  return service == want.service && throughput >= want.throughput - 1e-6;
+}
+
 mig::Layout GpuState::layout() const {
   std::vector<mig::Instance> instances;
   for (const Slot& s : slots) instances.push_back(s.instance);

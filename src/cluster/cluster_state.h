@@ -25,6 +25,10 @@ struct Replica {
   double latency_ms = 0;
   std::string model = {};  // the DNN model it serves; empty: the service's
   bool operator==(const Replica&) const = default;
+
+  // Returns true if this replica can stay where `want` is wanted: the same
+  // service, serving at least its throughput (within 1e-6 req/s).
+  bool Covers(const Replica& want) const;
 };
 
 // One instance of a GPU and the replica on it, if any.

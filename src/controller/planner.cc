@@ -114,8 +114,7 @@ const Slot* Planner::DesiredSlot(const GpuId& g,
 bool Planner::Wanted(const GpuId& g, const Slot& slot) const {
   const Slot* want = DesiredSlot(g, slot.instance);
   return slot.replica && want != nullptr && want->replica &&
-         want->replica->service == slot.replica->service &&
-         slot.replica->throughput >= want->replica->throughput - kEpsilon;
+         slot.replica->Covers(*want->replica);
 }
 
 bool Planner::Needed(const GpuId& g, const Slot& desired) const {
@@ -271,10 +270,9 @@ std::optional<InstanceRef> Planner::MigrationSource(const GpuId& g,
       if (!s.replica || Wanted(other.id, s) || other.model != model ||
           (other.id.node != node && !options_.remote_migrate) ||
           s.instance.profile != d.instance.profile ||
-          s.replica->service != d.replica->service ||
+          !s.replica->Covers(*d.replica) ||
           s.replica->batch != d.replica->batch ||
           s.replica->procs != d.replica->procs ||
-          s.replica->throughput < d.replica->throughput - kEpsilon ||
           !CanCover(s.replica->service, s.replica->throughput)) {
         continue;
       }

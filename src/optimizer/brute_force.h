@@ -4,7 +4,10 @@
 #ifndef MIGSERVE_OPTIMIZER_BRUTE_FORCE_H_
 #define MIGSERVE_OPTIMIZER_BRUTE_FORCE_H_
 
+#include <vector>
+
 #include "optimizer/problem.h"
+#include "optimizer/transition_optimizer.h"
 
 namespace migserve::optimizer {
 
@@ -14,6 +17,15 @@ namespace migserve::optimizer {
 // that each gets its required throughput (instances of one profile are
 // interchangeable, paper 5.2).
 int BruteForceOptimum(const Problem& problem, int max_gpus);
+
+// Returns the fewest replica starts of a deployment with at most `gpus` GPUs
+// reached from `current` (as SolveTransition takes it), or -1 if
+// there is none. Every choice is tried: which current GPUs keep their layout
+// and how many of each kind of their replicas they keep, and every multiset
+// of maximal layouts for the other GPUs; the starts are the fewest instances
+// of the free ones that serve what the kept replicas leave.
+int BruteForceFewestStarts(const Problem& problem,
+                           const std::vector<CurrentGpu>& current, int gpus);
 
 }  // namespace migserve::optimizer
 

@@ -4,13 +4,13 @@
 #include <chrono>
 #include <cmath>
 #include <coin/CbcModel.hpp>
-#include <coin/CbcSolver.hpp>
 #include <coin/CoinPackedMatrix.hpp>
 #include <coin/OsiClpSolverInterface.hpp>
 #include <map>
 #include <optional>
 #include <random>
 
+#include "optimizer/cbc_run.h"
 #include "optimizer/config_space.h"
 #include "optimizer/deadline.h"
 #include "optimizer/greedy_optimizer.h"
@@ -333,32 +333,20 @@ std::optional<std::pair<std::vector<double>, double>> RunCbc(
     const std::vector<int>& priorities, bool one_cost, double cost,
     CglCutGenerator* generator, ModelAnswer* answer) {
   CbcModel cbc(solver);
-  if (generator != nullptr) cbc.addCutGenerator(generator, 1, "service");
   cbc.setLogLevel(0);  // CBC prints on stdout, which carries our output
+  if (generator != nullptr) cbc.addCutGenerator(generator, 1, "service");
   if (start != nullptr) {
     cbc.setBestSolution(start->data(), static_cast<int>(start->size()),
                         start_cost, true);
   }
   cbc.passInPriorities(priorities.data(), false);
-  std::string time = std::to_string(seconds);
-  std::string increment = std::to_string(cost * 0.999999);
-  std::vector<const char*> argv = {"migserve", "-log", "0",         "-slog",
-                                   "0",        "-sec", time.c_str()};
-  if (one_cost) {
-    argv.push_back("-increment");
-    argv.push_back(increment.c_str());
-  }
-  if (generator != nullptr) {
-    argv.push_back("-preprocess");
-    argv.push_back("off");
-  }
-  argv.push_back("-solve");
-  argv.push_back("-quit");
-  CbcSolverUsefulData data;
-  CbcMain0(cbc, data);
-  CbcMain1(
-      static_cast<int>(argv.size()), argv.data(), cbc,
-      [](CbcModel*, int) { return 0; }, data);
+  std::vector<std::string> arguments;
+  if (one_cost)
+    arguments.insert(arguments.end(),
+                     {"-increment", std::to_string(cost * 0.999999)});
+  if (generator != nullptr)
+    arguments.insert(arguments.end(), {"-preprocess", "off"});
+  RunCbcSolver(&cbc, seconds, arguments);
   answer->optimal = cbc.isProvenOptimal();
   answer->bound = std::max(answer->bound, cbc.getBestPossibleObjValue());
   answer->nodes += cbc.getNodeCount();

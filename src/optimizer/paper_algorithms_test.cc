@@ -9,65 +9,13 @@
 #include "deployment/validator.h"
 #include "mig/gpu_catalog.h"
 #include "optimizer/brute_force.h"
+#include "optimizer/random_instance.h"
 #include "optimizer/registry.h"
 #include "profile/profile_table.h"
 #include "workload/relaxed_bound.h"
 
 namespace migserve::optimizer {
 namespace {
-
-constexpr const char* kGpu = "A100-SXM4-80GB";
-const char* const kProfiles[] = {"1g.10gb", "2g.20gb", "3g.40gb", "4g.40gb",
-                                 "7g.80gb"};
-constexpr int kSlices[] = {1, 2, 3, 4, 7};
-
-// A measured point of `model` on `profile` at batch 8, 10 ms.
-profile::ProfileRow Point(const std::string& model, const char* profile,
-                          double throughput) {
-  profile::ProfileRow row;
-  row.model = model;
-  row.gpu = kGpu;
-  row.profile = profile;
-  row.batch = 8;
-  row.throughput = throughput;
-  row.latency_ms = 10;
-  return row;
-}
-
-// A random small instance: up to 4 models with sub-, super- or linear
-// scaling and a few services whose demands need a handful of GPUs.
-struct Instance {
-  profile::ProfileTable profiles;
-  workload::Workload workload;
-};
-
-Instance MakeInstance(uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> unit(0, 1);
-  Instance in;
-  in.workload.capacity_model = queueing::CapacityModel::kPaper;
-  in.profiles.source = "generated";
-  in.workload.source = "generated";
-  in.workload.gpu = kGpu;
-  int services = 2 + static_cast<int>(rng() % 3);
-  for (int j = 0; j < services; ++j) {
-    std::string model = fmt::format("m{}", j);
-    double base = 50 + 150 * unit(rng);
-    double exponent = 0.6 + 0.8 * unit(rng);  // < 1 sub-linear, > 1 super
-    for (int p = 0; p < 5; ++p) {
-      double noise = 0.9 + 0.2 * unit(rng);
-      profile::ProfileRow row = Point(
-          model, kProfiles[p], base * std::pow(kSlices[p], exponent) * noise);
-      // Some models do not fit the smallest instance.
-      if (p == 0 && unit(rng) < 0.2) row.throughput = 0;
-      in.profiles.rows.push_back(row);
-    }
-    double demand = base * (3 + 17 * unit(rng));
-    in.workload.services.push_back(
-        {fmt::format("s{}", j), model, std::round(demand), 100, 0});
-  }
-  return in;
-}
 
 struct Result {
   int optimum;

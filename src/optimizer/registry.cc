@@ -48,6 +48,25 @@ StatusOr<std::unique_ptr<Optimizer>> MakeOptimizer(std::string_view name) {
                   fmt::join(AlgorithmNames(), ", ")));
 }
 
+deployment::Summary SummaryOf(const char* algorithm, const Problem& problem,
+                              const Solution& solution, double seconds) {
+  deployment::Summary summary;
+  summary.algorithm = algorithm;
+  summary.gpus = static_cast<int>(solution.configs.size());
+  summary.status = OutcomeName(solution.outcome);
+  // The relaxed bound, or a better one the algorithm proved (milp).
+  int bound =
+      workload::CeilGpus(workload::RelaxedBound(problem.caps, problem.gpu));
+  if (solution.extra.contains("best_bound")) {
+    bound = std::max(bound, static_cast<int>(std::lround(
+                                solution.extra["best_bound"].get<double>())));
+  }
+  summary.lower_bound = bound;
+  summary.seconds = seconds;
+  summary.extra = solution.extra;
+  return summary;
+}
+
 RunResult RunOptimizer(Optimizer& optimizer, const Problem& problem,
                        const SolveOptions& options) {
   auto begin = std::chrono::steady_clock::now();
@@ -63,21 +82,8 @@ RunResult RunOptimizer(Optimizer& optimizer, const Problem& problem,
   if (solution.outcome == Outcome::kInfeasible) return run;
   run.deployment = deployment::MakeDeployment(problem.workload, problem.gpu,
                                               problem.caps, solution.configs);
-  deployment::Summary summary;
-  summary.algorithm = optimizer.name();
-  summary.gpus = static_cast<int>(solution.configs.size());
-  summary.status = OutcomeName(solution.outcome);
-  // The relaxed bound, or a better one the algorithm proved (milp).
-  int bound =
-      workload::CeilGpus(workload::RelaxedBound(problem.caps, problem.gpu));
-  if (solution.extra.contains("best_bound")) {
-    bound = std::max(bound, static_cast<int>(std::lround(
-                                solution.extra["best_bound"].get<double>())));
-  }
-  summary.lower_bound = bound;
-  summary.seconds = seconds;
-  summary.extra = solution.extra;
-  run.deployment.summary = std::move(summary);
+  run.deployment.summary =
+      SummaryOf(optimizer.name(), problem, solution, seconds);
   return run;
 }
 

@@ -26,10 +26,15 @@ struct RunResult {
   deployment::Deployment deployment;  // with its summary; empty if infeasible
 };
 
+// Returns the summary of `solution` of `problem` by `algorithm`: GPU
+// count, status, a lower bound (the relaxed one, or a better one the
+// algorithm proved), the seconds taken and the algorithm's statistics.
+// REQUIRES: the solution is not kInfeasible.
+deployment::Summary SummaryOf(const char* algorithm, const Problem& problem,
+                              const Solution& solution, double seconds);
+
 // Solves `problem` from zero completion with `optimizer` and returns the
-// deployment, whose summary has the algorithm, GPU count, status, a lower
-// bound (the relaxed one, or a better one the algorithm proved) and the
-// seconds taken.
+// deployment with its summary (SummaryOf).
 RunResult RunOptimizer(Optimizer& optimizer, const Problem& problem,
                        const SolveOptions& options);
 

@@ -1,0 +1,125 @@
+// `optimize --from` end to end: on day2night and night2day the
+// transition-aware target has the fewest GPUs, and the plan to it starts
+// strictly fewer replicas than the plan to the plain milp target, safely.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_test_util.h"
+#include "cluster/plan_json.h"
+#include "deployment/deployment_json.h"
+#include "util/test_util.h"
+
+namespace migserve::cli {
+namespace {
+
+using testing::SourcePath;
+
+const std::string kProfiles = SourcePath("data/profiles/a100-80gb.csv");
+
+// The replicas a plan starts: creates and migrates.
+int PlanStarts(const std::string& from, const std::string& to) {
+  CliResult r = Cli({"plan", "--from", from, "--to", to, "--nodes", "3"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("safe in every order"), std::string::npos) << r.err;
+  auto plan = cluster::ParsePlan(r.out, "stdout");
+  EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+  int starts = 0;
+  for (const cluster::Action& a : plan->actions) {
+    starts += a.kind == cluster::ActionKind::kCreate ||
+              a.kind == cluster::ActionKind::kMigrate;
+  }
+  return starts;
+}
+
+struct Case {
+  const char* name;
+  const char* from;
+  const char* workload;
+  const char* plain;  // the shipped plain milp target
+  int gpus;
+};
+
+class OptimizeFromTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(OptimizeFromTest, FewestGpusFewerStartsSafePlan) {
+  const Case& c = GetParam();
+  std::string from = SourcePath(c.from);
+  std::string aware = testing::TempDir() + "/" + c.name + "-aware.json";
+  CliResult r = Cli({"optimize", "-w", SourcePath(c.workload), "-p", kProfiles,
+                     "--algo", "milp", "--from", from, "-o", aware});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("pod starts (plain optimum: "), std::string::npos)
+      << r.err;
+  auto target = deployment::LoadDeployment(aware);
+  ASSERT_TRUE(target.ok()) << target.status().ToString();
+  EXPECT_TRUE(target->Placed());
+  const deployment::Summary& s = *target->summary;
+  EXPECT_EQ(s.status, "optimal");
+  EXPECT_EQ(s.gpus, c.gpus);
+  EXPECT_EQ(*s.lower_bound, c.gpus);
+  EXPECT_EQ(target->UsedGpus(), c.gpus);
+  const nlohmann::json& plain = s.extra["plain_optimum"];
+  EXPECT_EQ(plain["gpus"], c.gpus);
+  int starts = s.extra["pod_starts"];
+  EXPECT_LT(starts, plain["pod_starts"].get<int>());
+  EXPECT_EQ(s.extra["starts_bound"].get<double>(), starts);
+  EXPECT_GT(s.extra["kept_replicas"].get<int>(),
+            plain["kept_replicas"].get<int>());
+
+  int aware_starts = PlanStarts(from, aware);
+  int plain_starts = PlanStarts(from, SourcePath(c.plain));
+  EXPECT_LT(aware_starts, plain_starts);
+  // The planner keeps what the optimizer kept: it starts what the summary
+  // says, plus temporary copies only if it needs room.
+  EXPECT_GE(aware_starts, starts);
+  RecordProperty("aware_plan_starts", aware_starts);
+  RecordProperty("plain_plan_starts", plain_starts);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    PaperPair, OptimizeFromTest,
+    ::testing::Values(Case{"day2night", "data/deployments/day.json",
+                           "data/workloads/night.yaml",
+                           "data/deployments/night.json", 6},
+                      Case{"night2day", "data/deployments/night.json",
+                           "data/workloads/day.yaml",
+                           "data/deployments/day.json", 18}),
+    [](const ::testing::TestParamInfo<Case>& info) {
+      return std::string(info.param.name);
+    });
+
+TEST(OptimizeFromCliTest, FromItsOwnTargetNothingChanges) {
+  std::string day = SourcePath("data/deployments/day.json");
+  std::string out = testing::TempDir() + "/day-from-day.json";
+  CliResult r =
+      Cli({"optimize", "-w", SourcePath("data/workloads/day.yaml"), "-p",
+           kProfiles, "--algo", "milp", "--from", day, "-o", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto target = deployment::LoadDeployment(out).value();
+  EXPECT_EQ(target.summary->extra["pod_starts"], 0);
+  EXPECT_EQ(target.summary->extra["repartitioned_gpus"], 0);
+  CliResult plan = Cli({"plan", "--from", day, "--to", out});
+  ASSERT_EQ(plan.code, 0) << plan.err;
+  EXPECT_TRUE(cluster::ParsePlan(plan.out, "stdout")->actions.empty());
+}
+
+TEST(OptimizeFromCliTest, UsageErrorsNameTheFlag) {
+  std::string night = SourcePath("data/deployments/night.json");
+  std::string day = SourcePath("data/workloads/day.yaml");
+  CliResult greedy = Cli({"optimize", "-w", day, "-p", kProfiles, "--algo",
+                          "greedy", "--from", night});
+  EXPECT_EQ(greedy.code, 2);
+  EXPECT_NE(greedy.err.find("--from: only --algo milp"), std::string::npos)
+      << greedy.err;
+  CliResult weights = Cli({"optimize", "-w", day, "-p", kProfiles, "--algo",
+                           "milp", "--from", night, "--weights", "0,0,0"});
+  EXPECT_EQ(weights.code, 2);
+  EXPECT_NE(weights.err.find("--weights"), std::string::npos) << weights.err;
+  CliResult missing = Cli({"optimize", "-w", day, "-p", kProfiles, "--algo",
+                           "milp", "--from", "/nonexistent.json"});
+  EXPECT_EQ(missing.code, 2);
+}
+
+}  // namespace
+}  // namespace migserve::cli

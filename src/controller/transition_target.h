@@ -1,0 +1,45 @@
+// `optimize --from`: the transition-aware target of a running cluster, put
+// on the cluster's GPUs so that the planner keeps what the optimizer kept,
+// and what any target costs the cluster as the planner maps it.
+#ifndef MIGSERVE_CONTROLLER_TRANSITION_TARGET_H_
+#define MIGSERVE_CONTROLLER_TRANSITION_TARGET_H_
+
+#include "cluster/cluster_state.h"
+#include "deployment/deployment.h"
+#include "optimizer/problem.h"
+#include "optimizer/transition_optimizer.h"
+#include "util/status_or.h"
+
+namespace migserve::controller {
+
+// Returns what moving `current` to `target` takes as the planner maps it
+// (MapTarget): the target's serving GPUs, the replicas it starts (created
+// or migrated), the GPUs whose layout changes and the replicas that stay.
+// Returns MapTarget's errors.
+StatusOr<optimizer::TransitionCost> CostOfTransition(
+    const cluster::ClusterState& current, const deployment::Deployment& target);
+
+// Returns the transition-aware deployment of `problem` from the cluster
+// `current` (optimizer/transition_optimizer.h), placed: a GPU whose layout
+// is kept stays where it is; a newly partitioned one goes to a GPU of the
+// cluster without replicas (one with its layout first), then to one whose
+// replicas all go, then to a new GPU named as UnplacedGpuId names them
+// (node-<k / gpus_per_node>, so `plan --nodes` or an inventory provides
+// it). A replica can be kept when it is the point the workload's capacity
+// model picks for its service on that profile (same batch, processes and
+// model); it then counts, in the model and in the result, with the lower of
+// its throughput now and what the workload credits a new one with (the
+// credit depends on the service's rate), so that the planner keeps it. The
+// summary has the milp's fields and pod_starts, repartitioned_gpus,
+// kept_replicas (counted as the planner maps the result), starts_bound,
+// extra_gpus and `plain_optimum`, the same figures for the plain milp result.
+// Returns InvalidArgument naming the GPU when a current GPU is not of the
+// problem's model, FailedPrecondition when no deployment is found.
+StatusOr<deployment::Deployment> OptimizeFromCurrent(
+    const cluster::ClusterState& current, const optimizer::Problem& problem,
+    const optimizer::SolveOptions& options,
+    const optimizer::TransitionOptions& transition, int gpus_per_node);
+
+}  // namespace migserve::controller
+
+#endif  // MIGSERVE_CONTROLLER_TRANSITION_TARGET_H_

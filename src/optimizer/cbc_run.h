@@ -1,0 +1,20 @@
+// Running CBC's standard solver (its presolve, cuts and heuristics, as the
+// `cbc` command runs them) on a model, silently and within a time limit.
+#ifndef MIGSERVE_OPTIMIZER_CBC_RUN_H_
+#define MIGSERVE_OPTIMIZER_CBC_RUN_H_
+
+#include <coin/CbcModel.hpp>
+#include <string>
+#include <vector>
+
+namespace migserve::optimizer {
+
+// Runs CBC's standard solver on `cbc` for at most `seconds`, with the further
+// command-line `arguments` (e.g. {"-increment", "1"}); the answer stays in
+// `cbc` (bestSolution, isProvenOptimal, getBestPossibleObjValue).
+void RunCbcSolver(CbcModel* cbc, double seconds,
+                  const std::vector<std::string>& arguments = {});
+
+}  // namespace migserve::optimizer
+
+#endif  // MIGSERVE_OPTIMIZER_CBC_RUN_H_

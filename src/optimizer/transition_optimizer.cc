@@ -1,0 +1,325 @@
+#include "optimizer/transition_optimizer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <coin/CoinPackedMatrix.hpp>
+#include <coin/OsiClpSolverInterface.hpp>
+
+#include "mig/layout_enumerator.h"
+#include "optimizer/cbc_run.h"
+#include "optimizer/deadline.h"
+#include "optimizer/milp_optimizer.h"
+
+namespace migserve::optimizer {
+namespace {
+
+using deployment::GpuConfig;
+using deployment::kIdle;
+
+// A replica of the current deployment that may be kept.
+struct Keepable {
+  int gpu;  // index into the current GPUs
+  int instance;
+  int service;
+  int profile;
+  double utility;
+};
+
+// The phase-2 model's columns, in this order: y_m, k_g, x_r, z_jp.
+class TransitionModel {
+ public:
+  TransitionModel(const Problem& problem,
+                  const std::vector<CurrentGpu>& current)
+      : problem_(problem), current_(current) {
+    multisets_ =
+        mig::DistinctMultisets(problem.gpu, problem.maximal_layouts, &layouts_);
+    for (size_t g = 0; g < current.size(); ++g) {
+      const GpuConfig& config = current[g].config;
+      if (config.layout.empty()) continue;
+      kept_gpus_.push_back(static_cast<int>(g));
+      const auto& instances = config.layout.instances();
+      for (size_t i = 0; i < instances.size(); ++i) {
+        int j = config.services[i];
+        if (j == kIdle || current[g].throughput[i] <= 0) continue;
+        keepable_.push_back(
+            {static_cast<int>(g), static_cast<int>(i), j, instances[i].profile,
+             current[g].throughput[i] / problem.caps.required(j)});
+      }
+    }
+    for (int j = 0; j < problem.num_services(); ++j) {
+      for (int p = 0; p < problem.caps.num_profiles(); ++p) {
+        if (problem.caps.utility(j, p) > 0) z_.emplace_back(j, p);
+      }
+    }
+  }
+
+  int y(size_t m) const { return static_cast<int>(m); }
+  int k(size_t i) const { return static_cast<int>(multisets_.size() + i); }
+  int x(size_t r) const { return k(kept_gpus_.size()) + static_cast<int>(r); }
+  int z(size_t c) const { return x(keepable_.size()) + static_cast<int>(c); }
+  int columns() const { return z(z_.size()); }
+
+  // Loads the model into `solver`: at most `max_gpus` GPUs, the objective
+  // `weights` on GPUs, starts and repartitions.
+  void Load(int max_gpus, const TransitionWeights& weights,
+            OsiClpSolverInterface* solver) const {
+    const int num_profiles = static_cast<int>(problem_.gpu.profiles.size());
+    CoinPackedMatrix matrix(false, 0, 0);
+    matrix.setDimensions(0, columns());
+    std::vector<double> row_lower, row_upper;
+    auto add_row = [&](const std::vector<int>& index,
+                       const std::vector<double>& value, double lower,
+                       double upper) {
+      matrix.appendRow(static_cast<int>(index.size()), index.data(),
+                       value.data());
+      row_lower.push_back(lower);
+      row_upper.push_back(upper);
+    };
+    for (int p = 0; p < num_profiles; ++p) {
+      std::vector<int> index;
+      std::vector<double> value;
+      for (size_t m = 0; m < multisets_.size(); ++m) {
+        if (multisets_[m][p] == 0) continue;
+        index.push_back(y(m));
+        value.push_back(-multisets_[m][p]);
+      }
+      for (size_t i = 0; i < kept_gpus_.size(); ++i) {
+        int count = current_[kept_gpus_[i]].config.layout.ProfileCounts(
+            problem_.gpu)[p];
+        if (count == 0) continue;
+        index.push_back(k(i));
+        value.push_back(-count);
+      }
+      for (size_t r = 0; r < keepable_.size(); ++r) {
+        if (keepable_[r].profile != p) continue;
+        index.push_back(x(r));
+        value.push_back(1);
+      }
+      for (size_t c = 0; c < z_.size(); ++c) {
+        if (z_[c].second != p) continue;
+        index.push_back(z(c));
+        value.push_back(1);
+      }
+      add_row(index, value, -COIN_DBL_MAX, 0);
+    }
+    for (int j = 0; j < problem_.num_services(); ++j) {
+      std::vector<int> index;
+      std::vector<double> value;
+      for (size_t r = 0; r < keepable_.size(); ++r) {
+        if (keepable_[r].service != j) continue;
+        index.push_back(x(r));
+        value.push_back(keepable_[r].utility);
+      }
+      for (size_t c = 0; c < z_.size(); ++c) {
+        if (z_[c].first != j) continue;
+        index.push_back(z(c));
+        value.push_back(problem_.caps.utility(j, z_[c].second));
+      }
+      // Rounding noise must not make an exact cover look short.
+      add_row(index, value, 1.0 - 1e-9, COIN_DBL_MAX);
+    }
+    for (size_t r = 0; r < keepable_.size(); ++r) {
+      size_t i =
+          std::find(kept_gpus_.begin(), kept_gpus_.end(), keepable_[r].gpu) -
+          kept_gpus_.begin();
+      add_row({x(r), k(i)}, {1, -1}, -COIN_DBL_MAX, 0);
+    }
+    std::vector<int> gpus;
+    for (int c = 0; c < x(0); ++c) gpus.push_back(c);
+    add_row(gpus, std::vector<double>(gpus.size(), 1.0), 0, max_gpus);
+
+    std::vector<double> lower(columns(), 0.0), upper(columns(), COIN_DBL_MAX);
+    std::vector<double> objective(columns(), 0.0);
+    for (int c = 0; c < x(0); ++c) objective[c] = weights.gpus;
+    for (size_t m = 0; m < multisets_.size(); ++m) {
+      objective[y(m)] += weights.repartitions;
+    }
+    for (int c = x(0); c < z(0); ++c) upper[c] = 1;
+    for (int c = k(0); c < x(0); ++c) upper[c] = 1;
+    for (int c = z(0); c < columns(); ++c) objective[c] = weights.starts;
+    solver->loadProblem(matrix, lower.data(), upper.data(), objective.data(),
+                        row_lower.data(), row_upper.data());
+    for (int c = 0; c < columns(); ++c) solver->setInteger(c);
+    // CBC and CLP print on stdout, which carries our output: silence both.
+    solver->messageHandler()->setLogLevel(0);
+    solver->getModelPtr()->setLogLevel(0);
+  }
+
+  // Returns the columns of `configs` (maximal layouts, all started), or
+  // nothing if one of them is not a maximal multiset.
+  std::optional<std::vector<double>> Columns(
+      const std::vector<GpuConfig>& configs) const {
+    std::vector<double> values(columns(), 0.0);
+    for (const GpuConfig& c : configs) {
+      auto m = std::find(multisets_.begin(), multisets_.end(),
+                         c.layout.ProfileCounts(problem_.gpu));
+      if (m == multisets_.end()) return std::nullopt;
+      values[y(m - multisets_.begin())] += 1;
+      const auto& instances = c.layout.instances();
+      for (size_t i = 0; i < instances.size(); ++i) {
+        auto it = std::find(z_.begin(), z_.end(),
+                            std::pair{c.services[i], instances[i].profile});
+        if (it != z_.end()) values[z(it - z_.begin())] += 1;
+      }
+    }
+    return values;
+  }
+
+  // Returns the counts of the solution `values`.
+  TransitionCost Cost(const std::vector<double>& values) const {
+    auto sum = [&](int from, int to) {
+      int n = 0;
+      for (int c = from; c < to; ++c)
+        n += static_cast<int>(std::lround(values[c]));
+      return n;
+    };
+    return {sum(0, x(0)), sum(z(0), columns()), sum(0, k(0)), sum(x(0), z(0))};
+  }
+
+  // Puts the solution `values` on GPUs: the kept GPUs with their kept
+  // replicas, then the new ones, each service's starts filling free
+  // instances of their profile in that order.
+  void Place(const std::vector<double>& values, TransitionSolution* out) const {
+    auto count = [&](int c) {
+      return static_cast<int>(std::lround(values[c]));
+    };
+    for (size_t i = 0; i < kept_gpus_.size(); ++i) {
+      if (count(k(i)) == 0) continue;
+      GpuConfig config = current_[kept_gpus_[i]].config;
+      std::fill(config.services.begin(), config.services.end(), kIdle);
+      std::vector<bool> kept(config.services.size(), false);
+      for (size_t r = 0; r < keepable_.size(); ++r) {
+        if (keepable_[r].gpu == kept_gpus_[i] && count(x(r)) > 0) {
+          config.services[keepable_[r].instance] = keepable_[r].service;
+          kept[keepable_[r].instance] = true;
+        }
+      }
+      out->configs.push_back(std::move(config));
+      out->from.push_back(kept_gpus_[i]);
+      out->kept.push_back(std::move(kept));
+    }
+    for (size_t m = 0; m < multisets_.size(); ++m) {
+      for (int n = count(y(m)); n > 0; --n) {
+        out->configs.push_back(
+            {layouts_[m], std::vector<int>(layouts_[m].size(), kIdle)});
+        out->from.push_back(-1);
+        out->kept.emplace_back(layouts_[m].size(), false);
+      }
+    }
+    for (size_t c = 0; c < z_.size(); ++c) {
+      auto [service, profile] = z_[c];
+      int want = count(z(c));
+      for (GpuConfig& config : out->configs) {
+        const auto& instances = config.layout.instances();
+        for (size_t i = 0; i < instances.size() && want > 0; ++i) {
+          if (instances[i].profile == profile && config.services[i] == kIdle) {
+            config.services[i] = service;
+            --want;
+          }
+        }
+      }
+    }
+  }
+
+ private:
+  const Problem& problem_;
+  const std::vector<CurrentGpu>& current_;
+  std::vector<mig::Multiset> multisets_;
+  std::vector<mig::Layout> layouts_;
+  std::vector<int> kept_gpus_;  // current GPUs with a layout
+  std::vector<Keepable> keepable_;
+  std::vector<std::pair<int, int>> z_;  // (service, profile)
+};
+
+}  // namespace
+
+Status TransitionOptions::Validate() const {
+  if (extra_gpus < 0) {
+    return Status::InvalidArgument(
+        fmt::format("--extra-gpus: {} is negative", extra_gpus));
+  }
+  if (weights) {
+    const TransitionWeights& w = *weights;
+    if (w.gpus < 0 || w.starts < 0 || w.repartitions < 0 ||
+        w.gpus + w.starts + w.repartitions <= 0) {
+      return Status::InvalidArgument(
+          "--weights: weights must be non-negative and not all zero");
+    }
+  }
+  return Status::Ok();
+}
+
+TransitionSolution SolveTransition(const Problem& problem,
+                                   const std::vector<CurrentGpu>& current,
+                                   const SolveOptions& options,
+                                   const TransitionOptions& transition) {
+  Clock::time_point deadline = SecondsFromNow(options.time_limit_s);
+  TransitionSolution out;
+  SolveOptions phase1 = options;
+  phase1.time_limit_s = options.time_limit_s / 2;
+  MilpOptimizer milp;
+  out.plain = milp.Solve(
+      problem, deployment::CompletionRates(problem.num_services(), 0.0),
+      phase1);
+  if (out.plain.outcome == Outcome::kInfeasible) {
+    out.outcome = Outcome::kInfeasible;
+    out.reason = out.plain.reason;
+    return out;
+  }
+  if (options.progress) {
+    options.progress(fmt::format(
+        "optimize: milp --from: phase 1: {} GPUs ({}); phase 2: fewest starts",
+        out.plain.configs.size(), OutcomeName(out.plain.outcome)));
+  }
+  const int max_gpus =
+      static_cast<int>(out.plain.configs.size()) + transition.extra_gpus;
+  // Lexicographic: a start outweighs any GPU count, a GPU any number of
+  // repartitions (both at most max_gpus).
+  const double n = max_gpus + 1;
+  TransitionWeights weights =
+      transition.weights.value_or(TransitionWeights{n, n * n, 1});
+  TransitionModel model(problem, current);
+  OsiClpSolverInterface solver;
+  model.Load(max_gpus, weights, &solver);
+  CbcModel cbc(solver);
+  cbc.setLogLevel(0);  // CBC prints on stdout, which carries our output
+  std::optional<std::vector<double>> seed = model.Columns(out.plain.configs);
+  double seed_objective = 0;
+  if (seed) {
+    const double* c = solver.getObjCoefficients();
+    for (int i = 0; i < model.columns(); ++i)
+      seed_objective += c[i] * (*seed)[i];
+    cbc.setBestSolution(seed->data(), model.columns(), seed_objective, true);
+  }
+  std::vector<std::string> arguments;
+  if (!transition.weights) arguments = {"-increment", "0.999"};
+  RunCbcSolver(&cbc, std::max(0.1, SecondsLeft(deadline)), arguments);
+  out.nodes = cbc.getNodeCount();
+  std::vector<double> values;
+  if (cbc.bestSolution() != nullptr) {
+    values.assign(cbc.bestSolution(), cbc.bestSolution() + model.columns());
+  } else if (seed) {
+    values = *seed;
+  } else {
+    out.outcome = Outcome::kInfeasible;
+    out.reason = "phase 2 found no deployment within the time limit";
+    return out;
+  }
+  model.Place(values, &out);
+  out.cost = model.Cost(values);
+  bool proven = cbc.isProvenOptimal();
+  double bound = proven ? cbc.getObjValue() : cbc.getBestPossibleObjValue();
+  out.starts_bound =
+      transition.weights
+          ? 0
+          : std::max(0.0, std::ceil(bound / (n * n) - 1 + 1 / (n * n) - 1e-9));
+  if (proven && !transition.weights) out.starts_bound = out.cost.pod_starts;
+  out.outcome = proven && out.plain.outcome == Outcome::kOptimal
+                    ? Outcome::kOptimal
+                    : Outcome::kTimeLimit;
+  return out;
+}
+
+}  // namespace migserve::optimizer
