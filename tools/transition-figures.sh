@@ -35,11 +35,11 @@ row() {
   gpus_aware=$(jq '.summary.gpus' "$out/$name-aware.json")
   nodes=$(( ( $(printf '%s\n' "$gpus_from" "$gpus_plain" "$gpus_aware" | sort -n | tail -1) + 7 ) / 8 + 1 ))
   for kind in plain aware; do
-    $bin simulate --from "$from" --to "$out/$name-$kind.json" --nodes "$nodes" --report "$out/$name-$kind-sim.json" >/dev/null
-    jq -r --arg label "$label" --arg kind "$kind" --slurpfile t "$out/$name-$kind.json" \
+    $bin simulate --from "$from" --to "$out/$name-$kind.json" --nodes "$nodes" --report "$out/$name-$kind-sim.json" >/dev/null 2>&1
+    jq -r --arg title "$label" --arg kind "$kind" --slurpfile t "$out/$name-$kind.json" \
       --slurpfile a "$out/$name-aware.json" '
       .actions as $n | $t[0].summary as $s | $a[0].summary as $aware |
-      "| \($label) | \($kind) | \($s.gpus) (\($s.status)) | " +
+      "| \($title) | \($kind) | \($s.gpus) (\($s.status)) | " +
       "\(if $kind == "aware" then $aware.pod_starts else $aware.plain_optimum.pod_starts end) | " +
       "\(($n.create // 0) + ($n["local migrate"] // 0) + ($n["remote migrate"] // 0)) | " +
       "\($n.delete // 0) | \($n.repartition // 0) | \(.makespan_s * 10 | round / 10) s |"' "$out/$name-$kind-sim.json"

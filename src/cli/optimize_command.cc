@@ -62,9 +62,9 @@ void RunTransitionOptimize(const OptimizeFlags& flags,
     context->Fail(current.status());
     return;
   }
-  auto target = controller::OptimizeFromCurrent(*current, *(*inputs)->problem,
-                                                flags.solve, transition,
-                                                flags.gpus_per_node);
+  auto target = controller::OptimizeFromCurrent(
+      *current, *(*inputs)->problem, (*inputs)->profiles, flags.solve,
+      transition, flags.gpus_per_node);
   if (!target.ok()) {
     context->Fail(target.status());
     return;

@@ -8,6 +8,8 @@
 
 #include "controller/target_mapping.h"
 #include "optimizer/registry.h"
+#include "profile/capacity.h"
+#include "queueing/capacity_model.h"
 
 namespace migserve::controller {
 namespace {
@@ -18,44 +20,63 @@ using cluster::GpuState;
 using deployment::GpuConfig;
 using deployment::kIdle;
 
+// Returns what a replica `have` of service `j` on `profile` is credited with
+// under the workload: the capacity of its own measured point (its batch and
+// processes) at the service's new rate, at most what it is credited with now
+// (so that the planner keeps it); 0 if that point may not serve the service.
+double KeptCredit(const optimizer::Problem& problem,
+                  const profile::ProfileTable& profiles,
+                  const cluster::Replica& have, int j, int profile) {
+  const workload::Service& service = problem.workload.services[j];
+  const std::string& model = have.model.empty() ? service.model : have.model;
+  const mig::Profile& p = problem.gpu.profiles[profile];
+  queueing::ServiceTerms terms = problem.workload.TermsOf(service);
+  for (const profile::ProfileRow& row : profiles.rows) {
+    if (row.model == model && row.gpu == problem.gpu.name &&
+        row.profile == p.name && row.batch == have.batch &&
+        row.procs == have.procs && problem.workload.mig.Enabled(p) &&
+        profile::RowFits(row, p, terms.limits)) {
+      return std::min(have.throughput,
+                      queueing::RowCapacity(profiles, row, terms));
+    }
+  }
+  return 0;
+}
+
 // Returns the current GPUs as the optimizer sees them: each layout with the
-// services whose replicas may be kept, credited with the lower of what they
-// are credited with now and what the workload credits a new one with.
+// services whose replicas may be kept and their credit (KeptCredit).
 StatusOr<std::vector<optimizer::CurrentGpu>> KeepableConfigs(
-    const ClusterState& current, const optimizer::Problem& problem) {
+    const ClusterState& current, const optimizer::Problem& problem,
+    const profile::ProfileTable& profiles) {
   std::vector<optimizer::CurrentGpu> configs;
+  const auto& services = problem.workload.services;
   for (const GpuState& g : current.gpus) {
     if (g.model->name != problem.gpu.name) {
       return Status::InvalidArgument(fmt::format(
           "--from: GPU {} is {}; the workload plans for {} GPUs only",
           g.id.ToString(), g.model->name, problem.gpu.name));
     }
-    GpuConfig config{g.layout(), {}};
-    config.services.assign(config.layout.size(), kIdle);
-    std::vector<double> throughput(config.layout.size(), 0.0);
-    const auto& instances = config.layout.instances();
+    optimizer::CurrentGpu config{{g.layout(), {}}, {}};
+    const auto& instances = config.config.layout.instances();
+    config.config.services.assign(instances.size(), kIdle);
+    config.throughput.assign(instances.size(), 0.0);
     for (const cluster::Slot& slot : g.slots) {
       if (!slot.replica) continue;
-      const cluster::Replica& have = *slot.replica;
-      const auto& services = problem.workload.services;
-      auto it = std::find_if(
-          services.begin(), services.end(),
-          [&](const workload::Service& s) { return s.name == have.service; });
+      auto it = std::find_if(services.begin(), services.end(),
+                             [&](const workload::Service& s) {
+                               return s.name == slot.replica->service;
+                             });
       if (it == services.end()) continue;
       int j = static_cast<int>(it - services.begin());
-      int p = slot.instance.profile;
-      if (problem.caps.row(j, p) == nullptr) continue;
-      const profile::ProfileRow& row = *problem.caps.row(j, p);
-      if (have.batch != row.batch || have.procs != row.procs ||
-          (!have.model.empty() && have.model != it->model)) {
-        continue;
-      }
+      double credit = KeptCredit(problem, profiles, *slot.replica, j,
+                                 slot.instance.profile);
+      if (credit <= 0) continue;
       size_t i = std::find(instances.begin(), instances.end(), slot.instance) -
                  instances.begin();
-      config.services[i] = j;
-      throughput[i] = std::min(have.throughput, problem.caps.throughput(j, p));
+      config.config.services[i] = j;
+      config.throughput[i] = credit;
     }
-    configs.push_back({std::move(config), std::move(throughput)});
+    configs.push_back(std::move(config));
   }
   return configs;
 }
@@ -139,12 +160,13 @@ StatusOr<optimizer::TransitionCost> CostOfTransition(
 
 StatusOr<deployment::Deployment> OptimizeFromCurrent(
     const ClusterState& current, const optimizer::Problem& problem,
+    const profile::ProfileTable& profiles,
     const optimizer::SolveOptions& options,
     const optimizer::TransitionOptions& transition, int gpus_per_node) {
   MIGSERVE_RETURN_IF_ERROR(transition.Validate());
   auto begin = std::chrono::steady_clock::now();
   MIGSERVE_ASSIGN_OR_RETURN(std::vector<optimizer::CurrentGpu> keepable,
-                            KeepableConfigs(current, problem));
+                            KeepableConfigs(current, problem, profiles));
   optimizer::TransitionSolution solved =
       optimizer::SolveTransition(problem, keepable, options, transition);
   if (solved.outcome == optimizer::Outcome::kInfeasible) {
@@ -160,12 +182,18 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
   for (size_t c = 0; c < target.gpus.size(); ++c) {
     target.gpus[c].node = where[c].node;
     target.gpus[c].index = where[c].index;
-    // A kept replica counts with what the optimizer credited it with.
+    // A kept replica stays as it is, with what the optimizer credited it
+    // with.
     for (size_t i = 0; i < solved.kept[c].size(); ++i) {
-      if (solved.kept[c][i]) {
-        target.gpus[c].instances[i].throughput =
-            keepable[solved.from[c]].throughput[i];
-      }
+      if (!solved.kept[c][i]) continue;
+      const GpuState& was = current.gpus[solved.from[c]];
+      const cluster::Replica& have =
+          *was.Find(solved.configs[c].layout.instances()[i])->replica;
+      deployment::PlacedInstance& kept = target.gpus[c].instances[i];
+      kept.batch = have.batch;
+      kept.procs = have.procs;
+      kept.latency_ms = have.latency_ms;
+      kept.throughput = keepable[solved.from[c]].throughput[i];
     }
   }
   std::sort(
@@ -183,9 +211,24 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
       problem.workload, problem.gpu, problem.caps, solved.plain.configs);
   MIGSERVE_ASSIGN_OR_RETURN(optimizer::TransitionCost plain_cost,
                             CostOfTransition(room, plain));
+  // The model keeps a GPU's whole layout or none of it; the planner also
+  // keeps replicas on GPUs it repartitions in part. Where that keeps more,
+  // the plain optimum as the planner places it is the better target.
+  bool plain_better =
+      std::pair{plain_cost.pod_starts, plain_cost.repartitioned_gpus} <
+      std::pair{cost.pod_starts, cost.repartitioned_gpus};
+  if (plain_better) {
+    MIGSERVE_ASSIGN_OR_RETURN(DesiredLayouts desired, MapTarget(room, plain));
+    ClusterState placed;
+    for (auto& [id, slots] : desired) {
+      placed.gpus.push_back({id, room.FindGpu(id)->model, std::move(slots)});
+    }
+    target = cluster::ToDeployment(placed, problem.workload.services);
+    cost = plain_cost;
+  }
   optimizer::Solution solution = solved.plain;
   solution.outcome = solved.outcome;
-  solution.configs = solved.configs;
+  if (!plain_better) solution.configs = solved.configs;
   deployment::Summary summary =
       optimizer::SummaryOf("milp", problem, solution, seconds);
   nlohmann::json& extra = summary.extra;
@@ -196,6 +239,7 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
   extra["extra_gpus"] = transition.extra_gpus;
   extra["transition_nodes"] = solved.nodes;
   extra["plain_optimum"] = CostJson(plain_cost);
+  extra["plain_placed"] = plain_better;
   target.summary = std::move(summary);
   return target;
 }

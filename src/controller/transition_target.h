@@ -8,6 +8,7 @@
 #include "deployment/deployment.h"
 #include "optimizer/problem.h"
 #include "optimizer/transition_optimizer.h"
+#include "profile/profile_table.h"
 #include "util/status_or.h"
 
 namespace migserve::controller {
@@ -25,11 +26,11 @@ StatusOr<optimizer::TransitionCost> CostOfTransition(
 // cluster without replicas (one with its layout first), then to one whose
 // replicas all go, then to a new GPU named as UnplacedGpuId names them
 // (node-<k / gpus_per_node>, so `plan --nodes` or an inventory provides
-// it). A replica can be kept when it is the point the workload's capacity
-// model picks for its service on that profile (same batch, processes and
-// model); it then counts, in the model and in the result, with the lower of
-// its throughput now and what the workload credits a new one with (the
-// credit depends on the service's rate), so that the planner keeps it. The
+// it). A replica of a service of the workload can be kept when its own
+// measured point (model, profile, batch, processes) in `profiles` may serve
+// the service; it then stays as it is and counts, in the model and in the
+// result, with the lower of its throughput now and that point's capacity at
+// the service's new rate (so that the planner keeps it). The
 // summary has the milp's fields and pod_starts, repartitioned_gpus,
 // kept_replicas (counted as the planner maps the result), starts_bound,
 // extra_gpus and `plain_optimum`, the same figures for the plain milp result.
@@ -37,6 +38,7 @@ StatusOr<optimizer::TransitionCost> CostOfTransition(
 // problem's model, FailedPrecondition when no deployment is found.
 StatusOr<deployment::Deployment> OptimizeFromCurrent(
     const cluster::ClusterState& current, const optimizer::Problem& problem,
+    const profile::ProfileTable& profiles,
     const optimizer::SolveOptions& options,
     const optimizer::TransitionOptions& transition, int gpus_per_node);
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <coin/CoinPackedMatrix.hpp>
 #include <coin/OsiClpSolverInterface.hpp>
+#include <map>
 
 #include "mig/layout_enumerator.h"
 #include "optimizer/cbc_run.h"
@@ -147,20 +148,76 @@ class TransitionModel {
     solver->getModelPtr()->setLogLevel(0);
   }
 
-  // Returns the columns of `configs` (maximal layouts, all started), or
-  // nothing if one of them is not a maximal multiset.
-  std::optional<std::vector<double>> Columns(
+  // Returns the columns of `configs` (the plain optimum) put on the current
+  // GPUs: a config goes to an unused current GPU with its multiset of
+  // instances where there is one (the one with most of its replicas kept),
+  // keeping each replica of a service it serves there on that profile that
+  // counts as much as a new one; the rest are started on newly partitioned
+  // GPUs. Returns nothing if a config's multiset is not a maximal one.
+  std::optional<std::vector<double>> Seed(
       const std::vector<GpuConfig>& configs) const {
     std::vector<double> values(columns(), 0.0);
+    std::vector<bool> used_gpu(kept_gpus_.size(), false);
+    std::vector<bool> used_replica(keepable_.size(), false);
+    // The keepable replicas of kept_gpus_[i] that serve (service, profile)
+    // as well as a new one.
+    auto matches = [&](size_t i, int service, int profile) {
+      std::vector<size_t> found;
+      for (size_t r = 0; r < keepable_.size(); ++r) {
+        const Keepable& k = keepable_[r];
+        if (k.gpu == kept_gpus_[i] && k.service == service &&
+            k.profile == profile && !used_replica[r] &&
+            k.utility >= problem_.caps.utility(service, profile) - 1e-12) {
+          found.push_back(r);
+        }
+      }
+      return found;
+    };
     for (const GpuConfig& c : configs) {
-      auto m = std::find(multisets_.begin(), multisets_.end(),
-                         c.layout.ProfileCounts(problem_.gpu));
-      if (m == multisets_.end()) return std::nullopt;
-      values[y(m - multisets_.begin())] += 1;
+      mig::Multiset counts = c.layout.ProfileCounts(problem_.gpu);
       const auto& instances = c.layout.instances();
-      for (size_t i = 0; i < instances.size(); ++i) {
-        auto it = std::find(z_.begin(), z_.end(),
-                            std::pair{c.services[i], instances[i].profile});
+      std::optional<size_t> best;
+      int best_kept = -1;
+      for (size_t i = 0; i < kept_gpus_.size(); ++i) {
+        if (used_gpu[i] || current_[kept_gpus_[i]].config.layout.ProfileCounts(
+                               problem_.gpu) != counts) {
+          continue;
+        }
+        std::map<std::pair<int, int>, int> wanted;
+        for (size_t k = 0; k < instances.size(); ++k) {
+          if (c.services[k] != kIdle) {
+            ++wanted[{c.services[k], instances[k].profile}];
+          }
+        }
+        int kept = 0;
+        for (const auto& [key, n] : wanted) {
+          kept += std::min<int>(n, matches(i, key.first, key.second).size());
+        }
+        if (kept > best_kept) {
+          best = i;
+          best_kept = kept;
+        }
+      }
+      if (best) {
+        used_gpu[*best] = true;
+        values[k(*best)] = 1;
+      } else {
+        auto m = std::find(multisets_.begin(), multisets_.end(), counts);
+        if (m == multisets_.end()) return std::nullopt;
+        values[y(m - multisets_.begin())] += 1;
+      }
+      for (size_t k = 0; k < instances.size(); ++k) {
+        int service = c.services[k];
+        if (service == kIdle) continue;
+        int profile = instances[k].profile;
+        std::vector<size_t> kept =
+            best ? matches(*best, service, profile) : std::vector<size_t>{};
+        if (!kept.empty()) {
+          used_replica[kept.front()] = true;
+          values[x(kept.front())] = 1;
+          continue;
+        }
+        auto it = std::find(z_.begin(), z_.end(), std::pair{service, profile});
         if (it != z_.end()) values[z(it - z_.begin())] += 1;
       }
     }
@@ -285,7 +342,7 @@ TransitionSolution SolveTransition(const Problem& problem,
   model.Load(max_gpus, weights, &solver);
   CbcModel cbc(solver);
   cbc.setLogLevel(0);  // CBC prints on stdout, which carries our output
-  std::optional<std::vector<double>> seed = model.Columns(out.plain.configs);
+  std::optional<std::vector<double>> seed = model.Seed(out.plain.configs);
   double seed_objective = 0;
   if (seed) {
     const double* c = solver.getObjCoefficients();
