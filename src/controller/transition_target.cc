@@ -125,18 +125,10 @@ std::vector<GpuId> Place(const optimizer::TransitionSolution& solved,
   return where;
 }
 
-nlohmann::json CostJson(const optimizer::TransitionCost& cost) {
-  return {{"gpus", cost.gpus},
-          {"pod_starts", cost.pod_starts},
-          {"repartitioned_gpus", cost.repartitioned_gpus},
-          {"kept_replicas", cost.kept_replicas}};
-}
-
-}  // namespace
-
-StatusOr<optimizer::TransitionCost> CostOfTransition(
-    const ClusterState& current, const deployment::Deployment& target) {
-  MIGSERVE_ASSIGN_OR_RETURN(DesiredLayouts desired, MapTarget(current, target));
+// What moving `current` to the GPUs and slots `desired` takes
+// (CostOfTransition).
+optimizer::TransitionCost CostOf(const ClusterState& current,
+                                 const DesiredLayouts& desired) {
   optimizer::TransitionCost cost;
   for (const auto& [id, slots] : desired) {
     const GpuState& have = *current.FindGpu(id);
@@ -156,6 +148,21 @@ StatusOr<optimizer::TransitionCost> CostOfTransition(
     }
   }
   return cost;
+}
+
+nlohmann::json CostJson(const optimizer::TransitionCost& cost) {
+  return {{"gpus", cost.gpus},
+          {"pod_starts", cost.pod_starts},
+          {"repartitioned_gpus", cost.repartitioned_gpus},
+          {"kept_replicas", cost.kept_replicas}};
+}
+
+}  // namespace
+
+StatusOr<optimizer::TransitionCost> CostOfTransition(
+    const ClusterState& current, const deployment::Deployment& target) {
+  MIGSERVE_ASSIGN_OR_RETURN(DesiredLayouts desired, MapTarget(current, target));
+  return CostOf(current, desired);
 }
 
 StatusOr<deployment::Deployment> OptimizeFromCurrent(
@@ -209,8 +216,9 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
                             CostOfTransition(room, target));
   deployment::Deployment plain = deployment::MakeDeployment(
       problem.workload, problem.gpu, problem.caps, solved.plain.configs);
-  MIGSERVE_ASSIGN_OR_RETURN(optimizer::TransitionCost plain_cost,
-                            CostOfTransition(room, plain));
+  MIGSERVE_ASSIGN_OR_RETURN(DesiredLayouts plain_desired,
+                            MapTarget(room, plain));
+  optimizer::TransitionCost plain_cost = CostOf(room, plain_desired);
   // The model keeps a GPU's whole layout or none of it; the planner also
   // keeps replicas on GPUs it repartitions in part. Where that keeps more,
   // the plain optimum as the planner places it is the better target.
@@ -218,9 +226,8 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
       std::pair{plain_cost.pod_starts, plain_cost.repartitioned_gpus} <
       std::pair{cost.pod_starts, cost.repartitioned_gpus};
   if (plain_better) {
-    MIGSERVE_ASSIGN_OR_RETURN(DesiredLayouts desired, MapTarget(room, plain));
     ClusterState placed;
-    for (auto& [id, slots] : desired) {
+    for (auto& [id, slots] : plain_desired) {
       placed.gpus.push_back({id, room.FindGpu(id)->model, std::move(slots)});
     }
     target = cluster::ToDeployment(placed, problem.workload.services);

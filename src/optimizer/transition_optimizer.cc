@@ -21,11 +21,17 @@ using deployment::kIdle;
 
 // A replica of the current deployment that may be kept.
 struct Keepable {
-  int gpu;  // index into the current GPUs
-  int instance;
+  int instance;  // on its GPU
   int service;
   int profile;
   double utility;
+};
+
+// A current GPU with a layout, which the model may keep.
+struct KeptGpu {
+  int current;                   // index into the current GPUs
+  mig::Multiset counts;          // its instances per profile
+  std::vector<size_t> replicas;  // its keepable replicas
 };
 
 // The phase-2 model's columns, in this order: y_m, k_g, x_r, z_jp.
@@ -39,15 +45,18 @@ class TransitionModel {
     for (size_t g = 0; g < current.size(); ++g) {
       const GpuConfig& config = current[g].config;
       if (config.layout.empty()) continue;
-      kept_gpus_.push_back(static_cast<int>(g));
+      KeptGpu kept{
+          static_cast<int>(g), config.layout.ProfileCounts(problem.gpu), {}};
       const auto& instances = config.layout.instances();
       for (size_t i = 0; i < instances.size(); ++i) {
         int j = config.services[i];
         if (j == kIdle || current[g].throughput[i] <= 0) continue;
+        kept.replicas.push_back(keepable_.size());
         keepable_.push_back(
-            {static_cast<int>(g), static_cast<int>(i), j, instances[i].profile,
+            {static_cast<int>(i), j, instances[i].profile,
              current[g].throughput[i] / problem.caps.required(j)});
       }
+      kept_gpus_.push_back(std::move(kept));
     }
     for (int j = 0; j < problem.num_services(); ++j) {
       for (int p = 0; p < problem.caps.num_profiles(); ++p) {
@@ -87,8 +96,7 @@ class TransitionModel {
         value.push_back(-multisets_[m][p]);
       }
       for (size_t i = 0; i < kept_gpus_.size(); ++i) {
-        int count = current_[kept_gpus_[i]].config.layout.ProfileCounts(
-            problem_.gpu)[p];
+        int count = kept_gpus_[i].counts[p];
         if (count == 0) continue;
         index.push_back(k(i));
         value.push_back(-count);
@@ -121,11 +129,10 @@ class TransitionModel {
       // Rounding noise must not make an exact cover look short.
       add_row(index, value, 1.0 - 1e-9, COIN_DBL_MAX);
     }
-    for (size_t r = 0; r < keepable_.size(); ++r) {
-      size_t i =
-          std::find(kept_gpus_.begin(), kept_gpus_.end(), keepable_[r].gpu) -
-          kept_gpus_.begin();
-      add_row({x(r), k(i)}, {1, -1}, -COIN_DBL_MAX, 0);
+    for (size_t i = 0; i < kept_gpus_.size(); ++i) {
+      for (size_t r : kept_gpus_[i].replicas) {
+        add_row({x(r), k(i)}, {1, -1}, -COIN_DBL_MAX, 0);
+      }
     }
     std::vector<int> gpus;
     for (int c = 0; c < x(0); ++c) gpus.push_back(c);
@@ -163,10 +170,9 @@ class TransitionModel {
     // as well as a new one.
     auto matches = [&](size_t i, int service, int profile) {
       std::vector<size_t> found;
-      for (size_t r = 0; r < keepable_.size(); ++r) {
+      for (size_t r : kept_gpus_[i].replicas) {
         const Keepable& k = keepable_[r];
-        if (k.gpu == kept_gpus_[i] && k.service == service &&
-            k.profile == profile && !used_replica[r] &&
+        if (k.service == service && k.profile == profile && !used_replica[r] &&
             k.utility >= problem_.caps.utility(service, profile) - 1e-12) {
           found.push_back(r);
         }
@@ -176,19 +182,16 @@ class TransitionModel {
     for (const GpuConfig& c : configs) {
       mig::Multiset counts = c.layout.ProfileCounts(problem_.gpu);
       const auto& instances = c.layout.instances();
+      std::map<std::pair<int, int>, int> wanted;  // (service, profile) -> n
+      for (size_t k = 0; k < instances.size(); ++k) {
+        if (c.services[k] != kIdle) {
+          ++wanted[{c.services[k], instances[k].profile}];
+        }
+      }
       std::optional<size_t> best;
       int best_kept = -1;
       for (size_t i = 0; i < kept_gpus_.size(); ++i) {
-        if (used_gpu[i] || current_[kept_gpus_[i]].config.layout.ProfileCounts(
-                               problem_.gpu) != counts) {
-          continue;
-        }
-        std::map<std::pair<int, int>, int> wanted;
-        for (size_t k = 0; k < instances.size(); ++k) {
-          if (c.services[k] != kIdle) {
-            ++wanted[{c.services[k], instances[k].profile}];
-          }
-        }
+        if (used_gpu[i] || kept_gpus_[i].counts != counts) continue;
         int kept = 0;
         for (const auto& [key, n] : wanted) {
           kept += std::min<int>(n, matches(i, key.first, key.second).size());
@@ -244,17 +247,16 @@ class TransitionModel {
     };
     for (size_t i = 0; i < kept_gpus_.size(); ++i) {
       if (count(k(i)) == 0) continue;
-      GpuConfig config = current_[kept_gpus_[i]].config;
+      GpuConfig config = current_[kept_gpus_[i].current].config;
       std::fill(config.services.begin(), config.services.end(), kIdle);
       std::vector<bool> kept(config.services.size(), false);
-      for (size_t r = 0; r < keepable_.size(); ++r) {
-        if (keepable_[r].gpu == kept_gpus_[i] && count(x(r)) > 0) {
-          config.services[keepable_[r].instance] = keepable_[r].service;
-          kept[keepable_[r].instance] = true;
-        }
+      for (size_t r : kept_gpus_[i].replicas) {
+        if (count(x(r)) == 0) continue;
+        config.services[keepable_[r].instance] = keepable_[r].service;
+        kept[keepable_[r].instance] = true;
       }
       out->configs.push_back(std::move(config));
-      out->from.push_back(kept_gpus_[i]);
+      out->from.push_back(kept_gpus_[i].current);
       out->kept.push_back(std::move(kept));
     }
     for (size_t m = 0; m < multisets_.size(); ++m) {
@@ -285,7 +287,7 @@ class TransitionModel {
   const std::vector<CurrentGpu>& current_;
   std::vector<mig::Multiset> multisets_;
   std::vector<mig::Layout> layouts_;
-  std::vector<int> kept_gpus_;  // current GPUs with a layout
+  std::vector<KeptGpu> kept_gpus_;  // current GPUs with a layout
   std::vector<Keepable> keepable_;
   std::vector<std::pair<int, int>> z_;  // (service, profile)
 };
