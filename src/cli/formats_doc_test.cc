@@ -28,6 +28,7 @@ namespace migserve::cli {
 namespace {
 
 using testing::SourcePath;
+using testing::TempDir;
 
 struct Example {
   int line = 0;                    // of the opening fence
@@ -122,7 +123,7 @@ nlohmann::json Written(const std::string& kind) {
   const std::string profiles = SourcePath("data/profiles/a100-80gb.csv");
   const std::string night_w = SourcePath("data/workloads/night.yaml");
   if (kind == "simulation-report") {
-    std::string report = ::testing::TempDir() + "/formats-sim.json";
+    std::string report = TempDir() + "/formats-sim.json";
     CliResult r = Cli({"simulate", "--from", day, "--to", night, "--nodes", "3",
                        "--report", report});
     EXPECT_EQ(r.code, 0) << r.err;

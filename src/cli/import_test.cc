@@ -12,6 +12,7 @@ namespace migserve::cli {
 namespace {
 
 using testing::SourcePath;
+using testing::TempDir;
 using testing::WriteTempFile;
 
 // Optimizes `services` on A100-80GB with `profiles` and checks the result
@@ -20,7 +21,7 @@ nlohmann::json OptimizeAndValidate(const std::string& profiles,
                                    const std::string& services) {
   std::string w = WriteTempFile("import.yaml",
                                 "gpu: A100-SXM4-80GB\nservices:\n" + services);
-  std::string d = ::testing::TempDir() + "/import.json";
+  std::string d = TempDir() + "/import.json";
   CliResult o =
       Cli({"optimize", "-w", w, "-p", profiles, "--algo", "milp", "-o", d});
   EXPECT_EQ(o.code, 0) << o.err;
@@ -30,7 +31,7 @@ nlohmann::json OptimizeAndValidate(const std::string& profiles,
 }
 
 TEST(ImportCommandTest, PerfAnalyzerFilesServeAService) {
-  std::string out = ::testing::TempDir() + "/pa/profiles.csv";
+  std::string out = TempDir() + "/pa/profiles.csv";
   CliResult r = Cli({"import", "perf-analyzer",
                      SourcePath("src/profile/testdata/"
                                 "resnet50__A100-SXM4-80GB__1g.10gb__b8.csv"),
@@ -49,7 +50,7 @@ TEST(ImportCommandTest, PerfAnalyzerFilesServeAService) {
 }
 
 TEST(ImportCommandTest, ModelAnalyzerResultsServeTwoModels) {
-  std::string out = ::testing::TempDir() + "/ma/profiles.csv";
+  std::string out = TempDir() + "/ma/profiles.csv";
   CliResult r =
       Cli({"import", "model-analyzer",
            SourcePath("src/profile/testdata/metrics-model-inference.csv"),
@@ -64,7 +65,7 @@ TEST(ImportCommandTest, ModelAnalyzerResultsServeTwoModels) {
 }
 
 TEST(ImportCommandTest, MigPerfTreeAndShippedConversionAgree) {
-  std::string out = ::testing::TempDir() + "/mp/profiles.csv";
+  std::string out = TempDir() + "/mp/profiles.csv";
   CliResult r = Cli({"import", "migperf",
                      SourcePath("src/profile/testdata/migperf"), "-o", out});
   ASSERT_EQ(r.code, 0) << r.err;

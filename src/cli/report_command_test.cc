@@ -9,9 +9,10 @@ namespace {
 
 using testing::CountMatches;
 using testing::SourcePath;
+using testing::TempDir;
 
 TEST(ReportCommandTest, DrawsTheTransitionFromSimulateOutputs) {
-  const std::string dir = ::testing::TempDir() + "/report";
+  const std::string dir = TempDir() + "/report";
   CliResult sim =
       Cli({"simulate", "--from", SourcePath("data/deployments/day.json"),
            "--to", SourcePath("data/deployments/night.json"), "--nodes", "3",
