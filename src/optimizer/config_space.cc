@@ -1,5 +1,6 @@
 #include "optimizer/config_space.h"
 
+#include <algorithm>
 #include <cassert>
 #include <map>
 
@@ -28,7 +29,7 @@ ConfigSpace::ConfigSpace(const Problem& problem)
 void ConfigSpace::AddGroup(int a, int b) {
   const workload::CapacityMatrix& caps = problem_.caps;
   const int num_profiles = static_cast<int>(problem_.gpu.profiles.size());
-  Group group{a, b, static_cast<int>(configs_.size()), 0};
+  Group group{a, b, static_cast<int>(configs_.size()), 0, 0, 0};
   for (size_t m = 0; m < multisets_.size(); ++m) {
     const mig::Multiset& counts = multisets_[m];
     // Odometer over to_a[p] in [0, counts[p]], only where a can run p.
@@ -66,6 +67,16 @@ void ConfigSpace::AddGroup(int a, int b) {
   }
   group.end = static_cast<int>(configs_.size());
   if (group.end == group.begin) return;
+  group.front_begin = static_cast<int>(front_.size());
+  for (int k = group.begin; k < group.end; ++k) {
+    const PairConfig& c = configs_[k];
+    bool beaten = std::any_of(
+        front_.begin() + group.front_begin, front_.end(), [&](const Front& f) {
+          return f.utility_a >= c.utility_a && f.utility_b >= c.utility_b;
+        });
+    if (!beaten) front_.push_back({c.utility_a, c.utility_b, k});
+  }
+  group.front_end = static_cast<int>(front_.size());
   int id = static_cast<int>(groups_.size());
   groups_.push_back(group);
   groups_of_[a].push_back(id);

@@ -43,14 +43,29 @@ class ConfigSpace {
   // All pair configs; those of one group (a service alone, or a pair) are
   // contiguous.
   const std::vector<PairConfig>& configs() const { return configs_; }
-  // Groups: [begin, end) ranges into configs().
+  // Groups: [begin, end) ranges into configs(); [front_begin, front_end)
+  // into front().
   struct Group {
     int a;
     int b;  // kIdle for a service alone
     int begin;
     int end;
+    int front_begin;
+    int front_end;
   };
   const std::vector<Group>& groups() const { return groups_; }
+  // The configs of each group that no earlier config of the group matches
+  // or beats in both utilities, in group order, with their utilities. A
+  // score that grows with each utility (ScoreRule's does, in floating point
+  // too) is highest, first reached, on one of them: they are all the
+  // greedy needs to rescore a group, a fraction of its configs.
+  struct Front {
+    double utility_a;
+    double utility_b;
+    int config;
+  };
+  const std::vector<Front>& front() const { return front_; }
+
   // The groups that contain service `s`.
   const std::vector<int>& groups_of(int s) const { return groups_of_[s]; }
 
@@ -75,6 +90,7 @@ class ConfigSpace {
   std::vector<mig::Layout> layouts_;
   std::vector<PairConfig> configs_;
   std::vector<Group> groups_;
+  std::vector<Front> front_;
   std::vector<std::vector<int>> groups_of_;
   std::vector<double> best_single_;
 };

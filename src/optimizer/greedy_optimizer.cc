@@ -1,6 +1,7 @@
 #include "optimizer/greedy_optimizer.h"
 
 #include <algorithm>
+#include <optional>
 #include <queue>
 #include <tuple>
 
@@ -17,50 +18,144 @@ bool AlmostSatisfied(const ConfigSpace& space, const CompletionRates& rates,
          1.0 - rates[s] <= options.almost_satisfied * space.best_single(s);
 }
 
-// Fills the instances of `config` marked kIdle in `open` with the service of
-// the largest score gain each, largest instances first, and returns the
-// config's score.
-double FillOpenInstances(const ConfigSpace& space, const CompletionRates& rates,
-                         const ScoreRule& rule, const std::vector<bool>& open,
-                         GpuConfig* config) {
-  const workload::CapacityMatrix& caps = space.problem().caps;
-  const mig::GpuModel& gpu = space.problem().gpu;
-  const int n = caps.num_services();
-  std::vector<double> added(n, 0.0);
-  const auto& instances = config->layout.instances();
-  for (size_t k = 0; k < instances.size(); ++k) {
-    int s = config->services[k];
-    if (s != kIdle) added[s] += caps.utility(s, instances[k].profile);
-  }
-  std::vector<size_t> order;
-  for (size_t k = 0; k < instances.size(); ++k) {
-    if (open[k]) order.push_back(k);
-  }
-  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-    return gpu.profiles[instances[x].profile].compute_slices >
-           gpu.profiles[instances[y].profile].compute_slices;
-  });
-  for (size_t k : order) {
-    int p = instances[k].profile;
-    int best = kIdle;
-    double best_gain = 0;
-    for (int s = 0; s < n; ++s) {
-      double u = caps.utility(s, p);
-      if (u <= 0 || rates[s] >= 1.0) continue;
-      double gain =
-          rule.Term(rates[s], added[s] + u) - rule.Term(rates[s], added[s]);
-      if (gain > best_gain) {
-        best_gain = gain;
-        best = s;
+// For each profile, the services an instance of it would gain the most
+// for, alone on a config (gain Term(rate, utility) > 0), best first and the
+// lowest service first among equals; only as many as a GPU has instances,
+// since a config's own services are the only others FillOpenInstances must
+// weigh. Built once per set of rates: filling an instance then costs the
+// config's services, not every service.
+class FreshGains {
+ public:
+  FreshGains(const ConfigSpace& space, const CompletionRates& rates,
+             const ScoreRule& rule) {
+    const workload::CapacityMatrix& caps = space.problem().caps;
+    const mig::GpuModel& gpu = space.problem().gpu;
+    depth_ = 1;
+    for (const mig::Multiset& m : space.multisets()) {
+      int size = 0;
+      for (int c : m) size += c;
+      depth_ = std::max(depth_, size + 1);
+    }
+    top_.resize(gpu.profiles.size());
+    for (int s = 0; s < caps.num_services(); ++s) {
+      if (rates[s] >= 1.0) continue;
+      for (size_t p = 0; p < gpu.profiles.size(); ++p) {
+        double u = caps.utility(s, static_cast<int>(p));
+        if (u <= 0) continue;
+        double gain = rule.Term(rates[s], u);
+        if (gain > 0) Offer(&top_[p], {gain, s});
       }
     }
-    config->services[k] = best;
-    if (best != kIdle) added[best] += caps.utility(best, p);
   }
-  double score = 0;
-  for (int s = 0; s < n; ++s) score += rule.Term(rates[s], added[s]);
-  return score;
-}
+
+  // The best service for an instance of `profile` outside `taken` (sorted),
+  // or kIdle; its gain in `gain`.
+  int Best(int profile, const std::vector<int>& taken, double* gain) const {
+    for (const auto& [g, s] : top_[profile]) {
+      if (std::binary_search(taken.begin(), taken.end(), s)) continue;
+      *gain = g;
+      return s;
+    }
+    *gain = 0;
+    return kIdle;
+  }
+
+ private:
+  using Entry = std::pair<double, int>;  // gain, service
+
+  void Offer(std::vector<Entry>* top, Entry e) const {
+    auto after = [](const Entry& x, const Entry& y) {
+      return x.first > y.first || (x.first == y.first && x.second < y.second);
+    };
+    if (static_cast<int>(top->size()) == depth_ && !after(e, top->back())) {
+      return;
+    }
+    top->insert(std::upper_bound(top->begin(), top->end(), e, after), e);
+    if (static_cast<int>(top->size()) > depth_) top->pop_back();
+  }
+
+  int depth_;
+  std::vector<std::vector<Entry>> top_;
+};
+
+// Fills the idle instances of a config, the largest first, each with the
+// service of the largest score gain (the lowest service among equals), and
+// scores it; the scratch it needs is allocated once per BestMixMore.
+class Filler {
+ public:
+  Filler(const ConfigSpace& space, const CompletionRates& rates,
+         const ScoreRule& rule)
+      : space_(space),
+        rates_(rates),
+        rule_(rule),
+        fresh_(space, rates, rule),
+        added_(space.problem().num_services(), 0.0) {
+    const mig::GpuModel& gpu = space.problem().gpu;
+    for (const mig::Layout& layout : space.layouts()) {
+      const auto& instances = layout.instances();
+      std::vector<int> order(instances.size());
+      for (size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
+      std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+        return gpu.profiles[instances[x].profile].compute_slices >
+               gpu.profiles[instances[y].profile].compute_slices;
+      });
+      by_size_.push_back(std::move(order));
+    }
+  }
+
+  // Fills the kIdle entries of `services` on multiset `m`'s layout and
+  // returns the config's score.
+  double Fill(size_t m, std::vector<int>* services) {
+    const workload::CapacityMatrix& caps = space_.problem().caps;
+    const auto& instances = space_.layouts()[m].instances();
+    mine_.clear();
+    for (size_t k = 0; k < instances.size(); ++k) {
+      int s = (*services)[k];
+      if (s != kIdle) Add(s, caps.utility(s, instances[k].profile));
+    }
+    for (int k : by_size_[m]) {
+      if ((*services)[k] != kIdle) continue;
+      int p = instances[k].profile;
+      double best_gain;
+      int best = fresh_.Best(p, mine_, &best_gain);
+      for (int s : mine_) {
+        double u = caps.utility(s, p);
+        if (u <= 0 || rates_[s] >= 1.0) continue;
+        double gain = rule_.Term(rates_[s], added_[s] + u) -
+                      rule_.Term(rates_[s], added_[s]);
+        if (gain > best_gain || (gain == best_gain && gain > 0 && s < best)) {
+          best_gain = gain;
+          best = s;
+        }
+      }
+      (*services)[k] = best;
+      if (best != kIdle) Add(best, caps.utility(best, p));
+    }
+    // The sum over every service in order, of which only the config's are
+    // not zero.
+    double score = 0;
+    for (int s : mine_) {
+      score += rule_.Term(rates_[s], added_[s]);
+      added_[s] = 0;
+    }
+    return score;
+  }
+
+ private:
+  void Add(int s, double u) {
+    auto at = std::lower_bound(mine_.begin(), mine_.end(), s);
+    if (at == mine_.end() || *at != s) mine_.insert(at, s);
+    added_[s] += u;
+  }
+
+  const ConfigSpace& space_;
+  const CompletionRates& rates_;
+  const ScoreRule& rule_;
+  FreshGains fresh_;
+  std::vector<std::vector<int>> by_size_;  // per multiset
+  std::vector<double> added_;              // utility per service, in Fill
+  std::vector<int> mine_;                  // the config's services, sorted
+};
 
 }  // namespace
 
@@ -72,8 +167,11 @@ GpuConfig BestMixMore(const ConfigSpace& space, const CompletionRates& rates,
       static_cast<int>(space.problem().gpu.profiles.size());
   GpuConfig best;
   *score = 0;
+  std::optional<Filler> filler;
+  std::vector<int> assigned;
   for (int s : services) {
     if (!AlmostSatisfied(space, rates, options, s)) continue;
+    if (!filler) filler.emplace(space, rates, options.score);
     double missing = 1.0 - rates[s];
     for (size_t m = 0; m < space.multisets().size(); ++m) {
       const mig::Multiset& counts = space.multisets()[m];
@@ -96,23 +194,20 @@ GpuConfig BestMixMore(const ConfigSpace& space, const CompletionRates& rates,
         for (int q = 0; q < num_profiles; ++q)
           u += take[q] * caps.utility(s, q);
         if (u - smallest >= missing) continue;
-        GpuConfig config{layout, std::vector<int>(layout.size(), kIdle)};
-        std::vector<bool> open(layout.size(), true);
+        assigned.assign(layout.size(), kIdle);
         std::array<int, kMaxProfiles> given{};
         const auto& instances = layout.instances();
         for (size_t k = 0; k < instances.size(); ++k) {
           int q = instances[k].profile;
           if (given[q] < take[q]) {
             ++given[q];
-            config.services[k] = s;
-            open[k] = false;
+            assigned[k] = s;
           }
         }
-        double sc =
-            FillOpenInstances(space, rates, options.score, open, &config);
+        double sc = filler->Fill(m, &assigned);
         if (sc > *score) {
           *score = sc;
-          best = std::move(config);
+          best = GpuConfig{layout, assigned};
         }
       }
     }
@@ -127,22 +222,36 @@ std::vector<GpuConfig> Greedy(const ConfigSpace& space,
   const auto& configs = space.configs();
   const auto& groups = space.groups();
   CompletionRates rates = initial;
+  // A group's best score only falls as rates rise (ScoreRule::Term shrinks
+  // with what a service misses), so a group whose services changed keeps
+  // its old score in the heap as a bound, marked stale, and is rescored
+  // only when that bound reaches the top. The top is then the same group,
+  // with the same config, that rescoring every changed group at once
+  // would give.
   std::vector<int> version(groups.size(), 0);
+  std::vector<char> stale(groups.size(), 0);
   std::vector<int> best_in_group(groups.size(), -1);
   // (score, -group, version): the highest score first, then the lowest
   // group index, so that ties break the same way every run.
   std::priority_queue<std::tuple<double, int, int>> heap;
+  const auto& front = space.front();
+  const ScoreRule& rule = options.score;
   auto rescore = [&](int g) {
     double best = 0;
     int arg = -1;
-    for (int k = groups[g].begin; k < groups[g].end; ++k) {
-      double sc = space.Score(configs[k], rates, options.score);
+    const double rate_a = rates[groups[g].a];
+    const double rate_b = groups[g].b == kIdle ? 1.0 : rates[groups[g].b];
+    for (int k = groups[g].front_begin; k < groups[g].front_end; ++k) {
+      // ConfigSpace::Score's sum: rule.Term is 0 at rate 1.
+      double sc = rule.Term(rate_a, front[k].utility_a) +
+                  rule.Term(rate_b, front[k].utility_b);
       if (sc > best) {
         best = sc;
-        arg = k;
+        arg = front[k].config;
       }
     }
     best_in_group[g] = arg;
+    stale[g] = 0;
     ++version[g];
     if (arg >= 0) heap.emplace(best, -g, version[g]);
   };
@@ -152,9 +261,16 @@ std::vector<GpuConfig> Greedy(const ConfigSpace& space,
 
   std::vector<GpuConfig> out;
   while (!deployment::AllSatisfied(rates)) {
-    while (!heap.empty() &&
-           std::get<2>(heap.top()) != version[-std::get<1>(heap.top())]) {
-      heap.pop();
+    while (!heap.empty()) {
+      int g = -std::get<1>(heap.top());
+      if (std::get<2>(heap.top()) != version[g]) {
+        heap.pop();
+      } else if (stale[g]) {
+        heap.pop();
+        rescore(g);
+      } else {
+        break;
+      }
     }
     double pair_score = heap.empty() ? 0 : std::get<0>(heap.top());
     double mix_score = 0;
@@ -165,21 +281,12 @@ std::vector<GpuConfig> Greedy(const ConfigSpace& space,
     if (mix_score <= pair_score) {
       chosen = space.Expand(configs[best_in_group[-std::get<1>(heap.top())]]);
     }
-    std::vector<int> touched;
     for (int s : chosen.services) {
-      if (s != kIdle) touched.push_back(s);
+      if (s == kIdle) continue;
+      for (int g : space.groups_of(s)) stale[g] = 1;
     }
     deployment::AddConfig(chosen, space.problem().caps, &rates);
     out.push_back(std::move(chosen));
-    std::sort(touched.begin(), touched.end());
-    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-    std::vector<bool> dirty(groups.size(), false);
-    for (int s : touched) {
-      for (int g : space.groups_of(s)) dirty[g] = true;
-    }
-    for (size_t g = 0; g < groups.size(); ++g) {
-      if (dirty[g]) rescore(static_cast<int>(g));
-    }
   }
   return out;
 }

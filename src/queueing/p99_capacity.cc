@@ -107,6 +107,34 @@ bool Within(const BatchCurve& curve, const BatcherConfig& config, double rate,
 using CacheKey = std::tuple<std::vector<BatchCurve::Point>, int, int, double,
                             double, double, double, int, double, double>;
 
+// Within(), remembered: services that differ only in their rate try the
+// same rates with the same Erlang order (every order is 64 once a service
+// runs 64 replicas), so at fleet scale most simulations repeat. The key is
+// CacheKey with the rate and order in place of the service rate.
+bool CachedWithin(const BatchCurve& curve, const BatcherConfig& config,
+                  double rate, int order, double slo_ms,
+                  const QuantileSearch& search) {
+  using Key = std::tuple<std::vector<BatchCurve::Point>, int, int, double,
+                         double, double, int, double, int, double, double>;
+  static std::mutex mu;
+  static std::map<Key, bool> cache;
+  Key key{curve.points(),  config.max_batch,
+          config.workers,  config.max_queue_delay_s,
+          slo_ms,          rate,
+          order,           search.quantile,
+          search.requests, search.warmup,
+          search.tolerance};
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  bool within = Within(curve, config, rate, order, slo_ms, search);
+  std::lock_guard<std::mutex> lock(mu);
+  cache.emplace(std::move(key), within);
+  return within;
+}
+
 }  // namespace
 
 double Quantile(std::vector<double>* values, double q) {
@@ -164,8 +192,9 @@ double QuantileCapacity(const BatchCurve& curve, const BatcherConfig& config,
   int hi = curve.Ms(1) > slo_ms ? 0 : steps;
   while (hi - lo > 1) {
     int mid = (lo + hi) / 2;
-    if (QuantileHolds(curve, config, slo_ms, service_rate, mid * step,
-                      search)) {
+    double rate = mid * step;
+    if (CachedWithin(curve, config, rate, ErlangOrder(rate, service_rate),
+                     slo_ms, search)) {
       lo = mid;
     } else {
       hi = mid;
