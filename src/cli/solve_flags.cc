@@ -66,6 +66,14 @@ void AddSolveOptions(CLI::App* app, optimizer::SolveOptions* solve,
   app->add_flag("!--ga-no-prune", ga.prune,
                 "Keep the GPUs a child no longer needs");
   optimizer::MilpOptions& milp = solve->milp;
+  app->add_flag("--milp-greedy-seed", milp.greedy_seed,
+                "MILP: seed CBC with the greedy's deployment (slow at fleet "
+                "scale; by default the dives find the first deployment)");
+  app->add_option("--milp-gap", milp.gap,
+                  "MILP: stop once within this share of the proven bound "
+                  "(status feasible); 0: prove optimality")
+      ->default_val(milp.gap)
+      ->check(CLI::Range(0.0, 1.0));
   app->add_option("--milp-cut-rounds", milp.cut_rounds,
                   "MILP: rounds of service cuts per LP")
       ->default_val(milp.cut_rounds)
@@ -74,6 +82,11 @@ void AddSolveOptions(CLI::App* app, optimizer::SolveOptions* solve,
                   "MILP: dives for an incumbent (0: CBC alone)")
       ->default_val(milp.dives)
       ->check(CLI::NonNegativeNumber);
+  app->add_option("--milp-dive-patience", milp.dive_patience,
+                  "MILP: stop diving after this many dives in a row find "
+                  "nothing better")
+      ->default_val(milp.dive_patience)
+      ->check(CLI::PositiveNumber);
   app->add_option("--milp-dive-free", milp.dive_free,
                   "MILP: services a dive leaves to CBC")
       ->default_val(milp.dive_free)

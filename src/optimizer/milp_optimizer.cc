@@ -1,5 +1,7 @@
 #include "optimizer/milp_optimizer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -302,6 +304,28 @@ double Objective(const Model& model, const std::vector<double>& x) {
   return cost;
 }
 
+// Where a solve's time went, in seconds.
+struct Phases {
+  double seed = 0;       // the greedy seed, if asked for
+  double model = 0;      // building the model
+  double root = 0;       // the root LP and its service cuts
+  double incumbent = 0;  // dives (and the one-service start)
+  double search = 0;     // CBC's branch and bound
+
+  nlohmann::json ToJson() const {
+    return {{"seed", seed},
+            {"model", model},
+            {"root", root},
+            {"incumbent", incumbent},
+            {"search", search}};
+  }
+};
+
+// Seconds since `begin`.
+double Since(Clock::time_point begin) {
+  return std::chrono::duration<double>(Clock::now() - begin).count();
+}
+
 // What a solve of the model found: per type its configs.
 struct ModelAnswer {
   bool optimal = false;
@@ -309,7 +333,59 @@ struct ModelAnswer {
   LpBounds root;
   double bound = 0;  // on the objective
   int nodes = 0;
+  // Stopped within the relative gap (MilpOptions::gap), not proven.
+  bool close = false;
+  // What found the deployment: "seed", "dive", "cbc" or "one-service".
+  std::string incumbent;
+  Phases phases;
 };
+
+// A feasible start that costs nothing to find: each service on GPUs of its
+// own, all of one multiset, the one (of any type) that serves it at the
+// lowest cost per unit of its demand. Returns the solution, or nothing if a
+// service runs nowhere.
+std::optional<std::vector<double>> OneServiceGpus(
+    const Model& model, const std::vector<ServiceColumns>& services) {
+  std::vector<double> x(model.columns, 0.0);
+  for (const ServiceColumns& s : services) {
+    double best_price = 0;
+    const TypeColumns* best_type = nullptr;
+    size_t best_m = 0;
+    double best_utility = 0;
+    for (const TypeColumns& t : model.types) {
+      for (size_t m = 0; m < t.multisets.size(); ++m) {
+        double u = 0;
+        for (size_t k = 0; k < s.column.size(); ++k) {
+          int c = s.column[k];
+          if (c < t.first_z || c >= t.first_z + static_cast<int>(t.z.size())) {
+            continue;
+          }
+          u += t.multisets[m][t.z[c - t.first_z].second] * s.utility[k];
+        }
+        if (u <= 0) continue;
+        double price = t.cost / u;
+        if (best_type == nullptr || price < best_price) {
+          best_price = price;
+          best_type = &t;
+          best_m = m;
+          best_utility = u;
+        }
+      }
+    }
+    if (best_type == nullptr) return std::nullopt;
+    double gpus = std::ceil(s.demand / best_utility);
+    x[best_type->first_y + best_m] += gpus;
+    for (size_t k = 0; k < s.column.size(); ++k) {
+      int c = s.column[k];
+      const TypeColumns& t = *best_type;
+      if (c < t.first_z || c >= t.first_z + static_cast<int>(t.z.size())) {
+        continue;
+      }
+      x[c] += gpus * t.multisets[best_m][t.z[c - t.first_z].second];
+    }
+  }
+  return x;
+}
 
 // Solves the root LP of `model` and strengthens it with service cuts.
 LpBounds SolveRoot(const std::vector<ServiceColumns>& services,
@@ -364,48 +440,85 @@ ModelAnswer SolveModel(Model& model, const CompletionRates& initial,
                        const SolveOptions& options,
                        Clock::time_point deadline) {
   ModelAnswer answer;
+  Clock::time_point phase = Clock::now();
   std::vector<ServiceColumns> services = ServiceColumnsOf(model, initial);
   answer.root = SolveRoot(services, options.milp, &model);
   answer.bound = answer.root.cuts;
+  answer.phases.root = Since(phase);
+  phase = Clock::now();
   double best_cost = seed.empty() ? COIN_DBL_MAX : Cost(model, seed);
   std::vector<double> best(model.columns, 0.0);
   for (size_t t = 0; t < seed.size(); ++t) {
     AddColumns(model.types[t], seed[t], &best);
   }
+  if (!seed.empty()) answer.incumbent = "seed";
   // With one cost for every GPU only a whole GPU better is an improvement,
   // and the cut bound rounded up to whole GPUs is a proof.
   bool one_cost = std::all_of(
       model.types.begin(), model.types.end(),
       [&](const TypeColumns& t) { return t.cost == model.types[0].cost; });
   double cost = model.types[0].cost;
-  auto adopt = [&](std::vector<double> x, double x_cost) {
+  auto adopt = [&](std::vector<double> x, double x_cost, const char* by) {
     if (x_cost < best_cost - 1e-6) {
       best = std::move(x);
       best_cost = x_cost;
+      answer.incumbent = by;
     }
+  };
+  Clock::time_point begin = Clock::now();
+  auto report = [&](const std::string& what) {
+    if (!options.progress) return;
+    options.progress(fmt::format(
+        "milp: {:.1f} s: {}; best {}, bound {:g}", Since(begin), what,
+        best_cost == COIN_DBL_MAX ? std::string("none")
+                                  : fmt::format("{:g}", best_cost),
+        std::ceil(answer.bound - 1e-6)));
   };
   auto better = [&] { return one_cost ? best_cost - cost : best_cost - 1e-6; };
   auto proven = [&] {
     return one_cost &&
            best_cost <= std::ceil(answer.root.cuts / cost - 1e-6) * cost + 1e-6;
   };
+  // Close enough: the best is within the relative gap of the bound (whole
+  // GPUs with one cost).
+  auto close = [&] {
+    if (best_cost == COIN_DBL_MAX) return false;
+    double bound =
+        one_cost ? std::ceil(answer.bound / cost - 1e-6) * cost : answer.bound;
+    return best_cost - bound <= options.milp.gap * best_cost + 1e-9;
+  };
   // Dives, the first by the rule and the others randomized, within a
-  // quarter of the time left.
+  // quarter of the time left, until `dive_patience` in a row find nothing
+  // better.
   std::mt19937 rng(options.seed);
   Clock::time_point dive_end =
       SecondsFromNow(std::max(0.0, SecondsLeft(deadline)) / 4);
-  for (int d = 0;
-       d < options.milp.dives && !proven() && SecondsLeft(dive_end) > 0; ++d) {
+  for (int d = 0, idle = 0;
+       d < options.milp.dives && !proven() && !close() &&
+       idle < options.milp.dive_patience && SecondsLeft(dive_end) > 0;
+       ++d) {
     auto found = Dive(model.solver, services, better(), options.milp, dive_end,
                       d == 0 ? nullptr : &rng);
+    ++idle;
     if (!found) continue;
     double found_cost = Objective(model, *found);
-    adopt(std::move(*found), found_cost);
+    if (found_cost < best_cost - 1e-6) idle = 0;
+    adopt(std::move(*found), found_cost, "dive");
+    report(fmt::format("dive {}: {:g}", d + 1, found_cost));
   }
+  // Whatever the dives did, CBC starts from a deployment.
+  if (best_cost == COIN_DBL_MAX) {
+    if (auto start = OneServiceGpus(model, services)) {
+      double start_cost = Objective(model, *start);
+      adopt(std::move(*start), start_cost, "one-service");
+    }
+  }
+  answer.phases.incumbent = Since(phase);
+  phase = Clock::now();
   if (proven()) {
     answer.optimal = true;
     answer.bound = best_cost;
-  } else {
+  } else if (!close()) {
     // Branch on the layouts first: they decide the GPUs.
     std::vector<int> priorities(model.columns, 2);
     for (const TypeColumns& t : model.types) {
@@ -418,7 +531,8 @@ ModelAnswer SolveModel(Model& model, const CompletionRates& initial,
     // best solution, with budgets doubling from half a second.
     ServiceCutGenerator generator(services);
     double budget = 0.5;
-    for (int run = 0; !answer.optimal && SecondsLeft(deadline) > 0.05; ++run) {
+    for (int run = 0;
+         !answer.optimal && !close() && SecondsLeft(deadline) > 0.05; ++run) {
       bool with_cuts = options.milp.tree_cuts && run % 2 == 1;
       double seconds = std::max(0.1, std::min(budget, SecondsLeft(deadline)));
       if (run % 2 == 1) budget *= 2;
@@ -426,9 +540,13 @@ ModelAnswer SolveModel(Model& model, const CompletionRates& initial,
       auto found = RunCbc(model.solver, seconds, have ? &best : nullptr,
                           best_cost, priorities, one_cost, cost,
                           with_cuts ? &generator : nullptr, &answer);
-      if (found) adopt(std::move(found->first), found->second);
+      if (found) adopt(std::move(found->first), found->second, "cbc");
+      report(fmt::format("CBC run {} ({}, {:.1f} s)", run + 1,
+                         with_cuts ? "service cuts" : "standard", seconds));
     }
   }
+  answer.phases.search = Since(phase);
+  answer.close = !answer.optimal && close();
   if (best_cost < COIN_DBL_MAX) {
     for (const TypeColumns& t : model.types) {
       answer.configs.push_back(Place(t, best.data()));
@@ -449,22 +567,31 @@ LpBounds LpBound(const Problem& problem, const CompletionRates& initial,
 Solution MilpOptimizer::Solve(const Problem& problem,
                               const CompletionRates& initial,
                               const SolveOptions& options) {
-  // The time limit counts from here: the greedy seed and the model are
-  // part of the solve.
+  // The time limit counts from here: the greedy seed (if any) and the
+  // model are part of the solve.
   Clock::time_point deadline = SecondsFromNow(options.time_limit_s);
-  ConfigSpace space(problem);
-  std::vector<GpuConfig> seed = Greedy(space, initial, options.greedy);
-  const int seed_gpus = static_cast<int>(seed.size());
+  Clock::time_point phase = Clock::now();
+  std::vector<std::vector<GpuConfig>> seed;
+  if (options.milp.greedy_seed) {
+    seed.push_back(Greedy(ConfigSpace(problem), initial, options.greedy));
+  }
+  double seed_seconds = options.milp.greedy_seed ? Since(phase) : 0;
+  phase = Clock::now();
   Model model;
   Build({Type(problem, 1)}, initial, &model);
+  double model_seconds = Since(phase);
   ModelAnswer answer =
-      SolveModel(model, initial, {std::move(seed)}, options, deadline);
+      SolveModel(model, initial, std::move(seed), options, deadline);
+  answer.phases.seed = seed_seconds;
+  answer.phases.model = model_seconds;
   Solution solution;
   solution.configs = std::move(answer.configs.front());
   double bound = answer.optimal ? static_cast<double>(solution.configs.size())
                                 : answer.bound;
   double lower = std::ceil(bound - 1e-6);
-  solution.outcome = answer.optimal ? Outcome::kOptimal : Outcome::kTimeLimit;
+  solution.outcome = answer.optimal ? Outcome::kOptimal
+                     : answer.close ? Outcome::kFeasible
+                                    : Outcome::kTimeLimit;
   solution.extra = {
       {"lp_bound", answer.root.lp},
       {"cut_bound", answer.root.cuts},
@@ -473,22 +600,25 @@ Solution MilpOptimizer::Solve(const Problem& problem,
                                        : (solution.configs.size() - lower) /
                                              solution.configs.size()},
       {"nodes", answer.nodes},
-      {"seed_gpus", seed_gpus}};
+      {"incumbent", answer.incumbent},
+      {"phase_seconds", answer.phases.ToJson()}};
   return solution;
 }
 
 FleetSolution SolveFleet(const std::vector<FleetType>& types,
                          const CompletionRates& initial,
                          const SolveOptions& options) {
-  // The time limit counts from here: the greedy seed and the model are
-  // part of the solve.
+  // The time limit counts from here: the greedy seed (if any) and the
+  // model are part of the solve.
   Clock::time_point deadline = SecondsFromNow(options.time_limit_s);
   std::vector<TypeColumns> columns;
   for (const FleetType& t : types) columns.push_back(Type(*t.problem, t.cost));
-  // The seed: the cheapest fleet of one type that the greedy can build.
+  // The seed, if asked for: the cheapest fleet of one type that the greedy
+  // can build.
+  Clock::time_point phase = Clock::now();
   std::vector<std::vector<GpuConfig>> seed;
   double seed_cost = 0;
-  for (size_t t = 0; t < types.size(); ++t) {
+  for (size_t t = 0; t < types.size() && options.milp.greedy_seed; ++t) {
     const Problem& p = *types[t].problem;
     bool serves_all = true;
     for (int j = 0; j < p.num_services(); ++j) {
@@ -508,10 +638,15 @@ FleetSolution SolveFleet(const std::vector<FleetType>& types,
       seed_cost = cost;
     }
   }
+  double seed_seconds = options.milp.greedy_seed ? Since(phase) : 0;
+  phase = Clock::now();
   Model model;
   Build(std::move(columns), initial, &model);
+  double model_seconds = Since(phase);
   ModelAnswer answer =
       SolveModel(model, initial, std::move(seed), options, deadline);
+  answer.phases.seed = seed_seconds;
+  answer.phases.model = model_seconds;
   FleetSolution solution;
   if (answer.configs.empty()) {
     solution.outcome = Outcome::kInfeasible;
@@ -519,13 +654,17 @@ FleetSolution SolveFleet(const std::vector<FleetType>& types,
     return solution;
   }
   double cost = Cost(model, answer.configs);
-  solution.outcome = answer.optimal ? Outcome::kOptimal : Outcome::kTimeLimit;
+  solution.outcome = answer.optimal ? Outcome::kOptimal
+                     : answer.close ? Outcome::kFeasible
+                                    : Outcome::kTimeLimit;
   solution.configs = std::move(answer.configs);
   solution.extra = {{"cost", cost},
                     {"cost_bound", answer.optimal ? cost : answer.bound},
                     {"lp_bound", answer.root.lp},
                     {"cut_bound", answer.root.cuts},
-                    {"nodes", answer.nodes}};
+                    {"nodes", answer.nodes},
+                    {"incumbent", answer.incumbent},
+                    {"phase_seconds", answer.phases.ToJson()}};
   return solution;
 }
 

@@ -6,9 +6,10 @@
 //   s.t.      sum_j z_jp <= sum_m count_m(p) y_m       for every profile p
 //             sum_p u_jp z_jp >= 1 - c_j                for every service j
 //             y, z >= 0 integer
-// solved with COIN-OR CBC, seeded with the greedy's deployment. Service cuts
-// (optimizer/service_cuts.h) make the LP strong; diving on them finds the
-// incumbent; when it meets the rounded-up cut bound, no search is needed.
+// solved with COIN-OR CBC. Service cuts (optimizer/service_cuts.h) make the
+// LP strong; diving on them finds the incumbent (the greedy's deployment is
+// an optional seed; each service on GPUs of its own is the start of last
+// resort); when it meets the rounded-up cut bound, no search is needed.
 #ifndef MIGSERVE_OPTIMIZER_MILP_OPTIMIZER_H_
 #define MIGSERVE_OPTIMIZER_MILP_OPTIMIZER_H_
 
@@ -32,10 +33,13 @@ class MilpOptimizer : public Optimizer {
  public:
   const char* name() const override { return "milp"; }
 
-  // kOptimal when CBC proves optimality, kTimeLimit (with the best
-  // deployment found, never worse than the greedy's) otherwise; the time
+  // kOptimal when CBC proves optimality, kFeasible when it stopped within
+  // MilpOptions::gap of the bound, kTimeLimit (with the best deployment
+  // found, never worse than the seed's if there is one) otherwise; the time
   // limit covers the whole solve. extra: "lp_bound", "cut_bound",
-  // "best_bound", "gap", "nodes", "seed_gpus".
+  // "best_bound", "gap", "nodes", "incumbent" (what found the deployment:
+  // "seed", "dive", "cbc" or "one-service") and "phase_seconds" ("seed",
+  // "model", "root", "incumbent", "search").
   Solution Solve(const Problem& problem,
                  const deployment::CompletionRates& initial,
                  const SolveOptions& options) override;
@@ -57,9 +61,9 @@ struct FleetSolution {
 
 // The exact model over several GPU types: y_m per type and multiset at the
 // type's cost, z_jp per type, one demand row per service over all types;
-// minimizes the total cost (the GPU count when costs are equal). Seeded with
-// the cheapest single-type greedy fleet. REQUIRES: every type's problem has
-// the same services in the same order.
+// minimizes the total cost (the GPU count when costs are equal). Seeded, if
+// MilpOptions::greedy_seed, with the cheapest single-type greedy fleet.
+// REQUIRES: every type's problem has the same services in the same order.
 FleetSolution SolveFleet(const std::vector<FleetType>& types,
                          const deployment::CompletionRates& initial,
                          const SolveOptions& options);

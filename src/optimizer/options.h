@@ -71,9 +71,19 @@ struct GeneticOptions {
 
 // The exact optimizer's search (optimizer/service_cuts.h).
 struct MilpOptions {
+  // Seed CBC with the greedy's deployment. Off (the default), the dives find
+  // the incumbent: at fleet scale the greedy alone takes longer than the
+  // whole exact solve.
+  bool greedy_seed = false;
   int cut_rounds = 200;  // rounds of service cuts per LP
   int dives = 10;        // dives for an incumbent, within a quarter of the time
-  int dive_free = 3;     // services a dive leaves to CBC with the layouts
+  int dive_patience = 3;  // stop diving after this many in a row find no better
+  int dive_free = 3;      // services a dive leaves to CBC with the layouts
+  // Stop once the best deployment is within this share of the proven bound
+  // (status "feasible", with the gap in the summary); 0: prove optimality.
+  // 1e-4 is the relative MIP gap HiGHS, Gurobi and CPLEX stop at by
+  // default; below 10,000 GPUs it asks for a proof, since one GPU is more.
+  double gap = 1e-4;
   // Alternate CBC's standard solver with runs that add service cuts at
   // every node.
   bool tree_cuts = true;
