@@ -267,10 +267,11 @@ std::optional<InstanceRef> Planner::MigrationSource(const GpuId& g,
   int best_rank = 0;
   for (const GpuState& other : state_.gpus) {
     for (const Slot& s : other.slots) {
-      if (!s.replica || Wanted(other.id, s) || other.model != model ||
-          (other.id.node != node && !options_.remote_migrate) ||
+      // The cheap tests first: this runs for every slot of the cluster.
+      if (!s.replica || other.model != model ||
           s.instance.profile != d.instance.profile ||
-          !s.replica->Covers(*d.replica) ||
+          (!options_.remote_migrate && other.id.node != node) ||
+          Wanted(other.id, s) || !s.replica->Covers(*d.replica) ||
           s.replica->batch != d.replica->batch ||
           s.replica->procs != d.replica->procs ||
           !CanCover(s.replica->service, s.replica->throughput)) {

@@ -30,6 +30,36 @@ int Overlap(const GpuState& want, const GpuState& have) {
   return score;
 }
 
+// GPUs that pair alike: the same model and the same slots (instance and
+// service). members[c] lists class c's GPUs in order; of[g] is g's class.
+struct Classes {
+  std::vector<std::vector<int>> members;
+  std::vector<int> of;
+};
+
+Classes ClassesOf(const std::vector<const GpuState*>& gpus) {
+  using Signature =
+      std::pair<const mig::GpuModel*,
+                std::vector<std::tuple<int, int, bool, std::string>>>;
+  std::map<Signature, int> ids;
+  Classes classes;
+  for (size_t g = 0; g < gpus.size(); ++g) {
+    Signature sig{gpus[g]->model, {}};
+    for (const Slot& s : gpus[g]->slots) {
+      sig.second.emplace_back(s.instance.profile, s.instance.start,
+                              s.replica.has_value(),
+                              s.replica ? s.replica->service : "");
+    }
+    std::sort(sig.second.begin(), sig.second.end());
+    auto [it, added] =
+        ids.emplace(std::move(sig), static_cast<int>(classes.members.size()));
+    if (added) classes.members.emplace_back();
+    classes.members[it->second].push_back(static_cast<int>(g));
+    classes.of.push_back(it->second);
+  }
+  return classes;
+}
+
 bool KeepsPlacement(const ClusterState& current,
                     const deployment::Deployment& target,
                     const std::vector<const GpuState*>& serving) {
@@ -70,22 +100,59 @@ StatusOr<DesiredLayouts> MapTarget(const ClusterState& current,
           count, model->name, have_count[model]));
     }
   }
-  // Best pairs first; ties go to idle GPUs, then to lower ids.
-  std::vector<std::tuple<int, int, int, int>> pairs;  // -score, busy, p, t
-  for (size_t t = 0; t < serving.size(); ++t) {
-    for (size_t p = 0; p < current.gpus.size(); ++p) {
-      if (current.gpus[p].model != serving[t]->model) continue;
-      int score = Overlap(*serving[t], current.gpus[p]);
-      pairs.emplace_back(-score, current.gpus[p].HasReplica() ? 1 : 0,
-                         static_cast<int>(p), static_cast<int>(t));
+  // Best pairs first; ties go to idle GPUs, then to lower ids: the greedy
+  // over every (target, current) pair sorted by (-score, busy, p, t). GPUs
+  // with the same signature pair alike, so the scores are computed per pair
+  // of classes, and the greedy runs level by level of (-score, busy): in
+  // order of p, each free p takes the lowest free t of the classes its
+  // class pairs with at that level. A class's t are taken lowest first, so
+  // a cursor per class finds its lowest free one.
+  Classes targets = ClassesOf(serving);
+  std::vector<const GpuState*> have;
+  for (const GpuState& g : current.gpus) have.push_back(&g);
+  Classes currents = ClassesOf(have);
+  // (-score, busy) -> (current class, target class) pairs.
+  std::map<std::pair<int, int>, std::vector<std::pair<int, int>>> levels;
+  for (size_t a = 0; a < targets.members.size(); ++a) {
+    const GpuState& t = *serving[targets.members[a][0]];
+    for (size_t b = 0; b < currents.members.size(); ++b) {
+      const GpuState& p = *have[currents.members[b][0]];
+      if (p.model != t.model) continue;
+      levels[{-Overlap(t, p), p.HasReplica() ? 1 : 0}].emplace_back(b, a);
     }
   }
-  std::sort(pairs.begin(), pairs.end());
-  std::vector<bool> used(current.gpus.size(), false), placed(serving.size());
-  for (const auto& [score, busy, p, t] : pairs) {
-    if (used[p] || placed[t]) continue;
-    used[p] = placed[t] = true;
-    desired[current.gpus[p].id] = serving[t]->slots;
+  std::vector<bool> used(have.size(), false);
+  std::vector<size_t> cursor(targets.members.size(), 0);
+  size_t placed = 0;
+  for (const auto& [level, links] : levels) {
+    if (placed == serving.size()) break;
+    std::vector<std::vector<int>> partners(currents.members.size());
+    for (const auto& [b, a] : links) partners[b].push_back(a);
+    std::vector<int> free;
+    for (size_t b = 0; b < partners.size(); ++b) {
+      if (partners[b].empty()) continue;
+      for (int p : currents.members[b]) {
+        if (!used[p]) free.push_back(p);
+      }
+    }
+    std::sort(free.begin(), free.end());
+    for (int p : free) {
+      int best_class = -1;
+      int best_t = 0;
+      for (int a : partners[currents.of[p]]) {
+        if (cursor[a] == targets.members[a].size()) continue;
+        int t = targets.members[a][cursor[a]];
+        if (best_class < 0 || t < best_t) {
+          best_class = a;
+          best_t = t;
+        }
+      }
+      if (best_class < 0) continue;
+      ++cursor[best_class];
+      ++placed;
+      used[p] = true;
+      desired[have[p]->id] = serving[best_t]->slots;
+    }
   }
   return desired;
 }
