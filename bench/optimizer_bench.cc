@@ -1,6 +1,7 @@
 // Google Benchmarks of the optimizer. Run with `make bench` (or
 // build/migserve_bench --benchmark_filter=...).
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -35,16 +36,21 @@ const profile::ProfileTable& Profiles() {
   return *table;
 }
 
-// A paper-style workload: `services` services, normal rates, relaxed bound
-// `gpus` GPUs, 100 ms SLOs.
+// A paper-style workload: `services` services, normal (or lognormal)
+// rates, relaxed bound `gpus` GPUs, 100 ms SLOs.
 struct Fixture {
-  Fixture(int services, int gpus)
+  Fixture(int services, int gpus,
+          workload::RateDistribution distribution =
+              workload::RateDistribution::kNormal,
+          uint64_t seed = 42)
       : workload(OrDie(workload::GenerateWorkload(Profiles(),
                                                   [&] {
                                                     workload::GenerateOptions o;
                                                     o.services = services;
                                                     o.target_gpus = gpus;
-                                                    o.seed = 42;
+                                                    o.distribution =
+                                                        distribution;
+                                                    o.seed = seed;
                                                     return o;
                                                   }()))),
         gpu(*OrDie(mig::GpuCatalog::Default().Find(workload.gpu))),
@@ -150,6 +156,44 @@ BENCHMARK(BM_Milp)
     ->Args({24, 300})
     ->Args({100, 1000})
     ->Unit(benchmark::kMillisecond);
+
+// Fleet scale (issue 18): args services, GPUs of the relaxed bound, rates
+// (0 normal, 1 lognormal), on the workloads `tools/scale-figures.sh`
+// generates (seed 18). Counters: GPUs, the proven bound (milp) or the
+// relaxed one, and the process's peak memory so far (run one algorithm per
+// process to read it as that algorithm's).
+void BM_Scale(benchmark::State& state, const char* algo) {
+  Fixture f(state.range(0), state.range(1),
+            state.range(2) == 0 ? workload::RateDistribution::kNormal
+                                : workload::RateDistribution::kLognormal,
+            18);
+  auto optimizer = OrDie(optimizer::MakeOptimizer(algo));
+  optimizer::SolveOptions options;
+  options.time_limit_s = 20;
+  for (auto _ : state) {
+    optimizer::RunResult run =
+        optimizer::RunOptimizer(*optimizer, f.problem, options);
+    state.counters["gpus"] = run.deployment.gpus.size();
+    state.counters["bound"] = run.deployment.summary->lower_bound.value_or(0);
+  }
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  state.counters["peak_mb"] = usage.ru_maxrss / 1024.0;
+}
+#define MIGSERVE_SCALE(algo)               \
+  BENCHMARK_CAPTURE(BM_Scale, algo, #algo) \
+      ->Args({200, 5000, 0})               \
+      ->Args({200, 5000, 1})               \
+      ->Args({400, 10000, 0})              \
+      ->Args({400, 10000, 1})              \
+      ->Iterations(1)                      \
+      ->Repetitions(3)                     \
+      ->Unit(benchmark::kMillisecond)      \
+      ->UseRealTime()
+MIGSERVE_SCALE(greedy);
+MIGSERVE_SCALE(milp);
+MIGSERVE_SCALE(parvagpu);
+#undef MIGSERVE_SCALE
 
 }  // namespace
 }  // namespace migserve

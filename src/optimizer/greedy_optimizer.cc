@@ -48,6 +48,13 @@ class FreshGains {
     }
   }
 
+  // The largest gain of an instance of `profile` for any one service: with
+  // Term concave in the utility and 0 at 0, no instance of the profile adds
+  // more to any config's score.
+  double Largest(int profile) const {
+    return top_[profile].empty() ? 0 : top_[profile].front().first;
+  }
+
   // The best service for an instance of `profile` outside `taken` (sorted),
   // or kIdle; its gain in `gain`.
   int Best(int profile, const std::vector<int>& taken, double* gain) const {
@@ -101,6 +108,19 @@ class Filler {
       });
       by_size_.push_back(std::move(order));
     }
+  }
+
+  // An upper bound on the score Fill would return for `services` on
+  // multiset `m`'s layout, where only `service` holds instances, `utility`
+  // of it.
+  double Bound(size_t m, const std::vector<int>& services, int service,
+               double utility) const {
+    double bound = rule_.Term(rates_[service], utility);
+    const auto& instances = space_.layouts()[m].instances();
+    for (size_t k = 0; k < instances.size(); ++k) {
+      if (services[k] == kIdle) bound += fresh_.Largest(instances[k].profile);
+    }
+    return bound;
   }
 
   // Fills the kIdle entries of `services` on multiset `m`'s layout and
@@ -203,6 +223,10 @@ GpuConfig BestMixMore(const ConfigSpace& space, const CompletionRates& rates,
             ++given[q];
             assigned[k] = s;
           }
+        }
+        // Skip what cannot beat the best (the margin covers rounding).
+        if (filler->Bound(m, assigned, s, u) * (1 + 1e-9) < *score) {
+          continue;
         }
         double sc = filler->Fill(m, &assigned);
         if (sc > *score) {
