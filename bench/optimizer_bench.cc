@@ -141,7 +141,7 @@ BENCHMARK(BM_TwoPhaseOneRound)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-// The exact optimizer end to end (greedy seed, model, service cuts, dives,
+// The exact optimizer end to end (model, service cuts, dives,
 // CBC if needed), with the default 60 s limit.
 void BM_Milp(benchmark::State& state) {
   Fixture f(state.range(0), state.range(1));
