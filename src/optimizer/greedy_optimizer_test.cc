@@ -111,10 +111,7 @@ TEST_F(GreedyGoldenTest, GeneratedWorkloadsKeepTheirDeployments) {
     o.distribution = c.distribution;
     o.capacity_model = CapacityModel::kPaper;
     o.seed = 18;
-    workload_ = workload::GenerateWorkload(profiles_, o).value();
-    caps_.emplace(
-        workload::CapacityMatrix::Build(workload_, profiles_, gpu_).value());
-    problem_.emplace(workload_, gpu_, *caps_);
+    Generate(o);
     auto configs = RunGreedy();
     EXPECT_EQ(configs.size(), c.gpus);
     EXPECT_EQ(Fingerprint(configs), c.fingerprint)

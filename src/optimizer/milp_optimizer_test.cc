@@ -195,10 +195,7 @@ TEST_F(MilpTest, MatchesPlainCbcOnGeneratedWorkloads) {
     g.target_gpus = 10 + 2 * static_cast<int>(seed);
     g.max_procs = 1 + static_cast<int>(seed % 2);
     g.seed = seed;
-    workload_ = workload::GenerateWorkload(profiles_, g).value();
-    caps_.emplace(
-        workload::CapacityMatrix::Build(workload_, profiles_, gpu_).value());
-    problem_.emplace(workload_, gpu_, *caps_);
+    Generate(g);
     MilpOptimizer milp;
     RunResult run = RunOptimizer(milp, *problem_, SolveOptions{});
     ASSERT_EQ(run.outcome, Outcome::kOptimal) << "seed " << seed;
@@ -224,10 +221,7 @@ TEST_F(MilpTest, ProvesFleetScaleWithoutASeed) {
     g.distribution = distribution;
     g.capacity_model = queueing::CapacityModel::kPaper;
     g.seed = 18;
-    workload_ = workload::GenerateWorkload(profiles_, g).value();
-    caps_.emplace(
-        workload::CapacityMatrix::Build(workload_, profiles_, gpu_).value());
-    problem_.emplace(workload_, gpu_, *caps_);
+    Generate(g);
     MilpOptimizer milp;
     RunResult run = RunOptimizer(milp, *problem_, SolveOptions{});
     ASSERT_EQ(run.outcome, Outcome::kOptimal);

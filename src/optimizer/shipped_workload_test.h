@@ -1,5 +1,5 @@
-// A test fixture: one shipped workload (data/workloads/) on the A100-80GB
-// with the shipped profiles, as a Problem.
+// A test fixture: one shipped workload (data/workloads/), or a generated
+// one, on the A100-80GB with the shipped profiles, as a Problem.
 #ifndef MIGSERVE_OPTIMIZER_SHIPPED_WORKLOAD_TEST_H_
 #define MIGSERVE_OPTIMIZER_SHIPPED_WORKLOAD_TEST_H_
 
@@ -12,6 +12,7 @@
 #include "optimizer/problem.h"
 #include "profile/profile_csv.h"
 #include "util/test_util.h"
+#include "workload/generator.h"
 #include "workload/workload_yaml.h"
 
 namespace migserve::optimizer {
@@ -28,6 +29,14 @@ class ShippedWorkloadTest : public ::testing::Test {
                     .value();
     if (max_procs > 0) workload_.max_procs = max_procs;
     workload_.capacity_model = model;
+    caps_.emplace(
+        workload::CapacityMatrix::Build(workload_, profiles_, gpu_).value());
+    problem_.emplace(workload_, gpu_, *caps_);
+  }
+
+  // Generates a workload (workload/generator.h) in place of a shipped one.
+  void Generate(const workload::GenerateOptions& options) {
+    workload_ = workload::GenerateWorkload(profiles_, options).value();
     caps_.emplace(
         workload::CapacityMatrix::Build(workload_, profiles_, gpu_).value());
     problem_.emplace(workload_, gpu_, *caps_);
