@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cli/command.h"
 #include "mig/gpu_catalog.h"
 #include "util/file.h"
@@ -70,6 +72,41 @@ void AddGpuTableOption(CLI::App* app) {
       "shipped ones; repeatable");
 }
 
+// The number of single-character edits between `a` and `b`.
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
+                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// "unknown command 'X'", with the nearest command if it is a typo away.
+std::string UnknownCommand(const std::string& name) {
+  const CommandSpec* nearest = nullptr;
+  size_t distance = 0;
+  for (const CommandSpec& command : kCommands) {
+    size_t d = EditDistance(name, command.name);
+    if (nearest == nullptr || d < distance) {
+      nearest = &command;
+      distance = d;
+    }
+  }
+  std::string message = fmt::format("unknown command '{}'", name);
+  if (distance <= 2) {
+    message += fmt::format(" (did you mean '{}'?)", nearest->name);
+  }
+  return message + "; see migserve --help";
+}
+
 }  // namespace
 
 int CommandContext::Fail(const Status& status) {
@@ -98,10 +135,18 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out,
       "migserve"};
   app.require_subcommand(1);
   app.fallthrough(false);
+  app.set_version_flag("--version",
+                       std::string("migserve ") + MIGSERVE_VERSION);
   for (const CommandSpec& command : kCommands) {
     CLI::App* sub = app.add_subcommand(command.name, command.help);
     command.setup(sub, &context);
     AddGpuTableOption(sub);
+  }
+  if (!args.empty() && !args[0].empty() && args[0][0] != '-' &&
+      std::none_of(std::begin(kCommands), std::end(kCommands),
+                   [&](const CommandSpec& c) { return args[0] == c.name; })) {
+    err << "migserve: " << UnknownCommand(args[0]) << "\n";
+    return kExitBadInput;
   }
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

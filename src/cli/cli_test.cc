@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -109,6 +110,35 @@ TEST(CliTest, UsageErrorsExitTwo) {
                      kProfiles, "--algo", "magic"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("unknown algorithm 'magic'"), std::string::npos);
+}
+
+// Tool conventions (issue 19): --version, a typo'd command names the one
+// meant, an output path in a missing directory is refused before the
+// search (and creates nothing).
+TEST(CliTest, VersionTyposAndMissingOutputDirectory) {
+  CliResult v = Cli({"--version"});
+  EXPECT_EQ(v.code, 0);
+  EXPECT_EQ(v.out.rfind("migserve 0.", 0), 0u) << v.out;
+  CliResult typo = Cli({"optimise"});
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_NE(typo.err.find("unknown command 'optimise' (did you mean "
+                          "'optimize'?)"),
+            std::string::npos)
+      << typo.err;
+  CliResult far = Cli({"frobnicate"});
+  EXPECT_EQ(far.code, 2);
+  EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
+  std::string missing = testing::TempDir() + "/no-such-dir";
+  CliResult o = Cli({"optimize", "-w", SourcePath("data/workloads/night.yaml"),
+                     "-p", SourcePath("data/profiles/a100-80gb.csv"), "--algo",
+                     "greedy", "-o", missing + "/x.json"});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("-o: " + missing + "/x.json: no directory " + missing),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.err.find("optimize: greedy:"), std::string::npos)
+      << "searched before checking the output";
+  EXPECT_FALSE(std::filesystem::exists(missing));
 }
 
 TEST(CliTest, GpusCountsLayouts) {
@@ -378,6 +408,9 @@ TEST(CliTest, ModelsPrintsClasses) {
 
 TEST(CliTest, ImportWritesProfilesAndScenarios) {
   std::string dir = testing::TempDir() + "/imp";
+  for (const char* sub : {"/prof_data", "/SLO", "/out"}) {
+    std::filesystem::create_directories(dir + sub);
+  }
   std::string header =
       "Mig instance,Batch size,Workload Number,Throughput,Latency\n";
   ASSERT_TRUE(WriteFileAtomic(dir + "/prof_data/m.csv",

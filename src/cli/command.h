@@ -15,6 +15,8 @@ namespace migserve::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitNo = 1;
 inline constexpr int kExitBadInput = 2;
+// A signal stopped a search; what it had was written (128 + SIGINT).
+inline constexpr int kExitInterrupted = 130;
 
 struct CommandContext {
   std::ostream& out;  // machine-readable output

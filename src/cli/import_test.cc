@@ -31,7 +31,7 @@ nlohmann::json OptimizeAndValidate(const std::string& profiles,
 }
 
 TEST(ImportCommandTest, PerfAnalyzerFilesServeAService) {
-  std::string out = TempDir() + "/pa/profiles.csv";
+  std::string out = TempDir() + "/pa-profiles.csv";
   CliResult r = Cli({"import", "perf-analyzer",
                      SourcePath("src/profile/testdata/"
                                 "resnet50__A100-SXM4-80GB__1g.10gb__b8.csv"),
@@ -50,7 +50,7 @@ TEST(ImportCommandTest, PerfAnalyzerFilesServeAService) {
 }
 
 TEST(ImportCommandTest, ModelAnalyzerResultsServeTwoModels) {
-  std::string out = TempDir() + "/ma/profiles.csv";
+  std::string out = TempDir() + "/ma-profiles.csv";
   CliResult r =
       Cli({"import", "model-analyzer",
            SourcePath("src/profile/testdata/metrics-model-inference.csv"),
@@ -65,7 +65,7 @@ TEST(ImportCommandTest, ModelAnalyzerResultsServeTwoModels) {
 }
 
 TEST(ImportCommandTest, MigPerfTreeAndShippedConversionAgree) {
-  std::string out = TempDir() + "/mp/profiles.csv";
+  std::string out = TempDir() + "/mp-profiles.csv";
   CliResult r = Cli({"import", "migperf",
                      SourcePath("src/profile/testdata/migperf"), "-o", out});
   ASSERT_EQ(r.code, 0) << r.err;

@@ -10,6 +10,8 @@
 #include "optimizer/fleet.h"
 #include "optimizer/registry.h"
 #include "profile/profile_csv.h"
+#include "util/file.h"
+#include "util/interrupt.h"
 #include "workload/workload_yaml.h"
 
 namespace migserve::cli {
@@ -118,7 +120,7 @@ void RunFleetOptimize(const OptimizeFlags& flags,
   context->Emit(flags.output, deployment::FormatDeployment(run->deployment));
 }
 
-void RunOptimize(const OptimizeFlags& flags, CommandContext* context) {
+void RunOptimizeOnce(const OptimizeFlags& flags, CommandContext* context) {
   auto optimizer = optimizer::MakeOptimizer(flags.algo);
   if (!optimizer.ok()) {
     context->Fail(optimizer.status());
@@ -158,6 +160,23 @@ void RunOptimize(const OptimizeFlags& flags, CommandContext* context) {
       "optimize: {}: {} GPUs ({}), lower bound {}, {:.3f} s\n", s.algorithm,
       s.gpus, s.status, *s.lower_bound, s.seconds);
   context->Emit(flags.output, json);
+}
+
+// Checks the output path first (a long search must not fail at the end
+// for a typo), and turns an interrupt into exit 130 once the best so far is
+// written.
+void RunOptimize(const OptimizeFlags& flags, CommandContext* context) {
+  if (Status s = CheckOutputDirectory(flags.output); !s.ok()) {
+    context->Fail(s.WithPrefix("-o"));
+    return;
+  }
+  InstallInterruptHandlers();
+  RunOptimizeOnce(flags, context);
+  if (Interrupted() && context->exit_code == kExitOk) {
+    context->err << "optimize: interrupted; wrote the best deployment found "
+                    "so far (summary.status: interrupted)\n";
+    context->exit_code = kExitInterrupted;
+  }
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "cli/cli_test_util.h"
 #include "util/file.h"
 #include "util/test_util.h"
@@ -13,6 +15,7 @@ using testing::TempDir;
 
 TEST(ReportCommandTest, DrawsTheTransitionFromSimulateOutputs) {
   const std::string dir = TempDir() + "/report";
+  std::filesystem::create_directory(dir);
   CliResult sim =
       Cli({"simulate", "--from", SourcePath("data/deployments/day.json"),
            "--to", SourcePath("data/deployments/night.json"), "--nodes", "3",

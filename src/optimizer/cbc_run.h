@@ -11,9 +11,13 @@ namespace migserve::optimizer {
 
 // Runs CBC's standard solver on `cbc` for at most `seconds`, with the further
 // command-line `arguments` (e.g. {"-increment", "1"}); the answer stays in
-// `cbc` (bestSolution, isProvenOptimal, getBestPossibleObjValue).
+// `cbc` (bestSolution, isProvenOptimal, getBestPossibleObjValue). Stops
+// early when interrupted (util/interrupt.h).
 void RunCbcSolver(CbcModel* cbc, double seconds,
                   const std::vector<std::string>& arguments = {});
+
+// Makes `cbc` stop at its next node once interrupted (util/interrupt.h).
+void StopWhenInterrupted(CbcModel* cbc);
 
 }  // namespace migserve::optimizer
 

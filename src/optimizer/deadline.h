@@ -1,9 +1,13 @@
 // Time limits of the searches: a deadline some seconds from now, and the
-// seconds left until one.
+// seconds left until one. An interrupt (util/interrupt.h) ends every
+// deadline at once, so that each search stops at its next check and keeps
+// what it found.
 #ifndef MIGSERVE_OPTIMIZER_DEADLINE_H_
 #define MIGSERVE_OPTIMIZER_DEADLINE_H_
 
 #include <chrono>
+
+#include "util/interrupt.h"
 
 namespace migserve::optimizer {
 
@@ -15,8 +19,10 @@ inline Clock::time_point SecondsFromNow(double seconds) {
                             std::chrono::duration<double>(seconds));
 }
 
-// Returns the seconds until `deadline`, negative once it has passed.
+// Returns the seconds until `deadline`, <= 0 once it has passed or a stop
+// was asked for.
 inline double SecondsLeft(Clock::time_point deadline) {
+  if (Interrupted()) return 0;
   return std::chrono::duration<double>(deadline - Clock::now()).count();
 }
 

@@ -49,6 +49,7 @@ StatusOr<RunResult> RunFleet(const workload::Workload& workload,
   FleetSolution solution = SolveFleet(
       types, deployment::CompletionRates(workload.services.size(), 0.0),
       options);
+  solution.outcome = Reported(solution.outcome);
   RunResult run;
   run.outcome = solution.outcome;
   run.reason = solution.reason;

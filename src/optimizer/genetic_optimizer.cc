@@ -206,8 +206,8 @@ Solution TwoPhaseOptimizer::Solve(const Problem& problem,
       stopped = "max_rounds";
       break;
     }
-    if (Clock::now() >= deadline) {
-      stopped = "time_limit";
+    if (SecondsLeft(deadline) <= 0) {
+      stopped = Interrupted() ? "interrupted" : "time_limit";
       break;
     }
     const int jobs = ga.population * ga.offspring;

@@ -238,7 +238,7 @@ std::vector<GpuConfig> Search::Run(const CompletionRates& initial) {
   Rollout(initial, true, &best);
   shortest_ = longest_ = static_cast<int>(best.size());
   for (int it = 0; it < mcts_.iterations; ++it) {
-    if (std::chrono::steady_clock::now() >= deadline_) break;
+    if (SecondsLeft(deadline_) <= 0) break;
     ++stats_->iterations;
     int index = 0;
     while (nodes_[index].expanded && !nodes_[index].children.empty()) {

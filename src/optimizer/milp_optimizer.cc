@@ -228,6 +228,7 @@ std::optional<std::vector<double>> Dive(
   cbc.setLogLevel(0);  // CBC prints on stdout, which carries our output
   cbc.setMaximumSeconds(std::max(0.01, SecondsLeft(deadline)));
   cbc.setCutoff(limit + 1e-6);
+  StopWhenInterrupted(&cbc);
   cbc.branchAndBound();
   const double* best = cbc.bestSolution();
   if (best == nullptr) return std::nullopt;

@@ -16,6 +16,7 @@
 #include "optimizer/registry.h"
 #include "optimizer/shipped_workload_test.h"
 #include "profile/profile_csv.h"
+#include "util/interrupt.h"
 #include "util/test_util.h"
 #include "workload/generator.h"
 #include "workload/relaxed_bound.h"
@@ -75,6 +76,22 @@ TEST_F(MilpTest, BeatsGreedyOnDay) {
     ASSERT_TRUE(report.ok());
     EXPECT_TRUE(report->ok());
   }
+}
+
+// An interrupt (SIGINT in the CLI) before the solve: the search stops at
+// once and still returns a deployment that serves every service.
+TEST_F(MilpTest, InterruptedSolveReturnsADeployment) {
+  Load("normal-1");
+  RequestInterrupt();
+  MilpOptimizer milp;
+  RunResult run = RunOptimizer(milp, *problem_, SolveOptions{});
+  ClearInterrupt();
+  EXPECT_EQ(run.outcome, Outcome::kInterrupted);
+  EXPECT_EQ(run.deployment.summary->status, "interrupted");
+  auto report =
+      deployment::Validate(run.deployment, workload_, profiles_, gpu_);
+  ASSERT_TRUE(report.ok());
+  EXPECT_TRUE(report->ok());
 }
 
 // With no dives and no time for CBC, the deployment is the one-service

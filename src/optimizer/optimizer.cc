@@ -1,5 +1,7 @@
 #include "optimizer/optimizer.h"
 
+#include "util/interrupt.h"
+
 namespace migserve::optimizer {
 
 const char* OutcomeName(Outcome outcome) {
@@ -10,10 +12,18 @@ const char* OutcomeName(Outcome outcome) {
       return "feasible";
     case Outcome::kTimeLimit:
       return "time_limit";
+    case Outcome::kInterrupted:
+      return "interrupted";
     case Outcome::kInfeasible:
       return "infeasible";
   }
   return "?";
+}
+
+Outcome Reported(Outcome outcome) {
+  return Interrupted() && outcome != Outcome::kInfeasible
+             ? Outcome::kInterrupted
+             : outcome;
 }
 
 Solution Infeasible(std::string reason) {

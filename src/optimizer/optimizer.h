@@ -17,13 +17,15 @@ namespace migserve::optimizer {
 
 // What a solve found (HiGHS's model status): a result, not a failure.
 enum class Outcome {
-  kOptimal,     // proven to use the fewest GPUs
-  kFeasible,    // satisfies every service; optimality not proven
-  kTimeLimit,   // stopped by the time limit with a feasible answer
-  kInfeasible,  // the algorithm cannot serve the workload under its rules
+  kOptimal,      // proven to use the fewest GPUs
+  kFeasible,     // satisfies every service; optimality not proven
+  kTimeLimit,    // stopped by the time limit with a feasible answer
+  kInterrupted,  // stopped by a signal (util/interrupt.h) with the best so far
+  kInfeasible,   // the algorithm cannot serve the workload under its rules
 };
 
-// Returns "optimal", "feasible", "time_limit" or "infeasible".
+// Returns "optimal", "feasible", "time_limit", "interrupted" or
+// "infeasible".
 const char* OutcomeName(Outcome outcome);
 
 struct Solution {
@@ -32,6 +34,10 @@ struct Solution {
   std::string reason;                               // why, when kInfeasible
   nlohmann::json extra = nlohmann::json::object();  // algorithm statistics
 };
+
+// `outcome` as the caller reports it: kInterrupted when a stop was asked for
+// (util/interrupt.h) and the search still returned a deployment.
+Outcome Reported(Outcome outcome);
 
 // A kInfeasible solution saying why.
 Solution Infeasible(std::string reason);

@@ -76,6 +76,7 @@ RunResult RunOptimizer(Optimizer& optimizer, const Problem& problem,
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
           .count();
+  solution.outcome = Reported(solution.outcome);
   RunResult run;
   run.outcome = solution.outcome;
   run.reason = solution.reason;

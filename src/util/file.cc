@@ -26,16 +26,21 @@ StatusOr<std::string> ReadFile(const std::string& path) {
   return buffer.str();
 }
 
-Status WriteFileAtomic(const std::string& path, const std::string& contents) {
+Status CheckOutputDirectory(const std::string& path) {
+  if (path.empty() || path == "-") return Status::Ok();
   std::filesystem::path target(path);
   std::error_code ec;
-  if (target.has_parent_path()) {
-    std::filesystem::create_directories(target.parent_path(), ec);
-    if (ec) {
-      return Status::Unavailable(path +
-                                 ": cannot create directory: " + ec.message());
-    }
+  if (target.has_parent_path() &&
+      !std::filesystem::is_directory(target.parent_path(), ec)) {
+    return Status::InvalidArgument(path + ": no directory " +
+                                   target.parent_path().string());
   }
+  return Status::Ok();
+}
+
+Status WriteFileAtomic(const std::string& path, const std::string& contents) {
+  MIGSERVE_RETURN_IF_ERROR(CheckOutputDirectory(path));
+  std::error_code ec;
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

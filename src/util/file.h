@@ -11,9 +11,14 @@ namespace migserve {
 // Returns the contents of `path`, or NotFound naming the path.
 StatusOr<std::string> ReadFile(const std::string& path);
 
+// Returns InvalidArgument naming the path if `path` is to be written but its
+// directory does not exist; OK for "" and "-" (stdout).
+Status CheckOutputDirectory(const std::string& path);
+
 // Writes `contents` to a temporary file beside `path`, then renames it over
-// `path`, so that a reader never sees a half-written file. Creates missing
-// parent directories. Returns Unavailable naming the path on failure.
+// `path`, so that a reader never sees a half-written file. Returns
+// InvalidArgument naming the path if its directory does not exist (a typo
+// in a path must not create directories), Unavailable on a failed write.
 Status WriteFileAtomic(const std::string& path, const std::string& contents);
 
 }  // namespace migserve

@@ -13,6 +13,9 @@ namespace {
 
 std::string MakeDir() {
   std::string dir = testing::TempDir() + "/parva";
+  for (const char* sub : {"/prof_data", "/SLO"}) {
+    std::filesystem::create_directories(dir + sub);
+  }
   std::string header =
       "Mig instance,Batch size,Workload Number,Throughput,Latency\n";
   EXPECT_TRUE(WriteFileAtomic(dir + "/prof_data/alpha.csv",
