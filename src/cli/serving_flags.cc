@@ -10,7 +10,10 @@ void AddServingOptions(CLI::App* app, std::string* serving, std::string* image,
       ->check(CLI::ExistingFile);
   app->add_option("--image", *image,
                   "Serving container image (overrides the spec's; default "
-                  "nvcr.io/nvidia/tritonserver:24.08-py3)");
+                  "nvcr.io/nvidia/tritonserver:24.08-py3)")
+      ->check([](const std::string& value) {
+        return value.empty() ? std::string("must name an image") : "";
+      });
   app->add_option("--port", *port,
                   "The container's one HTTP port, named http (overrides the "
                   "spec's ports; default 8000)")

@@ -1,6 +1,7 @@
 // migserve simulate --from D1 --to D2 [--spare-gpus K] [--seed N] [...]
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -123,6 +124,14 @@ void RunSimulate(const SimulateFlags& flags, CommandContext* context) {
                       flags.lose_gpu)));
       return;
     }
+    if (in->current.FindGpu(*faults.lose_gpu) == nullptr) {
+      context->Fail(Status::InvalidArgument(fmt::format(
+          "--lose-gpu: the cluster has no GPU {} (it has {} GPUs, {} to {})",
+          faults.lose_gpu->ToString(), in->current.gpus.size(),
+          in->current.gpus.front().id.ToString(),
+          in->current.gpus.back().id.ToString())));
+      return;
+    }
   }
   cluster::SimulatedCluster sim(in->current, flags.durations, flags.seed,
                                 faults);
@@ -134,6 +143,17 @@ void RunSimulate(const SimulateFlags& flags, CommandContext* context) {
   controller::Controller controller(&sim, journal->get(), options);
   Status run = controller.Transition(in->to, in->goal);
 
+  if (flags.faults.fail_action >= 0 &&
+      std::none_of(sim.timeline().begin(), sim.timeline().end(),
+                   [&](const cluster::TimelineEntry& e) {
+                     return e.action.id == flags.faults.fail_action;
+                   })) {
+    context->Fail(Status::InvalidArgument(fmt::format(
+        "--fail-action: the transition ran no action {} (it ran {} actions; "
+        "`plan --format text` lists their ids)",
+        flags.faults.fail_action, sim.timeline().size())));
+    return;
+  }
   std::map<std::string, int> counts;
   for (const auto& e : sim.timeline()) {
     if (!e.ok) continue;
@@ -277,13 +297,18 @@ void SetupSimulate(CLI::App* app, CommandContext* context) {
   app->add_option("--jitter", d.jitter, "Durations vary by +-this share")
       ->capture_default_str();
   app->add_option("--fail-action", flags->faults.fail_action,
-                  "Inject: the action with this id fails");
-  app->add_option("--lose-gpu", flags->lose_gpu,
-                  "Inject: this GPU (NODE/INDEX; a GPU of a deployment "
-                  "without nodes is node-<id / 8>/<id % 8>) is lost at "
-                  "--lose-at seconds");
-  app->add_option("--lose-at", flags->faults.lose_at_s,
-                  "Inject: when --lose-gpu is lost");
+                  "Inject: the action with this id fails (an id of the plan)")
+      ->check(CLI::NonNegativeNumber);
+  CLI::Option* lose_gpu = app->add_option(
+      "--lose-gpu", flags->lose_gpu,
+      "Inject: this GPU (NODE/INDEX; a GPU of a deployment without nodes is "
+      "node-<id / 8>/<id % 8>) is lost at --lose-at seconds");
+  CLI::Option* lose_at =
+      app->add_option("--lose-at", flags->faults.lose_at_s,
+                      "Inject: when --lose-gpu is lost (seconds)")
+          ->check(CLI::NonNegativeNumber);
+  lose_gpu->needs(lose_at);
+  lose_at->needs(lose_gpu);
   app->callback([flags, context] { RunSimulate(*flags, context); });
 }
 

@@ -28,10 +28,12 @@ void AddTransitionOptions(CLI::App* app, TransitionFlags* flags) {
                   "GPUs per node for GPUs the deployment puts on no node")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  app->add_flag("--no-migrate", flags->no_migrate,
-                "Move replicas by create then delete, never by migrate");
+  CLI::Option* no_migrate =
+      app->add_flag("--no-migrate", flags->no_migrate,
+                    "Move replicas by create then delete, never by migrate");
   app->add_flag("--remote-migrate", flags->remote_migrate,
-                "Also migrate replicas across nodes");
+                "Also migrate replicas across nodes")
+      ->excludes(no_migrate);
 }
 
 StatusOr<TransitionInputs> LoadTransition(const TransitionFlags& flags) {

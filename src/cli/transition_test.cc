@@ -14,6 +14,7 @@ namespace migserve::cli {
 namespace {
 
 using testing::SourcePath;
+using testing::TempDir;
 
 const std::string kDay = SourcePath("data/deployments/day.json");
 const std::string kNight = SourcePath("data/deployments/night.json");
@@ -165,10 +166,43 @@ TEST(TransitionCliTest, SimulateAnswersNoWhenALostGpuDropsAService) {
   CliResult named = Cli({"simulate", "--from", kNight, "--to", kDay, "--nodes",
                          "3", "--lose-gpu", "node-0/0", "--lose-at", "1"});
   EXPECT_EQ(named.code, 1);
-  EXPECT_EQ(
-      Cli({"simulate", "--from", kNight, "--to", kDay, "--lose-gpu", "gpu-7"})
-          .code,
-      2);
+  EXPECT_EQ(Cli({"simulate", "--from", kNight, "--to", kDay, "--lose-gpu",
+                 "gpu-7", "--lose-at", "1"})
+                .code,
+            2);
+}
+
+// Fault flags that cannot take effect are usage errors naming the flag
+// (issue 19), not runs that silently inject nothing.
+TEST(TransitionCliTest, FaultFlagsThatCannotTakeEffectExitTwo) {
+  const std::vector<std::string> base = {"simulate", "--from",  kNight, "--to",
+                                         kDay,       "--nodes", "3"};
+  auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Cli(args);
+  };
+  CliResult action = run({"--fail-action", "9999"});
+  EXPECT_EQ(action.code, 2);
+  EXPECT_NE(action.err.find("--fail-action: the transition ran no action 9999"),
+            std::string::npos)
+      << action.err;
+  CliResult gpu = run({"--lose-gpu", "999", "--lose-at", "1"});
+  EXPECT_EQ(gpu.code, 2);
+  EXPECT_NE(gpu.err.find("--lose-gpu: the cluster has no GPU node-124/7"),
+            std::string::npos)
+      << gpu.err;
+  CliResult alone = run({"--lose-at", "1"});
+  EXPECT_EQ(alone.code, 2);
+  EXPECT_NE(alone.err.find("--lose-gpu"), std::string::npos) << alone.err;
+  CliResult both = run({"--no-migrate", "--remote-migrate"});
+  EXPECT_EQ(both.code, 2);
+  EXPECT_NE(both.err.find("excludes"), std::string::npos) << both.err;
+  CliResult image =
+      Cli({"export", "-d", kDay, "-o", TempDir() + "/x", "--image", ""});
+  EXPECT_EQ(image.code, 2);
+  EXPECT_NE(image.err.find("must name an image"), std::string::npos)
+      << image.err;
 }
 
 }  // namespace
