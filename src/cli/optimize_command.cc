@@ -170,6 +170,10 @@ void RunOptimize(const OptimizeFlags& flags, CommandContext* context) {
     context->Fail(s.WithPrefix("-o"));
     return;
   }
+  if (Status s = flags.solve.Validate(); !s.ok()) {
+    context->Fail(s);
+    return;
+  }
   InstallInterruptHandlers();
   RunOptimizeOnce(flags, context);
   if (Interrupted() && context->exit_code == kExitOk) {

@@ -101,9 +101,22 @@ StatusOr<const mig::GpuModel*> DeployedGpuModel(
   return *model;
 }
 
+Status PlacementOptions::Validate() const {
+  if (gpus_per_node < 1) {
+    return Status::InvalidArgument(
+        fmt::format("gpus_per_node: must be >= 1, got {}", gpus_per_node));
+  }
+  if (min_gpus < 0) {
+    return Status::InvalidArgument(
+        fmt::format("min_gpus: must be >= 0, got {}", min_gpus));
+  }
+  return Status::Ok();
+}
+
 StatusOr<ClusterState> ClusterFromDeployment(
     const deployment::Deployment& deployment,
     const PlacementOptions& placement) {
+  MIGSERVE_RETURN_IF_ERROR(placement.Validate());
   ClusterState state;
   // A GPU with a node but no index: its rank by id among the node's GPUs.
   std::map<std::string, std::set<int>> ids_on_node;

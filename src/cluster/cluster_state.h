@@ -69,6 +69,9 @@ struct ClusterState {
 struct PlacementOptions {
   int gpus_per_node = 8;
   int min_gpus = 0;  // pad with idle GPUs up to this many
+
+  // Returns InvalidArgument naming the first option out of its range.
+  Status Validate() const;
 };
 
 // Returns the model of GPU entry `g` of `deployment` (its own `gpu`, else

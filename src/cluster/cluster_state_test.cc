@@ -38,6 +38,16 @@ TEST(ClusterStateTest, PlacesUnplacedGpusOnNodesAndPads) {
   EXPECT_TRUE(state.Mixed());
 }
 
+// gpus_per_node = 0 used to divide by zero; now it is refused by name.
+TEST(ClusterStateTest, PlacementOptionsAreValidated) {
+  auto d = Parse(R"([{"id": 0, "instances": []}])");
+  auto bad = ClusterFromDeployment(d, {0, 0});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "gpus_per_node: must be >= 1, got 0");
+  EXPECT_FALSE(ClusterFromDeployment(d, {8, -1}).ok());
+  EXPECT_TRUE(ClusterFromDeployment(d, {8, 0}).ok());
+}
+
 TEST(ClusterStateTest, PlacedGpusKeepTheirIdentityAndModel) {
   auto d = Parse(R"([
       {"id": 0, "node": "gpu-a1", "index": 3, "instances": [

@@ -13,6 +13,7 @@ namespace migserve::optimizer {
 StatusOr<RunResult> RunFleet(const workload::Workload& workload,
                              const profile::ProfileTable& profiles,
                              const SolveOptions& options) {
+  MIGSERVE_RETURN_IF_ERROR(options.Validate());
   auto begin = std::chrono::steady_clock::now();
   // Problems refer to their workload, GPU and matrix: keep them in place.
   std::deque<workload::Workload> workloads;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "deployment/gpu_config.h"
+#include "util/status.h"
 
 namespace migserve::optimizer {
 
@@ -53,6 +54,9 @@ struct MctsOptions {
   double rollout_best = 0.5;
   int resolution = 1;
   int max_bucket = 2;
+
+  // Returns InvalidArgument naming the first option out of its range.
+  Status Validate() const;
 };
 
 struct GeneticOptions {
@@ -67,6 +71,9 @@ struct GeneticOptions {
   // The slow algorithm that refills erased GPUs: "mcts" (the paper's) or
   // "milp" (the exact optimizer on the erased part).
   std::string slow = "mcts";
+
+  // Returns InvalidArgument naming the first option out of its range.
+  Status Validate() const;
 };
 
 // The exact optimizer's search (optimizer/service_cuts.h).
@@ -87,6 +94,9 @@ struct MilpOptions {
   // Alternate CBC's standard solver with runs that add service cuts at
   // every node.
   bool tree_cuts = true;
+
+  // Returns InvalidArgument naming the first option out of its range.
+  Status Validate() const;
 };
 
 struct SolveOptions {
@@ -100,6 +110,10 @@ struct SolveOptions {
   // Receives one line of progress at a time (stderr in the CLI); may be
   // empty.
   std::function<void(const std::string&)> progress;
+
+  // Returns InvalidArgument naming the first option out of its range (the
+  // optimizers' entry points, RunOptimizer and RunFleet, check it).
+  Status Validate() const;
 };
 
 }  // namespace migserve::optimizer

@@ -181,5 +181,35 @@ TEST(MctsTest, SameSeedSameResult) {
   EXPECT_GT(a.deployment.summary->extra["nodes"].get<int>(), 1);
 }
 
+// Options out of range are refused by name at the entry point, not a crash
+// deep in a search (issue 19: top_k = 0 crashed MCTS).
+TEST(OptionsTest, ValidateNamesTheOptionAndRunOptimizerRefuses) {
+  EXPECT_TRUE(SolveOptions{}.Validate().ok());
+  SolveOptions options;
+  options.mcts.top_k = 0;
+  Status s = options.Validate();
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(s.message(), "top_k: must be >= 1, got 0");
+  options = SolveOptions{};
+  options.milp.gap = 2;
+  EXPECT_EQ(options.Validate().message(), "gap: must be in [0, 1], got 2");
+  options = SolveOptions{};
+  options.genetic.slow = "annealing";
+  EXPECT_EQ(options.Validate().message(),
+            "slow: must be mcts or milp, got annealing");
+
+  Instance in = MakeInstance(1);
+  const mig::GpuModel& gpu = *mig::GpuCatalog::Default().Find(kGpu).value();
+  auto caps = workload::CapacityMatrix::Build(in.workload, in.profiles, gpu);
+  ASSERT_TRUE(caps.ok());
+  Problem problem(in.workload, gpu, *caps);
+  options = SolveOptions{};
+  options.mcts.top_k = 0;
+  auto mcts = MakeOptimizer("mcts").value();
+  RunResult run = RunOptimizer(*mcts, problem, options);
+  EXPECT_EQ(run.outcome, Outcome::kInfeasible);
+  EXPECT_EQ(run.reason, "invalid options: top_k: must be >= 1, got 0");
+}
+
 }  // namespace
 }  // namespace migserve::optimizer

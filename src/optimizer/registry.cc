@@ -69,6 +69,12 @@ deployment::Summary SummaryOf(const char* algorithm, const Problem& problem,
 
 RunResult RunOptimizer(Optimizer& optimizer, const Problem& problem,
                        const SolveOptions& options) {
+  if (Status valid = options.Validate(); !valid.ok()) {
+    RunResult run;
+    run.outcome = Outcome::kInfeasible;
+    run.reason = "invalid options: " + valid.message();
+    return run;
+  }
   auto begin = std::chrono::steady_clock::now();
   Solution solution = optimizer.Solve(
       problem, deployment::CompletionRates(problem.num_services(), 0.0),

@@ -34,7 +34,8 @@ deployment::Summary SummaryOf(const char* algorithm, const Problem& problem,
                               const Solution& solution, double seconds);
 
 // Solves `problem` from zero completion with `optimizer` and returns the
-// deployment with its summary (SummaryOf).
+// deployment with its summary (SummaryOf); kInfeasible with the reason
+// "invalid options: ..." if `options` do not validate.
 RunResult RunOptimizer(Optimizer& optimizer, const Problem& problem,
                        const SolveOptions& options);
 
