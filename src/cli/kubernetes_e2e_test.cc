@@ -439,8 +439,10 @@ TEST_F(KubernetesE2eTest, FollowsItsConfigMapAndServesMetrics) {
              "0.01", "--resync-s", "1", "--serving", serving_});
   });
   httplib::Client http("127.0.0.1", port);
+  // Up to a minute: under ASan on a loaded 2-core machine the 86 actions
+  // took over 20 s.
   auto wait_for = [&](const std::string& needle) {
-    for (int i = 0; i < 2000; ++i) {
+    for (int i = 0; i < 6000; ++i) {
       auto got = http.Get("/metrics");
       if (got && got->body.find(needle) != std::string::npos) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
