@@ -13,6 +13,16 @@ ConfigSpace::ConfigSpace(const Problem& problem)
   assert(problem.gpu.profiles.size() <= kMaxProfiles);
   multisets_ =
       mig::DistinctMultisets(problem.gpu, problem.maximal_layouts, &layouts_);
+  for (const mig::Layout& layout : layouts_) {
+    const auto& instances = layout.instances();
+    std::vector<int> order(instances.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
+    std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+      return problem.gpu.profiles[instances[x].profile].compute_slices >
+             problem.gpu.profiles[instances[y].profile].compute_slices;
+    });
+    by_size_.push_back(std::move(order));
+  }
   int n = problem.num_services();
   best_single_.assign(n, 0.0);
   for (int a = 0; a < n; ++a) {

@@ -39,6 +39,9 @@ class ConfigSpace {
   // Distinct maximal multisets and one placed layout of each.
   const std::vector<mig::Multiset>& multisets() const { return multisets_; }
   const std::vector<mig::Layout>& layouts() const { return layouts_; }
+  // Layout m's instance indices, the largest (compute slices) first, in
+  // layout order among equals.
+  const std::vector<int>& by_size(size_t m) const { return by_size_[m]; }
 
   // All pair configs; those of one group (a service alone, or a pair) are
   // contiguous.
@@ -88,6 +91,7 @@ class ConfigSpace {
   const Problem& problem_;
   std::vector<mig::Multiset> multisets_;
   std::vector<mig::Layout> layouts_;
+  std::vector<std::vector<int>> by_size_;
   std::vector<PairConfig> configs_;
   std::vector<Group> groups_;
   std::vector<Front> front_;

@@ -19,6 +19,11 @@ inline Clock::time_point SecondsFromNow(double seconds) {
                             std::chrono::duration<double>(seconds));
 }
 
+// Returns the seconds since `begin`.
+inline double SecondsSince(Clock::time_point begin) {
+  return std::chrono::duration<double>(Clock::now() - begin).count();
+}
+
 // Returns the seconds until `deadline`, <= 0 once it has passed or a stop
 // was asked for.
 inline double SecondsLeft(Clock::time_point deadline) {

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <deque>
 
 #include "mig/gpu_catalog.h"
+#include "optimizer/deadline.h"
 #include "optimizer/milp_optimizer.h"
 
 namespace migserve::optimizer {
@@ -14,7 +14,7 @@ StatusOr<RunResult> RunFleet(const workload::Workload& workload,
                              const profile::ProfileTable& profiles,
                              const SolveOptions& options) {
   MIGSERVE_RETURN_IF_ERROR(options.Validate());
-  auto begin = std::chrono::steady_clock::now();
+  Clock::time_point begin = Clock::now();
   // Problems refer to their workload, GPU and matrix: keep them in place.
   std::deque<workload::Workload> workloads;
   std::deque<workload::CapacityMatrix> caps;
@@ -72,9 +72,7 @@ StatusOr<RunResult> RunFleet(const workload::Workload& workload,
   summary.algorithm = "milp";
   summary.gpus = static_cast<int>(run.deployment.gpus.size());
   summary.status = OutcomeName(solution.outcome);
-  summary.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
-          .count();
+  summary.seconds = SecondsSince(begin);
   summary.extra = solution.extra;
   summary.extra["gpus_by_type"] = by_type;
   run.deployment.summary = std::move(summary);

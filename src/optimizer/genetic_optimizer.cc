@@ -180,9 +180,7 @@ Solution TwoPhaseOptimizer::Solve(const Problem& problem,
   const GeneticOptions& ga = options.genetic;
   Clock::time_point begin = Clock::now();
   Clock::time_point deadline = SecondsFromNow(options.time_limit_s);
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(Clock::now() - begin).count();
-  };
+  auto elapsed = [&] { return SecondsSince(begin); };
   auto progress = [&](const std::string& line) {
     if (options.progress) options.progress(line);
   };

@@ -31,10 +31,8 @@ class FreshGains {
     const workload::CapacityMatrix& caps = space.problem().caps;
     const mig::GpuModel& gpu = space.problem().gpu;
     depth_ = 1;
-    for (const mig::Multiset& m : space.multisets()) {
-      int size = 0;
-      for (int c : m) size += c;
-      depth_ = std::max(depth_, size + 1);
+    for (const mig::Layout& layout : space.layouts()) {
+      depth_ = std::max(depth_, static_cast<int>(layout.size()) + 1);
     }
     top_.resize(gpu.profiles.size());
     for (int s = 0; s < caps.num_services(); ++s) {
@@ -96,19 +94,7 @@ class Filler {
         rates_(rates),
         rule_(rule),
         fresh_(space, rates, rule),
-        added_(space.problem().num_services(), 0.0) {
-    const mig::GpuModel& gpu = space.problem().gpu;
-    for (const mig::Layout& layout : space.layouts()) {
-      const auto& instances = layout.instances();
-      std::vector<int> order(instances.size());
-      for (size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
-      std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
-        return gpu.profiles[instances[x].profile].compute_slices >
-               gpu.profiles[instances[y].profile].compute_slices;
-      });
-      by_size_.push_back(std::move(order));
-    }
-  }
+        added_(space.problem().num_services(), 0.0) {}
 
   // An upper bound on the score Fill would return for `services` on
   // multiset `m`'s layout, where only `service` holds instances, `utility`
@@ -133,7 +119,7 @@ class Filler {
       int s = (*services)[k];
       if (s != kIdle) Add(s, caps.utility(s, instances[k].profile));
     }
-    for (int k : by_size_[m]) {
+    for (int k : space_.by_size(m)) {
       if ((*services)[k] != kIdle) continue;
       int p = instances[k].profile;
       double best_gain;
@@ -172,9 +158,8 @@ class Filler {
   const CompletionRates& rates_;
   const ScoreRule& rule_;
   FreshGains fresh_;
-  std::vector<std::vector<int>> by_size_;  // per multiset
-  std::vector<double> added_;              // utility per service, in Fill
-  std::vector<int> mine_;                  // the config's services, sorted
+  std::vector<double> added_;  // utility per service, in Fill
+  std::vector<int> mine_;      // the config's services, sorted
 };
 
 }  // namespace

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <coin/CbcModel.hpp>
 #include <coin/CoinPackedMatrix.hpp>
@@ -322,11 +321,6 @@ struct Phases {
   }
 };
 
-// Seconds since `begin`.
-double Since(Clock::time_point begin) {
-  return std::chrono::duration<double>(Clock::now() - begin).count();
-}
-
 // What a solve of the model found: per type its configs.
 struct ModelAnswer {
   bool optimal = false;
@@ -339,7 +333,21 @@ struct ModelAnswer {
   // What found the deployment: "seed", "dive", "cbc" or "one-service".
   std::string incumbent;
   Phases phases;
+
+  // Proven, within the gap, or stopped by the clock.
+  Outcome outcome() const {
+    return optimal ? Outcome::kOptimal
+           : close ? Outcome::kFeasible
+                   : Outcome::kTimeLimit;
+  }
 };
+
+// The profile of instance column `column` if it is one of type `t`'s, else
+// -1.
+int ProfileOf(const TypeColumns& t, int column) {
+  int k = column - t.first_z;
+  return k >= 0 && k < static_cast<int>(t.z.size()) ? t.z[k].second : -1;
+}
 
 // A feasible start that costs nothing to find: each service on GPUs of its
 // own, all of one multiset, the one (of any type) that serves it at the
@@ -357,11 +365,8 @@ std::optional<std::vector<double>> OneServiceGpus(
       for (size_t m = 0; m < t.multisets.size(); ++m) {
         double u = 0;
         for (size_t k = 0; k < s.column.size(); ++k) {
-          int c = s.column[k];
-          if (c < t.first_z || c >= t.first_z + static_cast<int>(t.z.size())) {
-            continue;
-          }
-          u += t.multisets[m][t.z[c - t.first_z].second] * s.utility[k];
+          int p = ProfileOf(t, s.column[k]);
+          if (p >= 0) u += t.multisets[m][p] * s.utility[k];
         }
         if (u <= 0) continue;
         double price = t.cost / u;
@@ -376,13 +381,9 @@ std::optional<std::vector<double>> OneServiceGpus(
     if (best_type == nullptr) return std::nullopt;
     double gpus = std::ceil(s.demand / best_utility);
     x[best_type->first_y + best_m] += gpus;
-    for (size_t k = 0; k < s.column.size(); ++k) {
-      int c = s.column[k];
-      const TypeColumns& t = *best_type;
-      if (c < t.first_z || c >= t.first_z + static_cast<int>(t.z.size())) {
-        continue;
-      }
-      x[c] += gpus * t.multisets[best_m][t.z[c - t.first_z].second];
+    for (int c : s.column) {
+      int p = ProfileOf(*best_type, c);
+      if (p >= 0) x[c] += gpus * best_type->multisets[best_m][p];
     }
   }
   return x;
@@ -445,7 +446,7 @@ ModelAnswer SolveModel(Model& model, const CompletionRates& initial,
   std::vector<ServiceColumns> services = ServiceColumnsOf(model, initial);
   answer.root = SolveRoot(services, options.milp, &model);
   answer.bound = answer.root.cuts;
-  answer.phases.root = Since(phase);
+  answer.phases.root = SecondsSince(phase);
   phase = Clock::now();
   double best_cost = seed.empty() ? COIN_DBL_MAX : Cost(model, seed);
   std::vector<double> best(model.columns, 0.0);
@@ -459,18 +460,19 @@ ModelAnswer SolveModel(Model& model, const CompletionRates& initial,
       model.types.begin(), model.types.end(),
       [&](const TypeColumns& t) { return t.cost == model.types[0].cost; });
   double cost = model.types[0].cost;
+  // Keeps `x` if it is better than the best; says whether it was.
   auto adopt = [&](std::vector<double> x, double x_cost, const char* by) {
-    if (x_cost < best_cost - 1e-6) {
-      best = std::move(x);
-      best_cost = x_cost;
-      answer.incumbent = by;
-    }
+    if (x_cost >= best_cost - 1e-6) return false;
+    best = std::move(x);
+    best_cost = x_cost;
+    answer.incumbent = by;
+    return true;
   };
   Clock::time_point begin = Clock::now();
   auto report = [&](const std::string& what) {
     if (!options.progress) return;
     options.progress(fmt::format(
-        "milp: {:.1f} s: {}; best {}, bound {:g}", Since(begin), what,
+        "milp: {:.1f} s: {}; best {}, bound {:g}", SecondsSince(begin), what,
         best_cost == COIN_DBL_MAX ? std::string("none")
                                   : fmt::format("{:g}", best_cost),
         std::ceil(answer.bound - 1e-6)));
@@ -503,8 +505,7 @@ ModelAnswer SolveModel(Model& model, const CompletionRates& initial,
     ++idle;
     if (!found) continue;
     double found_cost = Objective(model, *found);
-    if (found_cost < best_cost - 1e-6) idle = 0;
-    adopt(std::move(*found), found_cost, "dive");
+    if (adopt(std::move(*found), found_cost, "dive")) idle = 0;
     report(fmt::format("dive {}: {:g}", d + 1, found_cost));
   }
   // Whatever the dives did, CBC starts from a deployment.
@@ -514,7 +515,7 @@ ModelAnswer SolveModel(Model& model, const CompletionRates& initial,
       adopt(std::move(*start), start_cost, "one-service");
     }
   }
-  answer.phases.incumbent = Since(phase);
+  answer.phases.incumbent = SecondsSince(phase);
   phase = Clock::now();
   if (proven()) {
     answer.optimal = true;
@@ -546,7 +547,7 @@ ModelAnswer SolveModel(Model& model, const CompletionRates& initial,
                          with_cuts ? "service cuts" : "standard", seconds));
     }
   }
-  answer.phases.search = Since(phase);
+  answer.phases.search = SecondsSince(phase);
   answer.close = !answer.optimal && close();
   if (best_cost < COIN_DBL_MAX) {
     for (const TypeColumns& t : model.types) {
@@ -576,11 +577,11 @@ Solution MilpOptimizer::Solve(const Problem& problem,
   if (options.milp.greedy_seed) {
     seed.push_back(Greedy(ConfigSpace(problem), initial, options.greedy));
   }
-  double seed_seconds = options.milp.greedy_seed ? Since(phase) : 0;
+  double seed_seconds = options.milp.greedy_seed ? SecondsSince(phase) : 0;
   phase = Clock::now();
   Model model;
   Build({Type(problem, 1)}, initial, &model);
-  double model_seconds = Since(phase);
+  double model_seconds = SecondsSince(phase);
   ModelAnswer answer =
       SolveModel(model, initial, std::move(seed), options, deadline);
   answer.phases.seed = seed_seconds;
@@ -590,9 +591,7 @@ Solution MilpOptimizer::Solve(const Problem& problem,
   double bound = answer.optimal ? static_cast<double>(solution.configs.size())
                                 : answer.bound;
   double lower = std::ceil(bound - 1e-6);
-  solution.outcome = answer.optimal ? Outcome::kOptimal
-                     : answer.close ? Outcome::kFeasible
-                                    : Outcome::kTimeLimit;
+  solution.outcome = answer.outcome();
   solution.extra = {
       {"lp_bound", answer.root.lp},
       {"cut_bound", answer.root.cuts},
@@ -639,11 +638,11 @@ FleetSolution SolveFleet(const std::vector<FleetType>& types,
       seed_cost = cost;
     }
   }
-  double seed_seconds = options.milp.greedy_seed ? Since(phase) : 0;
+  double seed_seconds = options.milp.greedy_seed ? SecondsSince(phase) : 0;
   phase = Clock::now();
   Model model;
   Build(std::move(columns), initial, &model);
-  double model_seconds = Since(phase);
+  double model_seconds = SecondsSince(phase);
   ModelAnswer answer =
       SolveModel(model, initial, std::move(seed), options, deadline);
   answer.phases.seed = seed_seconds;
@@ -655,9 +654,7 @@ FleetSolution SolveFleet(const std::vector<FleetType>& types,
     return solution;
   }
   double cost = Cost(model, answer.configs);
-  solution.outcome = answer.optimal ? Outcome::kOptimal
-                     : answer.close ? Outcome::kFeasible
-                                    : Outcome::kTimeLimit;
+  solution.outcome = answer.outcome();
   solution.configs = std::move(answer.configs);
   solution.extra = {{"cost", cost},
                     {"cost_bound", answer.optimal ? cost : answer.bound},

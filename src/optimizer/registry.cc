@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
+#include "optimizer/deadline.h"
 #include "optimizer/genetic_optimizer.h"
 #include "optimizer/greedy_optimizer.h"
 #include "optimizer/mcts_optimizer.h"
@@ -75,13 +75,11 @@ RunResult RunOptimizer(Optimizer& optimizer, const Problem& problem,
     run.reason = "invalid options: " + valid.message();
     return run;
   }
-  auto begin = std::chrono::steady_clock::now();
+  Clock::time_point begin = Clock::now();
   Solution solution = optimizer.Solve(
       problem, deployment::CompletionRates(problem.num_services(), 0.0),
       options);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
-          .count();
+  double seconds = SecondsSince(begin);
   solution.outcome = Reported(solution.outcome);
   RunResult run;
   run.outcome = solution.outcome;

@@ -104,35 +104,51 @@ bool Within(const BatchCurve& curve, const BatcherConfig& config, double rate,
   return !misses.failed();
 }
 
-using CacheKey = std::tuple<std::vector<BatchCurve::Point>, int, int, double,
-                            double, double, double, int, double, double>;
+// What a replica's verdicts depend on besides the rate: its curve, batcher,
+// SLO and the search.
+using ReplicaKey = std::tuple<std::vector<BatchCurve::Point>, int, int, double,
+                              double, double, int, double, double>;
+
+ReplicaKey KeyOf(const BatchCurve& curve, const BatcherConfig& config,
+                 double slo_ms, const QuantileSearch& search) {
+  return {curve.points(),           config.max_batch, config.workers,
+          config.max_queue_delay_s, slo_ms,           search.quantile,
+          search.requests,          search.warmup,    search.tolerance};
+}
+
+// Values computed once per key for the whole process, by any thread (two
+// threads may both compute a missing value; they get the same one).
+template <typename Key, typename Value>
+class Memo {
+ public:
+  template <typename Compute>
+  Value Get(Key key, Compute compute) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = values_.find(key);
+      if (it != values_.end()) return it->second;
+    }
+    Value value = compute();
+    std::lock_guard<std::mutex> lock(mu_);
+    values_.emplace(std::move(key), value);
+    return value;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<Key, Value> values_;
+};
 
 // Within(), remembered: services that differ only in their rate try the
 // same rates with the same Erlang order (every order is 64 once a service
-// runs 64 replicas), so at fleet scale most simulations repeat. The key is
-// CacheKey with the rate and order in place of the service rate.
+// runs 64 replicas), so at fleet scale most simulations repeat.
 bool CachedWithin(const BatchCurve& curve, const BatcherConfig& config,
                   double rate, int order, double slo_ms,
                   const QuantileSearch& search) {
-  using Key = std::tuple<std::vector<BatchCurve::Point>, int, int, double,
-                         double, double, int, double, int, double, double>;
-  static std::mutex mu;
-  static std::map<Key, bool> cache;
-  Key key{curve.points(),  config.max_batch,
-          config.workers,  config.max_queue_delay_s,
-          slo_ms,          rate,
-          order,           search.quantile,
-          search.requests, search.warmup,
-          search.tolerance};
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(key);
-    if (it != cache.end()) return it->second;
-  }
-  bool within = Within(curve, config, rate, order, slo_ms, search);
-  std::lock_guard<std::mutex> lock(mu);
-  cache.emplace(std::move(key), within);
-  return within;
+  static Memo<std::tuple<ReplicaKey, double, int>, bool> memo;
+  return memo.Get({KeyOf(curve, config, slo_ms, search), rate, order}, [&] {
+    return Within(curve, config, rate, order, slo_ms, search);
+  });
 }
 
 }  // namespace
@@ -173,37 +189,26 @@ bool QuantileHolds(const BatchCurve& curve, const BatcherConfig& config,
 double QuantileCapacity(const BatchCurve& curve, const BatcherConfig& config,
                         double slo_ms, double service_rate,
                         const QuantileSearch& search) {
-  static std::mutex mu;
-  static std::map<CacheKey, double> cache;
-  CacheKey key{curve.points(),           config.max_batch, config.workers,
-               config.max_queue_delay_s, slo_ms,           service_rate,
-               search.quantile,          search.requests,  search.warmup,
-               search.tolerance};
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(key);
-    if (it != cache.end()) return it->second;
-  }
-  double saturation = ReplicaQueue(curve, config, nullptr).SaturationRate();
-  // Bisect on steps of tolerance x saturation: step lo holds, step hi not.
-  int steps = static_cast<int>(std::ceil(1 / search.tolerance));
-  double step = saturation / steps;
-  int lo = 0;
-  int hi = curve.Ms(1) > slo_ms ? 0 : steps;
-  while (hi - lo > 1) {
-    int mid = (lo + hi) / 2;
-    double rate = mid * step;
-    if (CachedWithin(curve, config, rate, ErlangOrder(rate, service_rate),
-                     slo_ms, search)) {
-      lo = mid;
-    } else {
-      hi = mid;
+  static Memo<std::pair<ReplicaKey, double>, double> memo;
+  return memo.Get({KeyOf(curve, config, slo_ms, search), service_rate}, [&] {
+    double saturation = ReplicaQueue(curve, config, nullptr).SaturationRate();
+    // Bisect on steps of tolerance x saturation: step lo holds, step hi not.
+    int steps = static_cast<int>(std::ceil(1 / search.tolerance));
+    double step = saturation / steps;
+    int lo = 0;
+    int hi = curve.Ms(1) > slo_ms ? 0 : steps;
+    while (hi - lo > 1) {
+      int mid = (lo + hi) / 2;
+      double rate = mid * step;
+      if (CachedWithin(curve, config, rate, ErlangOrder(rate, service_rate),
+                       slo_ms, search)) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
     }
-  }
-  double capacity = lo * step;
-  std::lock_guard<std::mutex> lock(mu);
-  cache.emplace(std::move(key), capacity);
-  return capacity;
+    return lo * step;
+  });
 }
 
 }  // namespace migserve::queueing
