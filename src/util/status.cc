@@ -1,6 +1,10 @@
 #include "util/status.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
+
+#include "util/status_or.h"
 
 namespace migserve {
 namespace {
@@ -37,6 +41,12 @@ Status Status::WithPrefix(std::string_view prefix) const {
 std::string Status::ToString() const {
   if (ok()) return "OK";
   return std::string(CodeName(code_)) + ": " + message_;
+}
+
+void DieOnBadAccess(const Status& status) {
+  std::fprintf(stderr, "migserve: value of an error read: %s\n",
+               status.ToString().c_str());
+  std::abort();
 }
 
 }  // namespace migserve

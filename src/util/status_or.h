@@ -2,7 +2,6 @@
 #ifndef MIGSERVE_UTIL_STATUS_OR_H_
 #define MIGSERVE_UTIL_STATUS_OR_H_
 
-#include <cassert>
 #include <optional>
 #include <utility>
 
@@ -10,29 +9,35 @@
 
 namespace migserve {
 
+// Prints `status` to stderr and aborts: reading the value of an error is a
+// bug in the caller, stopped in every build (not only with assertions on).
+[[noreturn]] void DieOnBadAccess(const Status& status);
+
 template <typename T>
 class [[nodiscard]] StatusOr {
  public:
   // REQUIRES: !status.ok()
   StatusOr(Status status) : status_(std::move(status)) {  // NOLINT
-    assert(!status_.ok());
+    if (status_.ok()) {
+      status_ = Status::Internal("StatusOr made from an OK status");
+    }
   }
   StatusOr(T value) : value_(std::move(value)) {}  // NOLINT
 
   bool ok() const { return status_.ok(); }
   const Status& status() const { return status_; }
 
-  // REQUIRES: ok()
+  // Aborts with the status's message unless ok().
   const T& value() const& {
-    assert(ok());
+    if (!ok()) DieOnBadAccess(status_);
     return *value_;
   }
   T& value() & {
-    assert(ok());
+    if (!ok()) DieOnBadAccess(status_);
     return *value_;
   }
   T&& value() && {
-    assert(ok());
+    if (!ok()) DieOnBadAccess(status_);
     return std::move(*value_);
   }
   const T& operator*() const& { return value(); }

@@ -35,5 +35,12 @@ TEST(StatusOrTest, PropagatesFirstError) {
   EXPECT_EQ(s.message(), "odd");
 }
 
+TEST(StatusOrTest, ReadingTheValueOfAnErrorAbortsNamingIt) {
+  StatusOr<int> missing = Status::NotFound("no such GPU");
+  EXPECT_DEATH((void)missing.value(), "value of an error read: .*no such GPU");
+  StatusOr<int> from_ok = Status::Ok();
+  EXPECT_FALSE(from_ok.ok());
+}
+
 }  // namespace
 }  // namespace migserve
