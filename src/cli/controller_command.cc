@@ -15,6 +15,7 @@
 #include "cli/serving_flags.h"
 #include "cluster/kubernetes/kubernetes_backend.h"
 #include "cluster/kubernetes/kubernetes_router.h"
+#include "cluster/kubernetes/leader_lease.h"
 #include "cluster/kubernetes/routing_objects.h"
 #include "cluster/plan_json.h"
 #include "controller/reconciler.h"
@@ -41,6 +42,8 @@ struct ControllerFlags {
   std::string image;
   int port = 0;
   k8s::BackendOptions backend;
+  bool no_leader_elect = false;
+  k8s::LeaseOptions lease;
 };
 
 class TargetSource {
@@ -190,6 +193,30 @@ Status RunController(ControllerFlags flags, CommandContext* context) {
                                                  "routing.gateway")
                  << ": no routes are kept (docs/serving.md)\n";
   }
+  // One controller acts at a time: the others wait for the lease. The loop
+  // below makes one pass with --once and runs until stopped without it.
+  std::unique_ptr<k8s::KubeClient> lease_client;
+  std::unique_ptr<k8s::LeaderLease> lease;
+  if (!flags.no_leader_elect) {
+    if (flags.lease.namespace_.empty()) {
+      flags.lease.namespace_ = config.namespace_;
+    }
+    if (flags.lease.identity.empty()) {
+      flags.lease.identity = k8s::DefaultLeaseIdentity();
+    }
+    MIGSERVE_RETURN_IF_ERROR(flags.lease.Validate());
+    // A client of its own, so that renewals never queue behind the
+    // backend's requests, and fail within the renew deadline.
+    lease_client = std::make_unique<k8s::KubeClient>(
+        config, k8s::RetryPolicy{1, 0, flags.lease.renew_deadline_s / 2});
+    lease = std::make_unique<k8s::LeaderLease>(lease_client.get(), flags.lease);
+    options.may_act = [&lease]() {
+      return lease->Held() ? Status::Ok()
+                           : Status::FailedPrecondition(
+                                 "lost the lease (held by " + lease->holder() +
+                                 "); stepping down");
+    };
+  }
   controller::Reconciler reconciler(&backend, journal.get(), options);
 
   httplib::Server server;
@@ -216,7 +243,19 @@ Status RunController(ControllerFlags flags, CommandContext* context) {
                                 flags.metrics_address, flags.metrics_port);
   }
   Status last;
-  for (;;) {
+  if (lease) {
+    last = lease->Acquire(stop, [context](const std::string& line) {
+      context->err << "controller: " << line << std::endl;
+    });
+  }
+  bool stepped_down = false;
+  while (last.ok() || !flags.once) {
+    if (stop) break;
+    if (lease && !lease->Held()) {
+      last = options.may_act();
+      stepped_down = true;
+      break;
+    }
     last = reconciler.Reconcile(target);
     if (!last.ok()) context->err << "controller: " << last.message() << "\n";
     if (flags.once || stop) break;
@@ -234,6 +273,17 @@ Status RunController(ControllerFlags flags, CommandContext* context) {
     server.stop();
     serving.join();
   }
+  // One that stepped down exits non-zero (to restart as a candidate); one
+  // that was asked to stop hands the lease on.
+  if (lease && lease->Held()) {
+    Status released = lease->Release();
+    if (!released.ok()) {
+      context->err << "controller: releasing the lease: " << released.message()
+                   << "\n";
+    }
+  }
+  if (stepped_down) return last;
+  if (stop) return Status::Ok();
   return flags.once ? last : Status::Ok();
 }
 
@@ -276,6 +326,31 @@ void SetupController(CLI::App* app, CommandContext* context) {
       ->check(CLI::PositiveNumber);
   app->add_option("--resync-s", flags->resync_s,
                   "Reconcile at least this often, changed target or not")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app->add_flag("--no-leader-elect", flags->no_leader_elect,
+                "Act without holding the lease (only where no other "
+                "controller can run)");
+  app->add_option("--lease-name", flags->lease.name,
+                  "Lease (coordination.k8s.io/v1) the acting controller holds")
+      ->capture_default_str();
+  app->add_option("--lease-namespace", flags->lease.namespace_,
+                  "Namespace of the lease (default: --namespace's)");
+  app->add_option("--lease-identity", flags->lease.identity,
+                  "This controller's name in the lease (default: "
+                  "<hostname>_<pid>)");
+  app->add_option("--lease-duration-s", flags->lease.duration_s,
+                  "A candidate takes the lease after its holder has not "
+                  "renewed it for this long")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app->add_option("--renew-deadline-s", flags->lease.renew_deadline_s,
+                  "The holder stops acting if it has not renewed for this "
+                  "long (less than the duration)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app->add_option("--retry-period-s", flags->lease.retry_s,
+                  "Seconds between tries to take or renew the lease")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   app->add_flag("--once", flags->once,

@@ -24,6 +24,7 @@
 #include "cluster/kubernetes/json_read.h"
 #include "cluster/kubernetes/kubernetes_backend.h"
 #include "cluster/kubernetes/kubernetes_router.h"
+#include "cluster/kubernetes/leader_lease.h"
 #include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/test_certificate.h"
@@ -508,6 +509,113 @@ TEST_F(KubernetesE2eTest, NightToDayResumesAfterTheControllerDies) {
     EXPECT_NE(last[route.service], route.route) << route.service;
     last[route.service] = route.route;
   }
+}
+
+TEST_F(KubernetesE2eTest, ASecondControllerTakesOverTheLeaseAndTheJournal) {
+  deployment::Deployment day = Load("day"), night = Load("night");
+  Start(night);
+  controller::TransitionGoal goal = controller::MakeGoal(night, day);
+  Watch(goal);
+  using Clock = std::chrono::steady_clock;
+  // Pods added and deleted, and when.
+  std::vector<std::pair<std::string, Clock::time_point>> pod_events;
+  server_.AddObserver(
+      [&](const std::string& type, const std::string& path, const Json&) {
+        if (path.find("/pods/") == std::string::npos || type == "MODIFIED") {
+          return;
+        }
+        std::lock_guard lock(mu_);
+        pod_events.emplace_back(type, Clock::now());
+      });
+  auto events = [&] {
+    std::lock_guard lock(mu_);
+    return pod_events.size();
+  };
+  // The first controller holds the lease, runs 20 actions of its plan and
+  // dies: it neither finishes the plan nor hands the lease back.
+  k8s::KubeClient client(config_);
+  k8s::LeaseOptions lease{"migserve-controller", "serving", "first", 2, 1, 0.1};
+  auto first = std::make_unique<k8s::LeaderLease>(&client, lease);
+  std::atomic<bool> never = false;
+  ASSERT_TRUE(first->Acquire(never, {}).ok());
+  cluster::TransitionPlan plan;
+  {
+    k8s::KubernetesBackend backend(&client, BackendOptions());
+    k8s::KubernetesRouter router(&client, RouterOptions(day));
+    auto journal = controller::Journal::Open(journal_).value();
+    controller::ControllerOptions options;
+    options.stop_after = 20;
+    options.router = &router;
+    options.may_act = [&]() {
+      return first->Held() ? Status::Ok() : Status::Aborted("lost the lease");
+    };
+    controller::Controller dying(&backend, journal.get(), options);
+    ASSERT_EQ(dying.Transition(day, goal).code(), Status::Code::kAborted);
+    plan = cluster::ParsePlan(journal->Current().value()->plan_json, "journal")
+               .value();
+  }
+  size_t at_death = events();
+  // The second waits while the first still renews, and acts only once the
+  // lease has gone unrenewed for its duration.
+  CliResult second;
+  std::thread candidate([&] {
+    second = Cli(
+        {"controller",         "--once",
+         "--kubeconfig",       kubeconfig_,
+         "--target",           testing::SourcePath("data/deployments/day.json"),
+         "--journal",          journal_,
+         "--metrics-port",     "0",
+         "--poll-s",           "0.01",
+         "--serving",          serving_,
+         "--lease-identity",   "second",
+         "--lease-duration-s", "2",
+         "--renew-deadline-s", "1",
+         "--retry-period-s",   "0.1"});
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(events(), at_death);  // the second waited
+  Clock::time_point killed = Clock::now();
+  first.reset();
+  candidate.join();
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_NE(second.err.find("lease serving/migserve-controller is held by "
+                            "first; waiting"),
+            std::string::npos)
+      << second.err;
+  EXPECT_NE(second.err.find("acquired lease serving/migserve-controller as "
+                            "second"),
+            std::string::npos);
+  EXPECT_NE(second.err.find("resuming plan"), std::string::npos);
+  EXPECT_EQ(second.err.find("replanning"), std::string::npos);
+  ExpectInvariantAndTarget();
+  // The second acted only once the lease had gone unrenewed for its
+  // duration, and ran no action twice: a create adds one pod, a delete
+  // deletes one, a migrate does both.
+  std::map<std::string, int> want, got;
+  for (const cluster::Action& a : plan.actions) {
+    if (a.kind == cluster::ActionKind::kCreate ||
+        a.kind == cluster::ActionKind::kMigrate) {
+      ++want["ADDED"];
+    }
+    if (a.kind == cluster::ActionKind::kDelete ||
+        a.kind == cluster::ActionKind::kMigrate) {
+      ++want["DELETED"];
+    }
+  }
+  std::lock_guard lock(mu_);
+  for (const auto& [type, at] : pod_events) ++got[type];
+  EXPECT_EQ(got, want);
+  ASSERT_GT(pod_events.size(), at_death);
+  double waited =
+      std::chrono::duration<double>(pod_events[at_death].second - killed)
+          .count();
+  EXPECT_GE(waited, 1.8);
+  auto lease_now = server_.Get(
+      "/apis/coordination.k8s.io/v1/namespaces/serving/leases/"
+      "migserve-controller");
+  ASSERT_TRUE(lease_now);
+  EXPECT_EQ((*lease_now)["spec"]["holderIdentity"], "");  // released at exit
+  EXPECT_EQ((*lease_now)["spec"]["leaseTransitions"], 1);
 }
 
 TEST_F(KubernetesE2eTest, ARoutePatchedAfterTheDeleteIsCaught) {

@@ -152,8 +152,15 @@ Status Controller::SyncRoutes(int version, int action,
   return Status::Ok();
 }
 
+Status Controller::MayAct() const {
+  if (!options_.may_act) return Status::Ok();
+  Status allowed = options_.may_act();
+  return allowed.ok() ? allowed : Status::Aborted(allowed.message());
+}
+
 Status Controller::Execute(int version, const TransitionPlan& plan,
                            std::map<int, ActionState> states) {
+  MIGSERVE_RETURN_IF_ERROR(MayAct());
   for (const auto& [id, state] : states) {
     if (state == ActionState::kFailed) {
       return Status::Unavailable(fmt::format("action {} failed", id));
@@ -198,6 +205,7 @@ Status Controller::Execute(int version, const TransitionPlan& plan,
       bool ready = std::all_of(a.after.begin(), a.after.end(),
                                [&](int id) { return done.count(id) > 0; });
       if (!ready) continue;
+      MIGSERVE_RETURN_IF_ERROR(MayAct());
       MIGSERVE_RETURN_IF_ERROR(
           journal_->Mark(version, a.id, ActionState::kStarted));
       // Requests leave a replica before it goes.

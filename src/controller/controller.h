@@ -33,6 +33,11 @@ struct ControllerOptions {
   std::function<void(const std::string&)> progress;  // may be empty
   // Keeps routes; not owned; null: the controller routes nothing.
   cluster::Router* router = nullptr;
+  // Asked before the controller changes anything (routes, then each
+  // action); an error stops the transition there with Aborted, leaving the
+  // running actions to the journal. The controller command steps down this
+  // way when it loses its lease. Empty: always allowed.
+  std::function<Status()> may_act;
 };
 
 struct TransitionStats {
@@ -77,6 +82,8 @@ class Controller {
   Status SyncRoutes(int version, int action,
                     const cluster::ClusterState& routed,
                     const std::set<std::string>& services);
+  // options_.may_act's answer, an error as Aborted.
+  Status MayAct() const;
   void Progress(const std::string& line) const {
     if (options_.progress) options_.progress(line);
   }

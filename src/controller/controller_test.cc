@@ -62,6 +62,34 @@ TEST(ControllerTest, DayToNightAndBackKeepEveryService) {
   }
 }
 
+TEST(ControllerTest, StopsStartingActionsOnceItMayNotAct) {
+  // A controller that loses its lease after 7 actions starts no 8th; the
+  // next one resumes the journal and each action starts exactly once.
+  Transition t = Load("night", "day");
+  SimulatedCluster sim(t.current);
+  std::string path = testing::TempDir() + "/may-act.db";
+  std::remove(path.c_str());
+  int allowed = 7;
+  {
+    auto journal = Journal::Open(path).value();
+    ControllerOptions options;
+    options.may_act = [&]() {
+      return allowed-- > 0 ? Status::Ok()
+                           : Status::FailedPrecondition("lost the lease");
+    };
+    Status moved =
+        Controller(&sim, journal.get(), options).Transition(t.to, t.goal);
+    EXPECT_EQ(moved.code(), Status::Code::kAborted) << moved.ToString();
+    EXPECT_EQ(moved.message(), "lost the lease");
+  }
+  // The first check is for the routes before any action.
+  EXPECT_EQ(sim.starts().size(), 6u);
+  auto journal = Journal::Open(path).value();
+  ASSERT_TRUE(Controller(&sim, journal.get()).Transition(t.to, t.goal).ok());
+  ExpectReached(t, sim);
+  for (const auto& [id, count] : sim.starts()) EXPECT_EQ(count, 1) << id;
+}
+
 TEST(ControllerTest, ResumesAfterACrashAtEveryActionBoundary) {
   Transition t = Load("night", "day");
   SimulatedCluster reference(t.current);
