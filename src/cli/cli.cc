@@ -111,9 +111,10 @@ std::string UnknownCommand(const std::string& name) {
 
 int CommandContext::Fail(const Status& status) {
   err << "migserve: " << status.message() << "\n";
-  exit_code = status.code() == Status::Code::kFailedPrecondition
-                  ? kExitNo
-                  : kExitBadInput;
+  exit_code = status.code() == Status::Code::kInvalidArgument ||
+                      status.code() == Status::Code::kNotFound
+                  ? kExitBadInput
+                  : kExitNo;
   return exit_code;
 }
 

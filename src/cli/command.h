@@ -23,8 +23,9 @@ struct CommandContext {
   std::ostream& err;  // messages and progress
   int exit_code = kExitOk;
 
-  // Prints "migserve: <message>" to err and sets the exit code: 1 for
-  // FailedPrecondition (a "no"), 2 for everything else. Returns the code.
+  // Prints "migserve: <message>" to err and sets the exit code: 2 for bad
+  // input (InvalidArgument, NotFound), 1 for everything else (a "no", a
+  // server that cannot be reached, a transition that failed). Returns it.
   int Fail(const Status& status);
 
   // Writes `text` to stdout if `path` is empty or "-", else atomically to

@@ -13,14 +13,19 @@ extern "C" void OnSignal(int) { stop_requested = true; }
 
 void AddKubeOptions(CLI::App* app, KubeFlags* flags) {
   app->add_option("--kubeconfig", flags->kubeconfig,
-                  "Kubeconfig file (default: the in-cluster service account)");
+                  "Kubeconfig file (default, as kubectl: the first file of "
+                  "$KUBECONFIG that exists, else ~/.kube/config, else the "
+                  "in-cluster service account)");
   app->add_option("--context", flags->context,
                   "Kubeconfig context (default: its current-context)");
 }
 
 StatusOr<cluster::kubernetes::KubeConfig> LoadKube(const KubeFlags& flags) {
-  if (!flags.kubeconfig.empty()) {
-    return cluster::kubernetes::LoadKubeconfig(flags.kubeconfig, flags.context);
+  std::string path = flags.kubeconfig.empty()
+                         ? cluster::kubernetes::DefaultKubeconfigPath()
+                         : flags.kubeconfig;
+  if (!path.empty()) {
+    return cluster::kubernetes::LoadKubeconfig(path, flags.context);
   }
   return cluster::kubernetes::InClusterConfig();
 }

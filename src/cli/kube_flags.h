@@ -1,5 +1,6 @@
-// The flags that say how `controller` and `agent` reach the Kubernetes API
-// server: a kubeconfig (and context), else the in-cluster service account.
+// The flags that say how `controller`, `agent` and `observe` reach the
+// Kubernetes API server: a kubeconfig (and context), else kubectl's default
+// ($KUBECONFIG, ~/.kube/config), else the in-cluster service account.
 #ifndef MIGSERVE_CLI_KUBE_FLAGS_H_
 #define MIGSERVE_CLI_KUBE_FLAGS_H_
 
@@ -18,7 +19,8 @@ struct KubeFlags {
 
 void AddKubeOptions(CLI::App* app, KubeFlags* flags);
 
-// The kubeconfig if one is given, else the in-cluster config.
+// The kubeconfig if one is given, else kubectl's default one, else the
+// in-cluster config.
 StatusOr<cluster::kubernetes::KubeConfig> LoadKube(const KubeFlags& flags);
 
 // Returns a flag that turns true on SIGINT or SIGTERM (installs the

@@ -220,7 +220,8 @@ StatusOr<nlohmann::json> KubeClient::Call(const std::string& method,
     return json;
   }
   return Status::Unavailable(
-      fmt::format("{} (after {} attempts)", last.message(), retry_.attempts));
+      fmt::format("API server {}: {} (after {} attempts)", config_.server,
+                  last.message(), retry_.attempts));
 }
 
 StatusOr<nlohmann::json> KubeClient::Get(const std::string& path) {
@@ -276,7 +277,8 @@ Status KubeClient::Watch(
   if (!state.error.ok()) return state.error.WithPrefix(what);
   if (rc == CURLE_OPERATION_TIMEDOUT) return Status::Ok();
   if (rc != CURLE_OK) {
-    return Status::Unavailable(what + ": " + curl_easy_strerror(rc));
+    return Status::Unavailable(fmt::format(
+        "API server {}: {}: {}", config_.server, what, curl_easy_strerror(rc)));
   }
   long code = 0;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
 
 #include "util/file.h"
 
@@ -130,6 +131,23 @@ StatusOr<KubeConfig> LoadKubeconfig(const std::string& path,
   }
   TrimRight(&config.token);
   return config;
+}
+
+std::string DefaultKubeconfigPath() {
+  std::error_code error;
+  if (const char* list = std::getenv("KUBECONFIG"); list && *list) {
+    std::stringstream in(list);
+    for (std::string path; std::getline(in, path, ':');) {
+      if (!path.empty() && std::filesystem::is_regular_file(path, error)) {
+        return path;
+      }
+    }
+  }
+  if (const char* home = std::getenv("HOME"); home && *home) {
+    std::string path = std::string(home) + "/.kube/config";
+    if (std::filesystem::is_regular_file(path, error)) return path;
+  }
+  return "";
 }
 
 StatusOr<KubeConfig> InClusterConfig(const std::string& account_dir) {

@@ -27,6 +27,13 @@ struct KubeConfig {
 StatusOr<KubeConfig> LoadKubeconfig(const std::string& path,
                                     const std::string& context = "");
 
+// The kubeconfig file kubectl would read when none is named: the first
+// file of $KUBECONFIG (a list separated by ':') that exists, else
+// ~/.kube/config if it exists, else "" (then the in-cluster config
+// applies). kubectl merges every file of $KUBECONFIG; migserve reads only
+// the first that exists, which must hold the context.
+std::string DefaultKubeconfigPath();
+
 // The in-cluster config: KUBERNETES_SERVICE_HOST and _PORT, the service
 // account's token, CA and namespace under `account_dir`.
 StatusOr<KubeConfig> InClusterConfig(

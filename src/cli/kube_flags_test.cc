@@ -1,0 +1,81 @@
+// How commands find the API server when no --kubeconfig is given (as
+// kubectl: $KUBECONFIG, then ~/.kube/config, then in-cluster), and what a
+// server that cannot be reached does: named, exit 1 after the retries.
+#include "cli/kube_flags.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "cli/cli_test_util.h"
+#include "util/file.h"
+#include "util/test_util.h"
+
+namespace migserve::cli {
+namespace {
+
+// A kubeconfig whose server nothing listens on.
+std::string Unreachable(const std::string& path) {
+  std::filesystem::create_directories(
+      std::filesystem::path(path).parent_path());
+  EXPECT_TRUE(WriteFileAtomic(path,
+                              "current-context: x\ncontexts:\n- name: x\n"
+                              "  context: {cluster: c, user: u, namespace: "
+                              "ns}\nclusters:\n- name: c\n  cluster: {server: "
+                              "\"https://127.0.0.1:1\"}\nusers:\n- name: u\n"
+                              "  user: {token: t}\n")
+                  .ok());
+  return path;
+}
+
+class KubeFlagsTest : public ::testing::Test {
+ protected:
+  KubeFlagsTest() : home_(testing::TempDir() + "/home") {
+    std::filesystem::create_directories(home_);
+    setenv("HOME", home_.c_str(), 1);
+    unsetenv("KUBECONFIG");
+    unsetenv("KUBERNETES_SERVICE_HOST");
+    unsetenv("KUBERNETES_SERVICE_PORT");
+  }
+  std::string home_;
+};
+
+TEST_F(KubeFlagsTest, KubeconfigEnvironmentFirstExistingFile) {
+  std::string file = Unreachable(testing::TempDir() + "/env/kc.yaml");
+  setenv("KUBECONFIG", ("/nonexistent/kc.yaml:" + file).c_str(), 1);
+  EXPECT_EQ(cluster::kubernetes::DefaultKubeconfigPath(), file);
+  auto config = LoadKube({});
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->server, "https://127.0.0.1:1");
+  EXPECT_EQ(config->namespace_, "ns");
+  // --kubeconfig wins over the environment.
+  EXPECT_FALSE(LoadKube({"/nonexistent/other.yaml", ""}).ok());
+}
+
+TEST_F(KubeFlagsTest, HomeKubeConfigWhenTheEnvironmentNamesNone) {
+  std::string file = Unreachable(home_ + "/.kube/config");
+  EXPECT_EQ(cluster::kubernetes::DefaultKubeconfigPath(), file);
+  setenv("KUBECONFIG", "/nonexistent/kc.yaml", 1);
+  EXPECT_EQ(cluster::kubernetes::DefaultKubeconfigPath(), file);
+}
+
+TEST_F(KubeFlagsTest, NoKubeconfigAnywhereFallsBackToInCluster) {
+  EXPECT_EQ(cluster::kubernetes::DefaultKubeconfigPath(), "");
+  CliResult r = Cli({"observe"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("not in a cluster"), std::string::npos) << r.err;
+}
+
+TEST_F(KubeFlagsTest, AnUnreachableServerIsNamedAndExitsOne) {
+  Unreachable(home_ + "/.kube/config");
+  CliResult r = Cli({"observe"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("API server https://127.0.0.1:1: GET "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("(after 5 attempts)"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace migserve::cli
