@@ -112,6 +112,41 @@ TEST(CliTest, UsageErrorsExitTwo) {
   EXPECT_NE(r.err.find("unknown algorithm 'magic'"), std::string::npos);
 }
 
+// Flag values are checked with messages a user reads, the same words in
+// --help; an enum flag still takes its value in any case.
+TEST(CliTest, BadFlagValuesNameTheRuleAndTheValue) {
+  std::string w = SourcePath("data/workloads/night.yaml");
+  std::string p = SourcePath("data/profiles/a100-80gb.csv");
+  CliResult zero = Cli({"optimize", "-w", w, "-p", p, "--time-limit", "0"});
+  EXPECT_EQ(zero.code, 2);
+  EXPECT_NE(zero.err.find("--time-limit: must be > 0, got 0\n"),
+            std::string::npos)
+      << zero.err;
+  CliResult word = Cli({"optimize", "-w", w, "-p", p, "--time-limit", "x"});
+  EXPECT_NE(word.err.find("--time-limit: must be a number > 0, got x"),
+            std::string::npos)
+      << word.err;
+  std::string d = SourcePath("data/deployments/night.json");
+  std::string out = testing::TempDir() + "/flavor";
+  CliResult flavor = Cli({"export", "-d", d, "-o", out, "--flavor", "drb"});
+  EXPECT_EQ(flavor.code, 2);
+  EXPECT_NE(flavor.err.find("--flavor: must be one of device-plugin, dra, "
+                            "got drb"),
+            std::string::npos)
+      << flavor.err;
+  EXPECT_EQ(Cli({"export", "-d", d, "-o", out, "--flavor", "DRA"}).code, 0);
+  EXPECT_NE(ReadFile(out + "/replicas.yaml").value().find("ResourceClaim"),
+            std::string::npos);
+  CliResult help = Cli({"export", "--help"});
+  EXPECT_NE(help.out.find("{device-plugin,dra}=device-plugin"),
+            std::string::npos)
+      << help.out;
+  CliResult port = Cli({"export", "-d", d, "-o", out, "--port", "70000"});
+  EXPECT_NE(port.err.find("--port: must be in [1, 65535], got 70000"),
+            std::string::npos)
+      << port.err;
+}
+
 // Tool conventions (issue 19): --version, a typo'd command names the one
 // meant, an output path in a missing directory is refused before the
 // search (and creates nothing).

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 #include "cli/kube_flags.h"
 #include "cli/serving_flags.h"
 #include "cluster/kubernetes/kubernetes_backend.h"
@@ -308,7 +309,7 @@ void SetupController(CLI::App* app, CommandContext* context) {
   app->add_option("--metrics-port", flags->metrics_port,
                   "Port for /metrics, /progress, /healthz (0: none)")
       ->capture_default_str()
-      ->check(CLI::Range(0, 65535));
+      ->check(Between(0, 65535));
   app->add_option("--metrics-address", flags->metrics_address,
                   "Address to serve them on")
       ->capture_default_str();
@@ -319,15 +320,15 @@ void SetupController(CLI::App* app, CommandContext* context) {
   app->add_option("--poll-s", flags->backend.poll_s,
                   "Seconds between checks of running actions")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   app->add_option("--action-timeout-s", flags->backend.action_timeout_s,
                   "An action not done after this long fails")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   app->add_option("--resync-s", flags->resync_s,
                   "Reconcile at least this often, changed target or not")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   app->add_flag("--no-leader-elect", flags->no_leader_elect,
                 "Act without holding the lease (only where no other "
                 "controller can run)");
@@ -343,16 +344,16 @@ void SetupController(CLI::App* app, CommandContext* context) {
                   "A candidate takes the lease after its holder has not "
                   "renewed it for this long")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   app->add_option("--renew-deadline-s", flags->lease.renew_deadline_s,
                   "The holder stops acting if it has not renewed for this "
                   "long (less than the duration)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   app->add_option("--retry-period-s", flags->lease.retry_s,
                   "Seconds between tries to take or renew the lease")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   app->add_flag("--once", flags->once,
                 "Reconcile once and exit (exit 0 at the target)");
   app->add_flag("--dry-run", flags->dry_run,

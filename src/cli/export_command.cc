@@ -5,6 +5,7 @@
 #include <map>
 
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 #include "cli/serving_flags.h"
 #include "cluster/kubernetes/export.h"
 #include "deployment/deployment_json.h"
@@ -87,17 +88,14 @@ void SetupExport(CLI::App* app, CommandContext* context) {
   app->add_option("--flavor", flags->flavor,
                   "device-plugin (nvidia.com/mig-<profile> requests) or dra "
                   "(ResourceClaims for NVIDIA's DRA driver)")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, k8s::Flavor>{
-              {"device-plugin", k8s::Flavor::kDevicePlugin},
-              {"dra", k8s::Flavor::kDra}},
-          CLI::ignore_case))
+      ->transform(OneOf<k8s::Flavor>({{"device-plugin", k8s::Flavor::kDevicePlugin},
+                                      {"dra", k8s::Flavor::kDra}}))
       ->default_str("device-plugin");
   AddServingOptions(app, &flags->serving, &flags->image, &flags->port);
   app->add_option("--gpus-per-node", flags->gpus_per_node,
                   "GPUs per node for GPUs the deployment puts on no node")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   app->callback([flags, context] {
     Status s = RunExport(*flags, context);
     if (!s.ok()) context->Fail(s);

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 #include "profile/profile_csv.h"
 #include "workload/generator.h"
 #include "workload/workload_yaml.h"
@@ -80,7 +81,7 @@ void SetupGenerate(CLI::App* app, CommandContext* context) {
   app->add_option("--capacity-model", flags->capacity_model,
                   "What a replica is credited with, p99 or paper: written "
                   "to the workload and used to size it")
-      ->check(CLI::IsMember({"p99", "paper"}))
+      ->check(OneOf({"p99", "paper"}))
       ->default_val(flags->capacity_model);
   app->add_option("--max-procs", o.max_procs, "MPS processes per instance")
       ->default_val(o.max_procs);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 #include "cli/table.h"
 #include "mig/gpu_catalog.h"
 #include "mig/layout_enumerator.h"
@@ -93,7 +94,7 @@ void SetupGpus(CLI::App* app, CommandContext* context) {
                   "table, or json (per model: name, pci_device_ids, profiles "
                   "with placements, maximal_layouts count)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"table", "json"}));
+      ->check(OneOf({"table", "json"}));
   app->callback([flags, context] {
     const mig::GpuCatalog& catalog = mig::GpuCatalog::Default();
     std::vector<const mig::GpuModel*> models = catalog.models();

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 #include "profile/migperf_import.h"
 #include "profile/model_analyzer_import.h"
 #include "profile/perf_analyzer_import.h"
@@ -114,7 +115,7 @@ CLI::Option* AddLatencyLimit(CLI::App* app, std::optional<double>* limit) {
   return app
       ->add_option("--latency-limit", *limit,
                    "Only points whose p99 latency is within this many ms")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
 }
 
 void SetupImportPerfAnalyzer(CLI::App* app, CommandContext* context) {
@@ -137,11 +138,11 @@ void SetupImportPerfAnalyzer(CLI::App* app, CommandContext* context) {
   sub->add_option("--batch", o.batch,
                   "Batch size perf_analyzer sent (-b; default: from file "
                   "name)")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   sub->add_option("--procs", o.procs,
                   "Server processes on the instance (default: from file "
                   "name, else 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   auto* concurrency =
       sub->add_option("--concurrency", o.concurrency,
                       "Take the row of this concurrency (or request rate)");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 #include "cli/inputs.h"
 #include "cluster/cluster_state.h"
 #include "controller/transition_target.h"
@@ -205,7 +206,7 @@ void SetupOptimize(CLI::App* app, CommandContext* context) {
                   "With --from: GPUs above the fewest the result may use "
                   "when that saves starts")
       ->default_val(0)
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   app->add_option("--weights", flags->weights,
                   "With --from: minimize GPUS x GPUs + STARTS x starts + "
                   "REPARTITIONS x repartitioned GPUs (within --extra-gpus) "
@@ -217,7 +218,7 @@ void SetupOptimize(CLI::App* app, CommandContext* context) {
                   "With --from: GPUs per node for GPUs the current deployment "
                   "puts on no node, and for new GPUs")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   AddSolveOptions(app, &flags->solve, context);
   app->callback([flags, context] { RunOptimize(*flags, context); });
 }

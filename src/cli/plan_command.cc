@@ -5,6 +5,7 @@
 #include <map>
 
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 #include "cli/transition_inputs.h"
 #include "cluster/plan_json.h"
 #include "cluster/plan_text.h"
@@ -62,7 +63,7 @@ void SetupPlan(CLI::App* app, CommandContext* context) {
   app->add_option("--format", flags->format,
                   "json (DESIGN 6, for tools) or text (stages, for people)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"json", "text"}));
+      ->check(OneOf({"json", "text"}));
   app->callback([flags, context] { RunPlan(*flags, context); });
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 #include "cli/inputs.h"
 #include "cluster/plan_json.h"
 #include "deployment/deployment_json.h"
@@ -134,7 +135,7 @@ void SetupReport(CLI::App* app, CommandContext* context) {
                   "Draw the fleet small (a block per node) when the "
                   "deployment has more GPUs than this")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   app->add_option("-o,--output", flags->output,
                   "HTML file to write (default: stdout)");
   app->callback([flags, context] {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 #include "cli/inputs.h"
 #include "cli/table.h"
 #include "cluster/cluster_state.h"
@@ -166,12 +167,12 @@ void SetupServe(CLI::App* app, CommandContext* context) {
   app->add_option("-o,--output", flags->output,
                   "File to write the results to (default: stdout)");
   app->add_option("--format", flags->format, "table or json")
-      ->check(CLI::IsMember({"table", "json"}))
+      ->check(OneOf({"table", "json"}))
       ->default_val(flags->format);
   app->add_option("--load", o.load, "Arrival rate x each required rate")
       ->default_val(o.load);
   app->add_option("--arrivals", flags->arrivals, "poisson or gamma")
-      ->check(CLI::IsMember({"poisson", "gamma"}))
+      ->check(OneOf({"poisson", "gamma"}))
       ->default_val(flags->arrivals);
   app->add_option("--cv", o.arrivals.cv,
                   "gamma: coefficient of variation of the gaps")
@@ -179,12 +180,12 @@ void SetupServe(CLI::App* app, CommandContext* context) {
   app->add_option("--routing", flags->routing,
                   "weighted (the routing objects' capacity weights), "
                   "round-robin or least-outstanding")
-      ->check(CLI::IsMember({"weighted", "round-robin", "least-outstanding"}))
+      ->check(OneOf({"weighted", "round-robin", "least-outstanding"}))
       ->default_val(flags->routing);
   app->add_option("--batching", flags->batching,
                   "greedy (start a batch at once, Triton's default) or timer "
                   "(wait up to --max-queue-delay for a full batch)")
-      ->check(CLI::IsMember({"greedy", "timer"}))
+      ->check(OneOf({"greedy", "timer"}))
       ->default_val(flags->batching);
   app->add_option("--max-queue-delay", flags->max_queue_delay_ms,
                   "timer: Triton's max_queue_delay, milliseconds")

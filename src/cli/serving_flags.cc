@@ -1,5 +1,7 @@
 #include "cli/serving_flags.h"
 
+#include "cli/flag_checks.h"
+
 namespace migserve::cli {
 
 void AddServingOptions(CLI::App* app, std::string* serving, std::string* image,
@@ -17,7 +19,7 @@ void AddServingOptions(CLI::App* app, std::string* serving, std::string* image,
   app->add_option("--port", *port,
                   "The container's one HTTP port, named http (overrides the "
                   "spec's ports; default 8000)")
-      ->check(CLI::Range(1, 65535));
+      ->check(Between(1, 65535));
 }
 
 void OverrideTemplate(const std::string& image, int port,

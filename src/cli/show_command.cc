@@ -1,5 +1,6 @@
 // migserve show -d D [--collapse-above N]
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 #include "deployment/deployment_json.h"
 #include "report/terminal_view.h"
 
@@ -30,7 +31,7 @@ void SetupShow(CLI::App* app, CommandContext* context) {
                   "Show identical GPUs of a node once, with a count, when "
                   "the deployment has more GPUs than this")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   app->callback([flags, context] { RunShow(*flags, context); });
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 #include "cli/table.h"
 #include "cli/transition_inputs.h"
 #include "cluster/apply.h"
@@ -298,7 +299,7 @@ void SetupSimulate(CLI::App* app, CommandContext* context) {
       ->capture_default_str();
   app->add_option("--fail-action", flags->faults.fail_action,
                   "Inject: the action with this id fails (an id of the plan)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   CLI::Option* lose_gpu = app->add_option(
       "--lose-gpu", flags->lose_gpu,
       "Inject: this GPU (NODE/INDEX; a GPU of a deployment without nodes is "
@@ -306,7 +307,7 @@ void SetupSimulate(CLI::App* app, CommandContext* context) {
   CLI::Option* lose_at =
       app->add_option("--lose-at", flags->faults.lose_at_s,
                       "Inject: when --lose-gpu is lost (seconds)")
-          ->check(CLI::NonNegativeNumber);
+          ->check(NonNegative());
   lose_gpu->needs(lose_at);
   lose_at->needs(lose_gpu);
   app->callback([flags, context] { RunSimulate(*flags, context); });

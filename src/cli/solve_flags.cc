@@ -1,5 +1,6 @@
 // The flags of the optimizer's algorithms, shared by optimize and compare.
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 
 namespace migserve::cli {
 
@@ -8,12 +9,12 @@ void AddSolveOptions(CLI::App* app, optimizer::SolveOptions* solve,
   app->add_option("--time-limit", solve->time_limit_s,
                   "Seconds an algorithm may search")
       ->default_val(solve->time_limit_s)
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   app->add_option("--seed", solve->seed, "Random seed")
       ->default_val(solve->seed);
   app->add_option("--threads", solve->threads, "Worker threads (0: every core)")
       ->default_val(solve->threads)
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   optimizer::GreedyOptions& g = solve->greedy;
   app->add_flag("!--paper-score", g.score.cap_utility,
                 "Score configs exactly as the paper, sum (1-c_i) u_i, without "
@@ -25,44 +26,44 @@ void AddSolveOptions(CLI::App* app, optimizer::SolveOptions* solve,
                   "A service is almost satisfied when it misses at most this "
                   "many of its own best GPUs")
       ->default_val(g.almost_satisfied)
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   optimizer::MctsOptions& m = solve->mcts;
   app->add_option("--mcts-top-k", m.top_k, "MCTS children per node")
       ->default_val(m.top_k)
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   app->add_option("--mcts-services", m.sample_services,
                   "Unsatisfied services sampled per MCTS node")
       ->default_val(m.sample_services)
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   app->add_option("--mcts-iterations", m.iterations,
                   "MCTS iterations per search")
       ->default_val(m.iterations)
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   optimizer::GeneticOptions& ga = solve->genetic;
   app->add_option("--ga-population", ga.population, "GA deployments kept")
       ->default_val(ga.population)
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   app->add_option("--ga-offspring", ga.offspring,
                   "GA children per deployment per round")
       ->default_val(ga.offspring)
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   app->add_option("--ga-patience", ga.patience,
                   "Stop after this many GA rounds without improvement")
       ->default_val(ga.patience)
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   app->add_option("--ga-max-rounds", ga.max_rounds,
                   "Stop after this many GA rounds (0: no limit)")
       ->default_val(ga.max_rounds)
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   app->add_option("--ga-erase", ga.erase_fraction,
                   "Crossover erases 1 up to this share of the GPUs")
       ->default_val(ga.erase_fraction)
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(Between(0.0, 1.0));
   app->add_option("--ga-slow", ga.slow,
                   "Slow algorithm that refills erased GPUs: mcts (paper) or "
                   "milp")
       ->default_val(ga.slow)
-      ->check(CLI::IsMember({"mcts", "milp"}));
+      ->check(OneOf({"mcts", "milp"}));
   app->add_flag("!--ga-no-prune", ga.prune,
                 "Keep the GPUs a child no longer needs");
   optimizer::MilpOptions& milp = solve->milp;
@@ -73,24 +74,24 @@ void AddSolveOptions(CLI::App* app, optimizer::SolveOptions* solve,
                   "MILP: stop once within this share of the proven bound "
                   "(status feasible); 0: prove optimality")
       ->default_val(milp.gap)
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(Between(0.0, 1.0));
   app->add_option("--milp-cut-rounds", milp.cut_rounds,
                   "MILP: rounds of service cuts per LP")
       ->default_val(milp.cut_rounds)
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   app->add_option("--milp-dives", milp.dives,
                   "MILP: dives for an incumbent (0: CBC alone)")
       ->default_val(milp.dives)
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   app->add_option("--milp-dive-patience", milp.dive_patience,
                   "MILP: stop diving after this many dives in a row find "
                   "nothing better")
       ->default_val(milp.dive_patience)
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   app->add_option("--milp-dive-free", milp.dive_free,
                   "MILP: services a dive leaves to CBC")
       ->default_val(milp.dive_free)
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   app->add_flag("!--milp-no-tree-cuts", milp.tree_cuts,
                 "MILP: CBC's standard solver only, no service cuts at nodes");
   solve->progress = [context](const std::string& line) {

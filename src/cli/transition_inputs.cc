@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/flag_checks.h"
 #include "cluster/inventory.h"
 #include "cluster/placement.h"
 #include "deployment/deployment_json.h"
@@ -20,14 +21,14 @@ void AddTransitionOptions(CLI::App* app, TransitionFlags* flags) {
                   "--spare-gpus)");
   app->add_option("--spare-gpus", flags->spare_gpus,
                   "Idle GPUs added to the cluster for the transition")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   app->add_option("--nodes", flags->nodes,
                   "Pad the cluster with idle GPUs to this many nodes")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   app->add_option("--gpus-per-node", flags->gpus_per_node,
                   "GPUs per node for GPUs the deployment puts on no node")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   CLI::Option* no_migrate =
       app->add_flag("--no-migrate", flags->no_migrate,
                     "Move replicas by create then delete, never by migrate");

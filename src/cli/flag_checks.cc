@@ -1,0 +1,78 @@
+#include "cli/flag_checks.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <optional>
+
+namespace migserve::cli {
+namespace {
+
+std::optional<double> Number(const std::string& text) {
+  double value = 0;
+  const char* end = text.data() + text.size();
+  auto [at, error] = std::from_chars(text.data(), end, value);
+  if (error != std::errc() || at != end) return std::nullopt;
+  return value;
+}
+
+// A number that passes `ok`, described as `what` ("> 0").
+CLI::Validator NumberWhere(std::function<bool(double)> ok, std::string what) {
+  return CLI::Validator(
+      [ok, what](std::string& text) -> std::string {
+        std::optional<double> value = Number(text);
+        if (!value) return fmt::format("must be a number {}, got {}", what, text);
+        if (!ok(*value)) return fmt::format("must be {}, got {}", what, text);
+        return "";
+      },
+      what);
+}
+
+std::string Lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+}  // namespace
+
+CLI::Validator Positive() {
+  return NumberWhere([](double v) { return v > 0; }, "> 0");
+}
+
+CLI::Validator NonNegative() {
+  return NumberWhere([](double v) { return v >= 0; }, ">= 0");
+}
+
+CLI::Validator Between(double low, double high) {
+  return NumberWhere([=](double v) { return v >= low && v <= high; },
+                     fmt::format("in [{:g}, {:g}]", low, high));
+}
+
+CLI::Validator OneOf(std::vector<std::string> names) {
+  std::vector<std::pair<std::string, std::string>> same;
+  for (const std::string& name : names) same.emplace_back(name, name);
+  return OneOfMapped(std::move(same));
+}
+
+CLI::Validator OneOfMapped(
+    std::vector<std::pair<std::string, std::string>> choices) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : choices) names.push_back(name);
+  std::string list = fmt::format("{}", fmt::join(names, ", "));
+  return CLI::Validator(
+      [choices, list](std::string& text) -> std::string {
+        for (const auto& [name, value] : choices) {
+          if (Lower(name) == Lower(text)) {
+            text = value;
+            return "";
+          }
+        }
+        return fmt::format("must be one of {}, got {}", list, text);
+      },
+      "{" + fmt::format("{}", fmt::join(names, ",")) + "}");
+}
+
+}  // namespace migserve::cli
