@@ -1,6 +1,7 @@
 #include "cli/cli.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -487,6 +488,66 @@ TEST(CliBinaryTest, StdoutIsOnlyTheDeployment) {
     ASSERT_FALSE(json.is_discarded()) << algo << ": " << out.substr(0, 200);
     EXPECT_EQ(json["summary"]["algorithm"], algo);
   }
+}
+
+}  // namespace
+}  // namespace migserve::cli
+
+namespace migserve::cli {
+namespace {
+
+// Runs the built binary through the shell; returns its stdout and sets
+// `code` to its exit status.
+std::string Shell(const std::string& command, int* code) {
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string out;
+  char buffer[4096];
+  for (size_t n; pipe && (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
+    out.append(buffer, n);
+  }
+  int status = pipe ? pclose(pipe) : -1;
+  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+TEST(CliBinaryTest, DashReadsStandardInputAndWritesStandardOutput) {
+  std::string binary = MIGSERVE_BINARY;
+  std::string w = SourcePath("data/workloads/night.yaml");
+  int code = 0;
+  std::string named = Shell(binary + " optimize -w " + w + " -p " + kProfiles +
+                                " --algo greedy 2>/dev/null",
+                            &code);
+  ASSERT_EQ(code, 0);
+  std::string piped = Shell(binary + " optimize -w - -p " + kProfiles +
+                                " --algo greedy -o - 2>/dev/null < " + w,
+                            &code);
+  EXPECT_EQ(code, 0);
+  auto a = nlohmann::json::parse(named), b = nlohmann::json::parse(piped);
+  a["summary"].erase("seconds");
+  b["summary"].erase("seconds");
+  EXPECT_EQ(a, b);
+  Shell(binary + " optimize -w " + w + " -p - --algo greedy 2>/dev/null < " +
+            kProfiles,
+        &code);
+  EXPECT_EQ(code, 0);
+  Shell(binary + " plan --from " + SourcePath("data/deployments/day.json") +
+            " --to - >/dev/null 2>&1 < " +
+            SourcePath("data/deployments/night.json"),
+        &code);
+  EXPECT_EQ(code, 0);
+}
+
+TEST(CliTest, ExportRefusesDashInsteadOfMakingADirectoryNamedDash) {
+  std::string cwd = std::filesystem::current_path();
+  std::filesystem::current_path(testing::TempDir());
+  CliResult r =
+      Cli({"export", "-d", SourcePath("data/deployments/day.json"), "-o", "-"});
+  bool made = std::filesystem::exists("-");
+  std::filesystem::current_path(cwd);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("-o: export writes several files"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(made);
 }
 
 }  // namespace

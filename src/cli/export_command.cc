@@ -27,6 +27,11 @@ struct ExportFlags {
 };
 
 Status RunExport(const ExportFlags& flags, CommandContext* context) {
+  if (flags.output == "-") {
+    return Status::InvalidArgument(
+        "-o: export writes several files (mig-parted.yaml, replicas.yaml, "
+        "routing.yaml), not one stream; name a directory");
+  }
   MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment d,
                             deployment::LoadDeployment(flags.deployment));
   MIGSERVE_ASSIGN_OR_RETURN(
@@ -88,8 +93,9 @@ void SetupExport(CLI::App* app, CommandContext* context) {
   app->add_option("--flavor", flags->flavor,
                   "device-plugin (nvidia.com/mig-<profile> requests) or dra "
                   "(ResourceClaims for NVIDIA's DRA driver)")
-      ->transform(OneOf<k8s::Flavor>({{"device-plugin", k8s::Flavor::kDevicePlugin},
-                                      {"dra", k8s::Flavor::kDra}}))
+      ->transform(
+          OneOf<k8s::Flavor>({{"device-plugin", k8s::Flavor::kDevicePlugin},
+                              {"dra", k8s::Flavor::kDra}}))
       ->default_str("device-plugin");
   AddServingOptions(app, &flags->serving, &flags->image, &flags->port);
   app->add_option("--gpus-per-node", flags->gpus_per_node,

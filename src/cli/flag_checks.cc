@@ -23,7 +23,8 @@ CLI::Validator NumberWhere(std::function<bool(double)> ok, std::string what) {
   return CLI::Validator(
       [ok, what](std::string& text) -> std::string {
         std::optional<double> value = Number(text);
-        if (!value) return fmt::format("must be a number {}, got {}", what, text);
+        if (!value)
+          return fmt::format("must be a number {}, got {}", what, text);
         if (!ok(*value)) return fmt::format("must be {}, got {}", what, text);
         return "";
       },

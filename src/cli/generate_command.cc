@@ -49,7 +49,8 @@ void RunGenerate(GenerateFlags flags, CommandContext* context) {
 void SetupGenerate(CLI::App* app, CommandContext* context) {
   auto flags = std::make_shared<GenerateFlags>();
   workload::GenerateOptions& o = flags->options;
-  app->add_option("-p,--profiles", flags->profiles, "Profile CSV")->required();
+  app->add_option("-p,--profiles", flags->profiles, "Profile CSV (- for stdin)")
+      ->required();
   app->add_option("-o,--output", flags->output,
                   "Workload YAML to write (default: stdout)");
   app->add_option("--gpu", o.gpu, "GPU model")->default_val(o.gpu);

@@ -30,13 +30,11 @@ struct ImportFlags {
 // Writes `table` to `output` and says how many rows went there.
 void WriteProfiles(const profile::ProfileTable& table,
                    const std::string& output, CommandContext* context) {
-  Status s = WriteFileAtomic(output, profile::FormatProfileCsv(table));
-  if (!s.ok()) {
-    context->Fail(s);
-    return;
-  }
+  context->Emit(output, profile::FormatProfileCsv(table));
+  if (context->exit_code != kExitOk) return;
   context->err << fmt::format("import: {} profile rows -> {}\n",
-                              table.rows.size(), output);
+                              table.rows.size(),
+                              output == "-" ? "stdout" : output);
 }
 
 void RunImportParvaGpu(const ImportFlags& flags, CommandContext* context) {
@@ -107,7 +105,7 @@ void RunImportMigPerf(const ImportFlags& flags, CommandContext* context) {
 
 void AddOutput(CLI::App* app, std::string* output) {
   app->add_option("-o,--output", *output,
-                  "Profile CSV to write (whole or not at all)")
+                  "Profile CSV to write (whole or not at all; - for stdout)")
       ->required();
 }
 

@@ -60,7 +60,8 @@ void RunModels(const ModelsFlags& flags, CommandContext* context) {
 
 void SetupModels(CLI::App* app, CommandContext* context) {
   auto flags = std::make_shared<ModelsFlags>();
-  app->add_option("-p,--profiles", flags->profiles, "Profile CSV")->required();
+  app->add_option("-p,--profiles", flags->profiles, "Profile CSV (- for stdin)")
+      ->required();
   app->add_option("--gpu", flags->gpu, "Only this GPU model");
   app->callback([flags, context] { RunModels(*flags, context); });
 }

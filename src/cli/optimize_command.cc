@@ -188,9 +188,11 @@ void RunOptimize(const OptimizeFlags& flags, CommandContext* context) {
 
 void SetupOptimize(CLI::App* app, CommandContext* context) {
   auto flags = std::make_shared<OptimizeFlags>();
-  app->add_option("-w,--workload", flags->workload, "Workload YAML")
+  app->add_option("-w,--workload", flags->workload,
+                  "Workload YAML (- for stdin)")
       ->required();
-  app->add_option("-p,--profiles", flags->profiles, "Profile CSV")->required();
+  app->add_option("-p,--profiles", flags->profiles, "Profile CSV (- for stdin)")
+      ->required();
   app->add_option("--algo", flags->algo,
                   fmt::format("Algorithm: {}",
                               fmt::join(optimizer::AlgorithmNames(), ", ")))

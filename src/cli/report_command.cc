@@ -119,7 +119,8 @@ void SetupReport(CLI::App* app, CommandContext* context) {
       ->required();
   app->add_option("-w,--workload", flags->workload,
                   "Workload YAML (with -p: capacities from the profiles)");
-  app->add_option("-p,--profiles", flags->profiles, "Profile CSV");
+  app->add_option("-p,--profiles", flags->profiles,
+                  "Profile CSV (- for stdin)");
   app->add_option("--from", flags->from,
                   "The deployment before the transition (drawn too; freed "
                   "GPUs named)");

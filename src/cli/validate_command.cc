@@ -61,9 +61,11 @@ void RunValidate(const ValidateFlags& flags, CommandContext* context) {
 
 void SetupValidate(CLI::App* app, CommandContext* context) {
   auto flags = std::make_shared<ValidateFlags>();
-  app->add_option("-w,--workload", flags->workload, "Workload YAML")
+  app->add_option("-w,--workload", flags->workload,
+                  "Workload YAML (- for stdin)")
       ->required();
-  app->add_option("-p,--profiles", flags->profiles, "Profile CSV")->required();
+  app->add_option("-p,--profiles", flags->profiles, "Profile CSV (- for stdin)")
+      ->required();
   app->add_option("-d,--deployment", flags->deployment, "Deployment JSON")
       ->required();
   app->callback([flags, context] { RunValidate(*flags, context); });

@@ -7,11 +7,21 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 namespace migserve {
 
 StatusOr<std::string> ReadFile(const std::string& path) {
+  if (path == "-") {
+    // Read once and kept: a command may load its input more than once.
+    static const std::string* const stdin_text = [] {
+      std::ostringstream buffer;
+      buffer << std::cin.rdbuf();
+      return new std::string(buffer.str());
+    }();
+    return *stdin_text;
+  }
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     return Status::InvalidArgument(path + ": is a directory, not a file");

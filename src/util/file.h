@@ -8,7 +8,8 @@
 
 namespace migserve {
 
-// Returns the contents of `path`, or NotFound naming the path.
+// Returns the contents of `path`, or NotFound naming the path. "-" is
+// standard input, read at the first call and the same text at every call.
 StatusOr<std::string> ReadFile(const std::string& path);
 
 // Returns InvalidArgument naming the path if `path` is to be written but its
