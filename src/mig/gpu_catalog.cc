@@ -96,6 +96,11 @@ StatusOr<GpuModel> ParseGpuModel(const std::string& yaml,
     }
     model.profiles.push_back(std::move(p));
   }
+  if (model.profiles.size() > static_cast<size_t>(kMaxProfiles)) {
+    return map.Error("profiles",
+                     fmt::format("{} profiles; at most {} are supported",
+                                 model.profiles.size(), kMaxProfiles));
+  }
   return model;
 }
 

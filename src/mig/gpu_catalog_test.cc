@@ -1,5 +1,6 @@
 #include "mig/gpu_catalog.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <set>
@@ -141,6 +142,22 @@ TEST(GpuCatalogTest, MalformedTableNamesLineAndField) {
   ASSERT_FALSE(bad_start.ok());
   EXPECT_EQ(bad_start.status().message(),
             "x.yaml:6: profiles[0].starts: start 6 does not fit");
+}
+
+TEST(GpuCatalogTest, MoreProfilesThanTheOptimizerKeepsIsAnError) {
+  std::string yaml =
+      "name: X\ncompute_slices: 7\nmemory_slices: 8\nmemory_gb: 80\n"
+      "profiles:\n";
+  for (int k = 0; k <= kMaxProfiles; ++k) {
+    yaml += fmt::format(
+        "  - {{name: p{}, compute_slices: 1, memory_slices: 1, memory_gb: 10, "
+        "starts: [0]}}\n",
+        k);
+  }
+  auto model = ParseGpuModel(yaml, "x.yaml");
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().message(),
+            "x.yaml:6: profiles: 9 profiles; at most 8 are supported");
 }
 
 }  // namespace

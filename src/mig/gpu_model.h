@@ -36,6 +36,11 @@ struct Product {
   bool operator==(const Product&) const = default;
 };
 
+// The most profiles a GPU model may have: the optimizer keeps per-profile
+// counts in fixed arrays. Every NVIDIA GPU so far has at most 8 (A100 and
+// H100 with 4g.40gb+ variants included); the GPU table parser refuses more.
+inline constexpr int kMaxProfiles = 8;
+
 struct GpuModel {
   std::string name;
   std::vector<std::string> aliases;  // other names users give this model

@@ -1,7 +1,6 @@
 #include "optimizer/config_space.h"
 
 #include <algorithm>
-#include <cassert>
 #include <map>
 
 #include "mig/layout_enumerator.h"
@@ -10,7 +9,6 @@ namespace migserve::optimizer {
 
 ConfigSpace::ConfigSpace(const Problem& problem)
     : problem_(problem), groups_of_(problem.num_services()) {
-  assert(problem.gpu.profiles.size() <= kMaxProfiles);
   multisets_ =
       mig::DistinctMultisets(problem.gpu, problem.maximal_layouts, &layouts_);
   for (const mig::Layout& layout : layouts_) {

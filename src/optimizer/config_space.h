@@ -17,7 +17,7 @@
 
 namespace migserve::optimizer {
 
-inline constexpr int kMaxProfiles = 8;
+using mig::kMaxProfiles;
 
 // A config mixing services `a` and `b` (b == kIdle: `a` alone) on the
 // representative layout of `multiset`: `to_a[p]` instances of profile p

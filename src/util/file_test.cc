@@ -42,5 +42,12 @@ TEST(FileTest, MissingFileIsNotFoundNamingPath) {
             std::string::npos);
 }
 
+TEST(SourcePathTest, FindsTheTreeWithoutTheEnvironment) {
+  // As when a test binary is run by hand, not by ctest.
+  unsetenv("MIGSERVE_SOURCE_DIR");
+  EXPECT_TRUE(std::filesystem::exists(
+      testing::SourcePath("data/deployments/day.json")));
+}
+
 }  // namespace
 }  // namespace migserve

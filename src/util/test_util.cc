@@ -34,7 +34,7 @@ class ScratchDir {
 
 std::string SourcePath(const std::string& relative) {
   const char* dir = std::getenv("MIGSERVE_SOURCE_DIR");
-  std::filesystem::path root = dir != nullptr ? dir : ".";
+  std::filesystem::path root = dir != nullptr ? dir : MIGSERVE_BUILT_FROM;
   return (root / relative).string();
 }
 
