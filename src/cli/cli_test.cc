@@ -99,8 +99,17 @@ TEST(CliTest, MixedFleetOptimizesCostAndValidates) {
   EXPECT_EQ(v.code, 0) << v.out << v.err;
   CliResult greedy =
       Cli({"optimize", "-w", w, "-p", profiles, "--algo", "greedy"});
-  EXPECT_EQ(greedy.code, 1);
-  EXPECT_NE(greedy.err.find("only --algo milp"), std::string::npos);
+  // A usage error, not a "no": exit 2, naming the flag.
+  EXPECT_EQ(greedy.code, 2);
+  EXPECT_NE(greedy.err.find("--algo greedy: " + w + " offers 2 GPU types; "
+                            "only --algo milp"),
+            std::string::npos)
+      << greedy.err;
+  CliResult compare = Cli({"compare", "-w", w, "-p", profiles});
+  EXPECT_EQ(compare.code, 2);
+  EXPECT_NE(compare.err.find("compare runs one-type algorithms"),
+            std::string::npos)
+      << compare.err;
 }
 
 TEST(CliTest, UsageErrorsExitTwo) {

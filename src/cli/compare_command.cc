@@ -55,6 +55,32 @@ Row BoundRow(const char* name, double value, const char* note) {
   return row;
 }
 
+// The rows as a table, each algorithm against the best lower bound.
+void PrintTable(const CompareFlags& flags, const Inputs& in,
+                const std::vector<Row>& rows, const Row& bound,
+                const Row& lp_row, const Row& cuts_row,
+                CommandContext* context) {
+  context->out << fmt::format("{}: {} services on {}\n", flags.workload,
+                              in.workload.services.size(), in.gpu->name);
+  // Against the best lower bound: a proven optimum, else the larger bound.
+  int best_bound = std::max({*bound.gpus, *lp_row.gpus, *cuts_row.gpus});
+  for (const Row& r : rows) {
+    if (r.status == "optimal") best_bound = *r.gpus;
+  }
+  TextTable table({"algorithm", "kind", "GPUs", "vs best bound", "status",
+                   "valid", "seconds", "note"});
+  for (const Row& r : rows) {
+    std::string vs = "-";
+    if (r.gpus && r.kind == "algorithm") {
+      vs = fmt::format("{:+.1f}%", 100.0 * (*r.gpus - best_bound) / best_bound);
+    }
+    table.AddRow({r.name, r.kind, r.gpus ? std::to_string(*r.gpus) : "-", vs,
+                  r.status, r.valid ? (*r.valid ? "yes" : "NO") : "-",
+                  r.seconds ? fmt::format("{:.3f}", *r.seconds) : "-", r.note});
+  }
+  table.Print(context->out);
+}
+
 void RunCompare(const CompareFlags& flags, CommandContext* context) {
   if (flags.format != "table" && flags.format != "json") {
     context->Fail(Status::InvalidArgument(fmt::format(
@@ -68,7 +94,7 @@ void RunCompare(const CompareFlags& flags, CommandContext* context) {
   }
   const Inputs& in = **inputs;
   if (in.workload.offers.size() > 1) {
-    context->Fail(Status::FailedPrecondition(fmt::format(
+    context->Fail(Status::InvalidArgument(fmt::format(
         "{} offers {} GPU types; compare runs one-type algorithms (use "
         "optimize --algo milp for the fleet)",
         flags.workload, in.workload.offers.size())));
@@ -120,27 +146,11 @@ void RunCompare(const CompareFlags& flags, CommandContext* context) {
     j["rows"] = nlohmann::json::array();
     for (const Row& r : rows) j["rows"].push_back(RowJson(r));
     context->out << j.dump(2) << "\n";
-    return;
+  } else {
+    PrintTable(flags, in, rows, bound, lp_row, cuts_row, context);
   }
-  context->out << fmt::format("{}: {} services on {}\n", flags.workload,
-                              in.workload.services.size(), in.gpu->name);
-  // Against the best lower bound: a proven optimum, else the larger bound.
-  int best_bound = std::max({*bound.gpus, *lp_row.gpus, *cuts_row.gpus});
-  for (const Row& r : rows) {
-    if (r.status == "optimal") best_bound = *r.gpus;
-  }
-  TextTable table({"algorithm", "kind", "GPUs", "vs best bound", "status",
-                   "valid", "seconds", "note"});
-  for (const Row& r : rows) {
-    std::string vs = "-";
-    if (r.gpus && r.kind == "algorithm") {
-      vs = fmt::format("{:+.1f}%", 100.0 * (*r.gpus - best_bound) / best_bound);
-    }
-    table.AddRow({r.name, r.kind, r.gpus ? std::to_string(*r.gpus) : "-", vs,
-                  r.status, r.valid ? (*r.valid ? "yes" : "NO") : "-",
-                  r.seconds ? fmt::format("{:.3f}", *r.seconds) : "-", r.note});
-  }
-  table.Print(context->out);
+  // Both formats: an algorithm that produced an invalid deployment is a
+  // failure of the run, exit 1.
   for (const Row& r : rows) {
     if (r.valid && !*r.valid) {
       context->Fail(

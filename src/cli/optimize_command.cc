@@ -91,8 +91,9 @@ void RunFleetOptimize(const OptimizeFlags& flags,
                       const workload::Workload& workload,
                       CommandContext* context) {
   if (flags.algo != "milp") {
-    context->Fail(Status::FailedPrecondition(fmt::format(
-        "{}: {} offers {} GPU types; only --algo milp plans mixed fleets",
+    context->Fail(Status::InvalidArgument(fmt::format(
+        "--algo {}: {} offers {} GPU types; only --algo milp plans mixed "
+        "fleets",
         flags.algo, flags.workload, workload.offers.size())));
     return;
   }
