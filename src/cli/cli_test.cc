@@ -101,7 +101,8 @@ TEST(CliTest, MixedFleetOptimizesCostAndValidates) {
       Cli({"optimize", "-w", w, "-p", profiles, "--algo", "greedy"});
   // A usage error, not a "no": exit 2, naming the flag.
   EXPECT_EQ(greedy.code, 2);
-  EXPECT_NE(greedy.err.find("--algo greedy: " + w + " offers 2 GPU types; "
+  EXPECT_NE(greedy.err.find("--algo greedy: " + w +
+                            " offers 2 GPU types; "
                             "only --algo milp"),
             std::string::npos)
       << greedy.err;
@@ -155,6 +156,33 @@ TEST(CliTest, BadFlagValuesNameTheRuleAndTheValue) {
   EXPECT_NE(port.err.find("--port: must be in [1, 65535], got 70000"),
             std::string::npos)
       << port.err;
+}
+
+// A file of the wrong kind, or an empty one, is named as such.
+TEST(CliTest, WrongKindOfFileOrEmptyFileSaysSo) {
+  std::string w = SourcePath("data/workloads/night.yaml");
+  std::string d = SourcePath("data/deployments/night.json");
+  std::string empty = WriteTempFile("empty.yaml", "\n");
+  CliResult yaml = Cli({"validate", "-w", w, "-p", kProfiles, "-d", w});
+  EXPECT_EQ(yaml.code, 2);
+  EXPECT_NE(yaml.err.find(w + ": not JSON (it starts with 'gpu: A100-SX')"),
+            std::string::npos)
+      << yaml.err;
+  CliResult no_json = Cli({"validate", "-w", w, "-p", kProfiles, "-d", empty});
+  EXPECT_NE(no_json.err.find(empty + ": empty file; expected JSON"),
+            std::string::npos)
+      << no_json.err;
+  CliResult no_yaml =
+      Cli({"optimize", "-w", empty, "-p", kProfiles, "--algo", "greedy"});
+  EXPECT_EQ(no_yaml.code, 2);
+  EXPECT_NE(no_yaml.err.find(empty + ": empty file; expected a workload"),
+            std::string::npos)
+      << no_yaml.err;
+  CliResult swapped =
+      Cli({"optimize", "-w", d, "-p", kProfiles, "--algo", "greedy"});
+  EXPECT_EQ(swapped.code, 2);
+  EXPECT_NE(swapped.err.find(d + ": this is a deployment"), std::string::npos)
+      << swapped.err;
 }
 
 // Tool conventions (issue 19): --version, a typo'd command names the one

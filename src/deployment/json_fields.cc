@@ -7,6 +7,18 @@ namespace migserve::deployment {
 using nlohmann::json;
 
 StatusOr<json> ParseJson(const std::string& text, const std::string& source) {
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) {
+    return Status::InvalidArgument(source + ": empty file; expected JSON");
+  }
+  if (text[first] != '{' && text[first] != '[') {
+    return Status::InvalidArgument(fmt::format(
+        "{}: not JSON (it starts with '{}'); deployments and plans are the "
+        "JSON migserve writes (a workload or profile file given here?)",
+        source,
+        text.substr(first,
+                    std::min<size_t>(12, text.find('\n', first) - first))));
+  }
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {

@@ -22,9 +22,11 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
     };
     if (!profiles.HasModel(s.model, gpu.name)) {
       if (!every_service_fits) continue;
-      return Status::InvalidArgument(
-          fmt::format("{}: model '{}' has no rows for {} in {}",
-                      where(".model"), s.model, gpu.name, profiles.source));
+      std::vector<std::string> known = profiles.Models(gpu.name);
+      return Status::InvalidArgument(fmt::format(
+          "{}: model '{}' has no rows for {} in {}; it has rows for: {}",
+          where(".model"), s.model, gpu.name, profiles.source,
+          known.empty() ? "none" : fmt::format("{}", fmt::join(known, ", "))));
     }
     queueing::ServiceTerms terms = workload.TermsOf(s);
     const profile::CapacityLimits& limits = terms.limits;

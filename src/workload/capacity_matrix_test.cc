@@ -101,7 +101,7 @@ TEST_F(CapacityMatrixTest, UnknownModelNamesServiceLine) {
   ASSERT_FALSE(caps.ok());
   EXPECT_EQ(caps.status().message(),
             "w.yaml:4: services[1].model: model 'gpt' has no rows for "
-            "A100-SXM4-80GB in p.csv");
+            "A100-SXM4-80GB in p.csv; it has rows for: m");
 }
 
 TEST_F(CapacityMatrixTest, UnservableServiceSaysBestLatency) {

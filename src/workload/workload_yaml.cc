@@ -67,6 +67,15 @@ StatusOr<GpuOffer> ParseOffer(const YAML::Node& node, const std::string& source,
 StatusOr<Workload> ParseWorkload(const std::string& text,
                                  const std::string& source) {
   MIGSERVE_ASSIGN_OR_RETURN(YAML::Node root, ParseYaml(text, source));
+  if (root.IsNull()) {
+    return Status::InvalidArgument(
+        source + ": empty file; expected a workload (gpu: and services:)");
+  }
+  if (root.IsMap() && root["summary"] && root["gpus"]) {
+    return Status::InvalidArgument(
+        source +
+        ": this is a deployment (it has summary and gpus), not a workload");
+  }
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(root, source, ""));
   MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
       {"gpu", "gpus", "latency_budget", "capacity_model", "max_procs",
