@@ -15,6 +15,7 @@
 #include "deployment/deployment_json.h"
 #include "util/csv.h"
 #include "util/file.h"
+#include "util/tolerance.h"
 
 namespace migserve::cli {
 namespace {
@@ -197,7 +198,7 @@ void RunSimulate(const SimulateFlags& flags, CommandContext* context) {
                           ? in->goal.required_after.at(service)
                           : 0;
     double satisfaction = floor > 0 ? lowest / floor : 1;
-    if (satisfaction < 1 - 1e-9) {
+    if (satisfaction < 1 - kRateTolerance) {
       problems.push_back(fmt::format("service {} dropped to {:.1f}% of {:.6g}",
                                      service, 100 * satisfaction, floor));
     }

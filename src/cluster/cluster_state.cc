@@ -8,11 +8,12 @@
 #include <set>
 
 #include "mig/gpu_catalog.h"
+#include "util/tolerance.h"
 
 namespace migserve::cluster {
 
 bool Replica::Covers(const Replica& want) const {
-  return service == want.service && throughput >= want.throughput - 1e-6;
+  return service == want.service && throughput >= want.throughput - kCapacityTolerance;
 }
 
 mig::Layout GpuState::layout() const {

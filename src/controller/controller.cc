@@ -9,6 +9,7 @@
 #include "cluster/apply.h"
 #include "cluster/plan_json.h"
 #include "deployment/deployment_json.h"
+#include "util/tolerance.h"
 
 namespace migserve::controller {
 
@@ -47,7 +48,7 @@ StatusOr<TransitionGoal> Controller::AfterLoss(const TransitionGoal& goal) {
   TransitionGoal kept = goal;
   for (auto& [service, before] : kept.required_before) {
     double floor = goal.Floor(service);
-    if (capacity[service] >= floor - 1e-6) continue;
+    if (capacity[service] >= floor - kCapacityTolerance) continue;
     Progress(fmt::format(
         "controller: service {} is short: {:.6g} of {:.6g} req/s after a "
         "loss; keeping what it has",

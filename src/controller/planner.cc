@@ -11,6 +11,7 @@
 #include "cluster/apply.h"
 #include "controller/target_mapping.h"
 #include "mig/reconfiguration.h"
+#include "util/tolerance.h"
 
 namespace migserve::controller {
 namespace {
@@ -25,7 +26,7 @@ using cluster::Replica;
 using cluster::Slot;
 using cluster::TransitionPlan;
 
-constexpr double kEpsilon = 1e-6;
+constexpr double kEpsilon = kCapacityTolerance;
 
 class Planner {
  public:

@@ -9,6 +9,7 @@
 
 #include "cluster/apply.h"
 #include "controller/max_flow.h"
+#include "util/tolerance.h"
 
 namespace migserve::controller {
 namespace {
@@ -18,7 +19,7 @@ using cluster::ActionKind;
 using cluster::ClusterState;
 using cluster::TransitionPlan;
 
-constexpr double kTolerance = 1e-6;
+constexpr double kTolerance = kCapacityTolerance;
 
 // An instance an action touches on one GPU (none for an empty repartition);
 // `whole_layout` for a repartition, which must also be ordered against every

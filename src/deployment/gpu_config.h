@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mig/layout.h"
+#include "util/tolerance.h"
 #include "workload/capacity_matrix.h"
 
 namespace migserve::deployment {
@@ -41,7 +42,7 @@ CompletionRates Completion(const std::vector<GpuConfig>& configs,
                            const CompletionRates& initial = {});
 
 // Returns true if `rate` is at least 1, within 1e-9 for rounding.
-inline bool Satisfied(double rate) { return rate >= 1.0 - 1e-9; }
+inline bool Satisfied(double rate) { return rate >= 1.0 - kRateTolerance; }
 
 // Returns true if every rate is Satisfied.
 bool AllSatisfied(const CompletionRates& rates);

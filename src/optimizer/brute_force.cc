@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mig/layout_enumerator.h"
+#include "util/tolerance.h"
 #include "workload/relaxed_bound.h"
 
 namespace migserve::optimizer {
@@ -64,7 +65,7 @@ class Oracle {
   // the completion so far. Stops adding as soon as j is served.
   bool Take(int j, size_t q, double have, const std::vector<int>& left,
             std::vector<int>* take) {
-    if (have >= 1.0 - 1e-9) {
+    if (have >= 1.0 - kRateTolerance) {
       std::vector<int> rest = left;
       for (size_t p = 0; p < rest.size(); ++p) rest[p] -= (*take)[p];
       return Split(j + 1, rest);
@@ -74,7 +75,7 @@ class Oracle {
     for (size_t p = q; p < left.size(); ++p) {
       reachable += left[p] * problem_.caps.utility(j, static_cast<int>(p));
     }
-    if (reachable < 1.0 - 1e-9) return false;
+    if (reachable < 1.0 - kRateTolerance) return false;
     double u = problem_.caps.utility(j, static_cast<int>(q));
     int most = u > 0 ? left[q] : 0;
     for (int k = 0; k <= most; ++k) {
@@ -195,7 +196,7 @@ class StartsOracle {
 
   int Take(int j, size_t q, double rate, const std::vector<int>& pool,
            const std::vector<double>& have, std::vector<int>* take) {
-    if (rate >= 1.0 - 1e-9) {
+    if (rate >= 1.0 - kRateTolerance) {
       std::vector<int> rest = pool;
       int taken = 0;
       for (size_t p = 0; p < rest.size(); ++p) {

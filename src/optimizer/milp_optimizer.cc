@@ -16,6 +16,7 @@
 #include "optimizer/deadline.h"
 #include "optimizer/greedy_optimizer.h"
 #include "optimizer/service_cuts.h"
+#include "util/tolerance.h"
 
 namespace migserve::optimizer {
 namespace {
@@ -177,7 +178,7 @@ std::optional<std::vector<double>> Dive(
     solver.resolve();
     return solver.isProvenOptimal() &&
            AddServiceCuts(services, options.cut_rounds, &solver) &&
-           solver.getObjValue() <= limit + 1e-6;
+           solver.getObjValue() <= limit + kCostTolerance;
   };
   const int steps =
       static_cast<int>(services.size()) - std::max(0, options.dive_free);
@@ -226,7 +227,7 @@ std::optional<std::vector<double>> Dive(
   CbcModel cbc(solver);
   cbc.setLogLevel(0);  // CBC prints on stdout, which carries our output
   cbc.setMaximumSeconds(std::max(0.01, SecondsLeft(deadline)));
-  cbc.setCutoff(limit + 1e-6);
+  cbc.setCutoff(limit + kCostTolerance);
   StopWhenInterrupted(&cbc);
   cbc.branchAndBound();
   const double* best = cbc.bestSolution();
@@ -462,7 +463,7 @@ ModelAnswer SolveModel(Model& model, const CompletionRates& initial,
   double cost = model.types[0].cost;
   // Keeps `x` if it is better than the best; says whether it was.
   auto adopt = [&](std::vector<double> x, double x_cost, const char* by) {
-    if (x_cost >= best_cost - 1e-6) return false;
+    if (x_cost >= best_cost - kCostTolerance) return false;
     best = std::move(x);
     best_cost = x_cost;
     answer.incumbent = by;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "util/tolerance.h"
+
 namespace migserve::report {
 namespace {
 
@@ -107,7 +109,7 @@ std::string CapacityView(const nlohmann::json& simulation,
       last = v;
     }
     points += fmt::format("{:.1f},{:.1f}", x(end_s), y(last));
-    bool ok = lowest >= floor * (1 - 1e-9);
+    bool ok = lowest >= floor * (1 - kRateTolerance);
     out += fmt::format(
         "<svg class=\"capacity\" data-service=\"{}\" data-lowest=\"{}\" "
         "data-floor=\"{}\" width=\"{}\" height=\"{}\" "
