@@ -6,7 +6,9 @@
 #include "cluster/inventory.h"
 #include "cluster/placement.h"
 #include "deployment/deployment_json.h"
+#include "deployment/validator.h"
 #include "mig/gpu_catalog.h"
+#include "profile/profile_csv.h"
 
 namespace migserve::cli {
 
@@ -35,12 +37,28 @@ void AddTransitionOptions(CLI::App* app, TransitionFlags* flags) {
   app->add_flag("--remote-migrate", flags->remote_migrate,
                 "Also migrate replicas across nodes")
       ->excludes(no_migrate);
+  app->add_option("-p,--profiles", flags->profiles,
+                  "Profile CSV: refuse a replica that declares more "
+                  "throughput than was measured for it");
 }
 
 StatusOr<TransitionInputs> LoadTransition(const TransitionFlags& flags) {
   TransitionInputs in;
   MIGSERVE_ASSIGN_OR_RETURN(in.from, deployment::LoadDeployment(flags.from));
   MIGSERVE_ASSIGN_OR_RETURN(in.to, deployment::LoadDeployment(flags.to));
+  // The safety proof counts each replica's declared throughput: refuse what
+  // it cannot trust.
+  for (const deployment::Deployment* d : {&in.from, &in.to}) {
+    MIGSERVE_RETURN_IF_ERROR(deployment::CheckReplicaServices(*d));
+  }
+  if (!flags.profiles.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(profile::ProfileTable profiles,
+                              profile::LoadProfileCsv(flags.profiles));
+    for (const deployment::Deployment* d : {&in.from, &in.to}) {
+      MIGSERVE_RETURN_IF_ERROR(
+          deployment::CheckDeclaredThroughputs(*d, profiles));
+    }
+  }
   if (!flags.inventory.empty()) {
     if (flags.nodes > 0 || flags.spare_gpus > 0) {
       return Status::InvalidArgument(

@@ -24,6 +24,7 @@ struct TransitionFlags {
   int gpus_per_node = 8;
   bool no_migrate = false;
   bool remote_migrate = false;
+  std::string profiles;  // optional: check declared throughputs
 };
 
 struct TransitionInputs {
@@ -35,15 +36,17 @@ struct TransitionInputs {
 };
 
 // Adds --from, --to, --inventory, --spare-gpus, --nodes, --gpus-per-node,
-// --no-migrate, --remote-migrate.
+// --no-migrate, --remote-migrate, -p.
 void AddTransitionOptions(CLI::App* app, TransitionFlags* flags);
 
 // Loads both deployments and builds the cluster. With --inventory: the
 // fleet's GPUs, the current deployment placed on them (PlaceOnInventory).
 // Otherwise: the current deployment's GPUs (on node-<id / gpus-per-node>
 // where it names none), padded with idle GPUs to --nodes x --gpus-per-node,
-// plus --spare-gpus idle GPUs of its model. Returns the first error, naming
-// the file and field.
+// plus --spare-gpus idle GPUs of its model. Both deployments' replicas must
+// serve services they list and, with -p, declare no more throughput than
+// the profiles measured. Returns the first error, naming the file and field
+// (or GPU and instance).
 StatusOr<TransitionInputs> LoadTransition(const TransitionFlags& flags);
 
 }  // namespace migserve::cli

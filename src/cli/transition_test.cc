@@ -77,6 +77,41 @@ TEST(TransitionCliTest, BadInputExitsTwoNamingTheField) {
             2);
 }
 
+// The safety proof counts each replica's declared throughput, so plan and
+// simulate refuse a replica of an unlisted service and, given the profiles,
+// one that declares more than was measured.
+TEST(TransitionCliTest, ReplicasTheProofCannotTrustAreRefused) {
+  nlohmann::json night = nlohmann::json::parse(ReadFile(kNight).value());
+  nlohmann::json& first = night["gpus"][0]["instances"][0];
+  ASSERT_EQ(first["service"], "bert-1");
+  first["throughput"] = 99999;
+  std::string inflated = testing::WriteTempFile("inflated.json", night.dump());
+  first["throughput"] = 92;
+  first["service"] = "ghost";
+  std::string ghost = testing::WriteTempFile("ghost.json", night.dump());
+  std::string profiles = SourcePath("data/profiles/a100-80gb.csv");
+  for (const char* command : {"plan", "simulate"}) {
+    CliResult r =
+        Cli({command, "--from", kDay, "--to", inflated, "-p", profiles});
+    EXPECT_EQ(r.code, 2) << command;
+    EXPECT_NE(r.err.find(inflated + ": gpu 0: instance 1g.10gb@0: declares "
+                                    "99999 req/s for 'bert-1', more than the "
+                                    "101.907"),
+              std::string::npos)
+        << r.err;
+    CliResult g = Cli({command, "--from", ghost, "--to", kNight});
+    EXPECT_EQ(g.code, 2) << command;
+    EXPECT_NE(g.err.find(ghost + ": gpu 0: instance 1g.10gb@0: serves "
+                                 "'ghost', which is not in its services"),
+              std::string::npos)
+        << g.err;
+  }
+  // Without -p the declared throughput is what the proof has to go on.
+  EXPECT_EQ(Cli({"plan", "--from", kDay, "--to", inflated}).code, 0);
+  EXPECT_EQ(Cli({"plan", "--from", kDay, "--to", kNight, "-p", profiles}).code,
+            0);
+}
+
 TEST(TransitionCliTest, SimulateReportsNoDropAndWritesTheReport) {
   std::string report = testing::TempDir() + "/report.json";
   CliResult r = Cli({"simulate", "--from", kNight, "--to", kDay, "--nodes", "3",

@@ -3,12 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <set>
 
 #include "mig/gpu_catalog.h"
 #include "mig/layout.h"
 #include "profile/capacity.h"
 #include "queueing/capacity_model.h"
+#include "util/tolerance.h"
 #include "workload/measurement_gaps.h"
 
 namespace migserve::deployment {
@@ -160,7 +163,7 @@ StatusOr<ValidationReport> Validate(const Deployment& deployment,
     }
   }
   for (const ServiceReport& s : report.services) {
-    if (s.provided < s.required * (1 - 1e-9)) {
+    if (s.provided < s.required * (1 - kRateTolerance)) {
       report.problems.push_back(fmt::format(
           "service '{}': {:.1f}% of its required throughput ({:.6g} of {:.6g} "
           "req/s)",
@@ -168,6 +171,70 @@ StatusOr<ValidationReport> Validate(const Deployment& deployment,
     }
   }
   return report;
+}
+
+namespace {
+
+// Calls `visit(gpu, instance, where)` for each replica of `deployment`, with
+// "FILE: gpu ID: instance PROFILE@START" for messages; stops at the first
+// error it returns.
+Status EachReplica(
+    const Deployment& deployment,
+    const std::function<Status(const DeployedGpu&, const PlacedInstance&,
+                               const std::string&)>& visit) {
+  for (const DeployedGpu& g : deployment.gpus) {
+    for (const PlacedInstance& pi : g.instances) {
+      if (!pi.service) continue;
+      MIGSERVE_RETURN_IF_ERROR(
+          visit(g, pi,
+                fmt::format("{}: gpu {}: instance {}@{}", deployment.source,
+                            g.id, pi.profile, pi.start)));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckReplicaServices(const Deployment& deployment) {
+  std::set<std::string> names;
+  for (const workload::Service& s : deployment.services) names.insert(s.name);
+  return EachReplica(deployment, [&](const DeployedGpu&,
+                                     const PlacedInstance& pi,
+                                     const std::string& where) {
+    if (names.count(*pi.service) > 0) return Status::Ok();
+    return Status::InvalidArgument(fmt::format(
+        "{}: serves '{}', which is not in its services", where, *pi.service));
+  });
+}
+
+Status CheckDeclaredThroughputs(const Deployment& deployment,
+                                const profile::ProfileTable& profiles) {
+  std::map<std::string, std::string> models;
+  for (const workload::Service& s : deployment.services) {
+    models[s.name] = s.model;
+  }
+  return EachReplica(deployment, [&](const DeployedGpu& g,
+                                     const PlacedInstance& pi,
+                                     const std::string& where) {
+    if (pi.batch == 0) return Status::Ok();
+    const std::string& model = models[*pi.service];
+    const profile::ProfileRow* row =
+        profile::FindRow(profiles, model, g.gpu.value_or(deployment.gpu),
+                         pi.profile, pi.batch, pi.procs);
+    if (row == nullptr) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: '{}' with batch {} and {} process(es) was not measured in {}",
+          where, model, pi.batch, pi.procs, profiles.source));
+    }
+    if (pi.throughput > row->throughput * (1 + kRateTolerance)) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: declares {:.6g} req/s for '{}', more than the {:.6g} {} "
+          "measured",
+          where, pi.throughput, *pi.service, row->throughput, profiles.source));
+    }
+    return Status::Ok();
+  });
 }
 
 }  // namespace migserve::deployment

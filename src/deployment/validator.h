@@ -43,6 +43,18 @@ StatusOr<ValidationReport> Validate(const Deployment& deployment,
                                     const profile::ProfileTable& profiles,
                                     const mig::GpuModel& gpu);
 
+// Returns InvalidArgument naming the file, GPU and instance of the first
+// replica whose service is not in the deployment's `services`.
+Status CheckReplicaServices(const Deployment& deployment);
+
+// Returns InvalidArgument naming the file, GPU and instance of the first
+// replica that declares more throughput than `profiles` measured for its
+// model, profile, batch and processes (no capacity model credits more than
+// the measurement), or whose point was not measured at all. Replicas
+// without a batch are not checked.
+Status CheckDeclaredThroughputs(const Deployment& deployment,
+                                const profile::ProfileTable& profiles);
+
 }  // namespace migserve::deployment
 
 #endif  // MIGSERVE_DEPLOYMENT_VALIDATOR_H_
