@@ -185,6 +185,34 @@ TEST(CliTest, WrongKindOfFileOrEmptyFileSaysSo) {
       << swapped.err;
 }
 
+// A mistyped throughput (1e9) is stopped by the GPU limit before any
+// search, instead of a deployment of a million GPUs.
+TEST(CliTest, AnAbsurdWorkloadIsStoppedByTheGpuLimit) {
+  std::string w = Workload(
+      "absurd.yaml",
+      "  - {name: a, model: resnet50, throughput: 1e9, latency_ms: 100}\n");
+  CliResult r = Cli({"optimize", "-w", w, "-p", kProfiles, "--algo", "greedy"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("greedy: the workload needs at least "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("more than the limit of 100000; check its throughputs, "
+                       "or raise the limit (--max-gpus)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "");
+  std::string small = Workload(
+      "small.yaml",
+      "  - {name: a, model: resnet50, throughput: 20000, latency_ms: 100}\n");
+  EXPECT_EQ(Cli({"optimize", "-w", small, "-p", kProfiles, "--algo", "greedy",
+                 "--max-gpus", "2"})
+                .code,
+            1);
+  EXPECT_EQ(
+      Cli({"optimize", "-w", small, "-p", kProfiles, "--algo", "greedy"}).code,
+      0);
+}
+
 // Tool conventions (issue 19): --version, a typo'd command names the one
 // meant, an output path in a missing directory is refused before the
 // search (and creates nothing).

@@ -15,6 +15,11 @@ void AddSolveOptions(CLI::App* app, optimizer::SolveOptions* solve,
   app->add_option("--threads", solve->threads, "Worker threads (0: every core)")
       ->default_val(solve->threads)
       ->check(NonNegative());
+  app->add_option("--max-gpus", solve->max_gpus,
+                  "Refuse a workload whose lower bound needs more GPUs than "
+                  "this (a mistyped throughput)")
+      ->default_val(solve->max_gpus)
+      ->check(Positive());
   optimizer::GreedyOptions& g = solve->greedy;
   app->add_flag("!--paper-score", g.score.cap_utility,
                 "Score configs exactly as the paper, sum (1-c_i) u_i, without "

@@ -65,6 +65,7 @@ Status SolveOptions::Validate() const {
   MIGSERVE_RETURN_IF_ERROR(
       Require(time_limit_s >= 0, "time_limit_s", ">= 0", time_limit_s));
   MIGSERVE_RETURN_IF_ERROR(Require(threads >= 0, "threads", ">= 0", threads));
+  MIGSERVE_RETURN_IF_ERROR(Require(max_gpus > 0, "max_gpus", "> 0", max_gpus));
   MIGSERVE_RETURN_IF_ERROR(Require(greedy.almost_satisfied >= 0,
                                    "almost_satisfied", ">= 0",
                                    greedy.almost_satisfied));

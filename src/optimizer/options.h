@@ -103,6 +103,10 @@ struct SolveOptions {
   double time_limit_s = 60;
   uint64_t seed = 1;
   int threads = 0;  // 0: every core
+  // A workload whose lower bound needs more GPUs than this is refused
+  // before any search: a mistyped throughput (1e9 for 1e3) would otherwise
+  // produce a deployment of a million GPUs.
+  int max_gpus = 100000;
   GreedyOptions greedy;
   MctsOptions mcts;
   GeneticOptions genetic;

@@ -75,6 +75,18 @@ RunResult RunOptimizer(Optimizer& optimizer, const Problem& problem,
     run.reason = "invalid options: " + valid.message();
     return run;
   }
+  int needs =
+      workload::CeilGpus(workload::RelaxedBound(problem.caps, problem.gpu));
+  if (needs > options.max_gpus) {
+    RunResult run;
+    run.outcome = Outcome::kInfeasible;
+    run.reason = fmt::format(
+        "the workload needs at least {} GPUs (its lower bound), more than "
+        "the limit of {}; check its throughputs, or raise the limit "
+        "(--max-gpus)",
+        needs, options.max_gpus);
+    return run;
+  }
   Clock::time_point begin = Clock::now();
   Solution solution = optimizer.Solve(
       problem, deployment::CompletionRates(problem.num_services(), 0.0),
