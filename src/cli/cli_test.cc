@@ -313,6 +313,8 @@ struct BadInput {
   std::string expected;  // substring of the message; {w} and {p} = paths
 };
 
+void PrintTo(const BadInput& b, std::ostream* out) { *out << b.name; }
+
 class BadInputTest : public ::testing::TestWithParam<BadInput> {};
 
 std::string Expand(std::string s, const std::string& w, const std::string& p) {

@@ -40,6 +40,10 @@ struct Case {
   int gpus;
 };
 
+void PrintTo(const Case& c, std::ostream* out) {
+  *out << c.name << " (" << c.from << " to " << c.workload << ")";
+}
+
 class OptimizeFromTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(OptimizeFromTest, FewestGpusFewerStartsSafePlan) {

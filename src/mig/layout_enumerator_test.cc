@@ -18,6 +18,11 @@ struct Counts {
   size_t multisets;
 };
 
+void PrintTo(const Counts& c, std::ostream* out) {
+  *out << c.gpu << (c.legacy ? " legacy" : "") << ": " << c.maximal
+       << " maximal, " << c.multisets << " multisets";
+}
+
 std::string CountsName(const ::testing::TestParamInfo<Counts>& info) {
   std::string name = info.param.gpu;
   for (char& c : name) {

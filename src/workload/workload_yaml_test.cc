@@ -60,6 +60,9 @@ struct BadCase {
   const char* message;
 };
 
+// Test names show the expected message, not the struct's bytes.
+void PrintTo(const BadCase& c, std::ostream* out) { *out << c.message; }
+
 class WorkloadYamlErrorTest : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(WorkloadYamlErrorTest, NamesFileLineAndField) {
