@@ -13,7 +13,8 @@
 namespace migserve::cluster {
 
 bool Replica::Covers(const Replica& want) const {
-  return service == want.service && throughput >= want.throughput - kCapacityTolerance;
+  return service == want.service &&
+         throughput >= want.throughput - kCapacityTolerance;
 }
 
 mig::Layout GpuState::layout() const {
