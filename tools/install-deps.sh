@@ -3,7 +3,8 @@
 # As root it runs apt-get; otherwise it prints the command to run. With
 # --node (the test setup) it also makes sure Node.js and Chromium (for the
 # report's browser test) are there and installs the schema validator's npm
-# packages (tools/k8s-validate, pinned by its lock file).
+# packages (tools/k8s-validate, pinned by its lock file). With --fuzz it
+# adds clang and libFuzzer (tools/fuzz.sh).
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config clang-format
@@ -21,6 +22,13 @@ if [ "${1:-}" = --node ] && ! command -v node >/dev/null; then
 fi
 if [ "${1:-}" = --node ] && ! command -v chromium >/dev/null; then
   missing+=(chromium)
+fi
+# --fuzz (tools/fuzz.sh): clang and its libFuzzer runtime.
+if [ "${1:-}" = --fuzz ]; then
+  for p in clang libclang-rt-14-dev; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+      missing+=("$p")
+  done
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then

@@ -77,5 +77,21 @@ TEST_F(KubeFlagsTest, AnUnreachableServerIsNamedAndExitsOne) {
   EXPECT_NE(r.err.find("(after 5 attempts)"), std::string::npos) << r.err;
 }
 
+TEST_F(KubeFlagsTest, AMalformedKubeconfigIsAnErrorNotACrash) {
+  // Found by fuzz/kubeconfig_fuzz.cc (corpus: scalar-root.yaml, and a
+  // context that is a list).
+  std::string scalar = testing::WriteTempFile("scalar.yaml", "just text\n");
+  EXPECT_EQ(LoadKube({scalar, ""}).status().message(),
+            scalar + ": expected a kubeconfig mapping");
+  std::string list = testing::WriteTempFile(
+      "list.yaml",
+      "current-context: [a, b]\ncontexts: []\nclusters: []\nusers: []\n");
+  auto config = LoadKube({list, ""});
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(config.status().message().rfind(list + ":1: ", 0), 0u)
+      << config.status().message();
+}
+
 }  // namespace
 }  // namespace migserve::cli

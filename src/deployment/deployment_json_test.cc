@@ -41,6 +41,17 @@ TEST(DeploymentJsonTest, SyntaxErrorNamesLineAndColumn) {
       << d.status().message();
 }
 
+TEST(DeploymentJsonTest, ANumberTooLargeIsAnErrorNotACrash) {
+  // Found by fuzz/deployment_json_fuzz.cc (corpus: number-overflow.json).
+  auto d = ParseDeployment(
+      "{\"gpu\": \"A100-SXM4-80GB\", \"gpus\": [], "
+      "\"services\": [{\"throughput\": 3.8e871}]}",
+      "d.json");
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().message(),
+            "d.json: invalid JSON: number overflow parsing '3.8e871'");
+}
+
 TEST(DeploymentJsonTest, FieldErrorNamesPath) {
   auto d = ParseDeployment(
       R"({"gpu": "A", "gpus": [{"id": 0, "instances": [{"profile": "1g.10gb", "start": "zero"}]}]})",

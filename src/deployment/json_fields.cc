@@ -37,6 +37,13 @@ StatusOr<json> ParseJson(const std::string& text, const std::string& source) {
     return Status::InvalidArgument(fmt::format(
         "{}:{}:{}: invalid JSON: {}", source, line, column,
         colon == std::string::npos ? what : what.substr(colon + 2)));
+  } catch (const json::exception& e) {
+    // A number too large for a double (found by fuzz/), and the like.
+    std::string what = e.what();
+    size_t bracket = what.find("] ");
+    return Status::InvalidArgument(fmt::format(
+        "{}: invalid JSON: {}", source,
+        bracket == std::string::npos ? what : what.substr(bracket + 2)));
   }
 }
 

@@ -113,6 +113,8 @@ TEST(GpuCatalogTest, ProfilesAreFoundByShapeAsDriversPrintThem) {
   EXPECT_EQ(name("5g.40gb"), "-");     // no 5g
   EXPECT_EQ(name("1c.3g.40gb"), "-");  // a compute-instance profile
   EXPECT_EQ(name("3g"), "-");
+  // Found by fuzz/profile_csv_fuzz.cc: too many digits for a double.
+  EXPECT_EQ(name("1g." + std::string(400, '9') + "gb"), "-");
 }
 
 TEST(GpuCatalogTest, UnknownGpuListsKnownOnes) {

@@ -68,18 +68,10 @@ void TrimRight(std::string* s) {
   }
 }
 
-}  // namespace
-
-StatusOr<KubeConfig> LoadKubeconfig(const std::string& path,
-                                    const std::string& context) {
-  MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(
-        fmt::format("{}:{}: {}", path, e.mark.line + 1, e.msg));
-  }
+// The config `root` (of file `path`) holds for `context`. yaml-cpp throws
+// on a node of the wrong kind; the caller turns that into an error.
+StatusOr<KubeConfig> FromYaml(const YAML::Node& root, const std::string& path,
+                              const std::string& context) {
   std::string name = context;
   if (name.empty()) {
     if (!root["current-context"]) {
@@ -131,6 +123,23 @@ StatusOr<KubeConfig> LoadKubeconfig(const std::string& path,
   }
   TrimRight(&config.token);
   return config;
+}
+
+}  // namespace
+
+StatusOr<KubeConfig> LoadKubeconfig(const std::string& path,
+                                    const std::string& context) {
+  MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  try {
+    YAML::Node root = YAML::Load(text);
+    if (!root.IsMap()) {
+      return Status::InvalidArgument(path + ": expected a kubeconfig mapping");
+    }
+    return FromYaml(root, path, context);
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(
+        fmt::format("{}:{}: {}", path, e.mark.line + 1, e.msg));
+  }
 }
 
 std::string DefaultKubeconfigPath() {
