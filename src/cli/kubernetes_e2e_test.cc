@@ -360,6 +360,25 @@ class KubernetesE2eTest : public ::testing::Test {
     ExpectRoutesMatchTheCluster(end);
   }
 
+  // A controller that starts moving the cluster to `target` and dies after
+  // 20 actions (asking `may_act` before each, if set), its plan unfinished
+  // in the journal; returns that plan.
+  cluster::TransitionPlan DieAfter20Actions(
+      k8s::KubeClient* client, const deployment::Deployment& target,
+      const controller::TransitionGoal& goal, std::function<Status()> may_act) {
+    k8s::KubernetesBackend backend(client, BackendOptions());
+    k8s::KubernetesRouter router(client, RouterOptions(target));
+    auto journal = controller::Journal::Open(journal_).value();
+    controller::ControllerOptions options;
+    options.stop_after = 20;
+    options.router = &router;
+    options.may_act = std::move(may_act);
+    controller::Controller dying(&backend, journal.get(), options);
+    EXPECT_EQ(dying.Transition(target, goal).code(), Status::Code::kAborted);
+    return cluster::ParsePlan(journal->Current().value()->plan_json, "journal")
+        .value();
+  }
+
   CliResult Controller(const std::string& target) {
     return Cli({"controller", "--once", "--kubeconfig", kubeconfig_, "--target",
                 target, "--journal", journal_, "--metrics-port", "0",
@@ -472,14 +491,7 @@ TEST_F(KubernetesE2eTest, NightToDayResumesAfterTheControllerDies) {
   Watch(goal);
   {
     k8s::KubeClient client(config_);
-    k8s::KubernetesBackend backend(&client, BackendOptions());
-    k8s::KubernetesRouter router(&client, RouterOptions(day));
-    auto journal = controller::Journal::Open(journal_).value();
-    controller::ControllerOptions stop_early;
-    stop_early.stop_after = 20;
-    stop_early.router = &router;
-    controller::Controller dying(&backend, journal.get(), stop_early);
-    ASSERT_EQ(dying.Transition(day, goal).code(), Status::Code::kAborted);
+    DieAfter20Actions(&client, day, goal, {});
   }
   // A node joins while the plan is journaled: an H100 node whose name sorts
   // before every other, which renumbered every GPU when GPUs were counted
@@ -538,22 +550,9 @@ TEST_F(KubernetesE2eTest, ASecondControllerTakesOverTheLeaseAndTheJournal) {
   auto first = std::make_unique<k8s::LeaderLease>(&client, lease);
   std::atomic<bool> never = false;
   ASSERT_TRUE(first->Acquire(never, {}).ok());
-  cluster::TransitionPlan plan;
-  {
-    k8s::KubernetesBackend backend(&client, BackendOptions());
-    k8s::KubernetesRouter router(&client, RouterOptions(day));
-    auto journal = controller::Journal::Open(journal_).value();
-    controller::ControllerOptions options;
-    options.stop_after = 20;
-    options.router = &router;
-    options.may_act = [&]() {
-      return first->Held() ? Status::Ok() : Status::Aborted("lost the lease");
-    };
-    controller::Controller dying(&backend, journal.get(), options);
-    ASSERT_EQ(dying.Transition(day, goal).code(), Status::Code::kAborted);
-    plan = cluster::ParsePlan(journal->Current().value()->plan_json, "journal")
-               .value();
-  }
+  cluster::TransitionPlan plan = DieAfter20Actions(&client, day, goal, [&]() {
+    return first->Held() ? Status::Ok() : Status::Aborted("lost the lease");
+  });
   size_t at_death = events();
   // The second waits while the first still renews, and acts only once the
   // lease has gone unrenewed for its duration.

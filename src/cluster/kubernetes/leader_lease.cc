@@ -82,13 +82,7 @@ StatusOr<bool> LeaderLease::TryAcquireOrRenew() {
         fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases",
                     options_.namespace_),
         fresh);
-    if (created.status().code() == Status::Code::kAborted) return false;
-    MIGSERVE_RETURN_IF_ERROR(created.status());
-    std::lock_guard lock(mu_);
-    renewed_ = Clock::now();
-    ever_renewed_ = true;
-    holder_ = me;
-    return true;
+    return Won(created.status());
   }
   MIGSERVE_RETURN_IF_ERROR(lease.status());
   Json spec = lease->value("spec", Json::object());
@@ -119,13 +113,17 @@ StatusOr<bool> LeaderLease::TryAcquireOrRenew() {
     patch["spec"]["acquireTime"] = now;
     patch["spec"]["leaseTransitions"] = spec.value("leaseTransitions", 0) + 1;
   }
-  StatusOr<Json> written = client_->Patch(Path(), patch);
-  if (written.status().code() == Status::Code::kAborted) return false;
-  MIGSERVE_RETURN_IF_ERROR(written.status());
+  return Won(client_->Patch(Path(), patch).status());
+}
+
+StatusOr<bool> LeaderLease::Won(const Status& write) {
+  // A conflict: another candidate wrote the lease since it was read.
+  if (write.code() == Status::Code::kAborted) return false;
+  MIGSERVE_RETURN_IF_ERROR(write);
   std::lock_guard lock(mu_);
   renewed_ = Clock::now();
   ever_renewed_ = true;
-  holder_ = me;
+  holder_ = options_.identity;
   return true;
 }
 

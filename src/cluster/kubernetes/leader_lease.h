@@ -69,6 +69,9 @@ class LeaderLease {
  private:
   using Clock = std::chrono::steady_clock;
   std::string Path() const;
+  // The outcome of a create or update of the lease that made this process
+  // its holder if it succeeded: true, false on a conflict, else the error.
+  StatusOr<bool> Won(const Status& write);
   void RenewLoop();
   void StopRenewing();
 
