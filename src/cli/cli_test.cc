@@ -213,6 +213,22 @@ TEST(CliTest, AnAbsurdWorkloadIsStoppedByTheGpuLimit) {
       0);
 }
 
+// A search that runs for seconds says how it goes at least every 2 s.
+TEST(CliTest, MctsPrintsProgressAtLeastEveryTwoSeconds) {
+  CliResult r =
+      Cli({"optimize", "-w", SourcePath("data/workloads/normal-1.yaml"), "-p",
+           kProfiles, "--algo", "mcts", "--mcts-iterations", "100000000",
+           "--time-limit", "5"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  int lines = 0;
+  for (size_t at = 0; (at = r.err.find("mcts: ", at)) != std::string::npos;
+       ++at) {
+    ++lines;
+  }
+  EXPECT_GE(lines, 2) << r.err;
+  EXPECT_NE(r.err.find(" iterations, best "), std::string::npos) << r.err;
+}
+
 // Tool conventions (issue 19): --version, a typo'd command names the one
 // meant, an output path in a missing directory is refused before the
 // search (and creates nothing).

@@ -1,31 +1,56 @@
 #include "optimizer/cbc_run.h"
 
+#include <fmt/format.h>
+
 #include <coin/CbcEventHandler.hpp>
 #include <coin/CbcSolver.hpp>
 
+#include "optimizer/deadline.h"
 #include "util/interrupt.h"
 
 namespace migserve::optimizer {
 namespace {
 
-// Stops CBC at its next node once a stop was asked for.
-class StopOnInterrupt : public CbcEventHandler {
+// Stops CBC at its next node once a stop was asked for, and says how the
+// search goes at least every kProgressEveryS seconds.
+class Watch : public CbcEventHandler {
  public:
-  CbcAction event(CbcEvent) override { return Interrupted() ? stop : noAction; }
-  CbcEventHandler* clone() const override { return new StopOnInterrupt(*this); }
+  explicit Watch(CbcProgress progress)
+      : progress_(std::move(progress)), begin_(Clock::now()), told_(begin_) {}
+  CbcAction event(CbcEvent) override {
+    if (Interrupted()) return stop;
+    if (progress_ && SecondsSince(told_) >= kProgressEveryS) {
+      told_ = Clock::now();
+      const CbcModel* m = getModel();
+      double best = m->getObjValue();
+      progress_(fmt::format("CBC: {:.0f} s, {} nodes, best {}, bound {:g}",
+                            SecondsSince(begin_), m->getNodeCount(),
+                            m->bestSolution() == nullptr
+                                ? std::string("none")
+                                : fmt::format("{:g}", best),
+                            m->getBestPossibleObjValue()));
+    }
+    return noAction;
+  }
+  CbcEventHandler* clone() const override { return new Watch(*this); }
+
+ private:
+  CbcProgress progress_;
+  Clock::time_point begin_, told_;
 };
 
 }  // namespace
 
-void StopWhenInterrupted(CbcModel* cbc) {
-  StopOnInterrupt handler;
+void StopWhenInterrupted(CbcModel* cbc, CbcProgress progress) {
+  Watch handler(std::move(progress));
   cbc->passInEventHandler(&handler);
 }
 
 void RunCbcSolver(CbcModel* cbc, double seconds,
-                  const std::vector<std::string>& arguments) {
+                  const std::vector<std::string>& arguments,
+                  CbcProgress progress) {
   cbc->setLogLevel(0);  // CBC prints on stdout, which carries our output
-  StopWhenInterrupted(cbc);
+  StopWhenInterrupted(cbc, std::move(progress));
   std::string time = std::to_string(seconds);
   std::vector<const char*> argv = {"migserve", "-log", "0",         "-slog",
                                    "0",        "-sec", time.c_str()};

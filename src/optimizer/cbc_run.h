@@ -4,20 +4,27 @@
 #define MIGSERVE_OPTIMIZER_CBC_RUN_H_
 
 #include <coin/CbcModel.hpp>
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace migserve::optimizer {
+
+// Receives a line on CBC's search (time, nodes, best, bound) at least every
+// kProgressEveryS seconds while it runs; may be empty.
+using CbcProgress = std::function<void(const std::string&)>;
 
 // Runs CBC's standard solver on `cbc` for at most `seconds`, with the further
 // command-line `arguments` (e.g. {"-increment", "1"}); the answer stays in
 // `cbc` (bestSolution, isProvenOptimal, getBestPossibleObjValue). Stops
 // early when interrupted (util/interrupt.h).
 void RunCbcSolver(CbcModel* cbc, double seconds,
-                  const std::vector<std::string>& arguments = {});
+                  const std::vector<std::string>& arguments = {},
+                  CbcProgress progress = {});
 
-// Makes `cbc` stop at its next node once interrupted (util/interrupt.h).
-void StopWhenInterrupted(CbcModel* cbc);
+// Makes `cbc` stop at its next node once interrupted (util/interrupt.h),
+// and report to `progress`.
+void StopWhenInterrupted(CbcModel* cbc, CbcProgress progress = {});
 
 }  // namespace migserve::optimizer
 

@@ -13,6 +13,9 @@ namespace migserve::optimizer {
 
 using Clock = std::chrono::steady_clock;
 
+// Searches that run longer print a progress line at least this often.
+inline constexpr double kProgressEveryS = 2;
+
 // Returns the time `seconds` from now.
 inline Clock::time_point SecondsFromNow(double seconds) {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(

@@ -1,5 +1,7 @@
 #include "optimizer/mcts_optimizer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -237,8 +239,16 @@ std::vector<GpuConfig> Search::Run(const CompletionRates& initial) {
   std::vector<GpuConfig> best;
   Rollout(initial, true, &best);
   shortest_ = longest_ = static_cast<int>(best.size());
+  // A line on stderr at least every 2 s: a long search is not silent.
+  Clock::time_point begin = Clock::now(), told = begin;
   for (int it = 0; it < mcts_.iterations; ++it) {
     if (SecondsLeft(deadline_) <= 0) break;
+    if (options_.progress && SecondsSince(told) >= kProgressEveryS) {
+      told = Clock::now();
+      options_.progress(
+          fmt::format("mcts: {} iterations, best {} GPUs, {} nodes, {:.0f} s",
+                      it, shortest_, nodes_.size(), SecondsSince(begin)));
+    }
     ++stats_->iterations;
     int index = 0;
     while (nodes_[index].expanded && !nodes_[index].children.empty()) {

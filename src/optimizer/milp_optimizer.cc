@@ -410,7 +410,8 @@ std::optional<std::pair<std::vector<double>, double>> RunCbc(
     const OsiClpSolverInterface& solver, double seconds,
     const std::vector<double>* start, double start_cost,
     const std::vector<int>& priorities, bool one_cost, double cost,
-    CglCutGenerator* generator, ModelAnswer* answer) {
+    CglCutGenerator* generator, const CbcProgress& progress,
+    ModelAnswer* answer) {
   CbcModel cbc(solver);
   cbc.setLogLevel(0);  // CBC prints on stdout, which carries our output
   if (generator != nullptr) cbc.addCutGenerator(generator, 1, "service");
@@ -425,7 +426,7 @@ std::optional<std::pair<std::vector<double>, double>> RunCbc(
                      {"-increment", std::to_string(cost * 0.999999)});
   if (generator != nullptr)
     arguments.insert(arguments.end(), {"-preprocess", "off"});
-  RunCbcSolver(&cbc, seconds, arguments);
+  RunCbcSolver(&cbc, seconds, arguments, progress);
   answer->optimal = cbc.isProvenOptimal();
   answer->bound = std::max(answer->bound, cbc.getBestPossibleObjValue());
   answer->nodes += cbc.getNodeCount();
@@ -534,15 +535,22 @@ ModelAnswer SolveModel(Model& model, const CompletionRates& initial,
     // best solution, with budgets doubling from half a second.
     ServiceCutGenerator generator(services);
     double budget = 0.5;
+    CbcProgress cbc_progress;
+    if (options.progress) {
+      cbc_progress = [&](const std::string& line) {
+        options.progress("milp: " + line);
+      };
+    }
     for (int run = 0;
          !answer.optimal && !close() && SecondsLeft(deadline) > 0.05; ++run) {
       bool with_cuts = options.milp.tree_cuts && run % 2 == 1;
       double seconds = std::max(0.1, std::min(budget, SecondsLeft(deadline)));
       if (run % 2 == 1) budget *= 2;
       bool have = best_cost < COIN_DBL_MAX;
-      auto found = RunCbc(model.solver, seconds, have ? &best : nullptr,
-                          best_cost, priorities, one_cost, cost,
-                          with_cuts ? &generator : nullptr, &answer);
+      auto found =
+          RunCbc(model.solver, seconds, have ? &best : nullptr, best_cost,
+                 priorities, one_cost, cost, with_cuts ? &generator : nullptr,
+                 cbc_progress, &answer);
       if (found) adopt(std::move(found->first), found->second, "cbc");
       report(fmt::format("CBC run {} ({}, {:.1f} s)", run + 1,
                          with_cuts ? "service cuts" : "standard", seconds));
