@@ -148,6 +148,12 @@ TEST(CliTest, BadFlagValuesNameTheRuleAndTheValue) {
   EXPECT_EQ(Cli({"export", "-d", d, "-o", out, "--flavor", "DRA"}).code, 0);
   EXPECT_NE(ReadFile(out + "/replicas.yaml").value().find("ResourceClaim"),
             std::string::npos);
+  // A plain choice is exact: the command compares the value as given.
+  CliResult upper = Cli({"plan", "--from", d, "--to", d, "--format", "JSON"});
+  EXPECT_EQ(upper.code, 2);
+  EXPECT_NE(upper.err.find("--format: must be one of json, text, got JSON"),
+            std::string::npos)
+      << upper.err;
   CliResult help = Cli({"export", "--help"});
   EXPECT_NE(help.out.find("{device-plugin,dra}=device-plugin"),
             std::string::npos)

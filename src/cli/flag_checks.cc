@@ -55,18 +55,19 @@ CLI::Validator Between(double low, double high) {
 CLI::Validator OneOf(std::vector<std::string> names) {
   std::vector<std::pair<std::string, std::string>> same;
   for (const std::string& name : names) same.emplace_back(name, name);
-  return OneOfMapped(std::move(same));
+  return OneOfMapped(std::move(same), false);
 }
 
 CLI::Validator OneOfMapped(
-    std::vector<std::pair<std::string, std::string>> choices) {
+    std::vector<std::pair<std::string, std::string>> choices,
+    bool ignore_case) {
   std::vector<std::string> names;
   for (const auto& [name, value] : choices) names.push_back(name);
   std::string list = fmt::format("{}", fmt::join(names, ", "));
   return CLI::Validator(
-      [choices, list](std::string& text) -> std::string {
+      [choices, list, ignore_case](std::string& text) -> std::string {
         for (const auto& [name, value] : choices) {
-          if (Lower(name) == Lower(text)) {
+          if (ignore_case ? Lower(name) == Lower(text) : name == text) {
             text = value;
             return "";
           }

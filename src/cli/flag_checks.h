@@ -19,16 +19,16 @@ CLI::Validator Positive();
 CLI::Validator NonNegative();
 // A number in [low, high].
 CLI::Validator Between(double low, double high);
-// One of `names`, exactly.
+// One of `names`, exactly (a check: the value is kept as given).
 CLI::Validator OneOf(std::vector<std::string> names);
 // One of the names of `choices` (case-insensitive), turned into its value
-// (for an enum flag).
+// (for an enum flag, with ->transform).
 template <typename Enum>
 CLI::Validator OneOf(std::vector<std::pair<std::string, Enum>> choices);
 
 // Implementation: the names and the text each maps to.
 CLI::Validator OneOfMapped(
-    std::vector<std::pair<std::string, std::string>> choices);
+    std::vector<std::pair<std::string, std::string>> choices, bool ignore_case);
 
 template <typename Enum>
 CLI::Validator OneOf(std::vector<std::pair<std::string, Enum>> choices) {
@@ -36,7 +36,7 @@ CLI::Validator OneOf(std::vector<std::pair<std::string, Enum>> choices) {
   for (const auto& [name, value] : choices) {
     mapped.emplace_back(name, std::to_string(static_cast<int>(value)));
   }
-  return OneOfMapped(std::move(mapped));
+  return OneOfMapped(std::move(mapped), true);
 }
 
 }  // namespace migserve::cli
