@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "optimizer/shipped_workload_test.h"
+#include "optimizer/testing/shipped_workload.h"
 #include "workload/generator.h"
 
 namespace migserve::optimizer {

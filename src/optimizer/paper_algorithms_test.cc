@@ -8,9 +8,9 @@
 
 #include "deployment/validator.h"
 #include "mig/gpu_catalog.h"
-#include "optimizer/brute_force.h"
-#include "optimizer/random_instance.h"
 #include "optimizer/registry.h"
+#include "optimizer/testing/brute_force.h"
+#include "optimizer/testing/random_instance.h"
 #include "profile/profile_table.h"
 #include "workload/relaxed_bound.h"
 

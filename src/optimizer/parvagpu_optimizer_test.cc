@@ -8,7 +8,7 @@
 #include "mig/gpu_catalog.h"
 #include "optimizer/milp_optimizer.h"
 #include "optimizer/registry.h"
-#include "optimizer/shipped_workload_test.h"
+#include "optimizer/testing/shipped_workload.h"
 #include "profile/profile_csv.h"
 #include "util/test_util.h"
 #include "workload/workload_yaml.h"

@@ -6,10 +6,10 @@
 #include <gtest/gtest.h>
 
 #include "mig/gpu_catalog.h"
-#include "optimizer/brute_force.h"
 #include "optimizer/milp_optimizer.h"
-#include "optimizer/random_instance.h"
 #include "optimizer/registry.h"
+#include "optimizer/testing/brute_force.h"
+#include "optimizer/testing/random_instance.h"
 #include "workload/relaxed_bound.h"
 
 namespace migserve::optimizer {

@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "cluster/agent/dlopen_nvml.h"
-#include "cluster/agent/fake_nvml.h"
+#include "cluster/agent/testing/fake_nvml.h"
 
 namespace migserve::cluster::agent {
 namespace {

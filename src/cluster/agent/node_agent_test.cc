@@ -4,9 +4,9 @@
 
 #include <thread>
 
-#include "cluster/agent/fake_nvml.h"
-#include "cluster/kubernetes/api_server_standin.h"
+#include "cluster/agent/testing/fake_nvml.h"
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/testing/api_server_standin.h"
 
 namespace migserve::cluster::agent {
 namespace {

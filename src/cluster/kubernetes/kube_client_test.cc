@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <thread>
 
-#include "cluster/kubernetes/api_server_standin.h"
-#include "cluster/kubernetes/test_certificate.h"
+#include "cluster/kubernetes/testing/api_server_standin.h"
+#include "cluster/kubernetes/testing/test_certificate.h"
 #include "util/file.h"
 #include "util/test_util.h"
 

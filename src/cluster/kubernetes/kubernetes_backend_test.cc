@@ -8,10 +8,10 @@
 #include <random>
 #include <set>
 
-#include "cluster/kubernetes/api_server_standin.h"
 #include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/replica_pod.h"
+#include "cluster/kubernetes/testing/api_server_standin.h"
 #include "mig/gpu_catalog.h"
 
 namespace migserve::cluster::kubernetes {

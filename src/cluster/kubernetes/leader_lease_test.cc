@@ -5,7 +5,7 @@
 
 #include <thread>
 
-#include "cluster/kubernetes/api_server_standin.h"
+#include "cluster/kubernetes/testing/api_server_standin.h"
 
 namespace migserve::cluster::kubernetes {
 namespace {

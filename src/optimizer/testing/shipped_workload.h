@@ -1,7 +1,7 @@
 // A test fixture: one shipped workload (data/workloads/), or a generated
 // one, on the A100-80GB with the shipped profiles, as a Problem.
-#ifndef MIGSERVE_OPTIMIZER_SHIPPED_WORKLOAD_TEST_H_
-#define MIGSERVE_OPTIMIZER_SHIPPED_WORKLOAD_TEST_H_
+#ifndef MIGSERVE_OPTIMIZER_TESTING_SHIPPED_WORKLOAD_H_
+#define MIGSERVE_OPTIMIZER_TESTING_SHIPPED_WORKLOAD_H_
 
 #include <gtest/gtest.h>
 
@@ -55,4 +55,4 @@ class ShippedWorkloadTest : public ::testing::Test {
 
 }  // namespace migserve::optimizer
 
-#endif  // MIGSERVE_OPTIMIZER_SHIPPED_WORKLOAD_TEST_H_
+#endif  // MIGSERVE_OPTIMIZER_TESTING_SHIPPED_WORKLOAD_H_

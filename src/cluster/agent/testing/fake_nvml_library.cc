@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "cluster/agent/fake_nvml.h"
+#include "cluster/agent/testing/fake_nvml.h"
 #include "mig/gpu_catalog.h"
 
 namespace {

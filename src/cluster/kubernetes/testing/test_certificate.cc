@@ -1,4 +1,4 @@
-#include "cluster/kubernetes/test_certificate.h"
+#include "cluster/kubernetes/testing/test_certificate.h"
 
 #include <fmt/format.h>
 

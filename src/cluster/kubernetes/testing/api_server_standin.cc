@@ -1,4 +1,4 @@
-#include "cluster/kubernetes/api_server_standin.h"
+#include "cluster/kubernetes/testing/api_server_standin.h"
 
 #include <fmt/format.h>
 #include <httplib.h>

@@ -1,8 +1,8 @@
 // A test oracle: the fewest GPUs for a small problem, by exhaustive search.
 // It shares no code with the algorithms under test beyond the problem's
 // maximal layouts.
-#ifndef MIGSERVE_OPTIMIZER_BRUTE_FORCE_H_
-#define MIGSERVE_OPTIMIZER_BRUTE_FORCE_H_
+#ifndef MIGSERVE_OPTIMIZER_TESTING_BRUTE_FORCE_H_
+#define MIGSERVE_OPTIMIZER_TESTING_BRUTE_FORCE_H_
 
 #include <vector>
 
@@ -29,4 +29,4 @@ int BruteForceFewestStarts(const Problem& problem,
 
 }  // namespace migserve::optimizer
 
-#endif  // MIGSERVE_OPTIMIZER_BRUTE_FORCE_H_
+#endif  // MIGSERVE_OPTIMIZER_TESTING_BRUTE_FORCE_H_

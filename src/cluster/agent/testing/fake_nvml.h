@@ -4,8 +4,8 @@
 // rules), one full-size compute instance per GPU instance, and processes:
 // a GPU instance marked in use refuses to lose its compute instance
 // (NVML_ERROR_IN_USE), as the driver does while a CUDA process runs there.
-#ifndef MIGSERVE_CLUSTER_AGENT_FAKE_NVML_H_
-#define MIGSERVE_CLUSTER_AGENT_FAKE_NVML_H_
+#ifndef MIGSERVE_CLUSTER_AGENT_TESTING_FAKE_NVML_H_
+#define MIGSERVE_CLUSTER_AGENT_TESTING_FAKE_NVML_H_
 
 #include <memory>
 #include <mutex>
@@ -111,4 +111,4 @@ unsigned int NvmlProfileEnum(const mig::Profile& profile);
 
 }  // namespace migserve::cluster::agent
 
-#endif  // MIGSERVE_CLUSTER_AGENT_FAKE_NVML_H_
+#endif  // MIGSERVE_CLUSTER_AGENT_TESTING_FAKE_NVML_H_

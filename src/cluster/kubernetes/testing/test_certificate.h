@@ -1,7 +1,7 @@
 // A self-signed certificate for localhost and 127.0.0.1, made with the
 // openssl command for tests that serve HTTPS.
-#ifndef MIGSERVE_CLUSTER_KUBERNETES_TEST_CERTIFICATE_H_
-#define MIGSERVE_CLUSTER_KUBERNETES_TEST_CERTIFICATE_H_
+#ifndef MIGSERVE_CLUSTER_KUBERNETES_TESTING_TEST_CERTIFICATE_H_
+#define MIGSERVE_CLUSTER_KUBERNETES_TESTING_TEST_CERTIFICATE_H_
 
 #include <string>
 
@@ -20,4 +20,4 @@ StatusOr<TestCertificate> MakeTestCertificate(const std::string& dir);
 
 }  // namespace migserve::cluster::kubernetes
 
-#endif  // MIGSERVE_CLUSTER_KUBERNETES_TEST_CERTIFICATE_H_
+#endif  // MIGSERVE_CLUSTER_KUBERNETES_TESTING_TEST_CERTIFICATE_H_

@@ -1,4 +1,4 @@
-#include "cluster/kubernetes/fake_kubelet.h"
+#include "cluster/kubernetes/testing/fake_kubelet.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "optimizer/brute_force.h"
+#include "optimizer/testing/brute_force.h"
 
 #include <map>
 #include <tuple>

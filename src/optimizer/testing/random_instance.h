@@ -1,7 +1,7 @@
 // Test instances: small random workloads on A100-80GB whose optimum the
 // brute-force oracle (brute_force.h) can find.
-#ifndef MIGSERVE_OPTIMIZER_RANDOM_INSTANCE_H_
-#define MIGSERVE_OPTIMIZER_RANDOM_INSTANCE_H_
+#ifndef MIGSERVE_OPTIMIZER_TESTING_RANDOM_INSTANCE_H_
+#define MIGSERVE_OPTIMIZER_TESTING_RANDOM_INSTANCE_H_
 
 #include <cstdint>
 #include <string>
@@ -31,4 +31,4 @@ Instance MakeInstance(uint64_t seed);
 
 }  // namespace migserve::optimizer
 
-#endif  // MIGSERVE_OPTIMIZER_RANDOM_INSTANCE_H_
+#endif  // MIGSERVE_OPTIMIZER_TESTING_RANDOM_INSTANCE_H_

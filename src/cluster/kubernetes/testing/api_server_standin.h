@@ -4,8 +4,8 @@
 // patches, label and field selectors, watches), over HTTP or HTTPS, and
 // with injectable failures. Objects are JSON kept in memory by path; tests
 // read and change them directly (a fake kubelet marks pods Ready, say).
-#ifndef MIGSERVE_CLUSTER_KUBERNETES_API_SERVER_STANDIN_H_
-#define MIGSERVE_CLUSTER_KUBERNETES_API_SERVER_STANDIN_H_
+#ifndef MIGSERVE_CLUSTER_KUBERNETES_TESTING_API_SERVER_STANDIN_H_
+#define MIGSERVE_CLUSTER_KUBERNETES_TESTING_API_SERVER_STANDIN_H_
 
 #include <condition_variable>
 #include <functional>
@@ -100,4 +100,4 @@ class ApiServerStandIn {
 
 }  // namespace migserve::cluster::kubernetes
 
-#endif  // MIGSERVE_CLUSTER_KUBERNETES_API_SERVER_STANDIN_H_
+#endif  // MIGSERVE_CLUSTER_KUBERNETES_TESTING_API_SERVER_STANDIN_H_

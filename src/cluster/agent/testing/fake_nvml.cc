@@ -1,4 +1,4 @@
-#include "cluster/agent/fake_nvml.h"
+#include "cluster/agent/testing/fake_nvml.h"
 
 #include <fmt/format.h>
 

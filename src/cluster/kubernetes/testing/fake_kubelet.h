@@ -2,8 +2,8 @@
 // that appears turns Ready (phase Running, condition Ready) after a delay;
 // a hook hears when a pod starts or stops running, so a test can mark its
 // MIG instance in use the way a CUDA process would.
-#ifndef MIGSERVE_CLUSTER_KUBERNETES_FAKE_KUBELET_H_
-#define MIGSERVE_CLUSTER_KUBERNETES_FAKE_KUBELET_H_
+#ifndef MIGSERVE_CLUSTER_KUBERNETES_TESTING_FAKE_KUBELET_H_
+#define MIGSERVE_CLUSTER_KUBERNETES_TESTING_FAKE_KUBELET_H_
 
 #include <chrono>
 #include <condition_variable>
@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "cluster/kubernetes/api_server_standin.h"
+#include "cluster/kubernetes/testing/api_server_standin.h"
 
 namespace migserve::cluster::kubernetes {
 
@@ -41,4 +41,4 @@ class FakeKubelet {
 
 }  // namespace migserve::cluster::kubernetes
 
-#endif  // MIGSERVE_CLUSTER_KUBERNETES_FAKE_KUBELET_H_
+#endif  // MIGSERVE_CLUSTER_KUBERNETES_TESTING_FAKE_KUBELET_H_

@@ -1,4 +1,4 @@
-#include "optimizer/random_instance.h"
+#include "optimizer/testing/random_instance.h"
 
 #include <fmt/format.h>
 
