@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <queue>
 
+#include "util/tolerance.h"
+
 namespace migserve::controller {
-namespace {
-constexpr double kEpsilon = 1e-9;
-}  // namespace
 
 void MaxFlow::AddEdge(int from, int to, double capacity) {
   adjacency_[from].push_back(static_cast<int>(edges_.size()));
@@ -24,7 +23,7 @@ bool MaxFlow::BuildLevels(int source, int sink) {
     int node = queue.front();
     queue.pop();
     for (int e : adjacency_[node]) {
-      if (edges_[e].capacity > kEpsilon && level_[edges_[e].to] < 0) {
+      if (edges_[e].capacity > kRoundingTolerance && level_[edges_[e].to] < 0) {
         level_[edges_[e].to] = level_[node] + 1;
         queue.push(edges_[e].to);
       }
@@ -38,11 +37,12 @@ double MaxFlow::Push(int node, int sink, double limit) {
   for (size_t& k = next_[node]; k < adjacency_[node].size(); ++k) {
     int e = adjacency_[node][k];
     Edge& edge = edges_[e];
-    if (edge.capacity <= kEpsilon || level_[edge.to] != level_[node] + 1) {
+    if (edge.capacity <= kRoundingTolerance ||
+        level_[edge.to] != level_[node] + 1) {
       continue;
     }
     double pushed = Push(edge.to, sink, std::min(limit, edge.capacity));
-    if (pushed > kEpsilon) {
+    if (pushed > kRoundingTolerance) {
       edge.capacity -= pushed;
       edges_[e ^ 1].capacity += pushed;
       return pushed;

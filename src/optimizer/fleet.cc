@@ -57,7 +57,6 @@ StatusOr<RunResult> RunFleet(const workload::Workload& workload,
   if (solution.outcome == Outcome::kInfeasible) return run;
   run.deployment.gpu = workload.gpu;
   run.deployment.services = workload.services;
-  nlohmann::json by_type = nlohmann::json::object();
   for (size_t t = 0; t < types.size(); ++t) {
     deployment::Deployment part = deployment::MakeDeployment(
         workloads[t], *gpus[t], caps[t], solution.configs[t]);
@@ -66,15 +65,17 @@ StatusOr<RunResult> RunFleet(const workload::Workload& workload,
       g.gpu = gpus[t]->name;
       run.deployment.gpus.push_back(std::move(g));
     }
-    by_type[gpus[t]->name] = solution.configs[t].size();
+    solution.info.gpus_by_type[gpus[t]->name] =
+        static_cast<int>(solution.configs[t].size());
   }
   deployment::Summary summary;
   summary.algorithm = "milp";
   summary.gpus = static_cast<int>(run.deployment.gpus.size());
   summary.status = OutcomeName(solution.outcome);
   summary.seconds = SecondsSince(begin);
-  summary.extra = solution.extra;
-  summary.extra["gpus_by_type"] = by_type;
+  SolveInfo info;
+  info.milp = std::move(solution.info);
+  summary.extra = ToJson(info);
   run.deployment.summary = std::move(summary);
   return run;
 }

@@ -13,6 +13,7 @@
 #include "optimizer/greedy_optimizer.h"
 #include "optimizer/mcts_optimizer.h"
 #include "optimizer/milp_optimizer.h"
+#include "util/tolerance.h"
 
 namespace migserve::optimizer {
 namespace {
@@ -37,7 +38,7 @@ void Measure(const ConfigSpace& space, const CompletionRates& initial,
 // Fewer GPUs first; among equals, more surplus (more room to drop a GPU).
 bool Better(const Chromosome& x, const Chromosome& y) {
   if (x.gpus.size() != y.gpus.size()) return x.gpus.size() < y.gpus.size();
-  return x.surplus > y.surplus + 1e-12;
+  return x.surplus > y.surplus + kTieTolerance;
 }
 
 // Swaps the services of random pairs of same-profile instances on different
@@ -144,7 +145,7 @@ SlowAlgorithm MctsAlgorithm() {
   return [](const ConfigSpace& space, const CompletionRates& rates,
             const SolveOptions& options, uint64_t seed,
             Clock::time_point deadline) {
-    MctsStats stats;
+    MctsInfo stats;
     return Mcts(space, rates, options, seed, deadline, &stats);
   };
 }
@@ -245,10 +246,8 @@ Solution TwoPhaseOptimizer::Solve(const Problem& problem,
   solution.configs = std::move(population.front().gpus);
   solution.outcome =
       stopped == "time_limit" ? Outcome::kTimeLimit : Outcome::kFeasible;
-  solution.extra = {{"fast_gpus", fast_gpus},
-                    {"rounds", rounds},
-                    {"stopped", stopped},
-                    {"threads", threads}};
+  solution.info.genetic = GeneticInfo{static_cast<int>(fast_gpus),
+                                      std::move(rounds), stopped, threads};
   return solution;
 }
 

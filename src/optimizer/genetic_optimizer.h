@@ -48,8 +48,7 @@ class TwoPhaseOptimizer : public Optimizer {
 
   const char* name() const override { return "two-phase"; }
 
-  // extra: "fast_gpus" (the first phase), "rounds" (best GPU count after
-  // each GA round), "stopped" ("patience", "time_limit" or "max_rounds").
+  // Its info is a GeneticInfo (optimizer/solve_info.h).
   Solution Solve(const Problem& problem,
                  const deployment::CompletionRates& initial,
                  const SolveOptions& options) override;

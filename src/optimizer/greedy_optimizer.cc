@@ -5,6 +5,8 @@
 #include <queue>
 #include <tuple>
 
+#include "util/tolerance.h"
+
 namespace migserve::optimizer {
 namespace {
 
@@ -210,7 +212,8 @@ GpuConfig BestMixMore(const ConfigSpace& space, const CompletionRates& rates,
           }
         }
         // Skip what cannot beat the best (the margin covers rounding).
-        if (filler->Bound(m, assigned, s, u) * (1 + 1e-9) < *score) {
+        if (filler->Bound(m, assigned, s, u) * (1 + kRoundingTolerance) <
+            *score) {
           continue;
         }
         double sc = filler->Fill(m, &assigned);

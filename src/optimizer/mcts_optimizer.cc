@@ -27,7 +27,7 @@ struct Scored {
 class Search {
  public:
   Search(const ConfigSpace& space, const SolveOptions& options, uint64_t seed,
-         std::chrono::steady_clock::time_point deadline, MctsStats* stats)
+         std::chrono::steady_clock::time_point deadline, MctsInfo* stats)
       : space_(space),
         options_(options),
         mcts_(options.mcts),
@@ -66,7 +66,7 @@ class Search {
   const MctsOptions& mcts_;
   std::mt19937_64 rng_;
   std::chrono::steady_clock::time_point deadline_;
-  MctsStats* stats_;
+  MctsInfo* stats_;
   std::vector<Node> nodes_;
   std::unordered_map<std::string, std::vector<Scored>> pools_;
   int shortest_ = 0;
@@ -291,7 +291,7 @@ std::vector<GpuConfig> Mcts(const ConfigSpace& space,
                             const CompletionRates& initial,
                             const SolveOptions& options, uint64_t seed,
                             std::chrono::steady_clock::time_point deadline,
-                            MctsStats* stats) {
+                            MctsInfo* stats) {
   Search search(space, options, seed, deadline, stats);
   return search.Run(initial);
 }
@@ -301,15 +301,11 @@ Solution MctsOptimizer::Solve(const Problem& problem,
                               const SolveOptions& options) {
   ConfigSpace space(problem);
   Clock::time_point deadline = SecondsFromNow(options.time_limit_s);
-  MctsStats stats;
+  MctsInfo stats;
   Solution solution;
   solution.configs =
       Mcts(space, initial, options, options.seed, deadline, &stats);
-  solution.extra = {{"iterations", stats.iterations},
-                    {"nodes", stats.nodes},
-                    {"rollouts", stats.rollouts},
-                    {"pool_hits", stats.pool_hits},
-                    {"pool_misses", stats.pool_misses}};
+  solution.info.mcts = stats;
   return solution;
 }
 

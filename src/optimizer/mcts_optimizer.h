@@ -13,16 +13,9 @@
 
 #include "optimizer/config_space.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/solve_info.h"
 
 namespace migserve::optimizer {
-
-struct MctsStats {
-  int iterations = 0;
-  int nodes = 0;
-  int rollouts = 0;
-  int pool_hits = 0;    // rollout steps served from a memoized pool
-  int pool_misses = 0;  // rollout steps that had to score configs
-};
 
 // Searches from `initial` and returns the configs of the shortest path
 // found. The first rollout follows the best-scored config at every step
@@ -32,7 +25,7 @@ struct MctsStats {
 std::vector<deployment::GpuConfig> Mcts(
     const ConfigSpace& space, const deployment::CompletionRates& initial,
     const SolveOptions& options, uint64_t seed,
-    std::chrono::steady_clock::time_point deadline, MctsStats* stats);
+    std::chrono::steady_clock::time_point deadline, MctsInfo* stats);
 
 class MctsOptimizer : public Optimizer {
  public:

@@ -110,7 +110,7 @@ void Build(std::vector<TypeColumns> types, const CompletionRates& initial,
     matrix.appendRow(static_cast<int>(index.size()), index.data(),
                      value.data());
     // Rounding noise must not make an exact cover look short.
-    row_lower.push_back(1.0 - initial[j] - 1e-9);
+    row_lower.push_back(1.0 - initial[j] - kRateTolerance);
     row_upper.push_back(COIN_DBL_MAX);
   }
   std::vector<double> col_lower(columns, 0.0);
@@ -141,7 +141,7 @@ std::vector<ServiceColumns> ServiceColumnsOf(const Model& model,
     if (deployment::Satisfied(initial[j])) continue;
     ServiceColumns s;
     // Rounding noise must not make an exact cover look short.
-    s.demand = 1.0 - initial[j] - 1e-9;
+    s.demand = 1.0 - initial[j] - kRateTolerance;
     int row = 0;
     for (const TypeColumns& t : model.types) {
       for (size_t k = 0; k < t.z.size(); ++k) {
@@ -196,7 +196,8 @@ std::optional<std::vector<double>> Dive(
       if (fixed[i]) continue;
       const ServiceColumns& s = services[i];
       // A price floor: among free instances the cover takes the fewest.
-      Cover cover = CheapestCover(Prices(s, dual, 1e-6), s.utility, s.demand);
+      Cover cover =
+          CheapestCover(Prices(s, dual, kCostTolerance), s.utility, s.demand);
       if (cover.counts.empty()) continue;
       double distance = 0;
       for (size_t k = 0; k < s.column.size(); ++k) {
@@ -305,23 +306,6 @@ double Objective(const Model& model, const std::vector<double>& x) {
   return cost;
 }
 
-// Where a solve's time went, in seconds.
-struct Phases {
-  double seed = 0;       // the greedy seed, if asked for
-  double model = 0;      // building the model
-  double root = 0;       // the root LP and its service cuts
-  double incumbent = 0;  // dives (and the one-service start)
-  double search = 0;     // CBC's branch and bound
-
-  nlohmann::json ToJson() const {
-    return {{"seed", seed},
-            {"model", model},
-            {"root", root},
-            {"incumbent", incumbent},
-            {"search", search}};
-  }
-};
-
 // What a solve of the model found: per type its configs.
 struct ModelAnswer {
   bool optimal = false;
@@ -333,13 +317,24 @@ struct ModelAnswer {
   bool close = false;
   // What found the deployment: "seed", "dive", "cbc" or "one-service".
   std::string incumbent;
-  Phases phases;
+  MilpPhases phases;
 
   // Proven, within the gap, or stopped by the clock.
   Outcome outcome() const {
     return optimal ? Outcome::kOptimal
            : close ? Outcome::kFeasible
                    : Outcome::kTimeLimit;
+  }
+
+  // The statistics every solve reports.
+  MilpInfo Info() const {
+    MilpInfo info;
+    info.lp_bound = root.lp;
+    info.cut_bound = root.cuts;
+    info.nodes = nodes;
+    info.incumbent = incumbent;
+    info.phase_seconds = phases;
+    return info;
   }
 };
 
@@ -477,20 +472,26 @@ ModelAnswer SolveModel(Model& model, const CompletionRates& initial,
         "milp: {:.1f} s: {}; best {}, bound {:g}", SecondsSince(begin), what,
         best_cost == COIN_DBL_MAX ? std::string("none")
                                   : fmt::format("{:g}", best_cost),
-        std::ceil(answer.bound - 1e-6)));
+        std::ceil(answer.bound - kCostTolerance)));
   };
-  auto better = [&] { return one_cost ? best_cost - cost : best_cost - 1e-6; };
+  auto better = [&] {
+    return one_cost ? best_cost - cost : best_cost - kCostTolerance;
+  };
   auto proven = [&] {
     return one_cost &&
-           best_cost <= std::ceil(answer.root.cuts / cost - 1e-6) * cost + 1e-6;
+           best_cost <=
+               std::ceil(answer.root.cuts / cost - kCostTolerance) * cost +
+                   kCostTolerance;
   };
   // Close enough: the best is within the relative gap of the bound (whole
   // GPUs with one cost).
   auto close = [&] {
     if (best_cost == COIN_DBL_MAX) return false;
-    double bound =
-        one_cost ? std::ceil(answer.bound / cost - 1e-6) * cost : answer.bound;
-    return best_cost - bound <= options.milp.gap * best_cost + 1e-9;
+    double bound = one_cost
+                       ? std::ceil(answer.bound / cost - kCostTolerance) * cost
+                       : answer.bound;
+    return best_cost - bound <=
+           options.milp.gap * best_cost + kRoundingTolerance;
   };
   // Dives, the first by the rule and the others randomized, within a
   // quarter of the time left, until `dive_patience` in a row find nothing
@@ -599,18 +600,14 @@ Solution MilpOptimizer::Solve(const Problem& problem,
   solution.configs = std::move(answer.configs.front());
   double bound = answer.optimal ? static_cast<double>(solution.configs.size())
                                 : answer.bound;
-  double lower = std::ceil(bound - 1e-6);
+  double lower = std::ceil(bound - kCostTolerance);
   solution.outcome = answer.outcome();
-  solution.extra = {
-      {"lp_bound", answer.root.lp},
-      {"cut_bound", answer.root.cuts},
-      {"best_bound", lower},
-      {"gap", solution.configs.empty() ? 0.0
-                                       : (solution.configs.size() - lower) /
-                                             solution.configs.size()},
-      {"nodes", answer.nodes},
-      {"incumbent", answer.incumbent},
-      {"phase_seconds", answer.phases.ToJson()}};
+  MilpInfo info = answer.Info();
+  info.best_bound = lower;
+  info.gap = solution.configs.empty()
+                 ? 0.0
+                 : (solution.configs.size() - lower) / solution.configs.size();
+  solution.info.milp = std::move(info);
   return solution;
 }
 
@@ -665,13 +662,10 @@ FleetSolution SolveFleet(const std::vector<FleetType>& types,
   double cost = Cost(model, answer.configs);
   solution.outcome = answer.outcome();
   solution.configs = std::move(answer.configs);
-  solution.extra = {{"cost", cost},
-                    {"cost_bound", answer.optimal ? cost : answer.bound},
-                    {"lp_bound", answer.root.lp},
-                    {"cut_bound", answer.root.cuts},
-                    {"nodes", answer.nodes},
-                    {"incumbent", answer.incumbent},
-                    {"phase_seconds", answer.phases.ToJson()}};
+  MilpInfo info = answer.Info();
+  info.cost = cost;
+  info.cost_bound = answer.optimal ? cost : answer.bound;
+  solution.info = std::move(info);
   return solution;
 }
 

@@ -36,10 +36,8 @@ class MilpOptimizer : public Optimizer {
   // kOptimal when CBC proves optimality, kFeasible when it stopped within
   // MilpOptions::gap of the bound, kTimeLimit (with the best deployment
   // found, never worse than the seed's if there is one) otherwise; the time
-  // limit covers the whole solve. extra: "lp_bound", "cut_bound",
-  // "best_bound", "gap", "nodes", "incumbent" (what found the deployment:
-  // "seed", "dive", "cbc" or "one-service") and "phase_seconds" ("seed",
-  // "model", "root", "incumbent", "search").
+  // limit covers the whole solve. Its info is a MilpInfo with best_bound
+  // and gap.
   Solution Solve(const Problem& problem,
                  const deployment::CompletionRates& initial,
                  const SolveOptions& options) override;
@@ -56,7 +54,7 @@ struct FleetSolution {
   Outcome outcome = Outcome::kFeasible;
   std::vector<std::vector<deployment::GpuConfig>> configs;  // per type
   std::string reason;
-  nlohmann::json extra = nlohmann::json::object();  // cost, cost_bound, ...
+  MilpInfo info;  // with cost, cost_bound (gpus_by_type: RunFleet)
 };
 
 // The exact model over several GPU types: y_m per type and multiset at the

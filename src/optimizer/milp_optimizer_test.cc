@@ -274,11 +274,12 @@ TEST_F(MilpTest, ServiceCutsProveThePaperWorkloads) {
         SolveOptions{});
     ASSERT_EQ(s.outcome, Outcome::kOptimal) << c.name;
     EXPECT_EQ(static_cast<int>(s.configs.size()), c.optimum) << c.name;
-    double cut_bound = s.extra["cut_bound"].get<double>();
-    EXPECT_GT(cut_bound, s.extra["lp_bound"].get<double>() + 0.5) << c.name;
+    ASSERT_TRUE(s.info.milp.has_value());
+    double cut_bound = s.info.milp->cut_bound;
+    EXPECT_GT(cut_bound, s.info.milp->lp_bound + 0.5) << c.name;
     EXPECT_EQ(std::ceil(cut_bound - 1e-6) == c.optimum, c.at_root) << c.name;
     if (c.at_root) {
-      EXPECT_EQ(s.extra["nodes"], 0) << c.name;
+      EXPECT_EQ(s.info.milp->nodes, 0) << c.name;
     }
   }
 }

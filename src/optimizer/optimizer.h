@@ -5,13 +5,13 @@
 #define MIGSERVE_OPTIMIZER_OPTIMIZER_H_
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "deployment/gpu_config.h"
 #include "optimizer/options.h"
 #include "optimizer/problem.h"
+#include "optimizer/solve_info.h"
 
 namespace migserve::optimizer {
 
@@ -31,8 +31,8 @@ const char* OutcomeName(Outcome outcome);
 struct Solution {
   Outcome outcome = Outcome::kFeasible;
   std::vector<deployment::GpuConfig> configs;
-  std::string reason;                               // why, when kInfeasible
-  nlohmann::json extra = nlohmann::json::object();  // algorithm statistics
+  std::string reason;  // why, when kInfeasible
+  SolveInfo info;      // the algorithm's statistics
 };
 
 // `outcome` as the caller reports it: kInterrupted when a stop was asked for

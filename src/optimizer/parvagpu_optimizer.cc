@@ -8,6 +8,8 @@
 #include <map>
 #include <optional>
 
+#include "util/tolerance.h"
+
 namespace migserve::optimizer {
 namespace {
 
@@ -183,11 +185,11 @@ Solution ParvaGpuOptimizer::Solve(const Problem& problem,
     }
     double trp = cap(j, optimal);
     int count = static_cast<int>(std::floor(rest / trp));
-    if (rest - count * trp <= 1e-9 * rest) --count;
+    if (rest - count * trp <= kRateTolerance * rest) --count;
     double last = rest - count * trp;
     segments.insert(segments.end(), count, {j, optimal});
     for (const auto& [size, p] : profile_of_size) {
-      if (cap(j, size) >= last - 1e-9 * rest) {
+      if (cap(j, size) >= last - kRateTolerance * rest) {
         segments.push_back({j, size});
         break;
       }
@@ -237,7 +239,7 @@ Solution ParvaGpuOptimizer::Solve(const Problem& problem,
     }
     solution.configs.push_back(std::move(*config));
   }
-  solution.extra["gpus_before_optimization"] = before;
+  solution.info.parvagpu = ParvaGpuInfo{before};
   if (!deployment::AllSatisfied(
           deployment::Completion(solution.configs, problem.caps, initial))) {
     return Infeasible("parvagpu: its segments leave a service short");

@@ -49,7 +49,8 @@ TEST_F(ParvaGpuTest, OptimizationStepFreesGpus) {
       *problem_, deployment::CompletionRates(workload_.services.size(), 0.0),
       {});
   ASSERT_EQ(s.outcome, Outcome::kFeasible);
-  EXPECT_GT(s.extra["gpus_before_optimization"].get<int>(),
+  ASSERT_TRUE(s.info.parvagpu.has_value());
+  EXPECT_GT(s.info.parvagpu->gpus_before_optimization,
             static_cast<int>(s.configs.size()));
 }
 

@@ -57,13 +57,13 @@ deployment::Summary SummaryOf(const char* algorithm, const Problem& problem,
   // The relaxed bound, or a better one the algorithm proved (milp).
   int bound =
       workload::CeilGpus(workload::RelaxedBound(problem.caps, problem.gpu));
-  if (solution.extra.contains("best_bound")) {
-    bound = std::max(bound, static_cast<int>(std::lround(
-                                solution.extra["best_bound"].get<double>())));
+  if (solution.info.milp && solution.info.milp->best_bound) {
+    bound = std::max(
+        bound, static_cast<int>(std::lround(*solution.info.milp->best_bound)));
   }
   summary.lower_bound = bound;
   summary.seconds = seconds;
-  summary.extra = solution.extra;
+  summary.extra = ToJson(solution.info);
   return summary;
 }
 

@@ -6,6 +6,8 @@
 #include <coin/OsiRowCut.hpp>
 #include <numeric>
 
+#include "util/tolerance.h"
+
 namespace migserve::optimizer {
 namespace {
 
@@ -46,7 +48,8 @@ class CoverSearch {
     }
     if (i == order_.size()) return;
     int k = order_[i];
-    int most = static_cast<int>(std::ceil(demand / utility_[k] - 1e-9));
+    int most =
+        static_cast<int>(std::ceil(demand / utility_[k] - kRoundingTolerance));
     if (i + 1 == order_.size()) {
       counts_[k] = most;
       Found(cost + most * price_[k]);
@@ -58,7 +61,8 @@ class CoverSearch {
     for (int n = most; n >= 0; --n) {
       double left = demand - n * utility_[k];
       double spent = cost + n * price_[k];
-      if (left > 0 && spent + left * Ratio(i + 1) >= best_.cost - 1e-12) break;
+      if (left > 0 && spent + left * Ratio(i + 1) >= best_.cost - kTieTolerance)
+        break;
       counts_[k] = n;
       Search(i + 1, left, spent);
     }
@@ -96,11 +100,11 @@ int SeparateServiceCuts(const std::vector<ServiceColumns>& services,
     double used = 0;
     for (size_t k = 0; k < price.size(); ++k) used += price[k] * x[s.column[k]];
     Cover cover = CheapestCover(price, s.utility, s.demand);
-    if (cover.counts.empty() || cover.cost <= used + 1e-6) continue;
+    if (cover.counts.empty() || cover.cost <= used + kCostTolerance) continue;
     OsiRowCut cut;
     cut.setRow(static_cast<int>(price.size()), s.column.data(), price.data());
     // Slightly below the least cost: rounding must not cut off a cover.
-    cut.setLb(cover.cost - 1e-9);
+    cut.setLb(cover.cost - kRoundingTolerance);
     cut.setUb(COIN_DBL_MAX);
     cuts->insert(cut);
     ++added;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "util/tolerance.h"
 #include "workload/measurement_gaps.h"
 
 namespace migserve::optimizer {
@@ -46,7 +47,7 @@ std::string CannotRun(const Problem& problem, int service, int profile) {
 
 // The number of instances of utility `utility` that cover `missing`.
 int InstancesNeeded(double missing, double utility) {
-  return static_cast<int>(std::ceil(missing / utility - 1e-9));
+  return static_cast<int>(std::ceil(missing / utility - kRoundingTolerance));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "optimizer/cbc_run.h"
 #include "optimizer/deadline.h"
 #include "optimizer/milp_optimizer.h"
+#include "util/tolerance.h"
 
 namespace migserve::optimizer {
 namespace {
@@ -127,7 +128,7 @@ class TransitionModel {
         value.push_back(problem_.caps.utility(j, z_[c].second));
       }
       // Rounding noise must not make an exact cover look short.
-      add_row(index, value, 1.0 - 1e-9, COIN_DBL_MAX);
+      add_row(index, value, 1.0 - kRateTolerance, COIN_DBL_MAX);
     }
     for (size_t i = 0; i < kept_gpus_.size(); ++i) {
       for (size_t r : kept_gpus_[i].replicas) {
@@ -173,7 +174,8 @@ class TransitionModel {
       for (size_t r : kept_gpus_[i].replicas) {
         const Keepable& k = keepable_[r];
         if (k.service == service && k.profile == profile && !used_replica[r] &&
-            k.utility >= problem_.caps.utility(service, profile) - 1e-12) {
+            k.utility >=
+                problem_.caps.utility(service, profile) - kTieTolerance) {
           found.push_back(r);
         }
       }
@@ -373,7 +375,8 @@ TransitionSolution SolveTransition(const Problem& problem,
   out.starts_bound =
       transition.weights
           ? 0
-          : std::max(0.0, std::ceil(bound / (n * n) - 1 + 1 / (n * n) - 1e-9));
+          : std::max(0.0, std::ceil(bound / (n * n) - 1 + 1 / (n * n) -
+                                    kRoundingTolerance));
   if (proven && !transition.weights) out.starts_bound = out.cost.pod_starts;
   out.outcome = proven && out.plain.outcome == Outcome::kOptimal
                     ? Outcome::kOptimal

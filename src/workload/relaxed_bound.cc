@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "util/tolerance.h"
+
 namespace migserve::workload {
 
 double RelaxedBound(const CapacityMatrix& caps, const mig::GpuModel& gpu,
@@ -21,6 +23,8 @@ double RelaxedBound(const CapacityMatrix& caps, const mig::GpuModel& gpu,
   return slices / gpu.compute_slices;
 }
 
-int CeilGpus(double value) { return static_cast<int>(std::ceil(value - 1e-9)); }
+int CeilGpus(double value) {
+  return static_cast<int>(std::ceil(value - kRoundingTolerance));
+}
 
 }  // namespace migserve::workload

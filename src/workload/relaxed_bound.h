@@ -17,7 +17,7 @@ double RelaxedBound(const CapacityMatrix& caps, const mig::GpuModel& gpu,
                     const std::vector<double>& completion = {});
 
 // Returns the smallest integer >= `value`, forgiving rounding noise below
-// 1e-9 (so that 150.0000000001 GPUs is 150).
+// kRoundingTolerance (so that 150.0000000001 GPUs is 150).
 int CeilGpus(double value);
 
 }  // namespace migserve::workload
