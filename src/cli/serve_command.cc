@@ -134,13 +134,19 @@ void RunServe(ServeFlags flags, CommandContext* context) {
     context->Fail(state.status());
     return;
   }
-  auto report = serving::Serve(
-      *state, *workload, *profiles, o,
-      [context](const serving::ServiceServing& s, size_t done, size_t total) {
-        context->err << fmt::format(
-            "serve: {}/{} {}: {} requests, p99 {:.1f} ms (SLO {} ms)\n", done,
-            total, s.service, s.arrived, s.p99_ms, s.slo_ms);
-      });
+  serving::ServeProgressSink progress;
+  progress.report = [context, &o](const serving::ServeProgress& p) {
+    if (p.done == nullptr) {
+      context->err << fmt::format("serve: {}/{} {}: {:.0f} of {:g} s\n",
+                                  p.index, p.total, p.service, p.simulated_s,
+                                  o.duration_s);
+      return;
+    }
+    context->err << fmt::format(
+        "serve: {}/{} {}: {} requests, p99 {:.1f} ms (SLO {} ms)\n", p.index,
+        p.total, p.service, p.done->arrived, p.done->p99_ms, p.done->slo_ms);
+  };
+  auto report = serving::Serve(*state, *workload, *profiles, o, progress);
   if (!report.ok()) {
     context->Fail(report.status());
     return;

@@ -200,6 +200,7 @@ Status Controller::Execute(int version, const TransitionPlan& plan,
   }
   MIGSERVE_RETURN_IF_ERROR(SyncRoutes(version, -1, routed, services));
   int finished = 0;
+  ProgressTimer timer(options_.progress_every_s);
   while (done.size() < plan.actions.size()) {
     for (const Action& a : plan.actions) {
       if (done.count(a.id) > 0 || in_flight.count(a.id) > 0) continue;
@@ -243,6 +244,10 @@ Status Controller::Execute(int version, const TransitionPlan& plan,
       return Status::Unavailable(result.status.message());
     done.insert(result.id);
     ++stats_.actions_run;
+    if (timer.Due()) {
+      Progress(fmt::format("{} of {} actions done, {} running", done.size(),
+                           plan.actions.size(), in_flight.size()));
+    }
     MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState now, backend_->Observe());
     for (const cluster::GpuState& g : observed.gpus) {
       if (now.FindGpu(g.id) == nullptr) {

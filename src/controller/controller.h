@@ -21,6 +21,7 @@
 #include "controller/safety_checker.h"
 #include "deployment/deployment.h"
 #include "mig/gpu_model.h"
+#include "util/progress_timer.h"
 
 namespace migserve::controller {
 
@@ -31,6 +32,9 @@ struct ControllerOptions {
   // call, as if the process died there; -1: never. For crash tests.
   int stop_after = -1;
   std::function<void(const std::string&)> progress;  // may be empty
+  // While a plan runs, a progress line "N of M actions done" when an action
+  // finishes at least this many seconds after the last such line.
+  double progress_every_s = kProgressEveryS;
   // Keeps routes; not owned; null: the controller routes nothing.
   cluster::Router* router = nullptr;
   // Asked before the controller changes anything (routes, then each

@@ -90,6 +90,27 @@ TEST(ControllerTest, StopsStartingActionsOnceItMayNotAct) {
   for (const auto& [id, count] : sim.starts()) EXPECT_EQ(count, 1) << id;
 }
 
+TEST(ControllerTest, SaysHowManyActionsAreDone) {
+  // Due at every finished action: one line each, counting up to all.
+  Transition t = Load("night", "day");
+  SimulatedCluster sim(t.current);
+  auto journal = Journal::Open(":memory:").value();
+  ControllerOptions options;
+  options.progress_every_s = 0;
+  std::vector<std::string> counts;
+  options.progress = [&](const std::string& line) {
+    if (line.find(" actions done") != std::string::npos) {
+      counts.push_back(line.substr(0, line.find(" of ")));
+    }
+  };
+  ASSERT_TRUE(
+      Controller(&sim, journal.get(), options).Transition(t.to, t.goal).ok());
+  ASSERT_EQ(counts.size(), sim.starts().size());
+  for (size_t i = 0; i < counts.size(); ++i) {
+    EXPECT_EQ(counts[i], std::to_string(i + 1));
+  }
+}
+
 TEST(ControllerTest, ResumesAfterACrashAtEveryActionBoundary) {
   Transition t = Load("night", "day");
   SimulatedCluster reference(t.current);

@@ -16,11 +16,10 @@ namespace {
 class Watch : public CbcEventHandler {
  public:
   explicit Watch(CbcProgress progress)
-      : progress_(std::move(progress)), begin_(Clock::now()), told_(begin_) {}
+      : progress_(std::move(progress)), begin_(Clock::now()) {}
   CbcAction event(CbcEvent) override {
     if (Interrupted()) return stop;
-    if (progress_ && SecondsSince(told_) >= kProgressEveryS) {
-      told_ = Clock::now();
+    if (progress_ && due_.Due()) {
       const CbcModel* m = getModel();
       double best = m->getObjValue();
       progress_(fmt::format("CBC: {:.0f} s, {} nodes, best {}, bound {:g}",
@@ -36,7 +35,8 @@ class Watch : public CbcEventHandler {
 
  private:
   CbcProgress progress_;
-  Clock::time_point begin_, told_;
+  Clock::time_point begin_;
+  ProgressTimer due_;
 };
 
 }  // namespace

@@ -8,13 +8,11 @@
 #include <chrono>
 
 #include "util/interrupt.h"
+#include "util/progress_timer.h"
 
 namespace migserve::optimizer {
 
 using Clock = std::chrono::steady_clock;
-
-// Searches that run longer print a progress line at least this often.
-inline constexpr double kProgressEveryS = 2;
 
 // Returns the time `seconds` from now.
 inline Clock::time_point SecondsFromNow(double seconds) {

@@ -240,11 +240,11 @@ std::vector<GpuConfig> Search::Run(const CompletionRates& initial) {
   Rollout(initial, true, &best);
   shortest_ = longest_ = static_cast<int>(best.size());
   // A line on stderr at least every 2 s: a long search is not silent.
-  Clock::time_point begin = Clock::now(), told = begin;
+  Clock::time_point begin = Clock::now();
+  ProgressTimer progress;
   for (int it = 0; it < mcts_.iterations; ++it) {
     if (SecondsLeft(deadline_) <= 0) break;
-    if (options_.progress && SecondsSince(told) >= kProgressEveryS) {
-      told = Clock::now();
+    if (options_.progress && progress.Due()) {
       options_.progress(
           fmt::format("mcts: {} iterations, best {} GPUs, {} nodes, {:.0f} s",
                       it, shortest_, nodes_.size(), SecondsSince(begin)));

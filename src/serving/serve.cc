@@ -61,7 +61,8 @@ StatusOr<ServiceServing> ServeService(const workload::Service& service,
                                       const std::vector<ReplicaRef>& refs,
                                       const cluster::ServiceRoute& route,
                                       const profile::ProfileTable& profiles,
-                                      const ServeOptions& options) {
+                                      const ServeOptions& options,
+                                      const std::function<void(double)>& tick) {
   ServiceServing out;
   out.service = service.name;
   out.slo_ms = service.latency_ms;
@@ -140,7 +141,8 @@ StatusOr<ServiceServing> ServeService(const workload::Service& service,
     int r = router.Pick(t, &queues);
     queues[r].AdvanceTo(t);
     queues[r].Arrive(t);
-    ++out.arrived;
+    // The clock is read only every so many arrivals.
+    if ((++out.arrived & 0xffff) == 0) tick(t);
   }
   for (queueing::ReplicaQueue& q : queues) q.Drain();
 
@@ -192,11 +194,11 @@ bool ServeReport::ok() const {
                      [](const ServiceServing& s) { return s.ok(); });
 }
 
-StatusOr<ServeReport> Serve(
-    const cluster::ClusterState& state, const workload::Workload& workload,
-    const profile::ProfileTable& profiles, const ServeOptions& options,
-    const std::function<void(const ServiceServing&, size_t, size_t)>&
-        progress) {
+StatusOr<ServeReport> Serve(const cluster::ClusterState& state,
+                            const workload::Workload& workload,
+                            const profile::ProfileTable& profiles,
+                            const ServeOptions& options,
+                            const ServeProgressSink& progress) {
   MIGSERVE_RETURN_IF_ERROR(options.Validate());
   std::map<std::string, std::vector<ReplicaRef>> replicas;
   for (const cluster::GpuState& gpu : state.gpus) {
@@ -213,12 +215,21 @@ StatusOr<ServeReport> Serve(
   }
   std::map<std::string, cluster::ServiceRoute> routes = cluster::Routes(state);
   ServeReport report;
-  for (size_t i = 0; i < workload.services.size(); ++i) {
+  ProgressTimer timer(progress.every_s);
+  const size_t total = workload.services.size();
+  for (size_t i = 0; i < total; ++i) {
     const workload::Service& s = workload.services[i];
-    MIGSERVE_ASSIGN_OR_RETURN(
-        ServiceServing served,
-        ServeService(s, replicas[s.name], routes[s.name], profiles, options));
-    if (progress) progress(served, i + 1, workload.services.size());
+    auto tick = [&](double t) {
+      if (progress.report && timer.Due()) {
+        progress.report({s.name, i + 1, total, t, nullptr});
+      }
+    };
+    MIGSERVE_ASSIGN_OR_RETURN(ServiceServing served,
+                              ServeService(s, replicas[s.name], routes[s.name],
+                                           profiles, options, tick));
+    if (progress.report) {
+      progress.report({s.name, i + 1, total, options.duration_s, &served});
+    }
     report.services.push_back(std::move(served));
   }
   return report;

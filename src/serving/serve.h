@@ -17,6 +17,7 @@
 #include "profile/profile_table.h"
 #include "queueing/arrivals.h"
 #include "serving/request_router.h"
+#include "util/progress_timer.h"
 #include "util/status_or.h"
 #include "workload/workload.h"
 
@@ -66,11 +67,25 @@ struct ServeReport {
 // processes. Returns InvalidArgument naming a replica whose row is not in
 // `profiles` or whose service is not in the workload; a service without
 // replicas is reported with no requests served.
-StatusOr<ServeReport> Serve(
-    const cluster::ClusterState& state, const workload::Workload& workload,
-    const profile::ProfileTable& profiles, const ServeOptions& options,
-    const std::function<void(const ServiceServing&, size_t, size_t)>& progress =
-        {});
+// How far Serve is: once a service is done (`done` set), and while one
+// runs, at least every `every_s` seconds of wall clock (`done` null).
+struct ServeProgress {
+  const std::string& service;
+  size_t index;  // 1-based, of `total` services
+  size_t total;
+  double simulated_s;          // of arrivals, so far
+  const ServiceServing* done;  // the service's result once it is done
+};
+struct ServeProgressSink {
+  std::function<void(const ServeProgress&)> report;  // may be empty
+  double every_s = kProgressEveryS;
+};
+
+StatusOr<ServeReport> Serve(const cluster::ClusterState& state,
+                            const workload::Workload& workload,
+                            const profile::ProfileTable& profiles,
+                            const ServeOptions& options,
+                            const ServeProgressSink& progress = {});
 
 }  // namespace migserve::serving
 

@@ -159,5 +159,30 @@ TEST_F(ServeTest, RefusesBadOptionsAndReplicasItCannotTime) {
   EXPECT_NE(r.status().message().find("'b'"), std::string::npos);
 }
 
+// A service that runs long is not silent: with a due time of 0 every check
+// (each 65,536 arrivals) reports how far the simulated clock is, then each
+// service reports its result once, in order.
+TEST_F(ServeTest, ReportsProgressWhileAServiceRuns) {
+  ServeOptions o;
+  o.duration_s = 400;  // b: 500 req/s, 200,000 arrivals: 3 checks
+  std::vector<std::string> lines;
+  ServeProgressSink progress;
+  progress.every_s = 0;
+  progress.report = [&](const ServeProgress& p) {
+    lines.push_back(fmt::format(
+        "{} {}/{} {}", p.service, p.index, p.total,
+        p.done ? fmt::format("done {}", p.done->arrived)
+               : fmt::format("at {}",
+                             p.simulated_s > 0 && p.simulated_s < o.duration_s
+                                 ? "inside"
+                                 : "outside")));
+  };
+  auto r = Serve(state_, Workload(10, 500), profiles_, o, progress).value();
+  EXPECT_EQ(lines, (std::vector<std::string>{
+                       fmt::format("a 1/2 done {}", r.services[0].arrived),
+                       "b 2/2 at inside", "b 2/2 at inside", "b 2/2 at inside",
+                       fmt::format("b 2/2 done {}", r.services[1].arrived)}));
+}
+
 }  // namespace
 }  // namespace migserve::serving
