@@ -18,16 +18,25 @@ void AddKubeOptions(CLI::App* app, KubeFlags* flags) {
                   "in-cluster service account)");
   app->add_option("--context", flags->context,
                   "Kubeconfig context (default: its current-context)");
+  app->add_flag("--insecure-loopback-http", flags->loopback_http,
+                "Allow sending the bearer token over plain http:// to a "
+                "server on this machine (127.0.0.1, ::1, localhost): test "
+                "servers only");
 }
 
 StatusOr<cluster::kubernetes::KubeConfig> LoadKube(const KubeFlags& flags) {
   std::string path = flags.kubeconfig.empty()
                          ? cluster::kubernetes::DefaultKubeconfigPath()
                          : flags.kubeconfig;
-  if (!path.empty()) {
-    return cluster::kubernetes::LoadKubeconfig(path, flags.context);
+  StatusOr<cluster::kubernetes::KubeConfig> config =
+      path.empty() ? cluster::kubernetes::InClusterConfig()
+                   : cluster::kubernetes::LoadKubeconfig(path, flags.context);
+  if (!config.ok()) return config;
+  config->allow_loopback_http = flags.loopback_http;
+  if (Status safe = cluster::kubernetes::CheckTransport(*config); !safe.ok()) {
+    return safe.WithPrefix(path.empty() ? "in-cluster config" : path);
   }
-  return cluster::kubernetes::InClusterConfig();
+  return config;
 }
 
 const std::atomic<bool>& StopRequested() {

@@ -15,12 +15,13 @@ namespace migserve::cli {
 struct KubeFlags {
   std::string kubeconfig;
   std::string context;
+  bool loopback_http = false;  // --insecure-loopback-http
 };
 
 void AddKubeOptions(CLI::App* app, KubeFlags* flags);
 
 // The kubeconfig if one is given, else kubectl's default one, else the
-// in-cluster config.
+// in-cluster config; refused (naming the file) if CheckTransport refuses it.
 StatusOr<cluster::kubernetes::KubeConfig> LoadKube(const KubeFlags& flags);
 
 // Returns a flag that turns true on SIGINT or SIGTERM (installs the

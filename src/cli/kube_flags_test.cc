@@ -16,15 +16,20 @@ namespace migserve::cli {
 namespace {
 
 // A kubeconfig whose server nothing listens on.
-std::string Unreachable(const std::string& path) {
+std::string Unreachable(const std::string& path,
+                        const std::string& server = "https://127.0.0.1:1",
+                        const std::string& token = "t") {
   std::filesystem::create_directories(
       std::filesystem::path(path).parent_path());
   EXPECT_TRUE(WriteFileAtomic(path,
                               "current-context: x\ncontexts:\n- name: x\n"
                               "  context: {cluster: c, user: u, namespace: "
                               "ns}\nclusters:\n- name: c\n  cluster: {server: "
-                              "\"https://127.0.0.1:1\"}\nusers:\n- name: u\n"
-                              "  user: {token: t}\n")
+                              "\"" +
+                                  server +
+                                  "\"}\nusers:\n- name: u\n"
+                                  "  user: {token: \"" +
+                                  token + "\"}\n")
                   .ok());
   return path;
 }
@@ -75,6 +80,52 @@ TEST_F(KubeFlagsTest, AnUnreachableServerIsNamedAndExitsOne) {
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("(after 5 attempts)"), std::string::npos) << r.err;
+}
+
+// The bearer token never goes over plain http, except to a test server on
+// this machine when asked; other schemes and control characters in the
+// token (header injection) are refused before any request.
+TEST_F(KubeFlagsTest, CredentialsGoOnlyOverTlsUnlessToALoopbackTestServer) {
+  std::string dir = testing::TempDir() + "/transport/";
+  auto observe = [&](const std::string& server, const std::string& token,
+                     bool loopback) {
+    std::string file = Unreachable(dir + "kc.yaml", server, token);
+    std::vector<std::string> args = {"observe", "--kubeconfig", file};
+    if (loopback) args.push_back("--insecure-loopback-http");
+    return Cli(args);
+  };
+  CliResult r = observe("http://127.0.0.1:1", "t", false);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(dir + "kc.yaml: server 'http://127.0.0.1:1': refusing "
+                             "to send the bearer token over plain http; use "
+                             "https (or --insecure-loopback-http"),
+            std::string::npos)
+      << r.err;
+  // Allowed: it gets as far as the (absent) server.
+  r = observe("http://127.0.0.1:1", "t", true);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("API server http://127.0.0.1:1: GET "),
+            std::string::npos)
+      << r.err;
+  for (const char* server : {"http://10.0.0.1:6443", "http://localhost.evil"}) {
+    r = observe(server, "t", true);
+    EXPECT_EQ(r.code, 2) << server;
+    EXPECT_NE(r.err.find("refusing to send the bearer token"),
+              std::string::npos)
+        << r.err;
+  }
+  r = observe("file:///etc/passwd", "t", false);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("only https:// API servers are supported"),
+            std::string::npos)
+      << r.err;
+  r = observe("https://127.0.0.1:1", "t\\r\\nX-Evil: 1", false);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("control character (0x0d at byte 1)"), std::string::npos)
+      << r.err;
+  // Without a token plain http carries nothing secret.
+  r = observe("http://127.0.0.1:1", "", false);
+  EXPECT_EQ(r.err.find("refusing"), std::string::npos) << r.err;
 }
 
 TEST_F(KubeFlagsTest, AMalformedKubeconfigIsAnErrorNotACrash) {

@@ -141,6 +141,7 @@ struct KubeClient::Connection {
 KubeClient::KubeClient(KubeConfig config, RetryPolicy retry)
     : config_(std::move(config)),
       retry_(retry),
+      transport_(CheckTransport(config_)),
       connection_(std::make_unique<Connection>()) {}
 
 KubeClient::~KubeClient() = default;
@@ -194,6 +195,7 @@ StatusOr<nlohmann::json> KubeClient::Call(const std::string& method,
                                           const std::string& body,
                                           const std::string& content_type) {
   std::string what = method + " " + path;
+  if (!transport_.ok()) return transport_.WithPrefix(what);
   double backoff = retry_.first_backoff_s;
   Status last;
   for (int attempt = 1; attempt <= retry_.attempts; ++attempt) {
@@ -253,6 +255,7 @@ Status KubeClient::Watch(
     const std::string& resource_version, int timeout_s,
     const std::function<bool(const nlohmann::json&)>& on_event,
     const std::atomic<bool>* stop) {
+  if (!transport_.ok()) return transport_.WithPrefix("watch " + path);
   std::string url = fmt::format(
       "{}{}?watch=1&allowWatchBookmarks=false&resourceVersion={}"
       "&timeoutSeconds={}{}{}",

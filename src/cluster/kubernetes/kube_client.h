@@ -28,6 +28,7 @@ struct RetryPolicy {
 class KubeClient {
  public:
   // Requests reuse one connection; they may come from several threads.
+  // Every request fails, none sent, if CheckTransport refuses `config`.
   explicit KubeClient(KubeConfig config, RetryPolicy retry = {});
   ~KubeClient();
   KubeClient(KubeClient&&) noexcept;
@@ -78,6 +79,8 @@ class KubeClient {
 
   KubeConfig config_;
   RetryPolicy retry_;
+  // CheckTransport's answer: when not OK, no request is sent.
+  Status transport_;
   std::unique_ptr<Connection> connection_;
 };
 

@@ -125,7 +125,52 @@ StatusOr<KubeConfig> FromYaml(const YAML::Node& root, const std::string& path,
   return config;
 }
 
+// The host of `server` (scheme://host[:port][/...]), brackets kept.
+std::string HostOf(const std::string& server) {
+  size_t begin = server.find("://");
+  begin = begin == std::string::npos ? 0 : begin + 3;
+  size_t end = server[begin] == '[' ? server.find(']', begin) + 1
+                                    : server.find_first_of(":/", begin);
+  return server.substr(begin, end == std::string::npos || end == 0
+                                  ? std::string::npos
+                                  : end - begin);
+}
+
 }  // namespace
+
+Status CheckTransport(const KubeConfig& config) {
+  for (size_t i = 0; i < config.token.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(config.token[i]);
+    if (c < 0x20 || c == 0x7f) {
+      return Status::InvalidArgument(fmt::format(
+          "the bearer token has a control character (0x{:02x} at byte {}); "
+          "it would inject request headers",
+          c, i));
+    }
+  }
+  for (unsigned char c : config.server) {
+    if (c < 0x20 || c == 0x7f) {
+      return Status::InvalidArgument(
+          fmt::format("server '{}' has a control character", config.server));
+    }
+  }
+  if (config.server.rfind("https://", 0) == 0) return Status::Ok();
+  if (config.server.rfind("http://", 0) != 0) {
+    return Status::InvalidArgument(fmt::format(
+        "server '{}': only https:// API servers are supported", config.server));
+  }
+  if (config.token.empty()) return Status::Ok();
+  std::string host = HostOf(config.server);
+  bool loopback = host == "127.0.0.1" || host == "[::1]" || host == "localhost";
+  if (config.allow_loopback_http && loopback) return Status::Ok();
+  return Status::InvalidArgument(fmt::format(
+      "server '{}': refusing to send the bearer token over plain http; use "
+      "https{}",
+      config.server,
+      loopback ? " (or --insecure-loopback-http for a test server on this "
+                 "machine)"
+               : ""));
+}
 
 StatusOr<KubeConfig> LoadKubeconfig(const std::string& path,
                                     const std::string& context) {

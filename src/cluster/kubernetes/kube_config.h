@@ -12,13 +12,24 @@
 namespace migserve::cluster::kubernetes {
 
 struct KubeConfig {
-  std::string server;    // https://host:port (http:// only for tests)
+  std::string server;    // https://host:port (see CheckTransport)
   std::string ca_pem;    // CA bundle (PEM), empty: the system store
   std::string token;     // bearer token, empty: none
   std::string cert_pem;  // client certificate (PEM), empty: none
   std::string key_pem;   // client key (PEM)
   std::string namespace_ = "default";
+  // Lets a bearer token go over plain http:// to a server on this machine
+  // (127.0.0.1, ::1 or localhost): test servers only
+  // (--insecure-loopback-http).
+  bool allow_loopback_http = false;
 };
+
+// Checks that `config` keeps its credentials safe: the server is https://
+// (or http:// without a token, or with one only to a loopback server when
+// allow_loopback_http), no other scheme (file://, ...), and no control
+// character in the token, which would inject headers into every request.
+// InvalidArgument says which and how to fix it.
+Status CheckTransport(const KubeConfig& config);
 
 // Reads `path` (kubeconfig YAML). `context` empty: current-context.
 // Certificate and key fields may be files or base64 "-data". Returns
