@@ -35,7 +35,7 @@ struct ControllerFlags {
   std::string namespace_;
   std::string journal = "migserve-journal.db";
   bool dry_run = false;
-  std::string metrics_address = "0.0.0.0";
+  std::string metrics_address = "127.0.0.1";
   int metrics_port = 9090;
   double resync_s = 30;
   bool once = false;
@@ -231,9 +231,13 @@ Status RunController(ControllerFlags flags, CommandContext* context) {
                                 httplib::Response& res) {
       res.set_content(reconciler.Progress().dump(2) + "\n", "application/json");
     });
-    server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content("ok\n", "text/plain");
-    });
+    server.Get("/healthz",
+               [&](const httplib::Request&, httplib::Response& res) {
+                 Status health = reconciler.Health();
+                 res.status = health.ok() ? 200 : 503;
+                 res.set_content(health.ok() ? "ok\n" : health.message() + "\n",
+                                 "text/plain");
+               });
     if (!server.bind_to_port(flags.metrics_address.c_str(),
                              flags.metrics_port)) {
       return Status::Unavailable(fmt::format(
@@ -311,7 +315,9 @@ void SetupController(CLI::App* app, CommandContext* context) {
       ->capture_default_str()
       ->check(Between(0, 65535));
   app->add_option("--metrics-address", flags->metrics_address,
-                  "Address to serve them on")
+                  "Address to serve them on (unauthenticated: the default "
+                  "serves this machine only; deploy/controller.yaml gives "
+                  "the pod's IP)")
       ->capture_default_str();
   app->add_option("--node-selector", flags->backend.node_selector,
                   "Label selector of the MIG nodes")

@@ -116,6 +116,33 @@ Status Reconciler::Reconcile(const deployment::Deployment& target) {
   return finish("ok", Status::Ok());
 }
 
+Status Reconciler::Health() const {
+  std::lock_guard lock(mu_);
+  if (state_ != "error") return Status::Ok();
+  return Status::Unavailable("the last reconcile failed: " + last_error_);
+}
+
+namespace {
+
+// A label value in the Prometheus text format: backslash, double quote and
+// line feed escaped, so that no name can end the value or the line.
+std::string LabelValue(const std::string& value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string Reconciler::Metrics() const {
   std::lock_guard lock(mu_);
   std::string out;
@@ -150,14 +177,14 @@ std::string Reconciler::Metrics() const {
   header("migserve_service_capacity", "gauge",
          "Requests/s the service's ready replicas serve (last observed).");
   for (const auto& [s, c] : capacity_) {
-    out +=
-        fmt::format("migserve_service_capacity{{service=\"{}\"}} {}\n", s, c);
+    out += fmt::format("migserve_service_capacity{{service=\"{}\"}} {}\n",
+                       LabelValue(s), c);
   }
   header("migserve_service_required", "gauge",
          "Requests/s the target requires.");
   for (const auto& [s, r] : required_) {
-    out +=
-        fmt::format("migserve_service_required{{service=\"{}\"}} {}\n", s, r);
+    out += fmt::format("migserve_service_required{{service=\"{}\"}} {}\n",
+                       LabelValue(s), r);
   }
   return out;
 }

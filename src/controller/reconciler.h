@@ -29,7 +29,11 @@ class Reconciler {
   // service has now.
   Status Reconcile(const deployment::Deployment& target);
 
-  // Prometheus text exposition of the counters and gauges.
+  // OK unless the last reconcile failed (then Unavailable with its error):
+  // what /healthz answers.
+  Status Health() const;
+  // Prometheus text exposition of the counters and gauges; label values
+  // escaped as its text format says.
   std::string Metrics() const;
   // {state, last_error, plans, actions: {kind: {ok, failed}}, services,
   // log: the last progress lines}.

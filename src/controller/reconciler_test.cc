@@ -59,12 +59,46 @@ TEST(ReconcilerTest, ReportsAnImpossibleTargetAsAnError) {
       cluster::ClusterFromDeployment(night, {8, 0}).value());
   auto journal = Journal::Open(":memory:").value();
   Reconciler reconciler(&sim, journal.get());
+  EXPECT_TRUE(reconciler.Health().ok());         // starting
   EXPECT_FALSE(reconciler.Reconcile(day).ok());  // 5 GPUs, day needs 16
   EXPECT_EQ(reconciler.Progress()["state"], "error");
   EXPECT_NE(
       reconciler.Progress()["last_error"].get<std::string>().find("spare"),
       std::string::npos)
       << reconciler.Progress().dump();
+  // What /healthz answers: the failure, until a reconcile succeeds.
+  Status health = reconciler.Health();
+  EXPECT_EQ(health.code(), Status::Code::kUnavailable);
+  EXPECT_NE(health.message().find("the last reconcile failed: "),
+            std::string::npos)
+      << health.message();
+  ASSERT_TRUE(reconciler.Reconcile(night).ok());
+  EXPECT_TRUE(reconciler.Health().ok());
+}
+
+// A service name cannot end its label value or add a line: quote,
+// backslash and line feed are escaped as Prometheus's text format says.
+TEST(ReconcilerTest, EscapesServiceNamesInMetrics) {
+  deployment::Deployment night = Load("night");
+  const std::string name = night.services[0].name;
+  const std::string evil = "x\"} 1\nmigserve_injected 1\n# \\";
+  night.services[0].name = evil;
+  for (deployment::DeployedGpu& g : night.gpus) {
+    for (deployment::PlacedInstance& i : g.instances) {
+      if (i.service == name) i.service = evil;
+    }
+  }
+  cluster::SimulatedCluster sim(
+      cluster::ClusterFromDeployment(night, {8, 0}).value());
+  auto journal = Journal::Open(":memory:").value();
+  Reconciler reconciler(&sim, journal.get());
+  ASSERT_TRUE(reconciler.Reconcile(night).ok());
+  std::string metrics = reconciler.Metrics();
+  EXPECT_NE(metrics.find("migserve_service_required{service=\"x\\\"} "
+                         "1\\nmigserve_injected 1\\n# \\\\\"} "),
+            std::string::npos)
+      << metrics;
+  EXPECT_EQ(metrics.find("\nmigserve_injected"), std::string::npos);
 }
 
 }  // namespace
