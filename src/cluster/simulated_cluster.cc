@@ -81,6 +81,19 @@ void SimulatedCluster::LoseGpu() {
   Record();
 }
 
+Status SimulatedCluster::EvictReplica(const GpuId& gpu,
+                                      const mig::Instance& instance) {
+  GpuState* g = state_.FindGpu(gpu);
+  Slot* slot = g == nullptr ? nullptr : g->Find(instance);
+  if (slot == nullptr || !slot->replica) {
+    return Status::NotFound(fmt::format("no replica on {} at start {}",
+                                        gpu.ToString(), instance.start));
+  }
+  slot->replica.reset();
+  Record();
+  return Status::Ok();
+}
+
 StatusOr<ActionResult> SimulatedCluster::WaitAny() {
   if (running_.empty()) {
     return Status::FailedPrecondition("no action is running");

@@ -67,6 +67,10 @@ class SimulatedCluster : public ClusterBackend {
   StatusOr<ActionResult> WaitAny() override;
 
   const ClusterState& state() const { return state_; }
+  // Inject: the replica on `instance` of GPU `gpu` goes away (an eviction,
+  // a crash) at the current moment; the instance stays. Returns NotFound
+  // if no replica is there.
+  Status EvictReplica(const GpuId& gpu, const mig::Instance& instance);
   double now_s() const { return now_s_; }
   const std::vector<TimelineEntry>& timeline() const { return timeline_; }
   // Per service: the lowest capacity it had at any moment.

@@ -8,6 +8,7 @@
 
 #include "cluster/apply.h"
 #include "cluster/plan_json.h"
+#include "controller/goal_json.h"
 #include "deployment/deployment_json.h"
 #include "util/tolerance.h"
 
@@ -38,7 +39,8 @@ StatusOr<int> Controller::MakePlan(const deployment::Deployment& target,
   ++stats_.plans;
   Progress(fmt::format("controller: plan {} with {} actions", stats_.plans,
                        plan->actions.size()));
-  return journal_->BeginPlan(target_json, cluster::FormatPlan(*plan));
+  return journal_->BeginPlan(target_json, cluster::FormatPlan(*plan),
+                             FormatGoal(goal));
 }
 
 StatusOr<TransitionGoal> Controller::AfterLoss(const TransitionGoal& goal) {
@@ -70,9 +72,27 @@ Status Controller::Transition(const deployment::Deployment& target,
   TransitionPlan plan;
   int version = 0;
   std::map<int, ActionState> states;
+  TransitionGoal current_goal = goal;
   if (current && current->target == target_json) {
-    MIGSERVE_ASSIGN_OR_RETURN(
-        plan, cluster::ParsePlan(current->plan_json, "journal"));
+    // Resumed with the floors it was made for (a restarted process cannot
+    // tell them from the cluster half way); a damaged plan is not trusted.
+    std::string where = fmt::format("journal plan {}", current->version);
+    auto journaled = cluster::ParsePlan(current->plan_json, where);
+    if (!journaled.ok()) {
+      return Status::FailedPrecondition(
+          fmt::format("{}: not trusted; {}", journaled.status().message(),
+                      Journal::kStartOver));
+    }
+    plan = std::move(*journaled);
+    if (!current->goal_json.empty()) {
+      auto kept = ParseGoal(current->goal_json, where + " goal");
+      if (!kept.ok()) {
+        return Status::FailedPrecondition(fmt::format("{}: not trusted; {}",
+                                                      kept.status().message(),
+                                                      Journal::kStartOver));
+      }
+      current_goal = std::move(*kept);
+    }
     version = current->version;
     states = current->actions;
     Progress(fmt::format("controller: resuming plan {} ({} actions journaled)",
@@ -84,10 +104,10 @@ Status Controller::Transition(const deployment::Deployment& target,
                               MakePlan(target, target_json, goal, 0, &plan));
   }
   for (int replans = 0;; ++replans) {
-    Status run = Execute(version, plan, states);
+    Status run = Execute(version, plan, states, current_goal);
     if (run.ok()) {
       MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState end, backend_->Observe());
-      std::vector<std::string> missing = EndStateProblems(end, goal);
+      std::vector<std::string> missing = EndStateProblems(end, current_goal);
       if (missing.empty()) return journal_->FinishPlan(version);
       run = Status::Unavailable("the plan ran but " + missing.front());
     }
@@ -105,9 +125,9 @@ Status Controller::Transition(const deployment::Deployment& target,
     MIGSERVE_RETURN_IF_ERROR(journal_->FinishPlan(version));
     int next_id = 0;
     for (const Action& a : plan.actions) next_id = std::max(next_id, a.id + 1);
-    MIGSERVE_ASSIGN_OR_RETURN(TransitionGoal kept, AfterLoss(goal));
+    MIGSERVE_ASSIGN_OR_RETURN(current_goal, AfterLoss(current_goal));
     MIGSERVE_ASSIGN_OR_RETURN(
-        version, MakePlan(target, target_json, kept, next_id, &plan));
+        version, MakePlan(target, target_json, current_goal, next_id, &plan));
     states.clear();
   }
 }
@@ -131,7 +151,47 @@ void StartRouted(const Action& a, cluster::ClusterState* routed) {
   }
 }
 
+// The throughput `a` would take from its service if it started now on
+// `seen`: what its source instance serves there (nothing if that replica is
+// gone already, as after a restart).
+double LossOnSeen(const Action& a, const cluster::ClusterState& seen) {
+  if (a.kind != cluster::ActionKind::kDelete &&
+      a.kind != cluster::ActionKind::kMigrate) {
+    return 0;
+  }
+  const cluster::GpuState* g = seen.FindGpu(a.at.gpu);
+  const cluster::Slot* slot = g == nullptr ? nullptr : g->Find(a.at.instance);
+  if (slot == nullptr || !slot->replica ||
+      slot->replica->service != a.replica.service) {
+    return 0;
+  }
+  return slot->replica->throughput;
+}
+
 }  // namespace
+
+Status Controller::Precondition(const Action& a,
+                                const cluster::ClusterState& seen,
+                                const std::map<std::string, double>& capacity,
+                                const std::vector<const Action*>& running,
+                                const TransitionGoal& goal) const {
+  double loss = LossOnSeen(a, seen);
+  if (loss <= 0) return Status::Ok();
+  const std::string& service = a.replica.service;
+  auto it = capacity.find(service);
+  double ready = it == capacity.end() ? 0 : it->second;
+  double left = ready - loss;
+  for (const Action* r : running) {
+    if (r->replica.service == service) left -= LossOnSeen(*r, seen);
+  }
+  double floor = goal.Floor(service);
+  if (left >= floor - kCapacityTolerance) return Status::Ok();
+  return Status::Unavailable(fmt::format(
+      "the cluster is not as the plan expects: action {} ({} of {}) would "
+      "leave {} at {:.6g} req/s ({:.6g} ready), below its floor {:.6g}",
+      a.id, cluster::KindName(a.kind), a.replica.service, service, left, ready,
+      floor));
+}
 
 Status Controller::SyncRoutes(int version, int action,
                               const cluster::ClusterState& routed,
@@ -160,7 +220,8 @@ Status Controller::MayAct() const {
 }
 
 Status Controller::Execute(int version, const TransitionPlan& plan,
-                           std::map<int, ActionState> states) {
+                           std::map<int, ActionState> states,
+                           const TransitionGoal& goal) {
   MIGSERVE_RETURN_IF_ERROR(MayAct());
   for (const auto& [id, state] : states) {
     if (state == ActionState::kFailed) {
@@ -199,6 +260,10 @@ Status Controller::Execute(int version, const TransitionPlan& plan,
     if (it != states.end() && done.count(a.id) == 0) StartRouted(a, &routed);
   }
   MIGSERVE_RETURN_IF_ERROR(SyncRoutes(version, -1, routed, services));
+  // The last observed cluster and its ready capacity: the preconditions of
+  // the actions about to start are checked against them.
+  cluster::ClusterState seen = observed;
+  std::map<std::string, double> seen_capacity = seen.Capacity();
   int finished = 0;
   ProgressTimer timer(options_.progress_every_s);
   while (done.size() < plan.actions.size()) {
@@ -208,6 +273,12 @@ Status Controller::Execute(int version, const TransitionPlan& plan,
                                [&](int id) { return done.count(id) > 0; });
       if (!ready) continue;
       MIGSERVE_RETURN_IF_ERROR(MayAct());
+      std::vector<const Action*> running_actions;
+      for (const Action& r : plan.actions) {
+        if (in_flight.count(r.id) > 0) running_actions.push_back(&r);
+      }
+      MIGSERVE_RETURN_IF_ERROR(
+          Precondition(a, seen, seen_capacity, running_actions, goal));
       MIGSERVE_RETURN_IF_ERROR(
           journal_->Mark(version, a.id, ActionState::kStarted));
       // Requests leave a replica before it goes.
@@ -248,13 +319,14 @@ Status Controller::Execute(int version, const TransitionPlan& plan,
       Progress(fmt::format("{} of {} actions done, {} running", done.size(),
                            plan.actions.size(), in_flight.size()));
     }
-    MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState now, backend_->Observe());
+    MIGSERVE_ASSIGN_OR_RETURN(seen, backend_->Observe());
     for (const cluster::GpuState& g : observed.gpus) {
-      if (now.FindGpu(g.id) == nullptr) {
+      if (seen.FindGpu(g.id) == nullptr) {
         return Status::Unavailable(
             fmt::format("GPU {} was lost", g.id.ToString()));
       }
     }
+    seen_capacity = seen.Capacity();
     if (++finished == options_.stop_after) {
       return Status::Aborted(
           fmt::format("controller stopped after {} actions", finished));

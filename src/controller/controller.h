@@ -78,14 +78,26 @@ class Controller {
                          cluster::TransitionPlan* plan);
   // Lowers the floor of services the observed cluster has below it.
   StatusOr<TransitionGoal> AfterLoss(const TransitionGoal& goal);
-  // Runs the actions of `plan` that `states` does not have as done.
+  // Runs the actions of `plan` that `states` does not have as done. Level
+  // triggered: a delete or migrate starts only if the last observed cluster
+  // keeps its service at its floor under `goal` without the replicas it and
+  // the running actions remove, whatever the journal says; else returns
+  // Unavailable, and Transition replans from what it observes.
   Status Execute(int version, const cluster::TransitionPlan& plan,
-                 std::map<int, ActionState> states);
+                 std::map<int, ActionState> states, const TransitionGoal& goal);
   // Brings the live routes of `services` in line with `routed` and
   // journals each route that changed, for `action` (-1: none).
   Status SyncRoutes(int version, int action,
                     const cluster::ClusterState& routed,
                     const std::set<std::string>& services);
+  // Unavailable if starting `a` now would take its service below its floor
+  // on `seen` (whose ready capacity is `capacity`), with the replicas that
+  // `running` remove gone too.
+  Status Precondition(const cluster::Action& a,
+                      const cluster::ClusterState& seen,
+                      const std::map<std::string, double>& capacity,
+                      const std::vector<const cluster::Action*>& running,
+                      const TransitionGoal& goal) const;
   // options_.may_act's answer, an error as Aborted.
   Status MayAct() const;
   void Progress(const std::string& line) const {

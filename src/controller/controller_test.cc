@@ -1,7 +1,12 @@
 #include "controller/controller.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cluster/plan_json.h"
 #include "cluster/simulated_cluster.h"
 #include "deployment/deployment_json.h"
 #include "mig/gpu_catalog.h"
@@ -140,6 +145,124 @@ TEST(ControllerTest, ResumesAfterACrashAtEveryActionBoundary) {
     ExpectReached(t, sim);
     EXPECT_EQ(Snapshot(sim), Snapshot(reference));
   }
+}
+
+// The lowest capacity each service had from capacity sample `from` on.
+std::map<std::string, double> LowestFrom(const SimulatedCluster& sim,
+                                         size_t from) {
+  std::map<std::string, double> lowest;
+  const auto& history = sim.capacity_history();
+  for (size_t i = from; i < history.size(); ++i) {
+    for (const auto& [service, c] : history[i].capacity) {
+      auto [it, fresh] = lowest.try_emplace(service, c);
+      if (!fresh) it->second = std::min(it->second, c);
+    }
+  }
+  return lowest;
+}
+
+// Level triggered: replicas that the journal marks created are evicted
+// while the controller is down. The resumed controller must not run the
+// deletes that counted on them: from the eviction on, no service goes
+// below the lesser of its floor and what the eviction left it, and the
+// target is reached (by a replan from what it observes).
+TEST(ControllerTest, ResumeDoesNotTrustDoneMarksOfEvictedReplicas) {
+  Transition t = Load("night", "day");
+  size_t actions = 0;
+  {
+    SimulatedCluster reference(t.current);
+    auto memory = Journal::Open(":memory:").value();
+    ASSERT_TRUE(
+        Controller(&reference, memory.get()).Transition(t.to, t.goal).ok());
+    actions = reference.starts().size();
+  }
+  int replanned = 0;
+  for (size_t k = 5; k < actions; k += 5) {
+    SCOPED_TRACE(k);
+    std::string path = testing::TempDir() + "/evicted-" + std::to_string(k);
+    std::remove(path.c_str());
+    SimulatedCluster sim(t.current);
+    {
+      auto journal = Journal::Open(path).value();
+      ControllerOptions options;
+      options.stop_after = static_cast<int>(k);
+      ASSERT_EQ(Controller(&sim, journal.get(), options)
+                    .Transition(t.to, t.goal)
+                    .code(),
+                Status::Code::kAborted);
+    }
+    auto journal = Journal::Open(path).value();
+    auto current = journal->Current().value();
+    ASSERT_TRUE(current.has_value());
+    auto plan = cluster::ParsePlan(current->plan_json, "journal").value();
+    int evicted = 0;
+    for (const cluster::Action& a : plan.actions) {
+      auto it = current->actions.find(a.id);
+      if (it == current->actions.end() || it->second != ActionState::kDone) {
+        continue;
+      }
+      const cluster::InstanceRef& at =
+          a.kind == cluster::ActionKind::kMigrate ? a.to : a.at;
+      if (a.kind == cluster::ActionKind::kCreate ||
+          a.kind == cluster::ActionKind::kMigrate) {
+        evicted += sim.EvictReplica(at.gpu, at.instance).ok();
+      }
+    }
+    size_t from = sim.capacity_history().size() - 1;
+    std::map<std::string, double> left = sim.state().Capacity();
+    Controller restarted(&sim, journal.get());
+    ASSERT_TRUE(restarted.Transition(t.to, t.goal).ok());
+    replanned += restarted.stats().plans > 0;
+    for (const auto& [service, lowest] : LowestFrom(sim, from)) {
+      EXPECT_GE(lowest, std::min(t.goal.Floor(service), left[service]) - 1e-6)
+          << service << " (" << evicted << " evicted)";
+    }
+    std::map<std::string, double> end = sim.state().Capacity();
+    for (const auto& [service, required] : t.goal.required_after) {
+      EXPECT_GE(end[service], required - 1e-6) << service;
+    }
+  }
+  EXPECT_GT(replanned, 0);
+}
+
+// A journal whose plan lost its ordering (every "after" removed by hand)
+// cannot take a service below its floor: each delete or migrate starts only
+// when the observed cluster keeps the floor without it.
+TEST(ControllerTest, AJournalWithoutOrderingCannotBreakTheFloor) {
+  Transition t = Load("night", "day");
+  std::string path = testing::TempDir() + "/unordered.db";
+  std::remove(path.c_str());
+  SimulatedCluster sim(t.current);
+  {
+    auto journal = Journal::Open(path).value();
+    ControllerOptions options;
+    options.stop_after = 3;
+    ASSERT_EQ(Controller(&sim, journal.get(), options)
+                  .Transition(t.to, t.goal)
+                  .code(),
+              Status::Code::kAborted);
+  }
+  {
+    auto journal = Journal::Open(path).value();
+    auto current = journal->Current().value();
+    nlohmann::json plan = nlohmann::json::parse(current->plan_json);
+    int dropped = 0;
+    for (nlohmann::json& a : plan["actions"]) {
+      dropped += a.contains("after") && !a["after"].empty();
+      a.erase("after");
+    }
+    ASSERT_GT(dropped, 10);
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    std::string sql = "UPDATE plan SET json = '" + plan.dump() + "'";
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto journal = Journal::Open(path).value();
+  Controller restarted(&sim, journal.get());
+  ASSERT_TRUE(restarted.Transition(t.to, t.goal).ok());
+  ExpectReached(t, sim);
 }
 
 TEST(ControllerTest, ReplansAfterAFailedAction) {

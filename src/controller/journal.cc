@@ -28,6 +28,13 @@ Status Error(sqlite3* db, std::string_view what) {
 
 }  // namespace
 
+Status Journal::Damaged(const std::string& what) {
+  return Status::FailedPrecondition(
+      fmt::format("journal: {}: not trusted; {}", what, kStartOver));
+}
+
+namespace {}  // namespace
+
 StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& path) {
   sqlite3* db = nullptr;
   if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) {
@@ -37,10 +44,18 @@ StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& path) {
   }
   std::unique_ptr<Journal> journal(new Journal(db));
   MIGSERVE_ASSIGN_OR_RETURN(int format, journal->Format());
+  if (format == 2) {
+    MIGSERVE_RETURN_IF_ERROR(journal->Exec(fmt::format(
+        "BEGIN; ALTER TABLE plan ADD COLUMN goal TEXT NOT NULL DEFAULT ''; "
+        "PRAGMA user_version={}; COMMIT;",
+        kFormatVersion)));
+    format = kFormatVersion;
+  }
   if (format != kFormatVersion) {
     return Status::FailedPrecondition(fmt::format(
         "journal {} has format {}, this migserve reads format {} (GPUs named "
-        "by node and index); let the migserve that wrote it finish, or move "
+        "by node and index, each plan with its goal); let the migserve that "
+        "wrote it finish, or move "
         "the file away to start afresh (the controller then replans from the "
         "cluster as it is)",
         path, format, kFormatVersion));
@@ -50,7 +65,7 @@ StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& path) {
       "PRAGMA synchronous=FULL;"
       "CREATE TABLE IF NOT EXISTS plan (version INTEGER PRIMARY KEY, "
       "  target TEXT NOT NULL, json TEXT NOT NULL, finished INTEGER NOT NULL "
-      "  DEFAULT 0);"
+      "  DEFAULT 0, goal TEXT NOT NULL DEFAULT '');"
       "CREATE TABLE IF NOT EXISTS action (version INTEGER NOT NULL, "
       "  id INTEGER NOT NULL, state INTEGER NOT NULL, "
       "  PRIMARY KEY (version, id));"
@@ -90,11 +105,14 @@ Status Journal::Exec(const std::string& sql) {
 }
 
 StatusOr<int> Journal::BeginPlan(const std::string& target,
-                                 const std::string& plan_json) {
-  Statement insert(db_, "INSERT INTO plan (target, json) VALUES (?, ?)");
+                                 const std::string& plan_json,
+                                 const std::string& goal_json) {
+  Statement insert(db_,
+                   "INSERT INTO plan (target, json, goal) VALUES (?, ?, ?)");
   if (insert.get() == nullptr) return Error(db_, "prepare");
   sqlite3_bind_text(insert.get(), 1, target.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(insert.get(), 2, plan_json.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(insert.get(), 3, goal_json.c_str(), -1, SQLITE_TRANSIENT);
   if (sqlite3_step(insert.get()) != SQLITE_DONE)
     return Error(db_, "insert plan");
   return static_cast<int>(sqlite3_last_insert_rowid(db_));
@@ -157,24 +175,39 @@ Status Journal::FinishPlan(int version) {
 
 StatusOr<std::optional<JournaledPlan>> Journal::Current() {
   Statement latest(db_,
-                   "SELECT version, target, json FROM plan WHERE finished = 0 "
-                   "ORDER BY version DESC LIMIT 1");
+                   "SELECT version, target, json, goal FROM plan WHERE "
+                   "finished = 0 ORDER BY version DESC LIMIT 1");
   if (latest.get() == nullptr) return Error(db_, "prepare");
   int step = sqlite3_step(latest.get());
   if (step == SQLITE_DONE) return std::optional<JournaledPlan>();
   if (step != SQLITE_ROW) return Error(db_, "read plan");
   JournaledPlan plan;
   plan.version = sqlite3_column_int(latest.get(), 0);
-  plan.target =
-      reinterpret_cast<const char*>(sqlite3_column_text(latest.get(), 1));
-  plan.plan_json =
-      reinterpret_cast<const char*>(sqlite3_column_text(latest.get(), 2));
+  // A column edited to NULL or to a number is a damaged journal, refused.
+  const char* columns[] = {"target", "json", "goal"};
+  std::string* fields[] = {&plan.target, &plan.plan_json, &plan.goal_json};
+  for (int c = 0; c < 3; ++c) {
+    if (sqlite3_column_type(latest.get(), c + 1) != SQLITE_TEXT) {
+      return Damaged(fmt::format("plan {}: column {} is not text", plan.version,
+                                 columns[c]));
+    }
+    *fields[c] =
+        reinterpret_cast<const char*>(sqlite3_column_text(latest.get(), c + 1));
+  }
   Statement states(db_, "SELECT id, state FROM action WHERE version = ?");
   if (states.get() == nullptr) return Error(db_, "prepare");
   sqlite3_bind_int(states.get(), 1, plan.version);
   while ((step = sqlite3_step(states.get())) == SQLITE_ROW) {
-    plan.actions[sqlite3_column_int(states.get(), 0)] =
-        static_cast<ActionState>(sqlite3_column_int(states.get(), 1));
+    int id = sqlite3_column_int(states.get(), 0);
+    int state = sqlite3_column_int(states.get(), 1);
+    if (sqlite3_column_type(states.get(), 0) != SQLITE_INTEGER ||
+        sqlite3_column_type(states.get(), 1) != SQLITE_INTEGER ||
+        state < static_cast<int>(ActionState::kStarted) ||
+        state > static_cast<int>(ActionState::kFailed)) {
+      return Damaged(fmt::format("plan {}: action {} has no valid state",
+                                 plan.version, id));
+    }
+    plan.actions[id] = static_cast<ActionState>(state);
   }
   if (step != SQLITE_DONE) return Error(db_, "read actions");
   return std::optional<JournaledPlan>(std::move(plan));

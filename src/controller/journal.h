@@ -24,6 +24,9 @@ struct JournaledPlan {
   int version = 0;
   std::string target;     // the target deployment's JSON
   std::string plan_json;  // the plan
+  // The floors the plan was made to keep (FormatGoal); "" in a plan that a
+  // format 2 journal began.
+  std::string goal_json;
   std::map<int, ActionState> actions;
 };
 
@@ -38,9 +41,16 @@ struct JournaledRoute {
 
 class Journal {
  public:
-  // The format this build writes and reads: 2 names GPUs by node and index
-  // (format 1, before the version was recorded, by listing position).
-  static constexpr int kFormatVersion = 2;
+  // The format this build writes and reads: 3 records each plan's goal; 2
+  // names GPUs by node and index (format 1, before the version was
+  // recorded, by listing position). A format 2 journal is upgraded in
+  // place.
+  static constexpr int kFormatVersion = 3;
+
+  // What a refused journal's message says to do.
+  static constexpr char kStartOver[] =
+      "move the journal file away (or pass another --journal) to start "
+      "over: the controller then plans from the cluster as it is";
 
   // Opens (creating if needed) the journal at `path`; ":memory:" keeps it in
   // memory. Returns Unavailable with SQLite's message on failure, and
@@ -52,7 +62,8 @@ class Journal {
 
   // Records a new plan (version = last + 1) and returns its version.
   StatusOr<int> BeginPlan(const std::string& target,
-                          const std::string& plan_json);
+                          const std::string& plan_json,
+                          const std::string& goal_json);
   Status Mark(int version, int action, ActionState state);
   Status RecordRoute(int version, const JournaledRoute& route);
   // Returns the route changes of plan `version`, oldest first.
@@ -64,6 +75,8 @@ class Journal {
   StatusOr<std::optional<JournaledPlan>> Current();
 
  private:
+  // FailedPrecondition: the journal is damaged, and how to start over.
+  static Status Damaged(const std::string& what);
   explicit Journal(sqlite3* db) : db_(db) {}
   Status Exec(const std::string& sql);
   // Returns the format of the open database (kFormatVersion if it is new).

@@ -14,7 +14,7 @@ TEST(JournalTest, KeepsThePlanAndActionStatesAcrossReopen) {
   std::string path = testing::TempDir() + "/journal.db";
   {
     auto journal = Journal::Open(path).value();
-    int version = journal->BeginPlan("target", "{\"actions\": []}").value();
+    int version = journal->BeginPlan("target", "{\"actions\": []}", "").value();
     EXPECT_EQ(version, 1);
     ASSERT_TRUE(journal->Mark(version, 0, ActionState::kStarted).ok());
     ASSERT_TRUE(journal->Mark(version, 0, ActionState::kDone).ok());
@@ -30,7 +30,7 @@ TEST(JournalTest, KeepsThePlanAndActionStatesAcrossReopen) {
                                         {1, ActionState::kStarted}}));
   ASSERT_TRUE(journal->FinishPlan(plan->version).ok());
   EXPECT_FALSE(journal->Current().value().has_value());
-  EXPECT_EQ(journal->BeginPlan("t2", "{}").value(), 2);
+  EXPECT_EQ(journal->BeginPlan("t2", "{}", "").value(), 2);
 }
 
 TEST(JournalTest, RecordsRouteChangesInOrderPerPlan) {
@@ -38,10 +38,10 @@ TEST(JournalTest, RecordsRouteChangesInOrderPerPlan) {
   std::remove(path.c_str());
   {
     auto journal = Journal::Open(path).value();
-    int one = journal->BeginPlan("t", "{}").value();
+    int one = journal->BeginPlan("t", "{}", "").value();
     ASSERT_TRUE(journal->RecordRoute(one, {-1, "a", "r0"}).ok());
     ASSERT_TRUE(journal->RecordRoute(one, {3, "b", "r1"}).ok());
-    int two = journal->BeginPlan("t", "{}").value();
+    int two = journal->BeginPlan("t", "{}", "").value();
     ASSERT_TRUE(journal->RecordRoute(two, {0, "a", "r2"}).ok());
     ASSERT_TRUE(journal->RecordRoute(one, {4, "a", "r3"}).ok());
   }
@@ -80,8 +80,9 @@ TEST(JournalTest, RefusesAJournalOfAnotherFormat) {
   EXPECT_EQ(old.status().code(), Status::Code::kFailedPrecondition);
   EXPECT_EQ(old.status().message(),
             "journal " + old_path +
-                " has format 1, this migserve reads format 2 (GPUs named by "
-                "node and index); let the migserve that wrote it finish, or "
+                " has format 1, this migserve reads format 3 (GPUs named by "
+                "node and index, each plan with its goal); let the migserve "
+                "that wrote it finish, or "
                 "move the file away to start afresh (the controller then "
                 "replans from the cluster as it is)");
   ASSERT_EQ(sqlite3_open(future_path.c_str(), &db), SQLITE_OK);
@@ -97,6 +98,64 @@ TEST(JournalTest, RefusesAJournalOfAnotherFormat) {
   std::remove(fresh.c_str());
   ASSERT_TRUE(Journal::Open(fresh).ok());
   EXPECT_TRUE(Journal::Open(fresh).ok());
+}
+
+// Runs `sql` on the journal file at `path`.
+void Sql(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
+TEST(JournalTest, UpgradesAFormatTwoJournalInPlace) {
+  std::string path = testing::TempDir() + "/journal-v2.db";
+  std::remove(path.c_str());
+  Sql(path,
+      "CREATE TABLE plan (version INTEGER PRIMARY KEY, target TEXT NOT NULL, "
+      "json TEXT NOT NULL, finished INTEGER NOT NULL DEFAULT 0);"
+      "CREATE TABLE action (version INTEGER NOT NULL, id INTEGER NOT NULL, "
+      "state INTEGER NOT NULL, PRIMARY KEY (version, id));"
+      "INSERT INTO plan (target, json) VALUES ('t', '{}');"
+      "INSERT INTO action VALUES (1, 4, 1);"
+      "PRAGMA user_version=2;");
+  auto journal = Journal::Open(path);
+  ASSERT_TRUE(journal.ok()) << journal.status().ToString();
+  auto current = (*journal)->Current().value();
+  ASSERT_TRUE(current.has_value());
+  EXPECT_EQ(current->target, "t");
+  EXPECT_EQ(current->goal_json, "");  // unknown: the caller's goal applies
+  EXPECT_EQ(current->actions.at(4), ActionState::kDone);
+  EXPECT_EQ((*journal)->BeginPlan("u", "{}", "{\"g\": 1}").value(), 2);
+}
+
+// Rows edited by hand or damaged are refused with the way to start over,
+// never read as something else (a NULL column crashed the reader).
+TEST(JournalTest, RefusesDamagedRows) {
+  std::string path = testing::TempDir() + "/journal-damaged.db";
+  for (const char* damage :
+       {"CREATE TABLE copy AS SELECT * FROM plan; DROP TABLE plan; "
+        "ALTER TABLE copy RENAME TO plan; UPDATE plan SET json = NULL",
+        "UPDATE plan SET goal = x'00'", "UPDATE action SET state = 9",
+        "UPDATE action SET state = 'done'"}) {
+    std::remove(path.c_str());
+    {
+      auto journal = Journal::Open(path).value();
+      int version = journal->BeginPlan("t", "{}", "{}").value();
+      ASSERT_TRUE(journal->Mark(version, 0, ActionState::kDone).ok());
+    }
+    Sql(path, damage);
+    auto journal = Journal::Open(path).value();
+    auto current = journal->Current();
+    ASSERT_FALSE(current.ok()) << damage;
+    EXPECT_EQ(current.status().code(), Status::Code::kFailedPrecondition);
+    EXPECT_NE(current.status().message().find(
+                  "not trusted; move the journal file away (or pass another "
+                  "--journal) to start over"),
+              std::string::npos)
+        << current.status().message();
+  }
 }
 
 }  // namespace
