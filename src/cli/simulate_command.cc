@@ -173,7 +173,6 @@ void RunSimulate(const SimulateFlags& flags, CommandContext* context) {
       {"from", flags.transition.from},
       {"to", flags.transition.to},
       {"seed", flags.seed},
-      {"ok", run.ok()},
       {"actions", counts},
       {"makespan_s", sim.now_s()},
       {"time_s",
@@ -182,13 +181,15 @@ void RunSimulate(const SimulateFlags& flags, CommandContext* context) {
         {"replicas", replicas_s}}},
       {"peak_gpus", sim.peak_gpus()},
       {"plans", controller.stats().plans},
-      {"short_services", controller.stats().short_services},
       {"final_gpus", end.UsedGpus()},
       {"target_gpus", in->goal.target_gpus},
       {"services", nlohmann::json::array()},
       {"timeline", TimelineJson(sim.timeline())},
       {"capacity_history", CapacityHistoryJson(sim.capacity_history())}};
-  std::vector<std::string> problems;
+  // The verdict comes from the capacity the cluster measured at every
+  // change, never from the plan: a service is short when its lowest
+  // capacity fell below its floor, whatever the controller believed.
+  std::vector<std::string> problems, short_services;
   if (!run.ok()) problems.push_back(run.message());
   TextTable table(
       {"service", "floor", "lowest", "min satisfaction", "final", "required"});
@@ -199,6 +200,7 @@ void RunSimulate(const SimulateFlags& flags, CommandContext* context) {
                           : 0;
     double satisfaction = floor > 0 ? lowest / floor : 1;
     if (satisfaction < 1 - kRateTolerance) {
+      short_services.push_back(service);
       problems.push_back(fmt::format("service {} dropped to {:.1f}% of {:.6g}",
                                      service, 100 * satisfaction, floor));
     }
@@ -218,6 +220,8 @@ void RunSimulate(const SimulateFlags& flags, CommandContext* context) {
     problems.push_back(std::move(p));
   }
   report["problems"] = problems;
+  report["short_services"] = short_services;
+  report["ok"] = problems.empty();
 
   std::ostream& out = context->out;
   out << fmt::format(

@@ -207,6 +207,75 @@ TEST(TransitionCliTest, SimulateAnswersNoWhenALostGpuDropsAService) {
             2);
 }
 
+// Honest reports (issue 20): with every action id failing in turn and GPUs
+// lost at several moments, on day2night and night2day, the report's ok,
+// short_services and exit code agree with the capacity the simulated
+// cluster measured at every change (capacity_history): a service is short
+// exactly when its lowest sample is below its floor.
+TEST(TransitionCliTest, ReportsAgreeWithTheMeasuredCapacityTrace) {
+  const std::string report = TempDir() + "/sweep.json";
+  auto simulate = [&](const std::string& from, const std::string& to,
+                      const std::vector<std::string>& faults) {
+    std::vector<std::string> args = {"simulate", "--from",   from,
+                                     "--to",     to,         "--nodes",
+                                     "3",        "--report", report};
+    args.insert(args.end(), faults.begin(), faults.end());
+    CliResult r = Cli(args);
+    auto text = ReadFile(report);
+    EXPECT_TRUE(text.ok()) << r.err;
+    return std::pair{r, nlohmann::json::parse(text.ok() ? *text : "{}")};
+  };
+  int runs = 0, short_runs = 0;
+  for (const auto& [from, to] :
+       {std::pair{kDay, kNight}, std::pair{kNight, kDay}}) {
+    auto [base, plain] = simulate(from, to, {});
+    ASSERT_EQ(base.code, 0) << base.err;
+    std::vector<std::vector<std::string>> faults;
+    for (const nlohmann::json& e : plain["timeline"]) {
+      faults.push_back({"--fail-action", std::to_string(e["id"].get<int>())});
+    }
+    double makespan = plain["makespan_s"];
+    for (const char* gpu : {"node-0/0", "node-0/5", "node-1/2", "node-1/7"}) {
+      for (double share : {0.0, 0.2, 0.4, 0.6, 0.8}) {
+        faults.push_back({"--lose-gpu", gpu, "--lose-at",
+                          std::to_string(share * makespan + 0.5)});
+      }
+    }
+    for (const std::vector<std::string>& f : faults) {
+      SCOPED_TRACE(f[0] + " " + f[1] + (f.size() > 2 ? " at " + f[3] : ""));
+      auto [r, json] = simulate(from, to, f);
+      if (r.code == 2) continue;  // a GPU the cluster does not have
+      ++runs;
+      std::map<std::string, double> lowest;
+      for (const nlohmann::json& sample : json["capacity_history"]) {
+        for (const auto& [service, c] : sample["capacity"].items()) {
+          auto [it, fresh] = lowest.try_emplace(service, c.get<double>());
+          if (!fresh) it->second = std::min(it->second, c.get<double>());
+        }
+      }
+      std::vector<std::string> expected;
+      for (const nlohmann::json& s : json["services"]) {
+        std::string name = s["name"];
+        double floor = s["floor"];
+        double low = lowest.count(name) > 0 ? lowest[name] : 0;
+        if (low < floor * (1 - 1e-9)) expected.push_back(name);
+      }
+      std::vector<std::string> reported = json["short_services"];
+      std::sort(reported.begin(), reported.end());
+      EXPECT_EQ(reported, expected);
+      EXPECT_EQ(json["ok"].get<bool>(), json["problems"].empty());
+      if (!expected.empty()) {
+        ++short_runs;
+        EXPECT_FALSE(json["ok"].get<bool>());
+        EXPECT_EQ(r.code, 1);
+      }
+      EXPECT_EQ(r.code == 0, json["ok"].get<bool>()) << r.err;
+    }
+  }
+  EXPECT_GT(runs, 150);
+  EXPECT_GT(short_runs, 0);
+}
+
 // Fault flags that cannot take effect are usage errors naming the flag
 // (issue 19), not runs that silently inject nothing.
 TEST(TransitionCliTest, FaultFlagsThatCannotTakeEffectExitTwo) {
