@@ -324,6 +324,9 @@ class KubernetesE2eTest : public ::testing::Test {
     std::map<std::string, double> capacity;
     for (const Json& pod : server_.List(kPods)) {
       if (!pod.contains("status")) continue;
+      if (k8s::Annotation(pod, k8s::kAnnotationOwner) != k8s::kDefaultOwner) {
+        continue;  // not a replica of the controller's
+      }
       auto replica = k8s::ReplicaFromMetadata(pod["metadata"]);
       if (replica) capacity[replica->service] += replica->throughput;
     }
@@ -418,6 +421,50 @@ TEST_F(KubernetesE2eTest, DayToNightThroughTheControllerCommand) {
       Controller(testing::SourcePath("data/deployments/night.json"));
   EXPECT_EQ(again.code, 0) << again.err;
   EXPECT_LT(server_.requests() - requests, 10);
+}
+
+// Pods with migserve's labels but not its owner annotation (another
+// controller's, or copied by hand) are neither counted nor deleted. Two such
+// pods claim 5,000 req/s of bert-1 on instances where real bert-1 replicas
+// run; counted, they made the controller delete real replicas (a probe saw
+// a service at 77% of its floor, never converging). Here day2night keeps
+// every service at its floor counted on owned pods, and both pods survive.
+TEST_F(KubernetesE2eTest, PodsItDoesNotOwnAreNeitherCountedNorDeleted) {
+  deployment::Deployment day = Load("day"), night = Load("night");
+  Start(day);
+  cluster::ClusterState state =
+      cluster::ClusterFromDeployment(day, {kGpusPerNode, 0}).value();
+  int intruders = 0;
+  for (const cluster::GpuState& g : state.gpus) {
+    for (const cluster::Slot& s : g.slots) {
+      if (intruders == 2 || !s.replica || s.replica->service != "bert-1") {
+        continue;
+      }
+      cluster::Replica claim = *s.replica;
+      claim.throughput = 5000;
+      Json notes = k8s::ReplicaAnnotations(claim);
+      notes.erase(k8s::kAnnotationOwner);
+      server_.Put(
+          std::string(kPods) + "/intruder-" + std::to_string(intruders++),
+          {{"metadata",
+            {{"labels", k8s::ReplicaLabels(claim, {g.id, g.model, s.instance})},
+             {"annotations", notes}}},
+           {"status",
+            {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}});
+    }
+  }
+  ASSERT_EQ(intruders, 2);
+  Watch(controller::MakeGoal(day, night));
+  CliResult r = Controller(testing::SourcePath("data/deployments/night.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("pod intruder-0 carries migserve's labels but no "
+                       "migserve.io/owner annotation, not "
+                       "migserve-controller; not counted"),
+            std::string::npos)
+      << r.err;
+  ExpectInvariantAndTarget();
+  EXPECT_TRUE(server_.Get(std::string(kPods) + "/intruder-0").has_value());
+  EXPECT_TRUE(server_.Get(std::string(kPods) + "/intruder-1").has_value());
 }
 
 TEST_F(KubernetesE2eTest, ARepackedDayWaitsForReadyReplicasBeforeDeletes) {

@@ -75,6 +75,12 @@ StatusOr<ClusterState> KubernetesBackend::Observe() {
   for (const auto& [name, pod] : now.pods) {
     if (!PodReady(pod)) continue;
     const nlohmann::json& meta = pod["metadata"];
+    if (Status mine = Owned(name, pod); !mine.ok()) {
+      Warn(mine.message() +
+           "; not counted (docs/kubernetes.md, \"Adopting "
+           "pods\")");
+      continue;
+    }
     std::optional<std::string> node = StringField(meta, "labels", kLabelNode);
     std::optional<int> index = IntField(meta, "labels", kLabelGpu);
     std::optional<int> start = IntField(meta, "labels", kLabelStart);
@@ -132,13 +138,31 @@ Status KubernetesBackend::CreatePod(const InstanceRef& ref,
               {"spec", PodSpec(ref.gpu.node, std::move(container),
                                options_.serving, replica.service)}};
   auto made = client_->Create(PodsPath(), nlohmann::json(pod));
-  if (made.status().code() == Status::Code::kAborted) return Status::Ok();
-  return made.status();
+  if (made.status().code() != Status::Code::kAborted) return made.status();
+  // It exists: ours (a resumed create) is done; another's is not ours.
+  MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json existing,
+                            client_->Get(PodsPath() + "/" + name));
+  return Owned(name, existing);
 }
 
 Status KubernetesBackend::DeletePod(const std::string& name) {
+  auto pod = client_->Get(PodsPath() + "/" + name);
+  if (pod.status().code() == Status::Code::kNotFound) return Status::Ok();
+  MIGSERVE_RETURN_IF_ERROR(pod.status());
+  MIGSERVE_RETURN_IF_ERROR(Owned(name, *pod));
   Status s = client_->Delete(PodsPath() + "/" + name);
   return s.code() == Status::Code::kNotFound ? Status::Ok() : s;
+}
+
+Status KubernetesBackend::Owned(const std::string& name,
+                                const nlohmann::json& pod) const {
+  std::string owner = Annotation(pod, kAnnotationOwner);
+  if (owner == options_.owner) return Status::Ok();
+  return Status::FailedPrecondition(fmt::format(
+      "pod {} carries migserve's labels but {}, not {}", name,
+      owner.empty() ? std::string("no ") + kAnnotationOwner + " annotation"
+                    : fmt::format("is owned by '{}'", owner),
+      options_.owner));
 }
 
 Status KubernetesBackend::Start(const Action& action) {

@@ -41,6 +41,9 @@ struct BackendOptions {
   double poll_s = 1.0;
   double action_timeout_s = 900;
   std::function<void(const std::string&)> warn;  // may be empty
+  // The controller's name: pods annotated with another owner, or none, are
+  // never counted as replicas, never deleted, never taken for a create's.
+  std::string owner = kDefaultOwner;
 };
 
 class KubernetesBackend : public ClusterBackend {
@@ -71,7 +74,10 @@ class KubernetesBackend : public ClusterBackend {
   // Reports `message` through options_.warn, once per distinct message.
   void Warn(const std::string& message);
   Status CreatePod(const InstanceRef& ref, const Replica& replica);
+  // Deletes pod `name` if it is ours; FailedPrecondition if it is not.
   Status DeletePod(const std::string& name);
+  // OK if `pod` (named `name`) is annotated with options_.owner.
+  Status Owned(const std::string& name, const nlohmann::json& pod) const;
   StatusOr<Snapshot> Look();
   // Returns the outcome of `p` if it has ended.
   StatusOr<std::optional<Status>> Poll(Pending* p, const Snapshot& now);

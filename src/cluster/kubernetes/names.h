@@ -33,6 +33,11 @@ inline constexpr char kAnnotationLatency[] = "migserve.io/latency-ms";
 inline constexpr char kAnnotationModel[] = "migserve.io/model";
 // The DRA driver's name of the exact MIG device a claim is for.
 inline constexpr char kAnnotationDevice[] = "migserve.io/device";
+// Which controller a replica pod belongs to: a controller counts and
+// deletes only pods whose owner is its own name (docs/kubernetes.md,
+// "Adopting pods").
+inline constexpr char kAnnotationOwner[] = "migserve.io/owner";
+inline constexpr char kDefaultOwner[] = "migserve-controller";
 // Node annotation the agent writes: the node's GPUs and their layouts.
 inline constexpr char kAnnotationLayouts[] = "migserve.io/mig-layouts";
 

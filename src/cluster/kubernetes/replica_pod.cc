@@ -93,8 +93,9 @@ Json GroupLabels(const std::string& service, const std::string& group) {
       {kManagedBy, kManager}, {kLabelService, service}, {kLabelGroup, group}};
 }
 
-Json ReplicaAnnotations(const Replica& r) {
-  Json notes = {{kAnnotationBatch, std::to_string(r.batch)},
+Json ReplicaAnnotations(const Replica& r, const std::string& owner) {
+  Json notes = {{kAnnotationOwner, owner},
+                {kAnnotationBatch, std::to_string(r.batch)},
                 {kAnnotationProcs, std::to_string(r.procs)},
                 {kAnnotationThroughput, fmt::format("{}", r.throughput)},
                 {kAnnotationLatency, fmt::format("{}", r.latency_ms)}};

@@ -12,6 +12,7 @@
 
 #include "cluster/action.h"
 #include "cluster/cluster_state.h"
+#include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/serving_spec.h"
 
 namespace migserve::cluster::kubernetes {
@@ -48,8 +49,10 @@ Json ReplicaLabels(const Replica& replica, const InstanceRef& at);
 // The labels that select the replicas of `replica`'s routing group.
 Json GroupLabels(const std::string& service, const std::string& group);
 
-// Annotations with the replica's batch, processes, throughput and latency.
-Json ReplicaAnnotations(const Replica& replica);
+// Annotations with the replica's batch, processes, throughput and latency,
+// and the controller that owns it.
+Json ReplicaAnnotations(const Replica& replica,
+                        const std::string& owner = kDefaultOwner);
 
 // Metadata of an object migserve writes: `name`, the spec's namespace (if
 // it names one), `labels` and `annotations` (if any).
