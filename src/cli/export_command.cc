@@ -59,13 +59,29 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
     return Status::InvalidArgument(
         fmt::format("{}: cannot create: {}", flags.output, error.message()));
   }
+  // All files or none: a failed write leaves the previous export whole.
+  std::vector<std::pair<std::string, std::string>> out;
+  std::vector<std::string> stale;
   for (auto [name, text] : {std::pair{"mig-parted.yaml", &files->mig_parted},
                             std::pair{"replicas.yaml", &files->replicas},
                             std::pair{"routing.yaml", &files->routing}}) {
-    if (text->empty()) continue;
     std::string path = (std::filesystem::path(flags.output) / name).string();
-    MIGSERVE_RETURN_IF_ERROR(WriteFileAtomic(path, *text));
+    if (!text->empty()) {
+      out.emplace_back(path, *text);
+    } else {
+      stale.push_back(path);
+    }
+  }
+  MIGSERVE_RETURN_IF_ERROR(WriteFilesAtomic(out));
+  for (const auto& [path, text] : out) {
     context->err << "export: wrote " << path << "\n";
+  }
+  // A file an earlier export wrote and this one does not (a routing.yaml
+  // would route to other replicas) goes, once the new ones are in place.
+  for (const std::string& path : stale) {
+    if (std::filesystem::remove(path, error)) {
+      context->err << "export: removed " << path << " of an earlier export\n";
+    }
   }
   if (files->routing.empty()) {
     context->err << "export: no routing.yaml: "

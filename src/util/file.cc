@@ -49,26 +49,43 @@ Status CheckOutputDirectory(const std::string& path) {
 }
 
 Status WriteFileAtomic(const std::string& path, const std::string& contents) {
-  MIGSERVE_RETURN_IF_ERROR(CheckOutputDirectory(path));
+  return WriteFilesAtomic({{path, contents}});
+}
+
+Status WriteFilesAtomic(
+    const std::vector<std::pair<std::string, std::string>>& files) {
+  for (const auto& [path, contents] : files) {
+    MIGSERVE_RETURN_IF_ERROR(CheckOutputDirectory(path));
+  }
   std::error_code ec;
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
+  std::vector<std::string> written;
+  auto discard = [&] {
+    for (const std::string& tmp : written) std::filesystem::remove(tmp, ec);
+  };
+  for (const auto& [path, contents] : files) {
+    std::string tmp = path + ".tmp." + std::to_string(::getpid());
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) {
-      return Status::Unavailable(path +
-                                 ": cannot write: " + std::strerror(errno));
+      std::string reason = std::strerror(errno);
+      discard();
+      return Status::Unavailable(path + ": cannot write: " + reason);
     }
+    written.push_back(tmp);
     out << contents;
     out.flush();
     if (!out) {
-      std::filesystem::remove(tmp, ec);
+      discard();
       return Status::Unavailable(path + ": write failed");
     }
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::string reason = std::strerror(errno);
-    std::filesystem::remove(tmp, ec);
-    return Status::Unavailable(path + ": cannot rename into place: " + reason);
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (std::rename(written[i].c_str(), files[i].first.c_str()) != 0) {
+      std::string reason = std::strerror(errno);
+      written.erase(written.begin(), written.begin() + i);
+      discard();
+      return Status::Unavailable(files[i].first +
+                                 ": cannot rename into place: " + reason);
+    }
   }
   return Status::Ok();
 }

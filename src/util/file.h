@@ -3,6 +3,8 @@
 #define MIGSERVE_UTIL_FILE_H_
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "util/status_or.h"
 
@@ -21,6 +23,14 @@ Status CheckOutputDirectory(const std::string& path);
 // InvalidArgument naming the path if its directory does not exist (a typo
 // in a path must not create directories), Unavailable on a failed write.
 Status WriteFileAtomic(const std::string& path, const std::string& contents);
+
+// Writes several files as one: every file to a temporary beside it first,
+// and only when all are written (a full disk fails here, leaving every old
+// file as it was and no temporary), renames each into place. A rename needs
+// no space, so a reader sees the old set or the new set; a directory cannot
+// be swapped atomically without dropping other files in it.
+Status WriteFilesAtomic(
+    const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace migserve
 

@@ -1,6 +1,7 @@
 #include "util/file.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -25,6 +26,33 @@ TEST(FileTest, AtomicWriteReplacesAndLeavesNoTempFile) {
 
 // A typo in an output path is an error naming the missing directory; no
 // directory is created.
+// Several files are written as one: when one of them cannot be written
+// (here its temporary name is taken by a directory), none is replaced and
+// no temporary is left.
+TEST(FileTest, SeveralFilesAllOrNone) {
+  std::string dir = testing::TempDir() + "/all-or-none";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  ASSERT_TRUE(WriteFileAtomic(dir + "/a.yaml", "old a").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir + "/b.yaml", "old b").ok());
+  std::string blocked = dir + "/b.yaml.tmp." + std::to_string(::getpid());
+  std::filesystem::create_directories(blocked);
+  Status s = WriteFilesAtomic(
+      {{dir + "/a.yaml", "new a"}, {dir + "/b.yaml", "new b"}});
+  EXPECT_EQ(s.code(), Status::Code::kUnavailable);
+  EXPECT_EQ(ReadFile(dir + "/a.yaml").value(), "old a");
+  EXPECT_EQ(ReadFile(dir + "/b.yaml").value(), "old b");
+  std::filesystem::remove(blocked);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir),
+                          std::filesystem::directory_iterator()),
+            2);
+  ASSERT_TRUE(
+      WriteFilesAtomic({{dir + "/a.yaml", "new a"}, {dir + "/b.yaml", "new b"}})
+          .ok());
+  EXPECT_EQ(ReadFile(dir + "/a.yaml").value(), "new a");
+  EXPECT_EQ(ReadFile(dir + "/b.yaml").value(), "new b");
+}
+
 TEST(FileTest, MissingDirectoryIsAnErrorNotCreated) {
   std::string missing = testing::TempDir() + "/no/such";
   Status s = WriteFileAtomic(missing + "/x.json", "{}");
