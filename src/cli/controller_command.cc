@@ -211,13 +211,21 @@ Status RunController(ControllerFlags flags, CommandContext* context) {
     lease_client = std::make_unique<k8s::KubeClient>(
         config, k8s::RetryPolicy{1, 0, flags.lease.renew_deadline_s / 2});
     lease = std::make_unique<k8s::LeaderLease>(lease_client.get(), flags.lease);
-    options.may_act = [&lease]() {
-      return lease->Held() ? Status::Ok()
-                           : Status::FailedPrecondition(
-                                 "lost the lease (held by " + lease->holder() +
-                                 "); stepping down");
-    };
   }
+  // SIGINT or SIGTERM mid-transition: start nothing more, let running
+  // actions end and journal them, then exit (a successor resumes).
+  options.may_act = [&lease, &stop]() {
+    if (stop) {
+      return Status::Aborted(
+          "stopping on a signal; the journal keeps the "
+          "rest of the plan");
+    }
+    if (lease && !lease->Held()) {
+      return Status::FailedPrecondition("lost the lease (held by " +
+                                        lease->holder() + "); stepping down");
+    }
+    return Status::Ok();
+  };
   controller::Reconciler reconciler(&backend, journal.get(), options);
 
   httplib::Server server;

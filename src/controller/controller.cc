@@ -272,7 +272,19 @@ Status Controller::Execute(int version, const TransitionPlan& plan,
       bool ready = std::all_of(a.after.begin(), a.after.end(),
                                [&](int id) { return done.count(id) > 0; });
       if (!ready) continue;
-      MIGSERVE_RETURN_IF_ERROR(MayAct());
+      if (Status allowed = MayAct(); !allowed.ok()) {
+        // Stop starting; let what runs end (each backend bounds an action's
+        // time), so that the journal says what is done.
+        while (!in_flight.empty()) {
+          MIGSERVE_ASSIGN_OR_RETURN(cluster::ActionResult r,
+                                    backend_->WaitAny());
+          if (in_flight.erase(r.id) == 0) continue;
+          MIGSERVE_RETURN_IF_ERROR(journal_->Mark(
+              version, r.id,
+              r.status.ok() ? ActionState::kDone : ActionState::kFailed));
+        }
+        return allowed;
+      }
       std::vector<const Action*> running_actions;
       for (const Action& r : plan.actions) {
         if (in_flight.count(r.id) > 0) running_actions.push_back(&r);

@@ -38,9 +38,10 @@ struct ControllerOptions {
   // Keeps routes; not owned; null: the controller routes nothing.
   cluster::Router* router = nullptr;
   // Asked before the controller changes anything (routes, then each
-  // action); an error stops the transition there with Aborted, leaving the
-  // running actions to the journal. The controller command steps down this
-  // way when it loses its lease. Empty: always allowed.
+  // action); an error stops the transition there with Aborted: it starts
+  // nothing more, waits for the running actions to end and journals them. The
+  // controller command steps down this way when it loses its lease. Empty:
+  // always allowed.
   std::function<Status()> may_act;
 };
 

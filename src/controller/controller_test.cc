@@ -89,7 +89,15 @@ TEST(ControllerTest, StopsStartingActionsOnceItMayNotAct) {
   }
   // The first check is for the routes before any action.
   EXPECT_EQ(sim.starts().size(), 6u);
+  // What was running when it stopped ran to its end and is journaled: no
+  // action is left started (SIGTERM in the controller command).
+  EXPECT_TRUE(sim.Running().empty());
   auto journal = Journal::Open(path).value();
+  std::optional<JournaledPlan> stopped = journal->Current().value();
+  ASSERT_TRUE(stopped.has_value());
+  for (const auto& [id, state] : stopped->actions) {
+    EXPECT_EQ(state, ActionState::kDone) << id;
+  }
   ASSERT_TRUE(Controller(&sim, journal.get()).Transition(t.to, t.goal).ok());
   ExpectReached(t, sim);
   for (const auto& [id, count] : sim.starts()) EXPECT_EQ(count, 1) << id;
