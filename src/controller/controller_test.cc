@@ -155,6 +155,18 @@ TEST(ControllerTest, ResumesAfterACrashAtEveryActionBoundary) {
   }
 }
 
+// A controller with the journal at `path` that dies after `actions`
+// actions of `t` on `sim`, its plan unfinished.
+void DieAfter(int actions, const Transition& t, SimulatedCluster* sim,
+              const std::string& path) {
+  auto journal = Journal::Open(path).value();
+  ControllerOptions options;
+  options.stop_after = actions;
+  ASSERT_EQ(
+      Controller(sim, journal.get(), options).Transition(t.to, t.goal).code(),
+      Status::Code::kAborted);
+}
+
 // The lowest capacity each service had from capacity sample `from` on.
 std::map<std::string, double> LowestFrom(const SimulatedCluster& sim,
                                          size_t from) {
@@ -190,15 +202,7 @@ TEST(ControllerTest, ResumeDoesNotTrustDoneMarksOfEvictedReplicas) {
     std::string path = testing::TempDir() + "/evicted-" + std::to_string(k);
     std::remove(path.c_str());
     SimulatedCluster sim(t.current);
-    {
-      auto journal = Journal::Open(path).value();
-      ControllerOptions options;
-      options.stop_after = static_cast<int>(k);
-      ASSERT_EQ(Controller(&sim, journal.get(), options)
-                    .Transition(t.to, t.goal)
-                    .code(),
-                Status::Code::kAborted);
-    }
+    ASSERT_NO_FATAL_FAILURE(DieAfter(static_cast<int>(k), t, &sim, path));
     auto journal = Journal::Open(path).value();
     auto current = journal->Current().value();
     ASSERT_TRUE(current.has_value());
@@ -241,15 +245,7 @@ TEST(ControllerTest, AJournalWithoutOrderingCannotBreakTheFloor) {
   std::string path = testing::TempDir() + "/unordered.db";
   std::remove(path.c_str());
   SimulatedCluster sim(t.current);
-  {
-    auto journal = Journal::Open(path).value();
-    ControllerOptions options;
-    options.stop_after = 3;
-    ASSERT_EQ(Controller(&sim, journal.get(), options)
-                  .Transition(t.to, t.goal)
-                  .code(),
-              Status::Code::kAborted);
-  }
+  ASSERT_NO_FATAL_FAILURE(DieAfter(3, t, &sim, path));
   {
     auto journal = Journal::Open(path).value();
     auto current = journal->Current().value();
