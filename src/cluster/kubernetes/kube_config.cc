@@ -125,6 +125,16 @@ StatusOr<KubeConfig> FromYaml(const YAML::Node& root, const std::string& path,
   return config;
 }
 
+// The position of the first control character (below 0x20, or DEL) in
+// `text`, or npos.
+size_t ControlCharacter(const std::string& text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) return i;
+  }
+  return std::string::npos;
+}
+
 // The host of `server` (scheme://host[:port][/...]), brackets kept.
 std::string HostOf(const std::string& server) {
   size_t begin = server.find("://");
@@ -139,20 +149,15 @@ std::string HostOf(const std::string& server) {
 }  // namespace
 
 Status CheckTransport(const KubeConfig& config) {
-  for (size_t i = 0; i < config.token.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(config.token[i]);
-    if (c < 0x20 || c == 0x7f) {
-      return Status::InvalidArgument(fmt::format(
-          "the bearer token has a control character (0x{:02x} at byte {}); "
-          "it would inject request headers",
-          c, i));
-    }
+  if (size_t i = ControlCharacter(config.token); i != std::string::npos) {
+    return Status::InvalidArgument(fmt::format(
+        "the bearer token has a control character (0x{:02x} at byte {}); "
+        "it would inject request headers",
+        static_cast<unsigned char>(config.token[i]), i));
   }
-  for (unsigned char c : config.server) {
-    if (c < 0x20 || c == 0x7f) {
-      return Status::InvalidArgument(
-          fmt::format("server '{}' has a control character", config.server));
-    }
+  if (ControlCharacter(config.server) != std::string::npos) {
+    return Status::InvalidArgument(
+        fmt::format("server '{}' has a control character", config.server));
   }
   if (config.server.rfind("https://", 0) == 0) return Status::Ok();
   if (config.server.rfind("http://", 0) != 0) {
