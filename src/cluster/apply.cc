@@ -151,10 +151,8 @@ Status ApplyAction(const Action& action, ClusterState* state) {
 
 bool HasTakenEffect(const Action& a, const ClusterState& state) {
   auto serves = [&](const InstanceRef& ref) {
-    const GpuState* g = state.FindGpu(ref.gpu);
-    const Slot* slot = g == nullptr ? nullptr : g->Find(ref.instance);
-    return slot != nullptr && slot->replica &&
-           slot->replica->service == a.replica.service;
+    return state.FindServing(ref.gpu, ref.instance, a.replica.service) !=
+           nullptr;
   };
   switch (a.kind) {
     case ActionKind::kCreate:

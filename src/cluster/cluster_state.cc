@@ -50,6 +50,21 @@ const GpuState* ClusterState::FindGpu(const GpuId& id) const {
   return const_cast<ClusterState*>(this)->FindGpu(id);
 }
 
+Slot* ClusterState::FindServing(const GpuId& gpu, const mig::Instance& instance,
+                                const std::string& service) {
+  GpuState* g = FindGpu(gpu);
+  Slot* slot = g == nullptr ? nullptr : g->Find(instance);
+  return slot != nullptr && slot->replica && slot->replica->service == service
+             ? slot
+             : nullptr;
+}
+
+const Slot* ClusterState::FindServing(const GpuId& gpu,
+                                      const mig::Instance& instance,
+                                      const std::string& service) const {
+  return const_cast<ClusterState*>(this)->FindServing(gpu, instance, service);
+}
+
 bool ClusterState::Mixed() const {
   return std::any_of(gpus.begin(), gpus.end(), [&](const GpuState& g) {
     return g.model != gpus.front().model;

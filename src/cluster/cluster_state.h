@@ -55,6 +55,12 @@ struct ClusterState {
   // Returns the GPU with `id`, or null.
   GpuState* FindGpu(const GpuId& id);
   const GpuState* FindGpu(const GpuId& id) const;
+  // Returns the slot of `instance` on GPU `gpu` if a replica of `service`
+  // runs there, or null.
+  Slot* FindServing(const GpuId& gpu, const mig::Instance& instance,
+                    const std::string& service);
+  const Slot* FindServing(const GpuId& gpu, const mig::Instance& instance,
+                          const std::string& service) const;
   // Returns true if the GPUs are not all of one model.
   bool Mixed() const;
   // Sorts `gpus` by id.

@@ -76,21 +76,15 @@ Status Controller::Transition(const deployment::Deployment& target,
   if (current && current->target == target_json) {
     // Resumed with the floors it was made for (a restarted process cannot
     // tell them from the cluster half way); a damaged plan is not trusted.
-    std::string where = fmt::format("journal plan {}", current->version);
+    std::string where = fmt::format("plan {}", current->version);
     auto journaled = cluster::ParsePlan(current->plan_json, where);
     if (!journaled.ok()) {
-      return Status::FailedPrecondition(
-          fmt::format("{}: not trusted; {}", journaled.status().message(),
-                      Journal::kStartOver));
+      return Journal::Damaged(journaled.status().message());
     }
     plan = std::move(*journaled);
     if (!current->goal_json.empty()) {
       auto kept = ParseGoal(current->goal_json, where + " goal");
-      if (!kept.ok()) {
-        return Status::FailedPrecondition(fmt::format("{}: not trusted; {}",
-                                                      kept.status().message(),
-                                                      Journal::kStartOver));
-      }
+      if (!kept.ok()) return Journal::Damaged(kept.status().message());
       current_goal = std::move(*kept);
     }
     version = current->version;
@@ -116,12 +110,7 @@ Status Controller::Transition(const deployment::Deployment& target,
       return run;
     }
     Progress("controller: " + run.message() + "; replanning");
-    while (!backend_->Running().empty()) {
-      MIGSERVE_ASSIGN_OR_RETURN(cluster::ActionResult r, backend_->WaitAny());
-      MIGSERVE_RETURN_IF_ERROR(journal_->Mark(
-          version, r.id,
-          r.status.ok() ? ActionState::kDone : ActionState::kFailed));
-    }
+    MIGSERVE_RETURN_IF_ERROR(AwaitRunning(version));
     MIGSERVE_RETURN_IF_ERROR(journal_->FinishPlan(version));
     int next_id = 0;
     for (const Action& a : plan.actions) next_id = std::max(next_id, a.id + 1);
@@ -143,12 +132,9 @@ void StartRouted(const Action& a, cluster::ClusterState* routed) {
       a.kind != cluster::ActionKind::kMigrate) {
     return;
   }
-  cluster::GpuState* g = routed->FindGpu(a.at.gpu);
-  cluster::Slot* slot = g == nullptr ? nullptr : g->Find(a.at.instance);
-  if (slot != nullptr && slot->replica &&
-      slot->replica->service == a.replica.service) {
-    slot->replica.reset();
-  }
+  cluster::Slot* slot =
+      routed->FindServing(a.at.gpu, a.at.instance, a.replica.service);
+  if (slot != nullptr) slot->replica.reset();
 }
 
 // The throughput `a` would take from its service if it started now on
@@ -159,13 +145,9 @@ double LossOnSeen(const Action& a, const cluster::ClusterState& seen) {
       a.kind != cluster::ActionKind::kMigrate) {
     return 0;
   }
-  const cluster::GpuState* g = seen.FindGpu(a.at.gpu);
-  const cluster::Slot* slot = g == nullptr ? nullptr : g->Find(a.at.instance);
-  if (slot == nullptr || !slot->replica ||
-      slot->replica->service != a.replica.service) {
-    return 0;
-  }
-  return slot->replica->throughput;
+  const cluster::Slot* slot =
+      seen.FindServing(a.at.gpu, a.at.instance, a.replica.service);
+  return slot == nullptr ? 0 : slot->replica->throughput;
 }
 
 }  // namespace
@@ -209,6 +191,16 @@ Status Controller::SyncRoutes(int version, int action,
     ++stats_.route_changes;
     MIGSERVE_RETURN_IF_ERROR(journal_->RecordRoute(
         version, {action, service, cluster::FormatRoute(route)}));
+  }
+  return Status::Ok();
+}
+
+Status Controller::AwaitRunning(int version) {
+  while (!backend_->Running().empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(cluster::ActionResult r, backend_->WaitAny());
+    MIGSERVE_RETURN_IF_ERROR(journal_->Mark(
+        version, r.id,
+        r.status.ok() ? ActionState::kDone : ActionState::kFailed));
   }
   return Status::Ok();
 }
@@ -275,14 +267,7 @@ Status Controller::Execute(int version, const TransitionPlan& plan,
       if (Status allowed = MayAct(); !allowed.ok()) {
         // Stop starting; let what runs end (each backend bounds an action's
         // time), so that the journal says what is done.
-        while (!in_flight.empty()) {
-          MIGSERVE_ASSIGN_OR_RETURN(cluster::ActionResult r,
-                                    backend_->WaitAny());
-          if (in_flight.erase(r.id) == 0) continue;
-          MIGSERVE_RETURN_IF_ERROR(journal_->Mark(
-              version, r.id,
-              r.status.ok() ? ActionState::kDone : ActionState::kFailed));
-        }
+        MIGSERVE_RETURN_IF_ERROR(AwaitRunning(version));
         return allowed;
       }
       std::vector<const Action*> running_actions;

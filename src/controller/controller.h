@@ -99,6 +99,8 @@ class Controller {
                       const std::map<std::string, double>& capacity,
                       const std::vector<const cluster::Action*>& running,
                       const TransitionGoal& goal) const;
+  // Waits for every action the backend runs and journals how each ended.
+  Status AwaitRunning(int version);
   // options_.may_act's answer, an error as Aborted.
   Status MayAct() const;
   void Progress(const std::string& line) const {

@@ -33,8 +33,6 @@ Status Journal::Damaged(const std::string& what) {
       fmt::format("journal: {}: not trusted; {}", what, kStartOver));
 }
 
-namespace {}  // namespace
-
 StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& path) {
   sqlite3* db = nullptr;
   if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) {

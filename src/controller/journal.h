@@ -52,6 +52,10 @@ class Journal {
       "move the journal file away (or pass another --journal) to start "
       "over: the controller then plans from the cluster as it is";
 
+  // FailedPrecondition "journal: what: not trusted; " and kStartOver: the
+  // journal is damaged, and how to start over.
+  static Status Damaged(const std::string& what);
+
   // Opens (creating if needed) the journal at `path`; ":memory:" keeps it in
   // memory. Returns Unavailable with SQLite's message on failure, and
   // FailedPrecondition naming both formats for a journal of another format.
@@ -75,8 +79,6 @@ class Journal {
   StatusOr<std::optional<JournaledPlan>> Current();
 
  private:
-  // FailedPrecondition: the journal is damaged, and how to start over.
-  static Status Damaged(const std::string& what);
   explicit Journal(sqlite3* db) : db_(db) {}
   Status Exec(const std::string& sql);
   // Returns the format of the open database (kFormatVersion if it is new).
