@@ -136,6 +136,8 @@ int WatchProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 struct KubeClient::Connection {
   std::mutex mu;
   CurlPtr handle = NewHandle();
+  std::atomic<long> requests = 0;
+  std::atomic<long> writes = 0;
 };
 
 KubeClient::KubeClient(KubeConfig config, RetryPolicy retry)
@@ -145,6 +147,9 @@ KubeClient::KubeClient(KubeConfig config, RetryPolicy retry)
       connection_(std::make_unique<Connection>()) {}
 
 KubeClient::~KubeClient() = default;
+
+long KubeClient::requests() const { return connection_->requests; }
+long KubeClient::writes() const { return connection_->writes; }
 KubeClient::KubeClient(KubeClient&&) noexcept = default;
 
 std::string KubeClient::Escape(const std::string& text) {
@@ -163,6 +168,8 @@ StatusOr<KubeClient::Response> KubeClient::Once(
     const std::string& method, const std::string& url, const std::string& body,
     const std::string& content_type) {
   std::lock_guard lock(connection_->mu);
+  ++connection_->requests;
+  if (method != "GET") ++connection_->writes;
   CURL* c = connection_->handle.get();
   curl_easy_reset(c);
   SlistPtr headers;
@@ -173,7 +180,7 @@ StatusOr<KubeClient::Response> KubeClient::Once(
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
   }
   curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
-  if (method != "GET" && method != "DELETE") {
+  if (!body.empty()) {
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.c_str());
     curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
   }
@@ -245,8 +252,11 @@ StatusOr<nlohmann::json> KubeClient::Patch(const std::string& path,
   return Call("PATCH", path, patch.dump(), "application/merge-patch+json");
 }
 
-Status KubeClient::Delete(const std::string& path) {
-  auto deleted = Call("DELETE", path, "", "");
+Status KubeClient::Delete(const std::string& path,
+                          const nlohmann::json& options) {
+  auto deleted = options.is_null()
+                     ? Call("DELETE", path, "", "")
+                     : Call("DELETE", path, options.dump(), "application/json");
   return deleted.status();
 }
 
@@ -274,6 +284,7 @@ Status KubeClient::Watch(
   curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, WatchProgress);
   curl_easy_setopt(c, CURLOPT_XFERINFODATA, &state);
   curl_easy_setopt(c, CURLOPT_TIMEOUT, static_cast<long>(timeout_s + 5));
+  ++connection_->requests;
   CURLcode rc = curl_easy_perform(c);
   std::string what = "watch " + path;
   if (state.stopped) return Status::Ok();

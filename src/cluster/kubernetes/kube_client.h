@@ -47,8 +47,10 @@ class KubeClient {
   // PATCH `path` with a JSON merge patch (RFC 7386).
   StatusOr<nlohmann::json> Patch(const std::string& path,
                                  const nlohmann::json& patch);
-  // DELETE `path`.
-  Status Delete(const std::string& path);
+  // DELETE `path`, with `options` (a DeleteOptions object, such as
+  // preconditions on the uid) unless null.
+  Status Delete(const std::string& path,
+                const nlohmann::json& options = nullptr);
   // Watches the collection `path` (with `query`) from `resource_version`:
   // calls `on_event` with each event ({type, object}) until it returns
   // false, the server closes the stream, `timeout_s` passes or `*stop`
@@ -57,6 +59,11 @@ class KubeClient {
                const std::string& resource_version, int timeout_s,
                const std::function<bool(const nlohmann::json&)>& on_event,
                const std::atomic<bool>* stop = nullptr);
+
+  // HTTP requests sent so far (each attempt and each watch counts), and
+  // those of them that were not GETs.
+  long requests() const;
+  long writes() const;
 
   // Percent-encodes `text` for a query string.
   static std::string Escape(const std::string& text);

@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <thread>
-
 #include "cluster/apply.h"
 #include "cluster/kubernetes/json_read.h"
 #include "cluster/kubernetes/mig_annotations.h"
@@ -21,17 +19,6 @@ bool Failed(const nlohmann::json& pod) {
          status->value("phase", nlohmann::json()) == "Failed";
 }
 
-// Adds each item of a list response with a string metadata.name to `out`.
-void ByName(const nlohmann::json& list,
-            std::map<std::string, nlohmann::json>* out) {
-  auto items = list.find("items");
-  if (items == list.end() || !items->is_array()) return;
-  for (const auto& item : *items) {
-    std::optional<std::string> name = StringField(item, "metadata", "name");
-    if (name) (*out)[*name] = item;
-  }
-}
-
 std::string ManagedSelector() {
   return "labelSelector=" +
          KubeClient::Escape(fmt::format("{}={}", kManagedBy, kManager));
@@ -40,7 +27,27 @@ std::string ManagedSelector() {
 }  // namespace
 
 KubernetesBackend::KubernetesBackend(KubeClient* client, BackendOptions options)
-    : client_(client), options_(std::move(options)) {}
+    : client_(client),
+      options_(std::move(options)),
+      pods_(client, PodsPath(), ManagedSelector(), options_.watch_s,
+            [this] { Changed(); }),
+      nodes_(client, "/api/v1/nodes",
+             "labelSelector=" + KubeClient::Escape(options_.node_selector),
+             options_.watch_s, [this] { Changed(); }) {}
+
+void KubernetesBackend::Changed() {
+  {
+    std::lock_guard lock(changes_mu_);
+    ++changes_;
+  }
+  changed_.notify_all();
+}
+
+void KubernetesBackend::WaitForChange(long seen, double timeout_s) {
+  std::unique_lock lock(changes_mu_);
+  changed_.wait_for(lock, std::chrono::duration<double>(timeout_s),
+                    [&] { return changes_ != seen; });
+}
 
 std::string KubernetesBackend::PodsPath() const {
   return fmt::format("/api/v1/namespaces/{}/pods", options_.namespace_);
@@ -146,11 +153,25 @@ Status KubernetesBackend::CreatePod(const InstanceRef& ref,
 }
 
 Status KubernetesBackend::DeletePod(const std::string& name) {
-  auto pod = client_->Get(PodsPath() + "/" + name);
-  if (pod.status().code() == Status::Code::kNotFound) return Status::Ok();
-  MIGSERVE_RETURN_IF_ERROR(pod.status());
+  std::optional<nlohmann::json> pod = pods_.Find(name);
+  if (!pod) {
+    auto got = client_->Get(PodsPath() + "/" + name);
+    if (got.status().code() == Status::Code::kNotFound) return Status::Ok();
+    MIGSERVE_RETURN_IF_ERROR(got.status());
+    pod = std::move(*got);
+  }
   MIGSERVE_RETURN_IF_ERROR(Owned(name, *pod));
-  Status s = client_->Delete(PodsPath() + "/" + name);
+  // That pod only: if another has taken its name since the cache saw it,
+  // the API server refuses (409) instead of deleting the other.
+  nlohmann::json options = nullptr;
+  if (auto uid = StringField(*pod, "metadata", "uid")) {
+    options = {{"preconditions", {{"uid", *uid}}}};
+  }
+  Status s = client_->Delete(PodsPath() + "/" + name, options);
+  if (s.code() == Status::Code::kAborted) {
+    return Status::FailedPrecondition(fmt::format(
+        "pod {} was replaced since it was seen; not deleted", name));
+  }
   return s.code() == Status::Code::kNotFound ? Status::Ok() : s;
 }
 
@@ -205,15 +226,8 @@ std::vector<int> KubernetesBackend::Running() const {
 
 StatusOr<KubernetesBackend::Snapshot> KubernetesBackend::Look() {
   Snapshot now;
-  MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json pods,
-                            client_->List(PodsPath(), ManagedSelector()));
-  ByName(pods, &now.pods);
-  MIGSERVE_ASSIGN_OR_RETURN(
-      nlohmann::json nodes,
-      client_->List(
-          "/api/v1/nodes",
-          "labelSelector=" + KubeClient::Escape(options_.node_selector)));
-  ByName(nodes, &now.nodes);
+  MIGSERVE_ASSIGN_OR_RETURN(now.pods, pods_.Get());
+  MIGSERVE_ASSIGN_OR_RETURN(now.nodes, nodes_.Get());
   return now;
 }
 
@@ -226,11 +240,14 @@ StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p,
     return std::optional<Status>(Status::DeadlineExceeded(fmt::format(
         "{}: not done after {} s", what, options_.action_timeout_s)));
   }
+  // The new pod of a create or migration.
   auto pod_state = [&](const std::string& name) -> std::optional<Status> {
     auto it = now.pods.find(name);
     if (it == now.pods.end()) {
+      if (!p->seen) return std::nullopt;
       return Status::Unavailable(fmt::format("{}: pod {} is gone", what, name));
     }
+    p->seen = true;
     if (Failed(it->second)) {
       return Status::Unavailable(fmt::format("{}: pod {} failed", what, name));
     }
@@ -283,6 +300,11 @@ StatusOr<ActionResult> KubernetesBackend::WaitAny() {
     return Status::FailedPrecondition("no action is running");
   }
   for (;;) {
+    long seen;
+    {
+      std::lock_guard lock(changes_mu_);
+      seen = changes_;
+    }
     MIGSERVE_ASSIGN_OR_RETURN(Snapshot now, Look());
     for (size_t i = 0; i < pending_.size(); ++i) {
       MIGSERVE_ASSIGN_OR_RETURN(std::optional<Status> outcome,
@@ -292,7 +314,7 @@ StatusOr<ActionResult> KubernetesBackend::WaitAny() {
       pending_.erase(pending_.begin() + static_cast<long>(i));
       return result;
     }
-    std::this_thread::sleep_for(std::chrono::duration<double>(options_.poll_s));
+    WaitForChange(seen, options_.poll_s);
   }
 }
 

@@ -6,7 +6,9 @@
 // is a Pod labelled with its service and placement (replica_pod.h); it
 // counts once it is Ready. What cannot be read (a malformed annotation, a
 // pod label naming no GPU) is reported through `warn` once and ignored,
-// never guessed at. Actions:
+// never guessed at. Pods and nodes are read from watch-fed caches
+// (informer.h): after the first looks, observing costs no request, and
+// waiting for an action wakes when the cache changes. Actions:
 //   create       create the pod; ends when it is Ready
 //   delete       delete the pod; ends when it is gone
 //   migrate      create at the destination, then (once Ready) delete the
@@ -20,6 +22,7 @@
 #define MIGSERVE_CLUSTER_KUBERNETES_KUBERNETES_BACKEND_H_
 
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <set>
@@ -27,6 +30,7 @@
 #include <vector>
 
 #include "cluster/cluster_backend.h"
+#include "cluster/kubernetes/informer.h"
 #include "cluster/kubernetes/kube_client.h"
 #include "cluster/kubernetes/replica_pod.h"
 
@@ -38,9 +42,13 @@ struct BackendOptions {
   ServingSpec serving;  // how replica pods run
   // service -> DNN model, for replicas that do not name theirs.
   std::map<std::string, std::string> models;
+  // The longest wait between checks of running actions (a change the
+  // watch sees ends it at once): how soon a timeout is noticed.
   double poll_s = 1.0;
   double action_timeout_s = 900;
   std::function<void(const std::string&)> warn;  // may be empty
+  // Seconds a watch of pods or nodes lasts before it is renewed.
+  int watch_s = 300;
   // The controller's name: pods annotated with another owner, or none, are
   // never counted as replicas, never deleted, never taken for a create's.
   std::string owner = kDefaultOwner;
@@ -62,6 +70,9 @@ class KubernetesBackend : public ClusterBackend {
     std::chrono::steady_clock::time_point started;
     std::string nonce;            // repartitions
     bool source_deleted = false;  // migrations
+    // Creates and migrations: the new pod has been in the cache (until
+    // then its absence means the watch has not brought it yet).
+    bool seen = false;
   };
   // What one look at the cluster sees: our pods and the MIG nodes, by name.
   struct Snapshot {
@@ -74,17 +85,27 @@ class KubernetesBackend : public ClusterBackend {
   // Reports `message` through options_.warn, once per distinct message.
   void Warn(const std::string& message);
   Status CreatePod(const InstanceRef& ref, const Replica& replica);
-  // Deletes pod `name` if it is ours; FailedPrecondition if it is not.
+  // Deletes pod `name` if it is ours (as cached, else as read), and only
+  // that pod (its uid); FailedPrecondition if it is not ours.
   Status DeletePod(const std::string& name);
   // OK if `pod` (named `name`) is annotated with options_.owner.
   Status Owned(const std::string& name, const nlohmann::json& pod) const;
   StatusOr<Snapshot> Look();
+  // Called by the caches after each change.
+  void Changed();
+  // Waits until a change after the `seen`-th, or `timeout_s`.
+  void WaitForChange(long seen, double timeout_s);
   // Returns the outcome of `p` if it has ended.
   StatusOr<std::optional<Status>> Poll(Pending* p, const Snapshot& now);
   std::string PodsPath() const;
 
   KubeClient* client_;
   BackendOptions options_;
+  std::mutex changes_mu_;
+  std::condition_variable changed_;
+  long changes_ = 0;
+  Informer pods_;
+  Informer nodes_;
   std::set<std::string> warned_;
   std::vector<Pending> pending_;
   int nonce_ = 0;

@@ -135,5 +135,47 @@ TEST(KubernetesBackendTest, MalformedAnnotationsAndLabelsAreIgnoredNotFatal) {
   EXPECT_TRUE(named_pod);
 }
 
+// A delete removes the pod the backend saw, by its uid: when another pod
+// has taken the name since (here unseen: no watch runs before the second
+// look), the API server refuses and the other pod stays.
+TEST(KubernetesBackendTest, DeletesOnlyThePodItSaw) {
+  ApiServerStandIn server({"", "", "", 1});
+  ASSERT_TRUE(server.Start().ok());
+  KubeConfig config;
+  config.server = server.url();
+  KubeClient client(config);
+  KubernetesBackend backend(&client, BackendOptions());
+  mig::Instance seven{A100().FindProfile("7g.80gb"), 0};
+  NodeLayouts layouts{{{&A100(), mig::Layout({seven})}}};
+  server.Put(
+      "/api/v1/nodes/n",
+      {{"metadata",
+        {{"labels", kMigCapable},
+         {"annotations", {{kAnnotationLayouts, FormatLayouts(layouts)}}}}}});
+  Replica r{"svc", 8, 1, 100, 10};
+  InstanceRef at{{"n", 0}, &A100(), seven};
+  std::string path =
+      std::string(kPods) + "/" +
+      ReplicaName("svc", "n", 0, A100().profiles[seven.profile], seven.start);
+  json pod = {
+      {"metadata",
+       {{"labels", ReplicaLabels(r, at)},
+        {"annotations", ReplicaAnnotations(r)}}},
+      {"status", {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
+  server.Put(path, pod);
+  ASSERT_DOUBLE_EQ(backend.Observe().value().Capacity()["svc"], 100);
+  server.Put(path, pod);  // deleted and made again: a new uid
+  Action remove;
+  remove.kind = ActionKind::kDelete;
+  remove.at = at;
+  remove.replica = r;
+  Status s = backend.Start(remove);
+  EXPECT_EQ(s.code(), Status::Code::kFailedPrecondition) << s.ToString();
+  EXPECT_NE(s.message().find("was replaced since it was seen; not deleted"),
+            std::string::npos)
+      << s.message();
+  EXPECT_TRUE(server.Get(path).has_value());
+}
+
 }  // namespace
 }  // namespace migserve::cluster::kubernetes

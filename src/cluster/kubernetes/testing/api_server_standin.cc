@@ -170,7 +170,9 @@ Status ApiServerStandIn::Start() {
   if (!server_->is_valid()) {
     return Status::InvalidArgument("stand-in API server: bad certificate");
   }
-  server_->new_task_queue = [] { return new httplib::ThreadPool(32); };
+  // A thread per open connection: each client keeps one, each watch holds
+  // one (a 264-GPU test runs 33 agents, each with both).
+  server_->new_task_queue = [] { return new httplib::ThreadPool(256); };
   server_->set_tcp_nodelay(true);
   Route();
   port_ = server_->bind_to_any_port("127.0.0.1");
@@ -255,6 +257,18 @@ std::vector<Json> ApiServerStandIn::List(const std::string& collection) const {
   return items;
 }
 
+void ApiServerStandIn::Expire(
+    const std::function<void(std::map<std::string, Json>*)>& quietly) {
+  {
+    std::lock_guard lock(mu_);
+    quietly(&objects_);
+    compacted_ = ++version_;
+    history_.clear();
+    ++expiries_;
+  }
+  changed_.notify_all();
+}
+
 void ApiServerStandIn::AddObserver(Observer observer) {
   std::lock_guard lock(mu_);
   observers_.push_back(std::move(observer));
@@ -317,9 +331,14 @@ void ApiServerStandIn::Route() {
       auto deadline =
           std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
       auto sent = std::make_shared<long>(-1);
+      int expiries;
+      {
+        std::lock_guard lock(mu_);
+        expiries = expiries_;
+      }
       res.set_chunked_content_provider(
-          "application/json", [this, ref, labels, fields, from, deadline, sent](
-                                  size_t, httplib::DataSink& sink) {
+          "application/json", [this, ref, labels, fields, from, deadline, sent,
+                               expiries](size_t, httplib::DataSink& sink) {
             std::unique_lock lock(mu_);
             std::vector<Json> lines;
             if (*sent < 0) {
@@ -335,11 +354,31 @@ void ApiServerStandIn::Route() {
                 *sent = std::stol(from);
               }
             }
+            auto expired = [&] {
+              return *sent < compacted_ || expiries_ != expiries;
+            };
             auto pending = [&] {
-              return stopping_ ||
+              return stopping_ || expired() ||
                      (!history_.empty() && history_.back().version > *sent);
             };
             if (lines.empty()) changed_.wait_until(lock, deadline, pending);
+            if (expired()) {
+              lock.unlock();
+              std::string text =
+                  Json{{"type", "ERROR"},
+                       {"object",
+                        {{"kind", "Status"},
+                         {"apiVersion", "v1"},
+                         {"status", "Failure"},
+                         {"reason", "Expired"},
+                         {"code", 410},
+                         {"message", "too old resource version"}}}}
+                      .dump() +
+                  "\n";
+              sink.write(text.data(), text.size());
+              sink.done();
+              return true;
+            }
             for (const Event& e : history_) {
               if (e.version <= *sent) continue;
               *sent = e.version;
@@ -456,6 +495,22 @@ void ApiServerStandIn::Route() {
           return Fail(&res, 404, "NotFound", req.path + " not found");
         }
         Json object = it->second;
+        // DeleteOptions' preconditions: the object must still be that one.
+        Json options = Json::parse(req.body, nullptr, false);
+        if (options.is_object() && options.contains("preconditions")) {
+          const Json& want = options["preconditions"];
+          const Json& meta = object["metadata"];
+          for (const char* key : {"uid", "resourceVersion"}) {
+            if (want.contains(key) && want[key] != meta.value(key, Json())) {
+              lock.unlock();
+              return Fail(&res, 409, "Conflict",
+                          fmt::format("Precondition failed: {} in "
+                                      "precondition: {}, {} in object: {}",
+                                      key, want[key].dump(), key,
+                                      meta.value(key, Json()).dump()));
+            }
+          }
+        }
         Store(ref.ObjectPath(), object, "DELETED", &lock);
         Reply(&res, 200, {{"kind", "Status"}, {"status", "Success"}});
       });

@@ -58,6 +58,14 @@ class ApiServerStandIn {
               const std::function<void(nlohmann::json*)>& change);
   std::vector<nlohmann::json> List(const std::string& collection) const;
 
+  // Compacts the history as etcd does: applies `quietly` to the objects by
+  // path (no watch sees those changes), forgets every event so far and
+  // ends each open watch with an ERROR event of code 410 (Expired); a watch
+  // from an older version gets the same at once. Only a new listing shows
+  // what changed.
+  void Expire(const std::function<void(std::map<std::string, nlohmann::json>*)>&
+                  quietly);
+
   void AddObserver(Observer observer);
   // The next `count` requests answer HTTP `code` and do nothing.
   void FailNext(int count, int code);
@@ -90,6 +98,8 @@ class ApiServerStandIn {
   std::map<std::string, nlohmann::json> objects_;
   std::vector<Event> history_;
   long version_ = 1;
+  long compacted_ = 0;  // history before this version is forgotten
+  int expiries_ = 0;
   int fail_count_ = 0;
   int fail_code_ = 0;
   int requests_ = 0;
