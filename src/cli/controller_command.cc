@@ -14,6 +14,7 @@
 #include "cli/flag_checks.h"
 #include "cli/kube_flags.h"
 #include "cli/serving_flags.h"
+#include "cluster/kubernetes/informer.h"
 #include "cluster/kubernetes/kubernetes_backend.h"
 #include "cluster/kubernetes/kubernetes_router.h"
 #include "cluster/kubernetes/leader_lease.h"
@@ -47,10 +48,18 @@ struct ControllerFlags {
   k8s::LeaseOptions lease;
 };
 
+// The target deployment: a file (its modification time tells a change) or
+// a ConfigMap (followed by a watch-fed cache: asking costs no request).
 class TargetSource {
  public:
   TargetSource(const ControllerFlags& flags, k8s::KubeClient* client)
-      : flags_(flags), client_(client) {}
+      : flags_(flags),
+        client_(client),
+        map_(client,
+             fmt::format("/api/v1/namespaces/{}/configmaps", Namespace()),
+             "fieldSelector=" + k8s::KubeClient::Escape("metadata.name=" +
+                                                        flags.target_configmap),
+             static_cast<int>(flags.resync_s)) {}
 
   StatusOr<deployment::Deployment> Load() {
     if (!flags_.target_file.empty()) {
@@ -71,28 +80,26 @@ class TargetSource {
         data[flags_.target_key].get<std::string>(), source);
   }
 
+  // True if the target has changed since the last Load.
+  bool Changed() {
+    if (!flags_.target_file.empty()) {
+      std::error_code error;
+      return std::filesystem::last_write_time(flags_.target_file, error) !=
+             mtime_;
+    }
+    if (!map_.Get().ok()) return false;  // the cache says why, next time
+    std::optional<nlohmann::json> map = map_.Find(flags_.target_configmap);
+    return map && map->contains("metadata") &&
+           (*map)["metadata"].value("resourceVersion", "") != version_;
+  }
+
   // Returns when the target may have changed, after at most resync_s.
   void Wait(const std::atomic<bool>& stop) {
     auto until = std::chrono::steady_clock::now() +
                  std::chrono::duration<double>(flags_.resync_s);
-    if (!flags_.target_file.empty()) {
-      while (!stop && std::chrono::steady_clock::now() < until) {
-        std::error_code error;
-        if (std::filesystem::last_write_time(flags_.target_file, error) !=
-            mtime_) {
-          return;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      }
-      return;
+    while (!stop && std::chrono::steady_clock::now() < until && !Changed()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
-    Status s = client_->Watch(
-        fmt::format("/api/v1/namespaces/{}/configmaps", Namespace()),
-        "fieldSelector=" +
-            k8s::KubeClient::Escape("metadata.name=" + flags_.target_configmap),
-        version_, static_cast<int>(flags_.resync_s),
-        [](const nlohmann::json&) { return false; }, &stop);
-    if (!s.ok()) std::this_thread::sleep_for(std::chrono::seconds(1));
   }
 
  private:
@@ -104,6 +111,7 @@ class TargetSource {
 
   const ControllerFlags& flags_;
   k8s::KubeClient* client_;
+  k8s::Informer map_;
   std::filesystem::file_time_type mtime_;
   std::string version_;
 };
@@ -226,6 +234,25 @@ Status RunController(ControllerFlags flags, CommandContext* context) {
     }
     return Status::Ok();
   };
+  // A newer target mid-transition: the transition stops starting actions,
+  // lets the running ones end and the loop moves on to it at once (an
+  // unreadable or identical one changes nothing).
+  std::optional<deployment::Deployment> newer;
+  options.superseded = [&]() {
+    if (!source.Changed()) return false;
+    auto next = source.Load();
+    if (!next.ok()) {
+      context->err << "controller: " << next.status().message()
+                   << " (keeping the current target)\n";
+      return false;
+    }
+    if (deployment::FormatDeployment(*next) ==
+        deployment::FormatDeployment(target)) {
+      return false;
+    }
+    newer = std::move(*next);
+    return true;
+  };
   controller::Reconciler reconciler(&backend, journal.get(), options);
 
   httplib::Server server;
@@ -271,6 +298,11 @@ Status RunController(ControllerFlags flags, CommandContext* context) {
     }
     last = reconciler.Reconcile(target);
     if (!last.ok()) context->err << "controller: " << last.message() << "\n";
+    if (newer) {
+      target = std::move(*newer);
+      newer.reset();
+      continue;
+    }
     if (flags.once || stop) break;
     source.Wait(stop);
     if (stop) break;
@@ -332,7 +364,8 @@ void SetupController(CLI::App* app, CommandContext* context) {
       ->capture_default_str();
   AddServingOptions(app, &flags->serving, &flags->image, &flags->port);
   app->add_option("--poll-s", flags->backend.poll_s,
-                  "Seconds between checks of running actions")
+                  "Longest wait between checks of running actions (a "
+                  "change the watch brings wakes it at once)")
       ->capture_default_str()
       ->check(Positive());
   app->add_option("--action-timeout-s", flags->backend.action_timeout_s,

@@ -107,6 +107,32 @@ deployment::Deployment Load(const std::string& name) {
       .value();
 }
 
+// `copies` side by side: every GPU `copies` times, every rate times
+// `copies`.
+deployment::Deployment Scaled(const deployment::Deployment& d, int copies) {
+  deployment::Deployment out = d;
+  out.gpus.clear();
+  for (int c = 0; c < copies; ++c) {
+    for (deployment::DeployedGpu g : d.gpus) {
+      g.id = static_cast<int>(out.gpus.size());
+      out.gpus.push_back(std::move(g));
+    }
+  }
+  for (workload::Service& s : out.services) s.throughput *= copies;
+  return out;
+}
+
+// MIGSERVE_E2E_SCALE and MIGSERVE_E2E_POLL_S, for the figures of
+// docs/benchmarks.md: 1 and 0.01 (as the other tests) if unset.
+int ScaleFromEnvironment() {
+  const char* scale = std::getenv("MIGSERVE_E2E_SCALE");
+  return scale == nullptr ? 1 : std::max(1, std::atoi(scale));
+}
+double PollFromEnvironment() {
+  const char* poll = std::getenv("MIGSERVE_E2E_POLL_S");
+  return poll == nullptr ? 0.01 : std::atof(poll);
+}
+
 class KubernetesE2eTest : public ::testing::Test {
  protected:
   KubernetesE2eTest()
@@ -139,9 +165,9 @@ class KubernetesE2eTest : public ::testing::Test {
   void Start(const deployment::Deployment& from) {
     cluster::ClusterState state =
         cluster::ClusterFromDeployment(from,
-                                       {kGpusPerNode, kNodes * kGpusPerNode})
+                                       {kGpusPerNode, Nodes() * kGpusPerNode})
             .value();
-    for (int n = 0; n < kNodes; ++n) AddNode(NodeName(n), &A100());
+    for (int n = 0; n < Nodes(); ++n) AddNode(NodeName(n), &A100());
     for (const cluster::GpuState& g : state.gpus) {
       int n = nodes_.at(g.id.node), index = g.id.index;
       ASSERT_TRUE(drivers_[n]->Apply(index, {{}, g.layout().instances()}).ok());
@@ -192,8 +218,11 @@ class KubernetesE2eTest : public ::testing::Test {
             ++route_writes_;
           }
         });
-    for (int n = 0; n < kNodes; ++n) StartAgent(NodeName(n));
+    for (int n = 0; n < Nodes(); ++n) StartAgent(NodeName(n));
   }
+
+  // The A100 nodes Start makes.
+  int Nodes() const { return kNodes * scale_; }
 
   // The backend as the controller command sets it up, polling fast.
   static k8s::BackendOptions BackendOptions() {
@@ -406,6 +435,7 @@ class KubernetesE2eTest : public ::testing::Test {
   std::map<std::string, double> lowest_;
   std::vector<std::string> violations_;
   int route_writes_ = 0;
+  int scale_ = 1;  // copies of the three-node cluster Start makes
 };
 
 TEST_F(KubernetesE2eTest, DayToNightThroughTheControllerCommand) {
@@ -528,6 +558,43 @@ TEST_F(KubernetesE2eTest, FollowsItsConfigMapAndServesMetrics) {
   ASSERT_TRUE(progress);
   EXPECT_EQ(Json::parse(progress->body)["services"].size(), 5u);
   EXPECT_EQ(result.code, 0) << result.err;
+  ExpectInvariantAndTarget();
+}
+
+// The target changes back while day2night runs (after ten pod changes):
+// the command starts nothing more of the old plan, lets the running actions
+// end and moves to the newest target at once, every service above
+// min(day, night) throughout, and ends at day.
+TEST_F(KubernetesE2eTest, ATargetChangedMidTransitionIsFollowedAtOnce) {
+  deployment::Deployment day = Load("day"), night = Load("night");
+  Start(day);
+  Watch(controller::MakeGoal(night, day));
+  std::string map = "/api/v1/namespaces/serving/configmaps/target";
+  auto json = [](const char* name) {
+    return ReadFile(testing::SourcePath("data/deployments/" +
+                                        std::string(name) + ".json"))
+        .value();
+  };
+  server_.Put(map, {{"data", {{"deployment.json", json("night")}}}});
+  std::atomic<int> pod_changes = 0;
+  server_.AddObserver([&](const std::string& type, const std::string& path,
+                          const Json&) {
+    if (path.find("/pods/") == std::string::npos || type == "MODIFIED") {
+      return;
+    }
+    if (++pod_changes == 10) {
+      server_.Update(
+          map, [&](Json* m) { (*m)["data"]["deployment.json"] = json("day"); });
+    }
+  });
+  CliResult r =
+      Cli({"controller", "--once", "--kubeconfig", kubeconfig_,
+           "--target-configmap", "target", "--journal", journal_,
+           "--metrics-port", "0", "--poll-s", "0.01", "--serving", serving_});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("the target changed; stopping to move to the new one"),
+            std::string::npos)
+      << r.err;
   ExpectInvariantAndTarget();
 }
 
@@ -662,6 +729,45 @@ TEST_F(KubernetesE2eTest, ASecondControllerTakesOverTheLeaseAndTheJournal) {
   ASSERT_TRUE(lease_now);
   EXPECT_EQ((*lease_now)["spec"]["holderIdentity"], "");  // released at exit
   EXPECT_EQ((*lease_now)["spec"]["leaseTransitions"], 1);
+}
+
+// The API requests the backend sends per completed action on day2night
+// (MIGSERVE_E2E_SCALE=11: the 264-GPU figure of docs/benchmarks.md).
+// Listing pods and nodes at every look, it read 5 times per action; with
+// the watch-fed caches it sends the actions' own writes and about one read
+// per ten actions (the first listings, the renewed watches).
+TEST_F(KubernetesE2eTest, FewApiRequestsPerAction) {
+  scale_ = ScaleFromEnvironment();
+  deployment::Deployment day = Scaled(Load("day"), scale_);
+  deployment::Deployment night = Scaled(Load("night"), scale_);
+  Start(day);
+  controller::TransitionGoal goal = controller::MakeGoal(day, night);
+  Watch(goal);
+  k8s::KubeClient client(config_);
+  k8s::BackendOptions options = BackendOptions();
+  options.poll_s = PollFromEnvironment();
+  k8s::KubernetesBackend backend(&client, options);
+  k8s::KubeClient route_client(config_);
+  k8s::KubernetesRouter router(&route_client, RouterOptions(night));
+  auto journal = controller::Journal::Open(journal_).value();
+  controller::ControllerOptions routed;
+  routed.router = &router;
+  controller::Controller controller(&backend, journal.get(), routed);
+  auto begin = std::chrono::steady_clock::now();
+  ASSERT_TRUE(controller.Transition(night, goal).ok());
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+          .count();
+  int actions = controller.stats().actions_run;
+  long reads = client.requests() - client.writes();
+  std::printf(
+      "%d GPUs: %d actions, %ld API requests by the backend (%.2f per "
+      "action; reads %ld, %.2f per action), %ld by the router, %.1f s\n",
+      Nodes() * kGpusPerNode, actions, client.requests(),
+      static_cast<double>(client.requests()) / actions, reads,
+      static_cast<double>(reads) / actions, route_client.requests(), seconds);
+  EXPECT_LE(static_cast<double>(reads) / actions, 0.5);
+  ExpectInvariantAndTarget();
 }
 
 TEST_F(KubernetesE2eTest, ARoutePatchedAfterTheDeleteIsCaught) {

@@ -98,6 +98,7 @@ Status Controller::Transition(const deployment::Deployment& target,
                               MakePlan(target, target_json, goal, 0, &plan));
   }
   for (int replans = 0;; ++replans) {
+    stats_.goal = current_goal;
     Status run = Execute(version, plan, states, current_goal);
     if (run.ok()) {
       MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState end, backend_->Observe());
@@ -205,10 +206,17 @@ Status Controller::AwaitRunning(int version) {
   return Status::Ok();
 }
 
-Status Controller::MayAct() const {
-  if (!options_.may_act) return Status::Ok();
-  Status allowed = options_.may_act();
-  return allowed.ok() ? allowed : Status::Aborted(allowed.message());
+Status Controller::MayAct() {
+  if (options_.may_act) {
+    Status allowed = options_.may_act();
+    if (!allowed.ok()) return Status::Aborted(allowed.message());
+  }
+  if (options_.superseded && options_.superseded()) {
+    stats_.superseded = true;
+    return Status::Aborted(
+        "the target changed; stopping to move to the new one");
+  }
+  return Status::Ok();
 }
 
 Status Controller::Execute(int version, const TransitionPlan& plan,

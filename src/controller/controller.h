@@ -43,6 +43,11 @@ struct ControllerOptions {
   // controller command steps down this way when it loses its lease. Empty:
   // always allowed.
   std::function<Status()> may_act;
+  // Asked with may_act: true once a newer target has replaced the one the
+  // transition moves to. The transition then stops as on may_act's refusal
+  // and returns Aborted with stats().superseded set; the caller moves on to
+  // the newer target from what it observes (Reconciler). Empty: never.
+  std::function<bool()> superseded;
 };
 
 struct TransitionStats {
@@ -52,6 +57,10 @@ struct TransitionStats {
   int route_changes = 0;  // routes this call changed
   // Services a lost GPU left below their floor; replans keep what remains.
   std::vector<std::string> short_services;
+  // The goal in force when the call returned: a resumed plan's journaled
+  // one, lowered after a loss.
+  TransitionGoal goal;
+  bool superseded = false;  // stopped for a newer target
 };
 
 class Controller {
@@ -101,8 +110,9 @@ class Controller {
                       const TransitionGoal& goal) const;
   // Waits for every action the backend runs and journals how each ended.
   Status AwaitRunning(int version);
-  // options_.may_act's answer, an error as Aborted.
-  Status MayAct() const;
+  // options_.may_act's answer, an error as Aborted; Aborted too once
+  // options_.superseded says so.
+  Status MayAct();
   void Progress(const std::string& line) const {
     if (options_.progress) options_.progress(line);
   }

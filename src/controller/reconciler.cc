@@ -87,17 +87,13 @@ Status Reconciler::Reconcile(const deployment::Deployment& target) {
   auto observed = backend_->Observe();
   if (!observed.ok()) return finish("error", observed.status());
   Observed(*observed, target);
-  TransitionGoal goal;
-  if (last_target_) {
-    goal = MakeGoal(*last_target_, target);
-  } else {
-    goal = GoalFromObserved(*observed, target);
-  }
+  TransitionGoal goal = GoalFromObserved(*observed, target);
+  if (required_now_) goal.required_before = *required_now_;
   auto plan = PlanTransition(*observed, target, goal, options_.planner);
   auto pending = journal_->Current();
   bool resuming = pending.ok() && pending->has_value();
   if (plan.ok() && plan->actions.empty() && !resuming) {
-    last_target_ = target;
+    required_now_ = goal.required_after;
     return finish("idle", Status::Ok());
   }
   {
@@ -111,8 +107,21 @@ Status Reconciler::Reconcile(const deployment::Deployment& target) {
     plans_ += controller.stats().plans;
   }
   if (auto after = backend_->Observe(); after.ok()) Observed(*after, target);
+  if (controller.stats().superseded) {
+    const TransitionGoal& stopped = controller.stats().goal;
+    std::map<std::string, double> floors;
+    for (const auto* side :
+         {&stopped.required_before, &stopped.required_after}) {
+      for (const auto& [service, rate] : *side) {
+        floors[service] = stopped.Floor(service);
+      }
+    }
+    required_now_ = std::move(floors);
+    options_.progress("controller: " + moved.message());
+    return finish("superseded", Status::Ok());
+  }
   if (!moved.ok()) return finish("error", moved);
-  last_target_ = target;
+  required_now_ = goal.required_after;
   return finish("ok", Status::Ok());
 }
 
@@ -151,8 +160,9 @@ std::string Reconciler::Metrics() const {
   };
   header("migserve_reconciles_total", "counter",
          "Reconcile passes by result (ok: a transition ran, idle: the cluster "
-         "held the target, error).");
-  for (const char* r : {"ok", "idle", "error"}) {
+         "held the target, superseded: a newer target stopped the "
+         "transition, error).");
+  for (const char* r : {"ok", "idle", "superseded", "error"}) {
     auto it = reconciles_.find(r);
     out += fmt::format("migserve_reconciles_total{{result=\"{}\"}} {}\n", r,
                        it == reconciles_.end() ? 0 : it->second);

@@ -26,7 +26,10 @@ class Reconciler {
   // Moves the cluster to `target` unless it holds it already. A service
   // keeps at least min(before, after): "before" is the previous target's
   // requirement, or, for the first target this process sees, what the
-  // service has now.
+  // service has now. When ControllerOptions::superseded stops the
+  // transition for a newer target, returns OK at once (result
+  // "superseded"); "before" for the next target is then the stopped
+  // transition's floor, min(its before, its after).
   Status Reconcile(const deployment::Deployment& target);
 
   // OK unless the last reconcile failed (then Unavailable with its error):
@@ -49,7 +52,9 @@ class Reconciler {
   std::unique_ptr<MeteredBackend> backend_;
   Journal* journal_;
   ControllerOptions options_;
-  std::optional<deployment::Deployment> last_target_;
+  // What each service must keep now (see Reconcile); unknown before the
+  // first target is reached or stopped.
+  std::optional<std::map<std::string, double>> required_now_;
 
   mutable std::mutex mu_;
   std::string state_ = "starting";

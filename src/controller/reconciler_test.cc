@@ -76,6 +76,49 @@ TEST(ReconcilerTest, ReportsAnImpossibleTargetAsAnError) {
   EXPECT_TRUE(reconciler.Health().ok());
 }
 
+// A target changed mid-transition (day to night, then back to day after 30
+// actions have started): the transition starts nothing more, its running
+// actions end, and the reconciler moves from what is there to the newest
+// target. No service goes below min(the stopped transition's floor, the
+// newest requirement) at any moment, and the cluster ends at day.
+TEST(ReconcilerTest, ATargetChangedMidTransitionStopsItAndIsTakenAtOnce) {
+  deployment::Deployment day = Load("day"), night = Load("night");
+  cluster::SimulatedCluster sim(
+      cluster::ClusterFromDeployment(day, {8, 24}).value());
+  auto journal = Journal::Open(":memory:").value();
+  size_t started_at_change = 0;
+  ControllerOptions options;
+  options.superseded = [&] {
+    if (started_at_change > 0 || sim.timeline().size() < 30) return false;
+    started_at_change = sim.timeline().size();
+    return true;
+  };
+  Reconciler reconciler(&sim, journal.get(), options);
+  ASSERT_TRUE(reconciler.Reconcile(day).ok());
+  ASSERT_TRUE(reconciler.Reconcile(night).ok());
+  ASSERT_EQ(started_at_change, 30u);
+  EXPECT_EQ(sim.timeline().size(), started_at_change);  // nothing more
+  EXPECT_TRUE(sim.Running().empty());
+  EXPECT_NE(reconciler.Metrics().find(
+                "migserve_reconciles_total{result=\"superseded\"} 1"),
+            std::string::npos);
+  EXPECT_NE(EndStateProblems(sim.state(), MakeGoal(day, night)),
+            std::vector<std::string>{});  // not at night
+  ASSERT_TRUE(reconciler.Reconcile(day).ok());
+  EXPECT_GT(sim.timeline().size(), started_at_change);
+  TransitionGoal there = MakeGoal(day, night), back = MakeGoal(night, day);
+  for (const auto& [service, required] : there.required_before) {
+    double floor = std::min(there.Floor(service), back.Floor(service));
+    EXPECT_GE(sim.min_capacity().at(service), floor - 1e-6) << service;
+    EXPECT_GE(sim.state().Capacity()[service], required - 1e-6) << service;
+  }
+  EXPECT_EQ(EndStateProblems(sim.state(), MakeGoal(night, day)),
+            std::vector<std::string>{});
+  EXPECT_NE(
+      reconciler.Metrics().find("migserve_reconciles_total{result=\"ok\"} 1"),
+      std::string::npos);
+}
+
 // A service name cannot end its label value or add a line: quote,
 // backslash and line feed are escaped as Prometheus's text format says.
 TEST(ReconcilerTest, EscapesServiceNamesInMetrics) {
