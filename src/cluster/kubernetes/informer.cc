@@ -64,7 +64,7 @@ StatusOr<Informer::Objects> Informer::Get() {
     lock.unlock();
     MIGSERVE_RETURN_IF_ERROR(List());
     lock.lock();
-    if (second) {
+    if (second && !watching_) {
       watching_ = true;
       thread_ = std::thread([this] { Run(); });
     }

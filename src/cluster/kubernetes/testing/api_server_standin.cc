@@ -202,6 +202,9 @@ Json ApiServerStandIn::Store(const std::string& path, Json object,
                              std::unique_lock<std::mutex>* lock) {
   long version = ++version_;
   if (type == "DELETED") {
+    // As Kubernetes does: the event carries the deletion's version, so a
+    // watch resumed from it does not replay what came before.
+    object["metadata"]["resourceVersion"] = std::to_string(version);
     objects_.erase(path);
   } else {
     object["metadata"]["resourceVersion"] = std::to_string(version);
