@@ -107,6 +107,12 @@ deployment::Deployment Load(const std::string& name) {
       .value();
 }
 
+// The text of data/deployments/<name>.json, as a ConfigMap holds it.
+std::string DeploymentText(const std::string& name) {
+  return ReadFile(testing::SourcePath("data/deployments/" + name + ".json"))
+      .value();
+}
+
 // `copies` side by side: every GPU `copies` times, every rate times
 // `copies`.
 deployment::Deployment Scaled(const deployment::Deployment& d, int copies) {
@@ -520,12 +526,7 @@ TEST_F(KubernetesE2eTest, FollowsItsConfigMapAndServesMetrics) {
   Start(day);
   Watch(controller::MakeGoal(day, night));
   std::string map = "/api/v1/namespaces/serving/configmaps/target";
-  auto json = [](const char* name) {
-    return ReadFile(testing::SourcePath("data/deployments/" +
-                                        std::string(name) + ".json"))
-        .value();
-  };
-  server_.Put(map, {{"data", {{"deployment.json", json("day")}}}});
+  server_.Put(map, {{"data", {{"deployment.json", DeploymentText("day")}}}});
   int port = 20000 + getpid() % 20000;
   CliResult result;
   std::thread loop([&] {
@@ -547,8 +548,9 @@ TEST_F(KubernetesE2eTest, FollowsItsConfigMapAndServesMetrics) {
     return false;
   };
   bool idle = wait_for("migserve_reconciles_total{result=\"idle\"} 1");
-  server_.Update(
-      map, [&](Json* m) { (*m)["data"]["deployment.json"] = json("night"); });
+  server_.Update(map, [&](Json* m) {
+    (*m)["data"]["deployment.json"] = DeploymentText("night");
+  });
   bool moved = wait_for("migserve_reconciles_total{result=\"ok\"} 1");
   auto progress = http.Get("/progress");
   std::raise(SIGTERM);
@@ -570,23 +572,19 @@ TEST_F(KubernetesE2eTest, ATargetChangedMidTransitionIsFollowedAtOnce) {
   Start(day);
   Watch(controller::MakeGoal(night, day));
   std::string map = "/api/v1/namespaces/serving/configmaps/target";
-  auto json = [](const char* name) {
-    return ReadFile(testing::SourcePath("data/deployments/" +
-                                        std::string(name) + ".json"))
-        .value();
-  };
-  server_.Put(map, {{"data", {{"deployment.json", json("night")}}}});
+  server_.Put(map, {{"data", {{"deployment.json", DeploymentText("night")}}}});
   std::atomic<int> pod_changes = 0;
-  server_.AddObserver([&](const std::string& type, const std::string& path,
-                          const Json&) {
-    if (path.find("/pods/") == std::string::npos || type == "MODIFIED") {
-      return;
-    }
-    if (++pod_changes == 10) {
-      server_.Update(
-          map, [&](Json* m) { (*m)["data"]["deployment.json"] = json("day"); });
-    }
-  });
+  server_.AddObserver(
+      [&](const std::string& type, const std::string& path, const Json&) {
+        if (path.find("/pods/") == std::string::npos || type == "MODIFIED") {
+          return;
+        }
+        if (++pod_changes == 10) {
+          server_.Update(map, [&](Json* m) {
+            (*m)["data"]["deployment.json"] = DeploymentText("day");
+          });
+        }
+      });
   CliResult r =
       Cli({"controller", "--once", "--kubeconfig", kubeconfig_,
            "--target-configmap", "target", "--journal", journal_,
