@@ -21,6 +21,10 @@ class DlopenNvml : public NvmlApi {
     MIGSERVE_RETURN_IF_ERROR(Find(path, "nvmlDeviceGetName", &name_));
     MIGSERVE_RETURN_IF_ERROR(Find(path, "nvmlDeviceGetPciInfo_v3", &pci_));
     MIGSERVE_RETURN_IF_ERROR(Find(path, "nvmlDeviceGetMigMode", &mig_mode_));
+    // Optional (drivers before R510 lack it): without it the agent learns
+    // that an instance is in use only when destroying it fails.
+    processes_ = reinterpret_cast<decltype(processes_)>(
+        dlsym(library_, "nvmlDeviceGetComputeRunningProcesses_v3"));
     MIGSERVE_RETURN_IF_ERROR(
         Find(path, "nvmlDeviceGetGpuInstanceProfileInfo", &profile_info_));
     MIGSERVE_RETURN_IF_ERROR(
@@ -57,6 +61,12 @@ class DlopenNvml : public NvmlApi {
   nvmlReturn_t DeviceGetName(nvmlDevice_t device, char* name,
                              unsigned int length) override {
     return name_(device, name, length);
+  }
+  nvmlReturn_t DeviceGetComputeRunningProcesses(
+      nvmlDevice_t device, unsigned int* count,
+      nvmlProcessInfo_t* infos) override {
+    if (processes_ == nullptr) return NVML_ERROR_FUNCTION_NOT_FOUND;
+    return processes_(device, count, infos);
   }
   nvmlReturn_t DeviceGetPciInfo(nvmlDevice_t device,
                                 nvmlPciInfo_t* pci) override {
@@ -125,6 +135,7 @@ class DlopenNvml : public NvmlApi {
   decltype(&nvmlShutdown) shutdown_ = nullptr;
   decltype(&nvmlErrorString) error_string_ = nullptr;
   decltype(&nvmlDeviceGetCount_v2) count_ = nullptr;
+  decltype(&nvmlDeviceGetComputeRunningProcesses_v3) processes_ = nullptr;
   decltype(&nvmlDeviceGetHandleByIndex_v2) handle_ = nullptr;
   decltype(&nvmlDeviceGetName) name_ = nullptr;
   decltype(&nvmlDeviceGetPciInfo_v3) pci_ = nullptr;

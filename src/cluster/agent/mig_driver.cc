@@ -179,6 +179,43 @@ Status MigDriver::Destroy(int index, const mig::Instance& instance) {
   return Check(nvml_->GpuInstanceDestroy(gi), what);
 }
 
+Status MigDriver::CheckIdle(int index,
+                            const std::vector<mig::Instance>& instances) {
+  if (instances.empty()) return Status::Ok();
+  std::vector<nvmlProcessInfo_t> processes(64);
+  unsigned int count = static_cast<unsigned int>(processes.size());
+  nvmlDevice_t device = gpus_[index].device;
+  nvmlReturn_t r =
+      nvml_->DeviceGetComputeRunningProcesses(device, &count, processes.data());
+  if (r == NVML_ERROR_INSUFFICIENT_SIZE) {  // more started since: room
+    processes.resize(count + 64);
+    count = static_cast<unsigned int>(processes.size());
+    r = nvml_->DeviceGetComputeRunningProcesses(device, &count,
+                                                processes.data());
+  }
+  if (r == NVML_ERROR_FUNCTION_NOT_FOUND || r == NVML_ERROR_NOT_SUPPORTED ||
+      r == NVML_ERROR_NO_PERMISSION) {
+    return Status::Ok();
+  }
+  MIGSERVE_RETURN_IF_ERROR(
+      Check(r, fmt::format("GPU {}: listing running processes", index)));
+  processes.resize(count);
+  for (const mig::Instance& instance : instances) {
+    MIGSERVE_ASSIGN_OR_RETURN(nvmlGpuInstance_t gi,
+                              FindInstance(index, instance));
+    nvmlGpuInstanceInfo_t info{};
+    MIGSERVE_RETURN_IF_ERROR(
+        Check(nvml_->GpuInstanceGetInfo(gi, &info), Name(index, instance)));
+    for (const nvmlProcessInfo_t& p : processes) {
+      if (p.gpuInstanceId != info.id) continue;
+      return Status::FailedPrecondition(
+          fmt::format("{}: in use by process {}; nothing was destroyed",
+                      Name(index, instance), p.pid));
+    }
+  }
+  return Status::Ok();
+}
+
 Status MigDriver::Create(int index, const mig::Instance& instance) {
   const Gpu& gpu = gpus_[index];
   const mig::Profile& profile = gpu.model->profiles[instance.profile];
@@ -224,6 +261,9 @@ Status MigDriver::Apply(int index, const mig::Reconfiguration& change) {
         fmt::format("GPU {}: cannot apply to its live layout {}: {}", index,
                     live.ToString(model(index)), why));
   }
+  // All idle first: one in use found half way would fail the request after
+  // idle instances were destroyed.
+  MIGSERVE_RETURN_IF_ERROR(CheckIdle(index, change.remove));
   for (const mig::Instance& i : change.remove) {
     MIGSERVE_RETURN_IF_ERROR(Destroy(index, i));
   }

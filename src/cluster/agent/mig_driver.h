@@ -65,6 +65,10 @@ class MigDriver {
   StatusOr<nvmlGpuInstance_t> FindInstance(int index,
                                            const mig::Instance& instance);
   Status Destroy(int index, const mig::Instance& instance);
+  // FailedPrecondition naming the process if one of `instances` of GPU
+  // `index` runs one; OK if none does or NVML cannot tell (a driver without
+  // the query: then destroying fails on an instance in use instead).
+  Status CheckIdle(int index, const std::vector<mig::Instance>& instances);
   Status Create(int index, const mig::Instance& instance);
   std::string Name(int index, const mig::Instance& instance) const;
 

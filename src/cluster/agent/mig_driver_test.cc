@@ -85,6 +85,25 @@ TEST_F(MigDriverTest, NeverForcesAnInstanceInUse) {
   EXPECT_EQ(nvml_.Layout(1), LayoutOf({At("3g.40gb", 0)}));
 }
 
+// A request that removes an idle instance and one in use destroys neither:
+// every instance is checked before the first is destroyed (the agent used
+// to destroy the idle one, then fail on the other).
+TEST_F(MigDriverTest, ChecksEveryInstanceBeforeDestroyingAny) {
+  ASSERT_TRUE(
+      driver_->Apply(0, {{}, {At("3g.40gb", 0), At("3g.40gb", 4)}}).ok());
+  nvml_.SetInUse(0, At("3g.40gb", 4), true);
+  int before = nvml_.changes();
+  Status s = driver_->Apply(
+      0, {{At("3g.40gb", 0), At("3g.40gb", 4)}, {At("7g.80gb", 0)}});
+  ASSERT_EQ(s.code(), Status::Code::kFailedPrecondition) << s.ToString();
+  EXPECT_NE(s.message().find("GPU 0 3g.40gb@4: in use by process 10"),
+            std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("nothing was destroyed"), std::string::npos);
+  EXPECT_EQ(nvml_.changes(), before);
+  EXPECT_EQ(nvml_.Layout(0), LayoutOf({At("3g.40gb", 0), At("3g.40gb", 4)}));
+}
+
 TEST_F(MigDriverTest, RefusesAChangeTheLiveLayoutDoesNotAllow) {
   EXPECT_EQ(driver_->Apply(0, {{At("1g.10gb", 0)}, {}}).code(),
             Status::Code::kFailedPrecondition);  // nothing to remove

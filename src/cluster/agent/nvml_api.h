@@ -26,6 +26,9 @@ class NvmlApi {
   virtual nvmlReturn_t DeviceGetMigMode(nvmlDevice_t device,
                                         unsigned int* current,
                                         unsigned int* pending) = 0;
+  // NVML_ERROR_FUNCTION_NOT_FOUND where the library lacks it.
+  virtual nvmlReturn_t DeviceGetComputeRunningProcesses(
+      nvmlDevice_t device, unsigned int* count, nvmlProcessInfo_t* infos) = 0;
   virtual nvmlReturn_t DeviceGetGpuInstanceProfileInfo(
       nvmlDevice_t device, unsigned int profile,
       nvmlGpuInstanceProfileInfo_t* info) = 0;

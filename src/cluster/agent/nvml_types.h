@@ -16,6 +16,7 @@ enum : int {
   NVML_ERROR_NO_PERMISSION = 4,
   NVML_ERROR_NOT_FOUND = 6,
   NVML_ERROR_INSUFFICIENT_SIZE = 7,
+  NVML_ERROR_FUNCTION_NOT_FOUND = 13,
   NVML_ERROR_IN_USE = 19,
   NVML_ERROR_INSUFFICIENT_RESOURCES = 23,
   NVML_ERROR_UNKNOWN = 999,
@@ -96,6 +97,15 @@ typedef struct nvmlComputeInstanceProfileInfo_st {
   unsigned int sharedOfaCount;
 } nvmlComputeInstanceProfileInfo_t;
 
+// A process with a compute context, as nvmlDeviceGetComputeRunningProcesses_v3
+// reports it; on a MIG-enabled GPU's own handle (with the privileges the
+// agent has), each process names its GPU and compute instance.
+typedef struct nvmlProcessInfo_st {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+} nvmlProcessInfo_t;
 // The calls, by their NVML symbol names. migserve never links them: the
 // agent looks them up in the library it opens, and the fake library used by
 // the tests defines them, so the compiler checks both against this list.
@@ -110,6 +120,9 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name,
 nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t* pci);
 nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int* current,
                                   unsigned int* pending);
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device,
+                                                     unsigned int* infoCount,
+                                                     nvmlProcessInfo_t* infos);
 nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(
     nvmlDevice_t device, unsigned int profile,
     nvmlGpuInstanceProfileInfo_t* info);

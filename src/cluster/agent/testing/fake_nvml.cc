@@ -411,6 +411,18 @@ nvmlReturn_t FakeNvml::ComputeInstanceDestroy(nvmlComputeInstance_t compute) {
   return NVML_ERROR_INVALID_ARGUMENT;
 }
 
+nvmlReturn_t FakeNvml::DeviceGetComputeRunningProcesses(
+    nvmlDevice_t device, unsigned int* count, nvmlProcessInfo_t* infos) {
+  std::lock_guard lock(mu_);
+  Gpu* gpu = FindGpu(device);
+  if (gpu == nullptr || count == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  std::vector<nvmlProcessInfo_t> found;
+  for (const auto& gi : gpu->instances) {
+    if (gi->in_use) found.push_back({1000 + gi->id, 1 << 30, gi->id, 0});
+  }
+  return CopyOut(found, infos, count);
+}
+
 nvmlReturn_t FakeNvml::GpuInstanceDestroy(nvmlGpuInstance_t instance) {
   std::lock_guard lock(mu_);
   GpuInstance* gi = FindInstance(instance);

@@ -88,6 +88,10 @@ class FakeNvml : public NvmlApi {
                                               unsigned int* count) override;
   nvmlReturn_t ComputeInstanceDestroy(nvmlComputeInstance_t compute) override;
   nvmlReturn_t GpuInstanceDestroy(nvmlGpuInstance_t instance) override;
+  // One process (pid 1000 + the instance's id) on each instance in use.
+  nvmlReturn_t DeviceGetComputeRunningProcesses(
+      nvmlDevice_t device, unsigned int* count,
+      nvmlProcessInfo_t* infos) override;
 
  private:
   struct Gpu;

@@ -111,5 +111,10 @@ nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstance) {
 nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance) {
   return Get().GpuInstanceDestroy(gpuInstance);
 }
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device,
+                                                     unsigned int* infoCount,
+                                                     nvmlProcessInfo_t* infos) {
+  return Get().DeviceGetComputeRunningProcesses(device, infoCount, infos);
+}
 
 }  // extern "C"
