@@ -147,10 +147,10 @@ KubeClient::KubeClient(KubeConfig config, RetryPolicy retry)
       connection_(std::make_unique<Connection>()) {}
 
 KubeClient::~KubeClient() = default;
+KubeClient::KubeClient(KubeClient&&) noexcept = default;
 
 long KubeClient::requests() const { return connection_->requests; }
 long KubeClient::writes() const { return connection_->writes; }
-KubeClient::KubeClient(KubeClient&&) noexcept = default;
 
 std::string KubeClient::Escape(const std::string& text) {
   std::string out;

@@ -123,15 +123,15 @@ void Reply(httplib::Response* res, int code, const Json& body) {
   res->set_content(body.dump(), "application/json");
 }
 
+// A Status object saying that a request failed.
+Json Failure(int code, const std::string& reason, const std::string& message) {
+  return {{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Failure"},
+          {"reason", reason}, {"message", message}, {"code", code}};
+}
+
 void Fail(httplib::Response* res, int code, const std::string& reason,
           const std::string& message) {
-  Reply(res, code,
-        {{"kind", "Status"},
-         {"apiVersion", "v1"},
-         {"status", "Failure"},
-         {"reason", reason},
-         {"message", message},
-         {"code", code}});
+  Reply(res, code, Failure(code, reason, message));
 }
 
 std::string KindOf(const std::string& resource) {
@@ -201,13 +201,12 @@ Json ApiServerStandIn::Store(const std::string& path, Json object,
                              const std::string& type,
                              std::unique_lock<std::mutex>* lock) {
   long version = ++version_;
+  // A deletion's event carries the deletion's version, as Kubernetes's do,
+  // so a watch resumed from it does not replay what came before.
+  object["metadata"]["resourceVersion"] = std::to_string(version);
   if (type == "DELETED") {
-    // As Kubernetes does: the event carries the deletion's version, so a
-    // watch resumed from it does not replay what came before.
-    object["metadata"]["resourceVersion"] = std::to_string(version);
     objects_.erase(path);
   } else {
-    object["metadata"]["resourceVersion"] = std::to_string(version);
     if (!object["metadata"].contains("uid")) {
       object["metadata"]["uid"] = fmt::format("uid-{}", version);
     }
@@ -370,12 +369,7 @@ void ApiServerStandIn::Route() {
               std::string text =
                   Json{{"type", "ERROR"},
                        {"object",
-                        {{"kind", "Status"},
-                         {"apiVersion", "v1"},
-                         {"status", "Failure"},
-                         {"reason", "Expired"},
-                         {"code", 410},
-                         {"message", "too old resource version"}}}}
+                        Failure(410, "Expired", "too old resource version")}}
                       .dump() +
                   "\n";
               sink.write(text.data(), text.size());
