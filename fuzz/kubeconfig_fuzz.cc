@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "cluster/kubernetes/kube_config.h"
+#include "kube/kube_config.h"
 #include "util/file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -15,6 +15,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       "/tmp/migserve-fuzz-kubeconfig-" + std::to_string(getpid()) + ".yaml";
   std::string text(reinterpret_cast<const char*>(data), size);
   if (!migserve::WriteFileAtomic(path, text).ok()) return 0;
-  (void)migserve::cluster::kubernetes::LoadKubeconfig(path);
+  (void)migserve::kube::LoadKubeconfig(path);
   return 0;
 }

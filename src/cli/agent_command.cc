@@ -1,15 +1,13 @@
 // migserve agent --node NAME [--nvml-library PATH] [--kubeconfig F]
 #include <cstdlib>
 
+#include "agent/dlopen_nvml.h"
+#include "agent/node_agent.h"
 #include "cli/command.h"
 #include "cli/kube_flags.h"
-#include "cluster/agent/dlopen_nvml.h"
-#include "cluster/agent/node_agent.h"
 
 namespace migserve::cli {
 namespace {
-
-namespace agent = cluster::agent;
 
 struct AgentFlags {
   KubeFlags kube;
@@ -28,9 +26,8 @@ Status RunAgent(AgentFlags flags, CommandContext* context) {
     }
     flags.node = env;
   }
-  MIGSERVE_ASSIGN_OR_RETURN(cluster::kubernetes::KubeConfig config,
-                            LoadKube(flags.kube));
-  cluster::kubernetes::KubeClient client(config);
+  MIGSERVE_ASSIGN_OR_RETURN(kube::KubeConfig config, LoadKube(flags.kube));
+  kube::KubeClient client(config);
   MIGSERVE_ASSIGN_OR_RETURN(std::unique_ptr<agent::NvmlApi> nvml,
                             agent::OpenNvml(flags.nvml_library));
   MIGSERVE_ASSIGN_OR_RETURN(
@@ -68,10 +65,7 @@ void SetupAgent(CLI::App* app, CommandContext* context) {
                   "Label selector of the device plugin pods, restarted after "
                   "a change")
       ->capture_default_str();
-  app->callback([flags, context] {
-    Status s = RunAgent(*flags, context);
-    if (!s.ok()) context->Fail(s);
-  });
+  OnRun(app, context, [flags, context] { return RunAgent(*flags, context); });
 }
 
 }  // namespace migserve::cli

@@ -118,13 +118,20 @@ int CommandContext::Fail(const Status& status) {
   return exit_code;
 }
 
-void CommandContext::Emit(const std::string& path, const std::string& text) {
+Status CommandContext::Emit(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {
     out << text;
-    return;
+    return Status::Ok();
   }
-  Status written = WriteFileAtomic(path, text);
-  if (!written.ok()) Fail(written);
+  return WriteFileAtomic(path, text);
+}
+
+void OnRun(CLI::App* app, CommandContext* context,
+           std::function<Status()> run) {
+  app->callback([context, run = std::move(run)] {
+    Status status = run();
+    if (!status.ok()) context->Fail(status);
+  });
 }
 
 int RunCli(const std::vector<std::string>& args, std::ostream& out,

@@ -5,6 +5,7 @@
 #define MIGSERVE_CLI_COMMAND_H_
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <ostream>
 
 #include "optimizer/optimizer.h"
@@ -29,9 +30,13 @@ struct CommandContext {
   int Fail(const Status& status);
 
   // Writes `text` to stdout if `path` is empty or "-", else atomically to
-  // the file `path` (Fail on error).
-  void Emit(const std::string& path, const std::string& text);
+  // the file `path`. Returns the write's error.
+  [[nodiscard]] Status Emit(const std::string& path, const std::string& text);
 };
+
+// Makes `run` the command's callback: a failure it returns is reported
+// with CommandContext::Fail.
+void OnRun(CLI::App* app, CommandContext* context, std::function<Status()> run);
 
 // A subcommand: its name, one-line help, and a function that adds its
 // options to `app` and sets its callback.

@@ -1,5 +1,6 @@
 // migserve compare -w W -p P [--time-limit S] [--format table|json]
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -81,25 +82,10 @@ void PrintTable(const CompareFlags& flags, const Inputs& in,
   table.Print(context->out);
 }
 
-void RunCompare(const CompareFlags& flags, CommandContext* context) {
-  if (flags.format != "table" && flags.format != "json") {
-    context->Fail(Status::InvalidArgument(fmt::format(
-        "--format: expected table or json, got '{}'", flags.format)));
-    return;
-  }
-  auto inputs = LoadInputs(flags.workload, flags.profiles, context->err);
-  if (!inputs.ok()) {
-    context->Fail(inputs.status());
-    return;
-  }
-  const Inputs& in = **inputs;
-  if (in.workload.offers.size() > 1) {
-    context->Fail(Status::InvalidArgument(fmt::format(
-        "{} offers {} GPU types; compare runs one-type algorithms (use "
-        "optimize --algo milp for the fleet)",
-        flags.workload, in.workload.offers.size())));
-    return;
-  }
+// One row per algorithm: its GPUs, status, seconds, and whether its
+// deployment is valid.
+std::vector<Row> AlgorithmRows(const CompareFlags& flags, const Inputs& in,
+                               CommandContext* context) {
   std::vector<Row> rows;
   for (const std::string& name : optimizer::AlgorithmNames()) {
     auto optimizer = optimizer::MakeOptimizer(name).value();
@@ -123,6 +109,26 @@ void RunCompare(const CompareFlags& flags, CommandContext* context) {
     row.valid = report.ok() && report->ok();
     rows.push_back(std::move(row));
   }
+  return rows;
+}
+
+Status RunCompare(const CompareFlags& flags, CommandContext* context) {
+  if (flags.format != "table" && flags.format != "json") {
+    return Status::InvalidArgument(fmt::format(
+        "--format: expected table or json, got '{}'", flags.format));
+  }
+  auto inputs = LoadInputs(flags.workload, flags.profiles, context->err);
+  if (!inputs.ok()) {
+    return inputs.status();
+  }
+  const Inputs& in = **inputs;
+  if (in.workload.offers.size() > 1) {
+    return Status::InvalidArgument(fmt::format(
+        "{} offers {} GPU types; compare runs one-type algorithms (use "
+        "optimize --algo milp for the fleet)",
+        flags.workload, in.workload.offers.size()));
+  }
+  std::vector<Row> rows = AlgorithmRows(flags, in, context);
   Row bound = BoundRow("relaxed", workload::RelaxedBound(*in.caps, *in.gpu),
                        "MIG rules ignored (paper 7)");
   rows.push_back(bound);
@@ -151,12 +157,15 @@ void RunCompare(const CompareFlags& flags, CommandContext* context) {
   }
   // Both formats: an algorithm that produced an invalid deployment is a
   // failure of the run, exit 1.
+  std::vector<std::string> invalid;
   for (const Row& r : rows) {
-    if (r.valid && !*r.valid) {
-      context->Fail(
-          Status::Internal(r.name + " produced an invalid deployment"));
-    }
+    if (r.valid && !*r.valid) invalid.push_back(r.name);
   }
+  if (!invalid.empty()) {
+    return Status::Internal(fmt::format("{} produced an invalid deployment",
+                                        fmt::join(invalid, ", ")));
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -171,7 +180,7 @@ void SetupCompare(CLI::App* app, CommandContext* context) {
   app->add_option("--format", flags->format, "table or json")
       ->default_val(flags->format);
   AddSolveOptions(app, &flags->solve, context);
-  app->callback([flags, context] { RunCompare(*flags, context); });
+  OnRun(app, context, [flags, context] { return RunCompare(*flags, context); });
 }
 
 }  // namespace migserve::cli

@@ -1,15 +1,11 @@
 // migserve export -d D [--flavor device-plugin|dra] [--serving F] -o DIR
 #include <fmt/format.h>
 
-#include <filesystem>
-#include <map>
-
 #include "cli/command.h"
 #include "cli/flag_checks.h"
 #include "cli/serving_flags.h"
 #include "cluster/kubernetes/export.h"
 #include "deployment/deployment_json.h"
-#include "util/file.h"
 
 namespace migserve::cli {
 namespace {
@@ -53,35 +49,13 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
   OverrideTemplate(flags.image, flags.port, &options.serving);
   auto files = k8s::Export(state, options);
   if (!files.ok()) return files.status().WithPrefix(flags.deployment);
-  std::error_code error;
-  std::filesystem::create_directories(flags.output, error);
-  if (error) {
-    return Status::InvalidArgument(
-        fmt::format("{}: cannot create: {}", flags.output, error.message()));
-  }
-  // All files or none: a failed write leaves the previous export whole.
-  std::vector<std::pair<std::string, std::string>> out;
-  std::vector<std::string> stale;
-  for (auto [name, text] : {std::pair{"mig-parted.yaml", &files->mig_parted},
-                            std::pair{"replicas.yaml", &files->replicas},
-                            std::pair{"routing.yaml", &files->routing}}) {
-    std::string path = (std::filesystem::path(flags.output) / name).string();
-    if (!text->empty()) {
-      out.emplace_back(path, *text);
-    } else {
-      stale.push_back(path);
-    }
-  }
-  MIGSERVE_RETURN_IF_ERROR(WriteFilesAtomic(out));
-  for (const auto& [path, text] : out) {
+  MIGSERVE_ASSIGN_OR_RETURN(k8s::WrittenExport written,
+                            k8s::WriteExport(*files, flags.output));
+  for (const std::string& path : written.written) {
     context->err << "export: wrote " << path << "\n";
   }
-  // A file an earlier export wrote and this one does not (a routing.yaml
-  // would route to other replicas) goes, once the new ones are in place.
-  for (const std::string& path : stale) {
-    if (std::filesystem::remove(path, error)) {
-      context->err << "export: removed " << path << " of an earlier export\n";
-    }
+  for (const std::string& path : written.removed) {
+    context->err << "export: removed " << path << " of an earlier export\n";
   }
   if (files->routing.empty()) {
     context->err << "export: no routing.yaml: "
@@ -118,10 +92,7 @@ void SetupExport(CLI::App* app, CommandContext* context) {
                   "GPUs per node for GPUs the deployment puts on no node")
       ->capture_default_str()
       ->check(Positive());
-  app->callback([flags, context] {
-    Status s = RunExport(*flags, context);
-    if (!s.ok()) context->Fail(s);
-  });
+  OnRun(app, context, [flags, context] { return RunExport(*flags, context); });
 }
 
 }  // namespace migserve::cli

@@ -18,30 +18,29 @@ struct GenerateFlags {
   workload::GenerateOptions options;
 };
 
-void RunGenerate(GenerateFlags flags, CommandContext* context) {
+Status RunGenerate(GenerateFlags flags, CommandContext* context) {
   if (flags.distribution == "normal") {
     flags.options.distribution = workload::RateDistribution::kNormal;
   } else if (flags.distribution == "lognormal") {
     flags.options.distribution = workload::RateDistribution::kLognormal;
   } else {
-    context->Fail(Status::InvalidArgument(
+    return Status::InvalidArgument(
         fmt::format("--distribution: expected normal or lognormal, got '{}'",
-                    flags.distribution)));
-    return;
+                    flags.distribution));
   }
   flags.options.capacity_model =
       *queueing::ParseCapacityModel(flags.capacity_model);
   auto profiles = profile::LoadProfileCsv(flags.profiles);
   if (!profiles.ok()) {
-    context->Fail(profiles.status());
-    return;
+    return profiles.status();
   }
   auto w = workload::GenerateWorkload(*profiles, flags.options);
   if (!w.ok()) {
-    context->Fail(w.status());
-    return;
+    return w.status();
   }
-  context->Emit(flags.output, workload::FormatWorkload(*w));
+  MIGSERVE_RETURN_IF_ERROR(
+      context->Emit(flags.output, workload::FormatWorkload(*w)));
+  return Status::Ok();
 }
 
 }  // namespace
@@ -87,7 +86,8 @@ void SetupGenerate(CLI::App* app, CommandContext* context) {
   app->add_option("--max-procs", o.max_procs, "MPS processes per instance")
       ->default_val(o.max_procs);
   app->add_option("--seed", o.seed, "Random seed")->default_val(o.seed);
-  app->callback([flags, context] { RunGenerate(*flags, context); });
+  OnRun(app, context,
+        [flags, context] { return RunGenerate(*flags, context); });
 }
 
 }  // namespace migserve::cli

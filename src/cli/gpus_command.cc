@@ -80,6 +80,28 @@ void PrintGpu(const mig::GpuModel& gpu, const mig::MigOptions& options,
   out << "\n";
 }
 
+Status RunGpus(const GpusFlags& flags, CommandContext* context) {
+  const mig::GpuCatalog& catalog = mig::GpuCatalog::Default();
+  std::vector<const mig::GpuModel*> models = catalog.models();
+  if (!flags.gpu.empty()) {
+    auto gpu = catalog.Find(flags.gpu);
+    if (!gpu.ok()) return gpu.status().WithPrefix("--gpu");
+    models = {*gpu};
+  }
+  if (flags.format == "json") {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const mig::GpuModel* gpu : models) {
+      out.push_back(GpuJson(*gpu, flags.mig));
+    }
+    context->out << out.dump(2) << "\n";
+    return Status::Ok();
+  }
+  for (const mig::GpuModel* gpu : models) {
+    PrintGpu(*gpu, flags.mig, !flags.gpu.empty(), context->out);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void SetupGpus(CLI::App* app, CommandContext* context) {
@@ -95,29 +117,7 @@ void SetupGpus(CLI::App* app, CommandContext* context) {
                   "with placements, maximal_layouts count)")
       ->capture_default_str()
       ->check(OneOf({"table", "json"}));
-  app->callback([flags, context] {
-    const mig::GpuCatalog& catalog = mig::GpuCatalog::Default();
-    std::vector<const mig::GpuModel*> models = catalog.models();
-    if (!flags->gpu.empty()) {
-      auto gpu = catalog.Find(flags->gpu);
-      if (!gpu.ok()) {
-        context->Fail(gpu.status().WithPrefix("--gpu"));
-        return;
-      }
-      models = {*gpu};
-    }
-    if (flags->format == "json") {
-      nlohmann::ordered_json out = nlohmann::ordered_json::array();
-      for (const mig::GpuModel* gpu : models) {
-        out.push_back(GpuJson(*gpu, flags->mig));
-      }
-      context->out << out.dump(2) << "\n";
-      return;
-    }
-    for (const mig::GpuModel* gpu : models) {
-      PrintGpu(*gpu, flags->mig, !flags->gpu.empty(), context->out);
-    }
-  });
+  OnRun(app, context, [flags, context] { return RunGpus(*flags, context); });
 }
 
 }  // namespace migserve::cli

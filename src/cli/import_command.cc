@@ -28,26 +28,26 @@ struct ImportFlags {
 };
 
 // Writes `table` to `output` and says how many rows went there.
-void WriteProfiles(const profile::ProfileTable& table,
-                   const std::string& output, CommandContext* context) {
-  context->Emit(output, profile::FormatProfileCsv(table));
-  if (context->exit_code != kExitOk) return;
+Status WriteProfiles(const profile::ProfileTable& table,
+                     const std::string& output, CommandContext* context) {
+  MIGSERVE_RETURN_IF_ERROR(
+      context->Emit(output, profile::FormatProfileCsv(table)));
   context->err << fmt::format("import: {} profile rows -> {}\n",
                               table.rows.size(),
                               output == "-" ? "stdout" : output);
+  return Status::Ok();
 }
 
-void RunImportParvaGpu(const ImportFlags& flags, CommandContext* context) {
+Status RunImportParvaGpu(const ImportFlags& flags, CommandContext* context) {
   auto result = workload::ImportParvaGpu(flags.dir);
   if (!result.ok()) {
-    context->Fail(result.status());
-    return;
+    return result.status();
   }
   for (const std::string& w : result->warnings) {
     context->err << "migserve: warning: " << w << "\n";
   }
-  WriteProfiles(result->profiles, flags.output, context);
-  if (context->exit_code != kExitOk) return;
+  MIGSERVE_RETURN_IF_ERROR(
+      WriteProfiles(result->profiles, flags.output, context));
   std::filesystem::path dir =
       flags.workloads_dir.empty()
           ? std::filesystem::path(flags.output).parent_path()
@@ -60,13 +60,13 @@ void RunImportParvaGpu(const ImportFlags& flags, CommandContext* context) {
         k + 1, k + 1, workload::FormatWorkload(result->scenarios[k]));
     Status s = WriteFileAtomic(path, text);
     if (!s.ok()) {
-      context->Fail(s);
-      return;
+      return s;
     }
     context->err << fmt::format("import: scenario {} ({} services) -> {}\n",
                                 k + 1, result->scenarios[k].services.size(),
                                 path);
   }
+  return Status::Ok();
 }
 
 struct PerfAnalyzerFlags {
@@ -81,26 +81,22 @@ struct ModelAnalyzerFlags {
   profile::ModelAnalyzerOptions options;
 };
 
-// Writes an importer's table, or fails with its error.
-void WriteImported(const StatusOr<profile::ProfileTable>& table,
-                   const std::string& output, CommandContext* context) {
-  if (!table.ok()) {
-    context->Fail(table.status());
-    return;
-  }
-  WriteProfiles(*table, output, context);
+// Writes an importer's table, or returns its error.
+Status WriteImported(const StatusOr<profile::ProfileTable>& table,
+                     const std::string& output, CommandContext* context) {
+  if (!table.ok()) return table.status();
+  return WriteProfiles(*table, output, context);
 }
 
-void RunImportMigPerf(const ImportFlags& flags, CommandContext* context) {
+Status RunImportMigPerf(const ImportFlags& flags, CommandContext* context) {
   auto result = profile::ImportMigPerf(flags.dir);
   if (!result.ok()) {
-    context->Fail(result.status());
-    return;
+    return result.status();
   }
   for (const std::string& w : result->warnings) {
     context->err << "migserve: warning: " << w << "\n";
   }
-  WriteProfiles(result->profiles, flags.output, context);
+  return WriteProfiles(result->profiles, flags.output, context);
 }
 
 void AddOutput(CLI::App* app, std::string* output) {
@@ -145,9 +141,10 @@ void SetupImportPerfAnalyzer(CLI::App* app, CommandContext* context) {
       sub->add_option("--concurrency", o.concurrency,
                       "Take the row of this concurrency (or request rate)");
   AddLatencyLimit(sub, &o.latency_limit_ms)->excludes(concurrency);
-  sub->callback([flags, context] {
-    WriteImported(profile::ImportPerfAnalyzer(flags->files, flags->options),
-                  flags->output, context);
+  OnRun(sub, context, [flags, context] {
+    return WriteImported(
+        profile::ImportPerfAnalyzer(flags->files, flags->options),
+        flags->output, context);
   });
 }
 
@@ -169,9 +166,10 @@ void SetupImportModelAnalyzer(CLI::App* app, CommandContext* context) {
       ->required();
   sub->add_option("--model", o.model, "Import only this model");
   AddLatencyLimit(sub, &o.latency_limit_ms);
-  sub->callback([flags, context] {
-    WriteImported(profile::ImportModelAnalyzer(flags->file, flags->options),
-                  flags->output, context);
+  OnRun(sub, context, [flags, context] {
+    return WriteImported(
+        profile::ImportModelAnalyzer(flags->file, flags->options),
+        flags->output, context);
   });
 }
 
@@ -185,7 +183,8 @@ void SetupImportMigPerf(CLI::App* app, CommandContext* context) {
       ->required()
       ->check(CLI::ExistingDirectory);
   AddOutput(sub, &flags->output);
-  sub->callback([flags, context] { RunImportMigPerf(*flags, context); });
+  OnRun(sub, context,
+        [flags, context] { return RunImportMigPerf(*flags, context); });
 }
 
 }  // namespace
@@ -203,7 +202,8 @@ void SetupImport(CLI::App* app, CommandContext* context) {
   AddOutput(parva, &flags->output);
   parva->add_option("--workloads-dir", flags->workloads_dir,
                     "Where to write the workloads (default: beside -o)");
-  parva->callback([flags, context] { RunImportParvaGpu(*flags, context); });
+  OnRun(parva, context,
+        [flags, context] { return RunImportParvaGpu(*flags, context); });
   SetupImportPerfAnalyzer(app, context);
   SetupImportModelAnalyzer(app, context);
   SetupImportMigPerf(app, context);

@@ -24,16 +24,15 @@ void AddKubeOptions(CLI::App* app, KubeFlags* flags) {
                 "servers only");
 }
 
-StatusOr<cluster::kubernetes::KubeConfig> LoadKube(const KubeFlags& flags) {
-  std::string path = flags.kubeconfig.empty()
-                         ? cluster::kubernetes::DefaultKubeconfigPath()
-                         : flags.kubeconfig;
-  StatusOr<cluster::kubernetes::KubeConfig> config =
-      path.empty() ? cluster::kubernetes::InClusterConfig()
-                   : cluster::kubernetes::LoadKubeconfig(path, flags.context);
+StatusOr<kube::KubeConfig> LoadKube(const KubeFlags& flags) {
+  std::string path = flags.kubeconfig.empty() ? kube::DefaultKubeconfigPath()
+                                              : flags.kubeconfig;
+  StatusOr<kube::KubeConfig> config =
+      path.empty() ? kube::InClusterConfig()
+                   : kube::LoadKubeconfig(path, flags.context);
   if (!config.ok()) return config;
   config->allow_loopback_http = flags.loopback_http;
-  if (Status safe = cluster::kubernetes::CheckTransport(*config); !safe.ok()) {
+  if (Status safe = kube::CheckTransport(*config); !safe.ok()) {
     return safe.WithPrefix(path.empty() ? "in-cluster config" : path);
   }
   return config;

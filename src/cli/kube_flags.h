@@ -8,7 +8,7 @@
 #include <atomic>
 #include <string>
 
-#include "cluster/kubernetes/kube_config.h"
+#include "kube/kube_config.h"
 
 namespace migserve::cli {
 
@@ -22,7 +22,7 @@ void AddKubeOptions(CLI::App* app, KubeFlags* flags);
 
 // The kubeconfig if one is given, else kubectl's default one, else the
 // in-cluster config; refused (naming the file) if CheckTransport refuses it.
-StatusOr<cluster::kubernetes::KubeConfig> LoadKube(const KubeFlags& flags);
+StatusOr<kube::KubeConfig> LoadKube(const KubeFlags& flags);
 
 // Returns a flag that turns true on SIGINT or SIGTERM (installs the
 // handlers on first use).

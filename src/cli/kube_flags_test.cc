@@ -49,7 +49,7 @@ class KubeFlagsTest : public ::testing::Test {
 TEST_F(KubeFlagsTest, KubeconfigEnvironmentFirstExistingFile) {
   std::string file = Unreachable(testing::TempDir() + "/env/kc.yaml");
   setenv("KUBECONFIG", ("/nonexistent/kc.yaml:" + file).c_str(), 1);
-  EXPECT_EQ(cluster::kubernetes::DefaultKubeconfigPath(), file);
+  EXPECT_EQ(kube::DefaultKubeconfigPath(), file);
   auto config = LoadKube({});
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   EXPECT_EQ(config->server, "https://127.0.0.1:1");
@@ -60,13 +60,13 @@ TEST_F(KubeFlagsTest, KubeconfigEnvironmentFirstExistingFile) {
 
 TEST_F(KubeFlagsTest, HomeKubeConfigWhenTheEnvironmentNamesNone) {
   std::string file = Unreachable(home_ + "/.kube/config");
-  EXPECT_EQ(cluster::kubernetes::DefaultKubeconfigPath(), file);
+  EXPECT_EQ(kube::DefaultKubeconfigPath(), file);
   setenv("KUBECONFIG", "/nonexistent/kc.yaml", 1);
-  EXPECT_EQ(cluster::kubernetes::DefaultKubeconfigPath(), file);
+  EXPECT_EQ(kube::DefaultKubeconfigPath(), file);
 }
 
 TEST_F(KubeFlagsTest, NoKubeconfigAnywhereFallsBackToInCluster) {
-  EXPECT_EQ(cluster::kubernetes::DefaultKubeconfigPath(), "");
+  EXPECT_EQ(kube::DefaultKubeconfigPath(), "");
   CliResult r = Cli({"observe"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("not in a cluster"), std::string::npos) << r.err;

@@ -16,22 +16,22 @@
 #include <map>
 #include <thread>
 
+#include "agent/node_agent.h"
+#include "agent/testing/fake_nvml.h"
 #include "cli/cli_test_util.h"
-#include "cluster/agent/node_agent.h"
-#include "cluster/agent/testing/fake_nvml.h"
-#include "cluster/kubernetes/json_read.h"
 #include "cluster/kubernetes/kubernetes_backend.h"
 #include "cluster/kubernetes/kubernetes_router.h"
-#include "cluster/kubernetes/leader_lease.h"
 #include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
-#include "cluster/kubernetes/testing/api_server_standin.h"
-#include "cluster/kubernetes/testing/fake_kubelet.h"
-#include "cluster/kubernetes/testing/test_certificate.h"
 #include "cluster/plan_json.h"
 #include "cluster/routing.h"
 #include "controller/controller.h"
 #include "deployment/deployment_json.h"
+#include "kube/json_read.h"
+#include "kube/leader_lease.h"
+#include "kube/testing/api_server_standin.h"
+#include "kube/testing/fake_kubelet.h"
+#include "kube/testing/test_certificate.h"
 #include "util/file.h"
 #include "util/test_util.h"
 
@@ -39,7 +39,6 @@ namespace migserve::cli {
 namespace {
 
 namespace k8s = cluster::kubernetes;
-namespace agent = cluster::agent;
 using Json = nlohmann::json;
 
 constexpr char kToken[] = "e2e-token";
@@ -142,7 +141,8 @@ double PollFromEnvironment() {
 class KubernetesE2eTest : public ::testing::Test {
  protected:
   KubernetesE2eTest()
-      : tls_(k8s::MakeTestCertificate(testing::TempDir() + "/e2e-tls").value()),
+      : tls_(
+            kube::MakeTestCertificate(testing::TempDir() + "/e2e-tls").value()),
         server_({tls_.cert_file, tls_.key_file, kToken, 1}) {
     EXPECT_TRUE(server_.Start().ok());
     config_.server = server_.url();
@@ -193,7 +193,7 @@ class KubernetesE2eTest : public ::testing::Test {
         nvml_[n]->SetInUse(index, s.instance, true);
       }
     }
-    kubelet_ = std::make_unique<k8s::FakeKubelet>(
+    kubelet_ = std::make_unique<kube::FakeKubelet>(
         &server_, 0.05, [this](const Json& pod, bool running) {
           const Json& l = pod["metadata"]["labels"];
           int n = nodes_.at(l[k8s::kLabelNode].get<std::string>());
@@ -206,7 +206,7 @@ class KubernetesE2eTest : public ::testing::Test {
         });
     // The routes `from` had before the transition, as the router writes
     // them.
-    k8s::KubeClient client(config_);
+    kube::KubeClient client(config_);
     k8s::KubernetesRouter router(&client, RouterOptions(from));
     for (const auto& [service, route] : cluster::Routes(state)) {
       ASSERT_TRUE(router.SetRoute(route).ok());
@@ -268,7 +268,7 @@ class KubernetesE2eTest : public ::testing::Test {
         g.throughput = 1e300;
         auto it = services.find(b["name"]);
         for (const Json& pod : pods) {
-          if (it == services.end() || !k8s::PodReady(pod) ||
+          if (it == services.end() || !kube::PodReady(pod) ||
               !Selects(it->second["spec"]["selector"],
                        pod["metadata"]["labels"])) {
             continue;
@@ -318,7 +318,7 @@ class KubernetesE2eTest : public ::testing::Test {
     drivers_.push_back(
         agent::MigDriver::Open(nvml_.back().get(), mig::GpuCatalog::Default())
             .value());
-    clients_.push_back(std::make_unique<k8s::KubeClient>(config_));
+    clients_.push_back(std::make_unique<kube::KubeClient>(config_));
   }
 
   // Runs the agent of node `name` and waits for its first layout report.
@@ -385,7 +385,7 @@ class KubernetesE2eTest : public ::testing::Test {
       }
       EXPECT_EQ(violations_, std::vector<std::string>{});
     }
-    k8s::KubeClient client(config_);
+    kube::KubeClient client(config_);
     k8s::KubernetesBackend backend(&client, BackendOptions());
     cluster::ClusterState end = backend.Observe().value();
     EXPECT_EQ(controller::EndStateProblems(end, goal_),
@@ -402,7 +402,7 @@ class KubernetesE2eTest : public ::testing::Test {
   // 20 actions (asking `may_act` before each, if set), its plan unfinished
   // in the journal; returns that plan.
   cluster::TransitionPlan DieAfter20Actions(
-      k8s::KubeClient* client, const deployment::Deployment& target,
+      kube::KubeClient* client, const deployment::Deployment& target,
       const controller::TransitionGoal& goal, std::function<Status()> may_act) {
     k8s::KubernetesBackend backend(client, BackendOptions());
     k8s::KubernetesRouter router(client, RouterOptions(target));
@@ -423,17 +423,17 @@ class KubernetesE2eTest : public ::testing::Test {
                 "--poll-s", "0.01", "--serving", serving_});
   }
 
-  k8s::TestCertificate tls_;
-  k8s::ApiServerStandIn server_;
-  k8s::KubeConfig config_;
+  kube::TestCertificate tls_;
+  kube::ApiServerStandIn server_;
+  kube::KubeConfig config_;
   std::string kubeconfig_;
   std::string journal_;
   std::string serving_;
   std::map<std::string, int> nodes_;  // name -> index of the vectors below
   std::vector<std::unique_ptr<agent::FakeNvml>> nvml_;
   std::vector<std::unique_ptr<agent::MigDriver>> drivers_;
-  std::vector<std::unique_ptr<k8s::KubeClient>> clients_;
-  std::unique_ptr<k8s::FakeKubelet> kubelet_;
+  std::vector<std::unique_ptr<kube::KubeClient>> clients_;
+  std::unique_ptr<kube::FakeKubelet> kubelet_;
   std::vector<std::thread> agents_;
   std::atomic<bool> stop_ = false;
   std::mutex mu_;
@@ -602,7 +602,7 @@ TEST_F(KubernetesE2eTest, NightToDayResumesAfterTheControllerDies) {
   controller::TransitionGoal goal = controller::MakeGoal(night, day);
   Watch(goal);
   {
-    k8s::KubeClient client(config_);
+    kube::KubeClient client(config_);
     DieAfter20Actions(&client, day, goal, {});
   }
   // A node joins while the plan is journaled: an H100 node whose name sorts
@@ -657,9 +657,10 @@ TEST_F(KubernetesE2eTest, ASecondControllerTakesOverTheLeaseAndTheJournal) {
   };
   // The first controller holds the lease, runs 20 actions of its plan and
   // dies: it neither finishes the plan nor hands the lease back.
-  k8s::KubeClient client(config_);
-  k8s::LeaseOptions lease{"migserve-controller", "serving", "first", 2, 1, 0.1};
-  auto first = std::make_unique<k8s::LeaderLease>(&client, lease);
+  kube::KubeClient client(config_);
+  kube::LeaseOptions lease{
+      "migserve-controller", "serving", "first", 2, 1, 0.1};
+  auto first = std::make_unique<kube::LeaderLease>(&client, lease);
   std::atomic<bool> never = false;
   ASSERT_TRUE(first->Acquire(never, {}).ok());
   cluster::TransitionPlan plan = DieAfter20Actions(&client, day, goal, [&]() {
@@ -741,11 +742,11 @@ TEST_F(KubernetesE2eTest, FewApiRequestsPerAction) {
   Start(day);
   controller::TransitionGoal goal = controller::MakeGoal(day, night);
   Watch(goal);
-  k8s::KubeClient client(config_);
+  kube::KubeClient client(config_);
   k8s::BackendOptions options = BackendOptions();
   options.poll_s = PollFromEnvironment();
   k8s::KubernetesBackend backend(&client, options);
-  k8s::KubeClient route_client(config_);
+  kube::KubeClient route_client(config_);
   k8s::KubernetesRouter router(&route_client, RouterOptions(night));
   auto journal = controller::Journal::Open(journal_).value();
   controller::ControllerOptions routed;
@@ -775,7 +776,7 @@ TEST_F(KubernetesE2eTest, ARoutePatchedAfterTheDeleteIsCaught) {
   Start(day);
   controller::TransitionGoal goal = controller::MakeGoal(day, night);
   Watch(goal);
-  k8s::KubeClient client(config_);
+  kube::KubeClient client(config_);
   k8s::KubernetesBackend backend(&client, BackendOptions());
   k8s::KubernetesRouter router(&client, RouterOptions(night));
   LateRouter late(&router);

@@ -17,26 +17,23 @@ struct ModelsFlags {
   std::string gpu;
 };
 
-void RunModels(const ModelsFlags& flags, CommandContext* context) {
+Status RunModels(const ModelsFlags& flags, CommandContext* context) {
   auto table = profile::LoadProfileCsv(flags.profiles);
   if (!table.ok()) {
-    context->Fail(table.status());
-    return;
+    return table.status();
   }
   std::set<std::string> gpus;
   for (const profile::ProfileRow& r : table->rows) gpus.insert(r.gpu);
   if (!flags.gpu.empty()) {
     auto gpu = mig::GpuCatalog::Default().Find(flags.gpu);
     if (!gpu.ok()) {
-      context->Fail(gpu.status().WithPrefix("--gpu"));
-      return;
+      return gpu.status().WithPrefix("--gpu");
     }
     if (!gpus.contains((*gpu)->name)) {
-      context->Fail(Status::InvalidArgument(fmt::format(
+      return Status::InvalidArgument(fmt::format(
           "--gpu: {} has no rows for {}; it has rows for: {}", flags.profiles,
           (*gpu)->name,
-          gpus.empty() ? "none" : fmt::format("{}", fmt::join(gpus, ", ")))));
-      return;
+          gpus.empty() ? "none" : fmt::format("{}", fmt::join(gpus, ", "))));
     }
     gpus = {(*gpu)->name};
   }
@@ -54,6 +51,7 @@ void RunModels(const ModelsFlags& flags, CommandContext* context) {
     }
     out.Print(context->out);
   }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -63,7 +61,7 @@ void SetupModels(CLI::App* app, CommandContext* context) {
   app->add_option("-p,--profiles", flags->profiles, "Profile CSV (- for stdin)")
       ->required();
   app->add_option("--gpu", flags->gpu, "Only this GPU model");
-  app->callback([flags, context] { RunModels(*flags, context); });
+  OnRun(app, context, [flags, context] { return RunModels(*flags, context); });
 }
 
 }  // namespace migserve::cli

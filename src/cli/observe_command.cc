@@ -22,9 +22,9 @@ struct ObserveFlags {
 };
 
 Status RunObserve(ObserveFlags flags, CommandContext* context) {
-  MIGSERVE_ASSIGN_OR_RETURN(k8s::KubeConfig config, LoadKube(flags.kube));
+  MIGSERVE_ASSIGN_OR_RETURN(kube::KubeConfig config, LoadKube(flags.kube));
   if (!flags.namespace_.empty()) config.namespace_ = flags.namespace_;
-  k8s::KubeClient client(config);
+  kube::KubeClient client(config);
   flags.backend.namespace_ = config.namespace_;
   flags.backend.warn = [context](const std::string& line) {
     context->err << "observe: warning: " << line << "\n";
@@ -36,8 +36,7 @@ Status RunObserve(ObserveFlags flags, CommandContext* context) {
   context->err << fmt::format("observe: {} GPUs, {} serving, {} services\n",
                               observed.gpus.size(), observed.UsedGpus(),
                               observed.services.size());
-  context->Emit(flags.output, deployment::FormatDeployment(observed));
-  return Status::Ok();
+  return context->Emit(flags.output, deployment::FormatDeployment(observed));
 }
 
 }  // namespace
@@ -53,10 +52,7 @@ void SetupObserve(CLI::App* app, CommandContext* context) {
       ->capture_default_str();
   app->add_option("-o,--output", flags->output,
                   "Write the observed deployment here (default: stdout)");
-  app->callback([flags, context] {
-    Status s = RunObserve(*flags, context);
-    if (!s.ok()) context->Fail(s);
-  });
+  OnRun(app, context, [flags, context] { return RunObserve(*flags, context); });
 }
 
 }  // namespace migserve::cli

@@ -32,14 +32,13 @@ struct OptimizeFlags {
 
 // --from: the fewest GPUs, reached from the current deployment with the
 // fewest replica starts.
-void RunTransitionOptimize(const OptimizeFlags& flags,
-                           CommandContext* context) {
+Status RunTransitionOptimize(const OptimizeFlags& flags,
+                             CommandContext* context) {
   if (flags.algo != "milp") {
-    context->Fail(Status::InvalidArgument(fmt::format(
+    return Status::InvalidArgument(fmt::format(
         "--from: only --algo milp optimizes from a current deployment, not "
         "'{}'",
-        flags.algo)));
-    return;
+        flags.algo));
   }
   optimizer::TransitionOptions transition = flags.transition;
   if (!flags.weights.empty()) {
@@ -47,30 +46,25 @@ void RunTransitionOptimize(const OptimizeFlags& flags,
         flags.weights[0], flags.weights[1], flags.weights[2]};
   }
   if (Status s = transition.Validate(); !s.ok()) {
-    context->Fail(s);
-    return;
+    return s;
   }
   auto inputs = LoadInputs(flags.workload, flags.profiles, context->err);
   if (!inputs.ok()) {
-    context->Fail(inputs.status());
-    return;
+    return inputs.status();
   }
   auto from = deployment::LoadDeployment(flags.from);
   if (!from.ok()) {
-    context->Fail(from.status());
-    return;
+    return from.status();
   }
   auto current = cluster::ClusterFromDeployment(*from, {flags.gpus_per_node});
   if (!current.ok()) {
-    context->Fail(current.status());
-    return;
+    return current.status();
   }
   auto target = controller::OptimizeFromCurrent(
       *current, *(*inputs)->problem, (*inputs)->profiles, flags.solve,
       transition, flags.gpus_per_node);
   if (!target.ok()) {
-    context->Fail(target.status());
-    return;
+    return target.status();
   }
   const deployment::Summary& s = *target->summary;
   const nlohmann::json& plain = s.extra["plain_optimum"];
@@ -83,34 +77,32 @@ void RunTransitionOptimize(const OptimizeFlags& flags,
       plain["repartitioned_gpus"].get<int>(),
       s.extra["kept_replicas"].get<int>(), plain["kept_replicas"].get<int>(),
       s.seconds);
-  context->Emit(flags.output, deployment::FormatDeployment(*target));
+  MIGSERVE_RETURN_IF_ERROR(
+      context->Emit(flags.output, deployment::FormatDeployment(*target)));
+  return Status::Ok();
 }
 
 // A mixed fleet: only the exact optimizer weighs GPU types by cost.
-void RunFleetOptimize(const OptimizeFlags& flags,
-                      const workload::Workload& workload,
-                      CommandContext* context) {
+Status RunFleetOptimize(const OptimizeFlags& flags,
+                        const workload::Workload& workload,
+                        CommandContext* context) {
   if (flags.algo != "milp") {
-    context->Fail(Status::InvalidArgument(fmt::format(
+    return Status::InvalidArgument(fmt::format(
         "--algo {}: {} offers {} GPU types; only --algo milp plans mixed "
         "fleets",
-        flags.algo, flags.workload, workload.offers.size())));
-    return;
+        flags.algo, flags.workload, workload.offers.size()));
   }
   auto profiles = profile::LoadProfileCsv(flags.profiles);
   if (!profiles.ok()) {
-    context->Fail(profiles.status());
-    return;
+    return profiles.status();
   }
   WarnMeasurementGaps(workload, *profiles, context->err);
   auto run = optimizer::RunFleet(workload, *profiles, flags.solve);
   if (!run.ok()) {
-    context->Fail(run.status());
-    return;
+    return run.status();
   }
   if (run->outcome == optimizer::Outcome::kInfeasible) {
-    context->Fail(Status::FailedPrecondition("milp: " + run->reason));
-    return;
+    return Status::FailedPrecondition("milp: " + run->reason);
   }
   const deployment::Summary& s = *run->deployment.summary;
   context->err << fmt::format(
@@ -119,70 +111,66 @@ void RunFleetOptimize(const OptimizeFlags& flags,
       s.gpus, s.status, s.extra["cost"].get<double>(),
       s.extra["cost_bound"].get<double>(), s.extra["gpus_by_type"].dump(),
       s.seconds);
-  context->Emit(flags.output, deployment::FormatDeployment(run->deployment));
+  MIGSERVE_RETURN_IF_ERROR(context->Emit(
+      flags.output, deployment::FormatDeployment(run->deployment)));
+  return Status::Ok();
 }
 
-void RunOptimizeOnce(const OptimizeFlags& flags, CommandContext* context) {
+Status RunOptimizeOnce(const OptimizeFlags& flags, CommandContext* context) {
   auto optimizer = optimizer::MakeOptimizer(flags.algo);
   if (!optimizer.ok()) {
-    context->Fail(optimizer.status());
-    return;
+    return optimizer.status();
   }
   auto fleet = workload::LoadWorkload(flags.workload);
   if (fleet.ok() && fleet->offers.size() > 1) {
     if (!flags.from.empty()) {
-      context->Fail(Status::InvalidArgument(fmt::format(
+      return Status::InvalidArgument(fmt::format(
           "--from: {} offers {} GPU types; optimizing from a current "
           "deployment is for one GPU type",
-          flags.workload, fleet->offers.size())));
-      return;
+          flags.workload, fleet->offers.size()));
     }
-    RunFleetOptimize(flags, *fleet, context);
-    return;
+    return RunFleetOptimize(flags, *fleet, context);
   }
   if (!flags.from.empty()) {
-    RunTransitionOptimize(flags, context);
-    return;
+    return RunTransitionOptimize(flags, context);
   }
   auto inputs = LoadInputs(flags.workload, flags.profiles, context->err);
   if (!inputs.ok()) {
-    context->Fail(inputs.status());
-    return;
+    return inputs.status();
   }
   optimizer::RunResult run =
       optimizer::RunOptimizer(**optimizer, *(*inputs)->problem, flags.solve);
   if (run.outcome == optimizer::Outcome::kInfeasible) {
-    context->Fail(Status::FailedPrecondition(
-        fmt::format("{}: {}", flags.algo, run.reason)));
-    return;
+    return Status::FailedPrecondition(
+        fmt::format("{}: {}", flags.algo, run.reason));
   }
   std::string json = deployment::FormatDeployment(run.deployment);
   const deployment::Summary& s = *run.deployment.summary;
   context->err << fmt::format(
       "optimize: {}: {} GPUs ({}), lower bound {}, {:.3f} s\n", s.algorithm,
       s.gpus, s.status, *s.lower_bound, s.seconds);
-  context->Emit(flags.output, json);
+  MIGSERVE_RETURN_IF_ERROR(context->Emit(flags.output, json));
+  return Status::Ok();
 }
 
 // Checks the output path first (a long search must not fail at the end
 // for a typo), and turns an interrupt into exit 130 once the best so far is
 // written.
-void RunOptimize(const OptimizeFlags& flags, CommandContext* context) {
+Status RunOptimize(const OptimizeFlags& flags, CommandContext* context) {
   if (Status s = CheckOutputDirectory(flags.output); !s.ok()) {
-    context->Fail(s.WithPrefix("-o"));
-    return;
+    return s.WithPrefix("-o");
   }
   if (Status s = flags.solve.Validate(); !s.ok()) {
-    context->Fail(s);
-    return;
+    return s;
   }
   InstallInterruptHandlers();
-  RunOptimizeOnce(flags, context);
+  MIGSERVE_RETURN_IF_ERROR(RunOptimizeOnce(flags, context));
   if (Interrupted() && context->exit_code == kExitOk) {
     context->err << "optimize: interrupted; wrote the best deployment found "
                     "so far (summary.status: interrupted)\n";
     context->exit_code = kExitInterrupted;
   }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -223,7 +211,8 @@ void SetupOptimize(CLI::App* app, CommandContext* context) {
       ->capture_default_str()
       ->check(Positive());
   AddSolveOptions(app, &flags->solve, context);
-  app->callback([flags, context] { RunOptimize(*flags, context); });
+  OnRun(app, context,
+        [flags, context] { return RunOptimize(*flags, context); });
 }
 
 }  // namespace migserve::cli

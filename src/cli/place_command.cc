@@ -30,8 +30,7 @@ Status RunPlace(const PlaceFlags& flags, CommandContext* context) {
   context->err << fmt::format(
       "place: {} serving GPUs on {} inventory GPUs ({} nodes)\n",
       placed.UsedGpus(), placed.gpus.size(), inventory.nodes.size());
-  context->Emit(flags.output, deployment::FormatDeployment(placed));
-  return Status::Ok();
+  return context->Emit(flags.output, deployment::FormatDeployment(placed));
 }
 
 }  // namespace
@@ -46,10 +45,7 @@ void SetupPlace(CLI::App* app, CommandContext* context) {
       ->required();
   app->add_option("-o,--output", flags->output,
                   "Write the placed deployment here (default: stdout)");
-  app->callback([flags, context] {
-    Status s = RunPlace(*flags, context);
-    if (!s.ok()) context->Fail(s);
-  });
+  OnRun(app, context, [flags, context] { return RunPlace(*flags, context); });
 }
 
 }  // namespace migserve::cli

@@ -19,17 +19,15 @@ struct PlanFlags {
   std::string format = "json";
 };
 
-void RunPlan(const PlanFlags& flags, CommandContext* context) {
+Status RunPlan(const PlanFlags& flags, CommandContext* context) {
   auto in = LoadTransition(flags.transition);
   if (!in.ok()) {
-    context->Fail(in.status());
-    return;
+    return in.status();
   }
   auto plan =
       controller::PlanTransition(in->current, in->to, in->goal, in->planner);
   if (!plan.ok()) {
-    context->Fail(plan.status());
-    return;
+    return plan.status();
   }
   controller::SafetyReport report =
       controller::CheckPlan(in->current, *plan, in->goal);
@@ -37,9 +35,8 @@ void RunPlan(const PlanFlags& flags, CommandContext* context) {
     for (const std::string& p : report.problems) {
       context->err << "migserve: unsafe plan: " << p << "\n";
     }
-    context->Fail(Status::FailedPrecondition(
-        "refusing to print an unsafe plan (a planner defect; please report)"));
-    return;
+    return Status::FailedPrecondition(
+        "refusing to print an unsafe plan (a planner defect; please report)");
   }
   std::map<std::string_view, int> counts;
   for (const cluster::Action& a : plan->actions) ++counts[KindName(a.kind)];
@@ -48,9 +45,10 @@ void RunPlan(const PlanFlags& flags, CommandContext* context) {
       "safe in every order\n",
       plan->actions.size(), counts["create"], counts["delete"],
       counts["migrate"], counts["repartition"]);
-  context->Emit(flags.output, flags.format == "text"
-                                  ? cluster::FormatPlanText(*plan)
-                                  : cluster::FormatPlan(*plan));
+  MIGSERVE_RETURN_IF_ERROR(context->Emit(
+      flags.output, flags.format == "text" ? cluster::FormatPlanText(*plan)
+                                           : cluster::FormatPlan(*plan)));
+  return Status::Ok();
 }
 
 }  // namespace
@@ -64,7 +62,7 @@ void SetupPlan(CLI::App* app, CommandContext* context) {
                   "json (DESIGN 6, for tools) or text (stages, for people)")
       ->capture_default_str()
       ->check(OneOf({"json", "text"}));
-  app->callback([flags, context] { RunPlan(*flags, context); });
+  OnRun(app, context, [flags, context] { return RunPlan(*flags, context); });
 }
 
 }  // namespace migserve::cli

@@ -87,7 +87,16 @@ Status RunReport(const ReportFlags& flags, CommandContext* context) {
   }
   MIGSERVE_ASSIGN_OR_RETURN(in.supply, Supply(flags, d, context));
   MIGSERVE_RETURN_IF_ERROR(LoadJsonInput(flags.compare, &in.compare));
-  MIGSERVE_RETURN_IF_ERROR(LoadJsonInput(flags.simulation, &in.simulation));
+  if (!flags.simulation.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.simulation));
+    auto simulation = cluster::ParseTransitionReport(text, flags.simulation);
+    if (!simulation.ok()) {
+      return Status::InvalidArgument(
+          simulation.status().message() +
+          " (--simulation: not the JSON that simulate --report writes)");
+    }
+    in.simulation = *std::move(simulation);
+  }
   MIGSERVE_RETURN_IF_ERROR(LoadJsonInput(flags.serve, &in.serve));
   if (!flags.plan.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.plan));
@@ -98,12 +107,12 @@ Status RunReport(const ReportFlags& flags, CommandContext* context) {
     html = report::RenderReport(in);
   } catch (const nlohmann::json::exception& e) {
     return Status::InvalidArgument(fmt::format(
-        "--compare, --simulation or --serve: not the JSON that compare "
-        "--format json, simulate --report or serve --format json write: {}",
+        "--compare or --serve: not the JSON that compare --format json or "
+        "serve --format json write: {}",
         e.what()));
   }
-  context->Emit(flags.output, html);
-  if (!flags.output.empty() && context->exit_code == kExitOk) {
+  MIGSERVE_RETURN_IF_ERROR(context->Emit(flags.output, html));
+  if (!flags.output.empty()) {
     context->err << fmt::format("report: {} GPUs drawn -> {}\n", d.gpus.size(),
                                 flags.output);
   }
@@ -139,10 +148,7 @@ void SetupReport(CLI::App* app, CommandContext* context) {
       ->check(NonNegative());
   app->add_option("-o,--output", flags->output,
                   "HTML file to write (default: stdout)");
-  app->callback([flags, context] {
-    Status s = RunReport(*flags, context);
-    if (!s.ok()) context->Fail(s);
-  });
+  OnRun(app, context, [flags, context] { return RunReport(*flags, context); });
 }
 
 }  // namespace migserve::cli

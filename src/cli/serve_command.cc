@@ -95,44 +95,38 @@ std::string Json(const serving::ServeReport& report,
   return j.dump(2) + "\n";
 }
 
-void RunServe(ServeFlags flags, CommandContext* context) {
+Status RunServe(ServeFlags flags, CommandContext* context) {
   serving::ServeOptions& o = flags.options;
   o.arrivals.kind = *queueing::ParseArrivalKind(flags.arrivals);
   if (o.arrivals.kind == queueing::ArrivalProcess::Kind::kPoisson &&
       o.arrivals.cv != 1) {
-    context->Fail(Status::InvalidArgument(
-        "--cv applies to --arrivals gamma (Poisson arrivals have cv 1)"));
-    return;
+    return Status::InvalidArgument(
+        "--cv applies to --arrivals gamma (Poisson arrivals have cv 1)");
   }
   o.routing = *serving::ParseRoutingPolicy(flags.routing);
   o.max_queue_delay_ms =
       flags.batching == "timer" ? flags.max_queue_delay_ms : 0;
   if (flags.batching == "timer" && !(flags.max_queue_delay_ms > 0)) {
-    context->Fail(Status::InvalidArgument(fmt::format(
+    return Status::InvalidArgument(fmt::format(
         "--max-queue-delay must be > 0 with --batching timer, got {}",
-        flags.max_queue_delay_ms)));
-    return;
+        flags.max_queue_delay_ms));
   }
   auto workload = workload::LoadWorkload(flags.workload);
   if (!workload.ok()) {
-    context->Fail(workload.status());
-    return;
+    return workload.status();
   }
   auto profiles = profile::LoadProfileCsv(flags.profiles);
   if (!profiles.ok()) {
-    context->Fail(profiles.status());
-    return;
+    return profiles.status();
   }
   WarnMeasurementGaps(*workload, *profiles, context->err);
   auto deployment = deployment::LoadDeployment(flags.deployment);
   if (!deployment.ok()) {
-    context->Fail(deployment.status());
-    return;
+    return deployment.status();
   }
   auto state = cluster::ClusterFromDeployment(*deployment, {});
   if (!state.ok()) {
-    context->Fail(state.status());
-    return;
+    return state.status();
   }
   serving::ServeProgressSink progress;
   progress.report = [context, &o](const serving::ServeProgress& p) {
@@ -148,14 +142,13 @@ void RunServe(ServeFlags flags, CommandContext* context) {
   };
   auto report = serving::Serve(*state, *workload, *profiles, o, progress);
   if (!report.ok()) {
-    context->Fail(report.status());
-    return;
+    return report.status();
   }
-  context->Emit(flags.output, flags.format == "json" ? Json(*report, o, flags)
-                                                     : Table(*report));
-  if (context->exit_code == kExitOk && !report->ok()) {
-    context->exit_code = kExitNo;
-  }
+  MIGSERVE_RETURN_IF_ERROR(context->Emit(
+      flags.output,
+      flags.format == "json" ? Json(*report, o, flags) : Table(*report)));
+  if (!report->ok()) context->exit_code = kExitNo;
+  return Status::Ok();
 }
 
 }  // namespace
@@ -202,7 +195,7 @@ void SetupServe(CLI::App* app, CommandContext* context) {
                   "Seconds at the start whose requests are not counted")
       ->default_val(o.warmup_s);
   app->add_option("--seed", o.seed, "Random seed")->default_val(o.seed);
-  app->callback([flags, context] { RunServe(*flags, context); });
+  OnRun(app, context, [flags, context] { return RunServe(*flags, context); });
 }
 
 }  // namespace migserve::cli

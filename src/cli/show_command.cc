@@ -12,13 +12,13 @@ struct ShowFlags {
   int collapse_above = 100;
 };
 
-void RunShow(const ShowFlags& flags, CommandContext* context) {
+Status RunShow(const ShowFlags& flags, CommandContext* context) {
   auto d = deployment::LoadDeployment(flags.deployment);
   if (!d.ok()) {
-    context->Fail(d.status());
-    return;
+    return d.status();
   }
   context->out << report::TerminalView(*d, flags.collapse_above);
+  return Status::Ok();
 }
 
 }  // namespace
@@ -32,7 +32,7 @@ void SetupShow(CLI::App* app, CommandContext* context) {
                   "the deployment has more GPUs than this")
       ->capture_default_str()
       ->check(NonNegative());
-  app->callback([flags, context] { RunShow(*flags, context); });
+  OnRun(app, context, [flags, context] { return RunShow(*flags, context); });
 }
 
 }  // namespace migserve::cli

@@ -2,16 +2,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
-#include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/command.h"
 #include "cli/flag_checks.h"
 #include "cli/table.h"
 #include "cli/transition_inputs.h"
 #include "cluster/apply.h"
-#include "cluster/simulated_cluster.h"
-#include "controller/controller.h"
+#include "cluster/transition_report.h"
+#include "controller/transition_simulation.h"
 #include "deployment/deployment_json.h"
 #include "util/csv.h"
 #include "util/file.h"
@@ -32,240 +31,129 @@ struct SimulateFlags {
   std::string lose_gpu;
 };
 
-// Seconds of the makespan during which a repartition ran, and during which
-// only replica actions (create, delete, migrate) ran: the paper's split of
-// a transition's time by component (fig:e2estack).
-std::pair<double, double> TimeByComponent(
-    const std::vector<cluster::TimelineEntry>& timeline) {
-  std::vector<double> cuts;
-  for (const auto& e : timeline) {
-    cuts.push_back(e.start_s);
-    cuts.push_back(e.end_s);
+// The GPU --lose-gpu names: NODE/INDEX, or the id of a GPU of a
+// deployment without nodes; InvalidArgument unless the cluster has it.
+StatusOr<cluster::GpuId> LoseGpu(const std::string& flag, int gpus_per_node,
+                                 const cluster::ClusterState& current) {
+  std::optional<cluster::GpuId> gpu = cluster::ParseGpuId(flag);
+  int id = 0;
+  if (!gpu && ParseInt(flag, &id) && id >= 0) {
+    gpu = cluster::UnplacedGpuId(id, gpus_per_node);
   }
-  std::sort(cuts.begin(), cuts.end());
-  double repartition = 0, replicas = 0;
-  for (size_t k = 0; k + 1 < cuts.size(); ++k) {
-    double mid = (cuts[k] + cuts[k + 1]) / 2;
-    bool any = false, gpu = false;
-    for (const auto& e : timeline) {
-      if (e.start_s <= mid && mid < e.end_s) {
-        any = true;
-        gpu |= e.action.kind == cluster::ActionKind::kRepartition;
-      }
-    }
-    double width = cuts[k + 1] - cuts[k];
-    if (gpu) {
-      repartition += width;
-    } else if (any) {
-      replicas += width;
-    }
+  if (!gpu) {
+    return Status::InvalidArgument(fmt::format(
+        "--lose-gpu: \"{}\" is not NODE/INDEX (node-1/2, say)", flag));
   }
-  return {repartition, replicas};
+  if (current.FindGpu(*gpu) == nullptr) {
+    return Status::InvalidArgument(fmt::format(
+        "--lose-gpu: the cluster has no GPU {} (it has {} GPUs, {} to {})",
+        gpu->ToString(), current.gpus.size(),
+        current.gpus.front().id.ToString(), current.gpus.back().id.ToString()));
+  }
+  return *gpu;
 }
 
-// Every action as it ran: kind, GPU(s), service, start and end.
-nlohmann::json TimelineJson(
-    const std::vector<cluster::TimelineEntry>& timeline) {
-  nlohmann::json entries = nlohmann::json::array();
-  for (const cluster::TimelineEntry& e : timeline) {
-    const cluster::Action& a = e.action;
-    nlohmann::json j = {{"id", a.id},
-                        {"kind", cluster::KindName(a.kind)},
-                        {"gpu", a.at.gpu.ToString()},
-                        {"start_s", e.start_s},
-                        {"end_s", e.end_s},
-                        {"ok", e.ok},
-                        {"text", cluster::Describe(a)}};
-    if (a.kind != cluster::ActionKind::kRepartition) {
-      j["service"] = a.replica.service;
-      j["profile"] = a.at.model->profiles.at(a.at.instance.profile).name;
-      j["start"] = a.at.instance.start;
-    }
-    if (a.kind == cluster::ActionKind::kMigrate) {
-      j["to"] = a.to.gpu.ToString();
-      j["to_start"] = a.to.instance.start;
-      j["local"] = e.local;
-    }
-    entries.push_back(std::move(j));
-  }
-  return entries;
-}
-
-nlohmann::json CapacityHistoryJson(
-    const std::vector<cluster::CapacitySample>& history) {
-  nlohmann::json samples = nlohmann::json::array();
-  for (const cluster::CapacitySample& c : history) {
-    samples.push_back({{"time_s", c.time_s}, {"capacity", c.capacity}});
-  }
-  return samples;
-}
-
-void RunSimulate(const SimulateFlags& flags, CommandContext* context) {
-  auto in = LoadTransition(flags.transition);
-  Status valid = flags.durations.Validate();
-  if (!in.ok() || !valid.ok()) {
-    context->Fail(in.ok() ? valid : in.status());
-    return;
-  }
-  auto journal = controller::Journal::Open(flags.journal);
-  if (!journal.ok()) {
-    context->Fail(journal.status());
-    return;
-  }
-  cluster::Faults faults = flags.faults;
-  if (!flags.lose_gpu.empty()) {
-    faults.lose_gpu = cluster::ParseGpuId(flags.lose_gpu);
-    int id = 0;
-    if (!faults.lose_gpu && ParseInt(flags.lose_gpu, &id) && id >= 0) {
-      faults.lose_gpu =
-          cluster::UnplacedGpuId(id, flags.transition.gpus_per_node);
-    }
-    if (!faults.lose_gpu) {
-      context->Fail(Status::InvalidArgument(
-          fmt::format("--lose-gpu: \"{}\" is not NODE/INDEX (node-1/2, say)",
-                      flags.lose_gpu)));
-      return;
-    }
-    if (in->current.FindGpu(*faults.lose_gpu) == nullptr) {
-      context->Fail(Status::InvalidArgument(fmt::format(
-          "--lose-gpu: the cluster has no GPU {} (it has {} GPUs, {} to {})",
-          faults.lose_gpu->ToString(), in->current.gpus.size(),
-          in->current.gpus.front().id.ToString(),
-          in->current.gpus.back().id.ToString())));
-      return;
-    }
-  }
-  cluster::SimulatedCluster sim(in->current, flags.durations, flags.seed,
-                                faults);
-  controller::ControllerOptions options;
-  options.planner = in->planner;
-  options.progress = [context](const std::string& line) {
-    context->err << line << "\n";
+// The report as the terminal shows it: counts, times, GPUs and a table of
+// the services.
+void PrintReport(const cluster::TransitionReport& r, std::ostream& out) {
+  auto count = [&](const char* kind) {
+    auto it = r.actions.find(kind);
+    return it == r.actions.end() ? 0 : it->second;
   };
-  controller::Controller controller(&sim, journal->get(), options);
-  Status run = controller.Transition(in->to, in->goal);
-
-  if (flags.faults.fail_action >= 0 &&
-      std::none_of(sim.timeline().begin(), sim.timeline().end(),
-                   [&](const cluster::TimelineEntry& e) {
-                     return e.action.id == flags.faults.fail_action;
-                   })) {
-    context->Fail(Status::InvalidArgument(fmt::format(
-        "--fail-action: the transition ran no action {} (it ran {} actions; "
-        "`plan --format text` lists their ids)",
-        flags.faults.fail_action, sim.timeline().size())));
-    return;
-  }
-  std::map<std::string, int> counts;
-  for (const auto& e : sim.timeline()) {
-    if (!e.ok) continue;
-    std::string kind(cluster::KindName(e.action.kind));
-    if (e.action.kind == cluster::ActionKind::kMigrate) {
-      kind = e.local ? "local migrate" : "remote migrate";
-    }
-    ++counts[kind];
-  }
-  auto [repartition_s, replicas_s] = TimeByComponent(sim.timeline());
-  cluster::ClusterState end = sim.state();
-  std::map<std::string, double> final_capacity = end.Capacity();
-
-  nlohmann::json report = {
-      {"from", flags.transition.from},
-      {"to", flags.transition.to},
-      {"seed", flags.seed},
-      {"actions", counts},
-      {"makespan_s", sim.now_s()},
-      {"time_s",
-       {{"planner", controller.stats().planner_s},
-        {"repartition", repartition_s},
-        {"replicas", replicas_s}}},
-      {"peak_gpus", sim.peak_gpus()},
-      {"plans", controller.stats().plans},
-      {"final_gpus", end.UsedGpus()},
-      {"target_gpus", in->goal.target_gpus},
-      {"services", nlohmann::json::array()},
-      {"timeline", TimelineJson(sim.timeline())},
-      {"capacity_history", CapacityHistoryJson(sim.capacity_history())}};
-  // The verdict comes from the capacity the cluster measured at every
-  // change, never from the plan: a service is short when its lowest
-  // capacity fell below its floor, whatever the controller believed.
-  std::vector<std::string> problems, short_services;
-  if (!run.ok()) problems.push_back(run.message());
-  TextTable table(
-      {"service", "floor", "lowest", "min satisfaction", "final", "required"});
-  for (const auto& [service, lowest] : sim.min_capacity()) {
-    double floor = in->goal.Floor(service);
-    double required = in->goal.required_after.count(service) > 0
-                          ? in->goal.required_after.at(service)
-                          : 0;
-    double satisfaction = floor > 0 ? lowest / floor : 1;
-    if (satisfaction < 1 - kRateTolerance) {
-      short_services.push_back(service);
-      problems.push_back(fmt::format("service {} dropped to {:.1f}% of {:.6g}",
-                                     service, 100 * satisfaction, floor));
-    }
-    report["services"].push_back({{"name", service},
-                                  {"floor", floor},
-                                  {"lowest", lowest},
-                                  {"min_satisfaction", satisfaction},
-                                  {"final", final_capacity[service]},
-                                  {"required", required}});
-    table.AddRow({service, fmt::format("{:.6g}", floor),
-                  fmt::format("{:.6g}", lowest),
-                  fmt::format("{:.1f}%", 100 * satisfaction),
-                  fmt::format("{:.6g}", final_capacity[service]),
-                  fmt::format("{:.6g}", required)});
-  }
-  for (std::string& p : controller::EndStateProblems(end, in->goal)) {
-    problems.push_back(std::move(p));
-  }
-  report["problems"] = problems;
-  report["short_services"] = short_services;
-  report["ok"] = problems.empty();
-
-  std::ostream& out = context->out;
   out << fmt::format(
       "actions: {} create, {} delete, {} local migrate, {} remote migrate, "
       "{} repartition\n",
-      counts["create"], counts["delete"], counts["local migrate"],
-      counts["remote migrate"], counts["repartition"]);
+      count("create"), count("delete"), count("local migrate"),
+      count("remote migrate"), count("repartition"));
   out << fmt::format(
       "makespan: {:.1f} s (repartition {:.1f} s, replicas only {:.1f} s; "
       "planner {:.1f} ms)\n",
-      sim.now_s(), repartition_s, replicas_s,
-      1000 * controller.stats().planner_s);
-  out << fmt::format("gpus: peak {}, final {}, target {}\n", sim.peak_gpus(),
-                     end.UsedGpus(), in->goal.target_gpus);
+      r.makespan_s, r.repartition_s, r.replicas_s, 1000 * r.planner_s);
+  out << fmt::format("gpus: peak {}, final {}, target {}\n", r.peak_gpus,
+                     r.final_gpus, r.target_gpus);
+  TextTable table(
+      {"service", "floor", "lowest", "min satisfaction", "final", "required"});
+  for (const cluster::ReportedService& s : r.services) {
+    table.AddRow({s.name, fmt::format("{:.6g}", s.floor),
+                  fmt::format("{:.6g}", s.lowest),
+                  fmt::format("{:.1f}%", 100 * s.min_satisfaction),
+                  fmt::format("{:.6g}", s.final_capacity),
+                  fmt::format("{:.6g}", s.required)});
+  }
   table.Print(out);
-  for (const auto& [path, text] :
-       {std::pair{flags.report, report.dump(2) + "\n"},
-        std::pair{flags.before,
-                  flags.before.empty()
-                      ? ""
-                      : deployment::FormatDeployment(cluster::ToDeployment(
-                            in->current, in->from.services))},
-        std::pair{flags.after,
-                  flags.after.empty()
-                      ? ""
-                      : deployment::FormatDeployment(
-                            cluster::ToDeployment(end, in->to.services))}}) {
-    if (path.empty()) continue;
-    Status written = WriteFileAtomic(path, text);
-    if (!written.ok()) {
-      context->Fail(written);
-      return;
-    }
+}
+
+// --report, --before and --after, each if asked for.
+Status WriteOutputs(const SimulateFlags& flags, const TransitionInputs& in,
+                    const controller::Simulation& sim) {
+  auto placed = [](const cluster::ClusterState& state,
+                   const deployment::Deployment& d) {
+    return deployment::FormatDeployment(
+        cluster::ToDeployment(state, d.services));
+  };
+  if (!flags.report.empty()) {
+    MIGSERVE_RETURN_IF_ERROR(WriteFileAtomic(
+        flags.report, cluster::FormatTransitionReport(sim.report)));
   }
-  if (problems.empty()) {
-    out << "no drop: every service stayed at >= 100% of min(before, after)\n";
-    return;
+  if (!flags.before.empty()) {
+    MIGSERVE_RETURN_IF_ERROR(
+        WriteFileAtomic(flags.before, placed(in.current, in.from)));
   }
-  for (const std::string& p : problems)
+  if (!flags.after.empty()) {
+    MIGSERVE_RETURN_IF_ERROR(
+        WriteFileAtomic(flags.after, placed(sim.end, in.to)));
+  }
+  return Status::Ok();
+}
+
+Status RunSimulate(const SimulateFlags& flags, CommandContext* context) {
+  MIGSERVE_ASSIGN_OR_RETURN(TransitionInputs in,
+                            LoadTransition(flags.transition));
+  controller::SimulationOptions options;
+  options.durations = flags.durations;
+  options.faults = flags.faults;
+  options.seed = flags.seed;
+  options.journal = flags.journal;
+  options.planner = in.planner;
+  if (!flags.lose_gpu.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(
+        options.faults.lose_gpu,
+        LoseGpu(flags.lose_gpu, flags.transition.gpus_per_node, in.current));
+  }
+  options.progress = [context](const std::string& line) {
+    context->err << line << "\n";
+  };
+  MIGSERVE_ASSIGN_OR_RETURN(
+      controller::Simulation sim,
+      controller::SimulateTransition(in.current, in.to, in.goal, options));
+  const cluster::TransitionReport& report = sim.report;
+  if (flags.faults.fail_action >= 0 &&
+      std::none_of(report.timeline.begin(), report.timeline.end(),
+                   [&](const cluster::ReportedAction& a) {
+                     return a.id == flags.faults.fail_action;
+                   })) {
+    return Status::InvalidArgument(fmt::format(
+        "--fail-action: the transition ran no action {} (it ran {} actions; "
+        "`plan --format text` lists their ids)",
+        flags.faults.fail_action, report.timeline.size()));
+  }
+  sim.report.from = flags.transition.from;
+  sim.report.to = flags.transition.to;
+  PrintReport(report, context->out);
+  MIGSERVE_RETURN_IF_ERROR(WriteOutputs(flags, in, sim));
+  if (report.ok()) {
+    context->out
+        << "no drop: every service stayed at >= 100% of min(before, after)\n";
+    return Status::Ok();
+  }
+  for (const std::string& p : report.problems) {
     context->err << "migserve: " << p << "\n";
+  }
   context->exit_code =
-      run.ok() || run.code() == Status::Code::kFailedPrecondition
+      sim.run.ok() || sim.run.code() == Status::Code::kFailedPrecondition
           ? kExitNo
           : kExitBadInput;
+  return Status::Ok();
 }
 
 }  // namespace
@@ -315,7 +203,8 @@ void SetupSimulate(CLI::App* app, CommandContext* context) {
           ->check(NonNegative());
   lose_gpu->needs(lose_at);
   lose_at->needs(lose_gpu);
-  app->callback([flags, context] { RunSimulate(*flags, context); });
+  OnRun(app, context,
+        [flags, context] { return RunSimulate(*flags, context); });
 }
 
 }  // namespace migserve::cli

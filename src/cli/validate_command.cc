@@ -16,23 +16,20 @@ struct ValidateFlags {
   std::string deployment;
 };
 
-void RunValidate(const ValidateFlags& flags, CommandContext* context) {
+Status RunValidate(const ValidateFlags& flags, CommandContext* context) {
   auto inputs = LoadInputs(flags.workload, flags.profiles, context->err);
   if (!inputs.ok()) {
-    context->Fail(inputs.status());
-    return;
+    return inputs.status();
   }
   auto deployment = deployment::LoadDeployment(flags.deployment);
   if (!deployment.ok()) {
-    context->Fail(deployment.status());
-    return;
+    return deployment.status();
   }
   const Inputs& in = **inputs;
   auto report =
       deployment::Validate(*deployment, in.workload, in.profiles, *in.gpu);
   if (!report.ok()) {
-    context->Fail(report.status());
-    return;
+    return report.status();
   }
   std::ostream& out = context->out;
   TextTable table(
@@ -48,13 +45,14 @@ void RunValidate(const ValidateFlags& flags, CommandContext* context) {
                      report->used_gpus);
   if (report->ok()) {
     out << "valid\n";
-    return;
+    return Status::Ok();
   }
   for (const std::string& p : report->problems) {
     context->err << fmt::format("migserve: {}: {}\n", flags.deployment, p);
   }
   out << fmt::format("invalid: {} problem(s)\n", report->problems.size());
   context->exit_code = kExitNo;
+  return Status::Ok();
 }
 
 }  // namespace
@@ -68,7 +66,8 @@ void SetupValidate(CLI::App* app, CommandContext* context) {
       ->required();
   app->add_option("-d,--deployment", flags->deployment, "Deployment JSON")
       ->required();
-  app->callback([flags, context] { RunValidate(*flags, context); });
+  OnRun(app, context,
+        [flags, context] { return RunValidate(*flags, context); });
 }
 
 }  // namespace migserve::cli

@@ -210,13 +210,12 @@ std::string RenderReport(const ReportInput& in) {
   if (in.plan || in.simulation) out += "<h2>The transition</h2>\n";
   if (in.plan) out += PlanSummary(*in.plan);
   if (in.simulation) {
-    const nlohmann::json& sim = *in.simulation;
+    const cluster::TransitionReport& sim = *in.simulation;
     out += fmt::format(
         "<p id=\"simulation\" data-ok=\"{}\">Simulated: {} s, peak {} GPUs, "
         "{} at the end; {}.</p>\n",
-        sim.at("ok").get<bool>(), Num(sim.at("makespan_s")),
-        sim.at("peak_gpus").get<int>(), sim.at("final_gpus").get<int>(),
-        sim.at("short_services").empty()
+        sim.ok(), Num(sim.makespan_s), sim.peak_gpus, sim.final_gpus,
+        sim.short_services.empty()
             ? "no service went below its floor min(before, after)"
             : "<b class=\"bad\">services went below their floor</b>");
     out +=

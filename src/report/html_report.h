@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cluster/action.h"
+#include "cluster/transition_report.h"
 #include "deployment/deployment.h"
 
 namespace migserve::report {
@@ -28,13 +29,13 @@ struct ReportInput {
   std::vector<ServiceSupply> supply;
   std::optional<nlohmann::json> compare;  // compare --format json
   std::optional<cluster::TransitionPlan> plan;
-  std::optional<nlohmann::json> simulation;  // simulate --report
-  std::optional<nlohmann::json> serve;       // serve --format json
-  int compact_above = 100;                   // GPUs; see DeploymentView
+  std::optional<cluster::TransitionReport> simulation;  // simulate --report
+  std::optional<nlohmann::json> serve;                  // serve --format json
+  int compact_above = 100;  // GPUs; see DeploymentView
 };
 
-// The HTML. Throws nlohmann::json::exception when a JSON input lacks a
-// field the report draws.
+// The HTML. Throws nlohmann::json::exception when the compare or serve JSON
+// lacks a field the report draws.
 std::string RenderReport(const ReportInput& input);
 
 }  // namespace migserve::report

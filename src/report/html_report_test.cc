@@ -112,7 +112,7 @@ TEST(HtmlReportTest, TransitionHasOneBarPerActionAndTheFloors) {
   ReportInput in;
   in.deployment = &*night;
   in.before = &*day;
-  in.simulation = sim;
+  in.simulation = cluster::ParseTransitionReport(sim.dump(), "sim").value();
   std::string html = RenderReport(in);
   EXPECT_EQ(CountMatches(html, "<rect class=\"action"), 2);
   EXPECT_EQ(CountMatches(html, "data-kind=\"migrate\""), 1);
@@ -122,8 +122,9 @@ TEST(HtmlReportTest, TransitionHasOneBarPerActionAndTheFloors) {
   // day serves on 18 GPUs, night on 6 of them: 12 freed.
   EXPECT_NE(html.find("data-freed=\"12\" data-taken=\"0\""), std::string::npos);
   sim.erase("timeline");
-  in.simulation = sim;
-  EXPECT_THROW(RenderReport(in), nlohmann::json::exception);
+  auto parsed = cluster::ParseTransitionReport(sim.dump(), "sim.json");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().message(), "sim.json: timeline: missing");
 }
 
 TEST(HtmlReportTest, CompareAndServeChartsHaveABarPerRow) {

@@ -41,15 +41,14 @@ std::string Axis(double end_s, int y, int height) {
 
 }  // namespace
 
-std::string TimelineView(const nlohmann::json& simulation) {
-  std::vector<nlohmann::json> actions(simulation.at("timeline").begin(),
-                                      simulation.at("timeline").end());
-  std::stable_sort(actions.begin(), actions.end(),
-                   [](const nlohmann::json& a, const nlohmann::json& b) {
-                     return a.at("start_s").get<double>() <
-                            b.at("start_s").get<double>();
-                   });
-  double end_s = std::max(simulation.at("makespan_s").get<double>(), 1e-9);
+std::string TimelineView(const cluster::TransitionReport& simulation) {
+  std::vector<cluster::ReportedAction> actions = simulation.timeline;
+  std::stable_sort(
+      actions.begin(), actions.end(),
+      [](const cluster::ReportedAction& a, const cluster::ReportedAction& b) {
+        return a.start_s < b.start_s;
+      });
+  double end_s = std::max(simulation.makespan_s, 1e-9);
   constexpr int kRow = 14;
   int height = static_cast<int>(actions.size()) * kRow;
   std::string out = fmt::format(
@@ -58,12 +57,10 @@ std::string TimelineView(const nlohmann::json& simulation) {
       kLabel + kPlot + 20, height + 20);
   out += Axis(end_s, height + 14, height);
   for (size_t k = 0; k < actions.size(); ++k) {
-    const nlohmann::json& a = actions[k];
-    std::string kind = a.at("kind");
-    std::string service = a.value("service", "");
-    std::string where = a.at("gpu");
-    if (a.contains("to")) where += " \u2192 " + a.at("to").get<std::string>();
-    double start = a.at("start_s"), end = a.at("end_s");
+    const cluster::ReportedAction& a = actions[k];
+    std::string service = a.service.value_or("");
+    std::string where = a.gpu;
+    if (a.to) where += " \u2192 " + *a.to;
     int y = static_cast<int>(k) * kRow;
     out += fmt::format(
         "<g><title>{}: {} s to {} s{}</title>"
@@ -72,29 +69,33 @@ std::string TimelineView(const nlohmann::json& simulation) {
         "<rect class=\"action{}\" data-id=\"{}\" data-kind=\"{}\" "
         "data-service=\"{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" "
         "height=\"{}\" fill=\"{}\"/></g>\n",
-        Escape(a.at("text").get<std::string>()), Num(start), Num(end),
-        a.at("ok").get<bool>() ? "" : " (failed)", kLabel - 6, y + 11,
-        a.at("id").get<int>(), Escape(kind), Escape(service), Escape(where),
-        a.at("ok").get<bool>() ? "" : " failed", a.at("id").get<int>(),
-        Escape(kind), Escape(service), kLabel + start / end_s * kPlot, y + 2,
-        std::max((end - start) / end_s * kPlot, 1.0), kRow - 4,
-        KindColour(kind));
+        Escape(a.text), Num(a.start_s), Num(a.end_s), a.ok ? "" : " (failed)",
+        kLabel - 6, y + 11, a.id, Escape(a.kind), Escape(service),
+        Escape(where), a.ok ? "" : " failed", a.id, Escape(a.kind),
+        Escape(service), kLabel + a.start_s / end_s * kPlot, y + 2,
+        std::max((a.end_s - a.start_s) / end_s * kPlot, 1.0), kRow - 4,
+        KindColour(a.kind));
   }
   return out + "</svg>\n";
 }
 
-std::string CapacityView(const nlohmann::json& simulation,
+std::string CapacityView(const cluster::TransitionReport& simulation,
                          const Palette& palette) {
-  const nlohmann::json& history = simulation.at("capacity_history");
-  double end_s = std::max(simulation.at("makespan_s").get<double>(), 1e-9);
+  const std::vector<cluster::CapacitySample>& history =
+      simulation.capacity_history;
+  double end_s = std::max(simulation.makespan_s, 1e-9);
   constexpr int kHeight = 90;
   std::string out;
-  for (const nlohmann::json& s : simulation.at("services")) {
-    std::string name = s.at("name");
-    double floor = s.at("floor"), lowest = s.at("lowest");
+  for (const cluster::ReportedService& s : simulation.services) {
+    const std::string& name = s.name;
+    double floor = s.floor, lowest = s.lowest;
+    auto at = [&](const cluster::CapacitySample& sample) {
+      auto it = sample.capacity.find(name);
+      return it == sample.capacity.end() ? 0.0 : it->second;
+    };
     double top = std::max(floor, 1e-9);
-    for (const nlohmann::json& sample : history) {
-      top = std::max(top, sample.at("capacity").value(name, 0.0));
+    for (const cluster::CapacitySample& sample : history) {
+      top = std::max(top, at(sample));
     }
     top *= 1.1;
     auto y = [&](double v) { return kHeight - v / top * kHeight + 4; };
@@ -102,8 +103,8 @@ std::string CapacityView(const nlohmann::json& simulation,
     std::string points;
     double last = 0;
     for (size_t k = 0; k < history.size(); ++k) {
-      double t = history[k].at("time_s");
-      double v = history[k].at("capacity").value(name, 0.0);
+      double t = history[k].time_s;
+      double v = at(history[k]);
       if (k > 0) points += fmt::format("{:.1f},{:.1f} ", x(t), y(last));
       points += fmt::format("{:.1f},{:.1f} ", x(t), y(v));
       last = v;
@@ -131,19 +132,16 @@ std::string CapacityView(const nlohmann::json& simulation,
   return out;
 }
 
-std::string MovesView(const nlohmann::json& simulation) {
+std::string MovesView(const cluster::TransitionReport& simulation) {
   std::string rows;
   int moves = 0;
-  for (const nlohmann::json& a : simulation.at("timeline")) {
-    std::string kind = a.at("kind");
-    if (kind != "migrate" && kind != "repartition") continue;
+  for (const cluster::ReportedAction& a : simulation.timeline) {
+    if (a.kind != "migrate" && a.kind != "repartition") continue;
     ++moves;
     rows += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        a.at("id").get<int>(), Escape(kind), Escape(a.value("service", "")),
-        Escape(a.at("gpu").get<std::string>()),
-        Escape(a.value(
-            "to", std::string(kind == "repartition" ? "(new layout)" : ""))));
+        a.id, Escape(a.kind), Escape(a.service.value_or("")), Escape(a.gpu),
+        Escape(a.to.value_or(a.kind == "repartition" ? "(new layout)" : "")));
   }
   if (moves == 0)
     return "<p>No replica moved and no GPU was repartitioned.</p>\n";

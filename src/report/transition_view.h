@@ -4,26 +4,25 @@
 #ifndef MIGSERVE_REPORT_TRANSITION_VIEW_H_
 #define MIGSERVE_REPORT_TRANSITION_VIEW_H_
 
-#include <nlohmann/json.hpp>
 #include <string>
 
+#include "cluster/transition_report.h"
 #include "report/svg.h"
 
 namespace migserve::report {
 
 // One row per action in start order, a bar from start_s to end_s coloured
-// by kind: <rect class="action" data-id data-kind data-service>. Throws
-// nlohmann::json::exception on a malformed report.
-std::string TimelineView(const nlohmann::json& simulation);
+// by kind: <rect class="action" data-id data-kind data-service>.
+std::string TimelineView(const cluster::TransitionReport& simulation);
 
 // Per service, its capacity (a step line) against its floor (dashed) from
 // the report's capacity_history and services: <svg class="capacity"
 // data-service data-lowest data-floor>.
-std::string CapacityView(const nlohmann::json& simulation,
+std::string CapacityView(const cluster::TransitionReport& simulation,
                          const Palette& palette);
 
 // A table of the migrations (service, from, to) and repartitioned GPUs.
-std::string MovesView(const nlohmann::json& simulation);
+std::string MovesView(const cluster::TransitionReport& simulation);
 
 }  // namespace migserve::report
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <map>
 #include <set>
 #include <tuple>
@@ -9,7 +10,8 @@
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/replica_pod.h"
 #include "cluster/kubernetes/routing_objects.h"
-#include "cluster/kubernetes/yaml_writer.h"
+#include "kube/yaml_writer.h"
+#include "util/file.h"
 
 namespace migserve::cluster::kubernetes {
 namespace {
@@ -198,7 +200,7 @@ std::string MigPartedConfig(const ClusterState& state) {
       "# whose layout differs, so those GPUs must be idle; the migserve agent\n"
       "# changes only the instances that differ.\n",
       ModelNames(state));
-  return header + ToYaml({{{"version", "v1"}, {"mig-configs", configs}}});
+  return header + kube::ToYaml({{{"version", "v1"}, {"mig-configs", configs}}});
 }
 
 StatusOr<std::string> ReplicaObjects(const ClusterState& state,
@@ -228,7 +230,7 @@ StatusOr<std::string> ReplicaObjects(const ClusterState& state,
             "# nvidia.com/mig-<profile> (device plugin, mixed strategy)."
           : "per replica a ResourceClaim for NVIDIA's DRA driver\n"
             "# (DynamicMIG) and a one-replica Deployment using it.");
-  return header + ToYaml(objects);
+  return header + kube::ToYaml(objects);
 }
 
 StatusOr<std::string> RoutingObjects(const ClusterState& state,
@@ -255,7 +257,7 @@ StatusOr<std::string> RoutingObjects(const ClusterState& state,
       "# HTTPRoute on gateway {} whose backends are weighted by capacity\n"
       "# (replicas x throughput), so no replica gets more than it serves.\n",
       ModelNames(state), spec.gateway->name);
-  return header + ToYaml(services);
+  return header + kube::ToYaml(services);
 }
 
 StatusOr<ExportedFiles> Export(const ClusterState& state,
@@ -268,6 +270,35 @@ StatusOr<ExportedFiles> Export(const ClusterState& state,
                               RoutingObjects(state, options.serving));
   }
   return files;
+}
+
+StatusOr<WrittenExport> WriteExport(const ExportedFiles& files,
+                                    const std::string& dir) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    return Status::InvalidArgument(
+        fmt::format("{}: cannot create: {}", dir, error.message()));
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  WrittenExport done;
+  std::vector<std::string> stale;
+  for (auto [name, text] : {std::pair{"mig-parted.yaml", &files.mig_parted},
+                            std::pair{"replicas.yaml", &files.replicas},
+                            std::pair{"routing.yaml", &files.routing}}) {
+    std::string path = (std::filesystem::path(dir) / name).string();
+    if (!text->empty()) {
+      out.emplace_back(path, *text);
+      done.written.push_back(path);
+    } else {
+      stale.push_back(path);
+    }
+  }
+  MIGSERVE_RETURN_IF_ERROR(WriteFilesAtomic(out));
+  for (const std::string& path : stale) {
+    if (std::filesystem::remove(path, error)) done.removed.push_back(path);
+  }
+  return done;
 }
 
 }  // namespace migserve::cluster::kubernetes

@@ -62,6 +62,20 @@ StatusOr<std::string> RoutingObjects(const ClusterState& state,
 StatusOr<ExportedFiles> Export(const ClusterState& state,
                                const ExportOptions& options);
 
+// What WriteExport changed, by path.
+struct WrittenExport {
+  std::vector<std::string> written;
+  std::vector<std::string> removed;  // files of an earlier export
+};
+
+// Writes `files` into the directory `dir` (created if missing), all or
+// none: a failed write leaves the previous export whole. A file this export
+// does not produce (a routing.yaml would route to other replicas) is
+// removed once the new ones are in place. Returns InvalidArgument if the
+// directory cannot be created, and the write's error.
+StatusOr<WrittenExport> WriteExport(const ExportedFiles& files,
+                                    const std::string& dir);
+
 }  // namespace migserve::cluster::kubernetes
 
 #endif  // MIGSERVE_CLUSTER_KUBERNETES_EXPORT_H_

@@ -4,9 +4,9 @@
 #include <unistd.h>
 
 #include "cluster/apply.h"
-#include "cluster/kubernetes/json_read.h"
 #include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
+#include "kube/json_read.h"
 
 namespace migserve::cluster::kubernetes {
 namespace {
@@ -21,19 +21,21 @@ bool Failed(const nlohmann::json& pod) {
 
 std::string ManagedSelector() {
   return "labelSelector=" +
-         KubeClient::Escape(fmt::format("{}={}", kManagedBy, kManager));
+         kube::KubeClient::Escape(fmt::format("{}={}", kManagedBy, kManager));
 }
 
 }  // namespace
 
-KubernetesBackend::KubernetesBackend(KubeClient* client, BackendOptions options)
+KubernetesBackend::KubernetesBackend(kube::KubeClient* client,
+                                     BackendOptions options)
     : client_(client),
       options_(std::move(options)),
       pods_(client, PodsPath(), ManagedSelector(), options_.watch_s,
             [this] { Changed(); }),
-      nodes_(client, "/api/v1/nodes",
-             "labelSelector=" + KubeClient::Escape(options_.node_selector),
-             options_.watch_s, [this] { Changed(); }) {}
+      nodes_(
+          client, "/api/v1/nodes",
+          "labelSelector=" + kube::KubeClient::Escape(options_.node_selector),
+          options_.watch_s, [this] { Changed(); }) {}
 
 void KubernetesBackend::Changed() {
   {
@@ -80,7 +82,7 @@ StatusOr<ClusterState> KubernetesBackend::Observe() {
   }
   state.Sort();
   for (const auto& [name, pod] : now.pods) {
-    if (!PodReady(pod)) continue;
+    if (!kube::PodReady(pod)) continue;
     const nlohmann::json& meta = pod["metadata"];
     if (Status mine = Owned(name, pod); !mine.ok()) {
       Warn(mine.message() +
@@ -88,11 +90,12 @@ StatusOr<ClusterState> KubernetesBackend::Observe() {
            "pods\")");
       continue;
     }
-    std::optional<std::string> node = StringField(meta, "labels", kLabelNode);
-    std::optional<int> index = IntField(meta, "labels", kLabelGpu);
-    std::optional<int> start = IntField(meta, "labels", kLabelStart);
+    std::optional<std::string> node =
+        kube::StringField(meta, "labels", kLabelNode);
+    std::optional<int> index = kube::IntField(meta, "labels", kLabelGpu);
+    std::optional<int> start = kube::IntField(meta, "labels", kLabelStart);
     std::optional<std::string> profile =
-        StringField(meta, "labels", kLabelProfile);
+        kube::StringField(meta, "labels", kLabelProfile);
     std::optional<Replica> replica = ReplicaFromMetadata(meta);
     if (!node || !index || !start || !profile || !replica) {
       Warn(
@@ -164,7 +167,7 @@ Status KubernetesBackend::DeletePod(const std::string& name) {
   // That pod only: if another has taken its name since the cache saw it,
   // the API server refuses (409) instead of deleting the other.
   nlohmann::json options = nullptr;
-  if (auto uid = StringField(*pod, "metadata", "uid")) {
+  if (auto uid = kube::StringField(*pod, "metadata", "uid")) {
     options = {{"preconditions", {{"uid", *uid}}}};
   }
   Status s = client_->Delete(PodsPath() + "/" + name, options);
@@ -251,7 +254,7 @@ StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p,
     if (Failed(it->second)) {
       return Status::Unavailable(fmt::format("{}: pod {} failed", what, name));
     }
-    if (PodReady(it->second)) return Status::Ok();
+    if (kube::PodReady(it->second)) return Status::Ok();
     return std::nullopt;
   };
   switch (a.kind) {

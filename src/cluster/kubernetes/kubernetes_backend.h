@@ -30,9 +30,9 @@
 #include <vector>
 
 #include "cluster/cluster_backend.h"
-#include "cluster/kubernetes/informer.h"
-#include "cluster/kubernetes/kube_client.h"
 #include "cluster/kubernetes/replica_pod.h"
+#include "kube/informer.h"
+#include "kube/kube_client.h"
 
 namespace migserve::cluster::kubernetes {
 
@@ -57,7 +57,7 @@ struct BackendOptions {
 class KubernetesBackend : public ClusterBackend {
  public:
   // `client` is not owned and outlives the backend.
-  KubernetesBackend(KubeClient* client, BackendOptions options);
+  KubernetesBackend(kube::KubeClient* client, BackendOptions options);
 
   StatusOr<ClusterState> Observe() override;
   Status Start(const Action& action) override;
@@ -99,13 +99,13 @@ class KubernetesBackend : public ClusterBackend {
   StatusOr<std::optional<Status>> Poll(Pending* p, const Snapshot& now);
   std::string PodsPath() const;
 
-  KubeClient* client_;
+  kube::KubeClient* client_;
   BackendOptions options_;
   std::mutex changes_mu_;
   std::condition_variable changed_;
   long changes_ = 0;
-  Informer pods_;
-  Informer nodes_;
+  kube::Informer pods_;
+  kube::Informer nodes_;
   std::set<std::string> warned_;
   std::vector<Pending> pending_;
   int nonce_ = 0;

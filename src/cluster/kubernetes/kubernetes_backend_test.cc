@@ -11,7 +11,7 @@
 #include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/replica_pod.h"
-#include "cluster/kubernetes/testing/api_server_standin.h"
+#include "kube/testing/api_server_standin.h"
 #include "mig/gpu_catalog.h"
 
 namespace migserve::cluster::kubernetes {
@@ -59,11 +59,11 @@ std::string JunkText(std::mt19937* rng) {
 }
 
 TEST(KubernetesBackendTest, MalformedAnnotationsAndLabelsAreIgnoredNotFatal) {
-  ApiServerStandIn server({"", "", "", 1});
+  kube::ApiServerStandIn server({"", "", "", 1});
   ASSERT_TRUE(server.Start().ok());
-  KubeConfig config;
+  kube::KubeConfig config;
   config.server = server.url();
-  KubeClient client(config);
+  kube::KubeClient client(config);
   std::vector<std::string> warnings;
   BackendOptions options;
   options.warn = [&](const std::string& w) { warnings.push_back(w); };
@@ -139,11 +139,11 @@ TEST(KubernetesBackendTest, MalformedAnnotationsAndLabelsAreIgnoredNotFatal) {
 // has taken the name since (here unseen: no watch runs before the second
 // look), the API server refuses and the other pod stays.
 TEST(KubernetesBackendTest, DeletesOnlyThePodItSaw) {
-  ApiServerStandIn server({"", "", "", 1});
+  kube::ApiServerStandIn server({"", "", "", 1});
   ASSERT_TRUE(server.Start().ok());
-  KubeConfig config;
+  kube::KubeConfig config;
   config.server = server.url();
-  KubeClient client(config);
+  kube::KubeClient client(config);
   KubernetesBackend backend(&client, BackendOptions());
   mig::Instance seven{A100().FindProfile("7g.80gb"), 0};
   NodeLayouts layouts{{{&A100(), mig::Layout({seven})}}};

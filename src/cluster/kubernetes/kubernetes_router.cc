@@ -8,7 +8,8 @@
 
 namespace migserve::cluster::kubernetes {
 
-KubernetesRouter::KubernetesRouter(KubeClient* client, RouterOptions options)
+KubernetesRouter::KubernetesRouter(kube::KubeClient* client,
+                                   RouterOptions options)
     : client_(client), options_(std::move(options)) {
   options_.serving.namespace_ = options_.namespace_;
 }

@@ -11,9 +11,9 @@
 #include <set>
 #include <string>
 
-#include "cluster/kubernetes/kube_client.h"
 #include "cluster/kubernetes/serving_spec.h"
 #include "cluster/router.h"
+#include "kube/kube_client.h"
 
 namespace migserve::cluster::kubernetes {
 
@@ -30,14 +30,14 @@ struct RouterOptions {
 class KubernetesRouter : public Router {
  public:
   // `client` is not owned and outlives the router.
-  KubernetesRouter(KubeClient* client, RouterOptions options);
+  KubernetesRouter(kube::KubeClient* client, RouterOptions options);
 
   StatusOr<bool> SetRoute(const ServiceRoute& route) override;
 
  private:
   Status EnsureService(const std::string& service, const RouteGroup& group);
 
-  KubeClient* client_;
+  kube::KubeClient* client_;
   RouterOptions options_;
   std::set<std::string> services_;  // group Services known to exist
 };

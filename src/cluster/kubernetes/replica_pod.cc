@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "cluster/kubernetes/json_read.h"
 #include "cluster/kubernetes/names.h"
+#include "kube/json_read.h"
 #include "util/csv.h"
 
 namespace migserve::cluster::kubernetes {
@@ -128,15 +128,15 @@ Json PodMetadata(const Json& labels, const Json& annotations,
 
 std::optional<Replica> ReplicaFromMetadata(const nlohmann::json& metadata) {
   std::optional<std::string> service =
-      StringField(metadata, "labels", kLabelService);
+      kube::StringField(metadata, "labels", kLabelService);
   std::optional<int> batch =
-      IntField(metadata, "annotations", kAnnotationBatch);
+      kube::IntField(metadata, "annotations", kAnnotationBatch);
   std::optional<int> procs =
-      IntField(metadata, "annotations", kAnnotationProcs);
+      kube::IntField(metadata, "annotations", kAnnotationProcs);
   std::optional<std::string> throughput =
-      StringField(metadata, "annotations", kAnnotationThroughput);
+      kube::StringField(metadata, "annotations", kAnnotationThroughput);
   std::optional<std::string> latency =
-      StringField(metadata, "annotations", kAnnotationLatency);
+      kube::StringField(metadata, "annotations", kAnnotationLatency);
   if (!service || service->empty() || !batch || *batch < 0 || !procs ||
       *procs < 1 || !throughput || !latency) {
     return std::nullopt;
@@ -150,7 +150,8 @@ std::optional<Replica> ReplicaFromMetadata(const nlohmann::json& metadata) {
       !ParseDouble(*latency, &r.latency_ms) || !std::isfinite(r.latency_ms)) {
     return std::nullopt;
   }
-  r.model = StringField(metadata, "annotations", kAnnotationModel).value_or("");
+  r.model =
+      kube::StringField(metadata, "annotations", kAnnotationModel).value_or("");
   return r;
 }
 

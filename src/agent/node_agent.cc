@@ -1,0 +1,139 @@
+#include "agent/node_agent.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "cluster/kubernetes/names.h"
+
+namespace migserve::agent {
+
+using cluster::kubernetes::Annotation;
+using cluster::kubernetes::MigStatus;
+using kube::KubeClient;
+
+NodeAgent::NodeAgent(kube::KubeClient* client, MigDriver* driver,
+                     NodeAgentOptions options)
+    : client_(client), driver_(driver), options_(std::move(options)) {}
+
+StatusOr<std::string> NodeAgent::Layouts() {
+  cluster::kubernetes::NodeLayouts layouts;
+  for (int i = 0; i < driver_->gpu_count(); ++i) {
+    MIGSERVE_ASSIGN_OR_RETURN(mig::Layout l, driver_->ReadLayout(i));
+    layouts.gpus.push_back({&driver_->model(i), std::move(l)});
+  }
+  if (driver_->gpu_count() == 0) return Status::Unavailable("no GPUs");
+  return cluster::kubernetes::FormatLayouts(layouts);
+}
+
+Status NodeAgent::Report() {
+  MIGSERVE_ASSIGN_OR_RETURN(std::string layouts, Layouts());
+  nlohmann::json patch = {
+      {"metadata",
+       {{"annotations",
+         {{cluster::kubernetes::kAnnotationLayouts, layouts}}}}}};
+  return client_->Patch("/api/v1/nodes/" + options_.node, patch).status();
+}
+
+Status NodeAgent::RestartDevicePlugin() {
+  std::string path = fmt::format("/api/v1/namespaces/{}/pods",
+                                 options_.device_plugin_namespace);
+  MIGSERVE_ASSIGN_OR_RETURN(
+      nlohmann::json pods,
+      client_->List(
+          path,
+          "labelSelector=" +
+              kube::KubeClient::Escape(options_.device_plugin_selector) +
+              "&fieldSelector=" +
+              kube::KubeClient::Escape("spec.nodeName=" + options_.node)));
+  for (const auto& pod : pods["items"]) {
+    std::string name = pod["metadata"]["name"];
+    Status s = client_->Delete(path + "/" + name);
+    if (!s.ok() && s.code() != Status::Code::kNotFound) return s;
+    Log(fmt::format("agent: restarted device plugin pod {}", name));
+  }
+  return Status::Ok();
+}
+
+MigStatus NodeAgent::Carry(int index, const std::string& text) {
+  const mig::GpuModel& gpu = driver_->model(index);
+  auto request = cluster::kubernetes::ParseRequest(
+      text, gpu,
+      fmt::format("annotation {}", cluster::kubernetes::RequestKey(index)));
+  if (!request.ok()) return {"", false, request.status().message()};
+  MigStatus status{request->nonce, true, ""};
+  auto live = driver_->ReadLayout(index);
+  if (!live.ok()) return {status.nonce, false, live.status().message()};
+  const mig::Reconfiguration& change = request->change;
+  bool done =
+      std::none_of(change.remove.begin(), change.remove.end(),
+                   [&](const mig::Instance& i) { return live->Contains(i); }) &&
+      std::all_of(change.add.begin(), change.add.end(),
+                  [&](const mig::Instance& i) { return live->Contains(i); });
+  if (done) return status;  // a repeated request: nothing left to do
+  Status applied = driver_->Apply(index, change);
+  if (!applied.ok()) {
+    Log("agent: " + applied.message());
+    return {status.nonce, false, applied.message()};
+  }
+  Log(fmt::format("agent: GPU {}: -{} +{} instances", index,
+                  change.remove.size(), change.add.size()));
+  Status restarted = RestartDevicePlugin();
+  if (!restarted.ok()) Log("agent: " + restarted.message());
+  return status;
+}
+
+Status NodeAgent::Handle(const nlohmann::json& node) {
+  nlohmann::json notes = nlohmann::json::object();
+  for (int i = 0; i < driver_->gpu_count(); ++i) {
+    std::string request = Annotation(node, cluster::kubernetes::RequestKey(i));
+    if (request.empty()) continue;
+    std::string answered = Annotation(node, cluster::kubernetes::StatusKey(i));
+    auto nonce = nlohmann::json::parse(request, nullptr, false);
+    auto last = nlohmann::json::parse(answered, nullptr, false);
+    if (nonce.is_object() && last.is_object() &&
+        nonce.value("nonce", "") == last.value("nonce", "")) {
+      continue;
+    }
+    notes[cluster::kubernetes::StatusKey(i)] = FormatStatus(Carry(i, request));
+  }
+  if (notes.empty()) return Status::Ok();
+  MIGSERVE_ASSIGN_OR_RETURN(notes[cluster::kubernetes::kAnnotationLayouts],
+                            Layouts());
+  return client_
+      ->Patch("/api/v1/nodes/" + options_.node,
+              {{"metadata", {{"annotations", notes}}}})
+      .status();
+}
+
+Status NodeAgent::Run(const std::atomic<bool>& stop) {
+  MIGSERVE_RETURN_IF_ERROR(Report());
+  Log(fmt::format("agent: node {} with {} GPUs reported", options_.node,
+                  driver_->gpu_count()));
+  while (!stop) {
+    auto node = client_->Get("/api/v1/nodes/" + options_.node);
+    Status s = node.status();
+    if (s.ok()) s = Handle(*node);
+    if (s.ok()) {
+      s = client_->Watch(
+          "/api/v1/nodes",
+          "fieldSelector=" +
+              kube::KubeClient::Escape("metadata.name=" + options_.node),
+          (*node)["metadata"]["resourceVersion"], options_.watch_s,
+          [&](const nlohmann::json& event) {
+            Status handled = Handle(event["object"]);
+            if (!handled.ok()) Log("agent: " + handled.message());
+            return !stop;
+          },
+          &stop);
+    }
+    if (!s.ok()) {
+      Log("agent: " + s.message() + "; retrying in 1 s");
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace migserve::agent

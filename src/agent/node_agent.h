@@ -1,0 +1,57 @@
+// The node agent (`migserve agent`, one per GPU node as a DaemonSet): reports
+// its GPUs' MIG layouts in its Node's annotation and carries out the
+// controller's repartition requests with the MigDriver (mig_annotations.h
+// has the protocol). After a change it restarts the node's NVIDIA device
+// plugin pod, which only discovers MIG devices when it starts.
+#ifndef MIGSERVE_AGENT_NODE_AGENT_H_
+#define MIGSERVE_AGENT_NODE_AGENT_H_
+
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include "agent/mig_driver.h"
+#include "cluster/kubernetes/mig_annotations.h"
+#include "kube/kube_client.h"
+
+namespace migserve::agent {
+
+struct NodeAgentOptions {
+  std::string node;
+  std::string device_plugin_namespace = "gpu-operator";
+  std::string device_plugin_selector = "app=nvidia-device-plugin-daemonset";
+  int watch_s = 30;
+  std::function<void(const std::string&)> log;  // may be empty
+};
+
+class NodeAgent {
+ public:
+  // `client` and `driver` are not owned and outlive the agent.
+  NodeAgent(kube::KubeClient* client, MigDriver* driver,
+            NodeAgentOptions options);
+
+  // Writes every GPU's live layout to the node's annotation.
+  Status Report();
+  // Carries out the requests of `node` (the Node object) not yet answered,
+  // answering each in its status annotation.
+  Status Handle(const nlohmann::json& node);
+  // Reports, then handles requests as the Node changes, until `stop`.
+  Status Run(const std::atomic<bool>& stop);
+
+ private:
+  // Applies one request; returns the status to report.
+  cluster::kubernetes::MigStatus Carry(int index, const std::string& text);
+  Status RestartDevicePlugin();
+  StatusOr<std::string> Layouts();
+  void Log(const std::string& line) const {
+    if (options_.log) options_.log(line);
+  }
+
+  kube::KubeClient* client_;
+  MigDriver* driver_;
+  NodeAgentOptions options_;
+};
+
+}  // namespace migserve::agent
+
+#endif  // MIGSERVE_AGENT_NODE_AGENT_H_

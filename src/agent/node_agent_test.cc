@@ -1,0 +1,159 @@
+#include "agent/node_agent.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "agent/testing/fake_nvml.h"
+#include "cluster/kubernetes/names.h"
+#include "kube/testing/api_server_standin.h"
+
+namespace migserve::agent {
+namespace {
+
+using kube::ApiServerStandIn;
+using kube::KubeClient;
+using Json = nlohmann::json;
+
+const mig::GpuModel& A100() {
+  return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
+}
+
+mig::Instance At(const char* profile, int start) {
+  return {A100().FindProfile(profile), start};
+}
+
+constexpr char kNode[] = "/api/v1/nodes/node-a";
+constexpr char kPlugin[] =
+    "/api/v1/namespaces/gpu-operator/pods/nvidia-device-plugin-x";
+
+class NodeAgentTest : public ::testing::Test {
+ protected:
+  NodeAgentTest()
+      : server_({}),
+        nvml_({&A100(), &A100()}),
+        driver_(MigDriver::Open(&nvml_, mig::GpuCatalog::Default()).value()) {
+    EXPECT_TRUE(server_.Start().ok());
+    kube::KubeConfig config;
+    config.server = server_.url();
+    client_ = std::make_unique<kube::KubeClient>(config,
+                                                 kube::RetryPolicy{3, 0.01, 5});
+    server_.Put(kNode, {{"metadata",
+                         {{"labels", {{"nvidia.com/mig.capable", "true"}}}}}});
+    PutDevicePlugin();
+    NodeAgentOptions options;
+    options.node = "node-a";
+    options.watch_s = 1;
+    agent_ = std::make_unique<NodeAgent>(client_.get(), driver_.get(), options);
+  }
+
+  void PutDevicePlugin() {
+    server_.Put(kPlugin,
+                {{"metadata",
+                  {{"labels", {{"app", "nvidia-device-plugin-daemonset"}}}}},
+                 {"spec", {{"nodeName", "node-a"}}}});
+  }
+
+  void Request(int index, const std::string& nonce,
+               const mig::Reconfiguration& change) {
+    server_.Update(kNode, [&](Json* node) {
+      (*node)["metadata"]["annotations"]
+             [cluster::kubernetes::RequestKey(index)] =
+                 cluster::kubernetes::FormatRequest({nonce, change}, A100());
+    });
+  }
+
+  std::optional<cluster::kubernetes::MigStatus> Answer(int index) {
+    std::string text = cluster::kubernetes::Annotation(
+        *server_.Get(kNode), cluster::kubernetes::StatusKey(index));
+    if (text.empty()) return std::nullopt;
+    return cluster::kubernetes::ParseStatus(text, "test").value();
+  }
+
+  std::vector<mig::Layout> Reported() {
+    std::string text = cluster::kubernetes::Annotation(
+        *server_.Get(kNode), cluster::kubernetes::kAnnotationLayouts);
+    cluster::kubernetes::NodeLayouts parsed =
+        cluster::kubernetes::ParseLayouts(text, "test").value();
+    std::vector<mig::Layout> layouts;
+    for (const cluster::kubernetes::GpuLayout& g : parsed.gpus) {
+      layouts.push_back(g.layout);
+    }
+    return layouts;
+  }
+
+  kube::ApiServerStandIn server_;
+  FakeNvml nvml_;
+  std::unique_ptr<MigDriver> driver_;
+  std::unique_ptr<kube::KubeClient> client_;
+  std::unique_ptr<NodeAgent> agent_;
+};
+
+TEST_F(NodeAgentTest, ReportsEveryGpusLayout) {
+  ASSERT_TRUE(driver_->Apply(1, {{}, {At("7g.80gb", 0)}}).ok());
+  ASSERT_TRUE(agent_->Report().ok());
+  EXPECT_EQ(Reported(), (std::vector<mig::Layout>{
+                            mig::Layout(), mig::Layout({At("7g.80gb", 0)})}));
+}
+
+TEST_F(NodeAgentTest, CarriesOutARequestOnceAndRestartsTheDevicePlugin) {
+  Request(1, "n1", {{}, {At("3g.40gb", 0), At("3g.40gb", 4)}});
+  ASSERT_TRUE(agent_->Handle(*server_.Get(kNode)).ok());
+  auto answer = Answer(1);
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_EQ(answer->nonce, "n1");
+  EXPECT_TRUE(answer->ok) << answer->error;
+  mig::Layout want({At("3g.40gb", 0), At("3g.40gb", 4)});
+  EXPECT_EQ(nvml_.Layout(1), want);
+  EXPECT_EQ(Reported()[1], want);
+  EXPECT_FALSE(server_.Get(kPlugin).has_value());
+  // Answered requests are not carried out again.
+  PutDevicePlugin();
+  int changes = nvml_.changes();
+  ASSERT_TRUE(agent_->Handle(*server_.Get(kNode)).ok());
+  EXPECT_EQ(nvml_.changes(), changes);
+  EXPECT_TRUE(server_.Get(kPlugin).has_value());
+  // The same change under a new nonce (a restarted controller) is already
+  // done: answered ok without touching the GPU.
+  Request(1, "n2", {{}, {At("3g.40gb", 0), At("3g.40gb", 4)}});
+  ASSERT_TRUE(agent_->Handle(*server_.Get(kNode)).ok());
+  EXPECT_EQ(Answer(1)->nonce, "n2");
+  EXPECT_TRUE(Answer(1)->ok);
+  EXPECT_EQ(nvml_.changes(), changes);
+}
+
+TEST_F(NodeAgentTest, ReportsAnInstanceInUseInsteadOfForcingIt) {
+  ASSERT_TRUE(driver_->Apply(0, {{}, {At("7g.80gb", 0)}}).ok());
+  nvml_.SetInUse(0, At("7g.80gb", 0), true);
+  Request(0, "n1", {{At("7g.80gb", 0)}, {At("4g.40gb", 0)}});
+  ASSERT_TRUE(agent_->Handle(*server_.Get(kNode)).ok());
+  auto answer = Answer(0);
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_FALSE(answer->ok);
+  EXPECT_NE(answer->error.find("in use"), std::string::npos) << answer->error;
+  EXPECT_EQ(nvml_.Layout(0), mig::Layout({At("7g.80gb", 0)}));
+  EXPECT_TRUE(server_.Get(kPlugin).has_value());
+}
+
+TEST_F(NodeAgentTest, RunAnswersRequestsAsTheNodeChanges) {
+  std::atomic<bool> stop = false;
+  std::thread runner([&] { EXPECT_TRUE(agent_->Run(stop).ok()); });
+  for (int i = 0; i < 500 && server_.Get(kNode)->dump().find(
+                                 cluster::kubernetes::kAnnotationLayouts) ==
+                                 std::string::npos;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  Request(0, "w1", {{}, {At("2g.20gb", 2)}});
+  for (int i = 0; i < 500 && !Answer(0); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  stop = true;
+  runner.join();
+  ASSERT_TRUE(Answer(0).has_value());
+  EXPECT_TRUE(Answer(0)->ok);
+  EXPECT_EQ(nvml_.Layout(0), mig::Layout({At("2g.20gb", 2)}));
+}
+
+}  // namespace
+}  // namespace migserve::agent

@@ -1,0 +1,123 @@
+#include "controller/transition_simulation.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "controller/controller.h"
+#include "controller/journal.h"
+#include "util/tolerance.h"
+
+namespace migserve::controller {
+namespace {
+
+// Seconds of the makespan during which a repartition ran, and during which
+// only replica actions (create, delete, migrate) ran: the paper's split of
+// a transition's time by component (fig:e2estack).
+std::pair<double, double> TimeByComponent(
+    const std::vector<cluster::TimelineEntry>& timeline) {
+  std::vector<double> cuts;
+  for (const auto& e : timeline) {
+    cuts.push_back(e.start_s);
+    cuts.push_back(e.end_s);
+  }
+  std::sort(cuts.begin(), cuts.end());
+  double repartition = 0, replicas = 0;
+  for (size_t k = 0; k + 1 < cuts.size(); ++k) {
+    double mid = (cuts[k] + cuts[k + 1]) / 2;
+    bool any = false, gpu = false;
+    for (const auto& e : timeline) {
+      if (e.start_s <= mid && mid < e.end_s) {
+        any = true;
+        gpu |= e.action.kind == cluster::ActionKind::kRepartition;
+      }
+    }
+    double width = cuts[k + 1] - cuts[k];
+    if (gpu) {
+      repartition += width;
+    } else if (any) {
+      replicas += width;
+    }
+  }
+  return {repartition, replicas};
+}
+
+// Finished actions by kind, migrations split into local and remote.
+std::map<std::string, int> CountActions(
+    const std::vector<cluster::TimelineEntry>& timeline) {
+  std::map<std::string, int> counts;
+  for (const auto& e : timeline) {
+    if (!e.ok) continue;
+    std::string kind(cluster::KindName(e.action.kind));
+    if (e.action.kind == cluster::ActionKind::kMigrate) {
+      kind = e.local ? "local migrate" : "remote migrate";
+    }
+    ++counts[kind];
+  }
+  return counts;
+}
+
+// Each service's lowest capacity against its floor; a service is short
+// when its lowest capacity fell below its floor, whatever the controller
+// believed.
+void Verdict(const cluster::SimulatedCluster& sim, const TransitionGoal& goal,
+             const Status& run, cluster::TransitionReport* report) {
+  if (!run.ok()) report->problems.push_back(run.message());
+  std::map<std::string, double> final_capacity = sim.state().Capacity();
+  for (const auto& [service, lowest] : sim.min_capacity()) {
+    double floor = goal.Floor(service);
+    auto required = goal.required_after.find(service);
+    double satisfaction = floor > 0 ? lowest / floor : 1;
+    if (satisfaction < 1 - kRateTolerance) {
+      report->short_services.push_back(service);
+      report->problems.push_back(
+          fmt::format("service {} dropped to {:.1f}% of {:.6g}", service,
+                      100 * satisfaction, floor));
+    }
+    report->services.push_back(
+        {service, floor, lowest, satisfaction, final_capacity[service],
+         required == goal.required_after.end() ? 0 : required->second});
+  }
+  for (std::string& p : EndStateProblems(sim.state(), goal)) {
+    report->problems.push_back(std::move(p));
+  }
+}
+
+}  // namespace
+
+StatusOr<Simulation> SimulateTransition(const cluster::ClusterState& current,
+                                        const deployment::Deployment& target,
+                                        const TransitionGoal& goal,
+                                        const SimulationOptions& options) {
+  MIGSERVE_RETURN_IF_ERROR(options.durations.Validate());
+  MIGSERVE_ASSIGN_OR_RETURN(std::unique_ptr<Journal> journal,
+                            Journal::Open(options.journal));
+  cluster::SimulatedCluster sim(current, options.durations, options.seed,
+                                options.faults);
+  ControllerOptions controller_options;
+  controller_options.planner = options.planner;
+  controller_options.progress = options.progress;
+  Controller controller(&sim, journal.get(), controller_options);
+  Simulation out;
+  out.run = controller.Transition(target, goal);
+  out.end = sim.state();
+
+  cluster::TransitionReport& report = out.report;
+  report.seed = options.seed;
+  report.actions = CountActions(sim.timeline());
+  report.makespan_s = sim.now_s();
+  report.planner_s = controller.stats().planner_s;
+  std::tie(report.repartition_s, report.replicas_s) =
+      TimeByComponent(sim.timeline());
+  report.peak_gpus = sim.peak_gpus();
+  report.plans = controller.stats().plans;
+  report.final_gpus = out.end.UsedGpus();
+  report.target_gpus = goal.target_gpus;
+  report.timeline = cluster::ReportTimeline(sim.timeline());
+  report.capacity_history = sim.capacity_history();
+  Verdict(sim, goal, out.run, &report);
+  return out;
+}
+
+}  // namespace migserve::controller

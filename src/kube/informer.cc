@@ -1,0 +1,127 @@
+#include "kube/informer.h"
+
+#include "kube/json_read.h"
+
+namespace migserve::kube {
+
+Informer::Informer(KubeClient* client, std::string path, std::string query,
+                   int watch_s, std::function<void()> on_change)
+    : client_(client),
+      path_(std::move(path)),
+      query_(std::move(query)),
+      watch_s_(watch_s),
+      on_change_(std::move(on_change)) {}
+
+Informer::~Informer() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  stopping_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::optional<nlohmann::json> Informer::Find(const std::string& name) const {
+  std::lock_guard lock(mu_);
+  auto it = objects_.find(name);
+  if (it == objects_.end()) return std::nullopt;
+  return it->second;
+}
+
+int Informer::lists() const {
+  std::lock_guard lock(mu_);
+  return lists_;
+}
+
+Status Informer::List() {
+  auto list = client_->List(path_, query_);
+  {
+    std::lock_guard lock(mu_);
+    ++lists_;
+    if (!list.ok()) {
+      error_ = list.status();
+      return error_;
+    }
+    objects_.clear();
+    auto items = list->find("items");
+    if (items != list->end() && items->is_array()) {
+      for (const nlohmann::json& item : *items) {
+        std::optional<std::string> name = StringField(item, "metadata", "name");
+        if (name) objects_[*name] = item;
+      }
+    }
+    version_ = StringField(*list, "metadata", "resourceVersion").value_or("");
+    error_ = Status::Ok();
+  }
+  if (on_change_) on_change_();
+  return Status::Ok();
+}
+
+StatusOr<Informer::Objects> Informer::Get() {
+  std::unique_lock lock(mu_);
+  if (!watching_) {
+    bool second = lists_ > 0 && error_.ok();
+    lock.unlock();
+    MIGSERVE_RETURN_IF_ERROR(List());
+    lock.lock();
+    if (second && !watching_) {
+      watching_ = true;
+      thread_ = std::thread([this] { Run(); });
+    }
+  }
+  if (!error_.ok()) return error_;
+  return objects_;
+}
+
+bool Informer::Apply(const nlohmann::json& event) {
+  std::string type = event.value("type", "");
+  auto object = event.find("object");
+  if (type == "ERROR" || object == event.end() || !object->is_object()) {
+    return false;  // 410 Expired, or anything the cache cannot follow
+  }
+  std::optional<std::string> version =
+      StringField(*object, "metadata", "resourceVersion");
+  std::optional<std::string> name = StringField(*object, "metadata", "name");
+  {
+    std::lock_guard lock(mu_);
+    if (version) version_ = *version;
+    if (type == "BOOKMARK" || !name) return true;
+    if (type == "DELETED") {
+      objects_.erase(*name);
+    } else {
+      objects_[*name] = *object;
+    }
+  }
+  if (on_change_) on_change_();
+  return true;
+}
+
+void Informer::Run() {
+  while (!stop_) {
+    std::string from;
+    {
+      std::lock_guard lock(mu_);
+      from = version_;
+    }
+    bool gone = false;
+    Status watched = client_->Watch(
+        path_, query_, from, watch_s_,
+        [&](const nlohmann::json& event) {
+          gone = !Apply(event);
+          return !gone;
+        },
+        &stop_);
+    if (stop_) return;
+    if (watched.ok() && !gone) continue;  // ended by the server: resume
+    // The version is gone or the watch failed: list until it works.
+    while (!List().ok()) {
+      std::unique_lock lock(mu_);
+      if (stopping_.wait_for(lock, std::chrono::seconds(1),
+                             [this] { return stop_.load(); })) {
+        return;
+      }
+    }
+  }
+}
+
+}  // namespace migserve::kube

@@ -1,0 +1,303 @@
+#include "kube/kube_client.h"
+
+#include <curl/curl.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace migserve::kube {
+namespace {
+
+void GlobalInit() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+struct CurlDeleter {
+  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+};
+struct SlistDeleter {
+  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+};
+using CurlPtr = std::unique_ptr<CURL, CurlDeleter>;
+using SlistPtr = std::unique_ptr<curl_slist, SlistDeleter>;
+
+size_t AppendBody(char* data, size_t size, size_t n, void* out) {
+  static_cast<std::string*>(out)->append(data, size * n);
+  return size * n;
+}
+
+// Sets up `c` for `url` with verification on, the config's CA and client
+// certificate, and `headers` (which get the bearer token).
+void Prepare(CURL* c, const KubeConfig& config, const std::string& url,
+             SlistPtr* headers) {
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+  if (!config.ca_pem.empty()) {
+    curl_blob blob{const_cast<char*>(config.ca_pem.data()),
+                   config.ca_pem.size(), CURL_BLOB_COPY};
+    curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &blob);
+  }
+  if (!config.cert_pem.empty()) {
+    curl_blob cert{const_cast<char*>(config.cert_pem.data()),
+                   config.cert_pem.size(), CURL_BLOB_COPY};
+    curl_blob key{const_cast<char*>(config.key_pem.data()),
+                  config.key_pem.size(), CURL_BLOB_COPY};
+    curl_easy_setopt(c, CURLOPT_SSLCERT_BLOB, &cert);
+    curl_easy_setopt(c, CURLOPT_SSLKEY_BLOB, &key);
+  }
+  curl_slist* list = curl_slist_append(nullptr, "Accept: application/json");
+  if (!config.token.empty()) {
+    list = curl_slist_append(list,
+                             ("Authorization: Bearer " + config.token).c_str());
+  }
+  headers->reset(list);
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, list);
+}
+
+CurlPtr NewHandle() {
+  GlobalInit();
+  return CurlPtr(curl_easy_init());
+}
+
+bool Transient(long code) {
+  return code == 429 || code == 500 || code == 502 || code == 503 ||
+         code == 504;
+}
+
+// The message of a Kubernetes Status body, or the body itself, shortened.
+std::string Reason(const std::string& body) {
+  auto json = nlohmann::json::parse(body, nullptr, false);
+  if (json.is_object() && json.contains("message") &&
+      json["message"].is_string()) {
+    return json["message"].get<std::string>();
+  }
+  return body.substr(0, 200);
+}
+
+Status FromCode(long code, const std::string& what, const std::string& body) {
+  std::string message =
+      fmt::format("{}: HTTP {}: {}", what, code, Reason(body));
+  if (code == 404) return Status::NotFound(message);
+  if (code == 409) return Status::Aborted(message);
+  if (code == 401 || code == 403) return Status::FailedPrecondition(message);
+  if (code >= 400 && code < 500 && code != 429) {
+    return Status::InvalidArgument(message);
+  }
+  return Status::Unavailable(message);
+}
+
+struct WatchState {
+  std::string buffer;
+  const std::function<bool(const nlohmann::json&)>* on_event = nullptr;
+  const std::atomic<bool>* stop = nullptr;
+  bool stopped = false;
+  Status error;
+};
+
+size_t WatchBody(char* data, size_t size, size_t n, void* user) {
+  auto* state = static_cast<WatchState*>(user);
+  state->buffer.append(data, size * n);
+  size_t end;
+  while ((end = state->buffer.find('\n')) != std::string::npos) {
+    std::string line = state->buffer.substr(0, end);
+    state->buffer.erase(0, end + 1);
+    if (line.empty()) continue;
+    auto event = nlohmann::json::parse(line, nullptr, false);
+    if (event.is_discarded()) {
+      state->error = Status::Unavailable("watch: a line is not JSON");
+      return 0;
+    }
+    if (!(*state->on_event)(event)) {
+      state->stopped = true;
+      return 0;
+    }
+  }
+  return size * n;
+}
+
+int WatchProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  auto* state = static_cast<WatchState*>(user);
+  if (state->stop != nullptr && state->stop->load()) {
+    state->stopped = true;
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+struct KubeClient::Connection {
+  std::mutex mu;
+  CurlPtr handle = NewHandle();
+  std::atomic<long> requests = 0;
+  std::atomic<long> writes = 0;
+};
+
+KubeClient::KubeClient(KubeConfig config, RetryPolicy retry)
+    : config_(std::move(config)),
+      retry_(retry),
+      transport_(CheckTransport(config_)),
+      connection_(std::make_unique<Connection>()) {}
+
+KubeClient::~KubeClient() = default;
+KubeClient::KubeClient(KubeClient&&) noexcept = default;
+
+long KubeClient::requests() const { return connection_->requests; }
+long KubeClient::writes() const { return connection_->writes; }
+
+std::string KubeClient::Escape(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += fmt::format("%{:02X}", c);
+    }
+  }
+  return out;
+}
+
+StatusOr<KubeClient::Response> KubeClient::Once(
+    const std::string& method, const std::string& url, const std::string& body,
+    const std::string& content_type) {
+  std::lock_guard lock(connection_->mu);
+  ++connection_->requests;
+  if (method != "GET") ++connection_->writes;
+  CURL* c = connection_->handle.get();
+  curl_easy_reset(c);
+  SlistPtr headers;
+  Prepare(c, config_, url, &headers);
+  if (!content_type.empty()) {
+    headers.reset(curl_slist_append(headers.release(),
+                                    ("Content-Type: " + content_type).c_str()));
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+  }
+  curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
+  if (!body.empty()) {
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.c_str());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
+  }
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
+                   static_cast<long>(retry_.timeout_s * 1000));
+  Response response;
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, AppendBody);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &response.body);
+  CURLcode rc = curl_easy_perform(c);
+  if (rc != CURLE_OK) {
+    return Status::Unavailable(curl_easy_strerror(rc));
+  }
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.code);
+  return response;
+}
+
+StatusOr<nlohmann::json> KubeClient::Call(const std::string& method,
+                                          const std::string& path,
+                                          const std::string& body,
+                                          const std::string& content_type) {
+  std::string what = method + " " + path;
+  if (!transport_.ok()) return transport_.WithPrefix(what);
+  double backoff = retry_.first_backoff_s;
+  Status last;
+  for (int attempt = 1; attempt <= retry_.attempts; ++attempt) {
+    if (attempt > 1) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
+      backoff *= 2;
+    }
+    auto response = Once(method, config_.server + path, body, content_type);
+    if (!response.ok()) {
+      last = response.status().WithPrefix(what);
+      continue;
+    }
+    if (Transient(response->code)) {
+      last = FromCode(response->code, what, response->body);
+      continue;
+    }
+    if (response->code >= 300) {
+      return FromCode(response->code, what, response->body);
+    }
+    auto json = nlohmann::json::parse(response->body, nullptr, false);
+    if (json.is_discarded()) {
+      return Status::Unavailable(what + ": the answer is not JSON");
+    }
+    return json;
+  }
+  return Status::Unavailable(
+      fmt::format("API server {}: {} (after {} attempts)", config_.server,
+                  last.message(), retry_.attempts));
+}
+
+StatusOr<nlohmann::json> KubeClient::Get(const std::string& path) {
+  return Call("GET", path, "", "");
+}
+
+StatusOr<nlohmann::json> KubeClient::List(const std::string& path,
+                                          const std::string& query) {
+  return Call("GET", query.empty() ? path : path + "?" + query, "", "");
+}
+
+StatusOr<nlohmann::json> KubeClient::Create(const std::string& path,
+                                            const nlohmann::json& object) {
+  return Call("POST", path, object.dump(), "application/json");
+}
+
+StatusOr<nlohmann::json> KubeClient::Patch(const std::string& path,
+                                           const nlohmann::json& patch) {
+  return Call("PATCH", path, patch.dump(), "application/merge-patch+json");
+}
+
+Status KubeClient::Delete(const std::string& path,
+                          const nlohmann::json& options) {
+  auto deleted = options.is_null()
+                     ? Call("DELETE", path, "", "")
+                     : Call("DELETE", path, options.dump(), "application/json");
+  return deleted.status();
+}
+
+Status KubeClient::Watch(
+    const std::string& path, const std::string& query,
+    const std::string& resource_version, int timeout_s,
+    const std::function<bool(const nlohmann::json&)>& on_event,
+    const std::atomic<bool>* stop) {
+  if (!transport_.ok()) return transport_.WithPrefix("watch " + path);
+  std::string url = fmt::format(
+      "{}{}?watch=1&allowWatchBookmarks=false&resourceVersion={}"
+      "&timeoutSeconds={}{}{}",
+      config_.server, path, Escape(resource_version), timeout_s,
+      query.empty() ? "" : "&", query);
+  SlistPtr headers;
+  CurlPtr curl = NewHandle();
+  CURL* c = curl.get();
+  Prepare(c, config_, url, &headers);
+  WatchState state;
+  state.on_event = &on_event;
+  state.stop = stop;
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, WatchBody);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &state);
+  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, WatchProgress);
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, &state);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT, static_cast<long>(timeout_s + 5));
+  ++connection_->requests;
+  CURLcode rc = curl_easy_perform(c);
+  std::string what = "watch " + path;
+  if (state.stopped) return Status::Ok();
+  if (!state.error.ok()) return state.error.WithPrefix(what);
+  if (rc == CURLE_OPERATION_TIMEDOUT) return Status::Ok();
+  if (rc != CURLE_OK) {
+    return Status::Unavailable(fmt::format(
+        "API server {}: {}: {}", config_.server, what, curl_easy_strerror(rc)));
+  }
+  long code = 0;
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+  if (code >= 300) return FromCode(code, what, state.buffer);
+  return Status::Ok();
+}
+
+}  // namespace migserve::kube

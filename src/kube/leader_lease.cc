@@ -1,0 +1,221 @@
+#include "kube/leader_lease.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <ctime>
+
+namespace migserve::kube {
+namespace {
+
+using Json = nlohmann::json;
+
+// Now as a Kubernetes MicroTime: 2026-11-23T14:41:29.123456Z.
+std::string MicroTimeNow() {
+  auto now = std::chrono::system_clock::now();
+  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                    now.time_since_epoch())
+                    .count();
+  std::time_t seconds = static_cast<std::time_t>(micros / 1000000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  return fmt::format("{}.{:06d}Z", text, micros % 1000000);
+}
+
+}  // namespace
+
+Status LeaseOptions::Validate() const {
+  if (name.empty()) return Status::InvalidArgument("lease name is empty");
+  if (namespace_.empty()) {
+    return Status::InvalidArgument("lease namespace is empty");
+  }
+  if (identity.empty()) {
+    return Status::InvalidArgument("lease identity is empty");
+  }
+  if (!(retry_s > 0 && retry_s < renew_deadline_s &&
+        renew_deadline_s < duration_s)) {
+    return Status::InvalidArgument(fmt::format(
+        "lease timing: need 0 < retry period ({} s) < renew deadline ({} s) "
+        "< lease duration ({} s)",
+        retry_s, renew_deadline_s, duration_s));
+  }
+  return Status::Ok();
+}
+
+std::string DefaultLeaseIdentity() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  return fmt::format("{}_{}", host[0] ? host : "migserve", getpid());
+}
+
+LeaderLease::LeaderLease(KubeClient* client, LeaseOptions options)
+    : client_(client), options_(std::move(options)) {}
+
+LeaderLease::~LeaderLease() { StopRenewing(); }
+
+std::string LeaderLease::Path() const {
+  return fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases/{}",
+                     options_.namespace_, options_.name);
+}
+
+StatusOr<bool> LeaderLease::TryAcquireOrRenew() {
+  const std::string& me = options_.identity;
+  int duration = static_cast<int>(std::ceil(options_.duration_s));
+  std::string now = MicroTimeNow();
+  StatusOr<Json> lease = client_->Get(Path());
+  if (lease.status().code() == Status::Code::kNotFound) {
+    Json fresh = {
+        {"apiVersion", "coordination.k8s.io/v1"},
+        {"kind", "Lease"},
+        {"metadata",
+         {{"name", options_.name}, {"namespace", options_.namespace_}}},
+        {"spec",
+         {{"holderIdentity", me},
+          {"leaseDurationSeconds", duration},
+          {"acquireTime", now},
+          {"renewTime", now},
+          {"leaseTransitions", 0}}}};
+    StatusOr<Json> created = client_->Create(
+        fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases",
+                    options_.namespace_),
+        fresh);
+    return Won(created.status());
+  }
+  MIGSERVE_RETURN_IF_ERROR(lease.status());
+  Json spec = lease->value("spec", Json::object());
+  std::string holder = spec.value("holderIdentity", "");
+  int held_for = spec.value("leaseDurationSeconds", duration);
+  std::string record = holder + "|" + spec.value("renewTime", "");
+  {
+    std::lock_guard lock(mu_);
+    Clock::time_point at = Clock::now();
+    if (record != observed_record_) {
+      observed_record_ = record;
+      observed_at_ = at;
+    }
+    holder_ = holder;
+    if (!holder.empty() && holder != me &&
+        at < observed_at_ + std::chrono::seconds(held_for)) {
+      return false;
+    }
+  }
+  Json patch = {{"metadata",
+                 {{"resourceVersion",
+                   (*lease)["metadata"].value("resourceVersion", "")}}},
+                {"spec",
+                 {{"holderIdentity", me},
+                  {"leaseDurationSeconds", duration},
+                  {"renewTime", now}}}};
+  if (holder != me) {
+    patch["spec"]["acquireTime"] = now;
+    patch["spec"]["leaseTransitions"] = spec.value("leaseTransitions", 0) + 1;
+  }
+  return Won(client_->Patch(Path(), patch).status());
+}
+
+StatusOr<bool> LeaderLease::Won(const Status& write) {
+  // A conflict: another candidate wrote the lease since it was read.
+  if (write.code() == Status::Code::kAborted) return false;
+  MIGSERVE_RETURN_IF_ERROR(write);
+  std::lock_guard lock(mu_);
+  renewed_ = Clock::now();
+  ever_renewed_ = true;
+  holder_ = options_.identity;
+  return true;
+}
+
+Status LeaderLease::Acquire(
+    const std::atomic<bool>& stop,
+    const std::function<void(const std::string&)>& progress) {
+  MIGSERVE_RETURN_IF_ERROR(options_.Validate());
+  std::string told;
+  while (!stop) {
+    StatusOr<bool> held = TryAcquireOrRenew();
+    if (held.ok() && *held) break;
+    std::string line =
+        held.ok()
+            ? fmt::format("lease {}/{} is held by {}; waiting",
+                          options_.namespace_, options_.name, holder())
+            : fmt::format("lease {}/{}: {}; retrying", options_.namespace_,
+                          options_.name, held.status().message());
+    if (progress && line != told) progress(line);
+    told = line;
+    std::unique_lock lock(mu_);
+    wake_.wait_for(lock, std::chrono::duration<double>(options_.retry_s),
+                   [&] { return stop.load(); });
+  }
+  if (stop) return Status::Aborted("stopped while waiting for the lease");
+  if (progress) {
+    progress(fmt::format("acquired lease {}/{} as {}", options_.namespace_,
+                         options_.name, options_.identity));
+  }
+  std::lock_guard lock(mu_);
+  stopping_ = false;
+  renewer_ = std::thread([this] { RenewLoop(); });
+  return Status::Ok();
+}
+
+void LeaderLease::RenewLoop() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    wake_.wait_for(lock, std::chrono::duration<double>(options_.retry_s),
+                   [&] { return stopping_; });
+    if (stopping_) break;
+    lock.unlock();
+    StatusOr<bool> renewed = TryAcquireOrRenew();
+    lock.lock();
+    // Someone else holds it: this process is no longer the leader.
+    if (renewed.ok() && !*renewed) {
+      ever_renewed_ = false;
+      break;
+    }
+  }
+}
+
+bool LeaderLease::Held() const {
+  std::lock_guard lock(mu_);
+  return ever_renewed_ &&
+         Clock::now() - renewed_ <
+             std::chrono::duration<double>(options_.renew_deadline_s);
+}
+
+std::string LeaderLease::holder() const {
+  std::lock_guard lock(mu_);
+  return holder_;
+}
+
+void LeaderLease::StopRenewing() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (renewer_.joinable()) renewer_.join();
+}
+
+Status LeaderLease::Release() {
+  StopRenewing();
+  {
+    std::lock_guard lock(mu_);
+    if (!ever_renewed_) return Status::Ok();
+    ever_renewed_ = false;
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(Json lease, client_->Get(Path()));
+  Json spec = lease.value("spec", Json::object());
+  if (spec.value("holderIdentity", "") != options_.identity) {
+    return Status::Ok();
+  }
+  Json patch = {
+      {"metadata",
+       {{"resourceVersion", lease["metadata"].value("resourceVersion", "")}}},
+      {"spec",
+       {{"holderIdentity", ""},
+        {"leaseDurationSeconds", 1},
+        {"renewTime", MicroTimeNow()}}}};
+  return client_->Patch(Path(), patch).status();
+}
+
+}  // namespace migserve::kube

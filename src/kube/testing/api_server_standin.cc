@@ -1,0 +1,516 @@
+#include "kube/testing/api_server_standin.h"
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <sstream>
+
+namespace migserve::kube {
+namespace {
+
+using Json = nlohmann::json;
+
+// A parsed API path: /api/v1[/namespaces/NS]/RESOURCE[/NAME[/SUB]] or
+// /apis/GROUP/VERSION[...].
+struct Ref {
+  bool ok = false;
+  std::string prefix, ns, resource, name, sub;
+
+  std::string ObjectPath() const {
+    return prefix + (ns.empty() ? "" : "/namespaces/" + ns) + "/" + resource +
+           "/" + name;
+  }
+  bool InCollection(const Ref& collection) const {
+    return prefix == collection.prefix && resource == collection.resource &&
+           (collection.ns.empty() || ns == collection.ns);
+  }
+};
+
+Ref Parse(const std::string& path) {
+  std::vector<std::string> segs;
+  std::stringstream in(path);
+  for (std::string s; std::getline(in, s, '/');) {
+    if (!s.empty()) segs.push_back(s);
+  }
+  Ref ref;
+  size_t rest = 0;
+  if (segs.size() >= 2 && segs[0] == "api") {
+    ref.prefix = "/api/" + segs[1];
+    rest = 2;
+  } else if (segs.size() >= 3 && segs[0] == "apis") {
+    ref.prefix = "/apis/" + segs[1] + "/" + segs[2];
+    rest = 3;
+  } else {
+    return ref;
+  }
+  std::vector<std::string> r(segs.begin() + static_cast<long>(rest),
+                             segs.end());
+  if (r.size() >= 3 && r[0] == "namespaces") {
+    ref.ns = r[1];
+    r.erase(r.begin(), r.begin() + 2);
+  }
+  if (r.empty() || r.size() > 3) return ref;
+  ref.resource = r[0];
+  if (r.size() > 1) ref.name = r[1];
+  if (r.size() > 2) ref.sub = r[2];
+  ref.ok = true;
+  return ref;
+}
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(' ');
+  size_t e = s.find_last_not_of(' ');
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+// Returns the value at dotted `field` of `object` as text, or nullopt.
+std::optional<std::string> Field(const Json& object, const std::string& field) {
+  const Json* at = &object;
+  std::stringstream in(field);
+  for (std::string key; std::getline(in, key, '.');) {
+    if (!at->is_object() || !at->contains(key)) return std::nullopt;
+    at = &(*at)[key];
+  }
+  return at->is_string() ? at->get<std::string>() : at->dump();
+}
+
+// Kubernetes selector terms: k=v, k==v, k!=v, k (exists), !k (absent).
+// `lookup` returns the value of a key.
+bool Matches(
+    const std::string& selector,
+    const std::function<std::optional<std::string>(const std::string&)>&
+        lookup) {
+  std::stringstream in(selector);
+  for (std::string term; std::getline(in, term, ',');) {
+    term = Trim(term);
+    if (term.empty()) continue;
+    size_t ne = term.find("!=");
+    size_t eq = term.find('=');
+    if (ne != std::string::npos) {
+      auto v = lookup(Trim(term.substr(0, ne)));
+      if (v && *v == Trim(term.substr(ne + 2))) return false;
+    } else if (eq != std::string::npos) {
+      size_t skip = term.compare(eq, 2, "==") == 0 ? 2 : 1;
+      auto v = lookup(Trim(term.substr(0, eq)));
+      if (!v || *v != Trim(term.substr(eq + skip))) return false;
+    } else if (term[0] == '!') {
+      if (lookup(term.substr(1))) return false;
+    } else if (!lookup(term)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Selected(const Json& object, const std::string& labels,
+              const std::string& fields) {
+  auto label = [&](const std::string& key) -> std::optional<std::string> {
+    auto meta = object.find("metadata");
+    if (meta == object.end() || !meta->contains("labels")) return std::nullopt;
+    const Json& all = meta->at("labels");
+    auto it = all.find(key);
+    if (it == all.end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+  };
+  return Matches(labels, label) && Matches(fields, [&](const std::string& key) {
+           return Field(object, key);
+         });
+}
+
+void Reply(httplib::Response* res, int code, const Json& body) {
+  res->status = code;
+  res->set_content(body.dump(), "application/json");
+}
+
+// A Status object saying that a request failed.
+Json Failure(int code, const std::string& reason, const std::string& message) {
+  return {{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Failure"},
+          {"reason", reason}, {"message", message}, {"code", code}};
+}
+
+void Fail(httplib::Response* res, int code, const std::string& reason,
+          const std::string& message) {
+  Reply(res, code, Failure(code, reason, message));
+}
+
+std::string KindOf(const std::string& resource) {
+  static const std::map<std::string, std::string> kinds = {
+      {"nodes", "Node"},
+      {"pods", "Pod"},
+      {"configmaps", "ConfigMap"},
+      {"deployments", "Deployment"},
+      {"resourceclaims", "ResourceClaim"}};
+  auto it = kinds.find(resource);
+  return it == kinds.end() ? "Object" : it->second;
+}
+
+}  // namespace
+
+ApiServerStandIn::ApiServerStandIn(Options options)
+    : options_(std::move(options)) {}
+
+ApiServerStandIn::~ApiServerStandIn() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  if (server_) server_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+Status ApiServerStandIn::Start() {
+  if (!options_.cert_file.empty()) {
+    server_ = std::make_unique<httplib::SSLServer>(options_.cert_file.c_str(),
+                                                   options_.key_file.c_str());
+  } else {
+    server_ = std::make_unique<httplib::Server>();
+  }
+  if (!server_->is_valid()) {
+    return Status::InvalidArgument("stand-in API server: bad certificate");
+  }
+  // A thread per open connection: each client keeps one, each watch holds
+  // one (a 264-GPU test runs 33 agents, each with both).
+  server_->new_task_queue = [] { return new httplib::ThreadPool(256); };
+  server_->set_tcp_nodelay(true);
+  Route();
+  port_ = server_->bind_to_any_port("127.0.0.1");
+  if (port_ <= 0) return Status::Unavailable("stand-in API server: no port");
+  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  while (!server_->is_running()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return Status::Ok();
+}
+
+std::string ApiServerStandIn::url() const {
+  return options_.cert_file.empty()
+             ? fmt::format("http://127.0.0.1:{}", port_)
+             : fmt::format("https://localhost:{}", port_);
+}
+
+std::optional<Json> ApiServerStandIn::Get(const std::string& path) const {
+  std::lock_guard lock(mu_);
+  auto it = objects_.find(path);
+  if (it == objects_.end()) return std::nullopt;
+  return it->second;
+}
+
+Json ApiServerStandIn::Store(const std::string& path, Json object,
+                             const std::string& type,
+                             std::unique_lock<std::mutex>* lock) {
+  long version = ++version_;
+  // A deletion's event carries the deletion's version, as Kubernetes's do,
+  // so a watch resumed from it does not replay what came before.
+  object["metadata"]["resourceVersion"] = std::to_string(version);
+  if (type == "DELETED") {
+    objects_.erase(path);
+  } else {
+    if (!object["metadata"].contains("uid")) {
+      object["metadata"]["uid"] = fmt::format("uid-{}", version);
+    }
+    objects_[path] = object;
+  }
+  Event event{version, type, path, object};
+  history_.push_back(event);
+  lock->unlock();
+  changed_.notify_all();
+  Notify(event);
+  return object;
+}
+
+void ApiServerStandIn::Notify(const Event& event) {
+  std::vector<Observer> observers;
+  {
+    std::lock_guard lock(mu_);
+    observers = observers_;
+  }
+  for (const Observer& o : observers) o(event.type, event.path, event.object);
+}
+
+Json ApiServerStandIn::Put(const std::string& path, Json object) {
+  std::unique_lock lock(mu_);
+  Ref ref = Parse(path);
+  object["metadata"]["name"] = ref.name;
+  if (!ref.ns.empty()) object["metadata"]["namespace"] = ref.ns;
+  std::string type = objects_.count(path) > 0 ? "MODIFIED" : "ADDED";
+  return Store(path, std::move(object), type, &lock);
+}
+
+bool ApiServerStandIn::Update(const std::string& path,
+                              const std::function<void(Json*)>& change) {
+  std::unique_lock lock(mu_);
+  auto it = objects_.find(path);
+  if (it == objects_.end()) return false;
+  Json object = it->second;
+  change(&object);
+  Store(path, std::move(object), "MODIFIED", &lock);
+  return true;
+}
+
+std::vector<Json> ApiServerStandIn::List(const std::string& collection) const {
+  std::lock_guard lock(mu_);
+  Ref c = Parse(collection);
+  std::vector<Json> items;
+  for (const auto& [path, object] : objects_) {
+    if (Parse(path).InCollection(c)) items.push_back(object);
+  }
+  return items;
+}
+
+void ApiServerStandIn::Expire(
+    const std::function<void(std::map<std::string, Json>*)>& quietly) {
+  {
+    std::lock_guard lock(mu_);
+    quietly(&objects_);
+    compacted_ = ++version_;
+    history_.clear();
+    ++expiries_;
+  }
+  changed_.notify_all();
+}
+
+void ApiServerStandIn::AddObserver(Observer observer) {
+  std::lock_guard lock(mu_);
+  observers_.push_back(std::move(observer));
+}
+
+void ApiServerStandIn::FailNext(int count, int code) {
+  std::lock_guard lock(mu_);
+  fail_count_ = count;
+  fail_code_ = code;
+}
+
+int ApiServerStandIn::requests() const {
+  std::lock_guard lock(mu_);
+  return requests_;
+}
+
+int ApiServerStandIn::writes() const {
+  std::lock_guard lock(mu_);
+  return writes_;
+}
+
+void ApiServerStandIn::Route() {
+  server_->set_pre_routing_handler([this](const httplib::Request& req,
+                                          httplib::Response& res) {
+    std::lock_guard lock(mu_);
+    ++requests_;
+    if (req.method != "GET") ++writes_;
+    if (!options_.token.empty() &&
+        req.get_header_value("Authorization") != "Bearer " + options_.token) {
+      Fail(&res, 401, "Unauthorized", "Unauthorized");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (fail_count_ > 0) {
+      --fail_count_;
+      Fail(&res, fail_code_, "Injected", "injected failure");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+
+  server_->Get(".*", [this](const httplib::Request& req,
+                            httplib::Response& res) {
+    Ref ref = Parse(req.path);
+    if (!ref.ok) return Fail(&res, 404, "NotFound", req.path);
+    std::string labels = req.get_param_value("labelSelector");
+    std::string fields = req.get_param_value("fieldSelector");
+    std::string watch = req.get_param_value("watch");
+    if (!ref.name.empty()) {
+      auto object = Get(ref.ObjectPath());
+      if (!object) return Fail(&res, 404, "NotFound", req.path + " not found");
+      return Reply(&res, 200, *object);
+    }
+    if (watch == "1" || watch == "true") {
+      std::string from = req.get_param_value("resourceVersion");
+      int timeout = options_.max_watch_s;
+      if (req.has_param("timeoutSeconds")) {
+        timeout =
+            std::min(timeout, std::stoi(req.get_param_value("timeoutSeconds")));
+      }
+      auto deadline =
+          std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
+      auto sent = std::make_shared<long>(-1);
+      int expiries;
+      {
+        std::lock_guard lock(mu_);
+        expiries = expiries_;
+      }
+      res.set_chunked_content_provider(
+          "application/json", [this, ref, labels, fields, from, deadline, sent,
+                               expiries](size_t, httplib::DataSink& sink) {
+            std::unique_lock lock(mu_);
+            std::vector<Json> lines;
+            if (*sent < 0) {
+              if (from.empty() || from == "0") {
+                for (const auto& [path, object] : objects_) {
+                  if (Parse(path).InCollection(ref) &&
+                      Selected(object, labels, fields)) {
+                    lines.push_back({{"type", "ADDED"}, {"object", object}});
+                  }
+                }
+                *sent = version_;
+              } else {
+                *sent = std::stol(from);
+              }
+            }
+            auto expired = [&] {
+              return *sent < compacted_ || expiries_ != expiries;
+            };
+            auto pending = [&] {
+              return stopping_ || expired() ||
+                     (!history_.empty() && history_.back().version > *sent);
+            };
+            if (lines.empty()) changed_.wait_until(lock, deadline, pending);
+            if (expired()) {
+              lock.unlock();
+              std::string text =
+                  Json{{"type", "ERROR"},
+                       {"object",
+                        Failure(410, "Expired", "too old resource version")}}
+                      .dump() +
+                  "\n";
+              sink.write(text.data(), text.size());
+              sink.done();
+              return true;
+            }
+            for (const Event& e : history_) {
+              if (e.version <= *sent) continue;
+              *sent = e.version;
+              if (Parse(e.path).InCollection(ref) &&
+                  Selected(e.object, labels, fields)) {
+                lines.push_back({{"type", e.type}, {"object", e.object}});
+              }
+            }
+            bool over =
+                stopping_ || std::chrono::steady_clock::now() >= deadline;
+            lock.unlock();
+            for (const Json& line : lines) {
+              std::string text = line.dump() + "\n";
+              if (!sink.write(text.data(), text.size())) return false;
+            }
+            if (over) sink.done();
+            return true;
+          });
+      return;
+    }
+    Json items = Json::array();
+    long version;
+    {
+      std::lock_guard lock(mu_);
+      version = version_;
+      for (const auto& [path, object] : objects_) {
+        if (Parse(path).InCollection(ref) && Selected(object, labels, fields)) {
+          items.push_back(object);
+        }
+      }
+    }
+    Reply(&res, 200,
+          {{"kind", KindOf(ref.resource) + "List"},
+           {"apiVersion", ref.prefix.substr(ref.prefix.find('/', 1) + 1)},
+           {"metadata", {{"resourceVersion", std::to_string(version)}}},
+           {"items", items}});
+  });
+
+  server_->Post(".*", [this](const httplib::Request& req,
+                             httplib::Response& res) {
+    Ref ref = Parse(req.path);
+    Json object = Json::parse(req.body, nullptr, false);
+    if (!ref.ok || !ref.name.empty() || !object.is_object()) {
+      return Fail(&res, 400, "BadRequest", "bad create");
+    }
+    std::string name = object["metadata"].value("name", "");
+    if (name.empty()) {
+      return Fail(&res, 422, "Invalid", "metadata.name: Required value");
+    }
+    ref.name = name;
+    std::unique_lock lock(mu_);
+    if (objects_.count(ref.ObjectPath()) > 0) {
+      lock.unlock();
+      return Fail(&res, 409, "AlreadyExists",
+                  fmt::format("{} \"{}\" already exists", ref.resource, name));
+    }
+    if (!ref.ns.empty()) object["metadata"]["namespace"] = ref.ns;
+    Reply(&res, 201, Store(ref.ObjectPath(), object, "ADDED", &lock));
+  });
+
+  auto change = [this](const httplib::Request& req, httplib::Response& res,
+                       bool patch) {
+    Ref ref = Parse(req.path);
+    Json body = Json::parse(req.body, nullptr, false);
+    if (!ref.ok || ref.name.empty() || !body.is_object()) {
+      return Fail(&res, 400, "BadRequest", "bad request");
+    }
+    if (patch && req.get_header_value("Content-Type") !=
+                     "application/merge-patch+json") {
+      return Fail(&res, 415, "UnsupportedMediaType",
+                  "only application/merge-patch+json");
+    }
+    std::unique_lock lock(mu_);
+    auto it = objects_.find(ref.ObjectPath());
+    if (it == objects_.end()) {
+      lock.unlock();
+      return Fail(&res, 404, "NotFound", req.path + " not found");
+    }
+    std::string want = body["metadata"].is_object()
+                           ? body["metadata"].value("resourceVersion", "")
+                           : "";
+    if (!want.empty() &&
+        want != it->second["metadata"]["resourceVersion"].get<std::string>()) {
+      lock.unlock();
+      return Fail(&res, 409, "Conflict",
+                  "the object has been modified; please apply your changes "
+                  "to the latest version and try again");
+    }
+    Json object = it->second;
+    if (patch) {
+      object.merge_patch(body);
+    } else {
+      object = body;
+    }
+    object["metadata"]["name"] = ref.name;
+    Reply(&res, 200, Store(ref.ObjectPath(), object, "MODIFIED", &lock));
+  };
+  server_->Patch(".*",
+                 [change](const httplib::Request& req, httplib::Response& res) {
+                   change(req, res, true);
+                 });
+  server_->Put(".*",
+               [change](const httplib::Request& req, httplib::Response& res) {
+                 change(req, res, false);
+               });
+
+  server_->Delete(
+      ".*", [this](const httplib::Request& req, httplib::Response& res) {
+        Ref ref = Parse(req.path);
+        std::unique_lock lock(mu_);
+        auto it = objects_.find(ref.ObjectPath());
+        if (!ref.ok || it == objects_.end()) {
+          lock.unlock();
+          return Fail(&res, 404, "NotFound", req.path + " not found");
+        }
+        Json object = it->second;
+        // DeleteOptions' preconditions: the object must still be that one.
+        Json options = Json::parse(req.body, nullptr, false);
+        if (options.is_object() && options.contains("preconditions")) {
+          const Json& want = options["preconditions"];
+          const Json& meta = object["metadata"];
+          for (const char* key : {"uid", "resourceVersion"}) {
+            if (want.contains(key) && want[key] != meta.value(key, Json())) {
+              lock.unlock();
+              return Fail(&res, 409, "Conflict",
+                          fmt::format("Precondition failed: {} in "
+                                      "precondition: {}, {} in object: {}",
+                                      key, want[key].dump(), key,
+                                      meta.value(key, Json()).dump()));
+            }
+          }
+        }
+        Store(ref.ObjectPath(), object, "DELETED", &lock);
+        Reply(&res, 200, {{"kind", "Status"}, {"status", "Success"}});
+      });
+}
+
+}  // namespace migserve::kube

@@ -1,0 +1,113 @@
+// A stand-in for the Kubernetes API server, for tests: the endpoints the
+// backend, the agent and the controller use, with Kubernetes semantics
+// (resourceVersion, 404, 409 AlreadyExists and Conflict, JSON merge
+// patches, label and field selectors, watches), over HTTP or HTTPS, and
+// with injectable failures. Objects are JSON kept in memory by path; tests
+// read and change them directly (a fake kubelet marks pods Ready, say).
+#ifndef MIGSERVE_KUBE_TESTING_API_SERVER_STANDIN_H_
+#define MIGSERVE_KUBE_TESTING_API_SERVER_STANDIN_H_
+
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "util/status.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace migserve::kube {
+
+class ApiServerStandIn {
+ public:
+  struct Options {
+    std::string cert_file;  // with key_file: HTTPS; else plain HTTP
+    std::string key_file;
+    std::string token;  // if set, requests need "Bearer <token>" (else 401)
+    int max_watch_s = 5;
+  };
+  // Called after every change with the event type (ADDED, MODIFIED,
+  // DELETED), the object's path and the object; never under the lock.
+  using Observer =
+      std::function<void(const std::string& type, const std::string& path,
+                         const nlohmann::json& object)>;
+
+  explicit ApiServerStandIn(Options options);
+  ~ApiServerStandIn();
+
+  // Listens on 127.0.0.1 at a free port.
+  Status Start();
+  // https://localhost:<port> or http://127.0.0.1:<port>.
+  std::string url() const;
+
+  // Direct access. Put creates or replaces the object at `path` (an object
+  // path such as /api/v1/nodes/node-0) and returns it as stored.
+  std::optional<nlohmann::json> Get(const std::string& path) const;
+  nlohmann::json Put(const std::string& path, nlohmann::json object);
+  // Applies `change` to the object at `path` if it exists; returns false if
+  // it does not.
+  bool Update(const std::string& path,
+              const std::function<void(nlohmann::json*)>& change);
+  std::vector<nlohmann::json> List(const std::string& collection) const;
+
+  // Compacts the history as etcd does: applies `quietly` to the objects by
+  // path (no watch sees those changes), forgets every event so far and
+  // ends each open watch with an ERROR event of code 410 (Expired); a watch
+  // from an older version gets the same at once. Only a new listing shows
+  // what changed.
+  void Expire(const std::function<void(std::map<std::string, nlohmann::json>*)>&
+                  quietly);
+
+  void AddObserver(Observer observer);
+  // The next `count` requests answer HTTP `code` and do nothing.
+  void FailNext(int count, int code);
+  // Requests served, and every header value seen (to check what is sent).
+  int requests() const;
+  // Requests other than GET (creates, updates, patches, deletes).
+  int writes() const;
+
+ private:
+  struct Event {
+    long version;
+    std::string type;
+    std::string path;
+    nlohmann::json object;
+  };
+
+  nlohmann::json Store(const std::string& path, nlohmann::json object,
+                       const std::string& type,
+                       std::unique_lock<std::mutex>* lock);
+  void Notify(const Event& event);
+  void Route();
+
+  Options options_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  int port_ = 0;
+
+  mutable std::mutex mu_;
+  std::condition_variable changed_;
+  std::map<std::string, nlohmann::json> objects_;
+  std::vector<Event> history_;
+  long version_ = 1;
+  long compacted_ = 0;  // history before this version is forgotten
+  int expiries_ = 0;
+  int fail_count_ = 0;
+  int fail_code_ = 0;
+  int requests_ = 0;
+  int writes_ = 0;
+  bool stopping_ = false;
+  std::vector<Observer> observers_;
+};
+
+}  // namespace migserve::kube
+
+#endif  // MIGSERVE_KUBE_TESTING_API_SERVER_STANDIN_H_

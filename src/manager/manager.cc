@@ -1,0 +1,256 @@
+#include "manager/manager.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "cluster/kubernetes/kubernetes_router.h"
+#include "cluster/kubernetes/routing_objects.h"
+#include "controller/reconciler.h"
+#include "deployment/deployment_json.h"
+#include "manager/health_server.h"
+
+namespace migserve::manager {
+namespace {
+
+namespace k8s = cluster::kubernetes;
+
+int NodeCount(const cluster::ClusterState& state) {
+  std::set<std::string> nodes;
+  for (const cluster::GpuState& g : state.gpus) nodes.insert(g.id.node);
+  return static_cast<int>(nodes.size());
+}
+
+// The backend's options completed from the config and the target.
+k8s::BackendOptions BackendFor(const ManagerOptions& options,
+                               const deployment::Deployment& target) {
+  k8s::BackendOptions backend = options.backend;
+  backend.namespace_ = options.config.namespace_;
+  for (const workload::Service& s : target.services) {
+    backend.models[s.name] = s.model;
+  }
+  backend.warn = [log = options.log](const std::string& line) {
+    log("controller: warning: " + line);
+  };
+  return backend;
+}
+
+// The lease this controller holds while it acts, or null without leader
+// election. Renewals go through a client of their own, so that they never
+// queue behind the backend's requests, and fail within the renew deadline.
+class Leadership {
+ public:
+  Status Init(const ManagerOptions& options) {
+    if (!options.leader_elect) return Status::Ok();
+    kube::LeaseOptions lease = options.lease;
+    if (lease.namespace_.empty()) lease.namespace_ = options.config.namespace_;
+    if (lease.identity.empty()) lease.identity = kube::DefaultLeaseIdentity();
+    MIGSERVE_RETURN_IF_ERROR(lease.Validate());
+    client_ = std::make_unique<kube::KubeClient>(
+        options.config, kube::RetryPolicy{1, 0, lease.renew_deadline_s / 2});
+    lease_ = std::make_unique<kube::LeaderLease>(client_.get(), lease);
+    return Status::Ok();
+  }
+
+  kube::LeaderLease* lease() const { return lease_.get(); }
+  bool Lost() const { return lease_ && !lease_->Held(); }
+
+  // Hands the lease on after a clean stop.
+  void Release(const std::function<void(const std::string&)>& log) {
+    if (!lease_ || !lease_->Held()) return;
+    Status released = lease_->Release();
+    if (!released.ok()) {
+      log("controller: releasing the lease: " + released.message());
+    }
+  }
+
+ private:
+  std::unique_ptr<kube::KubeClient> client_;
+  std::unique_ptr<kube::LeaderLease> lease_;
+};
+
+// The reconcile loop and what it owns.
+class Manager {
+ public:
+  Manager(ManagerOptions options, const std::atomic<bool>& stop)
+      : options_(std::move(options)),
+        stop_(stop),
+        client_(options_.config),
+        source_(options_.target, &client_) {}
+
+  Status Run() {
+    MIGSERVE_ASSIGN_OR_RETURN(target_, source_.Load());
+    k8s::BackendOptions backend_options = BackendFor(options_, target_);
+    k8s::RouterOptions routing{options_.config.namespace_,
+                               backend_options.serving, backend_options.models};
+    k8s::KubernetesBackend backend(&client_, std::move(backend_options));
+    if (routing.serving.gateway) {
+      MIGSERVE_RETURN_IF_ERROR(
+          k8s::CheckRoutable(routing.models, routing.serving));
+    }
+    k8s::KubernetesRouter router(&client_, routing);
+    MIGSERVE_ASSIGN_OR_RETURN(std::unique_ptr<controller::Journal> journal,
+                              controller::Journal::Open(options_.journal));
+    MIGSERVE_RETURN_IF_ERROR(leadership_.Init(options_));
+    controller::Reconciler reconciler(&backend, journal.get(),
+                                      ControllerOptionsWith(&router));
+    HealthServer health(&reconciler);
+    if (options_.metrics_port > 0) {
+      MIGSERVE_RETURN_IF_ERROR(
+          health.Start(options_.metrics_address, options_.metrics_port));
+      options_.log(fmt::format("controller: metrics on {}:{}/metrics",
+                               options_.metrics_address,
+                               options_.metrics_port));
+    }
+    return Loop(&reconciler);
+  }
+
+ private:
+  controller::ControllerOptions ControllerOptionsWith(cluster::Router* router) {
+    controller::ControllerOptions options;
+    options.progress = options_.log;
+    if (options_.backend.serving.gateway) {
+      options.router = router;
+    } else {
+      options_.log("controller: " +
+                   (options_.serving_file.empty()
+                        ? std::string("no --serving spec")
+                        : options_.serving_file + " names no routing.gateway") +
+                   ": no routes are kept (docs/serving.md)");
+    }
+    options.may_act = [this] { return MayAct(); };
+    options.superseded = [this] { return Superseded(); };
+    return options;
+  }
+
+  // SIGINT or SIGTERM mid-transition: start nothing more, let running
+  // actions end and journal them, then exit (a successor resumes).
+  Status MayAct() const {
+    if (stop_) {
+      return Status::Aborted(
+          "stopping on a signal; the journal keeps the "
+          "rest of the plan");
+    }
+    if (leadership_.Lost()) {
+      return Status::FailedPrecondition("lost the lease (held by " +
+                                        leadership_.lease()->holder() +
+                                        "); stepping down");
+    }
+    return Status::Ok();
+  }
+
+  // A newer target mid-transition: the transition stops starting actions,
+  // lets the running ones end and the loop moves on to it at once (an
+  // unreadable or identical one changes nothing).
+  bool Superseded() {
+    if (!source_.Changed()) return false;
+    auto next = source_.Load();
+    if (!next.ok()) {
+      options_.log("controller: " + next.status().message() +
+                   " (keeping the current target)");
+      return false;
+    }
+    if (deployment::FormatDeployment(*next) ==
+        deployment::FormatDeployment(target_)) {
+      return false;
+    }
+    newer_ = std::move(*next);
+    return true;
+  }
+
+  // One pass with `once`, until stopped without it. One that stepped down
+  // returns non-zero (to restart as a candidate); one that was asked to
+  // stop hands the lease on.
+  Status Loop(controller::Reconciler* reconciler) {
+    Status last;
+    if (leadership_.lease()) {
+      last =
+          leadership_.lease()->Acquire(stop_, [this](const std::string& line) {
+            options_.log("controller: " + line);
+          });
+    }
+    bool stepped_down = false;
+    while (last.ok() || !options_.once) {
+      if (stop_) break;
+      if (leadership_.Lost()) {
+        last = MayAct();
+        stepped_down = true;
+        break;
+      }
+      last = reconciler->Reconcile(target_);
+      if (!last.ok()) options_.log("controller: " + last.message());
+      if (newer_) {
+        target_ = std::move(*newer_);
+        newer_.reset();
+        continue;
+      }
+      if (options_.once || stop_) break;
+      source_.Wait(stop_);
+      if (stop_) break;
+      NextTarget();
+    }
+    leadership_.Release(options_.log);
+    if (stepped_down) return last;
+    if (stop_) return Status::Ok();
+    return options_.once ? last : Status::Ok();
+  }
+
+  void NextTarget() {
+    auto next = source_.Load();
+    if (next.ok()) {
+      target_ = *next;
+    } else {
+      options_.log("controller: " + next.status().message() +
+                   " (keeping the previous target)");
+    }
+  }
+
+  ManagerOptions options_;
+  const std::atomic<bool>& stop_;
+  kube::KubeClient client_;
+  TargetSource source_;
+  Leadership leadership_;
+  deployment::Deployment target_;
+  std::optional<deployment::Deployment> newer_;
+};
+
+}  // namespace
+
+Status RunManager(ManagerOptions options, const std::atomic<bool>& stop) {
+  MIGSERVE_RETURN_IF_ERROR(options.target.Validate());
+  Manager manager(std::move(options), stop);
+  return manager.Run();
+}
+
+StatusOr<cluster::TransitionPlan> DryRun(ManagerOptions options) {
+  MIGSERVE_RETURN_IF_ERROR(options.target.Validate());
+  kube::KubeClient client(options.config);
+  TargetSource source(options.target, &client);
+  MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment target, source.Load());
+  k8s::KubernetesBackend backend(&client, BackendFor(options, target));
+  MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState observed, backend.Observe());
+  controller::TransitionGoal goal =
+      controller::GoalFromObserved(observed, target);
+  MIGSERVE_ASSIGN_OR_RETURN(cluster::TransitionPlan plan,
+                            controller::PlanTransition(observed, target, goal));
+  controller::SafetyReport report = controller::CheckPlan(observed, plan, goal);
+  if (!report.ok()) {
+    return Status::Internal("the planner made an unsafe plan: " +
+                            report.problems.front());
+  }
+  std::map<std::string_view, int> counts;
+  for (const cluster::Action& a : plan.actions) ++counts[KindName(a.kind)];
+  options.log(fmt::format(
+      "controller: dry run: {} GPUs on {} nodes observed; {} actions ({} "
+      "create, {} delete, {} migrate, {} repartition), safe in every order; "
+      "nothing was changed",
+      observed.gpus.size(), NodeCount(observed), plan.actions.size(),
+      counts["create"], counts["delete"], counts["migrate"],
+      counts["repartition"]));
+  return plan;
+}
+
+}  // namespace migserve::manager

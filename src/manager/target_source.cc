@@ -1,0 +1,76 @@
+#include "manager/target_source.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <optional>
+#include <thread>
+
+#include "deployment/deployment_json.h"
+
+namespace migserve::manager {
+
+Status TargetOptions::Validate() const {
+  if (file.empty() == configmap.empty()) {
+    return Status::InvalidArgument(
+        "give exactly one of --target and --target-configmap");
+  }
+  return Status::Ok();
+}
+
+TargetSource::TargetSource(const TargetOptions& options,
+                           kube::KubeClient* client)
+    : options_(options),
+      client_(client),
+      map_(client, fmt::format("/api/v1/namespaces/{}/configmaps", Namespace()),
+           "fieldSelector=" +
+               kube::KubeClient::Escape("metadata.name=" + options.configmap),
+           static_cast<int>(options.resync_s)) {}
+
+StatusOr<deployment::Deployment> TargetSource::Load() {
+  if (!options_.file.empty()) {
+    std::error_code error;
+    mtime_ = std::filesystem::last_write_time(options_.file, error);
+    return deployment::LoadDeployment(options_.file);
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json map, client_->Get(Path()));
+  version_ = map["metadata"].value("resourceVersion", "");
+  std::string source = fmt::format("configmap {}/{} key {}", Namespace(),
+                                   options_.configmap, options_.key);
+  const auto& data = map.value("data", nlohmann::json::object());
+  if (!data.contains(options_.key)) {
+    return Status::InvalidArgument(source + ": missing");
+  }
+  return deployment::ParseDeployment(data[options_.key].get<std::string>(),
+                                     source);
+}
+
+bool TargetSource::Changed() {
+  if (!options_.file.empty()) {
+    std::error_code error;
+    return std::filesystem::last_write_time(options_.file, error) != mtime_;
+  }
+  if (!map_.Get().ok()) return false;  // the cache says why, next time
+  std::optional<nlohmann::json> map = map_.Find(options_.configmap);
+  return map && map->contains("metadata") &&
+         (*map)["metadata"].value("resourceVersion", "") != version_;
+}
+
+void TargetSource::Wait(const std::atomic<bool>& stop) {
+  auto until = std::chrono::steady_clock::now() +
+               std::chrono::duration<double>(options_.resync_s);
+  while (!stop && std::chrono::steady_clock::now() < until && !Changed()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+std::string TargetSource::Namespace() const {
+  return client_->config().namespace_;
+}
+
+std::string TargetSource::Path() const {
+  return fmt::format("/api/v1/namespaces/{}/configmaps/{}", Namespace(),
+                     options_.configmap);
+}
+
+}  // namespace migserve::manager

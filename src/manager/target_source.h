@@ -1,0 +1,57 @@
+// Where the controller reads its target deployment: a file, whose
+// modification time tells a change, or a ConfigMap followed by a watch-fed
+// cache (asking whether it changed costs no request).
+#ifndef MIGSERVE_MANAGER_TARGET_SOURCE_H_
+#define MIGSERVE_MANAGER_TARGET_SOURCE_H_
+
+#include <atomic>
+#include <filesystem>
+#include <string>
+
+#include "deployment/deployment.h"
+#include "kube/informer.h"
+#include "kube/kube_client.h"
+#include "util/status_or.h"
+
+namespace migserve::manager {
+
+struct TargetOptions {
+  std::string file;                     // a deployment JSON file, or
+  std::string configmap;                // a ConfigMap in the client's namespace
+  std::string key = "deployment.json";  // the ConfigMap's key
+  double resync_s = 30;                 // the longest Wait
+
+  // InvalidArgument unless exactly one of file and configmap is given.
+  Status Validate() const;
+};
+
+class TargetSource {
+ public:
+  // `client` is not owned and outlives the source.
+  TargetSource(const TargetOptions& options, kube::KubeClient* client);
+
+  // Returns the target now; InvalidArgument (naming the file or the
+  // ConfigMap and key) if it cannot be read or parsed.
+  StatusOr<deployment::Deployment> Load();
+
+  // True if the target has changed since the last Load.
+  bool Changed();
+
+  // Returns when the target may have changed, `stop` turned true, or after
+  // at most resync_s.
+  void Wait(const std::atomic<bool>& stop);
+
+ private:
+  std::string Namespace() const;
+  std::string Path() const;
+
+  TargetOptions options_;
+  kube::KubeClient* client_;
+  kube::Informer map_;
+  std::filesystem::file_time_type mtime_;
+  std::string version_;
+};
+
+}  // namespace migserve::manager
+
+#endif  // MIGSERVE_MANAGER_TARGET_SOURCE_H_

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Proves tools/check-floors.sh catches what it is for: the real tree passes;
+# a copy of it with one include run back up the floors, one sibling include
+# and one test double in product code fails, naming each file and line;
+# includes a test may make pass.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+check="$here/check-floors.sh"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+expect() {  # expect DESCRIPTION WANT_RC PATTERN...
+  local what="$1" want="$2"; shift 2
+  local rc=0
+  "$check" "$tmp/src" > "$tmp/out" 2>&1 || rc=$?
+  if [[ "$rc" != "$want" ]]; then
+    echo "FAIL: $what: exit $rc, want $want"; cat "$tmp/out"; failures=$((failures + 1))
+    return
+  fi
+  for pattern in "$@"; do
+    if ! grep -qF -- "$pattern" "$tmp/out"; then
+      echo "FAIL: $what: no line with '$pattern' in:"; cat "$tmp/out"
+      failures=$((failures + 1))
+    fi
+  done
+  echo "ok: $what"
+}
+
+cp -r "$here/../src" "$tmp/src"
+expect "the tree as it is" 0
+
+printf '#include "cli/command.h"\n' >> "$tmp/src/util/status.h"
+line=$(wc -l < "$tmp/src/util/status.h")
+expect "util including cli" 1 \
+  "src/util/status.h:$line: \"cli/command.h\" runs back up the floors: util is below cli"
+
+cp -r "$here/../src" "$tmp/fresh" && rm -rf "$tmp/src" && mv "$tmp/fresh" "$tmp/src"
+printf '#include "report/svg.h"\n' >> "$tmp/src/serving/serve.cc"
+printf '#include "kube/testing/api_server_standin.h"\n' >> "$tmp/src/cluster/kubernetes/export.cc"
+printf '#include "agent/testing/fake_nvml.h"\n#include "kube/testing/test_certificate.h"\n' \
+  >> "$tmp/src/cli/cli_test.cc"
+expect "a sibling, and a test double in product code" 1 \
+  "\"report/svg.h\": serving may not include its sibling report" \
+  "src/cluster/kubernetes/export.cc:" "product code includes the test double"
+if grep -q cli_test "$tmp/out"; then
+  echo "FAIL: a test's include of lower test doubles was refused"; failures=$((failures + 1))
+fi
+
+if ((failures)); then echo "check-floors-test: $failures failed"; exit 1; fi
+echo "check-floors-test: all passed"

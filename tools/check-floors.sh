@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Checks every #include "..." under a source tree against the floors of
+# tools/floors.txt: a module includes only itself and the modules below it
+# that its row names (and theirs, transitively); tests and test doubles may
+# also include the testing/ headers of those modules and util/test_util.h.
+# Prints each offending include as file:line: reason and exits 1 if there is
+# one, 0 otherwise.
+#
+# usage: tools/check-floors.sh [SRC_DIR [FLOORS_FILE]]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+src="${1:-$here/../src}"
+floors="${2:-$here/floors.txt}"
+[[ -d "$src" ]] || { echo "check-floors: $src: no such directory" >&2; exit 2; }
+[[ -f "$floors" ]] || { echo "check-floors: $floors: no such file" >&2; exit 2; }
+
+find "$src" -type f \( -name '*.h' -o -name '*.cc' \) | sort |
+  awk -v src="$src/" -v floors="$floors" '
+  # A test double: a file of a testing/ folder or the shared test helpers.
+  function double(path) {
+    return path ~ /(^|\/)testing\// || path ~ /^util\/test_util\.(h|cc)$/
+  }
+  # The module whose folder is the longest prefix of `path`.
+  function module_of(path,    m, best, len) {
+    best = ""; len = -1
+    for (m in folder) {
+      if (index(path, folder[m] "/") == 1 && length(folder[m]) > len) {
+        best = m; len = length(folder[m])
+      }
+    }
+    return best
+  }
+  BEGIN {
+    while ((getline line < floors) > 0) {
+      sub(/#.*/, "", line)
+      n = split(line, f, " ")
+      if (n < 2) continue
+      folder[f[1]] = f[2]
+      deps[f[1]] = ""
+      for (i = 3; i <= n; ++i) deps[f[1]] = deps[f[1]] " " f[i]
+      for (i = 3; i <= n; ++i) named[f[i]] = 1
+    }
+    for (m in named) if (!(m in folder)) {
+      printf "%s: module %s is named but has no row\n", floors, m
+      bad = 1
+    }
+    # allowed[m, d]: m may include d. The transitive closure of the rows,
+    # by rounds until nothing is added.
+    for (m in folder) {
+      n = split(deps[m], list, " ")
+      for (i = 1; i <= n; ++i) allowed[m, list[i]] = 1
+    }
+    do {
+      added = 0
+      for (m in folder) for (d in folder) for (e in folder) {
+        if (allowed[m, d] && allowed[d, e] && !allowed[m, e]) {
+          allowed[m, e] = 1
+          added = 1
+        }
+      }
+    } while (added)
+  }
+  {
+    file = $0
+    rel = substr(file, length(src) + 1)
+    from = module_of(rel)
+    if (from == "") {
+      printf "%s: in no module of %s\n", file, floors
+      bad = 1
+      next
+    }
+    is_test = (rel ~ /_test\.cc$/ || double(rel))
+    lineno = 0
+    while ((getline text < file) > 0) {
+      ++lineno
+      if (text !~ /^[ \t]*#[ \t]*include[ \t]*"/) continue
+      inc = text
+      sub(/^[ \t]*#[ \t]*include[ \t]*"/, "", inc)
+      sub(/".*/, "", inc)
+      if (index(inc, "/") == 0) continue  # a generated or local header
+      to = module_of(inc)
+      if (to == "") {
+        printf "%s:%d: includes \"%s\", in no module of %s\n", file, lineno, inc, floors
+        bad = 1
+        continue
+      }
+      if (double(inc) && !is_test) {
+        printf "%s:%d: product code includes the test double \"%s\"\n", file, lineno, inc
+        bad = 1
+        continue
+      }
+      if (to == from || allowed[from, to]) continue
+      if (allowed[to, from]) {
+        printf "%s:%d: \"%s\" runs back up the floors: %s is below %s\n", file, lineno, inc, from, to
+      } else {
+        printf "%s:%d: \"%s\": %s may not include its sibling %s (tools/floors.txt)\n", file, lineno, inc, from, to
+      }
+      bad = 1
+    }
+    close(file)
+  }
+  END { exit bad ? 1 : 0 }'
