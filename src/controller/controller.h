@@ -10,13 +10,13 @@
 #define MIGSERVE_CONTROLLER_CONTROLLER_H_
 
 #include <functional>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "cluster/cluster_backend.h"
 #include "cluster/router.h"
 #include "controller/journal.h"
+#include "controller/plan_executor.h"
 #include "controller/planner.h"
 #include "controller/safety_checker.h"
 #include "deployment/deployment.h"
@@ -88,34 +88,23 @@ class Controller {
                          cluster::TransitionPlan* plan);
   // Lowers the floor of services the observed cluster has below it.
   StatusOr<TransitionGoal> AfterLoss(const TransitionGoal& goal);
-  // Runs the actions of `plan` that `states` does not have as done. Level
-  // triggered: a delete or migrate starts only if the last observed cluster
-  // keeps its service at its floor under `goal` without the replicas it and
-  // the running actions remove, whatever the journal says; else returns
-  // Unavailable, and Transition replans from what it observes.
+  // Runs the actions of `plan` that `states` does not have as done through
+  // a PlanExecutor, with the floor guard (CheckFloor: level triggered, a
+  // delete or migrate starts only if the last observed cluster keeps its
+  // service at its floor under `goal`, whatever the journal says; else
+  // Unavailable, and Transition replans from what it observes), MayAct and
+  // the route keeper as its hooks.
   Status Execute(int version, const cluster::TransitionPlan& plan,
-                 std::map<int, ActionState> states, const TransitionGoal& goal);
-  // Brings the live routes of `services` in line with `routed` and
-  // journals each route that changed, for `action` (-1: none).
-  Status SyncRoutes(int version, int action,
-                    const cluster::ClusterState& routed,
-                    const std::set<std::string>& services);
-  // Unavailable if starting `a` now would take its service below its floor
-  // on `seen` (whose ready capacity is `capacity`), with the replicas that
-  // `running` remove gone too.
-  Status Precondition(const cluster::Action& a,
-                      const cluster::ClusterState& seen,
-                      const std::map<std::string, double>& capacity,
-                      const std::vector<const cluster::Action*>& running,
-                      const TransitionGoal& goal) const;
-  // Waits for every action the backend runs and journals how each ended.
-  Status AwaitRunning(int version);
+                 const std::map<int, ActionState>& states,
+                 const TransitionGoal& goal);
   // options_.may_act's answer, an error as Aborted; Aborted too once
   // options_.superseded says so.
   Status MayAct();
   void Progress(const std::string& line) const {
     if (options_.progress) options_.progress(line);
   }
+
+  class Hooks;
 
   cluster::ClusterBackend* backend_;
   Journal* journal_;

@@ -8,6 +8,7 @@
 
 #include "cluster/plan_json.h"
 #include "cluster/simulated_cluster.h"
+#include "cluster/testing/fault_injecting_backend.h"
 #include "deployment/deployment_json.h"
 #include "mig/gpu_catalog.h"
 #include "util/test_util.h"
@@ -312,6 +313,25 @@ TEST(ControllerTest, NamesTheShortServiceAfterLosingItsGpu) {
   std::map<std::string, double> capacity = sim.state().Capacity();
   for (const auto& [service, required] : t.goal.required_after) {
     EXPECT_GE(capacity[service], required - 1e-6) << service;
+  }
+}
+
+// Each fault the backend injects makes the transition replan from what it
+// observes, once, and still keep every service at its floor.
+TEST(ControllerTest, ReplansOnceAfterEachKindOfInjectedFault) {
+  for (cluster::InjectedFaults faults :
+       {cluster::InjectedFaults{5, 0, 0}, cluster::InjectedFaults{0, 5, 0},
+        cluster::InjectedFaults{0, 0, 3}}) {
+    Transition t = Load("day", "night");
+    SimulatedCluster sim(t.current);
+    cluster::FaultInjectingBackend faulty(&sim, faults);
+    auto journal = Journal::Open(":memory:").value();
+    Controller controller(&faulty, journal.get());
+    Status moved = controller.Transition(t.to, t.goal);
+    ASSERT_TRUE(moved.ok()) << moved.message();
+    EXPECT_EQ(controller.stats().plans, 2)
+        << faults.refuse_start << faults.fail_result << faults.fail_observe;
+    ExpectReached(t, sim);
   }
 }
 

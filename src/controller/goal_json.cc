@@ -5,7 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "deployment/json_fields.h"
+#include "util/json_fields.h"
 
 namespace migserve::controller {
 namespace {
@@ -41,15 +41,14 @@ std::string FormatGoal(const TransitionGoal& goal) {
 
 StatusOr<TransitionGoal> ParseGoal(const std::string& text,
                                    const std::string& source) {
-  MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json j,
-                            deployment::ParseJson(text, source));
-  MIGSERVE_RETURN_IF_ERROR(deployment::ExpectObject(j, source, "goal"));
+  MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json j, ParseJson(text, source));
+  MIGSERVE_RETURN_IF_ERROR(ExpectObject(j, source, "goal"));
   TransitionGoal goal;
   MIGSERVE_RETURN_IF_ERROR(
       ReadRates(j, "required_before", source, &goal.required_before));
   MIGSERVE_RETURN_IF_ERROR(
       ReadRates(j, "required_after", source, &goal.required_after));
-  deployment::Fields fields(j, source, "");
+  JsonFields fields(j, source, "");
   MIGSERVE_RETURN_IF_ERROR(fields.Get("target_gpus", true, &goal.target_gpus));
   if (goal.target_gpus < 0) {
     return fields.Error("target_gpus", "expected >= 0");

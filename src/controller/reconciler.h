@@ -5,14 +5,13 @@
 #ifndef MIGSERVE_CONTROLLER_RECONCILER_H_
 #define MIGSERVE_CONTROLLER_RECONCILER_H_
 
-#include <deque>
 #include <map>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 #include "controller/controller.h"
+#include "controller/reconciler_metrics.h"
 
 namespace migserve::controller {
 
@@ -23,13 +22,13 @@ class Reconciler {
              ControllerOptions options = {});
   ~Reconciler();
 
-  // Moves the cluster to `target` unless it holds it already. A service
-  // keeps at least min(before, after): "before" is the previous target's
-  // requirement, or, for the first target this process sees, what the
-  // service has now. When ControllerOptions::superseded stops the
-  // transition for a newer target, returns OK at once (result
-  // "superseded"); "before" for the next target is then the stopped
-  // transition's floor, min(its before, its after).
+  // Moves the cluster to `target` unless it holds it already; decides
+  // only, the Controller does. A service keeps at least min(before, after):
+  // "before" is the previous target's requirement, or, for the first target
+  // this process sees, what the service has now. When
+  // ControllerOptions::superseded stops the transition for a newer target,
+  // returns OK at once (result kSuperseded); "before" for the next target
+  // is then the stopped transition's floor, min(its before, its after).
   Status Reconcile(const deployment::Deployment& target);
 
   // OK unless the last reconcile failed (then Unavailable with its error):
@@ -45,27 +44,22 @@ class Reconciler {
  private:
   class MeteredBackend;
 
-  void Log(const std::string& line);
+  // Finishes the pass: records `result` and returns `status`.
+  Status Finish(ReconcileResult result, const Status& status);
   void Observed(const cluster::ClusterState& state,
                 const deployment::Deployment& target);
+  // The floors a stopped transition kept, min(its before, its after): what
+  // each service must keep on the way to the next target.
+  static std::map<std::string, double> StoppedFloors(
+      const TransitionGoal& stopped);
 
+  ReconcilerMetrics metrics_;
   std::unique_ptr<MeteredBackend> backend_;
   Journal* journal_;
   ControllerOptions options_;
   // What each service must keep now (see Reconcile); unknown before the
   // first target is reached or stopped.
   std::optional<std::map<std::string, double>> required_now_;
-
-  mutable std::mutex mu_;
-  std::string state_ = "starting";
-  std::string last_error_;
-  std::map<std::string, int> reconciles_;                // by result
-  std::map<std::pair<std::string, bool>, int> actions_;  // (kind, ok)
-  int running_ = 0;
-  int plans_ = 0;
-  std::map<std::string, double> capacity_;
-  std::map<std::string, double> required_;
-  std::deque<std::string> log_;
 };
 
 }  // namespace migserve::controller

@@ -150,13 +150,6 @@ optimizer::TransitionCost CostOf(const ClusterState& current,
   return cost;
 }
 
-nlohmann::json CostJson(const optimizer::TransitionCost& cost) {
-  return {{"gpus", cost.gpus},
-          {"pod_starts", cost.pod_starts},
-          {"repartitioned_gpus", cost.repartitioned_gpus},
-          {"kept_replicas", cost.kept_replicas}};
-}
-
 }  // namespace
 
 StatusOr<optimizer::TransitionCost> CostOfTransition(
@@ -238,15 +231,13 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
   if (!plain_better) solution.configs = solved.configs;
   deployment::Summary summary =
       optimizer::SummaryOf("milp", problem, solution, seconds);
-  nlohmann::json& extra = summary.extra;
-  extra["pod_starts"] = cost.pod_starts;
-  extra["repartitioned_gpus"] = cost.repartitioned_gpus;
-  extra["kept_replicas"] = cost.kept_replicas;
-  extra["starts_bound"] = solved.starts_bound;
-  extra["extra_gpus"] = transition.extra_gpus;
-  extra["transition_nodes"] = solved.nodes;
-  extra["plain_optimum"] = CostJson(plain_cost);
-  extra["plain_placed"] = plain_better;
+  deployment::TransitionSummary& moved = summary.transition.emplace();
+  moved.cost = cost;
+  moved.plain_optimum = plain_cost;
+  moved.plain_placed = plain_better;
+  moved.starts_bound = solved.starts_bound;
+  moved.extra_gpus = transition.extra_gpus;
+  moved.nodes = solved.nodes;
   target.summary = std::move(summary);
   return target;
 }

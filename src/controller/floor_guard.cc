@@ -1,0 +1,50 @@
+#include "controller/floor_guard.h"
+
+#include <fmt/format.h>
+
+#include "cluster/apply.h"
+#include "util/tolerance.h"
+
+namespace migserve::controller {
+namespace {
+
+using cluster::Action;
+
+// The throughput `a` would take from its service if it started now on
+// `seen`: what its source instance serves there (nothing if that replica is
+// gone already, as after a restart).
+double LossOnSeen(const Action& a, const cluster::ClusterState& seen) {
+  if (a.kind != cluster::ActionKind::kDelete &&
+      a.kind != cluster::ActionKind::kMigrate) {
+    return 0;
+  }
+  const cluster::Slot* slot =
+      seen.FindServing(a.at.gpu, a.at.instance, a.replica.service);
+  return slot == nullptr ? 0 : slot->replica->throughput;
+}
+
+}  // namespace
+
+Status CheckFloor(const Action& a, const cluster::ClusterState& seen,
+                  const std::map<std::string, double>& capacity,
+                  const std::vector<const Action*>& running,
+                  const TransitionGoal& goal) {
+  double loss = LossOnSeen(a, seen);
+  if (loss <= 0) return Status::Ok();
+  const std::string& service = a.replica.service;
+  auto it = capacity.find(service);
+  double ready = it == capacity.end() ? 0 : it->second;
+  double left = ready - loss;
+  for (const Action* r : running) {
+    if (r->replica.service == service) left -= LossOnSeen(*r, seen);
+  }
+  double floor = goal.Floor(service);
+  if (left >= floor - kCapacityTolerance) return Status::Ok();
+  return Status::Unavailable(fmt::format(
+      "the cluster is not as the plan expects: action {} ({} of {}) would "
+      "leave {} at {:.6g} req/s ({:.6g} ready), below its floor {:.6g}",
+      a.id, cluster::KindName(a.kind), a.replica.service, service, left, ready,
+      floor));
+}
+
+}  // namespace migserve::controller

@@ -1,0 +1,120 @@
+#include "controller/plan_executor.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cluster/simulated_cluster.h"
+#include "controller/planner.h"
+#include "deployment/deployment_json.h"
+#include "util/test_util.h"
+
+namespace migserve::controller {
+namespace {
+
+using cluster::Action;
+
+deployment::Deployment Load(const std::string& name) {
+  return deployment::LoadDeployment(
+             testing::SourcePath("data/deployments/" + name + ".json"))
+      .value();
+}
+
+// Hooks that record what the executor tells them, and refuse to start one
+// action (-1: none).
+class RecordingHooks : public ExecutionHooks {
+ public:
+  explicit RecordingHooks(int refuse = -1) : refuse_(refuse) {}
+
+  Status MayAct() override { return Status::Ok(); }
+  Status Begin(const cluster::ClusterState&,
+               const std::vector<const Action*>& started) override {
+    ++begins;
+    resumed = started.size();
+    return Status::Ok();
+  }
+  Status Guard(const Action& a, const cluster::ClusterState&,
+               const std::map<std::string, double>&,
+               const std::vector<const Action*>&) override {
+    if (a.id == refuse_) return Status::Unavailable("refused");
+    return Status::Ok();
+  }
+  Status Starting(const Action& a) override {
+    events.push_back({true, a.id});
+    return Status::Ok();
+  }
+  Status Finished(const Action& a) override {
+    events.push_back({false, a.id});
+    return Status::Ok();
+  }
+
+  int begins = 0;
+  size_t resumed = 0;
+  std::vector<std::pair<bool, int>> events;  // (started, id)
+
+ private:
+  int refuse_;
+};
+
+struct PlanCase {
+  cluster::ClusterState current;
+  cluster::TransitionPlan plan;
+};
+
+PlanCase DayToNight() {
+  deployment::Deployment day = Load("day"), night = Load("night");
+  PlanCase s;
+  s.current = cluster::ClusterFromDeployment(day, {8, 24}).value();
+  s.plan = PlanTransition(s.current, night, MakeGoal(day, night)).value();
+  return s;
+}
+
+TEST(PlanExecutorTest, TellsTheHooksOfEveryStartAndFinishInDagOrder) {
+  PlanCase s = DayToNight();
+  cluster::SimulatedCluster sim(s.current);
+  auto journal = Journal::Open(":memory:").value();
+  RecordingHooks hooks;
+  PlanExecutor executor(&sim, journal.get(), {});
+  ASSERT_TRUE(executor.Run(1, s.plan, {}, &hooks).ok());
+  EXPECT_EQ(hooks.begins, 1);
+  EXPECT_EQ(hooks.resumed, 0u);
+  EXPECT_EQ(executor.actions_run(), static_cast<int>(s.plan.actions.size()));
+  std::set<int> started, finished;
+  for (auto [start, id] : hooks.events) {
+    if (!start) {
+      EXPECT_TRUE(started.count(id)) << id;
+      EXPECT_TRUE(finished.insert(id).second) << id;
+      continue;
+    }
+    EXPECT_TRUE(started.insert(id).second) << id;
+    const Action& a =
+        *std::find_if(s.plan.actions.begin(), s.plan.actions.end(),
+                      [&](const Action& x) { return x.id == id; });
+    for (int before : a.after) EXPECT_TRUE(finished.count(before)) << id;
+  }
+  EXPECT_EQ(finished.size(), s.plan.actions.size());
+}
+
+TEST(PlanExecutorTest, AGuardsRefusalEndsTheRunBeforeTheActionStarts) {
+  PlanCase s = DayToNight();
+  int refused = s.plan.actions.back().id;
+  cluster::SimulatedCluster sim(s.current);
+  auto journal = Journal::Open(":memory:").value();
+  int version = journal->BeginPlan("t", "p", "").value();
+  RecordingHooks hooks(refused);
+  PlanExecutor executor(&sim, journal.get(), {});
+  Status run = executor.Run(version, s.plan, {}, &hooks);
+  EXPECT_EQ(run.code(), Status::Code::kUnavailable);
+  EXPECT_EQ(run.message(), "refused");
+  EXPECT_EQ(sim.starts().count(refused), 0u);
+  auto journaled = journal->Current().value();
+  ASSERT_TRUE(journaled.has_value());
+  EXPECT_EQ(journaled->actions.count(refused), 0u);
+  for (auto [start, id] : hooks.events) EXPECT_NE(id, refused);
+}
+
+}  // namespace
+}  // namespace migserve::controller

@@ -1,0 +1,71 @@
+// What an operator watches of the reconcile loop, safe to read from another
+// thread while the loop runs: the state, the passes by result, the actions
+// by kind and result, the services' capacity against their requirement,
+// and the last progress lines; as Prometheus text and as a JSON summary.
+#ifndef MIGSERVE_CONTROLLER_RECONCILER_METRICS_H_
+#define MIGSERVE_CONTROLLER_RECONCILER_METRICS_H_
+
+#include <deque>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "cluster/action.h"
+#include "util/status.h"
+
+namespace migserve::controller {
+
+enum class ReconcilerState { kStarting, kIdle, kTransition, kError };
+// What one reconcile pass did: nothing (the cluster held the target), a
+// transition, a transition a newer target stopped, or failed.
+enum class ReconcileResult { kOk, kIdle, kSuperseded, kError };
+
+// "starting", "idle", "transition", "error".
+std::string_view StateName(ReconcilerState state);
+// "ok", "idle", "superseded", "error".
+std::string_view ResultName(ReconcileResult result);
+
+class ReconcilerMetrics {
+ public:
+  void Transitioning();
+  // Records the end of a pass with `status` (its error, if any, is the
+  // health's).
+  void Finished(ReconcileResult result, const Status& status);
+  void PlansMade(int plans);
+  void ActionStarted();
+  void ActionEnded(cluster::ActionKind kind, bool ok);
+  // A start the backend refused: ended at once, failed.
+  void ActionRefused(cluster::ActionKind kind);
+  // The services' ready capacity and required rate, last observed.
+  void Observed(std::map<std::string, double> capacity,
+                std::map<std::string, double> required);
+  // Keeps the last 50 progress lines.
+  void Log(const std::string& line);
+
+  // OK unless the last pass failed (then Unavailable with its error).
+  Status Health() const;
+  // Prometheus text exposition; label values escaped as its text format
+  // says.
+  std::string Text() const;
+  // {state, last_error, plans, running, actions: {kind: {ok, failed}},
+  // services: {name: {capacity, required}}, log}.
+  nlohmann::json Progress() const;
+
+ private:
+  mutable std::mutex mu_;
+  ReconcilerState state_ = ReconcilerState::kStarting;
+  std::string last_error_;
+  std::map<ReconcileResult, int> passes_;
+  std::map<std::pair<cluster::ActionKind, bool>, int> actions_;  // (kind, ok)
+  int running_ = 0;
+  int plans_ = 0;
+  std::map<std::string, double> capacity_;
+  std::map<std::string, double> required_;
+  std::deque<std::string> log_;
+};
+
+}  // namespace migserve::controller
+
+#endif  // MIGSERVE_CONTROLLER_RECONCILER_METRICS_H_

@@ -1,0 +1,56 @@
+// Keeps each service's live route in line with its ready replicas through
+// a transition (docs/serving.md): a replica is routed from the finish of
+// its create or migrate until its delete or migrate starts, the moments at
+// which the safety checker counts it, so the routed capacity is the checked
+// capacity in every order. Every route that changed is journaled.
+#ifndef MIGSERVE_CONTROLLER_ROUTE_KEEPER_H_
+#define MIGSERVE_CONTROLLER_ROUTE_KEEPER_H_
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cluster/action.h"
+#include "cluster/cluster_state.h"
+#include "cluster/router.h"
+#include "controller/journal.h"
+
+namespace migserve::controller {
+
+class RouteKeeper {
+ public:
+  // `router` (null: nothing is routed, the replicas are still followed)
+  // and `journal` are not owned and outlive the keeper; `version` is the
+  // plan's in the journal.
+  RouteKeeper(cluster::Router* router, Journal* journal, int version,
+              const cluster::TransitionPlan& plan);
+
+  // Routes the observed cluster's ready replicas less those whose removal
+  // `started` already (a restarted controller's actions), for every
+  // service the cluster or the plan names.
+  Status Begin(const cluster::ClusterState& observed,
+               const std::vector<const cluster::Action*>& started);
+  // Requests leave a replica before it goes.
+  Status Starting(const cluster::Action& a);
+  // Requests reach a replica once it is ready.
+  Status Finished(const cluster::Action& a);
+
+  // Routes this keeper changed.
+  int changes() const { return changes_; }
+
+ private:
+  // Brings the live routes of `services` in line with routed_ and journals
+  // each route that changed, for `action` (-1: none).
+  Status Sync(int action, const std::set<std::string>& services);
+
+  cluster::Router* router_;
+  Journal* journal_;
+  int version_;
+  const cluster::TransitionPlan& plan_;
+  cluster::ClusterState routed_;
+  int changes_ = 0;
+};
+
+}  // namespace migserve::controller
+
+#endif  // MIGSERVE_CONTROLLER_ROUTE_KEEPER_H_
