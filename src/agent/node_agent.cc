@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "cluster/kubernetes/names.h"
+#include "util/json_fields.h"
 
 namespace migserve::agent {
 
@@ -93,7 +94,7 @@ Status NodeAgent::Handle(const nlohmann::json& node) {
     auto nonce = nlohmann::json::parse(request, nullptr, false);
     auto last = nlohmann::json::parse(answered, nullptr, false);
     if (nonce.is_object() && last.is_object() &&
-        nonce.value("nonce", "") == last.value("nonce", "")) {
+        StringAt(nonce, "nonce") == StringAt(last, "nonce")) {
       continue;
     }
     notes[cluster::kubernetes::StatusKey(i)] = FormatStatus(Carry(i, request));

@@ -95,7 +95,7 @@ std::vector<Row> AlgorithmRows(const CompareFlags& flags, const Inputs& in,
     Row row;
     row.name = name;
     row.kind = "algorithm";
-    row.status = optimizer::OutcomeName(run.outcome);
+    row.status = deployment::SolveStatusName(run.outcome);
     if (run.outcome == optimizer::Outcome::kInfeasible) {
       row.note = run.reason;
       rows.push_back(std::move(row));

@@ -67,15 +67,15 @@ Status RunTransitionOptimize(const OptimizeFlags& flags,
     return target.status();
   }
   const deployment::Summary& s = *target->summary;
-  const nlohmann::json& plain = s.extra["plain_optimum"];
+  const deployment::TransitionCost& cost = s.transition->cost;
+  const deployment::TransitionCost& plain = s.transition->plain_optimum;
   context->err << fmt::format(
       "optimize: milp --from: {} GPUs ({}), lower bound {}, {} pod starts "
       "(plain optimum: {}), {} repartitioned GPUs ({}), {} kept replicas "
       "({}), {:.3f} s\n",
-      s.gpus, s.status, *s.lower_bound, s.extra["pod_starts"].get<int>(),
-      plain["pod_starts"].get<int>(), s.extra["repartitioned_gpus"].get<int>(),
-      plain["repartitioned_gpus"].get<int>(),
-      s.extra["kept_replicas"].get<int>(), plain["kept_replicas"].get<int>(),
+      s.gpus, deployment::SolveStatusName(s.status), *s.lower_bound,
+      cost.pod_starts, plain.pod_starts, cost.repartitioned_gpus,
+      plain.repartitioned_gpus, cost.kept_replicas, plain.kept_replicas,
       s.seconds);
   MIGSERVE_RETURN_IF_ERROR(
       context->Emit(flags.output, deployment::FormatDeployment(*target)));
@@ -105,11 +105,12 @@ Status RunFleetOptimize(const OptimizeFlags& flags,
     return Status::FailedPrecondition("milp: " + run->reason);
   }
   const deployment::Summary& s = *run->deployment.summary;
+  const optimizer::MilpInfo& milp = *run->info.milp;
   context->err << fmt::format(
       "optimize: milp: {} GPUs ({}), cost {:.6g} (bound {:.6g}), {}, {:.3f} "
       "s\n",
-      s.gpus, s.status, s.extra["cost"].get<double>(),
-      s.extra["cost_bound"].get<double>(), s.extra["gpus_by_type"].dump(),
+      s.gpus, deployment::SolveStatusName(s.status), milp.cost.value_or(0),
+      milp.cost_bound.value_or(0), nlohmann::json(milp.gpus_by_type).dump(),
       s.seconds);
   MIGSERVE_RETURN_IF_ERROR(context->Emit(
       flags.output, deployment::FormatDeployment(run->deployment)));
@@ -148,7 +149,7 @@ Status RunOptimizeOnce(const OptimizeFlags& flags, CommandContext* context) {
   const deployment::Summary& s = *run.deployment.summary;
   context->err << fmt::format(
       "optimize: {}: {} GPUs ({}), lower bound {}, {:.3f} s\n", s.algorithm,
-      s.gpus, s.status, *s.lower_bound, s.seconds);
+      s.gpus, deployment::SolveStatusName(s.status), *s.lower_bound, s.seconds);
   MIGSERVE_RETURN_IF_ERROR(context->Emit(flags.output, json));
   return Status::Ok();
 }

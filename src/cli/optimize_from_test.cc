@@ -59,17 +59,17 @@ TEST_P(OptimizeFromTest, FewestGpusFewerStartsSafePlan) {
   ASSERT_TRUE(target.ok()) << target.status().ToString();
   EXPECT_TRUE(target->Placed());
   const deployment::Summary& s = *target->summary;
-  EXPECT_EQ(s.status, "optimal");
+  EXPECT_EQ(s.status, deployment::SolveStatus::kOptimal);
   EXPECT_EQ(s.gpus, c.gpus);
   EXPECT_EQ(*s.lower_bound, c.gpus);
   EXPECT_EQ(target->UsedGpus(), c.gpus);
-  const nlohmann::json& plain = s.extra["plain_optimum"];
-  EXPECT_EQ(plain["gpus"], c.gpus);
-  int starts = s.extra["pod_starts"];
-  EXPECT_LT(starts, plain["pod_starts"].get<int>());
-  EXPECT_EQ(s.extra["starts_bound"].get<double>(), starts);
-  EXPECT_GT(s.extra["kept_replicas"].get<int>(),
-            plain["kept_replicas"].get<int>());
+  ASSERT_TRUE(s.transition.has_value());
+  const deployment::TransitionCost& plain = s.transition->plain_optimum;
+  EXPECT_EQ(plain.gpus, c.gpus);
+  int starts = s.transition->cost.pod_starts;
+  EXPECT_LT(starts, plain.pod_starts);
+  EXPECT_EQ(s.transition->starts_bound, starts);
+  EXPECT_GT(s.transition->cost.kept_replicas, plain.kept_replicas);
 
   int aware_starts = PlanStarts(from, aware);
   int plain_starts = PlanStarts(from, SourcePath(c.plain));
@@ -101,8 +101,9 @@ TEST(OptimizeFromCliTest, FromItsOwnTargetNothingChanges) {
            kProfiles, "--algo", "milp", "--from", day, "-o", out});
   ASSERT_EQ(r.code, 0) << r.err;
   auto target = deployment::LoadDeployment(out).value();
-  EXPECT_EQ(target.summary->extra["pod_starts"], 0);
-  EXPECT_EQ(target.summary->extra["repartitioned_gpus"], 0);
+  ASSERT_TRUE(target.summary->transition.has_value());
+  EXPECT_EQ(target.summary->transition->cost.pod_starts, 0);
+  EXPECT_EQ(target.summary->transition->cost.repartitioned_gpus, 0);
   CliResult plan = Cli({"plan", "--from", day, "--to", out});
   ASSERT_EQ(plan.code, 0) << plan.err;
   EXPECT_TRUE(cluster::ParsePlan(plan.out, "stdout")->actions.empty());

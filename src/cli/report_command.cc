@@ -7,10 +7,10 @@
 #include "cli/inputs.h"
 #include "cluster/plan_json.h"
 #include "deployment/deployment_json.h"
-#include "deployment/json_fields.h"
 #include "deployment/validator.h"
 #include "report/html_report.h"
 #include "util/file.h"
+#include "util/json_fields.h"
 
 namespace migserve::cli {
 namespace {
@@ -34,7 +34,7 @@ Status LoadJsonInput(const std::string& path,
                      std::optional<nlohmann::json>* out) {
   if (path.empty()) return Status::Ok();
   MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  MIGSERVE_ASSIGN_OR_RETURN(*out, deployment::ParseJson(text, path));
+  MIGSERVE_ASSIGN_OR_RETURN(*out, ParseJson(text, path));
   return Status::Ok();
 }
 

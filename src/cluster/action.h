@@ -12,6 +12,9 @@
 namespace migserve::cluster {
 
 enum class ActionKind { kCreate, kDelete, kMigrate, kRepartition };
+inline constexpr ActionKind kActionKinds[] = {
+    ActionKind::kCreate, ActionKind::kDelete, ActionKind::kMigrate,
+    ActionKind::kRepartition};
 
 // Returns "create", "delete", "migrate" or "repartition".
 std::string_view KindName(ActionKind kind);

@@ -6,13 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "deployment/json_fields.h"
 #include "mig/gpu_catalog.h"
+#include "util/json_fields.h"
 
 namespace migserve::cluster {
 namespace {
 
-using deployment::Fields;
 using nlohmann::json;
 using Models = std::map<GpuId, const mig::GpuModel*>;
 
@@ -72,7 +71,7 @@ json ActionJson(const Action& a) {
 }
 
 // Reads "node" and "index" of the object `f`.
-StatusOr<GpuId> ParseGpuRef(const Fields& f) {
+StatusOr<GpuId> ParseGpuRef(const JsonFields& f) {
   GpuId id;
   MIGSERVE_RETURN_IF_ERROR(f.Get("node", true, &id.node));
   MIGSERVE_RETURN_IF_ERROR(f.Get("index", true, &id.index));
@@ -80,14 +79,14 @@ StatusOr<GpuId> ParseGpuRef(const Fields& f) {
   return id;
 }
 
-StatusOr<Models> ParseModels(const Fields& root, const std::string& source) {
+StatusOr<Models> ParseModels(const JsonFields& root,
+                             const std::string& source) {
   MIGSERVE_ASSIGN_OR_RETURN(const json* gpus, root.Array("gpus"));
   Models models;
   for (size_t k = 0; k < gpus->size(); ++k) {
     std::string path = fmt::format("gpus[{}]", k);
-    MIGSERVE_RETURN_IF_ERROR(
-        deployment::ExpectObject((*gpus)[k], source, path));
-    Fields f((*gpus)[k], source, path);
+    MIGSERVE_RETURN_IF_ERROR(ExpectObject((*gpus)[k], source, path));
+    JsonFields f((*gpus)[k], source, path);
     MIGSERVE_ASSIGN_OR_RETURN(GpuId id, ParseGpuRef(f));
     std::string name;
     MIGSERVE_RETURN_IF_ERROR(f.Get("gpu", true, &name));
@@ -103,8 +102,8 @@ StatusOr<Models> ParseModels(const Fields& root, const std::string& source) {
 StatusOr<mig::Instance> ParseInstance(const json& j, const std::string& source,
                                       const std::string& path,
                                       const mig::GpuModel& gpu) {
-  MIGSERVE_RETURN_IF_ERROR(deployment::ExpectObject(j, source, path));
-  Fields f(j, source, path);
+  MIGSERVE_RETURN_IF_ERROR(ExpectObject(j, source, path));
+  JsonFields f(j, source, path);
   std::string profile;
   mig::Instance out;
   MIGSERVE_RETURN_IF_ERROR(f.Get("profile", true, &profile));
@@ -121,8 +120,8 @@ StatusOr<mig::Instance> ParseInstance(const json& j, const std::string& source,
 StatusOr<InstanceRef> ParseGpuOf(const json& j, const std::string& source,
                                  const std::string& path,
                                  const Models& models) {
-  MIGSERVE_RETURN_IF_ERROR(deployment::ExpectObject(j, source, path));
-  Fields f(j, source, path);
+  MIGSERVE_RETURN_IF_ERROR(ExpectObject(j, source, path));
+  JsonFields f(j, source, path);
   InstanceRef ref;
   MIGSERVE_ASSIGN_OR_RETURN(ref.gpu, ParseGpuRef(f));
   auto model = models.find(ref.gpu);
@@ -143,7 +142,7 @@ StatusOr<InstanceRef> ParseRef(const json& j, const std::string& source,
   return ref;
 }
 
-Status ParseReplica(const Fields& f, bool full, Replica* r) {
+Status ParseReplica(const JsonFields& f, bool full, Replica* r) {
   MIGSERVE_RETURN_IF_ERROR(f.Get("service", true, &r->service));
   MIGSERVE_RETURN_IF_ERROR(f.Get("throughput", true, &r->throughput));
   if (!full) return Status::Ok();
@@ -153,7 +152,7 @@ Status ParseReplica(const Fields& f, bool full, Replica* r) {
   return f.Get("latency_ms", false, &r->latency_ms);
 }
 
-StatusOr<std::vector<mig::Instance>> ParseInstances(const Fields& f,
+StatusOr<std::vector<mig::Instance>> ParseInstances(const JsonFields& f,
                                                     const char* key,
                                                     const std::string& source,
                                                     const std::string& path,
@@ -173,8 +172,8 @@ StatusOr<std::vector<mig::Instance>> ParseInstances(const Fields& f,
 StatusOr<Action> ParseAction(const json& j, const std::string& source,
                              const std::string& path, const Models& models,
                              const std::set<int>& earlier) {
-  MIGSERVE_RETURN_IF_ERROR(deployment::ExpectObject(j, source, path));
-  Fields f(j, source, path);
+  MIGSERVE_RETURN_IF_ERROR(ExpectObject(j, source, path));
+  JsonFields f(j, source, path);
   Action a;
   std::string kind;
   MIGSERVE_RETURN_IF_ERROR(f.Get("id", true, &a.id));
@@ -241,9 +240,9 @@ std::string FormatPlan(const TransitionPlan& plan) {
 
 StatusOr<TransitionPlan> ParsePlan(const std::string& text,
                                    const std::string& source) {
-  MIGSERVE_ASSIGN_OR_RETURN(json root, deployment::ParseJson(text, source));
-  MIGSERVE_RETURN_IF_ERROR(deployment::ExpectObject(root, source, ""));
-  Fields f(root, source, "");
+  MIGSERVE_ASSIGN_OR_RETURN(json root, ParseJson(text, source));
+  MIGSERVE_RETURN_IF_ERROR(ExpectObject(root, source, ""));
+  JsonFields f(root, source, "");
   MIGSERVE_ASSIGN_OR_RETURN(Models models, ParseModels(f, source));
   MIGSERVE_ASSIGN_OR_RETURN(const json* actions, f.Array("actions"));
   TransitionPlan plan;

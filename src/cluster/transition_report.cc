@@ -5,12 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster/apply.h"
-#include "deployment/json_fields.h"
+#include "util/json_fields.h"
 
 namespace migserve::cluster {
 namespace {
 
-using deployment::Fields;
 using nlohmann::json;
 
 json ActionJson(const ReportedAction& a) {
@@ -28,7 +27,7 @@ json ActionJson(const ReportedAction& a) {
 
 // Reads the optional field `key` of `f` into `out`.
 template <typename T>
-Status Optional(const Fields& f, const char* key, std::optional<T>* out) {
+Status Optional(const JsonFields& f, const char* key, std::optional<T>* out) {
   if (!f.Has(key)) return Status::Ok();
   T value{};
   MIGSERVE_RETURN_IF_ERROR(f.Get(key, true, &value));
@@ -36,7 +35,8 @@ Status Optional(const Fields& f, const char* key, std::optional<T>* out) {
   return Status::Ok();
 }
 
-Status Bool(const json& object, const Fields& f, const char* key, bool* out) {
+Status Bool(const json& object, const JsonFields& f, const char* key,
+            bool* out) {
   if (!f.Has(key)) return f.Error(key, "missing");
   if (!object[key].is_boolean()) {
     return f.Error(key, "expected true or false, got " + object[key].dump());
@@ -47,8 +47,8 @@ Status Bool(const json& object, const Fields& f, const char* key, bool* out) {
 
 StatusOr<ReportedAction> ParseAction(const json& j, const std::string& source,
                                      const std::string& path) {
-  MIGSERVE_RETURN_IF_ERROR(deployment::ExpectObject(j, source, path));
-  Fields f(j, source, path);
+  MIGSERVE_RETURN_IF_ERROR(ExpectObject(j, source, path));
+  JsonFields f(j, source, path);
   ReportedAction a;
   MIGSERVE_RETURN_IF_ERROR(f.Get("id", true, &a.id));
   MIGSERVE_RETURN_IF_ERROR(f.Get("kind", true, &a.kind));
@@ -72,8 +72,8 @@ StatusOr<ReportedAction> ParseAction(const json& j, const std::string& source,
 
 StatusOr<ReportedService> ParseService(const json& j, const std::string& source,
                                        const std::string& path) {
-  MIGSERVE_RETURN_IF_ERROR(deployment::ExpectObject(j, source, path));
-  Fields f(j, source, path);
+  MIGSERVE_RETURN_IF_ERROR(ExpectObject(j, source, path));
+  JsonFields f(j, source, path);
   ReportedService s;
   MIGSERVE_RETURN_IF_ERROR(f.Get("name", true, &s.name));
   MIGSERVE_RETURN_IF_ERROR(f.Get("floor", true, &s.floor));
@@ -87,12 +87,12 @@ StatusOr<ReportedService> ParseService(const json& j, const std::string& source,
 
 StatusOr<CapacitySample> ParseSample(const json& j, const std::string& source,
                                      const std::string& path) {
-  MIGSERVE_RETURN_IF_ERROR(deployment::ExpectObject(j, source, path));
-  Fields f(j, source, path);
+  MIGSERVE_RETURN_IF_ERROR(ExpectObject(j, source, path));
+  JsonFields f(j, source, path);
   CapacitySample sample;
   MIGSERVE_RETURN_IF_ERROR(f.Get("time_s", true, &sample.time_s));
   MIGSERVE_ASSIGN_OR_RETURN(const json* capacity, f.Object("capacity"));
-  Fields rates(*capacity, source, path + ".capacity");
+  JsonFields rates(*capacity, source, path + ".capacity");
   for (const auto& [service, rate] : capacity->items()) {
     MIGSERVE_RETURN_IF_ERROR(
         rates.Get(service.c_str(), true, &sample.capacity[service]));
@@ -102,7 +102,7 @@ StatusOr<CapacitySample> ParseSample(const json& j, const std::string& source,
 
 // Reads the list `key` of `f`, each element with `parse`, into `out`.
 template <typename T, typename Parse>
-Status List(const Fields& f, const char* key, const std::string& source,
+Status List(const JsonFields& f, const char* key, const std::string& source,
             Parse parse, std::vector<T>* out) {
   MIGSERVE_ASSIGN_OR_RETURN(const json* list, f.Array(key));
   for (size_t k = 0; k < list->size(); ++k) {
@@ -191,16 +191,16 @@ std::string FormatTransitionReport(const TransitionReport& r) {
 
 StatusOr<TransitionReport> ParseTransitionReport(const std::string& text,
                                                  const std::string& source) {
-  MIGSERVE_ASSIGN_OR_RETURN(json j, deployment::ParseJson(text, source));
-  MIGSERVE_RETURN_IF_ERROR(deployment::ExpectObject(j, source, "report"));
-  Fields f(j, source, "");
+  MIGSERVE_ASSIGN_OR_RETURN(json j, ParseJson(text, source));
+  MIGSERVE_RETURN_IF_ERROR(ExpectObject(j, source, "report"));
+  JsonFields f(j, source, "");
   TransitionReport r;
   MIGSERVE_RETURN_IF_ERROR(f.Get("from", false, &r.from));
   MIGSERVE_RETURN_IF_ERROR(f.Get("to", false, &r.to));
   MIGSERVE_RETURN_IF_ERROR(f.Get("seed", false, &r.seed));
   if (f.Has("actions")) {
     MIGSERVE_ASSIGN_OR_RETURN(const json* actions, f.Object("actions"));
-    Fields counts(*actions, source, "actions");
+    JsonFields counts(*actions, source, "actions");
     for (const auto& [kind, count] : actions->items()) {
       MIGSERVE_RETURN_IF_ERROR(
           counts.Get(kind.c_str(), true, &r.actions[kind]));
@@ -209,7 +209,7 @@ StatusOr<TransitionReport> ParseTransitionReport(const std::string& text,
   MIGSERVE_RETURN_IF_ERROR(f.Get("makespan_s", true, &r.makespan_s));
   if (f.Has("time_s")) {
     MIGSERVE_ASSIGN_OR_RETURN(const json* time, f.Object("time_s"));
-    Fields t(*time, source, "time_s");
+    JsonFields t(*time, source, "time_s");
     MIGSERVE_RETURN_IF_ERROR(t.Get("planner", false, &r.planner_s));
     MIGSERVE_RETURN_IF_ERROR(t.Get("repartition", false, &r.repartition_s));
     MIGSERVE_RETURN_IF_ERROR(t.Get("replicas", false, &r.replicas_s));

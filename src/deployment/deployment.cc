@@ -5,6 +5,37 @@
 
 namespace migserve::deployment {
 
+namespace {
+
+constexpr SolveStatus kStatuses[] = {
+    SolveStatus::kOptimal, SolveStatus::kFeasible, SolveStatus::kTimeLimit,
+    SolveStatus::kInterrupted, SolveStatus::kInfeasible};
+
+}  // namespace
+
+std::string_view SolveStatusName(SolveStatus status) {
+  switch (status) {
+    case SolveStatus::kOptimal:
+      return "optimal";
+    case SolveStatus::kFeasible:
+      return "feasible";
+    case SolveStatus::kTimeLimit:
+      return "time_limit";
+    case SolveStatus::kInterrupted:
+      return "interrupted";
+    case SolveStatus::kInfeasible:
+      return "infeasible";
+  }
+  return "?";
+}
+
+std::optional<SolveStatus> ParseSolveStatus(std::string_view name) {
+  for (SolveStatus s : kStatuses) {
+    if (SolveStatusName(s) == name) return s;
+  }
+  return std::nullopt;
+}
+
 bool DeployedGpu::Serving() const {
   return std::any_of(instances.begin(), instances.end(),
                      [](const PlacedInstance& i) { return i.service; });

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "deployment/gpu_config.h"
@@ -36,14 +37,49 @@ struct DeployedGpu {
   bool Serving() const;
 };
 
-// What the algorithm that made the deployment reports. `extra` holds further
-// algorithm-specific fields (an object), written after the fixed ones.
+// What a solve found (HiGHS's model status): a result, not a failure.
+enum class SolveStatus {
+  kOptimal,      // proven to use the fewest GPUs
+  kFeasible,     // satisfies every service; optimality not proven
+  kTimeLimit,    // stopped by the time limit with a feasible answer
+  kInterrupted,  // stopped by a signal (util/interrupt.h) with the best so far
+  kInfeasible,   // the algorithm cannot serve the workload under its rules
+};
+
+// Returns "optimal", "feasible", "time_limit", "interrupted" or
+// "infeasible".
+std::string_view SolveStatusName(SolveStatus status);
+// The status of that name, or nullopt.
+std::optional<SolveStatus> ParseSolveStatus(std::string_view name);
+
+// What a deployment costs to reach from a running cluster.
+struct TransitionCost {
+  int gpus = 0;                // GPUs of the deployment
+  int pod_starts = 0;          // replicas it starts
+  int repartitioned_gpus = 0;  // GPUs whose layout it changes
+  int kept_replicas = 0;       // replicas that stay where they are
+};
+
+// What a transition-aware optimization (optimize --from) reports.
+struct TransitionSummary {
+  TransitionCost cost;           // of this deployment
+  TransitionCost plain_optimum;  // of the plain optimum, placed on the cluster
+  bool plain_placed = false;     // this deployment is that placed optimum
+  double starts_bound = 0;       // the proven least pod starts
+  int extra_gpus = 0;            // GPUs above the fewest it could use
+  int nodes = 0;                 // the transition search's nodes
+};
+
+// What the algorithm that made the deployment reports. `extra` holds the
+// algorithm's own statistics (an object; docs/formats.md), written after
+// the fixed fields and kept as read; nothing reads them back by key.
 struct Summary {
   std::string algorithm;
   int gpus = 0;
-  std::string status;  // optimal, feasible, time_limit
+  SolveStatus status = SolveStatus::kFeasible;
   std::optional<int> lower_bound;
   double seconds = 0;
+  std::optional<TransitionSummary> transition;
   nlohmann::json extra = nlohmann::json::object();
 };
 

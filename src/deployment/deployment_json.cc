@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
-#include "deployment/json_fields.h"
+#include <algorithm>
+
 #include "util/file.h"
+#include "util/json_fields.h"
 
 namespace migserve::deployment {
 namespace {
@@ -27,7 +29,7 @@ json InstanceJson(const PlacedInstance& i) {
 StatusOr<PlacedInstance> ParseInstance(const json& j, const std::string& source,
                                        const std::string& path) {
   MIGSERVE_RETURN_IF_ERROR(ExpectObject(j, source, path));
-  Fields f(j, source, path);
+  JsonFields f(j, source, path);
   PlacedInstance i;
   MIGSERVE_RETURN_IF_ERROR(f.Get("profile", true, &i.profile));
   MIGSERVE_RETURN_IF_ERROR(f.Get("start", true, &i.start));
@@ -44,25 +46,110 @@ StatusOr<PlacedInstance> ParseInstance(const json& j, const std::string& source,
   return i;
 }
 
+// The keys of the fixed fields and of the transition summary; every other
+// key of a summary is the algorithm's (Summary::extra).
+constexpr const char* kSummaryKeys[] = {"algorithm",
+                                        "gpus",
+                                        "status",
+                                        "lower_bound",
+                                        "seconds",
+                                        "pod_starts",
+                                        "repartitioned_gpus",
+                                        "kept_replicas",
+                                        "starts_bound",
+                                        "extra_gpus",
+                                        "transition_nodes",
+                                        "plain_optimum",
+                                        "plain_placed"};
+
+json CostJson(const TransitionCost& cost) {
+  return {{"gpus", cost.gpus},
+          {"pod_starts", cost.pod_starts},
+          {"repartitioned_gpus", cost.repartitioned_gpus},
+          {"kept_replicas", cost.kept_replicas}};
+}
+
+// `f`'s transition cost fields into `cost` (`gpus` too if `with_gpus`).
+Status ReadCost(const JsonFields& f, bool with_gpus, TransitionCost* cost) {
+  if (with_gpus) MIGSERVE_RETURN_IF_ERROR(f.Get("gpus", false, &cost->gpus));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("pod_starts", true, &cost->pod_starts));
+  MIGSERVE_RETURN_IF_ERROR(
+      f.Get("repartitioned_gpus", false, &cost->repartitioned_gpus));
+  return f.Get("kept_replicas", false, &cost->kept_replicas);
+}
+
+StatusOr<TransitionSummary> ParseTransition(const json& j,
+                                            const std::string& source,
+                                            int gpus) {
+  JsonFields f(j, source, "summary");
+  TransitionSummary t;
+  t.cost.gpus = gpus;
+  MIGSERVE_RETURN_IF_ERROR(ReadCost(f, false, &t.cost));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("starts_bound", false, &t.starts_bound));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("extra_gpus", false, &t.extra_gpus));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("transition_nodes", false, &t.nodes));
+  if (f.Has("plain_optimum")) {
+    MIGSERVE_ASSIGN_OR_RETURN(const json* plain, f.Object("plain_optimum"));
+    JsonFields p(*plain, source, "summary.plain_optimum");
+    MIGSERVE_RETURN_IF_ERROR(ReadCost(p, true, &t.plain_optimum));
+  }
+  if (f.Has("plain_placed")) {
+    if (!j["plain_placed"].is_boolean()) {
+      return f.Error("plain_placed", "expected true or false");
+    }
+    t.plain_placed = j["plain_placed"].get<bool>();
+  }
+  return t;
+}
+
 StatusOr<Summary> ParseSummary(const json& j, const std::string& source) {
   MIGSERVE_RETURN_IF_ERROR(ExpectObject(j, source, "summary"));
-  Fields f(j, source, "summary");
+  JsonFields f(j, source, "summary");
   Summary s;
   MIGSERVE_RETURN_IF_ERROR(f.Get("algorithm", false, &s.algorithm));
   MIGSERVE_RETURN_IF_ERROR(f.Get("gpus", false, &s.gpus));
-  MIGSERVE_RETURN_IF_ERROR(f.Get("status", false, &s.status));
+  std::string status = "feasible";
+  MIGSERVE_RETURN_IF_ERROR(f.Get("status", false, &status));
+  std::optional<SolveStatus> parsed = ParseSolveStatus(status);
+  if (!parsed) {
+    return f.Error("status", fmt::format("unknown status '{}'", status));
+  }
+  s.status = *parsed;
   if (f.Has("lower_bound")) {
     int bound = 0;
     MIGSERVE_RETURN_IF_ERROR(f.Get("lower_bound", true, &bound));
     s.lower_bound = bound;
   }
   MIGSERVE_RETURN_IF_ERROR(f.Get("seconds", false, &s.seconds));
+  if (f.Has("pod_starts")) {
+    MIGSERVE_ASSIGN_OR_RETURN(s.transition, ParseTransition(j, source, s.gpus));
+  }
   for (const auto& [key, value] : j.items()) {
-    if (key != "algorithm" && key != "gpus" && key != "status" &&
-        key != "lower_bound" && key != "seconds") {
+    if (std::find(std::begin(kSummaryKeys), std::end(kSummaryKeys), key) ==
+        std::end(kSummaryKeys)) {
       s.extra[key] = value;
     }
   }
+  return s;
+}
+
+json SummaryJson(const Summary& summary) {
+  json s = {{"algorithm", summary.algorithm},
+            {"gpus", summary.gpus},
+            {"status", std::string(SolveStatusName(summary.status))}};
+  if (summary.lower_bound) s["lower_bound"] = *summary.lower_bound;
+  s["seconds"] = summary.seconds;
+  if (const std::optional<TransitionSummary>& t = summary.transition) {
+    s["pod_starts"] = t->cost.pod_starts;
+    s["repartitioned_gpus"] = t->cost.repartitioned_gpus;
+    s["kept_replicas"] = t->cost.kept_replicas;
+    s["starts_bound"] = t->starts_bound;
+    s["extra_gpus"] = t->extra_gpus;
+    s["transition_nodes"] = t->nodes;
+    s["plain_optimum"] = CostJson(t->plain_optimum);
+    s["plain_placed"] = t->plain_placed;
+  }
+  for (const auto& [key, value] : summary.extra.items()) s[key] = value;
   return s;
 }
 
@@ -90,15 +177,7 @@ std::string FormatDeployment(const Deployment& d) {
     gpus.push_back(std::move(jg));
   }
   json out = {{"gpu", d.gpu}, {"services", services}, {"gpus", gpus}};
-  if (d.summary) {
-    json s = {{"algorithm", d.summary->algorithm},
-              {"gpus", d.summary->gpus},
-              {"status", d.summary->status}};
-    if (d.summary->lower_bound) s["lower_bound"] = *d.summary->lower_bound;
-    s["seconds"] = d.summary->seconds;
-    for (const auto& [key, value] : d.summary->extra.items()) s[key] = value;
-    out["summary"] = std::move(s);
-  }
+  if (d.summary) out["summary"] = SummaryJson(*d.summary);
   return out.dump(2) + "\n";
 }
 
@@ -106,7 +185,7 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
                                      const std::string& source) {
   MIGSERVE_ASSIGN_OR_RETURN(json root, ParseJson(text, source));
   MIGSERVE_RETURN_IF_ERROR(ExpectObject(root, source, ""));
-  Fields f(root, source, "");
+  JsonFields f(root, source, "");
   Deployment d;
   d.source = source;
   MIGSERVE_RETURN_IF_ERROR(f.Get("gpu", true, &d.gpu));
@@ -115,7 +194,7 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
     for (size_t k = 0; k < services->size(); ++k) {
       std::string path = fmt::format("services[{}]", k);
       MIGSERVE_RETURN_IF_ERROR(ExpectObject((*services)[k], source, path));
-      Fields sf((*services)[k], source, path);
+      JsonFields sf((*services)[k], source, path);
       workload::Service s;
       MIGSERVE_RETURN_IF_ERROR(sf.Get("name", true, &s.name));
       MIGSERVE_RETURN_IF_ERROR(sf.Get("model", false, &s.model));
@@ -128,7 +207,7 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
   for (size_t g = 0; g < gpus->size(); ++g) {
     std::string path = fmt::format("gpus[{}]", g);
     MIGSERVE_RETURN_IF_ERROR(ExpectObject((*gpus)[g], source, path));
-    Fields gf((*gpus)[g], source, path);
+    JsonFields gf((*gpus)[g], source, path);
     DeployedGpu out;
     MIGSERVE_RETURN_IF_ERROR(gf.Get("id", true, &out.id));
     for (auto [key, field] :

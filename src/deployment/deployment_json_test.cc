@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 namespace migserve::deployment {
 namespace {
 
@@ -32,6 +34,42 @@ TEST(DeploymentJsonTest, ReadsDesignExampleAndRoundTrips) {
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(FormatDeployment(*back), text);
   EXPECT_NE(text.find("\"service\": null"), std::string::npos);
+}
+
+TEST(DeploymentJsonTest, TheSummaryIsTyped) {
+  nlohmann::json j = nlohmann::json::parse(kExample);
+  j["summary"]["status"] = "time_limit";
+  j["summary"].update({{"pod_starts", 4},
+                       {"repartitioned_gpus", 2},
+                       {"kept_replicas", 9},
+                       {"starts_bound", 3.0},
+                       {"extra_gpus", 1},
+                       {"transition_nodes", 40},
+                       {"plain_optimum",
+                        {{"gpus", 17},
+                         {"pod_starts", 8},
+                         {"repartitioned_gpus", 5},
+                         {"kept_replicas", 6}}},
+                       {"plain_placed", false}});
+  auto d = ParseDeployment(j.dump(), "d.json");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  const Summary& s = *d->summary;
+  EXPECT_EQ(s.status, SolveStatus::kTimeLimit);
+  ASSERT_TRUE(s.transition.has_value());
+  EXPECT_EQ(s.transition->cost.pod_starts, 4);
+  EXPECT_EQ(s.transition->cost.gpus, 17);
+  EXPECT_EQ(s.transition->plain_optimum.repartitioned_gpus, 5);
+  EXPECT_EQ(s.transition->nodes, 40);
+  // The transition's keys are typed, not the algorithm's extra.
+  EXPECT_FALSE(s.extra.contains("pod_starts"));
+  EXPECT_EQ(s.extra["nodes"], 12);
+  EXPECT_EQ(nlohmann::json::parse(FormatDeployment(*d)), j);
+
+  j["summary"]["status"] = "done";
+  auto bad = ParseDeployment(j.dump(), "d.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "d.json: summary.status: unknown status 'done'");
 }
 
 TEST(DeploymentJsonTest, SyntaxErrorNamesLineAndColumn) {

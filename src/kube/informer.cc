@@ -1,6 +1,6 @@
 #include "kube/informer.h"
 
-#include "kube/json_read.h"
+#include "util/json_fields.h"
 
 namespace migserve::kube {
 
@@ -74,7 +74,7 @@ StatusOr<Informer::Objects> Informer::Get() {
 }
 
 bool Informer::Apply(const nlohmann::json& event) {
-  std::string type = event.value("type", "");
+  std::string type = StringAt(event, "type").value_or("");
   auto object = event.find("object");
   if (type == "ERROR" || object == event.end() || !object->is_object()) {
     return false;  // 410 Expired, or anything the cache cannot follow

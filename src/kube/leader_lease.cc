@@ -6,6 +6,8 @@
 #include <cmath>
 #include <ctime>
 
+#include "util/json_fields.h"
+
 namespace migserve::kube {
 namespace {
 
@@ -85,10 +87,11 @@ StatusOr<bool> LeaderLease::TryAcquireOrRenew() {
     return Won(created.status());
   }
   MIGSERVE_RETURN_IF_ERROR(lease.status());
-  Json spec = lease->value("spec", Json::object());
-  std::string holder = spec.value("holderIdentity", "");
-  int held_for = spec.value("leaseDurationSeconds", duration);
-  std::string record = holder + "|" + spec.value("renewTime", "");
+  const Json* found = ObjectAt(*lease, "spec");
+  Json spec = found != nullptr ? *found : Json::object();
+  std::string holder = StringAt(spec, "holderIdentity").value_or("");
+  int held_for = IntAt(spec, "leaseDurationSeconds").value_or(duration);
+  std::string record = holder + "|" + StringAt(spec, "renewTime").value_or("");
   {
     std::lock_guard lock(mu_);
     Clock::time_point at = Clock::now();
@@ -102,16 +105,18 @@ StatusOr<bool> LeaderLease::TryAcquireOrRenew() {
       return false;
     }
   }
-  Json patch = {{"metadata",
-                 {{"resourceVersion",
-                   (*lease)["metadata"].value("resourceVersion", "")}}},
-                {"spec",
-                 {{"holderIdentity", me},
-                  {"leaseDurationSeconds", duration},
-                  {"renewTime", now}}}};
+  Json patch = {
+      {"metadata",
+       {{"resourceVersion",
+         StringField(*lease, "metadata", "resourceVersion").value_or("")}}},
+      {"spec",
+       {{"holderIdentity", me},
+        {"leaseDurationSeconds", duration},
+        {"renewTime", now}}}};
   if (holder != me) {
     patch["spec"]["acquireTime"] = now;
-    patch["spec"]["leaseTransitions"] = spec.value("leaseTransitions", 0) + 1;
+    patch["spec"]["leaseTransitions"] =
+        IntAt(spec, "leaseTransitions").value_or(0) + 1;
   }
   return Won(client_->Patch(Path(), patch).status());
 }
@@ -204,13 +209,13 @@ Status LeaderLease::Release() {
     ever_renewed_ = false;
   }
   MIGSERVE_ASSIGN_OR_RETURN(Json lease, client_->Get(Path()));
-  Json spec = lease.value("spec", Json::object());
-  if (spec.value("holderIdentity", "") != options_.identity) {
+  if (StringField(lease, "spec", "holderIdentity") != options_.identity) {
     return Status::Ok();
   }
   Json patch = {
       {"metadata",
-       {{"resourceVersion", lease["metadata"].value("resourceVersion", "")}}},
+       {{"resourceVersion",
+         StringField(lease, "metadata", "resourceVersion").value_or("")}}},
       {"spec",
        {{"holderIdentity", ""},
         {"leaseDurationSeconds", 1},

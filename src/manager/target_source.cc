@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "deployment/deployment_json.h"
+#include "util/json_fields.h"
 
 namespace migserve::manager {
 
@@ -34,15 +35,14 @@ StatusOr<deployment::Deployment> TargetSource::Load() {
     return deployment::LoadDeployment(options_.file);
   }
   MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json map, client_->Get(Path()));
-  version_ = map["metadata"].value("resourceVersion", "");
+  version_ = StringField(map, "metadata", "resourceVersion").value_or("");
   std::string source = fmt::format("configmap {}/{} key {}", Namespace(),
                                    options_.configmap, options_.key);
-  const auto& data = map.value("data", nlohmann::json::object());
-  if (!data.contains(options_.key)) {
-    return Status::InvalidArgument(source + ": missing");
-  }
-  return deployment::ParseDeployment(data[options_.key].get<std::string>(),
-                                     source);
+  const nlohmann::json* data = ObjectAt(map, "data");
+  std::optional<std::string> text =
+      data == nullptr ? std::nullopt : StringAt(*data, options_.key.c_str());
+  if (!text) return Status::InvalidArgument(source + ": missing");
+  return deployment::ParseDeployment(*text, source);
 }
 
 bool TargetSource::Changed() {
@@ -52,8 +52,8 @@ bool TargetSource::Changed() {
   }
   if (!map_.Get().ok()) return false;  // the cache says why, next time
   std::optional<nlohmann::json> map = map_.Find(options_.configmap);
-  return map && map->contains("metadata") &&
-         (*map)["metadata"].value("resourceVersion", "") != version_;
+  return map && StringField(*map, "metadata", "resourceVersion") &&
+         *StringField(*map, "metadata", "resourceVersion") != version_;
 }
 
 void TargetSource::Wait(const std::atomic<bool>& stop) {

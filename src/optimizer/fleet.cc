@@ -71,11 +71,10 @@ StatusOr<RunResult> RunFleet(const workload::Workload& workload,
   deployment::Summary summary;
   summary.algorithm = "milp";
   summary.gpus = static_cast<int>(run.deployment.gpus.size());
-  summary.status = OutcomeName(solution.outcome);
+  summary.status = solution.outcome;
   summary.seconds = SecondsSince(begin);
-  SolveInfo info;
-  info.milp = std::move(solution.info);
-  summary.extra = ToJson(info);
+  run.info.milp = std::move(solution.info);
+  summary.extra = ToJson(run.info);
   run.deployment.summary = std::move(summary);
   return run;
 }

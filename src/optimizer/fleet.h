@@ -12,9 +12,10 @@
 namespace migserve::optimizer {
 
 // Solves `workload` over its offers with the exact optimizer. The summary
-// has the GPU count, status, seconds, and in extra the cost, its bound and
-// the GPUs of each type. Returns InvalidArgument naming the workload and
-// service if a service runs on none of the offered GPUs.
+// has the GPU count, status and seconds; the result's info.milp the cost,
+// its bound and the GPUs of each type (written to the summary's extra). Returns
+// InvalidArgument naming the workload and service if a service runs on none of
+// the offered GPUs.
 StatusOr<RunResult> RunFleet(const workload::Workload& workload,
                              const profile::ProfileTable& profiles,
                              const SolveOptions& options);

@@ -133,14 +133,13 @@ TEST(FleetTest, MilpMatchesTheExhaustiveOptimumOnSmallFleets) {
     auto run = RunFleet(c.workload, c.profiles, SolveOptions{});
     ASSERT_TRUE(run.ok()) << run.status().ToString();
     ASSERT_EQ(run->outcome, Outcome::kOptimal) << round;
-    const deployment::Summary& s = *run->deployment.summary;
-    EXPECT_NEAR(s.extra["cost"].get<double>(), oracle, 1e-6) << round;
+    const MilpInfo& info = *run->info.milp;
+    EXPECT_NEAR(*info.cost, oracle, 1e-6) << round;
     auto report = deployment::Validate(run->deployment, c.workload, c.profiles,
                                        Gpu(kA100));
     ASSERT_TRUE(report.ok()) << report.status().ToString();
     EXPECT_TRUE(report->ok()) << round << ": " << report->problems.front();
-    mixed += s.extra["gpus_by_type"][kA100].get<int>() > 0 &&
-             s.extra["gpus_by_type"][kL4].get<int>() > 0;
+    mixed += info.gpus_by_type.at(kA100) > 0 && info.gpus_by_type.at(kL4) > 0;
   }
   EXPECT_GT(mixed, 0);  // some optima use both types
 }
@@ -150,8 +149,11 @@ TEST(FleetTest, EqualCostsMinimizeTheGpuCount) {
   Case c = MakeCase(&rng, 1.0);
   auto run = RunFleet(c.workload, c.profiles, SolveOptions{});
   ASSERT_TRUE(run.ok());
-  EXPECT_DOUBLE_EQ(run->deployment.summary->extra["cost"].get<double>(),
+  EXPECT_DOUBLE_EQ(*run->info.milp->cost,
                    static_cast<double>(run->deployment.gpus.size()));
+  // What the summary writes is the same cost.
+  EXPECT_DOUBLE_EQ(run->deployment.summary->extra["cost"].get<double>(),
+                   *run->info.milp->cost);
   for (const deployment::DeployedGpu& g : run->deployment.gpus) {
     ASSERT_TRUE(g.gpu.has_value());
   }

@@ -13,15 +13,10 @@
 #ifndef MIGSERVE_OPTIMIZER_MILP_OPTIMIZER_H_
 #define MIGSERVE_OPTIMIZER_MILP_OPTIMIZER_H_
 
+#include "optimizer/milp/search.h"
 #include "optimizer/optimizer.h"
 
 namespace migserve::optimizer {
-
-// Lower bounds on the GPU count that respect MIG's rules (their ceilings).
-struct LpBounds {
-  double lp = 0;    // the model's LP relaxation
-  double cuts = 0;  // the LP with service cuts (optimizer/service_cuts.h)
-};
 
 // Returns the bounds of the model from `initial` (0 if every service is
 // satisfied).

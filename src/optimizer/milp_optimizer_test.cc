@@ -36,7 +36,7 @@ TEST_F(MilpTest, ProvesBruteForceOptimumOnNight) {
   MilpOptimizer milp;
   RunResult run = RunOptimizer(milp, *problem_, SolveOptions{});
   EXPECT_EQ(run.outcome, Outcome::kOptimal);
-  EXPECT_EQ(run.deployment.summary->status, "optimal");
+  EXPECT_EQ(run.deployment.summary->status, deployment::SolveStatus::kOptimal);
   EXPECT_EQ(static_cast<int>(run.deployment.gpus.size()), optimum);
   auto report =
       deployment::Validate(run.deployment, workload_, profiles_, gpu_);
@@ -87,7 +87,8 @@ TEST_F(MilpTest, InterruptedSolveReturnsADeployment) {
   RunResult run = RunOptimizer(milp, *problem_, SolveOptions{});
   ClearInterrupt();
   EXPECT_EQ(run.outcome, Outcome::kInterrupted);
-  EXPECT_EQ(run.deployment.summary->status, "interrupted");
+  EXPECT_EQ(run.deployment.summary->status,
+            deployment::SolveStatus::kInterrupted);
   auto report =
       deployment::Validate(run.deployment, workload_, profiles_, gpu_);
   ASSERT_TRUE(report.ok());

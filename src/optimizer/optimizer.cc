@@ -4,22 +4,6 @@
 
 namespace migserve::optimizer {
 
-const char* OutcomeName(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::kOptimal:
-      return "optimal";
-    case Outcome::kFeasible:
-      return "feasible";
-    case Outcome::kTimeLimit:
-      return "time_limit";
-    case Outcome::kInterrupted:
-      return "interrupted";
-    case Outcome::kInfeasible:
-      return "infeasible";
-  }
-  return "?";
-}
-
 Outcome Reported(Outcome outcome) {
   return Interrupted() && outcome != Outcome::kInfeasible
              ? Outcome::kInterrupted

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "deployment/deployment.h"
 #include "deployment/gpu_config.h"
 #include "optimizer/options.h"
 #include "optimizer/problem.h"
@@ -15,18 +16,10 @@
 
 namespace migserve::optimizer {
 
-// What a solve found (HiGHS's model status): a result, not a failure.
-enum class Outcome {
-  kOptimal,      // proven to use the fewest GPUs
-  kFeasible,     // satisfies every service; optimality not proven
-  kTimeLimit,    // stopped by the time limit with a feasible answer
-  kInterrupted,  // stopped by a signal (util/interrupt.h) with the best so far
-  kInfeasible,   // the algorithm cannot serve the workload under its rules
-};
-
-// Returns "optimal", "feasible", "time_limit", "interrupted" or
-// "infeasible".
-const char* OutcomeName(Outcome outcome);
+// What a solve found (HiGHS's model status): a result, not a failure; the
+// status a deployment's summary reports (deployment::SolveStatusName names
+// it).
+using Outcome = deployment::SolveStatus;
 
 struct Solution {
   Outcome outcome = Outcome::kFeasible;

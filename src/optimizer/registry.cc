@@ -53,7 +53,7 @@ deployment::Summary SummaryOf(const char* algorithm, const Problem& problem,
   deployment::Summary summary;
   summary.algorithm = algorithm;
   summary.gpus = static_cast<int>(solution.configs.size());
-  summary.status = OutcomeName(solution.outcome);
+  summary.status = solution.outcome;
   // The relaxed bound, or a better one the algorithm proved (milp).
   int bound =
       workload::CeilGpus(workload::RelaxedBound(problem.caps, problem.gpu));
@@ -101,6 +101,7 @@ RunResult RunOptimizer(Optimizer& optimizer, const Problem& problem,
                                               problem.caps, solution.configs);
   run.deployment.summary =
       SummaryOf(optimizer.name(), problem, solution, seconds);
+  run.info = std::move(solution.info);
   return run;
 }
 

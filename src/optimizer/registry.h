@@ -24,6 +24,7 @@ struct RunResult {
   Outcome outcome = Outcome::kFeasible;
   std::string reason;                 // when kInfeasible
   deployment::Deployment deployment;  // with its summary; empty if infeasible
+  SolveInfo info;                     // the algorithm's statistics
 };
 
 // Returns the summary of `solution` of `problem` by `algorithm`: GPU

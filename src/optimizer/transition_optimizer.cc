@@ -4,13 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <coin/CoinPackedMatrix.hpp>
 #include <coin/OsiClpSolverInterface.hpp>
 #include <map>
 
-#include "mig/layout_enumerator.h"
 #include "optimizer/cbc_run.h"
 #include "optimizer/deadline.h"
+#include "optimizer/milp/mig_model.h"
 #include "optimizer/milp_optimizer.h"
 #include "util/tolerance.h"
 
@@ -35,14 +34,20 @@ struct KeptGpu {
   std::vector<size_t> replicas;  // its keepable replicas
 };
 
-// The phase-2 model's columns, in this order: y_m, k_g, x_r, z_jp.
+// The phase-2 model: the MIG part (milp/mig_model.h) extended with the
+// current GPUs it may keep (k_g) and their replicas it may keep (x_r).
+// Columns in this order: y_m, k_g, x_r, z_jp.
 class TransitionModel {
  public:
+  // At most `max_gpus` GPUs; the objective `weights` on GPUs, starts and
+  // repartitions.
   TransitionModel(const Problem& problem,
-                  const std::vector<CurrentGpu>& current)
-      : problem_(problem), current_(current) {
-    multisets_ =
-        mig::DistinctMultisets(problem.gpu, problem.maximal_layouts, &layouts_);
+                  const std::vector<CurrentGpu>& current, int max_gpus,
+                  const TransitionWeights& weights)
+      : problem_(problem),
+        current_(current),
+        mig_(MigColumns::Of(problem, weights.gpus + weights.repartitions,
+                            nullptr)) {
     for (size_t g = 0; g < current.size(); ++g) {
       const GpuConfig& config = current[g].config;
       if (config.layout.empty()) continue;
@@ -59,102 +64,21 @@ class TransitionModel {
       }
       kept_gpus_.push_back(std::move(kept));
     }
-    for (int j = 0; j < problem.num_services(); ++j) {
-      for (int p = 0; p < problem.caps.num_profiles(); ++p) {
-        if (problem.caps.utility(j, p) > 0) z_.emplace_back(j, p);
-      }
-    }
+    mig_.AddY(&builder_);
+    k_ = builder_.AddColumns(static_cast<int>(kept_gpus_.size()), 0, 1,
+                             weights.gpus);
+    x_ = builder_.AddColumns(static_cast<int>(keepable_.size()), 0, 1, 0);
+    mig_.AddZ(&builder_, weights.starts);
+    AddRows(max_gpus);
   }
 
-  int y(size_t m) const { return static_cast<int>(m); }
-  int k(size_t i) const { return static_cast<int>(multisets_.size() + i); }
-  int x(size_t r) const { return k(kept_gpus_.size()) + static_cast<int>(r); }
-  int z(size_t c) const { return x(keepable_.size()) + static_cast<int>(c); }
-  int columns() const { return z(z_.size()); }
+  int y(size_t m) const { return mig_.y[m]; }
+  int k(size_t i) const { return k_[i]; }
+  int x(size_t r) const { return x_[r]; }
+  int z(size_t c) const { return mig_.zs[c]; }
+  int columns() const { return builder_.columns(); }
 
-  // Loads the model into `solver`: at most `max_gpus` GPUs, the objective
-  // `weights` on GPUs, starts and repartitions.
-  void Load(int max_gpus, const TransitionWeights& weights,
-            OsiClpSolverInterface* solver) const {
-    const int num_profiles = static_cast<int>(problem_.gpu.profiles.size());
-    CoinPackedMatrix matrix(false, 0, 0);
-    matrix.setDimensions(0, columns());
-    std::vector<double> row_lower, row_upper;
-    auto add_row = [&](const std::vector<int>& index,
-                       const std::vector<double>& value, double lower,
-                       double upper) {
-      matrix.appendRow(static_cast<int>(index.size()), index.data(),
-                       value.data());
-      row_lower.push_back(lower);
-      row_upper.push_back(upper);
-    };
-    for (int p = 0; p < num_profiles; ++p) {
-      std::vector<int> index;
-      std::vector<double> value;
-      for (size_t m = 0; m < multisets_.size(); ++m) {
-        if (multisets_[m][p] == 0) continue;
-        index.push_back(y(m));
-        value.push_back(-multisets_[m][p]);
-      }
-      for (size_t i = 0; i < kept_gpus_.size(); ++i) {
-        int count = kept_gpus_[i].counts[p];
-        if (count == 0) continue;
-        index.push_back(k(i));
-        value.push_back(-count);
-      }
-      for (size_t r = 0; r < keepable_.size(); ++r) {
-        if (keepable_[r].profile != p) continue;
-        index.push_back(x(r));
-        value.push_back(1);
-      }
-      for (size_t c = 0; c < z_.size(); ++c) {
-        if (z_[c].second != p) continue;
-        index.push_back(z(c));
-        value.push_back(1);
-      }
-      add_row(index, value, -COIN_DBL_MAX, 0);
-    }
-    for (int j = 0; j < problem_.num_services(); ++j) {
-      std::vector<int> index;
-      std::vector<double> value;
-      for (size_t r = 0; r < keepable_.size(); ++r) {
-        if (keepable_[r].service != j) continue;
-        index.push_back(x(r));
-        value.push_back(keepable_[r].utility);
-      }
-      for (size_t c = 0; c < z_.size(); ++c) {
-        if (z_[c].first != j) continue;
-        index.push_back(z(c));
-        value.push_back(problem_.caps.utility(j, z_[c].second));
-      }
-      // Rounding noise must not make an exact cover look short.
-      add_row(index, value, 1.0 - kRateTolerance, COIN_DBL_MAX);
-    }
-    for (size_t i = 0; i < kept_gpus_.size(); ++i) {
-      for (size_t r : kept_gpus_[i].replicas) {
-        add_row({x(r), k(i)}, {1, -1}, -COIN_DBL_MAX, 0);
-      }
-    }
-    std::vector<int> gpus;
-    for (int c = 0; c < x(0); ++c) gpus.push_back(c);
-    add_row(gpus, std::vector<double>(gpus.size(), 1.0), 0, max_gpus);
-
-    std::vector<double> lower(columns(), 0.0), upper(columns(), COIN_DBL_MAX);
-    std::vector<double> objective(columns(), 0.0);
-    for (int c = 0; c < x(0); ++c) objective[c] = weights.gpus;
-    for (size_t m = 0; m < multisets_.size(); ++m) {
-      objective[y(m)] += weights.repartitions;
-    }
-    for (int c = x(0); c < z(0); ++c) upper[c] = 1;
-    for (int c = k(0); c < x(0); ++c) upper[c] = 1;
-    for (int c = z(0); c < columns(); ++c) objective[c] = weights.starts;
-    solver->loadProblem(matrix, lower.data(), upper.data(), objective.data(),
-                        row_lower.data(), row_upper.data());
-    for (int c = 0; c < columns(); ++c) solver->setInteger(c);
-    // CBC and CLP print on stdout, which carries our output: silence both.
-    solver->messageHandler()->setLogLevel(0);
-    solver->getModelPtr()->setLogLevel(0);
-  }
+  void Load(OsiClpSolverInterface* solver) const { builder_.Load(solver); }
 
   // Returns the columns of `configs` (the plain optimum) put on the current
   // GPUs: a config goes to an unused current GPU with its multiset of
@@ -207,9 +131,10 @@ class TransitionModel {
         used_gpu[*best] = true;
         values[k(*best)] = 1;
       } else {
-        auto m = std::find(multisets_.begin(), multisets_.end(), counts);
-        if (m == multisets_.end()) return std::nullopt;
-        values[y(m - multisets_.begin())] += 1;
+        auto m =
+            std::find(mig_.multisets.begin(), mig_.multisets.end(), counts);
+        if (m == mig_.multisets.end()) return std::nullopt;
+        values[y(m - mig_.multisets.begin())] += 1;
       }
       for (size_t k = 0; k < instances.size(); ++k) {
         int service = c.services[k];
@@ -222,8 +147,9 @@ class TransitionModel {
           values[x(kept.front())] = 1;
           continue;
         }
-        auto it = std::find(z_.begin(), z_.end(), std::pair{service, profile});
-        if (it != z_.end()) values[z(it - z_.begin())] += 1;
+        auto it = std::find(mig_.z.begin(), mig_.z.end(),
+                            std::pair{service, profile});
+        if (it != mig_.z.end()) values[z(it - mig_.z.begin())] += 1;
       }
     }
     return values;
@@ -237,7 +163,8 @@ class TransitionModel {
         n += static_cast<int>(std::lround(values[c]));
       return n;
     };
-    return {sum(0, x(0)), sum(z(0), columns()), sum(0, k(0)), sum(x(0), z(0))};
+    return {sum(mig_.y.first, k_.end()), sum(mig_.zs.first, mig_.zs.end()),
+            sum(mig_.y.first, mig_.y.end()), sum(x_.first, x_.end())};
   }
 
   // Puts the solution `values` on GPUs: the kept GPUs with their kept
@@ -261,16 +188,16 @@ class TransitionModel {
       out->from.push_back(kept_gpus_[i].current);
       out->kept.push_back(std::move(kept));
     }
-    for (size_t m = 0; m < multisets_.size(); ++m) {
+    for (size_t m = 0; m < mig_.multisets.size(); ++m) {
       for (int n = count(y(m)); n > 0; --n) {
         out->configs.push_back(
-            {layouts_[m], std::vector<int>(layouts_[m].size(), kIdle)});
+            {mig_.layouts[m], std::vector<int>(mig_.layouts[m].size(), kIdle)});
         out->from.push_back(-1);
-        out->kept.emplace_back(layouts_[m].size(), false);
+        out->kept.emplace_back(mig_.layouts[m].size(), false);
       }
     }
-    for (size_t c = 0; c < z_.size(); ++c) {
-      auto [service, profile] = z_[c];
+    for (size_t c = 0; c < mig_.z.size(); ++c) {
+      auto [service, profile] = mig_.z[c];
       int want = count(z(c));
       for (GpuConfig& config : out->configs) {
         const auto& instances = config.layout.instances();
@@ -285,13 +212,52 @@ class TransitionModel {
   }
 
  private:
+  // The MIG rows with the kept GPUs' instances and replicas, a replica kept
+  // only on its kept GPU, and at most `max_gpus` GPUs.
+  void AddRows(int max_gpus) {
+    const int num_profiles = static_cast<int>(problem_.gpu.profiles.size());
+    for (int p = 0; p < num_profiles; ++p) {
+      Row supply;
+      AddSupplyTerms(mig_, p, &supply);
+      for (size_t i = 0; i < kept_gpus_.size(); ++i) {
+        int count = kept_gpus_[i].counts[p];
+        if (count != 0) supply.Add(k(i), -count);
+      }
+      for (size_t r = 0; r < keepable_.size(); ++r) {
+        if (keepable_[r].profile == p) supply.Add(x(r), 1);
+      }
+      builder_.AddRow(supply, -COIN_DBL_MAX, 0);
+    }
+    for (int j = 0; j < problem_.num_services(); ++j) {
+      Row demand;
+      for (size_t r = 0; r < keepable_.size(); ++r) {
+        if (keepable_[r].service == j) demand.Add(x(r), keepable_[r].utility);
+      }
+      AddDemandTerms(mig_, j, &demand);
+      // Rounding noise must not make an exact cover look short.
+      builder_.AddRow(demand, 1.0 - kRateTolerance, COIN_DBL_MAX);
+    }
+    for (size_t i = 0; i < kept_gpus_.size(); ++i) {
+      for (size_t r : kept_gpus_[i].replicas) {
+        Row kept;
+        kept.Add(x(r), 1);
+        kept.Add(k(i), -1);
+        builder_.AddRow(kept, -COIN_DBL_MAX, 0);
+      }
+    }
+    Row gpus;
+    for (int c = mig_.y.first; c < k_.end(); ++c) gpus.Add(c, 1.0);
+    builder_.AddRow(gpus, 0, max_gpus);
+  }
+
   const Problem& problem_;
   const std::vector<CurrentGpu>& current_;
-  std::vector<mig::Multiset> multisets_;
-  std::vector<mig::Layout> layouts_;
+  MigColumns mig_;
   std::vector<KeptGpu> kept_gpus_;  // current GPUs with a layout
   std::vector<Keepable> keepable_;
-  std::vector<std::pair<int, int>> z_;  // (service, profile)
+  ModelBuilder builder_;
+  Block k_;
+  Block x_;
 };
 
 }  // namespace
@@ -332,7 +298,8 @@ TransitionSolution SolveTransition(const Problem& problem,
   if (options.progress) {
     options.progress(fmt::format(
         "optimize: milp --from: phase 1: {} GPUs ({}); phase 2: fewest starts",
-        out.plain.configs.size(), OutcomeName(out.plain.outcome)));
+        out.plain.configs.size(),
+        deployment::SolveStatusName(out.plain.outcome)));
   }
   const int max_gpus =
       static_cast<int>(out.plain.configs.size()) + transition.extra_gpus;
@@ -341,9 +308,9 @@ TransitionSolution SolveTransition(const Problem& problem,
   const double n = max_gpus + 1;
   TransitionWeights weights =
       transition.weights.value_or(TransitionWeights{n, n * n, 1});
-  TransitionModel model(problem, current);
+  TransitionModel model(problem, current, max_gpus, weights);
   OsiClpSolverInterface solver;
-  model.Load(max_gpus, weights, &solver);
+  model.Load(&solver);
   CbcModel cbc(solver);
   cbc.setLogLevel(0);  // CBC prints on stdout, which carries our output
   std::optional<std::vector<double>> seed = model.Seed(out.plain.configs);

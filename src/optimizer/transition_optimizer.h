@@ -46,12 +46,7 @@ struct TransitionOptions {
 };
 
 // What the cluster has to do to reach a deployment from the current one.
-struct TransitionCost {
-  int gpus = 0;                // GPUs of the deployment
-  int pod_starts = 0;          // replicas it starts
-  int repartitioned_gpus = 0;  // GPUs whose layout it changes
-  int kept_replicas = 0;       // replicas that stay where they are
-};
+using TransitionCost = deployment::TransitionCost;
 
 // A GPU of the current deployment: its layout, per instance the service whose
 // replica there may be kept (kIdle: none, or one that cannot be kept), and

@@ -186,7 +186,8 @@ std::string RenderReport(const ReportInput& in) {
       Escape(in.title), kStyle, d.gpus.size(), serving, d.services.size(),
       d.summary
           ? Escape(fmt::format("; {} says {} GPUs ({})", d.summary->algorithm,
-                               d.summary->gpus, d.summary->status))
+                               d.summary->gpus,
+                               deployment::SolveStatusName(d.summary->status)))
           : "");
   out += Legend(palette);
   if (in.before) {

@@ -57,23 +57,14 @@ uint64_t SeedFor(uint64_t seed, const std::string& name) {
   return h ^ (seed * 0x9E3779B97F4A7C15ULL);
 }
 
-StatusOr<ServiceServing> ServeService(const workload::Service& service,
-                                      const std::vector<ReplicaRef>& refs,
-                                      const cluster::ServiceRoute& route,
-                                      const profile::ProfileTable& profiles,
-                                      const ServeOptions& options,
-                                      const std::function<void(double)>& tick) {
-  ServiceServing out;
-  out.service = service.name;
-  out.slo_ms = service.latency_ms;
-  out.required = service.throughput;
-  out.offered = options.load * service.throughput;
-  out.replicas = static_cast<int>(refs.size());
-  if (refs.empty()) return out;
-
-  ServiceSink sink(options.warmup_s, options.duration_s);
-  std::vector<queueing::ReplicaQueue> queues;
-  std::vector<double> saturation;
+// One queue per replica, each a dynamic batcher of its measured row, all
+// telling `sink`. Returns InvalidArgument naming the instance whose row the
+// profiles lack.
+Status MakeQueues(const workload::Service& service,
+                  const std::vector<ReplicaRef>& refs,
+                  const profile::ProfileTable& profiles,
+                  const ServeOptions& options, ServiceSink* sink,
+                  std::vector<queueing::ReplicaQueue>* queues) {
   for (const ReplicaRef& ref : refs) {
     const cluster::Replica& r = *ref.slot->replica;
     const std::string& model = r.model.empty() ? service.model : r.model;
@@ -88,17 +79,28 @@ StatusOr<ServiceServing> ServeService(const workload::Service& service,
           ref.gpu->id.ToString(), profile, ref.slot->instance.start, model,
           ref.gpu->model->name, profile, r.batch, r.procs, profiles.source));
     }
-    queues.emplace_back(
+    queues->emplace_back(
         queueing::BatchCurve::Of(profiles, *row),
         queueing::BatcherConfig{r.batch, r.procs,
                                 options.max_queue_delay_ms / 1000},
-        &sink);
-    saturation.push_back(queues.back().SaturationRate());
+        sink);
   }
+  return Status::Ok();
+}
 
+// How the router groups the replicas, and the rate at which the routing
+// saturates the first replica.
+struct Routing {
   std::vector<std::vector<int>> groups;
   std::vector<long> weights;
-  if (options.routing == RoutingPolicy::kWeighted) {
+  double saturation = 0;
+};
+
+Routing RoutingOf(RoutingPolicy policy, const std::vector<ReplicaRef>& refs,
+                  const cluster::ServiceRoute& route,
+                  const std::vector<double>& saturation) {
+  Routing out;
+  if (policy == RoutingPolicy::kWeighted) {
     // The route's weights; the rate at which it saturates a replica is its
     // routed capacity with each group at its slowest replica's saturation.
     cluster::ServiceRoute saturating = route;
@@ -115,26 +117,72 @@ StatusOr<ServiceServing> ServeService(const workload::Service& service,
           g.throughput = std::min(g.throughput, saturation[i]);
         }
       }
-      groups.push_back(std::move(members));
-      weights.push_back(g.weight);
+      out.groups.push_back(std::move(members));
+      out.weights.push_back(g.weight);
     }
     out.saturation = cluster::RoutedCapacity(saturating);
-  } else {
-    std::vector<int> all(refs.size());
-    for (size_t i = 0; i < refs.size(); ++i) all[i] = static_cast<int>(i);
-    groups.push_back(std::move(all));
-    weights.push_back(1);
-    if (options.routing == RoutingPolicy::kRoundRobin) {
-      out.saturation =
-          *std::min_element(saturation.begin(), saturation.end()) * refs.size();
-    } else {
-      for (double s : saturation) out.saturation += s;
-    }
+    return out;
   }
+  std::vector<int> all(refs.size());
+  for (size_t i = 0; i < refs.size(); ++i) all[i] = static_cast<int>(i);
+  out.groups.push_back(std::move(all));
+  out.weights.push_back(1);
+  if (policy == RoutingPolicy::kRoundRobin) {
+    out.saturation =
+        *std::min_element(saturation.begin(), saturation.end()) * refs.size();
+  } else {
+    for (double s : saturation) out.saturation += s;
+  }
+  return out;
+}
+
+// The latencies' mean, share within `slo_ms` and quantiles, into `out`.
+void Summarize(std::vector<double>* latencies, double slo_ms,
+               ServiceServing* out) {
+  out->requests = static_cast<long>(latencies->size());
+  if (latencies->empty()) return;
+  double sum = 0;
+  for (double l : *latencies) sum += l;
+  out->mean_ms = 1000 * sum / latencies->size();
+  double slo_s = slo_ms / 1000;
+  out->within_slo =
+      static_cast<double>(std::count_if(latencies->begin(), latencies->end(),
+                                        [&](double l) { return l <= slo_s; })) /
+      latencies->size();
+  out->p50_ms = 1000 * queueing::Quantile(latencies, 0.50);
+  out->p90_ms = 1000 * queueing::Quantile(latencies, 0.90);
+  out->p99_ms = 1000 * queueing::Quantile(latencies, 0.99);
+}
+
+StatusOr<ServiceServing> ServeService(const workload::Service& service,
+                                      const std::vector<ReplicaRef>& refs,
+                                      const cluster::ServiceRoute& route,
+                                      const profile::ProfileTable& profiles,
+                                      const ServeOptions& options,
+                                      const std::function<void(double)>& tick) {
+  ServiceServing out;
+  out.service = service.name;
+  out.slo_ms = service.latency_ms;
+  out.required = service.throughput;
+  out.offered = options.load * service.throughput;
+  out.replicas = static_cast<int>(refs.size());
+  if (refs.empty()) return out;
+
+  ServiceSink sink(options.warmup_s, options.duration_s);
+  std::vector<queueing::ReplicaQueue> queues;
+  MIGSERVE_RETURN_IF_ERROR(
+      MakeQueues(service, refs, profiles, options, &sink, &queues));
+  std::vector<double> saturation;
+  for (const queueing::ReplicaQueue& q : queues) {
+    saturation.push_back(q.SaturationRate());
+  }
+  Routing routing = RoutingOf(options.routing, refs, route, saturation);
+  out.saturation = routing.saturation;
   out.utilization = out.offered / out.saturation;
   out.stable = out.utilization < 1;
 
-  RequestRouter router(options.routing, std::move(groups), std::move(weights));
+  RequestRouter router(options.routing, std::move(routing.groups),
+                       std::move(routing.weights));
   queueing::ArrivalStream stream(options.arrivals, out.offered,
                                  SeedFor(options.seed, service.name));
   for (double t = stream.Next(); t < options.duration_s; t = stream.Next()) {
@@ -149,20 +197,7 @@ StatusOr<ServiceServing> ServeService(const workload::Service& service,
   out.served = sink.served();
   out.achieved =
       sink.completed_in_window() / (options.duration_s - options.warmup_s);
-  std::vector<double>& latencies = *sink.latencies();
-  out.requests = static_cast<long>(latencies.size());
-  if (latencies.empty()) return out;
-  double sum = 0;
-  for (double l : latencies) sum += l;
-  out.mean_ms = 1000 * sum / latencies.size();
-  double slo_s = service.latency_ms / 1000;
-  out.within_slo =
-      static_cast<double>(std::count_if(latencies.begin(), latencies.end(),
-                                        [&](double l) { return l <= slo_s; })) /
-      latencies.size();
-  out.p50_ms = 1000 * queueing::Quantile(&latencies, 0.50);
-  out.p90_ms = 1000 * queueing::Quantile(&latencies, 0.90);
-  out.p99_ms = 1000 * queueing::Quantile(&latencies, 0.99);
+  Summarize(sink.latencies(), service.latency_ms, &out);
   return out;
 }
 

@@ -1,8 +1,12 @@
-#include "deployment/json_fields.h"
+#include "util/json_fields.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 
-namespace migserve::deployment {
+#include "util/csv.h"
+
+namespace migserve {
 
 using nlohmann::json;
 
@@ -54,23 +58,69 @@ Status ExpectObject(const json& j, const std::string& source,
       "{}: {}: expected an object", source, path.empty() ? "document" : path));
 }
 
-Status Fields::Error(std::string_view key, std::string_view reason) const {
+Status JsonFields::Error(std::string_view key, std::string_view reason) const {
   std::string where =
       path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
   return Status::InvalidArgument(
       fmt::format("{}: {}: {}", source_, where, reason));
 }
 
-StatusOr<const json*> Fields::Array(const char* key) const {
+StatusOr<const json*> JsonFields::Array(const char* key) const {
   if (!Has(key)) return Error(key, "missing");
   if (!object_[key].is_array()) return Error(key, "expected a list");
   return &object_[key];
 }
 
-StatusOr<const json*> Fields::Object(const char* key) const {
+StatusOr<const json*> JsonFields::Object(const char* key) const {
   if (!Has(key)) return Error(key, "missing");
   if (!object_[key].is_object()) return Error(key, "expected an object");
   return &object_[key];
 }
 
-}  // namespace migserve::deployment
+const json* ObjectAt(const json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it == object.end() || !it->is_object() ? nullptr : &*it;
+}
+
+std::optional<std::string> StringAt(const json& object, const char* key) {
+  if (!object.is_object()) return std::nullopt;
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+std::optional<int> IntAt(const json& object, const char* key) {
+  if (!object.is_object()) return std::nullopt;
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number_integer()) return std::nullopt;
+  if (it->is_number_unsigned()) {
+    auto v = it->get<uint64_t>();
+    if (v > static_cast<uint64_t>(std::numeric_limits<int>::max())) {
+      return std::nullopt;
+    }
+    return static_cast<int>(v);
+  }
+  auto v = it->get<int64_t>();
+  if (v < std::numeric_limits<int>::min() ||
+      v > std::numeric_limits<int>::max()) {
+    return std::nullopt;
+  }
+  return static_cast<int>(v);
+}
+
+std::optional<std::string> StringField(const json& object, const char* map,
+                                       const char* key) {
+  const json* m = ObjectAt(object, map);
+  return m == nullptr ? std::nullopt : StringAt(*m, key);
+}
+
+std::optional<int> IntField(const json& object, const char* map,
+                            const char* key) {
+  std::optional<std::string> text = StringField(object, map, key);
+  int value = 0;
+  if (!text || !ParseInt(*text, &value)) return std::nullopt;
+  return value;
+}
+
+}  // namespace migserve

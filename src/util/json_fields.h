@@ -1,19 +1,22 @@
-// Reading JSON documents with errors that name the file and the field path
-// (`d.json: gpus[2].instances[0].start: missing`). Shared by the deployment
-// and plan readers.
-#ifndef MIGSERVE_DEPLOYMENT_JSON_FIELDS_H_
-#define MIGSERVE_DEPLOYMENT_JSON_FIELDS_H_
+// The project's one way to read JSON: documents a user gives, with errors
+// that name the file and the field path (`d.json: gpus[2].instances[0].start:
+// missing`), and objects that come from a cluster (anyone can write them),
+// read leniently: a missing field or one of another type is nullopt. No
+// reader here throws; nothing outside reads JSON with throwing calls.
+#ifndef MIGSERVE_UTIL_JSON_FIELDS_H_
+#define MIGSERVE_UTIL_JSON_FIELDS_H_
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
 
 #include "util/status_or.h"
 
-namespace migserve::deployment {
+namespace migserve {
 
 // Parses `text` read from `source`. Returns InvalidArgument
 // "source:line:column: invalid JSON: reason" if it is malformed.
@@ -26,10 +29,10 @@ Status ExpectObject(const nlohmann::json& j, const std::string& source,
                     const std::string& path);
 
 // Reads typed fields of one JSON object, naming `path` in errors.
-class Fields {
+class JsonFields {
  public:
-  Fields(const nlohmann::json& object, const std::string& source,
-         std::string path)
+  JsonFields(const nlohmann::json& object, const std::string& source,
+             std::string path)
       : object_(object), source_(source), path_(std::move(path)) {}
 
   // Returns InvalidArgument "source: path.key: reason".
@@ -76,6 +79,25 @@ class Fields {
   std::string path_;
 };
 
-}  // namespace migserve::deployment
+// Lenient readers, for objects from a cluster: each returns nullopt (or
+// null) for a missing field or one of another type.
 
-#endif  // MIGSERVE_DEPLOYMENT_JSON_FIELDS_H_
+// Returns the object `object[key]`, or null.
+const nlohmann::json* ObjectAt(const nlohmann::json& object, const char* key);
+// Returns the string `object[key]`, or nullopt.
+std::optional<std::string> StringAt(const nlohmann::json& object,
+                                    const char* key);
+// Returns the integer `object[key]`, or nullopt (also when it does not fit
+// an int).
+std::optional<int> IntAt(const nlohmann::json& object, const char* key);
+// Returns the string `object[map][key]`, or nullopt.
+std::optional<std::string> StringField(const nlohmann::json& object,
+                                       const char* map, const char* key);
+// Returns `object[map][key]`, a string holding a whole decimal integer, as
+// that integer, or nullopt.
+std::optional<int> IntField(const nlohmann::json& object, const char* map,
+                            const char* key);
+
+}  // namespace migserve
+
+#endif  // MIGSERVE_UTIL_JSON_FIELDS_H_

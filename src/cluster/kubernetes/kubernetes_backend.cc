@@ -6,7 +6,8 @@
 #include "cluster/apply.h"
 #include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
-#include "kube/json_read.h"
+#include "kube/pod_ready.h"
+#include "util/json_fields.h"
 
 namespace migserve::cluster::kubernetes {
 namespace {
@@ -90,12 +91,11 @@ StatusOr<ClusterState> KubernetesBackend::Observe() {
            "pods\")");
       continue;
     }
-    std::optional<std::string> node =
-        kube::StringField(meta, "labels", kLabelNode);
-    std::optional<int> index = kube::IntField(meta, "labels", kLabelGpu);
-    std::optional<int> start = kube::IntField(meta, "labels", kLabelStart);
+    std::optional<std::string> node = StringField(meta, "labels", kLabelNode);
+    std::optional<int> index = IntField(meta, "labels", kLabelGpu);
+    std::optional<int> start = IntField(meta, "labels", kLabelStart);
     std::optional<std::string> profile =
-        kube::StringField(meta, "labels", kLabelProfile);
+        StringField(meta, "labels", kLabelProfile);
     std::optional<Replica> replica = ReplicaFromMetadata(meta);
     if (!node || !index || !start || !profile || !replica) {
       Warn(
@@ -167,7 +167,7 @@ Status KubernetesBackend::DeletePod(const std::string& name) {
   // That pod only: if another has taken its name since the cache saw it,
   // the API server refuses (409) instead of deleting the other.
   nlohmann::json options = nullptr;
-  if (auto uid = kube::StringField(*pod, "metadata", "uid")) {
+  if (auto uid = StringField(*pod, "metadata", "uid")) {
     options = {{"preconditions", {{"uid", *uid}}}};
   }
   Status s = client_->Delete(PodsPath() + "/" + name, options);

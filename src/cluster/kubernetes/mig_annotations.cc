@@ -5,8 +5,8 @@
 #include <optional>
 #include <utility>
 
-#include "kube/json_read.h"
 #include "mig/gpu_catalog.h"
+#include "util/json_fields.h"
 
 namespace migserve::cluster::kubernetes {
 namespace {
@@ -34,7 +34,7 @@ StatusOr<std::vector<mig::Instance>> ParseInstances(const Json& list,
     const Json& i = list[k];
     std::string at = fmt::format("{}[{}]", where, k);
     std::optional<std::string> name =
-        i.is_object() ? kube::StringAt(i, "profile") : std::nullopt;
+        i.is_object() ? StringAt(i, "profile") : std::nullopt;
     if (!name || !i.contains("start") || !i["start"].is_number_integer()) {
       return Status::InvalidArgument(at + ": want {profile, start}");
     }
@@ -95,7 +95,7 @@ std::string FormatStatus(const MigStatus& status) {
 StatusOr<NodeLayouts> ParseLayouts(const std::string& text,
                                    const std::string& where) {
   MIGSERVE_ASSIGN_OR_RETURN(Json json, ParseObject(text, where));
-  std::optional<std::string> node_gpu = kube::StringAt(json, "gpu");
+  std::optional<std::string> node_gpu = StringAt(json, "gpu");
   auto gpus = json.find("gpus");
   if (gpus == json.end() || !gpus->is_array()) {
     return Status::InvalidArgument(where + ".gpus: want a list");
@@ -109,7 +109,7 @@ StatusOr<NodeLayouts> ParseLayouts(const std::string& text,
         index->get<int>() != static_cast<int>(k)) {
       return Status::InvalidArgument(at + ".index: want " + std::to_string(k));
     }
-    std::optional<std::string> name = kube::StringAt(g, "gpu");
+    std::optional<std::string> name = StringAt(g, "gpu");
     if (!name) name = node_gpu;
     if (!name) return Status::InvalidArgument(at + ".gpu: missing");
     auto model = mig::GpuCatalog::Default().Find(*name);
@@ -129,7 +129,7 @@ StatusOr<MigRequest> ParseRequest(const std::string& text,
                                   const std::string& where) {
   MIGSERVE_ASSIGN_OR_RETURN(Json json, ParseObject(text, where));
   MigRequest out;
-  out.nonce = kube::StringAt(json, "nonce").value_or("");
+  out.nonce = StringAt(json, "nonce").value_or("");
   if (out.nonce.empty())
     return Status::InvalidArgument(where + ".nonce: missing");
   for (auto [key, list] : {std::pair{"remove", &out.change.remove},
@@ -146,17 +146,17 @@ StatusOr<MigStatus> ParseStatus(const std::string& text,
                                 const std::string& where) {
   MIGSERVE_ASSIGN_OR_RETURN(Json json, ParseObject(text, where));
   MigStatus out;
-  out.nonce = kube::StringAt(json, "nonce").value_or("");
+  out.nonce = StringAt(json, "nonce").value_or("");
   auto ok = json.find("ok");
   out.ok = ok != json.end() && ok->is_boolean() && ok->get<bool>();
-  out.error = kube::StringAt(json, "error").value_or("");
+  out.error = StringAt(json, "error").value_or("");
   return out;
 }
 
 std::string Annotation(const nlohmann::json& object, const std::string& key) {
   auto meta = object.is_object() ? object.find("metadata") : object.end();
   if (meta == object.end()) return "";
-  return kube::StringField(*meta, "annotations", key.c_str()).value_or("");
+  return StringField(*meta, "annotations", key.c_str()).value_or("");
 }
 
 }  // namespace migserve::cluster::kubernetes

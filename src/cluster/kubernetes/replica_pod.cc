@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "cluster/kubernetes/names.h"
-#include "kube/json_read.h"
 #include "util/csv.h"
+#include "util/json_fields.h"
 
 namespace migserve::cluster::kubernetes {
 namespace {
@@ -128,15 +128,15 @@ Json PodMetadata(const Json& labels, const Json& annotations,
 
 std::optional<Replica> ReplicaFromMetadata(const nlohmann::json& metadata) {
   std::optional<std::string> service =
-      kube::StringField(metadata, "labels", kLabelService);
+      StringField(metadata, "labels", kLabelService);
   std::optional<int> batch =
-      kube::IntField(metadata, "annotations", kAnnotationBatch);
+      IntField(metadata, "annotations", kAnnotationBatch);
   std::optional<int> procs =
-      kube::IntField(metadata, "annotations", kAnnotationProcs);
+      IntField(metadata, "annotations", kAnnotationProcs);
   std::optional<std::string> throughput =
-      kube::StringField(metadata, "annotations", kAnnotationThroughput);
+      StringField(metadata, "annotations", kAnnotationThroughput);
   std::optional<std::string> latency =
-      kube::StringField(metadata, "annotations", kAnnotationLatency);
+      StringField(metadata, "annotations", kAnnotationLatency);
   if (!service || service->empty() || !batch || *batch < 0 || !procs ||
       *procs < 1 || !throughput || !latency) {
     return std::nullopt;
@@ -150,8 +150,7 @@ std::optional<Replica> ReplicaFromMetadata(const nlohmann::json& metadata) {
       !ParseDouble(*latency, &r.latency_ms) || !std::isfinite(r.latency_ms)) {
     return std::nullopt;
   }
-  r.model =
-      kube::StringField(metadata, "annotations", kAnnotationModel).value_or("");
+  r.model = StringField(metadata, "annotations", kAnnotationModel).value_or("");
   return r;
 }
 

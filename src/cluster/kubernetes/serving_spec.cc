@@ -104,86 +104,68 @@ Status ReadStrings(const YamlMap& map, const char* key,
 
 // Reads a pod template (the default one or a service's overrides) from
 // `map` into `out`, field by field.
-Status ReadTemplate(const YamlMap& map, Json* out) {
-  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
-      {"image", "imagePullPolicy", "command", "args", "env", "ports",
-       "readinessProbe", "livenessProbe", "startupProbe", "resources",
-       "volumeMounts", "volumes", "tolerations", "imagePullSecrets",
-       "serviceAccountName", "nodeSelector", "labels", "annotations"}));
-  for (const char* key : {"image", "imagePullPolicy", "serviceAccountName"}) {
-    if (!map.Value(key).IsDefined()) continue;
-    std::string value;
-    MIGSERVE_RETURN_IF_ERROR(map.Required(key, &value));
-    if (value.empty()) return map.Error(key, "must not be empty");
-    (*out)[key] = value;
-  }
-  for (const char* key : {"command", "args"}) {
-    if (!map.Value(key).IsDefined()) continue;
-    std::vector<std::string> words;
-    MIGSERVE_RETURN_IF_ERROR(map.Optional(key, &words));
-    (*out)[key] = words;
-  }
-  if (map.Value("env").IsDefined()) {
-    MIGSERVE_RETURN_IF_ERROR(ReadList(map, "env", {"name"}, out));
-    for (size_t i = 0; i < (*out)["env"].size(); ++i) {
-      std::string name = (*out)["env"][i]["name"];
-      if (name.rfind("MIGSERVE_", 0) == 0) {
-        return map.Error("env", fmt::format("env[{}]: {} is set by migserve "
-                                            "(the replica contract)",
-                                            i, name));
-      }
+// The template's env: no variable of the replica contract (MIGSERVE_*).
+Status ReadEnv(const YamlMap& map, Json* out) {
+  MIGSERVE_RETURN_IF_ERROR(ReadList(map, "env", {"name"}, out));
+  for (size_t i = 0; i < (*out)["env"].size(); ++i) {
+    std::string name = (*out)["env"][i]["name"];
+    if (name.rfind("MIGSERVE_", 0) == 0) {
+      return map.Error("env", fmt::format("env[{}]: {} is set by migserve "
+                                          "(the replica contract)",
+                                          i, name));
     }
   }
-  if (map.Value("ports").IsDefined()) {
-    MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> ports,
-                              map.Sequence("ports", true));
-    if (ports.empty()) return map.Error("ports", "needs at least one port");
-    for (size_t i = 0; i < ports.size(); ++i) {
-      MIGSERVE_ASSIGN_OR_RETURN(
-          YamlMap port,
-          YamlMap::Open(ports[i], map.source(),
-                        fmt::format("{}[{}]", map.FieldPath("ports"), i)));
-      int number = 0;
-      MIGSERVE_RETURN_IF_ERROR(port.Required("containerPort", &number));
-      if (number < 1 || number > 65535) {
-        return port.Error("containerPort", "must be 1 to 65535");
-      }
-    }
-    MIGSERVE_RETURN_IF_ERROR(ReadList(map, "ports", {}, out));
-  }
-  for (const char* key :
-       {"readinessProbe", "livenessProbe", "startupProbe", "resources"}) {
-    if (map.Value(key).IsDefined()) {
-      MIGSERVE_RETURN_IF_ERROR(ReadObject(map, key, out));
-    }
-  }
-  if (map.Value("resources").IsDefined()) {
+  return Status::Ok();
+}
+
+// The template's ports: at least one, each a containerPort of 1 to 65535.
+Status ReadPorts(const YamlMap& map, Json* out) {
+  MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> ports,
+                            map.Sequence("ports", true));
+  if (ports.empty()) return map.Error("ports", "needs at least one port");
+  for (size_t i = 0; i < ports.size(); ++i) {
     MIGSERVE_ASSIGN_OR_RETURN(
-        YamlMap resources, YamlMap::Open(map.Value("resources"), map.source(),
-                                         map.FieldPath("resources")));
-    MIGSERVE_RETURN_IF_ERROR(resources.CheckKeys({"limits", "requests"}));
-    for (const char* side : {"limits", "requests"}) {
-      Json amounts = (*out)["resources"].value(side, Json::object());
-      for (const auto& [name, value] : amounts.items()) {
-        if (name.rfind("nvidia.com/", 0) == 0) {
-          return resources.Error(
-              side, name +
-                        ": migserve requests the replica's MIG device "
-                        "itself; leave nvidia.com/ resources out");
-        }
+        YamlMap port,
+        YamlMap::Open(ports[i], map.source(),
+                      fmt::format("{}[{}]", map.FieldPath("ports"), i)));
+    int number = 0;
+    MIGSERVE_RETURN_IF_ERROR(port.Required("containerPort", &number));
+    if (number < 1 || number > 65535) {
+      return port.Error("containerPort", "must be 1 to 65535");
+    }
+  }
+  return ReadList(map, "ports", {}, out);
+}
+
+// The template's resources: limits and requests, none of nvidia.com/ (the
+// replica's MIG device is migserve's to request).
+Status CheckResources(const YamlMap& map, const Json& template_json) {
+  MIGSERVE_ASSIGN_OR_RETURN(YamlMap resources,
+                            YamlMap::Open(map.Value("resources"), map.source(),
+                                          map.FieldPath("resources")));
+  MIGSERVE_RETURN_IF_ERROR(resources.CheckKeys({"limits", "requests"}));
+  auto declared = template_json.find("resources");
+  if (declared == template_json.end() || !declared->is_object()) {
+    return Status::Ok();
+  }
+  for (const char* side : {"limits", "requests"}) {
+    auto amounts = declared->find(side);
+    if (amounts == declared->end() || !amounts->is_object()) continue;
+    for (const auto& [name, value] : amounts->items()) {
+      if (name.rfind("nvidia.com/", 0) == 0) {
+        return resources.Error(
+            side, name +
+                      ": migserve requests the replica's MIG device "
+                      "itself; leave nvidia.com/ resources out");
       }
     }
   }
-  const std::pair<const char*, std::vector<const char*>> lists[] = {
-      {"volumeMounts", {"name", "mountPath"}},
-      {"volumes", {"name"}},
-      {"imagePullSecrets", {"name"}},
-      {"tolerations", {}}};
-  for (const auto& [key, required] : lists) {
-    if (map.Value(key).IsDefined()) {
-      MIGSERVE_RETURN_IF_ERROR(ReadList(map, key, required, out));
-    }
-  }
+  return Status::Ok();
+}
+
+// The template's labels, annotations and node selector: string maps that
+// leave migserve's own keys alone.
+Status ReadStringMaps(const YamlMap& map, Json* out) {
   auto label = [](const std::string& key, const std::string& value) {
     if (Reserved(key)) return key + " is set by migserve";
     Status ok = CheckLabelValue(value, "value");
@@ -206,6 +188,53 @@ Status ReadTemplate(const YamlMap& map, Json* out) {
     }
   }
   return Status::Ok();
+}
+
+Status ReadTemplate(const YamlMap& map, Json* out) {
+  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
+      {"image", "imagePullPolicy", "command", "args", "env", "ports",
+       "readinessProbe", "livenessProbe", "startupProbe", "resources",
+       "volumeMounts", "volumes", "tolerations", "imagePullSecrets",
+       "serviceAccountName", "nodeSelector", "labels", "annotations"}));
+  for (const char* key : {"image", "imagePullPolicy", "serviceAccountName"}) {
+    if (!map.Value(key).IsDefined()) continue;
+    std::string value;
+    MIGSERVE_RETURN_IF_ERROR(map.Required(key, &value));
+    if (value.empty()) return map.Error(key, "must not be empty");
+    (*out)[key] = value;
+  }
+  for (const char* key : {"command", "args"}) {
+    if (!map.Value(key).IsDefined()) continue;
+    std::vector<std::string> words;
+    MIGSERVE_RETURN_IF_ERROR(map.Optional(key, &words));
+    (*out)[key] = words;
+  }
+  if (map.Value("env").IsDefined()) {
+    MIGSERVE_RETURN_IF_ERROR(ReadEnv(map, out));
+  }
+  if (map.Value("ports").IsDefined()) {
+    MIGSERVE_RETURN_IF_ERROR(ReadPorts(map, out));
+  }
+  for (const char* key :
+       {"readinessProbe", "livenessProbe", "startupProbe", "resources"}) {
+    if (map.Value(key).IsDefined()) {
+      MIGSERVE_RETURN_IF_ERROR(ReadObject(map, key, out));
+    }
+  }
+  if (map.Value("resources").IsDefined()) {
+    MIGSERVE_RETURN_IF_ERROR(CheckResources(map, *out));
+  }
+  const std::pair<const char*, std::vector<const char*>> lists[] = {
+      {"volumeMounts", {"name", "mountPath"}},
+      {"volumes", {"name"}},
+      {"imagePullSecrets", {"name"}},
+      {"tolerations", {}}};
+  for (const auto& [key, required] : lists) {
+    if (map.Value(key).IsDefined()) {
+      MIGSERVE_RETURN_IF_ERROR(ReadList(map, key, required, out));
+    }
+  }
+  return ReadStringMaps(map, out);
 }
 
 Status ReadRouting(const YamlMap& map, ServingSpec* spec) {

@@ -293,224 +293,244 @@ int ApiServerStandIn::writes() const {
 }
 
 void ApiServerStandIn::Route() {
-  server_->set_pre_routing_handler([this](const httplib::Request& req,
-                                          httplib::Response& res) {
-    std::lock_guard lock(mu_);
-    ++requests_;
-    if (req.method != "GET") ++writes_;
-    if (!options_.token.empty() &&
-        req.get_header_value("Authorization") != "Bearer " + options_.token) {
-      Fail(&res, 401, "Unauthorized", "Unauthorized");
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    if (fail_count_ > 0) {
-      --fail_count_;
-      Fail(&res, fail_code_, "Injected", "injected failure");
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
-
+  server_->set_pre_routing_handler(
+      [this](const httplib::Request& req, httplib::Response& res) {
+        return Admit(req, &res) ? httplib::Server::HandlerResponse::Handled
+                                : httplib::Server::HandlerResponse::Unhandled;
+      });
   server_->Get(".*", [this](const httplib::Request& req,
-                            httplib::Response& res) {
-    Ref ref = Parse(req.path);
-    if (!ref.ok) return Fail(&res, 404, "NotFound", req.path);
-    std::string labels = req.get_param_value("labelSelector");
-    std::string fields = req.get_param_value("fieldSelector");
-    std::string watch = req.get_param_value("watch");
-    if (!ref.name.empty()) {
-      auto object = Get(ref.ObjectPath());
-      if (!object) return Fail(&res, 404, "NotFound", req.path + " not found");
-      return Reply(&res, 200, *object);
-    }
-    if (watch == "1" || watch == "true") {
-      std::string from = req.get_param_value("resourceVersion");
-      int timeout = options_.max_watch_s;
-      if (req.has_param("timeoutSeconds")) {
-        timeout =
-            std::min(timeout, std::stoi(req.get_param_value("timeoutSeconds")));
-      }
-      auto deadline =
-          std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
-      auto sent = std::make_shared<long>(-1);
-      int expiries;
-      {
-        std::lock_guard lock(mu_);
-        expiries = expiries_;
-      }
-      res.set_chunked_content_provider(
-          "application/json", [this, ref, labels, fields, from, deadline, sent,
-                               expiries](size_t, httplib::DataSink& sink) {
-            std::unique_lock lock(mu_);
-            std::vector<Json> lines;
-            if (*sent < 0) {
-              if (from.empty() || from == "0") {
-                for (const auto& [path, object] : objects_) {
-                  if (Parse(path).InCollection(ref) &&
-                      Selected(object, labels, fields)) {
-                    lines.push_back({{"type", "ADDED"}, {"object", object}});
-                  }
-                }
-                *sent = version_;
-              } else {
-                *sent = std::stol(from);
-              }
-            }
-            auto expired = [&] {
-              return *sent < compacted_ || expiries_ != expiries;
-            };
-            auto pending = [&] {
-              return stopping_ || expired() ||
-                     (!history_.empty() && history_.back().version > *sent);
-            };
-            if (lines.empty()) changed_.wait_until(lock, deadline, pending);
-            if (expired()) {
-              lock.unlock();
-              std::string text =
-                  Json{{"type", "ERROR"},
-                       {"object",
-                        Failure(410, "Expired", "too old resource version")}}
-                      .dump() +
-                  "\n";
-              sink.write(text.data(), text.size());
-              sink.done();
-              return true;
-            }
-            for (const Event& e : history_) {
-              if (e.version <= *sent) continue;
-              *sent = e.version;
-              if (Parse(e.path).InCollection(ref) &&
-                  Selected(e.object, labels, fields)) {
-                lines.push_back({{"type", e.type}, {"object", e.object}});
-              }
-            }
-            bool over =
-                stopping_ || std::chrono::steady_clock::now() >= deadline;
-            lock.unlock();
-            for (const Json& line : lines) {
-              std::string text = line.dump() + "\n";
-              if (!sink.write(text.data(), text.size())) return false;
-            }
-            if (over) sink.done();
-            return true;
-          });
-      return;
-    }
-    Json items = Json::array();
-    long version;
-    {
-      std::lock_guard lock(mu_);
-      version = version_;
-      for (const auto& [path, object] : objects_) {
-        if (Parse(path).InCollection(ref) && Selected(object, labels, fields)) {
-          items.push_back(object);
-        }
-      }
-    }
-    Reply(&res, 200,
-          {{"kind", KindOf(ref.resource) + "List"},
-           {"apiVersion", ref.prefix.substr(ref.prefix.find('/', 1) + 1)},
-           {"metadata", {{"resourceVersion", std::to_string(version)}}},
-           {"items", items}});
-  });
-
-  server_->Post(".*", [this](const httplib::Request& req,
-                             httplib::Response& res) {
-    Ref ref = Parse(req.path);
-    Json object = Json::parse(req.body, nullptr, false);
-    if (!ref.ok || !ref.name.empty() || !object.is_object()) {
-      return Fail(&res, 400, "BadRequest", "bad create");
-    }
-    std::string name = object["metadata"].value("name", "");
-    if (name.empty()) {
-      return Fail(&res, 422, "Invalid", "metadata.name: Required value");
-    }
-    ref.name = name;
-    std::unique_lock lock(mu_);
-    if (objects_.count(ref.ObjectPath()) > 0) {
-      lock.unlock();
-      return Fail(&res, 409, "AlreadyExists",
-                  fmt::format("{} \"{}\" already exists", ref.resource, name));
-    }
-    if (!ref.ns.empty()) object["metadata"]["namespace"] = ref.ns;
-    Reply(&res, 201, Store(ref.ObjectPath(), object, "ADDED", &lock));
-  });
-
-  auto change = [this](const httplib::Request& req, httplib::Response& res,
-                       bool patch) {
-    Ref ref = Parse(req.path);
-    Json body = Json::parse(req.body, nullptr, false);
-    if (!ref.ok || ref.name.empty() || !body.is_object()) {
-      return Fail(&res, 400, "BadRequest", "bad request");
-    }
-    if (patch && req.get_header_value("Content-Type") !=
-                     "application/merge-patch+json") {
-      return Fail(&res, 415, "UnsupportedMediaType",
-                  "only application/merge-patch+json");
-    }
-    std::unique_lock lock(mu_);
-    auto it = objects_.find(ref.ObjectPath());
-    if (it == objects_.end()) {
-      lock.unlock();
-      return Fail(&res, 404, "NotFound", req.path + " not found");
-    }
-    std::string want = body["metadata"].is_object()
-                           ? body["metadata"].value("resourceVersion", "")
-                           : "";
-    if (!want.empty() &&
-        want != it->second["metadata"]["resourceVersion"].get<std::string>()) {
-      lock.unlock();
-      return Fail(&res, 409, "Conflict",
-                  "the object has been modified; please apply your changes "
-                  "to the latest version and try again");
-    }
-    Json object = it->second;
-    if (patch) {
-      object.merge_patch(body);
-    } else {
-      object = body;
-    }
-    object["metadata"]["name"] = ref.name;
-    Reply(&res, 200, Store(ref.ObjectPath(), object, "MODIFIED", &lock));
-  };
+                            httplib::Response& res) { HandleGet(req, &res); });
+  server_->Post(".*",
+                [this](const httplib::Request& req, httplib::Response& res) {
+                  HandleCreate(req, &res);
+                });
   server_->Patch(".*",
-                 [change](const httplib::Request& req, httplib::Response& res) {
-                   change(req, res, true);
+                 [this](const httplib::Request& req, httplib::Response& res) {
+                   HandleChange(req, &res, true);
                  });
   server_->Put(".*",
-               [change](const httplib::Request& req, httplib::Response& res) {
-                 change(req, res, false);
+               [this](const httplib::Request& req, httplib::Response& res) {
+                 HandleChange(req, &res, false);
                });
+  server_->Delete(".*",
+                  [this](const httplib::Request& req, httplib::Response& res) {
+                    HandleDelete(req, &res);
+                  });
+}
 
-  server_->Delete(
-      ".*", [this](const httplib::Request& req, httplib::Response& res) {
-        Ref ref = Parse(req.path);
+bool ApiServerStandIn::Admit(const httplib::Request& req,
+                             httplib::Response* res) {
+  std::lock_guard lock(mu_);
+  ++requests_;
+  if (req.method != "GET") ++writes_;
+  if (!options_.token.empty() &&
+      req.get_header_value("Authorization") != "Bearer " + options_.token) {
+    Fail(res, 401, "Unauthorized", "Unauthorized");
+    return true;
+  }
+  if (fail_count_ > 0) {
+    --fail_count_;
+    Fail(res, fail_code_, "Injected", "injected failure");
+    return true;
+  }
+  return false;
+}
+
+void ApiServerStandIn::HandleGet(const httplib::Request& req,
+                                 httplib::Response* res) {
+  Ref ref = Parse(req.path);
+  if (!ref.ok) return Fail(res, 404, "NotFound", req.path);
+  std::string labels = req.get_param_value("labelSelector");
+  std::string fields = req.get_param_value("fieldSelector");
+  std::string watch = req.get_param_value("watch");
+  if (!ref.name.empty()) {
+    auto object = Get(ref.ObjectPath());
+    if (!object) return Fail(res, 404, "NotFound", req.path + " not found");
+    return Reply(res, 200, *object);
+  }
+  if (watch == "1" || watch == "true") return Watch(req, res);
+  Json items = Json::array();
+  long version;
+  {
+    std::lock_guard lock(mu_);
+    version = version_;
+    for (const auto& [path, object] : objects_) {
+      if (Parse(path).InCollection(ref) && Selected(object, labels, fields)) {
+        items.push_back(object);
+      }
+    }
+  }
+  Reply(res, 200,
+        {{"kind", KindOf(ref.resource) + "List"},
+         {"apiVersion", ref.prefix.substr(ref.prefix.find('/', 1) + 1)},
+         {"metadata", {{"resourceVersion", std::to_string(version)}}},
+         {"items", items}});
+}
+
+void ApiServerStandIn::Watch(const httplib::Request& req,
+                             httplib::Response* res) {
+  Ref ref = Parse(req.path);
+  std::string labels = req.get_param_value("labelSelector");
+  std::string fields = req.get_param_value("fieldSelector");
+  std::string from = req.get_param_value("resourceVersion");
+  int timeout = options_.max_watch_s;
+  if (req.has_param("timeoutSeconds")) {
+    timeout =
+        std::min(timeout, std::stoi(req.get_param_value("timeoutSeconds")));
+  }
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
+  auto sent = std::make_shared<long>(-1);
+  int expiries;
+  {
+    std::lock_guard lock(mu_);
+    expiries = expiries_;
+  }
+  res->set_chunked_content_provider(
+      "application/json", [this, ref, labels, fields, from, deadline, sent,
+                           expiries](size_t, httplib::DataSink& sink) {
         std::unique_lock lock(mu_);
-        auto it = objects_.find(ref.ObjectPath());
-        if (!ref.ok || it == objects_.end()) {
-          lock.unlock();
-          return Fail(&res, 404, "NotFound", req.path + " not found");
-        }
-        Json object = it->second;
-        // DeleteOptions' preconditions: the object must still be that one.
-        Json options = Json::parse(req.body, nullptr, false);
-        if (options.is_object() && options.contains("preconditions")) {
-          const Json& want = options["preconditions"];
-          const Json& meta = object["metadata"];
-          for (const char* key : {"uid", "resourceVersion"}) {
-            if (want.contains(key) && want[key] != meta.value(key, Json())) {
-              lock.unlock();
-              return Fail(&res, 409, "Conflict",
-                          fmt::format("Precondition failed: {} in "
-                                      "precondition: {}, {} in object: {}",
-                                      key, want[key].dump(), key,
-                                      meta.value(key, Json()).dump()));
+        std::vector<Json> lines;
+        if (*sent < 0) {
+          if (from.empty() || from == "0") {
+            for (const auto& [path, object] : objects_) {
+              if (Parse(path).InCollection(ref) &&
+                  Selected(object, labels, fields)) {
+                lines.push_back({{"type", "ADDED"}, {"object", object}});
+              }
             }
+            *sent = version_;
+          } else {
+            *sent = std::stol(from);
           }
         }
-        Store(ref.ObjectPath(), object, "DELETED", &lock);
-        Reply(&res, 200, {{"kind", "Status"}, {"status", "Success"}});
+        auto expired = [&] {
+          return *sent < compacted_ || expiries_ != expiries;
+        };
+        auto pending = [&] {
+          return stopping_ || expired() ||
+                 (!history_.empty() && history_.back().version > *sent);
+        };
+        if (lines.empty()) changed_.wait_until(lock, deadline, pending);
+        if (expired()) {
+          lock.unlock();
+          std::string text =
+              Json{{"type", "ERROR"},
+                   {"object",
+                    Failure(410, "Expired", "too old resource version")}}
+                  .dump() +
+              "\n";
+          sink.write(text.data(), text.size());
+          sink.done();
+          return true;
+        }
+        for (const Event& e : history_) {
+          if (e.version <= *sent) continue;
+          *sent = e.version;
+          if (Parse(e.path).InCollection(ref) &&
+              Selected(e.object, labels, fields)) {
+            lines.push_back({{"type", e.type}, {"object", e.object}});
+          }
+        }
+        bool over = stopping_ || std::chrono::steady_clock::now() >= deadline;
+        lock.unlock();
+        for (const Json& line : lines) {
+          std::string text = line.dump() + "\n";
+          if (!sink.write(text.data(), text.size())) return false;
+        }
+        if (over) sink.done();
+        return true;
       });
+}
+
+void ApiServerStandIn::HandleCreate(const httplib::Request& req,
+                                    httplib::Response* res) {
+  Ref ref = Parse(req.path);
+  Json object = Json::parse(req.body, nullptr, false);
+  if (!ref.ok || !ref.name.empty() || !object.is_object()) {
+    return Fail(res, 400, "BadRequest", "bad create");
+  }
+  std::string name = object["metadata"].value("name", "");
+  if (name.empty()) {
+    return Fail(res, 422, "Invalid", "metadata.name: Required value");
+  }
+  ref.name = name;
+  std::unique_lock lock(mu_);
+  if (objects_.count(ref.ObjectPath()) > 0) {
+    lock.unlock();
+    return Fail(res, 409, "AlreadyExists",
+                fmt::format("{} \"{}\" already exists", ref.resource, name));
+  }
+  if (!ref.ns.empty()) object["metadata"]["namespace"] = ref.ns;
+  Reply(res, 201, Store(ref.ObjectPath(), object, "ADDED", &lock));
+}
+
+void ApiServerStandIn::HandleChange(const httplib::Request& req,
+                                    httplib::Response* res, bool patch) {
+  Ref ref = Parse(req.path);
+  Json body = Json::parse(req.body, nullptr, false);
+  if (!ref.ok || ref.name.empty() || !body.is_object()) {
+    return Fail(res, 400, "BadRequest", "bad request");
+  }
+  if (patch &&
+      req.get_header_value("Content-Type") != "application/merge-patch+json") {
+    return Fail(res, 415, "UnsupportedMediaType",
+                "only application/merge-patch+json");
+  }
+  std::unique_lock lock(mu_);
+  auto it = objects_.find(ref.ObjectPath());
+  if (it == objects_.end()) {
+    lock.unlock();
+    return Fail(res, 404, "NotFound", req.path + " not found");
+  }
+  std::string want = body["metadata"].is_object()
+                         ? body["metadata"].value("resourceVersion", "")
+                         : "";
+  if (!want.empty() &&
+      want != it->second["metadata"]["resourceVersion"].get<std::string>()) {
+    lock.unlock();
+    return Fail(res, 409, "Conflict",
+                "the object has been modified; please apply your changes "
+                "to the latest version and try again");
+  }
+  Json object = it->second;
+  if (patch) {
+    object.merge_patch(body);
+  } else {
+    object = body;
+  }
+  object["metadata"]["name"] = ref.name;
+  Reply(res, 200, Store(ref.ObjectPath(), object, "MODIFIED", &lock));
+}
+
+void ApiServerStandIn::HandleDelete(const httplib::Request& req,
+                                    httplib::Response* res) {
+  Ref ref = Parse(req.path);
+  std::unique_lock lock(mu_);
+  auto it = objects_.find(ref.ObjectPath());
+  if (!ref.ok || it == objects_.end()) {
+    lock.unlock();
+    return Fail(res, 404, "NotFound", req.path + " not found");
+  }
+  Json object = it->second;
+  // DeleteOptions' preconditions: the object must still be that one.
+  Json options = Json::parse(req.body, nullptr, false);
+  if (options.is_object() && options.contains("preconditions")) {
+    const Json& want = options["preconditions"];
+    const Json& meta = object["metadata"];
+    for (const char* key : {"uid", "resourceVersion"}) {
+      if (want.contains(key) && want[key] != meta.value(key, Json())) {
+        lock.unlock();
+        return Fail(res, 409, "Conflict",
+                    fmt::format("Precondition failed: {} in "
+                                "precondition: {}, {} in object: {}",
+                                key, want[key].dump(), key,
+                                meta.value(key, Json()).dump()));
+      }
+    }
+  }
+  Store(ref.ObjectPath(), object, "DELETED", &lock);
+  Reply(res, 200, {{"kind", "Status"}, {"status", "Success"}});
 }
 
 }  // namespace migserve::kube

@@ -22,7 +22,9 @@
 
 namespace httplib {
 class Server;
-}
+struct Request;
+struct Response;
+}  // namespace httplib
 
 namespace migserve::kube {
 
@@ -86,7 +88,18 @@ class ApiServerStandIn {
                        const std::string& type,
                        std::unique_lock<std::mutex>* lock);
   void Notify(const Event& event);
+  // Registers the handlers below on server_.
   void Route();
+  // Counts the request; answers 401 without the token, and an injected
+  // failure while one is due. Returns true if it answered.
+  bool Admit(const httplib::Request& req, httplib::Response* res);
+  void HandleGet(const httplib::Request& req, httplib::Response* res);
+  void Watch(const httplib::Request& req, httplib::Response* res);
+  void HandleCreate(const httplib::Request& req, httplib::Response* res);
+  // A PUT (replace) or a JSON merge PATCH.
+  void HandleChange(const httplib::Request& req, httplib::Response* res,
+                    bool patch);
+  void HandleDelete(const httplib::Request& req, httplib::Response* res);
 
   Options options_;
   std::unique_ptr<httplib::Server> server_;

@@ -1,0 +1,84 @@
+#include "optimizer/milp/dive.h"
+
+#include <algorithm>
+#include <cmath>
+#include <coin/CbcModel.hpp>
+
+#include "optimizer/cbc_run.h"
+#include "util/tolerance.h"
+
+namespace migserve::optimizer {
+
+std::optional<std::vector<double>> Dive(
+    const OsiClpSolverInterface& root,
+    const std::vector<ServiceColumns>& services, double limit,
+    const MilpOptions& options, Clock::time_point deadline, std::mt19937* rng) {
+  OsiClpSolverInterface solver(root);
+  std::vector<bool> fixed(services.size(), false);
+  auto fix = [&](const ServiceColumns& s, const std::vector<int>* counts) {
+    for (size_t k = 0; k < s.column.size(); ++k) {
+      double n = counts == nullptr ? 0.0 : (*counts)[k];
+      solver.setColBounds(s.column[k], n, counts == nullptr ? COIN_DBL_MAX : n);
+    }
+    solver.resolve();
+    return solver.isProvenOptimal() &&
+           AddServiceCuts(services, options.cut_rounds, &solver) &&
+           solver.getObjValue() <= limit + kCostTolerance;
+  };
+  const int steps =
+      static_cast<int>(services.size()) - std::max(0, options.dive_free);
+  for (int step = 0; step < steps; ++step) {
+    if (SecondsLeft(deadline) <= 0) return std::nullopt;
+    const double* x = solver.getColSolution();
+    const double* dual = solver.getRowPrice();
+    struct Candidate {
+      double distance;
+      size_t service;
+      Cover cover;
+    };
+    std::vector<Candidate> candidates;
+    for (size_t i = 0; i < services.size(); ++i) {
+      if (fixed[i]) continue;
+      const ServiceColumns& s = services[i];
+      // A price floor: among free instances the cover takes the fewest.
+      Cover cover =
+          CheapestCover(Prices(s, dual, kCostTolerance), s.utility, s.demand);
+      if (cover.counts.empty()) continue;
+      double distance = 0;
+      for (size_t k = 0; k < s.column.size(); ++k) {
+        distance += std::abs(x[s.column[k]] - cover.counts[k]);
+      }
+      if (rng != nullptr) {
+        distance *= std::uniform_real_distribution<double>(1.0, 2.0)(*rng);
+      }
+      candidates.push_back({distance, i, std::move(cover)});
+    }
+    std::sort(candidates.begin(), candidates.end(),
+              [](const Candidate& a, const Candidate& b) {
+                return a.distance < b.distance;
+              });
+    bool moved = false;
+    for (const Candidate& c : candidates) {
+      if (SecondsLeft(deadline) <= 0) return std::nullopt;
+      if (fix(services[c.service], &c.cover.counts)) {
+        fixed[c.service] = true;
+        moved = true;
+        break;
+      }
+      // The cuts added on the way are valid everywhere: keep them.
+      fix(services[c.service], nullptr);
+    }
+    if (!moved) return std::nullopt;
+  }
+  CbcModel cbc(solver);
+  cbc.setLogLevel(0);  // CBC prints on stdout, which carries our output
+  cbc.setMaximumSeconds(std::max(0.01, SecondsLeft(deadline)));
+  cbc.setCutoff(limit + kCostTolerance);
+  StopWhenInterrupted(&cbc);
+  cbc.branchAndBound();
+  const double* best = cbc.bestSolution();
+  if (best == nullptr) return std::nullopt;
+  return std::vector<double>(best, best + solver.getNumCols());
+}
+
+}  // namespace migserve::optimizer

@@ -1,0 +1,210 @@
+#include "optimizer/milp/mig_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "mig/layout_enumerator.h"
+#include "util/tolerance.h"
+
+namespace migserve::optimizer {
+
+using deployment::CompletionRates;
+using deployment::GpuConfig;
+using deployment::kIdle;
+
+MigColumns MigColumns::Of(const Problem& problem, double cost,
+                          const CompletionRates* initial) {
+  MigColumns t;
+  t.problem = &problem;
+  t.cost = cost;
+  t.multisets =
+      mig::DistinctMultisets(problem.gpu, problem.maximal_layouts, &t.layouts);
+  for (int j = 0; j < problem.num_services(); ++j) {
+    if (initial != nullptr && deployment::Satisfied((*initial)[j])) continue;
+    for (int p = 0; p < problem.caps.num_profiles(); ++p) {
+      if (problem.caps.utility(j, p) > 0) t.z.emplace_back(j, p);
+    }
+  }
+  return t;
+}
+
+void MigColumns::AddY(ModelBuilder* builder) {
+  y = builder->AddColumns(static_cast<int>(multisets.size()), 0, COIN_DBL_MAX,
+                          cost);
+}
+
+void MigColumns::AddZ(ModelBuilder* builder, double z_cost) {
+  zs = builder->AddColumns(static_cast<int>(z.size()), 0, COIN_DBL_MAX, z_cost);
+}
+
+int MigColumns::ProfileOf(int column) const {
+  int k = column - zs.first;
+  return k >= 0 && k < zs.size ? z[k].second : -1;
+}
+
+void AddSupplyTerms(const MigColumns& t, int p, Row* row) {
+  for (size_t m = 0; m < t.multisets.size(); ++m) {
+    if (t.multisets[m][p] > 0) row->Add(t.y[m], -t.multisets[m][p]);
+  }
+  for (size_t k = 0; k < t.z.size(); ++k) {
+    if (t.z[k].second == p) row->Add(t.zs[k], 1.0);
+  }
+}
+
+void AddDemandTerms(const MigColumns& t, int j, Row* row) {
+  for (size_t k = 0; k < t.z.size(); ++k) {
+    if (t.z[k].first == j) {
+      row->Add(t.zs[k], t.problem->caps.utility(j, t.z[k].second));
+    }
+  }
+}
+
+void BuildMigModel(std::vector<MigColumns> types,
+                   const CompletionRates& initial, MigModel* model) {
+  ModelBuilder builder;
+  for (MigColumns& t : types) {
+    t.AddY(&builder);
+    t.AddZ(&builder, 0);
+  }
+  for (MigColumns& t : types) {
+    for (int p = 0; p < static_cast<int>(t.problem->gpu.profiles.size()); ++p) {
+      Row supply;
+      AddSupplyTerms(t, p, &supply);
+      t.supply_rows.push_back(builder.AddRow(supply, -COIN_DBL_MAX, 0.0));
+    }
+  }
+  const int num_services = types.front().problem->num_services();
+  for (int j = 0; j < num_services; ++j) {
+    if (deployment::Satisfied(initial[j])) continue;
+    Row demand;
+    for (const MigColumns& t : types) AddDemandTerms(t, j, &demand);
+    // Rounding noise must not make an exact cover look short.
+    builder.AddRow(demand, 1.0 - initial[j] - kRateTolerance, COIN_DBL_MAX);
+  }
+  builder.Load(&model->solver);
+  model->types = std::move(types);
+  model->columns = builder.columns();
+}
+
+std::vector<ServiceColumns> ServiceColumnsOf(const MigModel& model,
+                                             const CompletionRates& initial) {
+  std::vector<ServiceColumns> services;
+  const int num_services = model.types.front().problem->num_services();
+  for (int j = 0; j < num_services; ++j) {
+    if (deployment::Satisfied(initial[j])) continue;
+    ServiceColumns s;
+    // Rounding noise must not make an exact cover look short.
+    s.demand = 1.0 - initial[j] - kRateTolerance;
+    for (const MigColumns& t : model.types) {
+      for (size_t k = 0; k < t.z.size(); ++k) {
+        if (t.z[k].first != j) continue;
+        s.column.push_back(t.zs[k]);
+        s.utility.push_back(t.problem->caps.utility(j, t.z[k].second));
+        s.supply_row.push_back(t.supply_rows[t.z[k].second]);
+      }
+    }
+    services.push_back(std::move(s));
+  }
+  return services;
+}
+
+void AddConfigColumns(const MigColumns& t,
+                      const std::vector<GpuConfig>& configs,
+                      std::vector<double>* x) {
+  std::map<std::pair<int, int>, int> column;
+  for (size_t k = 0; k < t.z.size(); ++k) column[t.z[k]] = t.zs[k];
+  for (const GpuConfig& c : configs) {
+    // A config's layout may be any maximal one: find its multiset.
+    mig::Multiset counts = c.layout.ProfileCounts(t.problem->gpu);
+    auto m = std::find(t.multisets.begin(), t.multisets.end(), counts);
+    if (m != t.multisets.end()) (*x)[t.y[m - t.multisets.begin()]] += 1;
+    const auto& instances = c.layout.instances();
+    for (size_t i = 0; i < instances.size(); ++i) {
+      auto it = column.find({c.services[i], instances[i].profile});
+      if (it != column.end()) (*x)[it->second] += 1;
+    }
+  }
+}
+
+std::vector<GpuConfig> PlaceMigColumns(const MigColumns& t, const double* x) {
+  std::vector<GpuConfig> configs;
+  for (size_t m = 0; m < t.multisets.size(); ++m) {
+    int copies = static_cast<int>(std::lround(x[t.y[m]]));
+    for (int k = 0; k < copies; ++k) {
+      const mig::Layout& layout = t.layouts[m];
+      configs.push_back({layout, std::vector<int>(layout.size(), kIdle)});
+    }
+  }
+  for (size_t k = 0; k < t.z.size(); ++k) {
+    auto [service, profile] = t.z[k];
+    int want = static_cast<int>(std::lround(x[t.zs[k]]));
+    for (GpuConfig& c : configs) {
+      const auto& instances = c.layout.instances();
+      for (size_t i = 0; i < instances.size() && want > 0; ++i) {
+        if (instances[i].profile == profile && c.services[i] == kIdle) {
+          c.services[i] = service;
+          --want;
+        }
+      }
+    }
+  }
+  return configs;
+}
+
+double FleetCost(const MigModel& model,
+                 const std::vector<std::vector<GpuConfig>>& configs) {
+  double cost = 0;
+  for (size_t t = 0; t < configs.size(); ++t) {
+    cost += model.types[t].cost * static_cast<double>(configs[t].size());
+  }
+  return cost;
+}
+
+double Objective(const MigModel& model, const std::vector<double>& x) {
+  double cost = 0;
+  for (const MigColumns& t : model.types) {
+    for (size_t m = 0; m < t.multisets.size(); ++m) {
+      cost += t.cost * static_cast<double>(std::lround(x[t.y[m]]));
+    }
+  }
+  return cost;
+}
+
+std::optional<std::vector<double>> OneServiceGpus(
+    const MigModel& model, const std::vector<ServiceColumns>& services) {
+  std::vector<double> x(model.columns, 0.0);
+  for (const ServiceColumns& s : services) {
+    double best_price = 0;
+    const MigColumns* best_type = nullptr;
+    size_t best_m = 0;
+    double best_utility = 0;
+    for (const MigColumns& t : model.types) {
+      for (size_t m = 0; m < t.multisets.size(); ++m) {
+        double u = 0;
+        for (size_t k = 0; k < s.column.size(); ++k) {
+          int p = t.ProfileOf(s.column[k]);
+          if (p >= 0) u += t.multisets[m][p] * s.utility[k];
+        }
+        if (u <= 0) continue;
+        double price = t.cost / u;
+        if (best_type == nullptr || price < best_price) {
+          best_price = price;
+          best_type = &t;
+          best_m = m;
+          best_utility = u;
+        }
+      }
+    }
+    if (best_type == nullptr) return std::nullopt;
+    double gpus = std::ceil(s.demand / best_utility);
+    x[best_type->y[best_m]] += gpus;
+    for (int c : s.column) {
+      int p = best_type->ProfileOf(c);
+      if (p >= 0) x[c] += gpus * best_type->multisets[best_m][p];
+    }
+  }
+  return x;
+}
+
+}  // namespace migserve::optimizer

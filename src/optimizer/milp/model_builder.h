@@ -1,0 +1,62 @@
+// A mixed-integer model built from blocks of columns and from rows, then
+// loaded into CLP for CBC (the model builders of OR-tools and HiGHS are the
+// models): callers name columns by block and offset instead of keeping
+// offsets by hand. Every column is integer.
+#ifndef MIGSERVE_OPTIMIZER_MILP_MODEL_BUILDER_H_
+#define MIGSERVE_OPTIMIZER_MILP_MODEL_BUILDER_H_
+
+#include <coin/OsiClpSolverInterface.hpp>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace migserve::optimizer {
+
+// Consecutive columns: [first, first + size).
+struct Block {
+  int first = 0;
+  int size = 0;
+
+  int operator[](size_t k) const { return first + static_cast<int>(k); }
+  int end() const { return first + size; }
+};
+
+// One row's terms, in any order.
+class Row {
+ public:
+  void Add(int column, double coefficient) {
+    terms_.emplace_back(column, coefficient);
+  }
+  const std::vector<std::pair<int, double>>& terms() const { return terms_; }
+
+ private:
+  std::vector<std::pair<int, double>> terms_;
+};
+
+class ModelBuilder {
+ public:
+  // Adds `count` columns with bounds [lower, upper] and objective
+  // coefficient `cost`; returns them.
+  Block AddColumns(int count, double lower, double upper, double cost);
+  void SetUpper(int column, double upper) { upper_[column] = upper; }
+  void AddCost(int column, double cost) { objective_[column] += cost; }
+
+  // Adds lower <= row <= upper (COIN_DBL_MAX: unbounded); returns its
+  // index. The terms are stored by column.
+  int AddRow(const Row& row, double lower, double upper);
+
+  int columns() const { return static_cast<int>(objective_.size()); }
+
+  // Loads the model into `solver`, every column integer, with CLP's and
+  // CBC's messages off (they print on stdout, which carries our output).
+  void Load(OsiClpSolverInterface* solver) const;
+
+ private:
+  std::vector<double> lower_, upper_, objective_;
+  std::vector<std::vector<std::pair<int, double>>> rows_;
+  std::vector<double> row_lower_, row_upper_;
+};
+
+}  // namespace migserve::optimizer
+
+#endif  // MIGSERVE_OPTIMIZER_MILP_MODEL_BUILDER_H_

@@ -1,0 +1,217 @@
+#include "optimizer/milp/search.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <coin/CbcModel.hpp>
+#include <random>
+
+#include "optimizer/cbc_run.h"
+#include "optimizer/milp/dive.h"
+#include "util/tolerance.h"
+
+namespace migserve::optimizer {
+
+using deployment::GpuConfig;
+
+Outcome ModelAnswer::outcome() const {
+  return optimal ? Outcome::kOptimal
+         : close ? Outcome::kFeasible
+                 : Outcome::kTimeLimit;
+}
+
+MilpInfo ModelAnswer::Info() const {
+  MilpInfo info;
+  info.lp_bound = root.lp;
+  info.cut_bound = root.cuts;
+  info.nodes = nodes;
+  info.incumbent = incumbent;
+  info.phase_seconds = phases;
+  return info;
+}
+
+LpBounds SolveRoot(const std::vector<ServiceColumns>& services,
+                   const MilpOptions& options, MigModel* model) {
+  model->solver.initialSolve();
+  if (!model->solver.isProvenOptimal()) return {};
+  LpBounds bounds;
+  bounds.lp = model->solver.getObjValue();
+  AddServiceCuts(services, options.cut_rounds, &model->solver);
+  bounds.cuts = model->solver.getObjValue();
+  return bounds;
+}
+
+MilpSearch::MilpSearch(MigModel* model,
+                       const deployment::CompletionRates& initial,
+                       const SolveOptions& options, Clock::time_point deadline)
+    : model_(model),
+      options_(options),
+      deadline_(deadline),
+      services_(ServiceColumnsOf(*model, initial)),
+      priorities_(model->columns, 2),
+      cost_(model->types[0].cost),
+      best_(model->columns, 0.0),
+      best_cost_(COIN_DBL_MAX) {
+  for (const MigColumns& t : model->types) {
+    one_cost_ &= t.cost == cost_;
+    for (int c = t.y.first; c < t.y.end(); ++c) priorities_[c] = 1;
+  }
+}
+
+ModelAnswer MilpSearch::Run(std::vector<std::vector<GpuConfig>> seed) {
+  Clock::time_point phase = Clock::now();
+  answer_.root = SolveRoot(services_, options_.milp, model_);
+  answer_.bound = answer_.root.cuts;
+  answer_.phases.root = SecondsSince(phase);
+  phase = Clock::now();
+  if (!seed.empty()) {
+    best_cost_ = FleetCost(*model_, seed);
+    for (size_t t = 0; t < seed.size(); ++t) {
+      AddConfigColumns(model_->types[t], seed[t], &best_);
+    }
+    answer_.incumbent = "seed";
+  }
+  begin_ = Clock::now();
+  Dives();
+  // Whatever the dives did, CBC starts from a deployment.
+  if (!HaveBest()) {
+    if (auto start = OneServiceGpus(*model_, services_)) {
+      double start_cost = Objective(*model_, *start);
+      Adopt(std::move(*start), start_cost, "one-service");
+    }
+  }
+  answer_.phases.incumbent = SecondsSince(phase);
+  phase = Clock::now();
+  if (Proven()) {
+    answer_.optimal = true;
+    answer_.bound = best_cost_;
+  } else if (!Close()) {
+    CbcRuns();
+  }
+  answer_.phases.search = SecondsSince(phase);
+  answer_.close = !answer_.optimal && Close();
+  if (HaveBest()) {
+    for (const MigColumns& t : model_->types) {
+      answer_.configs.push_back(PlaceMigColumns(t, best_.data()));
+    }
+  }
+  return std::move(answer_);
+}
+
+bool MilpSearch::HaveBest() const { return best_cost_ < COIN_DBL_MAX; }
+
+bool MilpSearch::Adopt(std::vector<double> x, double cost, const char* by) {
+  if (cost >= best_cost_ - kCostTolerance) return false;
+  best_ = std::move(x);
+  best_cost_ = cost;
+  answer_.incumbent = by;
+  return true;
+}
+
+void MilpSearch::Report(const std::string& what) const {
+  if (!options_.progress) return;
+  options_.progress(fmt::format(
+      "milp: {:.1f} s: {}; best {}, bound {:g}", SecondsSince(begin_), what,
+      HaveBest() ? fmt::format("{:g}", best_cost_) : std::string("none"),
+      std::ceil(answer_.bound - kCostTolerance)));
+}
+
+double MilpSearch::Better() const {
+  return one_cost_ ? best_cost_ - cost_ : best_cost_ - kCostTolerance;
+}
+
+bool MilpSearch::Proven() const {
+  return one_cost_ &&
+         best_cost_ <=
+             std::ceil(answer_.root.cuts / cost_ - kCostTolerance) * cost_ +
+                 kCostTolerance;
+}
+
+bool MilpSearch::Close() const {
+  if (!HaveBest()) return false;
+  double bound = one_cost_
+                     ? std::ceil(answer_.bound / cost_ - kCostTolerance) * cost_
+                     : answer_.bound;
+  return best_cost_ - bound <=
+         options_.milp.gap * best_cost_ + kRoundingTolerance;
+}
+
+// Dives, the first by the rule and the others randomized, within a quarter
+// of the time left, until `dive_patience` in a row find nothing better.
+void MilpSearch::Dives() {
+  std::mt19937 rng(options_.seed);
+  Clock::time_point dive_end =
+      SecondsFromNow(std::max(0.0, SecondsLeft(deadline_)) / 4);
+  for (int d = 0, idle = 0;
+       d < options_.milp.dives && !Proven() && !Close() &&
+       idle < options_.milp.dive_patience && SecondsLeft(dive_end) > 0;
+       ++d) {
+    auto found = Dive(model_->solver, services_, Better(), options_.milp,
+                      dive_end, d == 0 ? nullptr : &rng);
+    ++idle;
+    if (!found) continue;
+    double found_cost = Objective(*model_, *found);
+    if (Adopt(std::move(*found), found_cost, "dive")) idle = 0;
+    Report(fmt::format("dive {}: {:g}", d + 1, found_cost));
+  }
+}
+
+// CBC's standard solver finds incumbents well; with service cuts at every
+// node it proves well. Alternate the two, restarting from the best
+// solution, with budgets doubling from half a second.
+void MilpSearch::CbcRuns() {
+  ServiceCutGenerator generator(services_);
+  double budget = 0.5;
+  for (int run = 0;
+       !answer_.optimal && !Close() && SecondsLeft(deadline_) > 0.05; ++run) {
+    CbcRunOptions options;
+    options.service_cuts = options_.milp.tree_cuts && run % 2 == 1;
+    options.seconds = std::max(0.1, std::min(budget, SecondsLeft(deadline_)));
+    if (run % 2 == 1) budget *= 2;
+    auto found = RunCbc(options, options.service_cuts ? &generator : nullptr);
+    if (found) Adopt(std::move(found->first), found->second, "cbc");
+    Report(fmt::format("CBC run {} ({}, {:.1f} s)", run + 1,
+                       options.service_cuts ? "service cuts" : "standard",
+                       options.seconds));
+  }
+}
+
+// Returns CBC's best solution and its cost, or nothing. Records whether it
+// proved optimality, raises the bound and adds its nodes.
+std::optional<std::pair<std::vector<double>, double>> MilpSearch::RunCbc(
+    const CbcRunOptions& run, CglCutGenerator* generator) {
+  const OsiClpSolverInterface& solver = model_->solver;
+  CbcModel cbc(solver);
+  cbc.setLogLevel(0);  // CBC prints on stdout, which carries our output
+  if (generator != nullptr) cbc.addCutGenerator(generator, 1, "service");
+  if (HaveBest()) {
+    cbc.setBestSolution(best_.data(), static_cast<int>(best_.size()),
+                        best_cost_, true);
+  }
+  cbc.passInPriorities(priorities_.data(), false);
+  std::vector<std::string> arguments;
+  if (one_cost_) {
+    arguments.insert(arguments.end(),
+                     {"-increment", std::to_string(cost_ * 0.999999)});
+  }
+  if (generator != nullptr) {
+    arguments.insert(arguments.end(), {"-preprocess", "off"});
+  }
+  CbcProgress progress;
+  if (options_.progress) {
+    progress = [this](const std::string& line) {
+      options_.progress("milp: " + line);
+    };
+  }
+  RunCbcSolver(&cbc, run.seconds, arguments, progress);
+  answer_.optimal = cbc.isProvenOptimal();
+  answer_.bound = std::max(answer_.bound, cbc.getBestPossibleObjValue());
+  answer_.nodes += cbc.getNodeCount();
+  const double* best = cbc.bestSolution();
+  if (best == nullptr) return std::nullopt;
+  return std::pair{std::vector<double>(best, best + solver.getNumCols()),
+                   cbc.getObjValue()};
+}
+
+}  // namespace migserve::optimizer
