@@ -172,11 +172,7 @@ Status RunCompare(const CompareFlags& flags, CommandContext* context) {
 
 void SetupCompare(CLI::App* app, CommandContext* context) {
   auto flags = std::make_shared<CompareFlags>();
-  app->add_option("-w,--workload", flags->workload,
-                  "Workload YAML (- for stdin)")
-      ->required();
-  app->add_option("-p,--profiles", flags->profiles, "Profile CSV (- for stdin)")
-      ->required();
+  AddWorkloadOptions(app, &flags->workload, &flags->profiles);
   app->add_option("--format", flags->format, "table or json")
       ->default_val(flags->format);
   AddSolveOptions(app, &flags->solve, context);

@@ -9,6 +9,14 @@
 
 namespace migserve::cli {
 
+void AddWorkloadOptions(CLI::App* app, std::string* workload,
+                        std::string* profiles) {
+  app->add_option("-w,--workload", *workload, "Workload YAML (- for stdin)")
+      ->required();
+  app->add_option("-p,--profiles", *profiles, "Profile CSV (- for stdin)")
+      ->required();
+}
+
 StatusOr<std::unique_ptr<Inputs>> LoadInputs(const std::string& workload_path,
                                              const std::string& profile_path,
                                              std::ostream& err) {

@@ -3,6 +3,7 @@
 #ifndef MIGSERVE_CLI_INPUTS_H_
 #define MIGSERVE_CLI_INPUTS_H_
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -29,6 +30,11 @@ struct Inputs {
 // the workload's models were not measured on. Returns the first error,
 // naming file, line and field. The result is heap-allocated because
 // `problem` refers to the other fields.
+// Adds the required -w/--workload and -p/--profiles (either may be - for
+// stdin), as optimize, compare and validate take them.
+void AddWorkloadOptions(CLI::App* app, std::string* workload,
+                        std::string* profiles);
+
 StatusOr<std::unique_ptr<Inputs>> LoadInputs(const std::string& workload_path,
                                              const std::string& profile_path,
                                              std::ostream& err);

@@ -178,11 +178,7 @@ Status RunOptimize(const OptimizeFlags& flags, CommandContext* context) {
 
 void SetupOptimize(CLI::App* app, CommandContext* context) {
   auto flags = std::make_shared<OptimizeFlags>();
-  app->add_option("-w,--workload", flags->workload,
-                  "Workload YAML (- for stdin)")
-      ->required();
-  app->add_option("-p,--profiles", flags->profiles, "Profile CSV (- for stdin)")
-      ->required();
+  AddWorkloadOptions(app, &flags->workload, &flags->profiles);
   app->add_option("--algo", flags->algo,
                   fmt::format("Algorithm: {}",
                               fmt::join(optimizer::AlgorithmNames(), ", ")))

@@ -10,7 +10,6 @@
 #include "deployment/validator.h"
 #include "report/html_report.h"
 #include "util/file.h"
-#include "util/json_fields.h"
 
 namespace migserve::cli {
 namespace {
@@ -29,12 +28,20 @@ struct ReportFlags {
   std::string output;
 };
 
-// Reads the JSON file at `path` into `*out` (left empty when path is).
-Status LoadJsonInput(const std::string& path,
-                     std::optional<nlohmann::json>* out) {
+// Reads `path` (if given) with `parse` into `out`; an error says which
+// command writes what the flag takes.
+template <typename T, typename Parse>
+Status LoadTyped(const std::string& flag, const std::string& path,
+                 const char* writer, Parse parse, std::optional<T>* out) {
   if (path.empty()) return Status::Ok();
   MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  MIGSERVE_ASSIGN_OR_RETURN(*out, ParseJson(text, path));
+  StatusOr<T> parsed = parse(text, path);
+  if (!parsed.ok()) {
+    return Status::InvalidArgument(
+        fmt::format("{} ({}: not the JSON that {} writes)",
+                    parsed.status().message(), flag, writer));
+  }
+  *out = *std::move(parsed);
   return Status::Ok();
 }
 
@@ -86,31 +93,20 @@ Status RunReport(const ReportFlags& flags, CommandContext* context) {
     in.before = &*before;
   }
   MIGSERVE_ASSIGN_OR_RETURN(in.supply, Supply(flags, d, context));
-  MIGSERVE_RETURN_IF_ERROR(LoadJsonInput(flags.compare, &in.compare));
-  if (!flags.simulation.empty()) {
-    MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.simulation));
-    auto simulation = cluster::ParseTransitionReport(text, flags.simulation);
-    if (!simulation.ok()) {
-      return Status::InvalidArgument(
-          simulation.status().message() +
-          " (--simulation: not the JSON that simulate --report writes)");
-    }
-    in.simulation = *std::move(simulation);
-  }
-  MIGSERVE_RETURN_IF_ERROR(LoadJsonInput(flags.serve, &in.serve));
+  MIGSERVE_RETURN_IF_ERROR(LoadTyped("--compare", flags.compare,
+                                     "compare --format json",
+                                     report::ParseCompareJson, &in.compare));
+  MIGSERVE_RETURN_IF_ERROR(
+      LoadTyped("--simulation", flags.simulation, "simulate --report",
+                cluster::ParseTransitionReport, &in.simulation));
+  MIGSERVE_RETURN_IF_ERROR(LoadTyped("--serve", flags.serve,
+                                     "serve --format json",
+                                     report::ParseServeJson, &in.serve));
   if (!flags.plan.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.plan));
     MIGSERVE_ASSIGN_OR_RETURN(in.plan, cluster::ParsePlan(text, flags.plan));
   }
-  std::string html;
-  try {
-    html = report::RenderReport(in);
-  } catch (const nlohmann::json::exception& e) {
-    return Status::InvalidArgument(fmt::format(
-        "--compare or --serve: not the JSON that compare --format json or "
-        "serve --format json write: {}",
-        e.what()));
-  }
+  std::string html = report::RenderReport(in);
   MIGSERVE_RETURN_IF_ERROR(context->Emit(flags.output, html));
   if (!flags.output.empty()) {
     context->err << fmt::format("report: {} GPUs drawn -> {}\n", d.gpus.size(),

@@ -59,11 +59,7 @@ Status RunValidate(const ValidateFlags& flags, CommandContext* context) {
 
 void SetupValidate(CLI::App* app, CommandContext* context) {
   auto flags = std::make_shared<ValidateFlags>();
-  app->add_option("-w,--workload", flags->workload,
-                  "Workload YAML (- for stdin)")
-      ->required();
-  app->add_option("-p,--profiles", flags->profiles, "Profile CSV (- for stdin)")
-      ->required();
+  AddWorkloadOptions(app, &flags->workload, &flags->profiles);
   app->add_option("-d,--deployment", flags->deployment, "Deployment JSON")
       ->required();
   OnRun(app, context,

@@ -5,21 +5,21 @@
 #include <algorithm>
 #include <map>
 
+#include "util/enum_names.h"
+
 namespace migserve::cluster {
 
-std::string_view KindName(ActionKind kind) {
-  switch (kind) {
-    case ActionKind::kCreate:
-      return "create";
-    case ActionKind::kDelete:
-      return "delete";
-    case ActionKind::kMigrate:
-      return "migrate";
-    case ActionKind::kRepartition:
-      return "repartition";
-  }
-  return "?";
-}
+namespace {
+
+constexpr EnumName<ActionKind> kKindNames[] = {
+    {ActionKind::kCreate, "create"},
+    {ActionKind::kDelete, "delete"},
+    {ActionKind::kMigrate, "migrate"},
+    {ActionKind::kRepartition, "repartition"}};
+
+}  // namespace
+
+std::string_view KindName(ActionKind kind) { return NameOf(kKindNames, kind); }
 
 std::string InstanceRef::ToString() const {
   return fmt::format("GPU {} {}@{}", gpu.ToString(),

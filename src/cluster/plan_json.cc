@@ -240,8 +240,7 @@ std::string FormatPlan(const TransitionPlan& plan) {
 
 StatusOr<TransitionPlan> ParsePlan(const std::string& text,
                                    const std::string& source) {
-  MIGSERVE_ASSIGN_OR_RETURN(json root, ParseJson(text, source));
-  MIGSERVE_RETURN_IF_ERROR(ExpectObject(root, source, ""));
+  MIGSERVE_ASSIGN_OR_RETURN(json root, ParseJsonObject(text, source));
   JsonFields f(root, source, "");
   MIGSERVE_ASSIGN_OR_RETURN(Models models, ParseModels(f, source));
   MIGSERVE_ASSIGN_OR_RETURN(const json* actions, f.Array("actions"));

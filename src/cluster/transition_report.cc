@@ -35,91 +35,55 @@ Status Optional(const JsonFields& f, const char* key, std::optional<T>* out) {
   return Status::Ok();
 }
 
-Status Bool(const json& object, const JsonFields& f, const char* key,
-            bool* out) {
-  if (!f.Has(key)) return f.Error(key, "missing");
-  if (!object[key].is_boolean()) {
-    return f.Error(key, "expected true or false, got " + object[key].dump());
-  }
-  *out = object[key].get<bool>();
-  return Status::Ok();
+Status ReadAction(const JsonFields& f, ReportedAction* a) {
+  MIGSERVE_RETURN_IF_ERROR(f.Get("id", true, &a->id));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("kind", true, &a->kind));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("gpu", true, &a->gpu));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("start_s", true, &a->start_s));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("end_s", true, &a->end_s));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("ok", true, &a->ok));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("text", true, &a->text));
+  MIGSERVE_RETURN_IF_ERROR(Optional(f, "service", &a->service));
+  MIGSERVE_RETURN_IF_ERROR(Optional(f, "profile", &a->profile));
+  MIGSERVE_RETURN_IF_ERROR(Optional(f, "start", &a->start));
+  MIGSERVE_RETURN_IF_ERROR(Optional(f, "to", &a->to));
+  MIGSERVE_RETURN_IF_ERROR(Optional(f, "to_start", &a->to_start));
+  return Optional(f, "local", &a->local);
 }
 
-StatusOr<ReportedAction> ParseAction(const json& j, const std::string& source,
-                                     const std::string& path) {
-  MIGSERVE_RETURN_IF_ERROR(ExpectObject(j, source, path));
-  JsonFields f(j, source, path);
-  ReportedAction a;
-  MIGSERVE_RETURN_IF_ERROR(f.Get("id", true, &a.id));
-  MIGSERVE_RETURN_IF_ERROR(f.Get("kind", true, &a.kind));
-  MIGSERVE_RETURN_IF_ERROR(f.Get("gpu", true, &a.gpu));
-  MIGSERVE_RETURN_IF_ERROR(f.Get("start_s", true, &a.start_s));
-  MIGSERVE_RETURN_IF_ERROR(f.Get("end_s", true, &a.end_s));
-  MIGSERVE_RETURN_IF_ERROR(Bool(j, f, "ok", &a.ok));
-  MIGSERVE_RETURN_IF_ERROR(f.Get("text", true, &a.text));
-  MIGSERVE_RETURN_IF_ERROR(Optional(f, "service", &a.service));
-  MIGSERVE_RETURN_IF_ERROR(Optional(f, "profile", &a.profile));
-  MIGSERVE_RETURN_IF_ERROR(Optional(f, "start", &a.start));
-  MIGSERVE_RETURN_IF_ERROR(Optional(f, "to", &a.to));
-  MIGSERVE_RETURN_IF_ERROR(Optional(f, "to_start", &a.to_start));
-  if (f.Has("local")) {
-    bool local = true;
-    MIGSERVE_RETURN_IF_ERROR(Bool(j, f, "local", &local));
-    a.local = local;
-  }
-  return a;
-}
-
-StatusOr<ReportedService> ParseService(const json& j, const std::string& source,
-                                       const std::string& path) {
-  MIGSERVE_RETURN_IF_ERROR(ExpectObject(j, source, path));
-  JsonFields f(j, source, path);
-  ReportedService s;
-  MIGSERVE_RETURN_IF_ERROR(f.Get("name", true, &s.name));
-  MIGSERVE_RETURN_IF_ERROR(f.Get("floor", true, &s.floor));
-  MIGSERVE_RETURN_IF_ERROR(f.Get("lowest", true, &s.lowest));
+Status ReadService(const JsonFields& f, ReportedService* s) {
+  MIGSERVE_RETURN_IF_ERROR(f.Get("name", true, &s->name));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("floor", true, &s->floor));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("lowest", true, &s->lowest));
   MIGSERVE_RETURN_IF_ERROR(
-      f.Get("min_satisfaction", false, &s.min_satisfaction));
-  MIGSERVE_RETURN_IF_ERROR(f.Get("final", false, &s.final_capacity));
-  MIGSERVE_RETURN_IF_ERROR(f.Get("required", false, &s.required));
-  return s;
+      f.Get("min_satisfaction", false, &s->min_satisfaction));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("final", false, &s->final_capacity));
+  return f.Get("required", false, &s->required);
 }
 
-StatusOr<CapacitySample> ParseSample(const json& j, const std::string& source,
-                                     const std::string& path) {
-  MIGSERVE_RETURN_IF_ERROR(ExpectObject(j, source, path));
-  JsonFields f(j, source, path);
-  CapacitySample sample;
-  MIGSERVE_RETURN_IF_ERROR(f.Get("time_s", true, &sample.time_s));
+Status ReadSample(const JsonFields& f, CapacitySample* sample) {
+  MIGSERVE_RETURN_IF_ERROR(f.Get("time_s", true, &sample->time_s));
   MIGSERVE_ASSIGN_OR_RETURN(const json* capacity, f.Object("capacity"));
-  JsonFields rates(*capacity, source, path + ".capacity");
+  JsonFields rates(*capacity, f.source(), f.Path("capacity"));
   for (const auto& [service, rate] : capacity->items()) {
     MIGSERVE_RETURN_IF_ERROR(
-        rates.Get(service.c_str(), true, &sample.capacity[service]));
-  }
-  return sample;
-}
-
-// Reads the list `key` of `f`, each element with `parse`, into `out`.
-template <typename T, typename Parse>
-Status List(const JsonFields& f, const char* key, const std::string& source,
-            Parse parse, std::vector<T>* out) {
-  MIGSERVE_ASSIGN_OR_RETURN(const json* list, f.Array(key));
-  for (size_t k = 0; k < list->size(); ++k) {
-    MIGSERVE_ASSIGN_OR_RETURN(
-        T item, parse((*list)[k], source, fmt::format("{}[{}]", key, k)));
-    out->push_back(std::move(item));
+        rates.Get(service.c_str(), true, &sample->capacity[service]));
   }
   return Status::Ok();
 }
 
-StatusOr<std::string> Text(const json& j, const std::string& source,
-                           const std::string& path) {
-  if (!j.is_string()) {
-    return Status::InvalidArgument(fmt::format(
-        "{}: {}: expected a string, got {}", source, path, j.dump()));
+// The list `key` of strings.
+Status Strings(const JsonFields& f, const char* key,
+               std::vector<std::string>* out) {
+  MIGSERVE_ASSIGN_OR_RETURN(const json* list, f.Array(key));
+  for (size_t k = 0; k < list->size(); ++k) {
+    if (!(*list)[k].is_string()) {
+      return f.Error(fmt::format("{}[{}]", key, k),
+                     "expected a string, got " + (*list)[k].dump());
+    }
+    out->push_back((*list)[k].get<std::string>());
   }
-  return j.get<std::string>();
+  return Status::Ok();
 }
 
 }  // namespace
@@ -191,8 +155,7 @@ std::string FormatTransitionReport(const TransitionReport& r) {
 
 StatusOr<TransitionReport> ParseTransitionReport(const std::string& text,
                                                  const std::string& source) {
-  MIGSERVE_ASSIGN_OR_RETURN(json j, ParseJson(text, source));
-  MIGSERVE_RETURN_IF_ERROR(ExpectObject(j, source, "report"));
+  MIGSERVE_ASSIGN_OR_RETURN(json j, ParseJsonObject(text, source, "report"));
   JsonFields f(j, source, "");
   TransitionReport r;
   MIGSERVE_RETURN_IF_ERROR(f.Get("from", false, &r.from));
@@ -218,19 +181,16 @@ StatusOr<TransitionReport> ParseTransitionReport(const std::string& text,
   MIGSERVE_RETURN_IF_ERROR(f.Get("plans", false, &r.plans));
   MIGSERVE_RETURN_IF_ERROR(f.Get("final_gpus", true, &r.final_gpus));
   MIGSERVE_RETURN_IF_ERROR(f.Get("target_gpus", false, &r.target_gpus));
+  MIGSERVE_RETURN_IF_ERROR(f.Objects("services", ReadService, &r.services));
+  MIGSERVE_RETURN_IF_ERROR(f.Objects("timeline", ReadAction, &r.timeline));
   MIGSERVE_RETURN_IF_ERROR(
-      List(f, "services", source, ParseService, &r.services));
-  MIGSERVE_RETURN_IF_ERROR(
-      List(f, "timeline", source, ParseAction, &r.timeline));
-  MIGSERVE_RETURN_IF_ERROR(
-      List(f, "capacity_history", source, ParseSample, &r.capacity_history));
+      f.Objects("capacity_history", ReadSample, &r.capacity_history));
   if (f.Has("problems")) {
-    MIGSERVE_RETURN_IF_ERROR(List(f, "problems", source, Text, &r.problems));
+    MIGSERVE_RETURN_IF_ERROR(Strings(f, "problems", &r.problems));
   }
-  MIGSERVE_RETURN_IF_ERROR(
-      List(f, "short_services", source, Text, &r.short_services));
+  MIGSERVE_RETURN_IF_ERROR(Strings(f, "short_services", &r.short_services));
   bool ok = true;
-  MIGSERVE_RETURN_IF_ERROR(Bool(j, f, "ok", &ok));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("ok", true, &ok));
   if (ok != r.ok() && f.Has("problems")) {
     return f.Error("ok", "disagrees with problems");
   }

@@ -41,8 +41,8 @@ std::string FormatGoal(const TransitionGoal& goal) {
 
 StatusOr<TransitionGoal> ParseGoal(const std::string& text,
                                    const std::string& source) {
-  MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json j, ParseJson(text, source));
-  MIGSERVE_RETURN_IF_ERROR(ExpectObject(j, source, "goal"));
+  MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json j,
+                            ParseJsonObject(text, source, "goal"));
   TransitionGoal goal;
   MIGSERVE_RETURN_IF_ERROR(
       ReadRates(j, "required_before", source, &goal.required_before));

@@ -4,12 +4,22 @@
 
 #include <vector>
 
+#include "util/enum_names.h"
+
 namespace migserve::controller {
 namespace {
 
-constexpr ReconcileResult kResults[] = {
-    ReconcileResult::kOk, ReconcileResult::kIdle, ReconcileResult::kSuperseded,
-    ReconcileResult::kError};
+constexpr EnumName<ReconcilerState> kStateNames[] = {
+    {ReconcilerState::kStarting, "starting"},
+    {ReconcilerState::kIdle, "idle"},
+    {ReconcilerState::kTransition, "transition"},
+    {ReconcilerState::kError, "error"}};
+
+constexpr EnumName<ReconcileResult> kResultNames[] = {
+    {ReconcileResult::kOk, "ok"},
+    {ReconcileResult::kIdle, "idle"},
+    {ReconcileResult::kSuperseded, "superseded"},
+    {ReconcileResult::kError, "error"}};
 
 // A label value in the Prometheus text format: backslash, double quote and
 // line feed escaped, so that no name can end the value or the line.
@@ -31,31 +41,11 @@ std::string LabelValue(const std::string& value) {
 }  // namespace
 
 std::string_view StateName(ReconcilerState state) {
-  switch (state) {
-    case ReconcilerState::kStarting:
-      return "starting";
-    case ReconcilerState::kIdle:
-      return "idle";
-    case ReconcilerState::kTransition:
-      return "transition";
-    case ReconcilerState::kError:
-      return "error";
-  }
-  return "?";
+  return NameOf(kStateNames, state);
 }
 
 std::string_view ResultName(ReconcileResult result) {
-  switch (result) {
-    case ReconcileResult::kOk:
-      return "ok";
-    case ReconcileResult::kIdle:
-      return "idle";
-    case ReconcileResult::kSuperseded:
-      return "superseded";
-    case ReconcileResult::kError:
-      return "error";
-  }
-  return "?";
+  return NameOf(kResultNames, result);
 }
 
 void ReconcilerMetrics::Transitioning() {
@@ -121,10 +111,10 @@ std::string ReconcilerMetrics::Text() const {
          "Reconcile passes by result (ok: a transition ran, idle: the cluster "
          "held the target, superseded: a newer target stopped the "
          "transition, error).");
-  for (ReconcileResult r : kResults) {
-    auto it = passes_.find(r);
-    out += fmt::format("migserve_reconciles_total{{result=\"{}\"}} {}\n",
-                       ResultName(r), it == passes_.end() ? 0 : it->second);
+  for (const auto& [result, name] : kResultNames) {
+    auto it = passes_.find(result);
+    out += fmt::format("migserve_reconciles_total{{result=\"{}\"}} {}\n", name,
+                       it == passes_.end() ? 0 : it->second);
   }
   header("migserve_plans_total", "counter", "Transition plans made.");
   out += fmt::format("migserve_plans_total {}\n", plans_);

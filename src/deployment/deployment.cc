@@ -3,37 +3,27 @@
 #include <algorithm>
 #include <cassert>
 
+#include "util/enum_names.h"
+
 namespace migserve::deployment {
 
 namespace {
 
-constexpr SolveStatus kStatuses[] = {
-    SolveStatus::kOptimal, SolveStatus::kFeasible, SolveStatus::kTimeLimit,
-    SolveStatus::kInterrupted, SolveStatus::kInfeasible};
+constexpr EnumName<SolveStatus> kStatusNames[] = {
+    {SolveStatus::kOptimal, "optimal"},
+    {SolveStatus::kFeasible, "feasible"},
+    {SolveStatus::kTimeLimit, "time_limit"},
+    {SolveStatus::kInterrupted, "interrupted"},
+    {SolveStatus::kInfeasible, "infeasible"}};
 
 }  // namespace
 
 std::string_view SolveStatusName(SolveStatus status) {
-  switch (status) {
-    case SolveStatus::kOptimal:
-      return "optimal";
-    case SolveStatus::kFeasible:
-      return "feasible";
-    case SolveStatus::kTimeLimit:
-      return "time_limit";
-    case SolveStatus::kInterrupted:
-      return "interrupted";
-    case SolveStatus::kInfeasible:
-      return "infeasible";
-  }
-  return "?";
+  return NameOf(kStatusNames, status);
 }
 
 std::optional<SolveStatus> ParseSolveStatus(std::string_view name) {
-  for (SolveStatus s : kStatuses) {
-    if (SolveStatusName(s) == name) return s;
-  }
-  return std::nullopt;
+  return ValueOf(kStatusNames, name);
 }
 
 bool DeployedGpu::Serving() const {

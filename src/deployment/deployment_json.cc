@@ -183,8 +183,7 @@ std::string FormatDeployment(const Deployment& d) {
 
 StatusOr<Deployment> ParseDeployment(const std::string& text,
                                      const std::string& source) {
-  MIGSERVE_ASSIGN_OR_RETURN(json root, ParseJson(text, source));
-  MIGSERVE_RETURN_IF_ERROR(ExpectObject(root, source, ""));
+  MIGSERVE_ASSIGN_OR_RETURN(json root, ParseJsonObject(text, source));
   JsonFields f(root, source, "");
   Deployment d;
   d.source = source;

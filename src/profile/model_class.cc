@@ -3,19 +3,20 @@
 #include <map>
 #include <utility>
 
+#include "util/enum_names.h"
+
 namespace migserve::profile {
 
-const char* ScalingName(Scaling s) {
-  switch (s) {
-    case Scaling::kSubLinear:
-      return "sub-linear";
-    case Scaling::kLinear:
-      return "linear";
-    case Scaling::kSuperLinear:
-      return "super-linear";
-  }
-  return "?";
-}
+namespace {
+
+constexpr EnumName<Scaling> kScalingNames[] = {
+    {Scaling::kSubLinear, "sub-linear"},
+    {Scaling::kLinear, "linear"},
+    {Scaling::kSuperLinear, "super-linear"}};
+
+}  // namespace
+
+const char* ScalingName(Scaling s) { return NameOf(kScalingNames, s).data(); }
 
 std::vector<ModelClass> ClassifyModels(const ProfileTable& table,
                                        const mig::GpuModel& gpu) {

@@ -103,23 +103,20 @@ std::string SupplyChart(const std::vector<ServiceSupply>& supply,
   return BarChart(bars, "satisfaction");
 }
 
-std::string CompareChart(const nlohmann::json& compare) {
+std::string CompareChart(const std::vector<ComparedRow>& compare) {
   std::vector<Bar> bars;
-  for (const nlohmann::json& row : compare.at("rows")) {
+  for (const ComparedRow& row : compare) {
     Bar b;
-    b.label = row.at("name");
-    bool bound = row.at("kind") == "bound";
-    if (row.at("gpus").is_null()) {
-      b.text = "cannot serve: " + row.value("note", std::string());
+    b.label = row.name;
+    if (!row.gpus) {
+      b.text = "cannot serve: " + row.note;
     } else {
-      b.value = row.at("gpus").get<double>();
-      b.text =
-          fmt::format("{} GPUs{}", Num(b.value),
-                      bound ? " (bound)"
-                            : " (" + row.at("status").get<std::string>() + ")");
+      b.value = *row.gpus;
+      b.text = fmt::format("{} GPUs{}", Num(b.value),
+                           row.bound ? " (bound)" : " (" + row.status + ")");
     }
-    b.colour = bound ? "#BBBBBB" : "#4477AA";
-    b.title = row.value("note", b.label);
+    b.colour = row.bound ? "#BBBBBB" : "#4477AA";
+    b.title = row.note.empty() ? b.label : row.note;
     bars.push_back(std::move(b));
   }
   return BarChart(bars, "compare");
@@ -144,22 +141,20 @@ std::string PlanSummary(const cluster::TransitionPlan& plan) {
       count);
 }
 
-std::string ServeChart(const nlohmann::json& serve, const Palette& palette) {
+std::string ServeChart(const std::vector<ServedService>& serve,
+                       const Palette& palette) {
   std::vector<Bar> bars;
-  for (const nlohmann::json& s : serve.at("services")) {
-    std::string name = s.at("service");
-    for (const char* q : {"p50", "p90", "p99"}) {
+  for (const ServedService& s : serve) {
+    for (const auto& [q, ms] : s.latency_ms) {
       Bar b;
-      b.label = fmt::format("{} {}", name, q);
-      b.value = s.at(std::string(q) + "_ms");
-      b.reference = s.at("slo_ms").get<double>();
-      b.colour = palette.Colour(name);
+      b.label = fmt::format("{} {}", s.service, q);
+      b.value = ms;
+      b.reference = s.slo_ms;
+      b.colour = palette.Colour(s.service);
       b.text = fmt::format(
           "{} ms (SLO {} ms){}", Num(b.value), Num(*b.reference),
-          std::string(q) == "p99"
-              ? fmt::format(", {}% within",
-                            Num(100 * s.at("within_slo").get<double>()))
-              : "");
+          q == "p99" ? fmt::format(", {}% within", Num(100 * s.within_slo))
+                     : "");
       bars.push_back(std::move(b));
     }
   }

@@ -5,7 +5,6 @@
 #ifndef MIGSERVE_REPORT_HTML_REPORT_H_
 #define MIGSERVE_REPORT_HTML_REPORT_H_
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "cluster/action.h"
 #include "cluster/transition_report.h"
 #include "deployment/deployment.h"
+#include "report/report_inputs.h"
 
 namespace migserve::report {
 
@@ -27,15 +27,14 @@ struct ReportInput {
   const deployment::Deployment* deployment = nullptr;  // required
   const deployment::Deployment* before = nullptr;      // the transition's start
   std::vector<ServiceSupply> supply;
-  std::optional<nlohmann::json> compare;  // compare --format json
+  std::optional<std::vector<ComparedRow>> compare;  // compare --format json
   std::optional<cluster::TransitionPlan> plan;
   std::optional<cluster::TransitionReport> simulation;  // simulate --report
-  std::optional<nlohmann::json> serve;                  // serve --format json
+  std::optional<std::vector<ServedService>> serve;      // serve --format json
   int compact_above = 100;  // GPUs; see DeploymentView
 };
 
-// The HTML. Throws nlohmann::json::exception when the compare or serve JSON
-// lacks a field the report draws.
+// The HTML.
 std::string RenderReport(const ReportInput& input);
 
 }  // namespace migserve::report

@@ -134,28 +134,30 @@ TEST(HtmlReportTest, CompareAndServeChartsHaveABarPerRow) {
   ReportInput in;
   in.deployment = &*night;
   in.supply = {{"bert-1", 100, 120}, {"resnet50-1", 50, 40}};
-  in.compare = nlohmann::json{{"rows",
-                               {{{"name", "whole"},
-                                 {"kind", "algorithm"},
-                                 {"gpus", 14},
-                                 {"status", "feasible"}},
-                                {{"name", "all-1g"},
-                                 {"kind", "algorithm"},
-                                 {"gpus", nullptr},
-                                 {"status", "infeasible"},
-                                 {"note", "b does not fit"}},
-                                {{"name", "relaxed"},
-                                 {"kind", "bound"},
-                                 {"gpus", 6},
-                                 {"status", "bound"},
-                                 {"note", "MIG rules ignored"}}}}};
-  in.serve = nlohmann::json{{"services",
-                             {{{"service", "bert-1"},
-                               {"slo_ms", 100.0},
-                               {"p50_ms", 40.0},
-                               {"p90_ms", 60.0},
-                               {"p99_ms", 120.0},
-                               {"within_slo", 0.98}}}}};
+  nlohmann::json compare = {{"rows",
+                             {{{"name", "whole"},
+                               {"kind", "algorithm"},
+                               {"gpus", 14},
+                               {"status", "feasible"}},
+                              {{"name", "all-1g"},
+                               {"kind", "algorithm"},
+                               {"gpus", nullptr},
+                               {"status", "infeasible"},
+                               {"note", "b does not fit"}},
+                              {{"name", "relaxed"},
+                               {"kind", "bound"},
+                               {"gpus", 6},
+                               {"status", "bound"},
+                               {"note", "MIG rules ignored"}}}}};
+  in.compare = ParseCompareJson(compare.dump(), "c.json").value();
+  nlohmann::json serve = {{"services",
+                           {{{"service", "bert-1"},
+                             {"slo_ms", 100.0},
+                             {"p50_ms", 40.0},
+                             {"p90_ms", 60.0},
+                             {"p99_ms", 120.0},
+                             {"within_slo", 0.98}}}}};
+  in.serve = ParseServeJson(serve.dump(), "s.json").value();
   std::string html = RenderReport(in);
   EXPECT_EQ(CountMatches(html, "<rect class=\"bar\""), 2 + 3 + 3);
   EXPECT_NE(html.find("120 of 100 req/s (120%)"), std::string::npos);
@@ -163,8 +165,15 @@ TEST(HtmlReportTest, CompareAndServeChartsHaveABarPerRow) {
   EXPECT_NE(html.find("cannot serve: b does not fit"), std::string::npos);
   EXPECT_NE(html.find("14 GPUs (feasible)"), std::string::npos);
   EXPECT_NE(html.find("120 ms (SLO 100 ms), 98% within"), std::string::npos);
-  in.serve = nlohmann::json{{"services", {{{"service", "bert-1"}}}}};
-  EXPECT_THROW(RenderReport(in), nlohmann::json::exception);
+  auto short_serve = ParseServeJson(
+      nlohmann::json{{"services", {{{"service", "bert-1"}}}}}.dump(), "s.json");
+  ASSERT_FALSE(short_serve.ok());
+  EXPECT_EQ(short_serve.status().message(),
+            "s.json: services[0].p50_ms: missing");
+  auto short_compare = ParseCompareJson(
+      nlohmann::json{{"rows", {{{"kind", "bound"}}}}}.dump(), "c.json");
+  ASSERT_FALSE(short_compare.ok());
+  EXPECT_EQ(short_compare.status().message(), "c.json: rows[0].name: missing");
 }
 
 }  // namespace

@@ -58,11 +58,21 @@ Status ExpectObject(const json& j, const std::string& source,
       "{}: {}: expected an object", source, path.empty() ? "document" : path));
 }
 
+std::string JsonFields::Path(std::string_view key) const {
+  return path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
+}
+
 Status JsonFields::Error(std::string_view key, std::string_view reason) const {
-  std::string where =
-      path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
   return Status::InvalidArgument(
-      fmt::format("{}: {}: {}", source_, where, reason));
+      fmt::format("{}: {}: {}", source_, Path(key), reason));
+}
+
+StatusOr<json> ParseJsonObject(const std::string& text,
+                               const std::string& source,
+                               const std::string& what) {
+  MIGSERVE_ASSIGN_OR_RETURN(json j, ParseJson(text, source));
+  MIGSERVE_RETURN_IF_ERROR(ExpectObject(j, source, what));
+  return j;
 }
 
 StatusOr<const json*> JsonFields::Array(const char* key) const {

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "util/status_or.h"
 
@@ -22,6 +23,13 @@ namespace migserve {
 // "source:line:column: invalid JSON: reason" if it is malformed.
 StatusOr<nlohmann::json> ParseJson(const std::string& text,
                                    const std::string& source);
+
+// Parses `text` read from `source` as ParseJson does and returns it if it
+// is an object; otherwise InvalidArgument "source: WHAT: expected an
+// object", WHAT being `what` or "document".
+StatusOr<nlohmann::json> ParseJsonObject(const std::string& text,
+                                         const std::string& source,
+                                         const std::string& what = "");
 
 // Returns InvalidArgument "source: path: expected an object" unless `j` is
 // an object.
@@ -37,6 +45,9 @@ class JsonFields {
 
   // Returns InvalidArgument "source: path.key: reason".
   Status Error(std::string_view key, std::string_view reason) const;
+  // Returns "path.key" ("key" at the top).
+  std::string Path(std::string_view key) const;
+  const std::string& source() const { return source_; }
 
   bool Has(const char* key) const {
     return object_.contains(key) && !object_[key].is_null();
@@ -51,6 +62,8 @@ class JsonFields {
     bool ok;
     if constexpr (std::is_same_v<T, std::string>) {
       ok = v.is_string();
+    } else if constexpr (std::is_same_v<T, bool>) {
+      ok = v.is_boolean();
     } else if constexpr (std::is_integral_v<T>) {
       ok = v.is_number_integer();
     } else {
@@ -59,8 +72,9 @@ class JsonFields {
     if (!ok) {
       return Error(key, fmt::format("expected {}, got {}",
                                     std::is_same_v<T, std::string> ? "a string"
-                                    : std::is_integral_v<T> ? "an integer"
-                                                            : "a number",
+                                    : std::is_same_v<T, bool> ? "true or false"
+                                    : std::is_integral_v<T>   ? "an integer"
+                                                              : "a number",
                                     v.dump()));
     }
     *out = v.get<T>();
@@ -72,6 +86,22 @@ class JsonFields {
 
   // Returns the object under `key`, or InvalidArgument if absent or not one.
   StatusOr<const nlohmann::json*> Object(const char* key) const;
+
+  // Reads the list `key` of objects, each with read(its JsonFields, &item)
+  // (its path `key[k]`), into `out`. Returns the first error.
+  template <typename T, typename Read>
+  Status Objects(const char* key, Read read, std::vector<T>* out) const {
+    MIGSERVE_ASSIGN_OR_RETURN(const nlohmann::json* list, Array(key));
+    for (size_t k = 0; k < list->size(); ++k) {
+      std::string path = fmt::format("{}[{}]", Path(key), k);
+      MIGSERVE_RETURN_IF_ERROR(ExpectObject((*list)[k], source_, path));
+      T item;
+      MIGSERVE_RETURN_IF_ERROR(
+          read(JsonFields((*list)[k], source_, path), &item));
+      out->push_back(std::move(item));
+    }
+    return Status::Ok();
+  }
 
  private:
   const nlohmann::json& object_;
