@@ -93,12 +93,7 @@ StatusOr<TransitionSummary> ParseTransition(const json& j,
     JsonFields p(*plain, source, "summary.plain_optimum");
     MIGSERVE_RETURN_IF_ERROR(ReadCost(p, true, &t.plain_optimum));
   }
-  if (f.Has("plain_placed")) {
-    if (!j["plain_placed"].is_boolean()) {
-      return f.Error("plain_placed", "expected true or false");
-    }
-    t.plain_placed = j["plain_placed"].get<bool>();
-  }
+  MIGSERVE_RETURN_IF_ERROR(f.Get("plain_placed", false, &t.plain_placed));
   return t;
 }
 
