@@ -8,13 +8,12 @@
 #include "cli/flag_checks.h"
 #include "cli/table.h"
 #include "cli/transition_inputs.h"
-#include "cluster/apply.h"
+#include "cluster/cluster_state.h"
 #include "cluster/transition_report.h"
 #include "controller/transition_simulation.h"
 #include "deployment/deployment_json.h"
 #include "util/csv.h"
 #include "util/file.h"
-#include "util/tolerance.h"
 
 namespace migserve::cli {
 namespace {

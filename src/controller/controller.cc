@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <set>
 
-#include "cluster/apply.h"
 #include "cluster/plan_json.h"
 #include "controller/floor_guard.h"
 #include "controller/goal_json.h"
