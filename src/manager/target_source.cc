@@ -52,8 +52,10 @@ bool TargetSource::Changed() {
   }
   if (!map_.Get().ok()) return false;  // the cache says why, next time
   std::optional<nlohmann::json> map = map_.Find(options_.configmap);
-  return map && StringField(*map, "metadata", "resourceVersion") &&
-         *StringField(*map, "metadata", "resourceVersion") != version_;
+  if (!map) return false;
+  std::optional<std::string> version =
+      StringField(*map, "metadata", "resourceVersion");
+  return version && *version != version_;
 }
 
 void TargetSource::Wait(const std::atomic<bool>& stop) {
