@@ -21,11 +21,11 @@ std::string Source(const std::string& path) {
 // arrivals at 90% of saturation.
 void BM_ReplicaQuantileAtOneRate(benchmark::State& state) {
   queueing::BatchCurve curve({{1, 13}, {2, 23}, {4, 42}, {8, 79}});
-  int order = static_cast<int>(state.range(0));
+  queueing::ArrivalShape shape{.every = static_cast<int>(state.range(0))};
   double rate = 0.9 * 8 / 0.079;
   for (auto _ : state) {
     benchmark::DoNotOptimize(
-        queueing::LatencyQuantileMs(curve, {8, 1, 0}, rate, order));
+        queueing::LatencyQuantileMs(curve, {8, 1, 0}, rate, shape));
   }
 }
 BENCHMARK(BM_ReplicaQuantileAtOneRate)

@@ -94,8 +94,12 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(OptimizeFromCliTest, FromItsOwnTargetNothingChanges) {
-  std::string day = SourcePath("data/deployments/day.json");
+  std::string day = testing::TempDir() + "/day.json";
   std::string out = testing::TempDir() + "/day-from-day.json";
+  CliResult placed =
+      Cli({"optimize", "-w", SourcePath("data/workloads/day.yaml"), "-p",
+           kProfiles, "--algo", "milp", "-o", day});
+  ASSERT_EQ(placed.code, 0) << placed.err;
   CliResult r =
       Cli({"optimize", "-w", SourcePath("data/workloads/day.yaml"), "-p",
            kProfiles, "--algo", "milp", "--from", day, "-o", out});

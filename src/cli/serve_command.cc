@@ -1,5 +1,7 @@
 // migserve serve -d D -w W -p P [--load X] [--arrivals poisson|gamma --cv X]
-//   [--routing weighted|round-robin|least-outstanding]
+//   [--routing proxy|gateway-api|random|weighted|round-robin|
+//              least-outstanding] [--router-replicas N]
+//   [--in-group round-robin|least-request]
 //   [--batching greedy|timer --max-queue-delay MS] [--duration S]
 //   [--warmup S] [--seed N] [--format table|json] [-o F]
 #include <fmt/format.h>
@@ -27,8 +29,11 @@ struct ServeFlags {
   std::string profiles;
   std::string output;
   std::string format = "table";
-  std::string arrivals = "poisson";
-  std::string routing = "weighted";
+  std::string arrivals;  // empty: the workload's arrival_cv
+  double cv = 0;         // 0: the workload's arrival_cv
+  std::string routing;   // empty: the deployment's router
+  std::string in_group = "round-robin";
+  int router_replicas = 0;  // 0: the workload's
   std::string batching = "greedy";
   double max_queue_delay_ms = 1;
   serving::ServeOptions options;
@@ -81,10 +86,13 @@ std::string Json(const serving::ServeReport& report,
                         {"stable", s.stable},
                         {"ok", s.ok()}});
   }
+  bool poisson = o.arrivals.kind == queueing::ArrivalProcess::Kind::kPoisson;
   nlohmann::ordered_json j = {{"load", o.load},
-                              {"arrivals", flags.arrivals},
+                              {"arrivals", poisson ? "poisson" : "gamma"},
                               {"cv", o.arrivals.cv},
-                              {"routing", flags.routing},
+                              {"routing", RoutingPolicyName(o.routing)},
+                              {"router_replicas", o.proxies},
+                              {"in_group", flags.in_group},
                               {"batching", flags.batching},
                               {"max_queue_delay_ms", o.max_queue_delay_ms},
                               {"duration_s", o.duration_s},
@@ -95,15 +103,44 @@ std::string Json(const serving::ServeReport& report,
   return j.dump(2) + "\n";
 }
 
+// The arrivals: the flags', else the workload's arrival_cv (1: Poisson).
+Status ResolveArrivals(const ServeFlags& flags,
+                       const workload::Workload& workload,
+                       queueing::ArrivalProcess* arrivals) {
+  arrivals->cv = flags.cv != 0 ? flags.cv : workload.arrival_cv;
+  std::string kind = flags.arrivals;
+  if (kind.empty()) kind = arrivals->cv == 1 ? "poisson" : "gamma";
+  arrivals->kind = *queueing::ParseArrivalKind(kind);
+  if (arrivals->kind == queueing::ArrivalProcess::Kind::kPoisson &&
+      arrivals->cv != 1) {
+    return Status::InvalidArgument(fmt::format(
+        "--arrivals poisson has gaps of cv 1, but {} is {} (use --arrivals "
+        "gamma, or leave --arrivals out)",
+        flags.cv != 0 ? "--cv" : workload.source + ": arrival_cv",
+        arrivals->cv));
+  }
+  return Status::Ok();
+}
+
+// The routing: the flag's, else the router the deployment's credits assume,
+// else the workload's.
+void ResolveRouting(const ServeFlags& flags, const workload::Workload& workload,
+                    const deployment::Deployment& deployment,
+                    serving::ServeOptions* o) {
+  queueing::RouterKind router = workload.router;
+  if (deployment.summary && deployment.summary->router) {
+    router = *deployment.summary->router;
+  }
+  o->routing = flags.routing.empty()
+                   ? serving::PolicyOf(router)
+                   : *serving::ParseRoutingPolicy(flags.routing);
+  o->proxies = flags.router_replicas != 0 ? flags.router_replicas
+                                          : workload.router_replicas;
+  o->in_group = *serving::ParseInGroup(flags.in_group);
+}
+
 Status RunServe(ServeFlags flags, CommandContext* context) {
   serving::ServeOptions& o = flags.options;
-  o.arrivals.kind = *queueing::ParseArrivalKind(flags.arrivals);
-  if (o.arrivals.kind == queueing::ArrivalProcess::Kind::kPoisson &&
-      o.arrivals.cv != 1) {
-    return Status::InvalidArgument(
-        "--cv applies to --arrivals gamma (Poisson arrivals have cv 1)");
-  }
-  o.routing = *serving::ParseRoutingPolicy(flags.routing);
   o.max_queue_delay_ms =
       flags.batching == "timer" ? flags.max_queue_delay_ms : 0;
   if (flags.batching == "timer" && !(flags.max_queue_delay_ms > 0)) {
@@ -124,6 +161,8 @@ Status RunServe(ServeFlags flags, CommandContext* context) {
   if (!deployment.ok()) {
     return deployment.status();
   }
+  MIGSERVE_RETURN_IF_ERROR(ResolveArrivals(flags, *workload, &o.arrivals));
+  ResolveRouting(flags, *workload, *deployment, &o);
   auto state = cluster::ClusterFromDeployment(*deployment, {});
   if (!state.ok()) {
     return state.status();
@@ -170,17 +209,30 @@ void SetupServe(CLI::App* app, CommandContext* context) {
       ->default_val(flags->format);
   app->add_option("--load", o.load, "Arrival rate x each required rate")
       ->default_val(o.load);
-  app->add_option("--arrivals", flags->arrivals, "poisson or gamma")
-      ->check(OneOf({"poisson", "gamma"}))
-      ->default_val(flags->arrivals);
-  app->add_option("--cv", o.arrivals.cv,
-                  "gamma: coefficient of variation of the gaps")
-      ->default_val(o.arrivals.cv);
+  app->add_option("--arrivals", flags->arrivals,
+                  "poisson or gamma (default: the workload's arrival_cv, "
+                  "Poisson at 1)")
+      ->check(OneOf({"poisson", "gamma"}));
+  app->add_option("--cv", flags->cv,
+                  "gamma: coefficient of variation of the gaps (default: the "
+                  "workload's arrival_cv)")
+      ->check(CLI::PositiveNumber);
   app->add_option("--routing", flags->routing,
-                  "weighted (the routing objects' capacity weights), "
-                  "round-robin or least-outstanding")
-      ->check(OneOf({"weighted", "round-robin", "least-outstanding"}))
-      ->default_val(flags->routing);
+                  "proxy, gateway-api or random (the routers a workload "
+                  "names), weighted (round robin over the groups), "
+                  "round-robin or least-outstanding (default: the router the "
+                  "deployment's credits assume)")
+      ->check(OneOf({"proxy", "gateway-api", "random", "weighted",
+                     "round-robin", "least-outstanding"}));
+  app->add_option("--router-replicas", flags->router_replicas,
+                  "proxy: independent proxies, each request to one at random "
+                  "(default: the workload's router_replicas)")
+      ->check(CLI::Range(1, 64));
+  app->add_option("--in-group", flags->in_group,
+                  "gateway-api: how a group spreads its share, round-robin or "
+                  "least-request")
+      ->check(OneOf({"round-robin", "least-request"}))
+      ->default_val(flags->in_group);
   app->add_option("--batching", flags->batching,
                   "greedy (start a batch at once, Triton's default) or timer "
                   "(wait up to --max-queue-delay for a full batch)")

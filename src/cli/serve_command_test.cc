@@ -27,13 +27,21 @@ nlohmann::json Serve(const std::string& deployment, const std::string& workload,
   return nlohmann::json::parse(r.out);
 }
 
-// The shipped deployments are `optimize --algo milp` of the shipped
-// workloads under the default (p99) model.
+// `optimize --algo milp` of the shipped workloads under the default model
+// (p99 credits behind two proxies), served by the router its credits assume
+// (the deployment's summary.router, the default of --routing).
 TEST(ServeCliTest, DefaultDeploymentsMeetEveryP99AtFullPoissonLoad) {
   for (const char* name : {"day", "night"}) {
-    nlohmann::json j =
-        Serve(SourcePath(std::string("data/deployments/") + name + ".json"),
-              SourcePath(std::string("data/workloads/") + name + ".yaml"), 0);
+    std::string workload =
+        SourcePath(std::string("data/workloads/") + name + ".yaml");
+    std::string deployment = testing::TempDir() + "/" + name + ".json";
+    CliResult r = Cli({"optimize", "-w", workload, "-p", kProfiles, "--algo",
+                       "milp", "-o", deployment});
+    ASSERT_EQ(r.code, 0) << r.err;
+    nlohmann::json j = Serve(deployment, workload, 0);
+    EXPECT_EQ(j["routing"], "proxy");
+    EXPECT_EQ(j["router_replicas"], 2);
+    EXPECT_EQ(j["arrivals"], "poisson");
     EXPECT_TRUE(j["ok"].get<bool>());
     for (const auto& s : j["services"]) {
       EXPECT_LE(s["p99_ms"].get<double>(), s["slo_ms"].get<double>())
@@ -44,6 +52,35 @@ TEST(ServeCliTest, DefaultDeploymentsMeetEveryP99AtFullPoissonLoad) {
                   0.02 * s["offered"].get<double>());
     }
   }
+}
+
+// Credits for a random balancer hold behind one, and cost GPUs; the
+// proxy's tighter credits, served at random instead, miss the p99 (which is
+// what the validator warns of).
+TEST(ServeCliTest, EachRouterHoldsItsOwnCreditsAndOnlyThose) {
+  std::string workload = testing::WriteTempFile(
+      "night-random.yaml",
+      ReadFile(SourcePath("data/workloads/night.yaml")).value() +
+          "router: random\n");
+  std::string random = testing::TempDir() + "/night-random.json";
+  CliResult r = Cli({"optimize", "-w", workload, "-p", kProfiles, "--algo",
+                     "milp", "-o", random});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("8 GPUs"), std::string::npos) << r.err;
+  nlohmann::json j = Serve(random, workload, 0);
+  EXPECT_EQ(j["routing"], "random");
+  std::string proxy = testing::TempDir() + "/night-proxy.json";
+  r = Cli({"optimize", "-w", SourcePath("data/workloads/night.yaml"), "-p",
+           kProfiles, "--algo", "milp", "-o", proxy});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("6 GPUs"), std::string::npos) << r.err;
+  j = Serve(proxy, workload, 1, {"--routing", "random"});
+  EXPECT_FALSE(j["ok"].get<bool>());
+  r = Cli({"validate", "-w", workload, "-p", kProfiles, "-d", proxy});
+  EXPECT_NE(r.err.find("warning: " + proxy +
+                       ": summary.router: its credits assume router proxy"),
+            std::string::npos)
+      << r.err;
 }
 
 // The paper's model loads replicas to their measured throughput with
@@ -63,9 +100,12 @@ TEST(ServeCliTest, ThePapersModelMissesTheP99OnDay) {
   }
   EXPECT_GE(missed, 3);
   // The p99 deployment of the same rates serves them at 1.0 but not at 1.3.
-  Serve(SourcePath("data/deployments/day.json"), workload, 0);
-  Serve(SourcePath("data/deployments/day.json"), workload, 1,
-        {"--load", "1.3"});
+  std::string p99 = testing::TempDir() + "/day-p99.json";
+  r = Cli({"optimize", "-w", SourcePath("data/workloads/day.yaml"), "-p",
+           kProfiles, "--algo", "milp", "-o", p99});
+  ASSERT_EQ(r.code, 0) << r.err;
+  Serve(p99, workload, 0, {"--routing", "proxy"});
+  Serve(p99, workload, 1, {"--load", "1.3"});
 }
 
 TEST(ServeCliTest, DeterministicForASeedAndTheTableSaysHowMany) {
@@ -101,8 +141,10 @@ TEST(ServeCliTest, RefusesBadFlagsWithUsageErrors) {
                                    "-p",
                                    kProfiles};
   for (std::vector<std::string> extra :
-       {std::vector<std::string>{"--cv", "2"},
-        {"--routing", "random"},
+       {std::vector<std::string>{"--arrivals", "poisson", "--cv", "2"},
+        {"--routing", "smooth"},
+        {"--router-replicas", "0"},
+        {"--in-group", "random"},
         {"--arrivals", "gamma", "--cv", "0"},
         {"--load", "0"},
         {"--warmup", "40"},

@@ -31,6 +31,10 @@ Status RunValidate(const ValidateFlags& flags, CommandContext* context) {
   if (!report.ok()) {
     return report.status();
   }
+  for (const std::string& w : report->warnings) {
+    context->err << fmt::format("migserve: warning: {}: {}\n", flags.deployment,
+                                w);
+  }
   std::ostream& out = context->out;
   TextTable table(
       {"service", "required", "provided", "satisfaction", "replicas"});

@@ -11,6 +11,7 @@
 
 #include "deployment/gpu_config.h"
 #include "mig/gpu_model.h"
+#include "queueing/traffic.h"
 #include "workload/workload.h"
 
 namespace migserve::deployment {
@@ -79,6 +80,9 @@ struct Summary {
   SolveStatus status = SolveStatus::kFeasible;
   std::optional<int> lower_bound;
   double seconds = 0;
+  // The router the credits assume (workload.router; absent in deployments
+  // made before routers were part of the capacity model).
+  std::optional<queueing::RouterKind> router;
   std::optional<TransitionSummary> transition;
   nlohmann::json extra = nlohmann::json::object();
 };

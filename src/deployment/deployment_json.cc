@@ -48,19 +48,11 @@ StatusOr<PlacedInstance> ParseInstance(const json& j, const std::string& source,
 
 // The keys of the fixed fields and of the transition summary; every other
 // key of a summary is the algorithm's (Summary::extra).
-constexpr const char* kSummaryKeys[] = {"algorithm",
-                                        "gpus",
-                                        "status",
-                                        "lower_bound",
-                                        "seconds",
-                                        "pod_starts",
-                                        "repartitioned_gpus",
-                                        "kept_replicas",
-                                        "starts_bound",
-                                        "extra_gpus",
-                                        "transition_nodes",
-                                        "plain_optimum",
-                                        "plain_placed"};
+constexpr const char* kSummaryKeys[] = {
+    "algorithm",     "gpus",         "status",     "lower_bound",
+    "seconds",       "router",       "pod_starts", "repartitioned_gpus",
+    "kept_replicas", "starts_bound", "extra_gpus", "transition_nodes",
+    "plain_optimum", "plain_placed"};
 
 json CostJson(const TransitionCost& cost) {
   return {{"gpus", cost.gpus},
@@ -116,6 +108,17 @@ StatusOr<Summary> ParseSummary(const json& j, const std::string& source) {
     s.lower_bound = bound;
   }
   MIGSERVE_RETURN_IF_ERROR(f.Get("seconds", false, &s.seconds));
+  if (f.Has("router")) {
+    std::string router;
+    MIGSERVE_RETURN_IF_ERROR(f.Get("router", true, &router));
+    s.router = queueing::ParseRouter(router);
+    if (!s.router) {
+      return f.Error("router",
+                     fmt::format("must be proxy, gateway-api or random, got "
+                                 "'{}'",
+                                 router));
+    }
+  }
   if (f.Has("pod_starts")) {
     MIGSERVE_ASSIGN_OR_RETURN(s.transition, ParseTransition(j, source, s.gpus));
   }
@@ -134,6 +137,7 @@ json SummaryJson(const Summary& summary) {
             {"status", std::string(SolveStatusName(summary.status))}};
   if (summary.lower_bound) s["lower_bound"] = *summary.lower_bound;
   s["seconds"] = summary.seconds;
+  if (summary.router) s["router"] = queueing::RouterName(*summary.router);
   if (const std::optional<TransitionSummary>& t = summary.transition) {
     s["pod_starts"] = t->cost.pod_starts;
     s["repartitioned_gpus"] = t->cost.repartitioned_gpus;

@@ -94,6 +94,17 @@ StatusOr<ValidationReport> Validate(const Deployment& deployment,
   }
   report.gpus = static_cast<int>(deployment.gpus.size());
   report.used_gpus = deployment.UsedGpus();
+  if (deployment.summary && deployment.summary->router &&
+      *deployment.summary->router != workload.router) {
+    report.warnings.push_back(fmt::format(
+        "summary.router: its credits assume router {}, but {} is served by "
+        "router {}: checked under {}'s credits (serve --routing {} shows its "
+        "p99s)",
+        queueing::RouterName(*deployment.summary->router), workload.source,
+        queueing::RouterName(workload.router),
+        queueing::RouterName(workload.router),
+        queueing::RouterName(workload.router)));
+  }
   std::map<int, size_t> seen_ids;
   for (size_t g = 0; g < deployment.gpus.size(); ++g) {
     const DeployedGpu& dg = deployment.gpus[g];

@@ -27,6 +27,8 @@ struct ServiceReport {
 struct ValidationReport {
   // Each names the GPU, instance or service at fault.
   std::vector<std::string> problems;
+  // What holds but deserves a look (a router other than the credits').
+  std::vector<std::string> warnings;
   std::vector<ServiceReport> services;  // in workload order
   int gpus = 0;                         // GPUs listed
   int used_gpus = 0;                    // GPUs serving at least one replica

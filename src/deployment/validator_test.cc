@@ -49,6 +49,35 @@ TEST_F(ValidatorTest, AcceptsSufficientLegalDeployment) {
   EXPECT_EQ(r->services[0].replicas, 2);
 }
 
+// A deployment whose credits assume another router than the workload's is
+// checked under the workload's, with a warning that names both.
+TEST_F(ValidatorTest, WarnsWhenServedByAnotherRouterThanItsCreditsAssume) {
+  auto d = ParseDeployment(
+      R"({"gpu": "A100-SXM4-80GB", "gpus": [{"id": 0, "instances": [
+          {"profile": "3g.40gb", "start": 0, "service": "a"},
+          {"profile": "3g.40gb", "start": 4, "service": "a"}]}],
+          "summary": {"algorithm": "milp", "gpus": 1, "router": "random"}})",
+      "d.json");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  auto r = Validate(*d, workload_, profiles_, gpu_);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->warnings.size(), 1u);
+  EXPECT_NE(r->warnings[0].find("assume router random, but w.yaml is served "
+                                "by router proxy"),
+            std::string::npos)
+      << r->warnings[0];
+  d->summary->router = queueing::RouterKind::kProxy;
+  EXPECT_TRUE(Validate(*d, workload_, profiles_, gpu_)->warnings.empty());
+  auto bad = ParseDeployment(
+      R"({"gpu": "A100-SXM4-80GB", "gpus": [],
+          "summary": {"algorithm": "milp", "gpus": 0, "router": "envoy"}})",
+      "d.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("summary.router: must be proxy"),
+            std::string::npos)
+      << bad.status().message();
+}
+
 TEST_F(ValidatorTest, ShortServiceIsNamed) {
   auto r = Check(R"([{"id": 0, "instances": [
       {"profile": "3g.40gb", "start": 0, "service": "a", "throughput": 900}]}])");

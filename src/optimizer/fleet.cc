@@ -73,6 +73,7 @@ StatusOr<RunResult> RunFleet(const workload::Workload& workload,
   summary.gpus = static_cast<int>(run.deployment.gpus.size());
   summary.status = solution.outcome;
   summary.seconds = SecondsSince(begin);
+  summary.router = workload.router;
   run.info.milp = std::move(solution.info);
   summary.extra = ToJson(run.info);
   run.deployment.summary = std::move(summary);

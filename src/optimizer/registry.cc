@@ -63,6 +63,7 @@ deployment::Summary SummaryOf(const char* algorithm, const Problem& problem,
   }
   summary.lower_bound = bound;
   summary.seconds = seconds;
+  summary.router = problem.workload.router;
   summary.extra = ToJson(solution.info);
   return summary;
 }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace migserve::queueing {
 
 Status ArrivalProcess::Validate() const {
@@ -28,6 +30,62 @@ ArrivalStream::ArrivalStream(const ArrivalProcess& process, double rate,
 double ArrivalStream::Next() {
   now_ += poisson_ ? exponential_(rng_) : gamma_(rng_);
   return now_;
+}
+
+namespace {
+
+ArrivalProcess GapsOf(double cv) {
+  return cv == 1 ? ArrivalProcess{}
+                 : ArrivalProcess{ArrivalProcess::Kind::kGamma, cv};
+}
+
+}  // namespace
+
+ShapedStream::ShapedStream(const ArrivalShape& shape, uint64_t seed)
+    : shape_(shape), rng_(seed) {
+  if (shape.cv == 1 || (shape.thin == 1 && shape.channels == 1)) {
+    // Every k-th gap of a gamma stream of cv c is a gamma gap of cv
+    // c/sqrt(k); thinned Poisson stays Poisson; Poisson spread at random
+    // over channels is a Poisson stream per channel.
+    for (int c = 0; c < shape.channels; ++c) {
+      channels_.emplace_back(GapsOf(shape.cv / std::sqrt(shape.every)),
+                             1.0 / shape.channels, seed + c);
+      next_.push_back(channels_.back().Next());
+    }
+    return;
+  }
+  channels_.emplace_back(GapsOf(shape.cv), 1.0 * shape.thin * shape.every,
+                         seed);
+  std::uniform_int_distribution<int> phase(0, shape.every - 1);
+  for (int c = 0; c < shape.channels; ++c) count_.push_back(phase(rng_));
+}
+
+double ShapedStream::Next() {
+  if (count_.empty()) {
+    size_t first = 0;
+    for (size_t c = 1; c < next_.size(); ++c) {
+      if (next_[c] < next_[first]) first = c;
+    }
+    double t = next_[first];
+    next_[first] = channels_[first].Next();
+    return t;
+  }
+  std::uniform_int_distribution<int> kept(1, shape_.thin);
+  std::uniform_int_distribution<int> channel(0, shape_.channels - 1);
+  for (;;) {
+    double t = channels_[0].Next();
+    if (shape_.thin > 1 && kept(rng_) != 1) continue;
+    int c = shape_.channels > 1 ? channel(rng_) : 0;
+    if (++count_[c] % shape_.every == 0) return t;
+  }
+}
+
+std::vector<double> ShapedArrivals(const ArrivalShape& shape, int requests,
+                                   uint64_t seed) {
+  ShapedStream stream(shape, seed);
+  std::vector<double> times(requests);
+  for (double& t : times) t = stream.Next();
+  return times;
 }
 
 }  // namespace migserve::queueing

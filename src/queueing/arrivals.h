@@ -8,7 +8,9 @@
 #include <optional>
 #include <random>
 #include <string_view>
+#include <vector>
 
+#include "queueing/traffic.h"
 #include "util/status_or.h"
 
 namespace migserve::queueing {
@@ -40,6 +42,30 @@ class ArrivalStream {
   bool poisson_;
   double now_ = 0;
 };
+
+// A unit-rate stream of `shape` (a replica's arrivals behind a router,
+// queueing/traffic.h), deterministic for a seed: the service's stream with
+// its gaps, thinned at random, spread at random over the channels, every
+// `every`-th of each channel. With Poisson service arrivals the channels are
+// independent Poisson streams, each giving Erlang gaps, merged.
+class ShapedStream {
+ public:
+  ShapedStream(const ArrivalShape& shape, uint64_t seed);
+
+  // The next arrival time, seconds.
+  double Next();
+
+ private:
+  ArrivalShape shape_;
+  std::vector<ArrivalStream> channels_;  // merged by their next arrival
+  std::vector<double> next_;
+  std::mt19937_64 rng_;
+  std::vector<int> count_;  // general case: per channel, requests seen
+};
+
+// The first `requests` arrival times of ShapedStream(shape, seed).
+std::vector<double> ShapedArrivals(const ArrivalShape& shape, int requests,
+                                   uint64_t seed);
 
 }  // namespace migserve::queueing
 

@@ -16,8 +16,7 @@ BatcherConfig BatcherOf(const profile::ProfileRow& row) {
 // The p99 credit of `row`, whose batch curve is `curve`.
 double P99Capacity(const BatchCurve& curve, const profile::ProfileRow& row,
                    const ServiceTerms& terms) {
-  return QuantileCapacity(curve, BatcherOf(row), terms.slo_ms,
-                          terms.service_rate);
+  return QuantileCapacity(curve, BatcherOf(row), terms.slo_ms, terms.traffic);
 }
 
 }  // namespace
@@ -64,8 +63,8 @@ Credit BestCredit(const profile::ProfileTable& table, const mig::GpuModel& gpu,
       // Simulated only if it holds the p99 at the best credit so far.
       BatchCurve curve = BatchCurve::Of(table, *row);
       if (best.row != nullptr &&
-          !QuantileHolds(curve, BatcherOf(*row), terms.slo_ms,
-                         terms.service_rate, best.capacity)) {
+          !QuantileHolds(curve, BatcherOf(*row), terms.slo_ms, terms.traffic,
+                         best.capacity)) {
         continue;
       }
       capacity = P99Capacity(curve, *row, terms);

@@ -1,8 +1,7 @@
 // What one replica is credited with serving for a service (docs/capacity.md):
 // under `p99` (the default) the highest arrival rate at which its p99
-// latency stays within the service's SLO when the service's Poisson stream
-// is split over its replicas by weighted round robin (QuantileCapacity);
-// under
+// latency stays within the service's SLO, with the arrivals the service's
+// traffic gives it behind its router (QuantileCapacity, traffic.h); under
 // `paper` the measured throughput of its row (paper 7), which ignores
 // queueing. Every optimizer, the validator and routing use these credits.
 #ifndef MIGSERVE_QUEUEING_CAPACITY_MODEL_H_
@@ -15,6 +14,7 @@
 #include "mig/gpu_model.h"
 #include "profile/capacity.h"
 #include "profile/profile_table.h"
+#include "queueing/traffic.h"
 
 namespace migserve::queueing {
 
@@ -28,7 +28,7 @@ std::optional<CapacityModel> ParseCapacityModel(std::string_view name);
 struct ServiceTerms {
   profile::CapacityLimits limits;  // which rows may serve
   double slo_ms = 0;               // the p99 latency to keep
-  double service_rate = 0;         // req/s the service's replicas share
+  Traffic traffic;                 // its stream and router
   CapacityModel model = CapacityModel::kP99;
 };
 

@@ -27,7 +27,7 @@ class CapacityModelTest : public ::testing::Test {
     table_ = *t;
   }
   ServiceTerms Paper(double limit, int procs) {
-    return {{limit, procs}, limit, 0, CapacityModel::kPaper};
+    return {{limit, procs}, limit, {}, CapacityModel::kPaper};
   }
   const mig::GpuModel& gpu_ =
       *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
@@ -64,7 +64,7 @@ TEST_F(CapacityModelTest, PaperCreditsTheBestThroughputWithinTheLimits) {
 // Under an SLO of 100 ms, batch 16 (90 ms a batch) leaves no room to wait:
 // the p99 model credits it with little and prefers batch 8 (40 ms).
 TEST_F(CapacityModelTest, P99CreditsWhatKeepsTheQuantileWithinTheSlo) {
-  ServiceTerms terms{{100, 1}, 100, 0, CapacityModel::kP99};
+  ServiceTerms terms{{100, 1}, 100, {}, CapacityModel::kP99};
   Credit c = BestCredit(table_, gpu_, g1_, "m", terms);
   ASSERT_NE(c.row, nullptr);
   EXPECT_EQ(c.row->batch, 8);

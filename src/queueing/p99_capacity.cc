@@ -1,7 +1,6 @@
 #include "queueing/p99_capacity.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -13,47 +12,77 @@ namespace migserve::queueing {
 namespace {
 
 constexpr uint64_t kSearchSeed = 1;
-constexpr std::array<int, 12> kOrders = {1,  2,  3,  4,  6,  8,
-                                         12, 16, 24, 32, 48, 64};
 
-// Arrival times of a unit-rate stream with Erlang-`order` gaps; divided by a
-// rate, the stream at that rate (the same randomness at every rate tried,
-// so the quantile grows smoothly with the rate).
-const std::vector<double>& UnitArrivals(int requests, int order) {
+// Arrival times of a unit-rate stream of `shape`; divided by a rate, the
+// stream at that rate (the same randomness at every rate tried, so the
+// quantile grows smoothly with the rate).
+const std::vector<double>& UnitArrivals(int requests,
+                                        const ArrivalShape& shape) {
   static std::mutex mu;
-  static std::map<std::pair<int, int>, std::vector<double>> cache;
+  static std::map<std::pair<int, ArrivalShape>, std::vector<double>> cache;
   std::lock_guard<std::mutex> lock(mu);
-  std::vector<double>& times = cache[{requests, order}];
-  if (times.empty()) {
-    ArrivalProcess process{ArrivalProcess::Kind::kGamma,
-                           1 / std::sqrt(static_cast<double>(order))};
-    if (order == 1) process = ArrivalProcess{};
-    ArrivalStream stream(process, 1.0, kSearchSeed);
-    times.resize(requests);
-    for (double& t : times) t = stream.Next();
-  }
+  std::vector<double>& times = cache[{requests, shape}];
+  if (times.empty()) times = ShapedArrivals(shape, requests, kSearchSeed);
   return times;
 }
 
-// Counts the measured requests over the SLO, and says when too many are
-// for the quantile to hold.
+// Counts the measured requests over the SLO, in all and in each of
+// consecutive runs of requests (batches of the method of batch means), and
+// says when too many are for the quantile to hold.
 class MissCounter : public BatchSink {
  public:
-  MissCounter(double from, double slo_s, long allowed)
-      : from_(from), slo_s_(slo_s), allowed_(allowed) {}
+  MissCounter(double slo_s, long allowed) : slo_s_(slo_s), allowed_(allowed) {}
+  // The next run begins with the request arriving at `t`.
+  void StartRun(double t) {
+    starts_.push_back(t);
+    by_run_.push_back(0);
+  }
+  int runs() const { return static_cast<int>(starts_.size()); }
   void Served(const double* arrivals, int count, double done) override {
     for (int i = 0; i < count; ++i) {
-      if (arrivals[i] >= from_ && done - arrivals[i] > slo_s_) ++misses_;
+      if (starts_.empty() || arrivals[i] < starts_.front() ||
+          done - arrivals[i] <= slo_s_) {
+        continue;
+      }
+      ++misses_;
+      size_t run =
+          std::upper_bound(starts_.begin(), starts_.end(), arrivals[i]) -
+          starts_.begin() - 1;
+      ++by_run_[run];
     }
   }
   bool failed() const { return misses_ > allowed_; }
+  const std::vector<long>& by_run() const { return by_run_; }
 
  private:
-  double from_;
+  std::vector<double> starts_;
   double slo_s_;
   long allowed_;
   long misses_ = 0;
+  std::vector<long> by_run_;
 };
+
+// Runs of the measured requests, for the batch means.
+constexpr int kRuns = 20;
+// Student's t at 97.5% with kRuns - 1 degrees of freedom.
+constexpr double kRunsT = 2.093;
+
+// Returns whether the share of misses, estimated from `by_run` misses in
+// runs of `per_run` requests, is below `share` by kRunsT standard errors of
+// the batch means: near saturation misses come in long bursts, and a count
+// judged as if they were independent passes by chance.
+bool RunsWithin(const std::vector<long>& by_run, long per_run, double share) {
+  double mean = 0;
+  for (long m : by_run) mean += static_cast<double>(m) / per_run;
+  mean /= by_run.size();
+  double sq = 0;
+  for (long m : by_run) {
+    double d = static_cast<double>(m) / per_run - mean;
+    sq += d * d;
+  }
+  double se = std::sqrt(sq / (by_run.size() - 1) / by_run.size());
+  return mean + kRunsT * se <= share;
+}
 
 class LatencyCollector : public BatchSink {
  public:
@@ -70,15 +99,16 @@ class LatencyCollector : public BatchSink {
   std::vector<double> latencies_;
 };
 
-// Feeds the stream at `rate` to a replica reporting to `sink`; stops early
-// once `stop` says so.
-template <typename Stop>
-void Run(const BatchCurve& curve, const BatcherConfig& config,
-         const std::vector<double>& unit, double rate, BatchSink* sink,
-         Stop stop) {
+// Feeds `count` unit-rate arrivals (`unit(i)`: the i-th) scaled to `rate`
+// to a replica reporting to `sink`, calling `each(i, t)` before arrival i;
+// stops early once `stop` says so.
+template <typename Unit, typename Each, typename Stop>
+void Run(const BatchCurve& curve, const BatcherConfig& config, size_t count,
+         Unit unit, double rate, BatchSink* sink, Each each, Stop stop) {
   ReplicaQueue queue(curve, config, sink);
-  for (size_t i = 0; i < unit.size(); ++i) {
-    double t = unit[i] / rate;
+  for (size_t i = 0; i < count; ++i) {
+    double t = unit(i) / rate;
+    each(i, t);
     if (i % 256 == 0) {
       queue.AdvanceTo(t);
       if (stop()) return;
@@ -88,20 +118,62 @@ void Run(const BatchCurve& curve, const BatcherConfig& config,
   queue.Drain();
 }
 
+// Near saturation a queue's misses come in long busy periods, and a stream
+// of the search's length holds too few of them. The relaxation time of a
+// queue in heavy traffic grows as I / (1 - u)^2 for arrivals of dispersion
+// index I at utilization u: a long verdict simulates I ((1 - kLongFrom) /
+// (1 - u))^2 times the search's requests when that is more, at most
+// kLongest times, generated as it runs.
+constexpr double kLongFrom = 0.8;
+constexpr double kLongest = 10;
+
+long RequestsAt(double utilization, const ArrivalShape& shape,
+                const QuantileSearch& search) {
+  double scale = 1;
+  if (utilization < 1) {
+    scale = DispersionIndex(shape) *
+            std::pow((1 - kLongFrom) / (1 - utilization), 2);
+  }
+  return std::lround(std::clamp(scale, 1.0, kLongest) * search.requests);
+}
+
+// Whether the replica at `rate` keeps its quantile, judged on the search's
+// stream, or on a long one (`long_stream`, RequestsAt).
 bool Within(const BatchCurve& curve, const BatcherConfig& config, double rate,
-            int order, double slo_ms, const QuantileSearch& search) {
-  const std::vector<double>& unit = UnitArrivals(search.requests, order);
-  size_t first = static_cast<size_t>(search.warmup * unit.size());
-  long measured = static_cast<long>(unit.size() - first);
+            const ArrivalShape& shape, double slo_ms,
+            const QuantileSearch& search, bool long_stream) {
+  double saturation = ReplicaQueue(curve, config, nullptr).SaturationRate();
+  long count = long_stream ? RequestsAt(rate / saturation, shape, search)
+                           : search.requests;
+  size_t first = static_cast<size_t>(search.warmup * count);
+  long measured = count - static_cast<long>(first);
   // Misses allowed: those the quantile allows, less three standard errors
   // of their count (as if they were independent; queueing makes them
-  // cluster), so that an estimate short by chance does not pass.
+  // cluster), so that an estimate short by chance does not pass; and the
+  // batch means must pass too (RunsWithin), which see the clustering.
   double allowed = (1 - search.quantile) * measured;
-  allowed -= 3 * std::sqrt(allowed * search.quantile);
-  MissCounter misses(unit[first] / rate, slo_ms / 1000,
-                     static_cast<long>(std::floor(allowed)));
-  Run(curve, config, unit, rate, &misses, [&] { return misses.failed(); });
-  return !misses.failed();
+  allowed -= (long_stream ? 3 : 1) * std::sqrt(allowed * search.quantile);
+  long per_run = measured / kRuns;
+  MissCounter misses(slo_ms / 1000, static_cast<long>(std::floor(allowed)));
+  auto each = [&](size_t i, double t) {
+    if (i >= first && (i - first) % per_run == 0 && misses.runs() < kRuns) {
+      misses.StartRun(t);
+    }
+  };
+  auto stop = [&] { return misses.failed(); };
+  if (count == search.requests) {
+    const std::vector<double>& unit = UnitArrivals(search.requests, shape);
+    Run(
+        curve, config, count, [&](size_t i) { return unit[i]; }, rate, &misses,
+        each, stop);
+  } else {
+    ShapedStream stream(shape, kSearchSeed);
+    Run(
+        curve, config, count, [&](size_t) { return stream.Next(); }, rate,
+        &misses, each, stop);
+  }
+  return !misses.failed() &&
+         RunsWithin(misses.by_run(), per_run, 1 - search.quantile);
 }
 
 // What a replica's verdicts depend on besides the rate: its curve, batcher,
@@ -140,15 +212,16 @@ class Memo {
 };
 
 // Within(), remembered: services that differ only in their rate try the
-// same rates with the same Erlang order (every order is 64 once a service
-// runs 64 replicas), so at fleet scale most simulations repeat.
+// same rates with the same arrival shape (every Erlang order is 64 once a
+// service runs 64 replicas), so at fleet scale most simulations repeat.
 bool CachedWithin(const BatchCurve& curve, const BatcherConfig& config,
-                  double rate, int order, double slo_ms,
-                  const QuantileSearch& search) {
-  static Memo<std::tuple<ReplicaKey, double, int>, bool> memo;
-  return memo.Get({KeyOf(curve, config, slo_ms, search), rate, order}, [&] {
-    return Within(curve, config, rate, order, slo_ms, search);
-  });
+                  double rate, const ArrivalShape& shape, double slo_ms,
+                  const QuantileSearch& search, bool long_stream) {
+  static Memo<std::tuple<ReplicaKey, double, ArrivalShape, bool>, bool> memo;
+  return memo.Get(
+      {KeyOf(curve, config, slo_ms, search), rate, shape, long_stream}, [&] {
+        return Within(curve, config, rate, shape, slo_ms, search, long_stream);
+      });
 }
 
 }  // namespace
@@ -161,51 +234,61 @@ double Quantile(std::vector<double>* values, double q) {
   return (*values)[index];
 }
 
-int ErlangOrder(double rate, double service_rate) {
-  int order = 1;
-  for (int k : kOrders) {
-    if (k <= service_rate / rate) order = k;
-  }
-  return order;
-}
-
 double LatencyQuantileMs(const BatchCurve& curve, const BatcherConfig& config,
-                         double rate, int order, const QuantileSearch& search) {
-  const std::vector<double>& unit = UnitArrivals(search.requests, order);
+                         double rate, const ArrivalShape& shape,
+                         const QuantileSearch& search) {
+  const std::vector<double>& unit = UnitArrivals(search.requests, shape);
   LatencyCollector collector(
       unit[static_cast<size_t>(search.warmup * unit.size())] / rate);
-  Run(curve, config, unit, rate, &collector, [] { return false; });
+  Run(
+      curve, config, unit.size(), [&](size_t i) { return unit[i]; }, rate,
+      &collector, [](size_t, double) {}, [] { return false; });
   return 1000 * Quantile(collector.latencies(), search.quantile);
 }
 
 bool QuantileHolds(const BatchCurve& curve, const BatcherConfig& config,
-                   double slo_ms, double service_rate, double rate,
+                   double slo_ms, const Traffic& traffic, double rate,
                    const QuantileSearch& search) {
   if (curve.Ms(1) > slo_ms) return false;
-  return Within(curve, config, rate, ErlangOrder(rate, service_rate), slo_ms,
-                search);
+  return Within(curve, config, rate, ShapeAt(traffic, rate), slo_ms, search,
+                false);
 }
 
 double QuantileCapacity(const BatchCurve& curve, const BatcherConfig& config,
-                        double slo_ms, double service_rate,
+                        double slo_ms, const Traffic& traffic,
                         const QuantileSearch& search) {
-  static Memo<std::pair<ReplicaKey, double>, double> memo;
-  return memo.Get({KeyOf(curve, config, slo_ms, search), service_rate}, [&] {
+  using TrafficKey = std::tuple<double, double, RouterKind, int>;
+  static Memo<std::pair<ReplicaKey, TrafficKey>, double> memo;
+  TrafficKey key{traffic.service_rate, traffic.cv, traffic.router,
+                 traffic.router_replicas};
+  return memo.Get({KeyOf(curve, config, slo_ms, search), key}, [&] {
     double saturation = ReplicaQueue(curve, config, nullptr).SaturationRate();
-    // Bisect on steps of tolerance x saturation: step lo holds, step hi not.
+    // Bisect on steps of tolerance x saturation: step lo holds, step hi not;
+    // first on the search's stream, then, if the long stream refutes the
+    // answer, below it on long streams.
     int steps = static_cast<int>(std::ceil(1 / search.tolerance));
     double step = saturation / steps;
     int lo = 0;
     int hi = curve.Ms(1) > slo_ms ? 0 : steps;
-    while (hi - lo > 1) {
-      int mid = (lo + hi) / 2;
-      double rate = mid * step;
-      if (CachedWithin(curve, config, rate, ErlangOrder(rate, service_rate),
-                       slo_ms, search)) {
-        lo = mid;
-      } else {
-        hi = mid;
+    auto bisect = [&](bool long_stream) {
+      while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        double rate = mid * step;
+        if (CachedWithin(curve, config, rate, ShapeAt(traffic, rate), slo_ms,
+                         search, long_stream)) {
+          lo = mid;
+        } else {
+          hi = mid;
+        }
       }
+    };
+    bisect(false);
+    double rate = lo * step;
+    if (lo > 0 && !CachedWithin(curve, config, rate, ShapeAt(traffic, rate),
+                                slo_ms, search, true)) {
+      hi = lo;
+      lo = 0;
+      bisect(true);
     }
     return lo * step;
   });

@@ -7,14 +7,9 @@
 // SLO are fewer than the quantile allows by one standard error of their
 // count. Results are cached, so each question is simulated once per process.
 //
-// The arrivals a replica sees: its service's requests arrive as a Poisson
-// stream and are split over the replicas by smooth weighted round robin
-// (`serve --routing weighted`), so a replica that takes a share 1/k of the
-// stream sees every k-th request: gaps of an Erlang-k distribution (k = 1:
-// Poisson). A replica's share is at most its rate over the service's, so at
-// rate r of a service stream of rate R it sees at least every floor(R / r)-th
-// request; the search assumes the largest k of 1, 2, 3, 4, 6, 8, 12, 16, 24,
-// 32, 48, 64 within that bound. Without a service rate, arrivals are Poisson.
+// The arrivals a replica sees at each rate tried are those its service's
+// traffic gives it there (queueing/traffic.h: the service's stream and the
+// router that splits it); with a default Traffic, Poisson arrivals.
 #ifndef MIGSERVE_QUEUEING_P99_CAPACITY_H_
 #define MIGSERVE_QUEUEING_P99_CAPACITY_H_
 
@@ -22,6 +17,7 @@
 
 #include "queueing/batch_curve.h"
 #include "queueing/replica_queue.h"
+#include "queueing/traffic.h"
 
 namespace migserve::queueing {
 
@@ -34,27 +30,22 @@ struct QuantileSearch {
 
 // Returns the highest rate (req/s, a multiple of tolerance x saturation
 // below the replica's saturation rate) at which the replica's latency
-// quantile is within `slo_ms`, its arrivals split from a Poisson stream of
-// `service_rate` (0: Poisson arrivals at the replica); 0 if even a lone
-// request exceeds the SLO.
+// quantile is within `slo_ms`, its arrivals those `traffic` gives it at
+// that rate; 0 if even a lone request exceeds the SLO.
 double QuantileCapacity(const BatchCurve& curve, const BatcherConfig& config,
-                        double slo_ms, double service_rate = 0,
+                        double slo_ms, const Traffic& traffic = {},
                         const QuantileSearch& search = {});
 
 // Returns true if the replica's latency quantile at `rate` is within
 // `slo_ms` (arrivals as QuantileCapacity's).
 bool QuantileHolds(const BatchCurve& curve, const BatcherConfig& config,
-                   double slo_ms, double service_rate, double rate,
+                   double slo_ms, const Traffic& traffic, double rate,
                    const QuantileSearch& search = {});
 
-// The Erlang order a replica at `rate` assumes when split from a stream of
-// `service_rate` (0: 1).
-int ErlangOrder(double rate, double service_rate);
-
-// The latency quantile (ms) of the replica at `rate` with Erlang-`order`
-// gaps, on the search's stream.
+// The latency quantile (ms) of the replica at `rate` with arrivals of
+// `shape`, on the search's stream.
 double LatencyQuantileMs(const BatchCurve& curve, const BatcherConfig& config,
-                         double rate, int order,
+                         double rate, const ArrivalShape& shape,
                          const QuantileSearch& search = {});
 
 // The `q` quantile of `values` by nearest rank (the smallest value with at

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "queueing/arrivals.h"
 #include "queueing/md1_test_util.h"
 
 namespace migserve::queueing {
@@ -34,7 +35,8 @@ TEST(QuantileCapacityTest, MD1CapacityMatchesErlangsDistribution) {
     }
     double expected = lo * 1000 / d_ms;
     double capacity = QuantileCapacity(curve, {.max_batch = 1}, slo_ms);
-    EXPECT_NEAR(capacity, expected, 0.03 * expected) << "SLO " << slo_ms;
+    // The search errs on the safe side by the margins of its verdicts.
+    EXPECT_NEAR(capacity, expected, 0.04 * expected) << "SLO " << slo_ms;
     EXPECT_LE(capacity, expected * 1.005) << "SLO " << slo_ms;
   }
 }
@@ -58,28 +60,91 @@ TEST(QuantileCapacityTest, BatchingAndProcessesRaiseCapacityBelowSaturation) {
   EXPECT_LT(two_procs, 200);
   // Cached: the same answer again.
   EXPECT_EQ(QuantileCapacity(curve, {.max_batch = 8}, 100), eight);
-  // At the capacity the p99 holds; a step above it does not.
-  EXPECT_LE(LatencyQuantileMs(curve, {.max_batch = 8}, eight, 1), 100);
-  EXPECT_GT(
-      LatencyQuantileMs(curve, {.max_batch = 8}, eight + 0.004 * 8 / 0.024, 1),
-      100);
+  // At the capacity the p99 holds over two million requests; 3% of
+  // saturation above it, it does not.
+  QuantileSearch longer{.requests = 2000000};
+  EXPECT_LE(LatencyQuantileMs(curve, {.max_batch = 8}, eight, {}, longer), 100);
+  EXPECT_GT(LatencyQuantileMs(curve, {.max_batch = 8}, eight + 0.03 * 8 / 0.024,
+                              {}, longer),
+            100);
 }
 
 // A replica fed every k-th request of a larger stream sees smoother
 // arrivals than Poisson and keeps its p99 at a higher rate.
 TEST(QuantileCapacityTest, ReplicasSplitFromALargerStreamSeeErlangArrivals) {
-  EXPECT_EQ(ErlangOrder(100, 0), 1);
-  EXPECT_EQ(ErlangOrder(100, 150), 1);
-  EXPECT_EQ(ErlangOrder(100, 500), 4);
-  EXPECT_EQ(ErlangOrder(100, 1100), 8);
-  EXPECT_EQ(ErlangOrder(100, 1e6), 64);
+  auto every = [](double rate, double service_rate) {
+    return ShapeAt({.service_rate = service_rate}, rate).every;
+  };
+  EXPECT_EQ(every(100, 0), 1);
+  EXPECT_EQ(every(100, 150), 1);
+  EXPECT_EQ(every(100, 500), 5);
+  EXPECT_EQ(every(100, 1100), 11);
+  EXPECT_EQ(every(100, 1750), 16);
+  EXPECT_EQ(every(100, 1950), 18);
+  EXPECT_EQ(every(100, 1e6), 64);
   BatchCurve curve({{1, 10}, {2, 12}, {4, 16}, {8, 24}});
   double alone = QuantileCapacity(curve, {.max_batch = 8}, 60);
-  double shared = QuantileCapacity(curve, {.max_batch = 8}, 60, 20 * alone);
+  double shared = QuantileCapacity(curve, {.max_batch = 8}, 60,
+                                   {.service_rate = 20 * alone});
   EXPECT_GT(shared, 1.05 * alone);
   EXPECT_LT(shared, 8 / 0.024);
-  EXPECT_LT(LatencyQuantileMs(curve, {.max_batch = 8}, alone, 16),
-            LatencyQuantileMs(curve, {.max_batch = 8}, alone, 1));
+  EXPECT_LT(LatencyQuantileMs(curve, {.max_batch = 8}, alone, {.every = 16}),
+            LatencyQuantileMs(curve, {.max_batch = 8}, alone, {}));
+}
+
+// Each router's credit, for the same replica in a service of 20 such: one
+// proxy's rotation is the smoothest, two proxies' rotations interleaved at
+// random less so, and a random split (gateway-api's bound, random) is
+// Poisson, the least credit; burstier gaps (cv 2) cost credit under every
+// router.
+TEST(QuantileCapacityTest, CreditsFollowTheRouterAndTheBurstiness) {
+  BatchCurve curve({{1, 10}, {2, 12}, {4, 16}, {8, 24}});
+  auto credit = [&](RouterKind router, int proxies, double cv) {
+    double alone = QuantileCapacity(curve, {.max_batch = 8}, 60);
+    return QuantileCapacity(curve, {.max_batch = 8}, 60,
+                            {.service_rate = 20 * alone,
+                             .cv = cv,
+                             .router = router,
+                             .router_replicas = proxies});
+  };
+  double one_proxy = credit(RouterKind::kProxy, 1, 1);
+  double two_proxies = credit(RouterKind::kProxy, 2, 1);
+  double gateway = credit(RouterKind::kGatewayApi, 1, 1);
+  double random = credit(RouterKind::kRandom, 1, 1);
+  EXPECT_GT(one_proxy, two_proxies);
+  EXPECT_GT(two_proxies, 1.02 * random);
+  EXPECT_EQ(gateway, random);
+  EXPECT_EQ(random, QuantileCapacity(curve, {.max_batch = 8}, 60));
+  EXPECT_LT(credit(RouterKind::kProxy, 2, 2), two_proxies);
+  EXPECT_LT(credit(RouterKind::kRandom, 1, 2), random);
+}
+
+// A replica's arrivals behind a router have unit rate and the burstiness
+// the shape implies: two rotations interleaved at random have gaps of
+// squared cv between one rotation's (1/k) and Poisson's (1).
+TEST(QuantileCapacityTest, ShapedArrivalsHaveUnitRateAndTheirShapesSpread) {
+  auto squared_cv = [](const ArrivalShape& shape) {
+    std::vector<double> t = ShapedArrivals(shape, 200000, 7);
+    double sum = 0;
+    double sum2 = 0;
+    for (size_t i = 1; i < t.size(); ++i) {
+      double gap = t[i] - t[i - 1];
+      sum += gap;
+      sum2 += gap * gap;
+    }
+    double n = t.size() - 1;
+    double mean = sum / n;
+    EXPECT_NEAR(mean, 1, 0.01);
+    return sum2 / n / (mean * mean) - 1;
+  };
+  EXPECT_NEAR(squared_cv({}), 1, 0.03);
+  EXPECT_NEAR(squared_cv({.every = 8}), 1.0 / 8, 0.01);
+  double two = squared_cv({.channels = 2, .every = 8});
+  EXPECT_GT(two, 0.3);
+  EXPECT_LT(two, 0.9);
+  EXPECT_NEAR(squared_cv({.cv = 2}), 4, 0.2);
+  // Thinning a cv-2 stream to 1 in 8: 1 + (4 - 1) / 8.
+  EXPECT_NEAR(squared_cv({.cv = 2, .thin = 8}), 1 + 3.0 / 8, 0.1);
 }
 
 }  // namespace

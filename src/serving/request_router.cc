@@ -1,63 +1,137 @@
 #include "serving/request_router.h"
 
+#include "util/enum_names.h"
+
 namespace migserve::serving {
+namespace {
+
+constexpr EnumName<RoutingPolicy> kPolicyNames[] = {
+    {RoutingPolicy::kProxy, "proxy"},
+    {RoutingPolicy::kGatewayApi, "gateway-api"},
+    {RoutingPolicy::kRandom, "random"},
+    {RoutingPolicy::kWeighted, "weighted"},
+    {RoutingPolicy::kRoundRobin, "round-robin"},
+    {RoutingPolicy::kLeastOutstanding, "least-outstanding"},
+};
+
+constexpr EnumName<InGroup> kInGroupNames[] = {
+    {InGroup::kRoundRobin, "round-robin"},
+    {InGroup::kLeastRequest, "least-request"},
+};
+
+}  // namespace
 
 std::optional<RoutingPolicy> ParseRoutingPolicy(std::string_view name) {
-  if (name == "weighted") return RoutingPolicy::kWeighted;
-  if (name == "round-robin") return RoutingPolicy::kRoundRobin;
-  if (name == "least-outstanding") return RoutingPolicy::kLeastOutstanding;
-  return std::nullopt;
+  return ValueOf(kPolicyNames, name);
+}
+
+std::string_view RoutingPolicyName(RoutingPolicy policy) {
+  return NameOf(kPolicyNames, policy);
+}
+
+RoutingPolicy PolicyOf(queueing::RouterKind router) {
+  return *ParseRoutingPolicy(queueing::RouterName(router));
+}
+
+std::optional<InGroup> ParseInGroup(std::string_view name) {
+  return ValueOf(kInGroupNames, name);
+}
+
+size_t RequestRouter::Rotation::Next() {
+  size_t best = 0;
+  for (size_t i = 0; i < weights.size(); ++i) {
+    current[i] += weights[i];
+    if (current[i] > current[best]) best = i;
+  }
+  current[best] -= total;
+  return best;
 }
 
 RequestRouter::RequestRouter(RoutingPolicy policy,
                              std::vector<std::vector<int>> groups,
-                             std::vector<long> weights)
+                             std::vector<long> weights,
+                             const RouterSetup& setup)
     : policy_(policy),
+      in_group_(setup.in_group),
       groups_(std::move(groups)),
-      weights_(std::move(weights)),
-      current_(groups_.size(), 0),
-      next_in_(groups_.size(), 0) {
+      next_in_(groups_.size(), 0),
+      rng_(setup.seed) {
+  std::vector<double> group_weights;
+  std::vector<double> replica_weights;
   for (size_t g = 0; g < groups_.size(); ++g) {
-    if (groups_[g].empty()) weights_[g] = 0;
-    total_weight_ += weights_[g];
-    all_.insert(all_.end(), groups_[g].begin(), groups_[g].end());
+    double w = groups_[g].empty() ? 0 : static_cast<double>(weights[g]);
+    group_weights.push_back(w);
+    for (int r : groups_[g]) {
+      all_.push_back(r);
+      replica_weights.push_back(w / groups_[g].size());
+    }
   }
+  auto rotation = [](const std::vector<double>& w) {
+    Rotation r{w, std::vector<double>(w.size(), 0), 0};
+    for (double x : w) r.total += x;
+    return r;
+  };
+  over_groups_ = rotation(group_weights);
+  proxies_.assign(policy == RoutingPolicy::kProxy ? setup.proxies : 0,
+                  rotation(replica_weights));
+  if (policy == RoutingPolicy::kGatewayApi) {
+    group_pick_ = std::discrete_distribution<int>(group_weights.begin(),
+                                                  group_weights.end());
+  }
+  if (policy == RoutingPolicy::kRandom) {
+    replica_pick_ = std::discrete_distribution<int>(replica_weights.begin(),
+                                                    replica_weights.end());
+  }
+}
+
+int RequestRouter::Next(size_t group) {
+  const std::vector<int>& members = groups_[group];
+  int replica = members[next_in_[group]];
+  next_in_[group] = (next_in_[group] + 1) % members.size();
+  return replica;
+}
+
+int RequestRouter::LeastOutstanding(
+    const std::vector<int>& among, double t,
+    std::vector<queueing::ReplicaQueue>* queues) const {
+  int best = -1;
+  int fewest = 0;
+  for (int r : among) {
+    (*queues)[r].AdvanceTo(t);
+    int n = (*queues)[r].Outstanding(t);
+    if (best < 0 || n < fewest) {
+      best = r;
+      fewest = n;
+    }
+  }
+  return best;
 }
 
 int RequestRouter::Pick(double t, std::vector<queueing::ReplicaQueue>* queues) {
   switch (policy_) {
-    case RoutingPolicy::kWeighted: {
-      // nginx's smooth weighted round robin: every group gains its weight,
-      // the richest is picked and pays the total.
-      size_t best = 0;
-      for (size_t g = 0; g < groups_.size(); ++g) {
-        current_[g] += weights_[g];
-        if (current_[g] > current_[best]) best = g;
-      }
-      current_[best] -= total_weight_;
-      const std::vector<int>& members = groups_[best];
-      int replica = members[next_in_[best]];
-      next_in_[best] = (next_in_[best] + 1) % members.size();
-      return replica;
+    case RoutingPolicy::kProxy: {
+      size_t proxy =
+          std::uniform_int_distribution<size_t>(0, proxies_.size() - 1)(rng_);
+      return all_[proxies_[proxy].Next()];
     }
+    case RoutingPolicy::kGatewayApi: {
+      int group = group_pick_(rng_);
+      if (in_group_ == InGroup::kLeastRequest) {
+        return LeastOutstanding(groups_[group], t, queues);
+      }
+      return Next(group);
+    }
+    case RoutingPolicy::kRandom:
+      return all_[replica_pick_(rng_)];
+    case RoutingPolicy::kWeighted:
+      return Next(over_groups_.Next());
     case RoutingPolicy::kRoundRobin: {
       int replica = all_[next_];
       next_ = (next_ + 1) % all_.size();
       return replica;
     }
-    case RoutingPolicy::kLeastOutstanding: {
-      int best = -1;
-      int fewest = 0;
-      for (int r : all_) {
-        (*queues)[r].AdvanceTo(t);
-        int n = (*queues)[r].Outstanding(t);
-        if (best < 0 || n < fewest) {
-          best = r;
-          fewest = n;
-        }
-      }
-      return best;
-    }
+    case RoutingPolicy::kLeastOutstanding:
+      return LeastOutstanding(all_, t, queues);
   }
   return all_.front();
 }

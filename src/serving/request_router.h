@@ -1,6 +1,15 @@
-// How `serve` sends a service's requests to its replicas (docs/capacity.md):
-//   weighted           the routing objects' split (cluster/routing.h): smooth
-//                      weighted round robin over the groups by their
+// How `serve` sends a service's requests to its replicas (docs/capacity.md).
+// The routers a workload names (queueing/traffic.h):
+//   proxy              `proxies` independent proxies, each request reaching
+//                      one at random, each running smooth weighted round
+//                      robin over every replica (a replica's weight: its
+//                      group's weight over the group's replicas);
+//   gateway-api        a group picked at random by weight per request, then
+//                      round robin or least request inside the group
+//                      (`in_group`);
+//   random             a replica picked at random by weight per request;
+// and, for comparison:
+//   weighted           smooth weighted round robin over the groups by their
 //                      weights, round robin over a group's replicas;
 //   round-robin        every replica in turn, whatever its capacity;
 //   least-outstanding  the replica with the fewest requests queued or in a
@@ -8,38 +17,77 @@
 #ifndef MIGSERVE_SERVING_REQUEST_ROUTER_H_
 #define MIGSERVE_SERVING_REQUEST_ROUTER_H_
 
+#include <cstdint>
 #include <optional>
+#include <random>
 #include <string_view>
 #include <vector>
 
 #include "queueing/replica_queue.h"
+#include "queueing/traffic.h"
 
 namespace migserve::serving {
 
-enum class RoutingPolicy { kWeighted, kRoundRobin, kLeastOutstanding };
+enum class RoutingPolicy {
+  kProxy,
+  kGatewayApi,
+  kRandom,
+  kWeighted,
+  kRoundRobin,
+  kLeastOutstanding
+};
 
 std::optional<RoutingPolicy> ParseRoutingPolicy(std::string_view name);
+std::string_view RoutingPolicyName(RoutingPolicy policy);
+// The policy that models `router`.
+RoutingPolicy PolicyOf(queueing::RouterKind router);
+
+// How a gateway spreads a group's share over the group's replicas.
+enum class InGroup { kRoundRobin, kLeastRequest };
+std::optional<InGroup> ParseInGroup(std::string_view name);
+
+struct RouterSetup {
+  int proxies = 1;  // kProxy
+  InGroup in_group = InGroup::kRoundRobin;
+  uint64_t seed = 1;  // of the random picks
+};
 
 class RequestRouter {
  public:
   // `groups[g]` lists the indexes of group g's replicas; `weights[g]` its
-  // weight (used by kWeighted only).
+  // weight (unused by round-robin and least-outstanding).
   RequestRouter(RoutingPolicy policy, std::vector<std::vector<int>> groups,
-                std::vector<long> weights);
+                std::vector<long> weights, const RouterSetup& setup = {});
 
   // The replica that takes a request arriving at `t`; `queues` are the
-  // replicas by index (least-outstanding advances them to `t`).
+  // replicas by index (least-outstanding and least request advance them to
+  // `t`).
   int Pick(double t, std::vector<queueing::ReplicaQueue>* queues);
 
  private:
+  // Smooth weighted round robin (nginx's): every entry gains its weight, the
+  // richest is picked and pays the total.
+  struct Rotation {
+    std::vector<double> weights;
+    std::vector<double> current;
+    double total = 0;
+    size_t Next();
+  };
+  int Next(size_t group);
+  int LeastOutstanding(const std::vector<int>& among, double t,
+                       std::vector<queueing::ReplicaQueue>* queues) const;
+
   RoutingPolicy policy_;
+  InGroup in_group_;
   std::vector<std::vector<int>> groups_;
-  std::vector<long> weights_;
-  long total_weight_ = 0;
-  std::vector<long> current_;    // smooth weighted round robin state
-  std::vector<size_t> next_in_;  // per group: its next replica
-  std::vector<int> all_;         // every replica, in group order
-  size_t next_ = 0;              // round robin over all_
+  std::vector<int> all_;           // every replica, in group order
+  Rotation over_groups_;           // kWeighted
+  std::vector<Rotation> proxies_;  // kProxy: over all_
+  std::vector<size_t> next_in_;    // per group: its next replica
+  size_t next_ = 0;                // round robin over all_
+  std::mt19937_64 rng_;
+  std::discrete_distribution<int> group_pick_;    // kGatewayApi
+  std::discrete_distribution<int> replica_pick_;  // kRandom: over all_
 };
 
 }  // namespace migserve::serving

@@ -12,7 +12,12 @@ TEST(RequestRouterTest, NamesArePolicies) {
   EXPECT_EQ(ParseRoutingPolicy("round-robin"), RoutingPolicy::kRoundRobin);
   EXPECT_EQ(ParseRoutingPolicy("least-outstanding"),
             RoutingPolicy::kLeastOutstanding);
-  EXPECT_FALSE(ParseRoutingPolicy("random"));
+  EXPECT_EQ(ParseRoutingPolicy("proxy"), RoutingPolicy::kProxy);
+  EXPECT_EQ(ParseRoutingPolicy("gateway-api"), RoutingPolicy::kGatewayApi);
+  EXPECT_EQ(ParseRoutingPolicy("random"), RoutingPolicy::kRandom);
+  EXPECT_EQ(PolicyOf(queueing::RouterKind::kGatewayApi),
+            RoutingPolicy::kGatewayApi);
+  EXPECT_FALSE(ParseRoutingPolicy("smooth"));
 }
 
 // Weights 1 and 3 over a group of one replica and a group of three: every

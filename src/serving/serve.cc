@@ -15,6 +15,8 @@
 namespace migserve::serving {
 namespace {
 
+constexpr int kMaxProxies = 64;
+
 struct ReplicaRef {
   const cluster::GpuState* gpu;
   const cluster::Slot* slot;
@@ -100,7 +102,8 @@ Routing RoutingOf(RoutingPolicy policy, const std::vector<ReplicaRef>& refs,
                   const cluster::ServiceRoute& route,
                   const std::vector<double>& saturation) {
   Routing out;
-  if (policy == RoutingPolicy::kWeighted) {
+  if (policy != RoutingPolicy::kRoundRobin &&
+      policy != RoutingPolicy::kLeastOutstanding) {
     // The route's weights; the rate at which it saturates a replica is its
     // routed capacity with each group at its slowest replica's saturation.
     cluster::ServiceRoute saturating = route;
@@ -181,10 +184,11 @@ StatusOr<ServiceServing> ServeService(const workload::Service& service,
   out.utilization = out.offered / out.saturation;
   out.stable = out.utilization < 1;
 
+  uint64_t seed = SeedFor(options.seed, service.name);
   RequestRouter router(options.routing, std::move(routing.groups),
-                       std::move(routing.weights));
-  queueing::ArrivalStream stream(options.arrivals, out.offered,
-                                 SeedFor(options.seed, service.name));
+                       std::move(routing.weights),
+                       {options.proxies, options.in_group, seed + 1});
+  queueing::ArrivalStream stream(options.arrivals, out.offered, seed);
   for (double t = stream.Next(); t < options.duration_s; t = stream.Next()) {
     int r = router.Pick(t, &queues);
     queues[r].AdvanceTo(t);
@@ -220,6 +224,11 @@ Status ServeOptions::Validate() const {
   if (!(max_queue_delay_ms >= 0)) {
     return Status::InvalidArgument(fmt::format(
         "--max-queue-delay must be >= 0, got {}", max_queue_delay_ms));
+  }
+  if (proxies < 1 || proxies > kMaxProxies) {
+    return Status::InvalidArgument(
+        fmt::format("--router-replicas must be from 1 to {}, got {}",
+                    kMaxProxies, proxies));
   }
   return arrivals.Validate();
 }

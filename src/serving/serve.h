@@ -26,10 +26,12 @@ namespace migserve::serving {
 struct ServeOptions {
   double load = 1.0;  // x each service's required rate
   queueing::ArrivalProcess arrivals;
-  RoutingPolicy routing = RoutingPolicy::kWeighted;
-  double max_queue_delay_ms = 0;  // 0: greedy batching
-  double duration_s = 30;         // arrivals in [0, duration)
-  double warmup_s = 3;            // requests arriving before are not counted
+  RoutingPolicy routing = RoutingPolicy::kProxy;
+  int proxies = 2;                          // RoutingPolicy::kProxy
+  InGroup in_group = InGroup::kRoundRobin;  // RoutingPolicy::kGatewayApi
+  double max_queue_delay_ms = 0;            // 0: greedy batching
+  double duration_s = 30;                   // arrivals in [0, duration)
+  double warmup_s = 3;  // requests arriving before are not counted
   uint64_t seed = 1;
 
   // Returns InvalidArgument naming the first bad option.

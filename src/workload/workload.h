@@ -37,6 +37,13 @@ struct Workload {
   // replica's p99 latency within the SLO under Poisson arrivals; paper
   // credits the measured throughput (paper 7).
   queueing::CapacityModel capacity_model = queueing::CapacityModel::kP99;
+  // What carries the traffic to the replicas, and how bursty it is
+  // (queueing/traffic.h): p99 credits hold for the arrivals a replica sees
+  // behind that router when the gaps between a service's requests have
+  // coefficient of variation `arrival_cv` (1: Poisson).
+  queueing::RouterKind router = queueing::RouterKind::kProxy;
+  int router_replicas = 2;  // proxy instances (router: proxy)
+  double arrival_cv = 1;
   int max_procs = 1;    // MPS processes per instance (1: MIG only)
   mig::MigOptions mig;  // legacy_4g3g, optional_profiles
   std::vector<Service> services;

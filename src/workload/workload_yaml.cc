@@ -9,6 +9,12 @@
 namespace migserve::workload {
 namespace {
 
+constexpr int kMaxRouterReplicas = 64;
+// Gaps far smoother or burstier than this are no renewal stream a service
+// sees; the credit search's streams stay meaningful within it.
+constexpr double kMinArrivalCv = 0.1;
+constexpr double kMaxArrivalCv = 10;
+
 Status Positive(const YamlMap& map, const char* key, double value) {
   if (value > 0) return Status::Ok();
   return map.Error(key, fmt::format("must be > 0, got {}", value));
@@ -28,6 +34,33 @@ std::string Scalar(const std::string& s) {
     out += c;
   }
   return out + "\"";
+}
+
+// router, router_replicas and arrival_cv.
+Status ParseTraffic(const YamlMap& map, Workload* w) {
+  std::string router(queueing::RouterName(w->router));
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("router", &router));
+  auto kind = queueing::ParseRouter(router);
+  if (!kind) {
+    return map.Error(
+        "router",
+        fmt::format("must be proxy, gateway-api or random, got '{}'", router));
+  }
+  w->router = *kind;
+  MIGSERVE_RETURN_IF_ERROR(
+      map.Optional("router_replicas", &w->router_replicas));
+  if (w->router_replicas < 1 || w->router_replicas > kMaxRouterReplicas) {
+    return map.Error("router_replicas",
+                     fmt::format("must be from 1 to {}, got {}",
+                                 kMaxRouterReplicas, w->router_replicas));
+  }
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("arrival_cv", &w->arrival_cv));
+  if (!(w->arrival_cv >= kMinArrivalCv && w->arrival_cv <= kMaxArrivalCv)) {
+    return map.Error("arrival_cv",
+                     fmt::format("must be from {} to {}, got {}", kMinArrivalCv,
+                                 kMaxArrivalCv, w->arrival_cv));
+  }
+  return Status::Ok();
 }
 
 StatusOr<Service> ParseService(const YAML::Node& node,
@@ -77,9 +110,10 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
         ": this is a deployment (it has summary and gpus), not a workload");
   }
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(root, source, ""));
-  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
-      {"gpu", "gpus", "latency_budget", "capacity_model", "max_procs",
-       "legacy_4g3g", "optional_profiles", "services"}));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.CheckKeys({"gpu", "gpus", "latency_budget", "capacity_model",
+                     "router", "router_replicas", "arrival_cv", "max_procs",
+                     "legacy_4g3g", "optional_profiles", "services"}));
   Workload w;
   w.source = source;
   MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> offers,
@@ -115,6 +149,7 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
                      fmt::format("must be p99 or paper, got '{}'", model));
   }
   w.capacity_model = *parsed;
+  MIGSERVE_RETURN_IF_ERROR(ParseTraffic(map, &w));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("max_procs", &w.max_procs));
   if (w.max_procs < 1) {
     return map.Error("max_procs",
@@ -159,6 +194,13 @@ std::string FormatWorkload(const Workload& w) {
     out += fmt::format("capacity_model: {}\n",
                        queueing::CapacityModelName(w.capacity_model));
   }
+  if (w.router != queueing::RouterKind::kProxy) {
+    out += fmt::format("router: {}\n", queueing::RouterName(w.router));
+  }
+  if (w.router_replicas != Workload{}.router_replicas) {
+    out += fmt::format("router_replicas: {}\n", w.router_replicas);
+  }
+  if (w.arrival_cv != 1) out += fmt::format("arrival_cv: {}\n", w.arrival_cv);
   out += fmt::format("max_procs: {}\n", w.max_procs);
   if (w.mig.legacy_4g3g) out += "legacy_4g3g: true\n";
   if (w.mig.optional_profiles) out += "optional_profiles: true\n";

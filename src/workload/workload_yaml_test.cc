@@ -90,6 +90,15 @@ INSTANTIATE_TEST_SUITE_P(
                 "w.yaml:1: gpu: must name the first of gpus (or be left out)"},
         BadCase{"gpu: A100-SXM4-80GB\ncapacity_model: p95\nservices: []\n",
                 "w.yaml:2: capacity_model: must be p99 or paper, got 'p95'"},
+        BadCase{"gpu: A100-SXM4-80GB\nrouter: envoy\nservices: []\n",
+                "w.yaml:2: router: must be proxy, gateway-api or random, got "
+                "'envoy'"},
+        BadCase{"gpu: A100-SXM4-80GB\nrouter_replicas: 0\nservices: []\n",
+                "w.yaml:2: router_replicas: must be from 1 to 64, got 0"},
+        BadCase{"gpu: A100-SXM4-80GB\narrival_cv: .nan\nservices: []\n",
+                "w.yaml:2: arrival_cv: must be from 0.1 to 10, got nan"},
+        BadCase{"gpu: A100-SXM4-80GB\narrival_cv: 0\nservices: []\n",
+                "w.yaml:2: arrival_cv: must be from 0.1 to 10, got 0"},
         BadCase{"gpu: A100-SXM4-80GB\nmax_procs: many\nservices: []\n",
                 "w.yaml:2: max_procs: expected an integer, got 'many'"},
         BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
@@ -111,6 +120,35 @@ INSTANTIATE_TEST_SUITE_P(
                 "w.yaml:2: services: expected a list"},
         BadCase{"gpu: A100-SXM4-80GB\nservices: [\n",
                 "w.yaml:3: end of sequence flow not found"}));
+
+// The router and the arrivals' burstiness default to a proxy pair and
+// Poisson, and survive a round trip when set.
+TEST(WorkloadYamlTest, RouterAndArrivalsRoundTrip) {
+  const char* services =
+      "services:\n  - {name: a, model: m, throughput: 1, latency_ms: 10}\n";
+  auto plain =
+      ParseWorkload(std::string("gpu: A100-SXM4-80GB\n") + services, "w.yaml");
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_EQ(plain->router, queueing::RouterKind::kProxy);
+  EXPECT_EQ(plain->router_replicas, 2);
+  EXPECT_EQ(plain->arrival_cv, 1);
+  EXPECT_EQ(plain->TermsOf(plain->services[0]).traffic.router_replicas, 2);
+  auto w =
+      ParseWorkload(std::string("gpu: A100-SXM4-80GB\nrouter: gateway-api\n"
+                                "router_replicas: 3\narrival_cv: 2\n") +
+                        services,
+                    "w.yaml");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  auto back = ParseWorkload(FormatWorkload(*w), "again.yaml");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->router, queueing::RouterKind::kGatewayApi);
+  EXPECT_EQ(back->router_replicas, 3);
+  EXPECT_EQ(back->arrival_cv, 2);
+  queueing::Traffic t = back->TermsOf(back->services[0]).traffic;
+  EXPECT_EQ(t.router, queueing::RouterKind::kGatewayApi);
+  EXPECT_EQ(t.cv, 2);
+  EXPECT_EQ(t.service_rate, 1);
+}
 
 TEST(WorkloadYamlTest, MissingFileIsNotFound) {
   auto w = LoadWorkload("/no/such/workload.yaml");

@@ -1,0 +1,104 @@
+#include "proxy/proxy_config.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "util/json_fields.h"
+
+namespace migserve::proxy {
+namespace {
+
+using nlohmann::json;
+
+// A name nginx takes in an upstream, a location and a map without quoting.
+bool PlainName(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' ||
+           c == '_' || c == '.';
+  });
+}
+
+Status ReadBackend(const JsonFields& f, ProxyBackend* b) {
+  MIGSERVE_RETURN_IF_ERROR(f.Get("address", true, &b->address));
+  if (!PlainName(b->address)) {
+    return f.Error("address", "must be an IP address or host name");
+  }
+  MIGSERVE_RETURN_IF_ERROR(f.Get("port", true, &b->port));
+  if (b->port < 1 || b->port > 65535) {
+    return f.Error("port", fmt::format("must be 1 to 65535, got {}", b->port));
+  }
+  MIGSERVE_RETURN_IF_ERROR(f.Get("weight", true, &b->weight));
+  if (b->weight < 1 || b->weight > cluster::kMaxRouteWeight) {
+    return f.Error("weight", fmt::format("must be 1 to {}, got {}",
+                                         cluster::kMaxRouteWeight, b->weight));
+  }
+  return Status::Ok();
+}
+
+Status ReadUpstream(const JsonFields& f, ProxyUpstream* u) {
+  MIGSERVE_RETURN_IF_ERROR(f.Get("service", true, &u->service));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("model", true, &u->model));
+  for (const char* key : {"service", "model"}) {
+    const std::string& v = key[0] == 's' ? u->service : u->model;
+    if (!PlainName(v)) {
+      return f.Error(key, "must be letters, digits, '-', '_' or '.'");
+    }
+  }
+  return f.Objects("backends", ReadBackend, &u->backends);
+}
+
+}  // namespace
+
+long ReplicaWeight(double capacity) {
+  if (!(capacity > 0)) return 1;
+  return std::clamp<long>(std::lround(capacity * 10), 1,
+                          cluster::kMaxRouteWeight);
+}
+
+StatusOr<ProxyConfig> ParseProxyConfig(const std::string& text,
+                                       const std::string& source) {
+  MIGSERVE_ASSIGN_OR_RETURN(json root, ParseJsonObject(text, source));
+  JsonFields f(root, source, "");
+  ProxyConfig config;
+  MIGSERVE_RETURN_IF_ERROR(f.Get("generation", true, &config.generation));
+  if (config.generation < 0) return f.Error("generation", "must be >= 0");
+  MIGSERVE_RETURN_IF_ERROR(
+      f.Objects("services", ReadUpstream, &config.upstreams));
+  std::set<std::string> services;
+  std::set<std::string> models;
+  for (size_t i = 0; i < config.upstreams.size(); ++i) {
+    const ProxyUpstream& u = config.upstreams[i];
+    if (!services.insert(u.service).second) {
+      return Status::InvalidArgument(
+          fmt::format("{}: services[{}].service: '{}' is listed twice", source,
+                      i, u.service));
+    }
+    if (!models.insert(u.model).second) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: services[{}].model: '{}' is routed to another service too "
+          "(one service per model path)",
+          source, i, u.model));
+    }
+  }
+  return config;
+}
+
+std::string FormatProxyConfig(const ProxyConfig& config) {
+  json services = json::array();
+  for (const ProxyUpstream& u : config.upstreams) {
+    json backends = json::array();
+    for (const ProxyBackend& b : u.backends) {
+      backends.push_back(
+          {{"address", b.address}, {"port", b.port}, {"weight", b.weight}});
+    }
+    services.push_back(
+        {{"service", u.service}, {"model", u.model}, {"backends", backends}});
+  }
+  json out = {{"generation", config.generation}, {"services", services}};
+  return out.dump(2) + "\n";
+}
+
+}  // namespace migserve::proxy

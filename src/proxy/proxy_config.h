@@ -1,0 +1,52 @@
+// What the proxy that carries a service's traffic is told (docs/serving.md,
+// "The proxy"): for each service its replicas' addresses and weights, and a
+// generation that grows with every change. migserve is the proxy's control
+// plane: it renders this as an NGINX configuration (nginx_config.h), whose
+// upstreams use nginx's smooth weighted round robin with `weight=`, the
+// rotation the `proxy` router's credits assume (queueing/traffic.h).
+#ifndef MIGSERVE_PROXY_PROXY_CONFIG_H_
+#define MIGSERVE_PROXY_PROXY_CONFIG_H_
+
+#include <string>
+#include <vector>
+
+#include "cluster/routing.h"
+#include "util/status_or.h"
+
+namespace migserve::proxy {
+
+struct ProxyBackend {
+  std::string address;  // IP or host name
+  int port = 0;
+  long weight = 1;  // ReplicaWeight of its credit
+  bool operator==(const ProxyBackend&) const = default;
+};
+
+struct ProxyUpstream {
+  std::string service;
+  std::string model;  // requests to /v2/models/<model>... reach the service
+  std::vector<ProxyBackend> backends;
+  bool operator==(const ProxyUpstream&) const = default;
+};
+
+struct ProxyConfig {
+  long generation = 0;
+  std::vector<ProxyUpstream> upstreams;  // one per service
+  bool operator==(const ProxyConfig&) const = default;
+};
+
+// The weight of a replica credited with `capacity` req/s: its capacity in
+// tenths of a request per second, at least 1 and at most
+// cluster::kMaxRouteWeight, so that the rotation's shares are the credits'.
+long ReplicaWeight(double capacity);
+
+// Reads a proxy configuration (JSON, docs/formats.md): `generation` and
+// `services: [{service, model, backends: [{address, port, weight}]}]`.
+// Returns InvalidArgument naming `source` and the field at fault.
+StatusOr<ProxyConfig> ParseProxyConfig(const std::string& text,
+                                       const std::string& source);
+std::string FormatProxyConfig(const ProxyConfig& config);
+
+}  // namespace migserve::proxy
+
+#endif  // MIGSERVE_PROXY_PROXY_CONFIG_H_

@@ -1,0 +1,66 @@
+// How a service's requests reach one of its replicas (docs/capacity.md): the
+// service's stream (a renewal process of a given coefficient of variation)
+// and the router that splits it. A replica's p99 credit is computed for the
+// arrivals it then sees, described by an ArrivalShape:
+//   proxy        `router_replicas` proxies, each request reaching one at
+//                random, each running smooth weighted round robin over every
+//                replica (weights = credits): a replica with a share 1/k of
+//                the stream takes every k-th request of each proxy;
+//   gateway-api  one weighted backend per group (Gateway API HTTPRoute),
+//                picked at random per request, then round robin or least
+//                request inside the group. The credit is the bound that holds
+//                for a group of any size, a group of one: the replica's
+//                share of the stream, thinned at random;
+//   random       each request to a replica picked at random by weight: the
+//                replica's share, thinned at random.
+#ifndef MIGSERVE_QUEUEING_TRAFFIC_H_
+#define MIGSERVE_QUEUEING_TRAFFIC_H_
+
+#include <compare>
+#include <optional>
+#include <string_view>
+
+namespace migserve::queueing {
+
+enum class RouterKind { kProxy, kGatewayApi, kRandom };
+
+// "proxy", "gateway-api" or "random".
+std::string_view RouterName(RouterKind router);
+std::optional<RouterKind> ParseRouter(std::string_view name);
+
+struct Traffic {
+  double service_rate = 0;  // req/s the replicas share (0: the replica alone)
+  double cv = 1;            // of the gaps between the service's requests
+  RouterKind router = RouterKind::kProxy;
+  int router_replicas = 1;  // proxies (RouterKind::kProxy)
+};
+
+// The arrivals one replica sees: the service's stream with gaps of `cv`,
+// each request kept with probability 1 / `thin`, the kept ones spread at
+// random over `channels` proxies, each giving the replica every `every`-th
+// of its requests (from a random phase).
+struct ArrivalShape {
+  double cv = 1;
+  int thin = 1;
+  int channels = 1;
+  int every = 1;
+  auto operator<=>(const ArrivalShape&) const = default;
+};
+
+// The shape a replica receiving `rate` of `traffic` sees. A replica's share
+// of its service's stream is at most rate / service_rate (weights are
+// credits, and credits cover the service's rate), so it sees at least every
+// k-th request for k = floor(service_rate / rate); the shape assumes the
+// largest k of 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64 within that bound.
+// Random thinning is rounded the same way, towards the burstier side: a
+// Poisson stream thinned stays Poisson, so thinning counts only for cv != 1.
+ArrivalShape ShapeAt(const Traffic& traffic, double rate);
+
+// The long-run variance of the count of `shape`'s arrivals over its mean
+// (1: Poisson): thinning at random takes a stream's toward 1, taking every
+// k-th divides it by k, and merging channels keeps it.
+double DispersionIndex(const ArrivalShape& shape);
+
+}  // namespace migserve::queueing
+
+#endif  // MIGSERVE_QUEUEING_TRAFFIC_H_
