@@ -35,8 +35,8 @@ gpus() {  # deployment -> GPUs
 }
 
 within() {  # serve args... -> "ok/total"
-  "$migserve" serve "$@" --format json 2>/dev/null |
-    python3 -c 'import json,sys; s=json.load(sys.stdin)["services"]; print(f"{sum(x[\"ok\"] for x in s)}/{len(s)}")'
+  { "$migserve" serve "$@" --format json 2>/dev/null || true; } |
+    python3 -c 'import json,sys; s=json.load(sys.stdin)["services"]; print("%d/%d" % (sum(x["ok"] for x in s), len(s)))'
 }
 
 echo "| workload | cv | paper GPUs | proxy GPUs | proxy in SLO | gateway-api GPUs | in SLO (round robin / least request) | random GPUs | random in SLO |"
