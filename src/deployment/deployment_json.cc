@@ -113,10 +113,8 @@ StatusOr<Summary> ParseSummary(const json& j, const std::string& source) {
     MIGSERVE_RETURN_IF_ERROR(f.Get("router", true, &router));
     s.router = queueing::ParseRouter(router);
     if (!s.router) {
-      return f.Error("router",
-                     fmt::format("must be proxy, gateway-api or random, got "
-                                 "'{}'",
-                                 router));
+      return f.Error("router", fmt::format("must be {}, got '{}'",
+                                           queueing::kRouterChoices, router));
     }
   }
   if (f.Has("pod_starts")) {

@@ -97,12 +97,10 @@ StatusOr<ValidationReport> Validate(const Deployment& deployment,
   if (deployment.summary && deployment.summary->router &&
       *deployment.summary->router != workload.router) {
     report.warnings.push_back(fmt::format(
-        "summary.router: its credits assume router {}, but {} is served by "
-        "router {}: checked under {}'s credits (serve --routing {} shows its "
-        "p99s)",
+        "summary.router: its credits assume router {0}, but {1} is served by "
+        "router {2}: checked under {2}'s credits (serve --routing {2} shows "
+        "its p99s)",
         queueing::RouterName(*deployment.summary->router), workload.source,
-        queueing::RouterName(workload.router),
-        queueing::RouterName(workload.router),
         queueing::RouterName(workload.router)));
   }
   std::map<int, size_t> seen_ids;

@@ -41,12 +41,13 @@ Status ReadBackend(const JsonFields& f, ProxyBackend* b) {
 Status ReadUpstream(const JsonFields& f, ProxyUpstream* u) {
   MIGSERVE_RETURN_IF_ERROR(f.Get("service", true, &u->service));
   MIGSERVE_RETURN_IF_ERROR(f.Get("model", true, &u->model));
-  for (const char* key : {"service", "model"}) {
-    const std::string& v = key[0] == 's' ? u->service : u->model;
-    if (!PlainName(v)) {
-      return f.Error(key, "must be letters, digits, '-', '_' or '.'");
-    }
-  }
+  auto plain = [&](const char* key, const std::string& value) {
+    return PlainName(value)
+               ? Status::Ok()
+               : f.Error(key, "must be letters, digits, '-', '_' or '.'");
+  };
+  MIGSERVE_RETURN_IF_ERROR(plain("service", u->service));
+  MIGSERVE_RETURN_IF_ERROR(plain("model", u->model));
   return f.Objects("backends", ReadBackend, &u->backends);
 }
 

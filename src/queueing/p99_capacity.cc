@@ -142,15 +142,19 @@ long RequestsAt(double utilization, const ArrivalShape& shape,
 bool Within(const BatchCurve& curve, const BatcherConfig& config, double rate,
             const ArrivalShape& shape, double slo_ms,
             const QuantileSearch& search, bool long_stream) {
-  double saturation = ReplicaQueue(curve, config, nullptr).SaturationRate();
-  long count = long_stream ? RequestsAt(rate / saturation, shape, search)
-                           : search.requests;
+  long count = search.requests;
+  if (long_stream) {
+    double saturation = ReplicaQueue(curve, config, nullptr).SaturationRate();
+    count = RequestsAt(rate / saturation, shape, search);
+  }
   size_t first = static_cast<size_t>(search.warmup * count);
   long measured = count - static_cast<long>(first);
-  // Misses allowed: those the quantile allows, less three standard errors
-  // of their count (as if they were independent; queueing makes them
-  // cluster), so that an estimate short by chance does not pass; and the
-  // batch means must pass too (RunsWithin), which see the clustering.
+  // Misses allowed: those the quantile allows, less standard errors of
+  // their count (as if they were independent; queueing makes them cluster):
+  // one on the search's stream, which only proposes a rate, three on the
+  // long stream that confirms it, so that an estimate short by chance does
+  // not pass; and the batch means must pass too (RunsWithin), which see the
+  // clustering.
   double allowed = (1 - search.quantile) * measured;
   allowed -= (long_stream ? 3 : 1) * std::sqrt(allowed * search.quantile);
   long per_run = measured / kRuns;
@@ -257,11 +261,8 @@ bool QuantileHolds(const BatchCurve& curve, const BatcherConfig& config,
 double QuantileCapacity(const BatchCurve& curve, const BatcherConfig& config,
                         double slo_ms, const Traffic& traffic,
                         const QuantileSearch& search) {
-  using TrafficKey = std::tuple<double, double, RouterKind, int>;
-  static Memo<std::pair<ReplicaKey, TrafficKey>, double> memo;
-  TrafficKey key{traffic.service_rate, traffic.cv, traffic.router,
-                 traffic.router_replicas};
-  return memo.Get({KeyOf(curve, config, slo_ms, search), key}, [&] {
+  static Memo<std::pair<ReplicaKey, Traffic>, double> memo;
+  return memo.Get({KeyOf(curve, config, slo_ms, search), traffic}, [&] {
     double saturation = ReplicaQueue(curve, config, nullptr).SaturationRate();
     // Bisect on steps of tolerance x saturation: step lo holds, step hi not;
     // first on the search's stream, then, if the long stream refutes the

@@ -27,12 +27,16 @@ enum class RouterKind { kProxy, kGatewayApi, kRandom };
 // "proxy", "gateway-api" or "random".
 std::string_view RouterName(RouterKind router);
 std::optional<RouterKind> ParseRouter(std::string_view name);
+// "proxy, gateway-api or random", for messages.
+inline constexpr std::string_view kRouterChoices =
+    "proxy, gateway-api or random";
 
 struct Traffic {
   double service_rate = 0;  // req/s the replicas share (0: the replica alone)
   double cv = 1;            // of the gaps between the service's requests
   RouterKind router = RouterKind::kProxy;
   int router_replicas = 1;  // proxies (RouterKind::kProxy)
+  auto operator<=>(const Traffic&) const = default;
 };
 
 // The arrivals one replica sees: the service's stream with gaps of `cv`,

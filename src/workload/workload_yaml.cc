@@ -42,9 +42,8 @@ Status ParseTraffic(const YamlMap& map, Workload* w) {
   MIGSERVE_RETURN_IF_ERROR(map.Optional("router", &router));
   auto kind = queueing::ParseRouter(router);
   if (!kind) {
-    return map.Error(
-        "router",
-        fmt::format("must be proxy, gateway-api or random, got '{}'", router));
+    return map.Error("router", fmt::format("must be {}, got '{}'",
+                                           queueing::kRouterChoices, router));
   }
   w->router = *kind;
   MIGSERVE_RETURN_IF_ERROR(
