@@ -20,13 +20,14 @@ struct ExportFlags {
   std::string image;
   int port = 0;
   int gpus_per_node = 8;
+  int router_replicas = 2;
 };
 
 Status RunExport(const ExportFlags& flags, CommandContext* context) {
   if (flags.output == "-") {
     return Status::InvalidArgument(
         "-o: export writes several files (mig-parted.yaml, replicas.yaml, "
-        "routing.yaml), not one stream; name a directory");
+        "routing.yaml, proxy.yaml), not one stream; name a directory");
   }
   MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment d,
                             deployment::LoadDeployment(flags.deployment));
@@ -47,6 +48,11 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
                               k8s::LoadServingSpec(flags.serving));
   }
   OverrideTemplate(flags.image, flags.port, &options.serving);
+  // The proxy goes with a deployment whose credits assume it.
+  if (d.summary && d.summary->router == queueing::RouterKind::kProxy) {
+    options.proxy =
+        k8s::ProxyExport{flags.router_replicas, "migserve:" MIGSERVE_VERSION};
+  }
   auto files = k8s::Export(state, options);
   if (!files.ok()) return files.status().WithPrefix(flags.deployment);
   MIGSERVE_ASSIGN_OR_RETURN(k8s::WrittenExport written,
@@ -57,7 +63,11 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
   for (const std::string& path : written.removed) {
     context->err << "export: removed " << path << " of an earlier export\n";
   }
-  if (files->routing.empty()) {
+  if (!files->proxy.empty()) {
+    context->err << "export: proxy.yaml: " << flags.router_replicas
+                 << " proxies route each service to its replicas by credit "
+                    "(router: proxy)\n";
+  } else if (files->routing.empty()) {
     context->err << "export: no routing.yaml: "
                  << (flags.serving.empty() ? "no --serving spec"
                                            : flags.serving +
@@ -77,8 +87,9 @@ void SetupExport(CLI::App* app, CommandContext* context) {
                   "node go on node-<id / gpus-per-node>)")
       ->required();
   app->add_option("-o,--output", flags->output,
-                  "Directory for mig-parted.yaml, replicas.yaml and (with a "
-                  "gateway in --serving) routing.yaml")
+                  "Directory for mig-parted.yaml, replicas.yaml, (with a "
+                  "gateway in --serving) routing.yaml and (router: proxy) "
+                  "proxy.yaml")
       ->required();
   app->add_option("--flavor", flags->flavor,
                   "device-plugin (nvidia.com/mig-<profile> requests) or dra "
@@ -88,6 +99,11 @@ void SetupExport(CLI::App* app, CommandContext* context) {
                               {"dra", k8s::Flavor::kDra}}))
       ->default_str("device-plugin");
   AddServingOptions(app, &flags->serving, &flags->image, &flags->port);
+  app->add_option("--router-replicas", flags->router_replicas,
+                  "Proxy instances in proxy.yaml (router: proxy); the "
+                  "credits hold for at most the workload's router_replicas")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   app->add_option("--gpus-per-node", flags->gpus_per_node,
                   "GPUs per node for GPUs the deployment puts on no node")
       ->capture_default_str()

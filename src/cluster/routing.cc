@@ -28,6 +28,7 @@ void Add(const GpuState& gpu, const Slot& slot, ServiceRoute* route) {
   }
   it->throughput = std::min(it->throughput, r.throughput);
   ++it->replicas;
+  it->members.push_back({gpu.id, slot.instance.start});
 }
 
 }  // namespace
@@ -40,7 +41,8 @@ RouteGroup GroupOf(const Replica& replica, const mig::GpuModel& model,
           replica.procs,
           1,
           replica.throughput,
-          0};
+          0,
+          {}};
 }
 
 void WeighRoute(ServiceRoute* route) {
@@ -67,7 +69,12 @@ std::map<std::string, ServiceRoute> Routes(const ClusterState& state) {
       Add(g, s, &route);
     }
   }
-  for (auto& [service, route] : routes) WeighRoute(&route);
+  for (auto& [service, route] : routes) {
+    WeighRoute(&route);
+    for (RouteGroup& g : route.groups) {
+      std::sort(g.members.begin(), g.members.end());
+    }
+  }
   return routes;
 }
 

@@ -20,6 +20,14 @@ namespace migserve::cluster {
 // The largest weight Gateway API accepts on a backend.
 inline constexpr long kMaxRouteWeight = 1000000;
 
+// Where a routed replica sits: its GPU and its instance's first slice (what
+// a proxy that addresses replicas one by one needs to find each of them).
+struct ReplicaSite {
+  GpuId gpu;
+  int start = 0;
+  auto operator<=>(const ReplicaSite&) const = default;
+};
+
 struct RouteGroup {
   std::string gpu_model;  // mig::GpuModel::name
   std::string profile;    // e.g. "1g.10gb"
@@ -28,6 +36,8 @@ struct RouteGroup {
   int replicas = 0;       // routed replicas
   double throughput = 0;  // per replica, req/s (the group's smallest)
   long weight = 0;        // share of the service's requests
+  // The routed replicas, sorted (a route built by hand may leave it empty).
+  std::vector<ReplicaSite> members;
   bool operator==(const RouteGroup&) const = default;
 };
 

@@ -31,12 +31,31 @@ TEST(RoutingTest, GroupsReplicasOfEqualCapacityAndWeighsByCapacity) {
        "throughput": 40}]}])");
   ServiceRoute route = RouteOf(state, "a");
   ASSERT_EQ(route.groups.size(), 3u);
-  EXPECT_EQ(route.groups[0],
-            (RouteGroup{"A100-SXM4-80GB", "1g.10gb", 4, 1, 1, 6, 6000}));
+  EXPECT_EQ(route.groups[0], (RouteGroup{"A100-SXM4-80GB",
+                                         "1g.10gb",
+                                         4,
+                                         1,
+                                         1,
+                                         6,
+                                         6000,
+                                         {{{"node-0", 0}, 2}}}));
   EXPECT_EQ(route.groups[1],
-            (RouteGroup{"A100-SXM4-80GB", "1g.10gb", 8, 1, 2, 10, 20000}));
-  EXPECT_EQ(route.groups[2],
-            (RouteGroup{"A100-SXM4-80GB", "3g.40gb", 8, 1, 1, 40, 40000}));
+            (RouteGroup{"A100-SXM4-80GB",
+                        "1g.10gb",
+                        8,
+                        1,
+                        2,
+                        10,
+                        20000,
+                        {{{"node-0", 0}, 0}, {{"node-0", 0}, 1}}}));
+  EXPECT_EQ(route.groups[2], (RouteGroup{"A100-SXM4-80GB",
+                                         "3g.40gb",
+                                         8,
+                                         1,
+                                         1,
+                                         40,
+                                         40000,
+                                         {{{"node-0", 0}, 4}}}));
   // At 66 req/s each replica gets exactly its throughput.
   EXPECT_DOUBLE_EQ(RoutedCapacity(route), 66);
   EXPECT_DOUBLE_EQ(ReplicaLoad(route, route.groups[1], 33), 5);
@@ -50,8 +69,8 @@ TEST(RoutingTest, GroupsReplicasOfEqualCapacityAndWeighsByCapacity) {
 
 TEST(RoutingTest, AGroupWithWeightAndNoReplicaCarriesNothing) {
   ServiceRoute route{"a",
-                     {{"A100-SXM4-80GB", "1g.10gb", 8, 1, 2, 10, 20000},
-                      {"A100-SXM4-80GB", "3g.40gb", 8, 1, 0, 40, 40000}}};
+                     {{"A100-SXM4-80GB", "1g.10gb", 8, 1, 2, 10, 20000, {}},
+                      {"A100-SXM4-80GB", "3g.40gb", 8, 1, 0, 40, 40000, {}}}};
   EXPECT_EQ(RoutedCapacity(route), 0);
   // More replicas than the weight assumed: each carries less.
   route.groups[1].replicas = 2;
@@ -62,8 +81,8 @@ TEST(RoutingTest, AGroupWithWeightAndNoReplicaCarriesNothing) {
 
 TEST(RoutingTest, LargeCapacitiesAreScaledBelowGatewayApisLimit) {
   ServiceRoute route{"a",
-                     {{"H100-SXM5-80GB", "7g.80gb", 64, 1, 4, 1250, 0},
-                      {"H100-SXM5-80GB", "1g.10gb", 8, 1, 1, 0.25, 0}}};
+                     {{"H100-SXM5-80GB", "7g.80gb", 64, 1, 4, 1250, 0, {}},
+                      {"H100-SXM5-80GB", "1g.10gb", 8, 1, 1, 0.25, 0, {}}}};
   WeighRoute(&route);
   EXPECT_EQ(route.groups[0].weight, kMaxRouteWeight);
   EXPECT_EQ(route.groups[1].weight, 50);

@@ -86,6 +86,9 @@ class Manager {
     k8s::BackendOptions backend_options = BackendFor(options_, target_);
     k8s::RouterOptions routing{options_.config.namespace_,
                                backend_options.serving, backend_options.models};
+    // The proxy's routes are kept when the target's credits assume it.
+    routing.proxy = target_.summary &&
+                    target_.summary->router == queueing::RouterKind::kProxy;
     k8s::KubernetesBackend backend(&client_, std::move(backend_options));
     if (routing.serving.gateway) {
       MIGSERVE_RETURN_IF_ERROR(
@@ -95,8 +98,8 @@ class Manager {
     MIGSERVE_ASSIGN_OR_RETURN(std::unique_ptr<controller::Journal> journal,
                               controller::Journal::Open(options_.journal));
     MIGSERVE_RETURN_IF_ERROR(leadership_.Init(options_));
-    controller::Reconciler reconciler(&backend, journal.get(),
-                                      ControllerOptionsWith(&router));
+    controller::Reconciler reconciler(
+        &backend, journal.get(), ControllerOptionsWith(&router, routing.proxy));
     HealthServer health(&reconciler);
     if (options_.metrics_port > 0) {
       MIGSERVE_RETURN_IF_ERROR(
@@ -109,17 +112,19 @@ class Manager {
   }
 
  private:
-  controller::ControllerOptions ControllerOptionsWith(cluster::Router* router) {
+  controller::ControllerOptions ControllerOptionsWith(cluster::Router* router,
+                                                      bool proxy) {
     controller::ControllerOptions options;
     options.progress = options_.log;
-    if (options_.backend.serving.gateway) {
+    if (options_.backend.serving.gateway || proxy) {
       options.router = router;
     } else {
       options_.log("controller: " +
                    (options_.serving_file.empty()
                         ? std::string("no --serving spec")
                         : options_.serving_file + " names no routing.gateway") +
-                   ": no routes are kept (docs/serving.md)");
+                   " and the target's credits assume no proxy: no routes "
+                   "are kept (docs/serving.md)");
     }
     options.may_act = [this] { return MayAct(); };
     options.superseded = [this] { return Superseded(); };

@@ -17,6 +17,7 @@ std::string RenderNginxConfig(const ProxyConfig& config,
                          : std::string("auto"));
   std::string p = setup.prefix.empty() ? "" : setup.prefix + "/";
   out += fmt::format("pid {}nginx.pid;\nerror_log {}error.log warn;\n", p, p);
+  out += fmt::format("worker_shutdown_timeout {}s;\n", setup.drain_timeout_s);
   out += "events {\n  worker_connections 8192;\n}\nhttp {\n  access_log off;\n";
   for (const char* temp :
        {"client_body", "proxy", "fastcgi", "uwsgi", "scgi"}) {
@@ -26,6 +27,7 @@ std::string RenderNginxConfig(const ProxyConfig& config,
     if (u.backends.empty()) continue;
     out += fmt::format("  upstream migserve_{} {{\n    zone migserve_{} 64k;\n",
                        u.service, u.service);
+    if (setup.random) out += "    random;\n";
     for (const ProxyBackend& b : u.backends) {
       // max_fails=0: a failing replica keeps its weight; the controller,
       // not the proxy, takes replicas out.
@@ -38,8 +40,8 @@ std::string RenderNginxConfig(const ProxyConfig& config,
   out += fmt::format(
       "    location = /migserve/generation {{\n"
       "      default_type text/plain;\n"
-      "      return 200 \"{}\\n\";\n    }}\n",
-      config.generation);
+      "      return {} \"{}\\n\";\n    }}\n",
+      config.generation > 0 ? 200 : 503, config.generation);
   for (const ProxyUpstream& u : config.upstreams) {
     out += fmt::format("    location /v2/models/{}/ {{\n", u.model);
     if (u.backends.empty()) {

@@ -6,7 +6,10 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -65,6 +68,27 @@ bool Reap(pid_t pid, double timeout_s) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return false;
+}
+
+// The processes whose parent is `parent` (nginx's workers), from /proc.
+std::vector<pid_t> ChildrenOf(pid_t parent) {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    std::ifstream in(entry.path() / "stat");
+    std::string stat;
+    if (!std::getline(in, stat)) continue;
+    // pid (comm) state ppid ...: the name may hold spaces and parentheses.
+    size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    char state = 0;
+    long ppid = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %ld", &state, &ppid) != 2) {
+      continue;
+    }
+    if (ppid == parent) out.push_back(std::atoi(stat.c_str()));
+  }
+  return out;
 }
 
 }  // namespace
@@ -131,11 +155,28 @@ Status NginxProcess::Apply(const ProxyConfig& config) {
     return Status::Unavailable(
         fmt::format("cannot replace {}: {}", live, ec.message()));
   }
+  draining_ = ChildrenOf(pid_);
   if (kill(pid_, SIGHUP) != 0) {
     return Status::Unavailable(
         fmt::format("nginx (pid {}) is not running", pid_));
   }
   return Status::Ok();
+}
+
+Status NginxProcess::Drain(double timeout_s) {
+  auto until = Clock::now() + std::chrono::duration<double>(timeout_s);
+  for (;;) {
+    std::vector<pid_t> now = ChildrenOf(pid_);
+    std::erase_if(draining_, [&](pid_t old) {
+      return std::find(now.begin(), now.end(), old) == now.end();
+    });
+    if (draining_.empty()) return Status::Ok();
+    if (Clock::now() >= until) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return Status::DeadlineExceeded(
+      fmt::format("nginx: {} old worker(s) still serve after {} s",
+                  draining_.size(), timeout_s));
 }
 
 Status WaitForGeneration(const std::string& host, int port, long generation,

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "proxy/nginx_config.h"
 #include "proxy/proxy_config.h"
@@ -36,6 +37,12 @@ class NginxProcess {
   // `nginx -t` (the old one stays live if that fails) and reloads.
   Status Apply(const ProxyConfig& config);
 
+  // Waits until the workers that served before the last Apply have
+  // finished the requests they held and exited (nginx bounds that by the
+  // setup's drain_timeout_s), for at most `timeout_s`. Returns
+  // DeadlineExceeded if some still run.
+  Status Drain(double timeout_s);
+
   // The path of the configuration file.
   std::string ConfigPath() const;
   pid_t pid() const { return pid_; }
@@ -48,6 +55,7 @@ class NginxProcess {
   std::string binary_;
   NginxSetup setup_;
   pid_t pid_ = -1;
+  std::vector<pid_t> draining_;  // workers of the configuration replaced
 };
 
 // Asks the proxy at `host`:`port` which generation it serves (GET

@@ -2,77 +2,29 @@
 // 127.0.0.1 in front of two small HTTP servers.
 #include "proxy/nginx_process.h"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <atomic>
-#include <cstdlib>
 #include <thread>
 
+#include "proxy/testing/emulated_replica.h"
+#include "proxy/testing/local_nginx.h"
 #include "util/test_util.h"
 
 namespace migserve::proxy {
 namespace {
 
-std::string NginxBinary() {
-  const char* env = std::getenv("MIGSERVE_NGINX");
-  return env != nullptr ? env : "/usr/sbin/nginx";
-}
-
-// A port free on 127.0.0.1 now.
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
-
-// An HTTP server that answers every request and counts them.
-class Backend {
- public:
-  Backend() {
-    server_.Post(R"(/v2/models/m/infer)",
-                 [this](const httplib::Request&, httplib::Response& res) {
-                   ++hits;
-                   res.set_content("ok", "text/plain");
-                 });
-    server_.set_tcp_nodelay(true);
-    port = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  }
-  ~Backend() {
-    server_.stop();
-    thread_.join();
-  }
-  int port = 0;
-  std::atomic<int> hits{0};
-
- private:
-  httplib::Server server_;
-  std::thread thread_;
-};
-
 TEST(NginxProcessTest, RotatesByWeightAndReloadsWithoutLosingARequest) {
-  Backend a;
-  Backend b;
+  EmulatedReplica a;
+  EmulatedReplica b;
   int port = FreePort();
   NginxSetup setup;
   setup.listen = "127.0.0.1:" + std::to_string(port);
   setup.prefix = testing::TempDir() + "/nginx";
   ProxyConfig one{
-      1, {{"s", "m", {{"127.0.0.1", a.port, 1}, {"127.0.0.1", b.port, 3}}}}};
+      1,
+      {{"s", "m", {{"127.0.0.1", a.port(), 1}, {"127.0.0.1", b.port(), 3}}}}};
   auto nginx = NginxProcess::Start(NginxBinary(), setup, one);
   ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
   ASSERT_TRUE(WaitForGeneration("127.0.0.1", port, 1, 10).ok());
@@ -84,8 +36,8 @@ TEST(NginxProcessTest, RotatesByWeightAndReloadsWithoutLosingARequest) {
     ASSERT_TRUE(res && res->status == 200) << i;
   }
   // Smooth weighted round robin: exactly a quarter and three quarters.
-  EXPECT_EQ(a.hits, 100);
-  EXPECT_EQ(b.hits, 300);
+  EXPECT_EQ(a.hits(), 100);
+  EXPECT_EQ(b.hits(), 300);
 
   // Requests keep flowing while b is taken out: none fails, and once the
   // proxy serves generation 2, none reaches b.
@@ -102,12 +54,12 @@ TEST(NginxProcessTest, RotatesByWeightAndReloadsWithoutLosingARequest) {
     }
   });
   while (sent < 50) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  ProxyConfig two{2, {{"s", "m", {{"127.0.0.1", a.port, 1}}}}};
+  ProxyConfig two{2, {{"s", "m", {{"127.0.0.1", a.port(), 1}}}}};
   ASSERT_TRUE((*nginx)->Apply(two).ok());
   ASSERT_TRUE(WaitForGeneration("127.0.0.1", port, 2, 10).ok());
   // The old workers finish what they hold; then b gets nothing more.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  int b_after = b.hits;
+  int b_after = b.hits();
   int sent_after = sent;
   while (sent < sent_after + 200) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -115,7 +67,7 @@ TEST(NginxProcessTest, RotatesByWeightAndReloadsWithoutLosingARequest) {
   stop = true;
   load.join();
   EXPECT_EQ(failed, 0);
-  EXPECT_EQ(b.hits, b_after);
+  EXPECT_EQ(b.hits(), b_after);
 
   // A configuration nginx refuses leaves the live one in place.
   ProxyConfig bad{3, {{"s", "m", {{"no-such-host.invalid", 1, 1}}}}};

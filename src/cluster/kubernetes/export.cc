@@ -28,6 +28,17 @@ const std::string& ModelOf(const Replica& replica) {
   return replica.model.empty() ? replica.service : replica.model;
 }
 
+// The DNN model of each service with a replica.
+std::map<std::string, std::string> ModelsOf(const ClusterState& state) {
+  std::map<std::string, std::string> models;
+  for (const GpuState& g : state.gpus) {
+    for (const Slot& s : g.slots) {
+      if (s.replica) models[s.replica->service] = ModelOf(*s.replica);
+    }
+  }
+  return models;
+}
+
 // "A100-SXM4-80GB" or "A100-SXM4-80GB, H100-SXM5-80GB".
 std::string ModelNames(const ClusterState& state) {
   std::set<std::string> names;
@@ -235,12 +246,7 @@ StatusOr<std::string> ReplicaObjects(const ClusterState& state,
 
 StatusOr<std::string> RoutingObjects(const ClusterState& state,
                                      const ServingSpec& spec) {
-  std::map<std::string, std::string> models;
-  for (const GpuState& g : state.gpus) {
-    for (const Slot& s : g.slots) {
-      if (s.replica) models[s.replica->service] = ModelOf(*s.replica);
-    }
-  }
+  std::map<std::string, std::string> models = ModelsOf(state);
   MIGSERVE_RETURN_IF_ERROR(CheckRoutable(models, spec));
   std::vector<Json> services, routes;
   for (const auto& [service, route] : Routes(state)) {
@@ -269,6 +275,10 @@ StatusOr<ExportedFiles> Export(const ClusterState& state,
     MIGSERVE_ASSIGN_OR_RETURN(files.routing,
                               RoutingObjects(state, options.serving));
   }
+  if (options.proxy) {
+    files.proxy =
+        ProxyObjects(state, ModelsOf(state), options.serving, *options.proxy);
+  }
   return files;
 }
 
@@ -285,7 +295,8 @@ StatusOr<WrittenExport> WriteExport(const ExportedFiles& files,
   std::vector<std::string> stale;
   for (auto [name, text] : {std::pair{"mig-parted.yaml", &files.mig_parted},
                             std::pair{"replicas.yaml", &files.replicas},
-                            std::pair{"routing.yaml", &files.routing}}) {
+                            std::pair{"routing.yaml", &files.routing},
+                            std::pair{"proxy.yaml", &files.proxy}}) {
     std::string path = (std::filesystem::path(dir) / name).string();
     if (!text->empty()) {
       out.emplace_back(path, *text);

@@ -17,10 +17,12 @@
 #ifndef MIGSERVE_CLUSTER_KUBERNETES_EXPORT_H_
 #define MIGSERVE_CLUSTER_KUBERNETES_EXPORT_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cluster/cluster_state.h"
+#include "cluster/kubernetes/proxy_objects.h"
 #include "cluster/kubernetes/replica_pod.h"
 #include "mig/gpu_model.h"
 #include "util/status_or.h"
@@ -33,12 +35,14 @@ enum class Flavor { kDevicePlugin, kDra };
 struct ExportOptions {
   Flavor flavor = Flavor::kDevicePlugin;
   ServingSpec serving;
+  std::optional<ProxyExport> proxy;  // set: write proxy.yaml
 };
 
 struct ExportedFiles {
   std::string mig_parted;  // mig-parted.yaml
   std::string replicas;    // replicas.yaml
   std::string routing;     // routing.yaml; empty if the spec has no gateway
+  std::string proxy;       // proxy.yaml; empty without options.proxy
 };
 
 // Returns the mig-parted v1 config of `state`: per node a config named
@@ -58,7 +62,7 @@ StatusOr<std::string> ReplicaObjects(const ClusterState& state,
 StatusOr<std::string> RoutingObjects(const ClusterState& state,
                                      const ServingSpec& spec);
 
-// All three files.
+// All the files.
 StatusOr<ExportedFiles> Export(const ClusterState& state,
                                const ExportOptions& options);
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/proxy_routes.h"
 #include "deployment/deployment_json.h"
 #include "mig/gpu_catalog.h"
 #include "util/file.h"
@@ -58,19 +59,59 @@ TEST(ExportTest, DayAndNightMatchTheGoldenFiles) {
   Loaded day = LoadDay();
   ExportOptions options;
   options.serving = TritonSpec();
+  options.proxy = ProxyExport{};
   auto plugin = Export(day.state, options);
   ASSERT_TRUE(plugin.ok()) << plugin.status().ToString();
   ExpectGolden(plugin->mig_parted, "day/mig-parted.yaml");
   ExpectGolden(plugin->replicas, "day/replicas.yaml");
   ExpectGolden(plugin->routing, "day/routing.yaml");
+  ExpectGolden(plugin->proxy, "day/proxy.yaml");
   Loaded night = Load("night.json");
   options = {};
   options.flavor = Flavor::kDra;
   auto dra = Export(night.state, options);
   ASSERT_TRUE(dra.ok());
+  EXPECT_EQ(dra->proxy, "");
   ExpectGolden(dra->mig_parted, "night-dra/mig-parted.yaml");
   ExpectGolden(dra->replicas, "night-dra/replicas.yaml");
   EXPECT_EQ(dra->routing, "");
+}
+
+// proxy.yaml's ConfigMap holds every service's route with every replica,
+// and its Deployment runs as many proxies as the credits count.
+TEST(ExportTest, TheProxysRoutesNameEveryReplica) {
+  Loaded day = LoadDay();
+  ExportOptions options;
+  options.proxy = ProxyExport{3, "migserve:test"};
+  auto files = Export(day.state, options);
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  int kinds = 0;
+  for (const YAML::Node& doc : YAML::LoadAll(files->proxy)) {
+    std::string kind = doc["kind"].as<std::string>();
+    ++kinds;
+    if (kind == "Deployment") {
+      EXPECT_EQ(doc["spec"]["replicas"].as<int>(), 3);
+      EXPECT_EQ(doc["spec"]["template"]["spec"]["containers"][0]["image"]
+                    .as<std::string>(),
+                "migserve:test");
+    }
+    if (kind != "ConfigMap") continue;
+    nlohmann::json map = {{"data", nlohmann::json::object()}};
+    for (const auto& entry : doc["data"]) {
+      map["data"][entry.first.as<std::string>()] =
+          entry.second.as<std::string>();
+    }
+    auto routes = ParseProxyRoutes(map);
+    ASSERT_TRUE(routes.ok()) << routes.status().ToString();
+    EXPECT_EQ(routes->generation, 1);
+    std::map<std::string, ServiceRoute> want = Routes(day.state);
+    ASSERT_EQ(routes->services.size(), want.size());
+    for (const auto& [service, route] : want) {
+      EXPECT_EQ(routes->services.at(service).route, route) << service;
+    }
+  }
+  EXPECT_EQ(kinds, 6);  // ServiceAccount, Role, RoleBinding, ConfigMap,
+                        // Deployment, Service
 }
 
 TEST(ExportTest, PodsRunTheSpecsTemplateWithTheReplicaContract) {

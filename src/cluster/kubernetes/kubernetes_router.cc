@@ -1,10 +1,18 @@
 #include "cluster/kubernetes/kubernetes_router.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+#include <vector>
 
 #include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/proxy_routes.h"
 #include "cluster/kubernetes/routing_objects.h"
+#include "kube/pod_ready.h"
 
 namespace migserve::cluster::kubernetes {
 
@@ -29,14 +37,90 @@ Status KubernetesRouter::EnsureService(const std::string& service,
   return Status::Ok();
 }
 
+const std::string& KubernetesRouter::ModelOf(const std::string& service) const {
+  auto model = options_.models.find(service);
+  return model != options_.models.end() ? model->second : service;
+}
+
 StatusOr<bool> KubernetesRouter::SetRoute(const ServiceRoute& route) {
+  bool changed = false;
+  if (options_.serving.gateway) {
+    MIGSERVE_ASSIGN_OR_RETURN(changed, SetHttpRoute(route));
+  }
+  if (options_.proxy) {
+    MIGSERVE_ASSIGN_OR_RETURN(auto written, SetProxyRoute(route));
+    MIGSERVE_RETURN_IF_ERROR(WaitForProxies(written.first));
+    changed = changed || written.second;
+  }
+  return changed;
+}
+
+StatusOr<std::pair<long, bool>> KubernetesRouter::SetProxyRoute(
+    const ServiceRoute& route) {
+  std::string path = fmt::format("/api/v1/namespaces/{}/configmaps/{}",
+                                 options_.namespace_, kProxyRoutesName);
+  std::string key = ProxyRouteKey(route.service);
+  std::string value = FormatProxyRoute({route, ModelOf(route.service)});
+  auto current = client_->Get(path);
+  if (current.status().code() == Status::Code::kNotFound) {
+    nlohmann::json map = ProxyRoutesConfigMap({1, {}}, options_.namespace_);
+    map["data"][key] = value;
+    MIGSERVE_RETURN_IF_ERROR(
+        client_->Create(path.substr(0, path.rfind('/')), map).status());
+    return std::pair{1L, true};
+  }
+  MIGSERVE_RETURN_IF_ERROR(current.status());
+  MIGSERVE_ASSIGN_OR_RETURN(ProxyRoutes live, ParseProxyRoutes(*current));
+  const nlohmann::json& data = (*current)["data"];
+  if (data.contains(key) && data[key] == value) {
+    return std::pair{live.generation, false};
+  }
+  long generation = live.generation + 1;
+  // The resourceVersion makes a concurrent writer's change a conflict, not
+  // a lost update.
+  nlohmann::json patch = {
+      {"metadata",
+       {{"resourceVersion",
+         (*current)["metadata"].value("resourceVersion", "")}}},
+      {"data", {{key, value}, {"generation", std::to_string(generation)}}}};
+  MIGSERVE_RETURN_IF_ERROR(client_->Patch(path, patch).status());
+  return std::pair{generation, true};
+}
+
+Status KubernetesRouter::WaitForProxies(long generation) {
+  std::string path =
+      fmt::format("/api/v1/namespaces/{}/pods", options_.namespace_);
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::duration<double>(options_.proxy_timeout_s);
+  while (true) {
+    MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json pods,
+                              client_->List(path, ProxyPodQuery()));
+    std::vector<std::string> behind;
+    for (const nlohmann::json& pod :
+         pods.value("items", nlohmann::json::array())) {
+      if (!kube::PodReady(pod)) continue;
+      std::string seen = Annotation(pod, kAnnotationProxyGeneration);
+      if (std::strtol(seen.c_str(), nullptr, 10) >= generation) continue;
+      behind.push_back(fmt::format("{} (at {})",
+                                   pod["metadata"].value("name", "?"),
+                                   seen.empty() ? std::string("none") : seen));
+    }
+    if (behind.empty()) return Status::Ok();
+    if (std::chrono::steady_clock::now() > deadline) {
+      return Status::DeadlineExceeded(fmt::format(
+          "proxy pods {} have not applied route generation {} within {} s",
+          fmt::join(behind, ", "), generation, options_.proxy_timeout_s));
+    }
+    std::this_thread::sleep_for(
+        std::chrono::duration<double>(options_.proxy_poll_s));
+  }
+}
+
+StatusOr<bool> KubernetesRouter::SetHttpRoute(const ServiceRoute& route) {
   for (const RouteGroup& g : route.groups) {
     if (g.weight > 0) MIGSERVE_RETURN_IF_ERROR(EnsureService(route.service, g));
   }
-  auto model = options_.models.find(route.service);
-  Json desired = HttpRoute(
-      route, model != options_.models.end() ? model->second : route.service,
-      options_.serving);
+  Json desired = HttpRoute(route, ModelOf(route.service), options_.serving);
   std::string record = desired["spec"].dump();
   desired["metadata"]["annotations"] = {{kAnnotationRoute, record}};
   std::string path =

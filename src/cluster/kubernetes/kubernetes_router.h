@@ -1,15 +1,24 @@
 // The controller's router on Kubernetes (docs/serving.md): keeps each
-// service's HTTPRoute (routing_objects.h) equal to the route the controller
-// asks for, creating the group Services its backends name. The route it
-// last wrote is recorded on the HTTPRoute (annotation migserve.io/route), so
-// a restarted controller compares against the cluster, not its memory:
-// a route that already holds is not written again.
+// service's route equal to the route the controller asks for, in the data
+// planes it is given:
+//  - a gateway (the serving spec names one): the service's HTTPRoute
+//    (routing_objects.h), creating the group Services its backends name. The
+//    route it last wrote is recorded on the HTTPRoute (annotation
+//    migserve.io/route), so a restarted controller compares against the
+//    cluster, not its memory: a route that already holds is not written
+//    again;
+//  - the proxy (`router: proxy`): the service's entry in the
+//    migserve-proxy-routes ConfigMap (proxy_routes.h), after which it waits
+//    until every Ready proxy pod reports that it applied that generation and
+//    drained the requests the old one held, so that a replica taken out of
+//    the route receives nothing once SetRoute returns.
 #ifndef MIGSERVE_CLUSTER_KUBERNETES_KUBERNETES_ROUTER_H_
 #define MIGSERVE_CLUSTER_KUBERNETES_KUBERNETES_ROUTER_H_
 
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "cluster/kubernetes/serving_spec.h"
 #include "cluster/router.h"
@@ -25,6 +34,9 @@ struct RouterOptions {
   // service -> DNN model, for the path match; a service not listed serves
   // the model of its name.
   std::map<std::string, std::string> models;
+  bool proxy = false;           // keep the proxy's routes
+  double proxy_timeout_s = 60;  // the longest to wait for the proxies
+  double proxy_poll_s = 0.1;    // how often to look at them meanwhile
 };
 
 class KubernetesRouter : public Router {
@@ -35,6 +47,15 @@ class KubernetesRouter : public Router {
   StatusOr<bool> SetRoute(const ServiceRoute& route) override;
 
  private:
+  const std::string& ModelOf(const std::string& service) const;
+  StatusOr<bool> SetHttpRoute(const ServiceRoute& route);
+  // Writes the route into the proxy's ConfigMap if it changed and returns
+  // the generation the proxies must reach, and whether it changed.
+  StatusOr<std::pair<long, bool>> SetProxyRoute(const ServiceRoute& route);
+  // Waits until every Ready proxy pod reports `generation`; returns
+  // DeadlineExceeded naming those that do not after proxy_timeout_s.
+  Status WaitForProxies(long generation);
+
   Status EnsureService(const std::string& service, const RouteGroup& group);
 
   kube::KubeClient* client_;

@@ -1,0 +1,131 @@
+#include "cluster/kubernetes/proxy_objects.h"
+
+#include <fmt/format.h>
+
+#include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/proxy_routes.h"
+#include "cluster/kubernetes/replica_pod.h"
+#include "cluster/routing.h"
+#include "kube/yaml_writer.h"
+
+namespace migserve::cluster::kubernetes {
+namespace {
+
+Json Labels() {
+  return {{kManagedBy, kManager}, {kLabelComponent, kProxyComponent}};
+}
+
+Json Metadata(const ServingSpec& spec) {
+  return ObjectMetadata(kProxyName, Labels(), Json::object(), spec);
+}
+
+Json RouterContainer(const ProxyExport& proxy) {
+  return {{"name", "router"},
+          {"image", proxy.image},
+          {"args",
+           {"router", "--listen", fmt::format("0.0.0.0:{}", kProxyPort),
+            "--run-dir", "/run/migserve-proxy"}},
+          {"env",
+           {{{"name", "POD_NAME"},
+             {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}}}},
+          {"ports", {{{"name", "http"}, {"containerPort", kProxyPort}}}},
+          // Ready once it serves the routes: generation 0 answers 503.
+          {"readinessProbe",
+           {{"httpGet", {{"path", "/migserve/generation"}, {"port", "http"}}},
+            {"periodSeconds", 2}}},
+          {"securityContext",
+           {{"allowPrivilegeEscalation", false},
+            {"readOnlyRootFilesystem", true},
+            {"capabilities", {{"drop", {"ALL"}}}}}},
+          {"volumeMounts",
+           {{{"name", "run"}, {"mountPath", "/run/migserve-proxy"}}}}};
+}
+
+Json ProxyDeployment(const ServingSpec& spec, const ProxyExport& proxy) {
+  Json pod = {
+      {"serviceAccountName", kProxyName},
+      // Old workers finish their requests (--drain-timeout, 30 s) first.
+      {"terminationGracePeriodSeconds", 45},
+      {"securityContext",
+       {{"runAsNonRoot", true},
+        {"runAsUser", 65532},
+        {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
+      {"containers", {RouterContainer(proxy)}},
+      {"volumes", {{{"name", "run"}, {"emptyDir", Json::object()}}}}};
+  return {
+      {"apiVersion", "apps/v1"},
+      {"kind", "Deployment"},
+      {"metadata", Metadata(spec)},
+      {"spec",
+       {{"replicas", proxy.replicas},
+        {"selector", {{"matchLabels", Labels()}}},
+        // A new proxy is Ready before an old one goes.
+        {"strategy",
+         {{"type", "RollingUpdate"},
+          {"rollingUpdate", {{"maxUnavailable", 0}, {"maxSurge", 1}}}}},
+        {"template", {{"metadata", {{"labels", Labels()}}}, {"spec", pod}}}}}};
+}
+
+Json ProxyService(const ServingSpec& spec) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Service"},
+          {"metadata", Metadata(spec)},
+          {"spec",
+           {{"selector", Labels()},
+            {"ports",
+             {{{"name", "http"}, {"port", 80}, {"targetPort", "http"}}}}}}};
+}
+
+std::vector<Json> Access(const ServingSpec& spec) {
+  Json rules = {
+      {{"apiGroups", {""}},
+       {"resources", {"pods", "configmaps"}},
+       {"verbs", {"get", "list", "watch"}}},
+      // Reports the generation it applied on its own pod.
+      {{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"patch"}}}};
+  Json subject = {{"kind", "ServiceAccount"}, {"name", kProxyName}};
+  if (!spec.namespace_.empty()) subject["namespace"] = spec.namespace_;
+  return {{{"apiVersion", "v1"},
+           {"kind", "ServiceAccount"},
+           {"metadata", Metadata(spec)}},
+          {{"apiVersion", "rbac.authorization.k8s.io/v1"},
+           {"kind", "Role"},
+           {"metadata", Metadata(spec)},
+           {"rules", rules}},
+          {{"apiVersion", "rbac.authorization.k8s.io/v1"},
+           {"kind", "RoleBinding"},
+           {"metadata", Metadata(spec)},
+           {"roleRef",
+            {{"apiGroup", "rbac.authorization.k8s.io"},
+             {"kind", "Role"},
+             {"name", kProxyName}}},
+           {"subjects", {subject}}}};
+}
+
+}  // namespace
+
+std::string ProxyObjects(const ClusterState& state,
+                         const std::map<std::string, std::string>& models,
+                         const ServingSpec& spec, const ProxyExport& proxy) {
+  ProxyRoutes routes{1, {}};
+  for (const auto& [service, route] : Routes(state)) {
+    auto model = models.find(service);
+    routes.services[service] = {
+        route, model != models.end() ? model->second : service};
+  }
+  std::vector<Json> objects = Access(spec);
+  objects.push_back(ProxyRoutesConfigMap(routes, spec.namespace_));
+  if (spec.namespace_.empty()) objects.back()["metadata"].erase("namespace");
+  objects.push_back(ProxyDeployment(spec, proxy));
+  objects.push_back(ProxyService(spec));
+  return fmt::format(
+             "# The proxy written by migserve export (router: proxy): {} "
+             "instances of\n# `migserve router` running nginx, which sends "
+             "each service's requests to\n# its replicas by smooth weighted "
+             "round robin, weights = credits; the\n# controller keeps the "
+             "routes ConfigMap right through transitions.\n",
+             proxy.replicas) +
+         kube::ToYaml(objects);
+}
+
+}  // namespace migserve::cluster::kubernetes

@@ -1,0 +1,124 @@
+#include "cluster/kubernetes/proxy_routes.h"
+
+#include <fmt/format.h>
+
+#include "cluster/kubernetes/names.h"
+#include "util/json_fields.h"
+
+namespace migserve::cluster::kubernetes {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr char kRoutePrefix[] = "route.";
+
+Status ReadMember(const JsonFields& f, ReplicaSite* site) {
+  MIGSERVE_RETURN_IF_ERROR(f.Get("node", true, &site->gpu.node));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("gpu", true, &site->gpu.index));
+  return f.Get("start", true, &site->start);
+}
+
+Status ReadGroup(const JsonFields& f, RouteGroup* g) {
+  MIGSERVE_RETURN_IF_ERROR(f.Get("gpu", true, &g->gpu_model));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("profile", true, &g->profile));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("batch", true, &g->batch));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("procs", true, &g->procs));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("throughput", true, &g->throughput));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("weight", true, &g->weight));
+  if (!(g->throughput >= 0) || g->weight < 0) {
+    return f.Error("weight", "throughput and weight must be >= 0");
+  }
+  MIGSERVE_RETURN_IF_ERROR(f.Objects("members", ReadMember, &g->members));
+  g->replicas = static_cast<int>(g->members.size());
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string ProxyRouteKey(const std::string& service) {
+  return kRoutePrefix + service;
+}
+
+std::string FormatProxyRoute(const ProxyRoute& route) {
+  json groups = json::array();
+  for (const RouteGroup& g : route.route.groups) {
+    json members = json::array();
+    for (const ReplicaSite& m : g.members) {
+      members.push_back(
+          {{"node", m.gpu.node}, {"gpu", m.gpu.index}, {"start", m.start}});
+    }
+    groups.push_back({{"gpu", g.gpu_model},
+                      {"profile", g.profile},
+                      {"batch", g.batch},
+                      {"procs", g.procs},
+                      {"throughput", g.throughput},
+                      {"weight", g.weight},
+                      {"members", members}});
+  }
+  return json{{"service", route.route.service},
+              {"model", route.model},
+              {"groups", groups}}
+      .dump();
+}
+
+json ProxyRoutesConfigMap(const ProxyRoutes& routes,
+                          const std::string& namespace_) {
+  json data = {{"generation", std::to_string(routes.generation)}};
+  for (const auto& [service, route] : routes.services) {
+    data[ProxyRouteKey(service)] = FormatProxyRoute(route);
+  }
+  return {{"apiVersion", "v1"},
+          {"kind", "ConfigMap"},
+          {"metadata",
+           {{"name", kProxyRoutesName},
+            {"namespace", namespace_},
+            {"labels",
+             {{kManagedBy, kManager}, {kLabelComponent, kProxyComponent}}}}},
+          {"data", data}};
+}
+
+StatusOr<ProxyRoutes> ParseProxyRoutes(const json& object) {
+  const std::string source = std::string("configmap ") + kProxyRoutesName;
+  ProxyRoutes routes;
+  const json* data = object.contains("data") && object["data"].is_object()
+                         ? &object["data"]
+                         : nullptr;
+  if (data == nullptr) return routes;
+  for (const auto& [key, value] : data->items()) {
+    if (!value.is_string()) {
+      return Status::InvalidArgument(
+          fmt::format("{}: data.{}: expected a string", source, key));
+    }
+    const std::string& text = value.get_ref<const std::string&>();
+    if (key == "generation") {
+      char* end = nullptr;
+      routes.generation = std::strtol(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0' || routes.generation < 0) {
+        return Status::InvalidArgument(fmt::format(
+            "{}: data.generation: '{}' is not a generation", source, text));
+      }
+      continue;
+    }
+    if (key.rfind(kRoutePrefix, 0) != 0) continue;
+    std::string where = source + " data." + key;
+    MIGSERVE_ASSIGN_OR_RETURN(json root, ParseJsonObject(text, where));
+    JsonFields f(root, where, "");
+    ProxyRoute route;
+    MIGSERVE_RETURN_IF_ERROR(f.Get("service", true, &route.route.service));
+    MIGSERVE_RETURN_IF_ERROR(f.Get("model", true, &route.model));
+    MIGSERVE_RETURN_IF_ERROR(
+        f.Objects("groups", ReadGroup, &route.route.groups));
+    if (ProxyRouteKey(route.route.service) != key) {
+      return f.Error("service", "does not match the key " + key);
+    }
+    routes.services[route.route.service] = std::move(route);
+  }
+  return routes;
+}
+
+std::string ProxyPodQuery() {
+  return fmt::format("labelSelector={}%3D{}%2C{}%3D{}", kLabelComponent,
+                     kProxyComponent, kManagedBy, kManager);
+}
+
+}  // namespace migserve::cluster::kubernetes

@@ -1,0 +1,64 @@
+// The routes the proxies of the `proxy` router follow (docs/serving.md,
+// "The proxy"): one ConfigMap, migserve-proxy-routes, whose data holds per
+// service its route with every routed replica (`route.<service>`, JSON)
+// and a `generation` that grows with every change. The controller writes it
+// (kubernetes_router.h) and waits for the proxies; `migserve router`, one
+// per proxy pod, reads it with the replica pods' addresses
+// (proxy/control_plane.h) and reports on its own pod (annotation
+// migserve.io/proxy-generation) the generation it applied and drained.
+#ifndef MIGSERVE_CLUSTER_KUBERNETES_PROXY_ROUTES_H_
+#define MIGSERVE_CLUSTER_KUBERNETES_PROXY_ROUTES_H_
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cluster/routing.h"
+#include "util/status_or.h"
+
+namespace migserve::cluster::kubernetes {
+
+inline constexpr char kProxyRoutesName[] = "migserve-proxy-routes";
+// The proxy's Deployment, Service and pods' name and component label.
+inline constexpr char kProxyName[] = "migserve-proxy";
+inline constexpr char kLabelComponent[] = "app.kubernetes.io/component";
+inline constexpr char kProxyComponent[] = "proxy";
+inline constexpr char kAnnotationProxyGeneration[] =
+    "migserve.io/proxy-generation";
+// The port the proxy listens on in its pod.
+inline constexpr int kProxyPort = 8080;
+
+struct ProxyRoute {
+  ServiceRoute route;  // with its members
+  std::string model;   // requests to /v2/models/<model>/... are its
+  bool operator==(const ProxyRoute&) const = default;
+};
+
+struct ProxyRoutes {
+  long generation = 0;
+  std::map<std::string, ProxyRoute> services;
+  bool operator==(const ProxyRoutes&) const = default;
+};
+
+// The ConfigMap data key of `service`'s route.
+std::string ProxyRouteKey(const std::string& service);
+
+// `route` as the JSON the ConfigMap holds: {service, model, groups: [{gpu,
+// profile, batch, procs, throughput, weight, members: [{node, gpu,
+// start}]}]}.
+std::string FormatProxyRoute(const ProxyRoute& route);
+
+// The ConfigMap of `routes` in namespace `namespace_`.
+nlohmann::json ProxyRoutesConfigMap(const ProxyRoutes& routes,
+                                    const std::string& namespace_);
+
+// Reads the routes out of the ConfigMap `object`. Returns InvalidArgument
+// naming the key and field at fault.
+StatusOr<ProxyRoutes> ParseProxyRoutes(const nlohmann::json& object);
+
+// The label selector (URL-encoded query) of the proxy pods.
+std::string ProxyPodQuery();
+
+}  // namespace migserve::cluster::kubernetes
+
+#endif  // MIGSERVE_CLUSTER_KUBERNETES_PROXY_ROUTES_H_

@@ -1,0 +1,187 @@
+#include "proxy/control_plane.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <map>
+#include <tuple>
+
+#include "cluster/kubernetes/mig_annotations.h"
+#include "cluster/kubernetes/names.h"
+#include "kube/pod_ready.h"
+#include "util/json_fields.h"
+
+namespace migserve::proxy {
+namespace {
+
+namespace k8s = cluster::kubernetes;
+using json = nlohmann::json;
+
+// The port requests reach `pod` on: its container port named "http", else
+// its first; 0 if it declares none.
+int RoutePort(const json& pod) {
+  int first = 0;
+  const json* spec = pod.contains("spec") ? &pod["spec"] : nullptr;
+  if (spec == nullptr || !spec->contains("containers") ||
+      !(*spec)["containers"].is_array()) {
+    return 0;
+  }
+  for (const json& c : (*spec)["containers"]) {
+    if (!c.is_object() || !c.contains("ports") || !c["ports"].is_array()) {
+      continue;
+    }
+    for (const json& p : c["ports"]) {
+      if (!p.is_object() || !p.contains("containerPort") ||
+          !p["containerPort"].is_number_integer()) {
+        continue;
+      }
+      int port = p["containerPort"].get<int>();
+      if (p.value("name", "") == "http") return port;
+      if (first == 0) first = port;
+    }
+  }
+  return first;
+}
+
+using Site = std::tuple<std::string, std::string, int, int>;  // service, site
+
+}  // namespace
+
+ProxyConfig ConfigOf(const k8s::ProxyRoutes& routes,
+                     const kube::Informer::Objects& pods) {
+  // Ready replica pods with an address, by site and by group.
+  std::map<Site, ProxyBackend> by_site;
+  std::map<std::pair<std::string, std::string>, std::vector<ProxyBackend>>
+      by_group;
+  for (const auto& [name, pod] : pods) {
+    if (!kube::PodReady(pod) || !pod.contains("metadata")) continue;
+    const json& meta = pod["metadata"];
+    std::optional<std::string> service =
+        StringField(meta, "labels", k8s::kLabelService);
+    std::optional<std::string> ip = pod.contains("status")
+                                        ? StringField(pod, "status", "podIP")
+                                        : std::nullopt;
+    int port = RoutePort(pod);
+    if (!service || !ip || ip->empty() || port <= 0) continue;
+    ProxyBackend backend{*ip, port, 1};
+    std::optional<std::string> node =
+        StringField(meta, "labels", k8s::kLabelNode);
+    std::optional<int> gpu = IntField(meta, "labels", k8s::kLabelGpu);
+    std::optional<int> start = IntField(meta, "labels", k8s::kLabelStart);
+    if (node && gpu && start) {
+      by_site[{*service, *node, *gpu, *start}] = backend;
+    } else if (auto group = StringField(meta, "labels", k8s::kLabelGroup)) {
+      by_group[{*service, *group}].push_back(backend);
+    }
+  }
+  ProxyConfig config;
+  config.generation = routes.generation;
+  for (const auto& [service, route] : routes.services) {
+    ProxyUpstream upstream{service, route.model, {}};
+    for (const cluster::RouteGroup& g : route.route.groups) {
+      if (g.weight <= 0) continue;
+      long weight = ReplicaWeight(g.throughput);
+      for (const cluster::ReplicaSite& m : g.members) {
+        auto it = by_site.find({service, m.gpu.node, m.gpu.index, m.start});
+        if (it == by_site.end()) continue;
+        upstream.backends.push_back(it->second);
+        upstream.backends.back().weight = weight;
+      }
+      auto group = by_group.find({service, k8s::GroupName(service, g)});
+      if (group == by_group.end()) continue;
+      for (ProxyBackend b : group->second) {
+        b.weight = weight;
+        upstream.backends.push_back(b);
+      }
+    }
+    config.upstreams.push_back(std::move(upstream));
+  }
+  return config;
+}
+
+ControlPlane::ControlPlane(kube::KubeClient* client,
+                           ControlPlaneOptions options, Apply apply)
+    : client_(client),
+      options_(std::move(options)),
+      apply_(std::move(apply)),
+      pods_(
+          client,
+          fmt::format("/api/v1/namespaces/{}/pods", options_.namespace_),
+          fmt::format("labelSelector={}%3D{}", k8s::kManagedBy, k8s::kManager),
+          300, [this] { Changed(); }),
+      routes_(
+          client,
+          fmt::format("/api/v1/namespaces/{}/configmaps", options_.namespace_),
+          fmt::format("labelSelector={}%3D{}", k8s::kLabelComponent,
+                      k8s::kProxyComponent),
+          300, [this] { Changed(); }) {}
+
+void ControlPlane::Changed() {
+  std::lock_guard lock(mu_);
+  dirty_ = true;
+  changed_.notify_all();
+}
+
+StatusOr<bool> ControlPlane::Sync() {
+  MIGSERVE_ASSIGN_OR_RETURN(kube::Informer::Objects maps, routes_.Get());
+  MIGSERVE_ASSIGN_OR_RETURN(kube::Informer::Objects pods, pods_.Get());
+  k8s::ProxyRoutes routes;
+  if (auto it = maps.find(k8s::kProxyRoutesName); it != maps.end()) {
+    MIGSERVE_ASSIGN_OR_RETURN(routes, k8s::ParseProxyRoutes(it->second));
+  }
+  ProxyConfig config = ConfigOf(routes, pods);
+  bool applied = false;
+  if (!applied_ || !(*applied_ == config)) {
+    MIGSERVE_RETURN_IF_ERROR(apply_(config));
+    applied_ = config;
+    applied = true;
+    if (options_.log) {
+      size_t backends = 0;
+      for (const ProxyUpstream& u : config.upstreams) {
+        backends += u.backends.size();
+      }
+      options_.log(fmt::format(
+          "router: applied route generation {}: {} services, {} replicas",
+          config.generation, config.upstreams.size(), backends));
+    }
+  }
+  if (!options_.pod.empty() && reported_ != config.generation) {
+    json patch = {{"metadata",
+                   {{"annotations",
+                     {{k8s::kAnnotationProxyGeneration,
+                       std::to_string(config.generation)}}}}}};
+    MIGSERVE_RETURN_IF_ERROR(
+        client_
+            ->Patch(fmt::format("/api/v1/namespaces/{}/pods/{}",
+                                options_.namespace_, options_.pod),
+                    patch)
+            .status());
+    reported_ = config.generation;
+  }
+  return applied;
+}
+
+void ControlPlane::Run(const std::atomic<bool>& stop, double resync_s) {
+  using Clock = std::chrono::steady_clock;
+  auto next = Clock::now();
+  while (!stop) {
+    bool due = false;
+    {
+      std::unique_lock lock(mu_);
+      changed_.wait_for(lock, std::chrono::milliseconds(100),
+                        [&] { return dirty_; });
+      due = dirty_ || Clock::now() >= next;
+      dirty_ = false;
+    }
+    if (!due) continue;
+    next = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                              std::chrono::duration<double>(resync_s));
+    StatusOr<bool> synced = Sync();
+    if (synced.ok()) continue;
+    if (options_.log) options_.log("router: " + synced.status().message());
+    // Try again in a second.
+    next = Clock::now() + std::chrono::seconds(1);
+  }
+}
+
+}  // namespace migserve::proxy

@@ -1,0 +1,78 @@
+// The proxy's control plane (`migserve router`, docs/serving.md, "The
+// proxy"): one per proxy pod, next to its nginx. It watches the routes the
+// controller keeps (migserve-proxy-routes, cluster/kubernetes/proxy_routes.h)
+// and the replica pods through the Kubernetes API, turns them into a
+// ProxyConfig (every Ready member of a weighted group at its pod's IP and
+// port, weighted by its credit), has the proxy apply it and drain the old
+// workers, and then reports on its own pod the route generation it serves,
+// which the controller waits for before it deletes a replica.
+#ifndef MIGSERVE_PROXY_CONTROL_PLANE_H_
+#define MIGSERVE_PROXY_CONTROL_PLANE_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "cluster/kubernetes/proxy_routes.h"
+#include "kube/informer.h"
+#include "kube/kube_client.h"
+#include "proxy/proxy_config.h"
+#include "util/status_or.h"
+
+namespace migserve::proxy {
+
+// What the proxy serves for `routes` over `pods` (replica pods by name): per
+// service, each member of a group with weight whose pod is Ready and has an
+// IP, at the pod's route port (its container port named "http", else its
+// first), weighted ReplicaWeight(group throughput). A pod without a site
+// (node, GPU, start labels: an exported Deployment's) is taken by its group
+// label instead. Generation: the routes'.
+ProxyConfig ConfigOf(const cluster::kubernetes::ProxyRoutes& routes,
+                     const kube::Informer::Objects& pods);
+
+struct ControlPlaneOptions {
+  std::string namespace_ = "default";
+  std::string pod;  // this proxy's pod, where it reports; empty: nowhere
+  double drain_timeout_s = 30;
+  std::function<void(const std::string&)> log;  // may be empty
+};
+
+class ControlPlane {
+ public:
+  // Applies a configuration and waits for the old one to drain.
+  using Apply = std::function<Status(const ProxyConfig&)>;
+
+  // `client` is not owned and outlives the control plane.
+  ControlPlane(kube::KubeClient* client, ControlPlaneOptions options,
+               Apply apply);
+
+  // Reads the routes and pods; if what the proxy should serve changed,
+  // applies it; reports the generation once applied. Returns whether it
+  // applied a configuration.
+  StatusOr<bool> Sync();
+
+  // Syncs at every change the watches see (and every `resync_s`) until
+  // `stop`; a failed sync is logged and tried again.
+  void Run(const std::atomic<bool>& stop, double resync_s = 10);
+
+ private:
+  void Changed();
+
+  kube::KubeClient* client_;
+  ControlPlaneOptions options_;
+  Apply apply_;
+  std::mutex mu_;
+  std::condition_variable changed_;
+  bool dirty_ = true;
+  kube::Informer pods_;
+  kube::Informer routes_;
+  std::optional<ProxyConfig> applied_;
+  long reported_ = -1;
+};
+
+}  // namespace migserve::proxy
+
+#endif  // MIGSERVE_PROXY_CONTROL_PLANE_H_

@@ -1,0 +1,187 @@
+// The proxy's control plane against the stand-in API server, with the real
+// nginx in front of emulated replicas: the controller's router (proxy
+// mode) changes weights and takes a replica out mid-run; SetRoute returns
+// only once the proxy applied it and drained, no request fails, and the
+// removed replica gets nothing afterwards.
+#include "proxy/control_plane.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <thread>
+
+#include "cluster/kubernetes/kubernetes_router.h"
+#include "cluster/kubernetes/mig_annotations.h"
+#include "cluster/kubernetes/names.h"
+#include "kube/testing/api_server_standin.h"
+#include "proxy/nginx_process.h"
+#include "proxy/testing/emulated_replica.h"
+#include "proxy/testing/local_nginx.h"
+#include "proxy/testing/ready_pod.h"
+#include "util/test_util.h"
+
+namespace migserve::proxy {
+namespace {
+
+namespace k8s = cluster::kubernetes;
+using json = nlohmann::json;
+
+json Pod(const std::string& service, const std::string& node, int gpu,
+         int start, int port, bool ready) {
+  return ReadyReplicaPod(service, {{node, gpu}, start}, port, ready);
+}
+
+cluster::RouteGroup Group(double throughput,
+                          std::vector<cluster::ReplicaSite> members) {
+  cluster::RouteGroup g{"A100-SXM4-80GB",
+                        "1g.10gb",
+                        8,
+                        1,
+                        static_cast<int>(members.size()),
+                        throughput,
+                        0,
+                        std::move(members)};
+  return g;
+}
+
+cluster::ServiceRoute Route(std::vector<cluster::RouteGroup> groups) {
+  cluster::ServiceRoute route{"s", std::move(groups)};
+  cluster::WeighRoute(&route);
+  return route;
+}
+
+TEST(ControlPlaneTest, ConfigOfTakesReadyMembersWeighedByCredit) {
+  k8s::ProxyRoutes routes{
+      7,
+      {{"s",
+        {Route({Group(10, {{{"n", 0}, 0}, {{"n", 0}, 1}, {{"n", 0}, 2}}),
+                Group(40, {{{"n", 1}, 0}})}),
+         "m"}}}};
+  kube::Informer::Objects pods;
+  for (auto [start, port, ready] :
+       {std::tuple{0, 9000, true}, {1, 9001, false}, {2, 9002, true}}) {
+    pods["a" + std::to_string(start)] = Pod("s", "n", 0, start, port, ready);
+  }
+  pods["b"] = Pod("s", "n", 1, 0, 9100, true);
+  pods["stray"] = Pod("s", "n", 1, 3, 9200, true);  // not a member
+  pods["other"] = Pod("t", "n", 0, 0, 9300, true);  // not a routed service
+  ProxyConfig config = ConfigOf(routes, pods);
+  EXPECT_EQ(config.generation, 7);
+  ASSERT_EQ(config.upstreams.size(), 1u);
+  EXPECT_EQ(config.upstreams[0].model, "m");
+  EXPECT_EQ(config.upstreams[0].backends,
+            (std::vector<ProxyBackend>{{"127.0.0.1", 9000, 100},
+                                       {"127.0.0.1", 9002, 100},
+                                       {"127.0.0.1", 9100, 400}}));
+}
+
+TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
+  kube::ApiServerStandIn server({"", "", "", 1});
+  ASSERT_TRUE(server.Start().ok());
+  kube::KubeConfig config;
+  config.server = server.url();
+  kube::KubeClient client(config);
+
+  // Three replicas of 20 ms each, one proxy pod reporting as proxy-0.
+  EmulatedReplicaOptions slow;
+  slow.max_batch = 1;
+  slow.batch_ms = [](int) { return 20.0; };
+  EmulatedReplica a(slow), b(slow), c(slow);
+  int start = 0;
+  std::vector<cluster::ReplicaSite> sites;
+  for (EmulatedReplica* r : {&a, &b, &c}) {
+    json pod = Pod("s", "n", 0, start, r->port(), true);
+    server.Put("/api/v1/namespaces/default/pods/" +
+                   pod["metadata"]["name"].get<std::string>(),
+               pod);
+    sites.push_back({{"n", 0}, start++});
+  }
+  json proxy_pod = {
+      {"metadata",
+       {{"name", "proxy-0"},
+        {"namespace", "default"},
+        {"labels",
+         {{k8s::kManagedBy, k8s::kManager},
+          {k8s::kLabelComponent, k8s::kProxyComponent}}}}},
+      {"status", {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
+  server.Put("/api/v1/namespaces/default/pods/proxy-0", proxy_pod);
+
+  int port = FreePort();
+  NginxSetup setup;
+  setup.listen = "127.0.0.1:" + std::to_string(port);
+  setup.prefix = migserve::testing::TempDir() + "/nginx";
+  setup.worker_processes = 1;
+  auto nginx = NginxProcess::Start(NginxBinary(), setup, {0, {}});
+  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
+  ControlPlaneOptions options;
+  options.pod = "proxy-0";
+  ControlPlane plane(&client, options, [&](const ProxyConfig& config) {
+    MIGSERVE_RETURN_IF_ERROR((*nginx)->Apply(config));
+    MIGSERVE_RETURN_IF_ERROR(
+        WaitForGeneration("127.0.0.1", port, config.generation, 10));
+    return (*nginx)->Drain(10);
+  });
+  std::atomic<bool> stop{false};
+  std::thread router([&] { plane.Run(stop, 1); });
+
+  k8s::RouterOptions routing;
+  routing.proxy = true;
+  routing.models = {{"s", "m"}};
+  k8s::KubernetesRouter controller(&client, routing);
+  auto set = controller.SetRoute(Route({Group(10, sites)}));
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  EXPECT_TRUE(*set);
+  EXPECT_EQ(
+      k8s::Annotation(*server.Get("/api/v1/namespaces/default/pods/proxy-0"),
+                      k8s::kAnnotationProxyGeneration),
+      "1");
+
+  // Four clients keep requests in flight throughout.
+  std::atomic<int> failed{0};
+  std::atomic<int> sent{0};
+  std::vector<std::thread> load;
+  for (int i = 0; i < 4; ++i) {
+    load.emplace_back([&] {
+      httplib::Client client("127.0.0.1", port);
+      client.set_tcp_nodelay(true);
+      while (!stop) {
+        auto res = client.Post("/v2/models/m/infer", "{}", "application/json");
+        if (!res || res->status != 200) ++failed;
+        ++sent;
+      }
+    });
+  }
+  auto wait_sent = [&](int more) {
+    int until = sent + more;
+    while (sent < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  };
+  wait_sent(60);
+  // c's credit doubles: it takes half of the requests from then on.
+  std::vector<cluster::ReplicaSite> ab(sites.begin(), sites.begin() + 2);
+  set = controller.SetRoute(Route({Group(10, ab), Group(20, {sites[2]})}));
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  int a0 = a.hits(), c0 = c.hits();
+  wait_sent(200);
+  EXPECT_NEAR(c.hits() - c0, 2 * (a.hits() - a0), 12);
+  // c leaves: once SetRoute returns, the proxy drained it.
+  set = controller.SetRoute(Route({Group(10, ab)}));
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  EXPECT_EQ(c.in_flight(), 0);
+  int c_after = c.hits();
+  wait_sent(200);
+  stop = true;
+  for (std::thread& t : load) t.join();
+  router.join();
+  EXPECT_EQ(failed, 0);
+  EXPECT_EQ(c.hits(), c_after);
+  EXPECT_EQ(
+      k8s::Annotation(*server.Get("/api/v1/namespaces/default/pods/proxy-0"),
+                      k8s::kAnnotationProxyGeneration),
+      "3");
+}
+
+}  // namespace
+}  // namespace migserve::proxy

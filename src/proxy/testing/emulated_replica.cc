@@ -1,0 +1,83 @@
+#include "proxy/testing/emulated_replica.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace migserve::proxy {
+
+EmulatedReplica::EmulatedReplica(EmulatedReplicaOptions options)
+    : options_(std::move(options)),
+      server_(std::make_unique<httplib::Server>()) {
+  int threads = options_.threads;
+  server_->new_task_queue = [threads] {
+    return new httplib::ThreadPool(threads);
+  };
+  server_->set_tcp_nodelay(true);
+  // The proxy keeps its connections: serve them for as long as it does, and
+  // look for a request on an idle one less often than every 10 ms.
+  server_->set_keep_alive_max_count(1000000);
+  server_->set_keep_alive_timeout(60);
+  server_->set_idle_interval(0, 200000);
+  server_->Post(R"(/v2/models/[^/]+/infer)",
+                [this](const httplib::Request&, httplib::Response& res) {
+                  ++hits_;
+                  ++in_flight_;
+                  if (options_.batch_ms) {
+                    std::future<void> done;
+                    {
+                      std::lock_guard lock(mu_);
+                      queue_.emplace_back();
+                      done = queue_.back().get_future();
+                    }
+                    queued_.notify_one();
+                    done.wait();
+                  }
+                  --in_flight_;
+                  res.set_content("{}", "application/json");
+                });
+  port_ = server_->bind_to_any_port("127.0.0.1");
+  listener_ = std::thread([this] { server_->listen_after_bind(); });
+  while (!server_->is_running()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (options_.batch_ms) {
+    for (int w = 0; w < options_.workers; ++w) {
+      workers_.emplace_back([this] { Work(); });
+    }
+  }
+}
+
+EmulatedReplica::~EmulatedReplica() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  queued_.notify_all();
+  for (std::thread& w : workers_) w.join();
+  for (std::promise<void>& p : queue_) p.set_value();
+  server_->stop();
+  listener_.join();
+}
+
+void EmulatedReplica::Work() {
+  for (;;) {
+    std::vector<std::promise<void>> batch;
+    {
+      std::unique_lock lock(mu_);
+      queued_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      size_t n = std::min<size_t>(queue_.size(), options_.max_batch);
+      for (size_t i = 0; i < n; ++i) {
+        batch.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(
+        options_.batch_ms(static_cast<int>(batch.size()))));
+    for (std::promise<void>& p : batch) p.set_value();
+  }
+}
+
+}  // namespace migserve::proxy

@@ -1,0 +1,33 @@
+#include "proxy/testing/ready_pod.h"
+
+#include <fmt/format.h>
+
+#include "cluster/kubernetes/names.h"
+
+namespace migserve::proxy {
+
+nlohmann::json ReadyReplicaPod(const std::string& service,
+                               const cluster::ReplicaSite& site, int port,
+                               bool ready) {
+  namespace k8s = cluster::kubernetes;
+  return {{"metadata",
+           {{"name", fmt::format("{}-{}-{}-{}", service, site.gpu.node,
+                                 site.gpu.index, site.start)},
+            {"namespace", "default"},
+            {"labels",
+             {{k8s::kManagedBy, k8s::kManager},
+              {k8s::kLabelService, service},
+              {k8s::kLabelNode, site.gpu.node},
+              {k8s::kLabelGpu, std::to_string(site.gpu.index)},
+              {k8s::kLabelStart, std::to_string(site.start)}}}}},
+          {"spec",
+           {{"containers",
+             {{{"name", "server"},
+               {"ports", {{{"name", "http"}, {"containerPort", port}}}}}}}}},
+          {"status",
+           {{"podIP", "127.0.0.1"},
+            {"conditions",
+             {{{"type", "Ready"}, {"status", ready ? "True" : "False"}}}}}}};
+}
+
+}  // namespace migserve::proxy
