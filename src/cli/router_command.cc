@@ -39,24 +39,16 @@ Status RunRouter(RouterFlags flags, CommandContext* context) {
   MIGSERVE_ASSIGN_OR_RETURN(
       std::unique_ptr<proxy::NginxProcess> nginx,
       proxy::NginxProcess::Start(flags.nginx, setup, {0, {}}));
-  std::string host = "127.0.0.1";
-  int port =
-      std::atoi(flags.listen.substr(flags.listen.rfind(':') + 1).c_str());
   proxy::ControlPlaneOptions options;
   options.namespace_ = config.namespace_;
   options.pod = flags.pod;
-  options.drain_timeout_s = flags.drain_timeout_s;
   options.log = [context](const std::string& line) {
     context->err << line << std::endl;
   };
-  double drain = flags.drain_timeout_s + 5;
-  proxy::ControlPlane plane(
-      &client, options, [&](const proxy::ProxyConfig& next) {
-        MIGSERVE_RETURN_IF_ERROR(nginx->Apply(next));
-        MIGSERVE_RETURN_IF_ERROR(
-            proxy::WaitForGeneration(host, port, next.generation, 10));
-        return nginx->Drain(drain);
-      });
+  proxy::ControlPlane plane(&client, options,
+                            [&](const proxy::ProxyConfig& next) {
+                              return nginx->ApplyAndDrain(next);
+                            });
   context->err << fmt::format("router: nginx on {} (pid {}), reporting to {}",
                               flags.listen, nginx->pid(),
                               flags.pod.empty() ? std::string("no pod")

@@ -36,7 +36,6 @@ ProxyConfig ConfigOf(const cluster::kubernetes::ProxyRoutes& routes,
 struct ControlPlaneOptions {
   std::string namespace_ = "default";
   std::string pod;  // this proxy's pod, where it reports; empty: nowhere
-  double drain_timeout_s = 30;
   std::function<void(const std::string&)> log;  // may be empty
 };
 

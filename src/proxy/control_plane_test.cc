@@ -117,10 +117,7 @@ TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
   ControlPlaneOptions options;
   options.pod = "proxy-0";
   ControlPlane plane(&client, options, [&](const ProxyConfig& config) {
-    MIGSERVE_RETURN_IF_ERROR((*nginx)->Apply(config));
-    MIGSERVE_RETURN_IF_ERROR(
-        WaitForGeneration("127.0.0.1", port, config.generation, 10));
-    return (*nginx)->Drain(10);
+    return (*nginx)->ApplyAndDrain(config);
   });
   std::atomic<bool> stop{false};
   std::thread router([&] { plane.Run(stop, 1); });

@@ -163,7 +163,15 @@ Status NginxProcess::Apply(const ProxyConfig& config) {
   return Status::Ok();
 }
 
-Status NginxProcess::Drain(double timeout_s) {
+int NginxProcess::ListenPort() const {
+  return std::atoi(setup_.listen.substr(setup_.listen.rfind(':') + 1).c_str());
+}
+
+Status NginxProcess::ApplyAndDrain(const ProxyConfig& config) {
+  MIGSERVE_RETURN_IF_ERROR(Apply(config));
+  MIGSERVE_RETURN_IF_ERROR(
+      WaitForGeneration("127.0.0.1", ListenPort(), config.generation, 10));
+  double timeout_s = setup_.drain_timeout_s + 5;
   auto until = Clock::now() + std::chrono::duration<double>(timeout_s);
   for (;;) {
     std::vector<pid_t> now = ChildrenOf(pid_);

@@ -37,11 +37,11 @@ class NginxProcess {
   // `nginx -t` (the old one stays live if that fails) and reloads.
   Status Apply(const ProxyConfig& config);
 
-  // Waits until the workers that served before the last Apply have
-  // finished the requests they held and exited (nginx bounds that by the
-  // setup's drain_timeout_s), for at most `timeout_s`. Returns
-  // DeadlineExceeded if some still run.
-  Status Drain(double timeout_s);
+  // Applies `config`, waits until the instance answers its generation, then
+  // until the workers that served before have finished the requests they
+  // held and exited (nginx bounds that by the setup's drain_timeout_s; this
+  // waits 5 s more). Returns DeadlineExceeded if either does not happen.
+  Status ApplyAndDrain(const ProxyConfig& config);
 
   // The path of the configuration file.
   std::string ConfigPath() const;
@@ -51,6 +51,8 @@ class NginxProcess {
   NginxProcess(std::string binary, NginxSetup setup)
       : binary_(std::move(binary)), setup_(std::move(setup)) {}
   Status Write(const ProxyConfig& config) const;
+  // The port of setup_.listen ("address:port" or "port").
+  int ListenPort() const;
 
   std::string binary_;
   NginxSetup setup_;

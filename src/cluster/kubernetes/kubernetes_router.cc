@@ -59,23 +59,25 @@ StatusOr<std::pair<long, bool>> KubernetesRouter::SetProxyRoute(
     const ServiceRoute& route) {
   std::string path = fmt::format("/api/v1/namespaces/{}/configmaps/{}",
                                  options_.namespace_, kProxyRoutesName);
+  ProxyRoute desired{route, ModelOf(route.service)};
   std::string key = ProxyRouteKey(route.service);
-  std::string value = FormatProxyRoute({route, ModelOf(route.service)});
+  std::string value = FormatProxyRoute(desired);
   auto current = client_->Get(path);
   if (current.status().code() == Status::Code::kNotFound) {
-    nlohmann::json map = ProxyRoutesConfigMap({1, {}}, options_.namespace_);
-    map["data"][key] = value;
+    ProxyRoutes first{1, {{route.service, desired}}};
     MIGSERVE_RETURN_IF_ERROR(
-        client_->Create(path.substr(0, path.rfind('/')), map).status());
+        client_
+            ->Create(path.substr(0, path.rfind('/')),
+                     ProxyRoutesConfigMap(first, options_.namespace_))
+            .status());
     return std::pair{1L, true};
   }
   MIGSERVE_RETURN_IF_ERROR(current.status());
-  MIGSERVE_ASSIGN_OR_RETURN(ProxyRoutes live, ParseProxyRoutes(*current));
+  // Only the generation is read: the other services' routes are theirs.
+  MIGSERVE_ASSIGN_OR_RETURN(long live, ParseProxyGeneration(*current));
   const nlohmann::json& data = (*current)["data"];
-  if (data.contains(key) && data[key] == value) {
-    return std::pair{live.generation, false};
-  }
-  long generation = live.generation + 1;
+  if (data.contains(key) && data[key] == value) return std::pair{live, false};
+  long generation = live + 1;
   // The resourceVersion makes a concurrent writer's change a conflict, not
   // a lost update.
   nlohmann::json patch = {

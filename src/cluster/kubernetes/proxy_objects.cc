@@ -115,7 +115,6 @@ std::string ProxyObjects(const ClusterState& state,
   }
   std::vector<Json> objects = Access(spec);
   objects.push_back(ProxyRoutesConfigMap(routes, spec.namespace_));
-  if (spec.namespace_.empty()) objects.back()["metadata"].erase("namespace");
   objects.push_back(ProxyDeployment(spec, proxy));
   objects.push_back(ProxyService(spec));
   return fmt::format(

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <optional>
+
 #include "cluster/kubernetes/names.h"
 #include "util/json_fields.h"
 
@@ -11,6 +14,7 @@ namespace {
 using json = nlohmann::json;
 
 constexpr char kRoutePrefix[] = "route.";
+constexpr char kSource[] = "configmap migserve-proxy-routes";
 
 Status ReadMember(const JsonFields& f, ReplicaSite* site) {
   MIGSERVE_RETURN_IF_ERROR(f.Get("node", true, &site->gpu.node));
@@ -67,39 +71,43 @@ json ProxyRoutesConfigMap(const ProxyRoutes& routes,
   for (const auto& [service, route] : routes.services) {
     data[ProxyRouteKey(service)] = FormatProxyRoute(route);
   }
+  json meta = {
+      {"name", kProxyRoutesName},
+      {"labels", {{kManagedBy, kManager}, {kLabelComponent, kProxyComponent}}}};
+  if (!namespace_.empty()) meta["namespace"] = namespace_;
   return {{"apiVersion", "v1"},
           {"kind", "ConfigMap"},
-          {"metadata",
-           {{"name", kProxyRoutesName},
-            {"namespace", namespace_},
-            {"labels",
-             {{kManagedBy, kManager}, {kLabelComponent, kProxyComponent}}}}},
+          {"metadata", meta},
           {"data", data}};
 }
 
+StatusOr<long> ParseProxyGeneration(const json& object) {
+  std::optional<std::string> text = StringField(object, "data", "generation");
+  if (!text) return 0;
+  char* end = nullptr;
+  long generation = std::strtol(text->c_str(), &end, 10);
+  if (text->empty() || *end != '\0' || generation < 0) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: data.generation: '{}' is not a generation", kSource, *text));
+  }
+  return generation;
+}
+
 StatusOr<ProxyRoutes> ParseProxyRoutes(const json& object) {
-  const std::string source = std::string("configmap ") + kProxyRoutesName;
+  const std::string source = kSource;
   ProxyRoutes routes;
   const json* data = object.contains("data") && object["data"].is_object()
                          ? &object["data"]
                          : nullptr;
+  MIGSERVE_ASSIGN_OR_RETURN(routes.generation, ParseProxyGeneration(object));
   if (data == nullptr) return routes;
   for (const auto& [key, value] : data->items()) {
     if (!value.is_string()) {
       return Status::InvalidArgument(
           fmt::format("{}: data.{}: expected a string", source, key));
     }
-    const std::string& text = value.get_ref<const std::string&>();
-    if (key == "generation") {
-      char* end = nullptr;
-      routes.generation = std::strtol(text.c_str(), &end, 10);
-      if (text.empty() || *end != '\0' || routes.generation < 0) {
-        return Status::InvalidArgument(fmt::format(
-            "{}: data.generation: '{}' is not a generation", source, text));
-      }
-      continue;
-    }
     if (key.rfind(kRoutePrefix, 0) != 0) continue;
+    const std::string& text = value.get_ref<const std::string&>();
     std::string where = source + " data." + key;
     MIGSERVE_ASSIGN_OR_RETURN(json root, ParseJsonObject(text, where));
     JsonFields f(root, where, "");

@@ -48,9 +48,13 @@ std::string ProxyRouteKey(const std::string& service);
 // start}]}]}.
 std::string FormatProxyRoute(const ProxyRoute& route);
 
-// The ConfigMap of `routes` in namespace `namespace_`.
+// The ConfigMap of `routes` in namespace `namespace_` (empty: none named).
 nlohmann::json ProxyRoutesConfigMap(const ProxyRoutes& routes,
                                     const std::string& namespace_);
+
+// Reads the generation out of the ConfigMap `object` (0 if it has none).
+// Returns InvalidArgument if it is not a non-negative integer.
+StatusOr<long> ParseProxyGeneration(const nlohmann::json& object);
 
 // Reads the routes out of the ConfigMap `object`. Returns InvalidArgument
 // naming the key and field at fault.
