@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <tuple>
 
@@ -13,17 +14,39 @@ namespace {
 
 constexpr uint64_t kSearchSeed = 1;
 
-// Arrival times of a unit-rate stream of `shape`; divided by a rate, the
-// stream at that rate (the same randomness at every rate tried, so the
-// quantile grows smoothly with the rate).
-const std::vector<double>& UnitArrivals(int requests,
-                                        const ArrivalShape& shape) {
+// The first arrival times of the unit-rate stream of `shape`; divided by a
+// rate, the stream at that rate (the same randomness at every rate tried,
+// so the quantile grows smoothly with the rate). Generated once per shape
+// for the whole process and extended when a longer prefix is asked for:
+// every replica's verdict under one shape runs on the same stream, and
+// drawing it (gamma gaps) costs more than simulating the replica on it.
+std::shared_ptr<const std::vector<double>> UnitArrivals(
+    long requests, const ArrivalShape& shape) {
+  struct Prefix {
+    ShapedStream stream;
+    std::shared_ptr<const std::vector<double>> times;
+  };
   static std::mutex mu;
-  static std::map<std::pair<int, ArrivalShape>, std::vector<double>> cache;
+  static std::map<ArrivalShape, Prefix> cache;
   std::lock_guard<std::mutex> lock(mu);
-  std::vector<double>& times = cache[{requests, shape}];
-  if (times.empty()) times = ShapedArrivals(shape, requests, kSearchSeed);
-  return times;
+  auto it = cache.find(shape);
+  if (it == cache.end()) {
+    it = cache
+             .emplace(shape, Prefix{ShapedStream(shape, kSearchSeed),
+                                    std::make_shared<std::vector<double>>()})
+             .first;
+  }
+  Prefix& prefix = it->second;
+  if (static_cast<long>(prefix.times->size()) < requests) {
+    // Readers of the shorter prefix keep theirs; the longer one is new.
+    auto longer = std::make_shared<std::vector<double>>(*prefix.times);
+    longer->reserve(requests);
+    while (static_cast<long>(longer->size()) < requests) {
+      longer->push_back(prefix.stream.Next());
+    }
+    prefix.times = std::move(longer);
+  }
+  return prefix.times;
 }
 
 // Counts the measured requests over the SLO, in all and in each of
@@ -123,7 +146,7 @@ void Run(const BatchCurve& curve, const BatcherConfig& config, size_t count,
 // queue in heavy traffic grows as I / (1 - u)^2 for arrivals of dispersion
 // index I at utilization u: a long verdict simulates I ((1 - kLongFrom) /
 // (1 - u))^2 times the search's requests when that is more, at most
-// kLongest times, generated as it runs.
+// kLongest times: a longer prefix of the same stream.
 constexpr double kLongFrom = 0.8;
 constexpr double kLongest = 10;
 
@@ -165,17 +188,10 @@ bool Within(const BatchCurve& curve, const BatcherConfig& config, double rate,
     }
   };
   auto stop = [&] { return misses.failed(); };
-  if (count == search.requests) {
-    const std::vector<double>& unit = UnitArrivals(search.requests, shape);
-    Run(
-        curve, config, count, [&](size_t i) { return unit[i]; }, rate, &misses,
-        each, stop);
-  } else {
-    ShapedStream stream(shape, kSearchSeed);
-    Run(
-        curve, config, count, [&](size_t) { return stream.Next(); }, rate,
-        &misses, each, stop);
-  }
+  auto unit = UnitArrivals(count, shape);
+  Run(
+      curve, config, count, [&](size_t i) { return (*unit)[i]; }, rate, &misses,
+      each, stop);
   return !misses.failed() &&
          RunsWithin(misses.by_run(), per_run, 1 - search.quantile);
 }
@@ -241,12 +257,12 @@ double Quantile(std::vector<double>* values, double q) {
 double LatencyQuantileMs(const BatchCurve& curve, const BatcherConfig& config,
                          double rate, const ArrivalShape& shape,
                          const QuantileSearch& search) {
-  const std::vector<double>& unit = UnitArrivals(search.requests, shape);
+  auto unit = UnitArrivals(search.requests, shape);
   LatencyCollector collector(
-      unit[static_cast<size_t>(search.warmup * unit.size())] / rate);
+      (*unit)[static_cast<size_t>(search.warmup * search.requests)] / rate);
   Run(
-      curve, config, unit.size(), [&](size_t i) { return unit[i]; }, rate,
-      &collector, [](size_t, double) {}, [] { return false; });
+      curve, config, search.requests, [&](size_t i) { return (*unit)[i]; },
+      rate, &collector, [](size_t, double) {}, [] { return false; });
   return 1000 * Quantile(collector.latencies(), search.quantile);
 }
 
