@@ -11,6 +11,8 @@
 namespace migserve::agent {
 
 using cluster::kubernetes::Annotation;
+using cluster::kubernetes::FormatStatus;
+using cluster::kubernetes::MigRequest;
 using cluster::kubernetes::MigStatus;
 using kube::KubeClient;
 
@@ -57,16 +59,11 @@ Status NodeAgent::RestartDevicePlugin() {
   return Status::Ok();
 }
 
-MigStatus NodeAgent::Carry(int index, const std::string& text) {
-  const mig::GpuModel& gpu = driver_->model(index);
-  auto request = cluster::kubernetes::ParseRequest(
-      text, gpu,
-      fmt::format("annotation {}", cluster::kubernetes::RequestKey(index)));
-  if (!request.ok()) return {"", false, request.status().message()};
-  MigStatus status{request->nonce, true, ""};
+MigStatus NodeAgent::Carry(int index, const MigRequest& request) {
+  MigStatus status{request.nonce, true, ""};
   auto live = driver_->ReadLayout(index);
   if (!live.ok()) return {status.nonce, false, live.status().message()};
-  const mig::Reconfiguration& change = request->change;
+  const mig::Reconfiguration& change = request.change;
   bool done =
       std::none_of(change.remove.begin(), change.remove.end(),
                    [&](const mig::Instance& i) { return live->Contains(i); }) &&
@@ -85,19 +82,33 @@ MigStatus NodeAgent::Carry(int index, const std::string& text) {
   return status;
 }
 
+std::optional<std::string> NodeAgent::Answer(int index,
+                                             const std::string& request,
+                                             const std::string& answered) {
+  std::string key = cluster::kubernetes::RequestKey(index);
+  auto parsed = cluster::kubernetes::ParseRequest(
+      request, driver_->model(index), "annotation " + key);
+  if (!parsed.ok()) {
+    // Refused, not carried out: answered once (the same refusal again would
+    // only patch the node to what it already says).
+    std::string refusal = FormatStatus({"", false, parsed.status().message()});
+    if (refusal == answered) return std::nullopt;
+    Log("agent: refused " + parsed.status().message());
+    return refusal;
+  }
+  auto last = cluster::kubernetes::ParseStatus(answered, "");
+  if (last.ok() && last->nonce == parsed->nonce) return std::nullopt;
+  return FormatStatus(Carry(index, *parsed));
+}
+
 Status NodeAgent::Handle(const nlohmann::json& node) {
   nlohmann::json notes = nlohmann::json::object();
   for (int i = 0; i < driver_->gpu_count(); ++i) {
     std::string request = Annotation(node, cluster::kubernetes::RequestKey(i));
     if (request.empty()) continue;
-    std::string answered = Annotation(node, cluster::kubernetes::StatusKey(i));
-    auto nonce = nlohmann::json::parse(request, nullptr, false);
-    auto last = nlohmann::json::parse(answered, nullptr, false);
-    if (nonce.is_object() && last.is_object() &&
-        StringAt(nonce, "nonce") == StringAt(last, "nonce")) {
-      continue;
-    }
-    notes[cluster::kubernetes::StatusKey(i)] = FormatStatus(Carry(i, request));
+    std::optional<std::string> answer =
+        Answer(i, request, Annotation(node, cluster::kubernetes::StatusKey(i)));
+    if (answer) notes[cluster::kubernetes::StatusKey(i)] = *answer;
   }
   if (notes.empty()) return Status::Ok();
   MIGSERVE_ASSIGN_OR_RETURN(notes[cluster::kubernetes::kAnnotationLayouts],

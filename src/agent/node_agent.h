@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "agent/mig_driver.h"
@@ -39,8 +40,15 @@ class NodeAgent {
   Status Run(const std::atomic<bool>& stop);
 
  private:
+  // The status to write for GPU `index`'s request text, given the status it
+  // has; nullopt when that already answers it. A request that does not
+  // parse (a nonce that is not a string, a start that is not a slice) is
+  // refused with a status naming the field, never carried out.
+  std::optional<std::string> Answer(int index, const std::string& request,
+                                    const std::string& answered);
   // Applies one request; returns the status to report.
-  cluster::kubernetes::MigStatus Carry(int index, const std::string& text);
+  cluster::kubernetes::MigStatus Carry(
+      int index, const cluster::kubernetes::MigRequest& request);
   Status RestartDevicePlugin();
   StatusOr<std::string> Layouts();
   void Log(const std::string& line) const {

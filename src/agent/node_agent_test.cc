@@ -135,6 +135,49 @@ TEST_F(NodeAgentTest, ReportsAnInstanceInUseInsteadOfForcingIt) {
   EXPECT_TRUE(server_.Get(kPlugin).has_value());
 }
 
+// Requests no controller of ours writes (a nonce that is not a string, a
+// start past the GPU's slices, not an object at all) are refused with a
+// status naming the field, once, and never touch the GPU; a status whose
+// nonce is mistyped does not stop a good request.
+TEST_F(NodeAgentTest, RefusesABadRequestOnceWithAStatusInsteadOfDying) {
+  const std::pair<std::string, std::string> cases[] = {
+      {R"({"nonce": 1, "add": []})", ".nonce: missing"},
+      {R"({"nonce": null})", ".nonce: missing"},
+      {R"({"nonce": {"a": 1}})", ".nonce: missing"},
+      {"null", "not a JSON object"},
+      {"{", "not a JSON object"},
+      {R"({"nonce": "x", "remove": [], "add": [{"profile": "1g.10gb", "start": 4294967300}]})",
+       "add[0]: want {profile, start}"},
+      {R"({"nonce": "x", "remove": [], "add": [{"profile": "1g.10gb", "start": 9}]})",
+       "add[0].start: 9 is not a slice of A100-SXM4-80GB (0 to 7)"},
+  };
+  for (const auto& [request, error] : cases) {
+    SCOPED_TRACE(request);
+    server_.Update(kNode, [&](Json* node) {
+      (*node)["metadata"]["annotations"][cluster::kubernetes::RequestKey(0)] =
+          request;
+    });
+    ASSERT_TRUE(agent_->Handle(*server_.Get(kNode)).ok());
+    auto answer = Answer(0);
+    ASSERT_TRUE(answer.has_value());
+    EXPECT_FALSE(answer->ok);
+    EXPECT_NE(answer->error.find(error), std::string::npos) << answer->error;
+    EXPECT_EQ(nvml_.changes(), 0);
+    // Answered: handling the node again writes nothing.
+    std::string version = (*server_.Get(kNode))["metadata"]["resourceVersion"];
+    ASSERT_TRUE(agent_->Handle(*server_.Get(kNode)).ok());
+    EXPECT_EQ((*server_.Get(kNode))["metadata"]["resourceVersion"], version);
+  }
+  server_.Update(kNode, [&](Json* node) {
+    (*node)["metadata"]["annotations"][cluster::kubernetes::StatusKey(0)] =
+        R"({"nonce": 7})";
+  });
+  Request(0, "n1", {{}, {At("7g.80gb", 0)}});
+  ASSERT_TRUE(agent_->Handle(*server_.Get(kNode)).ok());
+  EXPECT_TRUE(Answer(0)->ok) << Answer(0)->error;
+  EXPECT_EQ(nvml_.Layout(0), mig::Layout({At("7g.80gb", 0)}));
+}
+
 TEST_F(NodeAgentTest, RunAnswersRequestsAsTheNodeChanges) {
   std::atomic<bool> stop = false;
   std::thread runner([&] { EXPECT_TRUE(agent_->Run(stop).ok()); });

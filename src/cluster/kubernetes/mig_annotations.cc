@@ -35,7 +35,8 @@ StatusOr<std::vector<mig::Instance>> ParseInstances(const Json& list,
     std::string at = fmt::format("{}[{}]", where, k);
     std::optional<std::string> name =
         i.is_object() ? StringAt(i, "profile") : std::nullopt;
-    if (!name || !i.contains("start") || !i["start"].is_number_integer()) {
+    std::optional<int> start = IntAt(i, "start");
+    if (!name || !start) {
       return Status::InvalidArgument(at + ": want {profile, start}");
     }
     int profile = gpu.FindProfile(*name);
@@ -43,7 +44,12 @@ StatusOr<std::vector<mig::Instance>> ParseInstances(const Json& list,
       return Status::InvalidArgument(
           fmt::format("{}.profile: {} has no profile {}", at, gpu.name, *name));
     }
-    out.push_back({profile, i["start"].get<int>()});
+    if (*start < 0 || *start >= gpu.memory_slices) {
+      return Status::InvalidArgument(
+          fmt::format("{}.start: {} is not a slice of {} (0 to {})", at, *start,
+                      gpu.name, gpu.memory_slices - 1));
+    }
+    out.push_back({profile, *start});
   }
   return out;
 }
