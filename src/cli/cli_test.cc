@@ -1,5 +1,6 @@
 #include "cli/cli.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -134,7 +135,7 @@ TEST(CliTest, BadFlagValuesNameTheRuleAndTheValue) {
             std::string::npos)
       << zero.err;
   CliResult word = Cli({"optimize", "-w", w, "-p", p, "--time-limit", "x"});
-  EXPECT_NE(word.err.find("--time-limit: must be a number > 0, got x"),
+  EXPECT_NE(word.err.find("--time-limit: must be a finite number > 0, got x"),
             std::string::npos)
       << word.err;
   std::string d = SourcePath("data/deployments/night.json");
@@ -373,7 +374,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"malformed_csv", "",
                  kCsvHeader + "resnet50,A100-SXM4-80GB,1g.10gb,8,1,300,20,\n" +
                      "resnet50,A100-SXM4-80GB,1g.10gb,16,1,fast,30,\n",
-                 "{p}:3: throughput: not a number: 'fast'"},
+                 "{p}:3: throughput: not a finite number: 'fast'"},
         BadInput{"yaml_type",
                  "gpu: A100-SXM4-80GB\nservices:\n"
                  "  - {name: r, model: resnet50, throughput: lots, "
@@ -396,7 +397,42 @@ INSTANTIATE_TEST_SUITE_P(
                  "gpu: A100-SXM4-80GB\nservices:\n"
                  "  - {name: r, model: resnet50, throughput: -1, "
                  "latency_ms: 100}\n",
-                 "", "{w}:3: services[0].throughput: must be > 0, got -1"},
+                 "",
+                 "{w}:3: services[0].throughput: must be from 0.001 to 1e+09, "
+                 "got -1"},
+        BadInput{"infinite_throughput",
+                 "gpu: A100-SXM4-80GB\nservices:\n"
+                 "  - {name: r, model: resnet50, throughput: .inf, "
+                 "latency_ms: 100}\n",
+                 "",
+                 "{w}:3: services[0].throughput: expected a finite number, "
+                 "got '.inf'"},
+        BadInput{"subnormal_throughput",
+                 "gpu: A100-SXM4-80GB\nservices:\n"
+                 "  - {name: r, model: resnet50, throughput: 1e-320, "
+                 "latency_ms: 100}\n",
+                 "",
+                 "{w}:3: services[0].throughput: must be from 0.001 to 1e+09, "
+                 "got 1e-320"},
+        BadInput{"huge_throughput",
+                 "gpu: A100-SXM4-80GB\nservices:\n"
+                 "  - {name: r, model: resnet50, throughput: 1e308, "
+                 "latency_ms: 100}\n",
+                 "",
+                 "{w}:3: services[0].throughput: must be from 0.001 to 1e+09, "
+                 "got 1e+308"},
+        BadInput{"infinite_cost",
+                 "gpus:\n  - {name: A100-SXM4-80GB, cost: .inf}\nservices:\n"
+                 "  - {name: r, model: resnet50, throughput: 1, "
+                 "latency_ms: 100}\n",
+                 "",
+                 "{w}:2: gpus[0].cost: expected a finite number, got '.inf'"},
+        BadInput{"zero_profile_throughput", "",
+                 kCsvHeader + "resnet50,A100-SXM4-80GB,1g.10gb,8,1,0,20,\n",
+                 "{p}:2: throughput: must be from 0.001 to 1e+09, got 0"},
+        BadInput{"nan_profile_latency", "",
+                 kCsvHeader + "resnet50,A100-SXM4-80GB,1g.10gb,8,1,300,nan,\n",
+                 "{p}:2: latency_ms: not a finite number: 'nan'"},
         BadInput{"missing_throughput",
                  "gpu: A100-SXM4-80GB\nservices:\n"
                  "  - {name: r, model: resnet50, latency_ms: 100}\n",
@@ -409,6 +445,64 @@ INSTANTIATE_TEST_SUITE_P(
                  "profile: its best reachable latency is 13 ms, over the "
                  "limit of 2 ms"}),
     [](const auto& info) { return std::string(info.param.name); });
+
+// Numbers on the command line past what a run can hold are refused before
+// anything runs, naming the flag (issue 36: each of these once overflowed,
+// ran past its time limit or exhausted memory).
+TEST(CliTest, FlagNumbersOutOfRangeExitTwo) {
+  std::string w = Workload("flags.yaml", kOneService);
+  std::string d = SourcePath("data/deployments/day.json");
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"optimize", "-w", w, "-p", kProfiles, "--algo", "milp", "--max-gpus",
+        "1e15"},
+       "--max-gpus"},
+      {{"optimize", "-w", w, "-p", kProfiles, "--algo", "milp", "--max-gpus",
+        "2000000"},
+       "--max-gpus: must be in [1, 1e+06], got 2000000"},
+      {{"optimize", "-w", w, "-p", kProfiles, "--algo", "milp", "--time-limit",
+        "inf"},
+       "--time-limit: must be a finite number > 0, got inf"},
+      {{"plan", "--from", d, "--to", d, "--spare-gpus", "2147483647"},
+       "--spare-gpus: must be in [0, 1e+06], got 2147483647"},
+      {{"serve", "-d", d, "-w", SourcePath("data/workloads/day.yaml"), "-p",
+        kProfiles, "--duration", "1e12"},
+       "--duration must be from 0.001 to 1e+06, got 1000000000000"},
+      {{"serve", "-d", d, "-w", SourcePath("data/workloads/day.yaml"), "-p",
+        kProfiles, "--duration", "100000"},
+       "arrivals, more than the 1e+08 a run simulates; shorten --duration"},
+  };
+  for (const auto& [args, message] : cases) {
+    CliResult r = Cli(args);
+    EXPECT_EQ(r.code, 2) << args[0] << " " << message;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
+}
+
+// An inventory past a region's size is refused at the node that passes it.
+TEST(CliTest, AnInventoryPastAMillionGpusExitsTwo) {
+  std::string d = SourcePath("data/deployments/day.json");
+  std::string nodes =
+      "nodes:\n  - {name: a, gpu: A100-SXM4-80GB, gpus: 1000000000}\n";
+  std::string i = WriteTempFile("huge-inventory.yaml", nodes);
+  CliResult r = Cli({"plan", "--from", d, "--to", d, "--inventory", i});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(i + ":2: nodes[0].gpus: must be from 1 to 64, got "
+                           "1000000000"),
+            std::string::npos)
+      << r.err;
+  std::string many = "nodes:\n";
+  for (int n = 0; n < 15626; ++n) {
+    many +=
+        fmt::format("  - {{name: n{}, gpu: A100-SXM4-80GB, gpus: 64}}\n", n);
+  }
+  i = WriteTempFile("many-inventory.yaml", many);
+  r = Cli({"plan", "--from", d, "--to", d, "--inventory", i});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(i + ":15627: nodes[15625].gpus: brings the inventory "
+                           "past 1000000 GPUs"),
+            std::string::npos)
+      << r.err;
+}
 
 TEST(CliTest, MissingFilesExitTwo) {
   CliResult r = Cli({"optimize", "-w", "/no/such/w.yaml", "-p", kProfiles,

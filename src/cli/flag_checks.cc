@@ -4,17 +4,16 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <optional>
+
+#include "util/csv.h"
 
 namespace migserve::cli {
 namespace {
 
 std::optional<double> Number(const std::string& text) {
   double value = 0;
-  const char* end = text.data() + text.size();
-  auto [at, error] = std::from_chars(text.data(), end, value);
-  if (error != std::errc() || at != end) return std::nullopt;
+  if (!ParseDouble(text, &value)) return std::nullopt;
   return value;
 }
 
@@ -24,7 +23,7 @@ CLI::Validator NumberWhere(std::function<bool(double)> ok, std::string what) {
       [ok, what](std::string& text) -> std::string {
         std::optional<double> value = Number(text);
         if (!value)
-          return fmt::format("must be a number {}, got {}", what, text);
+          return fmt::format("must be a finite number {}, got {}", what, text);
         if (!ok(*value)) return fmt::format("must be {}, got {}", what, text);
         return "";
       },

@@ -27,11 +27,18 @@ struct ImportFlags {
   std::string workloads_dir;
 };
 
-// Writes `table` to `output` and says how many rows went there.
+// Writes `table` to `output` and says how many rows went there; refuses,
+// writing nothing, a table that the profile reader would refuse (a row of
+// zero throughput or latency that a measurement gave).
 Status WriteProfiles(const profile::ProfileTable& table,
                      const std::string& output, CommandContext* context) {
-  MIGSERVE_RETURN_IF_ERROR(
-      context->Emit(output, profile::FormatProfileCsv(table)));
+  std::string csv = profile::FormatProfileCsv(table);
+  if (auto check = profile::ParseProfileCsv(csv, "the imported profiles");
+      !check.ok()) {
+    return check.status().WithPrefix(
+        "import: the measurements give a row migserve cannot use");
+  }
+  MIGSERVE_RETURN_IF_ERROR(context->Emit(output, csv));
   context->err << fmt::format("import: {} profile rows -> {}\n",
                               table.rows.size(),
                               output == "-" ? "stdout" : output);

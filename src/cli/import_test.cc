@@ -49,6 +49,23 @@ TEST(ImportCommandTest, PerfAnalyzerFilesServeAService) {
   }
 }
 
+// A measurement of no throughput (a run that failed) makes no profile row:
+// the import refuses, naming the field, and writes nothing.
+TEST(ImportCommandTest, ARowTheReaderWouldRefuseIsNeverWritten) {
+  std::string in = WriteTempFile(
+      "resnet50__A100-SXM4-80GB__1g.10gb__b8.csv",
+      "Concurrency,Inferences/Second,p50 latency,p90 latency,p99 latency\n"
+      "1,0,20412,21055,22104\n");
+  std::string out = TempDir() + "/zero.csv";
+  CliResult r =
+      Cli({"import", "perf-analyzer", in, "--concurrency", "1", "-o", out});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("throughput: must be from 0.001 to 1e+09, got 0"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(ReadFile(out).ok());
+}
+
 TEST(ImportCommandTest, ModelAnalyzerResultsServeTwoModels) {
   std::string out = TempDir() + "/ma-profiles.csv";
   CliResult r =

@@ -1,6 +1,7 @@
 // The flags of the optimizer's algorithms, shared by optimize and compare.
 #include "cli/command.h"
 #include "cli/flag_checks.h"
+#include "util/number.h"
 
 namespace migserve::cli {
 namespace {
@@ -109,7 +110,7 @@ void AddSolveOptions(CLI::App* app, optimizer::SolveOptions* solve,
                   "Refuse a workload whose lower bound needs more GPUs than "
                   "this (a mistyped throughput)")
       ->default_val(solve->max_gpus)
-      ->check(Positive());
+      ->check(Between(1, kMaxGpus));
   AddGreedyOptions(app, &solve->greedy);
   AddMctsOptions(app, &solve->mcts);
   AddGeneticOptions(app, &solve->genetic);

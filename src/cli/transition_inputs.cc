@@ -9,6 +9,7 @@
 #include "deployment/validator.h"
 #include "mig/gpu_catalog.h"
 #include "profile/profile_csv.h"
+#include "util/number.h"
 
 namespace migserve::cli {
 
@@ -23,14 +24,14 @@ void AddTransitionOptions(CLI::App* app, TransitionFlags* flags) {
                   "--spare-gpus)");
   app->add_option("--spare-gpus", flags->spare_gpus,
                   "Idle GPUs added to the cluster for the transition")
-      ->check(NonNegative());
+      ->check(Between(0, kMaxGpus));
   app->add_option("--nodes", flags->nodes,
                   "Pad the cluster with idle GPUs to this many nodes")
-      ->check(NonNegative());
+      ->check(Between(0, kMaxGpus));
   app->add_option("--gpus-per-node", flags->gpus_per_node,
                   "GPUs per node for GPUs the deployment puts on no node")
       ->capture_default_str()
-      ->check(Positive());
+      ->check(Between(1, kMaxGpusPerNode));
   CLI::Option* no_migrate =
       app->add_flag("--no-migrate", flags->no_migrate,
                     "Move replicas by create then delete, never by migrate");

@@ -6,6 +6,7 @@
 
 #include "mig/gpu_catalog.h"
 #include "util/file.h"
+#include "util/number.h"
 #include "util/yaml_map.h"
 
 namespace migserve::cluster {
@@ -31,6 +32,7 @@ StatusOr<Inventory> ParseInventory(const std::string& yaml,
   Inventory inventory;
   inventory.source = source;
   std::set<std::string> names;
+  int total = 0;
   for (size_t k = 0; k < nodes.size(); ++k) {
     MIGSERVE_ASSIGN_OR_RETURN(
         YamlMap node,
@@ -48,8 +50,14 @@ StatusOr<Inventory> ParseInventory(const std::string& yaml,
     auto model = mig::GpuCatalog::Default().Find(gpu);
     if (!model.ok()) return node.Error("gpu", model.status().message());
     out.model = *model;
-    if (out.gpus < 1) {
-      return node.Error("gpus", fmt::format("must be >= 1, got {}", out.gpus));
+    if (out.gpus < 1 || out.gpus > kMaxGpusPerNode) {
+      return node.Error("gpus", fmt::format("must be from 1 to {}, got {}",
+                                            kMaxGpusPerNode, out.gpus));
+    }
+    total += out.gpus;
+    if (total > kMaxGpus) {
+      return node.Error(
+          "gpus", fmt::format("brings the inventory past {} GPUs", kMaxGpus));
     }
     inventory.nodes.push_back(std::move(out));
   }

@@ -14,8 +14,7 @@ TEST(CapacityTest, RowsFitByLatencyProcsAndMemory) {
                        "memory_gb\n"
                        "m,A100-SXM4-80GB,1g.10gb,1,1,100,5,\n"
                        "m,A100-SXM4-80GB,1g.10gb,8,2,380,3,\n"
-                       "m,A100-SXM4-80GB,1g.10gb,32,1,500,2,12\n"
-                       "m,A100-SXM4-80GB,1g.10gb,64,1,0,1,\n",
+                       "m,A100-SXM4-80GB,1g.10gb,32,1,500,2,12\n",
                        "p.csv")
                        .value();
   const mig::GpuModel& gpu =
@@ -26,11 +25,10 @@ TEST(CapacityTest, RowsFitByLatencyProcsAndMemory) {
   EXPECT_FALSE(RowFits(t.rows[1], g1, {10, 1}));  // 2 processes
   EXPECT_TRUE(RowFits(t.rows[1], g1, {10, 2}));
   EXPECT_FALSE(RowFits(t.rows[2], g1, {10, 1}));  // 12 GB on a 1g.10gb
-  EXPECT_FALSE(RowFits(t.rows[3], g1, {10, 1}));  // no throughput
   EXPECT_EQ(FindRow(t, "m", "A100-SXM4-80GB", "1g.10gb", 8, 2), &t.rows[1]);
   EXPECT_EQ(FindRow(t, "m", "A100-SXM4-80GB", "1g.10gb", 8, 1), nullptr);
   // The lowest latency among rows that fit all but the latency limit: the
-  // 12 GB and the zero rows do not count; with 2 processes the 3 ms row does.
+  // 12 GB row does not count; with 2 processes the 3 ms row does.
   EXPECT_DOUBLE_EQ(*BestLatency(t, gpu, mig::MigOptions{}, "m", 1), 5);
   EXPECT_DOUBLE_EQ(*BestLatency(t, gpu, mig::MigOptions{}, "m", 2), 3);
   EXPECT_FALSE(BestLatency(t, gpu, mig::MigOptions{}, "x", 1));

@@ -104,7 +104,7 @@ TEST(ModelAnalyzerImportTest, BadFieldsAreNamed) {
       ImportModelAnalyzerCsv(header + "m,1,1,1:GPU,x,5\n", "ma.csv", On1g())
           .status()
           .message(),
-      "ma.csv:2: Throughput (infer/sec): not a number: 'x'");
+      "ma.csv:2: Throughput (infer/sec): not a finite number: 'x'");
 }
 
 }  // namespace

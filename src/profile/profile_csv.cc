@@ -44,17 +44,20 @@ class RowReader {
     return Status::Ok();
   }
 
-  Status Number(int c, double* out) const {
+  Status Number(int c, double* out, const NumberRange& range) const {
     if (Field(c).empty()) {
       return kRequired[c] ? Error(c, "missing") : Status::Ok();
     }
-    MIGSERVE_ASSIGN_OR_RETURN(*out, file_.Number(record_, column_of_[c]));
+    MIGSERVE_ASSIGN_OR_RETURN(*out,
+                              file_.Number(record_, column_of_[c], range));
     return Status::Ok();
   }
 
-  Status OptionalNumber(int c, std::optional<double>* out) const {
+  Status OptionalNumber(int c, std::optional<double>* out,
+                        const NumberRange& range) const {
     if (Field(c).empty()) return Status::Ok();
-    MIGSERVE_ASSIGN_OR_RETURN(*out, file_.Number(record_, column_of_[c]));
+    MIGSERVE_ASSIGN_OR_RETURN(*out,
+                              file_.Number(record_, column_of_[c], range));
     return Status::Ok();
   }
 
@@ -111,12 +114,16 @@ StatusOr<ProfileTable> ParseProfileCsv(const std::string& text,
     MIGSERVE_RETURN_IF_ERROR(reader.Text(2, &row.profile));
     MIGSERVE_RETURN_IF_ERROR(reader.Count(3, &row.batch));
     MIGSERVE_RETURN_IF_ERROR(reader.Count(4, &row.procs));
-    MIGSERVE_RETURN_IF_ERROR(reader.Number(5, &row.throughput));
-    MIGSERVE_RETURN_IF_ERROR(reader.Number(6, &row.latency_ms));
-    MIGSERVE_RETURN_IF_ERROR(reader.OptionalNumber(7, &row.memory_gb));
-    MIGSERVE_RETURN_IF_ERROR(reader.OptionalNumber(8, &row.latency_p50_ms));
-    MIGSERVE_RETURN_IF_ERROR(reader.OptionalNumber(9, &row.latency_p90_ms));
-    MIGSERVE_RETURN_IF_ERROR(reader.OptionalNumber(10, &row.latency_p99_ms));
+    MIGSERVE_RETURN_IF_ERROR(reader.Number(5, &row.throughput, kRateRange));
+    MIGSERVE_RETURN_IF_ERROR(
+        reader.Number(6, &row.latency_ms, kLatencyMsRange));
+    MIGSERVE_RETURN_IF_ERROR(
+        reader.OptionalNumber(7, &row.memory_gb, kMemoryGbRange));
+    for (auto [c, p] :
+         {std::pair{8, &row.latency_p50_ms}, std::pair{9, &row.latency_p90_ms},
+          std::pair{10, &row.latency_p99_ms}}) {
+      MIGSERVE_RETURN_IF_ERROR(reader.OptionalNumber(c, p, kLatencyMsRange));
+    }
     auto gpu = catalog.Find(row.gpu);
     if (!gpu.ok()) return reader.Error(1, gpu.status().message());
     auto profile = (*gpu)->CanonicalProfile(row.profile);

@@ -58,7 +58,7 @@ TEST(ProfileCsvTest, PercentileColumnsAreOptionalAndKept) {
       "m,A100-SXM4-80GB,1g.10gb,1,100,9.5,-1\n",
       "p.csv");
   EXPECT_EQ(bad.status().message(),
-            "p.csv:2: latency_p90_ms: must be >= 0, got -1");
+            "p.csv:2: latency_p90_ms: must be from 0.001 to 1e+07, got -1");
 }
 
 struct BadCase {
@@ -88,10 +88,25 @@ INSTANTIATE_TEST_SUITE_P(
                 "p.csv:1: header: missing column 'throughput'"},
         BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
                 "\nm,A100-SXM4-80GB,1g.10gb,1,1,abc,3,\n",
-                "p.csv:2: throughput: not a number: 'abc'"},
+                "p.csv:2: throughput: not a finite number: 'abc'"},
         BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
                 "\nm,A100-SXM4-80GB,1g.10gb,1,1,-5,3,\n",
-                "p.csv:2: throughput: must be >= 0, got -5"},
+                "p.csv:2: throughput: must be from 0.001 to 1e+09, got -5"},
+        BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
+                "\nm,A100-SXM4-80GB,1g.10gb,1,1,0,3,\n",
+                "p.csv:2: throughput: must be from 0.001 to 1e+09, got 0"},
+        BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
+                "\nm,A100-SXM4-80GB,1g.10gb,1,1,1e-320,3,\n",
+                "p.csv:2: throughput: must be from 0.001 to 1e+09, got 1e-320"},
+        BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
+                "\nm,A100-SXM4-80GB,1g.10gb,1,1,inf,3,\n",
+                "p.csv:2: throughput: not a finite number: 'inf'"},
+        BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
+                "\nm,A100-SXM4-80GB,1g.10gb,1,1,5,nan,\n",
+                "p.csv:2: latency_ms: not a finite number: 'nan'"},
+        BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
+                "\nm,A100-SXM4-80GB,1g.10gb,1,1,5,0,\n",
+                "p.csv:2: latency_ms: must be from 0.001 to 1e+07, got 0"},
         BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
                 "\nm,A100-SXM4-80GB,1g.10gb,1,1,,3,\n",
                 "p.csv:2: throughput: missing"},

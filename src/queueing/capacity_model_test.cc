@@ -20,8 +20,7 @@ class CapacityModelTest : public ::testing::Test {
         "m,A100-SXM4-80GB,1g.10gb,8,1,300,40,\n"
         "m,A100-SXM4-80GB,1g.10gb,16,1,350,90,\n"
         "m,A100-SXM4-80GB,1g.10gb,8,2,380,60,\n"
-        "m,A100-SXM4-80GB,1g.10gb,32,1,500,30,12\n"
-        "m,A100-SXM4-80GB,1g.10gb,64,1,0,0,\n",
+        "m,A100-SXM4-80GB,1g.10gb,32,1,500,30,12\n",
         "p.csv");
     ASSERT_TRUE(t.ok()) << t.status().ToString();
     table_ = *t;
@@ -44,8 +43,7 @@ TEST_F(CapacityModelTest, NamesAreP99AndPaper) {
 }
 
 TEST_F(CapacityModelTest, PaperCreditsTheBestThroughputWithinTheLimits) {
-  // The 500/s row needs 12 GB, more than 1g.10gb's 9.5; the zero row is
-  // never used.
+  // The 500/s row needs 12 GB, more than 1g.10gb's 9.5.
   Credit c = BestCredit(table_, gpu_, g1_, "m", Paper(100, 1));
   ASSERT_NE(c.row, nullptr);
   EXPECT_EQ(c.row->batch, 16);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <tuple>
 
 #include "cluster/routing.h"
 #include "profile/capacity.h"
@@ -208,13 +209,13 @@ StatusOr<ServiceServing> ServeService(const workload::Service& service,
 }  // namespace
 
 Status ServeOptions::Validate() const {
-  if (!(load > 0)) {
-    return Status::InvalidArgument(
-        fmt::format("--load must be > 0, got {}", load));
-  }
-  if (!(duration_s > 0)) {
-    return Status::InvalidArgument(
-        fmt::format("--duration must be > 0, got {}", duration_s));
+  for (auto [flag, value, range] :
+       {std::tuple{"--load", load, kLoadRange},
+        std::tuple{"--duration", duration_s, kDurationRange}}) {
+    std::string problem = OutOfRange(value, range);
+    if (!problem.empty()) {
+      return Status::InvalidArgument(fmt::format("{} {}", flag, problem));
+    }
   }
   if (!(warmup_s >= 0 && warmup_s < duration_s)) {
     return Status::InvalidArgument(
@@ -244,6 +245,16 @@ StatusOr<ServeReport> Serve(const cluster::ClusterState& state,
                             const ServeOptions& options,
                             const ServeProgressSink& progress) {
   MIGSERVE_RETURN_IF_ERROR(options.Validate());
+  double arrivals = 0;
+  for (const workload::Service& s : workload.services) {
+    arrivals += options.load * s.throughput * options.duration_s;
+  }
+  if (arrivals > kMaxArrivals) {
+    return Status::InvalidArgument(fmt::format(
+        "--duration {:g} s at --load {:g} is {:.3g} arrivals, more than the "
+        "{:g} a run simulates; shorten --duration",
+        options.duration_s, options.load, arrivals, kMaxArrivals));
+  }
   std::map<std::string, std::vector<ReplicaRef>> replicas;
   for (const cluster::GpuState& gpu : state.gpus) {
     for (const cluster::Slot& slot : gpu.slots) {

@@ -17,11 +17,18 @@
 #include "profile/profile_table.h"
 #include "queueing/arrivals.h"
 #include "serving/request_router.h"
+#include "util/number.h"
 #include "util/progress_timer.h"
 #include "util/status_or.h"
 #include "workload/workload.h"
 
 namespace migserve::serving {
+
+// A run's offered load, its length, and the arrivals it may simulate in
+// all (each is held until its service's quantiles are taken).
+inline constexpr NumberRange kLoadRange{1e-3, 1000};
+inline constexpr NumberRange kDurationRange{1e-3, 1e6};
+inline constexpr double kMaxArrivals = 1e8;
 
 struct ServeOptions {
   double load = 1.0;  // x each service's required rate

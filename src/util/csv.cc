@@ -1,6 +1,7 @@
 #include "util/csv.h"
 
 #include <charconv>
+#include <cmath>
 #include <string>
 
 namespace migserve {
@@ -78,7 +79,7 @@ bool ParseDouble(std::string_view field, double* out) {
   auto [end, ec] =
       std::from_chars(field.data(), field.data() + field.size(), *out);
   return !field.empty() && ec == std::errc() &&
-         end == field.data() + field.size();
+         end == field.data() + field.size() && std::isfinite(*out);
 }
 
 bool ParseInt(std::string_view field, int* out) {

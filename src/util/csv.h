@@ -22,8 +22,8 @@ struct CsvRecord {
 // unterminated quote.
 StatusOr<std::vector<CsvRecord>> ParseCsv(std::string_view text);
 
-// Parse a whole field as a number; return false if any character is left
-// over or the text is not a number.
+// Parse a whole field as a finite number; return false if any character is
+// left over or the text is not a number, or is inf or nan.
 bool ParseDouble(std::string_view field, double* out);
 bool ParseInt(std::string_view field, int* out);
 

@@ -36,15 +36,16 @@ std::string CsvFile::Field(const CsvRecord& row, int column) const {
   return row.fields[column];
 }
 
-StatusOr<double> CsvFile::Number(const CsvRecord& row, int column) const {
+StatusOr<double> CsvFile::Number(const CsvRecord& row, int column,
+                                 const NumberRange& range) const {
   std::string f = Field(row, column);
   double value = 0;
   if (f.empty()) return Error(row, column, "missing");
   if (!ParseDouble(f, &value)) {
-    return Error(row, column, fmt::format("not a number: '{}'", f));
+    return Error(row, column, fmt::format("not a finite number: '{}'", f));
   }
-  if (value < 0)
-    return Error(row, column, fmt::format("must be >= 0, got {}", f));
+  std::string problem = OutOfRange(value, range);
+  if (!problem.empty()) return Error(row, column, problem);
   return value;
 }
 

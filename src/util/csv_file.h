@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "util/csv.h"
+#include "util/number.h"
 #include "util/status_or.h"
 
 namespace migserve {
@@ -38,8 +39,9 @@ class CsvFile {
   // The field in `column` of `row`; empty if the row is shorter or column
   // is -1. Errors below name the column by its header ("row" for -1).
   std::string Field(const CsvRecord& row, int column) const;
-  // The field as a number >= 0.
-  StatusOr<double> Number(const CsvRecord& row, int column) const;
+  // The field as a finite number within `range` (util/number.h).
+  StatusOr<double> Number(const CsvRecord& row, int column,
+                          const NumberRange& range = kNonNegativeRange) const;
   // The field as an integer > 0.
   StatusOr<int> Count(const CsvRecord& row, int column) const;
   // InvalidArgument "FILE:LINE: COLUMN: reason".

@@ -23,9 +23,9 @@ TEST(CsvFileTest, ErrorsNameFileLineAndColumn) {
   ASSERT_TRUE(f.ok());
   CsvRecord row = f->Rows()[0];
   EXPECT_EQ(f->Number(row, 0).status().message(),
-            "t.csv:2: b: must be >= 0, got -1");
+            "t.csv:2: b: must be from 0 to 1e+15, got -1");
   EXPECT_EQ(f->Number(row, 1).status().message(),
-            "t.csv:2: a: not a number: 'x'");
+            "t.csv:2: a: not a finite number: 'x'");
   EXPECT_EQ(f->Count(row, 0).status().message(),
             "t.csv:2: b: must be a positive integer, got '-1'");
   EXPECT_EQ(f->Require("c").status().message(),

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <type_traits>
+
 namespace migserve {
 
 StatusOr<YAML::Node> ParseYaml(const std::string& text,
@@ -46,12 +49,17 @@ Status YamlMap::Get(std::string_view key, bool required, const char* type_name,
   if (!value.IsDefined() || value.IsNull()) {
     return required ? Error(key, "missing") : Status::Ok();
   }
+  std::string shown = value.IsScalar() ? "'" + value.Scalar() + "'"
+                                       : std::string("a collection");
   try {
     *out = value.as<T>();
   } catch (const YAML::Exception&) {
-    std::string shown = value.IsScalar() ? "'" + value.Scalar() + "'"
-                                         : std::string("a collection");
     return Error(key, fmt::format("expected {}, got {}", type_name, shown));
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!std::isfinite(*out)) {
+      return Error(key, fmt::format("expected a finite number, got {}", shown));
+    }
   }
   return Status::Ok();
 }
@@ -65,6 +73,20 @@ Status YamlMap::Required(std::string_view key, std::string* out) const {
 }
 Status YamlMap::Required(std::string_view key, double* out) const {
   return Get(key, true, "a number", out);
+}
+Status YamlMap::Required(std::string_view key, double* out,
+                         const NumberRange& range) const {
+  MIGSERVE_RETURN_IF_ERROR(Get(key, true, "a number", out));
+  return InRange(key, *out, range);
+}
+Status YamlMap::Optional(std::string_view key, double* out,
+                         const NumberRange& range) const {
+  return Has(key) ? Required(key, out, range) : Status::Ok();
+}
+Status YamlMap::InRange(std::string_view key, double value,
+                        const NumberRange& range) const {
+  std::string problem = OutOfRange(value, range);
+  return problem.empty() ? Status::Ok() : Error(key, problem);
 }
 Status YamlMap::Required(std::string_view key, int* out) const {
   return Get(key, true, "an integer", out);

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "util/number.h"
 #include "util/status_or.h"
 
 namespace migserve {
@@ -41,6 +42,12 @@ class YamlMap {
   Status Optional(std::string_view key, bool* out) const;
   Status Optional(std::string_view key, std::vector<int>* out) const;
   Status Optional(std::string_view key, std::vector<std::string>* out) const;
+  // A number (always finite: .inf and .nan are refused) within `range`
+  // (util/number.h), named with the range if not.
+  Status Required(std::string_view key, double* out,
+                  const NumberRange& range) const;
+  Status Optional(std::string_view key, double* out,
+                  const NumberRange& range) const;
 
   // Returns the sequence under `key` (empty if absent), or InvalidArgument if
   // it is not a sequence.
@@ -71,6 +78,12 @@ class YamlMap {
         source_(std::move(source)),
         path_(std::move(path)) {}
 
+  bool Has(std::string_view key) const {
+    YAML::Node value = node_[std::string(key)];
+    return value.IsDefined() && !value.IsNull();
+  }
+  Status InRange(std::string_view key, double value,
+                 const NumberRange& range) const;
   template <typename T>
   Status Get(std::string_view key, bool required, const char* type_name,
              T* out) const;

@@ -31,6 +31,22 @@ TEST(YamlMapTest, MissingRequiredFieldNamesMapLine) {
             "w.yaml:2: services[0].throughput: missing");
 }
 
+TEST(YamlMapTest, NumbersAreFiniteAndWithinTheirRange) {
+  YamlMap map = Root("a: .inf\nb: .nan\nc: 1e-320\nd: 5\n");
+  double v = 0;
+  EXPECT_EQ(map.Required("a", &v).message(),
+            "w.yaml:1: a: expected a finite number, got '.inf'");
+  EXPECT_EQ(map.Optional("b", &v).message(),
+            "w.yaml:2: b: expected a finite number, got '.nan'");
+  EXPECT_EQ(map.Required("c", &v, kRateRange).message(),
+            "w.yaml:3: c: must be from 0.001 to 1e+09, got 1e-320");
+  EXPECT_TRUE(map.Required("d", &v, kRateRange).ok());
+  EXPECT_EQ(v, 5);
+  v = -1;  // an absent optional field keeps its value, unchecked
+  EXPECT_TRUE(map.Optional("e", &v, kRateRange).ok());
+  EXPECT_EQ(v, -1);
+}
+
 TEST(YamlMapTest, SyntaxErrorAndUnknownKey) {
   auto bad = ParseYaml("a: [1, 2\n", "x.yaml");
   ASSERT_FALSE(bad.ok());

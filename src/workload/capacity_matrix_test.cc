@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "mig/gpu_catalog.h"
 #include "profile/profile_csv.h"
 #include "workload/relaxed_bound.h"
@@ -119,6 +121,11 @@ TEST(CeilGpusTest, ForgivesRoundingNoise) {
   EXPECT_EQ(CeilGpus(150.0000000001), 150);
   EXPECT_EQ(CeilGpus(150.01), 151);
   EXPECT_EQ(CeilGpus(0.2), 1);
+}
+
+TEST(CeilGpusTest, SaturatesInsteadOfWrapping) {
+  EXPECT_EQ(CeilGpus(1e15), std::numeric_limits<int>::max());
+  EXPECT_EQ(CeilGpus(1e300), std::numeric_limits<int>::max());
 }
 
 }  // namespace

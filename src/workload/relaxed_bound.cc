@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "util/tolerance.h"
 
@@ -24,7 +25,11 @@ double RelaxedBound(const CapacityMatrix& caps, const mig::GpuModel& gpu,
 }
 
 int CeilGpus(double value) {
-  return static_cast<int>(std::ceil(value - kRoundingTolerance));
+  double gpus = std::ceil(value - kRoundingTolerance);
+  if (!(gpus < std::numeric_limits<int>::max())) {
+    return std::numeric_limits<int>::max();
+  }
+  return static_cast<int>(gpus);
 }
 
 }  // namespace migserve::workload

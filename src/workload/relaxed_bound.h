@@ -17,7 +17,8 @@ double RelaxedBound(const CapacityMatrix& caps, const mig::GpuModel& gpu,
                     const std::vector<double>& completion = {});
 
 // Returns the smallest integer >= `value`, forgiving rounding noise below
-// kRoundingTolerance (so that 150.0000000001 GPUs is 150).
+// kRoundingTolerance (so that 150.0000000001 GPUs is 150); the largest int
+// for anything at or past it (a bound never wraps to a small count).
 int CeilGpus(double value);
 
 }  // namespace migserve::workload

@@ -12,13 +12,9 @@ namespace {
 constexpr int kMaxRouterReplicas = 64;
 // Gaps far smoother or burstier than this are no renewal stream a service
 // sees; the credit search's streams stay meaningful within it.
-constexpr double kMinArrivalCv = 0.1;
-constexpr double kMaxArrivalCv = 10;
-
-Status Positive(const YamlMap& map, const char* key, double value) {
-  if (value > 0) return Status::Ok();
-  return map.Error(key, fmt::format("must be > 0, got {}", value));
-}
+constexpr NumberRange kArrivalCvRange{0.1, 10};
+// The share of the SLO a batch may take: past 100 x the SLO, a typo.
+constexpr NumberRange kLatencyBudgetRange{1e-3, 100};
 
 // Quotes a YAML scalar unless it is plainly safe.
 std::string Scalar(const std::string& s) {
@@ -53,13 +49,7 @@ Status ParseTraffic(const YamlMap& map, Workload* w) {
                      fmt::format("must be from 1 to {}, got {}",
                                  kMaxRouterReplicas, w->router_replicas));
   }
-  MIGSERVE_RETURN_IF_ERROR(map.Optional("arrival_cv", &w->arrival_cv));
-  if (!(w->arrival_cv >= kMinArrivalCv && w->arrival_cv <= kMaxArrivalCv)) {
-    return map.Error("arrival_cv",
-                     fmt::format("must be from {} to {}, got {}", kMinArrivalCv,
-                                 kMaxArrivalCv, w->arrival_cv));
-  }
-  return Status::Ok();
+  return map.Optional("arrival_cv", &w->arrival_cv, kArrivalCvRange);
 }
 
 StatusOr<Service> ParseService(const YAML::Node& node,
@@ -73,10 +63,10 @@ StatusOr<Service> ParseService(const YAML::Node& node,
   s.line = map.line();
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &s.name));
   MIGSERVE_RETURN_IF_ERROR(map.Required("model", &s.model));
-  MIGSERVE_RETURN_IF_ERROR(map.Required("throughput", &s.throughput));
-  MIGSERVE_RETURN_IF_ERROR(Positive(map, "throughput", s.throughput));
-  MIGSERVE_RETURN_IF_ERROR(map.Required("latency_ms", &s.latency_ms));
-  MIGSERVE_RETURN_IF_ERROR(Positive(map, "latency_ms", s.latency_ms));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.Required("throughput", &s.throughput, kRateRange));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.Required("latency_ms", &s.latency_ms, kLatencyMsRange));
   return s;
 }
 
@@ -89,8 +79,7 @@ StatusOr<GpuOffer> ParseOffer(const YAML::Node& node, const std::string& source,
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &offer.name));
   auto gpu = mig::GpuCatalog::Default().Find(offer.name);
   if (!gpu.ok()) return map.Error("name", gpu.status().message());
-  MIGSERVE_RETURN_IF_ERROR(map.Optional("cost", &offer.cost));
-  MIGSERVE_RETURN_IF_ERROR(Positive(map, "cost", offer.cost));
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("cost", &offer.cost, kCostRange));
   return offer;
 }
 
@@ -138,8 +127,8 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
     }
     w.gpu = w.offers[0].name;
   }
-  MIGSERVE_RETURN_IF_ERROR(map.Optional("latency_budget", &w.latency_budget));
-  MIGSERVE_RETURN_IF_ERROR(Positive(map, "latency_budget", w.latency_budget));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.Optional("latency_budget", &w.latency_budget, kLatencyBudgetRange));
   std::string model(queueing::CapacityModelName(w.capacity_model));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("capacity_model", &model));
   auto parsed = queueing::ParseCapacityModel(model);

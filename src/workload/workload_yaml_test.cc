@@ -81,7 +81,10 @@ INSTANTIATE_TEST_SUITE_P(
             "A100-SXM4-80GB, A30-24GB, B200-180GB, GH200-144GB, GH200-96GB, "
             "H100-NVL-94GB, H100-SXM5-80GB, H200-141GB, L4-24GB)"},
         BadCase{"gpus:\n  - {name: L4-24GB, cost: 0}\nservices: []\n",
-                "w.yaml:2: gpus[0].cost: must be > 0, got 0"},
+                "w.yaml:2: gpus[0].cost: must be from 1e-06 to 1e+09, got 0"},
+        BadCase{"gpus:\n  - {name: L4-24GB, cost: .inf}\nservices: []\n",
+                "w.yaml:2: gpus[0].cost: expected a finite number, got "
+                "'.inf'"},
         BadCase{"gpus:\n  - {name: L4-24GB}\n  - {name: L4-24GB}\n"
                 "services: []\n",
                 "w.yaml:2: gpus: lists L4-24GB twice"},
@@ -96,14 +99,31 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"gpu: A100-SXM4-80GB\nrouter_replicas: 0\nservices: []\n",
                 "w.yaml:2: router_replicas: must be from 1 to 64, got 0"},
         BadCase{"gpu: A100-SXM4-80GB\narrival_cv: .nan\nservices: []\n",
-                "w.yaml:2: arrival_cv: must be from 0.1 to 10, got nan"},
+                "w.yaml:2: arrival_cv: expected a finite number, got '.nan'"},
         BadCase{"gpu: A100-SXM4-80GB\narrival_cv: 0\nservices: []\n",
                 "w.yaml:2: arrival_cv: must be from 0.1 to 10, got 0"},
         BadCase{"gpu: A100-SXM4-80GB\nmax_procs: many\nservices: []\n",
                 "w.yaml:2: max_procs: expected an integer, got 'many'"},
         BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
                 "  - {name: a, model: m, throughput: -3, latency_ms: 10}\n",
-                "w.yaml:3: services[0].throughput: must be > 0, got -3"},
+                "w.yaml:3: services[0].throughput: must be from 0.001 to "
+                "1e+09, got -3"},
+        BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
+                "  - {name: a, model: m, throughput: .inf, latency_ms: 10}\n",
+                "w.yaml:3: services[0].throughput: expected a finite number, "
+                "got '.inf'"},
+        BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
+                "  - {name: a, model: m, throughput: 1e-320, latency_ms: 10}\n",
+                "w.yaml:3: services[0].throughput: must be from 0.001 to "
+                "1e+09, got 1e-320"},
+        BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
+                "  - {name: a, model: m, throughput: 1e308, latency_ms: 10}\n",
+                "w.yaml:3: services[0].throughput: must be from 0.001 to "
+                "1e+09, got 1e+308"},
+        BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
+                "  - {name: a, model: m, throughput: 5, latency_ms: .nan}\n",
+                "w.yaml:3: services[0].latency_ms: expected a finite number, "
+                "got '.nan'"},
         BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
                 "  - {name: a, model: m, latency_ms: 10}\n",
                 "w.yaml:3: services[0].throughput: missing"},
