@@ -70,6 +70,17 @@ TEST(CliTest, ExportWritesBothFilesAndRefusesBadInput) {
   CliResult missing = Cli({"export", "-d", "/nonexistent.json", "-o", dir});
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.err.find("/nonexistent.json"), std::string::npos);
+  // An override for a service the deployment does not have is a typo, not
+  // a template to drop in silence.
+  std::string spec = WriteTempFile(
+      "typo-serving.yaml", "services:\n  bert1:\n    labels: {team: nlp}\n");
+  CliResult typo =
+      Cli({"export", "-d", night, "--serving", spec, "-o", dir + "-typo"});
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_NE(typo.err.find(spec + ":2: services.bert1: no service bert1 in " +
+                          night + " (it has: bert-1,"),
+            std::string::npos)
+      << typo.err;
 }
 
 TEST(CliTest, MixedFleetOptimizesCostAndValidates) {
@@ -608,6 +619,15 @@ TEST(CliTest, GeneratedWorkloadRoundTripsThroughOptimize) {
   EXPECT_NE(c.out.find("\"name\": \"relaxed\""), std::string::npos);
   EXPECT_NE(c.out.find("\"gpus\": 30"), std::string::npos) << c.out;
   EXPECT_EQ(c.out.find("\"valid\": false"), std::string::npos) << c.out;
+  // -o writes the same table to a file, and nothing to stdout.
+  std::string table = testing::TempDir() + "/compare.txt";
+  CliResult o =
+      Cli({"compare", "-w", w, "-p", kProfiles, "--mcts-iterations", "10",
+           "--ga-max-rounds", "1", "--time-limit", "2", "-o", table});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out, "");
+  std::string written = ReadFile(table).value();
+  EXPECT_NE(written.find("lp+cuts"), std::string::npos) << written;
 }
 
 TEST(CliTest, ModelsPrintsClasses) {

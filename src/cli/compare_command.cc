@@ -1,9 +1,10 @@
-// migserve compare -w W -p P [--time-limit S] [--format table|json]
+// migserve compare -w W -p P [--time-limit S] [--format table|json] [-o F]
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/command.h"
 #include "cli/inputs.h"
@@ -20,6 +21,7 @@ struct CompareFlags {
   std::string workload;
   std::string profiles;
   std::string format = "table";
+  std::string output;  // "" or "-": stdout
   optimizer::SolveOptions solve;
 };
 
@@ -59,10 +61,9 @@ Row BoundRow(const char* name, double value, const char* note) {
 // The rows as a table, each algorithm against the best lower bound.
 void PrintTable(const CompareFlags& flags, const Inputs& in,
                 const std::vector<Row>& rows, const Row& bound,
-                const Row& lp_row, const Row& cuts_row,
-                CommandContext* context) {
-  context->out << fmt::format("{}: {} services on {}\n", flags.workload,
-                              in.workload.services.size(), in.gpu->name);
+                const Row& lp_row, const Row& cuts_row, std::ostream& out) {
+  out << fmt::format("{}: {} services on {}\n", flags.workload,
+                     in.workload.services.size(), in.gpu->name);
   // Against the best lower bound: a proven optimum, else the larger bound.
   int best_bound = std::max({*bound.gpus, *lp_row.gpus, *cuts_row.gpus});
   for (const Row& r : rows) {
@@ -79,7 +80,7 @@ void PrintTable(const CompareFlags& flags, const Inputs& in,
                   r.status, r.valid ? (*r.valid ? "yes" : "NO") : "-",
                   r.seconds ? fmt::format("{:.3f}", *r.seconds) : "-", r.note});
   }
-  table.Print(context->out);
+  table.Print(out);
 }
 
 // One row per algorithm: its GPUs, status, seconds, and whether its
@@ -144,6 +145,7 @@ Status RunCompare(const CompareFlags& flags, CommandContext* context) {
                           "hull)");
   rows.push_back(cuts_row);
 
+  std::ostringstream text;
   if (flags.format == "json") {
     nlohmann::json j = {{"workload", flags.workload},
                         {"profiles", flags.profiles},
@@ -151,10 +153,11 @@ Status RunCompare(const CompareFlags& flags, CommandContext* context) {
                         {"services", in.workload.services.size()}};
     j["rows"] = nlohmann::json::array();
     for (const Row& r : rows) j["rows"].push_back(RowJson(r));
-    context->out << j.dump(2) << "\n";
+    text << j.dump(2) << "\n";
   } else {
-    PrintTable(flags, in, rows, bound, lp_row, cuts_row, context);
+    PrintTable(flags, in, rows, bound, lp_row, cuts_row, text);
   }
+  MIGSERVE_RETURN_IF_ERROR(context->Emit(flags.output, text.str()));
   // Both formats: an algorithm that produced an invalid deployment is a
   // failure of the run, exit 1.
   std::vector<std::string> invalid;
@@ -175,6 +178,8 @@ void SetupCompare(CLI::App* app, CommandContext* context) {
   AddWorkloadOptions(app, &flags->workload, &flags->profiles);
   app->add_option("--format", flags->format, "table or json")
       ->default_val(flags->format);
+  app->add_option("-o,--output", flags->output,
+                  "File to write the table to (default: stdout)");
   AddSolveOptions(app, &flags->solve, context);
   OnRun(app, context, [flags, context] { return RunCompare(*flags, context); });
 }

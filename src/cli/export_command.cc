@@ -46,6 +46,10 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
   if (!flags.serving.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(options.serving,
                               k8s::LoadServingSpec(flags.serving));
+    std::vector<std::string> services;
+    for (const workload::Service& s : d.services) services.push_back(s.name);
+    MIGSERVE_RETURN_IF_ERROR(
+        options.serving.CheckServices(services, flags.deployment));
   }
   OverrideTemplate(flags.image, flags.port, &options.serving);
   // The proxy goes with a deployment whose credits assume it.

@@ -117,6 +117,18 @@ TEST(GpuCatalogTest, ProfilesAreFoundByShapeAsDriversPrintThem) {
   EXPECT_EQ(name("1g." + std::string(400, '9') + "gb"), "-");
 }
 
+// The short names docs use and the names NVML and nvidia-smi print find
+// their model (issue 36: both were refused).
+TEST(GpuCatalogTest, FindsAliasesAndNvmlNames) {
+  const GpuCatalog& c = GpuCatalog::Default();
+  EXPECT_EQ(c.Find("A100-80GB").value()->name, "A100-SXM4-80GB");
+  EXPECT_EQ(c.Find("A100-40GB").value()->name, "A100-SXM4-40GB");
+  EXPECT_EQ(c.Find("H100-80GB").value()->name, "H100-SXM5-80GB");
+  EXPECT_EQ(c.Find("NVIDIA H100 80GB HBM3").value()->name, "H100-SXM5-80GB");
+  EXPECT_EQ(c.Find("NVIDIA A100 80GB PCIe").value()->name, "A100-SXM4-80GB");
+  EXPECT_FALSE(c.Find("NVIDIA H100").ok());
+}
+
 TEST(GpuCatalogTest, UnknownGpuListsKnownOnes) {
   auto model = GpuCatalog::Default().Find("T4");
   ASSERT_FALSE(model.ok());

@@ -35,7 +35,9 @@ std::optional<Shape> ShapeOf(std::string_view name) {
 
 bool GpuModel::Named(std::string_view n) const {
   return name == n ||
-         std::find(aliases.begin(), aliases.end(), n) != aliases.end();
+         std::find(aliases.begin(), aliases.end(), n) != aliases.end() ||
+         std::any_of(products.begin(), products.end(),
+                     [&](const Product& p) { return p.name == n; });
 }
 
 bool GpuModel::HasPciDeviceId(unsigned int id) const {

@@ -56,7 +56,8 @@ struct GpuModel {
 
   bool operator==(const GpuModel&) const = default;
 
-  // Returns true if `name` is the model's name or one of its aliases.
+  // Returns true if `name` is the model's name, one of its aliases or one
+  // of its products' NVML names ("NVIDIA H100 80GB HBM3").
   bool Named(std::string_view name) const;
 
   // Returns true if `pci_device_id` is one of the model's products: either

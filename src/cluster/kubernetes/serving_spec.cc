@@ -1,7 +1,9 @@
 #include "cluster/kubernetes/serving_spec.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <regex>
 
@@ -327,9 +329,21 @@ StatusOr<ServingSpec> ParseServingSpec(const std::string& yaml,
       Json fields = Json::object();
       MIGSERVE_RETURN_IF_ERROR(ReadTemplate(overrides, &fields));
       spec.services[name] = std::move(fields);
+      spec.service_lines[name] = entry.first.Mark().line + 1;
     }
   }
   return spec;
+}
+
+Status ServingSpec::CheckServices(const std::vector<std::string>& known,
+                                  const std::string& what) const {
+  for (const auto& [name, line] : service_lines) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    return Status::InvalidArgument(
+        fmt::format("{}:{}: services.{}: no service {} in {} (it has: {})",
+                    source, line, name, name, what, fmt::join(known, ", ")));
+  }
+  return Status::Ok();
 }
 
 StatusOr<ServingSpec> LoadServingSpec(const std::string& path) {

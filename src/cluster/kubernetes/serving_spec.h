@@ -43,6 +43,7 @@ struct ServingSpec {
   // fields each service replaces.
   nlohmann::ordered_json pod = DefaultTemplate();
   std::map<std::string, nlohmann::ordered_json> services;
+  std::map<std::string, int> service_lines;  // where each override is
 
   // The default template: NVIDIA's Triton image, port http 8000, ready on
   // /v2/health/ready. It runs no model until a spec gives a command.
@@ -53,6 +54,11 @@ struct ServingSpec {
   // The container port requests go to: the port named "http", else the
   // first.
   int RoutePort(const std::string& service) const;
+  // InvalidArgument "SOURCE:LINE: services.NAME: no service NAME in WHAT
+  // (it has: ...)" for the first override of a service not in `known` (a
+  // mistyped name would otherwise leave its service on the default).
+  Status CheckServices(const std::vector<std::string>& known,
+                       const std::string& what) const;
 };
 
 // Parses a serving spec; errors name `source`, the line and the field.

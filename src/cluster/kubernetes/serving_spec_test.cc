@@ -61,6 +61,11 @@ TEST(ServingSpecTest, ReadsTheTemplateAndServiceOverrides) {
   EXPECT_EQ(bert["labels"]["team"], "nlp");
   EXPECT_EQ(bert["args"], pod["args"]);
   EXPECT_EQ(spec->TemplateFor("other")["labels"]["team"], "search");
+  EXPECT_TRUE(spec->CheckServices({"bert-1", "resnet50-1"}, "d.json").ok());
+  Status mistyped = spec->CheckServices({"bert-2", "resnet50-1"}, "d.json");
+  EXPECT_EQ(mistyped.message(),
+            "serving.yaml:25: services.bert-1: no service bert-1 in d.json (it "
+            "has: bert-2, resnet50-1)");
 }
 
 TEST(ServingSpecTest, AnEmptySpecIsTheDefaultTemplateWithoutRoutes) {
