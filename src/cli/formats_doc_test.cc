@@ -178,7 +178,7 @@ std::string Check(const Example& e) {
     return status_of(profile::ImportModelAnalyzerCsv(e.text, source, options));
   }
   if (kind == "migperf" && e.check.size() == 2) {
-    profile::MigPerfImport out;
+    profile::ImportedProfiles out;
     Status s = profile::ImportMigPerfCsv(e.text, source, e.check[1], &out);
     if (s.ok() && out.profiles.rows.empty()) return "no rows";
     return s.ok() ? "" : s.ToString();

@@ -95,15 +95,14 @@ Status WriteImported(const StatusOr<profile::ProfileTable>& table,
   return WriteProfiles(*table, output, context);
 }
 
-Status RunImportMigPerf(const ImportFlags& flags, CommandContext* context) {
-  auto result = profile::ImportMigPerf(flags.dir);
-  if (!result.ok()) {
-    return result.status();
-  }
+// Says an importer's warnings, then writes its table, or returns its error.
+Status WriteImported(const StatusOr<profile::ImportedProfiles>& result,
+                     const std::string& output, CommandContext* context) {
+  if (!result.ok()) return result.status();
   for (const std::string& w : result->warnings) {
     context->err << "migserve: warning: " << w << "\n";
   }
-  return WriteProfiles(result->profiles, flags.output, context);
+  return WriteProfiles(result->profiles, output, context);
 }
 
 void AddOutput(CLI::App* app, std::string* output) {
@@ -190,8 +189,10 @@ void SetupImportMigPerf(CLI::App* app, CommandContext* context) {
       ->required()
       ->check(CLI::ExistingDirectory);
   AddOutput(sub, &flags->output);
-  OnRun(sub, context,
-        [flags, context] { return RunImportMigPerf(*flags, context); });
+  OnRun(sub, context, [flags, context] {
+    return WriteImported(profile::ImportMigPerf(flags->dir), flags->output,
+                         context);
+  });
 }
 
 }  // namespace

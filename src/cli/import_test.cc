@@ -73,7 +73,7 @@ TEST(ImportCommandTest, ModelAnalyzerResultsServeTwoModels) {
            SourcePath("src/profile/testdata/metrics-model-inference.csv"),
            "--gpu", "A100-SXM4-80GB", "--profile", "MIG 1g.10gb", "-o", out});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.err, "import: 4 profile rows -> " + out + "\n");
+  EXPECT_EQ(r.err, "import: 8 profile rows -> " + out + "\n");
   nlohmann::json d = OptimizeAndValidate(
       out,
       "  - {name: r, model: resnet50, throughput: 3000, latency_ms: 100}\n"

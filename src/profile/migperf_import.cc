@@ -36,7 +36,7 @@ double Round3(double x) { return std::round(x * 1e3) / 1e3; }
 }  // namespace
 
 Status ImportMigPerfCsv(std::string_view text, const std::string& path,
-                        const std::string& gpu_name, MigPerfImport* out) {
+                        const std::string& gpu_name, ImportedProfiles* out) {
   MIGSERVE_ASSIGN_OR_RETURN(const mig::GpuModel* gpu,
                             mig::GpuCatalog::Default().Find(gpu_name));
   MIGSERVE_ASSIGN_OR_RETURN(CsvFile file, CsvFile::Parse(text, path));
@@ -99,7 +99,7 @@ Status ImportMigPerfCsv(std::string_view text, const std::string& path,
   return Status::Ok();
 }
 
-StatusOr<MigPerfImport> ImportMigPerf(const std::string& dir) {
+StatusOr<ImportedProfiles> ImportMigPerf(const std::string& dir) {
   std::vector<std::filesystem::path> files;
   std::error_code ec;
   for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
@@ -119,7 +119,7 @@ StatusOr<MigPerfImport> ImportMigPerf(const std::string& dir) {
                             "data/ tree: A100-80g/infer/..., "
                             "A100-40g/infer_bsz/...)");
   }
-  MigPerfImport result;
+  ImportedProfiles result;
   for (const std::filesystem::path& path : files) {
     std::string gpu;
     for (const std::filesystem::path& part : path) {

@@ -12,13 +12,8 @@
 
 namespace migserve::profile {
 
-struct MigPerfImport {
-  ProfileTable profiles;
-  std::vector<std::string> warnings;  // one per file whose throughput was
-                                      // recomputed
-};
-
-// Converts one MIGPerf CSV (`path` names it) measured on `gpu`. Instances
+// Converts one MIGPerf CSV (`path` names it) measured on `gpu`, with a
+// warning if its throughput was recomputed. Instances
 // are named by mig_profile, or by instance_memory in GB (A100-40GB: 5, 10,
 // 20, 40 are 1g.5gb, 2g.10gb, 3g.20gb, 7g.40gb). latency_ms is the mean
 // batch latency; throughput the file's, unless it differs from batch_size
@@ -26,12 +21,12 @@ struct MigPerfImport {
 // counted 3 samples a batch), then that; memory_gb is fb_used_mean MiB /
 // 1024.
 Status ImportMigPerfCsv(std::string_view text, const std::string& path,
-                        const std::string& gpu, MigPerfImport* out);
+                        const std::string& gpu, ImportedProfiles* out);
 
 // Every *.csv under `dir`, in path order; the GPU comes from a directory
 // named A100-80g (A100-SXM4-80GB) or A100-40g (A100-SXM4-40GB) on the way,
 // as in MIGProfiler's data/ tree.
-StatusOr<MigPerfImport> ImportMigPerf(const std::string& dir);
+StatusOr<ImportedProfiles> ImportMigPerf(const std::string& dir);
 
 }  // namespace migserve::profile
 

@@ -54,7 +54,7 @@ TEST(MigPerfImportTest, ConvertsEveryLayoutWithHandComputedValues) {
 }
 
 TEST(MigPerfImportTest, WhatCannotBeReadIsNamed) {
-  MigPerfImport out;
+  ImportedProfiles out;
   EXPECT_EQ(ImportMigPerfCsv("model_name,batch_size,latency,throughput,"
                              "instance_memory\nm,1,10,100,15\n",
                              "f.csv", "A100-SXM4-40GB", &out)

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -43,9 +44,19 @@ StatusOr<int> GpuInstances(const CsvFile& file, const CsvRecord& row,
   return total;
 }
 
+// The batch the server ran at a point: the client's batch `client`, or,
+// where the server may batch dynamically up to `max_batch` (> client),
+// what the requests in flight at each busy instance add up to.
+int ServerBatch(int client, double concurrency, int procs, int max_batch) {
+  if (max_batch <= client) return client;
+  double per_instance = std::max(1.0, concurrency / procs);
+  return static_cast<int>(
+      std::min<double>(max_batch, client * std::round(per_instance)));
+}
+
 }  // namespace
 
-StatusOr<ProfileTable> ImportModelAnalyzerCsv(
+StatusOr<ImportedProfiles> ImportModelAnalyzerCsv(
     std::string_view text, const std::string& path,
     const ModelAnalyzerOptions& options) {
   MIGSERVE_ASSIGN_OR_RETURN(const mig::GpuModel* gpu,
@@ -62,17 +73,23 @@ StatusOr<ProfileTable> ImportModelAnalyzerCsv(
   MIGSERVE_ASSIGN_OR_RETURN(int p99_col, file.Require("p99 Latency (ms)"));
   int p90_col = file.Find("p90 Latency (ms)");
   int avg_col = file.Find("Avg Latency (ms)");
+  int max_batch_col = file.Find("Max Batch Size");
 
   using Key = std::tuple<std::string, int, int>;  // model, batch, procs
   std::map<Key, std::vector<SweepPoint>> groups;
   std::set<std::string> models;
+  bool client_batch_one = false;
   for (const CsvRecord& r : file.Rows()) {
     std::string model = file.Field(r, model_col);
     if (model.empty()) return file.Error(r, model_col, "missing");
     models.insert(model);
     if (!options.model.empty() && model != options.model) continue;
-    MIGSERVE_ASSIGN_OR_RETURN(int batch, file.Count(r, batch_col));
+    MIGSERVE_ASSIGN_OR_RETURN(int client, file.Count(r, batch_col));
     MIGSERVE_ASSIGN_OR_RETURN(int procs, GpuInstances(file, r, group_col));
+    int max_batch = 0;
+    if (max_batch_col >= 0) {
+      MIGSERVE_ASSIGN_OR_RETURN(max_batch, file.Count(r, max_batch_col));
+    }
     SweepPoint p;
     MIGSERVE_ASSIGN_OR_RETURN(p.load, file.Number(r, concurrency_col));
     MIGSERVE_ASSIGN_OR_RETURN(p.throughput, file.Number(r, throughput_col));
@@ -80,12 +97,16 @@ StatusOr<ProfileTable> ImportModelAnalyzerCsv(
     if (p90_col >= 0) {
       MIGSERVE_ASSIGN_OR_RETURN(p.p90_ms, file.Number(r, p90_col));
     }
+    if (p.throughput == 0) continue;  // a failed measurement
+    client_batch_one |= client == 1 && max_batch_col < 0;
+    int batch = ServerBatch(client, p.load, procs, max_batch);
     if (avg_col >= 0) {
       MIGSERVE_ASSIGN_OR_RETURN(p.idle_ms, file.Number(r, avg_col));
-    } else if (p.throughput > 0) {
-      p.idle_ms = std::round(p.load * batch * 1e6 / p.throughput) / 1000;
+    } else {
+      // Little's law for the busy instances, each running one batch.
+      double busy = std::min<double>(procs, p.load);
+      p.idle_ms = std::round(busy * batch * 1e6 / p.throughput) / 1000;
     }
-    if (p.throughput == 0) continue;  // a failed measurement
     groups[Key{model, batch, procs}].push_back(p);
   }
   if (!options.model.empty() && !models.contains(options.model)) {
@@ -93,7 +114,8 @@ StatusOr<ProfileTable> ImportModelAnalyzerCsv(
                                         path, options.model,
                                         fmt::join(models, ", ")));
   }
-  ProfileTable table;
+  ImportedProfiles out;
+  ProfileTable& table = out.profiles;
   for (const auto& [key, points] : groups) {
     const SweepPoint* chosen = BestPoint(points, options.latency_limit_ms);
     if (!chosen) continue;  // no point within the limit
@@ -117,10 +139,18 @@ StatusOr<ProfileTable> ImportModelAnalyzerCsv(
                           *options.latency_limit_ms)
             : std::string()));
   }
-  return table;
+  if (client_batch_one) {
+    out.warnings.push_back(fmt::format(
+        "{}: rows of client batch 1 without a Max Batch Size column are "
+        "imported as batch-1 serving; if the server batched dynamically, "
+        "export the column (Model Analyzer's default) or these rows credit "
+        "a fraction of what it serves",
+        path));
+  }
+  return out;
 }
 
-StatusOr<ProfileTable> ImportModelAnalyzer(
+StatusOr<ImportedProfiles> ImportModelAnalyzer(
     const std::string& path, const ModelAnalyzerOptions& options) {
   MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   return ImportModelAnalyzerCsv(text, path, options);

@@ -45,6 +45,12 @@ struct ProfileTable {
   std::vector<std::string> Models(const std::string& gpu) const;
 };
 
+// What an importer read, and what the user should know about it.
+struct ImportedProfiles {
+  ProfileTable profiles;
+  std::vector<std::string> warnings;
+};
+
 }  // namespace migserve::profile
 
 #endif  // MIGSERVE_PROFILE_PROFILE_TABLE_H_
