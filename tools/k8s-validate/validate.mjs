@@ -2,8 +2,11 @@
 // against the Kubernetes OpenAPI schemas (the kubernetes-models package) and
 // Gateway API objects against theirs (@kubernetes-models/gateway-api),
 // mig-parted configs against mig-parted's v1 spec (api/spec/v1/spec.go, as
-// summarized in notes/kubernetes.md 2.1). Usage: node validate.mjs FILE...
-// Prints each problem and a count per file; exits 1 if any is invalid.
+// summarized in notes/kubernetes.md 2.1). Usage: node validate.mjs
+// [--restricted] FILE...; with --restricted, every pod (a Pod, or the
+// template of a Deployment, DaemonSet, StatefulSet or Job) must also meet
+// Pod Security "restricted". Prints each problem and a count per file;
+// exits 1 if any is invalid.
 import { readFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
 
@@ -72,8 +75,53 @@ async function checkKubernetes(doc) {
   }
 }
 
+// The Pod Security Standard "restricted" (kubernetes.io/docs/concepts/
+// security/pod-security-standards): non-root, no privilege escalation,
+// every capability dropped (NET_BIND_SERVICE may be added back), a
+// RuntimeDefault or Localhost seccomp profile, nothing privileged and no
+// host namespaces or paths.
+function checkRestricted(doc) {
+  const spec = doc.kind === "Pod" ? doc.spec : doc.spec?.template?.spec;
+  if (!spec) return [];
+  const problems = [];
+  const pod = spec.securityContext ?? {};
+  for (const host of ["hostNetwork", "hostPID", "hostIPC"]) {
+    if (spec[host]) problems.push(`spec.${host}: must not be set`);
+  }
+  for (const v of spec.volumes ?? []) {
+    if (v.hostPath) problems.push(`volume ${v.name}: hostPath is not allowed`);
+  }
+  const containers = [...(spec.initContainers ?? []), ...(spec.containers ?? [])];
+  for (const c of containers) {
+    const at = `container ${c.name}`;
+    const sc = c.securityContext ?? {};
+    if (sc.privileged) problems.push(`${at}: privileged`);
+    if (sc.allowPrivilegeEscalation !== false) {
+      problems.push(`${at}: allowPrivilegeEscalation must be false`);
+    }
+    if (!(sc.capabilities?.drop ?? []).includes("ALL")) {
+      problems.push(`${at}: capabilities.drop must include ALL`);
+    }
+    for (const cap of sc.capabilities?.add ?? []) {
+      if (cap !== "NET_BIND_SERVICE") problems.push(`${at}: adds capability ${cap}`);
+    }
+    if ((sc.runAsNonRoot ?? pod.runAsNonRoot) !== true) {
+      problems.push(`${at}: runAsNonRoot must be true`);
+    }
+    if ((sc.runAsUser ?? pod.runAsUser) === 0) problems.push(`${at}: runs as root`);
+    const seccomp = (sc.seccompProfile ?? pod.seccompProfile)?.type;
+    if (seccomp !== "RuntimeDefault" && seccomp !== "Localhost") {
+      problems.push(`${at}: seccompProfile.type must be RuntimeDefault or Localhost`);
+    }
+  }
+  return problems;
+}
+
+const args = process.argv.slice(2);
+const restricted = args[0] === "--restricted";
+if (restricted) args.shift();
 let bad = 0;
-for (const file of process.argv.slice(2)) {
+for (const file of args) {
   let good = 0;
   const docs = parseAllDocuments(readFileSync(file, "utf8"));
   for (const [i, parsed] of docs.entries()) {
@@ -86,6 +134,7 @@ for (const file of process.argv.slice(2)) {
     const doc = parsed.toJS();
     if (doc === null) continue;
     const problems = "mig-configs" in doc ? checkMigParted(doc) : await checkKubernetes(doc);
+    if (restricted && !("mig-configs" in doc)) problems.push(...checkRestricted(doc));
     const name = doc.kind ? `${doc.kind} ${doc.metadata?.name ?? ""}` : "mig-parted config";
     if (problems.length === 0) {
       ++good;
