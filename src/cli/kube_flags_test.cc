@@ -144,5 +144,38 @@ TEST_F(KubeFlagsTest, AMalformedKubeconfigIsAnErrorNotACrash) {
       << config.status().message();
 }
 
+// Credentials migserve would not use are refused by name and never shown:
+// a credential plugin (it would silently be skipped, leaving no
+// credentials), a password, a password in the server URL.
+TEST_F(KubeFlagsTest, UnusedCredentialsAreRefusedWithoutShowingThem) {
+  auto kubeconfig = [](const std::string& server, const std::string& user) {
+    return "apiVersion: v1\ncurrent-context: c\nclusters:\n- name: k\n"
+           "  cluster:\n    server: " +
+           server +
+           "\ncontexts:\n- name: c\n  context: {cluster: k, user: u}\n"
+           "users:\n- name: u\n  user:\n" +
+           user;
+  };
+  const std::pair<std::string, std::string> cases[] = {
+      {kubeconfig("https://k.example:6443",
+                  "    exec:\n      command: get-s3cret-token\n"),
+       "users[u].user.exec: not supported"},
+      {kubeconfig("https://k.example:6443",
+                  "    username: admin\n    password: s3cret\n"),
+       "users[u].user.username: not supported"},
+      {kubeconfig("https://admin:s3cret@k.example:6443", "    token: t\n"),
+       "clusters[k].cluster.server: holds credentials"},
+  };
+  for (const auto& [text, message] : cases) {
+    std::string file = testing::WriteTempFile("creds.yaml", text);
+    auto config = LoadKube({file, ""});
+    ASSERT_FALSE(config.ok()) << message;
+    EXPECT_NE(config.status().message().find(message), std::string::npos)
+        << config.status().message();
+    EXPECT_EQ(config.status().message().find("s3cret"), std::string::npos)
+        << config.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace migserve::cli

@@ -68,6 +68,32 @@ void TrimRight(std::string* s) {
   }
 }
 
+// Credentials migserve does not use are refused by name, never echoed: a
+// credential plugin (exec, auth-provider) it would not run, and basic auth,
+// which Kubernetes removed.
+Status RefuseUnsupportedCredentials(const YAML::Node& user,
+                                    const std::string& where) {
+  for (const char* key : {"exec", "auth-provider", "username", "password"}) {
+    if (!user[key]) continue;
+    return Status::InvalidArgument(fmt::format(
+        "{}.{}: not supported (migserve runs no credential plugin and sends "
+        "no password); give a token, tokenFile or client certificate, e.g. "
+        "from `kubectl create token SERVICE_ACCOUNT`",
+        where, key));
+  }
+  return Status::Ok();
+}
+
+// Whether `url` has user information (scheme://user:password@host).
+bool HasUserInfo(const std::string& url) {
+  size_t scheme = url.find("://");
+  size_t from = scheme == std::string::npos ? 0 : scheme + 3;
+  size_t end = url.find_first_of("/?#", from);
+  std::string authority = url.substr(
+      from, end == std::string::npos ? std::string::npos : end - from);
+  return authority.find('@') != std::string::npos;
+}
+
 // The config `root` (of file `path`) holds for `context`. yaml-cpp throws
 // on a node of the wrong kind; the caller turns that into an error.
 StatusOr<KubeConfig> FromYaml(const YAML::Node& root, const std::string& path,
@@ -95,6 +121,12 @@ StatusOr<KubeConfig> FromYaml(const YAML::Node& root, const std::string& path,
   YAML::Node cl = cluster["cluster"];
   if (!cl["server"]) return Status::InvalidArgument(where + ".server: missing");
   config.server = cl["server"].as<std::string>();
+  if (HasUserInfo(config.server)) {
+    return Status::InvalidArgument(
+        where +
+        ".server: holds credentials (user:password@); give them as a token "
+        "or a client certificate, never in the URL (not shown here)");
+  }
   if (cl["insecure-skip-tls-verify"] &&
       cl["insecure-skip-tls-verify"].as<bool>()) {
     return Status::InvalidArgument(
@@ -110,6 +142,7 @@ StatusOr<KubeConfig> FromYaml(const YAML::Node& root, const std::string& path,
                               Named(root, "users", user_name, path));
     YAML::Node u = user["user"];
     std::string uwhere = fmt::format("{}: users[{}].user", path, user_name);
+    MIGSERVE_RETURN_IF_ERROR(RefuseUnsupportedCredentials(u, uwhere));
     if (u["token"]) {
       config.token = u["token"].as<std::string>();
     } else if (u["tokenFile"]) {
