@@ -89,6 +89,27 @@ std::string PlacedTarget(const std::string& name, double scale,
   return placed;
 }
 
+// Configs fill nodes in the order the inventory lists them (docs/fleets.md),
+// not in their names' order: night's 6 GPUs go to zeta, listed first.
+TEST(FleetCliTest, PlaceFillsNodesInInventoryOrder) {
+  std::string inventory =
+      WriteTempFile("zeta-first.yaml",
+                    "nodes:\n  - {name: zeta, gpu: A100-SXM4-80GB, gpus: 8}\n"
+                    "  - {name: alpha, gpu: A100-SXM4-80GB, gpus: 8}\n");
+  std::string placed = TempDir() + "/zeta-first.json";
+  CliResult r = Cli({"place", "-d", SourcePath("data/deployments/night.json"),
+                     "--inventory", inventory, "-o", placed});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto d = nlohmann::json::parse(ReadFile(placed).value());
+  int used = 0;
+  for (const auto& g : d["gpus"]) {
+    if (g["instances"].empty()) continue;
+    ++used;
+    EXPECT_EQ(g["node"], "zeta") << g.dump();
+  }
+  EXPECT_EQ(used, 6);
+}
+
 TEST(FleetCliTest, TwoTypeFleetGoesFromOptimizeToSimulate) {
   std::string profiles = FleetProfiles();
   std::string inventory = WriteTempFile("inventory.yaml", kInventory);

@@ -44,14 +44,17 @@ StatusOr<ClusterState> PlaceOnInventory(
     const deployment::DeployedGpu& g = deployment.gpus[k];
     if (where[k] || g.instances.empty()) continue;
     const std::string& model = deployment.GpuModelOf(k);
-    for (const GpuState& free : fleet.gpus) {
-      if (free.model->name != model || taken.count(free.id) > 0 ||
-          (g.node && free.id.node != *g.node)) {
+    // Nodes in inventory order (the fleet's own order, not their names'),
+    // so that configs fill the first nodes listed.
+    for (const InventoryNode& node : inventory.nodes) {
+      if (node.model->name != model || (g.node && node.name != *g.node)) {
         continue;
       }
-      where[k] = free.id;
-      taken.insert(free.id);
-      break;
+      for (int i = 0; i < node.gpus && !where[k]; ++i) {
+        GpuId free{node.name, i};
+        if (taken.insert(free).second) where[k] = free;
+      }
+      if (where[k]) break;
     }
     if (!where[k] && g.node) {
       return Status::InvalidArgument(fmt::format(
