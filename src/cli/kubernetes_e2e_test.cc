@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -673,6 +674,14 @@ TEST_F(KubernetesE2eTest, ASecondControllerTakesOverTheLeaseAndTheJournal) {
     return first->Held() ? Status::Ok() : Status::Aborted("lost the lease");
   });
   size_t at_death = events();
+  // A leader sharing the journal file may hold it locked (here: a write
+  // transaction until the first dies); the second must not touch it before
+  // it holds the lease (issue 36: it died with "database is locked").
+  sqlite3* leader_journal = nullptr;
+  ASSERT_EQ(sqlite3_open(journal_.c_str(), &leader_journal), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(leader_journal, "BEGIN IMMEDIATE", nullptr, nullptr,
+                         nullptr),
+            SQLITE_OK);
   // The second waits while the first still renews, and acts only once the
   // lease has gone unrenewed for its duration.
   CliResult second;
@@ -693,6 +702,7 @@ TEST_F(KubernetesE2eTest, ASecondControllerTakesOverTheLeaseAndTheJournal) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   EXPECT_EQ(events(), at_death);  // the second waited
   Clock::time_point killed = Clock::now();
+  sqlite3_close(leader_journal);  // the leader's lock goes with it
   first.reset();
   candidate.join();
   ASSERT_EQ(second.code, 0) << second.err;

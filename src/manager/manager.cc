@@ -95,9 +95,14 @@ class Manager {
           k8s::CheckRoutable(routing.models, routing.serving));
     }
     k8s::KubernetesRouter router(&client_, routing);
+    MIGSERVE_RETURN_IF_ERROR(leadership_.Init(options_));
+    // A standby waits for the lease before it touches the journal, which a
+    // leader sharing the file may hold locked.
+    if (Status held = AcquireLease(); !held.ok()) {
+      return stop_ ? Status::Ok() : held;
+    }
     MIGSERVE_ASSIGN_OR_RETURN(std::unique_ptr<controller::Journal> journal,
                               controller::Journal::Open(options_.journal));
-    MIGSERVE_RETURN_IF_ERROR(leadership_.Init(options_));
     controller::Reconciler reconciler(
         &backend, journal.get(), ControllerOptionsWith(&router, routing.proxy));
     HealthServer health(&reconciler);
@@ -166,17 +171,20 @@ class Manager {
     return true;
   }
 
-  // One pass with `once`, until stopped without it. One that stepped down
-  // returns non-zero (to restart as a candidate); one that was asked to
-  // stop hands the lease on.
+  // Waits until this controller holds the lease (at once without leader
+  // election).
+  Status AcquireLease() {
+    if (!leadership_.lease()) return Status::Ok();
+    return leadership_.lease()->Acquire(stop_, [this](const std::string& line) {
+      options_.log("controller: " + line);
+    });
+  }
+
+  // One pass with `once`, until stopped without it (the lease held). One
+  // that stepped down returns non-zero (to restart as a candidate); one that
+  // was asked to stop hands the lease on.
   Status Loop(controller::Reconciler* reconciler) {
     Status last;
-    if (leadership_.lease()) {
-      last =
-          leadership_.lease()->Acquire(stop_, [this](const std::string& line) {
-            options_.log("controller: " + line);
-          });
-    }
     bool stepped_down = false;
     while (last.ok() || !options_.once) {
       if (stop_) break;
