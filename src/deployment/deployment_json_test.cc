@@ -102,5 +102,21 @@ TEST(DeploymentJsonTest, FieldErrorNamesPath) {
   EXPECT_EQ(missing.status().message(), "d.json: gpus: missing");
 }
 
+// An instance serving a service the deployment does not list is refused:
+// export would otherwise write a pod with no rate or SLO behind it.
+TEST(DeploymentJsonTest, AReplicaOfAnUnlistedServiceIsRefused) {
+  auto d = ParseDeployment(
+      R"({"gpu": "A100-SXM4-80GB", "services": [{"name": "a", "model": "m",
+          "throughput": 1, "latency_ms": 10}],
+          "gpus": [{"id": 0, "instances": [{"profile": "7g.80gb", "start": 0,
+          "service": "b", "batch": 1, "procs": 1, "throughput": 5,
+          "latency_ms": 3}]}]})",
+      "d.json");
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().message(),
+            "d.json: gpus[0].instances[0].service: 'b' is not among the "
+            "deployment's services");
+}
+
 }  // namespace
 }  // namespace migserve::deployment
