@@ -82,6 +82,10 @@ StatusOr<ClusterState> KubernetesBackend::Observe() {
     }
   }
   state.Sort();
+  // The pod counted on each slot; a slot two pods claim counts neither (one
+  // of them is not what the controller made: a forged or stray copy).
+  std::map<Slot*, std::string> claimed;
+  std::set<Slot*> contested;
   for (const auto& [name, pod] : now.pods) {
     if (!kube::PodReady(pod)) continue;
     const nlohmann::json& meta = pod["metadata"];
@@ -114,8 +118,17 @@ StatusOr<ClusterState> KubernetesBackend::Observe() {
                       name, *profile, *start, *node, *index));
       continue;
     }
+    auto [first, fresh] = claimed.emplace(slot, name);
+    if (!fresh) {
+      Warn(
+          fmt::format("pods {} and {} both claim instance {}@{} on GPU "
+                      "{}/{}; neither is counted",
+                      first->second, name, *profile, *start, *node, *index));
+      contested.insert(slot);
+    }
     slot->replica = *replica;
   }
+  for (Slot* slot : contested) slot->replica.reset();
   return state;
 }
 

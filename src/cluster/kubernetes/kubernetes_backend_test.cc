@@ -177,5 +177,51 @@ TEST(KubernetesBackendTest, DeletesOnlyThePodItSaw) {
   EXPECT_TRUE(server.Get(path).has_value());
 }
 
+// A copy of a replica's labels and annotations on another pod claims the
+// same instance: neither pod is counted (issue 36: the copy's declared
+// throughput was counted, and a service fell below its floor), and the
+// conflict is named.
+TEST(KubernetesBackendTest, TwoPodsOnOneInstanceAreAConflictNotCapacity) {
+  kube::ApiServerStandIn server({"", "", "", 1});
+  ASSERT_TRUE(server.Start().ok());
+  kube::KubeConfig config;
+  config.server = server.url();
+  kube::KubeClient client(config);
+  std::vector<std::string> warnings;
+  BackendOptions options;
+  options.warn = [&](const std::string& w) { warnings.push_back(w); };
+  KubernetesBackend backend(&client, options);
+  mig::Instance seven{A100().FindProfile("7g.80gb"), 0};
+  NodeLayouts layouts{{{&A100(), mig::Layout({seven})}}};
+  server.Put(
+      "/api/v1/nodes/n",
+      {{"metadata",
+        {{"labels", kMigCapable},
+         {"annotations", {{kAnnotationLayouts, FormatLayouts(layouts)}}}}}});
+  Replica r{"svc", 8, 1, 100, 10};
+  InstanceRef at{{"n", 0}, &A100(), seven};
+  json ready = {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}};
+  server.Put(std::string(kPods) + "/real",
+             {{"metadata",
+               {{"labels", ReplicaLabels(r, at)},
+                {"annotations", ReplicaAnnotations(r)}}},
+              {"status", ready}});
+  ASSERT_DOUBLE_EQ(backend.Observe().value().Capacity()["svc"], 100);
+  Replica inflated = r;
+  inflated.throughput = 5000;
+  server.Put(std::string(kPods) + "/forged",
+             {{"metadata",
+               {{"labels", ReplicaLabels(inflated, at)},
+                {"annotations", ReplicaAnnotations(inflated)}}},
+              {"status", ready}});
+  ClusterState state = backend.Observe().value();
+  EXPECT_DOUBLE_EQ(state.Capacity()["svc"], 0);
+  EXPECT_FALSE(state.FindGpu({"n", 0})->slots[0].replica.has_value());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0],
+            "pods forged and real both claim instance 7g.80gb@0 on GPU n/0; "
+            "neither is counted");
+}
+
 }  // namespace
 }  // namespace migserve::cluster::kubernetes
