@@ -154,6 +154,7 @@ TEST(CliTest, BadFlagValuesNameTheRuleAndTheValue) {
   CliResult flavor = Cli({"export", "-d", d, "-o", out, "--flavor", "drb"});
   EXPECT_EQ(flavor.code, 2);
   EXPECT_NE(flavor.err.find("--flavor: must be one of device-plugin, dra, "
+                            "gpu-operator, "
                             "got drb"),
             std::string::npos)
       << flavor.err;
@@ -167,7 +168,7 @@ TEST(CliTest, BadFlagValuesNameTheRuleAndTheValue) {
             std::string::npos)
       << upper.err;
   CliResult help = Cli({"export", "--help"});
-  EXPECT_NE(help.out.find("{device-plugin,dra}=device-plugin"),
+  EXPECT_NE(help.out.find("{device-plugin,dra,gpu-operator}=device-plugin"),
             std::string::npos)
       << help.out;
   CliResult port = Cli({"export", "-d", d, "-o", out, "--port", "70000"});

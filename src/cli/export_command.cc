@@ -1,4 +1,5 @@
-// migserve export -d D [--flavor device-plugin|dra] [--serving F] -o DIR
+// migserve export -d D [--flavor device-plugin|dra|gpu-operator]
+//     [--serving F] -o DIR
 #include <fmt/format.h>
 
 #include "cli/command.h"
@@ -26,7 +27,8 @@ struct ExportFlags {
 Status RunExport(const ExportFlags& flags, CommandContext* context) {
   if (flags.output == "-") {
     return Status::InvalidArgument(
-        "-o: export writes several files (mig-parted.yaml, replicas.yaml, "
+        "-o: export writes several files (mig-parted.yaml or "
+        "mig-manager.yaml, replicas.yaml, "
         "routing.yaml, proxy.yaml), not one stream; name a directory");
   }
   MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment d,
@@ -91,16 +93,19 @@ void SetupExport(CLI::App* app, CommandContext* context) {
                   "node go on node-<id / gpus-per-node>)")
       ->required();
   app->add_option("-o,--output", flags->output,
-                  "Directory for mig-parted.yaml, replicas.yaml, (with a "
-                  "gateway in --serving) routing.yaml and (router: proxy) "
-                  "proxy.yaml")
+                  "Directory for mig-parted.yaml (gpu-operator: "
+                  "mig-manager.yaml), replicas.yaml, (with a gateway in "
+                  "--serving) routing.yaml and (router: proxy) proxy.yaml")
       ->required();
   app->add_option("--flavor", flags->flavor,
-                  "device-plugin (nvidia.com/mig-<profile> requests) or dra "
-                  "(ResourceClaims for NVIDIA's DRA driver)")
+                  "device-plugin (nvidia.com/mig-<profile> requests), dra "
+                  "(ResourceClaims for NVIDIA's DRA driver) or gpu-operator "
+                  "(device-plugin requests, layouts as the GPU Operator's "
+                  "MIG manager ConfigMap)")
       ->transform(
           OneOf<k8s::Flavor>({{"device-plugin", k8s::Flavor::kDevicePlugin},
-                              {"dra", k8s::Flavor::kDra}}))
+                              {"dra", k8s::Flavor::kDra},
+                              {"gpu-operator", k8s::Flavor::kGpuOperator}}))
       ->default_str("device-plugin");
   AddServingOptions(app, &flags->serving, &flags->image, &flags->port);
   app->add_option("--router-replicas", flags->router_replicas,

@@ -135,6 +135,13 @@ for (const file of args) {
     if (doc === null) continue;
     const problems = "mig-configs" in doc ? checkMigParted(doc) : await checkKubernetes(doc);
     if (restricted && !("mig-configs" in doc)) problems.push(...checkRestricted(doc));
+    // The GPU Operator's MIG manager config: a mig-parted config in a
+    // ConfigMap's config.yaml.
+    if (doc.kind === "ConfigMap" && typeof doc.data?.["config.yaml"] === "string") {
+      for (const p of checkMigParted(parseAllDocuments(doc.data["config.yaml"])[0].toJS())) {
+        problems.push(`data.config.yaml: ${p}`);
+      }
+    }
     const name = doc.kind ? `${doc.kind} ${doc.metadata?.name ?? ""}` : "mig-parted config";
     if (problems.length === 0) {
       ++good;

@@ -190,9 +190,22 @@ std::vector<Json> DraObjects(const std::vector<Placed>& replicas,
 
 }  // namespace
 
+std::string_view FlavorName(Flavor flavor) {
+  switch (flavor) {
+    case Flavor::kDevicePlugin:
+      return "device-plugin";
+    case Flavor::kDra:
+      return "dra";
+    case Flavor::kGpuOperator:
+      return "gpu-operator";
+  }
+  return "";
+}
+
 std::string MigPartedConfig(const ClusterState& state) {
   Json configs = Json::object();
   for (const GpuState& g : state.gpus) {
+    if (g.slots.empty()) continue;  // idle: left as it is
     Json devices = Json::object();
     for (const Slot& s : g.slots) {
       const std::string& name = g.model->profiles[s.instance.profile].name;
@@ -214,6 +227,25 @@ std::string MigPartedConfig(const ClusterState& state) {
   return header + kube::ToYaml({{{"version", "v1"}, {"mig-configs", configs}}});
 }
 
+std::string MigManagerConfigMap(const ClusterState& state) {
+  Json map = {
+      {"apiVersion", "v1"},
+      {"kind", "ConfigMap"},
+      {"metadata",
+       {{"name", kMigManagerConfigMap}, {"namespace", kGpuOperatorNamespace}}},
+      {"data", {{"config.yaml", MigPartedConfig(state)}}}};
+  std::string header = fmt::format(
+      "# The GPU Operator's MIG manager config written by migserve export\n"
+      "# ({}). Apply it, point the ClusterPolicy's "
+      "spec.migManager.config.name\n"
+      "# at {} and label each node with its config (named after the node):\n"
+      "#   kubectl label node NODE nvidia.com/mig.config=NODE --overwrite\n"
+      "# The MIG manager re-creates every GPU whose layout differs, so those\n"
+      "# GPUs must be idle (docs/kubernetes.md, \"The GPU Operator\").\n",
+      ModelNames(state), kMigManagerConfigMap);
+  return header + kube::ToYaml(std::vector<Json>{map});
+}
+
 StatusOr<std::string> ReplicaObjects(const ClusterState& state,
                                      const ExportOptions& options) {
   std::vector<Placed> replicas;
@@ -228,19 +260,17 @@ StatusOr<std::string> ReplicaObjects(const ClusterState& state,
       replicas.push_back({&g, &s});
     }
   }
-  std::vector<Json> objects = options.flavor == Flavor::kDevicePlugin
-                                  ? DevicePluginObjects(replicas, options)
-                                  : DraObjects(replicas, options);
+  bool dra = options.flavor == Flavor::kDra;
+  std::vector<Json> objects = dra ? DraObjects(replicas, options)
+                                  : DevicePluginObjects(replicas, options);
   std::string header = fmt::format(
       "# Kubernetes objects written by migserve export ({} flavour, {}):\n"
       "# {}\n",
-      options.flavor == Flavor::kDevicePlugin ? "device-plugin" : "dra",
-      ModelNames(state),
-      options.flavor == Flavor::kDevicePlugin
-          ? "per (service, node, profile) a Deployment requesting\n"
-            "# nvidia.com/mig-<profile> (device plugin, mixed strategy)."
-          : "per replica a ResourceClaim for NVIDIA's DRA driver\n"
-            "# (DynamicMIG) and a one-replica Deployment using it.");
+      FlavorName(options.flavor), ModelNames(state),
+      !dra ? "per (service, node, profile) a Deployment requesting\n"
+             "# nvidia.com/mig-<profile> (device plugin, mixed strategy)."
+           : "per replica a ResourceClaim for NVIDIA's DRA driver\n"
+             "# (DynamicMIG) and a one-replica Deployment using it.");
   return header + kube::ToYaml(objects);
 }
 
@@ -269,7 +299,11 @@ StatusOr<std::string> RoutingObjects(const ClusterState& state,
 StatusOr<ExportedFiles> Export(const ClusterState& state,
                                const ExportOptions& options) {
   ExportedFiles files;
-  files.mig_parted = MigPartedConfig(state);
+  if (options.flavor == Flavor::kGpuOperator) {
+    files.mig_manager = MigManagerConfigMap(state);
+  } else {
+    files.mig_parted = MigPartedConfig(state);
+  }
   MIGSERVE_ASSIGN_OR_RETURN(files.replicas, ReplicaObjects(state, options));
   if (options.serving.gateway) {
     MIGSERVE_ASSIGN_OR_RETURN(files.routing,
@@ -294,6 +328,7 @@ StatusOr<WrittenExport> WriteExport(const ExportedFiles& files,
   WrittenExport done;
   std::vector<std::string> stale;
   for (auto [name, text] : {std::pair{"mig-parted.yaml", &files.mig_parted},
+                            std::pair{"mig-manager.yaml", &files.mig_manager},
                             std::pair{"replicas.yaml", &files.replicas},
                             std::pair{"routing.yaml", &files.routing},
                             std::pair{"proxy.yaml", &files.proxy}}) {

@@ -19,6 +19,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cluster/cluster_state.h"
@@ -30,7 +31,17 @@
 
 namespace migserve::cluster::kubernetes {
 
-enum class Flavor { kDevicePlugin, kDra };
+// kGpuOperator: the device-plugin objects, and the MIG layouts as the GPU
+// Operator's MIG manager reads them (a ConfigMap) instead of a bare
+// mig-parted file.
+enum class Flavor { kDevicePlugin, kDra, kGpuOperator };
+// "device-plugin", "dra" or "gpu-operator" (export's --flavor).
+std::string_view FlavorName(Flavor flavor);
+
+// The ConfigMap the GPU Operator's MIG manager reads when its ClusterPolicy
+// names it (spec.migManager.config.name), in the Operator's namespace.
+inline constexpr char kMigManagerConfigMap[] = "custom-mig-config";
+inline constexpr char kGpuOperatorNamespace[] = "gpu-operator";
 
 struct ExportOptions {
   Flavor flavor = Flavor::kDevicePlugin;
@@ -39,16 +50,24 @@ struct ExportOptions {
 };
 
 struct ExportedFiles {
-  std::string mig_parted;  // mig-parted.yaml
-  std::string replicas;    // replicas.yaml
-  std::string routing;     // routing.yaml; empty if the spec has no gateway
-  std::string proxy;       // proxy.yaml; empty without options.proxy
+  std::string mig_parted;   // mig-parted.yaml; empty for kGpuOperator
+  std::string mig_manager;  // mig-manager.yaml; kGpuOperator only
+  std::string replicas;     // replicas.yaml
+  std::string routing;      // routing.yaml; empty if the spec has no gateway
+  std::string proxy;        // proxy.yaml; empty without options.proxy
 };
 
 // Returns the mig-parted v1 config of `state`: per node a config named
-// after the node with one `devices: [<index>]` entry per GPU, each with the
-// profiles of its own GPU model.
+// after the node with one `devices: [<index>]` entry per GPU that has
+// instances, each with the profiles of its own GPU model. A GPU without
+// instances is left out, so that applying the config leaves it as it is
+// (`mig-devices: {}` would clear whatever runs there); a node without such
+// a GPU has no config.
 std::string MigPartedConfig(const ClusterState& state);
+
+// The same config as the GPU Operator's MIG manager reads it: ConfigMap
+// kMigManagerConfigMap in kGpuOperatorNamespace, key config.yaml.
+std::string MigManagerConfigMap(const ClusterState& state);
 
 // Returns the Kubernetes objects of the replicas of `state`; each replica
 // runs its own DNN model (Replica::model, which ClusterFromDeployment takes

@@ -268,6 +268,46 @@ TEST(ExportTest, MigPartedHasEveryInstanceOfEveryGpuPerNode) {
   EXPECT_EQ(entries, static_cast<int>(day.state.gpus.size()));
 }
 
+// An idle GPU (an inventory GPU the deployment does not use) is left out:
+// `mig-devices: {}` would clear whatever runs on it. A node with only idle
+// GPUs gets no config.
+TEST(ExportTest, MigPartedLeavesIdleGpusAlone) {
+  Loaded day = LoadDay();
+  day.state.gpus.push_back({{"spare", 0}, &A100(), {}});
+  std::string used = day.state.gpus.front().id.node;
+  day.state.gpus.push_back({{used, 8}, &A100(), {}});
+  YAML::Node spec = YAML::Load(MigPartedConfig(day.state));
+  EXPECT_FALSE(spec["mig-configs"]["spare"].IsDefined());
+  for (const YAML::Node& entry : spec["mig-configs"][used]) {
+    EXPECT_NE(entry["devices"][0].as<int>(), 8);
+    EXPECT_GT(entry["mig-devices"].size(), 0u);
+  }
+}
+
+// The gpu-operator flavour writes the same config as the ConfigMap the
+// Operator's MIG manager reads (key config.yaml), and no bare mig-parted
+// file; its replicas are the device plugin's.
+TEST(ExportTest, GpuOperatorFlavourWritesTheMigManagersConfigMap) {
+  Loaded day = LoadDay();
+  ExportOptions options;
+  options.flavor = Flavor::kGpuOperator;
+  auto files = Export(day.state, options);
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  EXPECT_TRUE(files->mig_parted.empty());
+  YAML::Node map = YAML::Load(files->mig_manager);
+  EXPECT_EQ(map["kind"].as<std::string>(), "ConfigMap");
+  EXPECT_EQ(map["metadata"]["name"].as<std::string>(), "custom-mig-config");
+  EXPECT_EQ(map["metadata"]["namespace"].as<std::string>(), "gpu-operator");
+  EXPECT_EQ(map["data"]["config.yaml"].as<std::string>(),
+            MigPartedConfig(day.state));
+  auto body = [](const std::string& text) {
+    return text.substr(text.find('\n'));  // after the header's first line
+  };
+  EXPECT_EQ(body(files->replicas),
+            body(ReplicaObjects(day.state, ExportOptions()).value()));
+  ExpectGolden(files->mig_manager, "day/mig-manager.yaml");
+}
+
 // Sums, per service, the replicas that the objects run and the throughput
 // the deployment gives them: every replica is exported exactly once.
 TEST(ExportTest, EveryReplicaIsRunExactlyOnceInBothFlavours) {
