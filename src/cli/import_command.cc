@@ -88,13 +88,6 @@ struct ModelAnalyzerFlags {
   profile::ModelAnalyzerOptions options;
 };
 
-// Writes an importer's table, or returns its error.
-Status WriteImported(const StatusOr<profile::ProfileTable>& table,
-                     const std::string& output, CommandContext* context) {
-  if (!table.ok()) return table.status();
-  return WriteProfiles(*table, output, context);
-}
-
 // Says an importer's warnings, then writes its table, or returns its error.
 Status WriteImported(const StatusOr<profile::ImportedProfiles>& result,
                      const std::string& output, CommandContext* context) {

@@ -37,7 +37,15 @@ TEST(ImportCommandTest, PerfAnalyzerFilesServeAService) {
                                 "resnet50__A100-SXM4-80GB__1g.10gb__b8.csv"),
                      "-o", out});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.err, "import: 1 profile rows -> " + out + "\n");
+  // 745.6/s at batch 8 is 1.9x what one batch at a time in 20.4 ms serves:
+  // the measured server batched, and the import says so.
+  EXPECT_NE(r.err.find("migserve: warning: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the server batched requests together"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("import: 1 profile rows -> " + out + "\n"),
+            std::string::npos)
+      << r.err;
   nlohmann::json d =
       OptimizeAndValidate(out,
                           "  - {name: r, model: resnet50, throughput: 2000, "

@@ -137,9 +137,36 @@ StatusOr<ProfileRow> ImportPerfAnalyzerCsv(std::string_view text,
   return row;
 }
 
-StatusOr<ProfileTable> ImportPerfAnalyzer(const std::vector<std::string>& paths,
-                                          const PerfAnalyzerOptions& options) {
-  ProfileTable table;
+namespace {
+
+// How far a row's throughput may exceed what its processes serve running
+// one batch each at the idle batch time (transfers overlapping compute)
+// before the server must have combined requests into larger batches.
+constexpr double kOverlapAllowance = 1.5;
+
+// A warning when `row` (from `path`) serves more than one batch of its size
+// at a time allows: the server batched dynamically, and the row's batch and
+// batch time credit a fraction of its throughput. Empty otherwise.
+std::string DynamicBatchingWarning(const ProfileRow& row,
+                                   const std::string& path) {
+  double one_at_a_time = row.procs * row.batch * 1000 / row.latency_ms;
+  if (row.throughput <= kOverlapAllowance * one_at_a_time) return "";
+  return fmt::format(
+      "{}: {:g}/s at batch {} is {:.1f}x what {} process(es) serve one batch "
+      "of {} at a time in {:g} ms: the server batched requests together "
+      "(dynamic batching), and this row credits a fraction of it; measure "
+      "with perf_analyzer -b at the server's batch, or import Model "
+      "Analyzer's sweep with its Max Batch Size column",
+      path, row.throughput, row.batch, row.throughput / one_at_a_time,
+      row.procs, row.batch, row.latency_ms);
+}
+
+}  // namespace
+
+StatusOr<ImportedProfiles> ImportPerfAnalyzer(
+    const std::vector<std::string>& paths, const PerfAnalyzerOptions& options) {
+  ImportedProfiles out;
+  ProfileTable& table = out.profiles;
   std::map<std::tuple<std::string, std::string, std::string, int, int>,
            std::string>
       file_of;
@@ -156,9 +183,12 @@ StatusOr<ProfileTable> ImportPerfAnalyzer(const std::vector<std::string>& paths,
           path, it->second, row.model, row.gpu, row.profile, row.batch,
           row.procs));
     }
+    if (std::string w = DynamicBatchingWarning(row, path); !w.empty()) {
+      out.warnings.push_back(std::move(w));
+    }
     table.rows.push_back(std::move(row));
   }
-  return table;
+  return out;
 }
 
 }  // namespace migserve::profile

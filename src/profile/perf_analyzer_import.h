@@ -40,9 +40,12 @@ StatusOr<ProfileRow> ImportPerfAnalyzerCsv(std::string_view text,
                                            const PerfAnalyzerOptions& options);
 
 // Reads and converts each file; two files for the same (model, GPU,
-// profile, batch, procs) are an error naming both.
-StatusOr<ProfileTable> ImportPerfAnalyzer(const std::vector<std::string>& paths,
-                                          const PerfAnalyzerOptions& options);
+// profile, batch, procs) are an error naming both. Warns for a file whose
+// throughput is more than 1.5x what its processes serve one batch at a time
+// at the idle batch time: the server batched dynamically (a `-b 1` sweep
+// against a batching server), so the row under-credits it.
+StatusOr<ImportedProfiles> ImportPerfAnalyzer(
+    const std::vector<std::string>& paths, const PerfAnalyzerOptions& options);
 
 }  // namespace migserve::profile
 

@@ -18,10 +18,36 @@ const std::string kRequestRate =
 
 StatusOr<ProfileRow> Import(const std::string& path,
                             const PerfAnalyzerOptions& options) {
-  auto table = ImportPerfAnalyzer({path}, options);
-  if (!table.ok()) return table.status();
-  EXPECT_EQ(table->rows.size(), 1u);
-  return table->rows.at(0);
+  auto imported = ImportPerfAnalyzer({path}, options);
+  if (!imported.ok()) return imported.status();
+  EXPECT_EQ(imported->profiles.rows.size(), 1u);
+  return imported->profiles.rows.at(0);
+}
+
+// A `-b 1` sweep against a server that batches: 1,600/s at concurrency 16
+// cannot come from one process serving one request at a time in 4 ms
+// (250/s); the import warns. A sweep that stays within that has no warning.
+TEST(PerfAnalyzerImportTest, WarnsWhenTheServerMustHaveBatched) {
+  std::string header =
+      "Concurrency,Inferences/Second,p50 latency,p90 latency,p99 latency\n";
+  std::string batched = testing::WriteTempFile(
+      "m__A100-SXM4-80GB__2g.20gb__b1.csv",
+      header + "1,250,4000,4100,4200\n16,1600,10000,10500,11000\n");
+  auto imported = ImportPerfAnalyzer({batched}, {});
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  ASSERT_EQ(imported->warnings.size(), 1u);
+  EXPECT_EQ(imported->warnings[0].rfind(
+                batched + ": 1600/s at batch 1 is 6.4x what 1 process(es) "
+                          "serve one batch of 1 at a time in 4 ms",
+                0),
+            0u)
+      << imported->warnings[0];
+  std::string plain = testing::WriteTempFile(
+      "m__A100-SXM4-80GB__2g.20gb__b8.csv",
+      header + "1,250,32000,33000,34000\n2,300,53000,54000,55000\n");
+  imported = ImportPerfAnalyzer({plain}, {});
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  EXPECT_TRUE(imported->warnings.empty());
 }
 
 TEST(PerfAnalyzerImportTest, BestThroughputWithMicrosecondsAsMilliseconds) {
