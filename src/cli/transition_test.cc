@@ -101,8 +101,8 @@ TEST(TransitionCliTest, ReplicasTheProofCannotTrustAreRefused) {
         << r.err;
     CliResult g = Cli({command, "--from", ghost, "--to", kNight});
     EXPECT_EQ(g.code, 2) << command;
-    EXPECT_NE(g.err.find(ghost + ": gpus[0].instances[0].service: 'ghost' "
-                                 "is not among the deployment's services"),
+    EXPECT_NE(g.err.find(ghost + ": gpu 0: instance 1g.10gb@0: serves "
+                                 "'ghost', which is not in its services"),
               std::string::npos)
         << g.err;
   }

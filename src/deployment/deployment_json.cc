@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "deployment/validator.h"
 #include "util/file.h"
 #include "util/json_fields.h"
 
@@ -221,25 +222,17 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
     }
     MIGSERVE_ASSIGN_OR_RETURN(const json* instances, gf.Array("instances"));
     for (size_t k = 0; k < instances->size(); ++k) {
-      std::string at = fmt::format("{}.instances[{}]", path, k);
-      MIGSERVE_ASSIGN_OR_RETURN(PlacedInstance i,
-                                ParseInstance((*instances)[k], source, at));
-      // A replica of a service the deployment does not list would be
-      // exported and run with no required rate or SLO behind it.
-      if (i.service && f.Has("services") &&
-          std::none_of(d.services.begin(), d.services.end(),
-                       [&](const workload::Service& s) {
-                         return s.name == *i.service;
-                       })) {
-        return JsonFields((*instances)[k], source, at)
-            .Error("service", fmt::format("'{}' is not among the deployment's "
-                                          "services",
-                                          *i.service));
-      }
+      MIGSERVE_ASSIGN_OR_RETURN(
+          PlacedInstance i,
+          ParseInstance((*instances)[k], source,
+                        fmt::format("{}.instances[{}]", path, k)));
       out.instances.push_back(std::move(i));
     }
     d.gpus.push_back(std::move(out));
   }
+  // A replica of a service the deployment does not list would be exported
+  // and run with no required rate or SLO behind it.
+  if (f.Has("services")) MIGSERVE_RETURN_IF_ERROR(CheckReplicaServices(d));
   if (f.Has("summary")) {
     MIGSERVE_ASSIGN_OR_RETURN(Summary s, ParseSummary(root["summary"], source));
     d.summary = std::move(s);

@@ -114,8 +114,8 @@ TEST(DeploymentJsonTest, AReplicaOfAnUnlistedServiceIsRefused) {
       "d.json");
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.status().message(),
-            "d.json: gpus[0].instances[0].service: 'b' is not among the "
-            "deployment's services");
+            "d.json: gpu 0: instance 7g.80gb@0: serves 'b', which is not in "
+            "its services");
 }
 
 }  // namespace
