@@ -80,12 +80,4 @@ double ShapedStream::Next() {
   }
 }
 
-std::vector<double> ShapedArrivals(const ArrivalShape& shape, int requests,
-                                   uint64_t seed) {
-  ShapedStream stream(shape, seed);
-  std::vector<double> times(requests);
-  for (double& t : times) t = stream.Next();
-  return times;
-}
-
 }  // namespace migserve::queueing

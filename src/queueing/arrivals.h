@@ -63,10 +63,6 @@ class ShapedStream {
   std::vector<int> count_;  // general case: per channel, requests seen
 };
 
-// The first `requests` arrival times of ShapedStream(shape, seed).
-std::vector<double> ShapedArrivals(const ArrivalShape& shape, int requests,
-                                   uint64_t seed);
-
 }  // namespace migserve::queueing
 
 #endif  // MIGSERVE_QUEUEING_ARRIVALS_H_

@@ -124,7 +124,9 @@ TEST(QuantileCapacityTest, CreditsFollowTheRouterAndTheBurstiness) {
 // squared cv between one rotation's (1/k) and Poisson's (1).
 TEST(QuantileCapacityTest, ShapedArrivalsHaveUnitRateAndTheirShapesSpread) {
   auto squared_cv = [](const ArrivalShape& shape) {
-    std::vector<double> t = ShapedArrivals(shape, 200000, 7);
+    ShapedStream stream(shape, 7);
+    std::vector<double> t(200000);
+    for (double& at : t) at = stream.Next();
     double sum = 0;
     double sum2 = 0;
     for (size_t i = 1; i < t.size(); ++i) {
