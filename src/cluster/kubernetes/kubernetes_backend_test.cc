@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
 #include <set>
 
@@ -58,58 +59,81 @@ std::string JunkText(std::mt19937* rng) {
   return texts[(*rng)() % std::size(texts)];
 }
 
-TEST(KubernetesBackendTest, MalformedAnnotationsAndLabelsAreIgnoredNotFatal) {
-  kube::ApiServerStandIn server({"", "", "", 1});
-  ASSERT_TRUE(server.Start().ok());
-  kube::KubeConfig config;
-  config.server = server.url();
-  kube::KubeClient client(config);
-  std::vector<std::string> warnings;
-  BackendOptions options;
-  options.warn = [&](const std::string& w) { warnings.push_back(w); };
-  KubernetesBackend backend(&client, options);
+const json kReady = {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}};
 
+// A stand-in API server, a client of it and a backend that keeps its
+// warnings; MIG nodes of one GPU holding one 7g.80gb instance, and Ready
+// replica pods on them.
+class KubernetesBackendTest : public ::testing::Test {
+ protected:
+  KubernetesBackendTest() : server_({"", "", "", 1}) {
+    EXPECT_TRUE(server_.Start().ok());
+    kube::KubeConfig config;
+    config.server = server_.url();
+    client_ = std::make_unique<kube::KubeClient>(config);
+    BackendOptions options;
+    options.warn = [this](const std::string& w) { warnings_.push_back(w); };
+    backend_ = std::make_unique<KubernetesBackend>(client_.get(), options);
+  }
+
+  // Node `node`, its GPU 0 holding seven_.
+  void PutNode(const std::string& node) {
+    NodeLayouts layouts{{{&A100(), mig::Layout({seven_})}}};
+    server_.Put(
+        "/api/v1/nodes/" + node,
+        {{"metadata",
+          {{"labels", kMigCapable},
+           {"annotations", {{kAnnotationLayouts, FormatLayouts(layouts)}}}}}});
+  }
+
+  // Pod `name`, Ready, running `r` at `at`.
+  void PutReadyPod(const std::string& name, const Replica& r,
+                   const InstanceRef& at) {
+    server_.Put(std::string(kPods) + "/" + name,
+                {{"metadata",
+                  {{"labels", ReplicaLabels(r, at)},
+                   {"annotations", ReplicaAnnotations(r)}}},
+                 {"status", kReady}});
+  }
+
+  const mig::Instance seven_{A100().FindProfile("7g.80gb"), 0};
+  kube::ApiServerStandIn server_;
+  std::unique_ptr<kube::KubeClient> client_;
+  std::vector<std::string> warnings_;
+  std::unique_ptr<KubernetesBackend> backend_;
+};
+
+TEST_F(KubernetesBackendTest, MalformedAnnotationsAndLabelsAreIgnoredNotFatal) {
   // One good node with one GPU holding a 7g instance and one good replica.
-  mig::Instance seven{A100().FindProfile("7g.80gb"), 0};
-  NodeLayouts good{{{&A100(), mig::Layout({seven})}}};
-  server.Put(
-      "/api/v1/nodes/good",
-      {{"metadata",
-        {{"labels", kMigCapable},
-         {"annotations", {{kAnnotationLayouts, FormatLayouts(good)}}}}}});
+  PutNode("good");
   Replica r{"svc", 8, 1, 100, 10};
-  json ready = {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}};
-  server.Put(std::string(kPods) + "/good",
-             {{"metadata",
-               {{"labels", ReplicaLabels(r, {{"good", 0}, &A100(), seven})},
-                {"annotations", ReplicaAnnotations(r)}}},
-              {"status", ready}});
+  PutReadyPod("good", r, {{"good", 0}, &A100(), seven_});
   std::mt19937 rng(7);
   for (int round = 0; round < 200; ++round) {
     json junk = Junk(&rng);
     std::string node = "junk-" + std::to_string(round % 7);
     json annotations = {
         {kAnnotationLayouts, rng() % 2 ? junk.dump() : JunkText(&rng)}};
-    server.Put("/api/v1/nodes/" + node,
-               {{"metadata",
-                 {{"labels", kMigCapable},
-                  {"annotations", rng() % 5 ? annotations : junk}}}});
+    server_.Put("/api/v1/nodes/" + node,
+                {{"metadata",
+                  {{"labels", kMigCapable},
+                   {"annotations", rng() % 5 ? annotations : junk}}}});
     Replica named = r;
     named.service = rng() % 2 ? "svc" : JunkText(&rng);
     json labels = ReplicaLabels(
-        named, {{rng() % 3 ? "good" : JunkText(&rng), 0}, &A100(), seven});
+        named, {{rng() % 3 ? "good" : JunkText(&rng), 0}, &A100(), seven_});
     labels[kLabelGpu] = rng() % 2 ? json(JunkText(&rng)) : Junk(&rng);
     labels[kLabelStart] = rng() % 2 ? json(JunkText(&rng)) : Junk(&rng);
     labels[kLabelProfile] = rng() % 2 ? json(JunkText(&rng)) : Junk(&rng);
     json notes = ReplicaAnnotations(r);
     notes[kAnnotationThroughput] =
         rng() % 2 ? json(JunkText(&rng)) : Junk(&rng);
-    server.Put(std::string(kPods) + "/junk-" + std::to_string(round % 5),
-               {{"metadata",
-                 {{"labels", rng() % 4 ? labels : Junk(&rng)},
-                  {"annotations", rng() % 4 ? notes : Junk(&rng)}}},
-                {"status", rng() % 3 ? ready : Junk(&rng)}});
-    StatusOr<ClusterState> state = backend.Observe();
+    server_.Put(std::string(kPods) + "/junk-" + std::to_string(round % 5),
+                {{"metadata",
+                  {{"labels", rng() % 4 ? labels : Junk(&rng)},
+                   {"annotations", rng() % 4 ? notes : Junk(&rng)}}},
+                 {"status", rng() % 3 ? kReady : Junk(&rng)}});
+    StatusOr<ClusterState> state = backend_->Observe();
     ASSERT_TRUE(state.ok()) << state.status().ToString();
     // The good node and its replica are always there; nothing else serves
     // more than the real replica's 100 req/s, and no junk pod lands on a
@@ -122,12 +146,12 @@ TEST(KubernetesBackendTest, MalformedAnnotationsAndLabelsAreIgnoredNotFatal) {
     EXPECT_DOUBLE_EQ(state->Capacity()["svc"], 100);
     EXPECT_EQ(state->UsedGpus(), 1);
   }
-  EXPECT_FALSE(warnings.empty());
+  EXPECT_FALSE(warnings_.empty());
   // Each warning is reported once, and names what it ignored.
-  std::set<std::string> distinct(warnings.begin(), warnings.end());
-  EXPECT_EQ(distinct.size(), warnings.size());
+  std::set<std::string> distinct(warnings_.begin(), warnings_.end());
+  EXPECT_EQ(distinct.size(), warnings_.size());
   bool named_node = false, named_pod = false;
-  for (const std::string& w : warnings) {
+  for (const std::string& w : warnings_) {
     named_node |= w.find("node junk-") != std::string::npos;
     named_pod |= w.find("pod junk-") != std::string::npos;
   }
@@ -138,87 +162,45 @@ TEST(KubernetesBackendTest, MalformedAnnotationsAndLabelsAreIgnoredNotFatal) {
 // A delete removes the pod the backend saw, by its uid: when another pod
 // has taken the name since (here unseen: no watch runs before the second
 // look), the API server refuses and the other pod stays.
-TEST(KubernetesBackendTest, DeletesOnlyThePodItSaw) {
-  kube::ApiServerStandIn server({"", "", "", 1});
-  ASSERT_TRUE(server.Start().ok());
-  kube::KubeConfig config;
-  config.server = server.url();
-  kube::KubeClient client(config);
-  KubernetesBackend backend(&client, BackendOptions());
-  mig::Instance seven{A100().FindProfile("7g.80gb"), 0};
-  NodeLayouts layouts{{{&A100(), mig::Layout({seven})}}};
-  server.Put(
-      "/api/v1/nodes/n",
-      {{"metadata",
-        {{"labels", kMigCapable},
-         {"annotations", {{kAnnotationLayouts, FormatLayouts(layouts)}}}}}});
+TEST_F(KubernetesBackendTest, DeletesOnlyThePodItSaw) {
+  PutNode("n");
   Replica r{"svc", 8, 1, 100, 10};
-  InstanceRef at{{"n", 0}, &A100(), seven};
-  std::string path =
-      std::string(kPods) + "/" +
-      ReplicaName("svc", "n", 0, A100().profiles[seven.profile], seven.start);
-  json pod = {
-      {"metadata",
-       {{"labels", ReplicaLabels(r, at)},
-        {"annotations", ReplicaAnnotations(r)}}},
-      {"status", {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
-  server.Put(path, pod);
-  ASSERT_DOUBLE_EQ(backend.Observe().value().Capacity()["svc"], 100);
-  server.Put(path, pod);  // deleted and made again: a new uid
+  InstanceRef at{{"n", 0}, &A100(), seven_};
+  std::string name =
+      ReplicaName("svc", "n", 0, A100().profiles[seven_.profile], seven_.start);
+  PutReadyPod(name, r, at);
+  ASSERT_DOUBLE_EQ(backend_->Observe().value().Capacity()["svc"], 100);
+  PutReadyPod(name, r, at);  // deleted and made again: a new uid
   Action remove;
   remove.kind = ActionKind::kDelete;
   remove.at = at;
   remove.replica = r;
-  Status s = backend.Start(remove);
+  Status s = backend_->Start(remove);
   EXPECT_EQ(s.code(), Status::Code::kFailedPrecondition) << s.ToString();
   EXPECT_NE(s.message().find("was replaced since it was seen; not deleted"),
             std::string::npos)
       << s.message();
-  EXPECT_TRUE(server.Get(path).has_value());
+  EXPECT_TRUE(server_.Get(std::string(kPods) + "/" + name).has_value());
 }
 
 // A copy of a replica's labels and annotations on another pod claims the
 // same instance: neither pod is counted (issue 36: the copy's declared
 // throughput was counted, and a service fell below its floor), and the
 // conflict is named.
-TEST(KubernetesBackendTest, TwoPodsOnOneInstanceAreAConflictNotCapacity) {
-  kube::ApiServerStandIn server({"", "", "", 1});
-  ASSERT_TRUE(server.Start().ok());
-  kube::KubeConfig config;
-  config.server = server.url();
-  kube::KubeClient client(config);
-  std::vector<std::string> warnings;
-  BackendOptions options;
-  options.warn = [&](const std::string& w) { warnings.push_back(w); };
-  KubernetesBackend backend(&client, options);
-  mig::Instance seven{A100().FindProfile("7g.80gb"), 0};
-  NodeLayouts layouts{{{&A100(), mig::Layout({seven})}}};
-  server.Put(
-      "/api/v1/nodes/n",
-      {{"metadata",
-        {{"labels", kMigCapable},
-         {"annotations", {{kAnnotationLayouts, FormatLayouts(layouts)}}}}}});
+TEST_F(KubernetesBackendTest, TwoPodsOnOneInstanceAreAConflictNotCapacity) {
+  PutNode("n");
   Replica r{"svc", 8, 1, 100, 10};
-  InstanceRef at{{"n", 0}, &A100(), seven};
-  json ready = {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}};
-  server.Put(std::string(kPods) + "/real",
-             {{"metadata",
-               {{"labels", ReplicaLabels(r, at)},
-                {"annotations", ReplicaAnnotations(r)}}},
-              {"status", ready}});
-  ASSERT_DOUBLE_EQ(backend.Observe().value().Capacity()["svc"], 100);
+  InstanceRef at{{"n", 0}, &A100(), seven_};
+  PutReadyPod("real", r, at);
+  ASSERT_DOUBLE_EQ(backend_->Observe().value().Capacity()["svc"], 100);
   Replica inflated = r;
   inflated.throughput = 5000;
-  server.Put(std::string(kPods) + "/forged",
-             {{"metadata",
-               {{"labels", ReplicaLabels(inflated, at)},
-                {"annotations", ReplicaAnnotations(inflated)}}},
-              {"status", ready}});
-  ClusterState state = backend.Observe().value();
+  PutReadyPod("forged", inflated, at);
+  ClusterState state = backend_->Observe().value();
   EXPECT_DOUBLE_EQ(state.Capacity()["svc"], 0);
   EXPECT_FALSE(state.FindGpu({"n", 0})->slots[0].replica.has_value());
-  ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_EQ(warnings[0],
+  ASSERT_EQ(warnings_.size(), 1u);
+  EXPECT_EQ(warnings_[0],
             "pods forged and real both claim instance 7g.80gb@0 on GPU n/0; "
             "neither is counted");
 }
