@@ -39,7 +39,7 @@ namespace {
 using testing::SourcePath;
 namespace k8s = cluster::kubernetes;
 
-constexpr double kScale = 10;      // emulated time / real time
+constexpr double kScale = 20;      // emulated time / real time
 constexpr double kDurationS = 24;  // of load, per router
 constexpr double kWarmupS = 4;     // not counted
 const std::string kProfiles = SourcePath("data/profiles/a100-80gb.csv");
