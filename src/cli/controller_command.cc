@@ -139,6 +139,11 @@ void SetupController(CLI::App* app, CommandContext* context) {
   AddLeaseOptions(app, flags.get());
   app->add_flag("--once", options.once,
                 "Reconcile once and exit (exit 0 at the target)");
+  app->add_flag("--adopt", options.adopt,
+                "Before the first reconcile, record every pod annotated "
+                "migserve.io/owner with this controller's name as its own "
+                "(pods of a migserve older than journal format 4, or of a "
+                "journal moved away; docs/kubernetes.md, \"Adopting pods\")");
   app->add_flag("--dry-run", flags->dry_run,
                 "Observe the cluster, plan, print the plan (JSON on stdout, "
                 "summary on stderr) and exit; change nothing, write no "

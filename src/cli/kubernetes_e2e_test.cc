@@ -33,6 +33,7 @@
 #include "kube/testing/api_server_standin.h"
 #include "kube/testing/fake_kubelet.h"
 #include "kube/testing/test_certificate.h"
+#include "manager/journal_pod_ledger.h"
 #include "util/file.h"
 #include "util/test_util.h"
 
@@ -183,7 +184,7 @@ class KubernetesE2eTest : public ::testing::Test {
         const mig::Profile& p = A100().profiles[s.instance.profile];
         std::string name = k8s::ReplicaName(s.replica->service, g.id.node,
                                             index, p, s.instance.start);
-        server_.Put(
+        Json pod = server_.Put(
             std::string(kPods) + "/" + name,
             {{"metadata",
               {{"labels",
@@ -191,11 +192,15 @@ class KubernetesE2eTest : public ::testing::Test {
                {"annotations", k8s::ReplicaAnnotations(*s.replica)}}},
              {"status",
               {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}});
+        // As if the controller had created it.
+        ASSERT_TRUE(Ledger()->Put(name, {"", pod["metadata"]["uid"]}).ok());
         nvml_[n]->SetInUse(index, s.instance, true);
       }
     }
     kubelet_ = std::make_unique<kube::FakeKubelet>(
         &server_, 0.05, [this](const Json& pod, bool running) {
+          // A forged pod holds no MIG device: it only claims one.
+          if (IsForged(pod)) return;
           const Json& l = pod["metadata"]["labels"];
           int n = nodes_.at(l[k8s::kLabelNode].get<std::string>());
           int index = std::stoi(l[k8s::kLabelGpu].get<std::string>());
@@ -228,15 +233,32 @@ class KubernetesE2eTest : public ::testing::Test {
     for (int n = 0; n < Nodes(); ++n) StartAgent(NodeName(n));
   }
 
+  // The pods a test forges are named forged-N.
+  static bool IsForged(const Json& pod) {
+    return pod["metadata"].value("name", "").rfind("forged-", 0) == 0;
+  }
+
   // The A100 nodes Start makes.
   int Nodes() const { return kNodes * scale_; }
 
-  // The backend as the controller command sets it up, polling fast.
-  static k8s::BackendOptions BackendOptions() {
+  // The backend as the controller command sets it up (the pods it made
+  // recorded in the journal), polling fast.
+  k8s::BackendOptions BackendOptions() {
     k8s::BackendOptions options;
     options.namespace_ = "serving";
     options.poll_s = 0.01;
+    options.ledger = Ledger();
     return options;
+  }
+
+  // The journal's pod ledger, through a connection of the test's own.
+  k8s::PodLedger* Ledger() {
+    if (!ledger_) {
+      ledger_journal_ = controller::Journal::Open(journal_).value();
+      ledger_ =
+          std::make_unique<manager::JournalPodLedger>(ledger_journal_.get());
+    }
+    return ledger_.get();
   }
 
   k8s::RouterOptions RouterOptions(const deployment::Deployment& d) {
@@ -359,7 +381,7 @@ class KubernetesE2eTest : public ::testing::Test {
   void Measure() {
     std::map<std::string, double> capacity;
     for (const Json& pod : server_.List(kPods)) {
-      if (!pod.contains("status")) continue;
+      if (!pod.contains("status") || IsForged(pod)) continue;
       if (k8s::Annotation(pod, k8s::kAnnotationOwner) != k8s::kDefaultOwner) {
         continue;  // not a replica of the controller's
       }
@@ -429,6 +451,8 @@ class KubernetesE2eTest : public ::testing::Test {
   kube::KubeConfig config_;
   std::string kubeconfig_;
   std::string journal_;
+  std::unique_ptr<controller::Journal> ledger_journal_;
+  std::unique_ptr<manager::JournalPodLedger> ledger_;
   std::string serving_;
   std::map<std::string, int> nodes_;  // name -> index of the vectors below
   std::vector<std::unique_ptr<agent::FakeNvml>> nvml_;
@@ -502,6 +526,46 @@ TEST_F(KubernetesE2eTest, PodsItDoesNotOwnAreNeitherCountedNorDeleted) {
   ExpectInvariantAndTarget();
   EXPECT_TRUE(server_.Get(std::string(kPods) + "/intruder-0").has_value());
   EXPECT_TRUE(server_.Get(std::string(kPods) + "/intruder-1").has_value());
+}
+
+// Forged ownership (issue 36): a pod that copies a real replica's labels
+// and every annotation, migserve.io/owner included, onto day's free MIG
+// instance, claiming 100,000 req/s of bert-1. Counted (as it was), it lets
+// the controller delete real bert-1 replicas far below the floor (a probe
+// saw services at 9.9% of theirs, with exit 0). Its uid is not one the
+// controller recorded when it created its pods, so it counts for nothing:
+// day2night keeps every floor on the controller's own pods, and the forged
+// pod is left alone.
+TEST_F(KubernetesE2eTest, ForgedOwnerAnnotationsCountForNothing) {
+  deployment::Deployment day = Load("day"), night = Load("night");
+  Start(day);
+  cluster::ClusterState state =
+      cluster::ClusterFromDeployment(day, {kGpusPerNode, 0}).value();
+  std::optional<cluster::Replica> bert;
+  std::optional<cluster::InstanceRef> free;
+  for (const cluster::GpuState& g : state.gpus) {
+    for (const cluster::Slot& s : g.slots) {
+      if (s.replica && s.replica->service == "bert-1") bert = s.replica;
+      if (!s.replica) free = cluster::InstanceRef{g.id, g.model, s.instance};
+    }
+  }
+  ASSERT_TRUE(bert && free);
+  cluster::Replica claim = *bert;
+  claim.throughput = 100000;
+  server_.Put(std::string(kPods) + "/forged-0",
+              {{"metadata",
+                {{"labels", k8s::ReplicaLabels(claim, *free)},
+                 {"annotations", k8s::ReplicaAnnotations(claim)}}}});
+  Watch(controller::MakeGoal(day, night));
+  CliResult r = Controller(testing::SourcePath("data/deployments/night.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("pod forged-0 is annotated "
+                       "migserve.io/owner=migserve-controller but is not a "
+                       "pod this controller created"),
+            std::string::npos)
+      << r.err;
+  ExpectInvariantAndTarget();
+  EXPECT_TRUE(server_.Get(std::string(kPods) + "/forged-0"));
 }
 
 TEST_F(KubernetesE2eTest, ARepackedDayWaitsForReadyReplicasBeforeDeletes) {

@@ -43,16 +43,20 @@ StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& path) {
   std::unique_ptr<Journal> journal(new Journal(db));
   MIGSERVE_ASSIGN_OR_RETURN(int format, journal->Format());
   if (format == 2) {
-    MIGSERVE_RETURN_IF_ERROR(journal->Exec(fmt::format(
+    MIGSERVE_RETURN_IF_ERROR(journal->Exec(
         "BEGIN; ALTER TABLE plan ADD COLUMN goal TEXT NOT NULL DEFAULT ''; "
-        "PRAGMA user_version={}; COMMIT;",
-        kFormatVersion)));
+        "PRAGMA user_version=3; COMMIT;"));
+    format = 3;
+  }
+  if (format == 3) {  // the pod table is created below
+    journal->predates_pods_ = true;
     format = kFormatVersion;
   }
   if (format != kFormatVersion) {
     return Status::FailedPrecondition(fmt::format(
         "journal {} has format {}, this migserve reads format {} (GPUs named "
-        "by node and index, each plan with its goal); let the migserve that "
+        "by node and index, each plan with its goal, the pods it created); "
+        "let the migserve that "
         "wrote it finish, or move "
         "the file away to start afresh (the controller then replans from the "
         "cluster as it is)",
@@ -69,7 +73,9 @@ StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& path) {
       "  PRIMARY KEY (version, id));"
       "CREATE TABLE IF NOT EXISTS route (seq INTEGER PRIMARY KEY, "
       "  version INTEGER NOT NULL, action INTEGER NOT NULL, "
-      "  service TEXT NOT NULL, route TEXT NOT NULL);" +
+      "  service TEXT NOT NULL, route TEXT NOT NULL);"
+      "CREATE TABLE IF NOT EXISTS pod (name TEXT PRIMARY KEY, "
+      "  token TEXT NOT NULL, uid TEXT NOT NULL);" +
       fmt::format("PRAGMA user_version={};", kFormatVersion)));
   return journal;
 }
@@ -209,6 +215,47 @@ StatusOr<std::optional<JournaledPlan>> Journal::Current() {
   }
   if (step != SQLITE_DONE) return Error(db_, "read actions");
   return std::optional<JournaledPlan>(std::move(plan));
+}
+
+StatusOr<std::map<std::string, JournaledPod>> Journal::Pods() {
+  Statement select(db_, "SELECT name, token, uid FROM pod");
+  if (select.get() == nullptr) return Error(db_, "prepare");
+  std::map<std::string, JournaledPod> pods;
+  int step;
+  while ((step = sqlite3_step(select.get())) == SQLITE_ROW) {
+    std::string fields[3];
+    for (int c = 0; c < 3; ++c) {
+      if (sqlite3_column_type(select.get(), c) != SQLITE_TEXT) {
+        return Damaged(fmt::format("a pod's column {} is not text", c + 1));
+      }
+      fields[c] =
+          reinterpret_cast<const char*>(sqlite3_column_text(select.get(), c));
+    }
+    pods[fields[0]] = {fields[1], fields[2]};
+  }
+  if (step != SQLITE_DONE) return Error(db_, "read pods");
+  return pods;
+}
+
+Status Journal::PutPod(const std::string& name, const JournaledPod& pod) {
+  Statement upsert(db_,
+                   "INSERT INTO pod (name, token, uid) VALUES (?, ?, ?) "
+                   "ON CONFLICT (name) DO UPDATE SET token = excluded.token, "
+                   "uid = excluded.uid");
+  if (upsert.get() == nullptr) return Error(db_, "prepare");
+  sqlite3_bind_text(upsert.get(), 1, name.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(upsert.get(), 2, pod.token.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(upsert.get(), 3, pod.uid.c_str(), -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(upsert.get()) != SQLITE_DONE) return Error(db_, "put pod");
+  return Status::Ok();
+}
+
+Status Journal::ErasePod(const std::string& name) {
+  Statement erase(db_, "DELETE FROM pod WHERE name = ?");
+  if (erase.get() == nullptr) return Error(db_, "prepare");
+  sqlite3_bind_text(erase.get(), 1, name.c_str(), -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(erase.get()) != SQLITE_DONE) return Error(db_, "erase pod");
+  return Status::Ok();
 }
 
 }  // namespace migserve::controller

@@ -1,8 +1,9 @@
 // The controller's journal in SQLite: the plan it is executing, which of
 // its actions started and finished, so that a restarted controller resumes
-// the same plan without repeating or losing an action (DESIGN 6), and every
-// route the controller changed on the way (docs/serving.md). Each change is
-// one transaction.
+// the same plan without repeating or losing an action (DESIGN 6), every
+// route the controller changed on the way (docs/serving.md), and the pods
+// it created, by name, create token and uid (the Kubernetes backend's
+// ledger, cluster/kubernetes/pod_ledger.h). Each change is one transaction.
 #ifndef MIGSERVE_CONTROLLER_JOURNAL_H_
 #define MIGSERVE_CONTROLLER_JOURNAL_H_
 
@@ -39,18 +40,25 @@ struct JournaledRoute {
   std::string route;  // cluster::FormatRoute
 };
 
+// A pod the controller created (or adopted: token "").
+struct JournaledPod {
+  std::string token;
+  std::string uid;
+};
+
 class Journal {
  public:
-  // The format this build writes and reads: 3 records each plan's goal; 2
-  // names GPUs by node and index (format 1, before the version was
-  // recorded, by listing position). A format 2 journal is upgraded in
-  // place.
-  static constexpr int kFormatVersion = 3;
+  // The format this build writes and reads: 4 keeps the pods the
+  // controller created; 3 records each plan's goal; 2 names GPUs by node
+  // and index (format 1, before the version was recorded, by listing
+  // position). Format 2 and 3 journals are upgraded in place.
+  static constexpr int kFormatVersion = 4;
 
   // What a refused journal's message says to do.
   static constexpr char kStartOver[] =
       "move the journal file away (or pass another --journal) to start "
-      "over: the controller then plans from the cluster as it is";
+      "over: the controller then plans from the cluster as it is (pass "
+      "--adopt on its first run, or it counts none of the replicas it made)";
 
   // FailedPrecondition "journal: what: not trusted; " and kStartOver: the
   // journal is damaged, and how to start over.
@@ -78,6 +86,16 @@ class Journal {
   // Returns the latest unfinished plan with its action states, or nullopt.
   StatusOr<std::optional<JournaledPlan>> Current();
 
+  // The pods the controller created, by name.
+  StatusOr<std::map<std::string, JournaledPod>> Pods();
+  Status PutPod(const std::string& name, const JournaledPod& pod);
+  Status ErasePod(const std::string& name);
+
+  // True if this journal was written by a migserve that kept no pods
+  // (format 2 or 3, upgraded when opened): the pods its controller made
+  // are known only by their owner annotation.
+  bool predates_pods() const { return predates_pods_; }
+
  private:
   explicit Journal(sqlite3* db) : db_(db) {}
   Status Exec(const std::string& sql);
@@ -85,6 +103,7 @@ class Journal {
   StatusOr<int> Format();
 
   sqlite3* db_;
+  bool predates_pods_ = false;
 };
 
 }  // namespace migserve::controller

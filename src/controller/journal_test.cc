@@ -80,9 +80,9 @@ TEST(JournalTest, RefusesAJournalOfAnotherFormat) {
   EXPECT_EQ(old.status().code(), Status::Code::kFailedPrecondition);
   EXPECT_EQ(old.status().message(),
             "journal " + old_path +
-                " has format 1, this migserve reads format 3 (GPUs named by "
-                "node and index, each plan with its goal); let the migserve "
-                "that wrote it finish, or "
+                " has format 1, this migserve reads format 4 (GPUs named by "
+                "node and index, each plan with its goal, the pods it "
+                "created); let the migserve that wrote it finish, or "
                 "move the file away to start afresh (the controller then "
                 "replans from the cluster as it is)");
   ASSERT_EQ(sqlite3_open(future_path.c_str(), &db), SQLITE_OK);
@@ -128,6 +128,40 @@ TEST(JournalTest, UpgradesAFormatTwoJournalInPlace) {
   EXPECT_EQ(current->goal_json, "");  // unknown: the caller's goal applies
   EXPECT_EQ(current->actions.at(4), ActionState::kDone);
   EXPECT_EQ((*journal)->BeginPlan("u", "{}", "{\"g\": 1}").value(), 2);
+  // Through format 3 to 4: no pods known, and it says so once.
+  EXPECT_TRUE((*journal)->predates_pods());
+  EXPECT_TRUE((*journal)->Pods().value().empty());
+  journal->reset();
+  EXPECT_FALSE(Journal::Open(path).value()->predates_pods());
+}
+
+TEST(JournalTest, KeepsThePodsTheControllerCreated) {
+  std::string path = testing::TempDir() + "/journal-pods.db";
+  std::remove(path.c_str());
+  {
+    auto journal = Journal::Open(path).value();
+    EXPECT_FALSE(journal->predates_pods());  // new: nothing to predate
+    ASSERT_TRUE(journal->PutPod("a", {"t1", ""}).ok());
+    ASSERT_TRUE(journal->PutPod("b", {"t2", "uid-2"}).ok());
+    ASSERT_TRUE(journal->PutPod("a", {"t1", "uid-1"}).ok());
+    ASSERT_TRUE(journal->PutPod("c", {"", "uid-3"}).ok());
+    ASSERT_TRUE(journal->ErasePod("b").ok());
+    ASSERT_TRUE(journal->ErasePod("never").ok());
+  }
+  auto pods = Journal::Open(path).value()->Pods().value();
+  ASSERT_EQ(pods.size(), 2u);
+  EXPECT_EQ(pods.at("a").token, "t1");
+  EXPECT_EQ(pods.at("a").uid, "uid-1");
+  EXPECT_EQ(pods.at("c").token, "");
+  EXPECT_EQ(pods.at("c").uid, "uid-3");
+  // A row edited to NULL (the table rebuilt without NOT NULL) is refused.
+  Sql(path,
+      "CREATE TABLE copy AS SELECT * FROM pod; DROP TABLE pod; "
+      "ALTER TABLE copy RENAME TO pod; INSERT INTO pod VALUES ('p', NULL, "
+      "'u')");
+  auto damaged = Journal::Open(path).value()->Pods();
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_NE(damaged.status().message().find("not trusted"), std::string::npos);
 }
 
 // Rows edited by hand or damaged are refused with the way to start over,

@@ -8,10 +8,12 @@
 #include <set>
 
 #include "cluster/kubernetes/kubernetes_router.h"
+#include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/routing_objects.h"
 #include "controller/reconciler.h"
 #include "deployment/deployment_json.h"
 #include "manager/health_server.h"
+#include "manager/journal_pod_ledger.h"
 
 namespace migserve::manager {
 namespace {
@@ -89,7 +91,6 @@ class Manager {
     // The proxy's routes are kept when the target's credits assume it.
     routing.proxy = target_.summary &&
                     target_.summary->router == queueing::RouterKind::kProxy;
-    k8s::KubernetesBackend backend(&client_, std::move(backend_options));
     if (routing.serving.gateway) {
       MIGSERVE_RETURN_IF_ERROR(
           k8s::CheckRoutable(routing.models, routing.serving));
@@ -103,6 +104,10 @@ class Manager {
     }
     MIGSERVE_ASSIGN_OR_RETURN(std::unique_ptr<controller::Journal> journal,
                               controller::Journal::Open(options_.journal));
+    JournalPodLedger ledger(journal.get());
+    backend_options.ledger = &ledger;
+    k8s::KubernetesBackend backend(&client_, std::move(backend_options));
+    MIGSERVE_RETURN_IF_ERROR(Adopt(&backend, journal->predates_pods()));
     controller::Reconciler reconciler(
         &backend, journal.get(), ControllerOptionsWith(&router, routing.proxy));
     HealthServer health(&reconciler);
@@ -169,6 +174,20 @@ class Manager {
     }
     newer_ = std::move(*next);
     return true;
+  }
+
+  // With --adopt, or once after the journal's upgrade from a format that
+  // kept no pods, records the pods annotated as this controller's.
+  Status Adopt(k8s::KubernetesBackend* backend, bool upgraded) {
+    if (!options_.adopt && !upgraded) return Status::Ok();
+    MIGSERVE_ASSIGN_OR_RETURN(std::vector<std::string> adopted,
+                              backend->Adopt());
+    options_.log(fmt::format(
+        "controller: {}adopted {} pods annotated {}={} (recorded in the "
+        "journal as this controller's)",
+        upgraded ? "journal upgraded to format 4: " : "", adopted.size(),
+        k8s::kAnnotationOwner, options_.backend.owner));
+    return Status::Ok();
   }
 
   // Waits until this controller holds the lease (at once without leader

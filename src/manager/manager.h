@@ -27,6 +27,11 @@ struct ManagerOptions {
   std::string metrics_address = "127.0.0.1";
   int metrics_port = 9090;  // 0: no health server
   bool once = false;        // one reconcile, then return its status
+  // Take every pod annotated with the backend's owner name as one this
+  // controller created (recorded in the journal) before the first
+  // reconcile: pods of a migserve before format 4 journals, or of a journal
+  // moved away. A journal upgraded from format 3 does it once by itself.
+  bool adopt = false;
   // The backend's options; namespace_ and models are filled from the
   // config and the target.
   cluster::kubernetes::BackendOptions backend;

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <random>
+
 #include "cluster/apply.h"
 #include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
@@ -18,6 +20,18 @@ bool Failed(const nlohmann::json& pod) {
   auto status = pod.find("status");
   return status != pod.end() && status->is_object() &&
          status->value("phase", nlohmann::json()) == "Failed";
+}
+
+// 128 random bits in hex: a create's token (pod_ledger.h).
+std::string NewToken() {
+  std::random_device device;
+  std::string token;
+  for (int i = 0; i < 4; ++i) token += fmt::format("{:08x}", device());
+  return token;
+}
+
+std::string Uid(const nlohmann::json& pod) {
+  return StringField(pod, "metadata", "uid").value_or("");
 }
 
 std::string ManagedSelector() {
@@ -151,16 +165,30 @@ Status KubernetesBackend::CreatePod(const InstanceRef& ref,
   Json container =
       ServerContainer(replica, model, {ref, true}, options_.serving,
                       DevicePluginResources(profile));
+  Json annotations = ReplicaAnnotations(replica, options_.owner);
+  // The create's token, recorded before the create (pod_ledger.h); a
+  // create that was announced but never answered keeps its token.
+  LedgerEntry entry;
+  if (options_.ledger != nullptr) {
+    MIGSERVE_RETURN_IF_ERROR(LoadLedger());
+    auto known = ledger_->find(name);
+    if (known != ledger_->end()) entry = known->second;
+    if (entry.token.empty() || !entry.uid.empty()) entry.token = NewToken();
+    MIGSERVE_RETURN_IF_ERROR(Record(name, entry));
+    annotations[kAnnotationCreation] = entry.token;
+  }
   Json metadata = {{"name", name}};
-  metadata.update(PodMetadata(ReplicaLabels(replica, ref),
-                              ReplicaAnnotations(replica), options_.serving,
-                              replica.service));
+  metadata.update(PodMetadata(ReplicaLabels(replica, ref), annotations,
+                              options_.serving, replica.service));
   Json pod = {{"apiVersion", "v1"},
               {"kind", "Pod"},
               {"metadata", std::move(metadata)},
               {"spec", PodSpec(ref.gpu.node, std::move(container),
                                options_.serving, replica.service)}};
   auto made = client_->Create(PodsPath(), nlohmann::json(pod));
+  if (made.ok() && options_.ledger != nullptr) {
+    return Record(name, {entry.token, Uid(*made)});
+  }
   if (made.status().code() != Status::Code::kAborted) return made.status();
   // It exists: ours (a resumed create) is done; another's is not ours.
   MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json existing,
@@ -188,18 +216,66 @@ Status KubernetesBackend::DeletePod(const std::string& name) {
     return Status::FailedPrecondition(fmt::format(
         "pod {} was replaced since it was seen; not deleted", name));
   }
-  return s.code() == Status::Code::kNotFound ? Status::Ok() : s;
+  if (!s.ok() && s.code() != Status::Code::kNotFound) return s;
+  if (options_.ledger == nullptr) return Status::Ok();
+  ledger_->erase(name);
+  return options_.ledger->Erase(name);
 }
 
 Status KubernetesBackend::Owned(const std::string& name,
-                                const nlohmann::json& pod) const {
+                                const nlohmann::json& pod) {
   std::string owner = Annotation(pod, kAnnotationOwner);
-  if (owner == options_.owner) return Status::Ok();
+  if (owner != options_.owner) {
+    return Status::FailedPrecondition(fmt::format(
+        "pod {} carries migserve's labels but {}, not {}", name,
+        owner.empty() ? std::string("no ") + kAnnotationOwner + " annotation"
+                      : fmt::format("is owned by '{}'", owner),
+        options_.owner));
+  }
+  if (options_.ledger == nullptr) return Status::Ok();
+  MIGSERVE_RETURN_IF_ERROR(LoadLedger());
+  std::string uid = Uid(pod);
+  auto known = ledger_->find(name);
+  if (known != ledger_->end() && !uid.empty()) {
+    const LedgerEntry& entry = known->second;
+    if (entry.uid == uid) return Status::Ok();
+    if (!entry.token.empty() &&
+        Annotation(pod, kAnnotationCreation) == entry.token) {
+      return Record(name, {entry.token, uid});
+    }
+  }
   return Status::FailedPrecondition(fmt::format(
-      "pod {} carries migserve's labels but {}, not {}", name,
-      owner.empty() ? std::string("no ") + kAnnotationOwner + " annotation"
-                    : fmt::format("is owned by '{}'", owner),
-      options_.owner));
+      "pod {} is annotated {}={} but is not a pod this controller created "
+      "(uid '{}' is not in its journal)",
+      name, kAnnotationOwner, options_.owner, uid));
+}
+
+Status KubernetesBackend::LoadLedger() {
+  if (ledger_) return Status::Ok();
+  MIGSERVE_ASSIGN_OR_RETURN(ledger_, options_.ledger->Entries());
+  return Status::Ok();
+}
+
+Status KubernetesBackend::Record(const std::string& name,
+                                 const LedgerEntry& entry) {
+  MIGSERVE_RETURN_IF_ERROR(options_.ledger->Put(name, entry));
+  (*ledger_)[name] = entry;
+  return Status::Ok();
+}
+
+StatusOr<std::vector<std::string>> KubernetesBackend::Adopt() {
+  std::vector<std::string> adopted;
+  if (options_.ledger == nullptr) return adopted;
+  MIGSERVE_ASSIGN_OR_RETURN(Snapshot now, Look());
+  for (const auto& [name, pod] : now.pods) {
+    if (Annotation(pod, kAnnotationOwner) != options_.owner ||
+        Owned(name, pod).ok()) {
+      continue;
+    }
+    MIGSERVE_RETURN_IF_ERROR(Record(name, {"", Uid(pod)}));
+    adopted.push_back(name);
+  }
+  return adopted;
 }
 
 Status KubernetesBackend::Start(const Action& action) {

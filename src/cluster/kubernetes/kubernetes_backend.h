@@ -16,8 +16,11 @@
 //   repartition  write the GPU's request annotation on its node; ends when
 //                the node's agent reports the same nonce (mig_annotations.h)
 // A pod that fails, an agent's error and a timeout fail the action. Creates
-// are idempotent (a pod that exists already is the replica), so a restarted
-// controller can start an action again.
+// are idempotent (a pod that exists already is the replica, if it is the
+// one this controller created), so a restarted controller can start an
+// action again. With a ledger (pod_ledger.h) a pod is the controller's only
+// if the ledger holds its uid: copied labels and annotations give a pod
+// nothing.
 #ifndef MIGSERVE_CLUSTER_KUBERNETES_KUBERNETES_BACKEND_H_
 #define MIGSERVE_CLUSTER_KUBERNETES_KUBERNETES_BACKEND_H_
 
@@ -25,11 +28,13 @@
 #include <condition_variable>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "cluster/cluster_backend.h"
+#include "cluster/kubernetes/pod_ledger.h"
 #include "cluster/kubernetes/replica_pod.h"
 #include "kube/informer.h"
 #include "kube/kube_client.h"
@@ -52,6 +57,10 @@ struct BackendOptions {
   // The controller's name: pods annotated with another owner, or none, are
   // never counted as replicas, never deleted, never taken for a create's.
   std::string owner = kDefaultOwner;
+  // The pods this controller created (not owned; outlives the backend).
+  // Null: a pod annotated with `owner` is taken as the controller's, which
+  // only read-only views (observe, --dry-run) and tests should rely on.
+  PodLedger* ledger = nullptr;
 };
 
 class KubernetesBackend : public ClusterBackend {
@@ -63,6 +72,12 @@ class KubernetesBackend : public ClusterBackend {
   Status Start(const Action& action) override;
   std::vector<int> Running() const override;
   StatusOr<ActionResult> WaitAny() override;
+
+  // Records in the ledger every pod annotated with this controller's owner
+  // name that it does not hold yet (`controller --adopt`: pods of an older
+  // migserve, or of a journal moved away); returns their names. No-op
+  // without a ledger.
+  StatusOr<std::vector<std::string>> Adopt();
 
  private:
   struct Pending {
@@ -86,10 +101,15 @@ class KubernetesBackend : public ClusterBackend {
   void Warn(const std::string& message);
   Status CreatePod(const InstanceRef& ref, const Replica& replica);
   // Deletes pod `name` if it is ours (as cached, else as read), and only
-  // that pod (its uid); FailedPrecondition if it is not ours.
+  // that pod (its uid), and forgets it; FailedPrecondition if it is not ours.
   Status DeletePod(const std::string& name);
-  // OK if `pod` (named `name`) is annotated with options_.owner.
-  Status Owned(const std::string& name, const nlohmann::json& pod) const;
+  // OK if `pod` (named `name`) is annotated with options_.owner and, with a
+  // ledger, is the pod the ledger records (its uid, or the token of a
+  // create whose answer was lost: then its uid is recorded).
+  Status Owned(const std::string& name, const nlohmann::json& pod);
+  // Reads the ledger once.
+  Status LoadLedger();
+  Status Record(const std::string& name, const LedgerEntry& entry);
   StatusOr<Snapshot> Look();
   // Called by the caches after each change.
   void Changed();
@@ -107,6 +127,7 @@ class KubernetesBackend : public ClusterBackend {
   kube::Informer pods_;
   kube::Informer nodes_;
   std::set<std::string> warned_;
+  std::optional<std::map<std::string, LedgerEntry>> ledger_;
   std::vector<Pending> pending_;
   int nonce_ = 0;
 };

@@ -12,6 +12,7 @@
 #include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/replica_pod.h"
+#include "cluster/kubernetes/testing/memory_pod_ledger.h"
 #include "kube/testing/api_server_standin.h"
 #include "mig/gpu_catalog.h"
 
@@ -71,9 +72,21 @@ class KubernetesBackendTest : public ::testing::Test {
     kube::KubeConfig config;
     config.server = server_.url();
     client_ = std::make_unique<kube::KubeClient>(config);
+    MakeBackend(nullptr);
+  }
+
+  // A new backend keeping the pods it creates in `ledger` (if not null).
+  void MakeBackend(PodLedger* ledger) {
     BackendOptions options;
     options.warn = [this](const std::string& w) { warnings_.push_back(w); };
+    options.ledger = ledger;
     backend_ = std::make_unique<KubernetesBackend>(client_.get(), options);
+  }
+
+  // Marks pod `name` Ready, as its kubelet would.
+  void MakeReady(const std::string& name) {
+    server_.Update(std::string(kPods) + "/" + name,
+                   [](json* pod) { (*pod)["status"] = kReady; });
   }
 
   // Node `node`, its GPU 0 holding seven_.
@@ -203,6 +216,83 @@ TEST_F(KubernetesBackendTest, TwoPodsOnOneInstanceAreAConflictNotCapacity) {
   EXPECT_EQ(warnings_[0],
             "pods forged and real both claim instance 7g.80gb@0 on GPU n/0; "
             "neither is counted");
+}
+
+// Server-side ownership (issue 36): with a ledger, a pod is the
+// controller's only if its uid is the one the API server gave the pod the
+// backend created. Copied labels and annotations, owner included, count for
+// nothing, on a free instance too; a name taken before the create is not
+// taken over; a create whose answer was lost is found again by its token;
+// a delete forgets the pod; --adopt records what the annotation claims.
+TEST_F(KubernetesBackendTest, ALedgerCountsOnlyThePodsTheBackendCreated) {
+  MemoryPodLedger ledger;
+  MakeBackend(&ledger);
+  for (const char* node : {"n", "m", "k", "old"}) PutNode(node);
+  Replica r{"svc", 8, 1, 100, 10};
+  auto at = [&](const std::string& node) {
+    return InstanceRef{{node, 0}, &A100(), seven_};
+  };
+  auto name = [&](const std::string& node) {
+    return ReplicaName("svc", node, 0, A100().profiles[seven_.profile],
+                       seven_.start);
+  };
+  Action create;
+  create.kind = ActionKind::kCreate;
+  create.at = at("n");
+  create.replica = r;
+  ASSERT_TRUE(backend_->Start(create).ok());
+  MakeReady(name("n"));
+  std::string uid = server_.Get(std::string(kPods) + "/" + name("n"))
+                        .value()["metadata"]["uid"];
+  EXPECT_EQ(ledger.entries.at(name("n")).uid, uid);
+  EXPECT_DOUBLE_EQ(backend_->Observe().value().Capacity()["svc"], 100);
+
+  // A forged copy, owner annotation and all, on the free instance of m.
+  Replica inflated = r;
+  inflated.throughput = 5000;
+  PutReadyPod("forged", inflated, at("m"));
+  EXPECT_DOUBLE_EQ(backend_->Observe().value().Capacity()["svc"], 100);
+  ASSERT_EQ(warnings_.size(), 1u);
+  EXPECT_EQ(warnings_[0].substr(0, warnings_[0].find(" (uid")),
+            "pod forged is annotated migserve.io/owner=migserve-controller "
+            "but is not a pod this controller created");
+
+  // A pod squatting the name of the replica the backend is to create.
+  PutReadyPod(name("m"), inflated, at("m"));
+  create.at = at("m");
+  Status squatted = backend_->Start(create);
+  EXPECT_EQ(squatted.code(), Status::Code::kFailedPrecondition)
+      << squatted.ToString();
+  EXPECT_DOUBLE_EQ(backend_->Observe().value().Capacity()["svc"], 100);
+
+  // A create announced (its token recorded) whose answer never came back.
+  ledger.entries[name("k")] = {"token-k", ""};
+  MakeBackend(&ledger);  // as after a restart
+  json notes = ReplicaAnnotations(r);
+  notes[kAnnotationCreation] = "token-k";
+  server_.Put(
+      std::string(kPods) + "/" + name("k"),
+      {{"metadata",
+        {{"labels", ReplicaLabels(r, at("k"))}, {"annotations", notes}}},
+       {"status", kReady}});
+  EXPECT_DOUBLE_EQ(backend_->Observe().value().Capacity()["svc"], 200);
+  EXPECT_FALSE(ledger.entries.at(name("k")).uid.empty());
+
+  // A delete forgets the pod.
+  Action remove;
+  remove.kind = ActionKind::kDelete;
+  remove.at = at("n");
+  remove.replica = r;
+  ASSERT_TRUE(backend_->Start(remove).ok());
+  EXPECT_EQ(ledger.entries.count(name("n")), 0u);
+
+  // Adoption takes the annotated pods it does not hold, forged or not.
+  PutReadyPod(name("old"), r, at("old"));
+  EXPECT_DOUBLE_EQ(backend_->Observe().value().Capacity()["svc"], 100);
+  std::vector<std::string> adopted = backend_->Adopt().value();
+  EXPECT_EQ(adopted,
+            (std::vector<std::string>{"forged", name("m"), name("old")}));
+  EXPECT_EQ(ledger.entries.at(name("old")).token, "");
 }
 
 }  // namespace

@@ -38,6 +38,9 @@ inline constexpr char kAnnotationDevice[] = "migserve.io/device";
 // "Adopting pods").
 inline constexpr char kAnnotationOwner[] = "migserve.io/owner";
 inline constexpr char kDefaultOwner[] = "migserve-controller";
+// The random token a controller wrote into a pod it created, also kept in
+// its ledger until the pod's uid is (pod_ledger.h).
+inline constexpr char kAnnotationCreation[] = "migserve.io/creation";
 // Node annotation the agent writes: the node's GPUs and their layouts.
 inline constexpr char kAnnotationLayouts[] = "migserve.io/mig-layouts";
 
