@@ -193,7 +193,9 @@ class KubernetesE2eTest : public ::testing::Test {
              {"status",
               {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}});
         // As if the controller had created it.
-        ASSERT_TRUE(Ledger()->Put(name, {"", pod["metadata"]["uid"]}).ok());
+        if (seed_ledger_) {
+          ASSERT_TRUE(Ledger()->Put(name, {"", pod["metadata"]["uid"]}).ok());
+        }
         nvml_[n]->SetInUse(index, s.instance, true);
       }
     }
@@ -467,6 +469,8 @@ class KubernetesE2eTest : public ::testing::Test {
   std::vector<std::string> violations_;
   int route_writes_ = 0;
   int scale_ = 1;  // copies of the three-node cluster Start makes
+  // Whether Start records its pods as the controller's in the journal.
+  bool seed_ledger_ = true;
 };
 
 TEST_F(KubernetesE2eTest, DayToNightThroughTheControllerCommand) {
@@ -566,6 +570,56 @@ TEST_F(KubernetesE2eTest, ForgedOwnerAnnotationsCountForNothing) {
       << r.err;
   ExpectInvariantAndTarget();
   EXPECT_TRUE(server_.Get(std::string(kPods) + "/forged-0"));
+}
+
+// Pods the journal does not know are taken over when a journal of format
+// 3 (which kept no pods) is upgraded, and with --adopt (a journal moved
+// away): day's replicas, annotated but unrecorded, are all adopted once,
+// and the cluster is at the target.
+TEST_F(KubernetesE2eTest, AnUpgradeOrAdoptTakesOverTheAnnotatedPods) {
+  seed_ledger_ = false;
+  deployment::Deployment day = Load("day");
+  Start(day);
+  int replicas = 0;
+  for (const deployment::DeployedGpu& g : day.gpus) {
+    for (const deployment::PlacedInstance& i : g.instances) {
+      replicas += i.service.has_value();
+    }
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(journal_.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "CREATE TABLE plan (version INTEGER PRIMARY KEY, "
+                         "target TEXT NOT NULL, json TEXT NOT NULL, finished "
+                         "INTEGER NOT NULL DEFAULT 0, goal TEXT NOT NULL "
+                         "DEFAULT ''); PRAGMA user_version=3;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto run = [&](const std::string& flag) {
+    std::vector<std::string> args = {
+        "controller",     "--once",
+        "--kubeconfig",   kubeconfig_,
+        "--target",       testing::SourcePath("data/deployments/day.json"),
+        "--journal",      journal_,
+        "--metrics-port", "0",
+        "--poll-s",       "0.01",
+        "--serving",      serving_};
+    if (!flag.empty()) args.push_back(flag);
+    return Cli(args);
+  };
+  CliResult upgraded = run("");
+  ASSERT_EQ(upgraded.code, 0) << upgraded.err;
+  EXPECT_NE(upgraded.err.find(fmt::format(
+                "journal upgraded to format 4: adopted {} pods annotated "
+                "migserve.io/owner=migserve-controller",
+                replicas)),
+            std::string::npos)
+      << upgraded.err;
+  EXPECT_EQ(Ledger()->Entries().value().size(), static_cast<size_t>(replicas));
+  CliResult adopt = run("--adopt");
+  ASSERT_EQ(adopt.code, 0) << adopt.err;
+  EXPECT_NE(adopt.err.find("adopted 0 pods"), std::string::npos) << adopt.err;
 }
 
 TEST_F(KubernetesE2eTest, ARepackedDayWaitsForReadyReplicasBeforeDeletes) {
