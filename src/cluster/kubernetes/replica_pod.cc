@@ -75,6 +75,10 @@ Json ServerContainer(const Replica& replica, const std::string& model,
     }
   }
   container["resources"] = std::move(resources);
+  // Pod Security "restricted" asks these of every container; a model
+  // server needs neither privilege escalation nor a capability.
+  container["securityContext"] = {{"allowPrivilegeEscalation", false},
+                                  {"capabilities", {{"drop", {"ALL"}}}}};
   return container;
 }
 
@@ -160,8 +164,8 @@ Json PodSpec(const std::string& node, Json container, const ServingSpec& spec,
   Json selector = pod.value("nodeSelector", Json::object());
   selector["kubernetes.io/hostname"] = node;
   Json out = {{"nodeSelector", selector}};
-  for (const char* key :
-       {"serviceAccountName", "imagePullSecrets", "tolerations", "volumes"}) {
+  for (const char* key : {"serviceAccountName", "imagePullSecrets",
+                          "tolerations", "volumes", "securityContext"}) {
     if (pod.contains(key)) out[key] = pod[key];
   }
   for (const auto& [key, value] : extra.items()) out[key] = value;

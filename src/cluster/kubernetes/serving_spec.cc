@@ -193,11 +193,12 @@ Status ReadStringMaps(const YamlMap& map, Json* out) {
 }
 
 Status ReadTemplate(const YamlMap& map, Json* out) {
-  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
-      {"image", "imagePullPolicy", "command", "args", "env", "ports",
-       "readinessProbe", "livenessProbe", "startupProbe", "resources",
-       "volumeMounts", "volumes", "tolerations", "imagePullSecrets",
-       "serviceAccountName", "nodeSelector", "labels", "annotations"}));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.CheckKeys({"image", "imagePullPolicy", "command", "args", "env",
+                     "ports", "readinessProbe", "livenessProbe", "startupProbe",
+                     "resources", "volumeMounts", "volumes", "tolerations",
+                     "imagePullSecrets", "serviceAccountName", "nodeSelector",
+                     "labels", "annotations", "securityContext"}));
   for (const char* key : {"image", "imagePullPolicy", "serviceAccountName"}) {
     if (!map.Value(key).IsDefined()) continue;
     std::string value;
@@ -217,8 +218,8 @@ Status ReadTemplate(const YamlMap& map, Json* out) {
   if (map.Value("ports").IsDefined()) {
     MIGSERVE_RETURN_IF_ERROR(ReadPorts(map, out));
   }
-  for (const char* key :
-       {"readinessProbe", "livenessProbe", "startupProbe", "resources"}) {
+  for (const char* key : {"readinessProbe", "livenessProbe", "startupProbe",
+                          "resources", "securityContext"}) {
     if (map.Value(key).IsDefined()) {
       MIGSERVE_RETURN_IF_ERROR(ReadObject(map, key, out));
     }
@@ -273,7 +274,14 @@ Json ServingSpec::DefaultTemplate() {
   return {{"image", "nvcr.io/nvidia/tritonserver:24.08-py3"},
           {"ports", Json::array({{{"name", "http"}, {"containerPort", 8000}}})},
           {"readinessProbe",
-           {{"httpGet", {{"path", "/v2/health/ready"}, {"port", "http"}}}}}};
+           {{"httpGet", {{"path", "/v2/health/ready"}, {"port", "http"}}}}},
+          // Pod Security "restricted": the Triton image's own unprivileged
+          // user (triton-server, uid 1000), the runtime's seccomp profile.
+          {"securityContext",
+           {{"runAsNonRoot", true},
+            {"runAsUser", 1000},
+            {"runAsGroup", 1000},
+            {"seccompProfile", {{"type", "RuntimeDefault"}}}}}};
 }
 
 Json ServingSpec::TemplateFor(const std::string& service) const {

@@ -32,6 +32,7 @@ services:
   bert-1:
     image: registry.example.com/triton:24.08-bert
     labels: {team: nlp}
+    securityContext: {runAsNonRoot: true, runAsUser: 2000}
 )";
 
 TEST(ServingSpecTest, ReadsTheTemplateAndServiceOverrides) {
@@ -61,6 +62,12 @@ TEST(ServingSpecTest, ReadsTheTemplateAndServiceOverrides) {
   EXPECT_EQ(bert["labels"]["team"], "nlp");
   EXPECT_EQ(bert["args"], pod["args"]);
   EXPECT_EQ(spec->TemplateFor("other")["labels"]["team"], "search");
+  // The default pod security context, unless replaced whole.
+  EXPECT_EQ(pod["securityContext"]["runAsUser"], 1000);
+  EXPECT_EQ(pod["securityContext"]["seccompProfile"]["type"], "RuntimeDefault");
+  EXPECT_EQ(
+      bert["securityContext"],
+      (nlohmann::ordered_json{{"runAsNonRoot", true}, {"runAsUser", 2000}}));
   EXPECT_TRUE(spec->CheckServices({"bert-1", "resnet50-1"}, "d.json").ok());
   Status mistyped = spec->CheckServices({"bert-2", "resnet50-1"}, "d.json");
   EXPECT_EQ(mistyped.message(),
