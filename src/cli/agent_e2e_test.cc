@@ -1,0 +1,149 @@
+// The agent as a process (issue 36: it aborted on a mistyped request and
+// crash-looped): the real `migserve agent` binary, its NVML a shared
+// library opened through the same dlopen path as NVIDIA's, against the
+// stand-in API server over HTTPS. Requests no controller of ours writes are
+// answered with a status naming the field, the process keeps running and
+// carries out the next good request, and SIGTERM ends it with exit 0.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <optional>
+#include <string>
+
+#include "cluster/kubernetes/mig_annotations.h"
+#include "cluster/kubernetes/names.h"
+#include "kube/testing/api_server_standin.h"
+#include "kube/testing/test_certificate.h"
+#include "mig/gpu_catalog.h"
+#include "util/file.h"
+#include "util/test_util.h"
+
+namespace migserve::cli {
+namespace {
+
+namespace k8s = cluster::kubernetes;
+using Json = nlohmann::json;
+
+constexpr char kToken[] = "agent-e2e-token";
+constexpr char kNode[] = "/api/v1/nodes/gpu-0";
+
+class AgentE2eTest : public ::testing::Test {
+ protected:
+  AgentE2eTest()
+      : tls_(kube::MakeTestCertificate(testing::TempDir() + "/agent-e2e-tls")
+                 .value()),
+        server_({tls_.cert_file, tls_.key_file, kToken, 1}) {
+    EXPECT_TRUE(server_.Start().ok());
+    server_.Put(kNode, {{"metadata",
+                         {{"labels", {{"nvidia.com/mig.capable", "true"}}}}}});
+    kubeconfig_ = testing::WriteTempFile(
+        "agent-e2e-kubeconfig",
+        "current-context: e2e\ncontexts:\n- name: e2e\n  context: {cluster: "
+        "c, user: u}\nclusters:\n- name: c\n  cluster:\n    server: " +
+            server_.url() + "\n    certificate-authority: " + tls_.cert_file +
+            "\nusers:\n- name: u\n  user: {token: " + kToken + "}\n");
+    log_ = testing::TempDir() + "/agent-e2e.log";
+  }
+
+  ~AgentE2eTest() override {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+
+  void StartAgent() {
+    pid_ = fork();
+    if (pid_ == 0) {
+      int fd = open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(fd, STDERR_FILENO);
+      setenv("MIGSERVE_FAKE_NVML_GPUS", "A100-SXM4-80GB", 1);
+      execl(MIGSERVE_BINARY, "migserve", "agent", "--kubeconfig",
+            kubeconfig_.c_str(), "--node", "gpu-0", "--nvml-library",
+            MIGSERVE_FAKE_NVML_LIBRARY, static_cast<char*>(nullptr));
+      _exit(127);
+    }
+  }
+
+  // The node's annotation `key` once `done` holds for it (up to a minute).
+  std::string WaitForAnnotation(
+      const std::string& key,
+      const std::function<bool(const std::string&)>& done) {
+    for (int i = 0; i < 6000; ++i) {
+      std::string text = k8s::Annotation(*server_.Get(kNode), key);
+      if (done(text)) return text;
+      usleep(10000);
+    }
+    ADD_FAILURE() << key << " never as wanted; agent log:\n" << Log();
+    return "";
+  }
+
+  void SetAnnotation(const std::string& key, const std::string& value) {
+    server_.Update(kNode, [&](Json* node) {
+      (*node)["metadata"]["annotations"][key] = value;
+    });
+  }
+
+  bool Running() { return waitpid(pid_, nullptr, WNOHANG) == 0; }
+
+  // What the agent said on stderr so far.
+  std::string Log() const {
+    auto text = ReadFile(log_);
+    return text.ok() ? *text : "";
+  }
+
+  kube::TestCertificate tls_;
+  kube::ApiServerStandIn server_;
+  std::string kubeconfig_;
+  std::string log_;
+  pid_t pid_ = -1;
+};
+
+TEST_F(AgentE2eTest, ABadRequestIsAnsweredAndTheAgentKeepsRunning) {
+  StartAgent();
+  WaitForAnnotation(k8s::kAnnotationLayouts,
+                    [](const std::string& text) { return !text.empty(); });
+  const std::pair<std::string, std::string> bad[] = {
+      {R"({"nonce": 1, "add": []})", ".nonce: missing"},
+      {R"({"nonce": "x", "remove": [], "add": [{"profile": "1g.10gb", "start": 4294967300}]})",
+       "add[0]: want {profile, start}"},
+  };
+  for (const auto& [request, error] : bad) {
+    SCOPED_TRACE(request);
+    SetAnnotation(k8s::RequestKey(0), request);
+    std::string status = WaitForAnnotation(
+        k8s::StatusKey(0), [&, error = error](const std::string& text) {
+          return text.find(error) != std::string::npos;
+        });
+    auto answer = k8s::ParseStatus(status, "status");
+    ASSERT_TRUE(answer.ok()) << status;
+    EXPECT_FALSE(answer->ok);
+    EXPECT_TRUE(Running()) << Log();
+  }
+  // A mistyped status does not stop a good request either.
+  SetAnnotation(k8s::StatusKey(0), R"({"nonce": 7})");
+  const mig::GpuModel& a100 =
+      *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
+  mig::Instance seven{a100.FindProfile("7g.80gb"), 0};
+  SetAnnotation(k8s::RequestKey(0),
+                k8s::FormatRequest({"good", {{}, {seven}}}, a100));
+  std::string status =
+      WaitForAnnotation(k8s::StatusKey(0), [](const std::string& text) {
+        return text.find("\"good\"") != std::string::npos;
+      });
+  auto answer = k8s::ParseStatus(status, "status");
+  ASSERT_TRUE(answer.ok()) << status;
+  EXPECT_TRUE(answer->ok) << answer->error;
+  ASSERT_TRUE(Running());
+  kill(pid_, SIGTERM);
+  int code = 0;
+  waitpid(pid_, &code, 0);
+  pid_ = -1;
+  EXPECT_TRUE(WIFEXITED(code) && WEXITSTATUS(code) == 0) << Log();
+}
+
+}  // namespace
+}  // namespace migserve::cli
