@@ -98,7 +98,9 @@ void AddMilpOptions(CLI::App* app, optimizer::MilpOptions* milp) {
 void AddSolveOptions(CLI::App* app, optimizer::SolveOptions* solve,
                      CommandContext* context) {
   app->add_option("--time-limit", solve->time_limit_s,
-                  "Seconds an algorithm may search")
+                  "Seconds a search may run (mcts, ga, two-phase, milp, "
+                  "--from); greedy, parvagpu and the baselines construct "
+                  "without searching and do not check it")
       ->default_val(solve->time_limit_s)
       ->check(Positive());
   app->add_option("--seed", solve->seed, "Random seed")
