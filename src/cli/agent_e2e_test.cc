@@ -56,11 +56,13 @@ class AgentE2eTest : public ::testing::Test {
   }
 
   void StartAgent() {
+    // Set before the fork: the child of a threaded process may call only
+    // async-signal-safe functions until it execs.
+    setenv("MIGSERVE_FAKE_NVML_GPUS", "A100-SXM4-80GB", 1);
     pid_ = fork();
     if (pid_ == 0) {
       int fd = open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       dup2(fd, STDERR_FILENO);
-      setenv("MIGSERVE_FAKE_NVML_GPUS", "A100-SXM4-80GB", 1);
       execl(MIGSERVE_BINARY, "migserve", "agent", "--kubeconfig",
             kubeconfig_.c_str(), "--node", "gpu-0", "--nvml-library",
             MIGSERVE_FAKE_NVML_LIBRARY, static_cast<char*>(nullptr));
