@@ -442,10 +442,15 @@ class KubernetesE2eTest : public ::testing::Test {
         .value();
   }
 
-  CliResult Controller(const std::string& target) {
-    return Cli({"controller", "--once", "--kubeconfig", kubeconfig_, "--target",
-                target, "--journal", journal_, "--metrics-port", "0",
-                "--poll-s", "0.01", "--serving", serving_});
+  // `controller --once` toward `target`, with `extra` flags.
+  CliResult Controller(const std::string& target,
+                       const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = {
+        "controller", "--once",    "--kubeconfig", kubeconfig_,      "--target",
+        target,       "--journal", journal_,       "--metrics-port", "0",
+        "--poll-s",   "0.01",      "--serving",    serving_};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Cli(args);
   }
 
   kube::TestCertificate tls_;
@@ -596,19 +601,8 @@ TEST_F(KubernetesE2eTest, AnUpgradeOrAdoptTakesOverTheAnnotatedPods) {
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);
-  auto run = [&](const std::string& flag) {
-    std::vector<std::string> args = {
-        "controller",     "--once",
-        "--kubeconfig",   kubeconfig_,
-        "--target",       testing::SourcePath("data/deployments/day.json"),
-        "--journal",      journal_,
-        "--metrics-port", "0",
-        "--poll-s",       "0.01",
-        "--serving",      serving_};
-    if (!flag.empty()) args.push_back(flag);
-    return Cli(args);
-  };
-  CliResult upgraded = run("");
+  std::string day_file = testing::SourcePath("data/deployments/day.json");
+  CliResult upgraded = Controller(day_file);
   ASSERT_EQ(upgraded.code, 0) << upgraded.err;
   EXPECT_NE(upgraded.err.find(fmt::format(
                 "journal upgraded to format 4: adopted {} pods annotated "
@@ -617,7 +611,7 @@ TEST_F(KubernetesE2eTest, AnUpgradeOrAdoptTakesOverTheAnnotatedPods) {
             std::string::npos)
       << upgraded.err;
   EXPECT_EQ(Ledger()->Entries().value().size(), static_cast<size_t>(replicas));
-  CliResult adopt = run("--adopt");
+  CliResult adopt = Controller(day_file, {"--adopt"});
   ASSERT_EQ(adopt.code, 0) << adopt.err;
   EXPECT_NE(adopt.err.find("adopted 0 pods"), std::string::npos) << adopt.err;
 }
