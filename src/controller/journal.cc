@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <optional>
+#include <string>
+
 namespace migserve::controller {
 namespace {
 
@@ -20,6 +23,13 @@ class Statement {
  private:
   sqlite3_stmt* stmt_ = nullptr;
 };
+
+// Column `c` of the statement's current row if it is text; nullopt for a
+// NULL, a number or a blob, which only a damaged journal holds.
+std::optional<std::string> TextColumn(sqlite3_stmt* stmt, int c) {
+  if (sqlite3_column_type(stmt, c) != SQLITE_TEXT) return std::nullopt;
+  return reinterpret_cast<const char*>(sqlite3_column_text(stmt, c));
+}
 
 Status Error(sqlite3* db, std::string_view what) {
   return Status::Unavailable(
@@ -191,12 +201,12 @@ StatusOr<std::optional<JournaledPlan>> Journal::Current() {
   const char* columns[] = {"target", "json", "goal"};
   std::string* fields[] = {&plan.target, &plan.plan_json, &plan.goal_json};
   for (int c = 0; c < 3; ++c) {
-    if (sqlite3_column_type(latest.get(), c + 1) != SQLITE_TEXT) {
+    std::optional<std::string> text = TextColumn(latest.get(), c + 1);
+    if (!text) {
       return Damaged(fmt::format("plan {}: column {} is not text", plan.version,
                                  columns[c]));
     }
-    *fields[c] =
-        reinterpret_cast<const char*>(sqlite3_column_text(latest.get(), c + 1));
+    *fields[c] = std::move(*text);
   }
   Statement states(db_, "SELECT id, state FROM action WHERE version = ?");
   if (states.get() == nullptr) return Error(db_, "prepare");
@@ -225,11 +235,11 @@ StatusOr<std::map<std::string, JournaledPod>> Journal::Pods() {
   while ((step = sqlite3_step(select.get())) == SQLITE_ROW) {
     std::string fields[3];
     for (int c = 0; c < 3; ++c) {
-      if (sqlite3_column_type(select.get(), c) != SQLITE_TEXT) {
+      std::optional<std::string> text = TextColumn(select.get(), c);
+      if (!text) {
         return Damaged(fmt::format("a pod's column {} is not text", c + 1));
       }
-      fields[c] =
-          reinterpret_cast<const char*>(sqlite3_column_text(select.get(), c));
+      fields[c] = std::move(*text);
     }
     pods[fields[0]] = {fields[1], fields[2]};
   }
