@@ -12,7 +12,8 @@ namespace migserve::cluster {
 namespace {
 
 auto Key(const RouteGroup& g) {
-  return std::tie(g.gpu_model, g.profile, g.batch, g.procs);
+  return std::tuple<const std::string&, const std::string&, int, int, long>(
+      g.gpu_model, g.profile, g.batch, g.procs, MilliRate(g.throughput));
 }
 
 // Adds `replica` on `gpu` to `route`, in its group.
@@ -32,6 +33,8 @@ void Add(const GpuState& gpu, const Slot& slot, ServiceRoute* route) {
 }
 
 }  // namespace
+
+long MilliRate(double throughput) { return std::lround(throughput * 1000); }
 
 RouteGroup GroupOf(const Replica& replica, const mig::GpuModel& model,
                    const mig::Instance& instance) {

@@ -2,7 +2,9 @@
 // its replicas in proportion to their capacity, so that no replica receives
 // more than it can serve while the service's capacity covers its rate. The
 // replicas of a service fall into groups of equal capacity (same GPU model,
-// profile, batch and MPS processes); the gateway splits the service's
+// profile, batch, MPS processes and credit: a credit depends on the service's
+// rate, so one profile may carry two credits during a transition); the
+// gateway splits the service's
 // requests over the groups by integer weights proportional to each group's
 // capacity (replicas x throughput), and each group spreads its share evenly
 // over its ready replicas (a Kubernetes Service).
@@ -44,9 +46,13 @@ struct RouteGroup {
 struct ServiceRoute {
   std::string service;
   std::vector<RouteGroup>
-      groups;  // sorted by (gpu_model, profile, batch, procs)
+      groups;  // sorted by (gpu_model, profile, batch, procs, credit)
   bool operator==(const ServiceRoute&) const = default;
 };
+
+// A credit as a group's key and name carry it: thousandths of a request per
+// second.
+long MilliRate(double throughput);
 
 // Returns the group `replica` at instance `instance` of a `model` GPU belongs
 // to (replicas 1, weight 0).

@@ -67,6 +67,26 @@ TEST(RoutingTest, GroupsReplicasOfEqualCapacityAndWeighsByCapacity) {
   EXPECT_EQ(json["groups"][2]["weight"], 40000);
 }
 
+TEST(RoutingTest, OneProfileWithTwoCreditsIsTwoGroups) {
+  // Mid-transition: one replica with day's credit, two with night's (a
+  // credit depends on the service's rate). As one group spread evenly the
+  // three would carry 3 x 236 = 708 req/s; as two, their sum.
+  ClusterState state = Cluster(R"([{"id": 0, "instances": [
+      {"profile": "1g.10gb", "start": 0, "service": "a", "batch": 16,
+       "throughput": 241.1},
+      {"profile": "1g.10gb", "start": 1, "service": "a", "batch": 16,
+       "throughput": 236},
+      {"profile": "1g.10gb", "start": 2, "service": "a", "batch": 16,
+       "throughput": 236}]}])");
+  ServiceRoute route = RouteOf(state, "a");
+  ASSERT_EQ(route.groups.size(), 2u);
+  EXPECT_EQ(route.groups[0].replicas, 2);
+  EXPECT_EQ(route.groups[0].weight, 472000);
+  EXPECT_EQ(route.groups[1].replicas, 1);
+  EXPECT_EQ(route.groups[1].weight, 241100);
+  EXPECT_NEAR(RoutedCapacity(route), 713.1, 1e-9);
+}
+
 TEST(RoutingTest, AGroupWithWeightAndNoReplicaCarriesNothing) {
   ServiceRoute route{"a",
                      {{"A100-SXM4-80GB", "1g.10gb", 8, 1, 2, 10, 20000, {}},

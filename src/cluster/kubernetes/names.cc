@@ -54,9 +54,9 @@ std::string ReplicaName(const std::string& service, const std::string& node,
 
 std::string GroupName(const std::string& service, const RouteGroup& group) {
   // A Service's name must start with a letter (DNS-1035).
-  std::string name =
-      DnsLabel(fmt::format("{}-{}-b{}-p{}-{}", service, group.profile,
-                           group.batch, group.procs, group.gpu_model));
+  std::string name = DnsLabel(
+      fmt::format("{}-{}-b{}-p{}-c{}-{}", service, group.profile, group.batch,
+                  group.procs, MilliRate(group.throughput), group.gpu_model));
   if (!std::isalpha(static_cast<unsigned char>(name.front()))) {
     name = DnsLabel("g-" + name);
   }
