@@ -53,9 +53,10 @@ struct ArrivalShape {
 
 // The shape a replica receiving `rate` of `traffic` sees. A replica's share
 // of its service's stream is at most rate / service_rate (weights are
-// credits, and credits cover the service's rate), so it sees at least every
-// k-th request for k = floor(service_rate / rate); the shape assumes the
-// largest k of 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64 within that bound.
+// credits, and credits cover the service's rate); smooth weighted round
+// robin keeps its count within one of that share, and the shape takes every
+// k-th request for the largest k of 1-16, 18-32 by 2, 36-64 by 4 at most
+// service_rate / rate (docs/capacity.md).
 // Random thinning is rounded the same way, towards the burstier side: a
 // Poisson stream thinned stays Poisson, so thinning counts only for cv != 1.
 ArrivalShape ShapeAt(const Traffic& traffic, double rate);
