@@ -85,9 +85,21 @@ StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& path) {
       "  version INTEGER NOT NULL, action INTEGER NOT NULL, "
       "  service TEXT NOT NULL, route TEXT NOT NULL);"
       "CREATE TABLE IF NOT EXISTS pod (name TEXT PRIMARY KEY, "
-      "  token TEXT NOT NULL, uid TEXT NOT NULL);" +
-      fmt::format("PRAGMA user_version={};", kFormatVersion)));
+      "  token TEXT NOT NULL, uid TEXT NOT NULL);"));
+  // An upgraded journal stays at format 3 until its pods are adopted
+  // (PodsAdopted), so that a failed adoption is tried again.
+  if (!journal->predates_pods_) {
+    MIGSERVE_RETURN_IF_ERROR(
+        journal->Exec(fmt::format("PRAGMA user_version={};", kFormatVersion)));
+  }
   return journal;
+}
+
+Status Journal::PodsAdopted() {
+  MIGSERVE_RETURN_IF_ERROR(
+      Exec(fmt::format("PRAGMA user_version={};", kFormatVersion)));
+  predates_pods_ = false;
+  return Status::Ok();
 }
 
 StatusOr<int> Journal::Format() {

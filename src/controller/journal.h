@@ -92,9 +92,13 @@ class Journal {
   Status ErasePod(const std::string& name);
 
   // True if this journal was written by a migserve that kept no pods
-  // (format 2 or 3, upgraded when opened): the pods its controller made
-  // are known only by their owner annotation.
+  // (format 2 or 3, upgraded when opened) and PodsAdopted() has not been
+  // called since: the pods its controller made are known only by their
+  // owner annotation.
   bool predates_pods() const { return predates_pods_; }
+  // Records that the pods of an upgraded journal have been adopted: the
+  // journal is at format 4 from now on.
+  Status PodsAdopted();
 
  private:
   explicit Journal(sqlite3* db) : db_(db) {}

@@ -128,9 +128,16 @@ TEST(JournalTest, UpgradesAFormatTwoJournalInPlace) {
   EXPECT_EQ(current->goal_json, "");  // unknown: the caller's goal applies
   EXPECT_EQ(current->actions.at(4), ActionState::kDone);
   EXPECT_EQ((*journal)->BeginPlan("u", "{}", "{\"g\": 1}").value(), 2);
-  // Through format 3 to 4: no pods known, and it says so once.
+  // Through format 3 toward 4: no pods known, and it says so until the
+  // caller has adopted them (an adoption that failed is tried again).
   EXPECT_TRUE((*journal)->predates_pods());
   EXPECT_TRUE((*journal)->Pods().value().empty());
+  journal->reset();
+  journal = Journal::Open(path);
+  ASSERT_TRUE(journal.ok()) << journal.status().ToString();
+  EXPECT_TRUE((*journal)->predates_pods());
+  ASSERT_TRUE((*journal)->PodsAdopted().ok());
+  EXPECT_FALSE((*journal)->predates_pods());
   journal->reset();
   EXPECT_FALSE(Journal::Open(path).value()->predates_pods());
 }

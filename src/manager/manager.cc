@@ -107,7 +107,7 @@ class Manager {
     JournalPodLedger ledger(journal.get());
     backend_options.ledger = &ledger;
     k8s::KubernetesBackend backend(&client_, std::move(backend_options));
-    MIGSERVE_RETURN_IF_ERROR(Adopt(&backend, journal->predates_pods()));
+    MIGSERVE_RETURN_IF_ERROR(Adopt(&backend, journal.get()));
     controller::Reconciler reconciler(
         &backend, journal.get(), ControllerOptionsWith(&router, routing.proxy));
     HealthServer health(&reconciler);
@@ -176,12 +176,15 @@ class Manager {
     return true;
   }
 
-  // With --adopt, or once after the journal's upgrade from a format that
-  // kept no pods, records the pods annotated as this controller's.
-  Status Adopt(k8s::KubernetesBackend* backend, bool upgraded) {
+  // With --adopt, or after the journal's upgrade from a format that kept no
+  // pods until an adoption succeeds, records the pods annotated as this
+  // controller's.
+  Status Adopt(k8s::KubernetesBackend* backend, controller::Journal* journal) {
+    bool upgraded = journal->predates_pods();
     if (!options_.adopt && !upgraded) return Status::Ok();
     MIGSERVE_ASSIGN_OR_RETURN(std::vector<std::string> adopted,
                               backend->Adopt());
+    if (upgraded) MIGSERVE_RETURN_IF_ERROR(journal->PodsAdopted());
     options_.log(fmt::format(
         "controller: {}adopted {} pods annotated {}={} (recorded in the "
         "journal as this controller's)",
