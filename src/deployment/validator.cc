@@ -90,7 +90,7 @@ StatusOr<ValidationReport> Validate(const Deployment& deployment,
   }
   ValidationReport report;
   for (const workload::Service& s : workload.services) {
-    report.services.push_back({s.name, s.throughput, 0, 0});
+    report.services.push_back({s.name, workload.Demand(s), 0, 0});
   }
   report.gpus = static_cast<int>(deployment.gpus.size());
   report.used_gpus = deployment.UsedGpus();
@@ -173,10 +173,14 @@ StatusOr<ValidationReport> Validate(const Deployment& deployment,
   }
   for (const ServiceReport& s : report.services) {
     if (s.provided < s.required * (1 - kRateTolerance)) {
+      std::string headroom =
+          workload.headroom > 0
+              ? fmt::format(" with headroom {}", workload.headroom)
+              : "";
       report.problems.push_back(fmt::format(
-          "service '{}': {:.1f}% of its required throughput ({:.6g} of {:.6g} "
-          "req/s)",
-          s.name, 100 * s.satisfaction(), s.provided, s.required));
+          "service '{}': {:.1f}% of its required throughput{} ({:.6g} of "
+          "{:.6g} req/s)",
+          s.name, 100 * s.satisfaction(), headroom, s.provided, s.required));
     }
   }
   return report;

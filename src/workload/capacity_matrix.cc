@@ -11,7 +11,9 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
     const Workload& workload, const profile::ProfileTable& profiles,
     const mig::GpuModel& gpu, bool every_service_fits) {
   std::vector<double> required;
-  for (const Service& s : workload.services) required.push_back(s.throughput);
+  for (const Service& s : workload.services) {
+    required.push_back(workload.Demand(s));
+  }
   int num_profiles = static_cast<int>(gpu.profiles.size());
   CapacityMatrix m(num_profiles, std::move(required));
   for (size_t j = 0; j < workload.services.size(); ++j) {

@@ -12,7 +12,7 @@ int Workload::FindService(const std::string& name) const {
 queueing::ServiceTerms Workload::TermsOf(const Service& service) const {
   return {{latency_budget * service.latency_ms, max_procs},
           service.latency_ms,
-          {service.throughput, arrival_cv, router, router_replicas},
+          {Demand(service), arrival_cv, router, router_replicas},
           capacity_model};
 }
 

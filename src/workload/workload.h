@@ -44,12 +44,20 @@ struct Workload {
   queueing::RouterKind router = queueing::RouterKind::kProxy;
   int router_replicas = 2;  // proxy instances (router: proxy)
   double arrival_cv = 1;
+  // Spare capacity: credits cover (1 + headroom) x each service's required
+  // rate (docs/capacity.md, "Redundancy").
+  double headroom = 0;
   int max_procs = 1;    // MPS processes per instance (1: MIG only)
   mig::MigOptions mig;  // legacy_4g3g, optional_profiles
   std::vector<Service> services;
 
   // Returns the index of the service named `name`, or -1.
   int FindService(const std::string& name) const;
+  // The rate `service`'s credits must cover: its required rate with the
+  // headroom.
+  double Demand(const Service& service) const {
+    return (1 + headroom) * service.throughput;
+  }
   // The terms `service` is served under: its rows' limits, its SLO and the
   // capacity model.
   queueing::ServiceTerms TermsOf(const Service& service) const;

@@ -13,6 +13,8 @@ constexpr int kMaxRouterReplicas = 64;
 // Gaps far smoother or burstier than this are no renewal stream a service
 // sees; the credit search's streams stay meaningful within it.
 constexpr NumberRange kArrivalCvRange{0.1, 10};
+// Spare capacity beyond 10 x the required rate is a typo.
+constexpr NumberRange kHeadroomRange{0, 10};
 // The share of the SLO a batch may take: past 100 x the SLO, a typo.
 constexpr NumberRange kLatencyBudgetRange{1e-3, 100};
 
@@ -98,10 +100,10 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
         ": this is a deployment (it has summary and gpus), not a workload");
   }
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(root, source, ""));
-  MIGSERVE_RETURN_IF_ERROR(
-      map.CheckKeys({"gpu", "gpus", "latency_budget", "capacity_model",
-                     "router", "router_replicas", "arrival_cv", "max_procs",
-                     "legacy_4g3g", "optional_profiles", "services"}));
+  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
+      {"gpu", "gpus", "latency_budget", "capacity_model", "router",
+       "router_replicas", "arrival_cv", "headroom", "max_procs", "legacy_4g3g",
+       "optional_profiles", "services"}));
   Workload w;
   w.source = source;
   MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> offers,
@@ -138,6 +140,8 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
   }
   w.capacity_model = *parsed;
   MIGSERVE_RETURN_IF_ERROR(ParseTraffic(map, &w));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.Optional("headroom", &w.headroom, kHeadroomRange));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("max_procs", &w.max_procs));
   if (w.max_procs < 1) {
     return map.Error("max_procs",
@@ -189,6 +193,7 @@ std::string FormatWorkload(const Workload& w) {
     out += fmt::format("router_replicas: {}\n", w.router_replicas);
   }
   if (w.arrival_cv != 1) out += fmt::format("arrival_cv: {}\n", w.arrival_cv);
+  if (w.headroom != 0) out += fmt::format("headroom: {}\n", w.headroom);
   out += fmt::format("max_procs: {}\n", w.max_procs);
   if (w.mig.legacy_4g3g) out += "legacy_4g3g: true\n";
   if (w.mig.optional_profiles) out += "optional_profiles: true\n";

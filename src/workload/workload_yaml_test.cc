@@ -102,6 +102,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "w.yaml:2: arrival_cv: expected a finite number, got '.nan'"},
         BadCase{"gpu: A100-SXM4-80GB\narrival_cv: 0\nservices: []\n",
                 "w.yaml:2: arrival_cv: must be from 0.1 to 10, got 0"},
+        BadCase{"gpu: A100-SXM4-80GB\nheadroom: -0.1\nservices: []\n",
+                "w.yaml:2: headroom: must be from 0 to 10, got -0.1"},
         BadCase{"gpu: A100-SXM4-80GB\nmax_procs: many\nservices: []\n",
                 "w.yaml:2: max_procs: expected an integer, got 'many'"},
         BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
@@ -168,6 +170,28 @@ TEST(WorkloadYamlTest, RouterAndArrivalsRoundTrip) {
   EXPECT_EQ(t.router, queueing::RouterKind::kGatewayApi);
   EXPECT_EQ(t.cv, 2);
   EXPECT_EQ(t.service_rate, 1);
+}
+
+// headroom (default 0) raises the rate credits must cover, and the rate
+// the credits' arrivals assume; it survives a round trip.
+TEST(WorkloadYamlTest, HeadroomRaisesTheDemand) {
+  const char* services =
+      "services:\n  - {name: a, model: m, throughput: 100, latency_ms: 10}\n";
+  auto plain =
+      ParseWorkload(std::string("gpu: A100-SXM4-80GB\n") + services, "w.yaml");
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_EQ(plain->headroom, 0);
+  EXPECT_EQ(plain->Demand(plain->services[0]), 100);
+  auto w = ParseWorkload(
+      std::string("gpu: A100-SXM4-80GB\nheadroom: 0.25\n") + services,
+      "w.yaml");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  auto back = ParseWorkload(FormatWorkload(*w), "again.yaml");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->headroom, 0.25);
+  EXPECT_EQ(back->services[0].throughput, 100);
+  EXPECT_EQ(back->Demand(back->services[0]), 125);
+  EXPECT_EQ(back->TermsOf(back->services[0]).traffic.service_rate, 125);
 }
 
 TEST(WorkloadYamlTest, MissingFileIsNotFound) {
