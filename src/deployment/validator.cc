@@ -171,7 +171,16 @@ StatusOr<ValidationReport> Validate(const Deployment& deployment,
       ++report.services[s].replicas;
     }
   }
-  for (const ServiceReport& s : report.services) {
+  for (size_t j = 0; j < report.services.size(); ++j) {
+    const ServiceReport& s = report.services[j];
+    int least = workload.services[j].min_replicas;
+    if (s.replicas < least) {
+      report.problems.push_back(
+          fmt::format("service '{}': {} replica(s), fewer than its "
+                      "min_replicas {} ({}:{})",
+                      s.name, s.replicas, least, workload.source,
+                      workload.services[j].line));
+    }
     if (s.provided < s.required * (1 - kRateTolerance)) {
       std::string headroom =
           workload.headroom > 0

@@ -25,7 +25,29 @@
 namespace migserve::optimizer {
 namespace {
 
-using MilpTest = ShippedWorkloadTest;
+class MilpTest : public ShippedWorkloadTest {
+ protected:
+  // Runs milp on the problem and expects it to prove the brute-force
+  // optimum (at most 8 GPUs) with a deployment that validates; returns the
+  // validation report, or nullopt after a failed expectation.
+  std::optional<deployment::ValidationReport> ProvenOptimum() {
+    int optimum = BruteForceOptimum(*problem_, 8);
+    EXPECT_GT(optimum, 0);
+    RunResult run = RunOptimizer(milp_, *problem_, SolveOptions{});
+    EXPECT_EQ(run.outcome, Outcome::kOptimal);
+    EXPECT_EQ(static_cast<int>(run.deployment.gpus.size()), optimum);
+    auto report =
+        deployment::Validate(run.deployment, workload_, profiles_, gpu_);
+    if (!report.ok() || !report->ok()) {
+      ADD_FAILURE() << (report.ok() ? report->problems[0]
+                                    : report.status().ToString());
+      return std::nullopt;
+    }
+    return *report;
+  }
+
+  MilpOptimizer milp_;
+};
 
 // night (5 services) has a brute-force optimum of 5 GPUs; the MILP proves
 // it, its deployment validates, and the bounds are ordered.
@@ -60,18 +82,10 @@ TEST_F(MilpTest, HeadroomRaisesEveryServiceToItsDemand) {
   deployment::Deployment plain =
       RunOptimizer(milp, *problem_, SolveOptions{}).deployment;
   workload_.headroom = 0.2;
-  caps_.emplace(
-      workload::CapacityMatrix::Build(workload_, profiles_, gpu_).value());
-  problem_.emplace(workload_, gpu_, *caps_);
-  int optimum = BruteForceOptimum(*problem_, 8);
-  EXPECT_GT(optimum, static_cast<int>(plain.gpus.size()));
-  RunResult run = RunOptimizer(milp, *problem_, SolveOptions{});
-  EXPECT_EQ(run.outcome, Outcome::kOptimal);
-  EXPECT_EQ(static_cast<int>(run.deployment.gpus.size()), optimum);
-  auto report =
-      deployment::Validate(run.deployment, workload_, profiles_, gpu_);
-  ASSERT_TRUE(report.ok());
-  EXPECT_TRUE(report->ok());
+  Rebuild();
+  std::optional<deployment::ValidationReport> report = ProvenOptimum();
+  ASSERT_TRUE(report.has_value());
+  EXPECT_GT(report->gpus, static_cast<int>(plain.gpus.size()));
   for (const auto& s : report->services) {
     EXPECT_GE(s.provided,
               1.2 *
@@ -82,6 +96,38 @@ TEST_F(MilpTest, HeadroomRaisesEveryServiceToItsDemand) {
   auto short_of = deployment::Validate(plain, workload_, profiles_, gpu_);
   ASSERT_TRUE(short_of.ok());
   EXPECT_FALSE(short_of->ok());
+}
+
+// min_replicas: every night service asks for 2 replicas. The MILP proves
+// the brute-force optimum of that, each service gets 2 or more, the
+// deployment validates, and the plain optimum (some services on one
+// replica) does not. Greedy, which does not model it, happens to give each
+// 2 here; asked for 40 of the first, it is refused by name.
+TEST_F(MilpTest, MinReplicasGivesEveryServiceItsCount) {
+  Load("night");
+  MilpOptimizer milp;
+  deployment::Deployment plain =
+      RunOptimizer(milp, *problem_, SolveOptions{}).deployment;
+  for (workload::Service& s : workload_.services) s.min_replicas = 2;
+  Rebuild();
+  std::optional<deployment::ValidationReport> report = ProvenOptimum();
+  ASSERT_TRUE(report.has_value());
+  for (const auto& s : report->services) EXPECT_GE(s.replicas, 2) << s.name;
+  auto plain_report = deployment::Validate(plain, workload_, profiles_, gpu_);
+  ASSERT_TRUE(plain_report.ok());
+  ASSERT_FALSE(plain_report->ok());
+  EXPECT_NE(plain_report->problems[0].find("fewer than its min_replicas 2"),
+            std::string::npos)
+      << plain_report->problems[0];
+  auto greedy = MakeOptimizer("greedy").value();
+  EXPECT_EQ(RunOptimizer(*greedy, *problem_, {}).outcome, Outcome::kFeasible);
+  workload_.services[0].min_replicas = 40;
+  Rebuild();
+  RunResult refused = RunOptimizer(*greedy, *problem_, {});
+  EXPECT_EQ(refused.outcome, Outcome::kInfeasible);
+  EXPECT_NE(refused.reason.find("only --algo milp models min_replicas"),
+            std::string::npos)
+      << refused.reason;
 }
 
 // day: the paper's greedy needs 17 GPUs, the optimum is 16 (LP 15.5).

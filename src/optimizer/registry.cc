@@ -68,6 +68,32 @@ deployment::Summary SummaryOf(const char* algorithm, const Problem& problem,
   return summary;
 }
 
+namespace {
+
+// Empty if every service of `configs` has its min_replicas, else why not:
+// only the exact model counts replicas (docs/capacity.md, "Redundancy").
+std::string ShortOfReplicas(const char* algorithm, const Problem& problem,
+                            const std::vector<deployment::GpuConfig>& configs) {
+  std::vector<int> replicas(problem.num_services(), 0);
+  for (const deployment::GpuConfig& c : configs) {
+    for (int j : c.services) {
+      if (j != deployment::kIdle) ++replicas[j];
+    }
+  }
+  for (int j = 0; j < problem.num_services(); ++j) {
+    const workload::Service& s = problem.workload.services[j];
+    if (replicas[j] >= s.min_replicas) continue;
+    return fmt::format(
+        "{}:{}: services[{}].min_replicas: {} gave '{}' {} replica(s) of "
+        "the {} it asks for; only --algo milp models min_replicas",
+        problem.workload.source, s.line, j, algorithm, s.name, replicas[j],
+        s.min_replicas);
+  }
+  return "";
+}
+
+}  // namespace
+
 RunResult RunOptimizer(Optimizer& optimizer, const Problem& problem,
                        const SolveOptions& options) {
   if (Status valid = options.Validate(); !valid.ok()) {
@@ -98,6 +124,13 @@ RunResult RunOptimizer(Optimizer& optimizer, const Problem& problem,
   run.outcome = solution.outcome;
   run.reason = solution.reason;
   if (solution.outcome == Outcome::kInfeasible) return run;
+  if (std::string short_of =
+          ShortOfReplicas(optimizer.name(), problem, solution.configs);
+      !short_of.empty()) {
+    run.outcome = Outcome::kInfeasible;
+    run.reason = std::move(short_of);
+    return run;
+  }
   run.deployment = deployment::MakeDeployment(problem.workload, problem.gpu,
                                               problem.caps, solution.configs);
   run.deployment.summary =

@@ -25,9 +25,9 @@ class CoverSearch {
     counts_.assign(price.size(), 0);
   }
 
-  Cover Run(double demand) {
+  Cover Run(double demand, int least) {
     best_.cost = COIN_DBL_MAX;
-    Search(0, demand, 0.0);
+    Search(0, demand, least, 0.0);
     if (best_.cost == COIN_DBL_MAX) return {};
     return best_;
   }
@@ -41,15 +41,17 @@ class CoverSearch {
     if (cost < best_.cost) best_ = {cost, counts_};
   }
 
-  void Search(size_t i, double demand, double cost) {
-    if (demand <= 0) {
+  // `least`: instances still to take. Prices are not negative, so the
+  // fractional bound, which ignores it, stays a bound.
+  void Search(size_t i, double demand, int least, double cost) {
+    if (demand <= 0 && least <= 0) {
       Found(cost);
       return;
     }
     if (i == order_.size()) return;
     int k = order_[i];
-    int most =
-        static_cast<int>(std::ceil(demand / utility_[k] - kRoundingTolerance));
+    int most = std::max(least, static_cast<int>(std::ceil(demand / utility_[k] -
+                                                          kRoundingTolerance)));
     if (i + 1 == order_.size()) {
       counts_[k] = most;
       Found(cost + most * price_[k]);
@@ -64,7 +66,7 @@ class CoverSearch {
       if (left > 0 && spent + left * Ratio(i + 1) >= best_.cost - kTieTolerance)
         break;
       counts_[k] = n;
-      Search(i + 1, left, spent);
+      Search(i + 1, left, least - n, spent);
     }
     counts_[k] = 0;
   }
@@ -79,8 +81,9 @@ class CoverSearch {
 }  // namespace
 
 Cover CheapestCover(const std::vector<double>& price,
-                    const std::vector<double>& utility, double demand) {
-  return CoverSearch(price, utility).Run(demand);
+                    const std::vector<double>& utility, double demand,
+                    int least) {
+  return CoverSearch(price, utility).Run(demand, least);
 }
 
 std::vector<double> Prices(const ServiceColumns& s, const double* dual,
@@ -99,7 +102,7 @@ int SeparateServiceCuts(const std::vector<ServiceColumns>& services,
     std::vector<double> price = Prices(s, dual, 0.0);
     double used = 0;
     for (size_t k = 0; k < price.size(); ++k) used += price[k] * x[s.column[k]];
-    Cover cover = CheapestCover(price, s.utility, s.demand);
+    Cover cover = CheapestCover(price, s.utility, s.demand, s.least);
     if (cover.counts.empty() || cover.cost <= used + kCostTolerance) continue;
     OsiRowCut cut;
     cut.setRow(static_cast<int>(price.size()), s.column.data(), price.data());

@@ -16,7 +16,8 @@
 namespace migserve::optimizer {
 
 // A least-cost integer way to serve one service: minimize sum_k price_k n_k
-// subject to sum_k utility_k n_k >= demand, n_k >= 0 integer.
+// subject to sum_k utility_k n_k >= demand, sum_k n_k >= least (its
+// min_replicas), n_k >= 0 integer.
 struct Cover {
   double cost = 0;
   std::vector<int> counts;  // per column; empty if no cover exists
@@ -24,12 +25,14 @@ struct Cover {
 
 // REQUIRES: prices >= 0, utilities > 0, as many of each.
 Cover CheapestCover(const std::vector<double>& price,
-                    const std::vector<double>& utility, double demand);
+                    const std::vector<double>& utility, double demand,
+                    int least = 0);
 
 // One service's instance columns in the model: the column, its utility and
 // the supply row whose dual prices it.
 struct ServiceColumns {
   double demand = 0;
+  int least = 0;  // instances it must get (min_replicas)
   std::vector<int> column;
   std::vector<double> utility;
   std::vector<int> supply_row;

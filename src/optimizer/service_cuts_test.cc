@@ -9,22 +9,27 @@
 namespace migserve::optimizer {
 namespace {
 
-// Every count vector up to what covers the demand alone, by enumeration.
+// Every count vector up to what covers the demand, or the count, alone, by
+// enumeration.
 double BruteForceCover(const std::vector<double>& price,
-                       const std::vector<double>& utility, double demand) {
+                       const std::vector<double>& utility, double demand,
+                       int least = 0) {
   double best = 1e300;
   std::vector<int> n(price.size(), 0);
   std::function<void(size_t)> visit = [&](size_t k) {
     if (k == price.size()) {
       double got = 0, cost = 0;
+      int count = 0;
       for (size_t i = 0; i < n.size(); ++i) {
         got += utility[i] * n[i];
         cost += price[i] * n[i];
+        count += n[i];
       }
-      if (got >= demand) best = std::min(best, cost);
+      if (got >= demand && count >= least) best = std::min(best, cost);
       return;
     }
-    int most = static_cast<int>(std::ceil(demand / utility[k]));
+    int most =
+        std::max(least, static_cast<int>(std::ceil(demand / utility[k])));
     for (n[k] = 0; n[k] <= most; ++n[k]) visit(k + 1);
     n[k] = 0;
   };
@@ -60,6 +65,45 @@ TEST(ServiceCutsTest, CheapestCoverMatchesEnumeration) {
     EXPECT_GE(got, demand - 1e-12);
     EXPECT_NEAR(cost, cover.cost, 1e-9);
   }
+}
+
+// With a least count of instances (min_replicas 2 to 5), on 300 random
+// instances the search finds the enumeration's least cost with a cover that
+// has the count: cheap small instances win where one big one would serve.
+TEST(ServiceCutsTest, CheapestCoverWithACountMatchesEnumeration) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> unit(0.05, 1.0);
+  for (int trial = 0; trial < 300; ++trial) {
+    int columns = 1 + trial % 4;
+    int least = 2 + trial % 4;
+    std::vector<double> price(columns), utility(columns);
+    for (int k = 0; k < columns; ++k) {
+      utility[k] = unit(rng);
+      price[k] = trial % 5 == 0 ? utility[k] : unit(rng);
+    }
+    double demand = unit(rng);
+    Cover cover = CheapestCover(price, utility, demand, least);
+    ASSERT_FALSE(cover.counts.empty());
+    EXPECT_NEAR(cover.cost, BruteForceCover(price, utility, demand, least),
+                1e-9)
+        << "trial " << trial;
+    int count = 0;
+    double got = 0;
+    for (int k = 0; k < columns; ++k) {
+      count += cover.counts[k];
+      got += utility[k] * cover.counts[k];
+    }
+    EXPECT_GE(count, least);
+    EXPECT_GE(got, demand - 1e-12);
+  }
+  // Demand 1: one instance of utility 1 at price 3, or halves at price 1.
+  // Alone the big one is dearer (3 > 2); with two needed the halves win
+  // anyway, and with four needed it is four halves (4), not the big one and
+  // three halves (6).
+  EXPECT_EQ(CheapestCover({3, 1}, {1, 0.5}, 1, 4).counts,
+            (std::vector<int>{0, 4}));
+  EXPECT_EQ(CheapestCover({1, 3}, {1, 0.5}, 1, 2).counts,
+            (std::vector<int>{2, 0}));
 }
 
 // One service of demand 1 on instances of utility 0.4 or 0.3, both from

@@ -236,6 +236,14 @@ class TransitionModel {
       AddDemandTerms(mig_, j, &demand);
       // Rounding noise must not make an exact cover look short.
       builder_.AddRow(demand, 1.0 - kRateTolerance, COIN_DBL_MAX);
+      if (int least = LeastReplicas(problem_, j); least > 0) {
+        Row count;
+        for (size_t r = 0; r < keepable_.size(); ++r) {
+          if (keepable_[r].service == j) count.Add(x(r), 1);
+        }
+        AddCountTerms(mig_, j, &count);
+        builder_.AddRow(count, least, COIN_DBL_MAX);
+      }
     }
     for (size_t i = 0; i < kept_gpus_.size(); ++i) {
       for (size_t r : kept_gpus_[i].replicas) {

@@ -16,6 +16,7 @@ struct Service {
   double throughput = 0;  // required, requests (samples) per second
   double latency_ms = 0;  // SLO latency
   int line = 0;           // line in the source file; 0 if made in memory
+  int min_replicas = 1;   // replicas the deployment must give it at least
 };
 
 // A GPU type the workload may use, and its cost per GPU-hour.

@@ -10,6 +10,8 @@ namespace migserve::workload {
 namespace {
 
 constexpr int kMaxRouterReplicas = 64;
+// More replicas than this for one service is a typo.
+constexpr int kMaxMinReplicas = 10000;
 // Gaps far smoother or burstier than this are no renewal stream a service
 // sees; the credit search's streams stay meaningful within it.
 constexpr NumberRange kArrivalCvRange{0.1, 10};
@@ -59,8 +61,8 @@ StatusOr<Service> ParseService(const YAML::Node& node,
   MIGSERVE_ASSIGN_OR_RETURN(
       YamlMap map,
       YamlMap::Open(node, source, fmt::format("services[{}]", index)));
-  MIGSERVE_RETURN_IF_ERROR(
-      map.CheckKeys({"name", "model", "throughput", "latency_ms"}));
+  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
+      {"name", "model", "throughput", "latency_ms", "min_replicas"}));
   Service s;
   s.line = map.line();
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &s.name));
@@ -69,6 +71,12 @@ StatusOr<Service> ParseService(const YAML::Node& node,
       map.Required("throughput", &s.throughput, kRateRange));
   MIGSERVE_RETURN_IF_ERROR(
       map.Required("latency_ms", &s.latency_ms, kLatencyMsRange));
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("min_replicas", &s.min_replicas));
+  if (s.min_replicas < 1 || s.min_replicas > kMaxMinReplicas) {
+    return map.Error("min_replicas",
+                     fmt::format("must be from 1 to {}, got {}",
+                                 kMaxMinReplicas, s.min_replicas));
+  }
   return s;
 }
 
@@ -199,9 +207,13 @@ std::string FormatWorkload(const Workload& w) {
   if (w.mig.optional_profiles) out += "optional_profiles: true\n";
   out += "services:\n";
   for (const Service& s : w.services) {
+    std::string min_replicas =
+        s.min_replicas != 1 ? fmt::format(", min_replicas: {}", s.min_replicas)
+                            : "";
     out += fmt::format(
-        "  - {{name: {}, model: {}, throughput: {}, latency_ms: {}}}\n",
-        Scalar(s.name), Scalar(s.model), s.throughput, s.latency_ms);
+        "  - {{name: {}, model: {}, throughput: {}, latency_ms: {}{}}}\n",
+        Scalar(s.name), Scalar(s.model), s.throughput, s.latency_ms,
+        min_replicas);
   }
   return out;
 }

@@ -137,7 +137,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
                 "  - {name: a, model: m, throughput: 1, latency: 10}\n",
                 "w.yaml:3: services[0].latency: unknown field (expected one "
-                "of: name, model, throughput, latency_ms)"},
+                "of: name, model, throughput, latency_ms, min_replicas)"},
+        BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
+                "  - {name: a, model: m, throughput: 1, latency_ms: 10, "
+                "min_replicas: 0}\n",
+                "w.yaml:3: services[0].min_replicas: must be from 1 to 10000, "
+                "got 0"},
         BadCase{"gpu: A100-SXM4-80GB\nservices: 3\n",
                 "w.yaml:2: services: expected a list"},
         BadCase{"gpu: A100-SXM4-80GB\nservices: [\n",
@@ -192,6 +197,15 @@ TEST(WorkloadYamlTest, HeadroomRaisesTheDemand) {
   EXPECT_EQ(back->services[0].throughput, 100);
   EXPECT_EQ(back->Demand(back->services[0]), 125);
   EXPECT_EQ(back->TermsOf(back->services[0]).traffic.service_rate, 125);
+  EXPECT_EQ(back->services[0].min_replicas, 1);
+  auto counted = ParseWorkload(
+      "gpu: A100-SXM4-80GB\nservices:\n  - {name: a, model: m, throughput: "
+      "1, latency_ms: 10, min_replicas: 3}\n",
+      "w.yaml");
+  ASSERT_TRUE(counted.ok()) << counted.status().ToString();
+  auto again = ParseWorkload(FormatWorkload(*counted), "again.yaml");
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->services[0].min_replicas, 3);
 }
 
 TEST(WorkloadYamlTest, MissingFileIsNotFound) {

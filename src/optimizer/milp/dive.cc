@@ -41,8 +41,8 @@ std::optional<std::vector<double>> Dive(
       if (fixed[i]) continue;
       const ServiceColumns& s = services[i];
       // A price floor: among free instances the cover takes the fewest.
-      Cover cover =
-          CheapestCover(Prices(s, dual, kCostTolerance), s.utility, s.demand);
+      Cover cover = CheapestCover(Prices(s, dual, kCostTolerance), s.utility,
+                                  s.demand, s.least);
       if (cover.counts.empty()) continue;
       double distance = 0;
       for (size_t k = 0; k < s.column.size(); ++k) {

@@ -60,6 +60,17 @@ void AddDemandTerms(const MigColumns& t, int j, Row* row) {
   }
 }
 
+int LeastReplicas(const Problem& problem, int j) {
+  int least = problem.workload.services[j].min_replicas;
+  return least > 1 ? least : 0;
+}
+
+void AddCountTerms(const MigColumns& t, int j, Row* row) {
+  for (size_t k = 0; k < t.z.size(); ++k) {
+    if (t.z[k].first == j) row->Add(t.zs[k], 1.0);
+  }
+}
+
 void BuildMigModel(std::vector<MigColumns> types,
                    const CompletionRates& initial, MigModel* model) {
   ModelBuilder builder;
@@ -81,6 +92,11 @@ void BuildMigModel(std::vector<MigColumns> types,
     for (const MigColumns& t : types) AddDemandTerms(t, j, &demand);
     // Rounding noise must not make an exact cover look short.
     builder.AddRow(demand, 1.0 - initial[j] - kRateTolerance, COIN_DBL_MAX);
+    if (int least = LeastReplicas(*types.front().problem, j); least > 0) {
+      Row count;
+      for (const MigColumns& t : types) AddCountTerms(t, j, &count);
+      builder.AddRow(count, least, COIN_DBL_MAX);
+    }
   }
   builder.Load(&model->solver);
   model->types = std::move(types);
@@ -96,6 +112,7 @@ std::vector<ServiceColumns> ServiceColumnsOf(const MigModel& model,
     ServiceColumns s;
     // Rounding noise must not make an exact cover look short.
     s.demand = 1.0 - initial[j] - kRateTolerance;
+    s.least = LeastReplicas(*model.types.front().problem, j);
     for (const MigColumns& t : model.types) {
       for (size_t k = 0; k < t.z.size(); ++k) {
         if (t.z[k].first != j) continue;
@@ -197,7 +214,14 @@ std::optional<std::vector<double>> OneServiceGpus(
       }
     }
     if (best_type == nullptr) return std::nullopt;
-    double gpus = std::ceil(s.demand / best_utility);
+    // Enough GPUs of the layout to meet the demand and the count.
+    int per_gpu = 0;
+    for (int c : s.column) {
+      int p = best_type->ProfileOf(c);
+      if (p >= 0) per_gpu += best_type->multisets[best_m][p];
+    }
+    double gpus = std::max(std::ceil(s.demand / best_utility),
+                           std::ceil(static_cast<double>(s.least) / per_gpu));
     x[best_type->y[best_m]] += gpus;
     for (int c : s.column) {
       int p = best_type->ProfileOf(c);

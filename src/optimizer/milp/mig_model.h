@@ -6,6 +6,7 @@
 // with its kept GPUs and replicas (transition_optimizer.cc).
 //   supply:  sum_j z_jp - sum_m count_m(p) y_m <= 0
 //   demand:  sum_tp u_jp z_tjp >= 1 - c_j
+//   count:   sum_tp z_tjp >= min_replicas_j  (only where it is above 1)
 #ifndef MIGSERVE_OPTIMIZER_MILP_MIG_MODEL_H_
 #define MIGSERVE_OPTIMIZER_MILP_MIG_MODEL_H_
 
@@ -53,6 +54,11 @@ struct MigColumns {
 void AddSupplyTerms(const MigColumns& t, int p, Row* row);
 // Adds to `row` type `t`'s terms of the demand row of service `j`.
 void AddDemandTerms(const MigColumns& t, int j, Row* row);
+// Adds to `row` type `t`'s instances of service `j`, each counted once.
+void AddCountTerms(const MigColumns& t, int j, Row* row);
+// The instances service `j` must get: its min_replicas when above 1, else
+// 0 (any cover of a positive demand has one).
+int LeastReplicas(const Problem& problem, int j);
 
 // The plain (or fleet) model, loaded into its solver.
 struct MigModel {

@@ -62,10 +62,14 @@ class Oracle {
   }
 
   // Chooses how many instances of profiles q.. service j takes; `have` is
-  // the completion so far. Stops adding as soon as j is served.
+  // the completion so far. Stops adding as soon as j is served with its
+  // min_replicas.
   bool Take(int j, size_t q, double have, const std::vector<int>& left,
             std::vector<int>* take) {
-    if (have >= 1.0 - kRateTolerance) {
+    int taken = 0;
+    for (int n : *take) taken += n;
+    if (have >= 1.0 - kRateTolerance &&
+        taken >= problem_.workload.services[j].min_replicas) {
       std::vector<int> rest = left;
       for (size_t p = 0; p < rest.size(); ++p) rest[p] -= (*take)[p];
       return Split(j + 1, rest);

@@ -29,6 +29,12 @@ class ShippedWorkloadTest : public ::testing::Test {
                     .value();
     if (max_procs > 0) workload_.max_procs = max_procs;
     workload_.capacity_model = model;
+    Rebuild();
+  }
+
+  // Builds the capacities and the problem of workload_ (again, after a
+  // test changed it).
+  void Rebuild() {
     caps_.emplace(
         workload::CapacityMatrix::Build(workload_, profiles_, gpu_).value());
     problem_.emplace(workload_, gpu_, *caps_);
@@ -37,9 +43,7 @@ class ShippedWorkloadTest : public ::testing::Test {
   // Generates a workload (workload/generator.h) in place of a shipped one.
   void Generate(const workload::GenerateOptions& options) {
     workload_ = workload::GenerateWorkload(profiles_, options).value();
-    caps_.emplace(
-        workload::CapacityMatrix::Build(workload_, profiles_, gpu_).value());
-    problem_.emplace(workload_, gpu_, *caps_);
+    Rebuild();
   }
 
   const mig::GpuModel& gpu_ =
