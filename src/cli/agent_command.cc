@@ -5,6 +5,7 @@
 #include "agent/node_agent.h"
 #include "cli/command.h"
 #include "cli/kube_flags.h"
+#include "util/interrupt.h"
 
 namespace migserve::cli {
 namespace {
@@ -41,7 +42,8 @@ Status RunAgent(AgentFlags flags, CommandContext* context) {
     context->err << line << std::endl;
   };
   agent::NodeAgent node_agent(&client, driver.get(), flags.options);
-  return node_agent.Run(StopRequested());
+  InstallInterruptHandlers();
+  return node_agent.Run(InterruptFlag());
 }
 
 }  // namespace

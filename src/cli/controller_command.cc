@@ -11,6 +11,7 @@
 #include "cli/serving_flags.h"
 #include "cluster/plan_json.h"
 #include "manager/manager.h"
+#include "util/interrupt.h"
 
 namespace migserve::cli {
 namespace {
@@ -49,7 +50,8 @@ Status RunController(ControllerFlags flags, CommandContext* context) {
     return Status::Ok();
   }
   // SIGINT or SIGTERM ends the loop after the current pass.
-  return manager::RunManager(std::move(options), StopRequested());
+  InstallInterruptHandlers();
+  return manager::RunManager(std::move(options), InterruptFlag());
 }
 
 void AddTargetOptions(CLI::App* app, manager::TargetOptions* target) {

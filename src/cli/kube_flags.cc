@@ -1,15 +1,6 @@
 #include "cli/kube_flags.h"
 
-#include <csignal>
-
 namespace migserve::cli {
-namespace {
-
-std::atomic<bool> stop_requested = false;
-
-extern "C" void OnSignal(int) { stop_requested = true; }
-
-}  // namespace
 
 void AddKubeOptions(CLI::App* app, KubeFlags* flags) {
   app->add_option("--kubeconfig", flags->kubeconfig,
@@ -36,16 +27,6 @@ StatusOr<kube::KubeConfig> LoadKube(const KubeFlags& flags) {
     return safe.WithPrefix(path.empty() ? "in-cluster config" : path);
   }
   return config;
-}
-
-const std::atomic<bool>& StopRequested() {
-  static bool installed = [] {
-    std::signal(SIGINT, OnSignal);
-    std::signal(SIGTERM, OnSignal);
-    return true;
-  }();
-  (void)installed;
-  return stop_requested;
 }
 
 }  // namespace migserve::cli

@@ -5,7 +5,6 @@
 #define MIGSERVE_CLI_KUBE_FLAGS_H_
 
 #include <CLI/CLI.hpp>
-#include <atomic>
 #include <string>
 
 #include "kube/kube_config.h"
@@ -23,10 +22,6 @@ void AddKubeOptions(CLI::App* app, KubeFlags* flags);
 // The kubeconfig if one is given, else kubectl's default one, else the
 // in-cluster config; refused (naming the file) if CheckTransport refuses it.
 StatusOr<kube::KubeConfig> LoadKube(const KubeFlags& flags);
-
-// Returns a flag that turns true on SIGINT or SIGTERM (installs the
-// handlers on first use).
-const std::atomic<bool>& StopRequested();
 
 }  // namespace migserve::cli
 

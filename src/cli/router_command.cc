@@ -10,6 +10,7 @@
 #include "cli/kube_flags.h"
 #include "proxy/control_plane.h"
 #include "proxy/nginx_process.h"
+#include "util/interrupt.h"
 
 namespace migserve::cli {
 namespace {
@@ -54,7 +55,8 @@ Status RunRouter(RouterFlags flags, CommandContext* context) {
                               flags.pod.empty() ? std::string("no pod")
                                                 : "pod " + flags.pod)
                << std::endl;
-  plane.Run(StopRequested());
+  InstallInterruptHandlers();
+  plane.Run(InterruptFlag());
   return Status::Ok();
 }
 

@@ -9,13 +9,16 @@ namespace migserve {
 namespace {
 
 std::atomic<int> signals{0};
+std::atomic<bool> stop{false};
 static_assert(std::atomic<int>::is_always_lock_free);
+static_assert(std::atomic<bool>::is_always_lock_free);
 
 void OnSignal(int) {
   if (signals.fetch_add(1) > 0) _exit(130);
+  stop.store(true);
   constexpr char kMessage[] =
-      "migserve: interrupted: stopping at the next check and writing the "
-      "best so far (again to quit at once)\n";
+      "migserve: interrupted: stopping at the next check (again to quit at "
+      "once)\n";
   ssize_t ignored = write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
   (void)ignored;
 }
@@ -32,8 +35,16 @@ void InstallInterruptHandlers() {
 
 bool Interrupted() { return signals.load() > 0; }
 
-void RequestInterrupt() { signals.fetch_add(1); }
+const std::atomic<bool>& InterruptFlag() { return stop; }
 
-void ClearInterrupt() { signals.store(0); }
+void RequestInterrupt() {
+  signals.fetch_add(1);
+  stop.store(true);
+}
+
+void ClearInterrupt() {
+  signals.store(0);
+  stop.store(false);
+}
 
 }  // namespace migserve
