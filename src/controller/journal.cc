@@ -89,15 +89,17 @@ StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& path) {
   // An upgraded journal stays at format 3 until its pods are adopted
   // (PodsAdopted), so that a failed adoption is tried again.
   if (!journal->predates_pods_) {
-    MIGSERVE_RETURN_IF_ERROR(
-        journal->Exec(fmt::format("PRAGMA user_version={};", kFormatVersion)));
+    MIGSERVE_RETURN_IF_ERROR(journal->StampFormat());
   }
   return journal;
 }
 
+Status Journal::StampFormat() {
+  return Exec(fmt::format("PRAGMA user_version={};", kFormatVersion));
+}
+
 Status Journal::PodsAdopted() {
-  MIGSERVE_RETURN_IF_ERROR(
-      Exec(fmt::format("PRAGMA user_version={};", kFormatVersion)));
+  MIGSERVE_RETURN_IF_ERROR(StampFormat());
   predates_pods_ = false;
   return Status::Ok();
 }

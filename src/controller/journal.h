@@ -103,6 +103,8 @@ class Journal {
  private:
   explicit Journal(sqlite3* db) : db_(db) {}
   Status Exec(const std::string& sql);
+  // Marks the database as kFormatVersion.
+  Status StampFormat();
   // Returns the format of the open database (kFormatVersion if it is new).
   StatusOr<int> Format();
 

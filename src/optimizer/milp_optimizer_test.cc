@@ -78,9 +78,8 @@ TEST_F(MilpTest, ProvesBruteForceOptimumOnNight) {
 // the headroom, and the plain optimum does not.
 TEST_F(MilpTest, HeadroomRaisesEveryServiceToItsDemand) {
   Load("night");
-  MilpOptimizer milp;
   deployment::Deployment plain =
-      RunOptimizer(milp, *problem_, SolveOptions{}).deployment;
+      RunOptimizer(milp_, *problem_, SolveOptions{}).deployment;
   workload_.headroom = 0.2;
   Rebuild();
   std::optional<deployment::ValidationReport> report = ProvenOptimum();
@@ -105,9 +104,8 @@ TEST_F(MilpTest, HeadroomRaisesEveryServiceToItsDemand) {
 // 2 here; asked for 40 of the first, it is refused by name.
 TEST_F(MilpTest, MinReplicasGivesEveryServiceItsCount) {
   Load("night");
-  MilpOptimizer milp;
   deployment::Deployment plain =
-      RunOptimizer(milp, *problem_, SolveOptions{}).deployment;
+      RunOptimizer(milp_, *problem_, SolveOptions{}).deployment;
   for (workload::Service& s : workload_.services) s.min_replicas = 2;
   Rebuild();
   std::optional<deployment::ValidationReport> report = ProvenOptimum();

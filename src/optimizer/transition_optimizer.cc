@@ -229,18 +229,16 @@ class TransitionModel {
       builder_.AddRow(supply, -COIN_DBL_MAX, 0);
     }
     for (int j = 0; j < problem_.num_services(); ++j) {
-      Row demand;
+      Row demand, count;
       for (size_t r = 0; r < keepable_.size(); ++r) {
-        if (keepable_[r].service == j) demand.Add(x(r), keepable_[r].utility);
+        if (keepable_[r].service != j) continue;
+        demand.Add(x(r), keepable_[r].utility);
+        count.Add(x(r), 1);
       }
       AddDemandTerms(mig_, j, &demand);
       // Rounding noise must not make an exact cover look short.
       builder_.AddRow(demand, 1.0 - kRateTolerance, COIN_DBL_MAX);
       if (int least = LeastReplicas(problem_, j); least > 0) {
-        Row count;
-        for (size_t r = 0; r < keepable_.size(); ++r) {
-          if (keepable_[r].service == j) count.Add(x(r), 1);
-        }
         AddCountTerms(mig_, j, &count);
         builder_.AddRow(count, least, COIN_DBL_MAX);
       }

@@ -196,12 +196,16 @@ std::optional<std::vector<double>> OneServiceGpus(
     const MigColumns* best_type = nullptr;
     size_t best_m = 0;
     double best_utility = 0;
+    int best_instances = 0;  // the service's instances on one such GPU
     for (const MigColumns& t : model.types) {
       for (size_t m = 0; m < t.multisets.size(); ++m) {
         double u = 0;
+        int instances = 0;
         for (size_t k = 0; k < s.column.size(); ++k) {
           int p = t.ProfileOf(s.column[k]);
-          if (p >= 0) u += t.multisets[m][p] * s.utility[k];
+          if (p < 0) continue;
+          u += t.multisets[m][p] * s.utility[k];
+          instances += t.multisets[m][p];
         }
         if (u <= 0) continue;
         double price = t.cost / u;
@@ -210,18 +214,15 @@ std::optional<std::vector<double>> OneServiceGpus(
           best_type = &t;
           best_m = m;
           best_utility = u;
+          best_instances = instances;
         }
       }
     }
     if (best_type == nullptr) return std::nullopt;
     // Enough GPUs of the layout to meet the demand and the count.
-    int per_gpu = 0;
-    for (int c : s.column) {
-      int p = best_type->ProfileOf(c);
-      if (p >= 0) per_gpu += best_type->multisets[best_m][p];
-    }
-    double gpus = std::max(std::ceil(s.demand / best_utility),
-                           std::ceil(static_cast<double>(s.least) / per_gpu));
+    double gpus =
+        std::max(std::ceil(s.demand / best_utility),
+                 std::ceil(static_cast<double>(s.least) / best_instances));
     x[best_type->y[best_m]] += gpus;
     for (int c : s.column) {
       int p = best_type->ProfileOf(c);
