@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "deployment/deployment.h"
 #include "util/csv.h"
 
 namespace migserve::cluster {
@@ -21,7 +22,7 @@ std::optional<GpuId> ParseGpuId(std::string_view text) {
 }
 
 GpuId UnplacedGpuId(int id, int gpus_per_node) {
-  return {fmt::format("node-{}", id / gpus_per_node), id % gpus_per_node};
+  return {deployment::UnplacedNode(id, gpus_per_node), id % gpus_per_node};
 }
 
 }  // namespace migserve::cluster

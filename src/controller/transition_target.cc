@@ -164,6 +164,12 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
     const optimizer::SolveOptions& options,
     const optimizer::TransitionOptions& transition, int gpus_per_node) {
   MIGSERVE_RETURN_IF_ERROR(transition.Validate());
+  if (problem.workload.survive) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: survive: optimizing from a current deployment does not model "
+        "survive yet; optimize without --from",
+        problem.workload.source));
+  }
   auto begin = std::chrono::steady_clock::now();
   MIGSERVE_ASSIGN_OR_RETURN(std::vector<optimizer::CurrentGpu> keepable,
                             KeepableConfigs(current, problem, profiles));

@@ -1,5 +1,7 @@
 #include "deployment/deployment.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cassert>
 
@@ -78,6 +80,10 @@ Deployment MakeDeployment(const workload::Workload& workload,
     d.gpus.push_back(std::move(out));
   }
   return d;
+}
+
+std::string UnplacedNode(int id, int gpus_per_node) {
+  return fmt::format("node-{}", id / gpus_per_node);
 }
 
 }  // namespace migserve::deployment

@@ -102,6 +102,14 @@ struct Deployment {
   const std::string& GpuModelOf(size_t g) const;
 };
 
+// GPUs per node of an unplaced deployment, where a command is not told
+// otherwise (--gpus-per-node).
+inline constexpr int kUnplacedGpusPerNode = 8;
+
+// The node that GPU `id` of an unplaced deployment is on:
+// node-<id / gpus_per_node>.
+std::string UnplacedNode(int id, int gpus_per_node = kUnplacedGpusPerNode);
+
 // Returns the deployment of `configs` for `workload`, GPU ids 0..n-1 and no
 // nodes; each instance carries the capacity row its service uses there.
 Deployment MakeDeployment(const workload::Workload& workload,

@@ -77,6 +77,38 @@ std::string CreditInstance(const PlacedInstance& instance,
   return "";
 }
 
+// The failure domain of `gpu` under the workload's survive: "gpu <id>", or
+// "node <name>" (its node, else its unplaced node); "" without survive.
+std::string FailureDomainOf(const DeployedGpu& gpu,
+                            const workload::Workload& workload) {
+  if (!workload.survive) return "";
+  if (workload.survive->domain == workload::FailureDomain::kGpu) {
+    return fmt::format("gpu {}", gpu.id);
+  }
+  return "node " + (gpu.node ? *gpu.node : UnplacedNode(gpu.id));
+}
+
+// Adds a problem if losing the domain that carries the most of service `j`
+// (of `provided` req/s) leaves it below what survive says it must keep.
+void CheckSurvival(const workload::Workload& workload, size_t j,
+                   double provided,
+                   const std::map<std::string, double>& carried,
+                   ValidationReport* report) {
+  const workload::Service& service = workload.services[j];
+  double kept = workload.Kept(service);
+  if (kept <= 0 || carried.empty()) return;
+  auto worst = std::max_element(
+      carried.begin(), carried.end(),
+      [](const auto& a, const auto& b) { return a.second < b.second; });
+  double lost = worst->second;
+  if (provided - lost >= kept * (1 - kRateTolerance)) return;
+  report->problems.push_back(fmt::format(
+      "service '{}': losing {} leaves {:.6g} req/s, below the {:.6g} it must "
+      "keep (survive: keep {} of {:.6g} req/s, {})",
+      service.name, worst->first, provided - lost, kept, workload.survive->keep,
+      service.throughput, workload.source));
+}
+
 }  // namespace
 
 StatusOr<ValidationReport> Validate(const Deployment& deployment,
@@ -104,8 +136,11 @@ StatusOr<ValidationReport> Validate(const Deployment& deployment,
         queueing::RouterName(workload.router)));
   }
   std::map<int, size_t> seen_ids;
+  // Per service, the credit each failure domain carries (survive).
+  std::vector<std::map<std::string, double>> carried(workload.services.size());
   for (size_t g = 0; g < deployment.gpus.size(); ++g) {
     const DeployedGpu& dg = deployment.gpus[g];
+    std::string domain = FailureDomainOf(dg, workload);
     auto [it, fresh] = seen_ids.emplace(dg.id, g);
     if (!fresh) {
       report.problems.push_back(
@@ -169,6 +204,7 @@ StatusOr<ValidationReport> Validate(const Deployment& deployment,
       }
       report.services[s].provided += credit;
       ++report.services[s].replicas;
+      carried[s][domain] += credit;
     }
   }
   for (size_t j = 0; j < report.services.size(); ++j) {
@@ -191,6 +227,7 @@ StatusOr<ValidationReport> Validate(const Deployment& deployment,
           "{:.6g} req/s)",
           s.name, 100 * s.satisfaction(), headroom, s.provided, s.required));
     }
+    CheckSurvival(workload, j, s.provided, carried[j], &report);
   }
   return report;
 }

@@ -14,6 +14,12 @@ StatusOr<RunResult> RunFleet(const workload::Workload& workload,
                              const profile::ProfileTable& profiles,
                              const SolveOptions& options) {
   MIGSERVE_RETURN_IF_ERROR(options.Validate());
+  if (workload.survive) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: survive: mixed fleets do not model survive yet; plan each GPU "
+        "type's services as a workload of one type",
+        workload.source));
+  }
   Clock::time_point begin = Clock::now();
   // Problems refer to their workload, GPU and matrix: keep them in place.
   std::deque<workload::Workload> workloads;

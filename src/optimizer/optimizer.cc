@@ -1,6 +1,10 @@
 #include "optimizer/optimizer.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "util/interrupt.h"
+#include "workload/relaxed_bound.h"
 
 namespace migserve::optimizer {
 
@@ -15,6 +19,16 @@ Solution Infeasible(std::string reason) {
   s.outcome = Outcome::kInfeasible;
   s.reason = std::move(reason);
   return s;
+}
+
+int ProvenLowerBound(const Problem& problem, const Solution& solution) {
+  int bound =
+      workload::CeilGpus(workload::RelaxedBound(problem.caps, problem.gpu));
+  if (solution.info.milp && solution.info.milp->best_bound) {
+    bound = std::max(
+        bound, static_cast<int>(std::lround(*solution.info.milp->best_bound)));
+  }
+  return bound;
 }
 
 }  // namespace migserve::optimizer

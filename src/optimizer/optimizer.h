@@ -35,6 +35,10 @@ Outcome Reported(Outcome outcome);
 // A kInfeasible solution saying why.
 Solution Infeasible(std::string reason);
 
+// The lower bound on `problem`'s GPUs that `solution` knows: the relaxed
+// one, or a better one its algorithm proved (milp).
+int ProvenLowerBound(const Problem& problem, const Solution& solution);
+
 class Optimizer {
  public:
   virtual ~Optimizer() = default;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "optimizer/deadline.h"
 #include "optimizer/genetic_optimizer.h"
@@ -12,6 +13,7 @@
 #include "optimizer/milp_optimizer.h"
 #include "optimizer/parvagpu_optimizer.h"
 #include "optimizer/static_partition.h"
+#include "optimizer/survive.h"
 #include "workload/relaxed_bound.h"
 
 namespace migserve::optimizer {
@@ -54,14 +56,7 @@ deployment::Summary SummaryOf(const char* algorithm, const Problem& problem,
   summary.algorithm = algorithm;
   summary.gpus = static_cast<int>(solution.configs.size());
   summary.status = solution.outcome;
-  // The relaxed bound, or a better one the algorithm proved (milp).
-  int bound =
-      workload::CeilGpus(workload::RelaxedBound(problem.caps, problem.gpu));
-  if (solution.info.milp && solution.info.milp->best_bound) {
-    bound = std::max(
-        bound, static_cast<int>(std::lround(*solution.info.milp->best_bound)));
-  }
-  summary.lower_bound = bound;
+  summary.lower_bound = ProvenLowerBound(problem, solution);
   summary.seconds = seconds;
   summary.router = problem.workload.router;
   summary.extra = ToJson(solution.info);
@@ -115,9 +110,16 @@ RunResult RunOptimizer(Optimizer& optimizer, const Problem& problem,
     return run;
   }
   Clock::time_point begin = Clock::now();
-  Solution solution = optimizer.Solve(
-      problem, deployment::CompletionRates(problem.num_services(), 0.0),
-      options);
+  std::optional<SurvivingSolution> surviving;
+  if (problem.workload.survive) {
+    surviving = SolveToSurvive(optimizer, problem, options);
+  }
+  Solution solution =
+      surviving ? std::move(surviving->solution)
+                : optimizer.Solve(
+                      problem,
+                      deployment::CompletionRates(problem.num_services(), 0.0),
+                      options);
   double seconds = SecondsSince(begin);
   solution.outcome = Reported(solution.outcome);
   RunResult run;
@@ -135,6 +137,16 @@ RunResult RunOptimizer(Optimizer& optimizer, const Problem& problem,
                                               problem.caps, solution.configs);
   run.deployment.summary =
       SummaryOf(optimizer.name(), problem, solution, seconds);
+  if (surviving) {
+    // The last round's bound is for its raised rates; the first round's
+    // holds for every deployment that survives.
+    deployment::Summary& s = *run.deployment.summary;
+    s.lower_bound = surviving->lower_bound;
+    if (s.status == Outcome::kOptimal && s.gpus > surviving->lower_bound) {
+      s.status = Outcome::kFeasible;
+    }
+    s.extra["survive_rounds"] = surviving->rounds;
+  }
   run.info = std::move(solution.info);
   return run;
 }

@@ -54,6 +54,15 @@ class CapacityMatrix {
   }
   double required(int service) const { return required_[service]; }
 
+  // This matrix with `required` as each service's required rate: the same
+  // credits, utilities over the new rates (survive's spare capacity).
+  // REQUIRES: required.size() == num_services().
+  CapacityMatrix WithRequired(std::vector<double> required) const {
+    CapacityMatrix m = *this;
+    m.required_ = std::move(required);
+    return m;
+  }
+
  private:
   struct Cell {
     std::optional<profile::ProfileRow> row;

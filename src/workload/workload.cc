@@ -2,6 +2,10 @@
 
 namespace migserve::workload {
 
+const char* FailureDomainName(FailureDomain domain) {
+  return domain == FailureDomain::kGpu ? "gpu" : "node";
+}
+
 int Workload::FindService(const std::string& name) const {
   for (size_t i = 0; i < services.size(); ++i) {
     if (services[i].name == name) return static_cast<int>(i);

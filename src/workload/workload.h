@@ -2,6 +2,7 @@
 #ifndef MIGSERVE_WORKLOAD_WORKLOAD_H_
 #define MIGSERVE_WORKLOAD_WORKLOAD_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,24 @@ struct GpuOffer {
   bool operator==(const GpuOffer&) const = default;
 };
 
+// What one failure takes away: one GPU, or one node (a placed GPU's
+// `node`; an unplaced deployment's GPU id / 8, as the simulated cluster
+// reads it).
+enum class FailureDomain { kGpu, kNode };
+
+// `survive: {domain, keep}`: after losing any one failure domain, every
+// service keeps at least `keep` x its required rate (docs/capacity.md,
+// "Redundancy").
+struct Survive {
+  FailureDomain domain = FailureDomain::kGpu;
+  double keep = 1;
+
+  bool operator==(const Survive&) const = default;
+};
+
+// "gpu" or "node".
+const char* FailureDomainName(FailureDomain domain);
+
 struct Workload {
   std::string source;  // file it came from, for messages
   std::string gpu;     // the first offer's GPU
@@ -48,8 +67,9 @@ struct Workload {
   // Spare capacity: credits cover (1 + headroom) x each service's required
   // rate (docs/capacity.md, "Redundancy").
   double headroom = 0;
-  int max_procs = 1;    // MPS processes per instance (1: MIG only)
-  mig::MigOptions mig;  // legacy_4g3g, optional_profiles
+  std::optional<Survive> survive;  // none: no failure is provided for
+  int max_procs = 1;               // MPS processes per instance (1: MIG only)
+  mig::MigOptions mig;             // legacy_4g3g, optional_profiles
   std::vector<Service> services;
 
   // Returns the index of the service named `name`, or -1.
@@ -58,6 +78,11 @@ struct Workload {
   // headroom.
   double Demand(const Service& service) const {
     return (1 + headroom) * service.throughput;
+  }
+  // The rate `service` must keep after losing one failure domain: keep x
+  // its required rate; 0 without `survive`.
+  double Kept(const Service& service) const {
+    return survive ? survive->keep * service.throughput : 0;
   }
   // The terms `service` is served under: its rows' limits, its SLO and the
   // capacity model.

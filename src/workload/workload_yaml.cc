@@ -17,6 +17,8 @@ constexpr int kMaxMinReplicas = 10000;
 constexpr NumberRange kArrivalCvRange{0.1, 10};
 // Spare capacity beyond 10 x the required rate is a typo.
 constexpr NumberRange kHeadroomRange{0, 10};
+// What a service keeps after a loss: a share of its required rate.
+constexpr NumberRange kKeepRange{1e-3, 1};
 // The share of the SLO a batch may take: past 100 x the SLO, a typo.
 constexpr NumberRange kLatencyBudgetRange{1e-3, 100};
 
@@ -54,6 +56,29 @@ Status ParseTraffic(const YamlMap& map, Workload* w) {
                                  kMaxRouterReplicas, w->router_replicas));
   }
   return map.Optional("arrival_cv", &w->arrival_cv, kArrivalCvRange);
+}
+
+// survive: {domain: gpu | node, keep: F}.
+Status ParseSurvive(const YamlMap& parent, Workload* w) {
+  YAML::Node node = parent.Value("survive");
+  if (!node.IsDefined() || node.IsNull()) return Status::Ok();
+  MIGSERVE_ASSIGN_OR_RETURN(YamlMap map,
+                            YamlMap::Open(node, parent.source(), "survive"));
+  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys({"domain", "keep"}));
+  Survive survive;
+  std::string domain;
+  MIGSERVE_RETURN_IF_ERROR(map.Required("domain", &domain));
+  if (domain == "gpu") {
+    survive.domain = FailureDomain::kGpu;
+  } else if (domain == "node") {
+    survive.domain = FailureDomain::kNode;
+  } else {
+    return map.Error("domain",
+                     fmt::format("must be gpu or node, got '{}'", domain));
+  }
+  MIGSERVE_RETURN_IF_ERROR(map.Required("keep", &survive.keep, kKeepRange));
+  w->survive = survive;
+  return Status::Ok();
 }
 
 StatusOr<Service> ParseService(const YAML::Node& node,
@@ -110,8 +135,8 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(root, source, ""));
   MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
       {"gpu", "gpus", "latency_budget", "capacity_model", "router",
-       "router_replicas", "arrival_cv", "headroom", "max_procs", "legacy_4g3g",
-       "optional_profiles", "services"}));
+       "router_replicas", "arrival_cv", "headroom", "survive", "max_procs",
+       "legacy_4g3g", "optional_profiles", "services"}));
   Workload w;
   w.source = source;
   MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> offers,
@@ -150,6 +175,7 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
   MIGSERVE_RETURN_IF_ERROR(ParseTraffic(map, &w));
   MIGSERVE_RETURN_IF_ERROR(
       map.Optional("headroom", &w.headroom, kHeadroomRange));
+  MIGSERVE_RETURN_IF_ERROR(ParseSurvive(map, &w));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("max_procs", &w.max_procs));
   if (w.max_procs < 1) {
     return map.Error("max_procs",
@@ -202,6 +228,10 @@ std::string FormatWorkload(const Workload& w) {
   }
   if (w.arrival_cv != 1) out += fmt::format("arrival_cv: {}\n", w.arrival_cv);
   if (w.headroom != 0) out += fmt::format("headroom: {}\n", w.headroom);
+  if (w.survive) {
+    out += fmt::format("survive: {{domain: {}, keep: {}}}\n",
+                       FailureDomainName(w.survive->domain), w.survive->keep);
+  }
   out += fmt::format("max_procs: {}\n", w.max_procs);
   if (w.mig.legacy_4g3g) out += "legacy_4g3g: true\n";
   if (w.mig.optional_profiles) out += "optional_profiles: true\n";

@@ -208,6 +208,48 @@ TEST(WorkloadYamlTest, HeadroomRaisesTheDemand) {
   EXPECT_EQ(again->services[0].min_replicas, 3);
 }
 
+TEST(WorkloadYamlTest, SurviveRoundTripsAndNamesItsFields) {
+  const char* services =
+      "services:\n  - {name: a, model: m, throughput: 100, latency_ms: 10}\n";
+  auto plain =
+      ParseWorkload(std::string("gpu: A100-SXM4-80GB\n") + services, "w.yaml");
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_FALSE(plain->survive);
+  EXPECT_EQ(plain->Kept(plain->services[0]), 0);
+  auto w = ParseWorkload(std::string("gpu: A100-SXM4-80GB\nsurvive: {domain: "
+                                     "node, keep: 0.5}\n") +
+                             services,
+                         "w.yaml");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  auto back = ParseWorkload(FormatWorkload(*w), "again.yaml");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_TRUE(back->survive);
+  EXPECT_EQ(back->survive->domain, FailureDomain::kNode);
+  EXPECT_EQ(back->survive->keep, 0.5);
+  EXPECT_EQ(back->Kept(back->services[0]), 50);
+  EXPECT_EQ(back->Demand(back->services[0]), 100);
+  struct Bad {
+    const char* survive;
+    const char* error;
+  };
+  for (const Bad& bad : {
+           Bad{"survive: {domain: rack, keep: 1}",
+               "w.yaml:2: survive.domain: must be gpu or node, got 'rack'"},
+           Bad{"survive: {domain: gpu}", "survive.keep"},
+           Bad{"survive: {domain: gpu, keep: 1.5}", "survive.keep: must be"},
+           Bad{"survive: {domain: gpu, keep: 0}", "survive.keep: must be"},
+           Bad{"survive: {domain: gpu, keep: 1, spare: 2}", "spare"},
+           Bad{"survive: gpu", "survive"},
+       }) {
+    auto parsed = ParseWorkload(
+        std::string("gpu: A100-SXM4-80GB\n") + bad.survive + "\n" + services,
+        "w.yaml");
+    ASSERT_FALSE(parsed.ok()) << bad.survive;
+    EXPECT_NE(parsed.status().message().find(bad.error), std::string::npos)
+        << parsed.status().message();
+  }
+}
+
 TEST(WorkloadYamlTest, MissingFileIsNotFound) {
   auto w = LoadWorkload("/no/such/workload.yaml");
   ASSERT_FALSE(w.ok());

@@ -1,0 +1,203 @@
+#include "optimizer/survive.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <utility>
+
+#include "optimizer/deadline.h"
+#include "util/tolerance.h"
+
+namespace migserve::optimizer {
+namespace {
+
+// Rounds of raised rates before a search that cannot survive gives up: each
+// raises every short service by what it lost, so a deployment that can
+// survive is found in two or three.
+constexpr int kMaxRounds = 12;
+
+// Per service, what its replicas in `configs` serve, req/s.
+std::vector<double> Capacities(
+    const std::vector<deployment::GpuConfig>& configs,
+    const workload::CapacityMatrix& caps) {
+  std::vector<double> capacity(caps.num_services(), 0.0);
+  for (const deployment::GpuConfig& c : configs) {
+    const std::vector<mig::Instance>& instances = c.layout.instances();
+    for (size_t k = 0; k < c.services.size(); ++k) {
+      int j = c.services[k];
+      if (j != deployment::kIdle) {
+        capacity[j] += caps.throughput(j, instances[k].profile);
+      }
+    }
+  }
+  return capacity;
+}
+
+// The least credit one instance of service `j` can have: a loss no
+// deployment of it escapes.
+double LeastInstanceCredit(const workload::CapacityMatrix& caps, int j) {
+  double least = 0;
+  for (int p = 0; p < caps.num_profiles(); ++p) {
+    double credit = caps.throughput(j, p);
+    if (credit > 0 && (least == 0 || credit < least)) least = credit;
+  }
+  return least;
+}
+
+}  // namespace
+
+std::string DomainName(workload::FailureDomain domain, int index) {
+  return domain == workload::FailureDomain::kGpu
+             ? fmt::format("gpu {}", index)
+             : "node " + deployment::UnplacedNode(
+                             index * deployment::kUnplacedGpusPerNode);
+}
+
+std::vector<int> FailureDomainsOf(int count, workload::FailureDomain domain) {
+  std::vector<int> domains(count);
+  for (int g = 0; g < count; ++g) {
+    domains[g] = domain == workload::FailureDomain::kGpu
+                     ? g
+                     : g / deployment::kUnplacedGpusPerNode;
+  }
+  return domains;
+}
+
+void SpreadServices(const std::vector<int>& domains,
+                    const workload::CapacityMatrix& caps,
+                    std::vector<deployment::GpuConfig>* configs) {
+  struct Replica {
+    double credit;
+    int service;
+    int profile;
+  };
+  struct Slot {
+    int config;
+    int instance;
+  };
+  std::vector<Replica> replicas;
+  // Per profile, per domain, its instances, the last one taken first.
+  std::map<int, std::map<int, std::vector<Slot>>> free;
+  for (int g = static_cast<int>(configs->size()) - 1; g >= 0; --g) {
+    deployment::GpuConfig& c = (*configs)[g];
+    const std::vector<mig::Instance>& instances = c.layout.instances();
+    for (int k = static_cast<int>(c.services.size()) - 1; k >= 0; --k) {
+      int p = instances[k].profile;
+      free[p][domains[g]].push_back({g, k});
+      int j = c.services[k];
+      if (j == deployment::kIdle) continue;
+      replicas.push_back({caps.throughput(j, p), j, p});
+      c.services[k] = deployment::kIdle;
+    }
+  }
+  std::sort(replicas.begin(), replicas.end(),
+            [](const Replica& a, const Replica& b) {
+              if (a.credit != b.credit) return a.credit > b.credit;
+              if (a.service != b.service) return a.service < b.service;
+              return a.profile < b.profile;
+            });
+  std::vector<std::unordered_map<int, double>> load(caps.num_services());
+  for (const Replica& r : replicas) {
+    std::map<int, std::vector<Slot>>& by_domain = free[r.profile];
+    auto best = by_domain.end();
+    double best_load = 0;
+    for (auto it = by_domain.begin(); it != by_domain.end(); ++it) {
+      if (it->second.empty()) continue;
+      auto carried = load[r.service].find(it->first);
+      double l = carried == load[r.service].end() ? 0 : carried->second;
+      if (best == by_domain.end() || l < best_load ||
+          (l == best_load && it->second.size() > best->second.size())) {
+        best = it;
+        best_load = l;
+      }
+    }
+    Slot slot = best->second.back();
+    best->second.pop_back();
+    (*configs)[slot.config].services[slot.instance] = r.service;
+    load[r.service][best->first] += r.credit;
+  }
+}
+
+std::vector<WorstLoss> WorstLosses(
+    const std::vector<deployment::GpuConfig>& configs,
+    const std::vector<int>& domains, const workload::CapacityMatrix& caps) {
+  std::vector<std::unordered_map<int, double>> load(caps.num_services());
+  for (size_t g = 0; g < configs.size(); ++g) {
+    const std::vector<mig::Instance>& instances = configs[g].layout.instances();
+    for (size_t k = 0; k < configs[g].services.size(); ++k) {
+      int j = configs[g].services[k];
+      if (j == deployment::kIdle) continue;
+      load[j][domains[g]] += caps.throughput(j, instances[k].profile);
+    }
+  }
+  std::vector<WorstLoss> worst(caps.num_services());
+  for (int j = 0; j < caps.num_services(); ++j) {
+    for (const auto& [domain, credit] : load[j]) {
+      if (credit > worst[j].credit ||
+          (credit == worst[j].credit && domain < worst[j].domain)) {
+        worst[j] = {credit, domain};
+      }
+    }
+  }
+  return worst;
+}
+
+SurvivingSolution SolveToSurvive(Optimizer& optimizer, const Problem& problem,
+                                 const SolveOptions& options) {
+  const workload::Workload& w = problem.workload;
+  const workload::CapacityMatrix& caps = problem.caps;
+  Clock::time_point deadline = SecondsFromNow(options.time_limit_s);
+  std::vector<double> required(caps.num_services());
+  for (int j = 0; j < caps.num_services(); ++j) {
+    required[j] = std::max(
+        caps.required(j), w.Kept(w.services[j]) + LeastInstanceCredit(caps, j));
+  }
+  SurvivingSolution out;
+  for (out.rounds = 1;; ++out.rounds) {
+    workload::CapacityMatrix raised = caps.WithRequired(required);
+    Problem round(w, problem.gpu, raised);
+    SolveOptions limited = options;
+    limited.time_limit_s = std::max(SecondsLeft(deadline), 0.0);
+    out.solution = optimizer.Solve(
+        round, deployment::CompletionRates(caps.num_services(), 0.0), limited);
+    if (out.solution.outcome == Outcome::kInfeasible) return out;
+    if (out.rounds == 1)
+      out.lower_bound = ProvenLowerBound(round, out.solution);
+    std::vector<int> domains = FailureDomainsOf(
+        static_cast<int>(out.solution.configs.size()), w.survive->domain);
+    SpreadServices(domains, caps, &out.solution.configs);
+    std::vector<double> capacity = Capacities(out.solution.configs, caps);
+    std::vector<WorstLoss> losses =
+        WorstLosses(out.solution.configs, domains, caps);
+    std::string short_of;
+    for (int j = 0; j < caps.num_services(); ++j) {
+      double kept = w.Kept(w.services[j]);
+      if (capacity[j] - losses[j].credit >= kept * (1 - kRateTolerance)) {
+        continue;
+      }
+      required[j] = kept + losses[j].credit;
+      if (short_of.empty()) {
+        short_of = fmt::format(
+            "survive: losing {} leaves '{}' {:.6g} of the {:.6g} req/s it "
+            "must keep",
+            DomainName(w.survive->domain, losses[j].domain), w.services[j].name,
+            capacity[j] - losses[j].credit, kept);
+      }
+    }
+    if (short_of.empty()) return out;
+    if (out.rounds == kMaxRounds || SecondsLeft(deadline) <= 0) {
+      out.solution = Infeasible(fmt::format(
+          "{} after {} round(s) of spare capacity; raise --time-limit",
+          short_of, out.rounds));
+      return out;
+    }
+    if (options.progress) {
+      options.progress(
+          fmt::format("{} (round {}); solving again", short_of, out.rounds));
+    }
+  }
+}
+
+}  // namespace migserve::optimizer

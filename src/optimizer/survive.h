@@ -1,0 +1,69 @@
+// Surviving a failure (`survive: {domain, keep}`, docs/capacity.md,
+// "Redundancy"): after losing any one GPU or node, every service keeps
+// `keep` x its required rate. Any optimizer's deployment is made to survive
+// the same way: its services are spread over the failure domains, and a
+// service whose worst loss leaves it short has its required rate raised by
+// that loss (its spare) and the workload is solved again.
+#ifndef MIGSERVE_OPTIMIZER_SURVIVE_H_
+#define MIGSERVE_OPTIMIZER_SURVIVE_H_
+
+#include <string>
+#include <vector>
+
+#include "deployment/gpu_config.h"
+#include "optimizer/optimizer.h"
+#include "workload/capacity_matrix.h"
+#include "workload/workload.h"
+
+namespace migserve::optimizer {
+
+// The failure domain of each of `count` configs, in deployment order: the
+// config itself (gpu), or its node of deployment::kUnplacedGpusPerNode
+// (node).
+std::vector<int> FailureDomainsOf(int count, workload::FailureDomain domain);
+
+// "gpu <index>", or "node <name>" with the unplaced node's name.
+std::string DomainName(workload::FailureDomain domain, int index);
+
+// Reassigns the services of `configs` among the instances of each profile
+// so that every service's credit is spread over `domains` as evenly as the
+// instances allow (largest credits first, each to the domain that carries
+// the least of its service). Each service keeps the profiles of its
+// instances, hence its capacity.
+void SpreadServices(const std::vector<int>& domains,
+                    const workload::CapacityMatrix& caps,
+                    std::vector<deployment::GpuConfig>* configs);
+
+// What losing one domain costs a service: the most credit one domain
+// carries, req/s, and that domain (-1 if the service has no replica).
+struct WorstLoss {
+  double credit = 0;
+  int domain = -1;
+};
+
+// Per service of `caps`, its worst loss over `domains`.
+std::vector<WorstLoss> WorstLosses(
+    const std::vector<deployment::GpuConfig>& configs,
+    const std::vector<int>& domains, const workload::CapacityMatrix& caps);
+
+// What SolveToSurvive found: the last round's solution, its services
+// spread, and a lower bound that holds for every deployment that survives.
+struct SurvivingSolution {
+  Solution solution;
+  int lower_bound = 0;
+  int rounds = 0;
+};
+
+// Solves `problem` (whose workload has `survive`) with `optimizer`: the
+// first round requires of each service its demand and at least keep x its
+// rate plus one instance's credit (every deployment that survives has that
+// much, so the first round's bound is a bound); each later round raises a
+// short service to keep x its rate plus the loss that left it short, until
+// every loss is survived or the time limit ends the search (kInfeasible,
+// naming the service and the domain).
+SurvivingSolution SolveToSurvive(Optimizer& optimizer, const Problem& problem,
+                                 const SolveOptions& options);
+
+}  // namespace migserve::optimizer
+
+#endif  // MIGSERVE_OPTIMIZER_SURVIVE_H_

@@ -1,0 +1,148 @@
+#include "optimizer/survive.h"
+
+#include <gtest/gtest.h>
+
+#include "deployment/validator.h"
+#include "optimizer/milp_optimizer.h"
+#include "optimizer/registry.h"
+#include "optimizer/testing/shipped_workload.h"
+
+namespace migserve::optimizer {
+namespace {
+
+class SurviveTest : public ShippedWorkloadTest {
+ protected:
+  // A GPU of seven 1g instances, all serving `service`.
+  deployment::GpuConfig SevenOf(int service) const {
+    int one = gpu_.FindProfile("1g.10gb");
+    std::vector<mig::Instance> instances;
+    for (int start = 0; start < 7; ++start) instances.push_back({one, start});
+    return {mig::Layout(instances), std::vector<int>(7, service)};
+  }
+
+  // Expects that `deployment` with each of its failure domains removed
+  // still validates against the workload with every service's required
+  // rate lowered to keep x it (no headroom, no survive): an independent
+  // check of what survive promises.
+  void ExpectEveryLossSurvived(const deployment::Deployment& deployment) {
+    workload::Workload kept = workload_;
+    for (workload::Service& s : kept.services) {
+      s.throughput *= workload_.survive->keep;
+      s.min_replicas = 1;
+    }
+    kept.headroom = 0;
+    kept.survive.reset();
+    std::vector<int> domains = FailureDomainsOf(
+        static_cast<int>(deployment.gpus.size()), workload_.survive->domain);
+    for (int lost = 0; lost <= domains.back(); ++lost) {
+      deployment::Deployment left = deployment;
+      left.gpus.clear();
+      for (size_t g = 0; g < deployment.gpus.size(); ++g) {
+        if (domains[g] != lost) left.gpus.push_back(deployment.gpus[g]);
+      }
+      auto report = deployment::Validate(left, kept, profiles_, gpu_);
+      ASSERT_TRUE(report.ok()) << report.status().ToString();
+      EXPECT_TRUE(report->ok()) << DomainName(workload_.survive->domain, lost)
+                                << ": " << report->problems[0];
+    }
+  }
+
+  // Runs milp on workload_ without and then with `survive`, expects the
+  // surviving deployment to validate, to survive every loss, to cost more
+  // than the plain one, and the plain one to fail validate's survive
+  // check; returns the two GPU counts.
+  std::pair<int, int> PlainAndSurviving(workload::Survive survive) {
+    Rebuild();
+    RunResult plain = RunOptimizer(milp_, *problem_, SolveOptions{});
+    EXPECT_EQ(plain.outcome, Outcome::kOptimal);
+    workload_.survive = survive;
+    Rebuild();
+    RunResult run = RunOptimizer(milp_, *problem_, SolveOptions{});
+    EXPECT_NE(run.outcome, Outcome::kInfeasible) << run.reason;
+    const deployment::Summary& s = *run.deployment.summary;
+    EXPECT_LE(*s.lower_bound, s.gpus);
+    EXPECT_GE(*s.lower_bound, plain.deployment.summary->gpus);
+    auto report =
+        deployment::Validate(run.deployment, workload_, profiles_, gpu_);
+    EXPECT_TRUE(report.ok() && report->ok())
+        << (report.ok() ? report->problems[0] : report.status().ToString());
+    ExpectEveryLossSurvived(run.deployment);
+    auto fragile =
+        deployment::Validate(plain.deployment, workload_, profiles_, gpu_);
+    EXPECT_TRUE(fragile.ok() && !fragile->ok());
+    if (fragile.ok() && !fragile->ok()) {
+      EXPECT_NE(fragile->problems[0].find(": losing "), std::string::npos)
+          << fragile->problems[0];
+    }
+    return {plain.deployment.summary->gpus, s.gpus};
+  }
+
+  MilpOptimizer milp_;
+};
+
+// Two GPUs, each all one service's: spread, each GPU carries four 1g of
+// one service and three of the other, so losing either costs a service at
+// most four instances; capacities are unchanged.
+TEST_F(SurviveTest, SpreadHalvesWhatOneGpuCarries) {
+  Load("night");
+  int one = gpu_.FindProfile("1g.10gb");
+  std::vector<deployment::GpuConfig> configs = {SevenOf(0), SevenOf(1)};
+  std::vector<int> domains = FailureDomainsOf(2, workload::FailureDomain::kGpu);
+  ASSERT_EQ(domains, (std::vector<int>{0, 1}));
+  deployment::CompletionRates before = deployment::Completion(configs, *caps_);
+  std::vector<WorstLoss> lost = WorstLosses(configs, domains, *caps_);
+  EXPECT_DOUBLE_EQ(lost[0].credit, 7 * caps_->throughput(0, one));
+  SpreadServices(domains, *caps_, &configs);
+  EXPECT_EQ(deployment::Completion(configs, *caps_), before);
+  lost = WorstLosses(configs, domains, *caps_);
+  EXPECT_DOUBLE_EQ(lost[0].credit, 4 * caps_->throughput(0, one));
+  EXPECT_DOUBLE_EQ(lost[1].credit, 4 * caps_->throughput(1, one));
+  EXPECT_EQ(lost[2].domain, -1);
+  for (const deployment::GpuConfig& c : configs) {
+    EXPECT_EQ(std::count(c.services.begin(), c.services.end(), 0) +
+                  std::count(c.services.begin(), c.services.end(), 1),
+              7);
+    EXPECT_GE(std::count(c.services.begin(), c.services.end(), 0), 3);
+  }
+  std::vector<int> nodes = FailureDomainsOf(17, workload::FailureDomain::kNode);
+  EXPECT_EQ(nodes[7], 0);
+  EXPECT_EQ(nodes[8], 1);
+  EXPECT_EQ(nodes[16], 2);
+  EXPECT_EQ(DomainName(workload::FailureDomain::kNode, 2), "node node-2");
+}
+
+// survive {gpu, keep 1} on night and day (the test): removing any
+// one GPU of milp's deployment leaves every service at its required rate.
+TEST_F(SurviveTest, LosingAnyGpuOfNightOrDayKeepsEveryRate) {
+  Load("night", 0, queueing::CapacityModel::kP99);
+  auto [night_plain, night] =
+      PlainAndSurviving({workload::FailureDomain::kGpu, 1});
+  EXPECT_GT(night, night_plain);
+  Load("day", 0, queueing::CapacityModel::kP99);
+  auto [day_plain, day] = PlainAndSurviving({workload::FailureDomain::kGpu, 1});
+  EXPECT_GT(day, day_plain);
+}
+
+// survive {node, keep 0.5}: losing any node of eight GPUs leaves every day
+// service at half its rate.
+TEST_F(SurviveTest, LosingAnyNodeOfDayKeepsHalf) {
+  Load("day", 0, queueing::CapacityModel::kP99);
+  auto [plain, surviving] =
+      PlainAndSurviving({workload::FailureDomain::kNode, 0.5});
+  EXPECT_GE(surviving, plain);
+}
+
+// A heuristic's deployment is made to survive the same way.
+TEST_F(SurviveTest, GreedySurvivesToo) {
+  Load("night", 0, queueing::CapacityModel::kP99);
+  workload_.survive = workload::Survive{workload::FailureDomain::kGpu, 1};
+  Rebuild();
+  auto greedy = MakeOptimizer("greedy").value();
+  RunResult run = RunOptimizer(*greedy, *problem_, SolveOptions{});
+  ASSERT_NE(run.outcome, Outcome::kInfeasible) << run.reason;
+  ExpectEveryLossSurvived(run.deployment);
+  EXPECT_GE(run.deployment.summary->extra["survive_rounds"].get<int>(), 1);
+}
+
+}  // namespace
+}  // namespace migserve::optimizer
