@@ -140,6 +140,9 @@ Status RunSimulate(const SimulateFlags& flags, CommandContext* context) {
   sim.report.to = flags.transition.to;
   PrintReport(report, context->out);
   MIGSERVE_RETURN_IF_ERROR(WriteOutputs(flags, in, sim));
+  if (!report.degraded.empty()) {
+    context->out << "degraded: " << report.degraded << "\n";
+  }
   if (report.ok()) {
     context->out
         << "no drop: every service stayed at >= 100% of min(before, after)\n";

@@ -207,6 +207,25 @@ TEST(TransitionCliTest, SimulateAnswersNoWhenALostGpuDropsAService) {
             2);
 }
 
+// night to day on exactly day's 18 GPUs, one lost at 60 s: day no longer
+// fits, and the controller moves to the 17 of its GPUs that serve the most
+// (issue 35), saying so in the output and the report.
+TEST(TransitionCliTest, SimulateMovesToWhatFitsAfterALoss) {
+  const std::string report = TempDir() + "/degraded.json";
+  CliResult r =
+      Cli({"simulate", "--from", kNight, "--to", kDay, "--spare-gpus", "12",
+           "--lose-gpu", "node-0/1", "--lose-at", "60", "--report", report});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("degraded: the cluster cannot hold the target: "
+                       "dropped 1 of its 18 serving GPUs; short: bert-1"),
+            std::string::npos)
+      << r.out;
+  auto json = nlohmann::json::parse(ReadFile(report).value());
+  EXPECT_EQ(json["final_gpus"], 17);
+  EXPECT_NE(json["degraded"].get<std::string>().find("short: bert-1"),
+            std::string::npos);
+}
+
 // Honest reports (issue 20): with every action id failing in turn and GPUs
 // lost at several moments, on day2night and night2day, the report's ok,
 // short_services and exit code agree with the capacity the simulated

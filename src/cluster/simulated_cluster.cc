@@ -75,9 +75,18 @@ std::vector<int> SimulatedCluster::Running() const {
 
 void SimulatedCluster::LoseGpu() {
   now_s_ = std::max(now_s_, faults_.lose_at_s);
-  std::erase_if(state_.gpus,
-                [&](const GpuState& g) { return g.id == faults_.lose_gpu; });
+  std::erase_if(state_.gpus, [&](const GpuState& g) {
+    return g.id == faults_.lose_gpu || g.id.node == faults_.lose_node;
+  });
   faults_.lose_gpu.reset();
+  faults_.lose_node.reset();
+  Record();
+}
+
+void SimulatedCluster::AddGpus(const std::vector<GpuState>& gpus) {
+  state_.gpus.insert(state_.gpus.end(), gpus.begin(), gpus.end());
+  std::sort(state_.gpus.begin(), state_.gpus.end(),
+            [](const GpuState& a, const GpuState& b) { return a.id < b.id; });
   Record();
 }
 
@@ -103,7 +112,10 @@ StatusOr<ActionResult> SimulatedCluster::WaitAny() {
                                  return std::tie(x.end_s, x.action.id) <
                                         std::tie(y.end_s, y.action.id);
                                });
-  if (faults_.lose_gpu && faults_.lose_at_s <= next->end_s) LoseGpu();
+  if ((faults_.lose_gpu || faults_.lose_node) &&
+      faults_.lose_at_s <= next->end_s) {
+    LoseGpu();
+  }
   InFlight done = *next;
   running_.erase(next);
   now_s_ = std::max(now_s_, done.end_s);

@@ -36,7 +36,8 @@ struct ActionDurations {
 struct Faults {
   int fail_action = -1;           // the action with this id fails when it ends
   std::optional<GpuId> lose_gpu;  // this GPU disappears ...
-  double lose_at_s = -1;          // ... at this moment of the virtual clock
+  std::optional<std::string> lose_node = std::nullopt;  // or this node ...
+  double lose_at_s = -1;  // ... at this moment of the virtual clock
 };
 
 // One action as it ran.
@@ -71,6 +72,9 @@ class SimulatedCluster : public ClusterBackend {
   // a crash) at the current moment; the instance stays. Returns NotFound
   // if no replica is there.
   Status EvictReplica(const GpuId& gpu, const mig::Instance& instance);
+  // Inject: `gpus` join the cluster (a lost node comes back) at the
+  // current moment.
+  void AddGpus(const std::vector<GpuState>& gpus);
   double now_s() const { return now_s_; }
   const std::vector<TimelineEntry>& timeline() const { return timeline_; }
   // Per service: the lowest capacity it had at any moment.

@@ -150,6 +150,7 @@ std::string FormatTransitionReport(const TransitionReport& r) {
               {"problems", r.problems},
               {"short_services", r.short_services},
               {"ok", r.ok()}};
+  if (!r.degraded.empty()) out["degraded"] = r.degraded;
   return out.dump(2) + "\n";
 }
 
@@ -189,6 +190,7 @@ StatusOr<TransitionReport> ParseTransitionReport(const std::string& text,
     MIGSERVE_RETURN_IF_ERROR(Strings(f, "problems", &r.problems));
   }
   MIGSERVE_RETURN_IF_ERROR(Strings(f, "short_services", &r.short_services));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("degraded", false, &r.degraded));
   bool ok = true;
   MIGSERVE_RETURN_IF_ERROR(f.Get("ok", true, &ok));
   if (ok != r.ok() && f.Has("problems")) {

@@ -68,6 +68,9 @@ struct TransitionReport {
   std::vector<CapacitySample> capacity_history;
   std::vector<std::string> problems;  // empty: no problem found
   std::vector<std::string> short_services;
+  // When a loss left a target the cluster cannot hold: what the controller
+  // moved to instead (controller/degraded_target.h); "" otherwise.
+  std::string degraded;
 
   bool ok() const { return problems.empty(); }
 };

@@ -48,18 +48,15 @@ StatusOr<TransitionGoal> Controller::AfterLoss(const TransitionGoal& goal) {
                             backend_->Observe());
   std::map<std::string, double> capacity = observed.Capacity();
   TransitionGoal kept = goal;
-  for (auto& [service, before] : kept.required_before) {
-    double floor = goal.Floor(service);
-    if (capacity[service] >= floor - kCapacityTolerance) continue;
+  for (const std::string& service : KeepWhatIsLeft(capacity, &kept)) {
     Progress(fmt::format(
         "controller: service {} is short: {:.6g} of {:.6g} req/s after a "
         "loss; keeping what it has",
-        service, capacity[service], floor));
+        service, capacity[service], goal.Floor(service)));
     if (std::find(stats_.short_services.begin(), stats_.short_services.end(),
                   service) == stats_.short_services.end()) {
       stats_.short_services.push_back(service);
     }
-    before = capacity[service];
   }
   return kept;
 }

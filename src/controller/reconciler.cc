@@ -82,13 +82,45 @@ std::map<std::string, double> Reconciler::StoppedFloors(
   return floors;
 }
 
+std::optional<DegradedTarget> Reconciler::Fit(
+    const cluster::ClusterState& observed,
+    const deployment::Deployment& target) {
+  std::optional<DegradedTarget> degraded = FitTarget(observed, target);
+  std::string now = degraded ? degraded->description : "";
+  if (now != degraded_) {
+    options_.progress(
+        "controller: " +
+        (degraded ? now + "; moving to what fits"
+                  : std::string("the cluster holds the target again; moving "
+                                "back to it")));
+    degraded_ = now;
+    metrics_.Degraded(now);
+  }
+  return degraded;
+}
+
 Status Reconciler::Reconcile(const deployment::Deployment& target) {
+  // A loss during the transition can leave a target that no longer fits:
+  // the second pass moves to what does.
+  Status status = ReconcileOnce(target);
+  if (status.ok() || !degraded_.empty()) return status;
+  auto observed = backend_->Observe();
+  if (!observed.ok() || !FitTarget(*observed, target)) return status;
+  return ReconcileOnce(target);
+}
+
+Status Reconciler::ReconcileOnce(const deployment::Deployment& target) {
   auto observed = backend_->Observe();
   if (!observed.ok()) return Finish(ReconcileResult::kError, observed.status());
   Observed(*observed, target);
-  TransitionGoal goal = GoalFromObserved(*observed, target);
-  if (required_now_) goal.required_before = *required_now_;
-  auto plan = PlanTransition(*observed, target, goal, options_.planner);
+  std::optional<DegradedTarget> degraded = Fit(*observed, target);
+  const deployment::Deployment& aim = degraded ? degraded->deployment : target;
+  TransitionGoal goal = GoalFromObserved(*observed, aim);
+  if (required_now_) {
+    goal.required_before = *required_now_;
+    KeepWhatIsLeft(observed->Capacity(), &goal);
+  }
+  auto plan = PlanTransition(*observed, aim, goal, options_.planner);
   auto pending = journal_->Current();
   bool resuming = pending.ok() && pending->has_value();
   if (plan.ok() && plan->actions.empty() && !resuming) {
@@ -97,7 +129,7 @@ Status Reconciler::Reconcile(const deployment::Deployment& target) {
   }
   metrics_.Transitioning();
   Controller controller(backend_.get(), journal_, options_);
-  Status moved = controller.Transition(target, goal);
+  Status moved = controller.Transition(aim, goal);
   metrics_.PlansMade(controller.stats().plans);
   if (auto after = backend_->Observe(); after.ok()) Observed(*after, target);
   if (controller.stats().superseded) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "controller/controller.h"
+#include "controller/degraded_target.h"
 #include "controller/reconciler_metrics.h"
 
 namespace migserve::controller {
@@ -29,6 +30,11 @@ class Reconciler {
   // ControllerOptions::superseded stops the transition for a newer target,
   // returns OK at once (result kSuperseded); "before" for the next target
   // is then the stopped transition's floor, min(its before, its after).
+  // When the cluster cannot hold `target` (a node or GPU lost), moves to
+  // the part of it that fits (FitTarget), says so (a progress line, the
+  // migserve_degraded gauge, /progress and Health), and moves back to the
+  // whole target once the cluster can hold it again. A service the loss
+  // left below its floor keeps what it has.
   Status Reconcile(const deployment::Deployment& target);
 
   // OK unless the last reconcile failed (then Unavailable with its error):
@@ -44,6 +50,11 @@ class Reconciler {
  private:
   class MeteredBackend;
 
+  // One pass of Reconcile.
+  Status ReconcileOnce(const deployment::Deployment& target);
+  // FitTarget, with the change of state said when it changes.
+  std::optional<DegradedTarget> Fit(const cluster::ClusterState& observed,
+                                    const deployment::Deployment& target);
   // Finishes the pass: records `result` and returns `status`.
   Status Finish(ReconcileResult result, const Status& status);
   void Observed(const cluster::ClusterState& state,
@@ -60,6 +71,9 @@ class Reconciler {
   // What each service must keep now (see Reconcile); unknown before the
   // first target is reached or stopped.
   std::optional<std::map<std::string, double>> required_now_;
+  // The degraded target's description while the cluster cannot hold the
+  // target; "" otherwise.
+  std::string degraded_;
 };
 
 }  // namespace migserve::controller

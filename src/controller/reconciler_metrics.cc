@@ -89,6 +89,11 @@ void ReconcilerMetrics::Observed(std::map<std::string, double> capacity,
   required_ = std::move(required);
 }
 
+void ReconcilerMetrics::Degraded(std::string description) {
+  std::lock_guard lock(mu_);
+  degraded_ = std::move(description);
+}
+
 void ReconcilerMetrics::Log(const std::string& line) {
   std::lock_guard lock(mu_);
   log_.push_back(line);
@@ -97,8 +102,11 @@ void ReconcilerMetrics::Log(const std::string& line) {
 
 Status ReconcilerMetrics::Health() const {
   std::lock_guard lock(mu_);
-  if (state_ != ReconcilerState::kError) return Status::Ok();
-  return Status::Unavailable("the last reconcile failed: " + last_error_);
+  if (state_ == ReconcilerState::kError) {
+    return Status::Unavailable("the last reconcile failed: " + last_error_);
+  }
+  if (!degraded_.empty()) return Status::Unavailable("degraded: " + degraded_);
+  return Status::Ok();
 }
 
 std::string ReconcilerMetrics::Text() const {
@@ -134,6 +142,10 @@ std::string ReconcilerMetrics::Text() const {
   header("migserve_transition_running", "gauge", "1 while a transition runs.");
   out += fmt::format("migserve_transition_running {}\n",
                      state_ == ReconcilerState::kTransition ? 1 : 0);
+  header("migserve_degraded", "gauge",
+         "1 while the cluster cannot hold the target and the controller "
+         "serves the part of it that fits.");
+  out += fmt::format("migserve_degraded {}\n", degraded_.empty() ? 0 : 1);
   header("migserve_service_capacity", "gauge",
          "Requests/s the service's ready replicas serve (last observed).");
   for (const auto& [s, c] : capacity_) {
@@ -165,6 +177,8 @@ nlohmann::json ReconcilerMetrics::Progress() const {
   }
   return {{"state", std::string(StateName(state_))},
           {"last_error", last_error_},
+          {"degraded", degraded_.empty() ? nlohmann::json(nullptr)
+                                         : nlohmann::json(degraded_)},
           {"plans", plans_},
           {"running", running_},
           {"actions", actions},

@@ -41,22 +41,28 @@ class ReconcilerMetrics {
   // The services' ready capacity and required rate, last observed.
   void Observed(std::map<std::string, double> capacity,
                 std::map<std::string, double> required);
+  // The cluster cannot hold the target and the controller serves what fits
+  // (controller/degraded_target.h), described; "" once it holds the target.
+  void Degraded(std::string description);
   // Keeps the last 50 progress lines.
   void Log(const std::string& line);
 
-  // OK unless the last pass failed (then Unavailable with its error).
+  // OK unless the last pass failed (then Unavailable with its error) or
+  // the cluster cannot hold the target (Unavailable, "degraded: ...").
   Status Health() const;
   // Prometheus text exposition; label values escaped as its text format
   // says.
   std::string Text() const;
-  // {state, last_error, plans, running, actions: {kind: {ok, failed}},
-  // services: {name: {capacity, required}}, log}.
+  // {state, last_error, degraded (a description, or null), plans, running,
+  // actions: {kind: {ok, failed}}, services: {name: {capacity, required}},
+  // log}.
   nlohmann::json Progress() const;
 
  private:
   mutable std::mutex mu_;
   ReconcilerState state_ = ReconcilerState::kStarting;
   std::string last_error_;
+  std::string degraded_;
   std::map<ReconcileResult, int> passes_;
   std::map<std::pair<cluster::ActionKind, bool>, int> actions_;  // (kind, ok)
   int running_ = 0;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster/simulated_cluster.h"
+#include "controller/degraded_target.h"
 #include "deployment/deployment_json.h"
 #include "mig/gpu_catalog.h"
 #include "util/test_util.h"
@@ -59,8 +60,12 @@ TEST(ReconcilerTest, ReportsAnImpossibleTargetAsAnError) {
       cluster::ClusterFromDeployment(night, {8, 0}).value());
   auto journal = Journal::Open(":memory:").value();
   Reconciler reconciler(&sim, journal.get());
-  EXPECT_TRUE(reconciler.Health().ok());         // starting
-  EXPECT_FALSE(reconciler.Reconcile(day).ok());  // 5 GPUs, day needs 16
+  EXPECT_TRUE(reconciler.Health().ok());  // starting
+  // day on H100s: the cluster has none (a mistake, not a loss: nothing of
+  // it fits, so it is refused rather than degraded to nothing).
+  deployment::Deployment h100 = day;
+  h100.gpu = "H100-SXM5-80GB";
+  EXPECT_FALSE(reconciler.Reconcile(h100).ok());
   EXPECT_EQ(reconciler.Progress()["state"], "error");
   EXPECT_NE(
       reconciler.Progress()["last_error"].get<std::string>().find("spare"),
@@ -117,6 +122,50 @@ TEST(ReconcilerTest, ATargetChangedMidTransitionStopsItAndIsTakenAtOnce) {
   EXPECT_NE(
       reconciler.Metrics().find("migserve_reconciles_total{result=\"ok\"} 1"),
       std::string::npos);
+}
+
+// A node lost mid-transition (night to day on 20 GPUs; node-1's 8 go at
+// 60 s) leaves 12 GPUs for day's 18: the reconciler ends at the part of day
+// that fits, every service at what that part serves, says so (healthz,
+// metrics, progress), and moves to the whole of day when the node comes
+// back.
+TEST(ReconcilerTest, ANodeLostMidTransitionEndsAtWhatFitsAndReturns) {
+  deployment::Deployment day = Load("day"), night = Load("night");
+  cluster::ClusterState start =
+      cluster::ClusterFromDeployment(night, {8, 20}).value();
+  std::vector<cluster::GpuState> node1;
+  for (const cluster::GpuState& g : start.gpus) {
+    if (g.id.node == "node-1") node1.push_back(g);
+  }
+  ASSERT_EQ(node1.size(), 8u);
+  cluster::Faults faults;
+  faults.lose_node = "node-1";
+  faults.lose_at_s = 60;
+  cluster::SimulatedCluster sim(start, {}, 1, faults);
+  auto journal = Journal::Open(":memory:").value();
+  Reconciler reconciler(&sim, journal.get());
+  ASSERT_TRUE(reconciler.Reconcile(day).ok()) << reconciler.Progress().dump();
+  ASSERT_EQ(sim.state().gpus.size(), 12u);
+  std::optional<DegradedTarget> fit = FitTarget(sim.state(), day);
+  ASSERT_TRUE(fit.has_value());
+  EXPECT_EQ(fit->dropped_gpus, day.UsedGpus() - 12);
+  EXPECT_EQ(
+      EndStateProblems(sim.state(), MakeGoal(fit->deployment, fit->deployment)),
+      std::vector<std::string>{});
+  Status health = reconciler.Health();
+  EXPECT_EQ(health.code(), Status::Code::kUnavailable);
+  EXPECT_EQ(health.message(), "degraded: " + fit->description);
+  EXPECT_NE(reconciler.Metrics().find("\nmigserve_degraded 1\n"),
+            std::string::npos);
+  EXPECT_EQ(reconciler.Progress()["degraded"], fit->description);
+  sim.AddGpus(node1);
+  ASSERT_TRUE(reconciler.Reconcile(day).ok()) << reconciler.Progress().dump();
+  EXPECT_TRUE(reconciler.Health().ok()) << reconciler.Health().message();
+  EXPECT_NE(reconciler.Metrics().find("\nmigserve_degraded 0\n"),
+            std::string::npos);
+  EXPECT_TRUE(reconciler.Progress()["degraded"].is_null());
+  EXPECT_EQ(EndStateProblems(sim.state(), MakeGoal(night, day)),
+            std::vector<std::string>{});
 }
 
 // A service name cannot end its label value or add a line: quote,

@@ -171,6 +171,19 @@ double TransitionGoal::Floor(const std::string& service) const {
   return std::min(before->second, after->second);
 }
 
+std::vector<std::string> KeepWhatIsLeft(
+    const std::map<std::string, double>& capacity, TransitionGoal* goal) {
+  std::vector<std::string> lowered;
+  for (auto& [service, before] : goal->required_before) {
+    auto it = capacity.find(service);
+    double has = it == capacity.end() ? 0 : it->second;
+    if (has >= goal->Floor(service) - kCapacityTolerance) continue;
+    lowered.push_back(service);
+    before = has;
+  }
+  return lowered;
+}
+
 std::vector<std::string> EndStateProblems(const ClusterState& state,
                                           const TransitionGoal& goal) {
   std::vector<std::string> problems;

@@ -34,6 +34,12 @@ struct TransitionGoal {
   double Floor(const std::string& service) const;
 };
 
+// Lowers the "before" requirement of each service whose `capacity` is
+// below its floor to that capacity (a loss took the rest: it keeps what it
+// has); returns those services.
+std::vector<std::string> KeepWhatIsLeft(
+    const std::map<std::string, double>& capacity, TransitionGoal* goal);
+
 struct SafetyReport {
   std::vector<std::string> problems;  // empty: safe
   // Per service: the lowest capacity any execution order reaches.

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "controller/controller.h"
+#include "controller/degraded_target.h"
 #include "controller/journal.h"
 #include "util/tolerance.h"
 
@@ -61,8 +63,11 @@ std::map<std::string, int> CountActions(
 // Each service's lowest capacity against its floor; a service is short
 // when its lowest capacity fell below its floor, whatever the controller
 // believed.
+// The end state is checked against `end_goal`: the goal, or what a
+// degraded target (after a loss) could reach.
 void Verdict(const cluster::SimulatedCluster& sim, const TransitionGoal& goal,
-             const Status& run, cluster::TransitionReport* report) {
+             const TransitionGoal& end_goal, const Status& run,
+             cluster::TransitionReport* report) {
   if (!run.ok()) report->problems.push_back(run.message());
   std::map<std::string, double> final_capacity = sim.state().Capacity();
   for (const auto& [service, lowest] : sim.min_capacity()) {
@@ -79,7 +84,7 @@ void Verdict(const cluster::SimulatedCluster& sim, const TransitionGoal& goal,
         {service, floor, lowest, satisfaction, final_capacity[service],
          required == goal.required_after.end() ? 0 : required->second});
   }
-  for (std::string& p : EndStateProblems(sim.state(), goal)) {
+  for (std::string& p : EndStateProblems(sim.state(), end_goal)) {
     report->problems.push_back(std::move(p));
   }
 }
@@ -101,9 +106,28 @@ StatusOr<Simulation> SimulateTransition(const cluster::ClusterState& current,
   Controller controller(&sim, journal.get(), controller_options);
   Simulation out;
   out.run = controller.Transition(target, goal);
+  TransitionGoal end_goal = goal;
+  cluster::TransitionReport& report = out.report;
+  std::optional<DegradedTarget> degraded;
+  if (!out.run.ok() && out.run.code() != Status::Code::kAborted) {
+    degraded = FitTarget(sim.state(), target);
+  }
+  if (degraded) {
+    // The loss left a target that no longer fits: on to what does, as the
+    // controller command's reconciler moves (reconciler.h).
+    report.degraded = degraded->description;
+    if (options.progress) {
+      options.progress("controller: " + degraded->description +
+                       "; moving to what fits");
+    }
+    end_goal = MakeGoal(degraded->deployment, degraded->deployment);
+    end_goal.required_before = controller.stats().goal.required_before;
+    KeepWhatIsLeft(sim.state().Capacity(), &end_goal);
+    Controller recovery(&sim, journal.get(), controller_options);
+    out.run = recovery.Transition(degraded->deployment, end_goal);
+  }
   out.end = sim.state();
 
-  cluster::TransitionReport& report = out.report;
   report.seed = options.seed;
   report.actions = CountActions(sim.timeline());
   report.makespan_s = sim.now_s();
@@ -116,7 +140,7 @@ StatusOr<Simulation> SimulateTransition(const cluster::ClusterState& current,
   report.target_gpus = goal.target_gpus;
   report.timeline = cluster::ReportTimeline(sim.timeline());
   report.capacity_history = sim.capacity_history();
-  Verdict(sim, goal, out.run, &report);
+  Verdict(sim, goal, end_goal, out.run, &report);
   return out;
 }
 

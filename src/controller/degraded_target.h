@@ -1,0 +1,42 @@
+// What the controller moves to when the cluster can no longer hold its
+// target (a node or GPU lost): the target's GPUs that fit what is left,
+// chosen so that the most services keep their required rate
+// (docs/kubernetes.md, "Recovery after a loss").
+#ifndef MIGSERVE_CONTROLLER_DEGRADED_TARGET_H_
+#define MIGSERVE_CONTROLLER_DEGRADED_TARGET_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/cluster_state.h"
+#include "deployment/deployment.h"
+
+namespace migserve::controller {
+
+struct DegradedTarget {
+  // The target less the GPUs dropped; a short service's required rate is
+  // lowered to what it keeps there.
+  deployment::Deployment deployment;
+  int dropped_gpus = 0;
+  // Services below their required rate, in the target's order.
+  std::vector<std::string> short_services;
+
+  // "the cluster cannot hold the target: dropped N of its M serving GPUs;
+  // short: a (x of y req/s), ..." (or "every service keeps its rate").
+  std::string description;
+};
+
+// Returns nothing if `observed` has, of every GPU model, at least as many
+// GPUs as `target` serves on, or none at all of one (a target for another
+// fleet, which the planner refuses, not a loss). Else drops serving GPUs of the
+// models it lacks, one at a time: each time the one whose loss leaves the most
+// services at their required rate, then the most of the services' required
+// rates served (each counted up to 1), then the last in the target. A
+// greedy: the target's layouts are kept, none are made anew.
+std::optional<DegradedTarget> FitTarget(const cluster::ClusterState& observed,
+                                        const deployment::Deployment& target);
+
+}  // namespace migserve::controller
+
+#endif  // MIGSERVE_CONTROLLER_DEGRADED_TARGET_H_
