@@ -102,6 +102,11 @@ std::optional<std::string> NodeAgent::Answer(int index,
 }
 
 Status NodeAgent::Handle(const nlohmann::json& node) {
+  // A Node deleted and registered again comes back without the layouts:
+  // report them, or its GPUs stay unknown to the controller.
+  if (Annotation(node, cluster::kubernetes::kAnnotationLayouts).empty()) {
+    MIGSERVE_RETURN_IF_ERROR(Report());
+  }
   nlohmann::json notes = nlohmann::json::object();
   for (int i = 0; i < driver_->gpu_count(); ++i) {
     std::string request = Annotation(node, cluster::kubernetes::RequestKey(i));

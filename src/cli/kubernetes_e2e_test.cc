@@ -27,6 +27,7 @@
 #include "cluster/plan_json.h"
 #include "cluster/routing.h"
 #include "controller/controller.h"
+#include "controller/degraded_target.h"
 #include "deployment/deployment_json.h"
 #include "kube/leader_lease.h"
 #include "kube/pod_ready.h"
@@ -713,6 +714,73 @@ TEST_F(KubernetesE2eTest, ATargetChangedMidTransitionIsFollowedAtOnce) {
             std::string::npos)
       << r.err;
   ExpectInvariantAndTarget();
+}
+
+// A node deleted mid-transition (night to day on three nodes; node-2 and
+// its pods go once three replicas run there, as a node loss and the pod
+// garbage collector leave it) leaves 16 GPUs for day's 18: the controller
+// ends at the part of day that fits, every service at what that part
+// serves, and at the whole of day once the node registers again (issue 35).
+TEST_F(KubernetesE2eTest, ANodeDeletedMidTransitionEndsAtWhatFitsAndReturns) {
+  deployment::Deployment day = Load("day"), night = Load("night");
+  Start(night);
+  std::atomic<bool> done = false;
+  std::thread deleter([&] {
+    kube::KubeClient client(config_);
+    auto on_node2 = [&] {
+      std::vector<std::string> names;
+      for (const Json& pod : server_.List(kPods)) {
+        if (pod["metadata"]["labels"].value(k8s::kLabelNode, "") == "node-2") {
+          names.push_back(pod["metadata"]["name"]);
+        }
+      }
+      return names;
+    };
+    for (int tries = 0; tries < 20000 && on_node2().size() < 3; ++tries) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    EXPECT_TRUE(client.Delete("/api/v1/nodes/node-2").ok());
+    // The pod garbage collector: pods bound to a node that is gone go.
+    while (!done) {
+      for (const std::string& name : on_node2()) {
+        (void)client.Delete(std::string(kPods) + "/" + name);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  CliResult r = Controller(testing::SourcePath("data/deployments/day.json"));
+  done = true;
+  deleter.join();
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("the cluster cannot hold the target"), std::string::npos)
+      << r.err;
+  kube::KubeClient client(config_);
+  k8s::KubernetesBackend backend(&client, BackendOptions());
+  cluster::ClusterState end = backend.Observe().value();
+  EXPECT_EQ(end.gpus.size(), 16u);
+  std::optional<controller::DegradedTarget> fit =
+      controller::FitTarget(end, day);
+  ASSERT_TRUE(fit.has_value());
+  EXPECT_EQ(controller::EndStateProblems(
+                end, controller::MakeGoal(fit->deployment, fit->deployment)),
+            std::vector<std::string>{});
+  // The node registers again; its agent reports its GPUs.
+  server_.Put(
+      "/api/v1/nodes/node-2",
+      {{"metadata", {{"labels", {{"nvidia.com/mig.capable", "true"}}}}}});
+  for (int tries = 0;
+       tries < 2000 && k8s::Annotation(*server_.Get("/api/v1/nodes/node-2"),
+                                       k8s::kAnnotationLayouts)
+                           .empty();
+       ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  CliResult back = Controller(testing::SourcePath("data/deployments/day.json"));
+  EXPECT_EQ(back.code, 0) << back.err;
+  k8s::KubernetesBackend after(&client, BackendOptions());
+  EXPECT_EQ(controller::EndStateProblems(after.Observe().value(),
+                                         controller::MakeGoal(night, day)),
+            std::vector<std::string>{});
 }
 
 TEST_F(KubernetesE2eTest, NightToDayResumesAfterTheControllerDies) {

@@ -332,8 +332,14 @@ StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p,
     return std::optional<Status>(Status::DeadlineExceeded(fmt::format(
         "{}: not done after {} s", what, options_.action_timeout_s)));
   }
-  // The new pod of a create or migration.
-  auto pod_state = [&](const std::string& name) -> std::optional<Status> {
+  // The new pod of a create or migration: it never runs once its node is
+  // gone (a lost node; the pod garbage collector deletes it).
+  auto pod_state = [&](const InstanceRef& at) -> std::optional<Status> {
+    if (now.nodes.count(at.gpu.node) == 0) {
+      return Status::Unavailable(
+          fmt::format("{}: node {} is gone", what, at.gpu.node));
+    }
+    std::string name = PodName(at, a.replica.service);
     auto it = now.pods.find(name);
     if (it == now.pods.end()) {
       if (!p->seen) return std::nullopt;
@@ -348,7 +354,7 @@ StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p,
   };
   switch (a.kind) {
     case ActionKind::kCreate:
-      return pod_state(PodName(a.at, a.replica.service));
+      return pod_state(a.at);
     case ActionKind::kDelete:
       if (now.pods.count(PodName(a.at, a.replica.service)) == 0) {
         return std::optional<Status>(Status::Ok());
@@ -357,8 +363,7 @@ StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p,
     case ActionKind::kMigrate: {
       std::string source = PodName(a.at, a.replica.service);
       if (!p->source_deleted) {
-        std::optional<Status> dest_state =
-            pod_state(PodName(a.to, a.replica.service));
+        std::optional<Status> dest_state = pod_state(a.to);
         if (!dest_state || !dest_state->ok()) return dest_state;
         MIGSERVE_RETURN_IF_ERROR(DeletePod(source));
         p->source_deleted = true;
