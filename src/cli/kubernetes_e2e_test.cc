@@ -754,6 +754,15 @@ TEST_F(KubernetesE2eTest, ANodeDeletedMidTransitionEndsAtWhatFitsAndReturns) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("the cluster cannot hold the target"), std::string::npos)
       << r.err;
+  // The same as a Warning Event about the controller's Lease.
+  std::vector<Json> events = server_.List("/api/v1/namespaces/serving/events");
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0]["type"], "Warning");
+  EXPECT_EQ(events[0]["reason"], "Degraded");
+  EXPECT_EQ(events[0]["involvedObject"]["kind"], "Lease");
+  EXPECT_NE(events[0]["message"].get<std::string>().find(
+                "the cluster cannot hold the target"),
+            std::string::npos);
   kube::KubeClient client(config_);
   k8s::KubernetesBackend backend(&client, BackendOptions());
   cluster::ClusterState end = backend.Observe().value();

@@ -48,6 +48,13 @@ struct ControllerOptions {
   // and returns Aborted with stats().superseded set; the caller moves on to
   // the newer target from what it observes (Reconciler). Empty: never.
   std::function<bool()> superseded;
+  // Told what an operator should see as an event (a Kubernetes Event in the
+  // controller command; reconciler.h): a warning "Degraded" when the cluster
+  // cannot hold the target, a normal "Recovered" when it holds it again.
+  // Empty: none.
+  std::function<void(bool warning, const std::string& reason,
+                     const std::string& message)>
+      event;
 };
 
 struct TransitionStats {

@@ -88,11 +88,14 @@ std::optional<DegradedTarget> Reconciler::Fit(
   std::optional<DegradedTarget> degraded = FitTarget(observed, target);
   std::string now = degraded ? degraded->description : "";
   if (now != degraded_) {
-    options_.progress(
-        "controller: " +
-        (degraded ? now + "; moving to what fits"
-                  : std::string("the cluster holds the target again; moving "
-                                "back to it")));
+    std::string message =
+        degraded ? now + "; moving to what fits"
+                 : "the cluster holds the target again; moving back to it";
+    options_.progress("controller: " + message);
+    if (options_.event) {
+      options_.event(degraded.has_value(), degraded ? "Degraded" : "Recovered",
+                     message);
+    }
     degraded_ = now;
     metrics_.Degraded(now);
   }

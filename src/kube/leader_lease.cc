@@ -6,26 +6,13 @@
 #include <cmath>
 #include <ctime>
 
+#include "kube/micro_time.h"
 #include "util/json_fields.h"
 
 namespace migserve::kube {
 namespace {
 
 using Json = nlohmann::json;
-
-// Now as a Kubernetes MicroTime: 2026-11-23T14:41:29.123456Z.
-std::string MicroTimeNow() {
-  auto now = std::chrono::system_clock::now();
-  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                    now.time_since_epoch())
-                    .count();
-  std::time_t seconds = static_cast<std::time_t>(micros / 1000000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-  return fmt::format("{}.{:06d}Z", text, micros % 1000000);
-}
 
 }  // namespace
 

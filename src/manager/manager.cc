@@ -12,6 +12,7 @@
 #include "cluster/kubernetes/routing_objects.h"
 #include "controller/reconciler.h"
 #include "deployment/deployment_json.h"
+#include "kube/event_recorder.h"
 #include "manager/health_server.h"
 #include "manager/journal_pod_ledger.h"
 
@@ -81,7 +82,15 @@ class Manager {
       : options_(std::move(options)),
         stop_(stop),
         client_(options_.config),
-        source_(options_.target, &client_) {}
+        source_(options_.target, &client_),
+        events_(&client_, options_.config.namespace_,
+                {{"apiVersion", "coordination.k8s.io/v1"},
+                 {"kind", "Lease"},
+                 {"name", options_.lease.name},
+                 {"namespace", options_.lease.namespace_.empty()
+                                   ? options_.config.namespace_
+                                   : options_.lease.namespace_}},
+                "migserve-controller") {}
 
   Status Run() {
     MIGSERVE_ASSIGN_OR_RETURN(target_, source_.Load());
@@ -136,6 +145,15 @@ class Manager {
                    " and the target's credits assume no proxy: no routes "
                    "are kept (docs/serving.md)");
     }
+    options.event = [this](bool warning, const std::string& reason,
+                           const std::string& message) {
+      Status recorded =
+          events_.Record(warning ? "Warning" : "Normal", reason, message);
+      if (!recorded.ok()) {
+        options_.log("controller: recording event " + reason + ": " +
+                     recorded.message());
+      }
+    };
     options.may_act = [this] { return MayAct(); };
     options.superseded = [this] { return Superseded(); };
     return options;
@@ -247,6 +265,7 @@ class Manager {
   const std::atomic<bool>& stop_;
   kube::KubeClient client_;
   TargetSource source_;
+  kube::EventRecorder events_;  // about the controller's Lease
   Leadership leadership_;
   deployment::Deployment target_;
   std::optional<deployment::Deployment> newer_;

@@ -450,12 +450,19 @@ void ApiServerStandIn::HandleCreate(const httplib::Request& req,
   if (!ref.ok || !ref.name.empty() || !object.is_object()) {
     return Fail(res, 400, "BadRequest", "bad create");
   }
+  std::unique_lock lock(mu_);
   std::string name = object["metadata"].value("name", "");
+  std::string prefix = object["metadata"].value("generateName", "");
+  if (name.empty() && !prefix.empty()) {
+    // As the API server does: the prefix and five random characters.
+    name = fmt::format("{}{:05x}", prefix, ++generated_ & 0xfffff);
+    object["metadata"]["name"] = name;
+  }
   if (name.empty()) {
+    lock.unlock();
     return Fail(res, 422, "Invalid", "metadata.name: Required value");
   }
   ref.name = name;
-  std::unique_lock lock(mu_);
   if (objects_.count(ref.ObjectPath()) > 0) {
     lock.unlock();
     return Fail(res, 409, "AlreadyExists",

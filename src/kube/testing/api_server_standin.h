@@ -117,6 +117,7 @@ class ApiServerStandIn {
   int fail_code_ = 0;
   int requests_ = 0;
   int writes_ = 0;
+  long generated_ = 0;  // names made from generateName
   bool stopping_ = false;
   std::vector<Observer> observers_;
 };

@@ -1,0 +1,34 @@
+#include "kube/event_recorder.h"
+
+#include "kube/micro_time.h"
+
+namespace migserve::kube {
+
+EventRecorder::EventRecorder(KubeClient* client, std::string namespace_,
+                             nlohmann::json involved, std::string component)
+    : client_(client),
+      namespace_(std::move(namespace_)),
+      involved_(std::move(involved)),
+      component_(std::move(component)) {}
+
+Status EventRecorder::Record(const std::string& type, const std::string& reason,
+                             const std::string& message) {
+  std::string now = MicroTimeNow();
+  nlohmann::json event = {{"apiVersion", "v1"},
+                          {"kind", "Event"},
+                          {"metadata",
+                           {{"generateName", involved_.value("name", "") + "."},
+                            {"namespace", namespace_}}},
+                          {"involvedObject", involved_},
+                          {"type", type},
+                          {"reason", reason},
+                          {"message", message},
+                          {"source", {{"component", component_}}},
+                          {"firstTimestamp", now},
+                          {"lastTimestamp", now},
+                          {"count", 1}};
+  return client_->Create("/api/v1/namespaces/" + namespace_ + "/events", event)
+      .status();
+}
+
+}  // namespace migserve::kube

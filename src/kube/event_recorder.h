@@ -1,0 +1,36 @@
+// Kubernetes Events (core/v1) about one object: what an operator sees in
+// `kubectl get events` and `kubectl describe` of that object.
+#ifndef MIGSERVE_KUBE_EVENT_RECORDER_H_
+#define MIGSERVE_KUBE_EVENT_RECORDER_H_
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "kube/kube_client.h"
+#include "util/status.h"
+
+namespace migserve::kube {
+
+class EventRecorder {
+ public:
+  // Events in `namespace_` about `involved` (an ObjectReference: apiVersion,
+  // kind, name, namespace), from `component`. `client` is not owned and
+  // outlives the recorder.
+  EventRecorder(KubeClient* client, std::string namespace_,
+                nlohmann::json involved, std::string component);
+
+  // Creates an Event of `type` ("Normal" or "Warning") with `reason` (one
+  // CamelCase word) and `message`.
+  Status Record(const std::string& type, const std::string& reason,
+                const std::string& message);
+
+ private:
+  KubeClient* client_;
+  std::string namespace_;
+  nlohmann::json involved_;
+  std::string component_;
+};
+
+}  // namespace migserve::kube
+
+#endif  // MIGSERVE_KUBE_EVENT_RECORDER_H_
