@@ -98,9 +98,10 @@ void AddMilpOptions(CLI::App* app, optimizer::MilpOptions* milp) {
 void AddSolveOptions(CLI::App* app, optimizer::SolveOptions* solve,
                      CommandContext* context) {
   app->add_option("--time-limit", solve->time_limit_s,
-                  "Seconds a search may run (mcts, ga, two-phase, milp, "
-                  "--from); greedy, parvagpu and the baselines construct "
-                  "without searching and do not check it")
+                  "Seconds a search may run: mcts, ga, two-phase, milp and "
+                  "--from keep the best found; greedy stops with no "
+                  "deployment; parvagpu ends its optimization step "
+                  "(status time_limit); the baselines construct at once")
       ->default_val(solve->time_limit_s)
       ->check(Positive());
   app->add_option("--seed", solve->seed, "Random seed")

@@ -1,5 +1,7 @@
 #include "optimizer/greedy_optimizer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
 #include <queue>
@@ -230,6 +232,13 @@ GpuConfig BestMixMore(const ConfigSpace& space, const CompletionRates& rates,
 std::vector<GpuConfig> Greedy(const ConfigSpace& space,
                               const CompletionRates& initial,
                               const GreedyOptions& options) {
+  return *GreedyUntil(space, initial, options, Clock::time_point::max());
+}
+
+std::optional<std::vector<GpuConfig>> GreedyUntil(
+    const ConfigSpace& space, const CompletionRates& initial,
+    const GreedyOptions& options, Clock::time_point deadline) {
+  const bool limited = deadline != Clock::time_point::max();
   const int n = space.problem().num_services();
   const auto& configs = space.configs();
   const auto& groups = space.groups();
@@ -273,6 +282,7 @@ std::vector<GpuConfig> Greedy(const ConfigSpace& space,
 
   std::vector<GpuConfig> out;
   while (!deployment::AllSatisfied(rates)) {
+    if (limited && SecondsLeft(deadline) <= 0) return std::nullopt;
     while (!heap.empty()) {
       int g = -std::get<1>(heap.top());
       if (std::get<2>(heap.top()) != version[g]) {
@@ -306,9 +316,21 @@ std::vector<GpuConfig> Greedy(const ConfigSpace& space,
 Solution GreedyOptimizer::Solve(const Problem& problem,
                                 const CompletionRates& initial,
                                 const SolveOptions& options) {
+  Clock::time_point deadline = SecondsFromNow(options.time_limit_s);
   ConfigSpace space(problem);
+  std::optional<std::vector<GpuConfig>> configs =
+      GreedyUntil(space, initial, options.greedy, deadline);
+  if (!configs) {
+    return Infeasible(
+        Interrupted()
+            ? std::string("greedy: interrupted before every service was "
+                          "served; it has no deployment to keep")
+            : fmt::format("greedy: --time-limit {} s ended the search before "
+                          "every service was served; raise --time-limit",
+                          options.time_limit_s));
+  }
   Solution solution;
-  solution.configs = Greedy(space, initial, options.greedy);
+  solution.configs = std::move(*configs);
   return solution;
 }
 

@@ -7,8 +7,11 @@
 #define MIGSERVE_OPTIMIZER_GREEDY_OPTIMIZER_H_
 
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "optimizer/config_space.h"
+#include "optimizer/deadline.h"
 #include "optimizer/optimizer.h"
 
 namespace migserve::optimizer {
@@ -18,6 +21,12 @@ namespace migserve::optimizer {
 std::vector<deployment::GpuConfig> Greedy(
     const ConfigSpace& space, const deployment::CompletionRates& initial,
     const GreedyOptions& options);
+
+// As Greedy, but returns nothing once `deadline` passes (or a stop is asked
+// for) before every service is served.
+std::optional<std::vector<deployment::GpuConfig>> GreedyUntil(
+    const ConfigSpace& space, const deployment::CompletionRates& initial,
+    const GreedyOptions& options, Clock::time_point deadline);
 
 // Returns the best config that mixes an almost-satisfied service (see
 // GreedyOptions) with any others under `rates`, and its score in `score`;

@@ -119,5 +119,26 @@ TEST_F(GreedyGoldenTest, GeneratedWorkloadsKeepTheirDeployments) {
   }
 }
 
+// --time-limit 0 ends the greedy before its first pick: it has no
+// deployment to keep, and says which limit stopped it; the default limit
+// lets it finish.
+TEST_F(GreedyGoldenTest, TheTimeLimitEndsTheSearch) {
+  Load("normal-1");
+  SolveOptions options;
+  options.time_limit_s = 0;
+  Solution stopped = GreedyOptimizer().Solve(
+      *problem_, deployment::CompletionRates(problem_->num_services(), 0.0),
+      options);
+  EXPECT_EQ(stopped.outcome, Outcome::kInfeasible);
+  EXPECT_EQ(stopped.reason,
+            "greedy: --time-limit 0 s ended the search before every service "
+            "was served; raise --time-limit");
+  Solution done = GreedyOptimizer().Solve(
+      *problem_, deployment::CompletionRates(problem_->num_services(), 0.0),
+      SolveOptions{});
+  EXPECT_EQ(done.outcome, Outcome::kFeasible);
+  EXPECT_EQ(done.configs.size(), RunGreedy().size());
+}
+
 }  // namespace
 }  // namespace migserve::optimizer

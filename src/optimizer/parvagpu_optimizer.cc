@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 
+#include "optimizer/deadline.h"
 #include "util/tolerance.h"
 
 namespace migserve::optimizer {
@@ -154,7 +155,8 @@ std::optional<GpuConfig> LegalConfig(const Problem& problem,
 
 Solution ParvaGpuOptimizer::Solve(const Problem& problem,
                                   const deployment::CompletionRates& initial,
-                                  const SolveOptions&) {
+                                  const SolveOptions& options) {
+  Clock::time_point deadline = SecondsFromNow(options.time_limit_s);
   std::map<int, int> profile_of_size;
   for (int size : kSizes) {
     int p = problem.gpu.SmallestProfileWithCompute(size);
@@ -200,7 +202,14 @@ Solution ParvaGpuOptimizer::Solve(const Problem& problem,
   int before = static_cast<int>(allocator.gpus.size());
   // Optimization: light GPUs give their segments back as 2g and 1g ones.
   std::vector<double> owed(problem.num_services(), 0);
+  // Every GPU holds a feasible allocation between two steps: at the time
+  // limit the optimization stops there.
+  bool stopped = false;
   for (size_t g = allocator.gpus.size(); g-- > 0;) {
+    if (SecondsLeft(deadline) <= 0) {
+      stopped = true;
+      break;
+    }
     if (allocator.gpus[g].usage > kLightGpu) continue;
     for (int slot = 0; slot < problem.gpu.compute_slices; ++slot) {
       Gpu& gpu = allocator.gpus[g];
@@ -240,6 +249,7 @@ Solution ParvaGpuOptimizer::Solve(const Problem& problem,
     solution.configs.push_back(std::move(*config));
   }
   solution.info.parvagpu = ParvaGpuInfo{before};
+  if (stopped) solution.outcome = Outcome::kTimeLimit;
   if (!deployment::AllSatisfied(
           deployment::Completion(solution.configs, problem.caps, initial))) {
     return Infeasible("parvagpu: its segments leave a service short");

@@ -54,6 +54,29 @@ TEST_F(ParvaGpuTest, OptimizationStepFreesGpus) {
             static_cast<int>(s.configs.size()));
 }
 
+// --time-limit 0: the optimization step stops before its first GPU; the
+// allocation it had is kept, valid, with status time_limit and every GPU
+// of before the step.
+TEST_F(ParvaGpuTest, TheTimeLimitStopsTheOptimizationStep) {
+  Load("parva-slo6");
+  SolveOptions options;
+  options.time_limit_s = 0;
+  RunResult run =
+      RunOptimizer(*MakeOptimizer("parvagpu").value(), *problem_, options);
+  ASSERT_EQ(run.outcome, Outcome::kTimeLimit) << run.reason;
+  EXPECT_EQ(run.deployment.summary->status,
+            deployment::SolveStatus::kTimeLimit);
+  Solution full = ParvaGpuOptimizer().Solve(
+      *problem_, deployment::CompletionRates(workload_.services.size(), 0.0),
+      {});
+  EXPECT_EQ(static_cast<int>(run.deployment.gpus.size()),
+            full.info.parvagpu->gpus_before_optimization);
+  auto report =
+      deployment::Validate(run.deployment, workload_, profiles_, gpu_);
+  ASSERT_TRUE(report.ok());
+  EXPECT_TRUE(report->ok());
+}
+
 // From non-zero completion rates only the missing part is placed, and a
 // service served already gets nothing.
 TEST_F(ParvaGpuTest, StartsFromGivenCompletionRates) {
