@@ -189,8 +189,8 @@ SurvivingSolution SolveToSurvive(Optimizer& optimizer, const Problem& problem,
     if (short_of.empty()) return out;
     if (out.rounds == kMaxRounds || SecondsLeft(deadline) <= 0) {
       out.solution = Infeasible(fmt::format(
-          "{} after {} round(s) of spare capacity; raise --time-limit",
-          short_of, out.rounds));
+          "{} after {} round(s) of spare capacity; {}", short_of, out.rounds,
+          Interrupted() ? "interrupted" : "raise --time-limit"));
       return out;
     }
     if (options.progress) {
