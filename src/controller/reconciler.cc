@@ -127,6 +127,16 @@ Status Reconciler::ReconcileOnce(const deployment::Deployment& target) {
   auto pending = journal_->Current();
   bool resuming = pending.ok() && pending->has_value();
   if (plan.ok() && plan->actions.empty() && !resuming) {
+    // Nothing to do, yet short: the target's replicas serve less than it
+    // requires (a hand-edited file), which no transition mends.
+    std::vector<std::string> short_of = EndStateProblems(*observed, goal);
+    if (!short_of.empty()) {
+      return Finish(
+          ReconcileResult::kError,
+          Status::FailedPrecondition(
+              "the cluster holds the target, but " + short_of.front() +
+              ": its replicas serve less than it requires"));
+    }
     required_now_ = goal.required_after;
     return Finish(ReconcileResult::kIdle, Status::Ok());
   }

@@ -79,6 +79,17 @@ TEST(ReconcilerTest, ReportsAnImpossibleTargetAsAnError) {
       << health.message();
   ASSERT_TRUE(reconciler.Reconcile(night).ok());
   EXPECT_TRUE(reconciler.Health().ok());
+  // night's layout asking 100 x a service's rate: nothing to do, and short.
+  deployment::Deployment more = night;
+  more.services[0].throughput *= 100;
+  Status short_of = reconciler.Reconcile(more);
+  EXPECT_EQ(short_of.code(), Status::Code::kFailedPrecondition);
+  EXPECT_NE(short_of.message().find("the cluster holds the target, but "
+                                    "service " +
+                                    night.services[0].name + " ends with"),
+            std::string::npos)
+      << short_of.message();
+  EXPECT_EQ(reconciler.Progress()["state"], "error");
 }
 
 // A target changed mid-transition (day to night, then back to day after 30
