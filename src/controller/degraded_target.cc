@@ -45,18 +45,18 @@ std::optional<DegradedTarget> FitTarget(const cluster::ClusterState& observed,
 
   size_t n = target.services.size();
   std::vector<double> capacity(n, 0.0), required(n);
-  for (size_t j = 0; j < n; ++j) required[j] = target.services[j].throughput;
+  std::map<std::string, int> index;
+  for (size_t j = 0; j < n; ++j) {
+    required[j] = target.services[j].throughput;
+    index.emplace(target.services[j].name, static_cast<int>(j));
+  }
   std::map<size_t, GpuCredit> credit;
   for (size_t g : serving) {
     for (const deployment::PlacedInstance& pi : target.gpus[g].instances) {
-      if (!pi.service) continue;
-      int j = -1;
-      for (size_t k = 0; k < n; ++k) {
-        if (target.services[k].name == *pi.service) j = static_cast<int>(k);
-      }
-      if (j < 0) continue;
-      credit[g][j] += pi.throughput;
-      capacity[j] += pi.throughput;
+      auto j = pi.service ? index.find(*pi.service) : index.end();
+      if (j == index.end()) continue;
+      credit[g][j->second] += pi.throughput;
+      capacity[j->second] += pi.throughput;
     }
   }
   std::vector<bool> dropped(target.gpus.size(), false);

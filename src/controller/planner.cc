@@ -513,6 +513,15 @@ TransitionGoal GoalFromObserved(const ClusterState& observed,
   return goal;
 }
 
+TransitionGoal GoalKeeping(const ClusterState& observed,
+                           const deployment::Deployment& target,
+                           const std::map<std::string, double>& before) {
+  TransitionGoal goal = MakeGoal(target, target);
+  goal.required_before = before;
+  KeepWhatIsLeft(observed.Capacity(), &goal);
+  return goal;
+}
+
 StatusOr<TransitionPlan> PlanTransition(const ClusterState& current,
                                         const deployment::Deployment& target,
                                         const TransitionGoal& goal,

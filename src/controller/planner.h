@@ -38,6 +38,13 @@ TransitionGoal MakeGoal(const deployment::Deployment& from,
 TransitionGoal GoalFromObserved(const cluster::ClusterState& observed,
                                 const deployment::Deployment& target);
 
+// Returns the goal of moving `observed` to `target` when each service must
+// keep `before` (a previous goal's requirements), lowered to what the
+// cluster has where a loss took the rest (KeepWhatIsLeft).
+TransitionGoal GoalKeeping(const cluster::ClusterState& observed,
+                           const deployment::Deployment& target,
+                           const std::map<std::string, double>& before);
+
 // Returns a plan that takes `current` to `target`. Each GPU keeps its
 // model: target configs go only to GPUs of their model (MapTarget), and a
 // replica moves (migrate, temporary copy) only between GPUs of one model.

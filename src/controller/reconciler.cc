@@ -118,11 +118,9 @@ Status Reconciler::ReconcileOnce(const deployment::Deployment& target) {
   Observed(*observed, target);
   std::optional<DegradedTarget> degraded = Fit(*observed, target);
   const deployment::Deployment& aim = degraded ? degraded->deployment : target;
-  TransitionGoal goal = GoalFromObserved(*observed, aim);
-  if (required_now_) {
-    goal.required_before = *required_now_;
-    KeepWhatIsLeft(observed->Capacity(), &goal);
-  }
+  TransitionGoal goal = required_now_
+                            ? GoalKeeping(*observed, aim, *required_now_)
+                            : GoalFromObserved(*observed, aim);
   auto plan = PlanTransition(*observed, aim, goal, options_.planner);
   auto pending = journal_->Current();
   bool resuming = pending.ok() && pending->has_value();

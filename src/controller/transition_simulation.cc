@@ -120,9 +120,8 @@ StatusOr<Simulation> SimulateTransition(const cluster::ClusterState& current,
       options.progress("controller: " + degraded->description +
                        "; moving to what fits");
     }
-    end_goal = MakeGoal(degraded->deployment, degraded->deployment);
-    end_goal.required_before = controller.stats().goal.required_before;
-    KeepWhatIsLeft(sim.state().Capacity(), &end_goal);
+    end_goal = GoalKeeping(sim.state(), degraded->deployment,
+                           controller.stats().goal.required_before);
     Controller recovery(&sim, journal.get(), controller_options);
     out.run = recovery.Transition(degraded->deployment, end_goal);
   }

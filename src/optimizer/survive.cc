@@ -18,23 +18,6 @@ namespace {
 // survive is found in two or three.
 constexpr int kMaxRounds = 12;
 
-// Per service, what its replicas in `configs` serve, req/s.
-std::vector<double> Capacities(
-    const std::vector<deployment::GpuConfig>& configs,
-    const workload::CapacityMatrix& caps) {
-  std::vector<double> capacity(caps.num_services(), 0.0);
-  for (const deployment::GpuConfig& c : configs) {
-    const std::vector<mig::Instance>& instances = c.layout.instances();
-    for (size_t k = 0; k < c.services.size(); ++k) {
-      int j = c.services[k];
-      if (j != deployment::kIdle) {
-        capacity[j] += caps.throughput(j, instances[k].profile);
-      }
-    }
-  }
-  return capacity;
-}
-
 // The least credit one instance of service `j` can have: a loss no
 // deployment of it escapes.
 double LeastInstanceCredit(const workload::CapacityMatrix& caps, int j) {
@@ -168,22 +151,22 @@ SurvivingSolution SolveToSurvive(Optimizer& optimizer, const Problem& problem,
     std::vector<int> domains = FailureDomainsOf(
         static_cast<int>(out.solution.configs.size()), w.survive->domain);
     SpreadServices(domains, caps, &out.solution.configs);
-    std::vector<double> capacity = Capacities(out.solution.configs, caps);
+    deployment::CompletionRates served =
+        deployment::Completion(out.solution.configs, caps);
     std::vector<WorstLoss> losses =
         WorstLosses(out.solution.configs, domains, caps);
     std::string short_of;
     for (int j = 0; j < caps.num_services(); ++j) {
       double kept = w.Kept(w.services[j]);
-      if (capacity[j] - losses[j].credit >= kept * (1 - kRateTolerance)) {
-        continue;
-      }
+      double left = served[j] * caps.required(j) - losses[j].credit;
+      if (left >= kept * (1 - kRateTolerance)) continue;
       required[j] = kept + losses[j].credit;
       if (short_of.empty()) {
         short_of = fmt::format(
             "survive: losing {} leaves '{}' {:.6g} of the {:.6g} req/s it "
             "must keep",
             DomainName(w.survive->domain, losses[j].domain), w.services[j].name,
-            capacity[j] - losses[j].credit, kept);
+            left, kept);
       }
     }
     if (short_of.empty()) return out;
