@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <map>
@@ -566,14 +567,26 @@ TEST_F(KubernetesE2eTest, ForgedOwnerAnnotationsCountForNothing) {
               {{"metadata",
                 {{"labels", k8s::ReplicaLabels(claim, *free)},
                  {"annotations", k8s::ReplicaAnnotations(claim)}}}});
+  const std::string forged =
+      "pod forged-0 is annotated migserve.io/owner=migserve-controller but is "
+      "not a pod this controller created";
+  // A dry run counts what the controller would, through its journal, once
+  // the kubelet has made the forged pod Ready.
+  for (int i = 0;
+       i < 200 &&
+       !kube::PodReady(*server_.Get(std::string(kPods) + "/forged-0"));
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::string night_file = testing::SourcePath("data/deployments/night.json");
+  CliResult dry = Cli({"controller", "--dry-run", "--kubeconfig", kubeconfig_,
+                       "--target", night_file, "--journal", journal_});
+  ASSERT_EQ(dry.code, 0) << dry.err;
+  EXPECT_NE(dry.err.find(forged), std::string::npos) << dry.err;
   Watch(controller::MakeGoal(day, night));
-  CliResult r = Controller(testing::SourcePath("data/deployments/night.json"));
+  CliResult r = Controller(night_file);
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.err.find("pod forged-0 is annotated "
-                       "migserve.io/owner=migserve-controller but is not a "
-                       "pod this controller created"),
-            std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find(forged), std::string::npos) << r.err;
   ExpectInvariantAndTarget();
   EXPECT_TRUE(server_.Get(std::string(kPods) + "/forged-0"));
 }
@@ -994,6 +1007,13 @@ TEST_F(KubernetesE2eTest, ARoutePatchedAfterTheDeleteIsCaught) {
   EXPECT_FALSE(violations_.empty());
 }
 
+int Creates(const cluster::TransitionPlan& plan) {
+  return std::count_if(plan.actions.begin(), plan.actions.end(),
+                       [](const cluster::Action& a) {
+                         return a.kind == cluster::ActionKind::kCreate;
+                       });
+}
+
 TEST_F(KubernetesE2eTest, ObserveAndDryRunReadTheClusterAndWriteNothing) {
   deployment::Deployment day = Load("day"), night = Load("night");
   Start(day);
@@ -1023,16 +1043,32 @@ TEST_F(KubernetesE2eTest, ObserveAndDryRunReadTheClusterAndWriteNothing) {
                         testing::SourcePath("data/deployments/night.json")});
   EXPECT_EQ(plan.code, 0) << plan.err;
 
+  // Without a journal the controller's first run would count none of the
+  // annotated replicas, and a dry run says so; with --adopt it counts them.
   std::remove(journal_.c_str());
-  CliResult dry =
-      Cli({"controller", "--dry-run", "--kubeconfig", kubeconfig_, "--target",
-           testing::SourcePath("data/deployments/night.json"), "--journal",
-           journal_});
+  std::vector<std::string> dry_args = {
+      "controller",   "--dry-run",
+      "--kubeconfig", kubeconfig_,
+      "--target",     testing::SourcePath("data/deployments/night.json"),
+      "--journal",    journal_};
+  CliResult dry = Cli(dry_args);
   ASSERT_EQ(dry.code, 0) << dry.err;
   EXPECT_NE(dry.err.find("nothing was changed"), std::string::npos) << dry.err;
+  EXPECT_NE(dry.err.find("no journal at " + journal_ +
+                         ": the controller would count none"),
+            std::string::npos)
+      << dry.err;
+  dry_args.push_back("--adopt");
+  CliResult adopting = Cli(dry_args);
+  ASSERT_EQ(adopting.code, 0) << adopting.err;
+  EXPECT_EQ(adopting.err.find("no journal"), std::string::npos);
   auto dry_plan = cluster::ParsePlan(dry.out, "stdout");
+  auto adopting_plan = cluster::ParsePlan(adopting.out, "stdout");
   ASSERT_TRUE(dry_plan.ok()) << dry_plan.status().ToString();
-  EXPECT_FALSE(dry_plan->actions.empty());
+  ASSERT_TRUE(adopting_plan.ok()) << adopting_plan.status().ToString();
+  EXPECT_FALSE(adopting_plan->actions.empty());
+  // Counting no replica, the plan creates more than one that counts them.
+  EXPECT_GT(Creates(*dry_plan), Creates(*adopting_plan));
   EXPECT_EQ(server_.writes(), writes);
   EXPECT_EQ(Everything(), before);
   EXPECT_FALSE(std::filesystem::exists(journal_));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -62,16 +63,7 @@ StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& path) {
     journal->predates_pods_ = true;
     format = kFormatVersion;
   }
-  if (format != kFormatVersion) {
-    return Status::FailedPrecondition(fmt::format(
-        "journal {} has format {}, this migserve reads format {} (GPUs named "
-        "by node and index, each plan with its goal, the pods it created); "
-        "let the migserve that "
-        "wrote it finish, or move "
-        "the file away to start afresh (the controller then replans from the "
-        "cluster as it is)",
-        path, format, kFormatVersion));
-  }
+  if (format != kFormatVersion) return OtherFormat(path, format);
   MIGSERVE_RETURN_IF_ERROR(journal->Exec(
       "PRAGMA journal_mode=WAL;"
       "PRAGMA synchronous=FULL;"
@@ -92,6 +84,37 @@ StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& path) {
     MIGSERVE_RETURN_IF_ERROR(journal->StampFormat());
   }
   return journal;
+}
+
+StatusOr<std::unique_ptr<Journal>> Journal::OpenReadOnly(
+    const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) {
+    return Status::NotFound("no journal at " + path);
+  }
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) !=
+      SQLITE_OK) {
+    Status status = Error(db, "cannot open " + path);
+    sqlite3_close(db);
+    return status;
+  }
+  std::unique_ptr<Journal> journal(new Journal(db));
+  MIGSERVE_ASSIGN_OR_RETURN(int format, journal->Format());
+  journal->predates_pods_ = format == 2 || format == 3;
+  if (format != kFormatVersion && !journal->predates_pods_) {
+    return OtherFormat(path, format);
+  }
+  return journal;
+}
+
+Status Journal::OtherFormat(const std::string& path, int format) {
+  return Status::FailedPrecondition(fmt::format(
+      "journal {} has format {}, this migserve reads format {} (GPUs named "
+      "by node and index, each plan with its goal, the pods it created); "
+      "let the migserve that wrote it finish, or move the file away to start "
+      "afresh (the controller then replans from the cluster as it is)",
+      path, format, kFormatVersion));
 }
 
 Status Journal::StampFormat() {

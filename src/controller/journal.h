@@ -68,6 +68,12 @@ class Journal {
   // memory. Returns Unavailable with SQLite's message on failure, and
   // FailedPrecondition naming both formats for a journal of another format.
   static StatusOr<std::unique_ptr<Journal>> Open(const std::string& path);
+  // Opens the existing journal at `path` for reading only: nothing is
+  // created, upgraded or written (a dry run's view of what the controller
+  // would read). NotFound if there is no file; a format 2 or 3 journal
+  // opens with predates_pods() true (it has no pods to read).
+  static StatusOr<std::unique_ptr<Journal>> OpenReadOnly(
+      const std::string& path);
   ~Journal();
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
@@ -107,6 +113,8 @@ class Journal {
   Status StampFormat();
   // Returns the format of the open database (kFormatVersion if it is new).
   StatusOr<int> Format();
+  // FailedPrecondition naming `format` and the one this build reads.
+  static Status OtherFormat(const std::string& path, int format);
 
   sqlite3* db_;
   bool predates_pods_ = false;

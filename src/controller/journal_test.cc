@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "util/test_util.h"
 
@@ -169,6 +170,50 @@ TEST(JournalTest, KeepsThePodsTheControllerCreated) {
   auto damaged = Journal::Open(path).value()->Pods();
   ASSERT_FALSE(damaged.ok());
   EXPECT_NE(damaged.status().message().find("not trusted"), std::string::npos);
+}
+
+// A dry run reads the journal and changes nothing: no file is created, an
+// old format is not upgraded, and nothing can be written.
+TEST(JournalTest, OpensReadOnlyWithoutChangingAnything) {
+  std::string path = testing::TempDir() + "/journal-read-only.db";
+  std::remove(path.c_str());
+  auto missing = Journal::OpenReadOnly(path);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), Status::Code::kNotFound);
+  EXPECT_FALSE(std::filesystem::exists(path));
+  ASSERT_TRUE(Journal::Open(path).value()->PutPod("a", {"t", "uid-1"}).ok());
+  {
+    auto journal = Journal::OpenReadOnly(path);
+    ASSERT_TRUE(journal.ok()) << journal.status().ToString();
+    EXPECT_FALSE((*journal)->predates_pods());
+    EXPECT_EQ((*journal)->Pods().value().at("a").uid, "uid-1");
+    EXPECT_FALSE((*journal)->PutPod("b", {"t", "uid-2"}).ok());
+    EXPECT_FALSE((*journal)->BeginPlan("t", "{}", "{}").ok());
+  }
+  EXPECT_EQ(Journal::Open(path).value()->Pods().value().size(), 1u);
+  std::remove(path.c_str());
+  Sql(path,
+      "CREATE TABLE plan (version INTEGER PRIMARY KEY, target TEXT NOT NULL, "
+      "json TEXT NOT NULL, finished INTEGER NOT NULL DEFAULT 0, goal TEXT NOT "
+      "NULL DEFAULT ''); PRAGMA user_version=3;");
+  EXPECT_TRUE(Journal::OpenReadOnly(path).value()->predates_pods());
+  Sql(path, "PRAGMA user_version=9;");
+  auto other = Journal::OpenReadOnly(path);
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("has format 9"), std::string::npos);
+  // No pod table: neither read-only open upgraded the format 3 file.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db,
+                               "SELECT count(*) FROM sqlite_master WHERE "
+                               "name='pod'",
+                               -1, &stmt, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(stmt, 0), 0);
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
 }
 
 // Rows edited by hand or damaged are refused with the way to start over,

@@ -271,6 +271,26 @@ class Manager {
   std::optional<deployment::Deployment> newer_;
 };
 
+// The journal a dry run reads, never writes: the controller's own, or an
+// empty one where it has none yet (the controller would start with no pods
+// of its own).
+StatusOr<std::unique_ptr<controller::Journal>> DryRunJournal(
+    const ManagerOptions& options) {
+  StatusOr<std::unique_ptr<controller::Journal>> journal =
+      controller::Journal::OpenReadOnly(options.journal);
+  if (journal.ok() || journal.status().code() != Status::Code::kNotFound) {
+    return journal;
+  }
+  if (!options.adopt) {
+    options.log(fmt::format(
+        "controller: dry run: no journal at {}: the controller would count "
+        "none of the pods annotated as its own (pass --adopt on its first "
+        "run)",
+        options.journal));
+  }
+  return controller::Journal::Open(":memory:");
+}
+
 }  // namespace
 
 Status RunManager(ManagerOptions options, const std::atomic<bool>& stop) {
@@ -284,7 +304,15 @@ StatusOr<cluster::TransitionPlan> DryRun(ManagerOptions options) {
   kube::KubeClient client(options.config);
   TargetSource source(options.target, &client);
   MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment target, source.Load());
-  k8s::KubernetesBackend backend(&client, BackendFor(options, target));
+  k8s::BackendOptions backend_options = BackendFor(options, target);
+  MIGSERVE_ASSIGN_OR_RETURN(std::unique_ptr<controller::Journal> journal,
+                            DryRunJournal(options));
+  JournalPodLedger ledger(journal.get());
+  // Where the controller would adopt the annotated pods, they count.
+  if (!options.adopt && !journal->predates_pods()) {
+    backend_options.ledger = &ledger;
+  }
+  k8s::KubernetesBackend backend(&client, std::move(backend_options));
   MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState observed, backend.Observe());
   controller::TransitionGoal goal =
       controller::GoalFromObserved(observed, target);

@@ -56,7 +56,10 @@ struct ManagerOptions {
 Status RunManager(ManagerOptions options, const std::atomic<bool>& stop);
 
 // Observes the cluster and plans the move to the target: writes nothing
-// anywhere, neither a journal nor a Kubernetes object. Logs a summary and
+// anywhere, neither a journal nor a Kubernetes object. The pods it counts
+// as the controller's are those the controller would count: recorded in
+// the journal (read only), or annotated where the controller would adopt
+// them (`adopt`, a journal from before format 4). Logs a summary and
 // returns the plan (checked safe in every order).
 StatusOr<cluster::TransitionPlan> DryRun(ManagerOptions options);
 
