@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "cluster/kubernetes/proxy_routes.h"
 #include "cluster/kubernetes/routing_objects.h"
 #include "kube/pod_ready.h"
+#include "util/json_fields.h"
 
 namespace migserve::cluster::kubernetes {
 
@@ -146,7 +148,57 @@ StatusOr<bool> KubernetesRouter::SetHttpRoute(const ServiceRoute& route) {
     patch["spec"]["hostnames"] = nullptr;
   }
   MIGSERVE_RETURN_IF_ERROR(client_->Patch(path, patch).status());
+  std::set<std::string> kept = BackendNames(desired);
+  kept.merge(BackendNames(*current));
+  MIGSERVE_RETURN_IF_ERROR(DeleteGroupServicesBut(route.service, kept));
   return true;
+}
+
+std::set<std::string> KubernetesRouter::BackendNames(
+    const nlohmann::json& http_route) {
+  std::set<std::string> names;
+  const nlohmann::json* spec = ObjectAt(http_route, "spec");
+  if (spec == nullptr || !spec->contains("rules") ||
+      !(*spec)["rules"].is_array()) {
+    return names;
+  }
+  for (const nlohmann::json& rule : (*spec)["rules"]) {
+    if (!rule.is_object() || !rule.contains("backendRefs") ||
+        !rule["backendRefs"].is_array()) {
+      continue;
+    }
+    for (const nlohmann::json& ref : rule["backendRefs"]) {
+      if (std::optional<std::string> name = StringAt(ref, "name")) {
+        names.insert(*name);
+      }
+    }
+  }
+  return names;
+}
+
+Status KubernetesRouter::DeleteGroupServicesBut(
+    const std::string& service, const std::set<std::string>& kept) {
+  std::string path =
+      fmt::format("/api/v1/namespaces/{}/services", options_.namespace_);
+  std::string selector =
+      fmt::format("{}={},{}={}", kManagedBy, kManager, kLabelService, service);
+  MIGSERVE_ASSIGN_OR_RETURN(
+      nlohmann::json list,
+      client_->List(path,
+                    "labelSelector=" + kube::KubeClient::Escape(selector)));
+  for (const nlohmann::json& object :
+       list.value("items", nlohmann::json::array())) {
+    const nlohmann::json* metadata = ObjectAt(object, "metadata");
+    std::optional<std::string> name =
+        metadata != nullptr ? StringAt(*metadata, "name") : std::nullopt;
+    if (!name || kept.count(*name) > 0) continue;
+    Status deleted = client_->Delete(path + "/" + *name);
+    if (!deleted.ok() && deleted.code() != Status::Code::kNotFound) {
+      return deleted;
+    }
+    services_.erase(*name);
+  }
+  return Status::Ok();
 }
 
 }  // namespace migserve::cluster::kubernetes

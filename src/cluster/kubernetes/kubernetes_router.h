@@ -6,7 +6,9 @@
 //    route it last wrote is recorded on the HTTPRoute (annotation
 //    migserve.io/route), so a restarted controller compares against the
 //    cluster, not its memory: a route that already holds is not written
-//    again;
+//    again. A group Service is deleted once neither the route it writes nor
+//    the one that route replaces names it: the gateway has had a whole
+//    route change to stop sending to it;
 //  - the proxy (`router: proxy`): the service's entry in the
 //    migserve-proxy-routes ConfigMap (proxy_routes.h), after which it waits
 //    until every Ready proxy pod reports that it applied that generation and
@@ -57,6 +59,11 @@ class KubernetesRouter : public Router {
   Status WaitForProxies(long generation);
 
   Status EnsureService(const std::string& service, const RouteGroup& group);
+  // The names of the backends an HTTPRoute object sends to.
+  static std::set<std::string> BackendNames(const nlohmann::json& http_route);
+  // Deletes the group Services of `service` whose names are not in `kept`.
+  Status DeleteGroupServicesBut(const std::string& service,
+                                const std::set<std::string>& kept);
 
   kube::KubeClient* client_;
   RouterOptions options_;

@@ -1,0 +1,90 @@
+// The router's HTTPRoutes and group Services on the stand-in API server.
+#include "cluster/kubernetes/kubernetes_router.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cluster/kubernetes/names.h"
+#include "kube/testing/api_server_standin.h"
+
+namespace migserve::cluster::kubernetes {
+namespace {
+
+constexpr char kServices[] = "/api/v1/namespaces/default/services";
+
+// A group of `service` on 1g.10gb replicas credited `credit` req/s.
+RouteGroup Group(double credit) {
+  RouteGroup g;
+  g.gpu_model = "A100-SXM4-80GB";
+  g.profile = "1g.10gb";
+  g.batch = 1;
+  g.replicas = 2;
+  g.throughput = credit;
+  g.weight = 10;
+  return g;
+}
+
+class KubernetesRouterTest : public ::testing::Test {
+ protected:
+  KubernetesRouterTest() : server_({"", "", "", 1}) {
+    EXPECT_TRUE(server_.Start().ok());
+    config_.server = server_.url();
+    client_ = std::make_unique<kube::KubeClient>(config_);
+    RouterOptions options;
+    options.serving.gateway = GatewayRef{"gw", "", ""};
+    router_ = std::make_unique<KubernetesRouter>(client_.get(), options);
+  }
+
+  // Routes `service` to groups credited `credits` and returns the names
+  // of the group Services that exist afterwards.
+  std::set<std::string> Route(const std::string& service,
+                              const std::vector<double>& credits) {
+    ServiceRoute route{service, {}};
+    for (double c : credits) route.groups.push_back(Group(c));
+    EXPECT_TRUE(router_->SetRoute(route).ok());
+    std::set<std::string> names;
+    for (const nlohmann::json& s : server_.List(kServices)) {
+      names.insert(s["metadata"]["name"].get<std::string>());
+    }
+    return names;
+  }
+
+  std::string Name(const std::string& service, double credit) {
+    return GroupName(service, Group(credit));
+  }
+
+  kube::ApiServerStandIn server_;
+  kube::KubeConfig config_;
+  std::unique_ptr<kube::KubeClient> client_;
+  std::unique_ptr<KubernetesRouter> router_;
+};
+
+// A group Service lives while the route names it and through the next
+// route change (the gateway may still send to it until it applies the
+// change), and is deleted at the change after that; another service's
+// Services are not touched. Credits in group names change with every
+// rate change, so without this they piled up without end.
+TEST_F(KubernetesRouterTest,
+       DeletesGroupServicesTwoRouteChangesAfterTheirLast) {
+  EXPECT_EQ(Route("other", {5}), (std::set{Name("other", 5)}));
+  EXPECT_EQ(Route("a", {1, 2}),
+            (std::set{Name("other", 5), Name("a", 1), Name("a", 2)}));
+  EXPECT_EQ(Route("a", {2, 3}), (std::set{Name("other", 5), Name("a", 1),
+                                          Name("a", 2), Name("a", 3)}));
+  EXPECT_EQ(Route("a", {3, 4}), (std::set{Name("other", 5), Name("a", 2),
+                                          Name("a", 3), Name("a", 4)}));
+  // The same route again writes nothing and deletes nothing.
+  EXPECT_EQ(Route("a", {3, 4}), (std::set{Name("other", 5), Name("a", 2),
+                                          Name("a", 3), Name("a", 4)}));
+  EXPECT_EQ(Route("a", {4}),
+            (std::set{Name("other", 5), Name("a", 3), Name("a", 4)}));
+  // A group that comes back after its Service was deleted gets it again.
+  EXPECT_EQ(Route("a", {1, 4}),
+            (std::set{Name("other", 5), Name("a", 1), Name("a", 4)}));
+}
+
+}  // namespace
+}  // namespace migserve::cluster::kubernetes
