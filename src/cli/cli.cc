@@ -5,8 +5,10 @@
 #include <algorithm>
 
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 #include "mig/gpu_catalog.h"
 #include "util/file.h"
+#include "util/parallel.h"
 
 namespace migserve::cli {
 namespace {
@@ -72,6 +74,14 @@ void AddGpuTableOption(CLI::App* app) {
       },
       "A GPU table of your own (YAML as in data/gpus/), added to the "
       "shipped ones; repeatable");
+}
+
+// --jobs N on every command: the threads the p99 credit searches use.
+void AddJobsOption(CLI::App* app) {
+  app->add_option_function<int>(
+         "--jobs", [](int jobs) { SetJobs(jobs); },
+         "Threads for the p99 credit searches (default: every core)")
+      ->check(Between(1, 1024));
 }
 
 // The number of single-character edits between `a` and `b`.
@@ -151,7 +161,9 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out,
     CLI::App* sub = app.add_subcommand(command.name, command.help);
     command.setup(sub, &context);
     AddGpuTableOption(sub);
+    AddJobsOption(sub);
   }
+  SetJobs(0);
   if (!args.empty() && !args[0].empty() && args[0][0] != '-' &&
       std::none_of(std::begin(kCommands), std::end(kCommands),
                    [&](const CommandSpec& c) { return args[0] == c.name; })) {

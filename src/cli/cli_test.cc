@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -752,6 +753,59 @@ TEST(CliTest, ExportRefusesDashInsteadOfMakingADirectoryNamedDash) {
   EXPECT_NE(r.err.find("-o: export writes several files"), std::string::npos)
       << r.err;
   EXPECT_FALSE(made);
+}
+
+}  // namespace
+}  // namespace migserve::cli
+
+namespace migserve::cli {
+namespace {
+
+// The binary keeps the p99 credits it computed (MIGSERVE_CREDIT_CACHE) and
+// a second run reads them instead of simulating: the same deployment, and
+// one that follows the file when the file says otherwise (one service on
+// one measured row: 10 GPUs at its credit, 19 at half of it). "off" keeps
+// nothing.
+TEST(CliBinaryTest, ASecondRunReadsTheCreditsTheFirstKept) {
+  std::string dir = testing::TempDir() + "/cli-credits";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::string cache = dir + "/credits.db";
+  ASSERT_TRUE(WriteFileAtomic(dir + "/one.csv",
+                              "model,gpu,profile,batch,procs,throughput,"
+                              "latency_ms,memory_gb\n"
+                              "m,A100-SXM4-80GB,7g.80gb,1,1,100,10,\n")
+                  .ok());
+  ASSERT_TRUE(WriteFileAtomic(dir + "/one.yaml",
+                              "gpu: A100-SXM4-80GB\nservices:\n  - {name: s, "
+                              "model: m, throughput: 900, latency_ms: 100}\n")
+                  .ok());
+  auto gpus = [&](const std::string& setting) {
+    int code = 0;
+    std::string out =
+        Shell("MIGSERVE_CREDIT_CACHE=" + setting + " " + MIGSERVE_BINARY +
+                  " optimize --algo milp -w " + dir + "/one.yaml -p " + dir +
+                  "/one.csv 2>/dev/null",
+              &code);
+    EXPECT_EQ(code, 0);
+    auto json = nlohmann::json::parse(out, nullptr, false);
+    EXPECT_FALSE(json.is_discarded()) << out.substr(0, 200);
+    return json.is_discarded() ? -1 : json["summary"]["gpus"].get<int>();
+  };
+  EXPECT_EQ(gpus(cache), 10);
+  ASSERT_TRUE(std::filesystem::exists(cache));
+  EXPECT_EQ(gpus(cache), 10);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(cache.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE credit SET value = value / 2", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  EXPECT_EQ(sqlite3_changes(db), 1);
+  sqlite3_close(db);
+  EXPECT_EQ(gpus(cache), 19);
+  std::filesystem::remove(cache);
+  EXPECT_EQ(gpus("off"), 10);
+  EXPECT_FALSE(std::filesystem::exists(cache));
 }
 
 }  // namespace

@@ -1,13 +1,18 @@
 #include "queueing/p99_capacity.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <tuple>
 
 #include "queueing/arrivals.h"
+#include "queueing/credit_cache.h"
 
 namespace migserve::queueing {
 namespace {
@@ -244,6 +249,73 @@ bool CachedWithin(const BatchCurve& curve, const BatcherConfig& config,
       });
 }
 
+// The bisection QuantileCapacity runs: the highest step of tolerance x
+// saturation that holds the quantile.
+double Search(const BatchCurve& curve, const BatcherConfig& config,
+              double slo_ms, const Traffic& traffic,
+              const QuantileSearch& search) {
+  double saturation = ReplicaQueue(curve, config, nullptr).SaturationRate();
+  // Bisect on steps of tolerance x saturation: step lo holds, step hi not;
+  // first on the search's stream, then, if the long stream refutes the
+  // answer, below it on long streams.
+  int steps = static_cast<int>(std::ceil(1 / search.tolerance));
+  double step = saturation / steps;
+  int lo = 0;
+  int hi = curve.Ms(1) > slo_ms ? 0 : steps;
+  auto bisect = [&](bool long_stream) {
+    while (hi - lo > 1) {
+      int mid = (lo + hi) / 2;
+      double rate = mid * step;
+      if (CachedWithin(curve, config, rate, ShapeAt(traffic, rate), slo_ms,
+                       search, long_stream)) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+  };
+  bisect(false);
+  double rate = lo * step;
+  if (lo > 0 && !CachedWithin(curve, config, rate, ShapeAt(traffic, rate),
+                              slo_ms, search, true)) {
+    hi = lo;
+    lo = 0;
+    bisect(true);
+  }
+  return lo * step;
+}
+
+// Every input of a search as text, exactly (floats in hex), for the
+// credit cache: the replica's key, the traffic, and for a verdict its rate.
+std::string CacheKey(char kind, const ReplicaKey& key, const Traffic& traffic,
+                     double rate) {
+  std::string text(1, kind);
+  for (const BatchCurve::Point& p : std::get<0>(key)) {
+    text += fmt::format(" {}:{:a}", p.first, p.second);
+  }
+  const auto& [points, max_batch, workers, delay, slo, quantile, requests,
+               warmup, tolerance] = key;
+  text +=
+      fmt::format(" b{} w{} d{:a} s{:a} q{:a} n{} u{:a} t{:a}", max_batch,
+                  workers, delay, slo, quantile, requests, warmup, tolerance);
+  text +=
+      fmt::format(" r{:a} c{:a} {} x{} @{:a}", traffic.service_rate, traffic.cv,
+                  RouterName(traffic.router), traffic.router_replicas, rate);
+  return text;
+}
+
+// compute(), or the value the process's credit cache holds for `key`
+// (which it then keeps).
+template <typename Compute>
+double Persisted(const std::string& key, Compute compute) {
+  CreditCache* cache = GetCreditCache();
+  if (cache == nullptr) return compute();
+  if (std::optional<double> known = cache->Find(key)) return *known;
+  double value = compute();
+  cache->Add(key, value);
+  return value;
+}
+
 }  // namespace
 
 double Quantile(std::vector<double>* values, double q) {
@@ -270,44 +342,25 @@ bool QuantileHolds(const BatchCurve& curve, const BatcherConfig& config,
                    double slo_ms, const Traffic& traffic, double rate,
                    const QuantileSearch& search) {
   if (curve.Ms(1) > slo_ms) return false;
-  return Within(curve, config, rate, ShapeAt(traffic, rate), slo_ms, search,
-                false);
+  return Persisted(
+             CacheKey('h', KeyOf(curve, config, slo_ms, search), traffic, rate),
+             [&] {
+               return Within(curve, config, rate, ShapeAt(traffic, rate),
+                             slo_ms, search, false)
+                          ? 1.0
+                          : 0.0;
+             }) > 0;
 }
 
 double QuantileCapacity(const BatchCurve& curve, const BatcherConfig& config,
                         double slo_ms, const Traffic& traffic,
                         const QuantileSearch& search) {
   static Memo<std::pair<ReplicaKey, Traffic>, double> memo;
-  return memo.Get({KeyOf(curve, config, slo_ms, search), traffic}, [&] {
-    double saturation = ReplicaQueue(curve, config, nullptr).SaturationRate();
-    // Bisect on steps of tolerance x saturation: step lo holds, step hi not;
-    // first on the search's stream, then, if the long stream refutes the
-    // answer, below it on long streams.
-    int steps = static_cast<int>(std::ceil(1 / search.tolerance));
-    double step = saturation / steps;
-    int lo = 0;
-    int hi = curve.Ms(1) > slo_ms ? 0 : steps;
-    auto bisect = [&](bool long_stream) {
-      while (hi - lo > 1) {
-        int mid = (lo + hi) / 2;
-        double rate = mid * step;
-        if (CachedWithin(curve, config, rate, ShapeAt(traffic, rate), slo_ms,
-                         search, long_stream)) {
-          lo = mid;
-        } else {
-          hi = mid;
-        }
-      }
-    };
-    bisect(false);
-    double rate = lo * step;
-    if (lo > 0 && !CachedWithin(curve, config, rate, ShapeAt(traffic, rate),
-                                slo_ms, search, true)) {
-      hi = lo;
-      lo = 0;
-      bisect(true);
-    }
-    return lo * step;
+  ReplicaKey key = KeyOf(curve, config, slo_ms, search);
+  return memo.Get({key, traffic}, [&] {
+    return Persisted(CacheKey('c', key, traffic, 0), [&] {
+      return Search(curve, config, slo_ms, traffic, search);
+    });
   });
 }
 

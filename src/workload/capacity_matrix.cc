@@ -4,6 +4,7 @@
 
 #include "profile/capacity.h"
 #include "queueing/capacity_model.h"
+#include "util/parallel.h"
 
 namespace migserve::workload {
 
@@ -16,23 +17,13 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
   }
   int num_profiles = static_cast<int>(gpu.profiles.size());
   CapacityMatrix m(num_profiles, std::move(required));
-  for (size_t j = 0; j < workload.services.size(); ++j) {
+  // The credits, each service's on a thread of its own (--jobs): the
+  // searches dominate the time of an optimize at fleet scale.
+  int n = static_cast<int>(workload.services.size());
+  ParallelFor(n, [&](int j) {
     const Service& s = workload.services[j];
-    auto where = [&](const char* field) {
-      return fmt::format("{}:{}: services[{}]{}", workload.source, s.line, j,
-                         field);
-    };
-    if (!profiles.HasModel(s.model, gpu.name)) {
-      if (!every_service_fits) continue;
-      std::vector<std::string> known = profiles.Models(gpu.name);
-      return Status::InvalidArgument(fmt::format(
-          "{}: model '{}' has no rows for {} in {}; it has rows for: {}",
-          where(".model"), s.model, gpu.name, profiles.source,
-          known.empty() ? "none" : fmt::format("{}", fmt::join(known, ", "))));
-    }
+    if (!profiles.HasModel(s.model, gpu.name)) return;
     queueing::ServiceTerms terms = workload.TermsOf(s);
-    const profile::CapacityLimits& limits = terms.limits;
-    bool any = false;
     for (int p = 0; p < num_profiles; ++p) {
       if (!workload.mig.Enabled(gpu.profiles[p])) continue;
       Cell& cell = m.cells_[j * num_profiles + p];
@@ -43,9 +34,27 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
       if (best.row == nullptr) continue;
       cell.row = *best.row;
       cell.capacity = best.capacity;
-      any = true;
     }
-    if (any || !every_service_fits) continue;
+  });
+  for (int j = 0; j < n && every_service_fits; ++j) {
+    const Service& s = workload.services[j];
+    auto where = [&](const char* field) {
+      return fmt::format("{}:{}: services[{}]{}", workload.source, s.line, j,
+                         field);
+    };
+    if (!profiles.HasModel(s.model, gpu.name)) {
+      std::vector<std::string> known = profiles.Models(gpu.name);
+      return Status::InvalidArgument(fmt::format(
+          "{}: model '{}' has no rows for {} in {}; it has rows for: {}",
+          where(".model"), s.model, gpu.name, profiles.source,
+          known.empty() ? "none" : fmt::format("{}", fmt::join(known, ", "))));
+    }
+    bool any = false;
+    for (int p = 0; p < num_profiles; ++p) {
+      any = any || m.cells_[j * num_profiles + p].capacity > 0;
+    }
+    if (any) continue;
+    const profile::CapacityLimits limits = workload.TermsOf(s).limits;
     auto best = profile::BestLatency(profiles, gpu, workload.mig, s.model,
                                      workload.max_procs);
     if (!best) {
