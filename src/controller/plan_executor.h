@@ -35,8 +35,8 @@ class ExecutionHooks {
   virtual Status Begin(const cluster::ClusterState& observed,
                        const std::vector<const cluster::Action*>& started) = 0;
   // Asked before `a` starts, with the last observed cluster, its ready
-  // capacity per service and the actions running now. An error refuses the
-  // start and ends the run with it.
+  // capacity per service and the actions of a's service running now. An
+  // error refuses the start and ends the run with it.
   virtual Status Guard(const cluster::Action& a,
                        const cluster::ClusterState& seen,
                        const std::map<std::string, double>& capacity,
