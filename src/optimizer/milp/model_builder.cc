@@ -42,9 +42,8 @@ void ModelBuilder::Load(OsiClpSolverInterface* solver) const {
   }
   start.push_back(static_cast<CoinBigIndex>(index.size()));
   CoinPackedMatrix matrix(false, columns(), static_cast<int>(rows_.size()),
-                          static_cast<CoinBigIndex>(index.size()),
-                          value.data(), index.data(), start.data(),
-                          length.data());
+                          static_cast<CoinBigIndex>(index.size()), value.data(),
+                          index.data(), start.data(), length.data());
   solver->loadProblem(matrix, lower_.data(), upper_.data(), objective_.data(),
                       row_lower_.data(), row_upper_.data());
   for (int c = 0; c < columns(); ++c) solver->setInteger(c);
