@@ -1,10 +1,12 @@
-// Speed of the exchange-and-compact planner and of the all-orders safety
-// checker on night2day scaled k times (k copies of each GPU, every required
-// throughput times k), on a cluster of 24 k GPUs (3 k nodes of 8).
+// Speed of the exchange-and-compact planner, of the all-orders safety
+// checker and of the controller executing the plan on the simulated cluster
+// (plan included) on night2day scaled k times (k copies of each GPU, every
+// required throughput times k), on a cluster of 24 k GPUs (3 k nodes of 8).
 #include <benchmark/benchmark.h>
 
 #include "controller/planner.h"
 #include "controller/safety_checker.h"
+#include "controller/transition_simulation.h"
 #include "deployment/deployment_json.h"
 #include "mig/gpu_catalog.h"
 
@@ -73,6 +75,28 @@ void BM_SafetyChecker(benchmark::State& state) {
   state.counters["actions"] = static_cast<double>(plan.actions.size());
 }
 BENCHMARK(BM_SafetyChecker)
+    ->Arg(1)
+    ->Arg(4)
+    ->Arg(16)
+    ->Arg(40)
+    ->Unit(benchmark::kMillisecond);
+
+// The whole simulate: plan, then every action through the controller's
+// executor on the simulated cluster (issue 32: the work per action event
+// must not grow with the cluster).
+void BM_SimulatedTransition(benchmark::State& state) {
+  Case c = NightToDay(static_cast<int>(state.range(0)));
+  size_t actions = 0;
+  for (auto _ : state) {
+    auto sim = controller::SimulateTransition(c.current, c.to, c.goal, {});
+    if (!sim.ok() || !sim->run.ok()) state.SkipWithError("simulate failed");
+    actions = sim->report.timeline.size();
+    benchmark::DoNotOptimize(sim);
+  }
+  state.counters["gpus"] = static_cast<double>(c.current.gpus.size());
+  state.counters["actions"] = static_cast<double>(actions);
+}
+BENCHMARK(BM_SimulatedTransition)
     ->Arg(1)
     ->Arg(4)
     ->Arg(16)

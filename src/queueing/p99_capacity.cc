@@ -289,12 +289,12 @@ double Search(const BatchCurve& curve, const BatcherConfig& config,
 // credit cache: the replica's key, the traffic, and for a verdict its rate.
 std::string CacheKey(char kind, const ReplicaKey& key, const Traffic& traffic,
                      double rate) {
-  std::string text(1, kind);
-  for (const BatchCurve::Point& p : std::get<0>(key)) {
-    text += fmt::format(" {}:{:a}", p.first, p.second);
-  }
   const auto& [points, max_batch, workers, delay, slo, quantile, requests,
                warmup, tolerance] = key;
+  std::string text(1, kind);
+  for (const BatchCurve::Point& p : points) {
+    text += fmt::format(" {}:{:a}", p.first, p.second);
+  }
   text +=
       fmt::format(" b{} w{} d{:a} s{:a} q{:a} n{} u{:a} t{:a}", max_batch,
                   workers, delay, slo, quantile, requests, warmup, tolerance);
