@@ -29,6 +29,7 @@ SimulatedCluster::SimulatedCluster(ClusterState initial,
       durations_(durations),
       rng_(seed),
       faults_(faults) {
+  Rebuild();
   Record();
 }
 
@@ -63,6 +64,10 @@ Status SimulatedCluster::Start(const Action& action) {
   timeline_.push_back({action, local, now_s_, end, true});
   running_.push_back({action, end, timeline_.size() - 1});
   ++starts_[action.id];
+  for (const GpuId& id : GpusOf(action)) {
+    ++acting_[id];
+    Touch(id);
+  }
   Record();
   return Status::Ok();
 }
@@ -80,6 +85,7 @@ void SimulatedCluster::LoseGpu() {
   });
   faults_.lose_gpu.reset();
   faults_.lose_node.reset();
+  Rebuild();
   Record();
 }
 
@@ -87,6 +93,7 @@ void SimulatedCluster::AddGpus(const std::vector<GpuState>& gpus) {
   state_.gpus.insert(state_.gpus.end(), gpus.begin(), gpus.end());
   std::sort(state_.gpus.begin(), state_.gpus.end(),
             [](const GpuState& a, const GpuState& b) { return a.id < b.id; });
+  Rebuild();
   Record();
 }
 
@@ -99,6 +106,7 @@ Status SimulatedCluster::EvictReplica(const GpuId& gpu,
                                         gpu.ToString(), instance.start));
   }
   slot->replica.reset();
+  Touch(gpu);
   Record();
   return Status::Ok();
 }
@@ -135,12 +143,77 @@ StatusOr<ActionResult> SimulatedCluster::WaitAny() {
   }
   timeline_[done.entry].end_s = now_s_;
   timeline_[done.entry].ok = result.status.ok();
+  for (const GpuId& id : GpusOf(done.action)) {
+    if (--acting_[id] == 0) acting_.erase(id);
+    Touch(id);
+  }
   Record();
   return result;
 }
 
+std::vector<GpuId> SimulatedCluster::GpusOf(const Action& action) const {
+  std::vector<GpuId> ids = {action.at.gpu};
+  if (action.kind == ActionKind::kMigrate &&
+      !(action.to.gpu == action.at.gpu)) {
+    ids.push_back(action.to.gpu);
+  }
+  return ids;
+}
+
+void SimulatedCluster::Touch(const GpuId& id) {
+  std::map<std::string, double> now;
+  const GpuState* g = state_.FindGpu(id);
+  if (g != nullptr) {
+    for (const Slot& s : g->slots) {
+      if (s.replica) now[s.replica->service] += s.replica->throughput;
+    }
+  }
+  std::map<std::string, double>& before = on_gpu_[id];
+  std::set<std::string> services;
+  for (const auto& [service, value] : before) services.insert(service);
+  for (const auto& [service, value] : now) services.insert(service);
+  for (const std::string& service : services) {
+    std::map<GpuId, double>& gpus = by_service_[service];
+    auto it = now.find(service);
+    if (it == now.end()) {
+      gpus.erase(id);
+    } else {
+      gpus[id] = it->second;
+    }
+    if (gpus.empty()) {
+      by_service_.erase(service);
+      capacity_.erase(service);
+      continue;
+    }
+    // In GPU order, as ClusterState::Capacity sums: the same to the bit.
+    double sum = 0;
+    for (const auto& [gpu, value] : gpus) sum += value;
+    capacity_[service] = sum;
+  }
+  if (now.empty()) {
+    on_gpu_.erase(id);
+  } else {
+    before = std::move(now);
+  }
+  if ((g != nullptr && g->HasReplica()) || acting_.count(id) > 0) {
+    busy_.insert(id);
+  } else {
+    busy_.erase(id);
+  }
+}
+
+void SimulatedCluster::Rebuild() {
+  std::set<GpuId> ids;
+  for (const auto& [id, services] : on_gpu_) ids.insert(id);
+  for (const auto& [id, count] : acting_) ids.insert(id);
+  for (const GpuId& id : busy_) ids.insert(id);
+  for (const GpuState& g : state_.gpus) ids.insert(g.id);
+  for (const GpuId& id : ids) Touch(id);
+}
+
 void SimulatedCluster::Record() {
-  std::map<std::string, double> capacity = state_.Capacity();
+  // Every service seen so far, at 0 once it has no replica.
+  std::map<std::string, double> capacity = capacity_;
   for (auto& [service, low] : min_capacity_) {
     low = std::min(low, capacity[service]);
   }
@@ -157,15 +230,7 @@ void SimulatedCluster::Record() {
       capacity_history_.push_back({now_s_, capacity});
     }
   }
-  std::set<GpuId> busy;
-  for (const GpuState& g : state_.gpus) {
-    if (g.HasReplica()) busy.insert(g.id);
-  }
-  for (const InFlight& r : running_) {
-    busy.insert(r.action.at.gpu);
-    if (r.action.kind == ActionKind::kMigrate) busy.insert(r.action.to.gpu);
-  }
-  peak_gpus_ = std::max(peak_gpus_, static_cast<int>(busy.size()));
+  peak_gpus_ = std::max(peak_gpus_, static_cast<int>(busy_.size()));
 }
 
 }  // namespace migserve::cluster

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -98,8 +99,18 @@ class SimulatedCluster : public ClusterBackend {
     size_t entry;
   };
   double Duration(const Action& action, bool local);
+  // Records the capacities and busy GPUs after a change (Touch, or Rebuild
+  // after one that may reach every GPU).
   void Record();
   void LoseGpu();
+  // Brings the per-GPU books in line with GPU `id` as state_ now has it,
+  // and the capacity of each service it serves or served: the work of an
+  // action event is that of its GPUs and their services, not the cluster's.
+  void Touch(const GpuId& id);
+  // The GPUs an action's start or end changes, counted as busy meanwhile.
+  std::vector<GpuId> GpusOf(const Action& action) const;
+  // The books from scratch.
+  void Rebuild();
 
   ClusterState state_;
   ActionDurations durations_;
@@ -112,6 +123,13 @@ class SimulatedCluster : public ClusterBackend {
   std::vector<CapacitySample> capacity_history_;
   std::map<int, int> starts_;
   int peak_gpus_ = 0;
+  // Per GPU, each service's throughput there; per service, the same by GPU
+  // (summed in GPU order into capacity_).
+  std::map<GpuId, std::map<std::string, double>> on_gpu_;
+  std::map<std::string, std::map<GpuId, double>> by_service_;
+  std::map<std::string, double> capacity_;
+  std::map<GpuId, int> acting_;  // running actions per GPU
+  std::set<GpuId> busy_;         // serving a replica or running an action
 };
 
 }  // namespace migserve::cluster

@@ -75,6 +75,52 @@ TEST(SimulatedClusterTest, RecordsEachActionAndEveryCapacityChange) {
   EXPECT_DOUBLE_EQ(history[2].capacity.at("a"), 200);
 }
 
+// The capacities and busy GPUs the cluster keeps GPU by GPU as actions
+// start and end equal those counted over the whole cluster, through
+// creates, a delete, an eviction, a lost GPU and GPUs that come back.
+TEST(SimulatedClusterTest, ItsBooksAgreeWithTheWholeClusterAfterEveryEvent) {
+  ClusterState four;
+  for (int g = 0; g < 4; ++g) {
+    four.gpus.push_back({{"n", g}, &A100(), {{Seven(), std::nullopt}}});
+  }
+  Faults lose;
+  lose.lose_gpu = GpuId{"n", 2};
+  lose.lose_at_s = 40;
+  SimulatedCluster sim(four, NoJitter(), 1, lose);
+  auto agree = [&](const char* when) {
+    std::map<std::string, double> whole = sim.state().Capacity();
+    std::map<std::string, double> kept = sim.capacity_history().back().capacity;
+    std::erase_if(kept, [](const auto& entry) { return entry.second == 0; });
+    EXPECT_EQ(kept, whole) << when;  // to the last bit
+  };
+  for (int g = 0; g < 4; ++g) {
+    Action a = Create(g, g);
+    a.replica.throughput = 100.1 + g / 3.0;  // sums that round
+    ASSERT_TRUE(sim.Start(a).ok());
+  }
+  EXPECT_EQ(sim.peak_gpus(), 4);  // running creates count
+  for (int k = 0; k < 4; ++k) {
+    ASSERT_TRUE(sim.WaitAny()->status.ok());
+    agree("create");
+  }
+  Action del = Create(9, 1);
+  del.kind = ActionKind::kDelete;
+  del.replica.throughput = 100.1 + 1 / 3.0;
+  ASSERT_TRUE(sim.Start(del).ok());
+  ASSERT_TRUE(sim.WaitAny()->status.ok());  // at 35 s
+  agree("delete");
+  ASSERT_TRUE(sim.EvictReplica({"n", 0}, Seven()).ok());
+  agree("eviction");
+  ASSERT_TRUE(sim.Start(Create(10, 1)).ok());
+  ASSERT_TRUE(sim.WaitAny()->status.ok());  // n/2 is lost at 40 s first
+  EXPECT_EQ(sim.state().gpus.size(), 3u);
+  agree("loss");
+  sim.AddGpus({{{"n", 2}, &A100(), {{Seven(), std::nullopt}}}});
+  agree("return");
+  // n/1 recreated at 100, n/3 as created; n/0 evicted, n/2 back idle.
+  EXPECT_DOUBLE_EQ(sim.state().Capacity().at("a"), 100 + (100.1 + 3 / 3.0));
+}
+
 TEST(SimulatedClusterTest, InjectedFailureAndLostGpu) {
   SimulatedCluster sim(TwoIdleGpus(), NoJitter(), 1, FailAndLose());
   ASSERT_TRUE(sim.Start(Create(0, 0)).ok());
