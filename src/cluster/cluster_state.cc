@@ -76,18 +76,23 @@ void ClusterState::Sort() {
             [](const GpuState& a, const GpuState& b) { return a.id < b.id; });
 }
 
+std::map<std::string, double> GpuState::Capacity() const {
+  std::map<std::string, double> capacity;
+  for (const Slot& s : slots) {
+    if (s.replica) capacity[s.replica->service] += s.replica->throughput;
+  }
+  return capacity;
+}
+
 std::map<std::string, double> ClusterState::Capacity() const {
   // Each GPU's sum, then those in GPU order: the order in which the
   // simulated cluster keeps its capacities up to date GPU by GPU, so that
   // both give the same number to the last bit.
   std::map<std::string, double> capacity;
-  std::map<std::string, double> here;
   for (const GpuState& g : gpus) {
-    here.clear();
-    for (const Slot& s : g.slots) {
-      if (s.replica) here[s.replica->service] += s.replica->throughput;
+    for (const auto& [service, value] : g.Capacity()) {
+      capacity[service] += value;
     }
-    for (const auto& [service, value] : here) capacity[service] += value;
   }
   return capacity;
 }

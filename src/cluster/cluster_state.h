@@ -47,6 +47,8 @@ struct GpuState {
   Slot* Find(const mig::Instance& instance);
   const Slot* Find(const mig::Instance& instance) const;
   bool HasReplica() const;
+  // Returns the summed throughput of each service's replicas on this GPU.
+  std::map<std::string, double> Capacity() const;
 };
 
 struct ClusterState {

@@ -161,13 +161,9 @@ std::vector<GpuId> SimulatedCluster::GpusOf(const Action& action) const {
 }
 
 void SimulatedCluster::Touch(const GpuId& id) {
-  std::map<std::string, double> now;
   const GpuState* g = state_.FindGpu(id);
-  if (g != nullptr) {
-    for (const Slot& s : g->slots) {
-      if (s.replica) now[s.replica->service] += s.replica->throughput;
-    }
-  }
+  std::map<std::string, double> now =
+      g != nullptr ? g->Capacity() : std::map<std::string, double>();
   std::map<std::string, double>& before = on_gpu_[id];
   std::set<std::string> services;
   for (const auto& [service, value] : before) services.insert(service);
@@ -206,7 +202,6 @@ void SimulatedCluster::Rebuild() {
   std::set<GpuId> ids;
   for (const auto& [id, services] : on_gpu_) ids.insert(id);
   for (const auto& [id, count] : acting_) ids.insert(id);
-  for (const GpuId& id : busy_) ids.insert(id);
   for (const GpuState& g : state_.gpus) ids.insert(g.id);
   for (const GpuId& id : ids) Touch(id);
 }

@@ -39,7 +39,6 @@ class CreditCache {
   void Flush();
 
   int hits() const;
-  const std::string& path() const { return path_; }
 
  private:
   // Opens the file and reads this build's values; false (after a warning)

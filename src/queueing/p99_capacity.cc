@@ -304,15 +304,16 @@ std::string CacheKey(char kind, const ReplicaKey& key, const Traffic& traffic,
   return text;
 }
 
-// compute(), or the value the process's credit cache holds for `key`
-// (which it then keeps).
-template <typename Compute>
-double Persisted(const std::string& key, Compute compute) {
+// compute(), or the value the process's credit cache holds for the key
+// `key()` makes (which it then keeps); without a cache no key is made.
+template <typename Key, typename Compute>
+double Persisted(Key key, Compute compute) {
   CreditCache* cache = GetCreditCache();
   if (cache == nullptr) return compute();
-  if (std::optional<double> known = cache->Find(key)) return *known;
+  std::string text = key();
+  if (std::optional<double> known = cache->Find(text)) return *known;
   double value = compute();
-  cache->Add(key, value);
+  cache->Add(text, value);
   return value;
 }
 
@@ -343,7 +344,10 @@ bool QuantileHolds(const BatchCurve& curve, const BatcherConfig& config,
                    const QuantileSearch& search) {
   if (curve.Ms(1) > slo_ms) return false;
   return Persisted(
-             CacheKey('h', KeyOf(curve, config, slo_ms, search), traffic, rate),
+             [&] {
+               return CacheKey('h', KeyOf(curve, config, slo_ms, search),
+                               traffic, rate);
+             },
              [&] {
                return Within(curve, config, rate, ShapeAt(traffic, rate),
                              slo_ms, search, false)
@@ -358,9 +362,9 @@ double QuantileCapacity(const BatchCurve& curve, const BatcherConfig& config,
   static Memo<std::pair<ReplicaKey, Traffic>, double> memo;
   ReplicaKey key = KeyOf(curve, config, slo_ms, search);
   return memo.Get({key, traffic}, [&] {
-    return Persisted(CacheKey('c', key, traffic, 0), [&] {
-      return Search(curve, config, slo_ms, traffic, search);
-    });
+    return Persisted(
+        [&] { return CacheKey('c', key, traffic, 0); },
+        [&] { return Search(curve, config, slo_ms, traffic, search); });
   });
 }
 
