@@ -19,26 +19,34 @@ namespace {
 // a transition's time by component (fig:e2estack).
 std::pair<double, double> TimeByComponent(
     const std::vector<cluster::TimelineEntry>& timeline) {
-  std::vector<double> cuts;
+  // One sweep over the starts and ends in time order: between two moments
+  // runs every action started at or before the first and ending after it.
+  struct Edge {
+    double time_s;
+    int actions;       // +1 at a start, -1 at an end
+    int repartitions;  // the same for repartitions
+  };
+  std::vector<Edge> edges;
   for (const auto& e : timeline) {
-    cuts.push_back(e.start_s);
-    cuts.push_back(e.end_s);
+    int gpu = e.action.kind == cluster::ActionKind::kRepartition ? 1 : 0;
+    edges.push_back({e.start_s, 1, gpu});
+    edges.push_back({e.end_s, -1, -gpu});
   }
-  std::sort(cuts.begin(), cuts.end());
+  std::sort(edges.begin(), edges.end(),
+            [](const Edge& a, const Edge& b) { return a.time_s < b.time_s; });
   double repartition = 0, replicas = 0;
-  for (size_t k = 0; k + 1 < cuts.size(); ++k) {
-    double mid = (cuts[k] + cuts[k + 1]) / 2;
-    bool any = false, gpu = false;
-    for (const auto& e : timeline) {
-      if (e.start_s <= mid && mid < e.end_s) {
-        any = true;
-        gpu |= e.action.kind == cluster::ActionKind::kRepartition;
-      }
+  int actions = 0, repartitions = 0;
+  for (size_t k = 0; k < edges.size();) {
+    double now = edges[k].time_s;
+    for (; k < edges.size() && edges[k].time_s == now; ++k) {
+      actions += edges[k].actions;
+      repartitions += edges[k].repartitions;
     }
-    double width = cuts[k + 1] - cuts[k];
-    if (gpu) {
+    if (k == edges.size()) break;
+    double width = edges[k].time_s - now;
+    if (repartitions > 0) {
       repartition += width;
-    } else if (any) {
+    } else if (actions > 0) {
       replicas += width;
     }
   }
