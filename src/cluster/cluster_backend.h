@@ -3,6 +3,9 @@
 #ifndef MIGSERVE_CLUSTER_CLUSTER_BACKEND_H_
 #define MIGSERVE_CLUSTER_CLUSTER_BACKEND_H_
 
+#include <map>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "cluster/action.h"
@@ -16,12 +19,28 @@ struct ActionResult {
   Status status;  // why the action failed, if it did
 };
 
+// The cluster as a backend keeps it in memory, read without a copy: valid
+// until the next call on the backend.
+struct LiveView {
+  const ClusterState* state = nullptr;
+  const std::map<std::string, double>* capacity = nullptr;  // state's
+  // Changes whenever GPUs leave or join the cluster.
+  int gpus_version = 0;
+};
+
 class ClusterBackend {
  public:
   virtual ~ClusterBackend() = default;
 
   // Returns the cluster as it is now.
   virtual StatusOr<ClusterState> Observe() = 0;
+
+  // Returns the cluster as it is now, as Observe would, with its ready
+  // capacity per service, where the backend keeps both up to date in
+  // memory (the simulated cluster); nullopt where it does not (then
+  // Observe). What the controller reads after every action event, so that
+  // event costs no copy of the cluster.
+  virtual std::optional<LiveView> Live() const { return std::nullopt; }
 
   // Starts `action` and returns without waiting for it. Returns an error if
   // it cannot start (the action then never runs).

@@ -62,7 +62,8 @@ Status SimulatedCluster::Start(const Action& action) {
   }
   double end = now_s_ + Duration(action, local);
   timeline_.push_back({action, local, now_s_, end, true});
-  running_.push_back({action, end, timeline_.size() - 1});
+  running_.emplace(std::pair(end, action.id),
+                   InFlight{action, end, timeline_.size() - 1});
   ++starts_[action.id];
   for (const GpuId& id : GpusOf(action)) {
     ++acting_[id];
@@ -74,7 +75,7 @@ Status SimulatedCluster::Start(const Action& action) {
 
 std::vector<int> SimulatedCluster::Running() const {
   std::vector<int> ids;
-  for (const InFlight& r : running_) ids.push_back(r.action.id);
+  for (const auto& [when, r] : running_) ids.push_back(r.action.id);
   return ids;
 }
 
@@ -85,6 +86,7 @@ void SimulatedCluster::LoseGpu() {
   });
   faults_.lose_gpu.reset();
   faults_.lose_node.reset();
+  ++gpus_version_;
   Rebuild();
   Record();
 }
@@ -93,6 +95,7 @@ void SimulatedCluster::AddGpus(const std::vector<GpuState>& gpus) {
   state_.gpus.insert(state_.gpus.end(), gpus.begin(), gpus.end());
   std::sort(state_.gpus.begin(), state_.gpus.end(),
             [](const GpuState& a, const GpuState& b) { return a.id < b.id; });
+  ++gpus_version_;
   Rebuild();
   Record();
 }
@@ -115,17 +118,12 @@ StatusOr<ActionResult> SimulatedCluster::WaitAny() {
   if (running_.empty()) {
     return Status::FailedPrecondition("no action is running");
   }
-  auto next = std::min_element(running_.begin(), running_.end(),
-                               [](const InFlight& x, const InFlight& y) {
-                                 return std::tie(x.end_s, x.action.id) <
-                                        std::tie(y.end_s, y.action.id);
-                               });
   if ((faults_.lose_gpu || faults_.lose_node) &&
-      faults_.lose_at_s <= next->end_s) {
+      faults_.lose_at_s <= running_.begin()->second.end_s) {
     LoseGpu();
   }
-  InFlight done = *next;
-  running_.erase(next);
+  InFlight done = running_.begin()->second;
+  running_.erase(running_.begin());
   now_s_ = std::max(now_s_, done.end_s);
   ActionResult result{done.action.id, Status::Ok()};
   if (done.action.id == faults_.fail_action) {
@@ -169,6 +167,7 @@ void SimulatedCluster::Touch(const GpuId& id) {
   for (const auto& [service, value] : before) services.insert(service);
   for (const auto& [service, value] : now) services.insert(service);
   for (const std::string& service : services) {
+    changed_.insert(service);
     std::map<GpuId, double>& gpus = by_service_[service];
     auto it = now.find(service);
     if (it == now.end()) {
@@ -207,22 +206,26 @@ void SimulatedCluster::Rebuild() {
 }
 
 void SimulatedCluster::Record() {
-  // Every service seen so far, at 0 once it has no replica.
-  std::map<std::string, double> capacity = capacity_;
-  for (auto& [service, low] : min_capacity_) {
-    low = std::min(low, capacity[service]);
+  // Every service seen so far, at 0 once it has no replica; only those a
+  // change touched can differ from the last sample.
+  bool differs = capacity_history_.empty();
+  for (const std::string& service : changed_) {
+    auto it = capacity_.find(service);
+    double value = it == capacity_.end() ? 0 : it->second;
+    auto [now, fresh] = capacity_now_.try_emplace(service, value);
+    if (fresh || now->second != value) differs = true;
+    now->second = value;
+    auto [low, first] = min_capacity_.try_emplace(service, value);
+    if (!first) low->second = std::min(low->second, value);
   }
-  for (const auto& [service, value] : capacity) {
-    min_capacity_.try_emplace(service, value);
-  }
-  if (capacity_history_.empty() ||
-      capacity_history_.back().capacity != capacity) {
+  changed_.clear();
+  if (differs) {
     // Changes at one moment are one step; the initial state stays.
     if (capacity_history_.size() > 1 &&
         capacity_history_.back().time_s == now_s_) {
-      capacity_history_.back().capacity = capacity;
+      capacity_history_.back().capacity = capacity_now_;
     } else {
-      capacity_history_.push_back({now_s_, capacity});
+      capacity_history_.push_back({now_s_, capacity_now_});
     }
   }
   peak_gpus_ = std::max(peak_gpus_, static_cast<int>(busy_.size()));

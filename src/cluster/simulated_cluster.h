@@ -11,6 +11,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cluster/cluster_backend.h"
@@ -64,6 +65,9 @@ class SimulatedCluster : public ClusterBackend {
                             Faults faults = {});
 
   StatusOr<ClusterState> Observe() override { return state_; }
+  std::optional<LiveView> Live() const override {
+    return LiveView{&state_, &capacity_, gpus_version_};
+  }
   Status Start(const Action& action) override;
   std::vector<int> Running() const override;
   StatusOr<ActionResult> WaitAny() override;
@@ -117,7 +121,8 @@ class SimulatedCluster : public ClusterBackend {
   std::mt19937_64 rng_;
   Faults faults_;
   double now_s_ = 0;
-  std::vector<InFlight> running_;
+  // By end time, then id: the next to end first.
+  std::multimap<std::pair<double, int>, InFlight> running_;
   std::vector<TimelineEntry> timeline_;
   std::map<std::string, double> min_capacity_;
   std::vector<CapacitySample> capacity_history_;
@@ -128,8 +133,12 @@ class SimulatedCluster : public ClusterBackend {
   std::map<GpuId, std::map<std::string, double>> on_gpu_;
   std::map<std::string, std::map<GpuId, double>> by_service_;
   std::map<std::string, double> capacity_;
+  // The last sample's capacities, and the services touched since.
+  std::map<std::string, double> capacity_now_;
+  std::set<std::string> changed_;
   std::map<GpuId, int> acting_;  // running actions per GPU
   std::set<GpuId> busy_;         // serving a replica or running an action
+  int gpus_version_ = 0;         // GPUs lost or added
 };
 
 }  // namespace migserve::cluster

@@ -92,6 +92,10 @@ TEST(SimulatedClusterTest, ItsBooksAgreeWithTheWholeClusterAfterEveryEvent) {
     std::map<std::string, double> kept = sim.capacity_history().back().capacity;
     std::erase_if(kept, [](const auto& entry) { return entry.second == 0; });
     EXPECT_EQ(kept, whole) << when;  // to the last bit
+    std::optional<LiveView> live = sim.Live();
+    ASSERT_TRUE(live.has_value());
+    EXPECT_EQ(live->state, &sim.state());
+    EXPECT_EQ(*live->capacity, whole) << when;
   };
   for (int g = 0; g < 4; ++g) {
     Action a = Create(g, g);
@@ -111,12 +115,16 @@ TEST(SimulatedClusterTest, ItsBooksAgreeWithTheWholeClusterAfterEveryEvent) {
   agree("delete");
   ASSERT_TRUE(sim.EvictReplica({"n", 0}, Seven()).ok());
   agree("eviction");
+  int version = sim.Live()->gpus_version;
   ASSERT_TRUE(sim.Start(Create(10, 1)).ok());
   ASSERT_TRUE(sim.WaitAny()->status.ok());  // n/2 is lost at 40 s first
   EXPECT_EQ(sim.state().gpus.size(), 3u);
   agree("loss");
+  EXPECT_NE(sim.Live()->gpus_version, version);
+  version = sim.Live()->gpus_version;
   sim.AddGpus({{{"n", 2}, &A100(), {{Seven(), std::nullopt}}}});
   agree("return");
+  EXPECT_NE(sim.Live()->gpus_version, version);
   // n/1 recreated at 100, n/3 as created; n/0 evicted, n/2 back idle.
   EXPECT_DOUBLE_EQ(sim.state().Capacity().at("a"), 100 + (100.1 + 3 / 3.0));
 }

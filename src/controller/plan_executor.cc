@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "cluster/apply.h"
@@ -65,11 +66,48 @@ struct PlanExecutor::RunState {
   std::set<int> ready;                       // places, in plan order
   // Places of the actions in flight, per service.
   std::map<std::string, std::set<int>> running;
+  // Reads the cluster as it is now into `seen` and `capacity`: the
+  // backend's live view where it keeps one, else a copy it observes.
+  // Returns Unavailable naming a GPU observed at the start that is gone.
+  Status Look(cluster::ClusterBackend* backend) {
+    std::optional<cluster::LiveView> live = backend->Live();
+    if (live) {
+      seen = live->state;
+      capacity = live->capacity;
+      // The GPUs are checked only when the backend says they changed.
+      if (live->gpus_version == gpus_version) return Status::Ok();
+      gpus_version = live->gpus_version;
+    } else {
+      MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState now, backend->Observe());
+      Keep(std::move(now));
+    }
+    for (const cluster::GpuState& g : observed.gpus) {
+      if (seen->FindGpu(g.id) == nullptr) {
+        return Status::Unavailable(
+            fmt::format("GPU {} was lost", g.id.ToString()));
+      }
+    }
+    return Status::Ok();
+  }
+
+  // Looks at `state`, a copy of the cluster.
+  void Keep(cluster::ClusterState state) {
+    kept = std::move(state);
+    kept_capacity = kept.Capacity();
+    seen = &kept;
+    capacity = &kept_capacity;
+  }
+
   std::set<int> done;
   std::set<int> in_flight;
   cluster::ClusterState observed;  // at the start
-  cluster::ClusterState seen;      // last
-  std::map<std::string, double> capacity;
+  // The cluster as last looked at, and its ready capacity per service: the
+  // backend's live view, or `kept` and `kept_capacity`.
+  const cluster::ClusterState* seen = nullptr;
+  const std::map<std::string, double>* capacity = nullptr;
+  cluster::ClusterState kept;
+  std::map<std::string, double> kept_capacity;
+  int gpus_version = -1;  // of the live view whose GPUs were checked
 };
 
 StatusOr<std::vector<const Action*>> PlanExecutor::Resume(
@@ -95,8 +133,11 @@ StatusOr<std::vector<const Action*>> PlanExecutor::Resume(
     }
     if (at->done.count(a.id) == 0) started.push_back(&a);
   }
-  at->seen = at->observed;
-  at->capacity = at->seen.Capacity();
+  if (backend_->Live()) {
+    MIGSERVE_RETURN_IF_ERROR(at->Look(backend_));
+  } else {
+    at->Keep(at->observed);
+  }
   for (int id : at->in_flight) at->Start(plan.actions[at->index.at(id)]);
   at->Schedule(plan);
   return started;
@@ -117,7 +158,8 @@ Status PlanExecutor::StartReady(int version,
     for (int i : at->running[a.replica.service]) {
       running.push_back(&plan.actions[i]);
     }
-    MIGSERVE_RETURN_IF_ERROR(hooks->Guard(a, at->seen, at->capacity, running));
+    MIGSERVE_RETURN_IF_ERROR(
+        hooks->Guard(a, *at->seen, *at->capacity, running));
     MIGSERVE_RETURN_IF_ERROR(
         journal_->Mark(version, a.id, ActionState::kStarted));
     MIGSERVE_RETURN_IF_ERROR(hooks->Starting(a));
@@ -172,14 +214,7 @@ Status PlanExecutor::Run(int version, const cluster::TransitionPlan& plan,
                                     at.done.size(), plan.actions.size(),
                                     at.in_flight.size()));
     }
-    MIGSERVE_ASSIGN_OR_RETURN(at.seen, backend_->Observe());
-    for (const cluster::GpuState& g : at.observed.gpus) {
-      if (at.seen.FindGpu(g.id) == nullptr) {
-        return Status::Unavailable(
-            fmt::format("GPU {} was lost", g.id.ToString()));
-      }
-    }
-    at.capacity = at.seen.Capacity();
+    MIGSERVE_RETURN_IF_ERROR(at.Look(backend_));
     if (++finished == options_.stop_after) {
       return Status::Aborted(
           fmt::format("controller stopped after {} actions", finished));

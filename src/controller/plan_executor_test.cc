@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cluster/simulated_cluster.h"
+#include "cluster/testing/fault_injecting_backend.h"
 #include "controller/planner.h"
 #include "deployment/deployment_json.h"
 #include "util/test_util.h"
@@ -114,6 +115,32 @@ TEST(PlanExecutorTest, AGuardsRefusalEndsTheRunBeforeTheActionStarts) {
   ASSERT_TRUE(journaled.has_value());
   EXPECT_EQ(journaled->actions.count(refused), 0u);
   for (auto [start, id] : hooks.events) EXPECT_NE(id, refused);
+}
+
+// A backend that keeps the cluster in memory is read through its live view:
+// one Observe per run, not one per action event (a 20,000-action plan on
+// 10,000 GPUs copied the cluster 20,000 times); a GPU lost mid-run is
+// still named.
+TEST(PlanExecutorTest, ReadsALiveClusterWithoutObservingAtEveryEvent) {
+  PlanCase s = DayToNight();
+  for (bool lose : {false, true}) {
+    cluster::Faults faults;
+    if (lose)
+      faults = {.lose_gpu = cluster::GpuId{"node-2", 7}, .lose_at_s = 1};
+    cluster::SimulatedCluster sim(s.current, {}, 1, faults);
+    cluster::FaultInjectingBackend counted(&sim, {});
+    auto journal = Journal::Open(":memory:").value();
+    RecordingHooks hooks;
+    PlanExecutor executor(&counted, journal.get(), {});
+    Status run = executor.Run(1, s.plan, {}, &hooks);
+    EXPECT_EQ(counted.observes(), 1) << lose;
+    if (lose) {
+      EXPECT_EQ(run.message(), "GPU node-2/7 was lost");
+    } else {
+      EXPECT_TRUE(run.ok()) << run.message();
+      EXPECT_EQ(counted.results(), static_cast<int>(s.plan.actions.size()));
+    }
+  }
 }
 
 }  // namespace

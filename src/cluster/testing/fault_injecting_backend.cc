@@ -11,6 +11,11 @@ StatusOr<ClusterState> FaultInjectingBackend::Observe() {
   return BackendWrapper::Observe();
 }
 
+std::optional<LiveView> FaultInjectingBackend::Live() const {
+  if (observes_ < faults_.fail_observe) return std::nullopt;
+  return BackendWrapper::Live();
+}
+
 Status FaultInjectingBackend::Start(const Action& action) {
   if (++starts_ == faults_.refuse_start) {
     return Status::Unavailable(

@@ -21,6 +21,8 @@ class FaultInjectingBackend : public BackendWrapper {
       : BackendWrapper(target), faults_(faults) {}
 
   StatusOr<ClusterState> Observe() override;
+  // None while an Observe is to fail, so that the caller observes.
+  std::optional<LiveView> Live() const override;
   Status Start(const Action& action) override;
   StatusOr<ActionResult> WaitAny() override;
 
