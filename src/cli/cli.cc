@@ -35,6 +35,9 @@ constexpr CommandSpec kCommands[] = {
      "Simulate request-level serving of a deployment: p99 latency per "
      "service",
      SetupServe},
+    {"replay",
+     "Replay a rate trace through the autoscaling policy in simulated time",
+     SetupReplay},
     {"show", "Draw a deployment's GPUs in the terminal, grouped by node",
      SetupShow},
     {"report",

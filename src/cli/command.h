@@ -70,6 +70,7 @@ void SetupRouter(CLI::App* app, CommandContext* context);
 void SetupReport(CLI::App* app, CommandContext* context);
 void SetupShow(CLI::App* app, CommandContext* context);
 void SetupServe(CLI::App* app, CommandContext* context);
+void SetupReplay(CLI::App* app, CommandContext* context);
 
 }  // namespace migserve::cli
 

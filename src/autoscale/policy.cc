@@ -1,0 +1,187 @@
+#include "autoscale/policy.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace migserve::autoscale {
+
+Status PolicyOptions::Validate() const {
+  auto positive = [](double v) { return v > 0 && std::isfinite(v); };
+  if (!positive(interval_s)) {
+    return Status::InvalidArgument("interval must be > 0 seconds");
+  }
+  if (!positive(window_s)) {
+    return Status::InvalidArgument("window must be > 0 seconds");
+  }
+  if (!(quantile > 0 && quantile <= 1)) {
+    return Status::InvalidArgument("quantile must be in (0, 1]");
+  }
+  if (!(trend_s >= 0 && std::isfinite(trend_s))) {
+    return Status::InvalidArgument("trend must be >= 0 seconds");
+  }
+  if (!(up_step >= 0 && up_step <= 10)) {
+    return Status::InvalidArgument("up-step must be in [0, 10]");
+  }
+  if (!(headroom >= 0 && headroom <= 10)) {
+    return Status::InvalidArgument("headroom must be in [0, 10]");
+  }
+  if (!(grid >= 0 && grid <= 1)) {
+    return Status::InvalidArgument("grid must be in [0, 1]");
+  }
+  if (!positive(min_rate)) {
+    return Status::InvalidArgument("min rate must be > 0 req/s");
+  }
+  if (!(down_below > 0 && down_below <= 1)) {
+    return Status::InvalidArgument("down-below must be in (0, 1]");
+  }
+  if (!(cooldown_s >= 0 && std::isfinite(cooldown_s))) {
+    return Status::InvalidArgument("cool-down must be >= 0 seconds");
+  }
+  if (!(start_cost_gpu_s >= 0 && std::isfinite(start_cost_gpu_s))) {
+    return Status::InvalidArgument("start cost must be >= 0 GPU-seconds");
+  }
+  return Status::Ok();
+}
+
+const char* MoveName(Move move) {
+  switch (move) {
+    case Move::kHold:
+      return "hold";
+    case Move::kUp:
+      return "up";
+    case Move::kDown:
+      return "down";
+  }
+  return "hold";
+}
+
+Policy::Policy(PolicyOptions options, std::vector<std::string> services,
+               std::vector<double> required)
+    : options_(options),
+      services_(std::move(services)),
+      required_(std::move(required)),
+      low_since_(services_.size(), -1) {}
+
+double Policy::Round(double rate) const {
+  rate = std::max(rate, options_.min_rate);
+  if (options_.grid == 0) return rate;
+  double step = std::log1p(options_.grid);
+  // The smallest power of 1 + grid at or above the rate (a hair of slack
+  // for a rate that is a power already).
+  return std::exp(std::ceil(std::log(rate) / step - 1e-9) * step);
+}
+
+double Policy::Want(size_t s, const std::vector<Observation>& window) const {
+  if (window.empty()) return required_[s];
+  std::vector<double> rates;
+  for (const Observation& o : window) rates.push_back(o.rates[s]);
+  std::vector<double> sorted = rates;
+  std::sort(sorted.begin(), sorted.end());
+  size_t rank = static_cast<size_t>(
+      std::ceil(options_.quantile * static_cast<double>(sorted.size())));
+  double level = sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
+  // Least-squares slope of rate over time; only a rise counts.
+  double n = static_cast<double>(window.size());
+  double mean_t = 0, mean_r = 0;
+  for (size_t k = 0; k < window.size(); ++k) {
+    mean_t += window[k].time_s / n;
+    mean_r += rates[k] / n;
+  }
+  double cov = 0, var = 0;
+  for (size_t k = 0; k < window.size(); ++k) {
+    cov += (window[k].time_s - mean_t) * (rates[k] - mean_r);
+    var += (window[k].time_s - mean_t) * (window[k].time_s - mean_t);
+  }
+  double slope = var > 0 ? cov / var : 0;
+  return Round((level + std::max(0.0, slope) * options_.trend_s) *
+               (1 + options_.headroom));
+}
+
+namespace {
+
+// "a (x -> y req/s), b (...) and 3 more".
+std::string Listed(const std::vector<std::string>& parts) {
+  constexpr size_t kShown = 3;
+  std::string text;
+  for (size_t k = 0; k < parts.size() && k < kShown; ++k) {
+    text += (k == 0 ? "" : ", ") + parts[k];
+  }
+  if (parts.size() > kShown) {
+    text += fmt::format(" and {} more", parts.size() - kShown);
+  }
+  return text;
+}
+
+}  // namespace
+
+Decision Policy::Decide(double now_s, const std::vector<Observation>& window) {
+  Decision d{Move::kHold, required_, ""};
+  std::vector<std::string> up, along, down;
+  bool rising = false, ripe = false;
+  for (size_t s = 0; s < services_.size(); ++s) {
+    double want = Want(s, window);
+    rising |= want > required_[s] * (1 + 1e-9);
+    if (want >= options_.down_below * required_[s]) {
+      low_since_[s] = -1;
+    } else if (low_since_[s] < 0) {
+      low_since_[s] = now_s;
+    }
+    ripe |= low_since_[s] >= 0 && now_s - low_since_[s] >= options_.cooldown_s;
+  }
+  for (size_t s = 0; s < services_.size(); ++s) {
+    double want = Want(s, window);
+    // Once one service has been low for a cool-down, every low one moves
+    // down with it: one move, not one per service.
+    bool down_too = ripe && low_since_[s] >= 0;
+    double ahead = Round(want * (1 + options_.up_step));
+    auto change = [&](double to) {
+      d.required[s] = to;
+      return fmt::format("{} ({:.6g} -> {:.6g} req/s)", services_[s],
+                         required_[s], to);
+    };
+    if (want > required_[s] * (1 + 1e-9)) {
+      up.push_back(change(std::max(want, ahead)));
+    } else if (rising && ahead > required_[s] * (1 + 1e-9)) {
+      along.push_back(change(ahead));
+    } else if (down_too) {
+      down.push_back(change(want));
+    }
+  }
+  if (!up.empty()) {
+    d.move = Move::kUp;
+    d.reason = "up: " + Listed(up) + " want more than required";
+    if (!along.empty()) d.reason += "; along, rising: " + Listed(along);
+    if (!down.empty()) d.reason += "; down with them: " + Listed(down);
+  } else if (!down.empty()) {
+    d.move = Move::kDown;
+    d.reason = fmt::format(
+        "down: {} want under {:.0f}% of their required rate, one of them "
+        "for {:.0f} s",
+        Listed(down), 100 * options_.down_below, options_.cooldown_s);
+  } else {
+    d.required = required_;
+  }
+  return d;
+}
+
+void Policy::Moved(const std::vector<double>& required) {
+  for (size_t s = 0; s < required_.size(); ++s) {
+    if (required[s] != required_[s]) low_since_[s] = -1;
+  }
+  required_ = required;
+}
+
+void Policy::Declined(double now_s) {
+  for (double& since : low_since_) {
+    if (since >= 0) since = now_s;
+  }
+}
+
+bool Policy::WorthIt(int gpus_now, int gpus_after, int pod_starts) const {
+  double saved = (gpus_now - gpus_after) * options_.cooldown_s;
+  return saved > pod_starts * options_.start_cost_gpu_s;
+}
+
+}  // namespace migserve::autoscale

@@ -1,0 +1,101 @@
+// The autoscaling policy (docs/autoscale.md): from the request rates each
+// service received lately to the rates the deployment must serve. Safe: a
+// service whose wanted rate rises above what is required of it moves up at
+// once. Cheap: one whose wanted rate stays well below its required rate
+// (hysteresis) for a whole cool-down moves down, and only when the GPUs it
+// saves outweigh the pod starts the move costs. Every decision says why.
+#ifndef MIGSERVE_AUTOSCALE_POLICY_H_
+#define MIGSERVE_AUTOSCALE_POLICY_H_
+
+#include <string>
+#include <vector>
+
+#include "util/status.h"
+
+namespace migserve::autoscale {
+
+struct PolicyOptions {
+  double interval_s = 300;  // a decision this often
+  double window_s = 900;    // on the rates observed this far back
+  double quantile = 0.95;   // the window's rate at this quantile ...
+  double trend_s = 300;     // ... plus its upward trend this far ahead ...
+  double headroom = 0.05;   // ... times 1 + headroom
+  // A service that wants more than it is required moves up at once, with
+  // this share more, and so does every service within this share of
+  // wanting more: one move for the next steps of a rise.
+  double up_step = 0.1;
+  // Wanted rates are rounded up to powers of 1 + grid (and to at least
+  // min_rate), so that a service's rate takes few distinct values: fewer
+  // small moves, and credits computed once per value.
+  double grid = 0.05;
+  double min_rate = 1;
+  // A service moves down only when its wanted rate stays below
+  // down_below x its required rate for cooldown_s ...
+  double down_below = 0.85;
+  double cooldown_s = 1800;
+  // ... and the move saves more GPU-seconds over the next cool-down than
+  // its pod starts cost, each start_cost_gpu_s.
+  double start_cost_gpu_s = 60;
+
+  // Returns InvalidArgument naming the first option out of its range.
+  Status Validate() const;
+};
+
+// The rates (req/s) observed at one moment, one per service of the policy.
+struct Observation {
+  double time_s = 0;
+  std::vector<double> rates;
+};
+
+enum class Move { kHold, kUp, kDown };
+const char* MoveName(Move move);  // "hold", "up", "down"
+
+struct Decision {
+  Move move = Move::kHold;
+  std::vector<double> required;  // per service: what the move asks for
+  std::string reason;            // one line, naming the services that move
+};
+
+class Policy {
+ public:
+  // `services` and the rates `required` of each now (the deployment's).
+  Policy(PolicyOptions options, std::vector<std::string> services,
+         std::vector<double> required);
+
+  // The rate service `s` wants given `window`, the observations of the
+  // last window_s (oldest first).
+  double Want(size_t s, const std::vector<Observation>& window) const;
+  // Decides at `now_s` from `window`. Up when any service wants more than
+  // it is required (to up_step more than it wants; every service within
+  // up_step of wanting more comes along, and the low ones below go down
+  // with them); else down when some service has wanted less than
+  // down_below x its required rate for cooldown_s (every service wanting
+  // that little comes along); else hold.
+  Decision Decide(double now_s, const std::vector<Observation>& window);
+  // Told that the cluster now serves `required` (a move done): the
+  // services whose rate changed start a new cool-down when next low.
+  void Moved(const std::vector<double>& required);
+  // Told that a down move was not worth it: those services wait another
+  // cool-down from `now_s`.
+  void Declined(double now_s);
+  // Returns true if a down move from `gpus_now` to `gpus_after` GPUs that
+  // starts `pod_starts` pods saves more than it costs.
+  bool WorthIt(int gpus_now, int gpus_after, int pod_starts) const;
+
+  const std::vector<double>& required() const { return required_; }
+  const std::vector<std::string>& services() const { return services_; }
+
+ private:
+  double Round(double rate) const;
+
+  PolicyOptions options_;
+  std::vector<std::string> services_;
+  std::vector<double> required_;
+  // Per service: since when it has wanted less than down_below x required
+  // (negative: it does not).
+  std::vector<double> low_since_;
+};
+
+}  // namespace migserve::autoscale
+
+#endif  // MIGSERVE_AUTOSCALE_POLICY_H_

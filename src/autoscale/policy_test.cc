@@ -1,0 +1,111 @@
+#include "autoscale/policy.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace migserve::autoscale {
+namespace {
+
+// Options without rounding, trend or headroom unless a test sets them.
+PolicyOptions Plain() {
+  PolicyOptions o;
+  o.trend_s = 0;
+  o.headroom = 0;
+  o.grid = 0;
+  o.up_step = 0;
+  return o;
+}
+
+// One service's rates, one a minute ending at `end_s`.
+std::vector<Observation> Window(std::vector<double> rates, double end_s) {
+  std::vector<Observation> w;
+  for (size_t k = 0; k < rates.size(); ++k) {
+    w.push_back(
+        {end_s - 60.0 * static_cast<double>(rates.size() - 1 - k), {rates[k]}});
+  }
+  return w;
+}
+
+TEST(PolicyTest, WantsTheQuantilePlusTheRiseTimesTheHeadroomOnTheGrid) {
+  PolicyOptions o = Plain();
+  o.quantile = 0.8;
+  Policy p(o, {"a"}, {100});
+  // Nearest rank: the 4th of 5 sorted rates.
+  EXPECT_DOUBLE_EQ(p.Want(0, Window({50, 10, 40, 30, 20}, 240)), 40);
+  o.trend_s = 120;
+  o.headroom = 0.5;
+  Policy rising(o, {"a"}, {100});
+  // Rates rise 1 req/s per minute: 39 + 2 (two minutes ahead), x 1.5.
+  EXPECT_DOUBLE_EQ(rising.Want(0, Window({36, 37, 38, 39, 40}, 240)), 61.5);
+  // A fall is no trend.
+  EXPECT_DOUBLE_EQ(rising.Want(0, Window({40, 39, 38, 37, 36}, 240)), 58.5);
+  o.grid = 0.25;
+  Policy grid(o, {"a"}, {100});
+  // 61.5 up to the next power of 1.25: 1.25^19 = 69.389...
+  EXPECT_NEAR(grid.Want(0, Window({36, 37, 38, 39, 40}, 240)),
+              std::pow(1.25, 19), 1e-9);
+}
+
+TEST(PolicyTest, MovesUpAtOnceWithTheStepAndTakesTheNearlyShortAlong) {
+  PolicyOptions o = Plain();
+  o.up_step = 0.1;
+  Policy p(o, {"a", "b", "c"}, {100, 100, 100});
+  Decision d =
+      p.Decide(60, {{0, {90, 95, 50}}, {60, {101, 92, 50}}});  // a wants 101
+  EXPECT_EQ(d.move, Move::kUp);
+  EXPECT_DOUBLE_EQ(d.required[0], 101 * 1.1);
+  EXPECT_DOUBLE_EQ(d.required[1], 95 * 1.1);  // within 10% of its rate
+  EXPECT_DOUBLE_EQ(d.required[2], 100);       // low, but not for long
+  EXPECT_NE(d.reason.find("up: a (100 -> 111.1 req/s)"), std::string::npos)
+      << d.reason;
+  EXPECT_NE(d.reason.find("along, rising: b"), std::string::npos) << d.reason;
+}
+
+TEST(PolicyTest, MovesDownOnlyAfterACoolDownBelowTheHysteresisBand) {
+  PolicyOptions o = Plain();
+  o.down_below = 0.8;
+  o.cooldown_s = 600;
+  Policy p(o, {"a", "b"}, {100, 100});
+  // b wants 85: inside the band (80..100), never a move; a wants 70.
+  for (double t = 0; t < 600; t += 60) {
+    EXPECT_EQ(p.Decide(t, {{t, {70, 85}}}).move, Move::kHold) << t;
+  }
+  Decision d = p.Decide(600, {{600, {70, 85}}});
+  EXPECT_EQ(d.move, Move::kDown);
+  EXPECT_EQ(d.required, (std::vector<double>{70, 100}));
+  // Declined: a waits a whole new cool-down.
+  p.Declined(600);
+  EXPECT_EQ(p.Decide(1140, {{1140, {70, 85}}}).move, Move::kHold);
+  EXPECT_EQ(p.Decide(1200, {{1200, {70, 85}}}).move, Move::kDown);
+  p.Moved({70, 100});
+  EXPECT_EQ(p.Decide(1260, {{1260, {50, 85}}}).move, Move::kHold);
+  // One moment in the band restarts the count.
+  EXPECT_EQ(p.Decide(1500, {{1500, {60, 85}}}).move, Move::kHold);
+  EXPECT_EQ(p.Decide(1560, {{1560, {50, 85}}}).move, Move::kHold);
+  EXPECT_EQ(p.Decide(2100, {{2100, {50, 85}}}).move, Move::kHold);
+  EXPECT_EQ(p.Decide(2160, {{2160, {50, 85}}}).move, Move::kDown);
+}
+
+TEST(PolicyTest, ADownMovePaysWhenItsSavingOutweighsItsStarts) {
+  PolicyOptions o;
+  o.cooldown_s = 1800;
+  o.start_cost_gpu_s = 60;
+  Policy p(o, {"a"}, {100});
+  EXPECT_TRUE(p.WorthIt(10, 9, 29));   // 1,800 > 1,740 GPU-seconds
+  EXPECT_FALSE(p.WorthIt(10, 9, 30));  // 1,800 = 1,800
+  EXPECT_FALSE(p.WorthIt(10, 10, 0));  // saves nothing
+}
+
+TEST(PolicyTest, OptionsOutOfRangeAreNamed) {
+  PolicyOptions o;
+  EXPECT_TRUE(o.Validate().ok());
+  o.quantile = 1.5;
+  EXPECT_EQ(o.Validate().message(), "quantile must be in (0, 1]");
+  o = PolicyOptions();
+  o.down_below = 0;
+  EXPECT_EQ(o.Validate().message(), "down-below must be in (0, 1]");
+}
+
+}  // namespace
+}  // namespace migserve::autoscale

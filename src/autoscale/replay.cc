@@ -1,0 +1,348 @@
+#include "autoscale/replay.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "cluster/cluster_state.h"
+#include "controller/planner.h"
+#include "controller/transition_simulation.h"
+#include "controller/transition_target.h"
+#include "mig/gpu_catalog.h"
+#include "optimizer/problem.h"
+#include "optimizer/registry.h"
+#include "workload/capacity_matrix.h"
+
+namespace migserve::autoscale {
+namespace {
+
+constexpr double kShortTolerance = 1e-6;  // req/s
+
+// What a replay optimizes with: the workload, its profiles and GPU.
+struct Sizer {
+  const workload::Workload& workload;
+  const profile::ProfileTable& profiles;
+  const mig::GpuModel& gpu;
+  const ReplayOptions& options;
+
+  // The fewest GPUs for the services at `rates`: from `current` (the
+  // transition-aware milp) when given, else from nothing.
+  StatusOr<deployment::Deployment> Deploy(
+      const std::vector<double>& rates,
+      const cluster::ClusterState* current) const {
+    workload::Workload w = workload;
+    for (size_t s = 0; s < rates.size(); ++s)
+      w.services[s].throughput = rates[s];
+    MIGSERVE_ASSIGN_OR_RETURN(
+        workload::CapacityMatrix caps,
+        workload::CapacityMatrix::Build(w, profiles, gpu));
+    optimizer::Problem problem(w, gpu, caps);
+    if (current != nullptr) {
+      optimizer::SolveOptions move = options.solve;
+      move.time_limit_s = options.move_time_limit_s;
+      return controller::OptimizeFromCurrent(*current, problem, profiles, move,
+                                             {}, options.gpus_per_node);
+    }
+    MIGSERVE_ASSIGN_OR_RETURN(auto milp, optimizer::MakeOptimizer("milp"));
+    optimizer::RunResult run =
+        optimizer::RunOptimizer(*milp, problem, options.solve);
+    if (run.outcome == optimizer::Outcome::kInfeasible) {
+      return Status::FailedPrecondition("replay: no deployment: " + run.reason);
+    }
+    return run.deployment;
+  }
+};
+
+// Per service of `services`: its ready capacity in `capacity`.
+std::vector<double> InOrder(const std::vector<std::string>& services,
+                            const std::map<std::string, double>& capacity) {
+  std::vector<double> out;
+  for (const std::string& s : services) {
+    auto it = capacity.find(s);
+    out.push_back(it == capacity.end() ? 0 : it->second);
+  }
+  return out;
+}
+
+std::vector<double> DeployedCapacity(const std::vector<std::string>& services,
+                                     const deployment::Deployment& d) {
+  std::map<std::string, double> capacity;
+  for (const deployment::DeployedGpu& g : d.gpus) {
+    for (const deployment::PlacedInstance& i : g.instances) {
+      if (i.service) capacity[*i.service] += i.throughput;
+    }
+  }
+  return InOrder(services, capacity);
+}
+
+// The trace's rates as the workload orders its services.
+struct Rates {
+  const RateTrace& trace;
+  std::vector<int> column;  // per workload service: its trace index
+
+  double At(size_t step, size_t s) const {
+    return trace.rates[step][column[s]];
+  }
+  // The observations of (now - window, now]: each step in force then, at
+  // the later of its start and the window's start.
+  std::vector<Observation> Window(double now_s, double window_s) const {
+    std::vector<Observation> out;
+    for (size_t k = trace.StepAt(now_s - window_s);
+         k + 1 < trace.times_s.size(); ++k) {
+      if (trace.times_s[k] > now_s) break;
+      Observation o{std::max(trace.times_s[k], now_s - window_s), {}};
+      for (size_t s = 0; s < column.size(); ++s) o.rates.push_back(At(k, s));
+      out.push_back(std::move(o));
+    }
+    return out;
+  }
+  // Each service's highest rate in [from_s, to_s).
+  std::vector<double> Peak(double from_s, double to_s) const {
+    std::vector<double> peak(column.size(), 0);
+    for (size_t k = trace.StepAt(from_s);
+         k + 1 < trace.times_s.size() && trace.times_s[k] < to_s; ++k) {
+      for (size_t s = 0; s < column.size(); ++s) {
+        peak[s] = std::max(peak[s], At(k, s));
+      }
+    }
+    return peak;
+  }
+};
+
+// Measures `samples` (time order) against the trace.
+ReplayRun Measure(const std::vector<ReplaySample>& samples, const Rates& rates,
+                  const std::vector<std::string>& services) {
+  ReplayRun run;
+  const RateTrace& trace = rates.trace;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    double a = std::max(samples[i].time_s, trace.start_s());
+    double b = i + 1 < samples.size() ? samples[i + 1].time_s : trace.end_s();
+    b = std::min(b, trace.end_s());
+    if (!(b > a)) continue;
+    run.gpu_hours += samples[i].gpus * (b - a) / 3600;
+    run.peak_gpus = std::max(run.peak_gpus, samples[i].gpus);
+    for (size_t k = trace.StepAt(a); k + 1 < trace.times_s.size(); ++k) {
+      double from = std::max(a, trace.times_s[k]);
+      double to = std::min(b, trace.times_s[k + 1]);
+      if (from >= b) break;
+      if (!(to > from)) continue;
+      for (size_t s = 0; s < services.size(); ++s) {
+        if (samples[i].capacity[s] < rates.At(k, s) - kShortTolerance) {
+          run.short_minutes += (to - from) / 60;
+          run.short_minutes_by_service[services[s]] += (to - from) / 60;
+        }
+      }
+    }
+  }
+  return run;
+}
+
+// The oracle: every interval deployed for its peak rates, moving for free.
+StatusOr<ReplayRun> Oracle(const Sizer& sizer, const Rates& rates,
+                           const std::vector<std::string>& services,
+                           double interval_s) {
+  std::vector<ReplaySample> samples;
+  std::map<std::vector<double>, ReplaySample> solved;
+  const RateTrace& trace = rates.trace;
+  for (double t = trace.start_s(); t < trace.end_s(); t += interval_s) {
+    std::vector<double> peak = rates.Peak(t, t + interval_s);
+    auto it = solved.find(peak);
+    if (it == solved.end()) {
+      MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment d,
+                                sizer.Deploy(peak, nullptr));
+      it = solved
+               .emplace(peak, ReplaySample{0, d.UsedGpus(),
+                                           DeployedCapacity(services, d)})
+               .first;
+    }
+    ReplaySample sample = it->second;
+    sample.time_s = t;
+    samples.push_back(std::move(sample));
+  }
+  ReplayRun run = Measure(samples, rates, services);
+  run.transitions = static_cast<int>(samples.size()) - 1;
+  return run;
+}
+
+std::string Clock(double time_s) {
+  int minutes = static_cast<int>(std::floor(time_s / 60));
+  return fmt::format("{}:{:02d}", minutes / 60, minutes % 60);
+}
+
+}  // namespace
+
+StatusOr<ReplayReport> Replay(const RateTrace& trace,
+                              const workload::Workload& workload,
+                              const profile::ProfileTable& profiles,
+                              const ReplayOptions& options) {
+  MIGSERVE_RETURN_IF_ERROR(options.policy.Validate());
+  MIGSERVE_RETURN_IF_ERROR(options.durations.Validate());
+  if (workload.offers.size() > 1) {
+    return Status::InvalidArgument(
+        "replay: a workload of one GPU type only (this one offers several)");
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(const mig::GpuModel* gpu,
+                            mig::GpuCatalog::Default().Find(workload.gpu));
+  ReplayReport report;
+  Rates rates{trace, {}};
+  for (const workload::Service& s : workload.services) {
+    int column = trace.Find(s.name);
+    if (column < 0) {
+      return Status::InvalidArgument(fmt::format(
+          "replay: the trace has no rate for service {} of the workload",
+          s.name));
+    }
+    rates.column.push_back(column);
+    report.services.push_back(s.name);
+  }
+  for (const std::string& name : trace.services) {
+    if (std::find(report.services.begin(), report.services.end(), name) ==
+        report.services.end()) {
+      return Status::InvalidArgument(fmt::format(
+          "replay: service {} of the trace is not in the workload", name));
+    }
+  }
+  report.start_s = trace.start_s();
+  report.end_s = trace.end_s();
+  Sizer sizer{workload, profiles, *gpu, options};
+  auto say = [&](const std::string& line) {
+    if (options.progress) options.progress("replay: " + line);
+  };
+
+  say("static provisioning for the peak");
+  MIGSERVE_ASSIGN_OR_RETURN(
+      deployment::Deployment peak,
+      sizer.Deploy(rates.Peak(trace.start_s(), trace.end_s()), nullptr));
+  report.static_peak = Measure({{trace.start_s(), peak.UsedGpus(),
+                                 DeployedCapacity(report.services, peak)}},
+                               rates, report.services);
+
+  // The policy, from a deployment for what the first moment wants, on a
+  // cluster of twice the GPUs the peak needs (the idle ones count for
+  // nothing).
+  std::vector<Observation> first = rates.Window(trace.start_s(), 0);
+  Policy policy(options.policy, report.services,
+                std::vector<double>(report.services.size(), 0));
+  std::vector<double> want;
+  for (size_t s = 0; s < report.services.size(); ++s) {
+    want.push_back(policy.Want(s, first));
+  }
+  policy = Policy(options.policy, report.services, want);
+  MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment deployed,
+                            sizer.Deploy(want, nullptr));
+  MIGSERVE_ASSIGN_OR_RETURN(
+      cluster::ClusterState cluster,
+      cluster::ClusterFromDeployment(
+          deployed, {options.gpus_per_node, 2 * peak.UsedGpus()}));
+  report.samples.push_back({trace.start_s(), cluster.UsedGpus(),
+                            InOrder(report.services, cluster.Capacity())});
+  say(fmt::format("{} starts on {} GPUs", Clock(0), cluster.UsedGpus()));
+
+  double interval = options.policy.interval_s;
+  for (double t = trace.start_s() + interval; t < trace.end_s();) {
+    Decision d = policy.Decide(t, rates.Window(t, options.policy.window_s));
+    if (d.move == Move::kHold) {
+      t += interval;
+      continue;
+    }
+    MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment target,
+                              sizer.Deploy(d.required, &cluster));
+    int gpus_now = cluster.UsedGpus();
+    int starts = target.summary && target.summary->transition
+                     ? target.summary->transition->cost.pod_starts
+                     : 0;
+    if (d.move == Move::kDown &&
+        !policy.WorthIt(gpus_now, target.UsedGpus(), starts)) {
+      say(
+          fmt::format("{} declined: {}; {} -> {} GPUs does not pay for {} "
+                      "pod starts",
+                      Clock(t - trace.start_s()), d.reason, gpus_now,
+                      target.UsedGpus(), starts));
+      ++report.declined;
+      policy.Declined(t);
+      t += interval;
+      continue;
+    }
+    controller::SimulationOptions sim;
+    sim.durations = options.durations;
+    sim.seed = options.seed + report.events.size();
+    MIGSERVE_ASSIGN_OR_RETURN(
+        controller::Simulation moved,
+        controller::SimulateTransition(
+            cluster, target, controller::MakeGoal(deployed, target), sim));
+    const cluster::TransitionReport& r = moved.report;
+    for (const cluster::CapacitySample& c : r.capacity_history) {
+      report.samples.push_back(
+          {t + c.time_s, r.peak_gpus, InOrder(report.services, c.capacity)});
+    }
+    report.samples.push_back({t + r.makespan_s, moved.end.UsedGpus(),
+                              InOrder(report.services, moved.end.Capacity())});
+    ReplayEvent event{
+        t,      d.move,       d.reason, gpus_now, moved.end.UsedGpus(),
+        starts, r.makespan_s, ""};
+    if (!r.problems.empty()) event.problem = r.problems.front();
+    say(fmt::format("{} {}; {} -> {} GPUs, {} pod starts, {:.0f} s",
+                    Clock(t - trace.start_s()), d.reason, gpus_now,
+                    event.gpus_after, starts, r.makespan_s));
+    report.events.push_back(std::move(event));
+    cluster = std::move(moved.end);
+    deployed = std::move(target);
+    policy.Moved(d.required);
+    // The next decision once the move is done.
+    t += std::max(1.0, std::ceil(r.makespan_s / interval)) * interval;
+  }
+  report.policy = Measure(report.samples, rates, report.services);
+  report.policy.transitions = static_cast<int>(report.events.size());
+
+  say("the oracle");
+  MIGSERVE_ASSIGN_OR_RETURN(
+      report.oracle,
+      Oracle(sizer, rates, report.services,
+             options.oracle_interval_s > 0 ? options.oracle_interval_s
+                                           : interval));
+  return report;
+}
+
+namespace {
+
+nlohmann::json RunJson(const ReplayRun& run) {
+  return {{"gpu_hours", run.gpu_hours},
+          {"short_minutes", run.short_minutes},
+          {"short_minutes_by_service", run.short_minutes_by_service},
+          {"transitions", run.transitions},
+          {"peak_gpus", run.peak_gpus}};
+}
+
+}  // namespace
+
+nlohmann::json ReplayJson(const ReplayReport& report) {
+  nlohmann::json events = nlohmann::json::array();
+  for (const ReplayEvent& e : report.events) {
+    events.push_back({{"time_s", e.time_s},
+                      {"move", MoveName(e.move)},
+                      {"reason", e.reason},
+                      {"gpus_before", e.gpus_before},
+                      {"gpus_after", e.gpus_after},
+                      {"pod_starts", e.pod_starts},
+                      {"makespan_s", e.makespan_s},
+                      {"problem", e.problem}});
+  }
+  nlohmann::json samples = nlohmann::json::array();
+  for (const ReplaySample& s : report.samples) {
+    samples.push_back(
+        {{"time_s", s.time_s}, {"gpus", s.gpus}, {"capacity", s.capacity}});
+  }
+  return {{"services", report.services},
+          {"start_s", report.start_s},
+          {"end_s", report.end_s},
+          {"policy", RunJson(report.policy)},
+          {"static_peak", RunJson(report.static_peak)},
+          {"oracle", RunJson(report.oracle)},
+          {"declined", report.declined},
+          {"events", events},
+          {"samples", samples}};
+}
+
+}  // namespace migserve::autoscale

@@ -1,0 +1,108 @@
+#include "autoscale/replay.h"
+
+#include <gtest/gtest.h>
+
+#include "profile/profile_csv.h"
+#include "queueing/credit_cache.h"
+#include "util/build_id.h"
+#include "util/test_util.h"
+#include "workload/workload_yaml.h"
+
+namespace migserve::autoscale {
+namespace {
+
+struct Inputs {
+  RateTrace trace;
+  workload::Workload workload;
+  profile::ProfileTable profiles;
+};
+
+Inputs Load(const std::string& trace) {
+  return {LoadRateTrace(testing::SourcePath("data/traces/" + trace)).value(),
+          workload::LoadWorkload(
+              testing::SourcePath("data/workloads/normal-1.yaml"))
+              .value(),
+          profile::LoadProfileCsv(
+              testing::SourcePath("data/profiles/a100-80gb.csv"))
+              .value()};
+}
+
+// The credits of every rate the replays ask for, kept where ctest keeps
+// the suite's ($MIGSERVE_CREDIT_CACHE), as the migserve program would.
+class ReplayTest : public ::testing::Test {
+ protected:
+  ReplayTest()
+      : cache_(queueing::DefaultCreditCachePath(), BuildId(), nullptr) {
+    queueing::SetCreditCache(&cache_);
+  }
+  ~ReplayTest() override { queueing::SetCreditCache(nullptr); }
+
+ private:
+  queueing::CreditCache cache_;
+};
+
+// The shipped day: the policy follows it on at least 25% fewer GPU-hours
+// than provisioning every service for its peak, and no service's capacity
+// is ever below the rate it receives, transitions included.
+TEST_F(ReplayTest,
+       TheDiurnalDaySavesAQuarterOfThePeaksGpuHoursAndIsNeverShort) {
+  Inputs in = Load("normal-1-diurnal.csv");
+  ReplayReport r =
+      Replay(in.trace, in.workload, in.profiles, ReplayOptions()).value();
+  EXPECT_EQ(r.services.size(), 24u);
+  EXPECT_EQ(r.end_s - r.start_s, 86400);
+  EXPECT_LE(r.policy.gpu_hours, 0.75 * r.static_peak.gpu_hours)
+      << r.policy.gpu_hours << " vs " << r.static_peak.gpu_hours;
+  EXPECT_EQ(r.policy.short_minutes, 0);
+  EXPECT_TRUE(r.policy.short_minutes_by_service.empty());
+  EXPECT_EQ(r.static_peak.short_minutes, 0);
+  EXPECT_EQ(r.oracle.short_minutes, 0);
+  // The oracle moves for free and is the floor of what following costs.
+  EXPECT_LT(r.oracle.gpu_hours, r.policy.gpu_hours);
+  EXPECT_EQ(r.policy.transitions, static_cast<int>(r.events.size()));
+  for (const ReplayEvent& e : r.events) {
+    EXPECT_EQ(e.problem, "") << e.time_s << " " << e.reason;
+  }
+  // Samples in time order, from the start.
+  ASSERT_FALSE(r.samples.empty());
+  EXPECT_EQ(r.samples.front().time_s, r.start_s);
+  for (size_t k = 1; k < r.samples.size(); ++k) {
+    EXPECT_LE(r.samples[k - 1].time_s, r.samples[k].time_s) << k;
+  }
+}
+
+// Rates that flap every 20 minutes between two levels: one move up to the
+// higher, none back down (the lower never lasts a cool-down).
+TEST_F(ReplayTest, AFlappingTraceMovesAtMostOncePerHour) {
+  Inputs in = Load("normal-1-flapping.csv");
+  ReplayReport r =
+      Replay(in.trace, in.workload, in.profiles, ReplayOptions()).value();
+  double hours = (r.end_s - r.start_s) / 3600;
+  EXPECT_EQ(hours, 6);
+  EXPECT_GE(r.policy.transitions, 1);
+  EXPECT_LE(r.policy.transitions, hours);
+  for (const ReplayEvent& e : r.events) EXPECT_EQ(e.move, Move::kUp);
+}
+
+TEST(ReplayErrorsTest, TheTraceAndTheWorkloadMustNameTheSameServices) {
+  Inputs in = Load("normal-1-flapping.csv");
+  workload::Workload fewer = in.workload;
+  fewer.services.pop_back();
+  EXPECT_EQ(
+      Replay(in.trace, fewer, in.profiles, {}).status().message(),
+      "replay: service densenet121-3 of the trace is not in the workload");
+  RateTrace less =
+      ParseRateTrace("time_s,service,rate\n0,bert-1,10\n60,bert-1,10\n",
+                     "t.csv")
+          .value();
+  EXPECT_EQ(Replay(less, in.workload, in.profiles, {}).status().message(),
+            "replay: the trace has no rate for service densenet121-1 of the "
+            "workload");
+  ReplayOptions bad;
+  bad.policy.interval_s = 0;
+  EXPECT_EQ(Replay(in.trace, in.workload, in.profiles, bad).status().message(),
+            "interval must be > 0 seconds");
+}
+
+}  // namespace
+}  // namespace migserve::autoscale

@@ -1,0 +1,133 @@
+// migserve replay --trace T.csv -w W -p P [--interval S] [--window S]
+//   [--headroom H] [--cooldown S] [--oracle-interval S] [--format table|json]
+//   [-o F]
+#include <fmt/format.h>
+
+#include <memory>
+#include <sstream>
+
+#include "autoscale/replay.h"
+#include "cli/command.h"
+#include "cli/inputs.h"
+#include "cli/table.h"
+#include "profile/profile_csv.h"
+#include "workload/workload_yaml.h"
+
+namespace migserve::cli {
+namespace {
+
+struct ReplayFlags {
+  std::string trace;
+  std::string workload;
+  std::string profiles;
+  std::string format = "table";
+  std::string output;
+  autoscale::ReplayOptions options;
+};
+
+std::string Table(const autoscale::ReplayReport& r) {
+  std::ostringstream out;
+  TextTable runs({"provisioning", "GPU-hours", "peak GPUs", "transitions",
+                  "short minutes"});
+  auto add = [&](const char* name, const autoscale::ReplayRun& run) {
+    runs.AddRow({name, fmt::format("{:.1f}", run.gpu_hours),
+                 std::to_string(run.peak_gpus), std::to_string(run.transitions),
+                 fmt::format("{:.1f}", run.short_minutes)});
+  };
+  add("policy", r.policy);
+  add("static peak", r.static_peak);
+  add("oracle", r.oracle);
+  runs.Print(out);
+  double saved = r.static_peak.gpu_hours > 0
+                     ? 1 - r.policy.gpu_hours / r.static_peak.gpu_hours
+                     : 0;
+  out << fmt::format(
+      "policy: {:.1f}% fewer GPU-hours than static peak provisioning, {} "
+      "moves ({} down moves declined), {:.1f} service-minutes short\n",
+      100 * saved, r.events.size(), r.declined, r.policy.short_minutes);
+  for (const auto& [service, minutes] : r.policy.short_minutes_by_service) {
+    out << fmt::format("  {} short for {:.1f} min\n", service, minutes);
+  }
+  return out.str();
+}
+
+Status RunReplay(const ReplayFlags& flags, CommandContext* context) {
+  MIGSERVE_ASSIGN_OR_RETURN(autoscale::RateTrace trace,
+                            autoscale::LoadRateTrace(flags.trace));
+  MIGSERVE_ASSIGN_OR_RETURN(workload::Workload workload,
+                            workload::LoadWorkload(flags.workload));
+  MIGSERVE_ASSIGN_OR_RETURN(profile::ProfileTable profiles,
+                            profile::LoadProfileCsv(flags.profiles));
+  WarnMeasurementGaps(workload, profiles, context->err);
+  autoscale::ReplayOptions options = flags.options;
+  options.progress = [context](const std::string& line) {
+    context->err << line << "\n";
+  };
+  options.solve.progress = nullptr;
+  MIGSERVE_ASSIGN_OR_RETURN(
+      autoscale::ReplayReport report,
+      autoscale::Replay(trace, workload, profiles, options));
+  std::string text = flags.format == "json"
+                         ? autoscale::ReplayJson(report).dump(2) + "\n"
+                         : Table(report);
+  return context->Emit(flags.output, text);
+}
+
+}  // namespace
+
+void SetupReplay(CLI::App* app, CommandContext* context) {
+  auto flags = std::make_shared<ReplayFlags>();
+  app->add_option("--trace", flags->trace,
+                  "Rate trace CSV: time_s,service,rate (docs/autoscale.md)")
+      ->required();
+  AddWorkloadOptions(app, &flags->workload, &flags->profiles);
+  autoscale::PolicyOptions& p = flags->options.policy;
+  app->add_option("--interval", p.interval_s, "Seconds between decisions")
+      ->capture_default_str();
+  app->add_option("--window", p.window_s,
+                  "Seconds of observed rates each decision reads")
+      ->capture_default_str();
+  app->add_option("--quantile", p.quantile, "Quantile of the window's rates")
+      ->capture_default_str();
+  app->add_option("--up-step", p.up_step,
+                  "An up move adds this share more than wanted")
+      ->capture_default_str();
+  app->add_option("--trend", p.trend_s,
+                  "Seconds ahead the window's upward trend is projected")
+      ->capture_default_str();
+  app->add_option("--headroom", p.headroom,
+                  "Required rate = (quantile + trend) x (1 + headroom)")
+      ->capture_default_str();
+  app->add_option("--down-below", p.down_below,
+                  "Move down only when wanted < this x required ...")
+      ->capture_default_str();
+  app->add_option("--cooldown", p.cooldown_s, "... for this many seconds")
+      ->capture_default_str();
+  app->add_option("--start-cost", p.start_cost_gpu_s,
+                  "GPU-seconds a pod start costs, against a down move's "
+                  "saving")
+      ->capture_default_str();
+  app->add_option("--oracle-interval", flags->options.oracle_interval_s,
+                  "Seconds between the oracle's re-optimizations (0: "
+                  "--interval)")
+      ->capture_default_str();
+  app->add_option("--time-limit", flags->options.solve.time_limit_s,
+                  "Seconds per milp run of the baselines and the start")
+      ->capture_default_str();
+  app->add_option("--move-time-limit", flags->options.move_time_limit_s,
+                  "Seconds per transition-aware milp run of a move (optimize "
+                  "--from: its proof of the fewest starts seldom ends, and "
+                  "its answer seldom improves after the first second)")
+      ->capture_default_str();
+  app->add_option("--seed", flags->options.seed,
+                  "Seed of the action durations' jitter")
+      ->capture_default_str();
+  app->add_option("--format", flags->format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  app->add_option("-o,--output", flags->output,
+                  "Write the report here (default: stdout)");
+  OnRun(app, context, [flags, context] { return RunReplay(*flags, context); });
+}
+
+}  // namespace migserve::cli
