@@ -51,11 +51,39 @@ TEST(CliTest, HelpOnEveryCommandExitsZero) {
                                         {"agent", "--help"},
                                         {"serve", "--help"},
                                         {"report", "--help"},
-                                        {"show", "--help"}}) {
+                                        {"show", "--help"},
+                                        {"replay", "--help"}}) {
     CliResult r = Cli(args);
     EXPECT_EQ(r.code, 0) << args[0];
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << args[0];
   }
+}
+
+// A one-service replay: the table's rows, a move up when the rate doubles
+// (short while it runs: the jump is beyond any headroom), and a bad trace
+// named by file, line and column with exit 2.
+TEST(CliTest, ReplayReportsTheRunsAndNamesABadTraceRow) {
+  std::string w = Workload("replay.yaml", kOneService);
+  std::string trace = WriteTempFile(
+      "replay.csv", "time_s,service,rate\n0,r,3000\n600,r,6000\n1800,r,6000\n");
+  CliResult r = Cli({"replay", "--trace", trace, "-w", w, "-p", kProfiles,
+                     "--oracle-interval", "600"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* row : {"policy", "static peak", "oracle"}) {
+    EXPECT_NE(r.out.find(row), std::string::npos) << r.out;
+  }
+  // 3,000 x 1.05 up to the next power of 1.05 (1.05^166), then up when
+  // the rate doubles at 0:10.
+  EXPECT_NE(r.err.find("replay: 0:00 starts on 2 GPUs"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("replay: 0:10 up: r (3291.73 -> "), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("r short for "), std::string::npos) << r.out;
+  std::string bad =
+      WriteTempFile("bad.csv", "time_s,service,rate\n0,r,3000\n600,r,lots\n");
+  r = Cli({"replay", "--trace", bad, "-w", w, "-p", kProfiles});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(bad + ":3: rate: "), std::string::npos) << r.err;
 }
 
 TEST(CliTest, ExportWritesBothFilesAndRefusesBadInput) {

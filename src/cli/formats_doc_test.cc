@@ -2,6 +2,7 @@
 // "<!-- check: KIND [ARGS] -->"; input formats are parsed by their parser,
 // output formats must have the fields the command writes today, and the
 // commands shown must exist (issue 15).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -10,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "autoscale/trace.h"
 #include "cli/cli_test_util.h"
 #include "cluster/inventory.h"
 #include "cluster/kubernetes/serving_spec.h"
@@ -129,6 +131,29 @@ nlohmann::json Written(const std::string& kind) {
     EXPECT_EQ(r.code, 0) << r.err;
     return nlohmann::json::parse(ReadFile(report).value());
   }
+  if (kind == "replay-report") {
+    // Two of night's services at their rates, then at 3 times: one move up,
+    // both short until it is done.
+    std::string workload = testing::WriteTempFile(
+        "doc-replay.yaml",
+        "gpu: A100-SXM4-80GB\n"
+        "services:\n"
+        "  - {name: bert-1, model: bert, throughput: 1881, latency_ms: 100}\n"
+        "  - {name: resnet50-1, model: resnet50, throughput: 1631, "
+        "latency_ms: 100}\n");
+    std::string trace = "time_s,service,rate\n";
+    for (double t : {0, 300, 900}) {
+      double scale = t == 0 ? 1 : 3;
+      trace += fmt::format("{},bert-1,{}\n{},resnet50-1,{}\n", t, 1881 * scale,
+                           t, 1631 * scale);
+    }
+    CliResult r =
+        Cli({"replay", "--trace",
+             testing::WriteTempFile("doc-trace.csv", trace), "-w", workload,
+             "-p", profiles, "--format", "json", "--oracle-interval", "900"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  }
   if (kind == "serve-report") {
     CliResult r = Cli({"serve", "-d", night, "-w", night_w, "-p", profiles,
                        "--format", "json", "--duration", "5"});
@@ -168,6 +193,9 @@ std::string Check(const Example& e) {
     return status_of(cluster::kubernetes::ParseServingSpec(e.text, source));
   }
   if (kind == "gpu-table") return status_of(mig::ParseGpuModel(e.text, source));
+  if (kind == "rate-trace") {
+    return status_of(autoscale::ParseRateTrace(e.text, source));
+  }
   if (kind == "perf-analyzer" && e.check.size() == 2) {
     return status_of(profile::ImportPerfAnalyzerCsv(e.text, e.check[1], {}));
   }
@@ -184,7 +212,7 @@ std::string Check(const Example& e) {
     return s.ok() ? "" : s.ToString();
   }
   if (kind == "simulation-report" || kind == "serve-report" ||
-      kind == "compare-report") {
+      kind == "compare-report" || kind == "replay-report") {
     auto r = SameFields(nlohmann::json::parse(e.text), Written(kind), "$");
     return r ? "" : r.message();
   }
@@ -216,8 +244,8 @@ TEST(FormatsDocTest, EveryExampleIsCheckedAndHolds) {
   for (const char* kind :
        {"profile-csv", "workload", "deployment", "inventory", "plan",
         "simulation-report", "serve-report", "compare-report", "serving-spec",
-        "gpu-table", "perf-analyzer", "model-analyzer", "migperf",
-        "commands"}) {
+        "gpu-table", "perf-analyzer", "model-analyzer", "migperf", "commands",
+        "rate-trace", "replay-report"}) {
     EXPECT_GE(checked[kind], 1) << "docs/formats.md shows no " << kind;
   }
 }

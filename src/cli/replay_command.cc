@@ -3,6 +3,7 @@
 //   [-o F]
 #include <fmt/format.h>
 
+#include <cmath>
 #include <memory>
 #include <sstream>
 
@@ -42,9 +43,10 @@ std::string Table(const autoscale::ReplayReport& r) {
                      ? 1 - r.policy.gpu_hours / r.static_peak.gpu_hours
                      : 0;
   out << fmt::format(
-      "policy: {:.1f}% fewer GPU-hours than static peak provisioning, {} "
-      "moves ({} down moves declined), {:.1f} service-minutes short\n",
-      100 * saved, r.events.size(), r.declined, r.policy.short_minutes);
+      "policy: {:.1f}% {} GPU-hours than static peak provisioning, {} moves "
+      "({} down moves declined), {:.1f} service-minutes short\n",
+      100 * std::abs(saved), saved >= 0 ? "fewer" : "more", r.events.size(),
+      r.declined, r.policy.short_minutes);
   for (const auto& [service, minutes] : r.policy.short_minutes_by_service) {
     out << fmt::format("  {} short for {:.1f} min\n", service, minutes);
   }
