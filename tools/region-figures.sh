@@ -33,8 +33,10 @@ else
   export MIGSERVE_CREDIT_CACHE=off
 fi
 
-echo "| services / GPUs | algorithm | wall s | peak MB | GPUs | lower bound | gap | status |"
-echo "|---|---|---|---|---|---|---|---|"
+if [ -n "$sizes" ]; then
+  echo "| services / GPUs | algorithm | wall s | peak MB | GPUs | lower bound | gap | status |"
+  echo "|---|---|---|---|---|---|---|---|"
+fi
 generate() {  # SERVICES GPUS OUT
   "$migserve" generate -p "$profiles" --services "$1" --target-gpus "$2" \
     --distribution lognormal --latency 50 100 200 --seed 18 -o "$3"
@@ -64,6 +66,7 @@ done
 [ -n "$transitions" ] || exit 0
 # Credits are not what these figures measure: kept in the run's own cache.
 export MIGSERVE_CREDIT_CACHE="$dir/transition-credits.db"
+[ -z "$sizes" ] || echo
 timed() {  # OUT_TIME COMMAND...
   local out=$1
   shift
@@ -72,7 +75,6 @@ timed() {  # OUT_TIME COMMAND...
 starts() {  # PLAN_JSON: creates and migrates
   jq '[.actions[] | select(.kind == "create" or .kind == "migrate")] | length' "$1"
 }
-echo
 echo "| services / GPUs | actions | plan s | simulate s | simulate MB | starts | --from s | --from starts |"
 echo "|---|---|---|---|---|---|---|---|"
 for size in $transitions; do
