@@ -229,7 +229,7 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
   for (size_t s = 0; s < report.services.size(); ++s) {
     want.push_back(policy.Want(s, first));
   }
-  policy = Policy(options.policy, report.services, want);
+  policy.Moved(want);
   MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment deployed,
                             sizer.Deploy(want, nullptr));
   MIGSERVE_ASSIGN_OR_RETURN(
