@@ -19,8 +19,9 @@ struct ActionResult {
   Status status;  // why the action failed, if it did
 };
 
-// The cluster as a backend keeps it in memory, read without a copy: valid
-// until the next call on the backend.
+// The cluster as a backend keeps it in memory, read without a copy: the
+// pointers are the backend's own books, valid while it lives and always
+// showing the cluster as it is now (after every Start and WaitAny).
 struct LiveView {
   const ClusterState* state = nullptr;
   const std::map<std::string, double>* capacity = nullptr;  // state's
