@@ -119,11 +119,15 @@ std::string Listed(const std::vector<std::string>& parts) {
 Decision Policy::Decide(double now_s, const std::vector<Observation>& window) {
   Decision d{Move::kHold, required_, ""};
   std::vector<std::string> up, along, down;
+  std::vector<double> want(services_.size());
+  auto above = [&](size_t s, double rate) {
+    return rate > required_[s] * (1 + 1e-9);
+  };
   bool rising = false, ripe = false;
   for (size_t s = 0; s < services_.size(); ++s) {
-    double want = Want(s, window);
-    rising |= want > required_[s] * (1 + 1e-9);
-    if (want >= options_.down_below * required_[s]) {
+    want[s] = Want(s, window);
+    rising |= above(s, want[s]);
+    if (want[s] >= options_.down_below * required_[s]) {
       low_since_[s] = -1;
     } else if (low_since_[s] < 0) {
       low_since_[s] = now_s;
@@ -131,22 +135,21 @@ Decision Policy::Decide(double now_s, const std::vector<Observation>& window) {
     ripe |= low_since_[s] >= 0 && now_s - low_since_[s] >= options_.cooldown_s;
   }
   for (size_t s = 0; s < services_.size(); ++s) {
-    double want = Want(s, window);
     // Once one service has been low for a cool-down, every low one moves
     // down with it: one move, not one per service.
     bool down_too = ripe && low_since_[s] >= 0;
-    double ahead = Round(want * (1 + options_.up_step));
+    double ahead = Round(want[s] * (1 + options_.up_step));
     auto change = [&](double to) {
       d.required[s] = to;
       return fmt::format("{} ({:.6g} -> {:.6g} req/s)", services_[s],
                          required_[s], to);
     };
-    if (want > required_[s] * (1 + 1e-9)) {
-      up.push_back(change(std::max(want, ahead)));
-    } else if (rising && ahead > required_[s] * (1 + 1e-9)) {
+    if (above(s, want[s])) {
+      up.push_back(change(std::max(want[s], ahead)));
+    } else if (rising && above(s, ahead)) {
       along.push_back(change(ahead));
     } else if (down_too) {
-      down.push_back(change(want));
+      down.push_back(change(want[s]));
     }
   }
   if (!up.empty()) {
@@ -160,8 +163,6 @@ Decision Policy::Decide(double now_s, const std::vector<Observation>& window) {
         "down: {} want under {:.0f}% of their required rate, one of them "
         "for {:.0f} s",
         Listed(down), 100 * options_.down_below, options_.cooldown_s);
-  } else {
-    d.required = required_;
   }
   return d;
 }
