@@ -63,7 +63,7 @@ Status SimulatedCluster::Start(const Action& action) {
   double end = now_s_ + Duration(action, local);
   timeline_.push_back({action, local, now_s_, end, true});
   running_.emplace(std::pair(end, action.id),
-                   InFlight{action, end, timeline_.size() - 1});
+                   InFlight{action, timeline_.size() - 1});
   ++starts_[action.id];
   for (const GpuId& id : GpusOf(action)) {
     ++acting_[id];
@@ -119,12 +119,13 @@ StatusOr<ActionResult> SimulatedCluster::WaitAny() {
     return Status::FailedPrecondition("no action is running");
   }
   if ((faults_.lose_gpu || faults_.lose_node) &&
-      faults_.lose_at_s <= running_.begin()->second.end_s) {
+      faults_.lose_at_s <= running_.begin()->first.first) {
     LoseGpu();
   }
+  double end_s = running_.begin()->first.first;
   InFlight done = running_.begin()->second;
   running_.erase(running_.begin());
-  now_s_ = std::max(now_s_, done.end_s);
+  now_s_ = std::max(now_s_, end_s);
   ActionResult result{done.action.id, Status::Ok()};
   if (done.action.id == faults_.fail_action) {
     faults_.fail_action = -1;

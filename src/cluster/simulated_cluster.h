@@ -99,8 +99,7 @@ class SimulatedCluster : public ClusterBackend {
  private:
   struct InFlight {
     Action action;
-    double end_s;
-    size_t entry;
+    size_t entry;  // in timeline_
   };
   double Duration(const Action& action, bool local);
   // Records the capacities and busy GPUs after a change (Touch, or Rebuild
