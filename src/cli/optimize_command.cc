@@ -202,6 +202,12 @@ void SetupOptimize(CLI::App* app, CommandContext* context) {
       ->delimiter(',')
       ->expected(3)
       ->type_name("GPUS,STARTS,REPARTITIONS");
+  app->add_option("--patience", flags->transition.patience_s,
+                  "With --from: end the search for fewer starts once its "
+                  "best has not improved for this many seconds (0: run to "
+                  "--time-limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app->add_option("--gpus-per-node", flags->gpus_per_node,
                   "With --from: GPUs per node for GPUs the current deployment "
                   "puts on no node, and for new GPUs")

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <coin/CbcEventHandler.hpp>
 #include <coin/CbcSolver.hpp>
+#include <coin/OsiClpSolverInterface.hpp>
 
 #include "optimizer/deadline.h"
 #include "util/interrupt.h"
@@ -11,14 +13,29 @@
 namespace migserve::optimizer {
 namespace {
 
-// Stops CBC at its next node once a stop was asked for, and says how the
-// search goes at least every kProgressEveryS seconds.
+// Stops CBC at its next node once a stop was asked for or its best has not
+// improved for the patience, and says how the search goes at least every
+// kProgressEveryS seconds.
 class Watch : public CbcEventHandler {
  public:
-  explicit Watch(CbcProgress progress)
-      : progress_(std::move(progress)), begin_(Clock::now()) {}
+  Watch(CbcProgress progress, double patience_s)
+      : progress_(std::move(progress)),
+        patience_s_(patience_s),
+        begin_(Clock::now()),
+        improved_(begin_) {}
   CbcAction event(CbcEvent) override {
     if (Interrupted()) return stop;
+    if (patience_s_ > 0) {
+      const CbcModel* m = getModel();
+      double best =
+          m->bestSolution() == nullptr ? COIN_DBL_MAX : m->getObjValue();
+      if (best < best_) {
+        best_ = best;
+        improved_ = Clock::now();
+      } else if (SecondsSince(improved_) >= patience_s_) {
+        return stop;
+      }
+    }
     if (progress_ && due_.Due()) {
       const CbcModel* m = getModel();
       double best = m->getObjValue();
@@ -35,22 +52,33 @@ class Watch : public CbcEventHandler {
 
  private:
   CbcProgress progress_;
+  double patience_s_;
   Clock::time_point begin_;
+  Clock::time_point improved_;
+  double best_ = COIN_DBL_MAX;
   ProgressTimer due_;
 };
 
 }  // namespace
 
-void StopWhenInterrupted(CbcModel* cbc, CbcProgress progress) {
-  Watch handler(std::move(progress));
+void StopWhenInterrupted(CbcModel* cbc, CbcProgress progress,
+                         double patience_s) {
+  Watch handler(std::move(progress), patience_s);
   cbc->passInEventHandler(&handler);
 }
 
 void RunCbcSolver(CbcModel* cbc, double seconds,
                   const std::vector<std::string>& arguments,
-                  CbcProgress progress) {
+                  CbcProgress progress, double patience_s) {
   cbc->setLogLevel(0);  // CBC prints on stdout, which carries our output
-  StopWhenInterrupted(cbc, std::move(progress));
+  StopWhenInterrupted(cbc, std::move(progress), patience_s);
+  if (patience_s > 0) {
+    // CBC's events come between nodes: a long LP solve sees none.
+    auto* clp = dynamic_cast<OsiClpSolverInterface*>(cbc->solver());
+    if (clp != nullptr) {
+      clp->getModelPtr()->setMaximumSeconds(std::min(seconds, patience_s));
+    }
+  }
   std::string time = std::to_string(seconds);
   std::vector<const char*> argv = {"migserve", "-log", "0",         "-slog",
                                    "0",        "-sec", time.c_str()};

@@ -17,14 +17,18 @@ using CbcProgress = std::function<void(const std::string&)>;
 // Runs CBC's standard solver on `cbc` for at most `seconds`, with the further
 // command-line `arguments` (e.g. {"-increment", "1"}); the answer stays in
 // `cbc` (bestSolution, isProvenOptimal, getBestPossibleObjValue). Stops
-// early when interrupted (util/interrupt.h).
+// early when interrupted (util/interrupt.h), and with `patience_s` > 0 once
+// its best solution has not improved for that long (an LP solve, the
+// root's included, then ends at that time too).
 void RunCbcSolver(CbcModel* cbc, double seconds,
                   const std::vector<std::string>& arguments = {},
-                  CbcProgress progress = {});
+                  CbcProgress progress = {}, double patience_s = 0);
 
 // Makes `cbc` stop at its next node once interrupted (util/interrupt.h),
-// and report to `progress`.
-void StopWhenInterrupted(CbcModel* cbc, CbcProgress progress = {});
+// or once its best has not improved for `patience_s` > 0 seconds, and
+// report to `progress`.
+void StopWhenInterrupted(CbcModel* cbc, CbcProgress progress = {},
+                         double patience_s = 0);
 
 }  // namespace migserve::optimizer
 

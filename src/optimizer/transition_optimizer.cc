@@ -6,6 +6,7 @@
 #include <cmath>
 #include <coin/OsiClpSolverInterface.hpp>
 #include <map>
+#include <queue>
 
 #include "optimizer/cbc_run.h"
 #include "optimizer/deadline.h"
@@ -80,77 +81,96 @@ class TransitionModel {
 
   void Load(OsiClpSolverInterface* solver) const { builder_.Load(solver); }
 
-  // Returns the columns of `configs` (the plain optimum) put on the current
-  // GPUs: a config goes to an unused current GPU with its multiset of
-  // instances where there is one (the one with most of its replicas kept),
-  // keeping each replica of a service it serves there on that profile that
-  // counts as much as a new one; the rest are started on newly partitioned
-  // GPUs. Returns nothing if a config's multiset is not a maximal one.
+  // Returns the columns of a deployment as good as `configs` (the plain
+  // optimum: the same GPUs of each multiset and instances of each service
+  // and profile) that keeps current GPUs and replicas: current GPUs of a
+  // multiset the optimum uses are kept, those that keep the most replicas
+  // first, each keeping the replicas that count as much as a new one on
+  // (service, profile) pairs the optimum still starts; the rest are new
+  // GPUs and starts. Returns nothing if a config's multiset is not a
+  // maximal one.
   std::optional<std::vector<double>> Seed(
       const std::vector<GpuConfig>& configs) const {
     std::vector<double> values(columns(), 0.0);
-    std::vector<bool> used_gpu(kept_gpus_.size(), false);
-    std::vector<bool> used_replica(keepable_.size(), false);
-    // The keepable replicas of kept_gpus_[i] that serve (service, profile)
-    // as well as a new one.
-    auto matches = [&](size_t i, int service, int profile) {
-      std::vector<size_t> found;
+    std::map<mig::Multiset, int> multiset_index;
+    for (size_t m = 0; m < mig_.multisets.size(); ++m) {
+      multiset_index[mig_.multisets[m]] = static_cast<int>(m);
+    }
+    std::map<std::pair<int, int>, int> z_index;  // (service, profile)
+    for (size_t c = 0; c < mig_.z.size(); ++c) {
+      z_index[mig_.z[c]] = static_cast<int>(c);
+    }
+    std::vector<int> gpus_left(mig_.multisets.size(), 0);
+    std::vector<int> starts_left(mig_.z.size(), 0);
+    for (const GpuConfig& c : configs) {
+      auto m = multiset_index.find(c.layout.ProfileCounts(problem_.gpu));
+      if (m == multiset_index.end()) return std::nullopt;
+      ++gpus_left[m->second];
+      const auto& instances = c.layout.instances();
+      for (size_t k = 0; k < instances.size(); ++k) {
+        if (c.services[k] == kIdle) continue;
+        auto z = z_index.find({c.services[k], instances[k].profile});
+        if (z != z_index.end()) ++starts_left[z->second];
+      }
+    }
+    // The keepable replicas of kept_gpus_[i] as good as a new one, with
+    // their z column.
+    std::vector<std::vector<std::pair<size_t, int>>> good(kept_gpus_.size());
+    for (size_t i = 0; i < kept_gpus_.size(); ++i) {
       for (size_t r : kept_gpus_[i].replicas) {
         const Keepable& k = keepable_[r];
-        if (k.service == service && k.profile == profile && !used_replica[r] &&
+        auto z = z_index.find({k.service, k.profile});
+        if (z != z_index.end() &&
             k.utility >=
-                problem_.caps.utility(service, profile) - kTieTolerance) {
-          found.push_back(r);
+                problem_.caps.utility(k.service, k.profile) - kTieTolerance) {
+          good[i].emplace_back(r, z->second);
         }
       }
-      return found;
+    }
+    // Lazy greedy: a GPU's count of replicas it would keep only falls as
+    // starts are used up, so a count taken from the heap is rechecked and
+    // kept only while it still leads. (count, -GPU): the lowest GPU among
+    // equals.
+    auto keeps = [&](size_t i) {
+      std::map<int, int> used;
+      int n = 0;
+      for (const auto& [r, z] : good[i]) {
+        if (used[z] < starts_left[z]) {
+          ++used[z];
+          ++n;
+        }
+      }
+      return n;
     };
-    for (const GpuConfig& c : configs) {
-      mig::Multiset counts = c.layout.ProfileCounts(problem_.gpu);
-      const auto& instances = c.layout.instances();
-      std::map<std::pair<int, int>, int> wanted;  // (service, profile) -> n
-      for (size_t k = 0; k < instances.size(); ++k) {
-        if (c.services[k] != kIdle) {
-          ++wanted[{c.services[k], instances[k].profile}];
-        }
+    std::priority_queue<std::pair<int, int>> heap;
+    std::vector<int> multiset_of(kept_gpus_.size(), -1);
+    for (size_t i = 0; i < kept_gpus_.size(); ++i) {
+      auto m = multiset_index.find(kept_gpus_[i].counts);
+      if (m == multiset_index.end() || gpus_left[m->second] == 0) continue;
+      multiset_of[i] = m->second;
+      heap.emplace(static_cast<int>(good[i].size()), -static_cast<int>(i));
+    }
+    while (!heap.empty()) {
+      auto [count, minus_i] = heap.top();
+      heap.pop();
+      size_t i = static_cast<size_t>(-minus_i);
+      if (gpus_left[multiset_of[i]] == 0) continue;
+      int now = keeps(i);
+      if (now < count && !heap.empty() && heap.top().first > now) {
+        heap.emplace(now, minus_i);
+        continue;
       }
-      std::optional<size_t> best;
-      int best_kept = -1;
-      for (size_t i = 0; i < kept_gpus_.size(); ++i) {
-        if (used_gpu[i] || kept_gpus_[i].counts != counts) continue;
-        int kept = 0;
-        for (const auto& [key, n] : wanted) {
-          kept += std::min<int>(n, matches(i, key.first, key.second).size());
-        }
-        if (kept > best_kept) {
-          best = i;
-          best_kept = kept;
-        }
+      --gpus_left[multiset_of[i]];
+      values[k(i)] = 1;
+      for (const auto& [r, z] : good[i]) {
+        if (starts_left[z] == 0) continue;
+        --starts_left[z];
+        values[x(r)] = 1;
       }
-      if (best) {
-        used_gpu[*best] = true;
-        values[k(*best)] = 1;
-      } else {
-        auto m =
-            std::find(mig_.multisets.begin(), mig_.multisets.end(), counts);
-        if (m == mig_.multisets.end()) return std::nullopt;
-        values[y(m - mig_.multisets.begin())] += 1;
-      }
-      for (size_t k = 0; k < instances.size(); ++k) {
-        int service = c.services[k];
-        if (service == kIdle) continue;
-        int profile = instances[k].profile;
-        std::vector<size_t> kept =
-            best ? matches(*best, service, profile) : std::vector<size_t>{};
-        if (!kept.empty()) {
-          used_replica[kept.front()] = true;
-          values[x(kept.front())] = 1;
-          continue;
-        }
-        auto it = std::find(mig_.z.begin(), mig_.z.end(),
-                            std::pair{service, profile});
-        if (it != mig_.z.end()) values[z(it - mig_.z.begin())] += 1;
-      }
+    }
+    for (size_t m = 0; m < gpus_left.size(); ++m) values[y(m)] = gpus_left[m];
+    for (size_t c = 0; c < starts_left.size(); ++c) {
+      values[z(c)] = starts_left[c];
     }
     return values;
   }
@@ -273,6 +293,10 @@ Status TransitionOptions::Validate() const {
     return Status::InvalidArgument(
         fmt::format("--extra-gpus: {} is negative", extra_gpus));
   }
+  if (patience_s < 0) {
+    return Status::InvalidArgument(
+        fmt::format("--patience: {} is negative", patience_s));
+  }
   if (weights) {
     const TransitionWeights& w = *weights;
     if (w.gpus < 0 || w.starts < 0 || w.repartitions < 0 ||
@@ -329,7 +353,14 @@ TransitionSolution SolveTransition(const Problem& problem,
   }
   std::vector<std::string> arguments;
   if (!transition.weights) arguments = {"-increment", "0.999"};
-  RunCbcSolver(&cbc, std::max(0.1, SecondsLeft(deadline)), arguments);
+  CbcProgress progress;
+  if (options.progress) {
+    progress = [&options](const std::string& line) {
+      options.progress("optimize: milp --from: phase 2: " + line);
+    };
+  }
+  RunCbcSolver(&cbc, std::max(0.1, SecondsLeft(deadline)), arguments, progress,
+               transition.patience_s);
   out.nodes = cbc.getNodeCount();
   std::vector<double> values;
   if (cbc.bestSolution() != nullptr) {

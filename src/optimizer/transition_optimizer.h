@@ -40,6 +40,10 @@ struct TransitionOptions {
   // weights.repartitions x repartitioned GPUs (within the extra GPUs)
   // instead of starts, then GPUs, then repartitions.
   std::optional<TransitionWeights> weights;
+  // Phase 2 (the fewest starts) ends once its best has not improved for
+  // this many seconds (0: it runs to the time limit). At fleet scale its
+  // bound stays far below its answer, so only this ends it early.
+  double patience_s = 10;
 
   // Returns InvalidArgument naming the option that is out of range.
   Status Validate() const;

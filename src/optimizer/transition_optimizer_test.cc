@@ -149,6 +149,59 @@ TEST(TransitionOptimizerTest, FromItsOwnOptimumNothingStarts) {
   EXPECT_EQ(s.cost.gpus, static_cast<int>(current.size()));
 }
 
+// The current deployment is the plain optimum with the services of each
+// profile's instances moved one instance on (across GPUs): the same GPUs and
+// replicas per service and profile, so the first answer, before any search
+// (patience ~0), keeps every GPU and every replica.
+TEST(TransitionOptimizerTest, TheFirstAnswerKeepsEveryReplicaOfAShuffle) {
+  int shuffled = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    Instance in = MakeInstance(seed);
+    auto caps =
+        workload::CapacityMatrix::Build(in.workload, in.profiles, Gpu());
+    ASSERT_TRUE(caps.ok());
+    Problem problem(in.workload, Gpu(), *caps);
+    std::vector<CurrentGpu> current = Current(in, 1.0);
+    std::vector<std::vector<int*>> by_profile(Gpu().profiles.size());
+    for (CurrentGpu& g : current) {
+      const auto& instances = g.config.layout.instances();
+      for (size_t i = 0; i < instances.size(); ++i) {
+        by_profile[instances[i].profile].push_back(&g.config.services[i]);
+      }
+    }
+    bool moved = false;
+    for (std::vector<int*>& slots : by_profile) {
+      if (slots.size() < 2) continue;
+      int first = *slots.front();
+      for (size_t k = 0; k + 1 < slots.size(); ++k) {
+        moved |= *slots[k] != *slots[k + 1];
+        *slots[k] = *slots[k + 1];
+      }
+      moved |= *slots.back() != first;
+      *slots.back() = first;
+    }
+    if (!moved) continue;
+    ++shuffled;
+    SCOPED_TRACE(fmt::format("seed {}", seed));
+    current = AsCurrent(
+        [&] {
+          std::vector<GpuConfig> configs;
+          for (const CurrentGpu& g : current) configs.push_back(g.config);
+          return configs;
+        }(),
+        *caps);
+    TransitionOptions first_answer;
+    first_answer.patience_s = 1e-9;
+    TransitionSolution s = SolveTransition(problem, current, {}, first_answer);
+    ASSERT_NE(s.outcome, Outcome::kInfeasible);
+    EXPECT_EQ(s.cost.gpus, static_cast<int>(current.size()));
+    EXPECT_EQ(s.cost.pod_starts, 0);
+    EXPECT_EQ(s.cost.repartitioned_gpus, 0);
+    EXPECT_EQ(Kept(current, s), Replicas(current));
+  }
+  EXPECT_GE(shuffled, 10);
+}
+
 TEST(TransitionOptimizerTest, ExtraGpusAndWeightsTradeGpusForStarts) {
   // One service, 1g does 100/s, 7g 1000/s. It runs on 3 GPUs of 7 x 1g
   // (2100/s) and now needs 2000/s: 2 x 7g (2 GPUs, 2 starts) is the
@@ -196,6 +249,10 @@ TEST(TransitionOptimizerTest, ValidateNamesTheOption) {
                 .Validate()
                 .ToString()
                 .find("--weights"),
+            std::string::npos);
+  TransitionOptions impatient;
+  impatient.patience_s = -1;
+  EXPECT_NE(impatient.Validate().ToString().find("--patience"),
             std::string::npos);
   EXPECT_TRUE(TransitionOptions{}.Validate().ok());
 }
