@@ -11,6 +11,16 @@
 
 namespace migserve::workload {
 
+// `observe: {rate, p99_ms}`: the PromQL queries `migserve autoscale` reads
+// a service's request rate (req/s) and p99 latency (ms) with, in place of
+// the defaults on Triton's metrics (docs/autoscale.md). Empty: the default.
+struct ObserveQueries {
+  std::string rate;
+  std::string p99_ms;
+
+  bool operator==(const ObserveQueries&) const = default;
+};
+
 struct Service {
   std::string name;
   std::string model;
@@ -18,6 +28,7 @@ struct Service {
   double latency_ms = 0;  // SLO latency
   int line = 0;           // line in the source file; 0 if made in memory
   int min_replicas = 1;   // replicas the deployment must give it at least
+  ObserveQueries observe;
 };
 
 // A GPU type the workload may use, and its cost per GPU-hour.

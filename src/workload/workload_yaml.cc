@@ -87,7 +87,7 @@ StatusOr<Service> ParseService(const YAML::Node& node,
       YamlMap map,
       YamlMap::Open(node, source, fmt::format("services[{}]", index)));
   MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
-      {"name", "model", "throughput", "latency_ms", "min_replicas"}));
+      {"name", "model", "throughput", "latency_ms", "min_replicas", "observe"}));
   Service s;
   s.line = map.line();
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &s.name));
@@ -101,6 +101,15 @@ StatusOr<Service> ParseService(const YAML::Node& node,
     return map.Error("min_replicas",
                      fmt::format("must be from 1 to {}, got {}",
                                  kMaxMinReplicas, s.min_replicas));
+  }
+  if (node["observe"]) {
+    MIGSERVE_ASSIGN_OR_RETURN(
+        YamlMap observe,
+        YamlMap::Open(node["observe"], source,
+                      fmt::format("services[{}].observe", index)));
+    MIGSERVE_RETURN_IF_ERROR(observe.CheckKeys({"rate", "p99_ms"}));
+    MIGSERVE_RETURN_IF_ERROR(observe.Optional("rate", &s.observe.rate));
+    MIGSERVE_RETURN_IF_ERROR(observe.Optional("p99_ms", &s.observe.p99_ms));
   }
   return s;
 }
@@ -240,10 +249,19 @@ std::string FormatWorkload(const Workload& w) {
     std::string min_replicas =
         s.min_replicas != 1 ? fmt::format(", min_replicas: {}", s.min_replicas)
                             : "";
+    std::string observe;
+    if (!s.observe.rate.empty()) {
+      observe += "rate: " + Scalar(s.observe.rate);
+    }
+    if (!s.observe.p99_ms.empty()) {
+      observe += (observe.empty() ? "" : ", ") +
+                 ("p99_ms: " + Scalar(s.observe.p99_ms));
+    }
+    if (!observe.empty()) observe = ", observe: {" + observe + "}";
     out += fmt::format(
-        "  - {{name: {}, model: {}, throughput: {}, latency_ms: {}{}}}\n",
+        "  - {{name: {}, model: {}, throughput: {}, latency_ms: {}{}{}}}\n",
         Scalar(s.name), Scalar(s.model), s.throughput, s.latency_ms,
-        min_replicas);
+        min_replicas, observe);
   }
   return out;
 }

@@ -137,7 +137,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
                 "  - {name: a, model: m, throughput: 1, latency: 10}\n",
                 "w.yaml:3: services[0].latency: unknown field (expected one "
-                "of: name, model, throughput, latency_ms, min_replicas)"},
+                "of: name, model, throughput, latency_ms, min_replicas, "
+                "observe)"},
+        BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
+                "  - {name: a, model: m, throughput: 1, latency_ms: 10, "
+                "observe: {rates: x}}\n",
+                "w.yaml:3: services[0].observe.rates: unknown field (expected "
+                "one of: rate, p99_ms)"},
         BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
                 "  - {name: a, model: m, throughput: 1, latency_ms: 10, "
                 "min_replicas: 0}\n",
@@ -206,6 +212,26 @@ TEST(WorkloadYamlTest, HeadroomRaisesTheDemand) {
   auto again = ParseWorkload(FormatWorkload(*counted), "again.yaml");
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(again->services[0].min_replicas, 3);
+}
+
+TEST(WorkloadYamlTest, ObserveQueriesRoundTrip) {
+  auto w = ParseWorkload(
+      "gpu: A100-SXM4-80GB\nservices:\n"
+      "  - {name: a, model: m, throughput: 1, latency_ms: 10}\n"
+      "  - name: b\n    model: m\n    throughput: 1\n    latency_ms: 10\n"
+      "    observe:\n"
+      "      rate: 'sum(rate(requests_total{app=\"b\", code=~\"2..\"}[1m]))'\n"
+      "      p99_ms: 'histogram_quantile(0.99, sum by (le) (x_bucket)) * "
+      "1000'\n",
+      "w.yaml");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->services[0].observe, ObserveQueries{});
+  EXPECT_EQ(w->services[1].observe.rate,
+            "sum(rate(requests_total{app=\"b\", code=~\"2..\"}[1m]))");
+  auto back = ParseWorkload(FormatWorkload(*w), "again.yaml");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->services[0].observe, ObserveQueries{});
+  EXPECT_EQ(back->services[1].observe, w->services[1].observe);
 }
 
 TEST(WorkloadYamlTest, SurviveRoundTripsAndNamesItsFields) {
