@@ -42,6 +42,9 @@ Status PolicyOptions::Validate() const {
   if (!(start_cost_gpu_s >= 0 && std::isfinite(start_cost_gpu_s))) {
     return Status::InvalidArgument("start cost must be >= 0 GPU-seconds");
   }
+  if (!(p99_near > 0 && p99_near <= 1)) {
+    return Status::InvalidArgument("p99-near must be in (0, 1]");
+  }
   return Status::Ok();
 }
 
@@ -76,23 +79,29 @@ double Policy::Round(double rate) const {
 double Policy::Want(size_t s, const std::vector<Observation>& window) const {
   if (window.empty()) return required_[s];
   std::vector<double> rates;
-  for (const Observation& o : window) rates.push_back(o.rates[s]);
+  std::vector<double> times;
+  for (const Observation& o : window) {
+    if (std::isnan(o.rates[s])) continue;
+    rates.push_back(o.rates[s]);
+    times.push_back(o.time_s);
+  }
+  if (rates.empty()) return std::nan("");
   std::vector<double> sorted = rates;
   std::sort(sorted.begin(), sorted.end());
   size_t rank = static_cast<size_t>(
       std::ceil(options_.quantile * static_cast<double>(sorted.size())));
   double level = sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
   // Least-squares slope of rate over time; only a rise counts.
-  double n = static_cast<double>(window.size());
+  double n = static_cast<double>(rates.size());
   double mean_t = 0, mean_r = 0;
-  for (size_t k = 0; k < window.size(); ++k) {
-    mean_t += window[k].time_s / n;
+  for (size_t k = 0; k < rates.size(); ++k) {
+    mean_t += times[k] / n;
     mean_r += rates[k] / n;
   }
   double cov = 0, var = 0;
-  for (size_t k = 0; k < window.size(); ++k) {
-    cov += (window[k].time_s - mean_t) * (rates[k] - mean_r);
-    var += (window[k].time_s - mean_t) * (window[k].time_s - mean_t);
+  for (size_t k = 0; k < rates.size(); ++k) {
+    cov += (times[k] - mean_t) * (rates[k] - mean_r);
+    var += (times[k] - mean_t) * (times[k] - mean_t);
   }
   double slope = var > 0 ? cov / var : 0;
   return Round((level + std::max(0.0, slope) * options_.trend_s) *
@@ -123,9 +132,29 @@ Decision Policy::Decide(double now_s, const std::vector<Observation>& window) {
   auto above = [&](size_t s, double rate) {
     return rate > required_[s] * (1 + 1e-9);
   };
+  // Per service: its latest p99 when near its SLO, else 0.
+  std::vector<double> hot(services_.size(), 0);
+  if (!window.empty() && !window.back().p99_ms.empty()) {
+    for (size_t s = 0; s < services_.size() && s < slo_ms_.size(); ++s) {
+      double p99 = window.back().p99_ms[s];
+      if (p99 > options_.p99_near * slo_ms_[s]) hot[s] = p99;
+    }
+  }
   bool rising = false, ripe = false;
   for (size_t s = 0; s < services_.size(); ++s) {
     want[s] = Want(s, window);
+    if (hot[s] > 0) {
+      // Its rate may say it has enough: its latency says it has not.
+      double credited =
+          std::max(required_[s], s < capacity_.size() ? capacity_[s] : 0.0);
+      want[s] = Round(std::max(std::isnan(want[s]) ? 0 : want[s], credited) *
+                      (1 + options_.up_step));
+    }
+    if (std::isnan(want[s])) {
+      // Not observed: it keeps its rate and its cool-down starts over.
+      low_since_[s] = -1;
+      continue;
+    }
     rising |= above(s, want[s]);
     if (want[s] >= options_.down_below * required_[s]) {
       low_since_[s] = -1;
@@ -135,6 +164,7 @@ Decision Policy::Decide(double now_s, const std::vector<Observation>& window) {
     ripe |= low_since_[s] >= 0 && now_s - low_since_[s] >= options_.cooldown_s;
   }
   for (size_t s = 0; s < services_.size(); ++s) {
+    if (std::isnan(want[s])) continue;
     // Once one service has been low for a cool-down, every low one moves
     // down with it: one move, not one per service.
     bool down_too = ripe && low_since_[s] >= 0;
@@ -144,7 +174,11 @@ Decision Policy::Decide(double now_s, const std::vector<Observation>& window) {
       return fmt::format("{} ({:.6g} -> {:.6g} req/s)", services_[s],
                          required_[s], to);
     };
-    if (above(s, want[s])) {
+    if (hot[s] > 0) {
+      up.push_back(change(want[s]) +
+                   fmt::format(" p99 {:.4g} ms near its SLO {:.4g} ms", hot[s],
+                               slo_ms_[s]));
+    } else if (above(s, want[s])) {
       up.push_back(change(std::max(want[s], ahead)));
     } else if (rising && above(s, ahead)) {
       along.push_back(change(ahead));

@@ -36,15 +36,23 @@ struct PolicyOptions {
   // ... and the move saves more GPU-seconds over the next cool-down than
   // its pod starts cost, each start_cost_gpu_s.
   double start_cost_gpu_s = 60;
+  // A service whose latest observed p99 exceeds p99_near x its SLO moves up
+  // at once, by up_step above its required rate, whatever its rate says
+  // (its credits are optimistic for the traffic it gets).
+  double p99_near = 0.9;
 
   // Returns InvalidArgument naming the first option out of its range.
   Status Validate() const;
 };
 
-// The rates (req/s) observed at one moment, one per service of the policy.
+// The rates (req/s) observed at one moment, one per service of the policy;
+// NaN where a service's rate was not observed (a missing or stale series:
+// unknown, never zero traffic). And, if known, each service's p99 latency
+// (ms; NaN where not observed).
 struct Observation {
   double time_s = 0;
   std::vector<double> rates;
+  std::vector<double> p99_ms = {};  // empty: none observed
 };
 
 enum class Move { kHold, kUp, kDown };
@@ -62,15 +70,25 @@ class Policy {
   Policy(PolicyOptions options, std::vector<std::string> services,
          std::vector<double> required);
 
+  // The services' latency SLOs (ms), for the p99 trigger (none until set),
+  // and what the deployment credits each with now (req/s; until set, its
+  // required rate): a service near its SLO asks for up_step more than that,
+  // since the rate it was credited with does not hold its latency.
+  void SetSlos(std::vector<double> slo_ms) { slo_ms_ = std::move(slo_ms); }
+  void SetCapacity(std::vector<double> capacity) {
+    capacity_ = std::move(capacity);
+  }
+
   // The rate service `s` wants given `window`, the observations of the
-  // last window_s (oldest first).
+  // last window_s (oldest first); NaN if none of them observed it.
   double Want(size_t s, const std::vector<Observation>& window) const;
   // Decides at `now_s` from `window`. Up when any service wants more than
   // it is required (to up_step more than it wants; every service within
   // up_step of wanting more comes along, and the low ones below go down
-  // with them); else down when some service has wanted less than
-  // down_below x its required rate for cooldown_s (every service wanting
-  // that little comes along); else hold.
+  // with them) or its latest p99 is near its SLO; else down when some
+  // service has wanted less than down_below x its required rate for
+  // cooldown_s (every service wanting that little comes along); else hold.
+  // A service the window never observed keeps its rate.
   Decision Decide(double now_s, const std::vector<Observation>& window);
   // Told that the cluster now serves `required` (a move done): the
   // services whose rate changed start a new cool-down when next low.
@@ -91,6 +109,8 @@ class Policy {
   PolicyOptions options_;
   std::vector<std::string> services_;
   std::vector<double> required_;
+  std::vector<double> slo_ms_;
+  std::vector<double> capacity_;
   // Per service: since when it has wanted less than down_below x required
   // (negative: it does not).
   std::vector<double> low_since_;

@@ -62,6 +62,43 @@ TEST(PolicyTest, MovesUpAtOnceWithTheStepAndTakesTheNearlyShortAlong) {
   EXPECT_NE(d.reason.find("along, rising: b"), std::string::npos) << d.reason;
 }
 
+TEST(PolicyTest, AServiceNotObservedKeepsItsRateAndIsNeverLow) {
+  PolicyOptions o = Plain();
+  o.up_step = 0.1;
+  o.cooldown_s = 0;
+  Policy p(o, {"a", "b"}, {100, 100});
+  const double unknown = std::nan("");
+  EXPECT_TRUE(std::isnan(p.Want(1, {{0, {101, unknown}}})));
+  // a wants more; b, never observed in the window, does not come along.
+  Decision d = p.Decide(60, {{0, {90, unknown}}, {60, {101, unknown}}});
+  EXPECT_EQ(d.move, Move::kUp);
+  EXPECT_DOUBLE_EQ(d.required[1], 100);
+  EXPECT_EQ(d.reason.find("b ("), std::string::npos) << d.reason;
+  // Observed once in the window at 99: within the step, it comes along.
+  d = p.Decide(120, {{60, {90, 99}}, {120, {101, unknown}}});
+  EXPECT_DOUBLE_EQ(d.required[1], 99 * 1.1);
+  // No series at all is not zero traffic: never a move down.
+  EXPECT_EQ(p.Decide(180, {{180, {100, unknown}}}).move, Move::kHold);
+}
+
+TEST(PolicyTest, MovesUpWhenTheObservedP99NearsTheSlo) {
+  PolicyOptions o = Plain();
+  o.up_step = 0.1;
+  o.p99_near = 0.9;
+  Policy p(o, {"a", "b"}, {100, 100});
+  p.SetSlos({50, 50});
+  Observation now{60, {80, 80}, {44, 46}};  // b at 46 ms > 0.9 x 50
+  Decision d = p.Decide(60, {now});
+  EXPECT_EQ(d.move, Move::kUp);
+  EXPECT_DOUBLE_EQ(d.required[0], 100);
+  EXPECT_DOUBLE_EQ(d.required[1], 110);
+  EXPECT_NE(d.reason.find("b (100 -> 110 req/s) p99 46 ms near its SLO 50 ms"),
+            std::string::npos)
+      << d.reason;
+  now.p99_ms = {44, std::nan("")};
+  EXPECT_EQ(p.Decide(120, {now}).move, Move::kHold);
+}
+
 TEST(PolicyTest, MovesDownOnlyAfterACoolDownBelowTheHysteresisBand) {
   PolicyOptions o = Plain();
   o.down_below = 0.8;

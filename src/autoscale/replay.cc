@@ -6,54 +6,15 @@
 #include <cmath>
 #include <optional>
 
+#include "autoscale/sizer.h"
 #include "cluster/cluster_state.h"
 #include "controller/planner.h"
 #include "controller/transition_simulation.h"
-#include "controller/transition_target.h"
-#include "mig/gpu_catalog.h"
-#include "optimizer/problem.h"
-#include "optimizer/registry.h"
-#include "workload/capacity_matrix.h"
 
 namespace migserve::autoscale {
 namespace {
 
 constexpr double kShortTolerance = 1e-6;  // req/s
-
-// What a replay optimizes with: the workload, its profiles and GPU.
-struct Sizer {
-  const workload::Workload& workload;
-  const profile::ProfileTable& profiles;
-  const mig::GpuModel& gpu;
-  const ReplayOptions& options;
-
-  // The fewest GPUs for the services at `rates`: from `current` (the
-  // transition-aware milp) when given, else from nothing.
-  StatusOr<deployment::Deployment> Deploy(
-      const std::vector<double>& rates,
-      const cluster::ClusterState* current) const {
-    workload::Workload w = workload;
-    for (size_t s = 0; s < rates.size(); ++s)
-      w.services[s].throughput = rates[s];
-    MIGSERVE_ASSIGN_OR_RETURN(
-        workload::CapacityMatrix caps,
-        workload::CapacityMatrix::Build(w, profiles, gpu));
-    optimizer::Problem problem(w, gpu, caps);
-    if (current != nullptr) {
-      optimizer::SolveOptions move = options.solve;
-      move.time_limit_s = options.move_time_limit_s;
-      return controller::OptimizeFromCurrent(*current, problem, profiles, move,
-                                             {}, options.gpus_per_node);
-    }
-    MIGSERVE_ASSIGN_OR_RETURN(auto milp, optimizer::MakeOptimizer("milp"));
-    optimizer::RunResult run =
-        optimizer::RunOptimizer(*milp, problem, options.solve);
-    if (run.outcome == optimizer::Outcome::kInfeasible) {
-      return Status::FailedPrecondition("replay: no deployment: " + run.reason);
-    }
-    return run.deployment;
-  }
-};
 
 // Per service of `services`: its ready capacity in `capacity`.
 std::vector<double> InOrder(const std::vector<std::string>& services,
@@ -64,17 +25,6 @@ std::vector<double> InOrder(const std::vector<std::string>& services,
     out.push_back(it == capacity.end() ? 0 : it->second);
   }
   return out;
-}
-
-std::vector<double> DeployedCapacity(const std::vector<std::string>& services,
-                                     const deployment::Deployment& d) {
-  std::map<std::string, double> capacity;
-  for (const deployment::DeployedGpu& g : d.gpus) {
-    for (const deployment::PlacedInstance& i : g.instances) {
-      if (i.service) capacity[*i.service] += i.throughput;
-    }
-  }
-  return InOrder(services, capacity);
 }
 
 // The trace's rates as the workload orders its services.
@@ -154,7 +104,7 @@ StatusOr<ReplayRun> Oracle(const Sizer& sizer, const Rates& rates,
                                 sizer.Deploy(peak, nullptr));
       it = solved
                .emplace(peak, ReplaySample{0, d.UsedGpus(),
-                                           DeployedCapacity(services, d)})
+                                           d.CreditedRates(services)})
                .first;
     }
     ReplaySample sample = it->second;
@@ -179,12 +129,11 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
                               const ReplayOptions& options) {
   MIGSERVE_RETURN_IF_ERROR(options.policy.Validate());
   MIGSERVE_RETURN_IF_ERROR(options.durations.Validate());
-  if (workload.offers.size() > 1) {
-    return Status::InvalidArgument(
-        "replay: a workload of one GPU type only (this one offers several)");
-  }
-  MIGSERVE_ASSIGN_OR_RETURN(const mig::GpuModel* gpu,
-                            mig::GpuCatalog::Default().Find(workload.gpu));
+  StatusOr<Sizer> made = Sizer::Make(
+      workload, profiles,
+      {options.solve, options.move_time_limit_s, options.gpus_per_node});
+  if (!made.ok()) return made.status().WithPrefix("replay");
+  const Sizer& sizer = *made;
   ReplayReport report;
   Rates rates{trace, {}};
   for (const workload::Service& s : workload.services) {
@@ -206,7 +155,6 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
   }
   report.start_s = trace.start_s();
   report.end_s = trace.end_s();
-  Sizer sizer{workload, profiles, *gpu, options};
   auto say = [&](const std::string& line) {
     if (options.progress) options.progress("replay: " + line);
   };
@@ -215,9 +163,9 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
   MIGSERVE_ASSIGN_OR_RETURN(
       deployment::Deployment peak,
       sizer.Deploy(rates.Peak(trace.start_s(), trace.end_s()), nullptr));
-  report.static_peak = Measure({{trace.start_s(), peak.UsedGpus(),
-                                 DeployedCapacity(report.services, peak)}},
-                               rates, report.services);
+  report.static_peak = Measure(
+      {{trace.start_s(), peak.UsedGpus(), peak.CreditedRates(report.services)}},
+      rates, report.services);
 
   // The policy, from a deployment for what the first moment wants, on a
   // cluster of twice the GPUs the peak needs (the idle ones count for

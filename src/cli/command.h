@@ -71,6 +71,7 @@ void SetupReport(CLI::App* app, CommandContext* context);
 void SetupShow(CLI::App* app, CommandContext* context);
 void SetupServe(CLI::App* app, CommandContext* context);
 void SetupReplay(CLI::App* app, CommandContext* context);
+void SetupAutoscale(CLI::App* app, CommandContext* context);
 
 }  // namespace migserve::cli
 

@@ -123,7 +123,7 @@ P99s MeasureP99(const EmulatedCluster& cluster,
   std::vector<int> ports;
   for (int i = 0; i < 2; ++i) {
     proxy::NginxSetup setup;
-    ports.push_back(proxy::FreePort());
+    ports.push_back(testing::FreePort());
     setup.listen = "127.0.0.1:" + std::to_string(ports.back());
     setup.prefix = dir + "/nginx-" + std::to_string(i);
     setup.worker_processes = 1;

@@ -10,6 +10,7 @@
 #include "autoscale/replay.h"
 #include "cli/command.h"
 #include "cli/inputs.h"
+#include "cli/policy_flags.h"
 #include "cli/table.h"
 #include "profile/profile_csv.h"
 #include "workload/workload_yaml.h"
@@ -83,32 +84,7 @@ void SetupReplay(CLI::App* app, CommandContext* context) {
                   "Rate trace CSV: time_s,service,rate (docs/autoscale.md)")
       ->required();
   AddWorkloadOptions(app, &flags->workload, &flags->profiles);
-  autoscale::PolicyOptions& p = flags->options.policy;
-  app->add_option("--interval", p.interval_s, "Seconds between decisions")
-      ->capture_default_str();
-  app->add_option("--window", p.window_s,
-                  "Seconds of observed rates each decision reads")
-      ->capture_default_str();
-  app->add_option("--quantile", p.quantile, "Quantile of the window's rates")
-      ->capture_default_str();
-  app->add_option("--up-step", p.up_step,
-                  "An up move adds this share more than wanted")
-      ->capture_default_str();
-  app->add_option("--trend", p.trend_s,
-                  "Seconds ahead the window's upward trend is projected")
-      ->capture_default_str();
-  app->add_option("--headroom", p.headroom,
-                  "Required rate = (quantile + trend) x (1 + headroom)")
-      ->capture_default_str();
-  app->add_option("--down-below", p.down_below,
-                  "Move down only when wanted < this x required ...")
-      ->capture_default_str();
-  app->add_option("--cooldown", p.cooldown_s, "... for this many seconds")
-      ->capture_default_str();
-  app->add_option("--start-cost", p.start_cost_gpu_s,
-                  "GPU-seconds a pod start costs, against a down move's "
-                  "saving")
-      ->capture_default_str();
+  AddPolicyOptions(app, &flags->options.policy);
   app->add_option("--oracle-interval", flags->options.oracle_interval_s,
                   "Seconds between the oracle's re-optimizations (0: "
                   "--interval)")

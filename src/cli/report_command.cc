@@ -63,14 +63,11 @@ StatusOr<std::vector<report::ServiceSupply>> Supply(
     }
     return supply;
   }
-  for (const workload::Service& s : d.services) {
-    double provided = 0;
-    for (const auto& g : d.gpus) {
-      for (const auto& i : g.instances) {
-        if (i.service == s.name) provided += i.throughput;
-      }
-    }
-    supply.push_back({s.name, s.throughput, provided});
+  std::vector<std::string> names;
+  for (const workload::Service& s : d.services) names.push_back(s.name);
+  std::vector<double> provided = d.CreditedRates(names);
+  for (size_t s = 0; s < d.services.size(); ++s) {
+    supply.push_back({names[s], d.services[s].throughput, provided[s]});
   }
   return supply;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <map>
 
 #include "util/enum_names.h"
 
@@ -44,6 +45,22 @@ bool Deployment::Placed() const {
     if (!g.node || !g.index) return false;
   }
   return true;
+}
+
+std::vector<double> Deployment::CreditedRates(
+    const std::vector<std::string>& services) const {
+  std::map<std::string, double> credited;
+  for (const DeployedGpu& g : gpus) {
+    for (const PlacedInstance& i : g.instances) {
+      if (i.service) credited[*i.service] += i.throughput;
+    }
+  }
+  std::vector<double> out;
+  for (const std::string& s : services) {
+    auto it = credited.find(s);
+    out.push_back(it == credited.end() ? 0 : it->second);
+  }
+  return out;
 }
 
 const std::string& Deployment::GpuModelOf(size_t g) const {

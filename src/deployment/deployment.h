@@ -100,6 +100,10 @@ struct Deployment {
   bool Placed() const;
   // Returns the model name of GPU entry `g`: its own, else `gpu`.
   const std::string& GpuModelOf(size_t g) const;
+  // Per name of `services`: the throughput its instances are credited with
+  // (req/s; 0 for a service the deployment does not serve).
+  std::vector<double> CreditedRates(
+      const std::vector<std::string>& services) const;
 };
 
 // GPUs per node of an unplaced deployment, where a command is not told

@@ -107,7 +107,7 @@ TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
       {"status", {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
   server.Put("/api/v1/namespaces/default/pods/proxy-0", proxy_pod);
 
-  int port = FreePort();
+  int port = testing::FreePort();
   NginxSetup setup;
   setup.listen = "127.0.0.1:" + std::to_string(port);
   setup.prefix = migserve::testing::TempDir() + "/nginx";

@@ -18,7 +18,7 @@ namespace {
 TEST(NginxProcessTest, RotatesByWeightAndReloadsWithoutLosingARequest) {
   EmulatedReplica a;
   EmulatedReplica b;
-  int port = FreePort();
+  int port = testing::FreePort();
   NginxSetup setup;
   setup.listen = "127.0.0.1:" + std::to_string(port);
   setup.prefix = testing::TempDir() + "/nginx";
@@ -78,7 +78,7 @@ TEST(NginxProcessTest, RotatesByWeightAndReloadsWithoutLosingARequest) {
 }
 
 TEST(NginxProcessTest, SaysWhyNginxDidNotStart) {
-  int port = FreePort();
+  int port = testing::FreePort();
   NginxSetup setup;
   setup.listen = "127.0.0.1:" + std::to_string(port);
   setup.prefix = testing::TempDir() + "/n";

@@ -18,6 +18,9 @@ std::string WriteTempFile(const std::string& name, const std::string& contents);
 // Returns how many times the regular expression `pattern` matches in `text`.
 int CountMatches(const std::string& text, const std::string& pattern);
 
+// A TCP port free on 127.0.0.1 now, for a real server a test starts.
+int FreePort();
+
 }  // namespace migserve::testing
 
 #endif  // MIGSERVE_UTIL_TEST_UTIL_H_

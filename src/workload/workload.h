@@ -28,7 +28,7 @@ struct Service {
   double latency_ms = 0;  // SLO latency
   int line = 0;           // line in the source file; 0 if made in memory
   int min_replicas = 1;   // replicas the deployment must give it at least
-  ObserveQueries observe;
+  ObserveQueries observe = {};
 };
 
 // A GPU type the workload may use, and its cost per GPU-hour.

@@ -86,8 +86,9 @@ StatusOr<Service> ParseService(const YAML::Node& node,
   MIGSERVE_ASSIGN_OR_RETURN(
       YamlMap map,
       YamlMap::Open(node, source, fmt::format("services[{}]", index)));
-  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
-      {"name", "model", "throughput", "latency_ms", "min_replicas", "observe"}));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.CheckKeys({"name", "model", "throughput", "latency_ms",
+                     "min_replicas", "observe"}));
   Service s;
   s.line = map.line();
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &s.name));

@@ -1,0 +1,283 @@
+#include "autoscale/autoscaler.h"
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <thread>
+
+#include "cluster/cluster_state.h"
+#include "deployment/deployment_json.h"
+#include "util/file.h"
+
+namespace migserve::autoscale {
+namespace {
+
+constexpr Round kRounds[] = {Round::kHold,     Round::kUp,     Round::kDown,
+                             Round::kDeclined, Round::kPaused, Round::kError};
+
+double UnixNow() {
+  return std::chrono::duration<double>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+const char* RoundName(Round round) {
+  switch (round) {
+    case Round::kHold:
+      return "hold";
+    case Round::kUp:
+      return "up";
+    case Round::kDown:
+      return "down";
+    case Round::kDeclined:
+      return "declined";
+    case Round::kPaused:
+      return "paused";
+    case Round::kError:
+      return "error";
+  }
+  return "error";
+}
+
+StatusOr<std::unique_ptr<Autoscaler>> Autoscaler::Make(
+    const workload::Workload& workload, const profile::ProfileTable& profiles,
+    AutoscaleOptions options) {
+  MIGSERVE_RETURN_IF_ERROR(options.policy.Validate());
+  if (!(options.observe.step_s > 0) ||
+      options.observe.step_s > options.policy.window_s) {
+    return Status::InvalidArgument(
+        "--step must be > 0 seconds and at most --window");
+  }
+  if (options.target.empty()) {
+    return Status::InvalidArgument("--target: the deployment file is required");
+  }
+  MIGSERVE_RETURN_IF_ERROR(deployment::LoadDeployment(options.target).status());
+  MIGSERVE_ASSIGN_OR_RETURN(PrometheusClient prometheus,
+                            PrometheusClient::Make(options.prometheus));
+  StatusOr<Sizer> sizer = Sizer::Make(workload, profiles, options.sizer);
+  if (!sizer.ok()) return sizer.status().WithPrefix("autoscale");
+  return std::unique_ptr<Autoscaler>(new Autoscaler(
+      workload, *std::move(sizer), std::move(prometheus), std::move(options)));
+}
+
+Autoscaler::Autoscaler(const workload::Workload& workload, Sizer sizer,
+                       PrometheusClient prometheus, AutoscaleOptions options)
+    : workload_(workload),
+      sizer_(std::move(sizer)),
+      prometheus_(std::move(prometheus)),
+      options_(std::move(options)),
+      policy_(options_.policy, {}, {}) {
+  std::vector<double> required, slos;
+  for (const workload::Service& s : workload.services) {
+    names_.push_back(s.name);
+    required.push_back(s.throughput);
+    slos.push_back(s.latency_ms);
+  }
+  policy_ = Policy(options_.policy, names_, required);
+  policy_.SetSlos(slos);
+  observed_.assign(names_.size(), std::nan(""));
+  p99_ms_.assign(names_.size(), std::nan(""));
+  required_shown_ = required;
+}
+
+StatusOr<Round> Autoscaler::Step(double now_s) {
+  auto fail = [&](const Status& status) {
+    std::lock_guard lock(mu_);
+    ++rounds_[Round::kError];
+    last_error_ = status.message();
+    options_.log("autoscale: " + status.message());
+    return status;
+  };
+  StatusOr<Observed> observed =
+      Observe(prometheus_, workload_.services, options_.observe, now_s,
+              options_.policy.window_s);
+  if (!observed.ok()) return fail(observed.status());
+  for (const std::string& problem : observed->problems) {
+    options_.log("autoscale: not observed: " + problem);
+  }
+  const Observation& last = observed->window.back();
+  bool paused = !options_.pause_file.empty() &&
+                std::filesystem::exists(options_.pause_file);
+  {
+    std::lock_guard lock(mu_);
+    observed_ = last.rates;
+    p99_ms_ = last.p99_ms;
+    paused_ = paused;
+    last_error_.clear();
+  }
+  if (paused) {
+    options_.log(fmt::format("autoscale: paused ({} exists): no decision",
+                             options_.pause_file));
+    std::lock_guard lock(mu_);
+    ++rounds_[Round::kPaused];
+    return Round::kPaused;
+  }
+  StatusOr<deployment::Deployment> current =
+      deployment::LoadDeployment(options_.target);
+  if (!current.ok()) return fail(current.status());
+  policy_.SetCapacity(current->CreditedRates(names_));
+  Decision decision = policy_.Decide(now_s, observed->window);
+  if (decision.move == Move::kHold) {
+    std::lock_guard lock(mu_);
+    ++rounds_[Round::kHold];
+    return Round::kHold;
+  }
+  StatusOr<Round> moved = Move(now_s, decision, *current);
+  if (!moved.ok()) return fail(moved.status());
+  std::lock_guard lock(mu_);
+  ++rounds_[*moved];
+  required_shown_ = policy_.required();
+  return moved;
+}
+
+StatusOr<Round> Autoscaler::Move(double now_s, const Decision& decision,
+                                 const deployment::Deployment& current) {
+  MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState cluster,
+                            cluster::ClusterFromDeployment(
+                                current, {options_.sizer.gpus_per_node, 0}));
+  StatusOr<deployment::Deployment> target =
+      sizer_.Deploy(decision.required, &cluster);
+  if (!target.ok())
+    return target.status().WithPrefix("autoscale: " + decision.reason);
+  int gpus_now = cluster.UsedGpus();
+  int starts = target->summary && target->summary->transition
+                   ? target->summary->transition->cost.pod_starts
+                   : 0;
+  std::string what =
+      fmt::format("{}; {} -> {} GPUs, {} pod starts", decision.reason, gpus_now,
+                  target->UsedGpus(), starts);
+  if (decision.move == Move::kDown &&
+      !policy_.WorthIt(gpus_now, target->UsedGpus(), starts)) {
+    options_.log("autoscale: declined: " + what +
+                 ": the GPUs saved do not "
+                 "pay for the starts");
+    policy_.Declined(now_s);
+    return Round::kDeclined;
+  }
+  if (options_.dry_run) {
+    options_.log("autoscale: dry run, would move: " + what);
+  } else {
+    MIGSERVE_RETURN_IF_ERROR(WriteFileAtomic(
+        options_.target, deployment::FormatDeployment(*target)));
+    policy_.Moved(decision.required);
+    options_.log(
+        fmt::format("autoscale: {} written: {}", options_.target, what));
+  }
+  {
+    std::lock_guard lock(mu_);
+    target_gpus_ = options_.dry_run ? gpus_now : target->UsedGpus();
+  }
+  return decision.move == Move::kUp ? Round::kUp : Round::kDown;
+}
+
+std::string Autoscaler::Metrics() const {
+  std::lock_guard lock(mu_);
+  std::string out;
+  auto header = [&](const char* name, const char* type, const char* help) {
+    out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+  };
+  header("migserve_autoscale_rounds_total", "counter",
+         "Autoscaler rounds by result (hold, up, down, declined: a down move "
+         "that did not pay for its starts, paused, error).");
+  for (Round r : kRounds) {
+    auto it = rounds_.find(r);
+    out += fmt::format("migserve_autoscale_rounds_total{{result=\"{}\"}} {}\n",
+                       RoundName(r), it == rounds_.end() ? 0 : it->second);
+  }
+  const auto& services = workload_.services;
+  auto per_service = [&](const char* name, const char* help,
+                         const std::vector<double>& values) {
+    header(name, "gauge", help);
+    for (size_t s = 0; s < services.size(); ++s) {
+      if (std::isnan(values[s])) continue;
+      out += fmt::format("{}{{service=\"{}\"}} {}\n", name, services[s].name,
+                         values[s]);
+    }
+  };
+  per_service("migserve_autoscale_observed_rate",
+              "The latest observed request rate (req/s); absent when not "
+              "observed.",
+              observed_);
+  per_service("migserve_autoscale_observed_p99_ms",
+              "The latest observed p99 latency (ms); absent when not observed.",
+              p99_ms_);
+  per_service("migserve_autoscale_required_rate",
+              "The rate the target is made for (req/s).", required_shown_);
+  header("migserve_autoscale_unobserved", "gauge",
+         "1 for a service whose rate was not observed in the last round.");
+  for (size_t s = 0; s < services.size(); ++s) {
+    out += fmt::format("migserve_autoscale_unobserved{{service=\"{}\"}} {}\n",
+                       services[s].name, std::isnan(observed_[s]) ? 1 : 0);
+  }
+  header("migserve_autoscale_paused", "gauge",
+         "1 while the pause file exists.");
+  out += fmt::format("migserve_autoscale_paused {}\n", paused_ ? 1 : 0);
+  return out;
+}
+
+Status Autoscaler::Health() const {
+  std::lock_guard lock(mu_);
+  if (!last_error_.empty()) {
+    return Status::Unavailable("the last round failed: " + last_error_);
+  }
+  return Status::Ok();
+}
+
+Status RunAutoscaler(const workload::Workload& workload,
+                     const profile::ProfileTable& profiles,
+                     AutoscaleOptions options, bool once,
+                     const std::atomic<bool>& stop) {
+  const std::string address = options.metrics_address;
+  const int port = options.metrics_port;
+  const double interval = options.policy.interval_s;
+  MIGSERVE_ASSIGN_OR_RETURN(
+      std::unique_ptr<Autoscaler> autoscaler,
+      Autoscaler::Make(workload, profiles, std::move(options)));
+  httplib::Server server;
+  std::thread serving;
+  if (port >= 0) {
+    server.Get(
+        "/metrics", [&](const httplib::Request&, httplib::Response& res) {
+          res.set_content(autoscaler->Metrics(), "text/plain; version=0.0.4");
+        });
+    server.Get("/healthz",
+               [&](const httplib::Request&, httplib::Response& res) {
+                 Status health = autoscaler->Health();
+                 res.status = health.ok() ? 200 : 503;
+                 res.set_content(health.ok() ? "ok\n" : health.message() + "\n",
+                                 "text/plain");
+               });
+    bool bound = port == 0 ? server.bind_to_any_port(address.c_str()) > 0
+                           : server.bind_to_port(address.c_str(), port);
+    if (!bound) {
+      return Status::Unavailable(
+          fmt::format("--metrics-port: cannot listen on {}:{}", address, port));
+    }
+    serving = std::thread([&] { server.listen_after_bind(); });
+  }
+  Status result = Status::Ok();
+  while (!stop) {
+    StatusOr<Round> round = autoscaler->Step(UnixNow());
+    if (once) {
+      result = round.status();
+      break;
+    }
+    auto until = std::chrono::steady_clock::now() +
+                 std::chrono::duration<double>(interval);
+    while (!stop && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  if (serving.joinable()) {
+    server.stop();
+    serving.join();
+  }
+  return result;
+}
+
+}  // namespace migserve::autoscale

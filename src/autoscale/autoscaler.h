@@ -1,0 +1,104 @@
+// `migserve autoscale` (docs/autoscale.md): the closed loop on a live
+// cluster. Every interval it observes each service's request rate and p99
+// through Prometheus (autoscale/observer.h), lets the policy decide
+// (autoscale/policy.h), and on a move writes the new target deployment,
+// optimized transition-aware from the current target (`optimize --from`),
+// to the file the controller follows (temp file, then rename). Dry-run
+// decides and says so but writes nothing; while the pause file exists it
+// observes and decides nothing. It serves its own /metrics and /healthz.
+#ifndef MIGSERVE_AUTOSCALE_AUTOSCALER_H_
+#define MIGSERVE_AUTOSCALE_AUTOSCALER_H_
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "autoscale/observer.h"
+#include "autoscale/policy.h"
+#include "autoscale/prometheus_client.h"
+#include "autoscale/sizer.h"
+#include "deployment/deployment.h"
+#include "profile/profile_table.h"
+#include "util/status_or.h"
+#include "workload/workload.h"
+
+namespace migserve::autoscale {
+
+struct AutoscaleOptions {
+  std::string prometheus;  // http://host:port[/prefix]
+  // The target deployment JSON the controller follows (`controller
+  // --target`): read as the current deployment, rewritten on each move.
+  std::string target;
+  PolicyOptions policy;
+  ObserveOptions observe;
+  SizerOptions sizer;
+  bool dry_run = false;
+  std::string pause_file;  // "" : never paused
+  std::string metrics_address = "127.0.0.1";
+  int metrics_port = -1;  // -1: no server; 0: a free port
+  // Each line it says (decisions with their reasons, problems), no newline.
+  std::function<void(const std::string&)> log = [](const std::string&) {};
+};
+
+// What one round did.
+enum class Round { kHold, kUp, kDown, kDeclined, kPaused, kError };
+const char* RoundName(Round round);  // "hold", "up", ...
+
+class Autoscaler {
+ public:
+  // `workload`: the services, their SLOs, and the rates the target serves
+  // now. Returns InvalidArgument for bad options, a target that cannot be
+  // read or a workload of more than one GPU type.
+  static StatusOr<std::unique_ptr<Autoscaler>> Make(
+      const workload::Workload& workload, const profile::ProfileTable& profiles,
+      AutoscaleOptions options);
+
+  // One round at Unix time `now_s`: observe, decide, move. An error (no
+  // Prometheus, no deployment for the move, a target that cannot be
+  // written) is logged and counted and returned; the loop goes on.
+  StatusOr<Round> Step(double now_s);
+
+  // Prometheus text of its own metrics; health: the last round's error.
+  std::string Metrics() const;
+  Status Health() const;
+  const std::vector<double>& required() const { return policy_.required(); }
+
+ private:
+  Autoscaler(const workload::Workload& workload, Sizer sizer,
+             PrometheusClient prometheus, AutoscaleOptions options);
+  StatusOr<Round> Move(double now_s, const Decision& decision,
+                       const deployment::Deployment& current);
+
+  const workload::Workload& workload_;
+  std::vector<std::string> names_;  // the workload's services
+  Sizer sizer_;
+  PrometheusClient prometheus_;
+  AutoscaleOptions options_;
+  Policy policy_;
+
+  mutable std::mutex mu_;  // guards what Metrics and Health read
+  std::map<Round, long> rounds_;
+  std::vector<double> observed_;  // latest rate per service, NaN if none
+  std::vector<double> p99_ms_;
+  std::vector<double> required_shown_;
+  bool paused_ = false;
+  int target_gpus_ = 0;
+  std::string last_error_;
+};
+
+// Runs rounds every policy interval until `stop` turns true (the first at
+// once), serving /metrics and /healthz when metrics_port >= 0. With
+// `once`, one round: its error, if any. Returns InvalidArgument or
+// Unavailable when the autoscaler cannot start.
+Status RunAutoscaler(const workload::Workload& workload,
+                     const profile::ProfileTable& profiles,
+                     AutoscaleOptions options, bool once,
+                     const std::atomic<bool>& stop);
+
+}  // namespace migserve::autoscale
+
+#endif  // MIGSERVE_AUTOSCALE_AUTOSCALER_H_

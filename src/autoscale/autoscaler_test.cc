@@ -1,0 +1,189 @@
+// The closed loop against a real Prometheus server (Debian's, on
+// 127.0.0.1) scraping emulated Triton metrics endpoints, one per service's
+// replica, labeled with the service as the pods' relabeling would: the
+// autoscaler reads the rates it gives, names a service it has no series of
+// (and never reads it as zero traffic), moves up at once when a rate
+// rises, writes nothing in a dry run or while paused, moves down only after
+// the cool-down, moves up when the observed p99 nears the SLO although the
+// rate is low, and names a series that went stale. Each round is run at a
+// chosen moment (Step), on wall time, since Prometheus keeps wall time.
+#include "autoscale/autoscaler.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include "autoscale/testing/local_prometheus.h"
+#include "autoscale/testing/triton_endpoint.h"
+#include "deployment/deployment_json.h"
+#include "profile/profile_csv.h"
+#include "util/file.h"
+#include "util/test_util.h"
+#include "workload/workload_yaml.h"
+
+namespace migserve::autoscale {
+namespace {
+
+constexpr char kWorkload[] = R"(gpu: A100-SXM4-80GB
+latency_budget: 1
+max_procs: 1
+services:
+  - {name: bert-1, model: bert, throughput: 1200, latency_ms: 100}
+  - {name: resnet50-1, model: resnet50, throughput: 1200, latency_ms: 100}
+)";
+
+double UnixNow() {
+  return std::chrono::duration<double>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void Sleep(double s) {
+  std::this_thread::sleep_for(std::chrono::duration<double>(s));
+}
+
+// The target's capacity for `service` (req/s).
+double Capacity(const std::string& target, const std::string& service) {
+  deployment::Deployment d = deployment::LoadDeployment(target).value();
+  double sum = 0;
+  for (const deployment::DeployedGpu& g : d.gpus) {
+    for (const deployment::PlacedInstance& i : g.instances) {
+      if (i.service && *i.service == service) sum += i.throughput;
+    }
+  }
+  return sum;
+}
+
+TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
+  workload::Workload workload =
+      workload::ParseWorkload(kWorkload, "w.yaml").value();
+  profile::ProfileTable profiles =
+      profile::LoadProfileCsv(
+          testing::SourcePath("data/profiles/a100-80gb.csv"))
+          .value();
+  SizerOptions sizing;
+  sizing.solve.time_limit_s = 10;
+  sizing.move_time_limit_s = 5;
+  Sizer sizer = Sizer::Make(workload, profiles, sizing).value();
+  const std::string target = testing::TempDir() + "/target.json";
+  ASSERT_TRUE(
+      WriteFileAtomic(target, deployment::FormatDeployment(
+                                  sizer.Deploy({1200, 1200}, nullptr).value()))
+          .ok());
+
+  auto bert = std::make_unique<TritonEndpoint>("bert");
+  bert->SetRate(1000);
+  auto prometheus = LocalPrometheus::Start(
+      {{bert->address(), {{"migserve_service", "bert-1"}}}});
+  ASSERT_TRUE(prometheus.ok()) << prometheus.status().ToString();
+
+  std::vector<std::string> log;
+  AutoscaleOptions options;
+  options.prometheus = (*prometheus)->url();
+  options.target = target;
+  options.sizer = sizing;
+  options.policy.window_s = 6;
+  options.policy.interval_s = 1;
+  options.policy.trend_s = 0;
+  options.policy.cooldown_s = 4;
+  options.policy.start_cost_gpu_s = 0;
+  options.observe.step_s = 1;
+  options.observe.rate_window = "3s";
+  options.pause_file = testing::TempDir() + "/paused";
+  options.log = [&](const std::string& line) { log.push_back(line); };
+  auto autoscaler = Autoscaler::Make(workload, profiles, options);
+  ASSERT_TRUE(autoscaler.ok()) << autoscaler.status().ToString();
+  Autoscaler& a = **autoscaler;
+  auto logged = [&](const std::string& part) {
+    for (const std::string& line : log) {
+      if (line.find(part) != std::string::npos) return true;
+    }
+    return false;
+  };
+  // Scrapes enough for a full window.
+  Sleep(8);
+
+  // 1000 req/s x 1.05 headroom, on the grid, is within 85% to 100% of 1200:
+  // hold. resnet50-1 has no replica scraped: named, and kept at its rate.
+  EXPECT_EQ(a.Step(UnixNow()).value(), Round::kHold);
+  EXPECT_TRUE(logged(
+      "not observed: resnet50-1: no series for "
+      "sum(rate(nv_inference_request_success{migserve_service=\"resnet50-1\"}"
+      "[3s]))"));
+  std::string metrics = a.Metrics();
+  EXPECT_NE(
+      metrics.find("migserve_autoscale_unobserved{service=\"resnet50-1\"} 1"),
+      std::string::npos);
+  EXPECT_NE(metrics.find("migserve_autoscale_unobserved{service=\"bert-1\"} 0"),
+            std::string::npos);
+  size_t at =
+      metrics.find("migserve_autoscale_observed_rate{service=\"bert-1\"} ");
+  ASSERT_NE(at, std::string::npos) << metrics;
+  double observed = std::stod(metrics.substr(at + 51));
+  EXPECT_NEAR(observed, 1000, 50);
+  const std::string before = ReadFile(target).value();
+
+  // A rise to 2000 req/s: up at once, the target rewritten with room for it.
+  bert->SetRate(2000);
+  Sleep(5);
+  std::ofstream(options.pause_file) << "";
+  EXPECT_EQ(a.Step(UnixNow()).value(), Round::kPaused);
+  EXPECT_EQ(ReadFile(target).value(), before);
+  std::filesystem::remove(options.pause_file);
+  EXPECT_EQ(a.Step(UnixNow()).value(), Round::kUp);
+  EXPECT_GE(Capacity(target, "bert-1"), 2000 * 1.05);
+  EXPECT_GE(Capacity(target, "resnet50-1"), 1200);
+  EXPECT_DOUBLE_EQ(a.required()[1], 1200);
+  EXPECT_TRUE(logged("written: up: bert-1 (1200 -> "));
+  const double up = Capacity(target, "bert-1");
+
+  // A dry run decides the same way and writes nothing.
+  {
+    AutoscaleOptions dry = options;
+    dry.dry_run = true;
+    auto d = Autoscaler::Make(workload, profiles, dry).value();
+    std::string now = ReadFile(target).value();
+    bert->SetRate(3000);
+    Sleep(5);
+    EXPECT_EQ(d->Step(UnixNow()).value(), Round::kUp);
+    EXPECT_EQ(ReadFile(target).value(), now);
+    EXPECT_TRUE(logged("dry run, would move: up: bert-1"));
+  }
+
+  // Down to 500 req/s: low at the first round, down once low for the
+  // cool-down (4 s).
+  bert->SetRate(500);
+  Sleep(7);
+  EXPECT_EQ(a.Step(UnixNow()).value(), Round::kHold);
+  Sleep(4.5);
+  EXPECT_EQ(a.Step(UnixNow()).value(), Round::kDown);
+  EXPECT_LT(Capacity(target, "bert-1"), up);
+  EXPECT_GE(Capacity(target, "bert-1"), 500 * 1.05);
+
+  // A p99 near the SLO (95 of 100 ms) moves bert-1 up although its rate
+  // is what it was.
+  bert->SetP99Ms(95);
+  Sleep(2.5);
+  double before_p99 = Capacity(target, "bert-1");
+  EXPECT_EQ(a.Step(UnixNow()).value(), Round::kUp);
+  EXPECT_TRUE(logged("p99 95 ms near its SLO 100 ms"));
+  EXPECT_GT(Capacity(target, "bert-1"), before_p99);
+
+  // The replica stops answering: its series goes stale, named, and the
+  // service is not read as idle (no move down however long it lasts).
+  bert.reset();
+  Sleep(5);
+  log.clear();
+  EXPECT_EQ(a.Step(UnixNow()).value(), Round::kHold);
+  EXPECT_TRUE(logged("not observed: bert-1: "))
+      << ::testing::PrintToString(log);
+  Sleep(4.5);
+  EXPECT_EQ(a.Step(UnixNow()).value(), Round::kHold);
+}
+
+}  // namespace
+}  // namespace migserve::autoscale

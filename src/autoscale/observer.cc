@@ -1,0 +1,111 @@
+#include "autoscale/observer.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace migserve::autoscale {
+namespace {
+
+// The one series a query gives, or why there is none to use.
+StatusOr<PromSeries> OneSeries(const PrometheusClient& prometheus,
+                               const std::string& query, double start_s,
+                               double end_s, double step_s) {
+  MIGSERVE_ASSIGN_OR_RETURN(
+      std::vector<PromSeries> series,
+      prometheus.QueryRange(query, start_s, end_s, step_s));
+  if (series.empty()) {
+    return Status::NotFound(fmt::format("no series for {}", query));
+  }
+  if (series.size() > 1) {
+    return Status::NotFound(fmt::format(
+        "{} gives {} series; aggregate them (sum for a rate, max for a "
+        "latency)",
+        query, series.size()));
+  }
+  return series.front();
+}
+
+// True for an error that is the query's, not the server's.
+bool QueryFault(const Status& status) {
+  return status.code() == Status::Code::kNotFound ||
+         status.code() == Status::Code::kInvalidArgument;
+}
+
+}  // namespace
+
+std::string DefaultRateQuery(const std::string& service,
+                             const ObserveOptions& options) {
+  return fmt::format("sum(rate(nv_inference_request_success{{{}=\"{}\"}}[{}]))",
+                     options.service_label, service, options.rate_window);
+}
+
+std::string DefaultP99Query(const std::string& service,
+                            const ObserveOptions& options) {
+  return fmt::format(
+      "max(nv_inference_request_summary_us{{{}=\"{}\",quantile=\"0.99\"}}) / "
+      "1000",
+      options.service_label, service);
+}
+
+StatusOr<Observed> Observe(const PrometheusClient& prometheus,
+                           const std::vector<workload::Service>& services,
+                           const ObserveOptions& options, double now_s,
+                           double window_s) {
+  const double step = options.step_s;
+  const int steps = std::max(1, static_cast<int>(std::floor(window_s / step)));
+  const double start = now_s - (steps - 1) * step;
+  Observed out;
+  for (int k = 0; k < steps; ++k) {
+    out.window.push_back({start + k * step,
+                          std::vector<double>(services.size(), std::nan("")),
+                          {}});
+  }
+  out.window.back().p99_ms.assign(services.size(), std::nan(""));
+  for (size_t s = 0; s < services.size(); ++s) {
+    const workload::Service& service = services[s];
+    std::string rate_query = service.observe.rate.empty()
+                                 ? DefaultRateQuery(service.name, options)
+                                 : service.observe.rate;
+    StatusOr<PromSeries> rate =
+        OneSeries(prometheus, rate_query, start, now_s, step);
+    if (!rate.ok()) {
+      if (!QueryFault(rate.status())) return rate.status();
+      out.problems.push_back(
+          fmt::format("{}: {}", service.name, rate.status().message()));
+    } else if (rate->samples.empty() ||
+               rate->samples.back().time_s < now_s - step / 2) {
+      out.problems.push_back(fmt::format(
+          "{}: stale: {} gives no sample now{}", service.name, rate_query,
+          rate->samples.empty()
+              ? std::string()
+              : fmt::format(" (the last {:.0f} s ago)",
+                            now_s - rate->samples.back().time_s)));
+    } else {
+      for (const PromSample& sample : rate->samples) {
+        long k = std::lround((sample.time_s - start) / step);
+        if (k >= 0 && k < steps && std::isfinite(sample.value)) {
+          out.window[k].rates[s] = std::max(0.0, sample.value);
+        }
+      }
+    }
+    bool own = !service.observe.p99_ms.empty();
+    std::string p99_query =
+        own ? service.observe.p99_ms : DefaultP99Query(service.name, options);
+    StatusOr<PromSeries> p99 =
+        OneSeries(prometheus, p99_query, now_s, now_s, step);
+    if (!p99.ok()) {
+      if (!QueryFault(p99.status())) return p99.status();
+      // Triton exports no summaries unless asked: silence for the default.
+      if (own) {
+        out.problems.push_back(
+            fmt::format("{}: {}", service.name, p99.status().message()));
+      }
+    } else if (!p99->samples.empty()) {
+      out.window.back().p99_ms[s] = p99->samples.back().value;
+    }
+  }
+  return out;
+}
+
+}  // namespace migserve::autoscale

@@ -1,0 +1,54 @@
+// What `migserve autoscale` observes of each service through Prometheus
+// (docs/autoscale.md): its request rate at each step of the policy's
+// window and its latest p99 latency, by default from Triton's metrics
+// (nv_inference_request_success; the p99 of the latency summary
+// nv_inference_request_summary_us, when Triton exports summaries), or from
+// the queries of the service's `observe:` block. A series that is missing,
+// ambiguous or stale is named, and the service is not observed (unknown to
+// the policy), never read as zero traffic.
+#ifndef MIGSERVE_AUTOSCALE_OBSERVER_H_
+#define MIGSERVE_AUTOSCALE_OBSERVER_H_
+
+#include <string>
+#include <vector>
+
+#include "autoscale/policy.h"
+#include "autoscale/prometheus_client.h"
+#include "util/status_or.h"
+#include "workload/workload.h"
+
+namespace migserve::autoscale {
+
+struct ObserveOptions {
+  // The label that carries the service's name on its replicas' series (a
+  // relabeling of the pods' migserve.io/service label; docs/autoscale.md).
+  std::string service_label = "migserve_service";
+  std::string rate_window = "1m";  // of rate() in the default rate query
+  double step_s = 30;              // between the window's observations
+};
+
+// The default queries for `service`.
+std::string DefaultRateQuery(const std::string& service,
+                             const ObserveOptions& options);
+std::string DefaultP99Query(const std::string& service,
+                            const ObserveOptions& options);
+
+struct Observed {
+  // One observation per step of (now - window, now], oldest first: each
+  // service's rate (NaN where not observed) and, in the last, p99s.
+  std::vector<Observation> window;
+  // Per service not observed, or whose own p99 query gave nothing: why.
+  std::vector<std::string> problems;
+};
+
+// Observes `services` over the `window_s` up to `now_s`. Returns the
+// client's Unavailable when Prometheus cannot be asked (nothing is then
+// observed); a query Prometheus refuses only makes its service a problem.
+StatusOr<Observed> Observe(const PrometheusClient& prometheus,
+                           const std::vector<workload::Service>& services,
+                           const ObserveOptions& options, double now_s,
+                           double window_s);
+
+}  // namespace migserve::autoscale
+
+#endif  // MIGSERVE_AUTOSCALE_OBSERVER_H_

@@ -1,0 +1,114 @@
+#include "autoscale/prometheus_client.h"
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace migserve::autoscale {
+namespace {
+
+constexpr int kConnectTimeoutS = 5;
+constexpr int kReadTimeoutS = 30;
+
+// A sample's value: Prometheus writes numbers as strings, "NaN" and
+// "+Inf" / "-Inf" included.
+StatusOr<double> Value(const nlohmann::json& v) {
+  if (!v.is_string()) return Status::Unavailable("a value is not a string");
+  const std::string& text = v.get_ref<const std::string&>();
+  if (text == "NaN") return std::nan("");
+  if (text == "+Inf") return HUGE_VAL;
+  if (text == "-Inf") return -HUGE_VAL;
+  try {
+    size_t used = 0;
+    double value = std::stod(text, &used);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  return Status::Unavailable(fmt::format("value '{}' is not a number", text));
+}
+
+StatusOr<std::vector<PromSeries>> Matrix(const nlohmann::json& data) {
+  if (!data.is_object() || data.value("resultType", "") != "matrix" ||
+      !data.contains("result") || !data["result"].is_array()) {
+    return Status::Unavailable("the answer is not a matrix");
+  }
+  std::vector<PromSeries> out;
+  for (const nlohmann::json& r : data["result"]) {
+    PromSeries series;
+    if (r.contains("metric") && r["metric"].is_object()) {
+      for (const auto& [k, v] : r["metric"].items()) {
+        if (v.is_string()) series.labels[k] = v.get<std::string>();
+      }
+    }
+    if (!r.contains("values") || !r["values"].is_array()) {
+      return Status::Unavailable("a series has no values");
+    }
+    for (const nlohmann::json& pair : r["values"]) {
+      if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number()) {
+        return Status::Unavailable("a sample is not [time, \"value\"]");
+      }
+      MIGSERVE_ASSIGN_OR_RETURN(double value, Value(pair[1]));
+      series.samples.push_back({pair[0].get<double>(), value});
+    }
+    out.push_back(std::move(series));
+  }
+  return out;
+}
+
+}  // namespace
+
+StatusOr<PrometheusClient> PrometheusClient::Make(const std::string& url) {
+  const std::string scheme = "http://";
+  if (url.rfind(scheme, 0) != 0 || url.size() == scheme.size()) {
+    return Status::InvalidArgument(fmt::format(
+        "--prometheus: '{}' is not http://host:port[/prefix]", url));
+  }
+  size_t slash = url.find('/', scheme.size());
+  std::string origin = url.substr(0, slash);
+  std::string prefix = slash == std::string::npos ? "" : url.substr(slash);
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  return PrometheusClient(url, origin, prefix);
+}
+
+StatusOr<std::vector<PromSeries>> PrometheusClient::QueryRange(
+    const std::string& query, double start_s, double end_s,
+    double step_s) const {
+  httplib::Client client(origin_);
+  client.set_connection_timeout(kConnectTimeoutS);
+  client.set_read_timeout(kReadTimeoutS);
+  httplib::Params params{{"query", query},
+                         {"start", fmt::format("{:.3f}", start_s)},
+                         {"end", fmt::format("{:.3f}", end_s)},
+                         {"step", fmt::format("{:g}", step_s)}};
+  auto where = [&] { return fmt::format("{} (query {})", url_, query); };
+  httplib::Result res =
+      client.Get(prefix_ + "/api/v1/query_range", params, httplib::Headers{});
+  if (!res) {
+    return Status::Unavailable(fmt::format("Prometheus at {}: {}", where(),
+                                           httplib::to_string(res.error())));
+  }
+  nlohmann::json body = nlohmann::json::parse(res->body, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    return Status::Unavailable(fmt::format(
+        "Prometheus at {}: HTTP {}, not the API's JSON", where(), res->status));
+  }
+  if (body.value("status", "") != "success") {
+    std::string error = body.value("error", "no error given");
+    std::string message = fmt::format("Prometheus at {}: {} ({})", where(),
+                                      error, body.value("errorType", ""));
+    // A query the server refuses (bad_data) is the query's fault.
+    return res->status == 400 || res->status == 422
+               ? Status::InvalidArgument(message)
+               : Status::Unavailable(message);
+  }
+  StatusOr<std::vector<PromSeries>> series = Matrix(body["data"]);
+  if (!series.ok()) {
+    return Status::Unavailable(fmt::format("Prometheus at {}: {}", where(),
+                                           series.status().message()));
+  }
+  return series;
+}
+
+}  // namespace migserve::autoscale

@@ -1,0 +1,53 @@
+// Reading a Prometheus server through its HTTP API: range queries
+// (GET /api/v1/query_range), the answer's matrix as series of samples.
+#ifndef MIGSERVE_AUTOSCALE_PROMETHEUS_CLIENT_H_
+#define MIGSERVE_AUTOSCALE_PROMETHEUS_CLIENT_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "util/status_or.h"
+
+namespace migserve::autoscale {
+
+struct PromSample {
+  double time_s = 0;  // Unix time
+  double value = 0;   // NaN and infinities as Prometheus gives them
+};
+
+struct PromSeries {
+  std::map<std::string, std::string> labels;
+  std::vector<PromSample> samples;  // time order
+};
+
+class PrometheusClient {
+ public:
+  // `url`: http://host:port, with a path prefix if the server has one
+  // (--web.route-prefix). Returns InvalidArgument for another form.
+  static StatusOr<PrometheusClient> Make(const std::string& url);
+
+  // The series `query` gives at start_s, start_s + step_s, ... up to end_s.
+  // Returns Unavailable when the server cannot be reached or answers
+  // other than the API does, InvalidArgument with the server's error (bad
+  // PromQL), each naming the query.
+  StatusOr<std::vector<PromSeries>> QueryRange(const std::string& query,
+                                               double start_s, double end_s,
+                                               double step_s) const;
+
+  const std::string& url() const { return url_; }
+
+ private:
+  PrometheusClient(std::string url, std::string origin, std::string prefix)
+      : url_(std::move(url)),
+        origin_(std::move(origin)),
+        prefix_(std::move(prefix)) {}
+
+  std::string url_;     // as given
+  std::string origin_;  // http://host:port
+  std::string prefix_;  // "" or "/prefix"
+};
+
+}  // namespace migserve::autoscale
+
+#endif  // MIGSERVE_AUTOSCALE_PROMETHEUS_CLIENT_H_

@@ -1,0 +1,57 @@
+// What a move of the autoscaler is optimized with (replay and autoscale
+// alike): the workload's services at new rates, from the cluster as it is
+// through the transition-aware milp (`optimize --from`), or from nothing.
+#ifndef MIGSERVE_AUTOSCALE_SIZER_H_
+#define MIGSERVE_AUTOSCALE_SIZER_H_
+
+#include <vector>
+
+#include "cluster/cluster_state.h"
+#include "deployment/deployment.h"
+#include "mig/gpu_model.h"
+#include "optimizer/options.h"
+#include "profile/profile_table.h"
+#include "util/status_or.h"
+#include "workload/workload.h"
+
+namespace migserve::autoscale {
+
+struct SizerOptions {
+  optimizer::SolveOptions solve;  // of a plain milp run ...
+  double move_time_limit_s = 1;   // ... but a move's (`optimize --from`)
+  int gpus_per_node = 8;
+};
+
+class Sizer {
+ public:
+  // Returns InvalidArgument for a workload of more than one GPU type, or
+  // of a GPU the catalog lacks; `workload` and `profiles` outlive it.
+  static StatusOr<Sizer> Make(const workload::Workload& workload,
+                              const profile::ProfileTable& profiles,
+                              const SizerOptions& options);
+
+  // The fewest GPUs for the workload's services (in its order) at `rates`:
+  // from `current` (the transition-aware milp) when given, else from
+  // nothing. Returns FailedPrecondition when no deployment is found.
+  StatusOr<deployment::Deployment> Deploy(
+      const std::vector<double>& rates,
+      const cluster::ClusterState* current) const;
+
+ private:
+  Sizer(const workload::Workload& workload,
+        const profile::ProfileTable& profiles, const mig::GpuModel& gpu,
+        const SizerOptions& options)
+      : workload_(&workload),
+        profiles_(&profiles),
+        gpu_(&gpu),
+        options_(options) {}
+
+  const workload::Workload* workload_;
+  const profile::ProfileTable* profiles_;
+  const mig::GpuModel* gpu_;
+  SizerOptions options_;
+};
+
+}  // namespace migserve::autoscale
+
+#endif  // MIGSERVE_AUTOSCALE_SIZER_H_
