@@ -10,13 +10,16 @@
 
 #include "cluster/cluster_state.h"
 #include "deployment/deployment_json.h"
+#include "util/enum_names.h"
 #include "util/file.h"
 
 namespace migserve::autoscale {
 namespace {
 
-constexpr Round kRounds[] = {Round::kHold,     Round::kUp,     Round::kDown,
-                             Round::kDeclined, Round::kPaused, Round::kError};
+constexpr EnumName<Round> kRoundNames[] = {
+    {Round::kHold, "hold"},     {Round::kUp, "up"},
+    {Round::kDown, "down"},     {Round::kDeclined, "declined"},
+    {Round::kPaused, "paused"}, {Round::kError, "error"}};
 
 double UnixNow() {
   return std::chrono::duration<double>(
@@ -26,23 +29,7 @@ double UnixNow() {
 
 }  // namespace
 
-const char* RoundName(Round round) {
-  switch (round) {
-    case Round::kHold:
-      return "hold";
-    case Round::kUp:
-      return "up";
-    case Round::kDown:
-      return "down";
-    case Round::kDeclined:
-      return "declined";
-    case Round::kPaused:
-      return "paused";
-    case Round::kError:
-      return "error";
-  }
-  return "error";
-}
+const char* RoundName(Round round) { return NameOf(kRoundNames, round).data(); }
 
 StatusOr<std::unique_ptr<Autoscaler>> Autoscaler::Make(
     const workload::Workload& workload, const profile::ProfileTable& profiles,
@@ -168,10 +155,6 @@ StatusOr<Round> Autoscaler::Move(double now_s, const Decision& decision,
     options_.log(
         fmt::format("autoscale: {} written: {}", options_.target, what));
   }
-  {
-    std::lock_guard lock(mu_);
-    target_gpus_ = options_.dry_run ? gpus_now : target->UsedGpus();
-  }
   return decision.move == Move::kUp ? Round::kUp : Round::kDown;
 }
 
@@ -184,10 +167,10 @@ std::string Autoscaler::Metrics() const {
   header("migserve_autoscale_rounds_total", "counter",
          "Autoscaler rounds by result (hold, up, down, declined: a down move "
          "that did not pay for its starts, paused, error).");
-  for (Round r : kRounds) {
+  for (const auto& [r, name] : kRoundNames) {
     auto it = rounds_.find(r);
     out += fmt::format("migserve_autoscale_rounds_total{{result=\"{}\"}} {}\n",
-                       RoundName(r), it == rounds_.end() ? 0 : it->second);
+                       name, it == rounds_.end() ? 0 : it->second);
   }
   const auto& services = workload_.services;
   auto per_service = [&](const char* name, const char* help,

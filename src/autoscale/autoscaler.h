@@ -86,7 +86,6 @@ class Autoscaler {
   std::vector<double> p99_ms_;
   std::vector<double> required_shown_;
   bool paused_ = false;
-  int target_gpus_ = 0;
   std::string last_error_;
 };
 
