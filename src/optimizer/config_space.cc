@@ -7,8 +7,7 @@
 
 namespace migserve::optimizer {
 
-ConfigSpace::ConfigSpace(const Problem& problem)
-    : problem_(problem), groups_of_(problem.num_services()) {
+ConfigSpace::ConfigSpace(const Problem& problem) : problem_(problem) {
   multisets_ =
       mig::DistinctMultisets(problem.gpu, problem.maximal_layouts, &layouts_);
   for (const mig::Layout& layout : layouts_) {
@@ -21,74 +20,198 @@ ConfigSpace::ConfigSpace(const Problem& problem)
     });
     by_size_.push_back(std::move(order));
   }
-  int n = problem.num_services();
-  best_single_.assign(n, 0.0);
+  const int n = problem.num_services();
+  const int num_profiles = static_cast<int>(problem.gpu.profiles.size());
+  num_groups_ = n;
   for (int a = 0; a < n; ++a) {
-    AddGroup(a, deployment::kIdle);
-    for (int k = groups_.back().begin; k < groups_.back().end; ++k) {
-      best_single_[a] = std::max(best_single_[a], configs_[k].utility_a);
-    }
+    pair_start_.push_back(num_groups_);
+    num_groups_ += n - 1 - a;
   }
-  for (int a = 0; a < n; ++a) {
-    for (int b = a + 1; b < n; ++b) AddGroup(a, b);
+  std::map<std::vector<double>, int> classes;
+  std::map<std::array<bool, kMaxProfiles>, int> masks;
+  for (int s = 0; s < n; ++s) {
+    std::vector<double> throughput(num_profiles);
+    std::array<bool, kMaxProfiles> runs{};
+    for (int p = 0; p < num_profiles; ++p) {
+      throughput[p] = problem.caps.throughput(s, p);
+      runs[p] = throughput[p] > 0;
+    }
+    auto [c, new_class] = classes.emplace(std::move(throughput), num_classes_);
+    if (new_class) {
+      ++num_classes_;
+      representative_.push_back(s);
+    }
+    class_of_.push_back(c->second);
+    auto [m, new_mask] = masks.emplace(runs, num_masks_);
+    if (new_mask) {
+      ++num_masks_;
+      runs_.push_back(runs);
+    }
+    mask_of_.push_back(m->second);
+  }
+  shares_.resize(num_masks_);
+  for (int ma = 0; ma < num_masks_; ++ma) {
+    for (int mb = 0; mb <= num_masks_; ++mb) AddConfigs(ma, mb);
+  }
+  for (int ca = 0; ca < num_classes_; ++ca) {
+    for (int cb = 0; cb <= num_classes_; ++cb) AddFront(ca, cb);
+  }
+  best_single_.assign(n, 0.0);
+  for (int s = 0; s < n; ++s) {
+    std::vector<double>& utility = share_utility_.emplace_back();
+    for (const auto& share : shares_[mask_of_[s]]) {
+      double u = 0;
+      for (int p = 0; p < num_profiles; ++p) {
+        u += share[p] * problem.caps.utility(s, p);
+      }
+      utility.push_back(u);
+    }
+    const Range& alone = config_tables_[ConfigTableOf(s, deployment::kIdle)];
+    for (int id = alone.begin; id < alone.end; ++id) {
+      best_single_[s] =
+          std::max(best_single_[s], utility[configs_[id].share_a]);
+    }
   }
 }
 
-void ConfigSpace::AddGroup(int a, int b) {
-  const workload::CapacityMatrix& caps = problem_.caps;
+std::pair<int, int> ConfigSpace::group_services(int g) const {
+  if (g < problem_.num_services()) return {g, deployment::kIdle};
+  int a = static_cast<int>(
+              std::upper_bound(pair_start_.begin(), pair_start_.end(), g) -
+              pair_start_.begin()) -
+          1;
+  return {a, a + 1 + (g - pair_start_[a])};
+}
+
+int ConfigSpace::ShareOf(int mask,
+                         const std::array<uint8_t, kMaxProfiles>& share) {
+  auto& shares = shares_[mask];
+  auto at = std::find(shares.begin(), shares.end(), share);
+  if (at != shares.end()) return static_cast<int>(at - shares.begin());
+  shares.push_back(share);
+  return static_cast<int>(shares.size()) - 1;
+}
+
+void ConfigSpace::AddConfigs(int ma, int mb) {
   const int num_profiles = static_cast<int>(problem_.gpu.profiles.size());
-  Group group{a, b, static_cast<int>(configs_.size()), 0, 0, 0};
+  const bool alone = mb == num_masks_;
+  Range& table = config_tables_.emplace_back();
+  table.begin = static_cast<int>(configs_.size());
   for (size_t m = 0; m < multisets_.size(); ++m) {
     const mig::Multiset& counts = multisets_[m];
     // Odometer over to_a[p] in [0, counts[p]], only where a can run p.
     std::array<uint8_t, kMaxProfiles> to_a{};
     std::array<uint8_t, kMaxProfiles> limit{};
     for (int p = 0; p < num_profiles; ++p) {
-      limit[p] = caps.throughput(a, p) > 0 ? counts[p] : 0;
+      limit[p] = runs_[ma][p] ? counts[p] : 0;
     }
     while (true) {
-      PairConfig c;
-      c.a = a;
-      c.b = b;
-      c.multiset = static_cast<int>(m);
-      c.to_a = to_a;
+      std::array<uint8_t, kMaxProfiles> to_b{};
+      bool a_serves = false;
       bool b_serves = false;
       for (int p = 0; p < num_profiles; ++p) {
-        c.utility_a += to_a[p] * caps.utility(a, p);
-        if (b != deployment::kIdle && counts[p] > to_a[p] &&
-            caps.throughput(b, p) > 0) {
-          c.utility_b += (counts[p] - to_a[p]) * caps.utility(b, p);
+        a_serves = a_serves || to_a[p] > 0;
+        if (!alone && counts[p] > to_a[p] && runs_[mb][p]) {
+          to_b[p] = static_cast<uint8_t>(counts[p] - to_a[p]);
           b_serves = true;
         }
       }
       // A pair config must use both services; a's configs alone must use
       // a. Without b, only the config giving a every instance it can use is
       // kept: fewer instances on a maximal layout only idle them.
-      bool keep = c.utility_a > 0 &&
-                  (b == deployment::kIdle ? to_a == limit : b_serves);
-      if (keep) configs_.push_back(c);
+      if (a_serves && (alone ? to_a == limit : b_serves)) {
+        configs_.push_back({static_cast<int>(m), to_a, ShareOf(ma, to_a),
+                            alone ? -1 : ShareOf(mb, to_b)});
+      }
       int p = 0;
       while (p < num_profiles && to_a[p] == limit[p]) to_a[p++] = 0;
       if (p == num_profiles) break;
       ++to_a[p];
     }
   }
-  group.end = static_cast<int>(configs_.size());
-  if (group.end == group.begin) return;
-  group.front_begin = static_cast<int>(front_.size());
-  for (int k = group.begin; k < group.end; ++k) {
-    const PairConfig& c = configs_[k];
-    bool beaten = std::any_of(
-        front_.begin() + group.front_begin, front_.end(), [&](const Front& f) {
-          return f.utility_a >= c.utility_a && f.utility_b >= c.utility_b;
-        });
-    if (!beaten) front_.push_back({c.utility_a, c.utility_b, k});
+  table.end = static_cast<int>(configs_.size());
+}
+
+void ConfigSpace::AddFront(int ca, int cb) {
+  const workload::CapacityMatrix& caps = problem_.caps;
+  const int num_profiles = static_cast<int>(problem_.gpu.profiles.size());
+  const int a = representative_[ca];
+  const int b = cb == num_classes_ ? deployment::kIdle : representative_[cb];
+  const Range& configs = config_tables_[ConfigTableOf(a, b)];
+  // Each config's throughput for a and for b.
+  auto throughput = [&](int s, int mask, int share) {
+    double sum = 0;
+    if (share < 0) return sum;
+    for (int p = 0; p < num_profiles; ++p) {
+      sum += shares_[mask][share][p] * caps.throughput(s, p);
+    }
+    return sum;
+  };
+  std::vector<std::pair<double, double>> served;
+  for (int id = configs.begin; id < configs.end; ++id) {
+    const ClassConfig& c = configs_[id];
+    served.emplace_back(
+        throughput(a, mask_of_[a], c.share_a),
+        b == deployment::kIdle ? 0 : throughput(b, mask_of_[b], c.share_b));
   }
-  group.front_end = static_cast<int>(front_.size());
-  int id = static_cast<int>(groups_.size());
-  groups_.push_back(group);
-  groups_of_[a].push_back(id);
-  if (b != deployment::kIdle) groups_of_[b].push_back(id);
+  // A config joins unless an earlier one beats it on each side, by the
+  // same share or by a throughput margin far above rounding, so that it
+  // matches or beats it in each service's utility too (a utility is the
+  // throughput over the service's required rate, summed per service). At
+  // worst the front keeps a config the utilities would drop, which never
+  // scores higher than the one that beats it.
+  constexpr double kMargin = 1e-9;
+  Range& table = front_tables_.emplace_back();
+  table.begin = static_cast<int>(front_.size());
+  for (int id = configs.begin; id < configs.end; ++id) {
+    const ClassConfig& c = configs_[id];
+    const auto [ta, tb] = served[id - configs.begin];
+    bool beaten = std::any_of(
+        front_.begin() + table.begin, front_.end(), [&](const Front& f) {
+          const auto [fa, fb] = served[f.config - configs.begin];
+          return (f.share_a == c.share_a || fa > ta * (1 + kMargin)) &&
+                 (f.share_b == c.share_b || fb > tb * (1 + kMargin));
+        });
+    if (!beaten) front_.push_back({c.share_a, c.share_b, id});
+  }
+  table.end = static_cast<int>(front_.size());
+}
+
+int ConfigSpace::BestConfig(int g, const deployment::CompletionRates& rates,
+                            const ScoreRule& rule, double* score) const {
+  auto [a, b] = group_services(g);
+  const Range& t = front_tables_[FrontTableOf(a, b)];
+  const std::vector<double>& utility_a = share_utility_[a];
+  const double rate_a = rates[a];
+  const double rate_b = b == deployment::kIdle ? 1.0 : rates[b];
+  const double* utility_b =
+      b == deployment::kIdle ? nullptr : share_utility_[b].data();
+  double best = 0;
+  int arg = -1;
+  for (int k = t.begin; k < t.end; ++k) {
+    const Front& f = front_[k];
+    // Score's sum: rule.Term is 0 at rate 1.
+    double sc = rule.Term(rate_a, utility_a[f.share_a]) +
+                rule.Term(rate_b, f.share_b < 0 ? 0 : utility_b[f.share_b]);
+    if (sc > best) {
+      best = sc;
+      arg = f.config;
+    }
+  }
+  *score = best;
+  return arg;
+}
+
+PairConfig ConfigSpace::Config(int a, int b, int id) const {
+  const ClassConfig& c = configs_[id];
+  PairConfig out;
+  out.a = a;
+  out.b = b;
+  out.multiset = c.multiset;
+  out.to_a = c.to_a;
+  out.utility_a = share_utility_[a][c.share_a];
+  if (c.share_b >= 0) out.utility_b = share_utility_[b][c.share_b];
+  return out;
 }
 
 deployment::GpuConfig ConfigSpace::Expand(const PairConfig& c) const {

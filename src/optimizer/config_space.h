@@ -1,13 +1,24 @@
 // The GPU configs the paper's algorithms choose from (Appendix A): over the
 // distinct maximal layouts (placement does not change a config's utility),
-// every config that mixes at most two services. Stored compactly per pair of
-// services so that a change to one service's completion rate rescores only
-// the pairs that contain it.
+// every config that mixes at most two services.
+//
+// Which configs a group (a service alone, or a pair) has depends only on
+// the profiles each of its services can run, and which of them can score
+// highest only on its services' classes: services with the same credited
+// throughput on every profile. So the configs are built once per pair of
+// profile sets, as shares of a layout, each service keeps its utility of
+// each share it can take, and the configs that can score highest are
+// listed once per pair of classes. Memory grows with the services and
+// with the square of the classes (a model at a latency SLO, and under the
+// p99 credits its rate over an instance's, up to 64 instances' worth), not
+// with the pairs of services; a group's configs are produced when a step
+// asks for them.
 #ifndef MIGSERVE_OPTIMIZER_CONFIG_SPACE_H_
 #define MIGSERVE_OPTIMIZER_CONFIG_SPACE_H_
 
 #include <array>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "deployment/gpu_config.h"
@@ -43,34 +54,49 @@ class ConfigSpace {
   // layout order among equals.
   const std::vector<int>& by_size(size_t m) const { return by_size_[m]; }
 
-  // All pair configs; those of one group (a service alone, or a pair) are
-  // contiguous.
-  const std::vector<PairConfig>& configs() const { return configs_; }
-  // Groups: [begin, end) ranges into configs(); [front_begin, front_end)
-  // into front().
-  struct Group {
-    int a;
-    int b;  // kIdle for a service alone
-    int begin;
-    int end;
-    int front_begin;
-    int front_end;
-  };
-  const std::vector<Group>& groups() const { return groups_; }
-  // The configs of each group that no earlier config of the group matches
-  // or beats in both utilities, in group order, with their utilities. A
-  // score that grows with each utility (ScoreRule's does, in floating point
-  // too) is highest, first reached, on one of them: they are all the
-  // greedy needs to rescore a group, a fraction of its configs.
-  struct Front {
-    double utility_a;
-    double utility_b;
-    int config;
-  };
-  const std::vector<Front>& front() const { return front_; }
+  // Services with the same credited throughput on every profile.
+  int num_classes() const { return num_classes_; }
 
-  // The groups that contain service `s`.
-  const std::vector<int>& groups_of(int s) const { return groups_of_[s]; }
+  // Groups, numbered: g < n is service g alone; then the pairs (a, b),
+  // a < b, in order of a, then b. A group may have no config.
+  int num_groups() const { return num_groups_; }
+  // The services of group g: (a, kIdle) for a service alone.
+  std::pair<int, int> group_services(int g) const;
+
+  // Calls fn(g) for each group that contains service `s`: s alone, then
+  // the pairs (a, s), then (s, b), in group order.
+  template <typename Fn>
+  void ForEachGroupOf(int s, Fn fn) const {
+    fn(s);
+    for (int a = 0; a < s; ++a) fn(PairGroup(a, s));
+    const int n = problem_.num_services();
+    for (int b = s + 1; b < n; ++b) fn(PairGroup(s, b));
+  }
+
+  // Calls fn(id, config) for each config of group g, in group order, with
+  // ids that grow in that order.
+  template <typename Fn>
+  void ForEachConfig(int g, Fn fn) const {
+    auto [a, b] = group_services(g);
+    const Range& r = config_tables_[ConfigTableOf(a, b)];
+    for (int id = r.begin; id < r.end; ++id) fn(id, Config(a, b, id));
+  }
+
+  // The id of the config of group g with the highest score under `rates`
+  // (the first in group order among equals; -1 if none scores above 0),
+  // and that score in `score`. Only the group's front is scored: the
+  // configs that no earlier config of the group matches or beats in both
+  // services' utilities. A score that grows with each utility
+  // (ScoreRule's does, in floating point too) is highest, first reached,
+  // on one of them.
+  int BestConfig(int g, const deployment::CompletionRates& rates,
+                 const ScoreRule& rule, double* score) const;
+
+  // Config `id` of group g.
+  PairConfig Config(int g, int id) const {
+    auto [a, b] = group_services(g);
+    return Config(a, b, id);
+  }
 
   // The utility, for each service, of the best GPU config serving it alone.
   double best_single(int s) const { return best_single_[s]; }
@@ -86,16 +112,63 @@ class ConfigSpace {
   deployment::GpuConfig Expand(const PairConfig& c) const;
 
  private:
-  void AddGroup(int a, int b);
+  // A config of a pair of profile sets: a's share of the multiset's
+  // instances and what is left to b where b can run it, each an index into
+  // its profile set's shares (-1: none).
+  struct ClassConfig {
+    int multiset;
+    std::array<uint8_t, kMaxProfiles> to_a;
+    int share_a;
+    int share_b;
+  };
+  // A config of a front, with what scoring it needs at hand.
+  struct Front {
+    int share_a;
+    int share_b;
+    int config;  // index into configs_
+  };
+  struct Range {
+    int begin = 0;
+    int end = 0;
+  };
+
+  int PairGroup(int a, int b) const { return pair_start_[a] + (b - a - 1); }
+  // The configs of a's and b's profile sets, or of a's alone (b == kIdle),
+  // in config_tables_; the front of their classes in front_tables_.
+  int ConfigTableOf(int a, int b) const {
+    int mb = b == deployment::kIdle ? num_masks_ : mask_of_[b];
+    return mask_of_[a] * (num_masks_ + 1) + mb;
+  }
+  int FrontTableOf(int a, int b) const {
+    int cb = b == deployment::kIdle ? num_classes_ : class_of_[b];
+    return class_of_[a] * (num_classes_ + 1) + cb;
+  }
+  PairConfig Config(int a, int b, int id) const;
+  void AddConfigs(int ma, int mb);
+  void AddFront(int ca, int cb);
+  int ShareOf(int mask, const std::array<uint8_t, kMaxProfiles>& share);
 
   const Problem& problem_;
   std::vector<mig::Multiset> multisets_;
   std::vector<mig::Layout> layouts_;
   std::vector<std::vector<int>> by_size_;
-  std::vector<PairConfig> configs_;
-  std::vector<Group> groups_;
+  int num_groups_ = 0;
+  std::vector<int> pair_start_;  // group of the pair (a, a + 1), per a
+  // Profile sets (the profiles a service can run), per service; for each,
+  // which profiles and its shares.
+  int num_masks_ = 0;
+  std::vector<int> mask_of_;
+  std::vector<std::array<bool, kMaxProfiles>> runs_;
+  std::vector<std::vector<std::array<uint8_t, kMaxProfiles>>> shares_;
+  // Classes, per service; for each, a service of it.
+  int num_classes_ = 0;
+  std::vector<int> class_of_;
+  std::vector<int> representative_;
+  std::vector<std::vector<double>> share_utility_;  // per service, share
+  std::vector<ClassConfig> configs_;
+  std::vector<Range> config_tables_;
   std::vector<Front> front_;
-  std::vector<std::vector<int>> groups_of_;
+  std::vector<Range> front_tables_;
   std::vector<double> best_single_;
 };
 

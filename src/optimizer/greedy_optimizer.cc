@@ -175,13 +175,14 @@ GpuConfig BestMixMore(const ConfigSpace& space, const CompletionRates& rates,
   const int num_profiles =
       static_cast<int>(space.problem().gpu.profiles.size());
   GpuConfig best;
-  *score = 0;
   std::optional<Filler> filler;
   std::vector<int> assigned;
   for (int s : services) {
     if (!AlmostSatisfied(space, rates, options, s)) continue;
     if (!filler) filler.emplace(space, rates, options.score);
     double missing = 1.0 - rates[s];
+    std::array<double, kMaxProfiles> utility{};
+    for (int p = 0; p < num_profiles; ++p) utility[p] = caps.utility(s, p);
     for (size_t m = 0; m < space.multisets().size(); ++m) {
       const mig::Multiset& counts = space.multisets()[m];
       const mig::Layout& layout = space.layouts()[m];
@@ -190,7 +191,7 @@ GpuConfig BestMixMore(const ConfigSpace& space, const CompletionRates& rates,
       double smallest = 1e300;
       for (int p = 0; p < num_profiles; ++p) {
         limit[p] = caps.throughput(s, p) > 0 ? counts[p] : 0;
-        if (limit[p] > 0) smallest = std::min(smallest, caps.utility(s, p));
+        if (limit[p] > 0) smallest = std::min(smallest, utility[p]);
       }
       // Every non-empty share for s that overshoots what s misses by less
       // than one instance; the rest of the GPU goes to other services.
@@ -200,9 +201,18 @@ GpuConfig BestMixMore(const ConfigSpace& space, const CompletionRates& rates,
         if (p == num_profiles) break;
         ++take[p];
         double u = 0;
-        for (int q = 0; q < num_profiles; ++q)
-          u += take[q] * caps.utility(s, q);
-        if (u - smallest >= missing) continue;
+        for (int q = 0; q < num_profiles; ++q) u += take[q] * utility[q];
+        if (u - smallest >= missing) {
+          // So does every share with at least these instances (each term
+          // of the sum only grows): those that follow in this order until
+          // the lowest profile taken here carries over.
+          for (int q = 0; q < num_profiles; ++q) {
+            bool lowest = take[q] > 0;
+            take[q] = limit[q];
+            if (lowest) break;
+          }
+          continue;
+        }
         assigned.assign(layout.size(), kIdle);
         std::array<int, kMaxProfiles> given{};
         const auto& instances = layout.instances();
@@ -240,8 +250,7 @@ std::optional<std::vector<GpuConfig>> GreedyUntil(
     const GreedyOptions& options, Clock::time_point deadline) {
   const bool limited = deadline != Clock::time_point::max();
   const int n = space.problem().num_services();
-  const auto& configs = space.configs();
-  const auto& groups = space.groups();
+  const int num_groups = space.num_groups();
   CompletionRates rates = initial;
   // A group's best score only falls as rates rise (ScoreRule::Term shrinks
   // with what a service misses), so a group whose services changed keeps
@@ -249,34 +258,22 @@ std::optional<std::vector<GpuConfig>> GreedyUntil(
   // only when that bound reaches the top. The top is then the same group,
   // with the same config, that rescoring every changed group at once
   // would give.
-  std::vector<int> version(groups.size(), 0);
-  std::vector<char> stale(groups.size(), 0);
-  std::vector<int> best_in_group(groups.size(), -1);
+  std::vector<int> version(num_groups, 0);
+  std::vector<char> stale(num_groups, 0);
+  std::vector<int> best_in_group(num_groups, -1);
   // (score, -group, version): the highest score first, then the lowest
   // group index, so that ties break the same way every run.
   std::priority_queue<std::tuple<double, int, int>> heap;
-  const auto& front = space.front();
   const ScoreRule& rule = options.score;
   auto rescore = [&](int g) {
-    double best = 0;
-    int arg = -1;
-    const double rate_a = rates[groups[g].a];
-    const double rate_b = groups[g].b == kIdle ? 1.0 : rates[groups[g].b];
-    for (int k = groups[g].front_begin; k < groups[g].front_end; ++k) {
-      // ConfigSpace::Score's sum: rule.Term is 0 at rate 1.
-      double sc = rule.Term(rate_a, front[k].utility_a) +
-                  rule.Term(rate_b, front[k].utility_b);
-      if (sc > best) {
-        best = sc;
-        arg = front[k].config;
-      }
-    }
+    double best;
+    int arg = space.BestConfig(g, rates, rule, &best);
     best_in_group[g] = arg;
     stale[g] = 0;
     ++version[g];
     if (arg >= 0) heap.emplace(best, -g, version[g]);
   };
-  for (size_t g = 0; g < groups.size(); ++g) rescore(static_cast<int>(g));
+  for (int g = 0; g < num_groups; ++g) rescore(g);
   std::vector<int> all(n);
   for (int s = 0; s < n; ++s) all[s] = s;
 
@@ -295,17 +292,18 @@ std::optional<std::vector<GpuConfig>> GreedyUntil(
       }
     }
     double pair_score = heap.empty() ? 0 : std::get<0>(heap.top());
-    double mix_score = 0;
+    double mix_score = pair_score;
     GpuConfig chosen;
     if (options.mix_more) {
       chosen = BestMixMore(space, rates, options, all, &mix_score);
     }
     if (mix_score <= pair_score) {
-      chosen = space.Expand(configs[best_in_group[-std::get<1>(heap.top())]]);
+      int g = -std::get<1>(heap.top());
+      chosen = space.Expand(space.Config(g, best_in_group[g]));
     }
     for (int s : chosen.services) {
       if (s == kIdle) continue;
-      for (int g : space.groups_of(s)) stale[g] = 1;
+      space.ForEachGroupOf(s, [&](int g) { stale[g] = 1; });
     }
     deployment::AddConfig(chosen, space.problem().caps, &rates);
     out.push_back(std::move(chosen));

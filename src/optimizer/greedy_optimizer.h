@@ -29,8 +29,10 @@ std::optional<std::vector<deployment::GpuConfig>> GreedyUntil(
     const GreedyOptions& options, Clock::time_point deadline);
 
 // Returns the best config that mixes an almost-satisfied service (see
-// GreedyOptions) with any others under `rates`, and its score in `score`;
-// an empty layout if no service is almost satisfied. Exposed for MCTS.
+// GreedyOptions) with any others under `rates` (the first found among
+// equals) if its score beats `*score` on entry, and sets `*score` to it;
+// else an empty layout, `*score` unchanged. The score to beat lets the
+// search skip what cannot matter to the caller. Exposed for MCTS.
 deployment::GpuConfig BestMixMore(const ConfigSpace& space,
                                   const deployment::CompletionRates& rates,
                                   const GreedyOptions& options,

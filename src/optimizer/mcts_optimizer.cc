@@ -85,37 +85,38 @@ std::vector<Scored> Search::TopConfigs(const CompletionRates& rates,
                                        const std::vector<int>& services,
                                        int k) {
   const ScoreRule& rule = options_.greedy.score;
-  const auto& configs = space_.configs();
-  const auto& groups = space_.groups();
-  std::vector<char> seen(groups.size(), 0);
-  // (score, config index), best first after sorting.
-  std::vector<std::pair<double, int>> best;
+  // Each group once: a pair is skipped at its second service.
+  std::vector<char> done(space_.problem().num_services(), 0);
+  // (score, (group, config id)), best first after sorting.
+  using Entry = std::pair<double, std::pair<int, int>>;
+  std::vector<Entry> best;
   for (int s : services) {
-    for (int g : space_.groups_of(s)) {
-      if (seen[g]) continue;
-      seen[g] = 1;
-      for (int c = groups[g].begin; c < groups[g].end; ++c) {
-        double sc = space_.Score(configs[c], rates, rule);
-        if (sc <= 0) continue;
+    space_.ForEachGroupOf(s, [&](int g) {
+      auto [a, b] = space_.group_services(g);
+      if (done[a] || (b != deployment::kIdle && done[b])) return;
+      space_.ForEachConfig(g, [&](int id, const PairConfig& c) {
+        double sc = space_.Score(c, rates, rule);
+        if (sc <= 0) return;
         if (static_cast<int>(best.size()) < k) {
-          best.emplace_back(sc, c);
+          best.push_back({sc, {g, id}});
           std::push_heap(best.begin(), best.end(), std::greater<>());
         } else if (sc > best.front().first) {
           std::pop_heap(best.begin(), best.end(), std::greater<>());
-          best.back() = {sc, c};
+          best.back() = {sc, {g, id}};
           std::push_heap(best.begin(), best.end(), std::greater<>());
         }
-      }
-    }
+      });
+    });
+    done[s] = 1;
   }
-  std::sort(best.begin(), best.end(), [](const auto& x, const auto& y) {
+  std::sort(best.begin(), best.end(), [](const Entry& x, const Entry& y) {
     return x.first > y.first || (x.first == y.first && x.second < y.second);
   });
   std::vector<Scored> out;
-  for (const auto& [sc, c] : best)
-    out.push_back({sc, space_.Expand(configs[c])});
+  for (const auto& [sc, at] : best)
+    out.push_back({sc, space_.Expand(space_.Config(at.first, at.second))});
   if (options_.greedy.mix_more) {
-    double sc = 0;
+    double sc = static_cast<int>(out.size()) < k ? 0 : out.back().score;
     GpuConfig mix = BestMixMore(space_, rates, options_.greedy, services, &sc);
     if (sc > 0 && (static_cast<int>(out.size()) < k || sc > out.back().score)) {
       if (static_cast<int>(out.size()) == k) out.pop_back();
