@@ -22,6 +22,7 @@
 #include "profile/model_analyzer_import.h"
 #include "profile/perf_analyzer_import.h"
 #include "profile/profile_csv.h"
+#include "report/report_inputs.h"
 #include "util/file.h"
 #include "util/test_util.h"
 #include "workload/workload_yaml.h"
@@ -214,7 +215,12 @@ std::string Check(const Example& e) {
   if (kind == "simulation-report" || kind == "serve-report" ||
       kind == "compare-report" || kind == "replay-report") {
     auto r = SameFields(nlohmann::json::parse(e.text), Written(kind), "$");
-    return r ? "" : r.message();
+    if (!r) return r.message();
+    // What report --replay reads.
+    if (kind == "replay-report") {
+      return status_of(report::ParseReplayJson(e.text, source));
+    }
+    return "";
   }
   if (kind == "commands") {
     std::istringstream in(e.text);

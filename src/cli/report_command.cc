@@ -1,7 +1,10 @@
 // migserve report -d D [-w W -p P] [--from D0] [--compare C] [--plan PL]
-//     [--simulation R] [--serve S] [-o report.html]
+//     [--simulation R] [--serve S] [--replay RP [--trace T]] [-o report.html]
 #include <fmt/format.h>
 
+#include <utility>
+
+#include "autoscale/trace.h"
 #include "cli/command.h"
 #include "cli/flag_checks.h"
 #include "cli/inputs.h"
@@ -23,6 +26,8 @@ struct ReportFlags {
   std::string plan;
   std::string simulation;
   std::string serve;
+  std::string replay;
+  std::string trace;
   std::string title;
   int compact_above = 100;
   std::string output;
@@ -72,24 +77,65 @@ StatusOr<std::vector<report::ServiceSupply>> Supply(
   return supply;
 }
 
+// The rates of a replay's trace, for report to draw.
+StatusOr<report::ObservedRates> LoadRates(const std::string& path) {
+  MIGSERVE_ASSIGN_OR_RETURN(autoscale::RateTrace trace,
+                            autoscale::LoadRateTrace(path));
+  return report::ObservedRates{std::move(trace.services),
+                               std::move(trace.times_s),
+                               std::move(trace.rates)};
+}
+
 Status RunReport(const ReportFlags& flags, CommandContext* context) {
+  if (flags.deployment.empty() && flags.replay.empty()) {
+    return Status::InvalidArgument(
+        "report draws a deployment (-d) or a replayed day (--replay): give "
+        "one");
+  }
+  if (flags.deployment.empty()) {
+    for (const auto& [flag, value] : {std::pair{"-w", &flags.workload},
+                                      {"--from", &flags.from},
+                                      {"--compare", &flags.compare},
+                                      {"--plan", &flags.plan},
+                                      {"--simulation", &flags.simulation},
+                                      {"--serve", &flags.serve}}) {
+      if (!value->empty()) {
+        return Status::InvalidArgument(fmt::format(
+            "{} goes with the deployment it describes: give -d", flag));
+      }
+    }
+  }
+  if (!flags.trace.empty() && flags.replay.empty()) {
+    return Status::InvalidArgument(
+        "--trace gives the rates of a replayed day: give --replay");
+  }
   if (flags.workload.empty() != flags.profiles.empty()) {
     return Status::InvalidArgument(
         "-w and -p go together: the profiles give each service's capacity");
   }
-  MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment d,
-                            deployment::LoadDeployment(flags.deployment));
   report::ReportInput in;
-  in.title =
-      flags.title.empty() ? "migserve: " + flags.deployment : flags.title;
-  in.deployment = &d;
+  in.title = flags.title.empty()
+                 ? "migserve: " + (flags.deployment.empty() ? flags.replay
+                                                            : flags.deployment)
+                 : flags.title;
   in.compact_above = flags.compact_above;
+  MIGSERVE_RETURN_IF_ERROR(LoadTyped("--replay", flags.replay,
+                                     "replay --format json",
+                                     report::ParseReplayJson, &in.replay));
+  if (!flags.trace.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(in.rates, LoadRates(flags.trace));
+  }
+  std::optional<deployment::Deployment> d;
+  if (!flags.deployment.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(d, deployment::LoadDeployment(flags.deployment));
+    in.deployment = &*d;
+    MIGSERVE_ASSIGN_OR_RETURN(in.supply, Supply(flags, *d, context));
+  }
   std::optional<deployment::Deployment> before;
   if (!flags.from.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(before, deployment::LoadDeployment(flags.from));
     in.before = &*before;
   }
-  MIGSERVE_ASSIGN_OR_RETURN(in.supply, Supply(flags, d, context));
   MIGSERVE_RETURN_IF_ERROR(LoadTyped("--compare", flags.compare,
                                      "compare --format json",
                                      report::ParseCompareJson, &in.compare));
@@ -106,8 +152,15 @@ Status RunReport(const ReportFlags& flags, CommandContext* context) {
   std::string html = report::RenderReport(in);
   MIGSERVE_RETURN_IF_ERROR(context->Emit(flags.output, html));
   if (!flags.output.empty()) {
-    context->err << fmt::format("report: {} GPUs drawn -> {}\n", d.gpus.size(),
-                                flags.output);
+    std::vector<std::string> drawn;
+    if (d) drawn.push_back(fmt::format("{} GPUs", d->gpus.size()));
+    if (in.replay) {
+      size_t moves = in.replay->events.size();
+      drawn.push_back(fmt::format("a replayed day of {} move{}", moves,
+                                  moves == 1 ? "" : "s"));
+    }
+    context->err << fmt::format("report: {} drawn -> {}\n",
+                                fmt::join(drawn, " and "), flags.output);
   }
   return Status::Ok();
 }
@@ -117,8 +170,7 @@ Status RunReport(const ReportFlags& flags, CommandContext* context) {
 void SetupReport(CLI::App* app, CommandContext* context) {
   auto flags = std::make_shared<ReportFlags>();
   app->add_option("-d,--deployment", flags->deployment,
-                  "Deployment JSON to draw")
-      ->required();
+                  "Deployment JSON to draw (or --replay alone)");
   app->add_option("-w,--workload", flags->workload,
                   "Workload YAML (with -p: capacities from the profiles)");
   app->add_option("-p,--profiles", flags->profiles,
@@ -133,6 +185,12 @@ void SetupReport(CLI::App* app, CommandContext* context) {
                   "simulate --report output: timeline and capacities");
   app->add_option("--serve", flags->serve,
                   "serve --format json output: latencies against the SLO");
+  app->add_option("--replay", flags->replay,
+                  "replay --format json output: the replayed day (GPUs over "
+                  "time, each move, capacity per service)");
+  app->add_option("--trace", flags->trace,
+                  "The replay's rate trace CSV: each service's rate drawn "
+                  "against its capacity");
   app->add_option("--title", flags->title, "Page title");
   app->add_option("--compact-above", flags->compact_above,
                   "Draw the fleet small (a block per node) when the "

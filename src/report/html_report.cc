@@ -7,6 +7,7 @@
 
 #include "report/bar_chart.h"
 #include "report/deployment_view.h"
+#include "report/replay_view.h"
 #include "report/svg.h"
 #include "report/transition_view.h"
 
@@ -28,6 +29,11 @@ svg text { font: 11px system-ui, sans-serif; }
 .grid { stroke: #EEE; }
 .floor { stroke: #CC3311; stroke-dasharray: 6 3; }
 .capacity-line { fill: none; stroke-width: 2; }
+.gpus-line { fill: none; stroke: #4477AA; stroke-width: 2; }
+.rate-line { fill: none; stroke: #222; stroke-width: 1; stroke-dasharray: 4 2; }
+.static-peak { stroke: #777; stroke-dasharray: 6 3; }
+.move, .move-mark { stroke-width: 1; } .up { stroke: #CC3311; }
+.down { stroke: #228833; } .move-mark { stroke-opacity: 0.5; }
 .ok { fill: #228833; } .bad { fill: #CC3311; font-weight: bold; }
 table { border-collapse: collapse; } td, th { padding: 2px 10px;
   border-bottom: 1px solid #EEE; text-align: left; }
@@ -164,35 +170,47 @@ std::string ServeChart(const std::vector<ServedService>& serve,
 }  // namespace
 
 std::string RenderReport(const ReportInput& in) {
-  const deployment::Deployment& d = *in.deployment;
   std::vector<std::string> services;
   if (in.before) {
     for (const auto& s : in.before->services) services.push_back(s.name);
   }
-  for (const auto& s : d.services) services.push_back(s.name);
+  if (in.deployment) {
+    for (const auto& s : in.deployment->services) services.push_back(s.name);
+  }
+  if (in.replay) {
+    services.insert(services.end(), in.replay->services.begin(),
+                    in.replay->services.end());
+  }
   Palette palette(services);
-  int serving = d.UsedGpus();
-
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-      "<title>{0}</title><style>{1}</style></head><body>\n<h1>{0}</h1>\n"
-      "<p id=\"summary\" data-gpus=\"{2}\" data-serving=\"{3}\">{2} GPUs, {3} "
-      "serving, {4} services{5}.</p>\n",
-      Escape(in.title), kStyle, d.gpus.size(), serving, d.services.size(),
-      d.summary
-          ? Escape(fmt::format("; {} says {} GPUs ({})", d.summary->algorithm,
-                               d.summary->gpus,
-                               deployment::SolveStatusName(d.summary->status)))
-          : "");
-  out += Legend(palette);
-  if (in.before) {
-    out += "<h2>Before the transition</h2>\n" +
-           DeploymentView(*in.before, palette, in.compact_above);
-    out += "<h2>After: the deployment</h2>\n" + Freed(*in.before, d);
-  } else {
-    out += "<h2>The deployment</h2>\n";
+      "<title>{0}</title><style>{1}</style></head><body>\n<h1>{0}</h1>\n",
+      Escape(in.title), kStyle);
+  if (in.deployment) {
+    const deployment::Deployment& d = *in.deployment;
+    int serving = d.UsedGpus();
+    out += fmt::format(
+        "<p id=\"summary\" data-gpus=\"{0}\" data-serving=\"{1}\">{0} "
+        "GPUs, {1} serving, {2} services{3}.</p>\n",
+        d.gpus.size(), serving, d.services.size(),
+        d.summary ? Escape(fmt::format(
+                        "; {} says {} GPUs ({})", d.summary->algorithm,
+                        d.summary->gpus,
+                        deployment::SolveStatusName(d.summary->status)))
+                  : "");
   }
-  out += DeploymentView(d, palette, in.compact_above);
+  out += Legend(palette);
+  if (in.deployment) {
+    const deployment::Deployment& d = *in.deployment;
+    if (in.before) {
+      out += "<h2>Before the transition</h2>\n" +
+             DeploymentView(*in.before, palette, in.compact_above);
+      out += "<h2>After: the deployment</h2>\n" + Freed(*in.before, d);
+    } else {
+      out += "<h2>The deployment</h2>\n";
+    }
+    out += DeploymentView(d, palette, in.compact_above);
+  }
   if (!in.supply.empty()) {
     out +=
         "<h2>Services: provided vs required</h2>\n<p class=\"muted\">The "
@@ -228,6 +246,19 @@ std::string RenderReport(const ReportInput& in) {
   if (in.serve) {
     out += "<h2>Serving: latency against the SLO</h2>\n" +
            ServeChart(*in.serve, palette);
+  }
+  if (in.replay) {
+    out += "<h2>The replayed day</h2>\n" + ReplayRunsTable(*in.replay);
+    out +=
+        "<h3>GPUs over time</h3>\n<p class=\"muted\">The line is the "
+        "GPUs in use (a transition counts its peak while it runs), the "
+        "dashed line static provisioning for the peak; each move of the "
+        "policy is marked <span style=\"color:#CC3311\">up</span> or "
+        "<span style=\"color:#228833\">down</span>.</p>\n" +
+        ReplayGpusView(*in.replay);
+    out += "<h3>Ready capacity against the rate received</h3>\n" +
+           ReplayServicesView(*in.replay, in.rates ? &*in.rates : nullptr,
+                              palette);
   }
   return out + "</body></html>\n";
 }

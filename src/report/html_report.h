@@ -1,7 +1,7 @@
 // `migserve report`: one self-contained HTML file (inline SVG and CSS, no
 // script, nothing fetched) showing a deployment and, when given, its
 // comparison with other algorithms, the transition to it, and how it
-// serves (docs/report.md).
+// serves; or a day replayed through the autoscaling policy (docs/report.md).
 #ifndef MIGSERVE_REPORT_HTML_REPORT_H_
 #define MIGSERVE_REPORT_HTML_REPORT_H_
 
@@ -24,13 +24,15 @@ struct ServiceSupply {
 
 struct ReportInput {
   std::string title;
-  const deployment::Deployment* deployment = nullptr;  // required
+  const deployment::Deployment* deployment = nullptr;  // or a replayed day
   const deployment::Deployment* before = nullptr;      // the transition's start
   std::vector<ServiceSupply> supply;
   std::optional<std::vector<ComparedRow>> compare;  // compare --format json
   std::optional<cluster::TransitionPlan> plan;
   std::optional<cluster::TransitionReport> simulation;  // simulate --report
   std::optional<std::vector<ServedService>> serve;      // serve --format json
+  std::optional<ReplayedDay> replay;                    // replay --format json
+  std::optional<ObservedRates> rates;                   // the replay's trace
   int compact_above = 100;  // GPUs; see DeploymentView
 };
 

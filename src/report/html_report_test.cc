@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "deployment/deployment_json.h"
+#include "report/report_inputs.h"
 #include "util/test_util.h"
 
 namespace migserve::report {
@@ -174,6 +175,102 @@ TEST(HtmlReportTest, CompareAndServeChartsHaveABarPerRow) {
       nlohmann::json{{"rows", {{{"kind", "bound"}}}}}.dump(), "c.json");
   ASSERT_FALSE(short_compare.ok());
   EXPECT_EQ(short_compare.status().message(), "c.json: rows[0].name: missing");
+}
+
+// A day of two services, one move up and one down, drawn alone: the runs'
+// table, each move on the GPU line where the replay says, each service's
+// capacity and rate, the minutes short the replay measured.
+constexpr const char* kReplayedDay = R"({
+  "services": ["a", "b"], "start_s": 0, "end_s": 3600,
+  "policy": {"gpu_hours": 3.5, "peak_gpus": 5, "transitions": 2,
+             "short_minutes": 6.5, "short_minutes_by_service": {"a": 6.5}},
+  "static_peak": {"gpu_hours": 5, "peak_gpus": 5, "transitions": 0,
+                  "short_minutes": 0, "short_minutes_by_service": {}},
+  "oracle": {"gpu_hours": 3, "peak_gpus": 4, "transitions": 0,
+             "short_minutes": 0, "short_minutes_by_service": {}},
+  "declined": 0,
+  "events": [
+    {"time_s": 600, "move": "up", "reason": "up: a <wants> more",
+     "gpus_before": 2, "gpus_after": 4, "pod_starts": 3, "makespan_s": 100,
+     "problem": ""},
+    {"time_s": 2400, "move": "down", "reason": "down: a wants less",
+     "gpus_before": 4, "gpus_after": 3, "pod_starts": 1, "makespan_s": 100,
+     "problem": ""}],
+  "samples": [
+    {"time_s": 0, "gpus": 2, "capacity": [100, 50]},
+    {"time_s": 600, "gpus": 5, "capacity": [100, 50]},
+    {"time_s": 700, "gpus": 4, "capacity": [200, 80]},
+    {"time_s": 2400, "gpus": 4, "capacity": [200, 80]},
+    {"time_s": 2500, "gpus": 3, "capacity": [150, 80]}]
+})";
+
+TEST(HtmlReportTest, AReplayedDayDrawsEveryMoveAndEveryService) {
+  auto day = ParseReplayJson(kReplayedDay, "day.json");
+  ASSERT_TRUE(day.ok()) << day.status().ToString();
+  ReportInput in;
+  in.title = "replayed";
+  in.replay = *day;
+  in.rates = ObservedRates{{"b", "a"},
+                           {0, 300, 1800, 3600},
+                           {{40, 90}, {40, 150}, {40, 120}, {40, 120}}};
+  std::string html = RenderReport(in);
+  EXPECT_EQ(html.find("id=\"summary\""), std::string::npos);
+  EXPECT_EQ(CountMatches(html, "<tr data-run="), 3);
+  EXPECT_NE(html.find("<tr data-run=\"static peak\" data-gpu-hours=\"5\">"),
+            std::string::npos);
+  // 1 - 3.5 / 5 of static's GPU-hours saved.
+  EXPECT_NE(html.find("data-saved=\"30.00\""), std::string::npos);
+  EXPECT_NE(html.find("<svg class=\"replay-gpus\" data-peak=\"5\" "
+                      "data-static=\"5\""),
+            std::string::npos);
+  EXPECT_EQ(CountMatches(html,
+                         "<line class=\"move up\" data-time=\"600\" "
+                         "data-gpus-before=\"2\" data-gpus-after=\"4\""),
+            1);
+  EXPECT_EQ(CountMatches(html, "<line class=\"move down\" data-time=\"2400\""),
+            1);
+  // Every service's picture marks both moves; the reason is escaped.
+  EXPECT_EQ(CountMatches(html, "<line class=\"move-mark "), 2 * 2);
+  EXPECT_NE(html.find("up: a &lt;wants&gt; more"), std::string::npos);
+  EXPECT_NE(html.find("data-service=\"a\" data-short-minutes=\"6.5\""),
+            std::string::npos);
+  EXPECT_NE(html.find("data-service=\"b\" data-short-minutes=\"0\""),
+            std::string::npos);
+  EXPECT_EQ(CountMatches(html, "<polyline class=\"rate-line\""), 2);
+  // The GPU line: a point per change (2, 5, 4, 3; the sample at 2400
+  // keeps 4) and its corners, then the end.
+  EXPECT_EQ(CountMatches(html, "<polyline class=\"gpus-line\""), 1);
+  size_t line = html.find("<polyline class=\"gpus-line\" points=\"");
+  std::string points = html.substr(line, html.find('"', line + 40) - line);
+  EXPECT_EQ(CountMatches(points, ","), 1 + 2 * 3 + 1) << points;
+  // Without the trace, no rate is drawn.
+  in.rates.reset();
+  EXPECT_EQ(CountMatches(RenderReport(in), "<polyline class=\"rate-line\""), 0);
+}
+
+TEST(HtmlReportTest, AReplayThatDoesNotAddUpIsNamed) {
+  std::string text = kReplayedDay;
+  std::string wrong = text;
+  wrong.replace(wrong.find("[150, 80]"), 9, "[150]");
+  auto r = ParseReplayJson(wrong, "day.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "day.json: samples[4].capacity: 1 values for 2 services");
+  wrong = text;
+  wrong.replace(wrong.find("\"down\""), 6, "\"side\"");
+  r = ParseReplayJson(wrong, "day.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "day.json: events[1].move: expected up or down, got side");
+  wrong = text;
+  wrong.replace(wrong.find("{\"a\": 6.5}"), 10, "{\"a\": \"x\"}");
+  r = ParseReplayJson(wrong, "day.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(
+                "day.json: policy.short_minutes_by_service.a: expected a "
+                "number"),
+            std::string::npos)
+      << r.status().message();
 }
 
 }  // namespace

@@ -37,6 +37,21 @@ std::string Num(double value) {
   return fmt::format("{:.4g}", value);
 }
 
+std::string StepPoints(const std::vector<std::pair<double, double>>& steps,
+                       double end, const std::function<double(double)>& x,
+                       const std::function<double(double)>& y) {
+  std::string points;
+  double last = 0;
+  for (size_t k = 0; k < steps.size(); ++k) {
+    const auto [t, v] = steps[k];
+    if (k > 0 && v == last) continue;
+    if (k > 0) points += fmt::format("{:.1f},{:.1f} ", x(t), y(last));
+    points += fmt::format("{:.1f},{:.1f} ", x(t), y(v));
+    last = v;
+  }
+  return points + fmt::format("{:.1f},{:.1f}", x(end), y(last));
+}
+
 Palette::Palette(const std::vector<std::string>& services) {
   for (const std::string& s : services) {
     if (index_.emplace(s, services_.size()).second) services_.push_back(s);

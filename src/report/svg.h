@@ -3,9 +3,11 @@
 #ifndef MIGSERVE_REPORT_SVG_H_
 #define MIGSERVE_REPORT_SVG_H_
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace migserve::report {
@@ -16,6 +18,13 @@ std::string Escape(std::string_view text);
 // A number as the report prints it: whole from 1000 up, else up to 4
 // significant digits.
 std::string Num(double value);
+
+// The points of a polyline that draws a step function: steps[k].second
+// from time steps[k].first on, until `end`; `x` and `y` map a time and a
+// value to pixels. A step that keeps the value adds no point.
+std::string StepPoints(const std::vector<std::pair<double, double>>& steps,
+                       double end, const std::function<double(double)>& x,
+                       const std::function<double(double)>& y);
 
 // Colours services in the order first given, from a 12-colour qualitative
 // palette (repeating beyond 12); unknown services are grey.

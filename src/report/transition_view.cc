@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "util/tolerance.h"
@@ -100,16 +101,11 @@ std::string CapacityView(const cluster::TransitionReport& simulation,
     top *= 1.1;
     auto y = [&](double v) { return kHeight - v / top * kHeight + 4; };
     auto x = [&](double t) { return kLabel + t / end_s * kPlot; };
-    std::string points;
-    double last = 0;
-    for (size_t k = 0; k < history.size(); ++k) {
-      double t = history[k].time_s;
-      double v = at(history[k]);
-      if (k > 0) points += fmt::format("{:.1f},{:.1f} ", x(t), y(last));
-      points += fmt::format("{:.1f},{:.1f} ", x(t), y(v));
-      last = v;
+    std::vector<std::pair<double, double>> steps;
+    for (const cluster::CapacitySample& sample : history) {
+      steps.emplace_back(sample.time_s, at(sample));
     }
-    points += fmt::format("{:.1f},{:.1f}", x(end_s), y(last));
+    std::string points = StepPoints(steps, end_s, x, y);
     bool ok = lowest >= floor * (1 - kRateTolerance);
     out += fmt::format(
         "<svg class=\"capacity\" data-service=\"{}\" data-lowest=\"{}\" "
