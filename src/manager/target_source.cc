@@ -26,7 +26,8 @@ TargetSource::TargetSource(const TargetOptions& options,
       map_(client, fmt::format("/api/v1/namespaces/{}/configmaps", Namespace()),
            "fieldSelector=" +
                kube::KubeClient::Escape("metadata.name=" + options.configmap),
-           static_cast<int>(options.resync_s)) {}
+           static_cast<int>(options.resync_s)),
+      key_(client, Namespace(), options.configmap, options.key) {}
 
 StatusOr<deployment::Deployment> TargetSource::Load() {
   if (!options_.file.empty()) {
@@ -34,15 +35,9 @@ StatusOr<deployment::Deployment> TargetSource::Load() {
     mtime_ = std::filesystem::last_write_time(options_.file, error);
     return deployment::LoadDeployment(options_.file);
   }
-  MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json map, client_->Get(Path()));
-  version_ = StringField(map, "metadata", "resourceVersion").value_or("");
-  std::string source = fmt::format("configmap {}/{} key {}", Namespace(),
-                                   options_.configmap, options_.key);
-  const nlohmann::json* data = ObjectAt(map, "data");
-  std::optional<std::string> text =
-      data == nullptr ? std::nullopt : StringAt(*data, options_.key.c_str());
-  if (!text) return Status::InvalidArgument(source + ": missing");
-  return deployment::ParseDeployment(*text, source);
+  MIGSERVE_ASSIGN_OR_RETURN(std::string text, key_.Read());
+  version_ = key_.version();
+  return deployment::ParseDeployment(text, key_.Describe());
 }
 
 bool TargetSource::Changed() {
@@ -68,11 +63,6 @@ void TargetSource::Wait(const std::atomic<bool>& stop) {
 
 std::string TargetSource::Namespace() const {
   return client_->config().namespace_;
-}
-
-std::string TargetSource::Path() const {
-  return fmt::format("/api/v1/namespaces/{}/configmaps/{}", Namespace(),
-                     options_.configmap);
 }
 
 }  // namespace migserve::manager

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "deployment/deployment.h"
+#include "kube/configmap_key.h"
 #include "kube/informer.h"
 #include "kube/kube_client.h"
 #include "util/status_or.h"
@@ -43,11 +44,11 @@ class TargetSource {
 
  private:
   std::string Namespace() const;
-  std::string Path() const;
 
   TargetOptions options_;
   kube::KubeClient* client_;
   kube::Informer map_;
+  kube::ConfigMapKey key_;
   std::filesystem::file_time_type mtime_;
   std::string version_;
 };
