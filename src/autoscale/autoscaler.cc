@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -31,6 +32,12 @@ double UnixNow() {
 
 const char* RoundName(Round round) { return NameOf(kRoundNames, round).data(); }
 
+TargetStore FileTarget(const std::string& path) {
+  return {
+      path, [path] { return ReadFile(path); },
+      [path](const std::string& text) { return WriteFileAtomic(path, text); }};
+}
+
 StatusOr<std::unique_ptr<Autoscaler>> Autoscaler::Make(
     const workload::Workload& workload, const profile::ProfileTable& profiles,
     AutoscaleOptions options) {
@@ -40,19 +47,25 @@ StatusOr<std::unique_ptr<Autoscaler>> Autoscaler::Make(
     return Status::InvalidArgument(
         "--step must be > 0 seconds and at most --window");
   }
-  if (options.target.empty()) {
-    return Status::InvalidArgument("--target: the deployment file is required");
+  if (!options.target.read || !options.target.write) {
+    return Status::InvalidArgument(
+        "--target or --target-configmap: the target deployment is required");
   }
-  MIGSERVE_RETURN_IF_ERROR(deployment::LoadDeployment(options.target).status());
+  MIGSERVE_ASSIGN_OR_RETURN(std::string text, options.target.read());
+  MIGSERVE_ASSIGN_OR_RETURN(
+      deployment::Deployment target,
+      deployment::ParseDeployment(text, options.target.name));
   MIGSERVE_ASSIGN_OR_RETURN(PrometheusClient prometheus,
                             PrometheusClient::Make(options.prometheus));
   StatusOr<Sizer> sizer = Sizer::Make(workload, profiles, options.sizer);
   if (!sizer.ok()) return sizer.status().WithPrefix("autoscale");
-  return std::unique_ptr<Autoscaler>(new Autoscaler(
-      workload, *std::move(sizer), std::move(prometheus), std::move(options)));
+  return std::unique_ptr<Autoscaler>(
+      new Autoscaler(workload, target, *std::move(sizer), std::move(prometheus),
+                     std::move(options)));
 }
 
-Autoscaler::Autoscaler(const workload::Workload& workload, Sizer sizer,
+Autoscaler::Autoscaler(const workload::Workload& workload,
+                       const deployment::Deployment& target, Sizer sizer,
                        PrometheusClient prometheus, AutoscaleOptions options)
     : workload_(workload),
       sizer_(std::move(sizer)),
@@ -62,7 +75,11 @@ Autoscaler::Autoscaler(const workload::Workload& workload, Sizer sizer,
   std::vector<double> required, slos;
   for (const workload::Service& s : workload.services) {
     names_.push_back(s.name);
-    required.push_back(s.throughput);
+    auto made_for = std::find_if(
+        target.services.begin(), target.services.end(),
+        [&](const workload::Service& t) { return t.name == s.name; });
+    required.push_back(made_for != target.services.end() ? made_for->throughput
+                                                         : s.throughput);
     slos.push_back(s.latency_ms);
   }
   policy_ = Policy(options_.policy, names_, required);
@@ -77,7 +94,7 @@ StatusOr<Round> Autoscaler::Step(double now_s) {
     std::lock_guard lock(mu_);
     ++rounds_[Round::kError];
     last_error_ = status.message();
-    options_.log("autoscale: " + status.message());
+    Say("Warning", "RoundFailed", status.message());
     return status;
   };
   StatusOr<Observed> observed =
@@ -88,8 +105,25 @@ StatusOr<Round> Autoscaler::Step(double now_s) {
     options_.log("autoscale: not observed: " + problem);
   }
   const Observation& last = observed->window.back();
+  std::vector<std::string> unobserved;
+  for (size_t s = 0; s < names_.size(); ++s) {
+    if (std::isnan(last.rates[s])) unobserved.push_back(names_[s]);
+  }
+  if (unobserved != unobserved_said_ && !unobserved.empty()) {
+    options_.event("Warning", "NotObserved",
+                   fmt::format("not observed, each kept at its rate: {}",
+                               fmt::join(observed->problems, "; ")));
+  }
+  unobserved_said_ = std::move(unobserved);
   bool paused = !options_.pause_file.empty() &&
                 std::filesystem::exists(options_.pause_file);
+  if (paused != paused_) {
+    options_.event(
+        "Normal", paused ? "Paused" : "Resumed",
+        fmt::format(
+            "{} {}: {}", options_.pause_file, paused ? "exists" : "is gone",
+            paused ? "no decision until it is removed" : "deciding again"));
+  }
   {
     std::lock_guard lock(mu_);
     observed_ = last.rates;
@@ -104,8 +138,7 @@ StatusOr<Round> Autoscaler::Step(double now_s) {
     ++rounds_[Round::kPaused];
     return Round::kPaused;
   }
-  StatusOr<deployment::Deployment> current =
-      deployment::LoadDeployment(options_.target);
+  StatusOr<deployment::Deployment> current = ReadTarget();
   if (!current.ok()) return fail(current.status());
   policy_.SetCapacity(current->CreditedRates(names_));
   Decision decision = policy_.Decide(now_s, observed->window);
@@ -140,22 +173,32 @@ StatusOr<Round> Autoscaler::Move(double now_s, const Decision& decision,
                   target->UsedGpus(), starts);
   if (decision.move == Move::kDown &&
       !policy_.WorthIt(gpus_now, target->UsedGpus(), starts)) {
-    options_.log("autoscale: declined: " + what +
-                 ": the GPUs saved do not "
-                 "pay for the starts");
+    Say("Normal", "DownDeclined",
+        "declined: " + what + ": the GPUs saved do not pay for the starts");
     policy_.Declined(now_s);
     return Round::kDeclined;
   }
   if (options_.dry_run) {
-    options_.log("autoscale: dry run, would move: " + what);
+    Say("Normal", "WouldMove", "dry run, would move: " + what);
   } else {
-    MIGSERVE_RETURN_IF_ERROR(WriteFileAtomic(
-        options_.target, deployment::FormatDeployment(*target)));
+    MIGSERVE_RETURN_IF_ERROR(
+        options_.target.write(deployment::FormatDeployment(*target)));
     policy_.Moved(decision.required);
-    options_.log(
-        fmt::format("autoscale: {} written: {}", options_.target, what));
+    Say("Normal", decision.move == Move::kUp ? "ScaledUp" : "ScaledDown",
+        fmt::format("{} written: {}", options_.target.name, what));
   }
   return decision.move == Move::kUp ? Round::kUp : Round::kDown;
+}
+
+StatusOr<deployment::Deployment> Autoscaler::ReadTarget() const {
+  MIGSERVE_ASSIGN_OR_RETURN(std::string text, options_.target.read());
+  return deployment::ParseDeployment(text, options_.target.name);
+}
+
+void Autoscaler::Say(const char* type, const char* reason,
+                     const std::string& message) {
+  options_.log("autoscale: " + message);
+  options_.event(type, reason, message);
 }
 
 std::string Autoscaler::Metrics() const {

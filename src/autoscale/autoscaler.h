@@ -28,11 +28,22 @@
 
 namespace migserve::autoscale {
 
+// Where the target deployment JSON the controller follows lives (`controller
+// --target` or `--target-configmap`): read as the current deployment,
+// rewritten on each move. A write may refuse a target changed since its
+// read (the round fails; the next one reads again).
+struct TargetStore {
+  std::string name;  // the file, or the ConfigMap and key, in messages
+  std::function<StatusOr<std::string>()> read;
+  std::function<Status(const std::string& text)> write;
+};
+
+// The target in file `path`, rewritten through a temp file and a rename.
+TargetStore FileTarget(const std::string& path);
+
 struct AutoscaleOptions {
   std::string prometheus;  // http://host:port[/prefix]
-  // The target deployment JSON the controller follows (`controller
-  // --target`): read as the current deployment, rewritten on each move.
-  std::string target;
+  TargetStore target;
   PolicyOptions policy;
   ObserveOptions observe;
   SizerOptions sizer;
@@ -42,6 +53,15 @@ struct AutoscaleOptions {
   int metrics_port = -1;  // -1: no server; 0: a free port
   // Each line it says (decisions with their reasons, problems), no newline.
   std::function<void(const std::string&)> log = [](const std::string&) {};
+  // Each decision and problem as a Kubernetes Event says it (`autoscale
+  // --events-for` records them): type "Normal" or "Warning", reason (one
+  // CamelCase word: ScaledUp, ScaledDown, WouldMove, DownDeclined, Paused,
+  // Resumed, NotObserved, RoundFailed), message. Services not observed
+  // are said once until what is missing changes; a pause when it starts
+  // and when it ends.
+  std::function<void(const std::string& type, const std::string& reason,
+                     const std::string& message)>
+      event = [](const std::string&, const std::string&, const std::string&) {};
 };
 
 // What one round did.
@@ -51,8 +71,10 @@ const char* RoundName(Round round);  // "hold", "up", ...
 class Autoscaler {
  public:
   // `workload`: the services, their SLOs, and the rates the target serves
-  // now. Returns InvalidArgument for bad options, a target that cannot be
-  // read or a workload of more than one GPU type.
+  // unless the target says (a deployment states the rates it was made for:
+  // an autoscaler that restarts goes on from its last move). Returns
+  // InvalidArgument for bad options, a target that cannot be read or a
+  // workload of more than one GPU type.
   static StatusOr<std::unique_ptr<Autoscaler>> Make(
       const workload::Workload& workload, const profile::ProfileTable& profiles,
       AutoscaleOptions options);
@@ -68,10 +90,14 @@ class Autoscaler {
   const std::vector<double>& required() const { return policy_.required(); }
 
  private:
-  Autoscaler(const workload::Workload& workload, Sizer sizer,
+  Autoscaler(const workload::Workload& workload,
+             const deployment::Deployment& target, Sizer sizer,
              PrometheusClient prometheus, AutoscaleOptions options);
+  StatusOr<deployment::Deployment> ReadTarget() const;
   StatusOr<Round> Move(double now_s, const Decision& decision,
                        const deployment::Deployment& current);
+  // Logs "autoscale: MESSAGE" and says it as an event.
+  void Say(const char* type, const char* reason, const std::string& message);
 
   const workload::Workload& workload_;
   std::vector<std::string> names_;  // the workload's services
@@ -87,6 +113,8 @@ class Autoscaler {
   std::vector<double> required_shown_;
   bool paused_ = false;
   std::string last_error_;
+  // The services not observed when last said (NotObserved).
+  std::vector<std::string> unobserved_said_;
 };
 
 // Runs rounds every policy interval until `stop` turns true (the first at

@@ -84,7 +84,7 @@ TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
   std::vector<std::string> log;
   AutoscaleOptions options;
   options.prometheus = (*prometheus)->url();
-  options.target = target;
+  options.target = FileTarget(target);
   options.sizer = sizing;
   options.policy.window_s = 6;
   options.policy.interval_s = 1;
@@ -95,6 +95,11 @@ TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
   options.observe.rate_window = "3s";
   options.pause_file = testing::TempDir() + "/paused";
   options.log = [&](const std::string& line) { log.push_back(line); };
+  std::vector<std::string> events;  // "Type Reason: message"
+  options.event = [&](const std::string& type, const std::string& reason,
+                      const std::string& message) {
+    events.push_back(type + " " + reason + ": " + message);
+  };
   auto autoscaler = Autoscaler::Make(workload, profiles, options);
   ASSERT_TRUE(autoscaler.ok()) << autoscaler.status().ToString();
   Autoscaler& a = **autoscaler;
@@ -183,6 +188,50 @@ TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
       << ::testing::PrintToString(log);
   Sleep(4.5);
   EXPECT_EQ(a.Step(UnixNow()).value(), Round::kHold);
+
+  // Each decision was an event, and each change of what is not observed
+  // (the dry run's autoscaler says its own): in order, none repeated.
+  std::vector<std::string> reasons;
+  for (const std::string& e : events)
+    reasons.push_back(e.substr(0, e.find(':')));
+  EXPECT_EQ(reasons,
+            (std::vector<std::string>{
+                "Warning NotObserved", "Normal Paused", "Normal Resumed",
+                "Normal ScaledUp", "Warning NotObserved", "Normal WouldMove",
+                "Normal ScaledDown", "Normal ScaledUp", "Warning NotObserved"}))
+      << ::testing::PrintToString(events);
+  EXPECT_NE(events.back().find("bert-1: stale: "), std::string::npos);
+  EXPECT_NE(events[3].find(target + " written: up: bert-1 (1200 -> "),
+            std::string::npos)
+      << events[3];
+}
+
+// A restarted autoscaler goes on from the rates its last move made the
+// target for (a deployment states them), not from the workload's.
+TEST(AutoscalerTest, GoesOnFromTheRatesTheTargetWasMadeFor) {
+  workload::Workload workload =
+      workload::ParseWorkload(kWorkload, "w.yaml").value();
+  profile::ProfileTable profiles =
+      profile::LoadProfileCsv(
+          testing::SourcePath("data/profiles/a100-80gb.csv"))
+          .value();
+  Sizer sizer = Sizer::Make(workload, profiles, {}).value();
+  const std::string target = testing::TempDir() + "/made-for.json";
+  ASSERT_TRUE(
+      WriteFileAtomic(target, deployment::FormatDeployment(
+                                  sizer.Deploy({3000, 600}, nullptr).value()))
+          .ok());
+  AutoscaleOptions options;
+  options.prometheus = "http://127.0.0.1:1";
+  options.target = FileTarget(target);
+  auto a = Autoscaler::Make(workload, profiles, options);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ((*a)->required(), (std::vector<double>{3000, 600}));
+  options.target = FileTarget(testing::TempDir() + "/no-such-target.json");
+  auto missing = Autoscaler::Make(workload, profiles, options);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("no-such-target.json"),
+            std::string::npos);
 }
 
 }  // namespace

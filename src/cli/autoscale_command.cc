@@ -1,12 +1,22 @@
-// migserve autoscale -w W -p P --prometheus URL --target T.json
+// migserve autoscale -w W -p P --prometheus URL
+//   (--target T.json | --target-configmap NAME [--namespace NS])
 //   [policy flags] [--step S] [--rate-window D] [--service-label L]
 //   [--dry-run] [--pause-file F] [--once] [--metrics-port N]
+//   [--events-for KIND/NAME [kube flags]]
+#include <fmt/format.h>
+
+#include <map>
 #include <memory>
+#include <optional>
 
 #include "autoscale/autoscaler.h"
 #include "cli/command.h"
 #include "cli/inputs.h"
+#include "cli/kube_flags.h"
 #include "cli/policy_flags.h"
+#include "kube/configmap_key.h"
+#include "kube/event_recorder.h"
+#include "kube/kube_client.h"
 #include "profile/profile_csv.h"
 #include "util/interrupt.h"
 #include "workload/workload_yaml.h"
@@ -18,8 +28,38 @@ struct AutoscaleFlags {
   std::string workload;
   std::string profiles;
   bool once = false;
+  std::string target;
+  std::string target_configmap;
+  std::string namespace_;
+  std::string events_for;
+  KubeFlags kube;
   autoscale::AutoscaleOptions options;
 };
+
+// The object `--events-for KIND/NAME` names, as an Event's
+// involvedObject in `namespace_`.
+StatusOr<nlohmann::json> InvolvedObject(const std::string& events_for,
+                                        const std::string& namespace_) {
+  static const std::map<std::string, std::string> kApiVersions = {
+      {"ConfigMap", "v1"},
+      {"Deployment", "apps/v1"},
+      {"Lease", "coordination.k8s.io/v1"},
+      {"Pod", "v1"}};
+  size_t slash = events_for.find('/');
+  std::string kind = events_for.substr(0, slash);
+  auto api = kApiVersions.find(kind);
+  if (slash == std::string::npos || slash + 1 == events_for.size() ||
+      api == kApiVersions.end()) {
+    return Status::InvalidArgument(fmt::format(
+        "--events-for: '{}': expected KIND/NAME, KIND one of ConfigMap, "
+        "Deployment, Lease, Pod",
+        events_for));
+  }
+  return nlohmann::json{{"apiVersion", api->second},
+                        {"kind", kind},
+                        {"name", events_for.substr(slash + 1)},
+                        {"namespace", namespace_}};
+}
 
 Status RunAutoscale(const AutoscaleFlags& flags, CommandContext* context) {
   MIGSERVE_ASSIGN_OR_RETURN(workload::Workload workload,
@@ -32,6 +72,43 @@ Status RunAutoscale(const AutoscaleFlags& flags, CommandContext* context) {
     context->err << line << std::endl;
   };
   options.sizer.solve.progress = nullptr;
+  if (flags.target.empty() == flags.target_configmap.empty()) {
+    return Status::InvalidArgument(
+        "give the target deployment the controller follows: --target FILE or "
+        "--target-configmap NAME (one of them)");
+  }
+  options.target = autoscale::FileTarget(flags.target);
+  std::optional<kube::KubeClient> client;
+  std::optional<kube::ConfigMapKey> target;
+  std::optional<kube::EventRecorder> events;
+  if (!flags.target_configmap.empty() || !flags.events_for.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(kube::KubeConfig config, LoadKube(flags.kube));
+    std::string namespace_ =
+        flags.namespace_.empty() ? config.namespace_ : flags.namespace_;
+    client.emplace(std::move(config));
+    if (!flags.target_configmap.empty()) {
+      target.emplace(&*client, namespace_, flags.target_configmap,
+                     "deployment.json");
+      options.target = {
+          target->Describe(), [&target] { return target->Read(); },
+          [&target](const std::string& text) { return target->Write(text); }};
+    }
+    if (!flags.events_for.empty()) {
+      MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json involved,
+                                InvolvedObject(flags.events_for, namespace_));
+      events.emplace(&*client, namespace_, std::move(involved),
+                     "migserve-autoscale");
+      options.event = [&events, context](const std::string& type,
+                                         const std::string& reason,
+                                         const std::string& message) {
+        Status recorded = events->Record(type, reason, message);
+        if (!recorded.ok()) {
+          context->err << "autoscale: event " << reason
+                       << " not recorded: " << recorded.message() << std::endl;
+        }
+      };
+    }
+  }
   InstallInterruptHandlers();
   return autoscale::RunAutoscaler(workload, profiles, std::move(options),
                                   flags.once, InterruptFlag());
@@ -46,10 +123,17 @@ void SetupAutoscale(CLI::App* app, CommandContext* context) {
   app->add_option("--prometheus", o.prometheus,
                   "Prometheus server: http://host:port[/prefix]")
       ->required();
-  app->add_option("--target", o.target,
-                  "Target deployment JSON the controller follows: read as "
-                  "the current deployment, rewritten on each move")
-      ->required();
+  app->add_option("--target", flags->target,
+                  "Target deployment JSON file the controller follows "
+                  "(controller --target): read as the current deployment, "
+                  "rewritten on each move");
+  app->add_option("--target-configmap", flags->target_configmap,
+                  "Or the ConfigMap the controller follows (controller "
+                  "--target-configmap; key deployment.json), written only if "
+                  "unchanged since read");
+  app->add_option("--namespace", flags->namespace_,
+                  "Namespace of --target-configmap and of the events "
+                  "(default: the kubeconfig's)");
   AddPolicyOptions(app, &o.policy);
   app->add_option("--p99-near", o.policy.p99_near,
                   "Move up at once when a service's observed p99 exceeds this "
@@ -85,6 +169,12 @@ void SetupAutoscale(CLI::App* app, CommandContext* context) {
   app->add_option("--metrics-port", o.metrics_port,
                   "Port of /metrics and /healthz (0: any free; -1: none)")
       ->capture_default_str();
+  app->add_option("--events-for", flags->events_for,
+                  "Record each decision and problem as a Kubernetes Event "
+                  "about this object (KIND/NAME: ConfigMap, Deployment, "
+                  "Lease or Pod, e.g. Deployment/migserve-autoscale), in "
+                  "--namespace");
+  AddKubeOptions(app, &flags->kube);
   OnRun(app, context,
         [flags, context] { return RunAutoscale(*flags, context); });
 }

@@ -1,0 +1,96 @@
+// `migserve autoscale` in a cluster: the target in the controller's
+// ConfigMap, each decision and problem a Kubernetes Event, at the
+// stand-in API server.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/cli_test_util.h"
+#include "kube/testing/api_server_standin.h"
+#include "util/file.h"
+#include "util/test_util.h"
+
+namespace migserve::cli {
+namespace {
+
+using testing::SourcePath;
+
+// The target read from the ConfigMap; Prometheus does not answer (nothing
+// listens on its port): the round fails, says so on stderr and as a
+// Warning Event about the named object.
+TEST(AutoscaleCommandTest, AFailedRoundIsAWarningEventAboutTheNamedObject) {
+  kube::ApiServerStandIn server({"", "", "secret", 1});
+  ASSERT_TRUE(server.Start().ok());
+  std::string kubeconfig = testing::WriteTempFile(
+      "autoscale-kubeconfig",
+      "current-context: t\ncontexts:\n- name: t\n  context: {cluster: c, "
+      "user: u, namespace: serving}\nclusters:\n- name: c\n  cluster:\n    "
+      "server: " +
+          server.url() + "\nusers:\n- name: u\n  user: {token: secret}\n");
+  server.Put(
+      "/api/v1/namespaces/serving/configmaps/migserve-target",
+      {{"apiVersion", "v1"},
+       {"kind", "ConfigMap"},
+       {"metadata", {{"name", "migserve-target"}, {"namespace", "serving"}}},
+       {"data",
+        {{"deployment.json",
+          ReadFile(SourcePath("data/deployments/night.json")).value()}}}});
+  std::vector<std::string> args = {
+      "autoscale",
+      "-w",
+      SourcePath("data/workloads/night.yaml"),
+      "-p",
+      SourcePath("data/profiles/a100-80gb.csv"),
+      "--prometheus",
+      "http://127.0.0.1:" + std::to_string(testing::FreePort()),
+      "--target-configmap",
+      "migserve-target",
+      "--once",
+      "--metrics-port",
+      "-1",
+      "--kubeconfig",
+      kubeconfig,
+      "--insecure-loopback-http",
+      "--events-for",
+      "Deployment/migserve-autoscale"};
+  CliResult r = Cli(args);
+  EXPECT_NE(r.code, 0);
+  std::vector<nlohmann::json> events =
+      server.List("/api/v1/namespaces/serving/events");
+  ASSERT_EQ(events.size(), 1u) << r.err;
+  EXPECT_EQ(events[0]["type"], "Warning");
+  EXPECT_EQ(events[0]["reason"], "RoundFailed");
+  EXPECT_EQ(events[0]["involvedObject"]["kind"], "Deployment");
+  EXPECT_EQ(events[0]["involvedObject"]["apiVersion"], "apps/v1");
+  EXPECT_EQ(events[0]["involvedObject"]["name"], "migserve-autoscale");
+  EXPECT_EQ(events[0]["involvedObject"]["namespace"], "serving");
+  std::string message = events[0]["message"].get<std::string>();
+  EXPECT_FALSE(message.empty());
+  EXPECT_NE(r.err.find("autoscale: " + message), std::string::npos) << r.err;
+
+  std::vector<std::string> no_map = args;
+  *std::find(no_map.begin(), no_map.end(), "migserve-target") = "nope";
+  CliResult missing = Cli(no_map);
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("configmaps/nope"), std::string::npos)
+      << missing.err;
+  std::vector<std::string> both = args;
+  both.insert(both.end(), {"--target", "t.json"});
+  EXPECT_NE(Cli(both).err.find("--target FILE or --target-configmap NAME"),
+            std::string::npos);
+
+  args.back() = "Service/x";
+  CliResult bad = Cli(args);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--events-for: 'Service/x': expected KIND/NAME, "
+                         "KIND one of ConfigMap, Deployment, Lease, Pod"),
+            std::string::npos)
+      << bad.err;
+  EXPECT_EQ(server.List("/api/v1/namespaces/serving/events").size(), 1u);
+}
+
+}  // namespace
+}  // namespace migserve::cli
