@@ -58,13 +58,19 @@ double Capacity(const std::string& target, const std::string& service) {
   return sum;
 }
 
+workload::Workload Workload() {
+  return workload::ParseWorkload(kWorkload, "w.yaml").value();
+}
+
+profile::ProfileTable Profiles() {
+  return profile::LoadProfileCsv(
+             testing::SourcePath("data/profiles/a100-80gb.csv"))
+      .value();
+}
+
 TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
-  workload::Workload workload =
-      workload::ParseWorkload(kWorkload, "w.yaml").value();
-  profile::ProfileTable profiles =
-      profile::LoadProfileCsv(
-          testing::SourcePath("data/profiles/a100-80gb.csv"))
-          .value();
+  const workload::Workload workload = Workload();
+  const profile::ProfileTable profiles = Profiles();
   SizerOptions sizing;
   sizing.solve.time_limit_s = 10;
   sizing.move_time_limit_s = 5;
@@ -209,12 +215,8 @@ TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
 // A restarted autoscaler goes on from the rates its last move made the
 // target for (a deployment states them), not from the workload's.
 TEST(AutoscalerTest, GoesOnFromTheRatesTheTargetWasMadeFor) {
-  workload::Workload workload =
-      workload::ParseWorkload(kWorkload, "w.yaml").value();
-  profile::ProfileTable profiles =
-      profile::LoadProfileCsv(
-          testing::SourcePath("data/profiles/a100-80gb.csv"))
-          .value();
+  const workload::Workload workload = Workload();
+  const profile::ProfileTable profiles = Profiles();
   Sizer sizer = Sizer::Make(workload, profiles, {}).value();
   const std::string target = testing::TempDir() + "/made-for.json";
   ASSERT_TRUE(
