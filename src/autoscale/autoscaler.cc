@@ -87,6 +87,7 @@ Autoscaler::Autoscaler(const workload::Workload& workload,
   observed_.assign(names_.size(), std::nan(""));
   p99_ms_.assign(names_.size(), std::nan(""));
   required_shown_ = required;
+  margins_shown_ = policy_.margins();
 }
 
 StatusOr<Round> Autoscaler::Step(double now_s) {
@@ -142,6 +143,10 @@ StatusOr<Round> Autoscaler::Step(double now_s) {
   if (!current.ok()) return fail(current.status());
   policy_.SetCapacity(current->CreditedRates(names_));
   Decision decision = policy_.Decide(now_s, observed->window);
+  {
+    std::lock_guard lock(mu_);
+    margins_shown_ = policy_.margins();
+  }
   if (decision.move == Move::kHold) {
     std::lock_guard lock(mu_);
     ++rounds_[Round::kHold];
@@ -234,6 +239,11 @@ std::string Autoscaler::Metrics() const {
               p99_ms_);
   per_service("migserve_autoscale_required_rate",
               "The rate the target is made for (req/s).", required_shown_);
+  per_service("migserve_autoscale_credit_margin",
+              "The share of its credits that holds the service's SLO (1 "
+              "until an observed p99 over the SLO under its credits says "
+              "less).",
+              margins_shown_);
   header("migserve_autoscale_unobserved", "gauge",
          "1 for a service whose rate was not observed in the last round.");
   for (size_t s = 0; s < services.size(); ++s) {

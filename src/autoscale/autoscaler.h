@@ -111,6 +111,7 @@ class Autoscaler {
   std::vector<double> observed_;  // latest rate per service, NaN if none
   std::vector<double> p99_ms_;
   std::vector<double> required_shown_;
+  std::vector<double> margins_shown_;
   bool paused_ = false;
   std::string last_error_;
   // The services not observed when last said (NotObserved).

@@ -131,6 +131,9 @@ TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
       std::string::npos);
   EXPECT_NE(metrics.find("migserve_autoscale_unobserved{service=\"bert-1\"} 0"),
             std::string::npos);
+  EXPECT_NE(
+      metrics.find("migserve_autoscale_credit_margin{service=\"bert-1\"} 1\n"),
+      std::string::npos);
   size_t at =
       metrics.find("migserve_autoscale_observed_rate{service=\"bert-1\"} ");
   ASSERT_NE(at, std::string::npos) << metrics;

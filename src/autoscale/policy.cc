@@ -45,6 +45,9 @@ Status PolicyOptions::Validate() const {
   if (!(p99_near > 0 && p99_near <= 1)) {
     return Status::InvalidArgument("p99-near must be in (0, 1]");
   }
+  if (!(margin_floor > 0 && margin_floor <= 1)) {
+    return Status::InvalidArgument("margin-floor must be in (0, 1]");
+  }
   return Status::Ok();
 }
 
@@ -65,6 +68,7 @@ Policy::Policy(PolicyOptions options, std::vector<std::string> services,
     : options_(options),
       services_(std::move(services)),
       required_(std::move(required)),
+      margin_(services_.size(), 1.0),
       low_since_(services_.size(), -1) {}
 
 double Policy::Round(double rate) const {
@@ -105,7 +109,7 @@ double Policy::Want(size_t s, const std::vector<Observation>& window) const {
   }
   double slope = var > 0 ? cov / var : 0;
   return Round((level + std::max(0.0, slope) * options_.trend_s) *
-               (1 + options_.headroom));
+               (1 + options_.headroom) / margin_[s]);
 }
 
 namespace {
@@ -132,12 +136,29 @@ Decision Policy::Decide(double now_s, const std::vector<Observation>& window) {
   auto above = [&](size_t s, double rate) {
     return rate > required_[s] * (1 + 1e-9);
   };
-  // Per service: its latest p99 when near its SLO, else 0.
+  // Per service: its latest p99 when near its SLO, else 0. Over the SLO
+  // at a rate under its credits: its credits hold the SLO only up to that
+  // rate.
   std::vector<double> hot(services_.size(), 0);
+  std::vector<std::string> corrected;
   if (!window.empty() && !window.back().p99_ms.empty()) {
+    const Observation& last = window.back();
     for (size_t s = 0; s < services_.size() && s < slo_ms_.size(); ++s) {
-      double p99 = window.back().p99_ms[s];
+      double p99 = last.p99_ms[s];
       if (p99 > options_.p99_near * slo_ms_[s]) hot[s] = p99;
+      double credited = s < capacity_.size() ? capacity_[s] : 0;
+      double rate = last.rates[s];
+      if (!(p99 > slo_ms_[s]) || !(credited > 0) || !(rate < credited)) {
+        continue;
+      }
+      double margin = std::max(options_.margin_floor, rate / credited);
+      if (margin < margin_[s]) {
+        margin_[s] = margin;
+        corrected.push_back(fmt::format(
+            "{} to {:.0f}% (p99 {:.4g} ms over its SLO {:.4g} ms at {:.6g} "
+            "of {:.6g} credited req/s)",
+            services_[s], 100 * margin, p99, slo_ms_[s], rate, credited));
+      }
     }
   }
   bool rising = false, ripe = false;
@@ -191,6 +212,9 @@ Decision Policy::Decide(double now_s, const std::vector<Observation>& window) {
     d.reason = "up: " + Listed(up) + " want more than required";
     if (!along.empty()) d.reason += "; along, rising: " + Listed(along);
     if (!down.empty()) d.reason += "; down with them: " + Listed(down);
+    if (!corrected.empty()) {
+      d.reason += "; credits corrected: " + Listed(corrected);
+    }
   } else if (!down.empty()) {
     d.move = Move::kDown;
     d.reason = fmt::format(

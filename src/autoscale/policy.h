@@ -40,6 +40,12 @@ struct PolicyOptions {
   // at once, by up_step above its required rate, whatever its rate says
   // (its credits are optimistic for the traffic it gets).
   double p99_near = 0.9;
+  // A service whose observed p99 exceeds its SLO while it receives less
+  // than its credits learns a margin: its credits hold its SLO only up to
+  // the rate it received, their ratio (never below margin_floor), and every
+  // later decision asks for its wanted rate over that margin. Margins only
+  // fall; 1: never learn.
+  double margin_floor = 0.5;
 
   // Returns InvalidArgument naming the first option out of its range.
   Status Validate() const;
@@ -80,7 +86,8 @@ class Policy {
   }
 
   // The rate service `s` wants given `window`, the observations of the
-  // last window_s (oldest first); NaN if none of them observed it.
+  // last window_s (oldest first), over its margin; NaN if none of them
+  // observed it.
   double Want(size_t s, const std::vector<Observation>& window) const;
   // Decides at `now_s` from `window`. Up when any service wants more than
   // it is required (to up_step more than it wants; every service within
@@ -88,7 +95,9 @@ class Policy {
   // with them) or its latest p99 is near its SLO; else down when some
   // service has wanted less than down_below x its required rate for
   // cooldown_s (every service wanting that little comes along); else hold.
-  // A service the window never observed keeps its rate.
+  // A service the window never observed keeps its rate. A p99 over the SLO
+  // under the credits first corrects the service's margin (the reason
+  // says so).
   Decision Decide(double now_s, const std::vector<Observation>& window);
   // Told that the cluster now serves `required` (a move done): the
   // services whose rate changed start a new cool-down when next low.
@@ -101,6 +110,9 @@ class Policy {
   bool WorthIt(int gpus_now, int gpus_after, int pod_starts) const;
 
   const std::vector<double>& required() const { return required_; }
+  // Per service: the share of its credits that holds its SLO (1 until a
+  // p99 over the SLO under its credits says less).
+  const std::vector<double>& margins() const { return margin_; }
   const std::vector<std::string>& services() const { return services_; }
 
  private:
@@ -111,6 +123,7 @@ class Policy {
   std::vector<double> required_;
   std::vector<double> slo_ms_;
   std::vector<double> capacity_;
+  std::vector<double> margin_;
   // Per service: since when it has wanted less than down_below x required
   // (negative: it does not).
   std::vector<double> low_since_;

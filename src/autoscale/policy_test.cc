@@ -134,6 +134,53 @@ TEST(PolicyTest, ADownMovePaysWhenItsSavingOutweighsItsStarts) {
   EXPECT_FALSE(p.WorthIt(10, 10, 0));  // saves nothing
 }
 
+// A p99 over the SLO at 800 of 1,000 credited req/s: the credits hold the
+// SLO only to 80%; later decisions ask for the wanted rate over that, so
+// the service does not fall back to credits that missed its SLO once its
+// p99 recovers (with margins off, it does, after one cool-down).
+TEST(PolicyTest, LearnsACreditMarginWhenTheP99ExceedsTheSloUnderItsCredits) {
+  PolicyOptions o = Plain();
+  o.up_step = 0.1;
+  o.down_below = 0.85;
+  o.cooldown_s = 600;
+  for (double floor : {0.5, 1.0}) {
+    o.margin_floor = floor;
+    Policy p(o, {"a"}, {1000});
+    p.SetSlos({100});
+    p.SetCapacity({1000});
+    Decision d = p.Decide(0, {{0, {800}, {120}}});
+    EXPECT_EQ(d.move, Move::kUp);
+    EXPECT_DOUBLE_EQ(d.required[0], 1100);
+    if (floor < 1) {
+      EXPECT_DOUBLE_EQ(p.margins()[0], 0.8);
+      EXPECT_NE(d.reason.find("; credits corrected: a to 80% (p99 120 ms over "
+                              "its SLO 100 ms at 800 of 1000 credited req/s)"),
+                std::string::npos)
+          << d.reason;
+    } else {
+      EXPECT_DOUBLE_EQ(p.margins()[0], 1);
+      EXPECT_EQ(d.reason.find("credits corrected"), std::string::npos);
+    }
+    p.Moved(d.required);
+    p.SetCapacity(d.required);
+    // 800 req/s, p99 fine: 800 / 0.8 = 1000 is within the band of 1100.
+    double first_down = -1;
+    for (double t = 60; t <= 1260 && first_down < 0; t += 60) {
+      if (p.Decide(t, {{t, {800}, {60}}}).move == Move::kDown) first_down = t;
+    }
+    // Without the margin: low from 60 s, down a cool-down later.
+    EXPECT_EQ(first_down, floor < 1 ? -1 : 660) << floor;
+  }
+  // Never below the floor; nothing learned when the rate exceeds the
+  // credits (the service is short, its credits may be right).
+  o.margin_floor = 0.5;
+  Policy p(o, {"a", "b"}, {1000, 1000});
+  p.SetSlos({100, 100});
+  p.SetCapacity({1000, 1000});
+  p.Decide(0, {{0, {100, 1200}, {150, 150}}});
+  EXPECT_EQ(p.margins(), (std::vector<double>{0.5, 1}));
+}
+
 TEST(PolicyTest, OptionsOutOfRangeAreNamed) {
   PolicyOptions o;
   EXPECT_TRUE(o.Validate().ok());
@@ -142,6 +189,9 @@ TEST(PolicyTest, OptionsOutOfRangeAreNamed) {
   o = PolicyOptions();
   o.down_below = 0;
   EXPECT_EQ(o.Validate().message(), "down-below must be in (0, 1]");
+  o = PolicyOptions();
+  o.margin_floor = 0;
+  EXPECT_EQ(o.Validate().message(), "margin-floor must be in (0, 1]");
 }
 
 }  // namespace

@@ -139,6 +139,11 @@ void SetupAutoscale(CLI::App* app, CommandContext* context) {
                   "Move up at once when a service's observed p99 exceeds this "
                   "x its SLO")
       ->capture_default_str();
+  app->add_option("--margin-floor", o.policy.margin_floor,
+                  "A p99 over the SLO under a service's credits takes its "
+                  "credits to the rate it received, never below this share "
+                  "of them (1: never)")
+      ->capture_default_str();
   app->add_option("--step", o.observe.step_s,
                   "Seconds between the window's observations (query_range "
                   "step)")
