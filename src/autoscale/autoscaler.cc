@@ -1,7 +1,6 @@
 #include "autoscale/autoscaler.h"
 
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include <algorithm>
 #include <chrono>
@@ -13,6 +12,7 @@
 #include "deployment/deployment_json.h"
 #include "util/enum_names.h"
 #include "util/file.h"
+#include "util/status_server.h"
 
 namespace migserve::autoscale {
 namespace {
@@ -274,27 +274,13 @@ Status RunAutoscaler(const workload::Workload& workload,
   MIGSERVE_ASSIGN_OR_RETURN(
       std::unique_ptr<Autoscaler> autoscaler,
       Autoscaler::Make(workload, profiles, std::move(options)));
-  httplib::Server server;
-  std::thread serving;
+  StatusServer server;
   if (port >= 0) {
-    server.Get(
-        "/metrics", [&](const httplib::Request&, httplib::Response& res) {
-          res.set_content(autoscaler->Metrics(), "text/plain; version=0.0.4");
-        });
-    server.Get("/healthz",
-               [&](const httplib::Request&, httplib::Response& res) {
-                 Status health = autoscaler->Health();
-                 res.status = health.ok() ? 200 : 503;
-                 res.set_content(health.ok() ? "ok\n" : health.message() + "\n",
-                                 "text/plain");
-               });
-    bool bound = port == 0 ? server.bind_to_any_port(address.c_str()) > 0
-                           : server.bind_to_port(address.c_str(), port);
-    if (!bound) {
-      return Status::Unavailable(
-          fmt::format("--metrics-port: cannot listen on {}:{}", address, port));
-    }
-    serving = std::thread([&] { server.listen_after_bind(); });
+    server.Page("/metrics", "text/plain; version=0.0.4",
+                [&] { return autoscaler->Metrics(); });
+    server.Health([&] { return autoscaler->Health(); });
+    MIGSERVE_RETURN_IF_ERROR(
+        server.Start(address, port).WithPrefix("--metrics-port"));
   }
   Status result = Status::Ok();
   while (!stop) {
@@ -308,10 +294,6 @@ Status RunAutoscaler(const workload::Workload& workload,
     while (!stop && std::chrono::steady_clock::now() < until) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-  }
-  if (serving.joinable()) {
-    server.stop();
-    serving.join();
   }
   return result;
 }

@@ -4,16 +4,11 @@
 #ifndef MIGSERVE_MANAGER_HEALTH_SERVER_H_
 #define MIGSERVE_MANAGER_HEALTH_SERVER_H_
 
-#include <memory>
 #include <string>
-#include <thread>
 
 #include "controller/reconciler.h"
 #include "util/status.h"
-
-namespace httplib {
-class Server;
-}
+#include "util/status_server.h"
 
 namespace migserve::manager {
 
@@ -21,20 +16,17 @@ class HealthServer {
  public:
   // `reconciler` is not owned and outlives the server.
   explicit HealthServer(const controller::Reconciler* reconciler);
-  // Stops serving and joins the server's thread.
-  ~HealthServer();
 
   // Listens on address:port (port 0: a free one) and serves on a thread of
   // its own; Unavailable if it cannot listen there.
-  Status Start(const std::string& address, int port);
+  Status Start(const std::string& address, int port) {
+    return server_.Start(address, port);
+  }
   // The port it listens on, once started.
-  int port() const { return port_; }
+  int port() const { return server_.port(); }
 
  private:
-  const controller::Reconciler* reconciler_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
-  int port_ = 0;
+  StatusServer server_;
 };
 
 }  // namespace migserve::manager
