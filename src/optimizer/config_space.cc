@@ -59,12 +59,10 @@ ConfigSpace::ConfigSpace(const Problem& problem) : problem_(problem) {
   best_single_.assign(n, 0.0);
   for (int s = 0; s < n; ++s) {
     std::vector<double>& utility = share_utility_.emplace_back();
-    for (const auto& share : shares_[mask_of_[s]]) {
-      double u = 0;
-      for (int p = 0; p < num_profiles; ++p) {
-        u += share[p] * problem.caps.utility(s, p);
-      }
-      utility.push_back(u);
+    for (size_t k = 0; k < shares_[mask_of_[s]].size(); ++k) {
+      utility.push_back(ShareSum(s, static_cast<int>(k), [&](int p) {
+        return problem.caps.utility(s, p);
+      }));
     }
     const Range& alone = config_tables_[ConfigTableOf(s, deployment::kIdle)];
     for (int id = alone.begin; id < alone.end; ++id) {
@@ -134,25 +132,18 @@ void ConfigSpace::AddConfigs(int ma, int mb) {
 
 void ConfigSpace::AddFront(int ca, int cb) {
   const workload::CapacityMatrix& caps = problem_.caps;
-  const int num_profiles = static_cast<int>(problem_.gpu.profiles.size());
   const int a = representative_[ca];
   const int b = cb == num_classes_ ? deployment::kIdle : representative_[cb];
   const Range& configs = config_tables_[ConfigTableOf(a, b)];
   // Each config's throughput for a and for b.
-  auto throughput = [&](int s, int mask, int share) {
-    double sum = 0;
-    if (share < 0) return sum;
-    for (int p = 0; p < num_profiles; ++p) {
-      sum += shares_[mask][share][p] * caps.throughput(s, p);
-    }
-    return sum;
+  auto throughput = [&](int s, int share) {
+    return ShareSum(s, share, [&](int p) { return caps.throughput(s, p); });
   };
   std::vector<std::pair<double, double>> served;
   for (int id = configs.begin; id < configs.end; ++id) {
     const ClassConfig& c = configs_[id];
-    served.emplace_back(
-        throughput(a, mask_of_[a], c.share_a),
-        b == deployment::kIdle ? 0 : throughput(b, mask_of_[b], c.share_b));
+    served.emplace_back(throughput(a, c.share_a),
+                        b == deployment::kIdle ? 0 : throughput(b, c.share_b));
   }
   // A config joins unless an earlier one beats it on each side, by the
   // same share or by a throughput margin far above rounding, so that it

@@ -63,14 +63,15 @@ class ConfigSpace {
   // The services of group g: (a, kIdle) for a service alone.
   std::pair<int, int> group_services(int g) const;
 
-  // Calls fn(g) for each group that contains service `s`: s alone, then
-  // the pairs (a, s), then (s, b), in group order.
+  // Calls fn(g, other) for each group g that contains service `s`, `other`
+  // its other service (kIdle for s alone): s alone, then the pairs (a, s),
+  // then (s, b), in group order.
   template <typename Fn>
   void ForEachGroupOf(int s, Fn fn) const {
-    fn(s);
-    for (int a = 0; a < s; ++a) fn(PairGroup(a, s));
+    fn(s, deployment::kIdle);
+    for (int a = 0; a < s; ++a) fn(PairGroup(a, s), a);
     const int n = problem_.num_services();
-    for (int b = s + 1; b < n; ++b) fn(PairGroup(s, b));
+    for (int b = s + 1; b < n; ++b) fn(PairGroup(s, b), b);
   }
 
   // Calls fn(id, config) for each config of group g, in group order, with
@@ -144,6 +145,18 @@ class ConfigSpace {
     return class_of_[a] * (num_classes_ + 1) + cb;
   }
   PairConfig Config(int a, int b, int id) const;
+  // Sum over the profiles of share `share` of service s's profile set
+  // times value(p) (0 for no share).
+  template <typename Value>
+  double ShareSum(int s, int share, Value value) const {
+    double sum = 0;
+    if (share < 0) return sum;
+    const auto& counts = shares_[mask_of_[s]][share];
+    for (size_t p = 0; p < problem_.gpu.profiles.size(); ++p) {
+      sum += counts[p] * value(static_cast<int>(p));
+    }
+    return sum;
+  }
   void AddConfigs(int ma, int mb);
   void AddFront(int ca, int cb);
   int ShareOf(int mask, const std::array<uint8_t, kMaxProfiles>& share);

@@ -303,7 +303,7 @@ std::optional<std::vector<GpuConfig>> GreedyUntil(
     }
     for (int s : chosen.services) {
       if (s == kIdle) continue;
-      space.ForEachGroupOf(s, [&](int g) { stale[g] = 1; });
+      space.ForEachGroupOf(s, [&](int g, int) { stale[g] = 1; });
     }
     deployment::AddConfig(chosen, space.problem().caps, &rates);
     out.push_back(std::move(chosen));

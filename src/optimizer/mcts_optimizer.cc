@@ -91,9 +91,8 @@ std::vector<Scored> Search::TopConfigs(const CompletionRates& rates,
   using Entry = std::pair<double, std::pair<int, int>>;
   std::vector<Entry> best;
   for (int s : services) {
-    space_.ForEachGroupOf(s, [&](int g) {
-      auto [a, b] = space_.group_services(g);
-      if (done[a] || (b != deployment::kIdle && done[b])) return;
+    space_.ForEachGroupOf(s, [&](int g, int other) {
+      if (other != deployment::kIdle && done[other]) return;
       space_.ForEachConfig(g, [&](int id, const PairConfig& c) {
         double sc = space_.Score(c, rates, rule);
         if (sc <= 0) return;
