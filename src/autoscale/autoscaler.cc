@@ -28,6 +28,12 @@ double UnixNow() {
       .count();
 }
 
+// The target deployment as `store` holds it now.
+StatusOr<deployment::Deployment> ReadTarget(const TargetStore& store) {
+  MIGSERVE_ASSIGN_OR_RETURN(std::string text, store.read());
+  return deployment::ParseDeployment(text, store.name);
+}
+
 }  // namespace
 
 const char* RoundName(Round round) { return NameOf(kRoundNames, round).data(); }
@@ -51,10 +57,8 @@ StatusOr<std::unique_ptr<Autoscaler>> Autoscaler::Make(
     return Status::InvalidArgument(
         "--target or --target-configmap: the target deployment is required");
   }
-  MIGSERVE_ASSIGN_OR_RETURN(std::string text, options.target.read());
-  MIGSERVE_ASSIGN_OR_RETURN(
-      deployment::Deployment target,
-      deployment::ParseDeployment(text, options.target.name));
+  MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment target,
+                            ReadTarget(options.target));
   MIGSERVE_ASSIGN_OR_RETURN(PrometheusClient prometheus,
                             PrometheusClient::Make(options.prometheus));
   StatusOr<Sizer> sizer = Sizer::Make(workload, profiles, options.sizer);
@@ -139,7 +143,7 @@ StatusOr<Round> Autoscaler::Step(double now_s) {
     ++rounds_[Round::kPaused];
     return Round::kPaused;
   }
-  StatusOr<deployment::Deployment> current = ReadTarget();
+  StatusOr<deployment::Deployment> current = ReadTarget(options_.target);
   if (!current.ok()) return fail(current.status());
   policy_.SetCapacity(current->CreditedRates(names_));
   Decision decision = policy_.Decide(now_s, observed->window);
@@ -193,11 +197,6 @@ StatusOr<Round> Autoscaler::Move(double now_s, const Decision& decision,
         fmt::format("{} written: {}", options_.target.name, what));
   }
   return decision.move == Move::kUp ? Round::kUp : Round::kDown;
-}
-
-StatusOr<deployment::Deployment> Autoscaler::ReadTarget() const {
-  MIGSERVE_ASSIGN_OR_RETURN(std::string text, options_.target.read());
-  return deployment::ParseDeployment(text, options_.target.name);
 }
 
 void Autoscaler::Say(const char* type, const char* reason,

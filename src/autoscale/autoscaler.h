@@ -93,7 +93,6 @@ class Autoscaler {
   Autoscaler(const workload::Workload& workload,
              const deployment::Deployment& target, Sizer sizer,
              PrometheusClient prometheus, AutoscaleOptions options);
-  StatusOr<deployment::Deployment> ReadTarget() const;
   StatusOr<Round> Move(double now_s, const Decision& decision,
                        const deployment::Deployment& current);
   // Logs "autoscale: MESSAGE" and says it as an event.

@@ -17,6 +17,7 @@
 #include "kube/configmap_key.h"
 #include "kube/event_recorder.h"
 #include "kube/kube_client.h"
+#include "manager/target_source.h"
 #include "profile/profile_csv.h"
 #include "util/interrupt.h"
 #include "workload/workload_yaml.h"
@@ -87,8 +88,9 @@ Status RunAutoscale(const AutoscaleFlags& flags, CommandContext* context) {
         flags.namespace_.empty() ? config.namespace_ : flags.namespace_;
     client.emplace(std::move(config));
     if (!flags.target_configmap.empty()) {
+      // The key the controller reads (controller --target-configmap).
       target.emplace(&*client, namespace_, flags.target_configmap,
-                     "deployment.json");
+                     manager::TargetOptions().key);
       options.target = {
           target->Describe(), [&target] { return target->Read(); },
           [&target](const std::string& text) { return target->Write(text); }};
