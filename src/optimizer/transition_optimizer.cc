@@ -313,24 +313,36 @@ TransitionSolution SolveTransition(const Problem& problem,
                                    const SolveOptions& options,
                                    const TransitionOptions& transition) {
   Clock::time_point deadline = SecondsFromNow(options.time_limit_s);
-  TransitionSolution out;
   SolveOptions phase1 = options;
   phase1.time_limit_s = options.time_limit_s / 2;
-  MilpOptimizer milp;
-  out.plain = milp.Solve(
+  Solution plain = MilpOptimizer().Solve(
       problem, deployment::CompletionRates(problem.num_services(), 0.0),
       phase1);
-  if (out.plain.outcome == Outcome::kInfeasible) {
+  if (plain.outcome == Outcome::kInfeasible) {
+    TransitionSolution out;
     out.outcome = Outcome::kInfeasible;
-    out.reason = out.plain.reason;
+    out.reason = plain.reason;
+    out.plain = std::move(plain);
     return out;
   }
   if (options.progress) {
     options.progress(fmt::format(
         "optimize: milp --from: phase 1: {} GPUs ({}); phase 2: fewest starts",
-        out.plain.configs.size(),
-        deployment::SolveStatusName(out.plain.outcome)));
+        plain.configs.size(), deployment::SolveStatusName(plain.outcome)));
   }
+  SolveOptions phase2 = options;
+  phase2.time_limit_s = std::max(0.1, SecondsLeft(deadline));
+  return SolveTransitionFrom(problem, current, std::move(plain), phase2,
+                             transition);
+}
+
+TransitionSolution SolveTransitionFrom(const Problem& problem,
+                                       const std::vector<CurrentGpu>& current,
+                                       Solution plain,
+                                       const SolveOptions& options,
+                                       const TransitionOptions& transition) {
+  TransitionSolution out;
+  out.plain = std::move(plain);
   const int max_gpus =
       static_cast<int>(out.plain.configs.size()) + transition.extra_gpus;
   // Lexicographic: a start outweighs any GPU count, a GPU any number of
@@ -359,7 +371,7 @@ TransitionSolution SolveTransition(const Problem& problem,
       options.progress("optimize: milp --from: phase 2: " + line);
     };
   }
-  RunCbcSolver(&cbc, std::max(0.1, SecondsLeft(deadline)), arguments, progress,
+  RunCbcSolver(&cbc, options.time_limit_s, arguments, progress,
                transition.patience_s);
   out.nodes = cbc.getNodeCount();
   std::vector<double> values;

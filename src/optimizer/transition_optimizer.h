@@ -85,6 +85,16 @@ TransitionSolution SolveTransition(const Problem& problem,
                                    const SolveOptions& options,
                                    const TransitionOptions& transition);
 
+// Phase 2 alone: the fewest starts from `current` among deployments of at
+// most plain's GPUs (plus the extra ones), seeded with `plain`, phase 1's
+// answer for `problem`, which the result keeps. The time limit is phase 2's.
+// REQUIRES: as SolveTransition; plain is feasible.
+TransitionSolution SolveTransitionFrom(const Problem& problem,
+                                       const std::vector<CurrentGpu>& current,
+                                       Solution plain,
+                                       const SolveOptions& options,
+                                       const TransitionOptions& transition);
+
 }  // namespace migserve::optimizer
 
 #endif  // MIGSERVE_OPTIMIZER_TRANSITION_OPTIMIZER_H_
