@@ -1,5 +1,6 @@
-// Speed of the p99 capacity model's unit of work (one simulated rate: a
-// replica fed 100,000 arrivals) and of `serve` on the shipped day
+// Speed of the p99 capacity model's units of work (one simulated rate: a
+// replica fed 100,000 arrivals, for its latency quantile or for the credit
+// search's verdict) and of `serve` on the shipped day
 // deployment (18 GPUs, 30 simulated seconds, about 700,000 requests).
 #include <benchmark/benchmark.h>
 
@@ -29,6 +30,23 @@ void BM_ReplicaQuantileAtOneRate(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ReplicaQuantileAtOneRate)
+    ->Arg(1)
+    ->Arg(64)
+    ->Unit(benchmark::kMillisecond);
+
+// The credit search's unit of work: one verdict (is the p99 within the
+// SLO at this rate?) on the search's 100,000 arrivals, at a rate that
+// passes, so every arrival is simulated.
+void BM_ReplicaVerdictAtOneRate(benchmark::State& state) {
+  queueing::BatchCurve curve({{1, 13}, {2, 23}, {4, 42}, {8, 79}});
+  queueing::Traffic traffic{.service_rate = 0.9 * 8 / 0.079 * state.range(0)};
+  double rate = 0.9 * 8 / 0.079;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        queueing::QuantileHolds(curve, {8, 1, 0}, 400, traffic, rate));
+  }
+}
+BENCHMARK(BM_ReplicaVerdictAtOneRate)
     ->Arg(1)
     ->Arg(64)
     ->Unit(benchmark::kMillisecond);

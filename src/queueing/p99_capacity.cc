@@ -66,16 +66,21 @@ class MissCounter : public BatchSink {
     by_run_.push_back(0);
   }
   int runs() const { return static_cast<int>(starts_.size()); }
+  // A batch's arrivals are in order and end together, so its measured
+  // misses are the measured requests before its first in time.
   void Served(const double* arrivals, int count, double done) override {
-    for (int i = 0; i < count; ++i) {
-      if (starts_.empty() || arrivals[i] < starts_.front() ||
-          done - arrivals[i] <= slo_s_) {
-        continue;
+    if (starts_.empty()) return;
+    int i = static_cast<int>(
+        std::lower_bound(arrivals, arrivals + count, starts_.front()) -
+        arrivals);
+    if (i == count || done - arrivals[i] <= slo_s_) return;
+    size_t run = std::upper_bound(starts_.begin(), starts_.end(), arrivals[i]) -
+                 starts_.begin() - 1;
+    for (; i < count && done - arrivals[i] > slo_s_; ++i) {
+      while (run + 1 < starts_.size() && arrivals[i] >= starts_[run + 1]) {
+        ++run;
       }
       ++misses_;
-      size_t run =
-          std::upper_bound(starts_.begin(), starts_.end(), arrivals[i]) -
-          starts_.begin() - 1;
       ++by_run_[run];
     }
   }
@@ -187,9 +192,11 @@ bool Within(const BatchCurve& curve, const BatcherConfig& config, double rate,
   allowed -= (long_stream ? 3 : 1) * std::sqrt(allowed * search.quantile);
   long per_run = measured / kRuns;
   MissCounter misses(slo_ms / 1000, static_cast<long>(std::floor(allowed)));
+  size_t next_run = first;  // the first request of the next run
   auto each = [&](size_t i, double t) {
-    if (i >= first && (i - first) % per_run == 0 && misses.runs() < kRuns) {
+    if (i == next_run && misses.runs() < kRuns) {
       misses.StartRun(t);
+      next_run += per_run;
     }
   };
   auto stop = [&] { return misses.failed(); };

@@ -17,8 +17,6 @@ ReplicaQueue::ReplicaQueue(const BatchCurve& curve, const BatcherConfig& config,
   }
 }
 
-void ReplicaQueue::Arrive(double t) { queued_.push_back(t); }
-
 void ReplicaQueue::AdvanceTo(double t) {
   const int max_batch = config_.max_batch;
   while (head_ < queued_.size()) {
@@ -31,9 +29,14 @@ void ReplicaQueue::AdvanceTo(double t) {
     }
     double start = std::max(free_at_[w], trigger);
     if (start >= t) break;
-    size_t end = head_;
-    size_t limit = head_ + std::min<size_t>(waiting, max_batch);
-    while (end < limit && queued_[end] <= start) ++end;
+    // The batch: the queued requests that arrived by its start, at most
+    // max_batch (arrivals are in order).
+    auto first = queued_.begin() + head_;
+    auto limit = first + std::min<size_t>(waiting, max_batch);
+    size_t end =
+        (*(limit - 1) <= start ? limit
+                               : std::upper_bound(first, limit, start)) -
+        queued_.begin();
     int size = static_cast<int>(end - head_);
     double done = start + seconds_of_batch_[size];
     sink_->Served(&queued_[head_], size, done);

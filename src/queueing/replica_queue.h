@@ -38,7 +38,7 @@ class ReplicaQueue {
   ReplicaQueue(const BatchCurve& curve, const BatcherConfig& config,
                BatchSink* sink);
 
-  void Arrive(double t);
+  void Arrive(double t) { queued_.push_back(t); }
   // Starts every batch that starts before `t`.
   void AdvanceTo(double t);
   // Serves every request that has arrived.
