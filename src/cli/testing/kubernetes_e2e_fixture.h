@@ -1,0 +1,429 @@
+// The Kubernetes end-to-end tests' cluster without a cluster or a GPU: the
+// stand-in API server over HTTPS, node agents on in-memory NVML, a fake
+// kubelet that marks a replica's instance in use while its pod runs, and
+// the checks every transition there must pass (each service's ready and
+// routed capacity at least its floor at every change of a pod, Service or
+// HTTPRoute; the cluster, the GPUs' layouts and the routes at the target
+// at the end).
+#ifndef MIGSERVE_CLI_TESTING_KUBERNETES_E2E_FIXTURE_H_
+#define MIGSERVE_CLI_TESTING_KUBERNETES_E2E_FIXTURE_H_
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/node_agent.h"
+#include "agent/testing/fake_nvml.h"
+#include "cli/cli_test_util.h"
+#include "cluster/kubernetes/kubernetes_backend.h"
+#include "cluster/kubernetes/kubernetes_router.h"
+#include "cluster/kubernetes/mig_annotations.h"
+#include "cluster/kubernetes/names.h"
+#include "cluster/plan_json.h"
+#include "cluster/routing.h"
+#include "controller/controller.h"
+#include "deployment/deployment_json.h"
+#include "kube/pod_ready.h"
+#include "kube/testing/api_server_standin.h"
+#include "kube/testing/fake_kubelet.h"
+#include "kube/testing/test_certificate.h"
+#include "manager/journal_pod_ledger.h"
+#include "util/file.h"
+#include "util/test_util.h"
+
+namespace migserve::cli {
+
+namespace k8s = cluster::kubernetes;
+using Json = nlohmann::json;
+
+constexpr char kToken[] = "e2e-token";
+constexpr int kNodes = 3;
+constexpr int kGpusPerNode = 8;
+constexpr char kPods[] = "/api/v1/namespaces/serving/pods";
+constexpr char kRoutes[] =
+    "/apis/gateway.networking.k8s.io/v1/namespaces/serving/httproutes";
+constexpr char kServices[] = "/api/v1/namespaces/serving/services";
+constexpr char kServingSpec[] =
+    "routing:\n  gateway: {name: inference, namespace: gateways}\n";
+
+// True if every label `selector` names has that value in `labels`.
+inline bool Selects(const Json& selector, const Json& labels) {
+  for (const auto& [key, value] : selector.items()) {
+    if (!labels.contains(key) || labels[key] != value) return false;
+  }
+  return true;
+}
+
+inline const mig::GpuModel& A100() {
+  return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
+}
+inline const mig::GpuModel& H100() {
+  return *mig::GpuCatalog::Default().Find("H100-SXM5-80GB").value();
+}
+
+inline std::string NodeName(int n) { return "node-" + std::to_string(n); }
+
+inline deployment::Deployment Load(const std::string& name) {
+  return deployment::LoadDeployment(
+             testing::SourcePath("data/deployments/" + name + ".json"))
+      .value();
+}
+
+// The text of data/deployments/<name>.json, as a ConfigMap holds it.
+inline std::string DeploymentText(const std::string& name) {
+  return ReadFile(testing::SourcePath("data/deployments/" + name + ".json"))
+      .value();
+}
+
+class KubernetesE2eTest : public ::testing::Test {
+ protected:
+  KubernetesE2eTest()
+      : tls_(
+            kube::MakeTestCertificate(testing::TempDir() + "/e2e-tls").value()),
+        server_({tls_.cert_file, tls_.key_file, kToken, 1}) {
+    EXPECT_TRUE(server_.Start().ok());
+    config_.server = server_.url();
+    config_.ca_pem = tls_.cert_pem;
+    config_.token = kToken;
+    config_.namespace_ = "serving";
+    kubeconfig_ = testing::WriteTempFile(
+        "e2e-kubeconfig",
+        "current-context: e2e\ncontexts:\n- name: e2e\n  context: {cluster: "
+        "c, user: u, namespace: serving}\nclusters:\n- name: c\n  cluster:\n"
+        "    server: " +
+            server_.url() + "\n    certificate-authority: " + tls_.cert_file +
+            "\nusers:\n- name: u\n  user: {token: " + kToken + "}\n");
+    journal_ = testing::TempDir() + "/e2e-journal.db";
+    std::remove(journal_.c_str());
+    serving_ = testing::WriteTempFile("e2e-serving.yaml", kServingSpec);
+  }
+
+  ~KubernetesE2eTest() override {
+    stop_ = true;
+    for (std::thread& t : agents_) t.join();
+  }
+
+  // Puts `from` on the cluster: layouts through NVML, Ready pods, then
+  // starts the agents and the kubelet and waits for every layout report.
+  void Start(const deployment::Deployment& from) {
+    cluster::ClusterState state =
+        cluster::ClusterFromDeployment(from,
+                                       {kGpusPerNode, Nodes() * kGpusPerNode})
+            .value();
+    for (int n = 0; n < Nodes(); ++n) AddNode(NodeName(n), &A100());
+    for (const cluster::GpuState& g : state.gpus) {
+      int n = nodes_.at(g.id.node), index = g.id.index;
+      ASSERT_TRUE(drivers_[n]->Apply(index, {{}, g.layout().instances()}).ok());
+      for (const cluster::Slot& s : g.slots) {
+        if (!s.replica) continue;
+        const mig::Profile& p = A100().profiles[s.instance.profile];
+        std::string name = k8s::ReplicaName(s.replica->service, g.id.node,
+                                            index, p, s.instance.start);
+        Json pod = server_.Put(
+            std::string(kPods) + "/" + name,
+            {{"metadata",
+              {{"labels",
+                k8s::ReplicaLabels(*s.replica, {g.id, g.model, s.instance})},
+               {"annotations", k8s::ReplicaAnnotations(*s.replica)}}},
+             {"status",
+              {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}});
+        // As if the controller had created it.
+        if (seed_ledger_) {
+          ASSERT_TRUE(Ledger()->Put(name, {"", pod["metadata"]["uid"]}).ok());
+        }
+        nvml_[n]->SetInUse(index, s.instance, true);
+      }
+    }
+    kubelet_ = std::make_unique<kube::FakeKubelet>(
+        &server_, ready_after_s_, [this](const Json& pod, bool running) {
+          // A forged pod holds no MIG device: it only claims one.
+          if (IsForged(pod)) return;
+          const Json& l = pod["metadata"]["labels"];
+          int n = nodes_.at(l[k8s::kLabelNode].get<std::string>());
+          int index = std::stoi(l[k8s::kLabelGpu].get<std::string>());
+          const mig::GpuModel& model = drivers_[n]->model(index);
+          mig::Instance i{
+              model.FindProfile(l[k8s::kLabelProfile].get<std::string>()),
+              std::stoi(l[k8s::kLabelStart].get<std::string>())};
+          nvml_[n]->SetInUse(index, i, running);
+        });
+    // The routes `from` had before the transition, as the router writes
+    // them.
+    kube::KubeClient client(config_);
+    k8s::KubernetesRouter router(&client, RouterOptions(from));
+    for (const auto& [service, route] : cluster::Routes(state)) {
+      ASSERT_TRUE(router.SetRoute(route).ok());
+    }
+    server_.AddObserver(
+        [this](const std::string&, const std::string& path, const Json&) {
+          if (path.find("/pods/") != std::string::npos) Measure();
+          if (path.find("/pods/") != std::string::npos ||
+              path.find("/httproutes/") != std::string::npos ||
+              path.find("/services/") != std::string::npos) {
+            CheckRoutes();
+          }
+          if (path.find("/httproutes/") != std::string::npos) {
+            std::lock_guard lock(mu_);
+            ++route_writes_;
+          }
+        });
+    for (int n = 0; n < Nodes(); ++n) StartAgent(NodeName(n));
+  }
+
+  // The pods a test forges are named forged-N.
+  static bool IsForged(const Json& pod) {
+    return pod["metadata"].value("name", "").rfind("forged-", 0) == 0;
+  }
+
+  // The A100 nodes Start makes.
+  int Nodes() const { return kNodes * scale_; }
+
+  // The backend as the controller command sets it up (the pods it made
+  // recorded in the journal), polling fast.
+  k8s::BackendOptions BackendOptions() {
+    k8s::BackendOptions options;
+    options.namespace_ = "serving";
+    options.poll_s = 0.01;
+    options.ledger = Ledger();
+    return options;
+  }
+
+  // The journal's pod ledger, through a connection of the test's own.
+  k8s::PodLedger* Ledger() {
+    if (!ledger_) {
+      ledger_journal_ = controller::Journal::Open(journal_).value();
+      ledger_ =
+          std::make_unique<manager::JournalPodLedger>(ledger_journal_.get());
+    }
+    return ledger_.get();
+  }
+
+  k8s::RouterOptions RouterOptions(const deployment::Deployment& d) {
+    k8s::RouterOptions options;
+    options.namespace_ = "serving";
+    options.serving = k8s::ParseServingSpec(kServingSpec, "spec").value();
+    for (const auto& s : d.services) options.models[s.name] = s.model;
+    return options;
+  }
+
+  // What a gateway does with the live routes now: per service, the group
+  // Services its HTTPRoute weighs, each spreading its share over the ready
+  // pods it selects. Records each service whose routed capacity is below
+  // its floor (some replica then gets more than its throughput).
+  void CheckRoutes() {
+    std::vector<Json> pods = server_.List(kPods);
+    std::map<std::string, Json> services;
+    for (const Json& s : server_.List(kServices)) {
+      services[s["metadata"]["name"]] = s;
+    }
+    std::lock_guard lock(mu_);
+    if (lowest_.empty()) return;  // not watching yet
+    for (const Json& r : server_.List(kRoutes)) {
+      std::string service = r["metadata"]["labels"][k8s::kLabelService];
+      cluster::ServiceRoute route{service, {}};
+      for (const Json& b :
+           r["spec"]["rules"][0].value("backendRefs", Json::array())) {
+        cluster::RouteGroup g;
+        g.weight = b["weight"];
+        g.throughput = 1e300;
+        auto it = services.find(b["name"]);
+        for (const Json& pod : pods) {
+          if (it == services.end() || !kube::PodReady(pod) ||
+              !Selects(it->second["spec"]["selector"],
+                       pod["metadata"]["labels"])) {
+            continue;
+          }
+          ++g.replicas;
+          auto replica = k8s::ReplicaFromMetadata(pod["metadata"]);
+          g.throughput = std::min(g.throughput, replica->throughput);
+        }
+        route.groups.push_back(g);
+      }
+      double floor = goal_.Floor(service);
+      double routed = cluster::RoutedCapacity(route);
+      if (routed < floor * (1 - 1e-4) - 1e-6) {
+        violations_.push_back(
+            fmt::format("{}: routed capacity {:.6g} below its floor {:.6g}",
+                        service, routed, floor));
+      }
+    }
+  }
+
+  // Each service's live HTTPRoute weighs exactly its ready replicas.
+  void ExpectRoutesMatchTheCluster(const cluster::ClusterState& end) {
+    for (const auto& [service, route] : cluster::Routes(end)) {
+      auto live =
+          server_.Get(std::string(kRoutes) + "/" + k8s::RouteName(service));
+      ASSERT_TRUE(live) << service;
+      std::map<std::string, long> weights;
+      for (const Json& b : (*live)["spec"]["rules"][0]["backendRefs"]) {
+        weights[b["name"]] = b["weight"];
+      }
+      std::map<std::string, long> want;
+      for (const auto& g : route.groups) {
+        want[k8s::GroupName(service, g)] = g.weight;
+      }
+      EXPECT_EQ(weights, want) << service;
+    }
+  }
+
+  // A GPU node with `kGpusPerNode` GPUs of `model` (MIG on, no instances).
+  void AddNode(const std::string& name, const mig::GpuModel* model) {
+    server_.Put(
+        "/api/v1/nodes/" + name,
+        {{"metadata", {{"labels", {{"nvidia.com/mig.capable", "true"}}}}}});
+    nodes_[name] = static_cast<int>(nvml_.size());
+    nvml_.push_back(std::make_unique<agent::FakeNvml>(
+        std::vector<agent::FakeGpu>(kGpusPerNode, model)));
+    drivers_.push_back(
+        agent::MigDriver::Open(nvml_.back().get(), mig::GpuCatalog::Default())
+            .value());
+    clients_.push_back(std::make_unique<kube::KubeClient>(config_));
+  }
+
+  // Runs the agent of node `name` and waits for its first layout report.
+  void StartAgent(const std::string& name) {
+    int n = nodes_.at(name);
+    agent::NodeAgentOptions options;
+    options.node = name;
+    options.watch_s = 1;
+    agents_.emplace_back([this, n, options] {
+      agent::NodeAgent a(clients_[n].get(), drivers_[n].get(), options);
+      EXPECT_TRUE(a.Run(stop_).ok());
+    });
+    for (int tries = 0;
+         tries < 1000 && k8s::Annotation(*server_.Get("/api/v1/nodes/" + name),
+                                         k8s::kAnnotationLayouts)
+                             .empty();
+         ++tries) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+
+  // Stops the agents, so that nothing else writes to the API server.
+  void StopAgents() {
+    stop_ = true;
+    for (std::thread& t : agents_) t.join();
+    agents_.clear();
+  }
+
+  // Every pod and node as the API server holds them now.
+  Json Everything() {
+    return {{"pods", server_.List(kPods)},
+            {"nodes", server_.List("/api/v1/nodes")}};
+  }
+
+  // Records each service's ready capacity; the invariant is checked on the
+  // lowest values seen.
+  void Measure() {
+    std::map<std::string, double> capacity;
+    for (const Json& pod : server_.List(kPods)) {
+      if (!pod.contains("status") || IsForged(pod)) continue;
+      if (k8s::Annotation(pod, k8s::kAnnotationOwner) != k8s::kDefaultOwner) {
+        continue;  // not a replica of the controller's
+      }
+      auto replica = k8s::ReplicaFromMetadata(pod["metadata"]);
+      if (replica) capacity[replica->service] += replica->throughput;
+    }
+    std::lock_guard lock(mu_);
+    for (auto& [service, low] : lowest_) {
+      low = std::min(low, capacity[service]);
+    }
+  }
+
+  void Watch(const controller::TransitionGoal& goal) {
+    std::lock_guard lock(mu_);
+    goal_ = goal;
+    for (const auto& [s, value] : goal.required_before) lowest_[s] = 1e300;
+  }
+
+  void ExpectInvariantAndTarget() {
+    {
+      std::lock_guard lock(mu_);
+      for (const auto& [service, low] : lowest_) {
+        EXPECT_GE(low, goal_.Floor(service) - 1e-6) << service;
+      }
+      EXPECT_EQ(violations_, std::vector<std::string>{});
+    }
+    kube::KubeClient client(config_);
+    k8s::KubernetesBackend backend(&client, BackendOptions());
+    cluster::ClusterState end = backend.Observe().value();
+    EXPECT_EQ(controller::EndStateProblems(end, goal_),
+              std::vector<std::string>{});
+    for (const cluster::GpuState& g : end.gpus) {
+      EXPECT_EQ(nvml_[nodes_.at(g.id.node)]->Layout(g.id.index), g.layout())
+          << "GPU " << g.id;
+      EXPECT_EQ(g.model, &drivers_[nodes_.at(g.id.node)]->model(g.id.index));
+    }
+    ExpectRoutesMatchTheCluster(end);
+  }
+
+  // A controller that starts moving the cluster to `target` and dies after
+  // 20 actions (asking `may_act` before each, if set), its plan unfinished
+  // in the journal; returns that plan.
+  cluster::TransitionPlan DieAfter20Actions(
+      kube::KubeClient* client, const deployment::Deployment& target,
+      const controller::TransitionGoal& goal, std::function<Status()> may_act) {
+    k8s::KubernetesBackend backend(client, BackendOptions());
+    k8s::KubernetesRouter router(client, RouterOptions(target));
+    auto journal = controller::Journal::Open(journal_).value();
+    controller::ControllerOptions options;
+    options.stop_after = 20;
+    options.router = &router;
+    options.may_act = std::move(may_act);
+    controller::Controller dying(&backend, journal.get(), options);
+    EXPECT_EQ(dying.Transition(target, goal).code(), Status::Code::kAborted);
+    return cluster::ParsePlan(journal->Current().value()->plan_json, "journal")
+        .value();
+  }
+
+  // `controller --once` toward `target`, with `extra` flags.
+  CliResult Controller(const std::string& target,
+                       const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = {
+        "controller", "--once",    "--kubeconfig", kubeconfig_,      "--target",
+        target,       "--journal", journal_,       "--metrics-port", "0",
+        "--poll-s",   "0.01",      "--serving",    serving_};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Cli(args);
+  }
+
+  kube::TestCertificate tls_;
+  kube::ApiServerStandIn server_;
+  kube::KubeConfig config_;
+  std::string kubeconfig_;
+  std::string journal_;
+  std::unique_ptr<controller::Journal> ledger_journal_;
+  std::unique_ptr<manager::JournalPodLedger> ledger_;
+  std::string serving_;
+  std::map<std::string, int> nodes_;  // name -> index of the vectors below
+  std::vector<std::unique_ptr<agent::FakeNvml>> nvml_;
+  std::vector<std::unique_ptr<agent::MigDriver>> drivers_;
+  std::vector<std::unique_ptr<kube::KubeClient>> clients_;
+  std::unique_ptr<kube::FakeKubelet> kubelet_;
+  std::vector<std::thread> agents_;
+  std::atomic<bool> stop_ = false;
+  std::mutex mu_;
+  controller::TransitionGoal goal_;
+  std::map<std::string, double> lowest_;
+  std::vector<std::string> violations_;
+  int route_writes_ = 0;
+  int scale_ = 1;  // copies of the three-node cluster Start makes
+  // Whether Start records its pods as the controller's in the journal.
+  bool seed_ledger_ = true;
+  // Seconds from a pod's creation to its readiness (the fake kubelet's).
+  double ready_after_s_ = 0.05;
+};
+
+}  // namespace migserve::cli
+
+#endif  // MIGSERVE_CLI_TESTING_KUBERNETES_E2E_FIXTURE_H_
