@@ -26,7 +26,7 @@ std::string PrometheusBinary() {
 }
 
 StatusOr<std::unique_ptr<LocalPrometheus>> LocalPrometheus::Start(
-    const std::vector<ScrapeTarget>& targets) {
+    const std::vector<ScrapeTarget>& targets, const std::string& file_sd) {
   std::unique_ptr<LocalPrometheus> p(new LocalPrometheus());
   static int started = 0;
   p->dir_ = testing::TempDir() + fmt::format("/prometheus-{}", started++);
@@ -34,7 +34,10 @@ StatusOr<std::unique_ptr<LocalPrometheus>> LocalPrometheus::Start(
   p->port_ = testing::FreePort();
   std::string config =
       "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-      "scrape_configs:\n  - job_name: triton\n    static_configs:\n";
+      "scrape_configs:\n";
+  if (!targets.empty()) {
+    config += "  - job_name: triton\n    static_configs:\n";
+  }
   for (const ScrapeTarget& t : targets) {
     config += fmt::format("      - targets: ['{}']\n", t.address);
     if (!t.labels.empty()) {
@@ -43,6 +46,12 @@ StatusOr<std::unique_ptr<LocalPrometheus>> LocalPrometheus::Start(
         config += fmt::format("          {}: '{}'\n", k, v);
       }
     }
+  }
+  if (!file_sd.empty()) {
+    config += fmt::format(
+        "  - job_name: pods\n    file_sd_configs:\n"
+        "      - files: ['{}']\n        refresh_interval: 1s\n",
+        file_sd);
   }
   std::string config_path = p->dir_ + "/prometheus.yml";
   MIGSERVE_RETURN_IF_ERROR(WriteFileAtomic(config_path, config));

@@ -11,6 +11,11 @@ TritonEndpoint::TritonEndpoint(std::string model)
     : model_(std::move(model)),
       since_(std::chrono::steady_clock::now()),
       server_(std::make_unique<httplib::Server>()) {
+  // One worker, and a connection closed after each scrape: a test may run
+  // a hundred of these, and stopping one must not wait for a scraper's
+  // idle keep-alive connection to time out.
+  server_->new_task_queue = [] { return new httplib::ThreadPool(1); };
+  server_->set_keep_alive_max_count(1);
   server_->Get("/metrics",
                [this](const httplib::Request&, httplib::Response& res) {
                  res.set_content(Text(), "text/plain; version=0.0.4");
