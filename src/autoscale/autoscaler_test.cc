@@ -124,7 +124,10 @@ TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
   EXPECT_TRUE(logged(
       "not observed: resnet50-1: no series for "
       "sum(rate(nv_inference_request_success{migserve_service=\"resnet50-1\"}"
-      "[3s]))"));
+      "[3s])) and on() "
+      "(count(rate(nv_inference_request_success{migserve_service="
+      "\"resnet50-1\"}[3s])) == "
+      "count(nv_inference_request_success{migserve_service=\"resnet50-1\"}))"));
   std::string metrics = a.Metrics();
   EXPECT_NE(
       metrics.find("migserve_autoscale_unobserved{service=\"resnet50-1\"} 1"),

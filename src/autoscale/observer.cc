@@ -34,10 +34,29 @@ bool QueryFault(const Status& status) {
 
 }  // namespace
 
+namespace {
+
+// The series of `service`'s replicas' request counters.
+std::string Requests(const std::string& service,
+                     const ObserveOptions& options) {
+  return fmt::format("nv_inference_request_success{{{}=\"{}\"}}",
+                     options.service_label, service);
+}
+
+}  // namespace
+
 std::string DefaultRateQuery(const std::string& service,
                              const ObserveOptions& options) {
-  return fmt::format("sum(rate(nv_inference_request_success{{{}=\"{}\"}}[{}]))",
-                     options.service_label, service, options.rate_window);
+  const std::string series = Requests(service, options);
+  const std::string rates =
+      fmt::format("rate({}[{}])", series, options.rate_window);
+  return fmt::format("sum({0}) and on() (count({0}) == count({1}))", rates,
+                     series);
+}
+
+std::string DefaultReplicasQuery(const std::string& service,
+                                 const ObserveOptions& options) {
+  return fmt::format("count({})", Requests(service, options));
 }
 
 std::string DefaultP99Query(const std::string& service,
@@ -69,19 +88,33 @@ StatusOr<Observed> Observe(const PrometheusClient& prometheus,
                                  : service.observe.rate;
     StatusOr<PromSeries> rate =
         OneSeries(prometheus, rate_query, start, now_s, step);
-    if (!rate.ok()) {
-      if (!QueryFault(rate.status())) return rate.status();
+    if (!rate.ok() && !QueryFault(rate.status())) return rate.status();
+    const bool now = rate.ok() && !rate->samples.empty() &&
+                     rate->samples.back().time_s >= now_s - step / 2;
+    bool changing = false;
+    if (!now && service.observe.rate.empty()) {
+      // The default query gives nothing while the set of replicas changes;
+      // if replicas answer, the steps since are unknown, not stale.
+      StatusOr<PromSeries> replicas =
+          OneSeries(prometheus, DefaultReplicasQuery(service.name, options),
+                    now_s, now_s, step);
+      if (!replicas.ok() && !QueryFault(replicas.status())) {
+        return replicas.status();
+      }
+      changing = replicas.ok() && !replicas->samples.empty() &&
+                 replicas->samples.back().value > 0;
+    }
+    if (!rate.ok() && !changing) {
       out.problems.push_back(
           fmt::format("{}: {}", service.name, rate.status().message()));
-    } else if (rate->samples.empty() ||
-               rate->samples.back().time_s < now_s - step / 2) {
+    } else if (!now && !changing) {
       out.problems.push_back(fmt::format(
           "{}: stale: {} gives no sample now{}", service.name, rate_query,
           rate->samples.empty()
               ? std::string()
               : fmt::format(" (the last {:.0f} s ago)",
                             now_s - rate->samples.back().time_s)));
-    } else {
+    } else if (rate.ok()) {
       for (const PromSample& sample : rate->samples) {
         long k = std::lround((sample.time_s - start) / step);
         if (k >= 0 && k < steps && std::isfinite(sample.value)) {

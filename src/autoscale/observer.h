@@ -27,9 +27,19 @@ struct ObserveOptions {
   double step_s = 30;              // between the window's observations
 };
 
-// The default queries for `service`.
+// The default queries for `service`. The rate is the sum of its replicas'
+// rates, given only while every replica that answers has one: a replica's
+// series has a rate() only from its second sample in the window, and keeps
+// one for a window after it is gone, so while a move replaces replicas the
+// plain sum dips by the new ones' traffic and rises back after (which the
+// policy's trend would read as a rise). Those steps are unknown instead; a
+// service whose replicas answer (DefaultReplicasQuery > 0) but whose rate
+// gives no sample now is changing, not stale, and is judged on the steps
+// it has.
 std::string DefaultRateQuery(const std::string& service,
                              const ObserveOptions& options);
+std::string DefaultReplicasQuery(const std::string& service,
+                                 const ObserveOptions& options);
 std::string DefaultP99Query(const std::string& service,
                             const ObserveOptions& options);
 
