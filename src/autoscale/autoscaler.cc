@@ -63,9 +63,41 @@ StatusOr<std::unique_ptr<Autoscaler>> Autoscaler::Make(
                             PrometheusClient::Make(options.prometheus));
   StatusOr<Sizer> sizer = Sizer::Make(workload, profiles, options.sizer);
   if (!sizer.ok()) return sizer.status().WithPrefix("autoscale");
-  return std::unique_ptr<Autoscaler>(
+  std::unique_ptr<Autoscaler> autoscaler(
       new Autoscaler(workload, target, *std::move(sizer), std::move(prometheus),
                      std::move(options)));
+  autoscaler->Recall();
+  return autoscaler;
+}
+
+void Autoscaler::Recall() {
+  if (!options_.state.read) return;
+  StatusOr<std::string> text = options_.state.read();
+  StatusOr<PolicyState> state =
+      text.ok() ? ParsePolicyState(*text, options_.state.name)
+                : StatusOr<PolicyState>(text.status());
+  if (!state.ok()) {
+    options_.log(fmt::format(
+        "autoscale: no policy state ({}): cool-downs start now, margins at 1",
+        state.status().message()));
+    return;
+  }
+  policy_.Recall(*state);
+  remembered_ = policy_.Remembered();
+  margins_shown_ = policy_.margins();
+}
+
+void Autoscaler::Remember() {
+  if (!options_.state.write || options_.dry_run) return;
+  PolicyState state = policy_.Remembered();
+  if (state == remembered_) return;
+  Status written = options_.state.write(FormatPolicyState(state));
+  if (!written.ok()) {
+    options_.log(
+        fmt::format("autoscale: policy state not kept: {}", written.message()));
+    return;
+  }
+  remembered_ = std::move(state);
 }
 
 Autoscaler::Autoscaler(const workload::Workload& workload,
@@ -147,6 +179,7 @@ StatusOr<Round> Autoscaler::Step(double now_s) {
   if (!current.ok()) return fail(current.status());
   policy_.SetCapacity(current->CreditedRates(names_));
   Decision decision = policy_.Decide(now_s, observed->window);
+  Remember();
   {
     std::lock_guard lock(mu_);
     margins_shown_ = policy_.margins();
@@ -157,6 +190,7 @@ StatusOr<Round> Autoscaler::Step(double now_s) {
     return Round::kHold;
   }
   StatusOr<Round> moved = Move(now_s, decision, *current);
+  Remember();
   if (!moved.ok()) return fail(moved.status());
   std::lock_guard lock(mu_);
   ++rounds_[*moved];

@@ -44,6 +44,10 @@ TargetStore FileTarget(const std::string& path);
 struct AutoscaleOptions {
   std::string prometheus;  // http://host:port[/prefix]
   TargetStore target;
+  // Where the policy's state (policy_state.h) is kept across restarts:
+  // read once at the start (none there: it starts afresh, and says so),
+  // written when it changes. Unset: not kept.
+  TargetStore state;
   PolicyOptions policy;
   ObserveOptions observe;
   SizerOptions sizer;
@@ -95,6 +99,10 @@ class Autoscaler {
              PrometheusClient prometheus, AutoscaleOptions options);
   StatusOr<Round> Move(double now_s, const Decision& decision,
                        const deployment::Deployment& current);
+  // Recalls the policy's state from options_.state, if set and there.
+  void Recall();
+  // Writes the policy's state to options_.state if set and it changed.
+  void Remember();
   // Logs "autoscale: MESSAGE" and says it as an event.
   void Say(const char* type, const char* reason, const std::string& message);
 
@@ -111,6 +119,7 @@ class Autoscaler {
   std::vector<double> p99_ms_;
   std::vector<double> required_shown_;
   std::vector<double> margins_shown_;
+  PolicyState remembered_;  // as last written to options_.state
   bool paused_ = false;
   std::string last_error_;
   // The services not observed when last said (NotObserved).

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <thread>
 
@@ -100,6 +101,9 @@ TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
   options.observe.step_s = 1;
   options.observe.rate_window = "3s";
   options.pause_file = testing::TempDir() + "/paused";
+  const std::string state = testing::TempDir() + "/autoscale-state.json";
+  std::remove(state.c_str());
+  options.state = FileTarget(state);
   options.log = [&](const std::string& line) { log.push_back(line); };
   std::vector<std::string> events;  // "Type Reason: message"
   options.event = [&](const std::string& type, const std::string& reason,
@@ -175,9 +179,15 @@ TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
   // cool-down (4 s).
   bert->SetRate(500);
   Sleep(7);
-  EXPECT_EQ(a.Step(UnixNow()).value(), Round::kHold);
+  double low_at = UnixNow();
+  EXPECT_EQ(a.Step(low_at).value(), Round::kHold);
+  // The cool-down under way is kept, for a restart to go on with it.
+  EXPECT_EQ(ParsePolicyState(ReadFile(state).value(), state)->low_since,
+            (std::map<std::string, double>{{"bert-1", low_at}}));
   Sleep(4.5);
   EXPECT_EQ(a.Step(UnixNow()).value(), Round::kDown);
+  EXPECT_EQ(ParsePolicyState(ReadFile(state).value(), state).value(),
+            PolicyState{});
   EXPECT_LT(Capacity(target, "bert-1"), up);
   EXPECT_GE(Capacity(target, "bert-1"), 500 * 1.05);
 

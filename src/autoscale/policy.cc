@@ -238,6 +238,29 @@ void Policy::Declined(double now_s) {
   }
 }
 
+PolicyState Policy::Remembered() const {
+  PolicyState memory;
+  for (size_t s = 0; s < services_.size(); ++s) {
+    if (low_since_[s] >= 0) memory.low_since[services_[s]] = low_since_[s];
+    if (margin_[s] < 1) memory.margins[services_[s]] = margin_[s];
+  }
+  return memory;
+}
+
+void Policy::Recall(const PolicyState& memory) {
+  for (size_t s = 0; s < services_.size(); ++s) {
+    if (auto it = memory.low_since.find(services_[s]);
+        it != memory.low_since.end() && it->second >= 0) {
+      low_since_[s] = it->second;
+    }
+    if (auto it = memory.margins.find(services_[s]);
+        it != memory.margins.end()) {
+      margin_[s] = std::min(margin_[s],
+                            std::clamp(it->second, options_.margin_floor, 1.0));
+    }
+  }
+}
+
 bool Policy::WorthIt(int gpus_now, int gpus_after, int pod_starts) const {
   double saved = (gpus_now - gpus_after) * options_.cooldown_s;
   return saved > pod_starts * options_.start_cost_gpu_s;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "autoscale/policy_state.h"
 #include "util/status.h"
 
 namespace migserve::autoscale {
@@ -108,6 +109,12 @@ class Policy {
   // Returns true if a down move from `gpus_now` to `gpus_after` GPUs that
   // starts `pod_starts` pods saves more than it costs.
   bool WorthIt(int gpus_now, int gpus_after, int pod_starts) const;
+
+  // What it remembers beyond the required rates, and the same given back
+  // (a restarted autoscaler): services it does not know are left out, a
+  // margin never rises, and a cool-down under way goes on from its start.
+  PolicyState Remembered() const;
+  void Recall(const PolicyState& state);
 
   const std::vector<double>& required() const { return required_; }
   // Per service: the share of its credits that holds its SLO (1 until a

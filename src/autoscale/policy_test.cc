@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 
 namespace migserve::autoscale {
 namespace {
@@ -179,6 +180,69 @@ TEST(PolicyTest, LearnsACreditMarginWhenTheP99ExceedsTheSloUnderItsCredits) {
   p.SetCapacity({1000, 1000});
   p.Decide(0, {{0, {100, 1200}, {150, 150}}});
   EXPECT_EQ(p.margins(), (std::vector<double>{0.5, 1}));
+}
+
+// A restarted policy given what the old one remembered goes on where it
+// was: the cool-down under way ends when it would have (not a whole one
+// later), the learned margin holds (only falls), and services it does not
+// know are left out.
+TEST(PolicyTest, RecallsACoolDownUnderWayAndALearnedMargin) {
+  PolicyOptions o = Plain();
+  o.down_below = 0.8;
+  o.cooldown_s = 600;
+  Policy before(o, {"a", "b"}, {100, 100});
+  for (double t = 0; t <= 300; t += 60) {
+    EXPECT_EQ(before.Decide(t, {{t, {70, 85}}}).move, Move::kHold);
+  }
+  PolicyState kept = before.Remembered();
+  EXPECT_EQ(kept.low_since, (std::map<std::string, double>{{"a", 0}}));
+  EXPECT_TRUE(kept.margins.empty());
+  kept.margins = {{"b", 0.5}, {"gone", 0.7}};
+  kept.low_since["gone"] = 5;
+
+  Policy after(o, {"a", "b"}, {100, 100});
+  Policy afresh(o, {"a", "b"}, {100, 100});
+  after.Recall(kept);
+  EXPECT_EQ(after.margins(), (std::vector<double>{1, 0.5}));
+  EXPECT_EQ(after.Remembered().low_since,
+            (std::map<std::string, double>{{"a", 0}}));
+  EXPECT_EQ(after.Remembered().margins,
+            (std::map<std::string, double>{{"b", 0.5}}));
+  // b at 40 req/s over its margin of 0.5 wants 80: within the band, never
+  // low (40 alone would be).
+  for (double t = 360; t < 600; t += 60) {
+    EXPECT_EQ(after.Decide(t, {{t, {70, 40}}}).move, Move::kHold) << t;
+  }
+  Decision d = after.Decide(600, {{600, {70, 40}}});
+  EXPECT_EQ(d.move, Move::kDown);
+  EXPECT_EQ(d.required, (std::vector<double>{70, 100}));
+  // Without the memory the cool-down starts at the restart.
+  for (double t = 360; t < 960; t += 60) {
+    EXPECT_NE(afresh.Decide(t, {{t, {70, 85}}}).move, Move::kDown) << t;
+  }
+  EXPECT_EQ(afresh.Decide(960, {{960, {70, 85}}}).move, Move::kDown);
+  // A margin recalled never rises, nor falls below the floor.
+  o.margin_floor = 0.6;
+  Policy floored(o, {"b"}, {100});
+  floored.Recall({{}, {{"b", 0.5}}});
+  EXPECT_EQ(floored.margins(), (std::vector<double>{0.6}));
+}
+
+TEST(PolicyStateTest, RoundTripsAndNamesWhatIsWrong) {
+  PolicyState state{{{"a", 1795749037.5}}, {{"b", 0.8}}};
+  std::string text = FormatPolicyState(state);
+  EXPECT_EQ(ParsePolicyState(text, "s.json").value(), state);
+  EXPECT_EQ(ParsePolicyState("{}", "s.json").value(), PolicyState{});
+  auto error = [](const std::string& text) {
+    return ParsePolicyState(text, "cm/key").status().message();
+  };
+  EXPECT_EQ(error("[1]"), "cm/key: not a JSON object of the policy's state");
+  EXPECT_EQ(error(R"({"margins": {"b": 1.5}})"),
+            "cm/key: margins.b: 1.5 is not a share in (0, 1]");
+  EXPECT_EQ(error(R"({"low_since": {"a": "x"}})"),
+            "cm/key: low_since.a: \"x\" is not a time (Unix seconds)");
+  EXPECT_EQ(error(R"({"margins": [0.5]})"),
+            "cm/key: margins: expected an object by service");
 }
 
 TEST(PolicyTest, OptionsOutOfRangeAreNamed) {

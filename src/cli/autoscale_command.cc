@@ -1,5 +1,6 @@
 // migserve autoscale -w W -p P --prometheus URL
 //   (--target T.json | --target-configmap NAME [--namespace NS])
+//   [--state FILE]
 //   [policy flags] [--step S] [--rate-window D] [--service-label L]
 //   [--dry-run] [--pause-file F] [--once] [--metrics-port N]
 //   [--events-for KIND/NAME [kube flags]]
@@ -25,12 +26,16 @@
 namespace migserve::cli {
 namespace {
 
+// The key of --target-configmap that keeps the policy's state.
+constexpr char kStateKey[] = "autoscale-state.json";
+
 struct AutoscaleFlags {
   std::string workload;
   std::string profiles;
   bool once = false;
   std::string target;
   std::string target_configmap;
+  std::string state;
   std::string namespace_;
   std::string events_for;
   KubeFlags kube;
@@ -79,8 +84,10 @@ Status RunAutoscale(const AutoscaleFlags& flags, CommandContext* context) {
         "--target-configmap NAME (one of them)");
   }
   options.target = autoscale::FileTarget(flags.target);
+  if (!flags.state.empty()) options.state = autoscale::FileTarget(flags.state);
   std::optional<kube::KubeClient> client;
   std::optional<kube::ConfigMapKey> target;
+  std::optional<kube::ConfigMapKey> state;
   std::optional<kube::EventRecorder> events;
   if (!flags.target_configmap.empty() || !flags.events_for.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(kube::KubeConfig config, LoadKube(flags.kube));
@@ -94,6 +101,17 @@ Status RunAutoscale(const AutoscaleFlags& flags, CommandContext* context) {
       options.target = {
           target->Describe(), [&target] { return target->Read(); },
           [&target](const std::string& text) { return target->Write(text); }};
+      if (flags.state.empty()) {
+        // Beside the target, in a key only the autoscaler writes: read
+        // before each write for the map's version, which the target's
+        // writes move on.
+        state.emplace(&*client, namespace_, flags.target_configmap, kStateKey);
+        options.state = {state->Describe(), [&state] { return state->Read(); },
+                         [&state](const std::string& text) {
+                           (void)state->Read();
+                           return state->Write(text);
+                         }};
+      }
     }
     if (!flags.events_for.empty()) {
       MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json involved,
@@ -133,6 +151,11 @@ void SetupAutoscale(CLI::App* app, CommandContext* context) {
                   "Or the ConfigMap the controller follows (controller "
                   "--target-configmap; key deployment.json), written only if "
                   "unchanged since read");
+  app->add_option("--state", flags->state,
+                  "File that keeps the policy's state across restarts "
+                  "(cool-downs under way, learned margins); with "
+                  "--target-configmap, by default its key " +
+                      std::string(kStateKey));
   app->add_option("--namespace", flags->namespace_,
                   "Namespace of --target-configmap and of the events "
                   "(default: the kubeconfig's)");

@@ -70,6 +70,22 @@ TEST(AutoscaleCommandTest, AFailedRoundIsAWarningEventAboutTheNamedObject) {
   std::string message = events[0]["message"].get<std::string>();
   EXPECT_FALSE(message.empty());
   EXPECT_NE(r.err.find("autoscale: " + message), std::string::npos) << r.err;
+  // The policy's state is kept beside the target; there is none yet.
+  EXPECT_NE(r.err.find("autoscale: no policy state (configmap "
+                       "serving/migserve-target key autoscale-state.json: "
+                       "missing): cool-downs start now, margins at 1"),
+            std::string::npos)
+      << r.err;
+  server.Update("/api/v1/namespaces/serving/configmaps/migserve-target",
+                [](nlohmann::json* m) {
+                  (*m)["data"]["autoscale-state.json"] =
+                      R"({"margins": {"bert-1": 2}})";
+                });
+  CliResult bad_state = Cli(args);
+  EXPECT_NE(bad_state.err.find("key autoscale-state.json: margins.bert-1: 2 "
+                               "is not a share in (0, 1])"),
+            std::string::npos)
+      << bad_state.err;
 
   std::vector<std::string> no_map = args;
   *std::find(no_map.begin(), no_map.end(), "migserve-target") = "nope";
@@ -89,7 +105,9 @@ TEST(AutoscaleCommandTest, AFailedRoundIsAWarningEventAboutTheNamedObject) {
                          "KIND one of ConfigMap, Deployment, Lease, Pod"),
             std::string::npos)
       << bad.err;
-  EXPECT_EQ(server.List("/api/v1/namespaces/serving/events").size(), 1u);
+  // The run with a bad state failed its round too; the bad option's made
+  // none.
+  EXPECT_EQ(server.List("/api/v1/namespaces/serving/events").size(), 2u);
 }
 
 }  // namespace

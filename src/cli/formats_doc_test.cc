@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "autoscale/policy_state.h"
 #include "autoscale/trace.h"
 #include "cli/cli_test_util.h"
 #include "cluster/inventory.h"
@@ -194,6 +195,9 @@ std::string Check(const Example& e) {
     return status_of(cluster::kubernetes::ParseServingSpec(e.text, source));
   }
   if (kind == "gpu-table") return status_of(mig::ParseGpuModel(e.text, source));
+  if (kind == "autoscale-state") {
+    return status_of(autoscale::ParsePolicyState(e.text, source));
+  }
   if (kind == "rate-trace") {
     return status_of(autoscale::ParseRateTrace(e.text, source));
   }
