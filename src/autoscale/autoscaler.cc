@@ -179,16 +179,19 @@ StatusOr<Round> Autoscaler::Step(double now_s) {
   if (!current.ok()) return fail(current.status());
   policy_.SetCapacity(current->CreditedRates(names_));
   Decision decision = policy_.Decide(now_s, observed->window);
-  Remember();
   {
     std::lock_guard lock(mu_);
     margins_shown_ = policy_.margins();
   }
   if (decision.move == Move::kHold) {
+    Remember();
     std::lock_guard lock(mu_);
     ++rounds_[Round::kHold];
     return Round::kHold;
   }
+  // After the target's write: the state may share its ConfigMap, and a
+  // write of it in between would make the target's refused as a
+  // concurrent edit.
   StatusOr<Round> moved = Move(now_s, decision, *current);
   Remember();
   if (!moved.ok()) return fail(moved.status());

@@ -14,7 +14,7 @@ std::string FormatPolicyState(const PolicyState& state) {
 }
 
 StatusOr<PolicyState> ParsePolicyState(const std::string& text,
-                                         const std::string& source) {
+                                       const std::string& source) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     return Status::InvalidArgument(

@@ -24,7 +24,7 @@ std::string FormatPolicyState(const PolicyState& state);
 // Returns InvalidArgument naming `source` and the field for text that is not
 // such JSON (a time or margin not a finite number, a margin outside (0, 1]).
 StatusOr<PolicyState> ParsePolicyState(const std::string& text,
-                                         const std::string& source);
+                                       const std::string& source);
 
 }  // namespace migserve::autoscale
 

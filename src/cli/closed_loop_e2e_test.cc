@@ -237,19 +237,23 @@ TEST_F(ClosedLoopE2eTest, FollowsADayOfTrafficAndDoesNotFlap) {
   const std::string map = "/api/v1/namespaces/serving/configmaps/target";
   server_.Put(map, {{"data", {{"deployment.json", DeploymentText("day")}}}});
   std::mutex moves_mu;
+  std::string last_target = DeploymentText("day");
   // When the target was rewritten, and the rates it was made for.
   std::vector<std::pair<double, std::map<std::string, double>>> moves;
   server_.AddObserver(
       [&](const std::string& type, const std::string& path, const Json& m) {
         if (path != map || type != "MODIFIED") return;
-        auto d = deployment::ParseDeployment(
-            m["data"]["deployment.json"].get<std::string>(), "target");
+        std::lock_guard lock(moves_mu);
+        // The autoscaler's state, in the same ConfigMap, is not a move.
+        std::string text = m["data"]["deployment.json"].get<std::string>();
+        if (text == last_target) return;
+        last_target = text;
+        auto d = deployment::ParseDeployment(text, "target");
         ASSERT_TRUE(d.ok()) << d.status().ToString();
         std::map<std::string, double> required;
         for (const workload::Service& s : d->services) {
           required[s.name] = s.throughput;
         }
-        std::lock_guard lock(moves_mu);
         moves.emplace_back(Seconds(), std::move(required));
       });
 
@@ -332,11 +336,11 @@ TEST_F(ClosedLoopE2eTest, FollowsADayOfTrafficAndDoesNotFlap) {
   // It followed the day: down to the night, up for the morning and the
   // burst, down again in the evening.
   EXPECT_GE(moves.size(), 3u) << ::testing::PrintToString(hours);
-  // The flapping stretch: each service moves up at most once (its first
-  // rise above what it is required, by the up step), and none moves down:
-  // every fall lasts less than the cool-down.
+  // The flapping stretch (12 flips): no service moves down, every fall
+  // lasting less than the cool-down; up moves only as the window fills
+  // with the higher level, at most two (one that the rate-window's ramp
+  // leaves a little short, one more), never back and forth.
   int flapping = 0;
-  std::map<std::string, int> ups;
   std::map<std::string, double> last =
       moves.empty() ? std::map<std::string, double>{} : moves.front().second;
   for (const auto& [at, required] : moves) {
@@ -344,12 +348,11 @@ TEST_F(ClosedLoopE2eTest, FollowsADayOfTrafficAndDoesNotFlap) {
       ++flapping;
       for (const auto& [service, rate] : required) {
         EXPECT_GE(rate, last[service]) << service << " moved down at " << at;
-        ups[service] += rate > last[service];
-        EXPECT_LE(ups[service], 1) << service << " moved up again at " << at;
       }
     }
     last = required;
   }
+  EXPECT_LE(flapping, 2);
   std::cerr << fmt::format("{}; {} moves, {} in the flapping stretch\n",
                            fmt::join(hours, "; "), moves.size(), flapping);
 }
