@@ -142,9 +142,11 @@ StatusOr<Round> Autoscaler::Step(double now_s) {
     options_.log("autoscale: not observed: " + problem);
   }
   const Observation& last = observed->window.back();
-  std::vector<std::string> unobserved;
+  std::vector<std::string> unobserved;  // a problem, not a change
   for (size_t s = 0; s < names_.size(); ++s) {
-    if (std::isnan(last.rates[s])) unobserved.push_back(names_[s]);
+    if (std::isnan(last.rates[s]) && !observed->changing[s]) {
+      unobserved.push_back(names_[s]);
+    }
   }
   if (unobserved != unobserved_said_ && !unobserved.empty()) {
     options_.event("Warning", "NotObserved",

@@ -18,6 +18,7 @@
 #include <memory>
 #include <thread>
 
+#include "autoscale/prometheus_client.h"
 #include "autoscale/testing/local_prometheus.h"
 #include "autoscale/testing/triton_endpoint.h"
 #include "deployment/deployment_json.h"
@@ -84,8 +85,11 @@ TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
 
   auto bert = std::make_unique<TritonEndpoint>("bert");
   bert->SetRate(1000);
+  // A second replica of bert-1, idle, that goes away later.
+  auto idle = std::make_unique<TritonEndpoint>("bert");
   auto prometheus = LocalPrometheus::Start(
-      {{bert->address(), {{"migserve_service", "bert-1"}}}});
+      {{bert->address(), {{"migserve_service", "bert-1"}}},
+       {idle->address(), {{"migserve_service", "bert-1"}}}});
   ASSERT_TRUE(prometheus.ok()) << prometheus.status().ToString();
 
   std::vector<std::string> log;
@@ -200,10 +204,40 @@ TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
   EXPECT_TRUE(logged("p99 95 ms near its SLO 100 ms"));
   EXPECT_GT(Capacity(target, "bert-1"), before_p99);
 
-  // The replica stops answering: its series goes stale, named, and the
-  // service is not read as idle (no move down however long it lasts).
+  // A replica goes away: for a rate window its series still has a rate
+  // but is no longer counted, and the rate gives nothing now. The service
+  // is changing, not stale: nothing is said of it (and its p99 is fine
+  // again, so nothing moves).
+  bert->SetP99Ms(50);
+  Sleep(2);
+  idle.reset();
+  // Until Prometheus no longer counts it but still has its rate (about a
+  // second, from its first failed scrape).
+  PrometheusClient client =
+      PrometheusClient::Make((*prometheus)->url()).value();
+  auto count = [&](const std::string& query) {
+    double now = UnixNow();
+    auto series = client.QueryRange("count(" + query + ")", now, now, 1);
+    return series.ok() && !series->empty() && !series->front().samples.empty()
+               ? series->front().samples.back().value
+               : 0.0;
+  };
+  const std::string requests =
+      "nv_inference_request_success{migserve_service=\"bert-1\"}";
+  bool changing = false;
+  for (int i = 0; i < 100 && !changing; ++i) {
+    Sleep(0.05);
+    changing = count(requests) == 1 && count("rate(" + requests + "[3s])") == 2;
+  }
+  EXPECT_TRUE(changing);
+  log.clear();
+  EXPECT_EQ(a.Step(UnixNow()).value(), Round::kHold);
+  EXPECT_FALSE(logged("not observed: bert-1")) << ::testing::PrintToString(log);
+
+  // The last replica stops answering: its series goes stale, named, and
+  // the service is not read as idle (no move down however long it lasts).
   bert.reset();
-  Sleep(5);
+  Sleep(3);  // within the window, so its last samples are in it
   log.clear();
   EXPECT_EQ(a.Step(UnixNow()).value(), Round::kHold);
   EXPECT_TRUE(logged("not observed: bert-1: "))
@@ -222,7 +256,8 @@ TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
                 "Normal ScaledUp", "Warning NotObserved", "Normal WouldMove",
                 "Normal ScaledDown", "Normal ScaledUp", "Warning NotObserved"}))
       << ::testing::PrintToString(events);
-  EXPECT_NE(events.back().find("bert-1: stale: "), std::string::npos);
+  EXPECT_NE(events.back().find("bert-1: stale: "), std::string::npos)
+      << events.back();
   EXPECT_NE(events[3].find(target + " written: up: bert-1 (1200 -> "),
             std::string::npos)
       << events[3];

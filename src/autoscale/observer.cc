@@ -81,6 +81,7 @@ StatusOr<Observed> Observe(const PrometheusClient& prometheus,
                           {}});
   }
   out.window.back().p99_ms.assign(services.size(), std::nan(""));
+  out.changing.assign(services.size(), false);
   for (size_t s = 0; s < services.size(); ++s) {
     const workload::Service& service = services[s];
     std::string rate_query = service.observe.rate.empty()
@@ -103,6 +104,7 @@ StatusOr<Observed> Observe(const PrometheusClient& prometheus,
       }
       changing = replicas.ok() && !replicas->samples.empty() &&
                  replicas->samples.back().value > 0;
+      out.changing[s] = changing;
     }
     if (!rate.ok() && !changing) {
       out.problems.push_back(

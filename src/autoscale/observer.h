@@ -49,6 +49,8 @@ struct Observed {
   std::vector<Observation> window;
   // Per service not observed, or whose own p99 query gave nothing: why.
   std::vector<std::string> problems;
+  // Per service: its replicas are changing (no rate now, not a problem).
+  std::vector<bool> changing;
 };
 
 // Observes `services` over the `window_s` up to `now_s`. Returns the
