@@ -32,10 +32,6 @@ bool QueryFault(const Status& status) {
          status.code() == Status::Code::kInvalidArgument;
 }
 
-}  // namespace
-
-namespace {
-
 // The series of `service`'s replicas' request counters.
 std::string Requests(const std::string& service,
                      const ObserveOptions& options) {

@@ -102,15 +102,12 @@ Status RunAutoscale(const AutoscaleFlags& flags, CommandContext* context) {
           target->Describe(), [&target] { return target->Read(); },
           [&target](const std::string& text) { return target->Write(text); }};
       if (flags.state.empty()) {
-        // Beside the target, in a key only the autoscaler writes: read
-        // before each write for the map's version, which the target's
-        // writes move on.
+        // Beside the target, in a key only the autoscaler writes: put
+        // whatever the map's version (the target's writes move it on).
         state.emplace(&*client, namespace_, flags.target_configmap, kStateKey);
-        options.state = {state->Describe(), [&state] { return state->Read(); },
-                         [&state](const std::string& text) {
-                           (void)state->Read();
-                           return state->Write(text);
-                         }};
+        options.state = {
+            state->Describe(), [&state] { return state->Read(); },
+            [&state](const std::string& text) { return state->Put(text); }};
       }
     }
     if (!flags.events_for.empty()) {

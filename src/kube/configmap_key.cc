@@ -36,8 +36,15 @@ StatusOr<std::string> ConfigMapKey::Read() {
 }
 
 Status ConfigMapKey::Write(const std::string& text) {
+  return Patch(text, version_);
+}
+
+Status ConfigMapKey::Put(const std::string& text) { return Patch(text, ""); }
+
+Status ConfigMapKey::Patch(const std::string& text,
+                           const std::string& version) {
   nlohmann::json patch = {{"data", {{key_, text}}}};
-  if (!version_.empty()) patch["metadata"]["resourceVersion"] = version_;
+  if (!version.empty()) patch["metadata"]["resourceVersion"] = version;
   StatusOr<nlohmann::json> written = client_->Patch(Path(), patch);
   if (!written.ok()) return written.status().WithPrefix(Describe());
   version_ = StringField(*written, "metadata", "resourceVersion").value_or("");

@@ -2,7 +2,8 @@
 // deployment of `controller --target-configmap` and `autoscale
 // --target-configmap`). A write applies only if the ConfigMap is still the
 // version last read: a merge patch carrying its resourceVersion, which the
-// API server refuses (409, Aborted) if someone wrote in between.
+// API server refuses (409, Aborted) if someone wrote in between; a key only
+// one writer writes is put without that check.
 #ifndef MIGSERVE_KUBE_CONFIGMAP_KEY_H_
 #define MIGSERVE_KUBE_CONFIGMAP_KEY_H_
 
@@ -31,9 +32,15 @@ class ConfigMapKey {
   // Writes `text` under the key if the ConfigMap is as last read (Aborted
   // if it changed); then that write is what was last read.
   Status Write(const std::string& text);
+  // Writes `text` under the key whatever the ConfigMap's version: for a key
+  // only this writer writes (the merge patch leaves the other keys as they
+  // are, whoever wrote them).
+  Status Put(const std::string& text);
 
  private:
   std::string Path() const;
+  // The merge patch of the key, carrying `version` unless it is "".
+  Status Patch(const std::string& text, const std::string& version);
 
   KubeClient* client_;
   std::string namespace_name_;

@@ -39,6 +39,17 @@ TEST(ConfigMapKeyTest, AWriteAppliesOnlyToTheVersionRead) {
             std::string::npos);
   EXPECT_EQ(key.Read().value(), "three");
 
+  // A key only one writer writes is put whatever was written in between,
+  // and leaves the other keys alone.
+  ConfigMapKey state(&client, "ns", "target", "state.json");
+  ASSERT_TRUE(other.Write("five").ok());
+  ASSERT_TRUE(state.Put("s1").ok());
+  ASSERT_TRUE(other.Read().ok());
+  ASSERT_TRUE(other.Write("six").ok());
+  ASSERT_TRUE(state.Put("s2").ok());
+  EXPECT_EQ(state.Read().value(), "s2");
+  EXPECT_EQ(key.Read().value(), "six");
+
   ConfigMapKey missing(&client, "ns", "target", "nope");
   EXPECT_EQ(missing.Read().status().message(),
             "configmap ns/target key nope: missing");
