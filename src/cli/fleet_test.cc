@@ -193,6 +193,66 @@ TEST(FleetCliTest, TwoTypeFleetGoesFromOptimizeToSimulate) {
   }
 }
 
+// optimize --inventory places its deployment; with survive: {domain:
+// node}, the fleet's nodes are the failure domains: night's GPUs spread over
+// three nodes (7 GPUs, where nodes of eight filled in order take 13), and
+// validate finds every node's loss survived.
+TEST(FleetCliTest, OptimizeSpreadsASurvivingDeploymentOverTheFleetsNodes) {
+  std::string workload = WriteTempFile(
+      "night-node.yaml",
+      "survive: {domain: node, keep: 0.5}\n" +
+          ReadFile(SourcePath("data/workloads/night.yaml")).value());
+  std::string profiles = SourcePath("data/profiles/a100-80gb.csv");
+  std::string inventory =
+      WriteTempFile("three-nodes.yaml",
+                    "nodes:\n  - {name: n1, gpu: A100-SXM4-80GB, gpus: 8}\n"
+                    "  - {name: h1, gpu: H100-SXM5-80GB, gpus: 8}\n"
+                    "  - {name: n2, gpu: A100-SXM4-80GB, gpus: 8}\n"
+                    "  - {name: n3, gpu: A100-SXM4-80GB, gpus: 8}\n");
+  std::string unplaced = TempDir() + "/night-node-unplaced.json";
+  ASSERT_EQ(Cli({"optimize", "-w", workload, "-p", profiles, "--algo", "milp",
+                 "-o", unplaced})
+                .code,
+            0);
+  std::string placed = TempDir() + "/night-node-placed.json";
+  CliResult r = Cli({"optimize", "-w", workload, "-p", profiles, "--algo",
+                     "milp", "--inventory", inventory, "-o", placed});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto d = nlohmann::json::parse(ReadFile(placed).value());
+  EXPECT_EQ(d["gpus"].size(), 32u);
+  std::map<std::string, int> serving;
+  for (const auto& g : d["gpus"]) {
+    bool serves = false;
+    for (const auto& i : g["instances"]) serves |= i.contains("service");
+    if (serves) ++serving[g["node"].get<std::string>()];
+  }
+  EXPECT_EQ(serving,
+            (std::map<std::string, int>{{"n1", 3}, {"n2", 2}, {"n3", 2}}));
+  EXPECT_EQ(d["summary"]["gpus"], 7);
+  auto u = nlohmann::json::parse(ReadFile(unplaced).value());
+  EXPECT_EQ(u["summary"]["gpus"], 13);
+  r = Cli({"validate", "-d", placed, "-w", workload, "-p", profiles});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  // Nodes of the workload's model only; --from keeps the current GPUs.
+  std::string h100_only =
+      WriteTempFile("h100-only.yaml",
+                    "nodes:\n  - {name: h1, gpu: H100-SXM5-80GB, gpus: 8}\n");
+  r = Cli({"optimize", "-w", workload, "-p", profiles, "--algo", "milp",
+           "--inventory", h100_only});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(
+      r.err.find("--inventory: " + h100_only + " has no A100-SXM4-80GB GPUs"),
+      std::string::npos)
+      << r.err;
+  r = Cli({"optimize", "-w", SourcePath("data/workloads/night.yaml"), "-p",
+           profiles, "--algo", "milp", "--from",
+           SourcePath("data/deployments/night.json"), "--inventory",
+           inventory});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--inventory: --from places"), std::string::npos)
+      << r.err;
+}
+
 TEST(FleetCliTest, RefusesWhatCannotWorkInsteadOfGuessing) {
   std::string profiles = FleetProfiles();
   std::string optimized = TempDir() + "/fleet-refuse.json";

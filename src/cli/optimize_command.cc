@@ -1,11 +1,16 @@
 // migserve optimize -w W -p P --algo A [--time-limit S] [--seed N] [-o F]
+//                   [--inventory I]
 //                   [--from CURRENT [--extra-gpus K] [--weights G,S,R]]
 #include <fmt/format.h>
+
+#include <optional>
 
 #include "cli/command.h"
 #include "cli/flag_checks.h"
 #include "cli/inputs.h"
 #include "cluster/cluster_state.h"
+#include "cluster/inventory.h"
+#include "cluster/placement.h"
 #include "controller/transition_target.h"
 #include "deployment/deployment_json.h"
 #include "optimizer/fleet.h"
@@ -25,10 +30,38 @@ struct OptimizeFlags {
   std::string output;
   optimizer::SolveOptions solve;
   std::string from;
+  std::string inventory;
   std::vector<double> weights;
   int gpus_per_node = 8;
   optimizer::TransitionOptions transition;
 };
+
+// Writes `d`, placed on the fleet of --inventory when there is one.
+Status EmitPlaced(const OptimizeFlags& flags,
+                  const std::optional<cluster::Inventory>& inventory,
+                  const deployment::Deployment& d, CommandContext* context) {
+  if (!inventory) {
+    return context->Emit(flags.output, deployment::FormatDeployment(d));
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment placed,
+                            cluster::PlacedDeployment(d, *inventory));
+  return context->Emit(flags.output, deployment::FormatDeployment(placed));
+}
+
+// The nodes of `inventory` with GPUs of `model`: the failure domains of
+// survive: {domain: node}.
+StatusOr<std::vector<optimizer::FleetNode>> FleetNodes(
+    const cluster::Inventory& inventory, const std::string& model) {
+  std::vector<optimizer::FleetNode> nodes;
+  for (const cluster::InventoryNode& n : inventory.nodes) {
+    if (n.model->name == model) nodes.push_back({n.name, n.gpus});
+  }
+  if (nodes.empty()) {
+    return Status::InvalidArgument(
+        fmt::format("--inventory: {} has no {} GPUs", inventory.source, model));
+  }
+  return nodes;
+}
 
 // --from: the fewest GPUs, reached from the current deployment with the
 // fewest replica starts.
@@ -84,6 +117,7 @@ Status RunTransitionOptimize(const OptimizeFlags& flags,
 
 // A mixed fleet: only the exact optimizer weighs GPU types by cost.
 Status RunFleetOptimize(const OptimizeFlags& flags,
+                        const std::optional<cluster::Inventory>& inventory,
                         const workload::Workload& workload,
                         CommandContext* context) {
   if (flags.algo != "milp") {
@@ -112,15 +146,23 @@ Status RunFleetOptimize(const OptimizeFlags& flags,
       s.gpus, deployment::SolveStatusName(s.status), milp.cost.value_or(0),
       milp.cost_bound.value_or(0), nlohmann::json(milp.gpus_by_type).dump(),
       s.seconds);
-  MIGSERVE_RETURN_IF_ERROR(context->Emit(
-      flags.output, deployment::FormatDeployment(run->deployment)));
-  return Status::Ok();
+  return EmitPlaced(flags, inventory, run->deployment, context);
 }
 
 Status RunOptimizeOnce(const OptimizeFlags& flags, CommandContext* context) {
   auto optimizer = optimizer::MakeOptimizer(flags.algo);
   if (!optimizer.ok()) {
     return optimizer.status();
+  }
+  if (!flags.from.empty() && !flags.inventory.empty()) {
+    return Status::InvalidArgument(
+        "--inventory: --from places the deployment on the current one's "
+        "GPUs; place it with `migserve place` instead");
+  }
+  std::optional<cluster::Inventory> inventory;
+  if (!flags.inventory.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(inventory,
+                              cluster::LoadInventory(flags.inventory));
   }
   auto fleet = workload::LoadWorkload(flags.workload);
   if (fleet.ok() && fleet->offers.size() > 1) {
@@ -130,7 +172,7 @@ Status RunOptimizeOnce(const OptimizeFlags& flags, CommandContext* context) {
           "deployment is for one GPU type",
           flags.workload, fleet->offers.size()));
     }
-    return RunFleetOptimize(flags, *fleet, context);
+    return RunFleetOptimize(flags, inventory, *fleet, context);
   }
   if (!flags.from.empty()) {
     return RunTransitionOptimize(flags, context);
@@ -139,19 +181,22 @@ Status RunOptimizeOnce(const OptimizeFlags& flags, CommandContext* context) {
   if (!inputs.ok()) {
     return inputs.status();
   }
+  optimizer::SolveOptions solve = flags.solve;
+  if (inventory) {
+    MIGSERVE_ASSIGN_OR_RETURN(
+        solve.nodes, FleetNodes(*inventory, (*inputs)->problem->gpu.name));
+  }
   optimizer::RunResult run =
-      optimizer::RunOptimizer(**optimizer, *(*inputs)->problem, flags.solve);
+      optimizer::RunOptimizer(**optimizer, *(*inputs)->problem, solve);
   if (run.outcome == optimizer::Outcome::kInfeasible) {
     return Status::FailedPrecondition(
         fmt::format("{}: {}", flags.algo, run.reason));
   }
-  std::string json = deployment::FormatDeployment(run.deployment);
   const deployment::Summary& s = *run.deployment.summary;
   context->err << fmt::format(
       "optimize: {}: {} GPUs ({}), lower bound {}, {:.3f} s\n", s.algorithm,
       s.gpus, deployment::SolveStatusName(s.status), *s.lower_bound, s.seconds);
-  MIGSERVE_RETURN_IF_ERROR(context->Emit(flags.output, json));
-  return Status::Ok();
+  return EmitPlaced(flags, inventory, run.deployment, context);
 }
 
 // Checks the output path first (a long search must not fail at the end
@@ -185,6 +230,12 @@ void SetupOptimize(CLI::App* app, CommandContext* context) {
       ->required();
   app->add_option("-o,--output", flags->output,
                   "Deployment JSON file (default: stdout)");
+  app->add_option("--inventory", flags->inventory,
+                  "Place the deployment on this fleet (inventory YAML, as "
+                  "`migserve place`); with survive: {domain: node}, its "
+                  "nodes are the failure domains and the GPUs are spread "
+                  "over them")
+      ->check(CLI::ExistingFile);
   app->add_option("--from", flags->from,
                   "Current deployment JSON (from observe, place or a previous "
                   "optimize): among the deployments with the fewest GPUs, "

@@ -22,11 +22,8 @@ Status RunPlace(const PlaceFlags& flags, CommandContext* context) {
                             deployment::LoadDeployment(flags.deployment));
   MIGSERVE_ASSIGN_OR_RETURN(cluster::Inventory inventory,
                             cluster::LoadInventory(flags.inventory));
-  MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState state,
-                            cluster::PlaceOnInventory(d, inventory));
-  deployment::Deployment placed = cluster::ToDeployment(state, d.services);
-  placed.gpu = d.gpu;
-  placed.summary = d.summary;
+  MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment placed,
+                            cluster::PlacedDeployment(d, inventory));
   context->err << fmt::format(
       "place: {} serving GPUs on {} inventory GPUs ({} nodes)\n",
       placed.UsedGpus(), placed.gpus.size(), inventory.nodes.size());

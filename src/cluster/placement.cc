@@ -97,4 +97,14 @@ StatusOr<ClusterState> PlaceOnInventory(
   return state;
 }
 
+StatusOr<deployment::Deployment> PlacedDeployment(
+    const deployment::Deployment& deployment, const Inventory& inventory) {
+  MIGSERVE_ASSIGN_OR_RETURN(ClusterState state,
+                            PlaceOnInventory(deployment, inventory));
+  deployment::Deployment placed = ToDeployment(state, deployment.services);
+  placed.gpu = deployment.gpu;
+  placed.summary = deployment.summary;
+  return placed;
+}
+
 }  // namespace migserve::cluster

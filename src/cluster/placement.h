@@ -22,6 +22,12 @@ namespace migserve::cluster {
 StatusOr<ClusterState> PlaceOnInventory(
     const deployment::Deployment& deployment, const Inventory& inventory);
 
+// Returns `deployment` placed on `inventory` (PlaceOnInventory): every
+// inventory GPU listed, idle ones too, with the deployment's GPU model and
+// summary.
+StatusOr<deployment::Deployment> PlacedDeployment(
+    const deployment::Deployment& deployment, const Inventory& inventory);
+
 }  // namespace migserve::cluster
 
 #endif  // MIGSERVE_CLUSTER_PLACEMENT_H_

@@ -156,7 +156,10 @@ StatusOr<ValidationReport> Validate(const Deployment& deployment,
                                                    found.status().message()));
       }
       model = *found;
-      if (std::none_of(
+      // An idle GPU of another model is the fleet's (place lists every
+      // inventory GPU); one that serves must be a model the workload offers.
+      if (dg.Serving() &&
+          std::none_of(
               workload.offers.begin(), workload.offers.end(),
               [&](const workload::GpuOffer& o) { return o.name == *dg.gpu; })) {
         report.problems.push_back(fmt::format(

@@ -143,5 +143,27 @@ TEST_F(ValidatorTest, UnknownProfileOrOtherGpuIsBadInput) {
   EXPECT_EQ(other.status().code(), Status::Code::kInvalidArgument);
 }
 
+// A placed deployment lists every GPU of its fleet: an idle GPU of a model
+// the workload does not offer is the fleet's, one that serves is a problem.
+TEST_F(ValidatorTest, OnlyAServingGpuMustBeAModelTheWorkloadOffers) {
+  auto r = Check(R"([{"id": 0, "instances": [
+      {"profile": "4g.40gb", "start": 0, "service": "a"},
+      {"profile": "3g.40gb", "start": 4, "service": "a"}]},
+      {"id": 1, "gpu": "H100-SXM5-80GB", "instances": []},
+      {"id": 2, "gpu": "H100-SXM5-80GB", "instances": [
+      {"profile": "7g.80gb", "start": 0}]}])");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->ok()) << r->problems[0];
+  r = Check(R"([{"id": 0, "instances": [
+      {"profile": "4g.40gb", "start": 0, "service": "a"},
+      {"profile": "3g.40gb", "start": 4, "service": "a"}]},
+      {"id": 1, "gpu": "H100-SXM5-80GB", "instances": [
+      {"profile": "7g.80gb", "start": 0, "service": "a"}]}])");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->ok());
+  EXPECT_EQ(r->problems[0],
+            "gpu 1: a H100-SXM5-80GB, which the workload does not offer");
+}
+
 }  // namespace
 }  // namespace migserve::deployment

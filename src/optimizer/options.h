@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "deployment/gpu_config.h"
 #include "util/status.h"
@@ -99,6 +100,13 @@ struct MilpOptions {
   Status Validate() const;
 };
 
+// A node of the fleet a deployment is placed on (`optimize --inventory`):
+// the failure domains of `survive: {domain: node}`.
+struct FleetNode {
+  std::string name;
+  int gpus = 0;  // of the workload's GPU model
+};
+
 struct SolveOptions {
   double time_limit_s = 60;
   uint64_t seed = 1;
@@ -111,6 +119,9 @@ struct SolveOptions {
   MctsOptions mcts;
   GeneticOptions genetic;
   MilpOptions milp;
+  // The fleet's nodes, in inventory order; empty: an unplaced deployment,
+  // on nodes of deployment::kUnplacedGpusPerNode in deployment order.
+  std::vector<FleetNode> nodes;
   // Receives one line of progress at a time (stderr in the CLI); may be
   // empty.
   std::function<void(const std::string&)> progress;

@@ -146,6 +146,7 @@ RunResult RunOptimizer(Optimizer& optimizer, const Problem& problem,
       s.status = Outcome::kFeasible;
     }
     s.extra["survive_rounds"] = surviving->rounds;
+    PlaceOnNodes(surviving->domains, &run.deployment);
   }
   run.info = std::move(solution.info);
   return run;

@@ -31,21 +31,60 @@ double LeastInstanceCredit(const workload::CapacityMatrix& caps, int j) {
 
 }  // namespace
 
-std::string DomainName(workload::FailureDomain domain, int index) {
-  return domain == workload::FailureDomain::kGpu
-             ? fmt::format("gpu {}", index)
-             : "node " + deployment::UnplacedNode(
-                             index * deployment::kUnplacedGpusPerNode);
+std::string FailureDomains::Name(int d) const {
+  return domain == workload::FailureDomain::kGpu ? fmt::format("gpu {}", d)
+                                                 : "node " + nodes[d];
 }
 
-std::vector<int> FailureDomainsOf(int count, workload::FailureDomain domain) {
-  std::vector<int> domains(count);
-  for (int g = 0; g < count; ++g) {
-    domains[g] = domain == workload::FailureDomain::kGpu
-                     ? g
-                     : g / deployment::kUnplacedGpusPerNode;
+StatusOr<FailureDomains> FailureDomainsOf(int count,
+                                          workload::FailureDomain domain,
+                                          const std::vector<FleetNode>& nodes) {
+  FailureDomains out;
+  out.domain = domain;
+  out.of.resize(count);
+  if (domain == workload::FailureDomain::kGpu) {
+    for (int g = 0; g < count; ++g) out.of[g] = g;
+    return out;
   }
-  return domains;
+  if (nodes.empty()) {
+    for (int g = 0; g < count; ++g) {
+      out.of[g] = g / deployment::kUnplacedGpusPerNode;
+      if (g % deployment::kUnplacedGpusPerNode == 0) {
+        out.nodes.push_back(deployment::UnplacedNode(g));
+      }
+    }
+    return out;
+  }
+  std::vector<int> used(nodes.size(), 0);
+  out.index.resize(count);
+  for (int g = 0; g < count; ++g) {
+    int best = -1;
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      if (used[n] < nodes[n].gpus && (best < 0 || used[n] < used[best])) {
+        best = static_cast<int>(n);
+      }
+    }
+    if (best < 0) {
+      int had = 0;
+      for (const FleetNode& n : nodes) had += n.gpus;
+      return Status::FailedPrecondition(fmt::format(
+          "the deployment needs {} GPUs but the fleet's {} node(s) have {}",
+          count, nodes.size(), had));
+    }
+    out.of[g] = best;
+    out.index[g] = used[best]++;
+  }
+  for (const FleetNode& n : nodes) out.nodes.push_back(n.name);
+  return out;
+}
+
+void PlaceOnNodes(const FailureDomains& domains,
+                  deployment::Deployment* deployment) {
+  if (domains.index.empty()) return;
+  for (size_t g = 0; g < deployment->gpus.size(); ++g) {
+    deployment->gpus[g].node = domains.nodes[domains.of[g]];
+    deployment->gpus[g].index = domains.index[g];
+  }
 }
 
 void SpreadServices(const std::vector<int>& domains,
@@ -148,13 +187,19 @@ SurvivingSolution SolveToSurvive(Optimizer& optimizer, const Problem& problem,
     if (out.solution.outcome == Outcome::kInfeasible) return out;
     if (out.rounds == 1)
       out.lower_bound = ProvenLowerBound(round, out.solution);
-    std::vector<int> domains = FailureDomainsOf(
-        static_cast<int>(out.solution.configs.size()), w.survive->domain);
-    SpreadServices(domains, caps, &out.solution.configs);
+    StatusOr<FailureDomains> domains =
+        FailureDomainsOf(static_cast<int>(out.solution.configs.size()),
+                         w.survive->domain, options.nodes);
+    if (!domains.ok()) {
+      out.solution = Infeasible(domains.status().message());
+      return out;
+    }
+    out.domains = *std::move(domains);
+    SpreadServices(out.domains.of, caps, &out.solution.configs);
     deployment::CompletionRates served =
         deployment::Completion(out.solution.configs, caps);
     std::vector<WorstLoss> losses =
-        WorstLosses(out.solution.configs, domains, caps);
+        WorstLosses(out.solution.configs, out.domains.of, caps);
     std::string short_of;
     for (int j = 0; j < caps.num_services(); ++j) {
       double kept = w.Kept(w.services[j]);
@@ -165,8 +210,7 @@ SurvivingSolution SolveToSurvive(Optimizer& optimizer, const Problem& problem,
         short_of = fmt::format(
             "survive: losing {} leaves '{}' {:.6g} of the {:.6g} req/s it "
             "must keep",
-            DomainName(w.survive->domain, losses[j].domain), w.services[j].name,
-            left, kept);
+            out.domains.Name(losses[j].domain), w.services[j].name, left, kept);
       }
     }
     if (short_of.empty()) return out;

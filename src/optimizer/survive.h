@@ -12,24 +12,47 @@
 
 #include "deployment/gpu_config.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/options.h"
+#include "util/status_or.h"
 #include "workload/capacity_matrix.h"
 #include "workload/workload.h"
 
 namespace migserve::optimizer {
 
-// The failure domain of each of `count` configs, in deployment order: the
-// config itself (gpu), or its node of deployment::kUnplacedGpusPerNode
-// (node).
-std::vector<int> FailureDomainsOf(int count, workload::FailureDomain domain);
+// The failure domains of a deployment's configs.
+struct FailureDomains {
+  workload::FailureDomain domain = workload::FailureDomain::kGpu;
+  std::vector<int> of;             // per config, its domain
+  std::vector<std::string> nodes;  // per domain, its node (node domain)
+  // Per config, its device index on its node: only when the configs are
+  // placed on a fleet's nodes (SolveOptions::nodes).
+  std::vector<int> index;
 
-// "gpu <index>", or "node <name>" with the unplaced node's name.
-std::string DomainName(workload::FailureDomain domain, int index);
+  // "gpu <config>", or "node <name>".
+  std::string Name(int d) const;
+};
+
+// The failure domains of `count` configs in deployment order: each config
+// its own (gpu); or its node (node): with `nodes`, the configs spread over
+// the fleet's nodes, each to the node holding the fewest so far (first in
+// inventory order on a tie), so that losing a node costs as little as the
+// fleet allows; without, nodes of deployment::kUnplacedGpusPerNode filled
+// in order (the unplaced convention). FailedPrecondition if `nodes` hold
+// fewer GPUs than `count`.
+StatusOr<FailureDomains> FailureDomainsOf(int count,
+                                          workload::FailureDomain domain,
+                                          const std::vector<FleetNode>& nodes);
+
+// Names each GPU of `deployment` (configs in order) its node and device
+// index when `domains` place them on a fleet's nodes; else leaves them.
+void PlaceOnNodes(const FailureDomains& domains,
+                  deployment::Deployment* deployment);
 
 // Reassigns the services of `configs` among the instances of each profile
-// so that every service's credit is spread over `domains` as evenly as the
-// instances allow (largest credits first, each to the domain that carries
-// the least of its service). Each service keeps the profiles of its
-// instances, hence its capacity.
+// so that every service's credit is spread over the failure domains
+// `domains` (per config) as evenly as the instances allow (largest credits
+// first, each to the domain that carries the least of its service). Each
+// service keeps the profiles of its instances, hence its capacity.
 void SpreadServices(const std::vector<int>& domains,
                     const workload::CapacityMatrix& caps,
                     std::vector<deployment::GpuConfig>* configs);
@@ -50,6 +73,7 @@ std::vector<WorstLoss> WorstLosses(
 // spread, and a lower bound that holds for every deployment that survives.
 struct SurvivingSolution {
   Solution solution;
+  FailureDomains domains;  // of the solution's configs
   int lower_bound = 0;
   int rounds = 0;
 };

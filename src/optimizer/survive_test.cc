@@ -1,6 +1,11 @@
 #include "optimizer/survive.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
 
 #include "deployment/validator.h"
 #include "optimizer/milp_optimizer.h"
@@ -32,18 +37,28 @@ class SurviveTest : public ShippedWorkloadTest {
     }
     kept.headroom = 0;
     kept.survive.reset();
-    std::vector<int> domains = FailureDomainsOf(
-        static_cast<int>(deployment.gpus.size()), workload_.survive->domain);
-    for (int lost = 0; lost <= domains.back(); ++lost) {
+    // Each GPU's domain as validate sees it: the GPU, or its node (named,
+    // else the unplaced convention).
+    std::map<std::string, std::vector<int>> domains;
+    for (size_t g = 0; g < deployment.gpus.size(); ++g) {
+      const deployment::DeployedGpu& gpu = deployment.gpus[g];
+      std::string name =
+          workload_.survive->domain == workload::FailureDomain::kGpu
+              ? fmt::format("gpu {}", gpu.id)
+              : gpu.node.value_or(deployment::UnplacedNode(gpu.id));
+      domains[name].push_back(static_cast<int>(g));
+    }
+    for (const auto& [name, lost] : domains) {
       deployment::Deployment left = deployment;
       left.gpus.clear();
       for (size_t g = 0; g < deployment.gpus.size(); ++g) {
-        if (domains[g] != lost) left.gpus.push_back(deployment.gpus[g]);
+        if (std::find(lost.begin(), lost.end(), g) == lost.end()) {
+          left.gpus.push_back(deployment.gpus[g]);
+        }
       }
       auto report = deployment::Validate(left, kept, profiles_, gpu_);
       ASSERT_TRUE(report.ok()) << report.status().ToString();
-      EXPECT_TRUE(report->ok()) << DomainName(workload_.survive->domain, lost)
-                                << ": " << report->problems[0];
+      EXPECT_TRUE(report->ok()) << name << ": " << report->problems[0];
     }
   }
 
@@ -51,13 +66,15 @@ class SurviveTest : public ShippedWorkloadTest {
   // surviving deployment to validate, to survive every loss, to cost more
   // than the plain one, and the plain one to fail validate's survive
   // check; returns the two GPU counts.
-  std::pair<int, int> PlainAndSurviving(workload::Survive survive) {
+  std::pair<int, int> PlainAndSurviving(workload::Survive survive,
+                                        const SolveOptions& options = {}) {
     Rebuild();
     RunResult plain = RunOptimizer(milp_, *problem_, SolveOptions{});
     EXPECT_EQ(plain.outcome, Outcome::kOptimal);
     workload_.survive = survive;
     Rebuild();
-    RunResult run = RunOptimizer(milp_, *problem_, SolveOptions{});
+    RunResult run = RunOptimizer(milp_, *problem_, options);
+    last_ = run.deployment;
     EXPECT_NE(run.outcome, Outcome::kInfeasible) << run.reason;
     const deployment::Summary& s = *run.deployment.summary;
     EXPECT_LE(*s.lower_bound, s.gpus);
@@ -78,6 +95,7 @@ class SurviveTest : public ShippedWorkloadTest {
   }
 
   MilpOptimizer milp_;
+  deployment::Deployment last_;  // PlainAndSurviving's surviving deployment
 };
 
 // Two GPUs, each all one service's: spread, each GPU carries four 1g of
@@ -87,7 +105,8 @@ TEST_F(SurviveTest, SpreadHalvesWhatOneGpuCarries) {
   Load("night");
   int one = gpu_.FindProfile("1g.10gb");
   std::vector<deployment::GpuConfig> configs = {SevenOf(0), SevenOf(1)};
-  std::vector<int> domains = FailureDomainsOf(2, workload::FailureDomain::kGpu);
+  std::vector<int> domains =
+      FailureDomainsOf(2, workload::FailureDomain::kGpu, {})->of;
   ASSERT_EQ(domains, (std::vector<int>{0, 1}));
   deployment::CompletionRates before = deployment::Completion(configs, *caps_);
   std::vector<WorstLoss> lost = WorstLosses(configs, domains, *caps_);
@@ -104,11 +123,31 @@ TEST_F(SurviveTest, SpreadHalvesWhatOneGpuCarries) {
               7);
     EXPECT_GE(std::count(c.services.begin(), c.services.end(), 0), 3);
   }
-  std::vector<int> nodes = FailureDomainsOf(17, workload::FailureDomain::kNode);
-  EXPECT_EQ(nodes[7], 0);
-  EXPECT_EQ(nodes[8], 1);
-  EXPECT_EQ(nodes[16], 2);
-  EXPECT_EQ(DomainName(workload::FailureDomain::kNode, 2), "node node-2");
+}
+
+// Unplaced, nodes of eight GPUs in order; on a fleet's nodes, each config
+// to the node holding the fewest so far, while it has GPUs.
+TEST(FailureDomainsTest, NodesOfEightOrSpreadOverTheFleet) {
+  auto unplaced = FailureDomainsOf(17, workload::FailureDomain::kNode, {});
+  ASSERT_TRUE(unplaced.ok());
+  EXPECT_EQ(unplaced->of[7], 0);
+  EXPECT_EQ(unplaced->of[8], 1);
+  EXPECT_EQ(unplaced->of[16], 2);
+  EXPECT_EQ(unplaced->Name(2), "node node-2");
+  EXPECT_TRUE(unplaced->index.empty());
+  std::vector<FleetNode> fleet = {{"a", 2}, {"b", 8}, {"c", 1}};
+  auto spread = FailureDomainsOf(6, workload::FailureDomain::kNode, fleet);
+  ASSERT_TRUE(spread.ok());
+  EXPECT_EQ(spread->of, (std::vector<int>{0, 1, 2, 0, 1, 1}));
+  EXPECT_EQ(spread->index, (std::vector<int>{0, 0, 0, 1, 1, 2}));
+  EXPECT_EQ(spread->Name(2), "node c");
+  auto gpus = FailureDomainsOf(3, workload::FailureDomain::kGpu, fleet);
+  EXPECT_TRUE(gpus->index.empty());
+  EXPECT_EQ(gpus->Name(1), "gpu 1");
+  auto full = FailureDomainsOf(12, workload::FailureDomain::kNode, fleet);
+  ASSERT_FALSE(full.ok());
+  EXPECT_EQ(full.status().message(),
+            "the deployment needs 12 GPUs but the fleet's 3 node(s) have 11");
 }
 
 // survive {gpu, keep 1} on night and day (the test): removing any
@@ -130,6 +169,31 @@ TEST_F(SurviveTest, LosingAnyNodeOfDayKeepsHalf) {
   auto [plain, surviving] =
       PlainAndSurviving({workload::FailureDomain::kNode, 0.5});
   EXPECT_GE(surviving, plain);
+}
+
+// survive {node, keep 0.5} on a fleet of three 8-GPU nodes: the GPUs are
+// spread over the fleet's nodes and named there, and losing any one leaves
+// every night service half its rate, on fewer GPUs than nodes of eight
+// filled in order (where the first node holds most of the deployment).
+TEST_F(SurviveTest, NightOnAFleetsNodesSpreadsOverThem) {
+  Load("night", 0, queueing::CapacityModel::kP99);
+  auto [plain, unplaced] =
+      PlainAndSurviving({workload::FailureDomain::kNode, 0.5});
+  SolveOptions fleet;
+  fleet.nodes = {{"gpu-a", 8}, {"gpu-b", 8}, {"gpu-c", 8}};
+  workload_.survive.reset();
+  auto [again, placed] =
+      PlainAndSurviving({workload::FailureDomain::kNode, 0.5}, fleet);
+  EXPECT_LT(placed, unplaced);
+  std::map<std::string, std::set<int>> indexes;
+  for (const deployment::DeployedGpu& g : last_.gpus) {
+    ASSERT_TRUE(g.node && g.index);
+    EXPECT_TRUE(indexes[*g.node].insert(*g.index).second) << *g.node;
+  }
+  ASSERT_EQ(indexes.size(), 3u);
+  for (const auto& [node, used] : indexes) {
+    EXPECT_LE(used.size(), (last_.gpus.size() + 2) / 3) << node;
+  }
 }
 
 // A heuristic's deployment is made to survive the same way.
