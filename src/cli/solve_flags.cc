@@ -91,6 +91,9 @@ void AddMilpOptions(CLI::App* app, optimizer::MilpOptions* milp) {
       ->check(NonNegative());
   app->add_flag("!--milp-no-tree-cuts", milp->tree_cuts,
                 "MILP: CBC's standard solver only, no service cuts at nodes");
+  app->add_flag("!--milp-no-spare", milp->spare,
+                "MILP with survive: leave each service's spare to rounds of "
+                "raised rates instead of pricing it in the model");
 }
 
 }  // namespace

@@ -14,16 +14,17 @@ namespace {
 using deployment::CompletionRates;
 using deployment::GpuConfig;
 
-// Builds the model of `types` from `initial`, searches it from `seed` by
+// Builds the model of `types` from `initial` (with survive's spare rows if
+// `spare`), searches it from `seed` by
 // the `deadline`, and records how long the seed (`seed_seconds`) and the
 // model took.
 ModelAnswer SolveTypes(std::vector<MigColumns> types,
-                       const CompletionRates& initial,
+                       const CompletionRates& initial, bool spare,
                        std::vector<std::vector<GpuConfig>> seed,
                        double seed_seconds, const SolveOptions& options,
                        Clock::time_point deadline, MigModel* model) {
   Clock::time_point phase = Clock::now();
-  BuildMigModel(std::move(types), initial, model);
+  BuildMigModel(std::move(types), initial, spare, model);
   double model_seconds = SecondsSince(phase);
   ModelAnswer answer =
       MilpSearch(model, initial, options, deadline).Run(std::move(seed));
@@ -67,7 +68,8 @@ std::vector<std::vector<GpuConfig>> FleetSeed(
 LpBounds LpBound(const Problem& problem, const CompletionRates& initial,
                  const MilpOptions& options) {
   MigModel model;
-  BuildMigModel({MigColumns::Of(problem, 1, &initial)}, initial, &model);
+  BuildMigModel({MigColumns::Of(problem, 1, &initial)}, initial, options.spare,
+                &model);
   return SolveRoot(ServiceColumnsOf(model, initial), options, &model);
 }
 
@@ -84,9 +86,9 @@ Solution MilpOptimizer::Solve(const Problem& problem,
   }
   double seed_seconds = options.milp.greedy_seed ? SecondsSince(phase) : 0;
   MigModel model;
-  ModelAnswer answer =
-      SolveTypes({MigColumns::Of(problem, 1, &initial)}, initial,
-                 std::move(seed), seed_seconds, options, deadline, &model);
+  ModelAnswer answer = SolveTypes({MigColumns::Of(problem, 1, &initial)},
+                                  initial, options.milp.spare, std::move(seed),
+                                  seed_seconds, options, deadline, &model);
   Solution solution;
   solution.configs = std::move(answer.configs.front());
   double bound = answer.optimal ? static_cast<double>(solution.configs.size())
@@ -116,8 +118,9 @@ FleetSolution SolveFleet(const std::vector<FleetType>& types,
     columns.push_back(MigColumns::Of(*t.problem, t.cost, &initial));
   }
   MigModel model;
-  ModelAnswer answer = SolveTypes(std::move(columns), initial, std::move(seed),
-                                  seed_seconds, options, deadline, &model);
+  ModelAnswer answer =
+      SolveTypes(std::move(columns), initial, options.milp.spare,
+                 std::move(seed), seed_seconds, options, deadline, &model);
   FleetSolution solution;
   if (answer.configs.empty()) {
     solution.outcome = Outcome::kInfeasible;

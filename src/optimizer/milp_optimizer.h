@@ -36,6 +36,10 @@ class MilpOptimizer : public Optimizer {
   Solution Solve(const Problem& problem,
                  const deployment::CompletionRates& initial,
                  const SolveOptions& options) override;
+
+  bool PricesSpare(const SolveOptions& options) const override {
+    return options.milp.spare;
+  }
 };
 
 // One GPU type of a mixed fleet: its problem (the workload's services on

@@ -52,6 +52,12 @@ class Optimizer {
   virtual Solution Solve(const Problem& problem,
                          const deployment::CompletionRates& initial,
                          const SolveOptions& options) = 0;
+
+  // Whether it prices survive's spare in its own model under `options`
+  // (SolveToSurvive then also tries without).
+  virtual bool PricesSpare(const SolveOptions& /*options*/) const {
+    return false;
+  }
 };
 
 }  // namespace migserve::optimizer

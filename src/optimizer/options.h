@@ -86,7 +86,9 @@ struct MilpOptions {
   int cut_rounds = 200;  // rounds of service cuts per LP
   int dives = 10;        // dives for an incumbent, within a quarter of the time
   int dive_patience = 3;  // stop diving after this many in a row find no better
-  int dive_free = 3;      // services a dive leaves to CBC with the layouts
+  // Services a dive leaves to CBC with the layouts (none under survive's
+  // spare rows, whose binaries make that slow).
+  int dive_free = 3;
   // Stop once the best deployment is within this share of the proven bound
   // (status "feasible", with the gap in the summary); 0: prove optimality.
   // 1e-4 is the relative MIP gap HiGHS, Gurobi and CPLEX stop at by
@@ -95,6 +97,9 @@ struct MilpOptions {
   // Alternate CBC's standard solver with runs that add service cuts at
   // every node.
   bool tree_cuts = true;
+  // With survive, price each service's spare in the model (a loss takes at
+  // least its largest instance) instead of only by rounds of raised rates.
+  bool spare = true;
 
   // Returns InvalidArgument naming the first option out of its range.
   Status Validate() const;

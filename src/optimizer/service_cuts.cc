@@ -86,6 +86,30 @@ Cover CheapestCover(const std::vector<double>& price,
   return CoverSearch(price, utility).Run(demand, least);
 }
 
+Cover ServiceCover(const ServiceColumns& s, const std::vector<double>& price) {
+  if (s.keep < 0) return CheapestCover(price, s.utility, s.demand, s.least);
+  Cover best;
+  for (size_t largest = 0; largest < s.utility.size(); ++largest) {
+    std::vector<size_t> kept;
+    std::vector<double> p, u;
+    for (size_t k = 0; k < s.utility.size(); ++k) {
+      if (s.utility[k] > s.utility[largest]) continue;
+      kept.push_back(k);
+      p.push_back(price[k]);
+      u.push_back(s.utility[k]);
+    }
+    Cover c = CheapestCover(
+        p, u, std::max(s.demand, s.keep + s.utility[largest]), s.least);
+    if (c.counts.empty() || (!best.counts.empty() && c.cost >= best.cost)) {
+      continue;
+    }
+    best.cost = c.cost;
+    best.counts.assign(s.utility.size(), 0);
+    for (size_t i = 0; i < kept.size(); ++i) best.counts[kept[i]] = c.counts[i];
+  }
+  return best;
+}
+
 std::vector<double> Prices(const ServiceColumns& s, const double* dual,
                            double floor) {
   std::vector<double> price(s.column.size());
@@ -102,7 +126,7 @@ int SeparateServiceCuts(const std::vector<ServiceColumns>& services,
     std::vector<double> price = Prices(s, dual, 0.0);
     double used = 0;
     for (size_t k = 0; k < price.size(); ++k) used += price[k] * x[s.column[k]];
-    Cover cover = CheapestCover(price, s.utility, s.demand, s.least);
+    Cover cover = ServiceCover(s, price);
     if (cover.counts.empty() || cover.cost <= used + kCostTolerance) continue;
     OsiRowCut cut;
     cut.setRow(static_cast<int>(price.size()), s.column.data(), price.data());

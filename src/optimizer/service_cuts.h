@@ -33,10 +33,21 @@ Cover CheapestCover(const std::vector<double>& price,
 struct ServiceColumns {
   double demand = 0;
   int least = 0;  // instances it must get (min_replicas)
+  // survive: what it must keep after a loss, in units of its demand's rate,
+  // besides its largest instance (a loss no surviving deployment escapes);
+  // < 0: no survive.
+  double keep = -1;
   std::vector<int> column;
   std::vector<double> utility;
   std::vector<int> supply_row;
+  std::vector<int> uses;  // survive: per column, its "uses" binary
 };
+
+// The cheapest cover of `s` at `price`: CheapestCover, and with survive
+// the cheapest over each largest instance it may use (columns of at most
+// that utility, covering keep plus that utility too), which is the least
+// cost of the service's integer hull under the spare rows.
+Cover ServiceCover(const ServiceColumns& s, const std::vector<double>& price);
 
 // Prices of `s`'s columns from the row duals (a supply row is <= with a
 // non-positive dual; its price is the negated dual), at least `floor`.

@@ -29,6 +29,74 @@ double LeastInstanceCredit(const workload::CapacityMatrix& caps, int j) {
   return least;
 }
 
+// SolveToSurvive's rounds, by `deadline`.
+SurvivingSolution Rounds(Optimizer& optimizer, const Problem& problem,
+                         const SolveOptions& options,
+                         Clock::time_point deadline) {
+  const workload::Workload& w = problem.workload;
+  const workload::CapacityMatrix& caps = problem.caps;
+  std::vector<double> required(caps.num_services());
+  for (int j = 0; j < caps.num_services(); ++j) {
+    required[j] = std::max(
+        caps.required(j), w.Kept(w.services[j]) + LeastInstanceCredit(caps, j));
+  }
+  SurvivingSolution out;
+  for (out.rounds = 1;; ++out.rounds) {
+    workload::CapacityMatrix raised = caps.WithRequired(required);
+    Problem round(w, problem.gpu, raised);
+    SolveOptions limited = options;
+    limited.time_limit_s = std::max(SecondsLeft(deadline), 0.0);
+    if (out.rounds > 1) {
+      // A later round repairs: its own optimum is not survive's, so within
+      // one GPU of its bound is enough (a proof there can take minutes).
+      limited.milp.gap = std::max(
+          options.milp.gap, 1.0 / static_cast<double>(out.lower_bound + 1));
+    }
+    out.solution = optimizer.Solve(
+        round, deployment::CompletionRates(caps.num_services(), 0.0), limited);
+    if (out.solution.outcome == Outcome::kInfeasible) return out;
+    if (out.rounds == 1)
+      out.lower_bound = ProvenLowerBound(round, out.solution);
+    StatusOr<FailureDomains> domains =
+        FailureDomainsOf(static_cast<int>(out.solution.configs.size()),
+                         w.survive->domain, options.nodes);
+    if (!domains.ok()) {
+      out.solution = Infeasible(domains.status().message());
+      return out;
+    }
+    out.domains = *std::move(domains);
+    SpreadServices(out.domains.of, caps, &out.solution.configs);
+    deployment::CompletionRates served =
+        deployment::Completion(out.solution.configs, caps);
+    std::vector<WorstLoss> losses =
+        WorstLosses(out.solution.configs, out.domains.of, caps);
+    std::string short_of;
+    for (int j = 0; j < caps.num_services(); ++j) {
+      double kept = w.Kept(w.services[j]);
+      double left = served[j] * caps.required(j) - losses[j].credit;
+      if (left >= kept * (1 - kRateTolerance)) continue;
+      required[j] = kept + losses[j].credit;
+      if (short_of.empty()) {
+        short_of = fmt::format(
+            "survive: losing {} leaves '{}' {:.6g} of the {:.6g} req/s it "
+            "must keep",
+            out.domains.Name(losses[j].domain), w.services[j].name, left, kept);
+      }
+    }
+    if (short_of.empty()) return out;
+    if (out.rounds == kMaxRounds || SecondsLeft(deadline) <= 0) {
+      out.solution = Infeasible(fmt::format(
+          "{} after {} round(s) of spare capacity; {}", short_of, out.rounds,
+          Interrupted() ? "interrupted" : "raise --time-limit"));
+      return out;
+    }
+    if (options.progress) {
+      options.progress(
+          fmt::format("{} (round {}); solving again", short_of, out.rounds));
+    }
+  }
+}
+
 }  // namespace
 
 std::string FailureDomains::Name(int d) const {
@@ -168,63 +236,28 @@ std::vector<WorstLoss> WorstLosses(
 
 SurvivingSolution SolveToSurvive(Optimizer& optimizer, const Problem& problem,
                                  const SolveOptions& options) {
-  const workload::Workload& w = problem.workload;
-  const workload::CapacityMatrix& caps = problem.caps;
   Clock::time_point deadline = SecondsFromNow(options.time_limit_s);
-  std::vector<double> required(caps.num_services());
-  for (int j = 0; j < caps.num_services(); ++j) {
-    required[j] = std::max(
-        caps.required(j), w.Kept(w.services[j]) + LeastInstanceCredit(caps, j));
+  SurvivingSolution out = Rounds(optimizer, problem, options, deadline);
+  if (!optimizer.PricesSpare(options) ||
+      out.solution.outcome == Outcome::kInfeasible ||
+      static_cast<int>(out.solution.configs.size()) <= out.lower_bound ||
+      SecondsLeft(deadline) <= 0) {
+    return out;
   }
-  SurvivingSolution out;
-  for (out.rounds = 1;; ++out.rounds) {
-    workload::CapacityMatrix raised = caps.WithRequired(required);
-    Problem round(w, problem.gpu, raised);
-    SolveOptions limited = options;
-    limited.time_limit_s = std::max(SecondsLeft(deadline), 0.0);
-    out.solution = optimizer.Solve(
-        round, deployment::CompletionRates(caps.num_services(), 0.0), limited);
-    if (out.solution.outcome == Outcome::kInfeasible) return out;
-    if (out.rounds == 1)
-      out.lower_bound = ProvenLowerBound(round, out.solution);
-    StatusOr<FailureDomains> domains =
-        FailureDomainsOf(static_cast<int>(out.solution.configs.size()),
-                         w.survive->domain, options.nodes);
-    if (!domains.ok()) {
-      out.solution = Infeasible(domains.status().message());
-      return out;
-    }
-    out.domains = *std::move(domains);
-    SpreadServices(out.domains.of, caps, &out.solution.configs);
-    deployment::CompletionRates served =
-        deployment::Completion(out.solution.configs, caps);
-    std::vector<WorstLoss> losses =
-        WorstLosses(out.solution.configs, out.domains.of, caps);
-    std::string short_of;
-    for (int j = 0; j < caps.num_services(); ++j) {
-      double kept = w.Kept(w.services[j]);
-      double left = served[j] * caps.required(j) - losses[j].credit;
-      if (left >= kept * (1 - kRateTolerance)) continue;
-      required[j] = kept + losses[j].credit;
-      if (short_of.empty()) {
-        short_of = fmt::format(
-            "survive: losing {} leaves '{}' {:.6g} of the {:.6g} req/s it "
-            "must keep",
-            out.domains.Name(losses[j].domain), w.services[j].name, left, kept);
-      }
-    }
-    if (short_of.empty()) return out;
-    if (out.rounds == kMaxRounds || SecondsLeft(deadline) <= 0) {
-      out.solution = Infeasible(fmt::format(
-          "{} after {} round(s) of spare capacity; {}", short_of, out.rounds,
-          Interrupted() ? "interrupted" : "raise --time-limit"));
-      return out;
-    }
-    if (options.progress) {
-      options.progress(
-          fmt::format("{} (round {}); solving again", short_of, out.rounds));
-    }
+  // The rounds depend on their first answer: a model that prices the spare
+  // can start where a later round's raise overshoots. Keep the better of
+  // both; the spare model's bound is the stronger, and both are bounds.
+  SolveOptions without = options;
+  without.milp.spare = false;
+  SurvivingSolution other = Rounds(optimizer, problem, without, deadline);
+  if (other.solution.outcome != Outcome::kInfeasible &&
+      other.solution.configs.size() < out.solution.configs.size()) {
+    other.lower_bound = std::max(other.lower_bound, out.lower_bound);
+    other.rounds += out.rounds;
+    return other;
   }
+  out.rounds += other.rounds;
+  return out;
 }
 
 }  // namespace migserve::optimizer

@@ -157,9 +157,28 @@ TEST_F(SurviveTest, LosingAnyGpuOfNightOrDayKeepsEveryRate) {
   auto [night_plain, night] =
       PlainAndSurviving({workload::FailureDomain::kGpu, 1});
   EXPECT_GT(night, night_plain);
+  EXPECT_EQ(night, 8);
   Load("day", 0, queueing::CapacityModel::kP99);
   auto [day_plain, day] = PlainAndSurviving({workload::FailureDomain::kGpu, 1});
   EXPECT_GT(day, day_plain);
+  // The spare priced in the model: day's bound is met, so it is proven.
+  EXPECT_EQ(day, 20);
+  EXPECT_EQ(*last_.summary->lower_bound, 20);
+  EXPECT_EQ(last_.summary->status, Outcome::kOptimal);
+}
+
+// Without the spare in the model (--milp-no-spare) only rounds of raised
+// rates price it: day's bound is the weaker first round's and the answer
+// costs more.
+TEST_F(SurviveTest, TheSpareInTheModelBeatsRoundsAlone) {
+  Load("day", 0, queueing::CapacityModel::kP99);
+  SolveOptions rounds;
+  rounds.milp.spare = false;
+  auto [plain, day] =
+      PlainAndSurviving({workload::FailureDomain::kGpu, 1}, rounds);
+  EXPECT_EQ(day, 21);
+  EXPECT_EQ(*last_.summary->lower_bound, 19);
+  EXPECT_EQ(last_.summary->status, Outcome::kFeasible);
 }
 
 // survive {node, keep 0.5}: losing any node of eight GPUs leaves every day

@@ -27,6 +27,11 @@ std::optional<std::vector<double>> Dive(
     for (size_t k = 0; k < s.column.size(); ++k) {
       double n = counts == nullptr ? 0.0 : (*counts)[k];
       solver.setColBounds(s.column[k], n, counts == nullptr ? COIN_DBL_MAX : n);
+      if (!s.uses.empty()) {
+        // survive's spare: the profiles the cover uses.
+        double used = n > 0 ? 1.0 : 0.0;
+        solver.setColBounds(s.uses[k], used, counts == nullptr ? 1.0 : used);
+      }
     }
   };
   // Whether the LP, solved again, still has room within `limit`.
@@ -40,8 +45,11 @@ std::optional<std::vector<double>> Dive(
     set(s, counts);
     return holds();
   };
-  const int steps =
-      static_cast<int>(services.size()) - std::max(0, options.dive_free);
+  // survive's spare rows leave CBC binaries that make the services a dive
+  // frees slow to finish: it fixes every service then.
+  const bool spare = !services.empty() && services.front().keep >= 0;
+  const int steps = static_cast<int>(services.size()) -
+                    (spare ? 0 : std::max(0, options.dive_free));
   for (int step = 0; step < steps; ++step) {
     if (SecondsLeft(deadline) <= 0) return std::nullopt;
     const double* x = solver.getColSolution();
@@ -56,8 +64,7 @@ std::optional<std::vector<double>> Dive(
       if (fixed[i]) continue;
       const ServiceColumns& s = services[i];
       // A price floor: among free instances the cover takes the fewest.
-      Cover cover = CheapestCover(Prices(s, dual, kCostTolerance), s.utility,
-                                  s.demand, s.least);
+      Cover cover = ServiceCover(s, Prices(s, dual, kCostTolerance));
       if (cover.counts.empty()) continue;
       double distance = 0;
       for (size_t k = 0; k < s.column.size(); ++k) {

@@ -71,12 +71,54 @@ void AddCountTerms(const MigColumns& t, int j, Row* row) {
   }
 }
 
+namespace {
+
+// Adds service `j`'s spare rows (survive, one type `t`): returns its keep_j.
+double AddSpareRows(const MigColumns& t, int j, double demand,
+                    ModelBuilder* builder) {
+  const Problem& problem = *t.problem;
+  const workload::Workload& w = problem.workload;
+  // Rounding noise must not make an exact cover look short.
+  double keep =
+      w.Kept(w.services[j]) / problem.caps.required(j) - kRateTolerance;
+  double largest = 0;
+  for (size_t k = 0; k < t.z.size(); ++k) {
+    if (t.z[k].first == j) {
+      largest = std::max(largest, problem.caps.utility(j, t.z[k].second));
+    }
+  }
+  double need = std::max(demand, keep + largest);
+  for (size_t k = 0; k < t.z.size(); ++k) {
+    if (t.z[k].first != j) continue;
+    double u = problem.caps.utility(j, t.z[k].second);
+    Row kept;
+    AddDemandTerms(t, j, &kept);
+    kept.Add(t.uses[k], -u);
+    builder->AddRow(kept, keep, COIN_DBL_MAX);
+    Row uses;
+    uses.Add(t.zs[k], 1.0);
+    uses.Add(t.uses[k], -(std::ceil(need / u - kRoundingTolerance) +
+                          LeastReplicas(problem, j)));
+    builder->AddRow(uses, -COIN_DBL_MAX, 0.0);
+  }
+  return keep;
+}
+
+}  // namespace
+
 void BuildMigModel(std::vector<MigColumns> types,
-                   const CompletionRates& initial, MigModel* model) {
+                   const CompletionRates& initial, bool spare,
+                   MigModel* model) {
   ModelBuilder builder;
   for (MigColumns& t : types) {
     t.AddY(&builder);
     t.AddZ(&builder, 0);
+  }
+  spare = spare && types.size() == 1 && types.front().problem->workload.survive;
+  if (spare) {
+    MigColumns& t = types.front();
+    t.uses = builder.AddColumns(static_cast<int>(t.z.size()), 0, 1, 0);
+    model->keep.assign(t.problem->num_services(), -1);
   }
   for (MigColumns& t : types) {
     for (int p = 0; p < static_cast<int>(t.problem->gpu.profiles.size()); ++p) {
@@ -97,6 +139,10 @@ void BuildMigModel(std::vector<MigColumns> types,
       for (const MigColumns& t : types) AddCountTerms(t, j, &count);
       builder.AddRow(count, least, COIN_DBL_MAX);
     }
+    if (spare) {
+      model->keep[j] = AddSpareRows(
+          types.front(), j, 1.0 - initial[j] - kRateTolerance, &builder);
+    }
   }
   builder.Load(&model->solver);
   model->types = std::move(types);
@@ -113,12 +159,14 @@ std::vector<ServiceColumns> ServiceColumnsOf(const MigModel& model,
     // Rounding noise must not make an exact cover look short.
     s.demand = 1.0 - initial[j] - kRateTolerance;
     s.least = LeastReplicas(*model.types.front().problem, j);
+    if (!model.keep.empty()) s.keep = model.keep[j];
     for (const MigColumns& t : model.types) {
       for (size_t k = 0; k < t.z.size(); ++k) {
         if (t.z[k].first != j) continue;
         s.column.push_back(t.zs[k]);
         s.utility.push_back(t.problem->caps.utility(j, t.z[k].second));
         s.supply_row.push_back(t.supply_rows[t.z[k].second]);
+        if (t.uses.size > 0) s.uses.push_back(t.uses[k]);
       }
     }
     services.push_back(std::move(s));
@@ -196,24 +244,32 @@ std::optional<std::vector<double>> OneServiceGpus(
     const MigColumns* best_type = nullptr;
     size_t best_m = 0;
     double best_utility = 0;
+    double best_demand = 0;
     int best_instances = 0;  // the service's instances on one such GPU
     for (const MigColumns& t : model.types) {
       for (size_t m = 0; m < t.multisets.size(); ++m) {
         double u = 0;
+        double largest = 0;
         int instances = 0;
         for (size_t k = 0; k < s.column.size(); ++k) {
           int p = t.ProfileOf(s.column[k]);
-          if (p < 0) continue;
+          if (p < 0 || t.multisets[m][p] == 0) continue;
           u += t.multisets[m][p] * s.utility[k];
+          largest = std::max(largest, s.utility[k]);
           instances += t.multisets[m][p];
         }
         if (u <= 0) continue;
-        double price = t.cost / u;
+        // With survive, a cover also holds keep plus its largest instance.
+        double demand =
+            s.keep < 0 ? s.demand : std::max(s.demand, s.keep + largest);
+        // Per unit of utility; with survive, the GPUs the cover takes.
+        double price = s.keep < 0 ? t.cost / u : t.cost * std::ceil(demand / u);
         if (best_type == nullptr || price < best_price) {
           best_price = price;
           best_type = &t;
           best_m = m;
           best_utility = u;
+          best_demand = demand;
           best_instances = instances;
         }
       }
@@ -221,12 +277,14 @@ std::optional<std::vector<double>> OneServiceGpus(
     if (best_type == nullptr) return std::nullopt;
     // Enough GPUs of the layout to meet the demand and the count.
     double gpus =
-        std::max(std::ceil(s.demand / best_utility),
+        std::max(std::ceil(best_demand / best_utility),
                  std::ceil(static_cast<double>(s.least) / best_instances));
     x[best_type->y[best_m]] += gpus;
-    for (int c : s.column) {
-      int p = best_type->ProfileOf(c);
-      if (p >= 0) x[c] += gpus * best_type->multisets[best_m][p];
+    for (size_t k = 0; k < s.column.size(); ++k) {
+      int p = best_type->ProfileOf(s.column[k]);
+      if (p < 0 || best_type->multisets[best_m][p] == 0) continue;
+      x[s.column[k]] += gpus * best_type->multisets[best_m][p];
+      if (!s.uses.empty()) x[s.uses[k]] = 1;
     }
   }
   return x;

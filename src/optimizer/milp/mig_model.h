@@ -7,6 +7,13 @@
 //   supply:  sum_j z_jp - sum_m count_m(p) y_m <= 0
 //   demand:  sum_tp u_jp z_tjp >= 1 - c_j
 //   count:   sum_tp z_tjp >= min_replicas_j  (only where it is above 1)
+// With survive (one GPU type), a service's spare is priced too: a loss
+// takes at least its largest instance, so with w_jp = 1 when it uses
+// profile p (a binary),
+//   keep:    sum_p u_jp z_jp - u_jq w_jq >= keep_j   (per q it runs on)
+//   uses:    z_jp - M_jp w_jp <= 0
+// where keep_j is keep x its rate in units of its demand's and M_jp the
+// most instances of p a cover of it takes.
 #ifndef MIGSERVE_OPTIMIZER_MILP_MIG_MODEL_H_
 #define MIGSERVE_OPTIMIZER_MILP_MIG_MODEL_H_
 
@@ -33,7 +40,8 @@ struct MigColumns {
   std::vector<std::pair<int, int>> z;  // (service, profile) of column zs[k]
   Block y;                             // one per multiset
   Block zs;                            // one per entry of z
-  std::vector<int> supply_rows;        // per profile, once added
+  Block uses;  // survive's spare: one per entry of z, else empty
+  std::vector<int> supply_rows;  // per profile, once added
 
   // The type's multisets, and a z for each (service, profile) the service
   // runs on, of services `initial` does not satisfy (null: every service).
@@ -63,15 +71,19 @@ int LeastReplicas(const Problem& problem, int j);
 // The plain (or fleet) model, loaded into its solver.
 struct MigModel {
   std::vector<MigColumns> types;
+  // Per service, survive's keep_j (empty: no spare rows).
+  std::vector<double> keep;
   int columns = 0;
   OsiClpSolverInterface solver;
 };
 
 // Builds the model of `types` from `initial` into `model`: per type its y
 // and z blocks, the supply rows, then a demand row per service `initial`
-// does not satisfy; minimizes the cost.
+// does not satisfy, and with `spare` (for a workload with survive, of one
+// GPU type) its spare rows; minimizes the cost.
 void BuildMigModel(std::vector<MigColumns> types,
-                   const deployment::CompletionRates& initial, MigModel* model);
+                   const deployment::CompletionRates& initial, bool spare,
+                   MigModel* model);
 
 // The instance columns of each service `initial` does not satisfy, with
 // the supply rows that price them (service cuts, dives).
