@@ -77,7 +77,9 @@ StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& path) {
       "  version INTEGER NOT NULL, action INTEGER NOT NULL, "
       "  service TEXT NOT NULL, route TEXT NOT NULL);"
       "CREATE TABLE IF NOT EXISTS pod (name TEXT PRIMARY KEY, "
-      "  token TEXT NOT NULL, uid TEXT NOT NULL);"));
+      "  token TEXT NOT NULL, uid TEXT NOT NULL);"
+      "CREATE TABLE IF NOT EXISTS degraded (id INTEGER PRIMARY KEY "
+      "  CHECK (id = 0), description TEXT NOT NULL);"));
   // An upgraded journal stays at format 3 until its pods are adopted
   // (PodsAdopted), so that a failed adoption is tried again.
   if (!journal->predates_pods_) {
@@ -294,6 +296,36 @@ Status Journal::PutPod(const std::string& name, const JournaledPod& pod) {
   sqlite3_bind_text(upsert.get(), 2, pod.token.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(upsert.get(), 3, pod.uid.c_str(), -1, SQLITE_TRANSIENT);
   if (sqlite3_step(upsert.get()) != SQLITE_DONE) return Error(db_, "put pod");
+  return Status::Ok();
+}
+
+StatusOr<std::string> Journal::Degraded() {
+  Statement select(db_, "SELECT description FROM degraded WHERE id = 0");
+  if (select.get() == nullptr) {
+    // A read-only open of a journal written before the table existed.
+    if (std::string_view(sqlite3_errmsg(db_)).starts_with("no such table")) {
+      return std::string();
+    }
+    return Error(db_, "prepare");
+  }
+  int step = sqlite3_step(select.get());
+  if (step == SQLITE_DONE) return std::string();
+  if (step != SQLITE_ROW) return Error(db_, "read degraded");
+  std::optional<std::string> text = TextColumn(select.get(), 0);
+  if (!text) return Damaged("the degraded description is not text");
+  return *text;
+}
+
+Status Journal::PutDegraded(const std::string& description) {
+  Statement upsert(db_,
+                   "INSERT INTO degraded (id, description) VALUES (0, ?) "
+                   "ON CONFLICT (id) DO UPDATE SET "
+                   "description = excluded.description");
+  if (upsert.get() == nullptr) return Error(db_, "prepare");
+  sqlite3_bind_text(upsert.get(), 1, description.c_str(), -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(upsert.get()) != SQLITE_DONE) {
+    return Error(db_, "put degraded");
+  }
   return Status::Ok();
 }
 

@@ -97,6 +97,13 @@ class Journal {
   Status PutPod(const std::string& name, const JournaledPod& pod);
   Status ErasePod(const std::string& name);
 
+  // What the controller that wrote the journal last said the cluster was
+  // degraded to (the degraded target's description; "" while it holds the
+  // target), so that a restarted controller says Recovered when its
+  // predecessor said Degraded. A journal that predates it reads "".
+  StatusOr<std::string> Degraded();
+  Status PutDegraded(const std::string& description);
+
   // True if this journal was written by a migserve that kept no pods
   // (format 2 or 3, upgraded when opened) and PodsAdopted() has not been
   // called since: the pods its controller made are known only by their

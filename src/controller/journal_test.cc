@@ -216,6 +216,36 @@ TEST(JournalTest, OpensReadOnlyWithoutChangingAnything) {
   sqlite3_close(db);
 }
 
+// The degraded description outlives the process that wrote it; a journal
+// written before it was kept reads "" (read-only too), and a damaged one
+// is refused.
+TEST(JournalTest, KeepsWhatTheClusterWasDegradedTo) {
+  std::string path = testing::TempDir() + "/journal-degraded.db";
+  std::remove(path.c_str());
+  Sql(path,
+      "CREATE TABLE plan (version INTEGER PRIMARY KEY, target TEXT NOT NULL, "
+      "json TEXT NOT NULL, finished INTEGER NOT NULL DEFAULT 0, goal TEXT NOT "
+      "NULL DEFAULT ''); CREATE TABLE pod (name TEXT PRIMARY KEY, token TEXT "
+      "NOT NULL, uid TEXT NOT NULL); PRAGMA user_version=4;");
+  EXPECT_EQ(Journal::OpenReadOnly(path).value()->Degraded().value(), "");
+  {
+    auto journal = Journal::Open(path).value();
+    EXPECT_EQ(journal->Degraded().value(), "");
+    ASSERT_TRUE(journal->PutDegraded("2 of 18 GPUs dropped").ok());
+    ASSERT_TRUE(journal->PutDegraded("3 of 18 GPUs dropped").ok());
+  }
+  EXPECT_EQ(Journal::Open(path).value()->Degraded().value(),
+            "3 of 18 GPUs dropped");
+  EXPECT_EQ(Journal::OpenReadOnly(path).value()->Degraded().value(),
+            "3 of 18 GPUs dropped");
+  Sql(path, "UPDATE degraded SET description = x'07';");
+  auto damaged = Journal::Open(path).value()->Degraded();
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_NE(damaged.status().message().find("not trusted"), std::string::npos)
+      << damaged.status().ToString();
+  std::remove(path.c_str());
+}
+
 // Rows edited by hand or damaged are refused with the way to start over,
 // never read as something else (a NULL column crashed the reader).
 TEST(JournalTest, RefusesDamagedRows) {

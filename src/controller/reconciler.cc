@@ -85,9 +85,24 @@ std::map<std::string, double> Reconciler::StoppedFloors(
 std::optional<DegradedTarget> Reconciler::Fit(
     const cluster::ClusterState& observed,
     const deployment::Deployment& target) {
+  if (!degraded_read_) {
+    // What a previous controller said, so that its Degraded gets its
+    // Recovered.
+    StatusOr<std::string> said = journal_->Degraded();
+    if (said.ok()) {
+      degraded_ = *said;
+      metrics_.Degraded(degraded_);
+    } else {
+      options_.progress("controller: " + said.status().message());
+    }
+    degraded_read_ = true;
+  }
   std::optional<DegradedTarget> degraded = FitTarget(observed, target);
   std::string now = degraded ? degraded->description : "";
   if (now != degraded_) {
+    if (Status kept = journal_->PutDegraded(now); !kept.ok()) {
+      options_.progress("controller: " + kept.message());
+    }
     std::string message =
         degraded ? now + "; moving to what fits"
                  : "the cluster holds the target again; moving back to it";

@@ -33,8 +33,9 @@ class Reconciler {
   // When the cluster cannot hold `target` (a node or GPU lost), moves to
   // the part of it that fits (FitTarget), says so (a progress line, the
   // migserve_degraded gauge, /progress and Health), and moves back to the
-  // whole target once the cluster can hold it again. A service the loss
-  // left below its floor keeps what it has.
+  // whole target once the cluster can hold it again, also when another
+  // controller on the same journal saw the loss. A service the loss left
+  // below its floor keeps what it has.
   Status Reconcile(const deployment::Deployment& target);
 
   // OK unless the last reconcile failed (then Unavailable with its error):
@@ -72,8 +73,9 @@ class Reconciler {
   // first target is reached or stopped.
   std::optional<std::map<std::string, double>> required_now_;
   // The degraded target's description while the cluster cannot hold the
-  // target; "" otherwise.
+  // target; "" otherwise. Kept in the journal; read from it once.
   std::string degraded_;
+  bool degraded_read_ = false;
 };
 
 }  // namespace migserve::controller

@@ -179,6 +179,47 @@ TEST(ReconcilerTest, ANodeLostMidTransitionEndsAtWhatFitsAndReturns) {
             std::vector<std::string>{});
 }
 
+// A controller restarted while degraded (a new process on the same
+// journal) knows it from the journal: it says nothing new while the cluster
+// stays short, reports degraded, and says Recovered when the GPUs return.
+TEST(ReconcilerTest, ARestartedControllerSaysRecoveredForItsPredecessor) {
+  deployment::Deployment day = Load("day"), night = Load("night");
+  cluster::ClusterState start =
+      cluster::ClusterFromDeployment(night, {8, 20}).value();
+  std::vector<cluster::GpuState> node1;
+  for (const cluster::GpuState& g : start.gpus) {
+    if (g.id.node == "node-1") node1.push_back(g);
+  }
+  cluster::Faults faults;
+  faults.lose_node = "node-1";
+  faults.lose_at_s = 60;
+  cluster::SimulatedCluster sim(start, {}, 1, faults);
+  auto journal = Journal::Open(":memory:").value();
+  std::vector<std::string> events;
+  ControllerOptions options;
+  options.event = [&](bool warning, const std::string& reason,
+                      const std::string&) {
+    events.push_back((warning ? "Warning " : "Normal ") + reason);
+  };
+  {
+    Reconciler first(&sim, journal.get(), options);
+    ASSERT_TRUE(first.Reconcile(day).ok()) << first.Progress().dump();
+  }
+  EXPECT_EQ(events, std::vector<std::string>{"Warning Degraded"});
+  std::string said = journal->Degraded().value();
+  EXPECT_NE(said, "");
+  Reconciler second(&sim, journal.get(), options);
+  ASSERT_TRUE(second.Reconcile(day).ok()) << second.Progress().dump();
+  EXPECT_EQ(events, std::vector<std::string>{"Warning Degraded"});
+  EXPECT_EQ(second.Health().message(), "degraded: " + said);
+  sim.AddGpus(node1);
+  ASSERT_TRUE(second.Reconcile(day).ok()) << second.Progress().dump();
+  EXPECT_EQ(events,
+            (std::vector<std::string>{"Warning Degraded", "Normal Recovered"}));
+  EXPECT_EQ(journal->Degraded().value(), "");
+  EXPECT_TRUE(second.Health().ok());
+}
+
 // A service name cannot end its label value or add a line: quote,
 // backslash and line feed are escaped as Prometheus's text format says.
 TEST(ReconcilerTest, EscapesServiceNamesInMetrics) {
