@@ -8,6 +8,7 @@
 #include "cli/cli_test_util.h"
 #include "cluster/plan_json.h"
 #include "deployment/deployment_json.h"
+#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::cli {
@@ -111,6 +112,45 @@ TEST(OptimizeFromCliTest, FromItsOwnTargetNothingChanges) {
   CliResult plan = Cli({"plan", "--from", day, "--to", out});
   ASSERT_EQ(plan.code, 0) << plan.err;
   EXPECT_TRUE(cluster::ParsePlan(plan.out, "stdout")->actions.empty());
+}
+
+// survive: {domain: gpu, keep: 1}: from night, the target is day's
+// surviving optimum (proven), and validate finds every GPU's loss survived;
+// from that target nothing starts. {domain: node} is refused.
+TEST(OptimizeFromCliTest, ASurvivingTargetFromTheCluster) {
+  std::string day = ReadFile(SourcePath("data/workloads/day.yaml")).value();
+  std::string workload = testing::WriteTempFile(
+      "day-survive.yaml", "survive: {domain: gpu, keep: 1}\n" + day);
+  std::string out = testing::TempDir() + "/day-survive-from-night.json";
+  CliResult r =
+      Cli({"optimize", "-w", workload, "-p", kProfiles, "--algo", "milp",
+           "--from", SourcePath("data/deployments/night.json"), "-o", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto target = deployment::LoadDeployment(out).value();
+  EXPECT_TRUE(target.Placed());
+  EXPECT_EQ(target.summary->gpus, 20);
+  EXPECT_EQ(*target.summary->lower_bound, 20);
+  EXPECT_EQ(target.summary->status, deployment::SolveStatus::kOptimal);
+  CliResult valid =
+      Cli({"validate", "-d", out, "-w", workload, "-p", kProfiles});
+  EXPECT_EQ(valid.code, 0) << valid.out << valid.err;
+  std::string again = testing::TempDir() + "/day-survive-again.json";
+  r = Cli({"optimize", "-w", workload, "-p", kProfiles, "--algo", "milp",
+           "--from", out, "-o", again});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto same = deployment::LoadDeployment(again).value();
+  EXPECT_EQ(same.summary->transition->cost.pod_starts, 0);
+  EXPECT_EQ(same.summary->transition->cost.kept_replicas,
+            target.summary->transition->cost.kept_replicas +
+                target.summary->transition->cost.pod_starts);
+  std::string node = testing::WriteTempFile(
+      "day-survive-node.yaml", "survive: {domain: node, keep: 0.5}\n" + day);
+  r = Cli({"optimize", "-w", node, "-p", kProfiles, "--algo", "milp", "--from",
+           out});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("survive: {domain: node} needs the nodes decided"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST(OptimizeFromCliTest, UsageErrorsNameTheFlag) {

@@ -164,10 +164,12 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
     const optimizer::SolveOptions& options,
     const optimizer::TransitionOptions& transition, int gpus_per_node) {
   MIGSERVE_RETURN_IF_ERROR(transition.Validate());
-  if (problem.workload.survive) {
+  if (problem.workload.survive &&
+      problem.workload.survive->domain == workload::FailureDomain::kNode) {
     return Status::InvalidArgument(fmt::format(
-        "{}: survive: optimizing from a current deployment does not model "
-        "survive yet; optimize without --from",
+        "{}: survive: {{domain: node}} needs the nodes decided before the "
+        "services, and --from places the deployment on the current one's "
+        "GPUs; optimize without --from, or survive a GPU",
         problem.workload.source));
   }
   auto begin = std::chrono::steady_clock::now();

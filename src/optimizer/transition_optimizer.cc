@@ -12,6 +12,7 @@
 #include "optimizer/deadline.h"
 #include "optimizer/milp/mig_model.h"
 #include "optimizer/milp_optimizer.h"
+#include "optimizer/survive.h"
 #include "util/tolerance.h"
 
 namespace migserve::optimizer {
@@ -308,10 +309,50 @@ Status TransitionOptions::Validate() const {
   return Status::Ok();
 }
 
+namespace {
+
+// SolveTransition of a workload with survive (domain gpu): SolveToSurvive's
+// deployment, every config new (the caller places it on the cluster,
+// keeping the replicas it can). Phase 2's model does not price the spare:
+// its answers moved services onto GPUs that carried more of them than
+// their spare on every shipped pair tried, so it is not run.
+TransitionSolution SolveSurvivingTransition(const Problem& problem,
+                                            const SolveOptions& options) {
+  TransitionSolution out;
+  MilpOptimizer milp;
+  SurvivingSolution surviving = SolveToSurvive(milp, problem, options);
+  out.plain = std::move(surviving.solution);
+  if (out.plain.outcome == Outcome::kInfeasible) {
+    out.outcome = Outcome::kInfeasible;
+    out.reason = out.plain.reason;
+    return out;
+  }
+  // Its bound is survive's; proven only where the deployment meets it.
+  if (out.plain.info.milp) {
+    out.plain.info.milp->best_bound = surviving.lower_bound;
+  }
+  out.configs = out.plain.configs;
+  out.outcome = static_cast<int>(out.configs.size()) <= surviving.lower_bound
+                    ? Outcome::kOptimal
+                    : Outcome::kFeasible;
+  out.from.assign(out.configs.size(), -1);
+  for (const deployment::GpuConfig& c : out.configs) {
+    out.kept.emplace_back(c.services.size(), false);
+    for (int j : c.services) out.cost.pod_starts += j != deployment::kIdle;
+  }
+  out.cost.gpus = static_cast<int>(out.configs.size());
+  out.cost.repartitioned_gpus = out.cost.gpus;
+  return out;
+}
+
+}  // namespace
+
 TransitionSolution SolveTransition(const Problem& problem,
                                    const std::vector<CurrentGpu>& current,
                                    const SolveOptions& options,
                                    const TransitionOptions& transition) {
+  if (problem.workload.survive)
+    return SolveSurvivingTransition(problem, options);
   Clock::time_point deadline = SecondsFromNow(options.time_limit_s);
   SolveOptions phase1 = options;
   phase1.time_limit_s = options.time_limit_s / 2;

@@ -79,7 +79,11 @@ struct TransitionSolution {
 // Returns the transition-aware deployment for `problem` from the `current`
 // GPUs. Which replicas may be kept, and with what throughput, the caller
 // decides. The time limit covers both phases; phase 1 gets half of it.
-// REQUIRES: options are valid; the current layouts are of problem.gpu.
+// With survive, phase 1 is SolveToSurvive's deployment and there is no
+// phase 2: every config comes new, for the caller to place keeping what it
+// can.
+// REQUIRES: options are valid; the current layouts are of problem.gpu;
+// survive's domain, if any, is gpu (the placement decides the nodes).
 TransitionSolution SolveTransition(const Problem& problem,
                                    const std::vector<CurrentGpu>& current,
                                    const SolveOptions& options,
