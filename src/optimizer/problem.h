@@ -17,6 +17,12 @@ struct Problem {
   // `workload` on `gpu`.
   Problem(const workload::Workload& workload, const mig::GpuModel& gpu,
           const workload::CapacityMatrix& caps);
+  // A temporary would not outlive it (caps.WithRequired(...) passed here
+  // left a dangling reference): refused at compile time.
+  Problem(const workload::Workload&, const mig::GpuModel&,
+          workload::CapacityMatrix&&) = delete;
+  Problem(workload::Workload&&, const mig::GpuModel&,
+          const workload::CapacityMatrix&) = delete;
 
   const workload::Workload& workload;
   const mig::GpuModel& gpu;
