@@ -253,6 +253,44 @@ TEST(FleetCliTest, OptimizeSpreadsASurvivingDeploymentOverTheFleetsNodes) {
       << r.err;
 }
 
+// A mixed fleet that must survive a GPU: rounds of raised rates over both
+// types (three H100s at cost 9 where the plain fleet is an A100 and an H100
+// at 5), and validate finds every GPU's loss survived. Over nodes it is
+// refused: a mixed fleet is placed on nodes afterwards.
+TEST(FleetCliTest, AMixedFleetSurvivesAGpu) {
+  std::string profiles = FleetProfiles();
+  std::string plain = ReadFile(FleetWorkload("fleet-plain.yaml", 1.0)).value();
+  std::string workload = WriteTempFile(
+      "fleet-survive.yaml", "survive: {domain: gpu, keep: 1}\n" + plain);
+  std::string out = TempDir() + "/fleet-survive.json";
+  CliResult r = Cli({"optimize", "-w", workload, "-p", profiles, "--algo",
+                     "milp", "-o", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto d = nlohmann::json::parse(ReadFile(out).value());
+  EXPECT_EQ(d["summary"]["gpus"], 3);
+  EXPECT_EQ(d["summary"]["cost"], 9);
+  EXPECT_EQ(d["summary"]["cost_bound"], 5);
+  EXPECT_GE(d["summary"]["survive_rounds"].get<int>(), 2);
+  r = Cli({"validate", "-d", out, "-w", workload, "-p", profiles});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  // The plain fleet does not survive: validate names the GPU.
+  std::string fragile = TempDir() + "/fleet-fragile.json";
+  ASSERT_EQ(Cli({"optimize", "-w", FleetWorkload("fleet-plain.yaml", 1.0), "-p",
+                 profiles, "--algo", "milp", "-o", fragile})
+                .code,
+            0);
+  r = Cli({"validate", "-d", fragile, "-w", workload, "-p", profiles});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find(": losing gpu "), std::string::npos) << r.err;
+  std::string node = WriteTempFile(
+      "fleet-survive-node.yaml", "survive: {domain: node, keep: 1}\n" + plain);
+  r = Cli({"optimize", "-w", node, "-p", profiles, "--algo", "milp"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("survive: {domain: node}: a mixed fleet"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(FleetCliTest, RefusesWhatCannotWorkInsteadOfGuessing) {
   std::string profiles = FleetProfiles();
   std::string optimized = TempDir() + "/fleet-refuse.json";

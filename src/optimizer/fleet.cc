@@ -3,21 +3,92 @@
 #include <fmt/format.h>
 
 #include <deque>
+#include <optional>
 
 #include "mig/gpu_catalog.h"
 #include "optimizer/deadline.h"
 #include "optimizer/milp_optimizer.h"
+#include "optimizer/survive.h"
 
 namespace migserve::optimizer {
+namespace {
+
+// What SolveFleetToSurvive found: the last round's fleet, its services
+// spread; its cost bound the first round's.
+struct SurvivingFleet {
+  FleetSolution solution;
+  int rounds = 0;
+};
+
+// SolveToSurvive for a mixed fleet, `survive` over GPUs: each round solves
+// the fleet for the raised rates (SurviveRounds), each type's configs its
+// own GPUs, numbered across the types in order as RunFleet numbers them.
+// The first round's cost bound holds for every fleet that survives.
+SurvivingFleet SolveFleetToSurvive(const workload::Workload& workload,
+                                   const std::vector<FleetType>& types,
+                                   const SolveOptions& options) {
+  Clock::time_point deadline = SecondsFromNow(options.time_limit_s);
+  std::vector<const workload::CapacityMatrix*> caps;
+  for (const FleetType& t : types) caps.push_back(&t.problem->caps);
+  SurviveRounds rounds(workload, caps);
+  SurvivingFleet out;
+  std::optional<double> bound;
+  while (true) {
+    out.rounds = rounds.round();
+    // Problems refer to their matrix: keep the raised ones in place.
+    std::deque<workload::CapacityMatrix> raised;
+    std::deque<Problem> problems;
+    std::vector<FleetType> round;
+    for (const FleetType& t : types) {
+      raised.push_back(t.problem->caps.WithRequired(rounds.required()));
+      problems.emplace_back(t.problem->workload, t.problem->gpu, raised.back());
+      round.push_back({&problems.back(), t.cost});
+    }
+    SolveOptions limited = options;
+    limited.time_limit_s = std::max(SecondsLeft(deadline), 0.0);
+    out.solution = SolveFleet(
+        round, deployment::CompletionRates(workload.services.size(), 0.0),
+        limited);
+    if (out.solution.outcome == Outcome::kInfeasible) return out;
+    if (!bound) bound = out.solution.info.cost_bound;
+    out.solution.info.cost_bound = bound;
+    if (out.solution.outcome == Outcome::kOptimal &&
+        out.solution.info.cost.value_or(0) > bound.value_or(0) + 1e-9) {
+      out.solution.outcome = Outcome::kFeasible;
+    }
+    std::vector<FailureDomains> domains(types.size());
+    std::vector<SurviveRounds::Part> parts;
+    int first = 0;
+    for (size_t t = 0; t < types.size(); ++t) {
+      domains[t].domain = workload::FailureDomain::kGpu;
+      for (size_t g = 0; g < out.solution.configs[t].size(); ++g) {
+        domains[t].of.push_back(first++);
+      }
+      parts.push_back({caps[t], &out.solution.configs[t], &domains[t]});
+    }
+    std::string short_of = rounds.Check(parts);
+    if (short_of.empty()) return out;
+    if (std::string end = rounds.Next(short_of, deadline, options);
+        !end.empty()) {
+      out.solution.outcome = Outcome::kInfeasible;
+      out.solution.reason = end;
+      return out;
+    }
+  }
+}
+
+}  // namespace
 
 StatusOr<RunResult> RunFleet(const workload::Workload& workload,
                              const profile::ProfileTable& profiles,
                              const SolveOptions& options) {
   MIGSERVE_RETURN_IF_ERROR(options.Validate());
-  if (workload.survive) {
+  if (workload.survive &&
+      workload.survive->domain == workload::FailureDomain::kNode) {
     return Status::InvalidArgument(fmt::format(
-        "{}: survive: mixed fleets do not model survive yet; plan each GPU "
-        "type's services as a workload of one type",
+        "{}: survive: {{domain: node}}: a mixed fleet's deployment is placed "
+        "on nodes afterwards (migserve place); survive a GPU, or plan each "
+        "GPU type's services as a workload of one type",
         workload.source));
   }
   Clock::time_point begin = Clock::now();
@@ -53,9 +124,16 @@ StatusOr<RunResult> RunFleet(const workload::Workload& workload,
           workload.source, s.line, j, s.name));
     }
   }
-  FleetSolution solution = SolveFleet(
-      types, deployment::CompletionRates(workload.services.size(), 0.0),
-      options);
+  std::optional<SurvivingFleet> surviving;
+  FleetSolution solution;
+  if (workload.survive) {
+    surviving = SolveFleetToSurvive(workload, types, options);
+    solution = std::move(surviving->solution);
+  } else {
+    solution = SolveFleet(
+        types, deployment::CompletionRates(workload.services.size(), 0.0),
+        options);
+  }
   solution.outcome = Reported(solution.outcome);
   RunResult run;
   run.outcome = solution.outcome;
@@ -82,6 +160,7 @@ StatusOr<RunResult> RunFleet(const workload::Workload& workload,
   summary.router = workload.router;
   run.info.milp = std::move(solution.info);
   summary.extra = ToJson(run.info);
+  if (surviving) summary.extra["survive_rounds"] = surviving->rounds;
   run.deployment.summary = std::move(summary);
   return run;
 }

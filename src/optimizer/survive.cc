@@ -35,14 +35,11 @@ SurvivingSolution Rounds(Optimizer& optimizer, const Problem& problem,
                          Clock::time_point deadline) {
   const workload::Workload& w = problem.workload;
   const workload::CapacityMatrix& caps = problem.caps;
-  std::vector<double> required(caps.num_services());
-  for (int j = 0; j < caps.num_services(); ++j) {
-    required[j] = std::max(
-        caps.required(j), w.Kept(w.services[j]) + LeastInstanceCredit(caps, j));
-  }
+  SurviveRounds rounds(w, {&caps});
   SurvivingSolution out;
-  for (out.rounds = 1;; ++out.rounds) {
-    workload::CapacityMatrix raised = caps.WithRequired(required);
+  while (true) {
+    out.rounds = rounds.round();
+    workload::CapacityMatrix raised = caps.WithRequired(rounds.required());
     Problem round(w, problem.gpu, raised);
     SolveOptions limited = options;
     limited.time_limit_s = std::max(SecondsLeft(deadline), 0.0);
@@ -65,34 +62,13 @@ SurvivingSolution Rounds(Optimizer& optimizer, const Problem& problem,
       return out;
     }
     out.domains = *std::move(domains);
-    SpreadServices(out.domains.of, caps, &out.solution.configs);
-    deployment::CompletionRates served =
-        deployment::Completion(out.solution.configs, caps);
-    std::vector<WorstLoss> losses =
-        WorstLosses(out.solution.configs, out.domains.of, caps);
-    std::string short_of;
-    for (int j = 0; j < caps.num_services(); ++j) {
-      double kept = w.Kept(w.services[j]);
-      double left = served[j] * caps.required(j) - losses[j].credit;
-      if (left >= kept * (1 - kRateTolerance)) continue;
-      required[j] = kept + losses[j].credit;
-      if (short_of.empty()) {
-        short_of = fmt::format(
-            "survive: losing {} leaves '{}' {:.6g} of the {:.6g} req/s it "
-            "must keep",
-            out.domains.Name(losses[j].domain), w.services[j].name, left, kept);
-      }
-    }
+    std::string short_of =
+        rounds.Check({{&caps, &out.solution.configs, &out.domains}});
     if (short_of.empty()) return out;
-    if (out.rounds == kMaxRounds || SecondsLeft(deadline) <= 0) {
-      out.solution = Infeasible(fmt::format(
-          "{} after {} round(s) of spare capacity; {}", short_of, out.rounds,
-          Interrupted() ? "interrupted" : "raise --time-limit"));
+    if (std::string end = rounds.Next(short_of, deadline, options);
+        !end.empty()) {
+      out.solution = Infeasible(end);
       return out;
-    }
-    if (options.progress) {
-      options.progress(
-          fmt::format("{} (round {}); solving again", short_of, out.rounds));
     }
   }
 }
@@ -232,6 +208,74 @@ std::vector<WorstLoss> WorstLosses(
     }
   }
   return worst;
+}
+
+SurviveRounds::SurviveRounds(const workload::Workload& workload,
+                             std::vector<const workload::CapacityMatrix*> caps)
+    : workload_(workload), caps_(std::move(caps)) {
+  const workload::CapacityMatrix& first = *caps_.front();
+  required_.resize(first.num_services());
+  for (int j = 0; j < first.num_services(); ++j) {
+    double least = 0;
+    for (const workload::CapacityMatrix* c : caps_) {
+      double credit = LeastInstanceCredit(*c, j);
+      if (credit > 0 && (least == 0 || credit < least)) least = credit;
+    }
+    required_[j] = std::max(first.required(j),
+                            workload.Kept(workload.services[j]) + least);
+  }
+}
+
+std::string SurviveRounds::Check(const std::vector<Part>& parts) {
+  const workload::Workload& w = workload_;
+  std::vector<double> served(required_.size(), 0.0);
+  std::vector<WorstLoss> worst(required_.size());
+  std::vector<const FailureDomains*> where(required_.size(),
+                                           parts.front().domains);
+  for (const Part& part : parts) {
+    SpreadServices(part.domains->of, *part.caps, part.configs);
+    deployment::CompletionRates rates =
+        deployment::Completion(*part.configs, *part.caps);
+    std::vector<WorstLoss> losses =
+        WorstLosses(*part.configs, part.domains->of, *part.caps);
+    for (size_t j = 0; j < required_.size(); ++j) {
+      served[j] += rates[j] * part.caps->required(j);
+      if (losses[j].credit > worst[j].credit) {
+        worst[j] = losses[j];
+        where[j] = part.domains;
+      }
+    }
+  }
+  std::string short_of;
+  for (size_t j = 0; j < required_.size(); ++j) {
+    double kept = w.Kept(w.services[j]);
+    double left = served[j] - worst[j].credit;
+    if (left >= kept * (1 - kRateTolerance)) continue;
+    required_[j] = kept + worst[j].credit;
+    if (short_of.empty()) {
+      short_of = fmt::format(
+          "survive: losing {} leaves '{}' {:.6g} of the {:.6g} req/s it "
+          "must keep",
+          where[j]->Name(worst[j].domain), w.services[j].name, left, kept);
+    }
+  }
+  return short_of;
+}
+
+std::string SurviveRounds::Next(const std::string& short_of,
+                                Clock::time_point deadline,
+                                const SolveOptions& options) {
+  if (round_ == kMaxRounds || SecondsLeft(deadline) <= 0) {
+    return fmt::format("{} after {} round(s) of spare capacity; {}", short_of,
+                       round_,
+                       Interrupted() ? "interrupted" : "raise --time-limit");
+  }
+  if (options.progress) {
+    options.progress(
+        fmt::format("{} (round {}); solving again", short_of, round_));
+  }
+  ++round_;
+  return "";
 }
 
 SurvivingSolution SolveToSurvive(Optimizer& optimizer, const Problem& problem,

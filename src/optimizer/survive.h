@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "deployment/gpu_config.h"
+#include "optimizer/deadline.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/options.h"
 #include "util/status_or.h"
@@ -68,6 +69,49 @@ struct WorstLoss {
 std::vector<WorstLoss> WorstLosses(
     const std::vector<deployment::GpuConfig>& configs,
     const std::vector<int>& domains, const workload::CapacityMatrix& caps);
+
+// The rounds of raised rates that make a deployment survive, whatever
+// solves each round: solve for required(), Check() the answer, and while it
+// is short, Next() says whether to solve again.
+class SurviveRounds {
+ public:
+  // One GPU type's part of a round's answer: its capacities, its configs
+  // and their failure domains.
+  struct Part {
+    const workload::CapacityMatrix* caps;
+    std::vector<deployment::GpuConfig>* configs;
+    const FailureDomains* domains;
+  };
+
+  // `caps` per GPU type (one for a plain solve) of `workload`'s services,
+  // which outlive the rounds. The first round requires of each service its
+  // demand and at least keep x its rate plus the least credit one of its
+  // instances can have on any type (a loss no surviving deployment
+  // escapes, so the first round's bound is one).
+  SurviveRounds(const workload::Workload& workload,
+                std::vector<const workload::CapacityMatrix*> caps);
+
+  const std::vector<double>& required() const { return required_; }
+  int round() const { return round_; }
+
+  // Spreads each part's services over its domains (SpreadServices; the
+  // parts' domains are disjoint) and raises every service that losing its
+  // worst domain leaves below keep x its rate to keep plus that loss.
+  // Returns the first such, said, or "" when every loss is survived.
+  std::string Check(const std::vector<Part>& parts);
+
+  // After a short Check: "" to solve again (said through
+  // options.progress), or why the search ends (the last round, or the
+  // time). Counts the round.
+  std::string Next(const std::string& short_of, Clock::time_point deadline,
+                   const SolveOptions& options);
+
+ private:
+  const workload::Workload& workload_;
+  std::vector<const workload::CapacityMatrix*> caps_;
+  std::vector<double> required_;
+  int round_ = 1;
+};
 
 // What SolveToSurvive found: the last round's solution, its services
 // spread, and a lower bound that holds for every deployment that survives.
