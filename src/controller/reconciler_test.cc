@@ -135,24 +135,31 @@ TEST(ReconcilerTest, ATargetChangedMidTransitionStopsItAndIsTakenAtOnce) {
       std::string::npos);
 }
 
+// Night on 20 GPUs of three nodes, node-1's 8 to be lost at 60 s.
+struct NodeLost {
+  NodeLost() {
+    start = cluster::ClusterFromDeployment(Load("night"), {8, 20}).value();
+    for (const cluster::GpuState& g : start.gpus) {
+      if (g.id.node == "node-1") node1.push_back(g);
+    }
+    faults.lose_node = "node-1";
+    faults.lose_at_s = 60;
+  }
+  cluster::ClusterState start;
+  std::vector<cluster::GpuState> node1;
+  cluster::Faults faults;
+};
+
 // A node lost mid-transition (night to day on 20 GPUs; node-1's 8 go at
 // 60 s) leaves 12 GPUs for day's 18: the reconciler ends at the part of day
 // that fits, every service at what that part serves, says so (healthz,
 // metrics, progress), and moves to the whole of day when the node comes
 // back.
 TEST(ReconcilerTest, ANodeLostMidTransitionEndsAtWhatFitsAndReturns) {
-  deployment::Deployment day = Load("day"), night = Load("night");
-  cluster::ClusterState start =
-      cluster::ClusterFromDeployment(night, {8, 20}).value();
-  std::vector<cluster::GpuState> node1;
-  for (const cluster::GpuState& g : start.gpus) {
-    if (g.id.node == "node-1") node1.push_back(g);
-  }
-  ASSERT_EQ(node1.size(), 8u);
-  cluster::Faults faults;
-  faults.lose_node = "node-1";
-  faults.lose_at_s = 60;
-  cluster::SimulatedCluster sim(start, {}, 1, faults);
+  deployment::Deployment day = Load("day");
+  NodeLost lost;
+  ASSERT_EQ(lost.node1.size(), 8u);
+  cluster::SimulatedCluster sim(lost.start, {}, 1, lost.faults);
   auto journal = Journal::Open(":memory:").value();
   Reconciler reconciler(&sim, journal.get());
   ASSERT_TRUE(reconciler.Reconcile(day).ok()) << reconciler.Progress().dump();
@@ -169,13 +176,13 @@ TEST(ReconcilerTest, ANodeLostMidTransitionEndsAtWhatFitsAndReturns) {
   EXPECT_NE(reconciler.Metrics().find("\nmigserve_degraded 1\n"),
             std::string::npos);
   EXPECT_EQ(reconciler.Progress()["degraded"], fit->description);
-  sim.AddGpus(node1);
+  sim.AddGpus(lost.node1);
   ASSERT_TRUE(reconciler.Reconcile(day).ok()) << reconciler.Progress().dump();
   EXPECT_TRUE(reconciler.Health().ok()) << reconciler.Health().message();
   EXPECT_NE(reconciler.Metrics().find("\nmigserve_degraded 0\n"),
             std::string::npos);
   EXPECT_TRUE(reconciler.Progress()["degraded"].is_null());
-  EXPECT_EQ(EndStateProblems(sim.state(), MakeGoal(night, day)),
+  EXPECT_EQ(EndStateProblems(sim.state(), MakeGoal(Load("night"), day)),
             std::vector<std::string>{});
 }
 
@@ -183,17 +190,9 @@ TEST(ReconcilerTest, ANodeLostMidTransitionEndsAtWhatFitsAndReturns) {
 // journal) knows it from the journal: it says nothing new while the cluster
 // stays short, reports degraded, and says Recovered when the GPUs return.
 TEST(ReconcilerTest, ARestartedControllerSaysRecoveredForItsPredecessor) {
-  deployment::Deployment day = Load("day"), night = Load("night");
-  cluster::ClusterState start =
-      cluster::ClusterFromDeployment(night, {8, 20}).value();
-  std::vector<cluster::GpuState> node1;
-  for (const cluster::GpuState& g : start.gpus) {
-    if (g.id.node == "node-1") node1.push_back(g);
-  }
-  cluster::Faults faults;
-  faults.lose_node = "node-1";
-  faults.lose_at_s = 60;
-  cluster::SimulatedCluster sim(start, {}, 1, faults);
+  deployment::Deployment day = Load("day");
+  NodeLost lost;
+  cluster::SimulatedCluster sim(lost.start, {}, 1, lost.faults);
   auto journal = Journal::Open(":memory:").value();
   std::vector<std::string> events;
   ControllerOptions options;
@@ -212,7 +211,7 @@ TEST(ReconcilerTest, ARestartedControllerSaysRecoveredForItsPredecessor) {
   ASSERT_TRUE(second.Reconcile(day).ok()) << second.Progress().dump();
   EXPECT_EQ(events, std::vector<std::string>{"Warning Degraded"});
   EXPECT_EQ(second.Health().message(), "degraded: " + said);
-  sim.AddGpus(node1);
+  sim.AddGpus(lost.node1);
   ASSERT_TRUE(second.Reconcile(day).ok()) << second.Progress().dump();
   EXPECT_EQ(events,
             (std::vector<std::string>{"Warning Degraded", "Normal Recovered"}));
