@@ -210,14 +210,15 @@ std::vector<WorstLoss> WorstLosses(
   return worst;
 }
 
-SurviveRounds::SurviveRounds(const workload::Workload& workload,
-                             std::vector<const workload::CapacityMatrix*> caps)
-    : workload_(workload), caps_(std::move(caps)) {
-  const workload::CapacityMatrix& first = *caps_.front();
+SurviveRounds::SurviveRounds(
+    const workload::Workload& workload,
+    const std::vector<const workload::CapacityMatrix*>& caps)
+    : workload_(workload) {
+  const workload::CapacityMatrix& first = *caps.front();
   required_.resize(first.num_services());
   for (int j = 0; j < first.num_services(); ++j) {
     double least = 0;
-    for (const workload::CapacityMatrix* c : caps_) {
+    for (const workload::CapacityMatrix* c : caps) {
       double credit = LeastInstanceCredit(*c, j);
       if (credit > 0 && (least == 0 || credit < least)) least = credit;
     }

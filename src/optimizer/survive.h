@@ -83,13 +83,13 @@ class SurviveRounds {
     const FailureDomains* domains;
   };
 
-  // `caps` per GPU type (one for a plain solve) of `workload`'s services,
-  // which outlive the rounds. The first round requires of each service its
-  // demand and at least keep x its rate plus the least credit one of its
+  // `caps` per GPU type (one for a plain solve) of `workload`'s services;
+  // `workload` outlives the rounds. The first round requires of each service
+  // its demand and at least keep x its rate plus the least credit one of its
   // instances can have on any type (a loss no surviving deployment
   // escapes, so the first round's bound is one).
   SurviveRounds(const workload::Workload& workload,
-                std::vector<const workload::CapacityMatrix*> caps);
+                const std::vector<const workload::CapacityMatrix*>& caps);
 
   const std::vector<double>& required() const { return required_; }
   int round() const { return round_; }
@@ -108,7 +108,6 @@ class SurviveRounds {
 
  private:
   const workload::Workload& workload_;
-  std::vector<const workload::CapacityMatrix*> caps_;
   std::vector<double> required_;
   int round_ = 1;
 };
