@@ -29,11 +29,12 @@ struct DegradedTarget {
 
 // Returns nothing if `observed` has, of every GPU model, at least as many
 // GPUs as `target` serves on, or none at all of one (a target for another
-// fleet, which the planner refuses, not a loss). Else drops serving GPUs of the
-// models it lacks, one at a time: each time the one whose loss leaves the most
+// fleet, which the planner refuses, not a loss). Else drops as many serving
+// GPUs of each model it lacks as it lacks, the choice that leaves the most
 // services at their required rate, then the most of the services' required
-// rates served (each counted up to 1), then the last in the target. A
-// greedy: the target's layouts are kept, none are made anew.
+// rates served (each counted up to 1), proven by a MILP (of GPUs that give
+// every service the same, the last in the target go). The target's layouts
+// are kept, none are made anew (the controller has no profiles).
 std::optional<DegradedTarget> FitTarget(const cluster::ClusterState& observed,
                                         const deployment::Deployment& target);
 

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <map>
+#include <random>
+
 #include "cluster/cluster_state.h"
 
 namespace migserve::controller {
@@ -62,6 +66,85 @@ TEST(DegradedTargetTest, DropsTheGpuThatCostsTheLeast) {
   ASSERT_EQ(fit->deployment.gpus.size(), 1u);
   EXPECT_EQ(fit->deployment.gpus[0].id, 2);
   EXPECT_EQ(fit->deployment.services[0].throughput, 0);
+}
+
+// (services at their rate, sum of shares served) of keeping `kept` GPUs.
+std::pair<int, double> Value(const deployment::Deployment& d,
+                             const std::vector<bool>& kept) {
+  std::map<std::string, double> capacity;
+  for (size_t g = 0; g < d.gpus.size(); ++g) {
+    if (!kept[g]) continue;
+    for (const deployment::PlacedInstance& i : d.gpus[g].instances) {
+      if (i.service) capacity[*i.service] += i.throughput;
+    }
+  }
+  std::pair<int, double> value{0, 0};
+  for (const workload::Service& s : d.services) {
+    value.first += capacity[s.name] >= s.throughput * (1 - 1e-9);
+    value.second += std::min(1.0, capacity[s.name] / s.throughput);
+  }
+  return value;
+}
+
+// On 200 random targets of up to 8 GPUs (two instances each, three
+// services) with 1 to 3 GPUs lost, the choice is the best of every subset
+// the cluster can hold, by enumeration: the most services at their rate,
+// then the most served.
+TEST(DegradedTargetTest, KeepsTheBestSubsetByEnumeration) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 200; ++trial) {
+    deployment::Deployment d;
+    d.gpu = "A100-SXM4-80GB";
+    d.services = {{"a", "resnet50", 0, 100},
+                  {"b", "bert", 0, 100},
+                  {"c", "vgg16", 0, 100}};
+    int gpus = 2 + trial % 7;
+    for (int g = 0; g < gpus; ++g) {
+      deployment::DeployedGpu gpu;
+      gpu.id = g;
+      for (auto [profile, start] :
+           {std::pair{"4g.40gb", 0}, std::pair{"3g.40gb", 4}}) {
+        deployment::PlacedInstance instance;
+        instance.profile = profile;
+        instance.start = start;
+        instance.service = std::string(1, "abc"[rng() % 3]);
+        instance.batch = 1;
+        instance.throughput = 10 + static_cast<double>(rng() % 90);
+        gpu.instances.push_back(instance);
+      }
+      d.gpus.push_back(gpu);
+    }
+    std::map<std::string, double> total;
+    for (const deployment::DeployedGpu& g : d.gpus) {
+      for (const deployment::PlacedInstance& i : g.instances) {
+        total[*i.service] += i.throughput;
+      }
+    }
+    for (workload::Service& s : d.services) {
+      s.throughput = std::max(1.0, total[s.name] * (0.5 + 0.1 * (rng() % 5)));
+    }
+    cluster::ClusterState cluster =
+        cluster::ClusterFromDeployment(d, {}).value();
+    int lost = 1 + trial % std::min(3, gpus - 1);
+    for (int k = 0; k < lost; ++k) cluster.gpus.pop_back();
+    std::optional<DegradedTarget> fit = FitTarget(cluster, d);
+    ASSERT_TRUE(fit.has_value());
+    ASSERT_EQ(fit->dropped_gpus, lost);
+    std::vector<bool> kept(d.gpus.size(), false);
+    for (const deployment::DeployedGpu& g : fit->deployment.gpus) {
+      kept[g.id] = true;
+    }
+    std::pair<int, double> got = Value(d, kept);
+    std::pair<int, double> best{-1, 0};
+    for (unsigned mask = 0; mask < (1u << gpus); ++mask) {
+      if (std::popcount(mask) != gpus - lost) continue;
+      std::vector<bool> subset(gpus);
+      for (int g = 0; g < gpus; ++g) subset[g] = (mask >> g) & 1;
+      best = std::max(best, Value(d, subset));
+    }
+    EXPECT_EQ(got.first, best.first) << "trial " << trial;
+    EXPECT_NEAR(got.second, best.second, 1e-6) << "trial " << trial;
+  }
 }
 
 }  // namespace
