@@ -32,9 +32,10 @@ struct DegradedTarget {
 // fleet, which the planner refuses, not a loss). Else drops as many serving
 // GPUs of each model it lacks as it lacks, the choice that leaves the most
 // services at their required rate, then the most of the services' required
-// rates served (each counted up to 1), proven by a MILP (of GPUs that give
-// every service the same, the last in the target go). The target's layouts
-// are kept, none are made anew (the controller has no profiles).
+// rates served (each counted up to 1): a MILP solved within a second (of
+// GPUs that give every service the same, the last in the target go). The
+// target's layouts are kept, none are made anew (the controller has no
+// profiles).
 std::optional<DegradedTarget> FitTarget(const cluster::ClusterState& observed,
                                         const deployment::Deployment& target);
 
