@@ -40,12 +40,12 @@ std::vector<bool> Dropped(const deployment::Deployment& target,
   };
   std::map<std::pair<std::string, GpuCredit>, size_t> group_of;
   std::vector<Group> groups;
+  std::map<std::string, int> candidates;  // per model, GPUs in groups
   size_t n = required.size();
   std::vector<double> fixed(n, 0.0);  // credit of the GPUs that all stay
   for (size_t g : serving) {
     const std::string& model = target.GpuModelOf(g);
-    auto found = credit.find(g);
-    const GpuCredit c = found == credit.end() ? GpuCredit{} : found->second;
+    const GpuCredit& c = credit.at(g);
     if (over.at(model) <= 0) {
       for (const auto& [j, r] : c) fixed[j] += r;
       continue;
@@ -53,6 +53,7 @@ std::vector<bool> Dropped(const deployment::Deployment& target,
     auto [it, fresh] = group_of.try_emplace({model, c}, groups.size());
     if (fresh) groups.push_back({model, {}});
     groups[it->second].gpus.push_back(g);
+    ++candidates[model];
   }
   // Columns: per group the GPUs kept (x), per service kept-at-rate (m,
   // binary) and its share served (s, up to 1). Minimized: the negated
@@ -76,19 +77,14 @@ std::vector<bool> Dropped(const deployment::Deployment& target,
   std::vector<CoinPackedVector> capacity(n);
   for (size_t k = 0; k < groups.size(); ++k) {
     per_model[groups[k].model].insert(static_cast<int>(k), 1.0);
-    auto found = credit.find(groups[k].gpus.front());
-    if (found == credit.end()) continue;
-    for (const auto& [j, c] : found->second) {
+    for (const auto& [j, c] : credit.at(groups[k].gpus.front())) {
       capacity[j].insert(static_cast<int>(k), c);
     }
   }
   for (const auto& [model, row] : per_model) {
-    int keep = 0;
-    for (const Group& group : groups) {
-      if (group.model == model) keep += static_cast<int>(group.gpus.size());
-    }
     // Exactly what the cluster has: keeping fewer gains nothing.
-    solver.addRow(row, keep - over.at(model), keep - over.at(model));
+    int keep = candidates[model] - over.at(model);
+    solver.addRow(row, keep, keep);
   }
   for (size_t j = 0; j < n; ++j) {
     if (required[j] <= 0) continue;
@@ -158,12 +154,13 @@ std::optional<DegradedTarget> FitTarget(const cluster::ClusterState& observed,
     required[j] = target.services[j].throughput;
     index.emplace(target.services[j].name, static_cast<int>(j));
   }
-  std::map<size_t, GpuCredit> credit;
+  std::map<size_t, GpuCredit> credit;  // every serving GPU's, maybe empty
   for (size_t g : serving) {
+    GpuCredit& gives = credit[g];
     for (const deployment::PlacedInstance& pi : target.gpus[g].instances) {
       auto j = pi.service ? index.find(*pi.service) : index.end();
       if (j == index.end()) continue;
-      credit[g][j->second] += pi.throughput;
+      gives[j->second] += pi.throughput;
       capacity[j->second] += pi.throughput;
     }
   }

@@ -52,6 +52,14 @@ Reconciler::Reconciler(cluster::ClusterBackend* backend, Journal* journal,
     metrics_.Log(line);
     if (outer) outer(line);
   };
+  // What a previous controller said, so that its Degraded gets its
+  // Recovered.
+  if (StatusOr<std::string> said = journal_->Degraded(); said.ok()) {
+    degraded_ = *said;
+    metrics_.Degraded(degraded_);
+  } else {
+    options_.progress("controller: " + said.status().message());
+  }
 }
 
 Reconciler::~Reconciler() = default;
@@ -85,18 +93,6 @@ std::map<std::string, double> Reconciler::StoppedFloors(
 std::optional<DegradedTarget> Reconciler::Fit(
     const cluster::ClusterState& observed,
     const deployment::Deployment& target) {
-  if (!degraded_read_) {
-    // What a previous controller said, so that its Degraded gets its
-    // Recovered.
-    StatusOr<std::string> said = journal_->Degraded();
-    if (said.ok()) {
-      degraded_ = *said;
-      metrics_.Degraded(degraded_);
-    } else {
-      options_.progress("controller: " + said.status().message());
-    }
-    degraded_read_ = true;
-  }
   std::optional<DegradedTarget> degraded = FitTarget(observed, target);
   std::string now = degraded ? degraded->description : "";
   if (now != degraded_) {

@@ -73,9 +73,9 @@ class Reconciler {
   // first target is reached or stopped.
   std::optional<std::map<std::string, double>> required_now_;
   // The degraded target's description while the cluster cannot hold the
-  // target; "" otherwise. Kept in the journal; read from it once.
+  // target; "" otherwise. Kept in the journal; read from it at
+  // construction.
   std::string degraded_;
-  bool degraded_read_ = false;
 };
 
 }  // namespace migserve::controller

@@ -18,13 +18,16 @@ namespace {
 // survive is found in two or three.
 constexpr int kMaxRounds = 12;
 
-// The least credit one instance of service `j` can have: a loss no
-// deployment of it escapes.
-double LeastInstanceCredit(const workload::CapacityMatrix& caps, int j) {
+// The least credit one instance of service `j` can have on any of the GPU
+// types of `caps`: a loss no deployment of it escapes.
+double LeastInstanceCredit(
+    const std::vector<const workload::CapacityMatrix*>& caps, int j) {
   double least = 0;
-  for (int p = 0; p < caps.num_profiles(); ++p) {
-    double credit = caps.throughput(j, p);
-    if (credit > 0 && (least == 0 || credit < least)) least = credit;
+  for (const workload::CapacityMatrix* c : caps) {
+    for (int p = 0; p < c->num_profiles(); ++p) {
+      double credit = c->throughput(j, p);
+      if (credit > 0 && (least == 0 || credit < least)) least = credit;
+    }
   }
   return least;
 }
@@ -217,13 +220,9 @@ SurviveRounds::SurviveRounds(
   const workload::CapacityMatrix& first = *caps.front();
   required_.resize(first.num_services());
   for (int j = 0; j < first.num_services(); ++j) {
-    double least = 0;
-    for (const workload::CapacityMatrix* c : caps) {
-      double credit = LeastInstanceCredit(*c, j);
-      if (credit > 0 && (least == 0 || credit < least)) least = credit;
-    }
-    required_[j] = std::max(first.required(j),
-                            workload.Kept(workload.services[j]) + least);
+    required_[j] =
+        std::max(first.required(j), workload.Kept(workload.services[j]) +
+                                        LeastInstanceCredit(caps, j));
   }
 }
 
