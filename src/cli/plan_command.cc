@@ -24,13 +24,14 @@ Status RunPlan(const PlanFlags& flags, CommandContext* context) {
   if (!in.ok()) {
     return in.status();
   }
-  auto plan =
-      controller::PlanTransition(in->current, in->to, in->goal, in->planner);
-  if (!plan.ok()) {
-    return plan.status();
+  auto planned = controller::PlanSurvivingIfPossible(in->current, in->to,
+                                                     in->goal, in->planner);
+  if (!planned.ok()) {
+    return planned.status();
   }
+  const cluster::TransitionPlan* plan = &planned->plan;
   controller::SafetyReport report =
-      controller::CheckPlan(in->current, *plan, in->goal);
+      controller::CheckPlan(in->current, *plan, planned->goal);
   if (!report.ok()) {
     for (const std::string& p : report.problems) {
       context->err << "migserve: unsafe plan: " << p << "\n";
@@ -38,13 +39,22 @@ Status RunPlan(const PlanFlags& flags, CommandContext* context) {
     return Status::FailedPrecondition(
         "refusing to print an unsafe plan (a planner defect; please report)");
   }
+  if (!planned->survive_dropped.empty()) {
+    context->err << "plan: warning: the target's survive is not kept during "
+                    "the transition: "
+                 << planned->survive_dropped << "\n";
+  }
   std::map<std::string_view, int> counts;
   for (const cluster::Action& a : plan->actions) ++counts[KindName(a.kind)];
   context->err << fmt::format(
       "plan: {} actions ({} create, {} delete, {} migrate, {} repartition), "
-      "safe in every order\n",
+      "safe in every order{}\n",
       plan->actions.size(), counts["create"], counts["delete"],
-      counts["migrate"], counts["repartition"]);
+      counts["migrate"], counts["repartition"],
+      planned->goal.survive ? fmt::format(" and after losing any one {}",
+                                          workload::FailureDomainName(
+                                              planned->goal.survive->domain))
+                            : "");
   MIGSERVE_RETURN_IF_ERROR(context->Emit(
       flags.output, flags.format == "text" ? cluster::FormatPlanText(*plan)
                                            : cluster::FormatPlan(*plan)));

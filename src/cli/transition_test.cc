@@ -1,4 +1,5 @@
 // The plan and simulate commands, end to end through RunCli.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -293,6 +294,43 @@ TEST(TransitionCliTest, ReportsAgreeWithTheMeasuredCapacityTrace) {
   }
   EXPECT_GT(runs, 150);
   EXPECT_GT(short_runs, 0);
+}
+
+// Issue 35's sweep (tools/survive-figures.sh): between deployments that
+// survive losing a GPU (survive: {domain: gpu, keep: 1} on both sides),
+// losing any one GPU at 20%, 50% or 80% of the transition leaves every
+// service at its floor throughout. Between the plain deployments some
+// losses dip (ReportsAgreeWithTheMeasuredCapacityTrace).
+TEST(TransitionCliTest, SurvivingDeploymentsKeepEveryFloorAfterAnyLoss) {
+  const std::string day = SourcePath("data/deployments/day-survive.json");
+  const std::string night = SourcePath("data/deployments/night-survive.json");
+  const std::string report = TempDir() + "/survive.json";
+  int runs = 0;
+  for (const auto& [from, to] :
+       {std::pair{day, night}, std::pair{night, day}}) {
+    std::vector<std::string> args = {"simulate", "--from",   from,
+                                     "--to",     to,         "--nodes",
+                                     "3",        "--report", report};
+    ASSERT_EQ(Cli(args).code, 0);
+    double makespan =
+        nlohmann::json::parse(ReadFile(report).value())["makespan_s"];
+    for (int gpu = 0; gpu < 24; ++gpu) {
+      for (double share : {0.2, 0.5, 0.8}) {
+        std::string lost = fmt::format("node-{}/{}", gpu / 8, gpu % 8);
+        SCOPED_TRACE(fmt::format("{} to {}, {} at {}", from, to, lost, share));
+        std::vector<std::string> faulty = args;
+        faulty.insert(faulty.end(), {"--lose-gpu", lost, "--lose-at",
+                                     std::to_string(share * makespan)});
+        CliResult r = Cli(faulty);
+        EXPECT_EQ(r.code, 0) << r.out << r.err;
+        auto json = nlohmann::json::parse(ReadFile(report).value());
+        EXPECT_TRUE(json["short_services"].empty()) << r.out;
+        EXPECT_FALSE(json.contains("survive_dropped"));
+        ++runs;
+      }
+    }
+  }
+  EXPECT_EQ(runs, 144);
 }
 
 // Fault flags that cannot take effect are usage errors naming the flag

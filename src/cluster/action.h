@@ -51,6 +51,11 @@ struct Action {
   // starts (delete, migrate) and gives when it finishes (create, migrate).
   double LossAtStart() const;
   double GainAtFinish() const;
+  // Returns the GPU GainAtFinish adds to (migrate: the destination; the
+  // loss is always at.gpu's).
+  const GpuId& GainGpu() const {
+    return kind == ActionKind::kMigrate ? to.gpu : at.gpu;
+  }
 };
 
 struct TransitionPlan {

@@ -151,6 +151,7 @@ std::string FormatTransitionReport(const TransitionReport& r) {
               {"short_services", r.short_services},
               {"ok", r.ok()}};
   if (!r.degraded.empty()) out["degraded"] = r.degraded;
+  if (!r.survive_dropped.empty()) out["survive_dropped"] = r.survive_dropped;
   return out.dump(2) + "\n";
 }
 
@@ -191,6 +192,7 @@ StatusOr<TransitionReport> ParseTransitionReport(const std::string& text,
   }
   MIGSERVE_RETURN_IF_ERROR(Strings(f, "short_services", &r.short_services));
   MIGSERVE_RETURN_IF_ERROR(f.Get("degraded", false, &r.degraded));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("survive_dropped", false, &r.survive_dropped));
   bool ok = true;
   MIGSERVE_RETURN_IF_ERROR(f.Get("ok", true, &ok));
   if (ok != r.ok() && f.Has("problems")) {

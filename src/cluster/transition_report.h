@@ -71,6 +71,9 @@ struct TransitionReport {
   // When a loss left a target the cluster cannot hold: what the controller
   // moved to instead (controller/degraded_target.h); "" otherwise.
   std::string degraded;
+  // When the target promises survive but a plan could not keep it during
+  // the transition: why; "" otherwise.
+  std::string survive_dropped;
 
   bool ok() const { return problems.empty(); }
 };

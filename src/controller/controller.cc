@@ -19,16 +19,19 @@ using cluster::TransitionPlan;
 
 StatusOr<int> Controller::MakePlan(const deployment::Deployment& target,
                                    const std::string& target_json,
-                                   const TransitionGoal& goal, int first_id,
+                                   TransitionGoal* goal, int first_id,
                                    TransitionPlan* plan) {
   auto begin = std::chrono::steady_clock::now();
   MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState observed,
                             backend_->Observe());
   PlannerOptions planner = options_.planner;
   planner.first_id = first_id;
-  MIGSERVE_ASSIGN_OR_RETURN(*plan,
-                            PlanTransition(observed, target, goal, planner));
-  SafetyReport report = CheckPlan(observed, *plan, goal);
+  MIGSERVE_ASSIGN_OR_RETURN(
+      PlannedTransition planned,
+      PlanSurvivingIfPossible(observed, target, *goal, planner));
+  *plan = std::move(planned.plan);
+  *goal = std::move(planned.goal);
+  SafetyReport report = CheckPlan(observed, *plan, *goal);
   stats_.planner_s +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
           .count();
@@ -36,11 +39,18 @@ StatusOr<int> Controller::MakePlan(const deployment::Deployment& target,
     return Status::Internal("the planner made an unsafe plan: " +
                             report.problems.front());
   }
+  if (!planned.survive_dropped.empty()) {
+    stats_.survive_dropped = planned.survive_dropped;
+    Progress(
+        "controller: the target's survive is not kept during the "
+        "transition: " +
+        planned.survive_dropped);
+  }
   ++stats_.plans;
   Progress(fmt::format("controller: plan {} with {} actions", stats_.plans,
                        plan->actions.size()));
   return journal_->BeginPlan(target_json, cluster::FormatPlan(*plan),
-                             FormatGoal(goal));
+                             FormatGoal(*goal));
 }
 
 StatusOr<TransitionGoal> Controller::AfterLoss(const TransitionGoal& goal) {
@@ -70,6 +80,7 @@ Status Controller::Transition(const deployment::Deployment& target,
   int version = 0;
   std::map<int, ActionState> states;
   TransitionGoal current_goal = goal;
+  stats_.goal = goal;  // what a recovery keeps if no plan is made
   if (current && current->target == target_json) {
     // Resumed with the floors it was made for (a restarted process cannot
     // tell them from the cluster half way); a damaged plan is not trusted.
@@ -91,8 +102,8 @@ Status Controller::Transition(const deployment::Deployment& target,
   } else {
     if (current)
       MIGSERVE_RETURN_IF_ERROR(journal_->FinishPlan(current->version));
-    MIGSERVE_ASSIGN_OR_RETURN(version,
-                              MakePlan(target, target_json, goal, 0, &plan));
+    MIGSERVE_ASSIGN_OR_RETURN(
+        version, MakePlan(target, target_json, &current_goal, 0, &plan));
   }
   for (int replans = 0;; ++replans) {
     stats_.goal = current_goal;
@@ -113,8 +124,9 @@ Status Controller::Transition(const deployment::Deployment& target,
     int next_id = 0;
     for (const Action& a : plan.actions) next_id = std::max(next_id, a.id + 1);
     MIGSERVE_ASSIGN_OR_RETURN(current_goal, AfterLoss(current_goal));
+    current_goal.survive = goal.survive;  // a plan that dropped it tries again
     MIGSERVE_ASSIGN_OR_RETURN(
-        version, MakePlan(target, target_json, current_goal, next_id, &plan));
+        version, MakePlan(target, target_json, &current_goal, next_id, &plan));
     states.clear();
   }
 }

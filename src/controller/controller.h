@@ -68,6 +68,9 @@ struct TransitionStats {
   // one, lowered after a loss.
   TransitionGoal goal;
   bool superseded = false;  // stopped for a newer target
+  // Why a plan of this call keeps no survive promise the target makes (no
+  // room for the copies a loss would need); empty: kept, or none made.
+  std::string survive_dropped;
 };
 
 class Controller {
@@ -90,9 +93,8 @@ class Controller {
 
  private:
   StatusOr<int> MakePlan(const deployment::Deployment& target,
-                         const std::string& target_json,
-                         const TransitionGoal& goal, int first_id,
-                         cluster::TransitionPlan* plan);
+                         const std::string& target_json, TransitionGoal* goal,
+                         int first_id, cluster::TransitionPlan* plan);
   // Lowers the floor of services the observed cluster has below it.
   StatusOr<TransitionGoal> AfterLoss(const TransitionGoal& goal);
   // Runs the actions of `plan` that `states` does not have as done through

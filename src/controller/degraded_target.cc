@@ -173,6 +173,8 @@ std::optional<DegradedTarget> FitTarget(const cluster::ClusterState& observed,
   }
   out.deployment = target;
   out.deployment.gpus.clear();
+  // What is left promises its floors, not a second loss.
+  out.deployment.survive.reset();
   for (size_t g = 0; g < target.gpus.size(); ++g) {
     if (!dropped[g]) out.deployment.gpus.push_back(target.gpus[g]);
   }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "deployment/deployment_json.h"
 #include "util/json_fields.h"
 
 namespace migserve::controller {
@@ -36,6 +37,7 @@ std::string FormatGoal(const TransitionGoal& goal) {
   nlohmann::json j = {{"required_before", goal.required_before},
                       {"required_after", goal.required_after},
                       {"target_gpus", goal.target_gpus}};
+  if (goal.survive) j["survive"] = deployment::SurviveJson(*goal.survive);
   return j.dump();
 }
 
@@ -52,6 +54,10 @@ StatusOr<TransitionGoal> ParseGoal(const std::string& text,
   MIGSERVE_RETURN_IF_ERROR(fields.Get("target_gpus", true, &goal.target_gpus));
   if (goal.target_gpus < 0) {
     return fields.Error("target_gpus", "expected >= 0");
+  }
+  if (fields.Has("survive")) {
+    MIGSERVE_ASSIGN_OR_RETURN(goal.survive,
+                              deployment::ParseSurvive(j["survive"], source));
   }
   return goal;
 }

@@ -1,7 +1,8 @@
 // A transition's goal as JSON, kept in the journal beside its plan so that a
 // resumed plan keeps the floors it was made for:
 //   {"required_before": {"svc": 120.5, ...}, "required_after": {...},
-//    "target_gpus": 16}
+//    "target_gpus": 16, "survive": {"domain": "gpu", "keep": 1}}
+// (survive only where the goal has it).
 #ifndef MIGSERVE_CONTROLLER_GOAL_JSON_H_
 #define MIGSERVE_CONTROLLER_GOAL_JSON_H_
 

@@ -52,12 +52,42 @@ class Planner {
   bool Needed(const GpuId& g, const Slot& desired) const;
   bool Done() const;
 
-  // Takes `throughput` of `service`'s coverage: first its slack above the
-  // floor, then creates not yet paired (their ids go to `after`). Returns
-  // false, taking nothing, if there is not enough.
-  bool Cover(const std::string& service, double throughput,
+  // What a service must keep as seen by one view of the cluster: the plain
+  // view (every GPU; its floor) and, with survive, one view per failure
+  // domain the service touches (every GPU outside it; what it keeps after
+  // a loss) and one for the domains it has not touched (every GPU; the
+  // same), which a new domain's view starts from.
+  struct View {
+    bool after_loss = false;
+    std::optional<std::string> excluded;  // the domain left out
+    // The view's capacity, once every emitted action has run, above what
+    // it must keep, less what deletes have taken from it.
+    double slack = 0;
+    // Creates seen by the view with gain not yet promised to a delete.
+    std::vector<std::pair<int, double>> unpaired;
+  };
+
+  // The domain of GPU `g` under the goal's survive.
+  std::string Domain(const GpuId& g) const {
+    return DomainOf(g, goal_.survive->domain);
+  }
+  // True if `view` sees a change on GPU `g`.
+  bool Sees(const View& view, const GpuId& g) const {
+    return !view.excluded || *view.excluded != Domain(g);
+  }
+  // Takes `throughput` of `service`, lost on GPU `g`, from every view that
+  // sees it: first its slack, then creates not yet paired (their ids go to
+  // `after`). Returns false, taking nothing, if a view has not enough.
+  bool Cover(const std::string& service, double throughput, const GpuId& g,
              std::vector<int>* after);
-  bool CanCover(const std::string& service, double throughput) const;
+  bool CanCover(const std::string& service, double throughput,
+                const GpuId& g) const;
+  // Starts the views of `service` (its slack from `capacity` in the
+  // cluster and `by_domain` per domain) when it keeps `kept` after a loss.
+  void StartViews(const std::string& service, double capacity,
+                  const std::map<std::string, double>& by_domain, double kept);
+  // True if `service` has a replica in the failure domain of GPU `g`.
+  bool InDomain(const std::string& service, const GpuState& g) const;
 
   std::vector<int> TouchDeps(const InstanceRef& ref) const;
   void Touch(const InstanceRef& ref, int id) { last_touch_[Key(ref)] = id; }
@@ -87,7 +117,8 @@ class Planner {
   // Returns where a replica of `profile` of `model` could go for a while (a
   // GPU of that model), or nullopt.
   std::optional<InstanceRef> FindRoom(const mig::GpuModel& model, int profile,
-                                      const std::string& node);
+                                      const std::string& node,
+                                      const std::string& service);
   void FinalLayouts();
 
   ClusterState state_;  // the cluster once every emitted action has run
@@ -98,8 +129,8 @@ class Planner {
   Status error_;
   std::map<std::pair<GpuId, mig::Instance>, int> last_touch_;
   std::map<GpuId, int> last_repartition_;
-  std::map<std::string, double> slack_;
-  std::map<std::string, std::vector<std::pair<int, double>>> unpaired_;
+  // Per service: its views, the plain one first.
+  std::map<std::string, std::vector<View>> views_;
 };
 
 const Slot* Planner::DesiredSlot(const GpuId& g,
@@ -138,34 +169,66 @@ bool Planner::Done() const {
   return true;
 }
 
-bool Planner::CanCover(const std::string& service, double throughput) const {
-  auto slack = slack_.find(service);
-  double available = slack == slack_.end() ? 0 : slack->second;
-  auto pool = unpaired_.find(service);
-  if (pool != unpaired_.end()) {
-    for (const auto& [id, left] : pool->second) available += left;
+bool Planner::CanCover(const std::string& service, double throughput,
+                       const GpuId& g) const {
+  auto it = views_.find(service);
+  if (it == views_.end()) return throughput <= kEpsilon;
+  for (const View& v : it->second) {
+    if (!Sees(v, g)) continue;
+    double available = v.slack;
+    for (const auto& [id, left] : v.unpaired) available += left;
+    if (available < throughput - kEpsilon) return false;
   }
-  return available >= throughput - kEpsilon;
+  return true;
 }
 
 bool Planner::Cover(const std::string& service, double throughput,
-                    std::vector<int>* after) {
-  if (!CanCover(service, throughput)) return false;
-  double& slack = slack_[service];
-  double take = std::min(slack, throughput);
-  slack -= take;
-  throughput -= take;
-  auto& pool = unpaired_[service];
-  for (auto& [id, left] : pool) {
-    if (throughput <= kEpsilon) break;
-    double use = std::min(left, throughput);
-    left -= use;
-    throughput -= use;
-    after->push_back(id);
+                    const GpuId& g, std::vector<int>* after) {
+  if (!CanCover(service, throughput, g)) return false;
+  for (View& v : views_[service]) {
+    if (!Sees(v, g)) continue;
+    double need = throughput;
+    double take = std::min(v.slack, need);
+    v.slack -= take;
+    need -= take;
+    for (auto& [id, left] : v.unpaired) {
+      if (need <= kEpsilon) break;
+      double use = std::min(left, need);
+      left -= use;
+      need -= use;
+      after->push_back(id);
+    }
+    std::erase_if(v.unpaired,
+                  [](const auto& entry) { return entry.second <= kEpsilon; });
   }
-  std::erase_if(pool,
-                [](const auto& entry) { return entry.second <= kEpsilon; });
   return true;
+}
+
+void Planner::StartViews(const std::string& service, double capacity,
+                         const std::map<std::string, double>& by_domain,
+                         double kept) {
+  std::vector<View>& views = views_[service];
+  views.push_back({false,
+                   std::nullopt,
+                   std::max(0.0, capacity - goal_.Floor(service)),
+                   {}});
+  if (kept <= kEpsilon) return;
+  views.push_back({true, std::nullopt, std::max(0.0, capacity - kept), {}});
+  for (const auto& [domain, value] : by_domain) {
+    views.push_back({true, domain, std::max(0.0, capacity - value - kept), {}});
+  }
+}
+
+bool Planner::InDomain(const std::string& service, const GpuState& g) const {
+  auto holds = [&](const GpuState& h) {
+    return std::any_of(h.slots.begin(), h.slots.end(), [&](const Slot& s) {
+      return s.replica && s.replica->service == service;
+    });
+  };
+  if (goal_.survive->domain == workload::FailureDomain::kGpu) return holds(g);
+  return std::any_of(
+      state_.gpus.begin(), state_.gpus.end(),
+      [&](const GpuState& h) { return h.id.node == g.id.node && holds(h); });
 }
 
 std::vector<int> Planner::TouchDeps(const InstanceRef& ref) const {
@@ -185,9 +248,24 @@ int Planner::Emit(Action action) {
     error_ = Status::Internal("planner emitted an impossible action: " +
                               applied.message());
   }
-  if (action.GainAtFinish() > 0) {
-    unpaired_[action.replica.service].emplace_back(action.id,
-                                                   action.GainAtFinish());
+  if (double gain = action.GainAtFinish(); gain > 0) {
+    const std::string& service = action.replica.service;
+    std::vector<View>& views = views_[service];
+    if (views.size() > 1) {
+      // A domain the service has not touched starts as that view.
+      std::string domain = Domain(action.GainGpu());
+      auto it = std::find_if(views.begin(), views.end(), [&](const View& v) {
+        return v.excluded == domain;
+      });
+      if (it == views.end()) {
+        View fresh = views[1];
+        fresh.excluded = domain;
+        views.push_back(std::move(fresh));
+      }
+    }
+    for (View& v : views) {
+      if (Sees(v, action.GainGpu())) v.unpaired.emplace_back(action.id, gain);
+    }
   }
   plan_.actions.push_back(std::move(action));
   return plan_.actions.back().id;
@@ -275,7 +353,7 @@ std::optional<InstanceRef> Planner::MigrationSource(const GpuId& g,
           Wanted(other.id, s) || !s.replica->Covers(*d.replica) ||
           s.replica->batch != d.replica->batch ||
           s.replica->procs != d.replica->procs ||
-          !CanCover(s.replica->service, s.replica->throughput)) {
+          !CanCover(s.replica->service, s.replica->throughput, other.id)) {
         continue;
       }
       int rank = other.id == g ? 0 : other.id.node == node ? 1 : 2;
@@ -303,7 +381,7 @@ bool Planner::FillSlots() {
         a.to = to;
         a.replica =
             *state_.FindGpu(source->gpu)->Find(source->instance)->replica;
-        Cover(a.replica.service, a.replica.throughput, &a.after);
+        Cover(a.replica.service, a.replica.throughput, a.at.gpu, &a.after);
         for (int id : TouchDeps(a.at)) a.after.push_back(id);
       } else {
         a.kind = ActionKind::kCreate;
@@ -344,7 +422,9 @@ bool Planner::DeleteUnneeded() {
   bool progress = false;
   for (const auto& [blocks, ref, replica] : unneeded) {
     Action a;
-    if (!Cover(replica.service, replica.throughput, &a.after)) continue;
+    if (!Cover(replica.service, replica.throughput, ref.gpu, &a.after)) {
+      continue;
+    }
     a.kind = ActionKind::kDelete;
     a.at = ref;
     a.replica = replica;
@@ -357,9 +437,13 @@ bool Planner::DeleteUnneeded() {
 
 std::optional<InstanceRef> Planner::FindRoom(const mig::GpuModel& model,
                                              int profile,
-                                             const std::string& node) {
+                                             const std::string& node,
+                                             const std::string& service) {
+  // With survive, a copy in a domain the service is not in yet counts in
+  // every view but that domain's; so those domains go first.
+  bool spread = views_[service].size() > 1;
   std::optional<InstanceRef> best;
-  std::tuple<int, int, int> best_key;
+  std::tuple<int, int, int, int> best_key;
   for (const GpuState& g : state_.gpus) {
     if (g.model != &model) continue;
     auto wanted = desired_.find(g.id);
@@ -383,8 +467,9 @@ std::optional<InstanceRef> Planner::FindRoom(const mig::GpuModel& model,
                              {Overlapping(g, {y}), {y}}, nullptr)) {
         continue;
       }
-      std::tuple<int, int, int> key{kind, g.id.node == node ? 0 : 1,
-                                    repartition ? 1 : 0};
+      std::tuple<int, int, int, int> key{spread && InDomain(service, g) ? 1 : 0,
+                                         kind, g.id.node == node ? 0 : 1,
+                                         repartition ? 1 : 0};
       if (!best || key < best_key) {
         best = InstanceRef{g.id, g.model, y};
         best_key = key;
@@ -405,8 +490,8 @@ bool Planner::MakeRoom(std::string* short_service) {
           continue;
         }
         if (short_service->empty()) *short_service = b.replica->service;
-        std::optional<InstanceRef> room =
-            FindRoom(*gs->model, b.instance.profile, g.node);
+        std::optional<InstanceRef> room = FindRoom(
+            *gs->model, b.instance.profile, g.node, b.replica->service);
         if (!room) continue;
         Replica copy = *b.replica;
         GpuState* host = state_.FindGpu(room->gpu);
@@ -456,6 +541,10 @@ StatusOr<TransitionPlan> Planner::Run() {
   for (const auto& [s, value] : capacity) services.insert(s);
   for (const auto& [s, value] : goal_.required_before) services.insert(s);
   for (const auto& [s, value] : goal_.required_after) services.insert(s);
+  std::map<std::string, double> kept = KeptAfterLoss(state_, goal_);
+  std::map<std::string, std::map<std::string, double>> by_domain;
+  if (goal_.survive)
+    by_domain = CapacityByDomain(state_, goal_.survive->domain);
   for (const std::string& s : services) {
     double floor = goal_.Floor(s);
     if (capacity[s] < floor - kEpsilon) {
@@ -464,7 +553,7 @@ StatusOr<TransitionPlan> Planner::Run() {
           "{:.6g} it must keep",
           s, capacity[s], floor));
     }
-    slack_[s] = std::max(0.0, capacity[s] - floor);
+    StartViews(s, capacity[s], by_domain[s], kept[s]);
   }
   size_t limit = 16 * (plan_.actions.size() + 64);
   for (const GpuState& g : state_.gpus) limit += 16 * (g.slots.size() + 8);
@@ -503,6 +592,7 @@ TransitionGoal MakeGoal(const deployment::Deployment& from,
     goal.required_after[s.name] = s.throughput;
   }
   goal.target_gpus = to.UsedGpus();
+  goal.survive = to.survive;
   return goal;
 }
 
@@ -528,6 +618,23 @@ StatusOr<TransitionPlan> PlanTransition(const ClusterState& current,
                                         const PlannerOptions& options) {
   MIGSERVE_ASSIGN_OR_RETURN(DesiredLayouts desired, MapTarget(current, target));
   return Planner(current, std::move(desired), goal, options).Run();
+}
+
+StatusOr<PlannedTransition> PlanSurvivingIfPossible(
+    const ClusterState& current, const deployment::Deployment& target,
+    const TransitionGoal& goal, const PlannerOptions& options) {
+  PlannedTransition out{{}, goal, {}};
+  StatusOr<TransitionPlan> plan =
+      PlanTransition(current, target, goal, options);
+  if (!plan.ok() && goal.survive &&
+      plan.status().code() == Status::Code::kFailedPrecondition) {
+    out.survive_dropped = plan.status().message();
+    out.goal.survive.reset();
+    plan = PlanTransition(current, target, out.goal, options);
+  }
+  if (!plan.ok()) return plan.status();
+  out.plan = std::move(*plan);
+  return out;
 }
 
 }  // namespace migserve::controller

@@ -69,6 +69,26 @@ StatusOr<cluster::TransitionPlan> PlanTransition(
     const cluster::ClusterState& current, const deployment::Deployment& target,
     const TransitionGoal& goal, const PlannerOptions& options = {});
 
+// A plan and the goal it keeps.
+struct PlannedTransition {
+  cluster::TransitionPlan plan;
+  TransitionGoal goal;
+  // Why the plan keeps no survive promise where the goal asked for one;
+  // empty otherwise.
+  std::string survive_dropped;
+};
+
+// PlanTransition. With survive in `goal`, each service also keeps what it
+// keeps after a loss (KeptAfterLoss) in every view of the cluster without
+// one failure domain: a delete waits for creates outside the domains it
+// would leave short, and a temporary copy goes to a domain the service is
+// not in. When no such plan is found (the cluster has no room for the
+// copies), returns the plan for the floors alone, its goal without
+// survive, and says why.
+StatusOr<PlannedTransition> PlanSurvivingIfPossible(
+    const cluster::ClusterState& current, const deployment::Deployment& target,
+    const TransitionGoal& goal, const PlannerOptions& options = {});
+
 }  // namespace migserve::controller
 
 #endif  // MIGSERVE_CONTROLLER_PLANNER_H_

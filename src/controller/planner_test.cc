@@ -138,6 +138,72 @@ TEST(PlannerTest, RefusesWhenNoRoomForTemporaryReplica) {
   PlanAndCheck(current, from, to);
 }
 
+TEST(PlannerTest, SurvivingDeploymentsKeepWhatALossLeavesWhileMoving) {
+  // Both sides survive losing a GPU (milp's deployments of day and night
+  // with survive: {domain: gpu, keep: 1}), so each service keeps its floor
+  // after losing any one GPU at any moment of the move.
+  Deployment day = Load("day-survive"), night = Load("night-survive");
+  for (auto [from, to] : {std::pair{&night, &day}, std::pair{&day, &night}}) {
+    ClusterState current = OnNodes(*from, 3);
+    TransitionGoal goal = MakeGoal(*from, *to);
+    ASSERT_TRUE(goal.survive);
+    std::map<std::string, double> kept = KeptAfterLoss(current, goal);
+    ASSERT_EQ(kept.size(), 5u);
+    for (const auto& [service, value] : kept) {
+      EXPECT_NEAR(value, goal.Floor(service), 1e-6) << service;
+    }
+    auto planned = PlanSurvivingIfPossible(current, *to, goal);
+    ASSERT_TRUE(planned.ok()) << planned.status().ToString();
+    EXPECT_EQ(planned->survive_dropped, "");
+    SafetyReport report = CheckPlan(current, planned->plan, goal);
+    EXPECT_TRUE(report.ok()) << report.problems.front();
+    // The floors alone do not keep it: their plan leaves a service short
+    // after some loss at some moment.
+    TransitionGoal floors = goal;
+    floors.survive.reset();
+    auto plain = PlanTransition(current, *to, floors);
+    ASSERT_TRUE(plain.ok());
+    EXPECT_TRUE(CheckPlan(current, *plain, floors).ok());
+    EXPECT_FALSE(CheckPlan(current, *plain, goal).ok());
+  }
+}
+
+TEST(PlannerTest, DropsSurviveOnlyWhereThereIsNoRoomForIt) {
+  // Service a on two whole GPUs becomes a 4g on each: a whole GPU must go
+  // first, and a loss of the other then leaves nothing.
+  auto d = [](const char* profile) {
+    return deployment::ParseDeployment(fmt::format(R"({{"gpu": "A100-SXM4-80GB",
+                 "services": [{{"name": "a", "throughput": 100}}],
+                 "survive": {{"domain": "gpu", "keep": 1}},
+                 "gpus": [{{"id": 0, "node": "n", "instances": [
+                   {{"profile": "{0}", "start": 0, "service": "a", "throughput": 100}}]}},
+                  {{"id": 1, "node": "n", "instances": [
+                   {{"profile": "{0}", "start": 0, "service": "a", "throughput": 100}}]}}]}})",
+                                                   profile),
+                                       "d.json")
+        .value();
+  };
+  Deployment from = d("7g.80gb"), to = d("4g.40gb");
+  ClusterState current = cluster::ClusterFromDeployment(from, {}).value();
+  TransitionGoal goal = MakeGoal(from, to);
+  EXPECT_EQ(KeptAfterLoss(current, goal)["a"], 100);
+  auto tight = PlanSurvivingIfPossible(current, to, goal);
+  ASSERT_TRUE(tight.ok()) << tight.status().ToString();
+  EXPECT_NE(tight->survive_dropped.find("service a"), std::string::npos)
+      << tight->survive_dropped;
+  EXPECT_FALSE(tight->goal.survive);
+  EXPECT_TRUE(CheckPlan(current, tight->plan, tight->goal).ok());
+  EXPECT_FALSE(CheckPlan(current, tight->plan, goal).ok());
+  // A spare GPU holds a copy while each whole GPU is repartitioned.
+  cluster::AddSpareGpus(1, 8, A100(), &current);
+  auto roomy = PlanSurvivingIfPossible(current, to, goal);
+  ASSERT_TRUE(roomy.ok()) << roomy.status().ToString();
+  EXPECT_EQ(roomy->survive_dropped, "");
+  SafetyReport report = CheckPlan(current, roomy->plan, goal);
+  EXPECT_TRUE(report.ok()) << report.problems.front();
+  EXPECT_DOUBLE_EQ(report.worst_after_loss["a"], 100);
+}
+
 // A random deployment of `services` on `gpus` GPUs (maximal layouts,
 // throughput proportional to size), requiring `fill` of what it provides.
 // With `mixed`, odd GPUs are H100s (their replicas 1.5 times as fast) and
@@ -193,6 +259,51 @@ TEST(PlannerTest, RandomTransitionsPassTheAllOrdersCheck) {
     SCOPED_TRACE(seed);
     PlanAndCheck(current, from, to);
   }
+}
+
+TEST(PlannerTest, RandomSurvivingTransitionsPassTheAfterLossCheck) {
+  // Half surviving a GPU, half a node (of four GPUs); what a transition
+  // keeps after a loss is its start's where that is less than the floor.
+  int kept = 0, dropped = 0;
+  for (int seed = 1; seed <= 60; ++seed) {
+    std::mt19937 rng(seed);
+    int services = 2 + seed % 3;
+    Deployment from = RandomDeployment(&rng, services, 3 + seed % 6, 0.45);
+    Deployment to = RandomDeployment(&rng, services, 3 + (seed / 3) % 6, 0.45);
+    to.survive =
+        workload::Survive{seed % 2 == 0 ? workload::FailureDomain::kGpu
+                                        : workload::FailureDomain::kNode,
+                          1};
+    ClusterState current =
+        cluster::ClusterFromDeployment(from, {4, 16}).value();
+    SCOPED_TRACE(seed);
+    TransitionGoal goal = MakeGoal(from, to);
+    auto planned = PlanSurvivingIfPossible(current, to, goal);
+    ASSERT_TRUE(planned.ok()) << planned.status().ToString();
+    SafetyReport report = CheckPlan(current, planned->plan, planned->goal);
+    EXPECT_TRUE(report.ok()) << report.problems.front();
+    if (planned->survive_dropped.empty()) {
+      ++kept;
+      EXPECT_TRUE(planned->goal.survive);
+    } else {
+      ++dropped;
+    }
+    if (seed % 2 == 1) continue;
+    // Per GPU the target keeps the same wherever its configs go: it is
+    // reachable under survive unless it keeps less than the transition must.
+    ClusterState end = cluster::ClusterFromDeployment(to, {4, 16}).value();
+    std::map<std::string, double> must = KeptAfterLoss(current, goal);
+    std::map<std::string, double> has = KeptAfterLoss(end, MakeGoal(to, to));
+    bool reachable = true;
+    for (const auto& [service, value] : must) {
+      reachable &= has[service] >= value - 1e-6;
+    }
+    EXPECT_EQ(planned->survive_dropped.empty(), reachable)
+        << planned->survive_dropped;
+  }
+  // Random targets often keep less after a loss than the floors ask.
+  EXPECT_EQ(kept, 32);
+  EXPECT_EQ(dropped, 28);
 }
 
 // Mixed fleets: an A100 pool and an H100 pool, each GPU's layouts judged by

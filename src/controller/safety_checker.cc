@@ -129,10 +129,14 @@ void CheckOrdering(const TransitionPlan& plan, const Ancestors& ancestors,
   }
 }
 
-// Returns the lowest capacity of `service` over every state the DAG allows.
+// Returns the lowest capacity of `service` over every state the DAG allows,
+// counting only GPUs for which `counts` is true (`initial`: what those hold
+// before the plan).
+template <typename Counts>
 double WorstCapacity(const TransitionPlan& plan,
                      const std::unordered_map<int, int>& index,
-                     const std::string& service, double initial) {
+                     const std::string& service, double initial,
+                     const Counts& counts) {
   // Node 2k: action k started; 2k+1: action k finished. A closure (a set
   // closed under "requires") is a reachable moment: finished requires
   // started, started requires every `after` finished. Maximum-weight closure
@@ -150,18 +154,95 @@ double WorstCapacity(const TransitionPlan& plan,
     if (a.kind == ActionKind::kRepartition || a.replica.service != service) {
       continue;
     }
-    if (a.LossAtStart() > 0) {
+    if (a.LossAtStart() > 0 && counts(a.at.gpu)) {
       flow.AddEdge(source, 2 * k, a.LossAtStart());
       losses += a.LossAtStart();
     }
-    if (a.GainAtFinish() > 0) flow.AddEdge(2 * k + 1, sink, a.GainAtFinish());
+    if (a.GainAtFinish() > 0 && counts(a.GainGpu())) {
+      flow.AddEdge(2 * k + 1, sink, a.GainAtFinish());
+    }
   }
   if (losses == 0) return initial;
   double worst_drop = losses - flow.Solve(source, sink);
   return initial - worst_drop;
 }
 
+// Adds a problem for each domain whose loss, at some moment the DAG allows,
+// leaves a service below what it keeps after a loss.
+void CheckAfterLoss(const ClusterState& initial, const TransitionPlan& plan,
+                    const std::unordered_map<int, int>& index,
+                    const TransitionGoal& goal, SafetyReport* report) {
+  if (!goal.survive) return;
+  workload::FailureDomain kind = goal.survive->domain;
+  std::map<std::string, double> start = initial.Capacity();
+  auto by_domain = CapacityByDomain(initial, kind);
+  for (const auto& [service, kept] : KeptAfterLoss(initial, goal)) {
+    if (kept <= kTolerance) continue;
+    std::set<std::string> domains;
+    for (const auto& [d, value] : by_domain[service]) domains.insert(d);
+    for (const Action& a : plan.actions) {
+      if (a.GainAtFinish() > 0 && a.replica.service == service) {
+        domains.insert(DomainOf(a.GainGpu(), kind));
+      }
+    }
+    double worst = start[service];
+    std::string worst_domain;
+    for (const std::string& d : domains) {
+      double outside = WorstCapacity(
+          plan, index, service, start[service] - by_domain[service][d],
+          [&](const cluster::GpuId& g) { return DomainOf(g, kind) != d; });
+      if (outside < worst) {
+        worst = outside;
+        worst_domain = d;
+      }
+    }
+    report->worst_after_loss[service] = worst;
+    if (worst < kept * (1 - kTolerance) - kTolerance) {
+      report->problems.push_back(fmt::format(
+          "service {} can drop to {:.6g} req/s in some execution order if {} "
+          "{} is lost, below the {:.6g} it keeps after a loss",
+          service, worst, workload::FailureDomainName(kind), worst_domain,
+          kept));
+    }
+  }
+}
+
 }  // namespace
+
+std::string DomainOf(const cluster::GpuId& gpu,
+                     workload::FailureDomain domain) {
+  return domain == workload::FailureDomain::kGpu ? gpu.ToString() : gpu.node;
+}
+
+std::map<std::string, std::map<std::string, double>> CapacityByDomain(
+    const ClusterState& initial, workload::FailureDomain domain) {
+  std::map<std::string, std::map<std::string, double>> by_domain;
+  for (const cluster::GpuState& g : initial.gpus) {
+    for (const auto& [service, value] : g.Capacity()) {
+      by_domain[service][DomainOf(g.id, domain)] += value;
+    }
+  }
+  return by_domain;
+}
+
+std::map<std::string, double> KeptAfterLoss(const ClusterState& initial,
+                                            const TransitionGoal& goal) {
+  std::map<std::string, double> kept;
+  if (!goal.survive) return kept;
+  std::map<std::string, double> start = initial.Capacity();
+  auto by_domain = CapacityByDomain(initial, goal.survive->domain);
+  for (const auto& [service, before] : goal.required_before) {
+    double floor = goal.Floor(service);
+    if (floor <= 0) continue;
+    double largest = 0;
+    for (const auto& [d, value] : by_domain[service]) {
+      largest = std::max(largest, value);
+    }
+    kept[service] =
+        std::min(goal.survive->keep * floor, start[service] - largest);
+  }
+  return kept;
+}
 
 double TransitionGoal::Floor(const std::string& service) const {
   auto before = required_before.find(service);
@@ -223,7 +304,8 @@ SafetyReport CheckPlan(const ClusterState& initial, const TransitionPlan& plan,
   for (const auto& [name, value] : goal.required_before) services.insert(name);
   for (const auto& [name, value] : goal.required_after) services.insert(name);
   for (const std::string& s : services) {
-    double worst = WorstCapacity(plan, index, s, start[s]);
+    double worst = WorstCapacity(plan, index, s, start[s],
+                                 [](const cluster::GpuId&) { return true; });
     report.worst_capacity[s] = worst;
     double floor = goal.Floor(s);
     if (worst < floor * (1 - kTolerance) - kTolerance) {
@@ -233,6 +315,8 @@ SafetyReport CheckPlan(const ClusterState& initial, const TransitionPlan& plan,
           s, worst, floor));
     }
   }
+
+  CheckAfterLoss(initial, plan, index, goal, &report);
 
   for (std::string& p : EndStateProblems(state, goal)) {
     report.problems.push_back(std::move(p));

@@ -50,7 +50,7 @@ Action Make(int id, ActionKind kind, int gpu, int start,
 }
 
 TransitionGoal Goal(double before, double after, int gpus = 2) {
-  return {{{"a", before}}, {{"a", after}}, gpus};
+  return {{{"a", before}}, {{"a", after}}, gpus, std::nullopt};
 }
 
 TEST(SafetyCheckerTest, CreateBeforeDeleteIsSafeOnlyWithTheDependency) {
@@ -79,6 +79,42 @@ TEST(SafetyCheckerTest, MigratingReplicaDoesNotCountWhileItMoves) {
       CheckPlan(Cluster(), TransitionPlan{{move}}, Goal(500, 500));
   EXPECT_FALSE(report.ok());
   EXPECT_DOUBLE_EQ(report.worst_capacity["a"], 400);
+}
+
+TransitionGoal Surviving(TransitionGoal goal) {
+  goal.survive = workload::Survive{workload::FailureDomain::kGpu, 1};
+  return goal;
+}
+
+TEST(SafetyCheckerTest, ALossMidTransitionIsCheckedPerGpu) {
+  // "a" keeps 100 after losing GPU 0 (its 400) at the start; moving GPU 1's
+  // replica to GPU 0 with a migrate leaves all of it on GPU 0 for a moment.
+  EXPECT_EQ(KeptAfterLoss(Cluster(), Surviving(Goal(500, 500)))["a"], 100);
+  EXPECT_EQ(KeptAfterLoss(Cluster(), Surviving(Goal(80, 500)))["a"], 80);
+  EXPECT_TRUE(KeptAfterLoss(Cluster(), Goal(500, 500)).empty());
+  Action away = Make(0, ActionKind::kDelete, 1, 0);
+  Action create = Make(1, ActionKind::kCreate, 0, 4);
+  TransitionPlan plan{{create, away}};
+  SafetyReport floors = CheckPlan(Cluster(), plan, Goal(400, 400));
+  EXPECT_TRUE(floors.ok()) << floors.problems.front();
+  EXPECT_TRUE(floors.worst_after_loss.empty());
+  SafetyReport lossy = CheckPlan(Cluster(), plan, Surviving(Goal(400, 400)));
+  ASSERT_FALSE(lossy.ok());
+  EXPECT_DOUBLE_EQ(lossy.worst_after_loss["a"], 0);
+  EXPECT_NE(lossy.problems.front().find("if gpu n/0 is lost, below the 100"),
+            std::string::npos)
+      << lossy.problems.front();
+  // A create on a third GPU before the delete keeps 100 outside any one.
+  Action elsewhere = Make(1, ActionKind::kCreate, 2, 0);
+  elsewhere.at.gpu = {"m", 0};
+  ClusterState three = Cluster();
+  three.gpus.insert(three.gpus.begin(),  // sorted by id
+                    {{"m", 0}, &A100(), {{{OneG(), 0}, std::nullopt}}});
+  away.after = {1};
+  SafetyReport kept = CheckPlan(three, TransitionPlan{{elsewhere, away}},
+                                Surviving(Goal(400, 400)));
+  EXPECT_TRUE(kept.ok()) << (kept.ok() ? "" : kept.problems.front());
+  EXPECT_DOUBLE_EQ(kept.worst_after_loss["a"], 100);
 }
 
 TEST(SafetyCheckerTest, FlagsUnorderedActionsOnOneInstance) {
@@ -114,12 +150,16 @@ TEST(SafetyCheckerTest, FlagsShortFinalStateAndTooManyGpus) {
   EXPECT_NE(report.problems[1].find("2 GPUs serve"), std::string::npos);
 }
 
-// The lowest capacity over every reachable state, by enumerating each
+// The lowest capacity over every reachable state, and the lowest outside
+// one GPU (`gpus`: each GPU's capacity at the start), by enumerating each
 // action as not started, started or finished.
-double BruteForceWorst(const TransitionPlan& plan, double initial) {
+std::pair<double, double> BruteForceWorst(const TransitionPlan& plan,
+                                          std::map<int, double> gpus) {
   size_t n = plan.actions.size();
   std::vector<int> state(n, 0);
-  double worst = initial;
+  double initial = 0;
+  for (const auto& [g, value] : gpus) initial += value;
+  double worst = initial, worst_after_loss = initial;
   size_t total = 1;
   for (size_t k = 0; k < n; ++k) total *= 3;
   for (size_t code = 0; code < total; ++code) {
@@ -127,15 +167,25 @@ double BruteForceWorst(const TransitionPlan& plan, double initial) {
     for (size_t k = 0; k < n; ++k, c /= 3) state[k] = static_cast<int>(c % 3);
     bool valid = true;
     double capacity = initial;
+    std::map<int, double> on = gpus;
     for (size_t k = 0; k < n && valid; ++k) {
+      const Action& a = plan.actions[k];
       if (state[k] == 0) continue;
-      for (int p : plan.actions[k].after) valid &= state[p] == 2;
-      capacity -= plan.actions[k].LossAtStart();
-      if (state[k] == 2) capacity += plan.actions[k].GainAtFinish();
+      for (int p : a.after) valid &= state[p] == 2;
+      capacity -= a.LossAtStart();
+      on[a.at.gpu.index] -= a.LossAtStart();
+      if (state[k] == 2) {
+        capacity += a.GainAtFinish();
+        on[a.GainGpu().index] += a.GainAtFinish();
+      }
     }
-    if (valid) worst = std::min(worst, capacity);
+    if (!valid) continue;
+    worst = std::min(worst, capacity);
+    for (const auto& [g, value] : on) {
+      worst_after_loss = std::min(worst_after_loss, capacity - value);
+    }
   }
-  return worst;
+  return {worst, worst_after_loss};
 }
 
 TEST(SafetyCheckerTest, WorstCapacityMatchesBruteForceOverAllOrders) {
@@ -150,6 +200,12 @@ TEST(SafetyCheckerTest, WorstCapacityMatchesBruteForceOverAllOrders) {
       actions.push_back(Make(0, ActionKind::kCreate, 0, s));
     Action move = Make(0, ActionKind::kMigrate, 1, 0);
     move.to = {{"n", 1}, &A100(), {OneG(), 1 + static_cast<int>(rng() % 6)}};
+    // Half the trials migrate GPU 0's first replica to GPU 1 instead.
+    if (trial % 2 == 1) {
+      move = Make(0, ActionKind::kMigrate, 0, 0);
+      move.to = {{"n", 1}, &A100(), {OneG(), 1 + static_cast<int>(rng() % 6)}};
+      actions.erase(actions.begin());
+    }
     actions.push_back(move);
     std::shuffle(actions.begin(), actions.end(), rng);
     for (size_t k = 0; k < actions.size(); ++k) {
@@ -159,8 +215,11 @@ TEST(SafetyCheckerTest, WorstCapacityMatchesBruteForceOverAllOrders) {
       }
       plan.actions.push_back(actions[k]);
     }
-    SafetyReport report = CheckPlan(Cluster(), plan, Goal(0, 0));
-    EXPECT_NEAR(report.worst_capacity["a"], BruteForceWorst(plan, 500), 1e-9)
+    SafetyReport report = CheckPlan(Cluster(), plan, Surviving(Goal(1, 1)));
+    auto [worst, worst_after_loss] =
+        BruteForceWorst(plan, {{0, 400}, {1, 100}});
+    EXPECT_NEAR(report.worst_capacity["a"], worst, 1e-9) << "trial " << trial;
+    EXPECT_NEAR(report.worst_after_loss["a"], worst_after_loss, 1e-9)
         << "trial " << trial;
   }
 }

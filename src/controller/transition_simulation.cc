@@ -143,6 +143,7 @@ StatusOr<Simulation> SimulateTransition(const cluster::ClusterState& current,
       TimeByComponent(sim.timeline());
   report.peak_gpus = sim.peak_gpus();
   report.plans = controller.stats().plans;
+  report.survive_dropped = controller.stats().survive_dropped;
   report.final_gpus = out.end.UsedGpus();
   report.target_gpus = goal.target_gpus;
   report.timeline = cluster::ReportTimeline(sim.timeline());

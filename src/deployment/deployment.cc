@@ -74,6 +74,7 @@ Deployment MakeDeployment(const workload::Workload& workload,
   Deployment d;
   d.gpu = gpu.name;
   d.services = workload.services;
+  d.survive = workload.survive;
   for (size_t g = 0; g < configs.size(); ++g) {
     DeployedGpu out;
     out.id = static_cast<int>(g);

@@ -92,6 +92,9 @@ struct Deployment {
   std::string gpu;
   std::vector<workload::Service> services;
   std::vector<DeployedGpu> gpus;
+  // The workload's survive: what the deployment promises after a loss, and
+  // what a transition to it keeps after one (docs/controller.md).
+  std::optional<workload::Survive> survive;
   std::optional<Summary> summary;
 
   // Returns the number of GPUs that serve at least one replica.

@@ -175,6 +175,9 @@ std::string FormatDeployment(const Deployment& d) {
     gpus.push_back(std::move(jg));
   }
   json out = {{"gpu", d.gpu}, {"services", services}, {"gpus", gpus}};
+  if (d.survive) {
+    out["survive"] = SurviveJson(*d.survive);
+  }
   if (d.summary) out["summary"] = SummaryJson(*d.summary);
   return out.dump(2) + "\n";
 }
@@ -230,6 +233,9 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
     }
     d.gpus.push_back(std::move(out));
   }
+  if (f.Has("survive")) {
+    MIGSERVE_ASSIGN_OR_RETURN(d.survive, ParseSurvive(root["survive"], source));
+  }
   // A replica of a service the deployment does not list would be exported
   // and run with no required rate or SLO behind it.
   if (f.Has("services")) MIGSERVE_RETURN_IF_ERROR(CheckReplicaServices(d));
@@ -238,6 +244,33 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
     d.summary = std::move(s);
   }
   return d;
+}
+
+json SurviveJson(const workload::Survive& survive) {
+  return {{"domain", workload::FailureDomainName(survive.domain)},
+          {"keep", survive.keep}};
+}
+
+StatusOr<workload::Survive> ParseSurvive(const json& j,
+                                         const std::string& source) {
+  MIGSERVE_RETURN_IF_ERROR(ExpectObject(j, source, "survive"));
+  JsonFields f(j, source, "survive");
+  std::string domain;
+  MIGSERVE_RETURN_IF_ERROR(f.Get("domain", true, &domain));
+  std::optional<workload::FailureDomain> parsed =
+      workload::ParseFailureDomain(domain);
+  if (!parsed) {
+    return f.Error("domain",
+                   fmt::format("must be gpu or node, got '{}'", domain));
+  }
+  workload::Survive survive;
+  survive.domain = *parsed;
+  MIGSERVE_RETURN_IF_ERROR(f.Get("keep", true, &survive.keep));
+  if (!(survive.keep > 0 && survive.keep <= 1)) {
+    return f.Error("keep",
+                   fmt::format("must be in (0, 1], got {}", survive.keep));
+  }
+  return survive;
 }
 
 StatusOr<Deployment> LoadDeployment(const std::string& path) {

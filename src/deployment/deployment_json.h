@@ -3,6 +3,7 @@
 #ifndef MIGSERVE_DEPLOYMENT_DEPLOYMENT_JSON_H_
 #define MIGSERVE_DEPLOYMENT_DEPLOYMENT_JSON_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "deployment/deployment.h"
@@ -22,6 +23,12 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
 
 // Reads and parses the file at `path`; NotFound if it cannot be read.
 StatusOr<Deployment> LoadDeployment(const std::string& path);
+
+// survive as JSON, {"domain": "gpu" | "node", "keep": F}, and back (also
+// a transition goal's; `source` names the file in errors).
+nlohmann::json SurviveJson(const workload::Survive& survive);
+StatusOr<workload::Survive> ParseSurvive(const nlohmann::json& j,
+                                         const std::string& source);
 
 }  // namespace migserve::deployment
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 namespace migserve::deployment {
 namespace {
@@ -100,6 +101,32 @@ TEST(DeploymentJsonTest, FieldErrorNamesPath) {
             "\"zero\"");
   auto missing = ParseDeployment(R"({"gpu": "A"})", "d.json");
   EXPECT_EQ(missing.status().message(), "d.json: gpus: missing");
+}
+
+TEST(DeploymentJsonTest, SurviveIsKeptAndChecked) {
+  nlohmann::json j = nlohmann::json::parse(kExample);
+  j["survive"] = {{"domain", "node"}, {"keep", 0.5}};
+  auto d = ParseDeployment(j.dump(), "d.json");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  ASSERT_TRUE(d->survive);
+  EXPECT_EQ(d->survive->domain, workload::FailureDomain::kNode);
+  EXPECT_EQ(d->survive->keep, 0.5);
+  auto back = ParseDeployment(FormatDeployment(*d), "again.json");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->survive, d->survive);
+  EXPECT_FALSE(ParseDeployment(kExample, "d.json")->survive);
+  for (auto [field, value, message] :
+       {std::tuple{"domain", nlohmann::json("rack"),
+                   "d.json: survive.domain: must be gpu or node, got 'rack'"},
+        std::tuple{"keep", nlohmann::json(0),
+                   "d.json: survive.keep: must be in (0, 1], got 0"},
+        std::tuple{"keep", nlohmann::json("all"),
+                   "d.json: survive.keep: expected a number, got \"all\""}}) {
+    nlohmann::json bad = j;
+    bad["survive"][field] = value;
+    EXPECT_EQ(ParseDeployment(bad.dump(), "d.json").status().message(),
+              message);
+  }
 }
 
 // An instance serving a service the deployment does not list is refused:

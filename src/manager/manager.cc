@@ -316,12 +316,21 @@ StatusOr<cluster::TransitionPlan> DryRun(ManagerOptions options) {
   MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState observed, backend.Observe());
   controller::TransitionGoal goal =
       controller::GoalFromObserved(observed, target);
-  MIGSERVE_ASSIGN_OR_RETURN(cluster::TransitionPlan plan,
-                            controller::PlanTransition(observed, target, goal));
-  controller::SafetyReport report = controller::CheckPlan(observed, plan, goal);
+  MIGSERVE_ASSIGN_OR_RETURN(
+      controller::PlannedTransition planned,
+      controller::PlanSurvivingIfPossible(observed, target, goal));
+  cluster::TransitionPlan& plan = planned.plan;
+  controller::SafetyReport report =
+      controller::CheckPlan(observed, plan, planned.goal);
   if (!report.ok()) {
     return Status::Internal("the planner made an unsafe plan: " +
                             report.problems.front());
+  }
+  if (!planned.survive_dropped.empty()) {
+    options.log(
+        "controller: dry run: the target's survive is not kept during "
+        "the transition: " +
+        planned.survive_dropped);
   }
   std::map<std::string_view, int> counts;
   for (const cluster::Action& a : plan.actions) ++counts[KindName(a.kind)];

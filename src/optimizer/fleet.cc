@@ -141,6 +141,7 @@ StatusOr<RunResult> RunFleet(const workload::Workload& workload,
   if (solution.outcome == Outcome::kInfeasible) return run;
   run.deployment.gpu = workload.gpu;
   run.deployment.services = workload.services;
+  run.deployment.survive = workload.survive;
   for (size_t t = 0; t < types.size(); ++t) {
     deployment::Deployment part = deployment::MakeDeployment(
         workloads[t], *gpus[t], caps[t], solution.configs[t]);

@@ -6,6 +6,12 @@ const char* FailureDomainName(FailureDomain domain) {
   return domain == FailureDomain::kGpu ? "gpu" : "node";
 }
 
+std::optional<FailureDomain> ParseFailureDomain(std::string_view name) {
+  if (name == "gpu") return FailureDomain::kGpu;
+  if (name == "node") return FailureDomain::kNode;
+  return std::nullopt;
+}
+
 int Workload::FindService(const std::string& name) const {
   for (size_t i = 0; i < services.size(); ++i) {
     if (services[i].name == name) return static_cast<int>(i);

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mig/gpu_model.h"
@@ -56,6 +57,8 @@ struct Survive {
 
 // "gpu" or "node".
 const char* FailureDomainName(FailureDomain domain);
+// The domain of that name, or nullopt.
+std::optional<FailureDomain> ParseFailureDomain(std::string_view name);
 
 struct Workload {
   std::string source;  // file it came from, for messages

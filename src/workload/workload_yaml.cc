@@ -68,14 +68,12 @@ Status ParseSurvive(const YamlMap& parent, Workload* w) {
   Survive survive;
   std::string domain;
   MIGSERVE_RETURN_IF_ERROR(map.Required("domain", &domain));
-  if (domain == "gpu") {
-    survive.domain = FailureDomain::kGpu;
-  } else if (domain == "node") {
-    survive.domain = FailureDomain::kNode;
-  } else {
+  std::optional<FailureDomain> parsed = ParseFailureDomain(domain);
+  if (!parsed) {
     return map.Error("domain",
                      fmt::format("must be gpu or node, got '{}'", domain));
   }
+  survive.domain = *parsed;
   MIGSERVE_RETURN_IF_ERROR(map.Required("keep", &survive.keep, kKeepRange));
   w->survive = survive;
   return Status::Ok();
