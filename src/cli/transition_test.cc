@@ -227,6 +227,26 @@ TEST(TransitionCliTest, SimulateMovesToWhatFitsAfterALoss) {
             std::string::npos);
 }
 
+// night to day on night's own 6 GPUs: day never fits, and no 6 of its 18
+// GPUs keep every service at its floor (night's rates) as night does, so
+// the controller stays where it is and says so. (It used to move to the
+// best part of day with no floors at all: every service went to 0.)
+TEST(TransitionCliTest, SimulateStaysWhereNoPartOfTheTargetKeepsMore) {
+  const std::string report = TempDir() + "/stays.json";
+  CliResult r =
+      Cli({"simulate", "--from", kNight, "--to", kDay, "--report", report});
+  EXPECT_EQ(r.code, 0) << r.err;
+  auto json = nlohmann::json::parse(ReadFile(report).value());
+  EXPECT_NE(json["degraded"].get<std::string>().find(
+                "staying where it is: it keeps 5 services at their floor, the "
+                "best 6 of the target's 18 serving GPUs would keep 4"),
+            std::string::npos)
+      << json["degraded"];
+  EXPECT_TRUE(json["short_services"].empty());
+  EXPECT_TRUE(json["timeline"].empty());
+  EXPECT_EQ(json["final_gpus"], 6);
+}
+
 // Honest reports (issue 20): with every action id failing in turn and GPUs
 // lost at several moments, on day2night and night2day, the report's ok,
 // short_services and exit code agree with the capacity the simulated

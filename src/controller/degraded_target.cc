@@ -23,7 +23,7 @@ bool Kept(double capacity, double required) {
 }
 
 // The serving GPUs to drop, `over` of each model: the choice that keeps the
-// most services at their required rate, then serves the most of the
+// most services at their floor, then serves the most of the required
 // rates (each counted up to 1). A MILP over groups of GPUs of one model
 // that give every service the same (of a group, the last in the target are
 // dropped), solved by CBC within a second (proven on the tested targets;
@@ -33,6 +33,7 @@ std::vector<bool> Dropped(const deployment::Deployment& target,
                           const std::vector<size_t>& serving,
                           const std::map<size_t, GpuCredit>& credit,
                           const std::vector<double>& required,
+                          const std::vector<double>& floor,
                           const std::map<std::string, int>& over) {
   struct Group {
     std::string model;
@@ -55,7 +56,7 @@ std::vector<bool> Dropped(const deployment::Deployment& target,
     groups[it->second].gpus.push_back(g);
     ++candidates[model];
   }
-  // Columns: per group the GPUs kept (x), per service kept-at-rate (m,
+  // Columns: per group the GPUs kept (x), per service kept-at-floor (m,
   // binary) and its share served (s, up to 1). Minimized: the negated
   // count kept, weighted above any sum of shares, and the shares.
   OsiClpSolverInterface solver;
@@ -70,8 +71,8 @@ std::vector<bool> Dropped(const deployment::Deployment& target,
     solver.addCol(0, nullptr, nullptr, 0, 1, -weight);
   const int s0 = solver.getNumCols();
   for (size_t j = 0; j < n; ++j) {
-    double floor = required[j] <= 0 ? 1 : 0;
-    solver.addCol(0, nullptr, nullptr, floor, 1, -1);
+    double least = required[j] <= 0 ? 1 : 0;
+    solver.addCol(0, nullptr, nullptr, least, 1, -1);
   }
   std::map<std::string, CoinPackedVector> per_model;
   std::vector<CoinPackedVector> capacity(n);
@@ -88,10 +89,10 @@ std::vector<bool> Dropped(const deployment::Deployment& target,
   }
   for (size_t j = 0; j < n; ++j) {
     if (required[j] <= 0) continue;
-    // fixed + capacity >= required m_j (rounding noise is not short), and
+    // fixed + capacity >= floor m_j (rounding noise is not short), and
     // required s_j <= fixed + capacity.
     CoinPackedVector kept = capacity[j];
-    kept.insert(m0 + static_cast<int>(j), -required[j] * (1 - kRateTolerance));
+    kept.insert(m0 + static_cast<int>(j), -floor[j] * (1 - kRateTolerance));
     solver.addRow(kept, -fixed[j], COIN_DBL_MAX);
     CoinPackedVector share = capacity[j];
     share.insert(s0 + static_cast<int>(j), -required[j]);
@@ -127,8 +128,9 @@ std::vector<bool> Dropped(const deployment::Deployment& target,
 
 }  // namespace
 
-std::optional<DegradedTarget> FitTarget(const cluster::ClusterState& observed,
-                                        const deployment::Deployment& target) {
+std::optional<DegradedTarget> FitTarget(
+    const cluster::ClusterState& observed, const deployment::Deployment& target,
+    const std::map<std::string, double>& before) {
   std::map<std::string, int> have, over;
   for (const cluster::GpuState& g : observed.gpus) ++have[g.model->name];
   std::vector<size_t> serving;
@@ -139,19 +141,24 @@ std::optional<DegradedTarget> FitTarget(const cluster::ClusterState& observed,
     }
   }
   bool fits = true;
+  size_t over_total = 0;  // serving GPUs the cluster lacks
   for (auto& [model, count] : over) {
     // None of a model left is a target for another fleet, not a loss.
     if (have[model] == 0) return std::nullopt;
     count -= have[model];
     fits = fits && count <= 0;
+    over_total += static_cast<size_t>(std::max(count, 0));
   }
   if (fits) return std::nullopt;
 
   size_t n = target.services.size();
-  std::vector<double> capacity(n, 0.0), required(n);
+  std::vector<double> capacity(n, 0.0), required(n), floor(n);
   std::map<std::string, int> index;
   for (size_t j = 0; j < n; ++j) {
     required[j] = target.services[j].throughput;
+    auto kept = before.find(target.services[j].name);
+    floor[j] = kept == before.end() ? required[j]
+                                    : std::min(required[j], kept->second);
     index.emplace(target.services[j].name, static_cast<int>(j));
   }
   std::map<size_t, GpuCredit> credit;  // every serving GPU's, maybe empty
@@ -164,20 +171,36 @@ std::optional<DegradedTarget> FitTarget(const cluster::ClusterState& observed,
       capacity[j->second] += pi.throughput;
     }
   }
-  std::vector<bool> dropped = Dropped(target, serving, credit, required, over);
+  std::vector<bool> dropped =
+      Dropped(target, serving, credit, required, floor, over);
   DegradedTarget out;
   for (size_t g : serving) {
     if (!dropped[g]) continue;
     ++out.dropped_gpus;
     for (const auto& [j, c] : credit[g]) capacity[j] -= c;
   }
-  out.deployment = target;
-  out.deployment.gpus.clear();
+  // The cluster as it is fits too: it stays where it is if it keeps more
+  // services at their floor than the best part of the target would.
+  std::map<std::string, double> has = observed.Capacity();
+  int fit_at_floor = 0, now_at_floor = 0;
+  for (size_t j = 0; j < n; ++j) {
+    fit_at_floor += Kept(capacity[j], floor[j]) ? 1 : 0;
+    now_at_floor += Kept(has[target.services[j].name], floor[j]) ? 1 : 0;
+  }
+  out.stays = now_at_floor > fit_at_floor;
+  if (out.stays) {
+    out.dropped_gpus = 0;
+    out.deployment = cluster::ToDeployment(observed, target.services);
+    for (size_t j = 0; j < n; ++j) capacity[j] = has[target.services[j].name];
+  } else {
+    out.deployment = target;
+    out.deployment.gpus.clear();
+    for (size_t g = 0; g < target.gpus.size(); ++g) {
+      if (!dropped[g]) out.deployment.gpus.push_back(target.gpus[g]);
+    }
+  }
   // What is left promises its floors, not a second loss.
   out.deployment.survive.reset();
-  for (size_t g = 0; g < target.gpus.size(); ++g) {
-    if (!dropped[g]) out.deployment.gpus.push_back(target.gpus[g]);
-  }
   std::vector<std::string> shorts;
   for (size_t j = 0; j < n; ++j) {
     if (Kept(capacity[j], required[j])) continue;
@@ -187,10 +210,17 @@ std::optional<DegradedTarget> FitTarget(const cluster::ClusterState& observed,
                                  capacity[j], s.throughput));
     s.throughput = capacity[j];
   }
+  std::string what =
+      out.stays ? fmt::format(
+                      "staying where it is: it keeps {} services at their "
+                      "floor, the best {} of the target's {} serving GPUs "
+                      "would keep {}",
+                      now_at_floor, serving.size() - over_total, serving.size(),
+                      fit_at_floor)
+                : fmt::format("dropped {} of its {} serving GPUs",
+                              out.dropped_gpus, serving.size());
   out.description = fmt::format(
-      "the cluster cannot hold the target: dropped {} of its {} serving GPUs; "
-      "{}",
-      out.dropped_gpus, serving.size(),
+      "the cluster cannot hold the target: {}; {}", what,
       shorts.empty() ? std::string("every service keeps its rate")
                      : "short: " + fmt::format("{}", fmt::join(shorts, ", ")));
   return out;

@@ -68,9 +68,44 @@ TEST(DegradedTargetTest, DropsTheGpuThatCostsTheLeast) {
   EXPECT_EQ(fit->deployment.services[0].throughput, 0);
 }
 
-// (services at their rate, sum of shares served) of keeping `kept` GPUs.
+// The cluster as it is, on two GPUs, keeps both services at their rate
+// where the best two of the target's three keep one: it stays.
+TEST(DegradedTargetTest, StaysWhereTheClusterKeepsMoreServicesAtTheirFloor) {
+  deployment::Deployment target = ThreeGpus();
+  deployment::Deployment now = ThreeGpus();
+  now.gpus.pop_back();
+  now.gpus[0].instances[0].throughput = 150;
+  now.gpus[1].instances[0].service = "b";
+  now.gpus[1].instances[0].throughput = 50;
+  cluster::ClusterState cluster =
+      cluster::ClusterFromDeployment(now, {}).value();
+  std::optional<DegradedTarget> fit = FitTarget(cluster, target);
+  ASSERT_TRUE(fit.has_value());
+  EXPECT_TRUE(fit->stays);
+  EXPECT_EQ(fit->dropped_gpus, 0);
+  EXPECT_TRUE(fit->short_services.empty());
+  EXPECT_EQ(fit->description,
+            "the cluster cannot hold the target: staying where it is: it "
+            "keeps 2 services at their floor, the best 2 of the target's 3 "
+            "serving GPUs would keep 1; every service keeps its rate");
+  EXPECT_EQ(cluster::ToDeployment(cluster, target.services).gpus.size(),
+            fit->deployment.gpus.size());
+  EXPECT_EQ(fit->deployment.CreditedRates({"a", "b"}),
+            (std::vector<double>{150, 50}));
+  // Where a must keep only 100 now, dropping GPU 1 keeps both at their
+  // floor too, and the part of the target is the better move.
+  fit = FitTarget(cluster, target, {{"a", 100}});
+  ASSERT_TRUE(fit.has_value());
+  EXPECT_FALSE(fit->stays);
+  EXPECT_EQ(fit->dropped_gpus, 1);
+}
+
+// (services at their floor, sum of shares served) of keeping `kept` GPUs;
+// a service's floor is min(its rate, `before`'s), its rate where `before`
+// does not name it.
 std::pair<int, double> Value(const deployment::Deployment& d,
-                             const std::vector<bool>& kept) {
+                             const std::vector<bool>& kept,
+                             const std::map<std::string, double>& before) {
   std::map<std::string, double> capacity;
   for (size_t g = 0; g < d.gpus.size(); ++g) {
     if (!kept[g]) continue;
@@ -80,7 +115,10 @@ std::pair<int, double> Value(const deployment::Deployment& d,
   }
   std::pair<int, double> value{0, 0};
   for (const workload::Service& s : d.services) {
-    value.first += capacity[s.name] >= s.throughput * (1 - 1e-9);
+    auto it = before.find(s.name);
+    double floor =
+        it == before.end() ? s.throughput : std::min(s.throughput, it->second);
+    value.first += capacity[s.name] >= floor * (1 - 1e-9);
     value.second += std::min(1.0, capacity[s.name] / s.throughput);
   }
   return value;
@@ -88,8 +126,9 @@ std::pair<int, double> Value(const deployment::Deployment& d,
 
 // On 200 random targets of up to 8 GPUs (two instances each, three
 // services) with 1 to 3 GPUs lost, the choice is the best of every subset
-// the cluster can hold, by enumeration: the most services at their rate,
-// then the most served.
+// the cluster can hold, by enumeration: the most services at their floor
+// (every other trial, a random floor below the rate for some), then the
+// most served.
 TEST(DegradedTargetTest, KeepsTheBestSubsetByEnumeration) {
   std::mt19937 rng(5);
   for (int trial = 0; trial < 200; ++trial) {
@@ -127,20 +166,28 @@ TEST(DegradedTargetTest, KeepsTheBestSubsetByEnumeration) {
         cluster::ClusterFromDeployment(d, {}).value();
     int lost = 1 + trial % std::min(3, gpus - 1);
     for (int k = 0; k < lost; ++k) cluster.gpus.pop_back();
-    std::optional<DegradedTarget> fit = FitTarget(cluster, d);
+    std::map<std::string, double> before;
+    if (trial % 2 == 1) {
+      for (const workload::Service& s : d.services) {
+        if (rng() % 3 != 0) {
+          before[s.name] = s.throughput * 0.1 * (3 + rng() % 8);
+        }
+      }
+    }
+    std::optional<DegradedTarget> fit = FitTarget(cluster, d, before);
     ASSERT_TRUE(fit.has_value());
     ASSERT_EQ(fit->dropped_gpus, lost);
     std::vector<bool> kept(d.gpus.size(), false);
     for (const deployment::DeployedGpu& g : fit->deployment.gpus) {
       kept[g.id] = true;
     }
-    std::pair<int, double> got = Value(d, kept);
+    std::pair<int, double> got = Value(d, kept, before);
     std::pair<int, double> best{-1, 0};
     for (unsigned mask = 0; mask < (1u << gpus); ++mask) {
       if (std::popcount(mask) != gpus - lost) continue;
       std::vector<bool> subset(gpus);
       for (int g = 0; g < gpus; ++g) subset[g] = (mask >> g) & 1;
-      best = std::max(best, Value(d, subset));
+      best = std::max(best, Value(d, subset, before));
     }
     EXPECT_EQ(got.first, best.first) << "trial " << trial;
     EXPECT_NEAR(got.second, best.second, 1e-6) << "trial " << trial;

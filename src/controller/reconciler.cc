@@ -93,7 +93,9 @@ std::map<std::string, double> Reconciler::StoppedFloors(
 std::optional<DegradedTarget> Reconciler::Fit(
     const cluster::ClusterState& observed,
     const deployment::Deployment& target) {
-  std::optional<DegradedTarget> degraded = FitTarget(observed, target);
+  std::optional<DegradedTarget> degraded = FitTarget(
+      observed, target,
+      required_now_ ? *required_now_ : std::map<std::string, double>{});
   std::string now = degraded ? degraded->description : "";
   if (now != degraded_) {
     if (Status kept = journal_->PutDegraded(now); !kept.ok()) {

@@ -118,7 +118,8 @@ StatusOr<Simulation> SimulateTransition(const cluster::ClusterState& current,
   cluster::TransitionReport& report = out.report;
   std::optional<DegradedTarget> degraded;
   if (!out.run.ok() && out.run.code() != Status::Code::kAborted) {
-    degraded = FitTarget(sim.state(), target);
+    degraded =
+        FitTarget(sim.state(), target, controller.stats().goal.required_before);
   }
   if (degraded) {
     // The loss left a target that no longer fits: on to what does, as the
