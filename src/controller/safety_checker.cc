@@ -178,16 +178,24 @@ void CheckAfterLoss(const ClusterState& initial, const TransitionPlan& plan,
   auto by_domain = CapacityByDomain(initial, kind);
   for (const auto& [service, kept] : KeptAfterLoss(initial, goal)) {
     if (kept <= kTolerance) continue;
-    std::set<std::string> domains;
-    for (const auto& [d, value] : by_domain[service]) domains.insert(d);
+    // Per domain, the most the service can have there: what it has at the
+    // start and every gain there. Outside a domain it keeps at least its
+    // worst anywhere less that, so the domains that can hold the most go
+    // first, and one that cannot go below the worst found is not cut.
+    std::map<std::string, double> most = by_domain[service];
     for (const Action& a : plan.actions) {
       if (a.GainAtFinish() > 0 && a.replica.service == service) {
-        domains.insert(DomainOf(a.GainGpu(), kind));
+        most[DomainOf(a.GainGpu(), kind)] += a.GainAtFinish();
       }
     }
+    std::vector<std::pair<double, std::string>> order;
+    for (const auto& [d, value] : most) order.emplace_back(-value, d);
+    std::sort(order.begin(), order.end());
+    double anywhere = report->worst_capacity[service];
     double worst = start[service];
     std::string worst_domain;
-    for (const std::string& d : domains) {
+    for (const auto& [minus_most, d] : order) {
+      if (anywhere + minus_most >= worst) continue;
       double outside = WorstCapacity(
           plan, index, service, start[service] - by_domain[service][d],
           [&](const cluster::GpuId& g) { return DomainOf(g, kind) != d; });
