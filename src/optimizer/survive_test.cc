@@ -181,6 +181,47 @@ TEST_F(SurviveTest, TheSpareInTheModelBeatsRoundsAlone) {
   EXPECT_EQ(last_.summary->status, Outcome::kFeasible);
 }
 
+// Stands in for a spare model too slow for its time (at a thousand GPUs
+// its first round took all of a 60-s limit and ended one GPU from its
+// bound, with nothing that survives): it says what time it was given and
+// finds nothing; without the spare it is milp.
+class SlowSpare : public Optimizer {
+ public:
+  const char* name() const override { return "slow-spare"; }
+  Solution Solve(const Problem& problem,
+                 const deployment::CompletionRates& initial,
+                 const SolveOptions& options) override {
+    if (!options.milp.spare) return milp_.Solve(problem, initial, options);
+    spare_time_s = options.time_limit_s;
+    return Infeasible("milp: the time limit ended the search");
+  }
+  bool PricesSpare(const SolveOptions& options) const override {
+    return options.milp.spare;
+  }
+
+  double spare_time_s = -1;
+
+ private:
+  MilpOptimizer milp_;
+};
+
+// The spare model's rounds get half the time, and when they end with
+// nothing the rounds alone answer: day survives on 21 GPUs
+// (TheSpareInTheModelBeatsRoundsAlone), not "no deployment".
+TEST_F(SurviveTest, RoundsAloneAnswerWhereTheSpareModelRunsOutOfTime) {
+  Load("day", 0, queueing::CapacityModel::kP99);
+  workload_.survive = workload::Survive{workload::FailureDomain::kGpu, 1};
+  Rebuild();
+  SlowSpare slow;
+  SolveOptions options;
+  options.time_limit_s = 20;
+  SurvivingSolution out = SolveToSurvive(slow, *problem_, options);
+  EXPECT_GT(slow.spare_time_s, 0);
+  EXPECT_LE(slow.spare_time_s, 10);
+  ASSERT_NE(out.solution.outcome, Outcome::kInfeasible) << out.solution.reason;
+  EXPECT_EQ(out.solution.configs.size(), 21u);
+}
+
 // survive {node, keep 0.5}: losing any node of eight GPUs leaves every day
 // service at half its rate.
 TEST_F(SurviveTest, LosingAnyNodeOfDayKeepsHalf) {
