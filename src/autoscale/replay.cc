@@ -228,12 +228,16 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
     report.samples.push_back({t + r.makespan_s, moved.end.UsedGpus(),
                               InOrder(report.services, moved.end.Capacity())});
     ReplayEvent event{
-        t,      d.move,       d.reason, gpus_now, moved.end.UsedGpus(),
-        starts, r.makespan_s, ""};
+        t,      d.move,       d.reason, gpus_now,         moved.end.UsedGpus(),
+        starts, r.makespan_s, "",       r.survive_dropped};
     if (!r.problems.empty()) event.problem = r.problems.front();
-    say(fmt::format("{} {}; {} -> {} GPUs, {} pod starts, {:.0f} s",
-                    Clock(t - trace.start_s()), d.reason, gpus_now,
-                    event.gpus_after, starts, r.makespan_s));
+    say(fmt::format(
+        "{} {}; {} -> {} GPUs, {} pod starts, {:.0f} s{}",
+        Clock(t - trace.start_s()), d.reason, gpus_now, event.gpus_after,
+        starts, r.makespan_s,
+        r.survive_dropped.empty()
+            ? ""
+            : "; survive not kept during it: " + r.survive_dropped));
     report.events.push_back(std::move(event));
     cluster = std::move(moved.end);
     deployed = std::move(target);
@@ -276,6 +280,9 @@ nlohmann::json ReplayJson(const ReplayReport& report) {
                       {"pod_starts", e.pod_starts},
                       {"makespan_s", e.makespan_s},
                       {"problem", e.problem}});
+    if (!e.survive_dropped.empty()) {
+      events.back()["survive_dropped"] = e.survive_dropped;
+    }
   }
   nlohmann::json samples = nlohmann::json::array();
   for (const ReplaySample& s : report.samples) {

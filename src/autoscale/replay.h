@@ -58,6 +58,9 @@ struct ReplayEvent {
   int pod_starts = 0;
   double makespan_s = 0;
   std::string problem;  // the transition's, if it ended short of its target
+  // Why the transition kept no survive promise the target makes (no room
+  // for the copies a loss would need); empty: kept, or none made.
+  std::string survive_dropped;
 };
 
 // From time_s on: GPUs in use (a transition's peak while it runs) and each
