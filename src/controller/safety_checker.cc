@@ -129,37 +129,79 @@ void CheckOrdering(const TransitionPlan& plan, const Ancestors& ancestors,
   }
 }
 
+// The actions one service's capacity depends on: its own and every action
+// they wait for, transitively. A moment (a closure of "requires") weighs
+// only the service's actions, and the closures of these actions are the
+// moments' restrictions to them, so the worst moment is found among them.
+struct Relevant {
+  std::vector<int> actions;             // positions in the plan
+  std::vector<std::vector<int>> after;  // per entry, entries it waits for
+};
+
+// `after` per action as positions in the plan.
+std::vector<std::vector<int>> AfterPositions(
+    const TransitionPlan& plan, const std::unordered_map<int, int>& index) {
+  std::vector<std::vector<int>> after(plan.actions.size());
+  for (size_t k = 0; k < plan.actions.size(); ++k) {
+    for (int id : plan.actions[k].after) after[k].push_back(index.at(id));
+  }
+  return after;
+}
+
+// The actions `own` (a service's, positions in the plan) and what they wait
+// for.
+Relevant RelevantTo(const std::vector<std::vector<int>>& after,
+                    const std::vector<int>& own) {
+  Relevant out;
+  std::unordered_map<int, int> local;  // position -> entry
+  for (int k : own) {
+    local.emplace(k, static_cast<int>(out.actions.size()));
+    out.actions.push_back(k);
+  }
+  for (size_t e = 0; e < out.actions.size(); ++e) {
+    for (int p : after[out.actions[e]]) {
+      if (local.emplace(p, static_cast<int>(out.actions.size())).second) {
+        out.actions.push_back(p);
+      }
+    }
+  }
+  out.after.resize(out.actions.size());
+  for (size_t e = 0; e < out.actions.size(); ++e) {
+    for (int p : after[out.actions[e]]) out.after[e].push_back(local.at(p));
+  }
+  return out;
+}
+
 // Returns the lowest capacity of `service` over every state the DAG allows,
 // counting only GPUs for which `counts` is true (`initial`: what those hold
 // before the plan).
 template <typename Counts>
-double WorstCapacity(const TransitionPlan& plan,
-                     const std::unordered_map<int, int>& index,
+double WorstCapacity(const TransitionPlan& plan, const Relevant& relevant,
                      const std::string& service, double initial,
                      const Counts& counts) {
-  // Node 2k: action k started; 2k+1: action k finished. A closure (a set
+  // Node 2e: entry e started; 2e+1: entry e finished. A closure (a set
   // closed under "requires") is a reachable moment: finished requires
   // started, started requires every `after` finished. Maximum-weight closure
   // with weight loss(started) and -gain(finished) is the worst drop.
-  int n = static_cast<int>(plan.actions.size());
+  int n = static_cast<int>(relevant.actions.size());
   int source = 2 * n, sink = 2 * n + 1;
   MaxFlow flow(2 * n + 2);
   double losses = 0;
-  for (int k = 0; k < n; ++k) {
-    const Action& a = plan.actions[k];
-    flow.AddEdge(2 * k + 1, 2 * k, MaxFlow::kInfinity);
-    for (int id : a.after) {
-      flow.AddEdge(2 * k, 2 * index.at(id) + 1, MaxFlow::kInfinity);
+  for (int e = 0; e < n; ++e) {
+    const Action& a = plan.actions[relevant.actions[e]];
+    flow.AddEdge(2 * e + 1, 2 * e, MaxFlow::kInfinity);
+    for (int f : relevant.after[e]) {
+      flow.AddEdge(2 * e, 2 * f + 1, MaxFlow::kInfinity);
     }
     if (a.kind == ActionKind::kRepartition || a.replica.service != service) {
       continue;
     }
     if (a.LossAtStart() > 0 && counts(a.at.gpu)) {
-      flow.AddEdge(source, 2 * k, a.LossAtStart());
+      flow.AddEdge(source, 2 * e, a.LossAtStart());
       losses += a.LossAtStart();
     }
     if (a.GainAtFinish() > 0 && counts(a.GainGpu())) {
-      flow.AddEdge(2 * k + 1, sink, a.GainAtFinish());
+      flow.AddEdge(2 * e + 1, sink, a.GainAtFinish());
     }
   }
   if (losses == 0) return initial;
@@ -170,7 +212,7 @@ double WorstCapacity(const TransitionPlan& plan,
 // Adds a problem for each domain whose loss, at some moment the DAG allows,
 // leaves a service below what it keeps after a loss.
 void CheckAfterLoss(const ClusterState& initial, const TransitionPlan& plan,
-                    const std::unordered_map<int, int>& index,
+                    const std::map<std::string, Relevant>& relevant,
                     const TransitionGoal& goal, SafetyReport* report) {
   if (!goal.survive) return;
   workload::FailureDomain kind = goal.survive->domain;
@@ -197,7 +239,8 @@ void CheckAfterLoss(const ClusterState& initial, const TransitionPlan& plan,
     for (const auto& [minus_most, d] : order) {
       if (anywhere + minus_most >= worst) continue;
       double outside = WorstCapacity(
-          plan, index, service, start[service] - by_domain[service][d],
+          plan, relevant.at(service), service,
+          start[service] - by_domain[service][d],
           [&](const cluster::GpuId& g) { return DomainOf(g, kind) != d; });
       if (outside < worst) {
         worst = outside;
@@ -311,8 +354,18 @@ SafetyReport CheckPlan(const ClusterState& initial, const TransitionPlan& plan,
   std::set<std::string> services;
   for (const auto& [name, value] : goal.required_before) services.insert(name);
   for (const auto& [name, value] : goal.required_after) services.insert(name);
+  std::vector<std::vector<int>> after = AfterPositions(plan, index);
+  std::map<std::string, std::vector<int>> own;  // per service, its actions
+  for (size_t k = 0; k < plan.actions.size(); ++k) {
+    const Action& a = plan.actions[k];
+    if (a.kind != ActionKind::kRepartition) {
+      own[a.replica.service].push_back(static_cast<int>(k));
+    }
+  }
+  std::map<std::string, Relevant> relevant;
   for (const std::string& s : services) {
-    double worst = WorstCapacity(plan, index, s, start[s],
+    relevant[s] = RelevantTo(after, own[s]);
+    double worst = WorstCapacity(plan, relevant[s], s, start[s],
                                  [](const cluster::GpuId&) { return true; });
     report.worst_capacity[s] = worst;
     double floor = goal.Floor(s);
@@ -324,7 +377,7 @@ SafetyReport CheckPlan(const ClusterState& initial, const TransitionPlan& plan,
     }
   }
 
-  CheckAfterLoss(initial, plan, index, goal, &report);
+  CheckAfterLoss(initial, plan, relevant, goal, &report);
 
   for (std::string& p : EndStateProblems(state, goal)) {
     report.problems.push_back(std::move(p));
