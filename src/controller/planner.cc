@@ -71,9 +71,13 @@ class Planner {
   std::string Domain(const GpuId& g) const {
     return DomainOf(g, goal_.survive->domain);
   }
-  // True if `view` sees a change on GPU `g`.
-  bool Sees(const View& view, const GpuId& g) const {
-    return !view.excluded || *view.excluded != Domain(g);
+  // The domain of GPU `g` where `views` tell domains apart, else "".
+  std::string DomainIn(const std::vector<View>& views, const GpuId& g) const {
+    return views.size() > 1 ? Domain(g) : std::string();
+  }
+  // True if `view` sees a change in `domain`.
+  static bool Sees(const View& view, const std::string& domain) {
+    return !view.excluded || *view.excluded != domain;
   }
   // Takes `throughput` of `service`, lost on GPU `g`, from every view that
   // sees it: first its slack, then creates not yet paired (their ids go to
@@ -173,8 +177,9 @@ bool Planner::CanCover(const std::string& service, double throughput,
                        const GpuId& g) const {
   auto it = views_.find(service);
   if (it == views_.end()) return throughput <= kEpsilon;
+  std::string domain = DomainIn(it->second, g);
   for (const View& v : it->second) {
-    if (!Sees(v, g)) continue;
+    if (!Sees(v, domain)) continue;
     double available = v.slack;
     for (const auto& [id, left] : v.unpaired) available += left;
     if (available < throughput - kEpsilon) return false;
@@ -185,8 +190,10 @@ bool Planner::CanCover(const std::string& service, double throughput,
 bool Planner::Cover(const std::string& service, double throughput,
                     const GpuId& g, std::vector<int>* after) {
   if (!CanCover(service, throughput, g)) return false;
-  for (View& v : views_[service]) {
-    if (!Sees(v, g)) continue;
+  std::vector<View>& views = views_[service];
+  std::string domain = DomainIn(views, g);
+  for (View& v : views) {
+    if (!Sees(v, domain)) continue;
     double need = throughput;
     double take = std::min(v.slack, need);
     v.slack -= take;
@@ -251,9 +258,9 @@ int Planner::Emit(Action action) {
   if (double gain = action.GainAtFinish(); gain > 0) {
     const std::string& service = action.replica.service;
     std::vector<View>& views = views_[service];
+    std::string domain = DomainIn(views, action.GainGpu());
     if (views.size() > 1) {
       // A domain the service has not touched starts as that view.
-      std::string domain = Domain(action.GainGpu());
       auto it = std::find_if(views.begin(), views.end(), [&](const View& v) {
         return v.excluded == domain;
       });
@@ -264,7 +271,7 @@ int Planner::Emit(Action action) {
       }
     }
     for (View& v : views) {
-      if (Sees(v, action.GainGpu())) v.unpaired.emplace_back(action.id, gain);
+      if (Sees(v, domain)) v.unpaired.emplace_back(action.id, gain);
     }
   }
   plan_.actions.push_back(std::move(action));
