@@ -45,7 +45,11 @@ SurvivingSolution Rounds(Optimizer& optimizer, const Problem& problem,
     workload::CapacityMatrix raised = caps.WithRequired(rounds.required());
     Problem round(w, problem.gpu, raised);
     SolveOptions limited = options;
-    limited.time_limit_s = std::max(SecondsLeft(deadline), 0.0);
+    // The first round gets half the time, so that later ones have some:
+    // at thousands of GPUs a proof of its optimum can take all of it, and
+    // its answer may not survive anyway.
+    limited.time_limit_s =
+        std::max(SecondsLeft(deadline), 0.0) / (out.rounds == 1 ? 2 : 1);
     if (out.rounds > 1) {
       // A later round repairs: its own optimum is not survive's, so within
       // one GPU of its bound is enough (a proof there can take minutes).
