@@ -3,7 +3,9 @@
 // strictly fewer replicas than the plan to the plain milp target, safely.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "cli/cli_test_util.h"
 #include "cluster/plan_json.h"
@@ -116,7 +118,7 @@ TEST(OptimizeFromCliTest, FromItsOwnTargetNothingChanges) {
 
 // survive: {domain: gpu, keep: 1}: from night, the target is day's
 // surviving optimum (proven), and validate finds every GPU's loss survived;
-// from that target nothing starts. {domain: node} is refused.
+// from that target nothing starts.
 TEST(OptimizeFromCliTest, ASurvivingTargetFromTheCluster) {
   std::string day = ReadFile(SourcePath("data/workloads/day.yaml")).value();
   std::string workload = testing::WriteTempFile(
@@ -128,6 +130,9 @@ TEST(OptimizeFromCliTest, ASurvivingTargetFromTheCluster) {
   ASSERT_EQ(r.code, 0) << r.err;
   auto target = deployment::LoadDeployment(out).value();
   EXPECT_TRUE(target.Placed());
+  // It carries survive, so the move to it keeps the promise too.
+  ASSERT_TRUE(target.survive);
+  EXPECT_EQ(target.survive->domain, workload::FailureDomain::kGpu);
   EXPECT_EQ(target.summary->gpus, 20);
   EXPECT_EQ(*target.summary->lower_bound, 20);
   EXPECT_EQ(target.summary->status, deployment::SolveStatus::kOptimal);
@@ -143,14 +148,58 @@ TEST(OptimizeFromCliTest, ASurvivingTargetFromTheCluster) {
   EXPECT_EQ(same.summary->transition->cost.kept_replicas,
             target.summary->transition->cost.kept_replicas +
                 target.summary->transition->cost.pod_starts);
-  std::string node = testing::WriteTempFile(
-      "day-survive-node.yaml", "survive: {domain: node, keep: 0.5}\n" + day);
-  r = Cli({"optimize", "-w", node, "-p", kProfiles, "--algo", "milp", "--from",
-           out});
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("survive: {domain: node} needs the nodes decided"),
-            std::string::npos)
-      << r.err;
+}
+
+// Per node, the serving GPUs of the deployment at `path`.
+std::map<std::string, int> ServingPerNode(const std::string& path) {
+  std::map<std::string, int> per_node;
+  deployment::Deployment d = deployment::LoadDeployment(path).value();
+  for (const deployment::DeployedGpu& g : d.gpus) {
+    if (g.Serving()) ++per_node[*g.node];
+  }
+  return per_node;
+}
+
+// survive: {domain: node} from a cluster: its nodes are the domains, and
+// new nodes hold only what they cannot. Night from day's three nodes (8, 8
+// and 2 GPUs) spreads its 6 GPUs over them; day from night's one node of 6
+// fills it and puts the rest on two new nodes. Both validate, both are
+// their plain optimum, and the transitions keep the promise.
+TEST(OptimizeFromCliTest, ASurvivingNodeTargetStaysOnItsNodes) {
+  auto workload = [](const std::string& name) {
+    return testing::WriteTempFile(
+        name + "-node.yaml",
+        "survive: {domain: node, keep: 0.5}\n" +
+            ReadFile(SourcePath("data/workloads/" + name + ".yaml")).value());
+  };
+  for (auto [from, name, per_node] :
+       {std::tuple{"day", "night",
+                   std::map<std::string, int>{
+                       {"node-0", 2}, {"node-1", 2}, {"node-2", 2}}},
+        std::tuple{"night", "day",
+                   std::map<std::string, int>{
+                       {"node-0", 6}, {"node-1", 6}, {"node-2", 6}}}}) {
+    SCOPED_TRACE(name);
+    std::string w = workload(name);
+    std::string current =
+        SourcePath(std::string("data/deployments/") + from + ".json");
+    std::string out = testing::TempDir() + "/" + name + "-node-from.json";
+    CliResult r = Cli({"optimize", "-w", w, "-p", kProfiles, "--algo", "milp",
+                       "--from", current, "-o", out});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(ServingPerNode(out), per_node);
+    auto target = deployment::LoadDeployment(out).value();
+    EXPECT_EQ(target.summary->status, deployment::SolveStatus::kOptimal);
+    ASSERT_TRUE(target.survive);
+    EXPECT_EQ(target.survive->domain, workload::FailureDomain::kNode);
+    CliResult valid = Cli({"validate", "-d", out, "-w", w, "-p", kProfiles});
+    EXPECT_EQ(valid.code, 0) << valid.out << valid.err;
+    CliResult plan =
+        Cli({"plan", "--from", current, "--to", out, "--nodes", "3"});
+    EXPECT_EQ(plan.code, 0) << plan.err;
+    EXPECT_NE(plan.err.find("after losing any one node"), std::string::npos)
+        << plan.err;
+  }
 }
 
 TEST(OptimizeFromCliTest, UsageErrorsNameTheFlag) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 
 #include "controller/target_mapping.h"
@@ -125,6 +126,75 @@ std::vector<GpuId> Place(const optimizer::TransitionSolution& solved,
   return where;
 }
 
+// survive: {domain: node}'s failure domains from `current`: its nodes
+// with GPUs of `gpu`, in order, then spare nodes of `gpus_per_node` named
+// as new GPUs' nodes are (node-<k>, not in the cluster), enough for four
+// times the cluster and 64 GPUs more, used only for what the cluster's
+// nodes cannot hold.
+std::vector<optimizer::FleetNode> ClusterNodes(const ClusterState& current,
+                                               const mig::GpuModel& gpu,
+                                               int gpus_per_node) {
+  std::vector<optimizer::FleetNode> nodes;
+  std::set<std::string> names;
+  for (const GpuState& g : current.gpus) {
+    names.insert(g.id.node);
+    if (g.model != &gpu) continue;
+    if (nodes.empty() || nodes.back().name != g.id.node) {
+      nodes.push_back({g.id.node, 0, false});
+    }
+    ++nodes.back().gpus;
+  }
+  int spare_gpus = 4 * static_cast<int>(current.gpus.size()) + 64;
+  for (int k = 0; spare_gpus > 0; ++k) {
+    std::string name =
+        deployment::UnplacedNode(k * gpus_per_node, gpus_per_node);
+    if (names.count(name) > 0) continue;
+    nodes.push_back({name, gpus_per_node, true});
+    spare_gpus -= gpus_per_node;
+  }
+  return nodes;
+}
+
+// The configs of `solved` placed each on its node (solved.node_of): per
+// node, as the planner maps a target onto that node's GPUs of `current`
+// (keeping the replicas it can), new GPUs of the node added to `current`
+// where it has too few.
+StatusOr<deployment::Deployment> PlaceByNode(
+    const optimizer::Problem& problem,
+    const optimizer::TransitionSolution& solved, ClusterState* current) {
+  std::map<std::string, std::vector<deployment::GpuConfig>> configs_of;
+  for (size_t c = 0; c < solved.configs.size(); ++c) {
+    configs_of[solved.node_of[c]].push_back(solved.configs[c]);
+  }
+  ClusterState placed;
+  for (const auto& [node, configs] : configs_of) {
+    ClusterState here;
+    int next = 0;
+    for (const GpuState& g : current->gpus) {
+      if (g.id.node != node) continue;
+      here.gpus.push_back(g);
+      next = std::max(next, g.id.index + 1);
+    }
+    while (here.gpus.size() < configs.size()) {
+      GpuState fresh{{node, next++}, &problem.gpu, {}};
+      here.gpus.push_back(fresh);
+      current->gpus.push_back(std::move(fresh));
+    }
+    MIGSERVE_ASSIGN_OR_RETURN(DesiredLayouts desired,
+                              MapTarget(here, deployment::MakeDeployment(
+                                                  problem.workload, problem.gpu,
+                                                  problem.caps, configs)));
+    for (auto& [id, slots] : desired) {
+      placed.gpus.push_back({id, &problem.gpu, std::move(slots)});
+    }
+  }
+  placed.Sort();
+  deployment::Deployment target =
+      cluster::ToDeployment(placed, problem.workload.services);
+  target.survive = problem.workload.survive;
+  return target;
+}
+
 // What moving `current` to the GPUs and slots `desired` takes
 // (CostOfTransition).
 optimizer::TransitionCost CostOf(const ClusterState& current,
@@ -164,19 +234,16 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
     const optimizer::SolveOptions& options,
     const optimizer::TransitionOptions& transition, int gpus_per_node) {
   MIGSERVE_RETURN_IF_ERROR(transition.Validate());
-  if (problem.workload.survive &&
-      problem.workload.survive->domain == workload::FailureDomain::kNode) {
-    return Status::InvalidArgument(fmt::format(
-        "{}: survive: {{domain: node}} needs the nodes decided before the "
-        "services, and --from places the deployment on the current one's "
-        "GPUs; optimize without --from, or survive a GPU",
-        problem.workload.source));
-  }
   auto begin = std::chrono::steady_clock::now();
   MIGSERVE_ASSIGN_OR_RETURN(std::vector<optimizer::CurrentGpu> keepable,
                             KeepableConfigs(current, problem, profiles));
+  optimizer::SolveOptions solve = options;
+  if (problem.workload.survive &&
+      problem.workload.survive->domain == workload::FailureDomain::kNode) {
+    solve.nodes = ClusterNodes(current, problem.gpu, gpus_per_node);
+  }
   optimizer::TransitionSolution solved =
-      optimizer::SolveTransition(problem, keepable, options, transition);
+      optimizer::SolveTransition(problem, keepable, solve, transition);
   if (solved.outcome == optimizer::Outcome::kInfeasible) {
     return Status::FailedPrecondition("milp: " + solved.reason);
   }
@@ -184,10 +251,16 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
           .count();
   ClusterState room = current;
-  std::vector<GpuId> where = Place(solved, gpus_per_node, &room);
-  deployment::Deployment target = deployment::MakeDeployment(
-      problem.workload, problem.gpu, problem.caps, solved.configs);
-  for (size_t c = 0; c < target.gpus.size(); ++c) {
+  deployment::Deployment target;
+  std::vector<GpuId> where;  // per config, where Place put it
+  if (!solved.node_of.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(target, PlaceByNode(problem, solved, &room));
+  } else {
+    where = Place(solved, gpus_per_node, &room);
+    target = deployment::MakeDeployment(problem.workload, problem.gpu,
+                                        problem.caps, solved.configs);
+  }
+  for (size_t c = 0; c < where.size(); ++c) {
     target.gpus[c].node = where[c].node;
     target.gpus[c].index = where[c].index;
     // A kept replica stays as it is, with what the optimizer credited it
@@ -222,16 +295,19 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
   optimizer::TransitionCost plain_cost = CostOf(room, plain_desired);
   // The model keeps a GPU's whole layout or none of it; the planner also
   // keeps replicas on GPUs it repartitions in part. Where that keeps more,
-  // the plain optimum as the planner places it is the better target.
+  // the plain optimum as the planner places it is the better target (not
+  // where each config must stay on its node: the planner ignores nodes).
   bool plain_better =
+      solved.node_of.empty() &&
       std::pair{plain_cost.pod_starts, plain_cost.repartitioned_gpus} <
-      std::pair{cost.pod_starts, cost.repartitioned_gpus};
+          std::pair{cost.pod_starts, cost.repartitioned_gpus};
   if (plain_better) {
     ClusterState placed;
     for (auto& [id, slots] : plain_desired) {
       placed.gpus.push_back({id, room.FindGpu(id)->model, std::move(slots)});
     }
     target = cluster::ToDeployment(placed, problem.workload.services);
+    target.survive = problem.workload.survive;
     cost = plain_cost;
   }
   optimizer::Solution solution = solved.plain;

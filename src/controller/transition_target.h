@@ -34,10 +34,12 @@ StatusOr<optimizer::TransitionCost> CostOfTransition(
 // summary has the milp's fields and pod_starts, repartitioned_gpus,
 // kept_replicas (counted as the planner maps the result), starts_bound,
 // extra_gpus and `plain_optimum`, the same figures for the plain milp result.
-// With survive: {domain: gpu} the target is the surviving optimum, placed
-// to keep what it can (no phase 2). Returns InvalidArgument naming the GPU
-// when a current GPU is not of the problem's model, or for survive:
-// {domain: node}; FailedPrecondition when no deployment is found.
+// With survive the target is the surviving optimum, placed to keep what it
+// can (no phase 2); for {domain: node} spread over the cluster's nodes
+// (new ones, node-<k> of `gpus_per_node`, only for what those cannot hold),
+// each config on a GPU of its node. Returns InvalidArgument naming the GPU
+// when a current GPU is not of the problem's model; FailedPrecondition when
+// no deployment is found.
 StatusOr<deployment::Deployment> OptimizeFromCurrent(
     const cluster::ClusterState& current, const optimizer::Problem& problem,
     const profile::ProfileTable& profiles,

@@ -105,11 +105,14 @@ struct MilpOptions {
   Status Validate() const;
 };
 
-// A node of the fleet a deployment is placed on (`optimize --inventory`):
-// the failure domains of `survive: {domain: node}`.
+// A node of the fleet a deployment is placed on (`optimize --inventory`,
+// or the cluster of `optimize --from`): the failure domains of `survive:
+// {domain: node}`.
 struct FleetNode {
   std::string name;
   int gpus = 0;  // of the workload's GPU model
+  // A node to add (--from): used only for what the others cannot hold.
+  bool spare = false;
 };
 
 struct SolveOptions {

@@ -106,14 +106,27 @@ StatusOr<FailureDomains> FailureDomainsOf(int count,
     }
     return out;
   }
+  // Spare nodes open in order, as few as hold what the others cannot; the
+  // others fill first.
+  int left = count;
+  for (const FleetNode& n : nodes) left -= n.spare ? 0 : n.gpus;
+  std::vector<bool> open(nodes.size());
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    open[n] = !nodes[n].spare || left > 0;
+    if (nodes[n].spare && left > 0) left -= nodes[n].gpus;
+  }
   std::vector<int> used(nodes.size(), 0);
   out.index.resize(count);
   for (int g = 0; g < count; ++g) {
     int best = -1;
+    auto better = [&](size_t n) {
+      if (!open[n] || used[n] >= nodes[n].gpus) return false;
+      if (best < 0) return true;
+      return std::pair{nodes[n].spare, used[n]} <
+             std::pair{nodes[best].spare, used[best]};
+    };
     for (size_t n = 0; n < nodes.size(); ++n) {
-      if (used[n] < nodes[n].gpus && (best < 0 || used[n] < used[best])) {
-        best = static_cast<int>(n);
-      }
+      if (better(n)) best = static_cast<int>(n);
     }
     if (best < 0) {
       int had = 0;

@@ -37,7 +37,8 @@ struct FailureDomains {
 // its own (gpu); or its node (node): with `nodes`, the configs spread over
 // the fleet's nodes, each to the node holding the fewest so far (first in
 // inventory order on a tie), so that losing a node costs as little as the
-// fleet allows; without, nodes of deployment::kUnplacedGpusPerNode filled
+// fleet allows (spare nodes only for what the others cannot hold, as few as
+// do, in order); without, nodes of deployment::kUnplacedGpusPerNode filled
 // in order (the unplaced convention). FailedPrecondition if `nodes` hold
 // fewer GPUs than `count`.
 StatusOr<FailureDomains> FailureDomainsOf(int count,

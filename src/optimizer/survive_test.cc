@@ -148,6 +148,20 @@ TEST(FailureDomainsTest, NodesOfEightOrSpreadOverTheFleet) {
   ASSERT_FALSE(full.ok());
   EXPECT_EQ(full.status().message(),
             "the deployment needs 12 GPUs but the fleet's 3 node(s) have 11");
+  // Spare nodes (a cluster's new ones) hold only what the others cannot,
+  // as few as do, spread over those.
+  std::vector<FleetNode> grown = {
+      {"a", 4, false}, {"s1", 8, true}, {"s2", 8, true}, {"s3", 8, true}};
+  auto kept = FailureDomainsOf(3, workload::FailureDomain::kNode, grown);
+  EXPECT_EQ(kept->of, (std::vector<int>{0, 0, 0}));
+  auto one = FailureDomainsOf(10, workload::FailureDomain::kNode, grown);
+  EXPECT_EQ(std::count(one->of.begin(), one->of.end(), 0), 4);
+  EXPECT_EQ(std::count(one->of.begin(), one->of.end(), 1), 6);
+  auto two = FailureDomainsOf(14, workload::FailureDomain::kNode, grown);
+  EXPECT_EQ(std::count(two->of.begin(), two->of.end(), 0), 4);
+  EXPECT_EQ(std::count(two->of.begin(), two->of.end(), 1), 5);
+  EXPECT_EQ(std::count(two->of.begin(), two->of.end(), 2), 5);
+  EXPECT_EQ(std::count(two->of.begin(), two->of.end(), 3), 0);
 }
 
 // survive {gpu, keep 1} on night and day (the test): removing any

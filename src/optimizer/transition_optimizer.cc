@@ -311,11 +311,12 @@ Status TransitionOptions::Validate() const {
 
 namespace {
 
-// SolveTransition of a workload with survive (domain gpu): SolveToSurvive's
+// SolveTransition of a workload with survive: SolveToSurvive's
 // deployment, every config new (the caller places it on the cluster,
-// keeping the replicas it can). Phase 2's model does not price the spare:
-// its answers moved services onto GPUs that carried more of them than
-// their spare on every shipped pair tried, so it is not run.
+// keeping the replicas it can; for a node domain, each on its node). Phase 2's
+// model does not price the spare: its answers moved services onto GPUs that
+// carried more of them than their spare on every shipped pair tried, so it is
+// not run.
 TransitionSolution SolveSurvivingTransition(const Problem& problem,
                                             const SolveOptions& options) {
   TransitionSolution out;
@@ -342,6 +343,11 @@ TransitionSolution SolveSurvivingTransition(const Problem& problem,
   }
   out.cost.gpus = static_cast<int>(out.configs.size());
   out.cost.repartitioned_gpus = out.cost.gpus;
+  if (!surviving.domains.index.empty()) {
+    for (int d : surviving.domains.of) {
+      out.node_of.push_back(surviving.domains.nodes[d]);
+    }
+  }
   return out;
 }
 

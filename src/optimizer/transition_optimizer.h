@@ -74,6 +74,9 @@ struct TransitionSolution {
   Solution plain;       // phase 1: the fewest GPUs, regardless of the cluster
   double starts_bound = 0;  // proven lower bound on the starts
   int nodes = 0;            // phase 2's branch-and-bound nodes
+  // survive: {domain: node} with SolveOptions::nodes: per config, the node
+  // it must go to.
+  std::vector<std::string> node_of;
 };
 
 // Returns the transition-aware deployment for `problem` from the `current`
@@ -83,7 +86,7 @@ struct TransitionSolution {
 // phase 2: every config comes new, for the caller to place keeping what it
 // can.
 // REQUIRES: options are valid; the current layouts are of problem.gpu;
-// survive's domain, if any, is gpu (the placement decides the nodes).
+// for survive: {domain: node}, options.nodes are the cluster's.
 TransitionSolution SolveTransition(const Problem& problem,
                                    const std::vector<CurrentGpu>& current,
                                    const SolveOptions& options,
