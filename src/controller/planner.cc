@@ -52,13 +52,12 @@ class Planner {
   bool Needed(const GpuId& g, const Slot& desired) const;
   bool Done() const;
 
-  // What a service must keep as seen by one view of the cluster: the plain
-  // view (every GPU; its floor) and, with survive, one view per failure
-  // domain the service touches (every GPU outside it; what it keeps after
-  // a loss) and one for the domains it has not touched (every GPU; the
-  // same), which a new domain's view starts from.
+  // What a service must keep as seen by one view of the cluster: first the
+  // plain view (every GPU; its floor) and, with survive, second the view
+  // for the domains it has not touched (every GPU; what it keeps after a
+  // loss), which a new domain's view starts from, then one per failure
+  // domain it touches (every GPU outside it; the same).
   struct View {
-    bool after_loss = false;
     std::optional<std::string> excluded;  // the domain left out
     // The view's capacity, once every emitted action has run, above what
     // it must keep, less what deletes have taken from it.
@@ -215,14 +214,12 @@ void Planner::StartViews(const std::string& service, double capacity,
                          const std::map<std::string, double>& by_domain,
                          double kept) {
   std::vector<View>& views = views_[service];
-  views.push_back({false,
-                   std::nullopt,
-                   std::max(0.0, capacity - goal_.Floor(service)),
-                   {}});
+  views.push_back(
+      {std::nullopt, std::max(0.0, capacity - goal_.Floor(service)), {}});
   if (kept <= kEpsilon) return;
-  views.push_back({true, std::nullopt, std::max(0.0, capacity - kept), {}});
+  views.push_back({std::nullopt, std::max(0.0, capacity - kept), {}});
   for (const auto& [domain, value] : by_domain) {
-    views.push_back({true, domain, std::max(0.0, capacity - value - kept), {}});
+    views.push_back({domain, std::max(0.0, capacity - value - kept), {}});
   }
 }
 

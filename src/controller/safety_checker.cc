@@ -225,7 +225,8 @@ void CheckAfterLoss(const ClusterState& initial, const TransitionPlan& plan,
     // worst anywhere less that, so the domains that can hold the most go
     // first, and one that cannot go below the worst found is not cut.
     std::map<std::string, double> most = by_domain[service];
-    for (const Action& a : plan.actions) {
+    for (int k : relevant.at(service).actions) {
+      const Action& a = plan.actions[k];
       if (a.GainAtFinish() > 0 && a.replica.service == service) {
         most[DomainOf(a.GainGpu(), kind)] += a.GainAtFinish();
       }
