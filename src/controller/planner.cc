@@ -630,8 +630,9 @@ StatusOr<PlannedTransition> PlanSurvivingIfPossible(
   PlannedTransition out{{}, goal, {}};
   StatusOr<TransitionPlan> plan =
       PlanTransition(current, target, goal, options);
-  if (!plan.ok() && goal.survive &&
-      plan.status().code() == Status::Code::kFailedPrecondition) {
+  // Whatever stopped it (no room, or no progress), the floors alone may
+  // still be kept; where they cannot either, their error is the answer.
+  if (!plan.ok() && goal.survive) {
     out.survive_dropped = plan.status().message();
     out.goal.survive.reset();
     plan = PlanTransition(current, target, out.goal, options);

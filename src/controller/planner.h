@@ -84,7 +84,7 @@ struct PlannedTransition {
 // would leave short, and a temporary copy goes to a domain the service is
 // not in. When no such plan is found (the cluster has no room for the
 // copies), returns the plan for the floors alone, its goal without
-// survive, and says why.
+// survive, and says why; where there is none either, the floors' error.
 StatusOr<PlannedTransition> PlanSurvivingIfPossible(
     const cluster::ClusterState& current, const deployment::Deployment& target,
     const TransitionGoal& goal, const PlannerOptions& options = {});
