@@ -32,8 +32,11 @@ test: build
 bench: build
 	$(BUILD)/migserve_bench
 
+# Leaks inside third-party libraries are suppressed (tools/lsan.supp says
+# which and why).
 asan:
-	$(MAKE) test BUILD=build-asan BUILD_TYPE=Debug CMAKE_FLAGS=-DMIGSERVE_SANITIZE=ON
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan.supp \
+	  $(MAKE) test BUILD=build-asan BUILD_TYPE=Debug CMAKE_FLAGS=-DMIGSERVE_SANITIZE=ON
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')
