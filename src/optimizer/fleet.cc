@@ -47,12 +47,10 @@ SurvivingFleet SolveFleetToSurvive(const workload::Workload& workload,
     SolveOptions limited = options;
     limited.time_limit_s = std::max(SecondsLeft(deadline), 0.0);
     if (bound) {
-      // A later round repairs (as Rounds does for one type): within the
-      // cheapest GPU of its bound is enough.
       double cheapest = types.front().cost;
       for (const FleetType& t : types) cheapest = std::min(cheapest, t.cost);
       limited.milp.gap =
-          std::max(options.milp.gap, cheapest / (*bound + cheapest));
+          SurviveRounds::RepairGap(options.milp.gap, *bound, cheapest);
     }
     out.solution = SolveFleet(
         round, deployment::CompletionRates(workload.services.size(), 0.0),

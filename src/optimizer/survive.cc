@@ -51,10 +51,8 @@ SurvivingSolution Rounds(Optimizer& optimizer, const Problem& problem,
     limited.time_limit_s =
         std::max(SecondsLeft(deadline), 0.0) / (out.rounds == 1 ? 2 : 1);
     if (out.rounds > 1) {
-      // A later round repairs: its own optimum is not survive's, so within
-      // one GPU of its bound is enough (a proof there can take minutes).
-      limited.milp.gap = std::max(
-          options.milp.gap, 1.0 / static_cast<double>(out.lower_bound + 1));
+      limited.milp.gap =
+          SurviveRounds::RepairGap(options.milp.gap, out.lower_bound, 1);
     }
     out.solution = optimizer.Solve(
         round, deployment::CompletionRates(caps.num_services(), 0.0), limited);

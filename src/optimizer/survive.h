@@ -7,6 +7,7 @@
 #ifndef MIGSERVE_OPTIMIZER_SURVIVE_H_
 #define MIGSERVE_OPTIMIZER_SURVIVE_H_
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,14 @@ class SurviveRounds {
   // time). Counts the round.
   std::string Next(const std::string& short_of, Clock::time_point deadline,
                    const SolveOptions& options);
+
+  // The MILP gap of a later round, whose first round's bound is `bound`
+  // (in cost; `unit`: the cheapest GPU's): a later round repairs, its own
+  // optimum is not survive's, so within one GPU of its bound is enough (a
+  // proof there can take minutes); never below the `given` gap.
+  static double RepairGap(double given, double bound, double unit) {
+    return std::max(given, unit / (bound + unit));
+  }
 
  private:
   const workload::Workload& workload_;
