@@ -138,7 +138,7 @@ std::vector<optimizer::FleetNode> ClusterNodes(const ClusterState& current,
   std::set<std::string> names;
   for (const GpuState& g : current.gpus) {
     names.insert(g.id.node);
-    if (g.model != &gpu) continue;
+    if (g.model->name != gpu.name) continue;  // as KeepableConfigs compares
     if (nodes.empty() || nodes.back().name != g.id.node) {
       nodes.push_back({g.id.node, 0, false});
     }
@@ -155,6 +155,20 @@ std::vector<optimizer::FleetNode> ClusterNodes(const ClusterState& current,
   return nodes;
 }
 
+// The placed target the planner maps onto `desired` (every GPU of
+// `problem`'s model), carrying the workload's survive.
+deployment::Deployment TargetAt(const optimizer::Problem& problem,
+                                DesiredLayouts desired) {
+  ClusterState placed;
+  for (auto& [id, slots] : desired) {
+    placed.gpus.push_back({id, &problem.gpu, std::move(slots)});
+  }
+  deployment::Deployment target =
+      cluster::ToDeployment(placed, problem.workload.services);
+  target.survive = problem.workload.survive;
+  return target;
+}
+
 // The configs of `solved` placed each on its node (solved.node_of): per
 // node, as the planner maps a target onto that node's GPUs of `current`
 // (keeping the replicas it can), new GPUs of the node added to `current`
@@ -166,7 +180,7 @@ StatusOr<deployment::Deployment> PlaceByNode(
   for (size_t c = 0; c < solved.configs.size(); ++c) {
     configs_of[solved.node_of[c]].push_back(solved.configs[c]);
   }
-  ClusterState placed;
+  DesiredLayouts all;
   for (const auto& [node, configs] : configs_of) {
     ClusterState here;
     int next = 0;
@@ -184,15 +198,9 @@ StatusOr<deployment::Deployment> PlaceByNode(
                               MapTarget(here, deployment::MakeDeployment(
                                                   problem.workload, problem.gpu,
                                                   problem.caps, configs)));
-    for (auto& [id, slots] : desired) {
-      placed.gpus.push_back({id, &problem.gpu, std::move(slots)});
-    }
+    all.merge(desired);
   }
-  placed.Sort();
-  deployment::Deployment target =
-      cluster::ToDeployment(placed, problem.workload.services);
-  target.survive = problem.workload.survive;
-  return target;
+  return TargetAt(problem, std::move(all));
 }
 
 // What moving `current` to the GPUs and slots `desired` takes
@@ -302,12 +310,7 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
       std::pair{plain_cost.pod_starts, plain_cost.repartitioned_gpus} <
           std::pair{cost.pod_starts, cost.repartitioned_gpus};
   if (plain_better) {
-    ClusterState placed;
-    for (auto& [id, slots] : plain_desired) {
-      placed.gpus.push_back({id, room.FindGpu(id)->model, std::move(slots)});
-    }
-    target = cluster::ToDeployment(placed, problem.workload.services);
-    target.survive = problem.workload.survive;
+    target = TargetAt(problem, std::move(plain_desired));
     cost = plain_cost;
   }
   optimizer::Solution solution = solved.plain;
