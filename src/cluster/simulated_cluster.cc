@@ -160,37 +160,12 @@ std::vector<GpuId> SimulatedCluster::GpusOf(const Action& action) const {
 }
 
 void SimulatedCluster::Touch(const GpuId& id) {
+  books_.Touch(state_, id, &changed_);
+  MarkBusy(id);
+}
+
+void SimulatedCluster::MarkBusy(const GpuId& id) {
   const GpuState* g = state_.FindGpu(id);
-  std::map<std::string, double> now =
-      g != nullptr ? g->Capacity() : std::map<std::string, double>();
-  std::map<std::string, double>& before = on_gpu_[id];
-  std::set<std::string> services;
-  for (const auto& [service, value] : before) services.insert(service);
-  for (const auto& [service, value] : now) services.insert(service);
-  for (const std::string& service : services) {
-    changed_.insert(service);
-    std::map<GpuId, double>& gpus = by_service_[service];
-    auto it = now.find(service);
-    if (it == now.end()) {
-      gpus.erase(id);
-    } else {
-      gpus[id] = it->second;
-    }
-    if (gpus.empty()) {
-      by_service_.erase(service);
-      capacity_.erase(service);
-      continue;
-    }
-    // In GPU order, as ClusterState::Capacity sums: the same to the bit.
-    double sum = 0;
-    for (const auto& [gpu, value] : gpus) sum += value;
-    capacity_[service] = sum;
-  }
-  if (now.empty()) {
-    on_gpu_.erase(id);
-  } else {
-    before = std::move(now);
-  }
   if ((g != nullptr && g->HasReplica()) || acting_.count(id) > 0) {
     busy_.insert(id);
   } else {
@@ -199,11 +174,11 @@ void SimulatedCluster::Touch(const GpuId& id) {
 }
 
 void SimulatedCluster::Rebuild() {
-  std::set<GpuId> ids;
-  for (const auto& [id, services] : on_gpu_) ids.insert(id);
+  books_.Rebuild(state_, &changed_);
+  std::set<GpuId> ids = busy_;
   for (const auto& [id, count] : acting_) ids.insert(id);
   for (const GpuState& g : state_.gpus) ids.insert(g.id);
-  for (const GpuId& id : ids) Touch(id);
+  for (const GpuId& id : ids) MarkBusy(id);
 }
 
 void SimulatedCluster::Record() {
@@ -211,8 +186,8 @@ void SimulatedCluster::Record() {
   // change touched can differ from the last sample.
   bool differs = capacity_history_.empty();
   for (const std::string& service : changed_) {
-    auto it = capacity_.find(service);
-    double value = it == capacity_.end() ? 0 : it->second;
+    auto it = books_.capacity().find(service);
+    double value = it == books_.capacity().end() ? 0 : it->second;
     auto [now, fresh] = capacity_now_.try_emplace(service, value);
     if (fresh || now->second != value) differs = true;
     now->second = value;

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "cluster/capacity_books.h"
 #include "cluster/cluster_backend.h"
 
 namespace migserve::cluster {
@@ -66,7 +67,7 @@ class SimulatedCluster : public ClusterBackend {
 
   StatusOr<ClusterState> Observe() override { return state_; }
   std::optional<LiveView> Live() const override {
-    return LiveView{&state_, &capacity_, gpus_version_};
+    return LiveView{&state_, &books_.capacity(), gpus_version_};
   }
   Status Start(const Action& action) override;
   std::vector<int> Running() const override;
@@ -110,6 +111,8 @@ class SimulatedCluster : public ClusterBackend {
   // and the capacity of each service it serves or served: the work of an
   // action event is that of its GPUs and their services, not the cluster's.
   void Touch(const GpuId& id);
+  // Counts GPU `id` busy if it serves a replica or runs an action.
+  void MarkBusy(const GpuId& id);
   // The GPUs an action's start or end changes, counted as busy meanwhile.
   std::vector<GpuId> GpusOf(const Action& action) const;
   // The books from scratch.
@@ -127,11 +130,7 @@ class SimulatedCluster : public ClusterBackend {
   std::vector<CapacitySample> capacity_history_;
   std::map<int, int> starts_;
   int peak_gpus_ = 0;
-  // Per GPU, each service's throughput there; per service, the same by GPU
-  // (summed in GPU order into capacity_).
-  std::map<GpuId, std::map<std::string, double>> on_gpu_;
-  std::map<std::string, std::map<GpuId, double>> by_service_;
-  std::map<std::string, double> capacity_;
+  CapacityBooks books_;
   // The last sample's capacities, and the services touched since.
   std::map<std::string, double> capacity_now_;
   std::set<std::string> changed_;
