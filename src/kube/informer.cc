@@ -42,12 +42,17 @@ Status Informer::List() {
       error_ = list.status();
       return error_;
     }
+    if (tracking_) {
+      for (const auto& [name, object] : objects_) changed_.insert(name);
+    }
     objects_.clear();
     auto items = list->find("items");
     if (items != list->end() && items->is_array()) {
       for (const nlohmann::json& item : *items) {
         std::optional<std::string> name = StringField(item, "metadata", "name");
-        if (name) objects_[*name] = item;
+        if (!name) continue;
+        objects_[*name] = item;
+        if (tracking_) changed_.insert(*name);
       }
     }
     version_ = StringField(*list, "metadata", "resourceVersion").value_or("");
@@ -58,6 +63,30 @@ Status Informer::List() {
 }
 
 StatusOr<Informer::Objects> Informer::Get() {
+  MIGSERVE_RETURN_IF_ERROR(Look());
+  std::lock_guard lock(mu_);
+  return objects_;
+}
+
+Informer::Changes Informer::TakeChanges() {
+  std::lock_guard lock(mu_);
+  Changes changes;
+  if (!tracking_) {
+    tracking_ = true;
+    for (const auto& [name, object] : objects_) changes.emplace(name, object);
+    return changes;
+  }
+  for (const std::string& name : changed_) {
+    auto it = objects_.find(name);
+    changes.emplace(name, it == objects_.end()
+                              ? std::nullopt
+                              : std::optional<nlohmann::json>(it->second));
+  }
+  changed_.clear();
+  return changes;
+}
+
+Status Informer::Look() {
   std::unique_lock lock(mu_);
   if (!watching_) {
     bool second = lists_ > 0 && error_.ok();
@@ -69,8 +98,7 @@ StatusOr<Informer::Objects> Informer::Get() {
       thread_ = std::thread([this] { Run(); });
     }
   }
-  if (!error_.ok()) return error_;
-  return objects_;
+  return error_;
 }
 
 bool Informer::Apply(const nlohmann::json& event) {
@@ -86,6 +114,7 @@ bool Informer::Apply(const nlohmann::json& event) {
     std::lock_guard lock(mu_);
     if (version) version_ = *version;
     if (type == "BOOKMARK" || !name) return true;
+    if (tracking_) changed_.insert(*name);
     if (type == "DELETED") {
       objects_.erase(*name);
     } else {

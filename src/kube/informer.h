@@ -7,6 +7,10 @@
 // So a controller that looks at the cluster after every action sends one
 // request per watch period instead of a listing per look.
 //
+// A consumer that keeps books of its own (the Kubernetes backend's live
+// view) takes the names that changed since its last take, each with its
+// object now (none: gone), and so costs per change, not per object.
+//
 // The thread starts at the second look: a command that looks once (observe,
 // a dry run) sends one listing and leaves no watch behind. A cache that is
 // not watched is not trusted: the second look lists again.
@@ -20,6 +24,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -43,10 +48,21 @@ class Informer {
   Informer(const Informer&) = delete;
   Informer& operator=(const Informer&) = delete;
 
+  // Per name, the object now, or none where it is gone.
+  using Changes = std::map<std::string, std::optional<nlohmann::json>>;
+
   // The collection as last seen. The first two calls list it (the second
   // starts the watch); later ones answer from the cache, or with the error
   // of the last listing if it failed (the watch keeps trying).
   StatusOr<Objects> Get();
+  // As Get, without the copy: lists where Get would, else returns the
+  // error of the last listing, if it failed.
+  Status Look();
+  // The objects that changed (were added, modified or deleted, by the watch
+  // or by a listing) since the last call, each as it is now; the first call
+  // returns every object (changes are kept only once a consumer takes
+  // them).
+  Changes TakeChanges();
 
   // Object `name` as cached (no request; nothing before the first look).
   std::optional<nlohmann::json> Find(const std::string& name) const;
@@ -74,8 +90,10 @@ class Informer {
   mutable std::mutex mu_;
   std::condition_variable stopping_;
   Objects objects_;
-  std::string version_;  // resourceVersion to watch from
-  Status error_;         // of the last listing
+  bool tracking_ = false;          // TakeChanges has been called
+  std::set<std::string> changed_;  // names, since the last TakeChanges
+  std::string version_;            // resourceVersion to watch from
+  Status error_;                   // of the last listing
   int lists_ = 0;
   bool watching_ = false;
   std::atomic<bool> stop_ = false;

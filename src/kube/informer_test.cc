@@ -116,6 +116,47 @@ TEST_F(InformerTest, ListsAgainWhenItsVersionIsCompacted) {
   EXPECT_EQ(informer.lists(), 3);
 }
 
+// A consumer's books follow the collection change by change: the first take
+// is the whole collection, then each take names what changed since the last
+// (a deleted object as none), also across a listing that replaces the
+// cache.
+TEST_F(InformerTest, TakesTheChangesSinceTheLastTake) {
+  Put("a", "web");
+  Put("b", "web");
+  Informer informer(client_.get(), kPods, kSelected, 1);
+  ASSERT_TRUE(informer.Look().ok());
+  ASSERT_TRUE(informer.Look().ok());  // lists again and starts watching
+  auto names = [](const Informer::Changes& changes) {
+    std::map<std::string, bool> present;
+    for (const auto& [name, object] : changes)
+      present[name] = object.has_value();
+    return present;
+  };
+  using Present = std::map<std::string, bool>;
+  EXPECT_EQ(names(informer.TakeChanges()), (Present{{"a", true}, {"b", true}}));
+  EXPECT_TRUE(informer.TakeChanges().empty());
+  Put("c", "web");
+  ASSERT_TRUE(client_->Delete(std::string(kPods) + "/a").ok());
+  ASSERT_EQ(NamesOnceThey(&informer, {"b", "c"}),
+            (std::set<std::string>{"b", "c"}));
+  Informer::Changes changes = informer.TakeChanges();
+  EXPECT_EQ(names(changes), (Present{{"a", false}, {"c", true}}));
+  EXPECT_EQ(changes["c"]->at("metadata").at("name"), "c");
+  // A listing after compaction: what it dropped and what it brought.
+  server_.Expire([](std::map<std::string, json>* objects) {
+    objects->erase(std::string(kPods) + "/b");
+    json e = Pod("web");
+    e["metadata"]["name"] = "e";
+    (*objects)[std::string(kPods) + "/e"] = e;
+  });
+  ASSERT_EQ(NamesOnceThey(&informer, {"c", "e"}),
+            (std::set<std::string>{"c", "e"}));
+  changes = informer.TakeChanges();
+  EXPECT_FALSE(changes.at("b").has_value());
+  EXPECT_TRUE(changes.at("e").has_value());
+  EXPECT_EQ(changes.count("a"), 0u);
+}
+
 TEST_F(InformerTest, AFailedListingIsAnError) {
   server_.FailNext(1, 500);
   Informer informer(client_.get(), kPods, kSelected, 1);
