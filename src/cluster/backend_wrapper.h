@@ -18,7 +18,7 @@ class BackendWrapper : public ClusterBackend {
   ClusterBackend* target() const { return target_; }
 
   StatusOr<ClusterState> Observe() override { return target_->Observe(); }
-  std::optional<LiveView> Live() const override { return target_->Live(); }
+  std::optional<LiveView> Live() override { return target_->Live(); }
   Status Start(const Action& action) override { return target_->Start(action); }
   std::vector<int> Running() const override { return target_->Running(); }
   StatusOr<ActionResult> WaitAny() override { return target_->WaitAny(); }

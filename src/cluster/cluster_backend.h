@@ -20,8 +20,8 @@ struct ActionResult {
 };
 
 // The cluster as a backend keeps it in memory, read without a copy: the
-// pointers are the backend's own books, valid while it lives and always
-// showing the cluster as it is now (after every Start and WaitAny).
+// pointers are the backend's own books, valid while it lives, showing the
+// cluster as it was at the last Live(), Start or WaitAny.
 struct LiveView {
   const ClusterState* state = nullptr;
   const std::map<std::string, double>* capacity = nullptr;  // state's
@@ -38,10 +38,11 @@ class ClusterBackend {
 
   // Returns the cluster as it is now, as Observe would, with its ready
   // capacity per service, where the backend keeps both up to date in
-  // memory (the simulated cluster); nullopt where it does not (then
+  // memory (the simulated cluster; Kubernetes' books, brought up to date
+  // by this call); nullopt where it does not, or cannot now (then
   // Observe). What the controller reads after every action event, so that
   // event costs no copy of the cluster.
-  virtual std::optional<LiveView> Live() const { return std::nullopt; }
+  virtual std::optional<LiveView> Live() { return std::nullopt; }
 
   // Starts `action` and returns without waiting for it. Returns an error if
   // it cannot start (the action then never runs).

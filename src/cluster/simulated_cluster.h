@@ -66,7 +66,7 @@ class SimulatedCluster : public ClusterBackend {
                             Faults faults = {});
 
   StatusOr<ClusterState> Observe() override { return state_; }
-  std::optional<LiveView> Live() const override {
+  std::optional<LiveView> Live() override {
     return LiveView{&state_, &books_.capacity(), gpus_version_};
   }
   Status Start(const Action& action) override;

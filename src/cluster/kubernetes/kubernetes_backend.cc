@@ -14,8 +14,6 @@
 namespace migserve::cluster::kubernetes {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 bool Failed(const nlohmann::json& pod) {
   auto status = pod.find("status");
   return status != pod.end() && status->is_object() &&
@@ -50,7 +48,8 @@ KubernetesBackend::KubernetesBackend(kube::KubeClient* client,
       nodes_(
           client, "/api/v1/nodes",
           "labelSelector=" + kube::KubeClient::Escape(options_.node_selector),
-          options_.watch_s, [this] { Changed(); }) {}
+          options_.watch_s, [this] { Changed(); }),
+      books_([this](const std::string& message) { Warn(message); }) {}
 
 void KubernetesBackend::Changed() {
   {
@@ -60,10 +59,10 @@ void KubernetesBackend::Changed() {
   changed_.notify_all();
 }
 
-void KubernetesBackend::WaitForChange(long seen, double timeout_s) {
+bool KubernetesBackend::WaitForChange(long seen, double timeout_s) {
   std::unique_lock lock(changes_mu_);
-  changed_.wait_for(lock, std::chrono::duration<double>(timeout_s),
-                    [&] { return changes_ != seen; });
+  return changed_.wait_for(lock, std::chrono::duration<double>(timeout_s),
+                           [&] { return changes_ != seen; });
 }
 
 std::string KubernetesBackend::PodsPath() const {
@@ -75,75 +74,66 @@ void KubernetesBackend::Warn(const std::string& message) {
 }
 
 StatusOr<ClusterState> KubernetesBackend::Observe() {
-  MIGSERVE_ASSIGN_OR_RETURN(Snapshot now, Look());
-  ClusterState state;
-  for (const auto& [name, node] : now.nodes) {
-    std::string text = Annotation(node, kAnnotationLayouts);
-    if (text.empty()) continue;  // its agent has not reported yet
-    StatusOr<NodeLayouts> layouts = ParseLayouts(
-        text, fmt::format("node {} annotation {}", name, kAnnotationLayouts));
-    if (!layouts.ok()) {
-      Warn(layouts.status().message() + "; the node is left out");
-      continue;
-    }
-    for (size_t i = 0; i < layouts->gpus.size(); ++i) {
-      GpuState g{{name, static_cast<int>(i)}, layouts->gpus[i].model, {}};
-      for (const mig::Instance& instance :
-           layouts->gpus[i].layout.instances()) {
-        g.slots.push_back({instance, std::nullopt});
-      }
-      state.gpus.push_back(std::move(g));
-    }
+  MIGSERVE_RETURN_IF_ERROR(Sync());
+  return books_.state();
+}
+
+std::optional<LiveView> KubernetesBackend::Live() {
+  if (!Sync().ok()) return std::nullopt;
+  return LiveView{&books_.state(), &books_.capacity(), books_.gpus_version()};
+}
+
+std::optional<PodClaim> KubernetesBackend::Claim(const std::string& name,
+                                                 const nlohmann::json& pod) {
+  if (!kube::PodReady(pod)) return std::nullopt;
+  if (Status mine = Owned(name, pod); !mine.ok()) {
+    Warn(mine.message() +
+         "; not counted (docs/kubernetes.md, \"Adopting "
+         "pods\")");
+    return std::nullopt;
   }
-  state.Sort();
-  // The pod counted on each slot; a slot two pods claim counts neither (one
-  // of them is not what the controller made: a forged or stray copy).
-  std::map<Slot*, std::string> claimed;
-  std::set<Slot*> contested;
-  for (const auto& [name, pod] : now.pods) {
-    if (!kube::PodReady(pod)) continue;
-    const nlohmann::json& meta = pod["metadata"];
-    if (Status mine = Owned(name, pod); !mine.ok()) {
-      Warn(mine.message() +
-           "; not counted (docs/kubernetes.md, \"Adopting "
-           "pods\")");
-      continue;
-    }
-    std::optional<std::string> node = StringField(meta, "labels", kLabelNode);
-    std::optional<int> index = IntField(meta, "labels", kLabelGpu);
-    std::optional<int> start = IntField(meta, "labels", kLabelStart);
-    std::optional<std::string> profile =
-        StringField(meta, "labels", kLabelProfile);
-    std::optional<Replica> replica = ReplicaFromMetadata(meta);
-    if (!node || !index || !start || !profile || !replica) {
-      Warn(
-          fmt::format("pod {}: its migserve labels or annotations are "
-                      "missing or malformed; not counted",
-                      name));
-      continue;
-    }
-    GpuState* g = state.FindGpu({*node, *index});
-    int p = g == nullptr ? -1 : g->model->FindProfile(*profile);
-    Slot* slot = p < 0 ? nullptr : g->Find({p, *start});
-    if (slot == nullptr) {
-      Warn(
-          fmt::format("pod {}: no instance {}@{} on GPU {}/{} of the "
-                      "cluster; not counted",
-                      name, *profile, *start, *node, *index));
-      continue;
-    }
-    auto [first, fresh] = claimed.emplace(slot, name);
-    if (!fresh) {
-      Warn(
-          fmt::format("pods {} and {} both claim instance {}@{} on GPU "
-                      "{}/{}; neither is counted",
-                      first->second, name, *profile, *start, *node, *index));
-      contested.insert(slot);
-    }
-    slot->replica = *replica;
+  const nlohmann::json& meta = pod["metadata"];
+  std::optional<std::string> node = StringField(meta, "labels", kLabelNode);
+  std::optional<int> index = IntField(meta, "labels", kLabelGpu);
+  std::optional<int> start = IntField(meta, "labels", kLabelStart);
+  std::optional<std::string> profile =
+      StringField(meta, "labels", kLabelProfile);
+  std::optional<Replica> replica = ReplicaFromMetadata(meta);
+  if (!node || !index || !start || !profile || !replica) {
+    Warn(
+        fmt::format("pod {}: its migserve labels or annotations are "
+                    "missing or malformed; not counted",
+                    name));
+    return std::nullopt;
   }
-  for (Slot* slot : contested) slot->replica.reset();
-  return state;
+  return PodClaim{{*node, *index}, *profile, *start, std::move(*replica)};
+}
+
+Status KubernetesBackend::Sync() {
+  MIGSERVE_RETURN_IF_ERROR(nodes_.Look());
+  MIGSERVE_RETURN_IF_ERROR(pods_.Look());
+  auto wake = [this](const std::map<std::string, std::set<int>>& waiters,
+                     const std::string& name) {
+    auto it = waiters.find(name);
+    if (it != waiters.end())
+      woken_.insert(it->second.begin(), it->second.end());
+  };
+  for (const auto& [name, node] : nodes_.TakeChanges()) {
+    books_.SetNode(name, node ? &*node : nullptr);
+    wake(node_waiters_, name);
+  }
+  std::set<std::string> stale = std::move(stale_pods_);
+  stale_pods_.clear();
+  for (const auto& [name, pod] : pods_.TakeChanges()) {
+    books_.SetPod(name, pod ? Claim(name, *pod) : std::nullopt);
+    wake(pod_waiters_, name);
+    stale.erase(name);
+  }
+  for (const std::string& name : stale) {
+    std::optional<nlohmann::json> pod = pods_.Find(name);
+    books_.SetPod(name, pod ? Claim(name, *pod) : std::nullopt);
+  }
+  return Status::Ok();
 }
 
 std::string KubernetesBackend::PodName(const InstanceRef& ref,
@@ -218,8 +208,7 @@ Status KubernetesBackend::DeletePod(const std::string& name) {
   }
   if (!s.ok() && s.code() != Status::Code::kNotFound) return s;
   if (options_.ledger == nullptr) return Status::Ok();
-  ledger_->erase(name);
-  return options_.ledger->Erase(name);
+  return Forget(name);
 }
 
 Status KubernetesBackend::Owned(const std::string& name,
@@ -260,14 +249,21 @@ Status KubernetesBackend::Record(const std::string& name,
                                  const LedgerEntry& entry) {
   MIGSERVE_RETURN_IF_ERROR(options_.ledger->Put(name, entry));
   (*ledger_)[name] = entry;
+  stale_pods_.insert(name);
   return Status::Ok();
+}
+
+Status KubernetesBackend::Forget(const std::string& name) {
+  ledger_->erase(name);
+  stale_pods_.insert(name);
+  return options_.ledger->Erase(name);
 }
 
 StatusOr<std::vector<std::string>> KubernetesBackend::Adopt() {
   std::vector<std::string> adopted;
   if (options_.ledger == nullptr) return adopted;
-  MIGSERVE_ASSIGN_OR_RETURN(Snapshot now, Look());
-  for (const auto& [name, pod] : now.pods) {
+  MIGSERVE_ASSIGN_OR_RETURN(kube::Informer::Objects pods, pods_.Get());
+  for (const auto& [name, pod] : pods) {
     if (Annotation(pod, kAnnotationOwner) != options_.owner ||
         Owned(name, pod).ok()) {
       continue;
@@ -306,25 +302,75 @@ Status KubernetesBackend::Start(const Action& action) {
       break;
     }
   }
-  pending_.push_back(std::move(p));
+  const int id = action.id;
+  Drop(id);
+  for (const std::string& pod : PodsOf(action)) pod_waiters_[pod].insert(id);
+  for (const std::string& node : NodesOf(action))
+    node_waiters_[node].insert(id);
+  deadlines_.emplace(
+      p.started + std::chrono::duration_cast<Clock::duration>(
+                      std::chrono::duration<double>(options_.action_timeout_s)),
+      id);
+  woken_.insert(id);
+  pending_.emplace(id, std::move(p));
   return Status::Ok();
+}
+
+std::vector<std::string> KubernetesBackend::PodsOf(const Action& a) const {
+  switch (a.kind) {
+    case ActionKind::kCreate:
+    case ActionKind::kDelete:
+      return {PodName(a.at, a.replica.service)};
+    case ActionKind::kMigrate:
+      return {PodName(a.at, a.replica.service),
+              PodName(a.to, a.replica.service)};
+    case ActionKind::kRepartition:
+      break;
+  }
+  return {};
+}
+
+std::vector<std::string> KubernetesBackend::NodesOf(const Action& a) const {
+  switch (a.kind) {
+    case ActionKind::kCreate:
+    case ActionKind::kRepartition:
+      return {a.at.gpu.node};
+    case ActionKind::kMigrate:
+      return {a.to.gpu.node};
+    case ActionKind::kDelete:
+      break;
+  }
+  return {};
+}
+
+void KubernetesBackend::Drop(int id) {
+  auto it = pending_.find(id);
+  if (it == pending_.end()) return;
+  auto unwait = [id](std::map<std::string, std::set<int>>* waiters,
+                     const std::string& name) {
+    auto w = waiters->find(name);
+    if (w == waiters->end()) return;
+    w->second.erase(id);
+    if (w->second.empty()) waiters->erase(w);
+  };
+  for (const std::string& pod : PodsOf(it->second.action)) {
+    unwait(&pod_waiters_, pod);
+  }
+  for (const std::string& node : NodesOf(it->second.action)) {
+    unwait(&node_waiters_, node);
+  }
+  std::erase_if(deadlines_, [id](const auto& d) { return d.second == id; });
+  woken_.erase(id);
+  pending_.erase(it);
 }
 
 std::vector<int> KubernetesBackend::Running() const {
   std::vector<int> ids;
-  for (const Pending& p : pending_) ids.push_back(p.action.id);
+  for (const auto& [id, p] : pending_) ids.push_back(id);
   return ids;
 }
 
-StatusOr<KubernetesBackend::Snapshot> KubernetesBackend::Look() {
-  Snapshot now;
-  MIGSERVE_ASSIGN_OR_RETURN(now.pods, pods_.Get());
-  MIGSERVE_ASSIGN_OR_RETURN(now.nodes, nodes_.Get());
-  return now;
-}
-
-StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p,
-                                                        const Snapshot& now) {
+StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p) {
   const Action& a = p->action;
   std::string what = Describe(a);
   if (std::chrono::duration<double>(Clock::now() - p->started).count() >
@@ -335,28 +381,28 @@ StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p,
   // The new pod of a create or migration: it never runs once its node is
   // gone (a lost node; the pod garbage collector deletes it).
   auto pod_state = [&](const InstanceRef& at) -> std::optional<Status> {
-    if (now.nodes.count(at.gpu.node) == 0) {
+    if (!nodes_.Find(at.gpu.node)) {
       return Status::Unavailable(
           fmt::format("{}: node {} is gone", what, at.gpu.node));
     }
     std::string name = PodName(at, a.replica.service);
-    auto it = now.pods.find(name);
-    if (it == now.pods.end()) {
+    std::optional<nlohmann::json> pod = pods_.Find(name);
+    if (!pod) {
       if (!p->seen) return std::nullopt;
       return Status::Unavailable(fmt::format("{}: pod {} is gone", what, name));
     }
     p->seen = true;
-    if (Failed(it->second)) {
+    if (Failed(*pod)) {
       return Status::Unavailable(fmt::format("{}: pod {} failed", what, name));
     }
-    if (kube::PodReady(it->second)) return Status::Ok();
+    if (kube::PodReady(*pod)) return Status::Ok();
     return std::nullopt;
   };
   switch (a.kind) {
     case ActionKind::kCreate:
       return pod_state(a.at);
     case ActionKind::kDelete:
-      if (now.pods.count(PodName(a.at, a.replica.service)) == 0) {
+      if (!pods_.Find(PodName(a.at, a.replica.service))) {
         return std::optional<Status>(Status::Ok());
       }
       return std::optional<Status>();
@@ -368,18 +414,17 @@ StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p,
         MIGSERVE_RETURN_IF_ERROR(DeletePod(source));
         p->source_deleted = true;
       }
-      if (now.pods.count(source) == 0)
-        return std::optional<Status>(Status::Ok());
+      if (!pods_.Find(source)) return std::optional<Status>(Status::Ok());
       return std::optional<Status>();
     }
     case ActionKind::kRepartition: {
       const GpuId& w = a.at.gpu;
-      auto node = now.nodes.find(w.node);
-      if (node == now.nodes.end()) {
+      std::optional<nlohmann::json> node = nodes_.Find(w.node);
+      if (!node) {
         return std::optional<Status>(Status::Unavailable(
             fmt::format("{}: node {} is gone", what, w.node)));
       }
-      std::string text = Annotation(node->second, StatusKey(w.index));
+      std::string text = Annotation(*node, StatusKey(w.index));
       if (text.empty()) return std::optional<Status>();
       MIGSERVE_ASSIGN_OR_RETURN(MigStatus status,
                                 ParseStatus(text, "node " + w.node));
@@ -402,16 +447,37 @@ StatusOr<ActionResult> KubernetesBackend::WaitAny() {
       std::lock_guard lock(changes_mu_);
       seen = changes_;
     }
-    MIGSERVE_ASSIGN_OR_RETURN(Snapshot now, Look());
-    for (size_t i = 0; i < pending_.size(); ++i) {
-      MIGSERVE_ASSIGN_OR_RETURN(std::optional<Status> outcome,
-                                Poll(&pending_[i], now));
-      if (!outcome) continue;
-      ActionResult result{pending_[i].action.id, *outcome};
-      pending_.erase(pending_.begin() + static_cast<long>(i));
+    MIGSERVE_RETURN_IF_ERROR(Sync());
+    const Clock::time_point now = Clock::now();
+    for (auto d = deadlines_.begin(); d != deadlines_.end() && d->first <= now;
+         ++d) {
+      woken_.insert(d->second);
+    }
+    while (!woken_.empty()) {
+      const int id = *woken_.begin();
+      auto p = pending_.find(id);
+      if (p == pending_.end()) {
+        woken_.erase(woken_.begin());
+        continue;
+      }
+      StatusOr<std::optional<Status>> outcome = Poll(&p->second);
+      if (!outcome.ok()) return outcome.status();  // polled again next time
+      woken_.erase(woken_.begin());
+      if (!*outcome) continue;
+      ActionResult result{id, **outcome};
+      Drop(id);
       return result;
     }
-    WaitForChange(seen, options_.poll_s);
+    double wait_s = options_.poll_s;
+    if (!deadlines_.empty()) {
+      wait_s = std::min(wait_s, std::chrono::duration<double>(
+                                    deadlines_.begin()->first - Clock::now())
+                                    .count());
+    }
+    // A quiet spell polls every action, whatever a watch may have missed.
+    if (!WaitForChange(seen, std::max(wait_s, 0.0))) {
+      for (const auto& [id, p] : pending_) woken_.insert(id);
+    }
   }
 }
 

@@ -8,7 +8,11 @@
 // pod label naming no GPU) is reported through `warn` once and ignored,
 // never guessed at. Pods and nodes are read from watch-fed caches
 // (informer.h): after the first looks, observing costs no request, and
-// waiting for an action wakes when the cache changes. Actions:
+// waiting for an action wakes when the cache changes. The cluster is kept
+// in books updated change by change (cluster_books.h), read without a copy
+// through Live(), and a change wakes only the actions that wait on the pod
+// or node it touched: an action event costs what changed, not the
+// cluster's size. Actions:
 //   create       create the pod; ends when it is Ready
 //   delete       delete the pod; ends when it is gone
 //   migrate      create at the destination, then (once Ready) delete the
@@ -34,6 +38,7 @@
 #include <vector>
 
 #include "cluster/cluster_backend.h"
+#include "cluster/kubernetes/cluster_books.h"
 #include "cluster/kubernetes/pod_ledger.h"
 #include "cluster/kubernetes/replica_pod.h"
 #include "kube/informer.h"
@@ -65,10 +70,15 @@ struct BackendOptions {
 
 class KubernetesBackend : public ClusterBackend {
  public:
+  using Clock = std::chrono::steady_clock;
+
   // `client` is not owned and outlives the backend.
   KubernetesBackend(kube::KubeClient* client, BackendOptions options);
 
   StatusOr<ClusterState> Observe() override;
+  // Brings the books up to date with the caches first; nothing where they
+  // cannot be read (then Observe says why).
+  std::optional<LiveView> Live() override;
   Status Start(const Action& action) override;
   std::vector<int> Running() const override;
   StatusOr<ActionResult> WaitAny() override;
@@ -82,17 +92,12 @@ class KubernetesBackend : public ClusterBackend {
  private:
   struct Pending {
     Action action;
-    std::chrono::steady_clock::time_point started;
+    Clock::time_point started;
     std::string nonce;            // repartitions
     bool source_deleted = false;  // migrations
     // Creates and migrations: the new pod has been in the cache (until
     // then its absence means the watch has not brought it yet).
     bool seen = false;
-  };
-  // What one look at the cluster sees: our pods and the MIG nodes, by name.
-  struct Snapshot {
-    std::map<std::string, nlohmann::json> pods;
-    std::map<std::string, nlohmann::json> nodes;
   };
 
   static std::string PodName(const InstanceRef& ref,
@@ -109,14 +114,30 @@ class KubernetesBackend : public ClusterBackend {
   Status Owned(const std::string& name, const nlohmann::json& pod);
   // Reads the ledger once.
   Status LoadLedger();
+  // Records pod `name` in the ledger, or forgets it; either way its claim
+  // is judged again at the next Sync.
   Status Record(const std::string& name, const LedgerEntry& entry);
-  StatusOr<Snapshot> Look();
+  Status Forget(const std::string& name);
+  // The slot `pod` (named `name`) is counted on: a Ready pod of this
+  // controller with readable labels; else none, and a warning says why
+  // where it is Ready.
+  std::optional<PodClaim> Claim(const std::string& name,
+                                const nlohmann::json& pod);
+  // Lists the caches where they are not watched yet, brings books_ up to
+  // date with what changed since and wakes the actions waiting on it.
+  Status Sync();
   // Called by the caches after each change.
   void Changed();
-  // Waits until a change after the `seen`-th, or `timeout_s`.
-  void WaitForChange(long seen, double timeout_s);
+  // Waits until a change after the `seen`-th, or `timeout_s`; false if
+  // none came.
+  bool WaitForChange(long seen, double timeout_s);
+  // The pods and nodes whose changes can end action `a`.
+  std::vector<std::string> PodsOf(const Action& a) const;
+  std::vector<std::string> NodesOf(const Action& a) const;
+  // Forgets pending action `id`, with what would wake it.
+  void Drop(int id);
   // Returns the outcome of `p` if it has ended.
-  StatusOr<std::optional<Status>> Poll(Pending* p, const Snapshot& now);
+  StatusOr<std::optional<Status>> Poll(Pending* p);
   std::string PodsPath() const;
 
   kube::KubeClient* client_;
@@ -128,7 +149,15 @@ class KubernetesBackend : public ClusterBackend {
   kube::Informer nodes_;
   std::set<std::string> warned_;
   std::optional<std::map<std::string, LedgerEntry>> ledger_;
-  std::vector<Pending> pending_;
+  ClusterBooks books_;
+  std::set<std::string> stale_pods_;  // whose ledger entry changed
+  std::map<int, Pending> pending_;    // by action id
+  // Pending actions by the pod or node whose change can end them; those to
+  // poll at the next look; by the moment they time out.
+  std::map<std::string, std::set<int>> pod_waiters_;
+  std::map<std::string, std::set<int>> node_waiters_;
+  std::set<int> woken_;
+  std::set<std::pair<Clock::time_point, int>> deadlines_;
   int nonce_ = 0;
 };
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
@@ -293,6 +294,64 @@ TEST_F(KubernetesBackendTest, ALedgerCountsOnlyThePodsTheBackendCreated) {
   EXPECT_EQ(adopted,
             (std::vector<std::string>{"forged", name("m"), name("old")}));
   EXPECT_EQ(ledger.entries.at(name("old")).token, "");
+  // An adopted pod counts from the next look, though the pod did not
+  // change: the backend's books judge it again.
+  ClusterState after = backend_->Observe().value();
+  EXPECT_TRUE(after.FindGpu({"old", 0})->slots[0].replica.has_value());
+}
+
+// The live view is kept change by change from the watches: after changes
+// that only the watches bring (a replica added, one deleted, a node gone, a
+// node added, a GPU repartitioned), it shows what a fresh backend's first
+// look shows, capacity to the bit.
+TEST_F(KubernetesBackendTest, TheLiveViewFollowsTheWatchesAsAFreshLookSeesIt) {
+  for (const char* node : {"n", "m", "k"}) PutNode(node);
+  Replica r{"svc", 8, 1, 100.1, 10};
+  auto at = [&](const std::string& node) {
+    return InstanceRef{{node, 0}, &A100(), seven_};
+  };
+  PutReadyPod("a", r, at("n"));
+  PutReadyPod("b", r, at("m"));
+  ASSERT_TRUE(backend_->Live().has_value());
+  std::optional<LiveView> live = backend_->Live();  // starts the watches
+  ASSERT_TRUE(live.has_value());
+  int version = live->gpus_version;
+  EXPECT_DOUBLE_EQ(live->capacity->at("svc"), 200.2);
+
+  PutReadyPod("c", r, at("k"));
+  ASSERT_TRUE(client_->Delete(std::string(kPods) + "/a").ok());
+  ASSERT_TRUE(client_->Delete("/api/v1/nodes/n").ok());
+  PutNode("new");
+  const mig::Instance three_a{A100().FindProfile("3g.40gb"), 0};
+  const mig::Instance three_b{A100().FindProfile("3g.40gb"), 4};
+  NodeLayouts split{{{&A100(), mig::Layout({three_a, three_b})}}};
+  server_.Update("/api/v1/nodes/m", [&](json* node) {
+    (*node)["metadata"]["annotations"][kAnnotationLayouts] =
+        FormatLayouts(split);
+  });
+  auto describe = [](const ClusterState& state) {
+    std::string out;
+    for (const GpuState& g : state.gpus) {
+      out += g.id.ToString() + ":";
+      for (const Slot& s : g.slots) {
+        out += " " + std::to_string(s.instance.start) +
+               (s.replica ? "=" + s.replica->service : "");
+      }
+      out += "\n";
+    }
+    return out;
+  };
+  KubernetesBackend fresh(client_.get(), BackendOptions{});
+  ClusterState want = fresh.Observe().value();
+  ASSERT_EQ(describe(want), "k/0: 0=svc\nm/0: 0 4\nnew/0: 0\n");
+  for (int i = 0;
+       i < 500 && describe(*backend_->Live()->state) != describe(want); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  live = backend_->Live();
+  EXPECT_EQ(describe(*live->state), describe(want));
+  EXPECT_EQ(*live->capacity, want.Capacity());
+  EXPECT_NE(live->gpus_version, version);
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ StatusOr<ClusterState> FaultInjectingBackend::Observe() {
   return BackendWrapper::Observe();
 }
 
-std::optional<LiveView> FaultInjectingBackend::Live() const {
+std::optional<LiveView> FaultInjectingBackend::Live() {
   if (observes_ < faults_.fail_observe) return std::nullopt;
   return BackendWrapper::Live();
 }

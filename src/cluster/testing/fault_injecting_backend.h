@@ -22,7 +22,7 @@ class FaultInjectingBackend : public BackendWrapper {
 
   StatusOr<ClusterState> Observe() override;
   // None while an Observe is to fail, so that the caller observes.
-  std::optional<LiveView> Live() const override;
+  std::optional<LiveView> Live() override;
   Status Start(const Action& action) override;
   StatusOr<ActionResult> WaitAny() override;
 

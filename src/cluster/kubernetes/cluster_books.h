@@ -1,0 +1,75 @@
+// The cluster as the backend's caches of nodes and pods show it (DESIGN 6),
+// kept up to date object by object: a node's change costs its GPUs, a pod's
+// its slot and the capacity of its service, so that an action event on a
+// large cluster costs what changed, not the cluster. It holds what one look
+// at every node and pod makes of them: a GPU per entry of a node's layout
+// annotation (none for a node without one, or with one that cannot be
+// read); a slot holds the replica of the one pod that claims it, and none
+// where two claim it (one of them is not what the controller made: a forged
+// or stray copy). Which pods claim a slot (Ready, this controller's, with
+// readable labels) the backend decides.
+#ifndef MIGSERVE_CLUSTER_KUBERNETES_CLUSTER_BOOKS_H_
+#define MIGSERVE_CLUSTER_KUBERNETES_CLUSTER_BOOKS_H_
+
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cluster/capacity_books.h"
+#include "cluster/cluster_state.h"
+
+namespace migserve::cluster::kubernetes {
+
+// What a replica pod says it serves, and where.
+struct PodClaim {
+  GpuId gpu;
+  std::string profile;  // the profile's name
+  int start = 0;
+  Replica replica;
+};
+
+class ClusterBooks {
+ public:
+  // `warn` (may be empty) hears what cannot be counted.
+  explicit ClusterBooks(std::function<void(const std::string&)> warn);
+
+  // Node `name` as it is now; null: gone (or no longer selected).
+  void SetNode(const std::string& name, const nlohmann::json* node);
+  // Pod `name`'s claim as it is now; none: it claims no slot (gone, not
+  // Ready, not the controller's).
+  void SetPod(const std::string& name, std::optional<PodClaim> claim);
+
+  const ClusterState& state() const { return state_; }
+  const std::map<std::string, double>& capacity() const {
+    return books_.capacity();
+  }
+  // Changes whenever GPUs leave or join.
+  int gpus_version() const { return gpus_version_; }
+
+ private:
+  using SlotKey = std::tuple<GpuId, std::string, int>;  // gpu, profile, start
+  static SlotKey KeyOf(const PodClaim& claim) {
+    return {claim.gpu, claim.profile, claim.start};
+  }
+  // Sets the replica of slot `key` from the pods that claim it.
+  void Settle(const SlotKey& key);
+  // Settles every claimed slot of GPU `id`, then its capacity.
+  void SettleGpu(const GpuId& id);
+  void Warn(const std::string& message) const;
+
+  std::function<void(const std::string&)> warn_;
+  ClusterState state_;
+  CapacityBooks books_;
+  int gpus_version_ = 0;
+  std::map<std::string, PodClaim> claims_;              // by pod
+  std::map<SlotKey, std::set<std::string>> claimants_;  // pods, by slot
+};
+
+}  // namespace migserve::cluster::kubernetes
+
+#endif  // MIGSERVE_CLUSTER_KUBERNETES_CLUSTER_BOOKS_H_
