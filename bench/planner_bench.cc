@@ -4,6 +4,7 @@
 // required throughput times k), on a cluster of 24 k GPUs (3 k nodes of 8).
 #include <benchmark/benchmark.h>
 
+#include "cluster/routing.h"
 #include "controller/planner.h"
 #include "controller/safety_checker.h"
 #include "controller/transition_simulation.h"
@@ -102,6 +103,52 @@ BENCHMARK(BM_SimulatedTransition)
     ->Arg(16)
     ->Arg(40)
     ->Unit(benchmark::kMillisecond);
+
+// A service's route at an action event on a cluster of `range(0)` GPUs of
+// one 7g instance, each serving one of 2,000 services: from every
+// service's route (what the route keeper's RouteOf built at each event) and
+// from the service's own GPUs (its index now).
+cluster::ClusterState RoutedFleet(int gpus) {
+  const mig::GpuModel& a100 =
+      *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
+  cluster::ClusterState state;
+  for (int g = 0; g < gpus; ++g) {
+    cluster::Replica r{"svc-" + std::to_string(g % 2000), 8, 1, 100, 10};
+    state.gpus.push_back({{"node-" + std::to_string(g / 8), g % 8},
+                          &a100,
+                          {{{a100.FindProfile("7g.80gb"), 0}, r}}});
+  }
+  state.Sort();
+  return state;
+}
+
+void BM_RouteOfWholeCluster(benchmark::State& state) {
+  cluster::ClusterState fleet = RoutedFleet(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(cluster::Routes(fleet).at("svc-7"));
+  }
+}
+BENCHMARK(BM_RouteOfWholeCluster)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(50000)
+    ->Unit(benchmark::kMicrosecond);
+
+void BM_RouteOfIndexed(benchmark::State& state) {
+  cluster::ClusterState fleet = RoutedFleet(static_cast<int>(state.range(0)));
+  std::set<cluster::GpuId> gpus;
+  for (const cluster::GpuState& g : fleet.gpus) {
+    if (g.slots[0].replica->service == "svc-7") gpus.insert(g.id);
+  }
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(cluster::RouteOf(fleet, "svc-7", gpus));
+  }
+}
+BENCHMARK(BM_RouteOfIndexed)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(50000)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace migserve

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <tuple>
 
 namespace migserve::cluster {
@@ -30,6 +31,15 @@ void Add(const GpuState& gpu, const Slot& slot, ServiceRoute* route) {
   it->throughput = std::min(it->throughput, r.throughput);
   ++it->replicas;
   it->members.push_back({gpu.id, slot.instance.start});
+}
+
+// Weighs `route` and sorts each group's members: the route is then the
+// same whatever order its replicas were added in.
+void Finish(ServiceRoute* route) {
+  WeighRoute(route);
+  for (RouteGroup& g : route->groups) {
+    std::sort(g.members.begin(), g.members.end());
+  }
 }
 
 }  // namespace
@@ -72,19 +82,28 @@ std::map<std::string, ServiceRoute> Routes(const ClusterState& state) {
       Add(g, s, &route);
     }
   }
-  for (auto& [service, route] : routes) {
-    WeighRoute(&route);
-    for (RouteGroup& g : route.groups) {
-      std::sort(g.members.begin(), g.members.end());
-    }
-  }
+  for (auto& [service, route] : routes) Finish(&route);
   return routes;
 }
 
 ServiceRoute RouteOf(const ClusterState& state, const std::string& service) {
-  std::map<std::string, ServiceRoute> routes = Routes(state);
-  auto it = routes.find(service);
-  return it != routes.end() ? it->second : ServiceRoute{service, {}};
+  std::set<GpuId> gpus;
+  for (const GpuState& g : state.gpus) gpus.insert(g.id);
+  return RouteOf(state, service, gpus);
+}
+
+ServiceRoute RouteOf(const ClusterState& state, const std::string& service,
+                     const std::set<GpuId>& gpus) {
+  ServiceRoute route{service, {}};
+  for (const GpuId& id : gpus) {
+    const GpuState* g = state.FindGpu(id);
+    if (g == nullptr) continue;
+    for (const Slot& s : g->slots) {
+      if (s.replica && s.replica->service == service) Add(*g, s, &route);
+    }
+  }
+  Finish(&route);
+  return route;
 }
 
 double ReplicaLoad(const ServiceRoute& route, const RouteGroup& group,

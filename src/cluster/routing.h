@@ -12,6 +12,7 @@
 #define MIGSERVE_CLUSTER_ROUTING_H_
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,10 @@ RouteGroup GroupOf(const Replica& replica, const mig::GpuModel& model,
 // Returns the route of `service` over the replicas of `state`, with weights
 // (WeighRoute). A service without replicas gets a route without groups.
 ServiceRoute RouteOf(const ClusterState& state, const std::string& service);
+// The same over the replicas on `gpus` only (where the caller knows the
+// service runs): the cost of those GPUs, not of the cluster.
+ServiceRoute RouteOf(const ClusterState& state, const std::string& service,
+                     const std::set<GpuId>& gpus);
 
 // Returns the routes of every service that has a replica in `state`.
 std::map<std::string, ServiceRoute> Routes(const ClusterState& state);

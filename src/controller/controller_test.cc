@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster/plan_json.h"
+#include "cluster/router.h"
+#include "cluster/routing.h"
 #include "cluster/simulated_cluster.h"
 #include "cluster/testing/fault_injecting_backend.h"
 #include "deployment/deployment_json.h"
@@ -65,6 +67,51 @@ TEST(ControllerTest, DayToNightAndBackKeepEveryService) {
     ASSERT_TRUE(controller.Transition(t.to, t.goal).ok()) << from;
     ExpectReached(t, sim);
     for (const auto& [id, count] : sim.starts()) EXPECT_EQ(count, 1) << id;
+  }
+}
+
+// Routes as the controller sets them (the keeper builds each from an index
+// of where its service runs): at every change the service's routed
+// capacity is at least its floor, and at the end each service's last route
+// is the one a scan of the whole final cluster gives.
+class RecordingRouter : public cluster::Router {
+ public:
+  StatusOr<bool> SetRoute(const cluster::ServiceRoute& route) override {
+    routes.push_back(route);
+    bool changed = !last.count(route.service) || last[route.service] != route;
+    last[route.service] = route;
+    return changed;
+  }
+  std::vector<cluster::ServiceRoute> routes;
+  std::map<std::string, cluster::ServiceRoute> last;
+};
+
+TEST(ControllerTest, RoutesFollowEveryActionAsAWholeScanWould) {
+  for (auto [from, to] :
+       {std::pair{"day", "night"}, std::pair{"night", "day"}}) {
+    Transition t = Load(from, to);
+    SimulatedCluster sim(t.current);
+    auto journal = Journal::Open(":memory:").value();
+    RecordingRouter router;
+    ControllerOptions options;
+    options.router = &router;
+    Controller controller(&sim, journal.get(), options);
+    ASSERT_TRUE(controller.Transition(t.to, t.goal).ok()) << from;
+    EXPECT_GT(router.routes.size(), 100u);
+    for (const cluster::ServiceRoute& route : router.routes) {
+      ASSERT_GE(cluster::RoutedCapacity(route),
+                t.goal.Floor(route.service) - 1e-6)
+          << from << " " << route.service;
+    }
+    std::map<std::string, cluster::ServiceRoute> whole =
+        cluster::Routes(sim.state());
+    for (const auto& [service, route] : router.last) {
+      cluster::ServiceRoute want = whole.count(service)
+                                       ? whole[service]
+                                       : cluster::ServiceRoute{service, {}};
+      EXPECT_EQ(route, want) << from << " " << service;
+    }
+    EXPECT_EQ(router.last.size(), whole.size());
   }
 }
 

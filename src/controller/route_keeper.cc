@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cluster/apply.h"
 #include "cluster/routing.h"
 
@@ -39,24 +41,52 @@ Status RouteKeeper::Begin(const cluster::ClusterState& observed,
   }
   for (const Action& a : plan_.actions) services.insert(a.replica.service);
   for (const Action* a : started) StartRouted(*a, &routed_);
+  where_.clear();
+  for (const cluster::GpuState& g : routed_.gpus) {
+    for (const cluster::Slot& s : g.slots) {
+      if (s.replica) where_[s.replica->service].insert(g.id);
+    }
+  }
   return Sync(-1, services);
 }
 
 Status RouteKeeper::Starting(const Action& a) {
   StartRouted(a, &routed_);
+  Reindex(a);
   return Sync(a.id, {a.replica.service});
 }
 
 Status RouteKeeper::Finished(const Action& a) {
   MIGSERVE_RETURN_IF_ERROR(cluster::FinishAction(a, &routed_));
+  Reindex(a);
   return Sync(a.id, {a.replica.service});
+}
+
+void RouteKeeper::Reindex(const Action& a) {
+  if (a.replica.service.empty()) return;  // a repartition moves no replica
+  std::set<cluster::GpuId>& gpus = where_[a.replica.service];
+  for (const cluster::GpuId& id : {a.at.gpu, a.to.gpu}) {
+    const cluster::GpuState* g = routed_.FindGpu(id);
+    bool serves =
+        g != nullptr &&
+        std::any_of(
+            g->slots.begin(), g->slots.end(), [&](const cluster::Slot& s) {
+              return s.replica && s.replica->service == a.replica.service;
+            });
+    if (serves) {
+      gpus.insert(id);
+    } else {
+      gpus.erase(id);
+    }
+  }
 }
 
 Status RouteKeeper::Sync(int action, const std::set<std::string>& services) {
   if (router_ == nullptr) return Status::Ok();
   for (const std::string& service : services) {
     if (service.empty()) continue;
-    cluster::ServiceRoute route = cluster::RouteOf(routed_, service);
+    cluster::ServiceRoute route =
+        cluster::RouteOf(routed_, service, where_[service]);
     StatusOr<bool> changed = router_->SetRoute(route);
     if (!changed.ok()) {
       return Status::Unavailable(

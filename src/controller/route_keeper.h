@@ -6,6 +6,7 @@
 #ifndef MIGSERVE_CONTROLLER_ROUTE_KEEPER_H_
 #define MIGSERVE_CONTROLLER_ROUTE_KEEPER_H_
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -42,12 +43,17 @@ class RouteKeeper {
   // Brings the live routes of `services` in line with routed_ and journals
   // each route that changed, for `action` (-1: none).
   Status Sync(int action, const std::set<std::string>& services);
+  // Brings where_ in line with routed_ on the GPUs action `a` changes.
+  void Reindex(const cluster::Action& a);
 
   cluster::Router* router_;
   Journal* journal_;
   int version_;
   const cluster::TransitionPlan& plan_;
   cluster::ClusterState routed_;
+  // Per service, the GPUs of routed_ that hold its replicas: a route is
+  // built from its service's GPUs, not from every GPU at every action.
+  std::map<std::string, std::set<cluster::GpuId>> where_;
   int changes_ = 0;
 };
 
