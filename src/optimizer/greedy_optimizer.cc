@@ -98,7 +98,22 @@ class Filler {
         rates_(rates),
         rule_(rule),
         fresh_(space, rates, rule),
-        added_(space.problem().num_services(), 0.0) {}
+        added_(space.problem().num_services(), 0.0) {
+    for (const mig::Layout& layout : space.layouts()) {
+      double sum = 0;
+      double least = 1e300;
+      for (const mig::Instance& i : layout.instances()) {
+        sum += fresh_.Largest(i.profile);
+        least = std::min(least, fresh_.Largest(i.profile));
+      }
+      others_.push_back(layout.instances().empty() ? 0 : sum - least);
+    }
+  }
+
+  // An upper bound on what the other services add to any config of
+  // multiset `m` where some service holds at least one instance: the
+  // largest gains of all its instances but the least of them.
+  double OthersBound(size_t m) const { return others_[m]; }
 
   // An upper bound on the score Fill would return for `services` on
   // multiset `m`'s layout, where only `service` holds instances, `utility`
@@ -162,8 +177,9 @@ class Filler {
   const CompletionRates& rates_;
   const ScoreRule& rule_;
   FreshGains fresh_;
-  std::vector<double> added_;  // utility per service, in Fill
-  std::vector<int> mine_;      // the config's services, sorted
+  std::vector<double> others_;  // OthersBound, per multiset
+  std::vector<double> added_;   // utility per service, in Fill
+  std::vector<int> mine_;       // the config's services, sorted
 };
 
 }  // namespace
@@ -177,9 +193,26 @@ GpuConfig BestMixMore(const ConfigSpace& space, const CompletionRates& rates,
   GpuConfig best;
   std::optional<Filler> filler;
   std::vector<int> assigned;
+  // Bounds that skip a service, or a multiset for it, whole: no share of
+  // s scores above s taking every instance it can run (Term grows with the
+  // utility), and the others add at most OthersBound (the margin covers
+  // rounding, as the per-share bound's does).
+  auto beaten = [&](double bound) {
+    return bound * (1 + kRoundingTolerance) < *score;
+  };
+  double others_best = 0;
   for (int s : services) {
     if (!AlmostSatisfied(space, rates, options, s)) continue;
-    if (!filler) filler.emplace(space, rates, options.score);
+    if (!filler) {
+      filler.emplace(space, rates, options.score);
+      for (size_t m = 0; m < space.multisets().size(); ++m) {
+        others_best = std::max(others_best, filler->OthersBound(m));
+      }
+    }
+    if (beaten(options.score.Term(rates[s], space.best_single(s)) +
+               others_best)) {
+      continue;
+    }
     double missing = 1.0 - rates[s];
     std::array<double, kMaxProfiles> utility{};
     for (int p = 0; p < num_profiles; ++p) utility[p] = caps.utility(s, p);
@@ -189,9 +222,14 @@ GpuConfig BestMixMore(const ConfigSpace& space, const CompletionRates& rates,
       std::array<int, kMaxProfiles> take{};
       std::array<int, kMaxProfiles> limit{};
       double smallest = 1e300;
+      double all = 0;  // s's utility of every instance it can run here
       for (int p = 0; p < num_profiles; ++p) {
         limit[p] = caps.throughput(s, p) > 0 ? counts[p] : 0;
         if (limit[p] > 0) smallest = std::min(smallest, utility[p]);
+        all += limit[p] * utility[p];
+      }
+      if (beaten(options.score.Term(rates[s], all) + filler->OthersBound(m))) {
+        continue;
       }
       // Every non-empty share for s that overshoots what s misses by less
       // than one instance; the rest of the GPU goes to other services.
