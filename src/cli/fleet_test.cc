@@ -255,8 +255,7 @@ TEST(FleetCliTest, OptimizeSpreadsASurvivingDeploymentOverTheFleetsNodes) {
 
 // A mixed fleet that must survive a GPU: rounds of raised rates over both
 // types (three H100s at cost 9 where the plain fleet is an A100 and an H100
-// at 5), and validate finds every GPU's loss survived. Over nodes it is
-// refused: a mixed fleet is placed on nodes afterwards.
+// at 5), and validate finds every GPU's loss survived.
 TEST(FleetCliTest, AMixedFleetSurvivesAGpu) {
   std::string profiles = FleetProfiles();
   std::string plain = ReadFile(FleetWorkload("fleet-plain.yaml", 1.0)).value();
@@ -282,13 +281,57 @@ TEST(FleetCliTest, AMixedFleetSurvivesAGpu) {
   r = Cli({"validate", "-d", fragile, "-w", workload, "-p", profiles});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find(": losing gpu "), std::string::npos) << r.err;
-  std::string node = WriteTempFile(
-      "fleet-survive-node.yaml", "survive: {domain: node, keep: 1}\n" + plain);
-  r = Cli({"optimize", "-w", node, "-p", profiles, "--algo", "milp"});
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("survive: {domain: node}: a mixed fleet"),
-            std::string::npos)
-      << r.err;
+}
+
+// Over nodes, a node holds GPUs of one type: the inventory's nodes of each
+// type, or (unplaced) nodes of eight numbered on across the types. Every
+// serving GPU is put on a node of its model, and validate finds every
+// node's loss survived (it reads the nodes the deployment names).
+TEST(FleetCliTest, AMixedFleetSurvivesANode) {
+  std::string profiles = FleetProfiles();
+  std::string plain = ReadFile(FleetWorkload("fleet-plain.yaml", 1.0)).value();
+  std::string inventory =
+      WriteTempFile("fleet-node-inventory.yaml", kInventory);
+  for (const char* keep : {"1", "0.5"}) {
+    std::string workload = WriteTempFile(
+        "fleet-survive-node.yaml",
+        fmt::format("survive: {{domain: node, keep: {}}}\n", keep) + plain);
+    std::string out = TempDir() + "/fleet-survive-node.json";
+    CliResult r = Cli({"optimize", "-w", workload, "-p", profiles, "--algo",
+                       "milp", "--inventory", inventory, "-o", out});
+    ASSERT_EQ(r.code, 0) << keep << r.err;
+    auto d = nlohmann::json::parse(ReadFile(out).value());
+    std::set<std::string> nodes;
+    for (const auto& g : d["gpus"]) {
+      if (g["instances"].empty()) continue;
+      std::string node = g["node"];
+      EXPECT_EQ(kModelOfNode.at(node), g["gpu"]) << keep << " " << node;
+      nodes.insert(node);
+    }
+    EXPECT_GE(nodes.size(), 2u) << keep;
+    r = Cli({"validate", "-d", out, "-w", workload, "-p", profiles});
+    EXPECT_EQ(r.code, 0) << keep << r.out << r.err;
+  }
+  // Keep 1 takes two nodes of one type (four H100s, cost 12); unplaced,
+  // a type's first eight GPUs share a node, so keep 0.5 needs both types.
+  std::string half =
+      WriteTempFile("fleet-survive-half.yaml",
+                    "survive: {domain: node, keep: 0.5}\n" + plain);
+  std::string out = TempDir() + "/fleet-survive-half.json";
+  CliResult r = Cli(
+      {"optimize", "-w", half, "-p", profiles, "--algo", "milp", "-o", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto d = nlohmann::json::parse(ReadFile(out).value());
+  std::map<std::string, std::set<std::string>> models_on;
+  for (const auto& g : d["gpus"]) {
+    models_on[g["node"].get<std::string>()].insert(g["gpu"].get<std::string>());
+  }
+  EXPECT_EQ(models_on.size(), 2u);
+  for (const auto& [node, models] : models_on) {
+    EXPECT_EQ(models.size(), 1u) << node;
+  }
+  r = Cli({"validate", "-d", out, "-w", half, "-p", profiles});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
 }
 
 TEST(FleetCliTest, RefusesWhatCannotWorkInsteadOfGuessing) {

@@ -131,7 +131,15 @@ Status RunFleetOptimize(const OptimizeFlags& flags,
     return profiles.status();
   }
   WarnMeasurementGaps(workload, *profiles, context->err);
-  auto run = optimizer::RunFleet(workload, *profiles, flags.solve);
+  optimizer::SolveOptions solve = flags.solve;
+  if (inventory) {
+    // With survive: {domain: node}, the failure domains: each type's GPUs
+    // go to the inventory's nodes of that type.
+    for (const cluster::InventoryNode& n : inventory->nodes) {
+      solve.nodes.push_back({n.name, n.gpus, false, n.model->name});
+    }
+  }
+  auto run = optimizer::RunFleet(workload, *profiles, solve);
   if (!run.ok()) {
     return run.status();
   }

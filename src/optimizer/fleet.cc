@@ -14,16 +14,57 @@ namespace migserve::optimizer {
 namespace {
 
 // What SolveFleetToSurvive found: the last round's fleet, its services
-// spread; its cost bound the first round's.
+// spread over the failure domains of each type; its cost bound the first
+// round's.
 struct SurvivingFleet {
   FleetSolution solution;
+  std::vector<FailureDomains> domains;  // per type
   int rounds = 0;
 };
 
-// SolveToSurvive for a mixed fleet, `survive` over GPUs: each round solves
-// the fleet for the raised rates (SurviveRounds), each type's configs its
-// own GPUs, numbered across the types in order as RunFleet numbers them.
-// The first round's cost bound holds for every fleet that survives.
+// The failure domains of each type's configs. Over GPUs, each its own,
+// numbered across the types in order as RunFleet numbers them. Over nodes,
+// a node holds GPUs of one type: the fleet's nodes of the type
+// (FailureDomainsOf), else nodes of deployment::kUnplacedGpusPerNode,
+// node-<k> numbered on from the previous type's.
+StatusOr<std::vector<FailureDomains>> FleetDomains(
+    const std::vector<FleetType>& types, const FleetSolution& solution,
+    workload::FailureDomain domain, const std::vector<FleetNode>& nodes) {
+  std::vector<FailureDomains> out(types.size());
+  int next = 0;  // the next GPU, or unplaced node
+  for (size_t t = 0; t < types.size(); ++t) {
+    const int count = static_cast<int>(solution.configs[t].size());
+    FailureDomains& d = out[t];
+    d.domain = domain;
+    if (domain == workload::FailureDomain::kGpu) {
+      for (int g = 0; g < count; ++g) d.of.push_back(next++);
+      continue;
+    }
+    if (!nodes.empty()) {
+      const std::string& model = types[t].problem->gpu.name;
+      std::vector<FleetNode> of_type;
+      for (const FleetNode& n : nodes) {
+        if (n.model == model) of_type.push_back(n);
+      }
+      MIGSERVE_ASSIGN_OR_RETURN(d, FailureDomainsOf(count, domain, of_type));
+      continue;
+    }
+    const int per_node = deployment::kUnplacedGpusPerNode;
+    for (int g = 0; g < count; ++g) {
+      if (g % per_node == 0) {
+        d.nodes.push_back(deployment::UnplacedNode(next++, 1));
+      }
+      d.of.push_back(g / per_node);
+      d.index.push_back(g % per_node);
+    }
+  }
+  return out;
+}
+
+// SolveToSurvive for a mixed fleet: each round solves the fleet for the
+// raised rates (SurviveRounds) and checks the loss of each failure domain
+// (FleetDomains). The first round's cost bound holds for every fleet that
+// survives.
 SurvivingFleet SolveFleetToSurvive(const workload::Workload& workload,
                                    const std::vector<FleetType>& types,
                                    const SolveOptions& options) {
@@ -62,15 +103,17 @@ SurvivingFleet SolveFleetToSurvive(const workload::Workload& workload,
         out.solution.info.cost.value_or(0) > bound.value_or(0) + 1e-9) {
       out.solution.outcome = Outcome::kFeasible;
     }
-    std::vector<FailureDomains> domains(types.size());
+    StatusOr<std::vector<FailureDomains>> domains = FleetDomains(
+        types, out.solution, workload.survive->domain, options.nodes);
+    if (!domains.ok()) {
+      out.solution.outcome = Outcome::kInfeasible;
+      out.solution.reason = domains.status().message();
+      return out;
+    }
+    out.domains = *std::move(domains);
     std::vector<SurviveRounds::Part> parts;
-    int first = 0;
     for (size_t t = 0; t < types.size(); ++t) {
-      domains[t].domain = workload::FailureDomain::kGpu;
-      for (size_t g = 0; g < out.solution.configs[t].size(); ++g) {
-        domains[t].of.push_back(first++);
-      }
-      parts.push_back({caps[t], &out.solution.configs[t], &domains[t]});
+      parts.push_back({caps[t], &out.solution.configs[t], &out.domains[t]});
     }
     std::string short_of = rounds.Check(parts);
     if (short_of.empty()) return out;
@@ -89,14 +132,6 @@ StatusOr<RunResult> RunFleet(const workload::Workload& workload,
                              const profile::ProfileTable& profiles,
                              const SolveOptions& options) {
   MIGSERVE_RETURN_IF_ERROR(options.Validate());
-  if (workload.survive &&
-      workload.survive->domain == workload::FailureDomain::kNode) {
-    return Status::InvalidArgument(fmt::format(
-        "{}: survive: {{domain: node}}: a mixed fleet's deployment is placed "
-        "on nodes afterwards (migserve place); survive a GPU, or plan each "
-        "GPU type's services as a workload of one type",
-        workload.source));
-  }
   Clock::time_point begin = Clock::now();
   // Problems refer to their workload, GPU and matrix: keep them in place.
   std::deque<workload::Workload> workloads;
@@ -151,6 +186,7 @@ StatusOr<RunResult> RunFleet(const workload::Workload& workload,
   for (size_t t = 0; t < types.size(); ++t) {
     deployment::Deployment part = deployment::MakeDeployment(
         workloads[t], *gpus[t], caps[t], solution.configs[t]);
+    if (surviving) PlaceOnNodes(surviving->domains[t], &part);
     for (deployment::DeployedGpu& g : part.gpus) {
       g.id = static_cast<int>(run.deployment.gpus.size());
       g.gpu = gpus[t]->name;

@@ -110,9 +110,11 @@ struct MilpOptions {
 // {domain: node}`.
 struct FleetNode {
   std::string name;
-  int gpus = 0;  // of the workload's GPU model
+  int gpus = 0;  // of the workload's GPU model, or of `model`
   // A node to add (--from): used only for what the others cannot hold.
   bool spare = false;
+  // A mixed fleet's node: its GPUs' model (mig::GpuModel::name).
+  std::string model = {};
 };
 
 struct SolveOptions {
