@@ -275,7 +275,7 @@ StatusOr<std::vector<std::string>> KubernetesBackend::Adopt() {
 }
 
 Status KubernetesBackend::Start(const Action& action) {
-  Pending p{action, Clock::now(), "", false};
+  Pending p{action, Clock::now(), {}, "", false};
   switch (action.kind) {
     case ActionKind::kCreate:
       MIGSERVE_RETURN_IF_ERROR(CreatePod(action.at, action.replica));
@@ -307,10 +307,10 @@ Status KubernetesBackend::Start(const Action& action) {
   for (const std::string& pod : PodsOf(action)) pod_waiters_[pod].insert(id);
   for (const std::string& node : NodesOf(action))
     node_waiters_[node].insert(id);
-  deadlines_.emplace(
+  p.deadline =
       p.started + std::chrono::duration_cast<Clock::duration>(
-                      std::chrono::duration<double>(options_.action_timeout_s)),
-      id);
+                      std::chrono::duration<double>(options_.action_timeout_s));
+  deadlines_.emplace(p.deadline, id);
   woken_.insert(id);
   pending_.emplace(id, std::move(p));
   return Status::Ok();
@@ -359,7 +359,7 @@ void KubernetesBackend::Drop(int id) {
   for (const std::string& node : NodesOf(it->second.action)) {
     unwait(&node_waiters_, node);
   }
-  std::erase_if(deadlines_, [id](const auto& d) { return d.second == id; });
+  deadlines_.erase({it->second.deadline, id});
   woken_.erase(id);
   pending_.erase(it);
 }

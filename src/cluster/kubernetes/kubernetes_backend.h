@@ -93,6 +93,7 @@ class KubernetesBackend : public ClusterBackend {
   struct Pending {
     Action action;
     Clock::time_point started;
+    Clock::time_point deadline;   // started + the action timeout
     std::string nonce;            // repartitions
     bool source_deleted = false;  // migrations
     // Creates and migrations: the new pod has been in the cache (until
