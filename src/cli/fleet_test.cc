@@ -332,6 +332,16 @@ TEST(FleetCliTest, AMixedFleetSurvivesANode) {
   }
   r = Cli({"validate", "-d", out, "-w", half, "-p", profiles});
   EXPECT_EQ(r.code, 0) << r.out << r.err;
+  // Keeping everything unplaced would need each type to carry it all on
+  // one node: the rounds run out, and more time would not help.
+  std::string all = WriteTempFile("fleet-survive-all.yaml",
+                                  "survive: {domain: node, keep: 1}\n" + plain);
+  r = Cli({"optimize", "-w", all, "-p", profiles, "--algo", "milp"});
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("after 12 rounds of spare capacity, the most it tries"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("raise --time-limit"), std::string::npos) << r.err;
 }
 
 TEST(FleetCliTest, RefusesWhatCannotWorkInsteadOfGuessing) {

@@ -280,10 +280,18 @@ std::string SurviveRounds::Check(const std::vector<Part>& parts) {
 std::string SurviveRounds::Next(const std::string& short_of,
                                 Clock::time_point deadline,
                                 const SolveOptions& options) {
-  if (round_ == kMaxRounds || SecondsLeft(deadline) <= 0) {
+  if (SecondsLeft(deadline) <= 0) {
     return fmt::format("{} after {} round(s) of spare capacity; {}", short_of,
                        round_,
                        Interrupted() ? "interrupted" : "raise --time-limit");
+  }
+  if (round_ == kMaxRounds) {
+    // More time would not help: the rounds are what ran out.
+    return fmt::format(
+        "{} after {} rounds of spare capacity, the most it tries; lower "
+        "keep, or give the failure domains more room (with domain: node, "
+        "an --inventory of more nodes)",
+        short_of, round_);
   }
   if (options.progress) {
     options.progress(
