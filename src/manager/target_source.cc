@@ -35,9 +35,9 @@ StatusOr<deployment::Deployment> TargetSource::Load() {
     mtime_ = std::filesystem::last_write_time(options_.file, error);
     return deployment::LoadDeployment(options_.file);
   }
-  MIGSERVE_ASSIGN_OR_RETURN(std::string text, key_.Read());
+  MIGSERVE_ASSIGN_OR_RETURN(text_, key_.Read());
   version_ = key_.version();
-  return deployment::ParseDeployment(text, key_.Describe());
+  return deployment::ParseDeployment(text_, key_.Describe());
 }
 
 bool TargetSource::Changed() {
@@ -50,7 +50,14 @@ bool TargetSource::Changed() {
   if (!map) return false;
   std::optional<std::string> version =
       StringField(*map, "metadata", "resourceVersion");
-  return version && *version != version_;
+  if (!version || *version == version_) return false;
+  std::optional<std::string> text =
+      StringField(*map, "data", options_.key.c_str());
+  if (text && *text == text_) {
+    version_ = *version;  // another key changed
+    return false;
+  }
+  return true;
 }
 
 void TargetSource::Wait(const std::atomic<bool>& stop) {

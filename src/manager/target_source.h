@@ -35,7 +35,9 @@ class TargetSource {
   // ConfigMap and key) if it cannot be read or parsed.
   StatusOr<deployment::Deployment> Load();
 
-  // True if the target has changed since the last Load.
+  // True if the target may have changed since the last Load: the file's
+  // modification time, or the ConfigMap's key (a write to another key of
+  // the same ConfigMap, such as the autoscaler's state, is no change).
   bool Changed();
 
   // Returns when the target may have changed, `stop` turned true, or after
@@ -50,7 +52,8 @@ class TargetSource {
   kube::Informer map_;
   kube::ConfigMapKey key_;
   std::filesystem::file_time_type mtime_;
-  std::string version_;
+  std::string version_;  // of the ConfigMap as last loaded or compared
+  std::string text_;     // the key's text as last loaded
 };
 
 }  // namespace migserve::manager
