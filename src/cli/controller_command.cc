@@ -101,8 +101,9 @@ void AddBackendOptions(CLI::App* app, ControllerFlags* flags) {
   AddServingOptions(app, &flags->manager.serving_file, &flags->image,
                     &flags->port);
   app->add_option("--poll-s", backend.poll_s,
-                  "Longest wait between checks of running actions (a "
-                  "change the watch brings wakes it at once)")
+                  "Longest wait between looks at running actions: after a "
+                  "quiet spell this long each is checked (a change the "
+                  "watch brings wakes its actions at once)")
       ->capture_default_str()
       ->check(Positive());
   app->add_option("--action-timeout-s", backend.action_timeout_s,

@@ -52,8 +52,9 @@ struct BackendOptions {
   ServingSpec serving;  // how replica pods run
   // service -> DNN model, for replicas that do not name theirs.
   std::map<std::string, std::string> models;
-  // The longest wait between checks of running actions (a change the
-  // watch sees ends it at once): how soon a timeout is noticed.
+  // The longest wait between looks (a change the watch sees wakes the
+  // actions waiting on it at once, and a timeout is noticed when it is
+  // due): after a quiet spell this long every running action is checked.
   double poll_s = 1.0;
   double action_timeout_s = 900;
   std::function<void(const std::string&)> warn;  // may be empty
