@@ -107,13 +107,16 @@ class Filler {
         least = std::min(least, fresh_.Largest(i.profile));
       }
       others_.push_back(layout.instances().empty() ? 0 : sum - least);
+      others_best_ = std::max(others_best_, others_.back());
     }
   }
 
   // An upper bound on what the other services add to any config of
   // multiset `m` where some service holds at least one instance: the
-  // largest gains of all its instances but the least of them.
+  // largest gains of all its instances but the least of them; and the
+  // largest of those over every multiset.
   double OthersBound(size_t m) const { return others_[m]; }
+  double OthersBest() const { return others_best_; }
 
   // An upper bound on the score Fill would return for `services` on
   // multiset `m`'s layout, where only `service` holds instances, `utility`
@@ -178,8 +181,9 @@ class Filler {
   const ScoreRule& rule_;
   FreshGains fresh_;
   std::vector<double> others_;  // OthersBound, per multiset
-  std::vector<double> added_;   // utility per service, in Fill
-  std::vector<int> mine_;       // the config's services, sorted
+  double others_best_ = 0;
+  std::vector<double> added_;  // utility per service, in Fill
+  std::vector<int> mine_;      // the config's services, sorted
 };
 
 }  // namespace
@@ -200,17 +204,11 @@ GpuConfig BestMixMore(const ConfigSpace& space, const CompletionRates& rates,
   auto beaten = [&](double bound) {
     return bound * (1 + kRoundingTolerance) < *score;
   };
-  double others_best = 0;
   for (int s : services) {
     if (!AlmostSatisfied(space, rates, options, s)) continue;
-    if (!filler) {
-      filler.emplace(space, rates, options.score);
-      for (size_t m = 0; m < space.multisets().size(); ++m) {
-        others_best = std::max(others_best, filler->OthersBound(m));
-      }
-    }
+    if (!filler) filler.emplace(space, rates, options.score);
     if (beaten(options.score.Term(rates[s], space.best_single(s)) +
-               others_best)) {
+               filler->OthersBest())) {
       continue;
     }
     double missing = 1.0 - rates[s];
