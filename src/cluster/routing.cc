@@ -33,6 +33,15 @@ void Add(const GpuState& gpu, const Slot& slot, ServiceRoute* route) {
   it->members.push_back({gpu.id, slot.instance.start});
 }
 
+// Adds every replica of `route`'s service on `gpu` to `route`.
+void AddServed(const GpuState& gpu, ServiceRoute* route) {
+  for (const Slot& s : gpu.slots) {
+    if (s.replica && s.replica->service == route->service) {
+      Add(gpu, s, route);
+    }
+  }
+}
+
 // Weighs `route` and sorts each group's members: the route is then the
 // same whatever order its replicas were added in.
 void Finish(ServiceRoute* route) {
@@ -87,20 +96,17 @@ std::map<std::string, ServiceRoute> Routes(const ClusterState& state) {
 }
 
 ServiceRoute RouteOf(const ClusterState& state, const std::string& service) {
-  std::set<GpuId> gpus;
-  for (const GpuState& g : state.gpus) gpus.insert(g.id);
-  return RouteOf(state, service, gpus);
+  ServiceRoute route{service, {}};
+  for (const GpuState& g : state.gpus) AddServed(g, &route);
+  Finish(&route);
+  return route;
 }
 
 ServiceRoute RouteOf(const ClusterState& state, const std::string& service,
                      const std::set<GpuId>& gpus) {
   ServiceRoute route{service, {}};
   for (const GpuId& id : gpus) {
-    const GpuState* g = state.FindGpu(id);
-    if (g == nullptr) continue;
-    for (const Slot& s : g->slots) {
-      if (s.replica && s.replica->service == service) Add(*g, s, &route);
-    }
+    if (const GpuState* g = state.FindGpu(id)) AddServed(*g, &route);
   }
   Finish(&route);
   return route;
