@@ -275,7 +275,11 @@ StatusOr<std::vector<std::string>> KubernetesBackend::Adopt() {
 }
 
 Status KubernetesBackend::Start(const Action& action) {
-  Pending p{action, Clock::now(), {}, "", false};
+  Pending p{action,
+            Clock::now() +
+                std::chrono::duration_cast<Clock::duration>(
+                    std::chrono::duration<double>(options_.action_timeout_s)),
+            "", false};
   switch (action.kind) {
     case ActionKind::kCreate:
       MIGSERVE_RETURN_IF_ERROR(CreatePod(action.at, action.replica));
@@ -307,9 +311,6 @@ Status KubernetesBackend::Start(const Action& action) {
   for (const std::string& pod : PodsOf(action)) pod_waiters_[pod].insert(id);
   for (const std::string& node : NodesOf(action))
     node_waiters_[node].insert(id);
-  p.deadline =
-      p.started + std::chrono::duration_cast<Clock::duration>(
-                      std::chrono::duration<double>(options_.action_timeout_s));
   deadlines_.emplace(p.deadline, id);
   woken_.insert(id);
   pending_.emplace(id, std::move(p));
@@ -373,8 +374,7 @@ std::vector<int> KubernetesBackend::Running() const {
 StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p) {
   const Action& a = p->action;
   std::string what = Describe(a);
-  if (std::chrono::duration<double>(Clock::now() - p->started).count() >
-      options_.action_timeout_s) {
+  if (Clock::now() >= p->deadline) {
     return std::optional<Status>(Status::DeadlineExceeded(fmt::format(
         "{}: not done after {} s", what, options_.action_timeout_s)));
   }

@@ -93,8 +93,7 @@ class KubernetesBackend : public ClusterBackend {
  private:
   struct Pending {
     Action action;
-    Clock::time_point started;
-    Clock::time_point deadline;   // started + the action timeout
+    Clock::time_point deadline;   // its start + the action timeout
     std::string nonce;            // repartitions
     bool source_deleted = false;  // migrations
     // Creates and migrations: the new pod has been in the cache (until

@@ -173,6 +173,30 @@ TEST_F(KubernetesBackendTest, MalformedAnnotationsAndLabelsAreIgnoredNotFatal) {
   EXPECT_TRUE(named_pod);
 }
 
+// An action whose pod never becomes Ready fails once its timeout is due,
+// woken by its deadline although nothing changes on the cluster.
+TEST_F(KubernetesBackendTest, AnActionNotDoneInTimeFails) {
+  PutNode("n");
+  BackendOptions options;
+  options.action_timeout_s = 0.2;
+  options.poll_s = 60;  // the deadline, not the quiet-spell poll, wakes it
+  KubernetesBackend backend(client_.get(), options);
+  Action create;
+  create.id = 7;
+  create.kind = ActionKind::kCreate;
+  create.at = {{"n", 0}, &A100(), seven_};
+  create.replica = {"svc", 8, 1, 100, 10};
+  ASSERT_TRUE(backend.Start(create).ok());
+  StatusOr<ActionResult> result = backend.WaitAny();
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->id, 7);
+  EXPECT_EQ(result->status.code(), Status::Code::kDeadlineExceeded);
+  EXPECT_NE(result->status.message().find("not done after 0.2 s"),
+            std::string::npos)
+      << result->status.message();
+  EXPECT_TRUE(backend.Running().empty());
+}
+
 // A delete removes the pod the backend saw, by its uid: when another pod
 // has taken the name since (here unseen: no watch runs before the second
 // look), the API server refuses and the other pod stays.
