@@ -36,6 +36,17 @@ class InformerTest : public ::testing::Test {
     server_.Put(std::string(kPods) + "/" + name, Pod(app));
   }
 
+  // Compacts the history with pod `gone` deleted and a web pod `added`
+  // put: changes no watch delivers, only a new listing shows.
+  void ExpireReplacing(const std::string& gone, const std::string& added) {
+    server_.Expire([&](std::map<std::string, json>* objects) {
+      objects->erase(std::string(kPods) + "/" + gone);
+      json pod = Pod("web");
+      pod["metadata"]["name"] = added;
+      (*objects)[std::string(kPods) + "/" + added] = pod;
+    });
+  }
+
   // The names the informer holds once they are `want`, or after 10 s.
   std::set<std::string> NamesOnceThey(Informer* informer,
                                       const std::set<std::string>& want) {
@@ -100,12 +111,7 @@ TEST_F(InformerTest, ListsAgainWhenItsVersionIsCompacted) {
   ASSERT_EQ(NamesOnceThey(&informer, {"a", "b"}),
             (std::set<std::string>{"a", "b"}));
   // Changes no watch delivers: only a new listing shows them.
-  server_.Expire([](std::map<std::string, json>* objects) {
-    objects->erase(std::string(kPods) + "/a");
-    json e = Pod("web");
-    e["metadata"]["name"] = "e";
-    (*objects)[std::string(kPods) + "/e"] = e;
-  });
+  ExpireReplacing("a", "e");
   EXPECT_EQ(NamesOnceThey(&informer, {"b", "e"}),
             (std::set<std::string>{"b", "e"}));
   EXPECT_EQ(informer.lists(), 3);
@@ -143,12 +149,7 @@ TEST_F(InformerTest, TakesTheChangesSinceTheLastTake) {
   EXPECT_EQ(names(changes), (Present{{"a", false}, {"c", true}}));
   EXPECT_EQ(changes["c"]->at("metadata").at("name"), "c");
   // A listing after compaction: what it dropped and what it brought.
-  server_.Expire([](std::map<std::string, json>* objects) {
-    objects->erase(std::string(kPods) + "/b");
-    json e = Pod("web");
-    e["metadata"]["name"] = "e";
-    (*objects)[std::string(kPods) + "/e"] = e;
-  });
+  ExpireReplacing("b", "e");
   ASSERT_EQ(NamesOnceThey(&informer, {"c", "e"}),
             (std::set<std::string>{"c", "e"}));
   changes = informer.TakeChanges();
