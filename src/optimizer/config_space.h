@@ -54,14 +54,40 @@ class ConfigSpace {
   // layout order among equals.
   const std::vector<int>& by_size(size_t m) const { return by_size_[m]; }
 
-  // Services with the same credited throughput on every profile.
+  // Services with the same credited throughput on every profile; they run
+  // the same profiles, so they share their shares (numbered alike).
   int num_classes() const { return num_classes_; }
+  int class_of(int s) const { return class_of_[s]; }
+
+  // Service s's shares of the layouts' instances, and its utility of each.
+  int num_shares(int s) const {
+    return static_cast<int>(share_utility_[s].size());
+  }
+  double share_utility(int s, int share) const {
+    return share_utility_[s][share];
+  }
+
+  // Calls fn(share_a, share_b) for each config of the front of classes ca
+  // and cb, in front order: the configs BestConfig scores for a group of a
+  // service of ca and one of cb, in that order. cb == num_classes(): ca
+  // alone, share_b -1; a pair's configs use both services.
+  template <typename Fn>
+  void ForEachFront(int ca, int cb, Fn fn) const {
+    const Range& t = front_tables_[ca * (num_classes_ + 1) + cb];
+    for (int k = t.begin; k < t.end; ++k)
+      fn(front_[k].share_a, front_[k].share_b);
+  }
 
   // Groups, numbered: g < n is service g alone; then the pairs (a, b),
   // a < b, in order of a, then b. A group may have no config.
   int num_groups() const { return num_groups_; }
   // The services of group g: (a, kIdle) for a service alone.
   std::pair<int, int> group_services(int g) const;
+  // The group of services a and b, in either order (b == kIdle: a alone).
+  int GroupOf(int a, int b) const {
+    if (b == deployment::kIdle) return a;
+    return a < b ? PairGroup(a, b) : PairGroup(b, a);
+  }
 
   // Calls fn(g, other) for each group g that contains service `s`, `other`
   // its other service (kIdle for s alone): s alone, then the pairs (a, s),

@@ -4,9 +4,8 @@
 
 #include <algorithm>
 #include <optional>
-#include <queue>
-#include <tuple>
 
+#include "optimizer/top_group.h"
 #include "util/tolerance.h"
 
 namespace migserve::optimizer {
@@ -286,60 +285,29 @@ std::optional<std::vector<GpuConfig>> GreedyUntil(
     const GreedyOptions& options, Clock::time_point deadline) {
   const bool limited = deadline != Clock::time_point::max();
   const int n = space.problem().num_services();
-  const int num_groups = space.num_groups();
-  CompletionRates rates = initial;
-  // A group's best score only falls as rates rise (ScoreRule::Term shrinks
-  // with what a service misses), so a group whose services changed keeps
-  // its old score in the heap as a bound, marked stale, and is rescored
-  // only when that bound reaches the top. The top is then the same group,
-  // with the same config, that rescoring every changed group at once
-  // would give.
-  std::vector<int> version(num_groups, 0);
-  std::vector<char> stale(num_groups, 0);
-  std::vector<int> best_in_group(num_groups, -1);
-  // (score, -group, version): the highest score first, then the lowest
-  // group index, so that ties break the same way every run.
-  std::priority_queue<std::tuple<double, int, int>> heap;
   const ScoreRule& rule = options.score;
-  auto rescore = [&](int g) {
-    double best;
-    int arg = space.BestConfig(g, rates, rule, &best);
-    best_in_group[g] = arg;
-    stale[g] = 0;
-    ++version[g];
-    if (arg >= 0) heap.emplace(best, -g, version[g]);
-  };
-  for (int g = 0; g < num_groups; ++g) rescore(g);
+  CompletionRates rates = initial;
+  TopGroup top(space, rates, rule);
   std::vector<int> all(n);
   for (int s = 0; s < n; ++s) all[s] = s;
 
   std::vector<GpuConfig> out;
   while (!deployment::AllSatisfied(rates)) {
     if (limited && SecondsLeft(deadline) <= 0) return std::nullopt;
-    while (!heap.empty()) {
-      int g = -std::get<1>(heap.top());
-      if (std::get<2>(heap.top()) != version[g]) {
-        heap.pop();
-      } else if (stale[g]) {
-        heap.pop();
-        rescore(g);
-      } else {
-        break;
-      }
-    }
-    double pair_score = heap.empty() ? 0 : std::get<0>(heap.top());
+    double pair_score;
+    int group = top.Find(&pair_score);
     double mix_score = pair_score;
     GpuConfig chosen;
     if (options.mix_more) {
       chosen = BestMixMore(space, rates, options, all, &mix_score);
     }
     if (mix_score <= pair_score) {
-      int g = -std::get<1>(heap.top());
-      chosen = space.Expand(space.Config(g, best_in_group[g]));
+      double score;
+      int config = space.BestConfig(group, rates, rule, &score);
+      chosen = space.Expand(space.Config(group, config));
     }
     for (int s : chosen.services) {
-      if (s == kIdle) continue;
-      space.ForEachGroupOf(s, [&](int g, int) { stale[g] = 1; });
+      if (s != kIdle) top.Changed(s);
     }
     deployment::AddConfig(chosen, space.problem().caps, &rates);
     out.push_back(std::move(chosen));
