@@ -28,17 +28,6 @@ std::optional<std::vector<deployment::GpuConfig>> GreedyUntil(
     const ConfigSpace& space, const deployment::CompletionRates& initial,
     const GreedyOptions& options, Clock::time_point deadline);
 
-// Returns the best config that mixes an almost-satisfied service (see
-// GreedyOptions) with any others under `rates` (the first found among
-// equals) if its score beats `*score` on entry, and sets `*score` to it;
-// else an empty layout, `*score` unchanged. The score to beat lets the
-// search skip what cannot matter to the caller. Exposed for MCTS.
-deployment::GpuConfig BestMixMore(const ConfigSpace& space,
-                                  const deployment::CompletionRates& rates,
-                                  const GreedyOptions& options,
-                                  const std::vector<int>& services,
-                                  double* score);
-
 class GreedyOptimizer : public Optimizer {
  public:
   const char* name() const override { return "greedy"; }

@@ -11,6 +11,7 @@
 
 #include "optimizer/deadline.h"
 #include "optimizer/greedy_optimizer.h"
+#include "optimizer/mix_more.h"
 
 namespace migserve::optimizer {
 namespace {
