@@ -14,8 +14,7 @@ TopGroup::TopGroup(const ConfigSpace& space,
       members_(num_classes_),
       best_(num_classes_),
       recount_(num_classes_, 0),
-      version_(num_classes_ * (num_classes_ + 1), 0),
-      stale_(version_.size(), 0) {
+      stale_(num_classes_ * (num_classes_ + 1), 0) {
   for (int s = 0; s < space.problem().num_services(); ++s) {
     members_[space.class_of(s)].push_back(s);
   }
@@ -24,8 +23,12 @@ TopGroup::TopGroup(const ConfigSpace& space,
     Recount(c);
   }
   for (int ca = 0; ca < num_classes_; ++ca) {
-    for (int cb = ca; cb <= num_classes_; ++cb) Rescore(KeyOf(ca, cb));
+    for (int cb = ca; cb <= num_classes_; ++cb) {
+      double bound = Bound(ca, cb);
+      if (bound > 0) heap_.emplace_back(bound, KeyOf(ca, cb));
+    }
   }
+  std::make_heap(heap_.begin(), heap_.end());
 }
 
 void TopGroup::Changed(int s) {
@@ -77,11 +80,28 @@ double TopGroup::Bound(int ca, int cb) const {
   return bound;
 }
 
-void TopGroup::Rescore(int key) {
+void TopGroup::RescoreTop() {
+  const int key = heap_.front().second;
   stale_[key] = 0;
-  ++version_[key];
-  double bound = Bound(key / (num_classes_ + 1), key % (num_classes_ + 1));
-  if (bound > 0) heap_.emplace(bound, key, version_[key]);
+  const double bound =
+      Bound(key / (num_classes_ + 1), key % (num_classes_ + 1));
+  if (bound <= 0) {
+    std::pop_heap(heap_.begin(), heap_.end());
+    heap_.pop_back();
+    return;
+  }
+  // The bound only fell, and mostly a little: sift it down from the top
+  // (a pop and a push would each walk the heap's height).
+  const size_t n = heap_.size();
+  const Entry entry{bound, key};
+  size_t at = 0;
+  for (size_t child = 1; child < n; child = 2 * at + 1) {
+    if (child + 1 < n && heap_[child] < heap_[child + 1]) ++child;
+    if (!(entry < heap_[child])) break;
+    heap_[at] = heap_[child];
+    at = child;
+  }
+  heap_[at] = entry;
 }
 
 int TopGroup::Find(double* score) {
@@ -95,34 +115,26 @@ int TopGroup::Find(double* score) {
   to_recount_.clear();
   // Brings an up-to-date bound to the top, if any is left.
   auto settle = [this] {
-    while (!heap_.empty()) {
-      auto [bound, key, version] = heap_.top();
-      if (version != version_[key]) {
-        heap_.pop();
-      } else if (stale_[key]) {
-        heap_.pop();
-        Rescore(key);
-      } else {
-        return true;
-      }
-    }
-    return false;
+    while (!heap_.empty() && stale_[heap_.front().second]) RescoreTop();
+    return !heap_.empty();
   };
   *score = 0;
   if (!settle()) return -1;
-  const double top = std::get<0>(heap_.top());
+  const double top = heap_.front().first;
   // Every pair of classes that reaches the top score: the lowest group may
   // be in any of them.
-  std::vector<std::tuple<double, int, int>> tied;
-  while (settle() && std::get<0>(heap_.top()) >= top) {
-    tied.push_back(heap_.top());
-    heap_.pop();
+  std::vector<Entry> tied;
+  while (settle() && heap_.front().first >= top) {
+    tied.push_back(heap_.front());
+    std::pop_heap(heap_.begin(), heap_.end());
+    heap_.pop_back();
   }
   int group = -1;
-  for (const auto& entry : tied) {
-    int g = LowestScoring(std::get<1>(entry), top);
+  for (const Entry& entry : tied) {
+    int g = LowestScoring(entry.second, top);
     if (g >= 0 && (group < 0 || g < group)) group = g;
-    heap_.push(entry);
+    heap_.push_back(entry);
+    std::push_heap(heap_.begin(), heap_.end());
   }
   *score = top;
   return group;

@@ -19,8 +19,7 @@
 #ifndef MIGSERVE_OPTIMIZER_TOP_GROUP_H_
 #define MIGSERVE_OPTIMIZER_TOP_GROUP_H_
 
-#include <queue>
-#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "deployment/gpu_config.h"
@@ -55,7 +54,8 @@ class TopGroup {
   // + cb, ca <= cb, cb == C for ca alone.
   int KeyOf(int ca, int cb) const { return ca * (num_classes_ + 1) + cb; }
   void Recount(int c);
-  void Rescore(int key);
+  // Rescores the pair of classes at the top of the heap.
+  void RescoreTop();
   // The best score over the groups of `key`'s classes, from the terms.
   double Bound(int ca, int cb) const;
   // The lowest group of `key`'s classes whose best config scores `score`,
@@ -70,10 +70,10 @@ class TopGroup {
   std::vector<std::vector<Best>> best_;    // per class, per share
   std::vector<char> recount_;              // per class
   std::vector<int> to_recount_;
-  std::vector<int> version_;  // per key
-  std::vector<char> stale_;   // per key
-  // (bound, key, version), the highest bound first.
-  std::priority_queue<std::tuple<double, int, int>> heap_;
+  std::vector<char> stale_;  // per key
+  // A max-heap of (bound, key), one entry per key whose bound is above 0.
+  using Entry = std::pair<double, int>;
+  std::vector<Entry> heap_;
 };
 
 }  // namespace migserve::optimizer
