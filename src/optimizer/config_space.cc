@@ -53,8 +53,20 @@ ConfigSpace::ConfigSpace(const Problem& problem) : problem_(problem) {
   for (int ma = 0; ma < num_masks_; ++ma) {
     for (int mb = 0; mb <= num_masks_; ++mb) AddConfigs(ma, mb);
   }
+  // Each class's throughput of each of its shares.
+  std::vector<std::vector<double>> share_throughput(num_classes_);
+  for (int c = 0; c < num_classes_; ++c) {
+    const int s = representative_[c];
+    for (size_t k = 0; k < shares_[mask_of_[s]].size(); ++k) {
+      share_throughput[c].push_back(
+          ShareSum(s, static_cast<int>(k),
+                   [&](int p) { return problem.caps.throughput(s, p); }));
+    }
+  }
   for (int ca = 0; ca < num_classes_; ++ca) {
-    for (int cb = 0; cb <= num_classes_; ++cb) AddFront(ca, cb);
+    for (int cb = 0; cb <= num_classes_; ++cb) {
+      AddFront(ca, cb, share_throughput);
+    }
   }
   best_single_.assign(n, 0.0);
   for (int s = 0; s < n; ++s) {
@@ -130,20 +142,18 @@ void ConfigSpace::AddConfigs(int ma, int mb) {
   table.end = static_cast<int>(configs_.size());
 }
 
-void ConfigSpace::AddFront(int ca, int cb) {
-  const workload::CapacityMatrix& caps = problem_.caps;
+void ConfigSpace::AddFront(
+    int ca, int cb, const std::vector<std::vector<double>>& share_throughput) {
   const int a = representative_[ca];
   const int b = cb == num_classes_ ? deployment::kIdle : representative_[cb];
   const Range& configs = config_tables_[ConfigTableOf(a, b)];
   // Each config's throughput for a and for b.
-  auto throughput = [&](int s, int share) {
-    return ShareSum(s, share, [&](int p) { return caps.throughput(s, p); });
-  };
   std::vector<std::pair<double, double>> served;
   for (int id = configs.begin; id < configs.end; ++id) {
     const ClassConfig& c = configs_[id];
-    served.emplace_back(throughput(a, c.share_a),
-                        b == deployment::kIdle ? 0 : throughput(b, c.share_b));
+    served.emplace_back(
+        share_throughput[ca][c.share_a],
+        b == deployment::kIdle ? 0 : share_throughput[cb][c.share_b]);
   }
   // A config joins unless an earlier one beats it on each side, by the
   // same share or by a throughput margin far above rounding, so that it

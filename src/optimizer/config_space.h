@@ -184,7 +184,9 @@ class ConfigSpace {
     return sum;
   }
   void AddConfigs(int ma, int mb);
-  void AddFront(int ca, int cb);
+  // `share_throughput`: per class, its throughput of each of its shares.
+  void AddFront(int ca, int cb,
+                const std::vector<std::vector<double>>& share_throughput);
   int ShareOf(int mask, const std::array<uint8_t, kMaxProfiles>& share);
 
   const Problem& problem_;
