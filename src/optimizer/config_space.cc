@@ -1,6 +1,8 @@
 #include "optimizer/config_space.h"
 
 #include <algorithm>
+#include <cassert>
+#include <cstdint>
 #include <map>
 
 #include "mig/layout_enumerator.h"
@@ -99,6 +101,7 @@ int ConfigSpace::ShareOf(int mask,
   auto at = std::find(shares.begin(), shares.end(), share);
   if (at != shares.end()) return static_cast<int>(at - shares.begin());
   shares.push_back(share);
+  assert(shares.size() <= INT16_MAX);
   return static_cast<int>(shares.size()) - 1;
 }
 
@@ -167,13 +170,18 @@ void ConfigSpace::AddFront(
   for (int id = configs.begin; id < configs.end; ++id) {
     const ClassConfig& c = configs_[id];
     const auto [ta, tb] = served[id - configs.begin];
-    bool beaten = std::any_of(
-        front_.begin() + table.begin, front_.end(), [&](const Front& f) {
-          const auto [fa, fb] = served[f.config - configs.begin];
-          return (f.share_a == c.share_a || fa > ta * (1 + kMargin)) &&
-                 (f.share_b == c.share_b || fb > tb * (1 + kMargin));
-        });
-    if (!beaten) front_.push_back({c.share_a, c.share_b, id});
+    bool beaten = false;
+    for (int k = table.begin; k < static_cast<int>(front_.size()) && !beaten;
+         ++k) {
+      const auto [fa, fb] = served[front_config_[k] - configs.begin];
+      beaten = (front_[k].share_a == c.share_a || fa > ta * (1 + kMargin)) &&
+               (front_[k].share_b == c.share_b || fb > tb * (1 + kMargin));
+    }
+    if (!beaten) {
+      front_.push_back(
+          {static_cast<int16_t>(c.share_a), static_cast<int16_t>(c.share_b)});
+      front_config_.push_back(id);
+    }
   }
   table.end = static_cast<int>(front_.size());
 }
@@ -196,7 +204,7 @@ int ConfigSpace::BestConfig(int g, const deployment::CompletionRates& rates,
                 rule.Term(rate_b, f.share_b < 0 ? 0 : utility_b[f.share_b]);
     if (sc > best) {
       best = sc;
-      arg = f.config;
+      arg = front_config_[k];
     }
   }
   *score = best;

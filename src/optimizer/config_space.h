@@ -148,11 +148,12 @@ class ConfigSpace {
     int share_a;
     int share_b;
   };
-  // A config of a front, with what scoring it needs at hand.
+  // A config of a front: what scoring it needs, small, since the greedy
+  // scores fronts at every pick; its config is in front_config_. A GPU's
+  // shares number in the hundreds.
   struct Front {
-    int share_a;
-    int share_b;
-    int config;  // index into configs_
+    int16_t share_a;
+    int16_t share_b;
   };
   struct Range {
     int begin = 0;
@@ -209,6 +210,7 @@ class ConfigSpace {
   std::vector<ClassConfig> configs_;
   std::vector<Range> config_tables_;
   std::vector<Front> front_;
+  std::vector<int> front_config_;  // per front_ entry, into configs_
   std::vector<Range> front_tables_;
   std::vector<double> best_single_;
 };
