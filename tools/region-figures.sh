@@ -14,8 +14,7 @@
 # pod starts, creates and migrates, next to the plain optimum's plan).
 #
 # usage: tools/region-figures.sh [BUILD_DIR]
-#   ALGOS="greedy milp parvagpu"   the algorithms (greedy needs ~0.8 GB and
-#                                  4-5 minutes at 2,000 services)
+#   ALGOS="greedy milp parvagpu"   the algorithms
 #   SIZES="24/250 200/5000 400/10000 1000/25000 2000/50000"
 #   TRANSITIONS="40/1000 200/5000 400/10000"   (empty: none)
 set -euo pipefail
