@@ -10,19 +10,10 @@
 #include "util/tolerance.h"
 
 namespace migserve::optimizer {
-namespace {
 
 using deployment::CompletionRates;
 using deployment::GpuConfig;
 using deployment::kIdle;
-
-bool AlmostSatisfied(const ConfigSpace& space, const CompletionRates& rates,
-                     const GreedyOptions& options, int s) {
-  return !deployment::Satisfied(rates[s]) &&
-         1.0 - rates[s] <= options.almost_satisfied * space.best_single(s);
-}
-
-}  // namespace
 
 // For each profile, the services an instance of it would gain for, alone
 // on a config (gain Term(rate, utility) > 0), the most first and the lowest
@@ -87,9 +78,15 @@ class FreshGains {
 
 namespace {
 
+bool AlmostSatisfied(const ConfigSpace& space, const CompletionRates& rates,
+                     const GreedyOptions& options, int s) {
+  return !deployment::Satisfied(rates[s]) &&
+         1.0 - rates[s] <= options.almost_satisfied * space.best_single(s);
+}
+
 // Fills the idle instances of a config, the largest first, each with the
 // service of the largest score gain (the lowest service among equals), and
-// scores it; the scratch it needs is allocated once per BestMixMore.
+// scores it; the scratch it needs is allocated once per search.
 class Filler {
  public:
   Filler(const ConfigSpace& space, const CompletionRates& rates,

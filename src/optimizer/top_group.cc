@@ -154,9 +154,11 @@ int TopGroup::LowestScoring(int key, double score) const {
     }
     return -1;
   }
-  // A group of s on one side reaches `score` only if some front config
-  // does with s's term and the best term on the other side: a larger term
-  // never makes a smaller sum.
+  // A group of s on one side reaches `score` only if some config of this
+  // front does with s's term and the best term on the other side: the
+  // front holds, for every config of the two classes (whichever service
+  // comes first), one that gives each side at least as much, and a larger
+  // term never makes a smaller sum.
   auto reaches = [&](int s, bool side_a) {
     bool found = false;
     space_.ForEachFront(ca, cb, [&](int sa, int sb) {

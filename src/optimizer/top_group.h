@@ -56,7 +56,8 @@ class TopGroup {
   void Recount(int c);
   // Rescores the pair of classes at the top of the heap.
   void RescoreTop();
-  // The best score over the groups of `key`'s classes, from the terms.
+  // The best score over the groups of classes ca and cb (cb == C: ca
+  // alone), from the terms; in the heap, a bound once its terms fall.
   double Bound(int ca, int cb) const;
   // The lowest group of `key`'s classes whose best config scores `score`,
   // or -1.
