@@ -21,13 +21,7 @@ class ConfigSpaceTest : public ShippedWorkloadTest {};
 // instance's, up to 64 instances' worth): a class per model and SLO, and a
 // group per service and per pair of services.
 TEST_F(ConfigSpaceTest, ServicesOfOneModelAndSloShareAClass) {
-  workload::GenerateOptions o;
-  o.capacity_model = queueing::CapacityModel::kPaper;
-  o.services = 120;
-  o.latencies_ms = {50, 100};
-  o.target_gpus = 400;
-  o.seed = 5;
-  Generate(o);
+  GenerateInClasses(120, 400, 5);
   std::set<std::pair<std::string, double>> kinds;
   for (const workload::Service& s : workload_.services) {
     kinds.emplace(s.model, s.latency_ms);
@@ -49,13 +43,7 @@ TEST_F(ConfigSpaceTest, ServicesOfOneModelAndSloShareAClass) {
 // expanded GPU config. Under the paper's capacity model, so that classes
 // hold several services.
 TEST_F(ConfigSpaceTest, EveryGroupsBestIsTheBestOfAllItsConfigs) {
-  workload::GenerateOptions o;
-  o.capacity_model = queueing::CapacityModel::kPaper;
-  o.services = 30;
-  o.latencies_ms = {50, 100};
-  o.target_gpus = 90;
-  o.seed = 9;
-  Generate(o);
+  GenerateInClasses(30, 90, 9);
   ConfigSpace space(*problem_);
   ASSERT_LT(space.num_classes(), 30);
   const int n = problem_->num_services();

@@ -18,13 +18,7 @@ class MixMoreSearchTest : public ShippedWorkloadTest {};
 // satisfied; rates rise a service at a time; the score to beat is a share
 // of the best a search from scratch finds with none to beat.
 TEST_F(MixMoreSearchTest, FindsWhatASearchFromScratchFinds) {
-  workload::GenerateOptions o;
-  o.capacity_model = queueing::CapacityModel::kPaper;
-  o.services = 30;
-  o.latencies_ms = {50, 100};
-  o.target_gpus = 90;
-  o.seed = 9;
-  Generate(o);
+  GenerateInClasses(30, 90, 9);
   ConfigSpace space(*problem_);
   const int n = problem_->num_services();
   std::mt19937 rng(6);

@@ -42,13 +42,7 @@ int EveryGroupsTop(const ConfigSpace& space,
 // groups of different services tie; rates rise a service (and its copy) at
 // a time until every service is satisfied.
 TEST_F(TopGroupTest, FindsWhatScoringEveryGroupFinds) {
-  workload::GenerateOptions o;
-  o.capacity_model = queueing::CapacityModel::kPaper;
-  o.services = 30;
-  o.latencies_ms = {50, 100};
-  o.target_gpus = 90;
-  o.seed = 9;
-  Generate(o);
+  GenerateInClasses(30, 90, 9);
   // Services 2k + 1 < 20 are copies of 2k, at its rate always.
   auto original = [](int s) { return s < 20 ? s - s % 2 : s; };
   for (int k = 1; k < 20; k += 2)

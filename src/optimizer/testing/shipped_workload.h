@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -44,6 +45,20 @@ class ShippedWorkloadTest : public ::testing::Test {
   void Generate(const workload::GenerateOptions& options) {
     workload_ = workload::GenerateWorkload(profiles_, options).value();
     Rebuild();
+  }
+
+  // Generates `services` services for a relaxed bound of `gpus` GPUs, at
+  // SLOs of 50 and 100 ms, under the paper's capacity model: services of
+  // one model and SLO share a class (the p99 credits would also split them
+  // by rate).
+  void GenerateInClasses(int services, int gpus, uint64_t seed) {
+    workload::GenerateOptions o;
+    o.capacity_model = queueing::CapacityModel::kPaper;
+    o.services = services;
+    o.latencies_ms = {50, 100};
+    o.target_gpus = gpus;
+    o.seed = seed;
+    Generate(o);
   }
 
   const mig::GpuModel& gpu_ =
