@@ -40,7 +40,7 @@ int EveryGroupsTop(const ConfigSpace& space,
 // 30 services under the paper's capacity model (classes of several
 // services), ten of them copies of others at the same rates, so that
 // groups of different services tie; rates rise a service (and its copy) at
-// a time until every service is satisfied.
+// a time until every service is satisfied; under both score rules.
 TEST_F(TopGroupTest, FindsWhatScoringEveryGroupFinds) {
   GenerateInClasses(30, 90, 9);
   // Services 2k + 1 < 20 are copies of 2k, at its rate always.
@@ -54,39 +54,44 @@ TEST_F(TopGroupTest, FindsWhatScoringEveryGroupFinds) {
   ConfigSpace space(*problem_);
   ASSERT_LT(space.num_classes(), 20);
   const int n = problem_->num_services();
-  std::mt19937 rng(4);
-  std::uniform_real_distribution<double> start(0.0, 0.5);
-  std::uniform_real_distribution<double> rise(0.0, 0.3);
-  std::uniform_int_distribution<int> pick(0, n - 1);
-  deployment::CompletionRates rates(n);
-  for (double& r : rates) r = start(rng);
-  for (int s = 0; s < n; ++s) rates[s] = rates[original(s)];
-  ScoreRule rule;
-  TopGroup top(space, rates, rule);
-  int steps = 0;
-  int ties = 0;
-  while (true) {
-    double want_score;
-    int equals;
-    int want = EveryGroupsTop(space, rates, rule, &want_score, &equals);
-    double score;
-    ASSERT_EQ(top.Find(&score), want) << "step " << steps;
-    ASSERT_EQ(score, want_score) << "step " << steps;
-    if (want < 0) break;
-    ties += equals > 1;
-    int a = space.group_services(want).first;
-    // A service of the top group, or any service, and its copies.
-    int s = original(steps % 3 == 0 ? a : pick(rng));
-    double up = rise(rng);
-    for (int t = 0; t < n; ++t) {
-      if (original(t) != s) continue;
-      rates[t] += up;
-      top.Changed(t);
+  // The default score and the paper's (no cap at what a service misses).
+  for (bool cap : {true, false}) {
+    SCOPED_TRACE(cap ? "capped" : "paper's score");
+    std::mt19937 rng(4);
+    std::uniform_real_distribution<double> start(0.0, 0.5);
+    std::uniform_real_distribution<double> rise(0.0, 0.3);
+    std::uniform_int_distribution<int> pick(0, n - 1);
+    deployment::CompletionRates rates(n);
+    for (double& r : rates) r = start(rng);
+    for (int s = 0; s < n; ++s) rates[s] = rates[original(s)];
+    ScoreRule rule;
+    rule.cap_utility = cap;
+    TopGroup top(space, rates, rule);
+    int steps = 0;
+    int ties = 0;
+    while (true) {
+      double want_score;
+      int equals;
+      int want = EveryGroupsTop(space, rates, rule, &want_score, &equals);
+      double score;
+      ASSERT_EQ(top.Find(&score), want) << "step " << steps;
+      ASSERT_EQ(score, want_score) << "step " << steps;
+      if (want < 0) break;
+      ties += equals > 1;
+      int a = space.group_services(want).first;
+      // A service of the top group, or any service, and its copies.
+      int s = original(steps % 3 == 0 ? a : pick(rng));
+      double up = rise(rng);
+      for (int t = 0; t < n; ++t) {
+        if (original(t) != s) continue;
+        rates[t] += up;
+        top.Changed(t);
+      }
+      ++steps;
     }
-    ++steps;
+    EXPECT_GT(steps, 100);
+    EXPECT_GT(ties, 10) << steps;
   }
-  EXPECT_GT(steps, 100);
-  EXPECT_GT(ties, 10) << steps;
 }
 
 }  // namespace
