@@ -56,9 +56,9 @@ class Search {
                                  const std::vector<int>& services, int k);
   std::vector<int> Unsatisfied(const CompletionRates& rates) const;
   std::string Kind(const CompletionRates& rates) const;
-  // Plays configs until every service is satisfied; appends them to `path`.
-  void Rollout(CompletionRates rates, bool greedy,
-               std::vector<GpuConfig>* path);
+  // Plays configs from the pools until every service is satisfied;
+  // appends them to `path`.
+  void Rollout(CompletionRates rates, std::vector<GpuConfig>* path);
   void Expand(int node);
   int Select(int node);
 
@@ -139,18 +139,11 @@ std::string Search::Kind(const CompletionRates& rates) const {
   return key;
 }
 
-void Search::Rollout(CompletionRates rates, bool greedy,
-                     std::vector<GpuConfig>* path) {
+void Search::Rollout(CompletionRates rates, std::vector<GpuConfig>* path) {
   const workload::CapacityMatrix& caps = space_.problem().caps;
   const ScoreRule& rule = options_.greedy.score;
   ++stats_->rollouts;
   while (!deployment::AllSatisfied(rates)) {
-    if (greedy) {
-      std::vector<Scored> top = TopConfigs(rates, Unsatisfied(rates), 1);
-      path->push_back(top.front().config);
-      deployment::AddConfig(path->back(), caps, &rates);
-      continue;
-    }
     std::string kind = Kind(rates);
     auto it = pools_.find(kind);
     const GpuConfig* pick = nullptr;
@@ -237,8 +230,10 @@ std::vector<GpuConfig> Search::Run(const CompletionRates& initial) {
   Node root;
   root.rates = initial;
   nodes_.push_back(std::move(root));
-  std::vector<GpuConfig> best;
-  Rollout(initial, true, &best);
+  // The first rollout plays the best config at every step: the greedy's
+  // picks, which the greedy itself finds in seconds at region scale.
+  std::vector<GpuConfig> best = Greedy(space_, initial, options_.greedy);
+  ++stats_->rollouts;
   shortest_ = longest_ = static_cast<int>(best.size());
   // A line on stderr at least every 2 s: a long search is not silent.
   Clock::time_point begin = Clock::now();
@@ -261,7 +256,7 @@ std::vector<GpuConfig> Search::Run(const CompletionRates& initial) {
       if (!nodes_[index].children.empty()) index = nodes_[index].children[0];
     }
     std::vector<GpuConfig> tail;
-    Rollout(nodes_[index].rates, false, &tail);
+    Rollout(nodes_[index].rates, &tail);
     int length = nodes_[index].depth + static_cast<int>(tail.size());
     if (length < shortest_) {
       shortest_ = length;
