@@ -73,7 +73,7 @@ class ConfigSpace {
   // alone, share_b -1; a pair's configs use both services.
   template <typename Fn>
   void ForEachFront(int ca, int cb, Fn fn) const {
-    const Range& t = front_tables_[ca * (num_classes_ + 1) + cb];
+    const Range& t = front_tables_[FrontTableOfClasses(ca, cb)];
     for (int k = t.begin; k < t.end; ++k)
       fn(front_[k].share_a, front_[k].share_b);
   }
@@ -168,8 +168,11 @@ class ConfigSpace {
     return mask_of_[a] * (num_masks_ + 1) + mb;
   }
   int FrontTableOf(int a, int b) const {
-    int cb = b == deployment::kIdle ? num_classes_ : class_of_[b];
-    return class_of_[a] * (num_classes_ + 1) + cb;
+    return FrontTableOfClasses(
+        class_of_[a], b == deployment::kIdle ? num_classes_ : class_of_[b]);
+  }
+  int FrontTableOfClasses(int ca, int cb) const {
+    return ca * (num_classes_ + 1) + cb;
   }
   PairConfig Config(int a, int b, int id) const;
   // Sum over the profiles of share `share` of service s's profile set
