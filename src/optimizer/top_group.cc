@@ -41,7 +41,6 @@ void TopGroup::Recount(int c) {
   for (size_t k = 0; k < best_[c].size(); ++k) {
     Best& b = best_[c][k];
     b = Best{};
-    b.first = b.second = -1;
     for (int s : members_[c]) {
       double term =
           rule_.Term(rates_[s], space_.share_utility(s, static_cast<int>(k)));

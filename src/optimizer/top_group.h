@@ -43,11 +43,12 @@ class TopGroup {
   void Changed(int s);
 
  private:
-  // The two best terms for one share among a class's services, and whose.
+  // The two best terms for one share among a class's services (-1: none
+  // yet), and whose.
   struct Best {
-    double first = 0;
+    double first = -1;
     int first_service = -1;
-    double second = 0;
+    double second = -1;
   };
 
   // Pairs of classes, numbered as the config space's fronts: ca * (C + 1)
