@@ -9,9 +9,9 @@
 
 #include "mig/gpu_catalog.h"
 #include "mig/layout_enumerator.h"
-#include "optimizer/config_space.h"
-#include "optimizer/genetic_optimizer.h"
-#include "optimizer/greedy_optimizer.h"
+#include "optimizer/heuristic/config_space.h"
+#include "optimizer/heuristic/genetic_optimizer.h"
+#include "optimizer/heuristic/greedy_optimizer.h"
 #include "optimizer/registry.h"
 #include "profile/profile_csv.h"
 #include "workload/generator.h"

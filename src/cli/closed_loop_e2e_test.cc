@@ -30,7 +30,7 @@
 #include "autoscale/testing/local_prometheus.h"
 #include "autoscale/testing/triton_endpoint.h"
 #include "cli/testing/kubernetes_e2e_fixture.h"
-#include "optimizer/milp_optimizer.h"
+#include "optimizer/milp/milp_optimizer.h"
 #include "profile/profile_csv.h"
 #include "workload/capacity_matrix.h"
 #include "workload/workload_yaml.h"
@@ -113,7 +113,7 @@ int Optimum(const workload::Workload& w, const profile::ProfileTable& p,
   for (workload::Service& s : scaled.services) s.throughput *= level;
   auto caps = workload::CapacityMatrix::Build(scaled, p, A100()).value();
   optimizer::Problem problem(scaled, A100(), caps);
-  optimizer::Solution s = optimizer::MilpOptimizer().Solve(
+  optimizer::Solution s = optimizer::milp::MilpOptimizer().Solve(
       problem, deployment::CompletionRates(problem.num_services(), 0.0), {});
   EXPECT_EQ(s.outcome, optimizer::Outcome::kOptimal);
   return static_cast<int>(s.configs.size());

@@ -10,7 +10,7 @@
 #include "cli/inputs.h"
 #include "cli/table.h"
 #include "deployment/validator.h"
-#include "optimizer/milp_optimizer.h"
+#include "optimizer/milp/milp_optimizer.h"
 #include "optimizer/registry.h"
 #include "workload/relaxed_bound.h"
 
@@ -133,7 +133,7 @@ Status RunCompare(const CompareFlags& flags, CommandContext* context) {
   Row bound = BoundRow("relaxed", workload::RelaxedBound(*in.caps, *in.gpu),
                        "MIG rules ignored (paper 7)");
   rows.push_back(bound);
-  optimizer::LpBounds lp = optimizer::LpBound(
+  optimizer::milp::LpBounds lp = optimizer::milp::LpBound(
       *in.problem,
       deployment::CompletionRates(in.workload.services.size(), 0.0),
       flags.solve.milp);

@@ -33,7 +33,7 @@ struct OptimizeFlags {
   std::string inventory;
   std::vector<double> weights;
   int gpus_per_node = 8;
-  optimizer::TransitionOptions transition;
+  optimizer::milp::TransitionOptions transition;
 };
 
 // Writes `d`, placed on the fleet of --inventory when there is one.
@@ -73,9 +73,9 @@ Status RunTransitionOptimize(const OptimizeFlags& flags,
         "'{}'",
         flags.algo));
   }
-  optimizer::TransitionOptions transition = flags.transition;
+  optimizer::milp::TransitionOptions transition = flags.transition;
   if (!flags.weights.empty()) {
-    transition.weights = optimizer::TransitionWeights{
+    transition.weights = optimizer::milp::TransitionWeights{
         flags.weights[0], flags.weights[1], flags.weights[2]};
   }
   if (Status s = transition.Validate(); !s.ok()) {

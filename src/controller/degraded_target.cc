@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <coin/CbcModel.hpp>
-#include <coin/CoinPackedVector.hpp>
 #include <coin/OsiClpSolverInterface.hpp>
 #include <map>
 
-#include "optimizer/cbc_run.h"
+#include "optimizer/milp/cbc_run.h"
+#include "optimizer/milp/model_builder.h"
 #include "util/tolerance.h"
 
 namespace migserve::controller {
@@ -59,57 +59,58 @@ std::vector<bool> Dropped(const deployment::Deployment& target,
   // Columns: per group the GPUs kept (x), per service kept-at-floor (m,
   // binary) and its share served (s, up to 1). Minimized: the negated
   // count kept, weighted above any sum of shares, and the shares.
-  OsiClpSolverInterface solver;
-  solver.messageHandler()->setLogLevel(0);
+  optimizer::milp::ModelBuilder builder;
   const double weight = static_cast<double>(n) + 1;
-  for (const Group& group : groups) {
-    solver.addCol(0, nullptr, nullptr, 0,
-                  static_cast<double>(group.gpus.size()), 0);
-  }
-  const int m0 = solver.getNumCols();
-  for (size_t j = 0; j < n; ++j)
-    solver.addCol(0, nullptr, nullptr, 0, 1, -weight);
-  const int s0 = solver.getNumCols();
-  for (size_t j = 0; j < n; ++j) {
-    double least = required[j] <= 0 ? 1 : 0;
-    solver.addCol(0, nullptr, nullptr, least, 1, -1);
-  }
-  std::map<std::string, CoinPackedVector> per_model;
-  std::vector<CoinPackedVector> capacity(n);
+  optimizer::milp::Block x =
+      builder.AddColumns(static_cast<int>(groups.size()), 0, 0, 0);
   for (size_t k = 0; k < groups.size(); ++k) {
-    per_model[groups[k].model].insert(static_cast<int>(k), 1.0);
+    builder.SetUpper(x[k], static_cast<double>(groups[k].gpus.size()));
+  }
+  optimizer::milp::Block m =
+      builder.AddColumns(static_cast<int>(n), 0, 1, -weight);
+  optimizer::milp::Block s = builder.AddColumns(
+      static_cast<int>(n), 0, 1, -1, optimizer::milp::ColumnKind::kContinuous);
+  for (size_t j = 0; j < n; ++j) {
+    if (required[j] <= 0) builder.SetLower(s[j], 1);
+  }
+  std::map<std::string, optimizer::milp::Row> per_model;
+  std::vector<optimizer::milp::Row> capacity(n);
+  for (size_t k = 0; k < groups.size(); ++k) {
+    per_model[groups[k].model].Add(x[k], 1.0);
     for (const auto& [j, c] : credit.at(groups[k].gpus.front())) {
-      capacity[j].insert(static_cast<int>(k), c);
+      capacity[j].Add(x[k], c);
     }
   }
   for (const auto& [model, row] : per_model) {
     // Exactly what the cluster has: keeping fewer gains nothing.
     int keep = candidates[model] - over.at(model);
-    solver.addRow(row, keep, keep);
+    builder.AddRow(row, keep, keep);
   }
   for (size_t j = 0; j < n; ++j) {
     if (required[j] <= 0) continue;
     // fixed + capacity >= floor m_j (rounding noise is not short), and
     // required s_j <= fixed + capacity.
-    CoinPackedVector kept = capacity[j];
-    kept.insert(m0 + static_cast<int>(j), -floor[j] * (1 - kRateTolerance));
-    solver.addRow(kept, -fixed[j], COIN_DBL_MAX);
-    CoinPackedVector share = capacity[j];
-    share.insert(s0 + static_cast<int>(j), -required[j]);
-    solver.addRow(share, -fixed[j], COIN_DBL_MAX);
+    optimizer::milp::Row kept = capacity[j];
+    kept.Add(m[j], -floor[j] * (1 - kRateTolerance));
+    builder.AddRow(kept, -fixed[j], COIN_DBL_MAX);
+    optimizer::milp::Row share = capacity[j];
+    share.Add(s[j], -required[j]);
+    builder.AddRow(share, -fixed[j], COIN_DBL_MAX);
   }
-  for (int c = 0; c < s0; ++c) solver.setInteger(c);
+  OsiClpSolverInterface solver;
+  builder.Load(&solver);
   CbcModel cbc(solver);
   cbc.setLogLevel(0);  // CBC prints on stdout, which carries our output
   // Preprocessing off: with it CBC proved a worse choice optimal on one of
   // the random targets of KeepsTheBestSubsetByEnumeration.
-  optimizer::RunCbcSolver(&cbc, 1.0, {"-preprocess", "off"});
-  const double* x = cbc.bestSolution();
+  optimizer::milp::RunCbcSolver(&cbc, 1.0, {"-preprocess", "off"});
+  const double* best = cbc.bestSolution();
   std::vector<bool> dropped(target.gpus.size(), false);
   std::map<std::string, int> left = over;
   for (size_t k = 0; k < groups.size(); ++k) {
-    size_t keep = x == nullptr ? groups[k].gpus.size()
-                               : static_cast<size_t>(std::lround(x[k]));
+    size_t keep = best == nullptr
+                      ? groups[k].gpus.size()
+                      : static_cast<size_t>(std::lround(best[x[k]]));
     for (size_t i = keep; i < groups[k].gpus.size(); ++i) {
       dropped[groups[k].gpus[i]] = true;
       --left[groups[k].model];

@@ -46,10 +46,10 @@ double KeptCredit(const optimizer::Problem& problem,
 
 // Returns the current GPUs as the optimizer sees them: each layout with the
 // services whose replicas may be kept and their credit (KeptCredit).
-StatusOr<std::vector<optimizer::CurrentGpu>> KeepableConfigs(
+StatusOr<std::vector<optimizer::milp::CurrentGpu>> KeepableConfigs(
     const ClusterState& current, const optimizer::Problem& problem,
     const profile::ProfileTable& profiles) {
-  std::vector<optimizer::CurrentGpu> configs;
+  std::vector<optimizer::milp::CurrentGpu> configs;
   const auto& services = problem.workload.services;
   for (const GpuState& g : current.gpus) {
     if (g.model->name != problem.gpu.name) {
@@ -57,7 +57,7 @@ StatusOr<std::vector<optimizer::CurrentGpu>> KeepableConfigs(
           "--from: GPU {} is {}; the workload plans for {} GPUs only",
           g.id.ToString(), g.model->name, problem.gpu.name));
     }
-    optimizer::CurrentGpu config{{g.layout(), {}}, {}};
+    optimizer::milp::CurrentGpu config{{g.layout(), {}}, {}};
     const auto& instances = config.config.layout.instances();
     config.config.services.assign(instances.size(), kIdle);
     config.throughput.assign(instances.size(), 0.0);
@@ -84,7 +84,7 @@ StatusOr<std::vector<optimizer::CurrentGpu>> KeepableConfigs(
 
 // Returns where each config of `solved` goes in `current` (extended by new
 // GPUs as needed, added to `current`).
-std::vector<GpuId> Place(const optimizer::TransitionSolution& solved,
+std::vector<GpuId> Place(const optimizer::milp::TransitionSolution& solved,
                          int gpus_per_node, ClusterState* current) {
   std::vector<GpuId> where(solved.configs.size());
   std::vector<bool> taken(current->gpus.size(), false);
@@ -175,7 +175,7 @@ deployment::Deployment TargetAt(const optimizer::Problem& problem,
 // where it has too few.
 StatusOr<deployment::Deployment> PlaceByNode(
     const optimizer::Problem& problem,
-    const optimizer::TransitionSolution& solved, ClusterState* current) {
+    const optimizer::milp::TransitionSolution& solved, ClusterState* current) {
   std::map<std::string, std::vector<deployment::GpuConfig>> configs_of;
   for (size_t c = 0; c < solved.configs.size(); ++c) {
     configs_of[solved.node_of[c]].push_back(solved.configs[c]);
@@ -205,9 +205,9 @@ StatusOr<deployment::Deployment> PlaceByNode(
 
 // What moving `current` to the GPUs and slots `desired` takes
 // (CostOfTransition).
-optimizer::TransitionCost CostOf(const ClusterState& current,
-                                 const DesiredLayouts& desired) {
-  optimizer::TransitionCost cost;
+deployment::TransitionCost CostOf(const ClusterState& current,
+                                  const DesiredLayouts& desired) {
+  deployment::TransitionCost cost;
   for (const auto& [id, slots] : desired) {
     const GpuState& have = *current.FindGpu(id);
     ++cost.gpus;
@@ -230,7 +230,7 @@ optimizer::TransitionCost CostOf(const ClusterState& current,
 
 }  // namespace
 
-StatusOr<optimizer::TransitionCost> CostOfTransition(
+StatusOr<deployment::TransitionCost> CostOfTransition(
     const ClusterState& current, const deployment::Deployment& target) {
   MIGSERVE_ASSIGN_OR_RETURN(DesiredLayouts desired, MapTarget(current, target));
   return CostOf(current, desired);
@@ -240,18 +240,18 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
     const ClusterState& current, const optimizer::Problem& problem,
     const profile::ProfileTable& profiles,
     const optimizer::SolveOptions& options,
-    const optimizer::TransitionOptions& transition, int gpus_per_node) {
+    const optimizer::milp::TransitionOptions& transition, int gpus_per_node) {
   MIGSERVE_RETURN_IF_ERROR(transition.Validate());
   auto begin = std::chrono::steady_clock::now();
-  MIGSERVE_ASSIGN_OR_RETURN(std::vector<optimizer::CurrentGpu> keepable,
+  MIGSERVE_ASSIGN_OR_RETURN(std::vector<optimizer::milp::CurrentGpu> keepable,
                             KeepableConfigs(current, problem, profiles));
   optimizer::SolveOptions solve = options;
   if (problem.workload.survive &&
       problem.workload.survive->domain == workload::FailureDomain::kNode) {
     solve.nodes = ClusterNodes(current, problem.gpu, gpus_per_node);
   }
-  optimizer::TransitionSolution solved =
-      optimizer::SolveTransition(problem, keepable, solve, transition);
+  optimizer::milp::TransitionSolution solved =
+      optimizer::milp::SolveTransition(problem, keepable, solve, transition);
   if (solved.outcome == optimizer::Outcome::kInfeasible) {
     return Status::FailedPrecondition("milp: " + solved.reason);
   }
@@ -294,13 +294,13 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
     target.gpus[c].id = static_cast<int>(c);
   }
   room.Sort();
-  MIGSERVE_ASSIGN_OR_RETURN(optimizer::TransitionCost cost,
+  MIGSERVE_ASSIGN_OR_RETURN(deployment::TransitionCost cost,
                             CostOfTransition(room, target));
   deployment::Deployment plain = deployment::MakeDeployment(
       problem.workload, problem.gpu, problem.caps, solved.plain.configs);
   MIGSERVE_ASSIGN_OR_RETURN(DesiredLayouts plain_desired,
                             MapTarget(room, plain));
-  optimizer::TransitionCost plain_cost = CostOf(room, plain_desired);
+  deployment::TransitionCost plain_cost = CostOf(room, plain_desired);
   // The model keeps a GPU's whole layout or none of it; the planner also
   // keeps replicas on GPUs it repartitions in part. Where that keeps more,
   // the plain optimum as the planner places it is the better target (not

@@ -6,8 +6,8 @@
 
 #include "cluster/cluster_state.h"
 #include "deployment/deployment.h"
+#include "optimizer/milp/transition_optimizer.h"
 #include "optimizer/problem.h"
-#include "optimizer/transition_optimizer.h"
 #include "profile/profile_table.h"
 #include "util/status_or.h"
 
@@ -17,7 +17,7 @@ namespace migserve::controller {
 // (MapTarget): the target's serving GPUs, the replicas it starts (created
 // or migrated), the GPUs whose layout changes and the replicas that stay.
 // Returns MapTarget's errors.
-StatusOr<optimizer::TransitionCost> CostOfTransition(
+StatusOr<deployment::TransitionCost> CostOfTransition(
     const cluster::ClusterState& current, const deployment::Deployment& target);
 
 // Returns the transition-aware deployment of `problem` from the cluster
@@ -44,7 +44,7 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
     const cluster::ClusterState& current, const optimizer::Problem& problem,
     const profile::ProfileTable& profiles,
     const optimizer::SolveOptions& options,
-    const optimizer::TransitionOptions& transition, int gpus_per_node);
+    const optimizer::milp::TransitionOptions& transition, int gpus_per_node);
 
 }  // namespace migserve::controller
 

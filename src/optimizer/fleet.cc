@@ -7,7 +7,7 @@
 
 #include "mig/gpu_catalog.h"
 #include "optimizer/deadline.h"
-#include "optimizer/milp_optimizer.h"
+#include "optimizer/milp/milp_optimizer.h"
 #include "optimizer/survive.h"
 
 namespace migserve::optimizer {
@@ -17,7 +17,7 @@ namespace {
 // spread over the failure domains of each type; its cost bound the first
 // round's.
 struct SurvivingFleet {
-  FleetSolution solution;
+  milp::FleetSolution solution;
   std::vector<FailureDomains> domains;  // per type
   int rounds = 0;
 };
@@ -28,8 +28,9 @@ struct SurvivingFleet {
 // (FailureDomainsOf), else nodes of deployment::kUnplacedGpusPerNode,
 // node-<k> numbered on from the previous type's.
 StatusOr<std::vector<FailureDomains>> FleetDomains(
-    const std::vector<FleetType>& types, const FleetSolution& solution,
-    workload::FailureDomain domain, const std::vector<FleetNode>& nodes) {
+    const std::vector<milp::FleetType>& types,
+    const milp::FleetSolution& solution, workload::FailureDomain domain,
+    const std::vector<FleetNode>& nodes) {
   std::vector<FailureDomains> out(types.size());
   int next = 0;  // the next GPU, or unplaced node
   for (size_t t = 0; t < types.size(); ++t) {
@@ -66,11 +67,11 @@ StatusOr<std::vector<FailureDomains>> FleetDomains(
 // (FleetDomains). The first round's cost bound holds for every fleet that
 // survives.
 SurvivingFleet SolveFleetToSurvive(const workload::Workload& workload,
-                                   const std::vector<FleetType>& types,
+                                   const std::vector<milp::FleetType>& types,
                                    const SolveOptions& options) {
   Clock::time_point deadline = SecondsFromNow(options.time_limit_s);
   std::vector<const workload::CapacityMatrix*> caps;
-  for (const FleetType& t : types) caps.push_back(&t.problem->caps);
+  for (const milp::FleetType& t : types) caps.push_back(&t.problem->caps);
   SurviveRounds rounds(workload, caps);
   SurvivingFleet out;
   std::optional<double> bound;
@@ -79,8 +80,8 @@ SurvivingFleet SolveFleetToSurvive(const workload::Workload& workload,
     // Problems refer to their matrix: keep the raised ones in place.
     std::deque<workload::CapacityMatrix> raised;
     std::deque<Problem> problems;
-    std::vector<FleetType> round;
-    for (const FleetType& t : types) {
+    std::vector<milp::FleetType> round;
+    for (const milp::FleetType& t : types) {
       raised.push_back(t.problem->caps.WithRequired(rounds.required()));
       problems.emplace_back(t.problem->workload, t.problem->gpu, raised.back());
       round.push_back({&problems.back(), t.cost});
@@ -89,11 +90,12 @@ SurvivingFleet SolveFleetToSurvive(const workload::Workload& workload,
     limited.time_limit_s = std::max(SecondsLeft(deadline), 0.0);
     if (bound) {
       double cheapest = types.front().cost;
-      for (const FleetType& t : types) cheapest = std::min(cheapest, t.cost);
+      for (const milp::FleetType& t : types)
+        cheapest = std::min(cheapest, t.cost);
       limited.milp.gap =
           SurviveRounds::RepairGap(options.milp.gap, *bound, cheapest);
     }
-    out.solution = SolveFleet(
+    out.solution = milp::SolveFleet(
         round, deployment::CompletionRates(workload.services.size(), 0.0),
         limited);
     if (out.solution.outcome == Outcome::kInfeasible) return out;
@@ -137,7 +139,7 @@ StatusOr<RunResult> RunFleet(const workload::Workload& workload,
   std::deque<workload::Workload> workloads;
   std::deque<workload::CapacityMatrix> caps;
   std::deque<Problem> problems;
-  std::vector<FleetType> types;
+  std::vector<milp::FleetType> types;
   std::vector<const mig::GpuModel*> gpus;
   for (const workload::GpuOffer& offer : workload.offers) {
     MIGSERVE_ASSIGN_OR_RETURN(const mig::GpuModel* gpu,
@@ -166,12 +168,12 @@ StatusOr<RunResult> RunFleet(const workload::Workload& workload,
     }
   }
   std::optional<SurvivingFleet> surviving;
-  FleetSolution solution;
+  milp::FleetSolution solution;
   if (workload.survive) {
     surviving = SolveFleetToSurvive(workload, types, options);
     solution = std::move(surviving->solution);
   } else {
-    solution = SolveFleet(
+    solution = milp::SolveFleet(
         types, deployment::CompletionRates(workload.services.size(), 0.0),
         options);
   }

@@ -77,7 +77,7 @@ struct GeneticOptions {
   Status Validate() const;
 };
 
-// The exact optimizer's search (optimizer/service_cuts.h).
+// The exact optimizer's search (optimizer/milp/service_cuts.h).
 struct MilpOptions {
   // Seed CBC with the greedy's deployment. Off (the default), the dives find
   // the incumbent: at fleet scale the greedy alone takes longer than the

@@ -6,13 +6,13 @@
 #include <cmath>
 #include <optional>
 
+#include "optimizer/baseline/static_partition.h"
 #include "optimizer/deadline.h"
-#include "optimizer/genetic_optimizer.h"
-#include "optimizer/greedy_optimizer.h"
-#include "optimizer/mcts_optimizer.h"
-#include "optimizer/milp_optimizer.h"
-#include "optimizer/parvagpu_optimizer.h"
-#include "optimizer/static_partition.h"
+#include "optimizer/heuristic/genetic_optimizer.h"
+#include "optimizer/heuristic/greedy_optimizer.h"
+#include "optimizer/heuristic/mcts_optimizer.h"
+#include "optimizer/milp/milp_optimizer.h"
+#include "optimizer/parvagpu/parvagpu_optimizer.h"
 #include "optimizer/survive.h"
 #include "workload/relaxed_bound.h"
 
@@ -37,7 +37,8 @@ StatusOr<std::unique_ptr<Optimizer>> MakeOptimizer(std::string_view name) {
     return std::unique_ptr<Optimizer>(new GreedyOptimizer());
   }
   if (name == "mcts") return std::unique_ptr<Optimizer>(new MctsOptimizer());
-  if (name == "milp") return std::unique_ptr<Optimizer>(new MilpOptimizer());
+  if (name == "milp")
+    return std::unique_ptr<Optimizer>(new milp::MilpOptimizer());
   if (name == "parvagpu") {
     return std::unique_ptr<Optimizer>(new ParvaGpuOptimizer());
   }

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "deployment/validator.h"
-#include "optimizer/milp_optimizer.h"
+#include "optimizer/milp/milp_optimizer.h"
 #include "optimizer/registry.h"
 #include "optimizer/testing/shipped_workload.h"
 
@@ -94,7 +94,7 @@ class SurviveTest : public ShippedWorkloadTest {
     return {plain.deployment.summary->gpus, s.gpus};
   }
 
-  MilpOptimizer milp_;
+  milp::MilpOptimizer milp_;
   deployment::Deployment last_;  // PlainAndSurviving's surviving deployment
 };
 
@@ -216,7 +216,7 @@ class SlowSpare : public Optimizer {
   double spare_time_s = -1;
 
  private:
-  MilpOptimizer milp_;
+  milp::MilpOptimizer milp_;
 };
 
 // The spare model's rounds get half the time, and when they end with

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <coin/CbcModel.hpp>
 
-#include "optimizer/cbc_run.h"
+#include "optimizer/milp/cbc_run.h"
 #include "util/tolerance.h"
 
-namespace migserve::optimizer {
+namespace migserve::optimizer::milp {
 namespace {
 
 // A dive fixes at once this share's inverse of the services it has left.
@@ -122,4 +122,4 @@ std::optional<std::vector<double>> Dive(
   return std::vector<double>(best, best + solver.getNumCols());
 }
 
-}  // namespace migserve::optimizer
+}  // namespace migserve::optimizer::milp

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "optimizer/deadline.h"
+#include "optimizer/milp/service_cuts.h"
 #include "optimizer/options.h"
-#include "optimizer/service_cuts.h"
 
-namespace migserve::optimizer {
+namespace migserve::optimizer::milp {
 
 // Fixes one service at a time to its cheapest integer cover under the
 // current duals of `root` (an optimal LP), re-solving with service cuts, as
@@ -25,6 +25,6 @@ std::optional<std::vector<double>> Dive(
     const std::vector<ServiceColumns>& services, double limit,
     const MilpOptions& options, Clock::time_point deadline, std::mt19937* rng);
 
-}  // namespace migserve::optimizer
+}  // namespace migserve::optimizer::milp
 
 #endif  // MIGSERVE_OPTIMIZER_MILP_DIVE_H_

@@ -7,7 +7,7 @@
 #include "mig/layout_enumerator.h"
 #include "util/tolerance.h"
 
-namespace migserve::optimizer {
+namespace migserve::optimizer::milp {
 
 using deployment::CompletionRates;
 using deployment::GpuConfig;
@@ -290,4 +290,4 @@ std::optional<std::vector<double>> OneServiceGpus(
   return x;
 }
 
-}  // namespace migserve::optimizer
+}  // namespace migserve::optimizer::milp

@@ -26,10 +26,10 @@
 #include "mig/layout.h"
 #include "mig/layout_enumerator.h"
 #include "optimizer/milp/model_builder.h"
+#include "optimizer/milp/service_cuts.h"
 #include "optimizer/problem.h"
-#include "optimizer/service_cuts.h"
 
-namespace migserve::optimizer {
+namespace migserve::optimizer::milp {
 
 // One GPU type's columns.
 struct MigColumns {
@@ -115,6 +115,6 @@ double Objective(const MigModel& model, const std::vector<double>& x);
 std::optional<std::vector<double>> OneServiceGpus(
     const MigModel& model, const std::vector<ServiceColumns>& services);
 
-}  // namespace migserve::optimizer
+}  // namespace migserve::optimizer::milp
 
 #endif  // MIGSERVE_OPTIMIZER_MILP_MIG_MODEL_H_

@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <coin/CoinPackedMatrix.hpp>
 
-namespace migserve::optimizer {
+namespace migserve::optimizer::milp {
 
 Block ModelBuilder::AddColumns(int count, double lower, double upper,
-                               double cost) {
+                               double cost, ColumnKind kind) {
   Block block{columns(), count};
+  integer_.insert(integer_.end(), count, kind == ColumnKind::kInteger);
   lower_.insert(lower_.end(), count, lower);
   upper_.insert(upper_.end(), count, upper);
   objective_.insert(objective_.end(), count, cost);
@@ -46,9 +47,11 @@ void ModelBuilder::Load(OsiClpSolverInterface* solver) const {
                           index.data(), start.data(), length.data());
   solver->loadProblem(matrix, lower_.data(), upper_.data(), objective_.data(),
                       row_lower_.data(), row_upper_.data());
-  for (int c = 0; c < columns(); ++c) solver->setInteger(c);
+  for (int c = 0; c < columns(); ++c) {
+    if (integer_[c]) solver->setInteger(c);
+  }
   solver->messageHandler()->setLogLevel(0);
   solver->getModelPtr()->setLogLevel(0);
 }
 
-}  // namespace migserve::optimizer
+}  // namespace migserve::optimizer::milp

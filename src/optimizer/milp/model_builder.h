@@ -1,7 +1,7 @@
 // A mixed-integer model built from blocks of columns and from rows, then
 // loaded into CLP for CBC (the model builders of OR-tools and HiGHS are the
 // models): callers name columns by block and offset instead of keeping
-// offsets by hand. Every column is integer.
+// offsets by hand. Columns are integer unless added as continuous.
 #ifndef MIGSERVE_OPTIMIZER_MILP_MODEL_BUILDER_H_
 #define MIGSERVE_OPTIMIZER_MILP_MODEL_BUILDER_H_
 
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace migserve::optimizer {
+namespace migserve::optimizer::milp {
 
 // Consecutive columns: [first, first + size).
 struct Block {
@@ -33,11 +33,16 @@ class Row {
   std::vector<std::pair<int, double>> terms_;
 };
 
+// Whether a column takes whole values only.
+enum class ColumnKind { kInteger, kContinuous };
+
 class ModelBuilder {
  public:
-  // Adds `count` columns with bounds [lower, upper] and objective
+  // Adds `count` columns of `kind` with bounds [lower, upper] and objective
   // coefficient `cost`; returns them.
-  Block AddColumns(int count, double lower, double upper, double cost);
+  Block AddColumns(int count, double lower, double upper, double cost,
+                   ColumnKind kind = ColumnKind::kInteger);
+  void SetLower(int column, double lower) { lower_[column] = lower; }
   void SetUpper(int column, double upper) { upper_[column] = upper; }
   void AddCost(int column, double cost) { objective_[column] += cost; }
 
@@ -47,16 +52,17 @@ class ModelBuilder {
 
   int columns() const { return static_cast<int>(objective_.size()); }
 
-  // Loads the model into `solver`, every column integer, with CLP's and
+  // Loads the model into `solver`, integer columns marked, with CLP's and
   // CBC's messages off (they print on stdout, which carries our output).
   void Load(OsiClpSolverInterface* solver) const;
 
  private:
   std::vector<double> lower_, upper_, objective_;
+  std::vector<bool> integer_;
   std::vector<std::vector<std::pair<int, double>>> rows_;
   std::vector<double> row_lower_, row_upper_;
 };
 
-}  // namespace migserve::optimizer
+}  // namespace migserve::optimizer::milp
 
 #endif  // MIGSERVE_OPTIMIZER_MILP_MODEL_BUILDER_H_

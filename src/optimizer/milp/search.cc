@@ -7,11 +7,11 @@
 #include <coin/CbcModel.hpp>
 #include <random>
 
-#include "optimizer/cbc_run.h"
+#include "optimizer/milp/cbc_run.h"
 #include "optimizer/milp/dive.h"
 #include "util/tolerance.h"
 
-namespace migserve::optimizer {
+namespace migserve::optimizer::milp {
 
 using deployment::GpuConfig;
 
@@ -214,4 +214,4 @@ std::optional<std::pair<std::vector<double>, double>> MilpSearch::RunCbc(
                    cbc.getObjValue()};
 }
 
-}  // namespace migserve::optimizer
+}  // namespace migserve::optimizer::milp

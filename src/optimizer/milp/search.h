@@ -17,7 +17,7 @@
 #include "optimizer/optimizer.h"
 #include "optimizer/options.h"
 
-namespace migserve::optimizer {
+namespace migserve::optimizer::milp {
 
 // Lower bounds on the GPU count that respect MIG's rules (their ceilings).
 struct LpBounds {
@@ -95,6 +95,6 @@ class MilpSearch {
   ModelAnswer answer_;
 };
 
-}  // namespace migserve::optimizer
+}  // namespace migserve::optimizer::milp
 
 #endif  // MIGSERVE_OPTIMIZER_MILP_SEARCH_H_

@@ -101,11 +101,12 @@ class Oracle {
 // The fewest starts from a current deployment (BruteForceFewestStarts).
 class StartsOracle {
  public:
-  StartsOracle(const Problem& problem, const std::vector<CurrentGpu>& current)
+  StartsOracle(const Problem& problem,
+               const std::vector<milp::CurrentGpu>& current)
       : problem_(problem) {
     multisets_ =
         mig::DistinctMultisets(problem.gpu, problem.maximal_layouts, nullptr);
-    for (const CurrentGpu& g : current) {
+    for (const milp::CurrentGpu& g : current) {
       const deployment::GpuConfig& c = g.config;
       if (c.layout.empty()) continue;
       Gpu gpu{c.layout.ProfileCounts(problem.gpu), {}};
@@ -233,7 +234,8 @@ class StartsOracle {
 }  // namespace
 
 int BruteForceFewestStarts(const Problem& problem,
-                           const std::vector<CurrentGpu>& current, int gpus) {
+                           const std::vector<milp::CurrentGpu>& current,
+                           int gpus) {
   return StartsOracle(problem, current).Solve(gpus);
 }
 

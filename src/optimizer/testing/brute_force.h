@@ -6,8 +6,8 @@
 
 #include <vector>
 
+#include "optimizer/milp/transition_optimizer.h"
 #include "optimizer/problem.h"
-#include "optimizer/transition_optimizer.h"
 
 namespace migserve::optimizer {
 
@@ -25,7 +25,8 @@ int BruteForceOptimum(const Problem& problem, int max_gpus);
 // of maximal layouts for the other GPUs; the starts are the fewest instances
 // of the free ones that serve what the kept replicas leave.
 int BruteForceFewestStarts(const Problem& problem,
-                           const std::vector<CurrentGpu>& current, int gpus);
+                           const std::vector<milp::CurrentGpu>& current,
+                           int gpus);
 
 }  // namespace migserve::optimizer
 
