@@ -7,28 +7,23 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <tuple>
 
 namespace migserve::cluster {
 namespace {
-
-auto Key(const RouteGroup& g) {
-  return std::tuple<const std::string&, const std::string&, int, int, long>(
-      g.gpu_model, g.profile, g.batch, g.procs, MilliRate(g.throughput));
-}
 
 // Adds `replica` on `gpu` to `route`, in its group.
 void Add(const GpuState& gpu, const Slot& slot, ServiceRoute* route) {
   const Replica& r = *slot.replica;
   RouteGroup probe = GroupOf(r, *gpu.model, slot.instance);
   probe.replicas = 0;
-  auto it = std::lower_bound(
-      route->groups.begin(), route->groups.end(), probe,
-      [](const RouteGroup& a, const RouteGroup& b) { return Key(a) < Key(b); });
-  if (it == route->groups.end() || Key(*it) != Key(probe)) {
+  auto it = std::lower_bound(route->groups.begin(), route->groups.end(), probe,
+                             [](const RouteGroup& a, const RouteGroup& b) {
+                               return KeyOf(a) < KeyOf(b);
+                             });
+  if (it == route->groups.end() || !SameGroup(*it, probe)) {
     it = route->groups.insert(it, probe);
   }
-  it->throughput = std::min(it->throughput, r.throughput);
+  it->credit = std::min(it->credit, r.throughput);
   ++it->replicas;
   it->members.push_back({gpu.id, slot.instance.start});
 }
@@ -70,12 +65,12 @@ RouteGroup GroupOf(const Replica& replica, const mig::GpuModel& model,
 void WeighRoute(ServiceRoute* route) {
   double largest = 0;
   for (const RouteGroup& g : route->groups) {
-    largest = std::max(largest, g.replicas * g.throughput);
+    largest = std::max(largest, g.replicas * g.credit);
   }
   double scale = 1000;
   if (largest * scale > kMaxRouteWeight) scale = kMaxRouteWeight / largest;
   for (RouteGroup& g : route->groups) {
-    double capacity = g.replicas * g.throughput;
+    double capacity = g.replicas * g.credit;
     g.weight = capacity > 0 ? std::max(1L, std::lround(capacity * scale)) : 0;
     g.weight = std::min(g.weight, kMaxRouteWeight);
   }
@@ -130,7 +125,7 @@ double RoutedCapacity(const ServiceRoute& route) {
     weighted = true;
     // The rate at which this group's replicas reach their throughput.
     double load_at_one = ReplicaLoad(route, g, 1.0);
-    capacity = std::min(capacity, g.throughput / load_at_one);
+    capacity = std::min(capacity, g.credit / load_at_one);
   }
   return weighted ? capacity : 0;
 }
@@ -143,7 +138,7 @@ std::string FormatRoute(const ServiceRoute& route) {
                       {"batch", g.batch},
                       {"procs", g.procs},
                       {"replicas", g.replicas},
-                      {"throughput", g.throughput},
+                      {"throughput", g.credit},
                       {"weight", g.weight}});
   }
   return nlohmann::ordered_json{{"service", route.service}, {"groups", groups}}

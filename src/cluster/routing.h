@@ -6,7 +6,7 @@
 // rate, so one profile may carry two credits during a transition); the
 // gateway splits the service's
 // requests over the groups by integer weights proportional to each group's
-// capacity (replicas x throughput), and each group spreads its share evenly
+// capacity (replicas x credit), and each group spreads its share evenly
 // over its ready replicas (a Kubernetes Service).
 #ifndef MIGSERVE_CLUSTER_ROUTING_H_
 #define MIGSERVE_CLUSTER_ROUTING_H_
@@ -14,6 +14,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cluster/cluster_state.h"
@@ -36,9 +37,9 @@ struct RouteGroup {
   std::string profile;    // e.g. "1g.10gb"
   int batch = 0;
   int procs = 1;
-  int replicas = 0;       // routed replicas
-  double throughput = 0;  // per replica, req/s (the group's smallest)
-  long weight = 0;        // share of the service's requests
+  int replicas = 0;   // routed replicas
+  double credit = 0;  // per replica, req/s (the group's smallest)
+  long weight = 0;    // share of the service's requests
   // The routed replicas, sorted (a route built by hand may leave it empty).
   std::vector<ReplicaSite> members;
   bool operator==(const RouteGroup&) const = default;
@@ -54,6 +55,22 @@ struct ServiceRoute {
 // A credit as a group's key and name carry it: thousandths of a request per
 // second.
 long MilliRate(double throughput);
+
+// A routing group's identity, the one every part of migserve groups
+// replicas by: GPU model, profile, batch, MPS processes and credit (in
+// thousandths of a request per second). Routes sort their groups by it;
+// `serve` finds a replica's group by it, and a group's Kubernetes Service is
+// named by it (kubernetes/names.h).
+using GroupKey =
+    std::tuple<const std::string&, const std::string&, int, int, long>;
+inline GroupKey KeyOf(const RouteGroup& group) {
+  return {group.gpu_model, group.profile, group.batch, group.procs,
+          MilliRate(group.credit)};
+}
+// Whether replicas of groups `a` and `b` belong to one group.
+inline bool SameGroup(const RouteGroup& a, const RouteGroup& b) {
+  return KeyOf(a) == KeyOf(b);
+}
 
 // Returns the group `replica` at instance `instance` of a `model` GPU belongs
 // to (replicas 1, weight 0).
@@ -77,7 +94,7 @@ std::map<std::string, ServiceRoute> Routes(const ClusterState& state);
 void WeighRoute(ServiceRoute* route);
 
 // The largest request rate `route` carries with no replica above its
-// throughput: the gateway sends a group weight / total of the requests, and
+// credit: the gateway sends a group weight / total of the requests, and
 // the group spreads them over its replicas. 0 if a weighted group has no
 // replicas (its share of requests fails) or nothing is weighted.
 double RoutedCapacity(const ServiceRoute& route);

@@ -85,6 +85,16 @@ TEST(RoutingTest, OneProfileWithTwoCreditsIsTwoGroups) {
   EXPECT_EQ(route.groups[1].replicas, 1);
   EXPECT_EQ(route.groups[1].weight, 241100);
   EXPECT_NEAR(RoutedCapacity(route), 713.1, 1e-9);
+  // The groups differ in credit alone, and that keeps them apart wherever a
+  // replica's group is looked up (`serve`, Service names).
+  EXPECT_FALSE(SameGroup(route.groups[0], route.groups[1]));
+  RouteGroup day = route.groups[1];
+  day.replicas = 7;
+  day.weight = 1;
+  day.members.clear();
+  EXPECT_TRUE(SameGroup(day, route.groups[1]));
+  day.credit = 241.1004;  // below a thousandth of a request per second
+  EXPECT_TRUE(SameGroup(day, route.groups[1]));
 }
 
 TEST(RoutingTest, AGroupWithWeightAndNoReplicaCarriesNothing) {
@@ -124,9 +134,9 @@ TEST(RoutingTest, WeightedRoutingKeepsEveryReplicaOfDayWithinCapacity) {
     int replicas = 0;
     for (const RouteGroup& g : route.groups) replicas += g.replicas;
     for (const RouteGroup& g : route.groups) {
-      EXPECT_LE(ReplicaLoad(route, g, s.throughput), g.throughput * (1 + 1e-4))
+      EXPECT_LE(ReplicaLoad(route, g, s.throughput), g.credit * (1 + 1e-4))
           << s.name;
-      worst_even = std::max(worst_even, s.throughput / replicas / g.throughput);
+      worst_even = std::max(worst_even, s.throughput / replicas / g.credit);
     }
   }
   // An even split, as a plain Kubernetes Service does it, overloads

@@ -8,6 +8,7 @@
 
 #include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/serving_spec.h"
 #include "kube/pod_ready.h"
 #include "util/json_fields.h"
 
@@ -16,32 +17,6 @@ namespace {
 
 namespace k8s = cluster::kubernetes;
 using json = nlohmann::json;
-
-// The port requests reach `pod` on: its container port named "http", else
-// its first; 0 if it declares none.
-int RoutePort(const json& pod) {
-  int first = 0;
-  const json* spec = pod.contains("spec") ? &pod["spec"] : nullptr;
-  if (spec == nullptr || !spec->contains("containers") ||
-      !(*spec)["containers"].is_array()) {
-    return 0;
-  }
-  for (const json& c : (*spec)["containers"]) {
-    if (!c.is_object() || !c.contains("ports") || !c["ports"].is_array()) {
-      continue;
-    }
-    for (const json& p : c["ports"]) {
-      if (!p.is_object() || !p.contains("containerPort") ||
-          !p["containerPort"].is_number_integer()) {
-        continue;
-      }
-      int port = p["containerPort"].get<int>();
-      if (p.value("name", "") == "http") return port;
-      if (first == 0) first = port;
-    }
-  }
-  return first;
-}
 
 using Site = std::tuple<std::string, std::string, int, int>;  // service, site
 
@@ -61,7 +36,9 @@ ProxyConfig ConfigOf(const k8s::ProxyRoutes& routes,
     std::optional<std::string> ip = pod.contains("status")
                                         ? StringField(pod, "status", "podIP")
                                         : std::nullopt;
-    int port = RoutePort(pod);
+    int port = pod.contains("spec") && pod["spec"].is_object()
+                   ? k8s::RoutePortOf(pod["spec"].value("containers", json()))
+                   : 0;
     if (!service || !ip || ip->empty() || port <= 0) continue;
     ProxyBackend backend{*ip, port, 1};
     std::optional<std::string> node =
@@ -80,7 +57,7 @@ ProxyConfig ConfigOf(const k8s::ProxyRoutes& routes,
     ProxyUpstream upstream{service, route.model, {}};
     for (const cluster::RouteGroup& g : route.route.groups) {
       if (g.weight <= 0) continue;
-      long weight = ReplicaWeight(g.throughput);
+      long weight = ReplicaWeight(g.credit);
       for (const cluster::ReplicaSite& m : g.members) {
         auto it = by_site.find({service, m.gpu.node, m.gpu.index, m.start});
         if (it == by_site.end()) continue;

@@ -1,5 +1,7 @@
 #include "serving/request_router.h"
 
+#include <cassert>
+
 #include "util/enum_names.h"
 
 namespace migserve::serving {
@@ -30,7 +32,18 @@ std::string_view RoutingPolicyName(RoutingPolicy policy) {
 }
 
 RoutingPolicy PolicyOf(queueing::RouterKind router) {
-  return *ParseRoutingPolicy(queueing::RouterName(router));
+  // A switch, not a lookup by name: a router kind added without its policy
+  // fails to compile (-Wswitch), not at run time.
+  switch (router) {
+    case queueing::RouterKind::kProxy:
+      return RoutingPolicy::kProxy;
+    case queueing::RouterKind::kGatewayApi:
+      return RoutingPolicy::kGatewayApi;
+    case queueing::RouterKind::kRandom:
+      return RoutingPolicy::kRandom;
+  }
+  assert(false && "a router kind without its routing policy");
+  return RoutingPolicy::kProxy;
 }
 
 std::optional<InGroup> ParseInGroup(std::string_view name) {

@@ -108,21 +108,22 @@ Routing RoutingOf(RoutingPolicy policy, const std::vector<ReplicaRef>& refs,
     // The route's weights; the rate at which it saturates a replica is its
     // routed capacity with each group at its slowest replica's saturation.
     cluster::ServiceRoute saturating = route;
-    for (cluster::RouteGroup& g : saturating.groups) {
+    for (size_t k = 0; k < route.groups.size(); ++k) {
+      const cluster::RouteGroup& group = route.groups[k];
       std::vector<int> members;
-      g.throughput = std::numeric_limits<double>::infinity();
+      double slowest = std::numeric_limits<double>::infinity();
       for (size_t i = 0; i < refs.size(); ++i) {
         cluster::RouteGroup of =
             cluster::GroupOf(*refs[i].slot->replica, *refs[i].gpu->model,
                              refs[i].slot->instance);
-        if (of.gpu_model == g.gpu_model && of.profile == g.profile &&
-            of.batch == g.batch && of.procs == g.procs) {
+        if (cluster::SameGroup(of, group)) {
           members.push_back(static_cast<int>(i));
-          g.throughput = std::min(g.throughput, saturation[i]);
+          slowest = std::min(slowest, saturation[i]);
         }
       }
+      saturating.groups[k].credit = slowest;
       out.groups.push_back(std::move(members));
-      out.weights.push_back(g.weight);
+      out.weights.push_back(group.weight);
     }
     out.saturation = cluster::RoutedCapacity(saturating);
     return out;

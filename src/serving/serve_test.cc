@@ -122,6 +122,38 @@ TEST_F(ServeTest, SaturationFollowsTheRoutingPolicy) {
   EXPECT_TRUE(lo.services[1].ok());
 }
 
+// Two 1g replicas of `a` (batch 1: 100 req/s each) whose groups differ in
+// credit alone, 50 against 150 (mid-transition): the route sends them a
+// quarter and three quarters of the requests, and at 120 req/s the second
+// works at 90% (M/D/1: a mean of ~55 ms) where an even split (60%)
+// gives ~17.5 ms. Sharing replicas between the groups (matching them on
+// anything less than every field) would split evenly.
+TEST_F(ServeTest, GroupsThatDifferInCreditAloneKeepTheirOwnReplicas) {
+  auto state_with = [](int first, int second) {
+    auto d =
+        deployment::ParseDeployment(fmt::format(R"({{"gpu": "A100-SXM4-80GB",
+        "gpus": [{{"id": 0, "instances": [
+          {{"profile": "1g.10gb", "start": 0, "service": "a", "batch": 1,
+           "throughput": {}}},
+          {{"profile": "1g.10gb", "start": 1, "service": "a", "batch": 1,
+           "throughput": {}}}]}}]}})",
+                                                first, second),
+                                    "d.json")
+            .value();
+    return cluster::ClusterFromDeployment(d, {8, 0}).value();
+  };
+  ServeOptions o;
+  o.routing = RoutingPolicy::kWeighted;
+  o.duration_s = 400;
+  o.warmup_s = 20;
+  auto skewed =
+      Serve(state_with(50, 150), Workload(120, 0.01), profiles_, o).value();
+  auto even =
+      Serve(state_with(100, 100), Workload(120, 0.01), profiles_, o).value();
+  EXPECT_GT(skewed.services[0].mean_ms, 35);
+  EXPECT_LT(even.services[0].mean_ms, 25);
+}
+
 TEST_F(ServeTest, DeterministicForASeedAndBurstierArrivalsWaitLonger) {
   ServeOptions o;
   o.duration_s = 200;

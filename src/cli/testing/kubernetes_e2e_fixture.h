@@ -234,7 +234,7 @@ class KubernetesE2eTest : public ::testing::Test {
            r["spec"]["rules"][0].value("backendRefs", Json::array())) {
         cluster::RouteGroup g;
         g.weight = b["weight"];
-        g.throughput = 1e300;
+        g.credit = 1e300;
         auto it = services.find(b["name"]);
         for (const Json& pod : pods) {
           if (it == services.end() || !kube::PodReady(pod) ||
@@ -244,7 +244,7 @@ class KubernetesE2eTest : public ::testing::Test {
           }
           ++g.replicas;
           auto replica = k8s::ReplicaFromMetadata(pod["metadata"]);
-          g.throughput = std::min(g.throughput, replica->throughput);
+          g.credit = std::min(g.credit, replica->throughput);
         }
         route.groups.push_back(g);
       }

@@ -22,7 +22,7 @@ RouteGroup Group(double credit) {
   g.profile = "1g.10gb";
   g.batch = 1;
   g.replicas = 2;
-  g.throughput = credit;
+  g.credit = credit;
   g.weight = 10;
   return g;
 }

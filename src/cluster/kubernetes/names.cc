@@ -54,9 +54,10 @@ std::string ReplicaName(const std::string& service, const std::string& node,
 
 std::string GroupName(const std::string& service, const RouteGroup& group) {
   // A Service's name must start with a letter (DNS-1035).
-  std::string name = DnsLabel(
-      fmt::format("{}-{}-b{}-p{}-c{}-{}", service, group.profile, group.batch,
-                  group.procs, MilliRate(group.throughput), group.gpu_model));
+  const auto& [gpu_model, profile, batch, procs, credit] = KeyOf(group);
+  std::string name =
+      DnsLabel(fmt::format("{}-{}-b{}-p{}-c{}-{}", service, profile, batch,
+                           procs, credit, gpu_model));
   if (!std::isalpha(static_cast<unsigned char>(name.front()))) {
     name = DnsLabel("g-" + name);
   }

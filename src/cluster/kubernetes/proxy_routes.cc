@@ -27,9 +27,9 @@ Status ReadGroup(const JsonFields& f, RouteGroup* g) {
   MIGSERVE_RETURN_IF_ERROR(f.Get("profile", true, &g->profile));
   MIGSERVE_RETURN_IF_ERROR(f.Get("batch", true, &g->batch));
   MIGSERVE_RETURN_IF_ERROR(f.Get("procs", true, &g->procs));
-  MIGSERVE_RETURN_IF_ERROR(f.Get("throughput", true, &g->throughput));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("throughput", true, &g->credit));
   MIGSERVE_RETURN_IF_ERROR(f.Get("weight", true, &g->weight));
-  if (!(g->throughput >= 0) || g->weight < 0) {
+  if (!(g->credit >= 0) || g->weight < 0) {
     return f.Error("weight", "throughput and weight must be >= 0");
   }
   MIGSERVE_RETURN_IF_ERROR(f.Objects("members", ReadMember, &g->members));
@@ -55,7 +55,7 @@ std::string FormatProxyRoute(const ProxyRoute& route) {
                       {"profile", g.profile},
                       {"batch", g.batch},
                       {"procs", g.procs},
-                      {"throughput", g.throughput},
+                      {"throughput", g.credit},
                       {"weight", g.weight},
                       {"members", members}});
   }

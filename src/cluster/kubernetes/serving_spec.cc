@@ -294,11 +294,8 @@ Json ServingSpec::TemplateFor(const std::string& service) const {
 }
 
 int ServingSpec::RoutePort(const std::string& service) const {
-  Json ports = TemplateFor(service).value("ports", Json::array());
-  for (const Json& p : ports) {
-    if (p.value("name", "") == "http") return p["containerPort"];
-  }
-  return ports.empty() ? 8000 : ports[0]["containerPort"].get<int>();
+  int port = RoutePortOf(Json::array({TemplateFor(service)}));
+  return port > 0 ? port : 8000;
 }
 
 StatusOr<ServingSpec> ParseServingSpec(const std::string& yaml,

@@ -33,6 +33,32 @@ enum class RouteMatch {
 
 inline constexpr char kServiceHeader[] = "migserve-service";
 
+// The route-port rule, the one `export`, the controller and the proxy
+// follow: a replica takes routed requests on its container port named
+// "http", else on the first port listed; 0 when `containers` (a pod's
+// containers, or a template's one in an array) list none. Entries that are
+// not ports are passed over.
+template <typename JsonT>
+int RoutePortOf(const JsonT& containers) {
+  int first = 0;
+  if (!containers.is_array()) return 0;
+  for (const JsonT& c : containers) {
+    if (!c.is_object() || !c.contains("ports") || !c["ports"].is_array()) {
+      continue;
+    }
+    for (const JsonT& p : c["ports"]) {
+      if (!p.is_object() || !p.contains("containerPort") ||
+          !p["containerPort"].is_number_integer()) {
+        continue;
+      }
+      int port = p["containerPort"].template get<int>();
+      if (p.value("name", "") == "http") return port;
+      if (first == 0) first = port;
+    }
+  }
+  return first;
+}
+
 struct ServingSpec {
   std::string source = "built-in defaults";  // where it came from
   std::string namespace_;                    // empty: the kubeconfig's
@@ -51,8 +77,8 @@ struct ServingSpec {
 
   // `pod` with `service`'s overrides.
   nlohmann::ordered_json TemplateFor(const std::string& service) const;
-  // The container port requests go to: the port named "http", else the
-  // first.
+  // The container port `service`'s requests go to (RoutePortOf over the
+  // template's ports); 8000 when the template lists none.
   int RoutePort(const std::string& service) const;
   // InvalidArgument "SOURCE:LINE: services.NAME: no service NAME in WHAT
   // (it has: ...)" for the first override of a service not in `known` (a
