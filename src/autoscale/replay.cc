@@ -116,6 +116,98 @@ StatusOr<ReplayRun> Oracle(const Sizer& sizer, const Rates& rates,
   return run;
 }
 
+// Matches the workload's services to the trace's columns (`rates`) and
+// names them in `report`; InvalidArgument if either has one the other
+// lacks.
+Status MatchServices(const workload::Workload& workload, Rates* rates,
+                     ReplayReport* report) {
+  const RateTrace& trace = rates->trace;
+  for (const workload::Service& s : workload.services) {
+    int column = trace.Find(s.name);
+    if (column < 0) {
+      return Status::InvalidArgument(fmt::format(
+          "replay: the trace has no rate for service {} of the workload",
+          s.name));
+    }
+    rates->column.push_back(column);
+    report->services.push_back(s.name);
+  }
+  for (const std::string& name : trace.services) {
+    if (std::find(report->services.begin(), report->services.end(), name) ==
+        report->services.end()) {
+      return Status::InvalidArgument(fmt::format(
+          "replay: service {} of the trace is not in the workload", name));
+    }
+  }
+  return Status::Ok();
+}
+
+// A move the policy decided: when, what, its pod starts and the GPUs before.
+struct MoveAt {
+  double t = 0;
+  const Decision& decision;
+  int starts = 0;
+  int gpus_before = 0;
+};
+
+// Runs the move from `cluster` to `target` on the simulated cluster and
+// records its capacity over time and its event in `report`; returns the
+// simulation.
+StatusOr<controller::Simulation> RecordMove(
+    const ReplayOptions& options, const MoveAt& move,
+    const cluster::ClusterState& cluster,
+    const controller::TransitionGoal& goal,
+    const deployment::Deployment& target, ReplayReport* report) {
+  controller::SimulationOptions sim;
+  sim.durations = options.durations;
+  sim.seed = options.seed + report->events.size();
+  MIGSERVE_ASSIGN_OR_RETURN(
+      controller::Simulation moved,
+      controller::SimulateTransition(cluster, target, goal, sim));
+  const cluster::TransitionReport& r = moved.report;
+  double t = move.t;
+  for (const cluster::CapacitySample& c : r.capacity_history) {
+    report->samples.push_back(
+        {t + c.time_s, r.peak_gpus, InOrder(report->services, c.capacity)});
+  }
+  report->samples.push_back({t + r.makespan_s, moved.end.UsedGpus(),
+                             InOrder(report->services, moved.end.Capacity())});
+  ReplayEvent event{t,
+                    move.decision.move,
+                    move.decision.reason,
+                    move.gpus_before,
+                    moved.end.UsedGpus(),
+                    move.starts,
+                    r.makespan_s,
+                    "",
+                    r.survive_dropped};
+  if (!r.problems.empty()) event.problem = r.problems.front();
+  report->events.push_back(std::move(event));
+  return moved;
+}
+
+// Where the policy starts: a deployment for what the first moment wants,
+// on a cluster of `gpus` GPUs (idle ones count for nothing).
+struct Start {
+  deployment::Deployment deployed;
+  cluster::ClusterState cluster;
+};
+StatusOr<Start> StartAt(const Sizer& sizer, const Rates& rates, int gpus,
+                        int gpus_per_node, Policy* policy) {
+  std::vector<Observation> first = rates.Window(rates.trace.start_s(), 0);
+  std::vector<double> want;
+  for (size_t s = 0; s < rates.column.size(); ++s) {
+    want.push_back(policy->Want(s, first));
+  }
+  policy->Moved(want);
+  Start start;
+  MIGSERVE_ASSIGN_OR_RETURN(start.deployed, sizer.Deploy(want, nullptr));
+  MIGSERVE_ASSIGN_OR_RETURN(
+      start.cluster,
+      cluster::ClusterFromDeployment(start.deployed, {gpus_per_node, gpus}));
+  return start;
+}
+
 std::string Clock(double time_s) {
   int minutes = static_cast<int>(std::floor(time_s / 60));
   return fmt::format("{}:{:02d}", minutes / 60, minutes % 60);
@@ -136,23 +228,7 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
   const Sizer& sizer = *made;
   ReplayReport report;
   Rates rates{trace, {}};
-  for (const workload::Service& s : workload.services) {
-    int column = trace.Find(s.name);
-    if (column < 0) {
-      return Status::InvalidArgument(fmt::format(
-          "replay: the trace has no rate for service {} of the workload",
-          s.name));
-    }
-    rates.column.push_back(column);
-    report.services.push_back(s.name);
-  }
-  for (const std::string& name : trace.services) {
-    if (std::find(report.services.begin(), report.services.end(), name) ==
-        report.services.end()) {
-      return Status::InvalidArgument(fmt::format(
-          "replay: service {} of the trace is not in the workload", name));
-    }
-  }
+  MIGSERVE_RETURN_IF_ERROR(MatchServices(workload, &rates, &report));
   report.start_s = trace.start_s();
   report.end_s = trace.end_s();
   auto say = [&](const std::string& line) {
@@ -167,23 +243,13 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
       {{trace.start_s(), peak.UsedGpus(), peak.CreditedRates(report.services)}},
       rates, report.services);
 
-  // The policy, from a deployment for what the first moment wants, on a
-  // cluster of twice the GPUs the peak needs (the idle ones count for
-  // nothing).
-  std::vector<Observation> first = rates.Window(trace.start_s(), 0);
   Policy policy(options.policy, report.services,
                 std::vector<double>(report.services.size(), 0));
-  std::vector<double> want;
-  for (size_t s = 0; s < report.services.size(); ++s) {
-    want.push_back(policy.Want(s, first));
-  }
-  policy.Moved(want);
-  MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment deployed,
-                            sizer.Deploy(want, nullptr));
-  MIGSERVE_ASSIGN_OR_RETURN(
-      cluster::ClusterState cluster,
-      cluster::ClusterFromDeployment(
-          deployed, {options.gpus_per_node, 2 * peak.UsedGpus()}));
+  MIGSERVE_ASSIGN_OR_RETURN(Start start,
+                            StartAt(sizer, rates, 2 * peak.UsedGpus(),
+                                    options.gpus_per_node, &policy));
+  deployment::Deployment deployed = std::move(start.deployed);
+  cluster::ClusterState cluster = std::move(start.cluster);
   report.samples.push_back({trace.start_s(), cluster.UsedGpus(),
                             InOrder(report.services, cluster.Capacity())});
   say(fmt::format("{} starts on {} GPUs", Clock(0), cluster.UsedGpus()));
@@ -213,32 +279,19 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
       t += interval;
       continue;
     }
-    controller::SimulationOptions sim;
-    sim.durations = options.durations;
-    sim.seed = options.seed + report.events.size();
     MIGSERVE_ASSIGN_OR_RETURN(
         controller::Simulation moved,
-        controller::SimulateTransition(
-            cluster, target, controller::MakeGoal(deployed, target), sim));
-    const cluster::TransitionReport& r = moved.report;
-    for (const cluster::CapacitySample& c : r.capacity_history) {
-      report.samples.push_back(
-          {t + c.time_s, r.peak_gpus, InOrder(report.services, c.capacity)});
-    }
-    report.samples.push_back({t + r.makespan_s, moved.end.UsedGpus(),
-                              InOrder(report.services, moved.end.Capacity())});
-    ReplayEvent event{
-        t,      d.move,       d.reason, gpus_now,         moved.end.UsedGpus(),
-        starts, r.makespan_s, "",       r.survive_dropped};
-    if (!r.problems.empty()) event.problem = r.problems.front();
+        RecordMove(options, {t, d, starts, gpus_now}, cluster,
+                   controller::MakeGoal(deployed, target), target, &report));
+    const ReplayEvent& event = report.events.back();
     say(fmt::format(
         "{} {}; {} -> {} GPUs, {} pod starts, {:.0f} s{}",
         Clock(t - trace.start_s()), d.reason, gpus_now, event.gpus_after,
-        starts, r.makespan_s,
-        r.survive_dropped.empty()
+        starts, event.makespan_s,
+        event.survive_dropped.empty()
             ? ""
-            : "; survive not kept during it: " + r.survive_dropped));
-    report.events.push_back(std::move(event));
+            : "; survive not kept during it: " + event.survive_dropped));
+    const cluster::TransitionReport& r = moved.report;
     cluster = std::move(moved.end);
     deployed = std::move(target);
     policy.Moved(d.required);

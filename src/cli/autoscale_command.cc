@@ -67,6 +67,60 @@ StatusOr<nlohmann::json> InvolvedObject(const std::string& events_for,
                         {"namespace", namespace_}};
 }
 
+// The Kubernetes objects the autoscaler writes to: the target's and the
+// state's keys of the controller's ConfigMap, and the event recorder. The
+// options' callbacks point into it: it outlives the run.
+struct KubernetesTargets {
+  std::optional<kube::KubeClient> client;
+  std::optional<kube::ConfigMapKey> target;
+  std::optional<kube::ConfigMapKey> state;
+  std::optional<kube::EventRecorder> events;
+};
+
+// Points `options` at the ConfigMap and the events the flags name.
+Status WireKubernetes(const AutoscaleFlags& flags, CommandContext* context,
+                      KubernetesTargets* k,
+                      autoscale::AutoscaleOptions* options) {
+  MIGSERVE_ASSIGN_OR_RETURN(kube::KubeConfig config, LoadKube(flags.kube));
+  std::string namespace_ =
+      flags.namespace_.empty() ? config.namespace_ : flags.namespace_;
+  k->client.emplace(std::move(config));
+  if (!flags.target_configmap.empty()) {
+    // The key the controller reads (controller --target-configmap).
+    auto& target =
+        k->target.emplace(&*k->client, namespace_, flags.target_configmap,
+                          manager::TargetOptions().key);
+    options->target = {
+        target.Describe(), [&target] { return target.Read(); },
+        [&target](const std::string& text) { return target.Write(text); }};
+    if (flags.state.empty()) {
+      // Beside the target, in a key only the autoscaler writes: put
+      // whatever the map's version (the target's writes move it on).
+      auto& state = k->state.emplace(&*k->client, namespace_,
+                                     flags.target_configmap, kStateKey);
+      options->state = {
+          state.Describe(), [&state] { return state.Read(); },
+          [&state](const std::string& text) { return state.Put(text); }};
+    }
+  }
+  if (!flags.events_for.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json involved,
+                              InvolvedObject(flags.events_for, namespace_));
+    auto& events = k->events.emplace(&*k->client, namespace_,
+                                     std::move(involved), "migserve-autoscale");
+    options->event = [&events, context](const std::string& type,
+                                        const std::string& reason,
+                                        const std::string& message) {
+      Status recorded = events.Record(type, reason, message);
+      if (!recorded.ok()) {
+        context->err << "autoscale: event " << reason
+                     << " not recorded: " << recorded.message() << std::endl;
+      }
+    };
+  }
+  return Status::Ok();
+}
+
 Status RunAutoscale(const AutoscaleFlags& flags, CommandContext* context) {
   MIGSERVE_ASSIGN_OR_RETURN(workload::Workload workload,
                             workload::LoadWorkload(flags.workload));
@@ -85,50 +139,44 @@ Status RunAutoscale(const AutoscaleFlags& flags, CommandContext* context) {
   }
   options.target = autoscale::FileTarget(flags.target);
   if (!flags.state.empty()) options.state = autoscale::FileTarget(flags.state);
-  std::optional<kube::KubeClient> client;
-  std::optional<kube::ConfigMapKey> target;
-  std::optional<kube::ConfigMapKey> state;
-  std::optional<kube::EventRecorder> events;
+  KubernetesTargets kubernetes;
   if (!flags.target_configmap.empty() || !flags.events_for.empty()) {
-    MIGSERVE_ASSIGN_OR_RETURN(kube::KubeConfig config, LoadKube(flags.kube));
-    std::string namespace_ =
-        flags.namespace_.empty() ? config.namespace_ : flags.namespace_;
-    client.emplace(std::move(config));
-    if (!flags.target_configmap.empty()) {
-      // The key the controller reads (controller --target-configmap).
-      target.emplace(&*client, namespace_, flags.target_configmap,
-                     manager::TargetOptions().key);
-      options.target = {
-          target->Describe(), [&target] { return target->Read(); },
-          [&target](const std::string& text) { return target->Write(text); }};
-      if (flags.state.empty()) {
-        // Beside the target, in a key only the autoscaler writes: put
-        // whatever the map's version (the target's writes move it on).
-        state.emplace(&*client, namespace_, flags.target_configmap, kStateKey);
-        options.state = {
-            state->Describe(), [&state] { return state->Read(); },
-            [&state](const std::string& text) { return state->Put(text); }};
-      }
-    }
-    if (!flags.events_for.empty()) {
-      MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json involved,
-                                InvolvedObject(flags.events_for, namespace_));
-      events.emplace(&*client, namespace_, std::move(involved),
-                     "migserve-autoscale");
-      options.event = [&events, context](const std::string& type,
-                                         const std::string& reason,
-                                         const std::string& message) {
-        Status recorded = events->Record(type, reason, message);
-        if (!recorded.ok()) {
-          context->err << "autoscale: event " << reason
-                       << " not recorded: " << recorded.message() << std::endl;
-        }
-      };
-    }
+    MIGSERVE_RETURN_IF_ERROR(
+        WireKubernetes(flags, context, &kubernetes, &options));
   }
   InstallInterruptHandlers();
   return autoscale::RunAutoscaler(workload, profiles, std::move(options),
                                   flags.once, InterruptFlag());
+}
+
+// The options that tune how the autoscaler observes and moves.
+void AddAutoscaleTuning(CLI::App* app, autoscale::AutoscaleOptions* o) {
+  app->add_option("--p99-near", o->policy.p99_near,
+                  "Move up at once when a service's observed p99 exceeds this "
+                  "x its SLO")
+      ->capture_default_str();
+  app->add_option("--margin-floor", o->policy.margin_floor,
+                  "A p99 over the SLO under a service's credits takes its "
+                  "credits to the rate it received, never below this share "
+                  "of them (1: never)")
+      ->capture_default_str();
+  app->add_option("--step", o->observe.step_s,
+                  "Seconds between the window's observations (query_range "
+                  "step)")
+      ->capture_default_str();
+  app->add_option("--rate-window", o->observe.rate_window,
+                  "Range of rate() in the default rate query (PromQL "
+                  "duration)")
+      ->capture_default_str();
+  app->add_option("--service-label", o->observe.service_label,
+                  "Label carrying the service's name on its replicas' series")
+      ->capture_default_str();
+  app->add_option("--move-time-limit", o->sizer.move_time_limit_s,
+                  "Seconds per transition-aware milp run of a move")
+      ->capture_default_str();
+  app->add_option("--gpus-per-node", o->sizer.gpus_per_node,
+                  "GPUs per node for GPUs the target puts on no node")
+      ->capture_default_str();
 }
 
 }  // namespace
@@ -157,32 +205,7 @@ void SetupAutoscale(CLI::App* app, CommandContext* context) {
                   "Namespace of --target-configmap and of the events "
                   "(default: the kubeconfig's)");
   AddPolicyOptions(app, &o.policy);
-  app->add_option("--p99-near", o.policy.p99_near,
-                  "Move up at once when a service's observed p99 exceeds this "
-                  "x its SLO")
-      ->capture_default_str();
-  app->add_option("--margin-floor", o.policy.margin_floor,
-                  "A p99 over the SLO under a service's credits takes its "
-                  "credits to the rate it received, never below this share "
-                  "of them (1: never)")
-      ->capture_default_str();
-  app->add_option("--step", o.observe.step_s,
-                  "Seconds between the window's observations (query_range "
-                  "step)")
-      ->capture_default_str();
-  app->add_option("--rate-window", o.observe.rate_window,
-                  "Range of rate() in the default rate query (PromQL "
-                  "duration)")
-      ->capture_default_str();
-  app->add_option("--service-label", o.observe.service_label,
-                  "Label carrying the service's name on its replicas' series")
-      ->capture_default_str();
-  app->add_option("--move-time-limit", o.sizer.move_time_limit_s,
-                  "Seconds per transition-aware milp run of a move")
-      ->capture_default_str();
-  app->add_option("--gpus-per-node", o.sizer.gpus_per_node,
-                  "GPUs per node for GPUs the target puts on no node")
-      ->capture_default_str();
+  AddAutoscaleTuning(app, &o);
   app->add_flag("--dry-run", o.dry_run,
                 "Decide and say what would move; write nothing");
   app->add_option("--pause-file", o.pause_file,

@@ -86,7 +86,8 @@ StatusOr<report::ObservedRates> LoadRates(const std::string& path) {
                                std::move(trace.rates)};
 }
 
-Status RunReport(const ReportFlags& flags, CommandContext* context) {
+// Which flags go together: what each needs is given.
+Status CheckReportFlags(const ReportFlags& flags) {
   if (flags.deployment.empty() && flags.replay.empty()) {
     return Status::InvalidArgument(
         "report draws a deployment (-d) or a replayed day (--replay): give "
@@ -113,47 +114,69 @@ Status RunReport(const ReportFlags& flags, CommandContext* context) {
     return Status::InvalidArgument(
         "-w and -p go together: the profiles give each service's capacity");
   }
+  return Status::Ok();
+}
+
+// The deployments a report draws; `in` points into them.
+struct ReportFiles {
+  std::optional<deployment::Deployment> deployment;
+  std::optional<deployment::Deployment> before;
+};
+
+// Reads every file the flags name into `in`.
+Status LoadReportInput(const ReportFlags& flags, CommandContext* context,
+                       ReportFiles* files, report::ReportInput* in) {
+  MIGSERVE_RETURN_IF_ERROR(LoadTyped("--replay", flags.replay,
+                                     "replay --format json",
+                                     report::ParseReplayJson, &in->replay));
+  if (!flags.trace.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(in->rates, LoadRates(flags.trace));
+  }
+  if (!flags.deployment.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(files->deployment,
+                              deployment::LoadDeployment(flags.deployment));
+    in->deployment = &*files->deployment;
+    MIGSERVE_ASSIGN_OR_RETURN(in->supply,
+                              Supply(flags, *files->deployment, context));
+  }
+  if (!flags.from.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(files->before,
+                              deployment::LoadDeployment(flags.from));
+    in->before = &*files->before;
+  }
+  MIGSERVE_RETURN_IF_ERROR(LoadTyped("--compare", flags.compare,
+                                     "compare --format json",
+                                     report::ParseCompareJson, &in->compare));
+  MIGSERVE_RETURN_IF_ERROR(
+      LoadTyped("--simulation", flags.simulation, "simulate --report",
+                cluster::ParseTransitionReport, &in->simulation));
+  MIGSERVE_RETURN_IF_ERROR(LoadTyped("--serve", flags.serve,
+                                     "serve --format json",
+                                     report::ParseServeJson, &in->serve));
+  if (!flags.plan.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.plan));
+    MIGSERVE_ASSIGN_OR_RETURN(in->plan, cluster::ParsePlan(text, flags.plan));
+  }
+  return Status::Ok();
+}
+
+Status RunReport(const ReportFlags& flags, CommandContext* context) {
+  MIGSERVE_RETURN_IF_ERROR(CheckReportFlags(flags));
   report::ReportInput in;
   in.title = flags.title.empty()
                  ? "migserve: " + (flags.deployment.empty() ? flags.replay
                                                             : flags.deployment)
                  : flags.title;
   in.compact_above = flags.compact_above;
-  MIGSERVE_RETURN_IF_ERROR(LoadTyped("--replay", flags.replay,
-                                     "replay --format json",
-                                     report::ParseReplayJson, &in.replay));
-  if (!flags.trace.empty()) {
-    MIGSERVE_ASSIGN_OR_RETURN(in.rates, LoadRates(flags.trace));
-  }
-  std::optional<deployment::Deployment> d;
-  if (!flags.deployment.empty()) {
-    MIGSERVE_ASSIGN_OR_RETURN(d, deployment::LoadDeployment(flags.deployment));
-    in.deployment = &*d;
-    MIGSERVE_ASSIGN_OR_RETURN(in.supply, Supply(flags, *d, context));
-  }
-  std::optional<deployment::Deployment> before;
-  if (!flags.from.empty()) {
-    MIGSERVE_ASSIGN_OR_RETURN(before, deployment::LoadDeployment(flags.from));
-    in.before = &*before;
-  }
-  MIGSERVE_RETURN_IF_ERROR(LoadTyped("--compare", flags.compare,
-                                     "compare --format json",
-                                     report::ParseCompareJson, &in.compare));
-  MIGSERVE_RETURN_IF_ERROR(
-      LoadTyped("--simulation", flags.simulation, "simulate --report",
-                cluster::ParseTransitionReport, &in.simulation));
-  MIGSERVE_RETURN_IF_ERROR(LoadTyped("--serve", flags.serve,
-                                     "serve --format json",
-                                     report::ParseServeJson, &in.serve));
-  if (!flags.plan.empty()) {
-    MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.plan));
-    MIGSERVE_ASSIGN_OR_RETURN(in.plan, cluster::ParsePlan(text, flags.plan));
-  }
+  ReportFiles files;
+  MIGSERVE_RETURN_IF_ERROR(LoadReportInput(flags, context, &files, &in));
   std::string html = report::RenderReport(in);
   MIGSERVE_RETURN_IF_ERROR(context->Emit(flags.output, html));
   if (!flags.output.empty()) {
     std::vector<std::string> drawn;
-    if (d) drawn.push_back(fmt::format("{} GPUs", d->gpus.size()));
+    if (files.deployment) {
+      drawn.push_back(fmt::format("{} GPUs", files.deployment->gpus.size()));
+    }
     if (in.replay) {
       size_t moves = in.replay->events.size();
       drawn.push_back(fmt::format("a replayed day of {} move{}", moves,

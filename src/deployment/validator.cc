@@ -109,6 +109,118 @@ void CheckSurvival(const workload::Workload& workload, size_t j,
       service.throughput, workload.source));
 }
 
+// Checks gpus[`g`] of `deployment`: its id unique (`seen_ids`), its model,
+// its layout legal, each instance's service and credit; adds each credit to
+// its service in `report` and to the GPU's failure domain in `carried`.
+// Returns InvalidArgument for a GPU model or profile it does not know.
+Status CheckGpu(const Deployment& deployment, size_t g,
+                const workload::Workload& workload,
+                const profile::ProfileTable& profiles, const mig::GpuModel& gpu,
+                std::map<int, size_t>* seen_ids,
+                std::vector<std::map<std::string, double>>* carried,
+                ValidationReport* report) {
+  const DeployedGpu& dg = deployment.gpus[g];
+  std::string domain = FailureDomainOf(dg, workload);
+  auto [it, fresh] = seen_ids->emplace(dg.id, g);
+  if (!fresh) {
+    report->problems.push_back(fmt::format(
+        "gpu {}: duplicate id (gpus[{}] and gpus[{}])", dg.id, it->second, g));
+  }
+  const mig::GpuModel* model = &gpu;
+  if (dg.gpu && *dg.gpu != gpu.name) {
+    auto found = mig::GpuCatalog::Default().Find(*dg.gpu);
+    if (!found.ok()) {
+      return Status::InvalidArgument(fmt::format("{}: gpus[{}].gpu: {}",
+                                                 deployment.source, g,
+                                                 found.status().message()));
+    }
+    model = *found;
+    // An idle GPU of another model is the fleet's (place lists every
+    // inventory GPU); one that serves must be a model the workload offers.
+    if (dg.Serving() &&
+        std::none_of(
+            workload.offers.begin(), workload.offers.end(),
+            [&](const workload::GpuOffer& o) { return o.name == *dg.gpu; })) {
+      report->problems.push_back(fmt::format(
+          "gpu {}: a {}, which the workload does not offer", dg.id, *dg.gpu));
+    }
+  }
+  const mig::GpuModel& gpu_model = *model;
+  std::vector<mig::Instance> instances;
+  for (size_t k = 0; k < dg.instances.size(); ++k) {
+    const PlacedInstance& pi = dg.instances[k];
+    int p = gpu_model.FindProfile(pi.profile);
+    if (p < 0) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: gpus[{}].instances[{}].profile: unknown profile '{}' on {}",
+          deployment.source, g, k, pi.profile, gpu_model.name));
+    }
+    instances.push_back({p, pi.start});
+  }
+  std::string why;
+  mig::Layout layout(instances);
+  if (!IsLegal(gpu_model, layout, workload.mig, &why)) {
+    report->problems.push_back(fmt::format("gpu {}: illegal layout {}: {}",
+                                           dg.id, layout.ToString(gpu_model),
+                                           why));
+  }
+  for (size_t k = 0; k < dg.instances.size(); ++k) {
+    const PlacedInstance& pi = dg.instances[k];
+    if (!pi.service) continue;
+    std::string where =
+        fmt::format("gpu {}: instance {}@{}", dg.id, pi.profile, pi.start);
+    int s = workload.FindService(*pi.service);
+    if (s < 0) {
+      report->problems.push_back(
+          fmt::format("{}: serves '{}', which the workload does not have",
+                      where, *pi.service));
+      continue;
+    }
+    double credit = 0;
+    std::string problem =
+        CreditInstance(pi, workload.services[s], workload, profiles, gpu_model,
+                       instances[k].profile, &credit);
+    if (!problem.empty()) {
+      report->problems.push_back(where + ": " + problem);
+      continue;
+    }
+    report->services[s].provided += credit;
+    ++report->services[s].replicas;
+    (*carried)[s][domain] += credit;
+  }
+  return Status::Ok();
+}
+
+// Checks each service's replicas and credit against what it requires,
+// and what it keeps after a loss (survive).
+void CheckServiceTotals(
+    const workload::Workload& workload,
+    const std::vector<std::map<std::string, double>>& carried,
+    ValidationReport* report) {
+  for (size_t j = 0; j < report->services.size(); ++j) {
+    const ServiceReport& s = report->services[j];
+    int least = workload.services[j].min_replicas;
+    if (s.replicas < least) {
+      report->problems.push_back(
+          fmt::format("service '{}': {} replica(s), fewer than its "
+                      "min_replicas {} ({}:{})",
+                      s.name, s.replicas, least, workload.source,
+                      workload.services[j].line));
+    }
+    if (s.provided < s.required * (1 - kRateTolerance)) {
+      std::string headroom =
+          workload.headroom > 0
+              ? fmt::format(" with headroom {}", workload.headroom)
+              : "";
+      report->problems.push_back(fmt::format(
+          "service '{}': {:.1f}% of its required throughput{} ({:.6g} of "
+          "{:.6g} req/s)",
+          s.name, 100 * s.satisfaction(), headroom, s.provided, s.required));
+    }
+    CheckSurvival(workload, j, s.provided, carried[j], report);
+  }
+}
+
 }  // namespace
 
 StatusOr<ValidationReport> Validate(const Deployment& deployment,
@@ -139,99 +251,10 @@ StatusOr<ValidationReport> Validate(const Deployment& deployment,
   // Per service, the credit each failure domain carries (survive).
   std::vector<std::map<std::string, double>> carried(workload.services.size());
   for (size_t g = 0; g < deployment.gpus.size(); ++g) {
-    const DeployedGpu& dg = deployment.gpus[g];
-    std::string domain = FailureDomainOf(dg, workload);
-    auto [it, fresh] = seen_ids.emplace(dg.id, g);
-    if (!fresh) {
-      report.problems.push_back(
-          fmt::format("gpu {}: duplicate id (gpus[{}] and gpus[{}])", dg.id,
-                      it->second, g));
-    }
-    const mig::GpuModel* model = &gpu;
-    if (dg.gpu && *dg.gpu != gpu.name) {
-      auto found = mig::GpuCatalog::Default().Find(*dg.gpu);
-      if (!found.ok()) {
-        return Status::InvalidArgument(fmt::format("{}: gpus[{}].gpu: {}",
-                                                   deployment.source, g,
-                                                   found.status().message()));
-      }
-      model = *found;
-      // An idle GPU of another model is the fleet's (place lists every
-      // inventory GPU); one that serves must be a model the workload offers.
-      if (dg.Serving() &&
-          std::none_of(
-              workload.offers.begin(), workload.offers.end(),
-              [&](const workload::GpuOffer& o) { return o.name == *dg.gpu; })) {
-        report.problems.push_back(fmt::format(
-            "gpu {}: a {}, which the workload does not offer", dg.id, *dg.gpu));
-      }
-    }
-    const mig::GpuModel& gpu_model = *model;
-    std::vector<mig::Instance> instances;
-    for (size_t k = 0; k < dg.instances.size(); ++k) {
-      const PlacedInstance& pi = dg.instances[k];
-      int p = gpu_model.FindProfile(pi.profile);
-      if (p < 0) {
-        return Status::InvalidArgument(fmt::format(
-            "{}: gpus[{}].instances[{}].profile: unknown profile '{}' on {}",
-            deployment.source, g, k, pi.profile, gpu_model.name));
-      }
-      instances.push_back({p, pi.start});
-    }
-    std::string why;
-    mig::Layout layout(instances);
-    if (!IsLegal(gpu_model, layout, workload.mig, &why)) {
-      report.problems.push_back(fmt::format("gpu {}: illegal layout {}: {}",
-                                            dg.id, layout.ToString(gpu_model),
-                                            why));
-    }
-    for (size_t k = 0; k < dg.instances.size(); ++k) {
-      const PlacedInstance& pi = dg.instances[k];
-      if (!pi.service) continue;
-      std::string where =
-          fmt::format("gpu {}: instance {}@{}", dg.id, pi.profile, pi.start);
-      int s = workload.FindService(*pi.service);
-      if (s < 0) {
-        report.problems.push_back(
-            fmt::format("{}: serves '{}', which the workload does not have",
-                        where, *pi.service));
-        continue;
-      }
-      double credit = 0;
-      std::string problem =
-          CreditInstance(pi, workload.services[s], workload, profiles,
-                         gpu_model, instances[k].profile, &credit);
-      if (!problem.empty()) {
-        report.problems.push_back(where + ": " + problem);
-        continue;
-      }
-      report.services[s].provided += credit;
-      ++report.services[s].replicas;
-      carried[s][domain] += credit;
-    }
+    MIGSERVE_RETURN_IF_ERROR(CheckGpu(deployment, g, workload, profiles, gpu,
+                                      &seen_ids, &carried, &report));
   }
-  for (size_t j = 0; j < report.services.size(); ++j) {
-    const ServiceReport& s = report.services[j];
-    int least = workload.services[j].min_replicas;
-    if (s.replicas < least) {
-      report.problems.push_back(
-          fmt::format("service '{}': {} replica(s), fewer than its "
-                      "min_replicas {} ({}:{})",
-                      s.name, s.replicas, least, workload.source,
-                      workload.services[j].line));
-    }
-    if (s.provided < s.required * (1 - kRateTolerance)) {
-      std::string headroom =
-          workload.headroom > 0
-              ? fmt::format(" with headroom {}", workload.headroom)
-              : "";
-      report.problems.push_back(fmt::format(
-          "service '{}': {:.1f}% of its required throughput{} ({:.6g} of "
-          "{:.6g} req/s)",
-          s.name, 100 * s.satisfaction(), headroom, s.provided, s.required));
-    }
-    CheckSurvival(workload, j, s.provided, carried[j], &report);
-  }
+  CheckServiceTotals(workload, carried, &report);
   return report;
 }
 
