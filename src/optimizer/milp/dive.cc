@@ -13,6 +13,45 @@ namespace {
 // A dive fixes at once this share's inverse of the services it has left.
 constexpr int kBatchDivisor = 100;
 
+// A service a dive may fix next: to its cheapest cover at the LP's prices,
+// at `distance` from the LP's solution.
+struct Candidate {
+  double distance;
+  size_t service;
+  Cover cover;
+};
+
+// The services not `fixed`, closest first (each distance scaled by a
+// random factor in [1, 2) with `rng`).
+std::vector<Candidate> Candidates(const OsiClpSolverInterface& solver,
+                                  const std::vector<ServiceColumns>& services,
+                                  const std::vector<bool>& fixed,
+                                  std::mt19937* rng) {
+  const double* x = solver.getColSolution();
+  const double* dual = solver.getRowPrice();
+  std::vector<Candidate> candidates;
+  for (size_t i = 0; i < services.size(); ++i) {
+    if (fixed[i]) continue;
+    const ServiceColumns& s = services[i];
+    // A price floor: among free instances the cover takes the fewest.
+    Cover cover = ServiceCover(s, Prices(s, dual, kCostTolerance));
+    if (cover.counts.empty()) continue;
+    double distance = 0;
+    for (size_t k = 0; k < s.column.size(); ++k) {
+      distance += std::abs(x[s.column[k]] - cover.counts[k]);
+    }
+    if (rng != nullptr) {
+      distance *= std::uniform_real_distribution<double>(1.0, 2.0)(*rng);
+    }
+    candidates.push_back({distance, i, std::move(cover)});
+  }
+  std::sort(candidates.begin(), candidates.end(),
+            [](const Candidate& a, const Candidate& b) {
+              return a.distance < b.distance;
+            });
+  return candidates;
+}
+
 }  // namespace
 
 std::optional<std::vector<double>> Dive(
@@ -52,33 +91,8 @@ std::optional<std::vector<double>> Dive(
                     (spare ? 0 : std::max(0, options.dive_free));
   for (int step = 0; step < steps; ++step) {
     if (SecondsLeft(deadline) <= 0) return std::nullopt;
-    const double* x = solver.getColSolution();
-    const double* dual = solver.getRowPrice();
-    struct Candidate {
-      double distance;
-      size_t service;
-      Cover cover;
-    };
-    std::vector<Candidate> candidates;
-    for (size_t i = 0; i < services.size(); ++i) {
-      if (fixed[i]) continue;
-      const ServiceColumns& s = services[i];
-      // A price floor: among free instances the cover takes the fewest.
-      Cover cover = ServiceCover(s, Prices(s, dual, kCostTolerance));
-      if (cover.counts.empty()) continue;
-      double distance = 0;
-      for (size_t k = 0; k < s.column.size(); ++k) {
-        distance += std::abs(x[s.column[k]] - cover.counts[k]);
-      }
-      if (rng != nullptr) {
-        distance *= std::uniform_real_distribution<double>(1.0, 2.0)(*rng);
-      }
-      candidates.push_back({distance, i, std::move(cover)});
-    }
-    std::sort(candidates.begin(), candidates.end(),
-              [](const Candidate& a, const Candidate& b) {
-                return a.distance < b.distance;
-              });
+    std::vector<Candidate> candidates =
+        Candidates(solver, services, fixed, rng);
     // At fleet scale one service per LP solve takes longer than the time
     // there is: fix the closest 1% of the services left at once, and one
     // at a time when that fails (on the paper's workloads always one).

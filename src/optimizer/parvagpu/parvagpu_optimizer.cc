@@ -151,6 +151,46 @@ std::optional<GpuConfig> LegalConfig(const Problem& problem,
   return config;
 }
 
+// ParvaGPU's configurator: per service short of its rate, segments of its
+// optimal size (the best rate per GPC, `cap(service, size)`) for all but
+// the last part of what it misses, then the smallest size that covers the
+// rest. Sets `unfit` to a service that fits no size (and stops there).
+template <typename Cap>
+std::vector<Segment> Segments(const Problem& problem,
+                              const deployment::CompletionRates& initial,
+                              const std::map<int, int>& profile_of_size,
+                              const Cap& cap, int* unfit) {
+  std::vector<Segment> segments;
+  for (int j = 0; j < problem.num_services(); ++j) {
+    if (deployment::Satisfied(initial[j])) continue;
+    double rest = (1 - initial[j]) * problem.caps.required(j);
+    int optimal = 0;
+    double per_gpc = 0;
+    for (const auto& [size, p] : profile_of_size) {
+      if (cap(j, size) / size > per_gpc) {
+        per_gpc = cap(j, size) / size;
+        optimal = size;
+      }
+    }
+    if (optimal == 0) {
+      *unfit = j;
+      return segments;
+    }
+    double trp = cap(j, optimal);
+    int count = static_cast<int>(std::floor(rest / trp));
+    if (rest - count * trp <= kRateTolerance * rest) --count;
+    double last = rest - count * trp;
+    segments.insert(segments.end(), count, {j, optimal});
+    for (const auto& [size, p] : profile_of_size) {
+      if (cap(j, size) >= last - kRateTolerance * rest) {
+        segments.push_back({j, size});
+        break;
+      }
+    }
+  }
+  return segments;
+}
+
 }  // namespace
 
 Solution ParvaGpuOptimizer::Solve(const Problem& problem,
@@ -168,34 +208,13 @@ Solution ParvaGpuOptimizer::Solve(const Problem& problem,
     return p == profile_of_size.end() ? 0.0
                                       : problem.caps.throughput(j, p->second);
   };
-  std::vector<Segment> segments;
-  for (int j = 0; j < problem.num_services(); ++j) {
-    if (deployment::Satisfied(initial[j])) continue;
-    double rest = (1 - initial[j]) * problem.caps.required(j);
-    int optimal = 0;
-    double per_gpc = 0;
-    for (const auto& [size, p] : profile_of_size) {
-      if (cap(j, size) / size > per_gpc) {
-        per_gpc = cap(j, size) / size;
-        optimal = size;
-      }
-    }
-    if (optimal == 0) {
-      return Infeasible(fmt::format(
-          "parvagpu: service '{}' meets its latency on no instance size",
-          problem.workload.services[j].name));
-    }
-    double trp = cap(j, optimal);
-    int count = static_cast<int>(std::floor(rest / trp));
-    if (rest - count * trp <= kRateTolerance * rest) --count;
-    double last = rest - count * trp;
-    segments.insert(segments.end(), count, {j, optimal});
-    for (const auto& [size, p] : profile_of_size) {
-      if (cap(j, size) >= last - kRateTolerance * rest) {
-        segments.push_back({j, size});
-        break;
-      }
-    }
+  int unfit = -1;
+  std::vector<Segment> segments =
+      Segments(problem, initial, profile_of_size, cap, &unfit);
+  if (unfit >= 0) {
+    return Infeasible(fmt::format(
+        "parvagpu: service '{}' meets its latency on no instance size",
+        problem.workload.services[unfit].name));
   }
   Allocator allocator(problem.gpu.compute_slices);
   allocator.PlaceAll(segments);
