@@ -37,11 +37,13 @@ nodes:
   - {name: gpu-a3, gpu: A100-SXM4-80GB, gpus: 8}
 EOF
 
-# Masks what changes from run to run: seconds, temporary paths, versions.
+# Masks what changes from run to run: seconds (the milp phases and the
+# planner too), temporary paths, versions.
 mask() {
   sed -E \
     -e "s#$work#WORK#g" -e "s#$out#OUT#g" \
     -e 's/("(seconds|[a-z_]*_seconds|wall_s|elapsed_s|time_s)": *)[0-9.e+-]+/\1T/g' \
+    -e 's/("(incumbent|model|root|search|planner)": *)[0-9][0-9.e+-]*/\1T/g' \
     -e 's/[0-9]+(\.[0-9]+)? ?(ms|s)\b/T\2/g' \
     -e 's/migserve [0-9]+\.[0-9]+\.[0-9]+[^ "]*/migserve VERSION/g' \
     -e 's/(build|commit)[ :=]+[0-9a-f]{7,40}/\1 ID/g'
@@ -94,13 +96,13 @@ for f in json text; do
     -p "$(a $P)" --format "$f"
 done
 run plan-survive plan --from "$(a $D/night-survive.json)" \
-  --to "$(a $D/day-survive.json)" --format json
+  --to "$(a $D/day-survive.json)" --spare-gpus 16 --format json
 run simulate simulate --from "$(a $D/day.json)" --to "$(a $D/night.json)" \
   --report report.json --before before.json --after after.json
 run simulate-fail simulate --from "$(a $D/day.json)" --to "$(a $D/night.json)" \
   --fail-action 3
 run simulate-lose simulate --from "$(a $D/night.json)" --to "$(a $D/day.json)" \
-  --lose-gpu 1
+  --lose-gpu node-0/1 --lose-at 5
 for flavor in device-plugin dra gpu-operator; do
   run "export-$flavor" export -d "$(a $D/day.json)" --flavor "$flavor" \
     --serving "$(a examples/triton/serving.yaml)" -o .
