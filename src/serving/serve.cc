@@ -107,16 +107,18 @@ Routing RoutingOf(RoutingPolicy policy, const std::vector<ReplicaRef>& refs,
       policy != RoutingPolicy::kLeastOutstanding) {
     // The route's weights; the rate at which it saturates a replica is its
     // routed capacity with each group at its slowest replica's saturation.
+    std::vector<cluster::RouteGroup> of;  // each replica's group, once
+    for (const ReplicaRef& r : refs) {
+      of.push_back(
+          cluster::GroupOf(*r.slot->replica, *r.gpu->model, r.slot->instance));
+    }
     cluster::ServiceRoute saturating = route;
     for (size_t k = 0; k < route.groups.size(); ++k) {
       const cluster::RouteGroup& group = route.groups[k];
       std::vector<int> members;
       double slowest = std::numeric_limits<double>::infinity();
       for (size_t i = 0; i < refs.size(); ++i) {
-        cluster::RouteGroup of =
-            cluster::GroupOf(*refs[i].slot->replica, *refs[i].gpu->model,
-                             refs[i].slot->instance);
-        if (cluster::SameGroup(of, group)) {
+        if (cluster::SameGroup(of[i], group)) {
           members.push_back(static_cast<int>(i));
           slowest = std::min(slowest, saturation[i]);
         }
