@@ -145,7 +145,7 @@ Status MatchServices(const workload::Workload& workload, Rates* rates,
 // A move the policy decided: when, what, its pod starts and the GPUs before.
 struct MoveAt {
   double t = 0;
-  const Decision& decision;
+  const Decision& decision;  // the caller's, alive for the call
   int starts = 0;
   int gpus_before = 0;
 };
@@ -245,6 +245,7 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
 
   Policy policy(options.policy, report.services,
                 std::vector<double>(report.services.size(), 0));
+  // On a cluster of twice the GPUs the peak needs.
   MIGSERVE_ASSIGN_OR_RETURN(Start start,
                             StartAt(sizer, rates, 2 * peak.UsedGpus(),
                                     options.gpus_per_node, &policy));
