@@ -14,7 +14,7 @@ Informer::Informer(KubeClient* client, std::string path, std::string query,
 
 Informer::~Informer() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     stop_ = true;
   }
   stopping_.notify_all();
@@ -22,21 +22,21 @@ Informer::~Informer() {
 }
 
 std::optional<nlohmann::json> Informer::Find(const std::string& name) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   auto it = objects_.find(name);
   if (it == objects_.end()) return std::nullopt;
   return it->second;
 }
 
 int Informer::lists() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return lists_;
 }
 
 Status Informer::List() {
   auto list = client_->List(path_, query_);
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     ++lists_;
     if (!list.ok()) {
       error_ = list.status();
@@ -64,12 +64,12 @@ Status Informer::List() {
 
 StatusOr<Informer::Objects> Informer::Get() {
   MIGSERVE_RETURN_IF_ERROR(Look());
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return objects_;
 }
 
 Informer::Changes Informer::TakeChanges() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   Changes changes;
   if (!tracking_) {
     tracking_ = true;
@@ -87,12 +87,12 @@ Informer::Changes Informer::TakeChanges() {
 }
 
 Status Informer::Look() {
-  std::unique_lock lock(mu_);
+  MutexLock lock(&mu_);
   if (!watching_) {
     bool second = lists_ > 0 && error_.ok();
-    lock.unlock();
+    lock.Unlock();
     MIGSERVE_RETURN_IF_ERROR(List());
-    lock.lock();
+    lock.Lock();
     if (second && !watching_) {
       watching_ = true;
       thread_ = std::thread([this] { Run(); });
@@ -111,7 +111,7 @@ bool Informer::Apply(const nlohmann::json& event) {
       StringField(*object, "metadata", "resourceVersion");
   std::optional<std::string> name = StringField(*object, "metadata", "name");
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (version) version_ = *version;
     if (type == "BOOKMARK" || !name) return true;
     if (tracking_) changed_.insert(*name);
@@ -129,7 +129,7 @@ void Informer::Run() {
   while (!stop_) {
     std::string from;
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       from = version_;
     }
     bool gone = false;
@@ -144,11 +144,11 @@ void Informer::Run() {
     if (watched.ok() && !gone) continue;  // ended by the server: resume
     // The version is gone or the watch failed: list until it works.
     while (!List().ok()) {
-      std::unique_lock lock(mu_);
-      if (stopping_.wait_for(lock, std::chrono::seconds(1),
-                             [this] { return stop_.load(); })) {
-        return;
+      MutexLock lock(&mu_);
+      auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      while (!stop_ && lock.WaitUntil(&stopping_, until)) {
       }
+      if (stop_) return;
     }
   }
 }

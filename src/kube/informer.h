@@ -21,7 +21,6 @@
 #include <condition_variable>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -29,6 +28,7 @@
 #include <thread>
 
 #include "kube/kube_client.h"
+#include "util/mutex.h"
 #include "util/status_or.h"
 
 namespace migserve::kube {
@@ -87,17 +87,18 @@ class Informer {
   const int watch_s_;
   const std::function<void()> on_change_;
 
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::condition_variable stopping_;
-  Objects objects_;
-  bool tracking_ = false;          // TakeChanges has been called
-  std::set<std::string> changed_;  // names, since the last TakeChanges
-  std::string version_;            // resourceVersion to watch from
-  Status error_;                   // of the last listing
-  int lists_ = 0;
-  bool watching_ = false;
+  Objects objects_ GUARDED_BY(mu_);
+  bool tracking_ GUARDED_BY(mu_) = false;  // TakeChanges has been called
+  // Names, since the last TakeChanges.
+  std::set<std::string> changed_ GUARDED_BY(mu_);
+  std::string version_ GUARDED_BY(mu_);  // resourceVersion to watch from
+  Status error_ GUARDED_BY(mu_);         // of the last listing
+  int lists_ GUARDED_BY(mu_) = 0;
+  bool watching_ GUARDED_BY(mu_) = false;
   std::atomic<bool> stop_ = false;
-  std::thread thread_;
+  std::thread thread_;  // started once, with mu_ held
 };
 
 }  // namespace migserve::kube

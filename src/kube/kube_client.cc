@@ -8,6 +8,8 @@
 #include <mutex>
 #include <thread>
 
+#include "util/mutex.h"
+
 namespace migserve::kube {
 namespace {
 
@@ -134,8 +136,8 @@ int WatchProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 }  // namespace
 
 struct KubeClient::Connection {
-  std::mutex mu;
-  CurlPtr handle = NewHandle();
+  Mutex mu;
+  CurlPtr handle GUARDED_BY(mu) = NewHandle();
   std::atomic<long> requests = 0;
   std::atomic<long> writes = 0;
 };
@@ -167,7 +169,7 @@ std::string KubeClient::Escape(const std::string& text) {
 StatusOr<KubeClient::Response> KubeClient::Once(
     const std::string& method, const std::string& url, const std::string& body,
     const std::string& content_type) {
-  std::lock_guard lock(connection_->mu);
+  MutexLock lock(&connection_->mu);
   ++connection_->requests;
   if (method != "GET") ++connection_->writes;
   CURL* c = connection_->handle.get();

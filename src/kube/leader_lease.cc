@@ -80,7 +80,7 @@ StatusOr<bool> LeaderLease::TryAcquireOrRenew() {
   int held_for = IntAt(spec, "leaseDurationSeconds").value_or(duration);
   std::string record = holder + "|" + StringAt(spec, "renewTime").value_or("");
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     Clock::time_point at = Clock::now();
     if (record != observed_record_) {
       observed_record_ = record;
@@ -112,7 +112,7 @@ StatusOr<bool> LeaderLease::Won(const Status& write) {
   // A conflict: another candidate wrote the lease since it was read.
   if (write.code() == Status::Code::kAborted) return false;
   MIGSERVE_RETURN_IF_ERROR(write);
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   renewed_ = Clock::now();
   ever_renewed_ = true;
   holder_ = options_.identity;
@@ -135,30 +135,36 @@ Status LeaderLease::Acquire(
                           options_.name, held.status().message());
     if (progress && line != told) progress(line);
     told = line;
-    std::unique_lock lock(mu_);
-    wake_.wait_for(lock, std::chrono::duration<double>(options_.retry_s),
-                   [&] { return stop.load(); });
+    MutexLock lock(&mu_);
+    auto until =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(options_.retry_s));
+    while (!stop && lock.WaitUntil(&wake_, until)) {
+    }
   }
   if (stop) return Status::Aborted("stopped while waiting for the lease");
   if (progress) {
     progress(fmt::format("acquired lease {}/{} as {}", options_.namespace_,
                          options_.name, options_.identity));
   }
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   stopping_ = false;
   renewer_ = std::thread([this] { RenewLoop(); });
   return Status::Ok();
 }
 
 void LeaderLease::RenewLoop() {
-  std::unique_lock lock(mu_);
+  MutexLock lock(&mu_);
   while (!stopping_) {
-    wake_.wait_for(lock, std::chrono::duration<double>(options_.retry_s),
-                   [&] { return stopping_; });
+    auto until =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(options_.retry_s));
+    while (!stopping_ && lock.WaitUntil(&wake_, until)) {
+    }
     if (stopping_) break;
-    lock.unlock();
+    lock.Unlock();
     StatusOr<bool> renewed = TryAcquireOrRenew();
-    lock.lock();
+    lock.Lock();
     // Someone else holds it: this process is no longer the leader.
     if (renewed.ok() && !*renewed) {
       ever_renewed_ = false;
@@ -168,20 +174,20 @@ void LeaderLease::RenewLoop() {
 }
 
 bool LeaderLease::Held() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return ever_renewed_ &&
          Clock::now() - renewed_ <
              std::chrono::duration<double>(options_.renew_deadline_s);
 }
 
 std::string LeaderLease::holder() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return holder_;
 }
 
 void LeaderLease::StopRenewing() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
   wake_.notify_all();
@@ -191,7 +197,7 @@ void LeaderLease::StopRenewing() {
 Status LeaderLease::Release() {
   StopRenewing();
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (!ever_renewed_) return Status::Ok();
     ever_renewed_ = false;
   }

@@ -14,11 +14,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
 
 #include "kube/kube_client.h"
+#include "util/mutex.h"
 
 namespace migserve::kube {
 
@@ -78,15 +78,17 @@ class LeaderLease {
   KubeClient* client_;
   LeaseOptions options_;
 
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::condition_variable wake_;
-  bool stopping_ = false;
+  bool stopping_ GUARDED_BY(mu_) = false;
   std::thread renewer_;
-  Clock::time_point renewed_{};  // last successful acquire or renew
-  bool ever_renewed_ = false;
-  std::string observed_record_;  // holder and renewTime last seen
-  Clock::time_point observed_at_{};
-  std::string holder_;
+  // Last successful acquire or renew.
+  Clock::time_point renewed_ GUARDED_BY(mu_){};
+  bool ever_renewed_ GUARDED_BY(mu_) = false;
+  // Holder and renewTime last seen.
+  std::string observed_record_ GUARDED_BY(mu_);
+  Clock::time_point observed_at_ GUARDED_BY(mu_){};
+  std::string holder_ GUARDED_BY(mu_);
 };
 
 }  // namespace migserve::kube

@@ -92,7 +92,7 @@ bool CreditCache::Open() {
 }
 
 std::optional<double> CreditCache::Find(const std::string& key) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (!Open()) return std::nullopt;
   auto it = values_.find(key);
   if (it == values_.end()) return std::nullopt;
@@ -101,13 +101,13 @@ std::optional<double> CreditCache::Find(const std::string& key) {
 }
 
 void CreditCache::Add(const std::string& key, double value) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (!Open()) return;
   if (values_.emplace(key, value).second) added_.emplace_back(key, value);
 }
 
 void CreditCache::Flush() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (db_ == nullptr || added_.empty()) return;
   if (std::string e = Exec(db_, "BEGIN IMMEDIATE"); !e.empty()) {
     Disable(e);
@@ -144,7 +144,7 @@ void CreditCache::Flush() {
 }
 
 int CreditCache::hits() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return hits_;
 }
 

@@ -14,10 +14,11 @@
 
 #include <functional>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "util/mutex.h"
 
 struct sqlite3;
 
@@ -43,18 +44,18 @@ class CreditCache {
  private:
   // Opens the file and reads this build's values; false (after a warning)
   // if it cannot.
-  bool Open();
-  void Disable(const std::string& what);
+  bool Open() REQUIRES(mu_);
+  void Disable(const std::string& what) REQUIRES(mu_);
 
   std::string path_;
   std::string build_;
   Warn warn_;
-  mutable std::mutex mu_;
-  bool tried_ = false;
-  sqlite3* db_ = nullptr;
-  std::map<std::string, double> values_;
-  std::vector<std::pair<std::string, double>> added_;
-  int hits_ = 0;
+  mutable Mutex mu_;
+  bool tried_ GUARDED_BY(mu_) = false;
+  sqlite3* db_ GUARDED_BY(mu_) = nullptr;
+  std::map<std::string, double> values_ GUARDED_BY(mu_);
+  std::vector<std::pair<std::string, double>> added_ GUARDED_BY(mu_);
+  int hits_ GUARDED_BY(mu_) = 0;
 };
 
 // The process's cache, which QuantileCapacity and QuantileHolds consult:

@@ -13,6 +13,7 @@
 
 #include "queueing/arrivals.h"
 #include "queueing/credit_cache.h"
+#include "util/mutex.h"
 
 namespace migserve::queueing {
 namespace {
@@ -31,9 +32,9 @@ std::shared_ptr<const std::vector<double>> UnitArrivals(
     ShapedStream stream;
     std::shared_ptr<const std::vector<double>> times;
   };
-  static std::mutex mu;
-  static std::map<ArrivalShape, Prefix> cache;
-  std::lock_guard<std::mutex> lock(mu);
+  static Mutex mu;
+  static std::map<ArrivalShape, Prefix> cache;  // with `mu` held
+  MutexLock lock(&mu);
   auto it = cache.find(shape);
   if (it == cache.end()) {
     it = cache
@@ -228,19 +229,19 @@ class Memo {
   template <typename Compute>
   Value Get(Key key, Compute compute) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       auto it = values_.find(key);
       if (it != values_.end()) return it->second;
     }
     Value value = compute();
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     values_.emplace(std::move(key), value);
     return value;
   }
 
  private:
-  std::mutex mu_;
-  std::map<Key, Value> values_;
+  Mutex mu_;
+  std::map<Key, Value> values_ GUARDED_BY(mu_);
 };
 
 // Within(), remembered: services that differ only in their rate try the

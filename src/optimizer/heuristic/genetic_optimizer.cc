@@ -13,6 +13,7 @@
 #include "optimizer/heuristic/greedy_optimizer.h"
 #include "optimizer/heuristic/mcts_optimizer.h"
 #include "optimizer/milp/milp_optimizer.h"
+#include "util/mutex.h"
 #include "util/tolerance.h"
 
 namespace migserve::optimizer {
@@ -155,8 +156,8 @@ SlowAlgorithm MilpAlgorithm() {
             const SolveOptions& options, uint64_t seed,
             Clock::time_point deadline) {
     // CBC's standard solver keeps global state: one solve at a time.
-    static std::mutex solving;
-    std::lock_guard<std::mutex> lock(solving);
+    static Mutex solving;
+    MutexLock lock(&solving);
     SolveOptions sub = options;
     sub.seed = seed;
     sub.progress = nullptr;
