@@ -6,8 +6,9 @@
 #include <benchmark/benchmark.h>
 
 #include "cluster/kubernetes/cluster_books.h"
-#include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/partition/agent_driver.h"
+#include "cluster/kubernetes/partition/mig_annotations.h"
 #include "mig/gpu_catalog.h"
 
 namespace migserve {
@@ -44,8 +45,13 @@ Fleet MakeFleet(int gpus) {
   return fleet;
 }
 
+// Every node's layouts as the backend reads them (the agent's annotation,
+// parsed), then every pod's claim.
 void Fill(const Fleet& fleet, ClusterBooks* books) {
-  for (const auto& [name, node] : fleet.nodes) books->SetNode(name, &node);
+  const cluster::kubernetes::AgentDriver agent(nullptr);  // reads only
+  for (const auto& [name, node] : fleet.nodes) {
+    books->SetNode(name, agent.Layouts(name, node).value());
+  }
   for (const auto& [name, claim] : fleet.pods) books->SetPod(name, claim);
 }
 

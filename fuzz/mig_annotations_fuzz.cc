@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "cluster/kubernetes/mig_annotations.h"
+#include "cluster/kubernetes/partition/mig_annotations.h"
 #include "mig/gpu_catalog.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

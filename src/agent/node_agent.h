@@ -12,8 +12,9 @@
 #include <string>
 
 #include "agent/mig_driver.h"
-#include "cluster/kubernetes/mig_annotations.h"
+#include "cluster/kubernetes/partition/mig_annotations.h"
 #include "kube/kube_client.h"
+#include "util/log_sink.h"
 
 namespace migserve::agent {
 
@@ -22,7 +23,7 @@ struct NodeAgentOptions {
   std::string device_plugin_namespace = "gpu-operator";
   std::string device_plugin_selector = "app=nvidia-device-plugin-daemonset";
   int watch_s = 30;
-  std::function<void(const std::string&)> log;  // may be empty
+  LogSink log;  // may be empty
 };
 
 class NodeAgent {

@@ -12,6 +12,7 @@
 #include "deployment/deployment_json.h"
 #include "util/enum_names.h"
 #include "util/file.h"
+#include "util/prometheus_text.h"
 #include "util/status_server.h"
 
 namespace migserve::autoscale {
@@ -84,6 +85,7 @@ void Autoscaler::Recall() {
   }
   policy_.Recall(*state);
   remembered_ = policy_.Remembered();
+  MutexLock lock(&mu_);
   margins_shown_ = policy_.margins();
 }
 
@@ -120,6 +122,7 @@ Autoscaler::Autoscaler(const workload::Workload& workload,
   }
   policy_ = Policy(options_.policy, names_, required);
   policy_.SetSlos(slos);
+  MutexLock lock(&mu_);
   observed_.assign(names_.size(), std::nan(""));
   p99_ms_.assign(names_.size(), std::nan(""));
   required_shown_ = required;
@@ -128,10 +131,10 @@ Autoscaler::Autoscaler(const workload::Workload& workload,
 
 StatusOr<Round> Autoscaler::Step(double now_s) {
   auto fail = [&](const Status& status) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     ++rounds_[Round::kError];
     last_error_ = status.message();
-    Say("Warning", "RoundFailed", status.message());
+    Say(EventType::kWarning, "RoundFailed", status.message());
     return status;
   };
   StatusOr<Observed> observed =
@@ -149,22 +152,27 @@ StatusOr<Round> Autoscaler::Step(double now_s) {
     }
   }
   if (unobserved != unobserved_said_ && !unobserved.empty()) {
-    options_.event("Warning", "NotObserved",
+    options_.event(EventType::kWarning, "NotObserved",
                    fmt::format("not observed, each kept at its rate: {}",
                                fmt::join(observed->problems, "; ")));
   }
   unobserved_said_ = std::move(unobserved);
   bool paused = !options_.pause_file.empty() &&
                 std::filesystem::exists(options_.pause_file);
-  if (paused != paused_) {
+  bool was_paused;
+  {
+    MutexLock lock(&mu_);
+    was_paused = paused_;
+  }
+  if (paused != was_paused) {
     options_.event(
-        "Normal", paused ? "Paused" : "Resumed",
+        EventType::kNormal, paused ? "Paused" : "Resumed",
         fmt::format(
             "{} {}: {}", options_.pause_file, paused ? "exists" : "is gone",
             paused ? "no decision until it is removed" : "deciding again"));
   }
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     observed_ = last.rates;
     p99_ms_ = last.p99_ms;
     paused_ = paused;
@@ -173,7 +181,7 @@ StatusOr<Round> Autoscaler::Step(double now_s) {
   if (paused) {
     options_.log(fmt::format("autoscale: paused ({} exists): no decision",
                              options_.pause_file));
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     ++rounds_[Round::kPaused];
     return Round::kPaused;
   }
@@ -182,12 +190,12 @@ StatusOr<Round> Autoscaler::Step(double now_s) {
   policy_.SetCapacity(current->CreditedRates(names_));
   Decision decision = policy_.Decide(now_s, observed->window);
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     margins_shown_ = policy_.margins();
   }
   if (decision.move == Move::kHold) {
     Remember();
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     ++rounds_[Round::kHold];
     return Round::kHold;
   }
@@ -197,7 +205,7 @@ StatusOr<Round> Autoscaler::Step(double now_s) {
   StatusOr<Round> moved = Move(now_s, decision, *current);
   Remember();
   if (!moved.ok()) return fail(moved.status());
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   ++rounds_[*moved];
   required_shown_ = policy_.required();
   return moved;
@@ -221,51 +229,48 @@ StatusOr<Round> Autoscaler::Move(double now_s, const Decision& decision,
                   target->UsedGpus(), starts);
   if (decision.move == Move::kDown &&
       !policy_.WorthIt(gpus_now, target->UsedGpus(), starts)) {
-    Say("Normal", "DownDeclined",
+    Say(EventType::kNormal, "DownDeclined",
         "declined: " + what + ": the GPUs saved do not pay for the starts");
     policy_.Declined(now_s);
     return Round::kDeclined;
   }
   if (options_.dry_run) {
-    Say("Normal", "WouldMove", "dry run, would move: " + what);
+    Say(EventType::kNormal, "WouldMove", "dry run, would move: " + what);
   } else {
     MIGSERVE_RETURN_IF_ERROR(
         options_.target.write(deployment::FormatDeployment(*target)));
     policy_.Moved(decision.required);
-    Say("Normal", decision.move == Move::kUp ? "ScaledUp" : "ScaledDown",
+    Say(EventType::kNormal,
+        decision.move == Move::kUp ? "ScaledUp" : "ScaledDown",
         fmt::format("{} written: {}", options_.target.name, what));
   }
   return decision.move == Move::kUp ? Round::kUp : Round::kDown;
 }
 
-void Autoscaler::Say(const char* type, const char* reason,
+void Autoscaler::Say(EventType type, const char* reason,
                      const std::string& message) {
   options_.log("autoscale: " + message);
   options_.event(type, reason, message);
 }
 
 std::string Autoscaler::Metrics() const {
-  std::lock_guard lock(mu_);
-  std::string out;
-  auto header = [&](const char* name, const char* type, const char* help) {
-    out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
-  };
-  header("migserve_autoscale_rounds_total", "counter",
-         "Autoscaler rounds by result (hold, up, down, declined: a down move "
-         "that did not pay for its starts, paused, error).");
+  MutexLock lock(&mu_);
+  PrometheusText out;
+  out.Family("migserve_autoscale_rounds_total", "counter",
+             "Autoscaler rounds by result (hold, up, down, declined: a down "
+             "move that did not pay for its starts, paused, error).");
   for (const auto& [r, name] : kRoundNames) {
     auto it = rounds_.find(r);
-    out += fmt::format("migserve_autoscale_rounds_total{{result=\"{}\"}} {}\n",
-                       name, it == rounds_.end() ? 0 : it->second);
+    out.Sample("migserve_autoscale_rounds_total",
+               it == rounds_.end() ? 0 : it->second, {{"result", name}});
   }
   const auto& services = workload_.services;
   auto per_service = [&](const char* name, const char* help,
                          const std::vector<double>& values) {
-    header(name, "gauge", help);
+    out.Family(name, "gauge", help);
     for (size_t s = 0; s < services.size(); ++s) {
       if (std::isnan(values[s])) continue;
-      out += fmt::format("{}{{service=\"{}\"}} {}\n", name, services[s].name,
-                         values[s]);
+      out.Sample(name, values[s], {{"service", services[s].name}});
     }
   };
   per_service("migserve_autoscale_observed_rate",
@@ -282,20 +287,21 @@ std::string Autoscaler::Metrics() const {
               "until an observed p99 over the SLO under its credits says "
               "less).",
               margins_shown_);
-  header("migserve_autoscale_unobserved", "gauge",
-         "1 for a service whose rate was not observed in the last round.");
+  out.Family("migserve_autoscale_unobserved", "gauge",
+             "1 for a service whose rate was not observed in the last round.");
   for (size_t s = 0; s < services.size(); ++s) {
-    out += fmt::format("migserve_autoscale_unobserved{{service=\"{}\"}} {}\n",
-                       services[s].name, std::isnan(observed_[s]) ? 1 : 0);
+    out.Sample("migserve_autoscale_unobserved",
+               std::isnan(observed_[s]) ? 1 : 0,
+               {{"service", services[s].name}});
   }
-  header("migserve_autoscale_paused", "gauge",
-         "1 while the pause file exists.");
-  out += fmt::format("migserve_autoscale_paused {}\n", paused_ ? 1 : 0);
-  return out;
+  out.Family("migserve_autoscale_paused", "gauge",
+             "1 while the pause file exists.");
+  out.Sample("migserve_autoscale_paused", paused_ ? 1 : 0);
+  return out.text();
 }
 
 Status Autoscaler::Health() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (!last_error_.empty()) {
     return Status::Unavailable("the last round failed: " + last_error_);
   }

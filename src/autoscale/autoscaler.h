@@ -13,7 +13,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -23,6 +22,9 @@
 #include "autoscale/sizer.h"
 #include "deployment/deployment.h"
 #include "profile/profile_table.h"
+#include "util/event.h"
+#include "util/log_sink.h"
+#include "util/mutex.h"
 #include "util/status_or.h"
 #include "workload/workload.h"
 
@@ -56,16 +58,14 @@ struct AutoscaleOptions {
   std::string metrics_address = "127.0.0.1";
   int metrics_port = -1;  // -1: no server; 0: a free port
   // Each line it says (decisions with their reasons, problems), no newline.
-  std::function<void(const std::string&)> log = [](const std::string&) {};
+  LogSink log = [](const std::string&) {};
   // Each decision and problem as a Kubernetes Event says it (`autoscale
-  // --events-for` records them): type "Normal" or "Warning", reason (one
-  // CamelCase word: ScaledUp, ScaledDown, WouldMove, DownDeclined, Paused,
-  // Resumed, NotObserved, RoundFailed), message. Services not observed
-  // are said once until what is missing changes; a pause when it starts
-  // and when it ends.
-  std::function<void(const std::string& type, const std::string& reason,
-                     const std::string& message)>
-      event = [](const std::string&, const std::string&, const std::string&) {};
+  // --events-for` records them): its type, reason (one CamelCase word:
+  // ScaledUp, ScaledDown, WouldMove, DownDeclined, Paused, Resumed,
+  // NotObserved, RoundFailed) and message. Services not observed are said
+  // once until what is missing changes; a pause when it starts and when it
+  // ends.
+  EventSink event = [](EventType, const std::string&, const std::string&) {};
 };
 
 // What one round did.
@@ -76,7 +76,8 @@ class Autoscaler {
  public:
   // `workload`: the services, their SLOs, and the rates the target serves
   // unless the target says (a deployment states the rates it was made for:
-  // an autoscaler that restarts goes on from its last move). Returns
+  // an autoscaler that restarts goes on from its last move); not copied: it
+  // outlives the autoscaler. Returns
   // InvalidArgument for bad options, a target that cannot be read or a
   // workload of more than one GPU type.
   static StatusOr<std::unique_ptr<Autoscaler>> Make(
@@ -104,7 +105,7 @@ class Autoscaler {
   // Writes the policy's state to options_.state if set and it changed.
   void Remember();
   // Logs "autoscale: MESSAGE" and says it as an event.
-  void Say(const char* type, const char* reason, const std::string& message);
+  void Say(EventType type, const char* reason, const std::string& message);
 
   const workload::Workload& workload_;
   std::vector<std::string> names_;  // the workload's services
@@ -113,15 +114,16 @@ class Autoscaler {
   AutoscaleOptions options_;
   Policy policy_;
 
-  mutable std::mutex mu_;  // guards what Metrics and Health read
-  std::map<Round, long> rounds_;
-  std::vector<double> observed_;  // latest rate per service, NaN if none
-  std::vector<double> p99_ms_;
-  std::vector<double> required_shown_;
-  std::vector<double> margins_shown_;
+  mutable Mutex mu_;  // guards what Metrics and Health read
+  std::map<Round, long> rounds_ GUARDED_BY(mu_);
+  // Latest rate per service, NaN if none.
+  std::vector<double> observed_ GUARDED_BY(mu_);
+  std::vector<double> p99_ms_ GUARDED_BY(mu_);
+  std::vector<double> required_shown_ GUARDED_BY(mu_);
+  std::vector<double> margins_shown_ GUARDED_BY(mu_);
   PolicyState remembered_;  // as last written to options_.state
-  bool paused_ = false;
-  std::string last_error_;
+  bool paused_ GUARDED_BY(mu_) = false;
+  std::string last_error_ GUARDED_BY(mu_);
   // The services not observed when last said (NotObserved).
   std::vector<std::string> unobserved_said_;
 };

@@ -54,7 +54,7 @@ double Capacity(const std::string& target, const std::string& service) {
   double sum = 0;
   for (const deployment::DeployedGpu& g : d.gpus) {
     for (const deployment::PlacedInstance& i : g.instances) {
-      if (i.service && *i.service == service) sum += i.throughput;
+      if (i.service && *i.service == service) sum += i.credit;
     }
   }
   return sum;
@@ -110,9 +110,10 @@ TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
   options.state = FileTarget(state);
   options.log = [&](const std::string& line) { log.push_back(line); };
   std::vector<std::string> events;  // "Type Reason: message"
-  options.event = [&](const std::string& type, const std::string& reason,
+  options.event = [&](EventType type, const std::string& reason,
                       const std::string& message) {
-    events.push_back(type + " " + reason + ": " + message);
+    events.push_back(std::string(EventTypeName(type)) + " " + reason + ": " +
+                     message);
   };
   auto autoscaler = Autoscaler::Make(workload, profiles, options);
   ASSERT_TRUE(autoscaler.ok()) << autoscaler.status().ToString();

@@ -21,6 +21,7 @@
 #include "cluster/simulated_cluster.h"
 #include "optimizer/options.h"
 #include "profile/profile_table.h"
+#include "util/log_sink.h"
 #include "util/status_or.h"
 #include "workload/workload.h"
 
@@ -34,7 +35,7 @@ struct ReplayOptions {
   double oracle_interval_s = 3600;  // 0: the policy's interval
   int gpus_per_node = 8;
   uint64_t seed = 1;  // of the action durations' jitter
-  std::function<void(const std::string&)> progress;  // may be empty
+  LogSink progress;   // may be empty
 };
 
 // One way of provisioning, measured against the trace.

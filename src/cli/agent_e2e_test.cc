@@ -13,8 +13,8 @@
 #include <optional>
 #include <string>
 
-#include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/partition/mig_annotations.h"
 #include "kube/testing/api_server_standin.h"
 #include "kube/testing/test_certificate.h"
 #include "mig/gpu_catalog.h"

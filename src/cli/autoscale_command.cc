@@ -6,28 +6,22 @@
 //   [--events-for KIND/NAME [kube flags]]
 #include <fmt/format.h>
 
-#include <map>
 #include <memory>
 #include <optional>
 
 #include "autoscale/autoscaler.h"
+#include "autoscale/kubernetes/kubernetes_wiring.h"
 #include "cli/command.h"
 #include "cli/inputs.h"
 #include "cli/kube_flags.h"
 #include "cli/policy_flags.h"
-#include "kube/configmap_key.h"
-#include "kube/event_recorder.h"
 #include "kube/kube_client.h"
-#include "manager/target_source.h"
 #include "profile/profile_csv.h"
 #include "util/interrupt.h"
 #include "workload/workload_yaml.h"
 
 namespace migserve::cli {
 namespace {
-
-// The key of --target-configmap that keeps the policy's state.
-constexpr char kStateKey[] = "autoscale-state.json";
 
 struct AutoscaleFlags {
   std::string workload;
@@ -41,85 +35,6 @@ struct AutoscaleFlags {
   KubeFlags kube;
   autoscale::AutoscaleOptions options;
 };
-
-// The object `--events-for KIND/NAME` names, as an Event's
-// involvedObject in `namespace_`.
-StatusOr<nlohmann::json> InvolvedObject(const std::string& events_for,
-                                        const std::string& namespace_) {
-  static const std::map<std::string, std::string> kApiVersions = {
-      {"ConfigMap", "v1"},
-      {"Deployment", "apps/v1"},
-      {"Lease", "coordination.k8s.io/v1"},
-      {"Pod", "v1"}};
-  size_t slash = events_for.find('/');
-  std::string kind = events_for.substr(0, slash);
-  auto api = kApiVersions.find(kind);
-  if (slash == std::string::npos || slash + 1 == events_for.size() ||
-      api == kApiVersions.end()) {
-    return Status::InvalidArgument(fmt::format(
-        "--events-for: '{}': expected KIND/NAME, KIND one of ConfigMap, "
-        "Deployment, Lease, Pod",
-        events_for));
-  }
-  return nlohmann::json{{"apiVersion", api->second},
-                        {"kind", kind},
-                        {"name", events_for.substr(slash + 1)},
-                        {"namespace", namespace_}};
-}
-
-// The Kubernetes objects the autoscaler writes to: the target's and the
-// state's keys of the controller's ConfigMap, and the event recorder. The
-// options' callbacks point into it: it outlives the run.
-struct KubernetesTargets {
-  std::optional<kube::KubeClient> client;
-  std::optional<kube::ConfigMapKey> target;
-  std::optional<kube::ConfigMapKey> state;
-  std::optional<kube::EventRecorder> events;
-};
-
-// Points `options` at the ConfigMap and the events the flags name.
-Status WireKubernetes(const AutoscaleFlags& flags, CommandContext* context,
-                      KubernetesTargets* k,
-                      autoscale::AutoscaleOptions* options) {
-  MIGSERVE_ASSIGN_OR_RETURN(kube::KubeConfig config, LoadKube(flags.kube));
-  std::string namespace_ =
-      flags.namespace_.empty() ? config.namespace_ : flags.namespace_;
-  k->client.emplace(std::move(config));
-  if (!flags.target_configmap.empty()) {
-    // The key the controller reads (controller --target-configmap).
-    auto& target =
-        k->target.emplace(&*k->client, namespace_, flags.target_configmap,
-                          manager::TargetOptions().key);
-    options->target = {
-        target.Describe(), [&target] { return target.Read(); },
-        [&target](const std::string& text) { return target.Write(text); }};
-    if (flags.state.empty()) {
-      // Beside the target, in a key only the autoscaler writes: put
-      // whatever the map's version (the target's writes move it on).
-      auto& state = k->state.emplace(&*k->client, namespace_,
-                                     flags.target_configmap, kStateKey);
-      options->state = {
-          state.Describe(), [&state] { return state.Read(); },
-          [&state](const std::string& text) { return state.Put(text); }};
-    }
-  }
-  if (!flags.events_for.empty()) {
-    MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json involved,
-                              InvolvedObject(flags.events_for, namespace_));
-    auto& events = k->events.emplace(&*k->client, namespace_,
-                                     std::move(involved), "migserve-autoscale");
-    options->event = [&events, context](const std::string& type,
-                                        const std::string& reason,
-                                        const std::string& message) {
-      Status recorded = events.Record(type, reason, message);
-      if (!recorded.ok()) {
-        context->err << "autoscale: event " << reason
-                     << " not recorded: " << recorded.message() << std::endl;
-      }
-    };
-  }
-  return Status::Ok();
-}
 
 Status RunAutoscale(const AutoscaleFlags& flags, CommandContext* context) {
   MIGSERVE_ASSIGN_OR_RETURN(workload::Workload workload,
@@ -139,10 +54,15 @@ Status RunAutoscale(const AutoscaleFlags& flags, CommandContext* context) {
   }
   options.target = autoscale::FileTarget(flags.target);
   if (!flags.state.empty()) options.state = autoscale::FileTarget(flags.state);
-  KubernetesTargets kubernetes;
+  std::unique_ptr<autoscale::KubernetesWiring> kubernetes;
   if (!flags.target_configmap.empty() || !flags.events_for.empty()) {
-    MIGSERVE_RETURN_IF_ERROR(
-        WireKubernetes(flags, context, &kubernetes, &options));
+    MIGSERVE_ASSIGN_OR_RETURN(kube::KubeConfig config, LoadKube(flags.kube));
+    MIGSERVE_ASSIGN_OR_RETURN(kubernetes,
+                              autoscale::KubernetesWiring::Wire(
+                                  std::move(config),
+                                  {flags.namespace_, flags.target_configmap,
+                                   flags.state.empty(), flags.events_for},
+                                  options.log, &options));
   }
   InstallInterruptHandlers();
   return autoscale::RunAutoscaler(workload, profiles, std::move(options),
@@ -200,7 +120,7 @@ void SetupAutoscale(CLI::App* app, CommandContext* context) {
                   "File that keeps the policy's state across restarts "
                   "(cool-downs under way, learned margins); with "
                   "--target-configmap, by default its key " +
-                      std::string(kStateKey));
+                      std::string(autoscale::kStateKey));
   app->add_option("--namespace", flags->namespace_,
                   "Namespace of --target-configmap and of the events "
                   "(default: the kubeconfig's)");

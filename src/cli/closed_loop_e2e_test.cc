@@ -153,8 +153,8 @@ class ClosedLoopE2eTest : public KubernetesE2eTest {
         if (!replica) continue;
         bool ready = kube::PodReady(pod);
         replicas[pod["metadata"]["name"]] = {replica->service,
-                                             ready ? replica->throughput : 0};
-        if (ready) capacity[replica->service] += replica->throughput;
+                                             ready ? replica->credit : 0};
+        if (ready) capacity[replica->service] += replica->credit;
       }
       for (auto it = endpoints.begin(); it != endpoints.end();) {
         it = replicas.count(it->first) ? std::next(it) : endpoints.erase(it);

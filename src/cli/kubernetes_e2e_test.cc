@@ -23,9 +23,9 @@
 #include "cli/cli_test_util.h"
 #include "cli/testing/kubernetes_e2e_fixture.h"
 #include "cluster/kubernetes/kubernetes_backend.h"
-#include "cluster/kubernetes/kubernetes_router.h"
-#include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/partition/mig_annotations.h"
+#include "cluster/kubernetes/routing/kubernetes_router.h"
 #include "cluster/plan_json.h"
 #include "cluster/routing.h"
 #include "controller/controller.h"
@@ -134,7 +134,7 @@ TEST_F(KubernetesE2eTest, PodsItDoesNotOwnAreNeitherCountedNorDeleted) {
         continue;
       }
       cluster::Replica claim = *s.replica;
-      claim.throughput = 5000;
+      claim.credit = 5000;
       Json notes = k8s::ReplicaAnnotations(claim);
       notes.erase(k8s::kAnnotationOwner);
       server_.Put(
@@ -183,7 +183,7 @@ TEST_F(KubernetesE2eTest, ForgedOwnerAnnotationsCountForNothing) {
   }
   ASSERT_TRUE(bert && free);
   cluster::Replica claim = *bert;
-  claim.throughput = 100000;
+  claim.credit = 100000;
   server_.Put(std::string(kPods) + "/forged-0",
               {{"metadata",
                 {{"labels", k8s::ReplicaLabels(claim, *free)},

@@ -18,7 +18,7 @@
 
 #include "cli/cli_test_util.h"
 #include "cluster/cluster_state.h"
-#include "cluster/kubernetes/proxy_routes.h"
+#include "cluster/kubernetes/routing/proxy_routes.h"
 #include "deployment/deployment_json.h"
 #include "profile/capacity.h"
 #include "profile/profile_csv.h"

@@ -31,7 +31,7 @@ struct ServeFlags {
   std::string format = "table";
   std::string arrivals;  // empty: the workload's arrival_cv
   double cv = 0;         // 0: the workload's arrival_cv
-  std::string routing;   // empty: the deployment's router
+  std::string routing;   // empty: the deployment's router (then its name)
   std::string in_group = "round-robin";
   int router_replicas = 0;  // 0: the workload's
   std::string batching = "greedy";
@@ -90,7 +90,7 @@ std::string Json(const serving::ServeReport& report,
   nlohmann::ordered_json j = {{"load", o.load},
                               {"arrivals", poisson ? "poisson" : "gamma"},
                               {"cv", o.arrivals.cv},
-                              {"routing", RoutingPolicyName(o.routing)},
+                              {"routing", flags.routing},
                               {"router_replicas", o.proxies},
                               {"in_group", flags.in_group},
                               {"batching", flags.batching},
@@ -123,20 +123,21 @@ Status ResolveArrivals(const ServeFlags& flags,
 }
 
 // The routing: the flag's, else the router the deployment's credits assume,
-// else the workload's.
-void ResolveRouting(const ServeFlags& flags, const workload::Workload& workload,
-                    const deployment::Deployment& deployment,
+// else the workload's (its name then in flags->routing).
+void ResolveRouting(const workload::Workload& workload,
+                    const deployment::Deployment& deployment, ServeFlags* flags,
                     serving::ServeOptions* o) {
-  queueing::RouterKind router = workload.router;
-  if (deployment.summary && deployment.summary->router) {
-    router = *deployment.summary->router;
+  if (flags->routing.empty()) {
+    queueing::RouterKind router = workload.router;
+    if (deployment.summary && deployment.summary->router) {
+      router = *deployment.summary->router;
+    }
+    flags->routing = router.name();
   }
-  o->routing = flags.routing.empty()
-                   ? serving::PolicyOf(router)
-                   : *serving::ParseRoutingPolicy(flags.routing);
-  o->proxies = flags.router_replicas != 0 ? flags.router_replicas
-                                          : workload.router_replicas;
-  o->in_group = *serving::ParseInGroup(flags.in_group);
+  o->routing = *serving::ParseRoutingPolicy(flags->routing);
+  o->proxies = flags->router_replicas != 0 ? flags->router_replicas
+                                           : workload.router_replicas;
+  o->in_group = *serving::ParseInGroup(flags->in_group);
 }
 
 Status RunServe(ServeFlags flags, CommandContext* context) {
@@ -162,7 +163,7 @@ Status RunServe(ServeFlags flags, CommandContext* context) {
     return deployment.status();
   }
   MIGSERVE_RETURN_IF_ERROR(ResolveArrivals(flags, *workload, &o.arrivals));
-  ResolveRouting(flags, *workload, *deployment, &o);
+  ResolveRouting(*workload, *deployment, &flags, &o);
   auto state = cluster::ClusterFromDeployment(*deployment, {});
   if (!state.ok()) {
     return state.status();
@@ -217,13 +218,14 @@ void SetupServe(CLI::App* app, CommandContext* context) {
                   "gamma: coefficient of variation of the gaps (default: the "
                   "workload's arrival_cv)")
       ->check(CLI::PositiveNumber);
-  app->add_option("--routing", flags->routing,
-                  "proxy, gateway-api or random (the routers a workload "
-                  "names), weighted (round robin over the groups), "
-                  "round-robin or least-outstanding (default: the router the "
-                  "deployment's credits assume)")
-      ->check(OneOf({"proxy", "gateway-api", "random", "weighted",
-                     "round-robin", "least-outstanding"}));
+  app->add_option(
+         "--routing", flags->routing,
+         fmt::format("{} (the routers a workload names), weighted (round "
+                     "robin over the groups), round-robin or "
+                     "least-outstanding (default: the router the deployment's "
+                     "credits assume)",
+                     queueing::RouterChoices()))
+      ->check(OneOf(serving::RoutingPolicyNames()));
   app->add_option("--router-replicas", flags->router_replicas,
                   "proxy: independent proxies, each request to one at random "
                   "(default: the workload's router_replicas)")

@@ -28,13 +28,13 @@ std::string InstanceRef::ToString() const {
 
 double Action::LossAtStart() const {
   return kind == ActionKind::kDelete || kind == ActionKind::kMigrate
-             ? replica.throughput
+             ? replica.credit
              : 0;
 }
 
 double Action::GainAtFinish() const {
   return kind == ActionKind::kCreate || kind == ActionKind::kMigrate
-             ? replica.throughput
+             ? replica.credit
              : 0;
 }
 

@@ -13,8 +13,7 @@
 namespace migserve::cluster {
 
 bool Replica::Covers(const Replica& want) const {
-  return service == want.service &&
-         throughput >= want.throughput - kCapacityTolerance;
+  return service == want.service && credit >= want.credit - kCapacityTolerance;
 }
 
 mig::Layout GpuState::layout() const {
@@ -79,7 +78,7 @@ void ClusterState::Sort() {
 std::map<std::string, double> GpuState::Capacity() const {
   std::map<std::string, double> capacity;
   for (const Slot& s : slots) {
-    if (s.replica) capacity[s.replica->service] += s.replica->throughput;
+    if (s.replica) capacity[s.replica->service] += s.replica->credit;
   }
   return capacity;
 }
@@ -181,8 +180,8 @@ StatusOr<ClusterState> ClusterFromDeployment(
       Slot slot{{profile, p.start}, std::nullopt};
       if (p.service) {
         slot.replica = Replica{
-            *p.service,   p.batch,      p.procs,
-            p.throughput, p.latency_ms, ServiceModel(deployment, *p.service)};
+            *p.service, p.batch,      p.procs,
+            p.credit,   p.latency_ms, ServiceModel(deployment, *p.service)};
       }
       out.slots.push_back(std::move(slot));
     }
@@ -230,7 +229,7 @@ std::vector<workload::Service> ObservedServices(const ClusterState& state) {
       workload::Service& out = services[s.replica->service];
       out.name = s.replica->service;
       if (out.model.empty()) out.model = s.replica->model;
-      out.throughput += s.replica->throughput;
+      out.throughput += s.replica->credit;
     }
   }
   std::vector<workload::Service> out;
@@ -259,7 +258,7 @@ deployment::Deployment ToDeployment(
         p.service = s.replica->service;
         p.batch = s.replica->batch;
         p.procs = s.replica->procs;
-        p.throughput = s.replica->throughput;
+        p.credit = s.replica->credit;
         p.latency_ms = s.replica->latency_ms;
       }
       out.instances.push_back(std::move(p));

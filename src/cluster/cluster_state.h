@@ -21,13 +21,15 @@ struct Replica {
   std::string service;
   int batch = 0;
   int procs = 1;
-  double throughput = 0;
+  // Its p99 credit (docs/design.md, vocabulary): the req/s it is routed
+  // and counted for. Files and annotations call it `throughput`.
+  double credit = 0;
   double latency_ms = 0;
   std::string model = {};  // the DNN model it serves; empty: the service's
   bool operator==(const Replica&) const = default;
 
   // Returns true if this replica can stay where `want` is wanted: the same
-  // service, serving at least its throughput (within 1e-6 req/s).
+  // service, credited with at least its credit (within 1e-6 req/s).
   bool Covers(const Replica& want) const;
 };
 
@@ -47,7 +49,7 @@ struct GpuState {
   Slot* Find(const mig::Instance& instance);
   const Slot* Find(const mig::Instance& instance) const;
   bool HasReplica() const;
-  // Returns the summed throughput of each service's replicas on this GPU.
+  // Returns the summed credit of each service's replicas on this GPU.
   std::map<std::string, double> Capacity() const;
 };
 
@@ -67,7 +69,7 @@ struct ClusterState {
   bool Mixed() const;
   // Sorts `gpus` by id.
   void Sort();
-  // Returns the summed throughput of each service's replicas.
+  // Returns the summed credit of each service's replicas.
   std::map<std::string, double> Capacity() const;
   // Returns the number of GPUs with at least one replica.
   int UsedGpus() const;

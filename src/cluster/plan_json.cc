@@ -33,7 +33,7 @@ json RefJson(const InstanceRef& ref) {
 // (ParseReplica reads them back the same way).
 void AddReplica(const Replica& r, bool full, json* j) {
   (*j)["service"] = r.service;
-  (*j)["throughput"] = r.throughput;
+  (*j)["throughput"] = r.credit;
   if (!full) return;
   (*j)["batch"] = r.batch;
   (*j)["procs"] = r.procs;
@@ -144,7 +144,7 @@ StatusOr<InstanceRef> ParseRef(const json& j, const std::string& source,
 
 Status ParseReplica(const JsonFields& f, bool full, Replica* r) {
   MIGSERVE_RETURN_IF_ERROR(f.Get("service", true, &r->service));
-  MIGSERVE_RETURN_IF_ERROR(f.Get("throughput", true, &r->throughput));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("throughput", true, &r->credit));
   if (!full) return Status::Ok();
   MIGSERVE_RETURN_IF_ERROR(f.Get("batch", false, &r->batch));
   MIGSERVE_RETURN_IF_ERROR(f.Get("procs", false, &r->procs));

@@ -23,7 +23,7 @@ void Add(const GpuState& gpu, const Slot& slot, ServiceRoute* route) {
   if (it == route->groups.end() || !SameGroup(*it, probe)) {
     it = route->groups.insert(it, probe);
   }
-  it->credit = std::min(it->credit, r.throughput);
+  it->credit = std::min(it->credit, r.credit);
   ++it->replicas;
   it->members.push_back({gpu.id, slot.instance.start});
 }
@@ -57,7 +57,7 @@ RouteGroup GroupOf(const Replica& replica, const mig::GpuModel& model,
           replica.batch,
           replica.procs,
           1,
-          replica.throughput,
+          replica.credit,
           0,
           {}};
 }
@@ -74,6 +74,10 @@ void WeighRoute(ServiceRoute* route) {
     g.weight = capacity > 0 ? std::max(1L, std::lround(capacity * scale)) : 0;
     g.weight = std::min(g.weight, kMaxRouteWeight);
   }
+}
+
+double ReplicaWeight(long group_weight, size_t replicas) {
+  return replicas > 0 ? static_cast<double>(group_weight) / replicas : 0;
 }
 
 std::map<std::string, ServiceRoute> Routes(const ClusterState& state) {

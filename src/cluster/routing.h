@@ -93,6 +93,13 @@ std::map<std::string, ServiceRoute> Routes(const ClusterState& state);
 // kMaxRouteWeight; a group with capacity gets at least 1.
 void WeighRoute(ServiceRoute* route);
 
+// The weight of each of a group's `replicas` when the group weighs
+// `group_weight` (WeighRoute): the group's weight shared evenly, 0 for a
+// group without replicas. The one replica weight of every data plane:
+// `serve` and the proxy's nginx upstreams weigh each replica by it, an
+// HTTPRoute each group's backend by `group_weight`, their sum.
+double ReplicaWeight(long group_weight, size_t replicas);
+
 // The largest request rate `route` carries with no replica above its
 // credit: the gateway sends a group weight / total of the requests, and
 // the group spreads them over its replicas. 0 if a weighted group has no

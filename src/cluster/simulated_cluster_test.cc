@@ -99,7 +99,7 @@ TEST(SimulatedClusterTest, ItsBooksAgreeWithTheWholeClusterAfterEveryEvent) {
   };
   for (int g = 0; g < 4; ++g) {
     Action a = Create(g, g);
-    a.replica.throughput = 100.1 + g / 3.0;  // sums that round
+    a.replica.credit = 100.1 + g / 3.0;  // sums that round
     ASSERT_TRUE(sim.Start(a).ok());
   }
   EXPECT_EQ(sim.peak_gpus(), 4);  // running creates count
@@ -109,7 +109,7 @@ TEST(SimulatedClusterTest, ItsBooksAgreeWithTheWholeClusterAfterEveryEvent) {
   }
   Action del = Create(9, 1);
   del.kind = ActionKind::kDelete;
-  del.replica.throughput = 100.1 + 1 / 3.0;
+  del.replica.credit = 100.1 + 1 / 3.0;
   ASSERT_TRUE(sim.Start(del).ok());
   ASSERT_TRUE(sim.WaitAny()->status.ok());  // at 35 s
   agree("delete");

@@ -21,6 +21,8 @@
 #include "controller/safety_checker.h"
 #include "deployment/deployment.h"
 #include "mig/gpu_model.h"
+#include "util/event.h"
+#include "util/log_sink.h"
 #include "util/progress_timer.h"
 
 namespace migserve::controller {
@@ -31,7 +33,7 @@ struct ControllerOptions {
   // Stops (returns Aborted) after this many actions have finished in this
   // call, as if the process died there; -1: never. For crash tests.
   int stop_after = -1;
-  std::function<void(const std::string&)> progress;  // may be empty
+  LogSink progress;  // may be empty
   // While a plan runs, a progress line "N of M actions done" when an action
   // finishes at least this many seconds after the last such line.
   double progress_every_s = kProgressEveryS;
@@ -52,9 +54,7 @@ struct ControllerOptions {
   // controller command; reconciler.h): a warning "Degraded" when the cluster
   // cannot hold the target, a normal "Recovered" when it holds it again.
   // Empty: none.
-  std::function<void(bool warning, const std::string& reason,
-                     const std::string& message)>
-      event;
+  EventSink event;
 };
 
 struct TransitionStats {

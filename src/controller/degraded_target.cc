@@ -168,8 +168,8 @@ std::optional<DegradedTarget> FitTarget(
     for (const deployment::PlacedInstance& pi : target.gpus[g].instances) {
       auto j = pi.service ? index.find(*pi.service) : index.end();
       if (j == index.end()) continue;
-      gives[j->second] += pi.throughput;
-      capacity[j->second] += pi.throughput;
+      gives[j->second] += pi.credit;
+      capacity[j->second] += pi.credit;
     }
   }
   std::vector<bool> dropped =

@@ -24,7 +24,7 @@ deployment::Deployment ThreeGpus() {
     instance.profile = "7g.80gb";
     instance.service = g < 2 ? "a" : "b";
     instance.batch = 1;
-    instance.throughput = g < 2 ? 100 : 50;
+    instance.credit = g < 2 ? 100 : 50;
     gpu.instances.push_back(instance);
     d.gpus.push_back(gpu);
   }
@@ -74,9 +74,9 @@ TEST(DegradedTargetTest, StaysWhereTheClusterKeepsMoreServicesAtTheirFloor) {
   deployment::Deployment target = ThreeGpus();
   deployment::Deployment now = ThreeGpus();
   now.gpus.pop_back();
-  now.gpus[0].instances[0].throughput = 150;
+  now.gpus[0].instances[0].credit = 150;
   now.gpus[1].instances[0].service = "b";
-  now.gpus[1].instances[0].throughput = 50;
+  now.gpus[1].instances[0].credit = 50;
   cluster::ClusterState cluster =
       cluster::ClusterFromDeployment(now, {}).value();
   std::optional<DegradedTarget> fit = FitTarget(cluster, target);
@@ -110,7 +110,7 @@ std::pair<int, double> Value(const deployment::Deployment& d,
   for (size_t g = 0; g < d.gpus.size(); ++g) {
     if (!kept[g]) continue;
     for (const deployment::PlacedInstance& i : d.gpus[g].instances) {
-      if (i.service) capacity[*i.service] += i.throughput;
+      if (i.service) capacity[*i.service] += i.credit;
     }
   }
   std::pair<int, double> value{0, 0};
@@ -148,7 +148,7 @@ TEST(DegradedTargetTest, KeepsTheBestSubsetByEnumeration) {
         instance.start = start;
         instance.service = std::string(1, "abc"[rng() % 3]);
         instance.batch = 1;
-        instance.throughput = 10 + static_cast<double>(rng() % 90);
+        instance.credit = 10 + static_cast<double>(rng() % 90);
         gpu.instances.push_back(instance);
       }
       d.gpus.push_back(gpu);
@@ -156,7 +156,7 @@ TEST(DegradedTargetTest, KeepsTheBestSubsetByEnumeration) {
     std::map<std::string, double> total;
     for (const deployment::DeployedGpu& g : d.gpus) {
       for (const deployment::PlacedInstance& i : g.instances) {
-        total[*i.service] += i.throughput;
+        total[*i.service] += i.credit;
       }
     }
     for (workload::Service& s : d.services) {

@@ -20,7 +20,7 @@ double LossOnSeen(const Action& a, const cluster::ClusterState& seen) {
   }
   const cluster::Slot* slot =
       seen.FindServing(a.at.gpu, a.at.instance, a.replica.service);
-  return slot == nullptr ? 0 : slot->replica->throughput;
+  return slot == nullptr ? 0 : slot->replica->credit;
 }
 
 }  // namespace

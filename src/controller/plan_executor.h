@@ -18,6 +18,7 @@
 #include "cluster/cluster_backend.h"
 #include "cluster/cluster_state.h"
 #include "controller/journal.h"
+#include "util/log_sink.h"
 #include "util/progress_timer.h"
 
 namespace migserve::controller {
@@ -50,7 +51,7 @@ struct ExecutorOptions {
   // Stops (returns Aborted) after this many actions have finished in one
   // Run, as if the process died there; -1: never. For crash tests.
   int stop_after = -1;
-  std::function<void(const std::string&)> progress;  // may be empty
+  LogSink progress;  // may be empty
   // A line "N of M actions done, K running" when an action finishes at
   // least this many seconds after the last such line.
   double progress_every_s = kProgressEveryS;

@@ -357,7 +357,7 @@ std::optional<InstanceRef> Planner::MigrationSource(const GpuId& g,
           Wanted(other.id, s) || !s.replica->Covers(*d.replica) ||
           s.replica->batch != d.replica->batch ||
           s.replica->procs != d.replica->procs ||
-          !CanCover(s.replica->service, s.replica->throughput, other.id)) {
+          !CanCover(s.replica->service, s.replica->credit, other.id)) {
         continue;
       }
       int rank = other.id == g ? 0 : other.id.node == node ? 1 : 2;
@@ -385,7 +385,7 @@ bool Planner::FillSlots() {
         a.to = to;
         a.replica =
             *state_.FindGpu(source->gpu)->Find(source->instance)->replica;
-        Cover(a.replica.service, a.replica.throughput, a.at.gpu, &a.after);
+        Cover(a.replica.service, a.replica.credit, a.at.gpu, &a.after);
         for (int id : TouchDeps(a.at)) a.after.push_back(id);
       } else {
         a.kind = ActionKind::kCreate;
@@ -426,7 +426,7 @@ bool Planner::DeleteUnneeded() {
   bool progress = false;
   for (const auto& [blocks, ref, replica] : unneeded) {
     Action a;
-    if (!Cover(replica.service, replica.throughput, ref.gpu, &a.after)) {
+    if (!Cover(replica.service, replica.credit, ref.gpu, &a.after)) {
       continue;
     }
     a.kind = ActionKind::kDelete;

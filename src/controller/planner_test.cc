@@ -233,9 +233,9 @@ Deployment RandomDeployment(std::mt19937* rng, int services, int gpus,
         int s = static_cast<int>((*rng)() % services);
         p.service = "s" + std::to_string(s);
         p.batch = 8;
-        p.throughput = model.profiles[i.profile].compute_slices *
-                       (100.0 + 10 * s) * (&model == &A100() ? 1 : 1.5);
-        provided[s] += p.throughput;
+        p.credit = model.profiles[i.profile].compute_slices * (100.0 + 10 * s) *
+                   (&model == &A100() ? 1 : 1.5);
+        provided[s] += p.credit;
       }
       out.instances.push_back(p);
     }

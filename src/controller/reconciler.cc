@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "cluster/backend_wrapper.h"
+#include "util/mutex.h"
 
 namespace migserve::controller {
 
@@ -15,7 +16,7 @@ class Reconciler::MeteredBackend : public cluster::BackendWrapper {
   Status Start(const cluster::Action& action) override {
     Status s = BackendWrapper::Start(action);
     if (s.ok()) {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       kinds_[action.id] = action.kind;
       metrics_->ActionStarted();
     } else {
@@ -26,7 +27,7 @@ class Reconciler::MeteredBackend : public cluster::BackendWrapper {
   StatusOr<cluster::ActionResult> WaitAny() override {
     auto result = BackendWrapper::WaitAny();
     if (result.ok()) {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       auto kind = kinds_.find(result->id);
       if (kind != kinds_.end()) {
         metrics_->ActionEnded(kind->second, result->status.ok());
@@ -38,8 +39,9 @@ class Reconciler::MeteredBackend : public cluster::BackendWrapper {
 
  private:
   ReconcilerMetrics* metrics_;
-  std::mutex mu_;
-  std::map<int, cluster::ActionKind> kinds_;  // started through here
+  Mutex mu_;
+  // Started through here.
+  std::map<int, cluster::ActionKind> kinds_ GUARDED_BY(mu_);
 };
 
 Reconciler::Reconciler(cluster::ClusterBackend* backend, Journal* journal,
@@ -106,8 +108,8 @@ std::optional<DegradedTarget> Reconciler::Fit(
                  : "the cluster holds the target again; moving back to it";
     options_.progress("controller: " + message);
     if (options_.event) {
-      options_.event(degraded.has_value(), degraded ? "Degraded" : "Recovered",
-                     message);
+      options_.event(degraded ? EventType::kWarning : EventType::kNormal,
+                     degraded ? "Degraded" : "Recovered", message);
     }
     degraded_ = now;
     metrics_.Degraded(now);

@@ -7,12 +7,12 @@
 
 #include <deque>
 #include <map>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
 #include "cluster/action.h"
+#include "util/mutex.h"
 #include "util/status.h"
 
 namespace migserve::controller {
@@ -59,17 +59,18 @@ class ReconcilerMetrics {
   nlohmann::json Progress() const;
 
  private:
-  mutable std::mutex mu_;
-  ReconcilerState state_ = ReconcilerState::kStarting;
-  std::string last_error_;
-  std::string degraded_;
-  std::map<ReconcileResult, int> passes_;
-  std::map<std::pair<cluster::ActionKind, bool>, int> actions_;  // (kind, ok)
-  int running_ = 0;
-  int plans_ = 0;
-  std::map<std::string, double> capacity_;
-  std::map<std::string, double> required_;
-  std::deque<std::string> log_;
+  mutable Mutex mu_;
+  ReconcilerState state_ GUARDED_BY(mu_) = ReconcilerState::kStarting;
+  std::string last_error_ GUARDED_BY(mu_);
+  std::string degraded_ GUARDED_BY(mu_);
+  std::map<ReconcileResult, int> passes_ GUARDED_BY(mu_);
+  // (kind, ok)
+  std::map<std::pair<cluster::ActionKind, bool>, int> actions_ GUARDED_BY(mu_);
+  int running_ GUARDED_BY(mu_) = 0;
+  int plans_ GUARDED_BY(mu_) = 0;
+  std::map<std::string, double> capacity_ GUARDED_BY(mu_);
+  std::map<std::string, double> required_ GUARDED_BY(mu_);
+  std::deque<std::string> log_ GUARDED_BY(mu_);
 };
 
 }  // namespace migserve::controller

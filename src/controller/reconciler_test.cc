@@ -196,9 +196,9 @@ TEST(ReconcilerTest, ARestartedControllerSaysRecoveredForItsPredecessor) {
   auto journal = Journal::Open(":memory:").value();
   std::vector<std::string> events;
   ControllerOptions options;
-  options.event = [&](bool warning, const std::string& reason,
+  options.event = [&](EventType type, const std::string& reason,
                       const std::string&) {
-    events.push_back((warning ? "Warning " : "Normal ") + reason);
+    events.push_back(std::string(EventTypeName(type)) + " " + reason);
   };
   {
     Reconciler first(&sim, journal.get(), options);

@@ -22,7 +22,7 @@ class RouteKeeper {
  public:
   // `router` (null: nothing is routed, the replicas are still followed)
   // and `journal` are not owned and outlive the keeper; `version` is the
-  // plan's in the journal.
+  // plan's in the journal; `plan` is not copied: it outlives the keeper.
   RouteKeeper(cluster::Router* router, Journal* journal, int version,
               const cluster::TransitionPlan& plan);
 

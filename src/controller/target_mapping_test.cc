@@ -46,7 +46,7 @@ deployment::Deployment Random(std::mt19937* rng, int gpus) {
         p.service = "s" + std::to_string((*rng)() % 3);
         p.batch = 8;
         // Alike for the pairing, told apart by the test.
-        p.throughput = 100 + static_cast<double>((*rng)() % 2);
+        p.credit = 100 + static_cast<double>((*rng)() % 2);
       }
       out.instances.push_back(p);
     }
@@ -99,9 +99,8 @@ bool SameSlots(const std::vector<Slot>& x, const std::vector<Slot>& y) {
   for (size_t i = 0; i < x.size(); ++i) {
     if (x[i].instance != y[i].instance ||
         x[i].replica.has_value() != y[i].replica.has_value() ||
-        (x[i].replica &&
-         (x[i].replica->service != y[i].replica->service ||
-          x[i].replica->throughput != y[i].replica->throughput))) {
+        (x[i].replica && (x[i].replica->service != y[i].replica->service ||
+                          x[i].replica->credit != y[i].replica->credit))) {
       return false;
     }
   }

@@ -14,6 +14,7 @@
 #include "controller/planner.h"
 #include "controller/safety_checker.h"
 #include "deployment/deployment.h"
+#include "util/log_sink.h"
 
 namespace migserve::controller {
 
@@ -23,7 +24,7 @@ struct SimulationOptions {
   uint64_t seed = 1;                 // of the duration jitter
   std::string journal = ":memory:";  // SQLite; a file resumes a plan
   PlannerOptions planner;
-  std::function<void(const std::string&)> progress;  // may be empty
+  LogSink progress;  // may be empty
 };
 
 struct Simulation {

@@ -37,8 +37,7 @@ double KeptCredit(const optimizer::Problem& problem,
         row.profile == p.name && row.batch == have.batch &&
         row.procs == have.procs && problem.workload.mig.Enabled(p) &&
         profile::RowFits(row, p, terms.limits)) {
-      return std::min(have.throughput,
-                      queueing::RowCapacity(profiles, row, terms));
+      return std::min(have.credit, queueing::RowCapacity(profiles, row, terms));
     }
   }
   return 0;
@@ -282,7 +281,7 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
       kept.batch = have.batch;
       kept.procs = have.procs;
       kept.latency_ms = have.latency_ms;
-      kept.throughput = keepable[solved.from[c]].throughput[i];
+      kept.credit = keepable[solved.from[c]].throughput[i];
     }
   }
   std::sort(

@@ -52,7 +52,7 @@ std::vector<double> Deployment::CreditedRates(
   std::map<std::string, double> credited;
   for (const DeployedGpu& g : gpus) {
     for (const PlacedInstance& i : g.instances) {
-      if (i.service) credited[*i.service] += i.throughput;
+      if (i.service) credited[*i.service] += i.credit;
     }
   }
   std::vector<double> out;
@@ -90,7 +90,7 @@ Deployment MakeDeployment(const workload::Workload& workload,
         p.service = workload.services[s].name;
         p.batch = row->batch;
         p.procs = row->procs;
-        p.throughput = caps.throughput(s, instances[k].profile);
+        p.credit = caps.throughput(s, instances[k].profile);
         p.latency_ms = row->latency_ms;
       }
       out.instances.push_back(std::move(p));

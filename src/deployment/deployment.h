@@ -11,7 +11,7 @@
 
 #include "deployment/gpu_config.h"
 #include "mig/gpu_model.h"
-#include "queueing/traffic.h"
+#include "queueing/router_kind.h"
 #include "workload/workload.h"
 
 namespace migserve::deployment {
@@ -22,7 +22,7 @@ struct PlacedInstance {
   std::optional<std::string> service;  // nullopt: idle
   int batch = 0;                       // 0: not given
   int procs = 1;
-  double throughput = 0;
+  double credit = 0;  // its p99 credit, req/s (the file's `throughput`)
   double latency_ms = 0;
 };
 
@@ -103,7 +103,7 @@ struct Deployment {
   bool Placed() const;
   // Returns the model name of GPU entry `g`: its own, else `gpu`.
   const std::string& GpuModelOf(size_t g) const;
-  // Per name of `services`: the throughput its instances are credited with
+  // Per name of `services`: the summed credit of its instances
   // (req/s; 0 for a service the deployment does not serve).
   std::vector<double> CreditedRates(
       const std::vector<std::string>& services) const;

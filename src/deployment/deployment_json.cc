@@ -22,7 +22,7 @@ json InstanceJson(const PlacedInstance& i) {
   j["service"] = *i.service;
   j["batch"] = i.batch;
   j["procs"] = i.procs;
-  j["throughput"] = i.throughput;
+  j["throughput"] = i.credit;
   j["latency_ms"] = i.latency_ms;
   return j;
 }
@@ -40,7 +40,7 @@ StatusOr<PlacedInstance> ParseInstance(const json& j, const std::string& source,
   i.service = service;
   MIGSERVE_RETURN_IF_ERROR(f.Get("batch", false, &i.batch));
   MIGSERVE_RETURN_IF_ERROR(f.Get("procs", false, &i.procs));
-  MIGSERVE_RETURN_IF_ERROR(f.Get("throughput", false, &i.throughput));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("throughput", false, &i.credit));
   MIGSERVE_RETURN_IF_ERROR(f.Get("latency_ms", false, &i.latency_ms));
   if (i.batch < 0) return f.Error("batch", "must be >= 1");
   if (i.procs < 1) return f.Error("procs", "must be >= 1");
@@ -115,7 +115,7 @@ StatusOr<Summary> ParseSummary(const json& j, const std::string& source) {
     s.router = queueing::ParseRouter(router);
     if (!s.router) {
       return f.Error("router", fmt::format("must be {}, got '{}'",
-                                           queueing::kRouterChoices, router));
+                                           queueing::RouterChoices(), router));
     }
   }
   if (f.Has("pod_starts")) {

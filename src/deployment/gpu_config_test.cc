@@ -41,7 +41,7 @@ TEST(GpuConfigTest, UtilityAndCompletionRates) {
   Deployment d = MakeDeployment(*w, gpu, *caps, {config});
   ASSERT_EQ(d.gpus.size(), 1u);
   EXPECT_EQ(d.gpus[0].instances[0].profile, "4g.40gb");
-  EXPECT_DOUBLE_EQ(d.gpus[0].instances[0].throughput, 300);
+  EXPECT_DOUBLE_EQ(d.gpus[0].instances[0].credit, 300);
   EXPECT_FALSE(d.gpus[0].instances[3].service.has_value());
 }
 

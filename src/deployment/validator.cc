@@ -312,11 +312,11 @@ Status CheckDeclaredThroughputs(const Deployment& deployment,
           "{}: '{}' with batch {} and {} process(es) was not measured in {}",
           where, model, pi.batch, pi.procs, profiles.source));
     }
-    if (pi.throughput > row->throughput * (1 + kRateTolerance)) {
+    if (pi.credit > row->throughput * (1 + kRateTolerance)) {
       return Status::InvalidArgument(fmt::format(
           "{}: declares {:.6g} req/s for '{}', more than the {:.6g} {} "
           "measured",
-          where, pi.throughput, *pi.service, row->throughput, profiles.source));
+          where, pi.credit, *pi.service, row->throughput, profiles.source));
     }
     return Status::Ok();
   });

@@ -66,7 +66,7 @@ TEST_F(ValidatorTest, WarnsWhenServedByAnotherRouterThanItsCreditsAssume) {
                                 "by router proxy"),
             std::string::npos)
       << r->warnings[0];
-  d->summary->router = queueing::RouterKind::kProxy;
+  d->summary->router = queueing::RouterKind();
   EXPECT_TRUE(Validate(*d, workload_, profiles_, gpu_)->warnings.empty());
   auto bad = ParseDeployment(
       R"({"gpu": "A100-SXM4-80GB", "gpus": [],

@@ -11,7 +11,7 @@ EventRecorder::EventRecorder(KubeClient* client, std::string namespace_,
       involved_(std::move(involved)),
       component_(std::move(component)) {}
 
-Status EventRecorder::Record(const std::string& type, const std::string& reason,
+Status EventRecorder::Record(EventType type, const std::string& reason,
                              const std::string& message) {
   std::string now = MicroTimeNow();
   nlohmann::json event = {{"apiVersion", "v1"},
@@ -20,7 +20,7 @@ Status EventRecorder::Record(const std::string& type, const std::string& reason,
                            {{"generateName", involved_.value("name", "") + "."},
                             {"namespace", namespace_}}},
                           {"involvedObject", involved_},
-                          {"type", type},
+                          {"type", EventTypeName(type)},
                           {"reason", reason},
                           {"message", message},
                           {"source", {{"component", component_}}},

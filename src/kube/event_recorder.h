@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kube/kube_client.h"
+#include "util/event.h"
 #include "util/status.h"
 
 namespace migserve::kube {
@@ -19,9 +20,9 @@ class EventRecorder {
   EventRecorder(KubeClient* client, std::string namespace_,
                 nlohmann::json involved, std::string component);
 
-  // Creates an Event of `type` ("Normal" or "Warning") with `reason` (one
-  // CamelCase word) and `message`.
-  Status Record(const std::string& type, const std::string& reason,
+  // Creates an Event of `type` with `reason` (one CamelCase word) and
+  // `message`.
+  Status Record(EventType type, const std::string& reason,
                 const std::string& message);
 
  private:

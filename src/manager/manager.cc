@@ -7,9 +7,9 @@
 #include <optional>
 #include <set>
 
-#include "cluster/kubernetes/kubernetes_router.h"
 #include "cluster/kubernetes/names.h"
-#include "cluster/kubernetes/routing_objects.h"
+#include "cluster/kubernetes/routing/kubernetes_router.h"
+#include "cluster/kubernetes/routing/routing_objects.h"
 #include "controller/reconciler.h"
 #include "deployment/deployment_json.h"
 #include "kube/event_recorder.h"
@@ -97,9 +97,10 @@ class Manager {
     k8s::BackendOptions backend_options = BackendFor(options_, target_);
     k8s::RouterOptions routing{options_.config.namespace_,
                                backend_options.serving, backend_options.models};
-    // The proxy's routes are kept when the target's credits assume it.
-    routing.proxy = target_.summary &&
-                    target_.summary->router == queueing::RouterKind::kProxy;
+    // The data plane of the router the target's credits assume.
+    if (target_.summary && target_.summary->router) {
+      routing.plane = target_.summary->router->traits().plane;
+    }
     if (routing.serving.gateway) {
       MIGSERVE_RETURN_IF_ERROR(
           k8s::CheckRoutable(routing.models, routing.serving));
@@ -117,8 +118,8 @@ class Manager {
     backend_options.ledger = &ledger;
     k8s::KubernetesBackend backend(&client_, std::move(backend_options));
     MIGSERVE_RETURN_IF_ERROR(Adopt(&backend, journal.get()));
-    controller::Reconciler reconciler(
-        &backend, journal.get(), ControllerOptionsWith(&router, routing.proxy));
+    controller::Reconciler reconciler(&backend, journal.get(),
+                                      ControllerOptionsWith(&router));
     HealthServer health(&reconciler);
     if (options_.metrics_port > 0) {
       MIGSERVE_RETURN_IF_ERROR(
@@ -131,11 +132,11 @@ class Manager {
   }
 
  private:
-  controller::ControllerOptions ControllerOptionsWith(cluster::Router* router,
-                                                      bool proxy) {
+  controller::ControllerOptions ControllerOptionsWith(
+      k8s::KubernetesRouter* router) {
     controller::ControllerOptions options;
     options.progress = options_.log;
-    if (options_.backend.serving.gateway || proxy) {
+    if (router->KeepsRoutes()) {
       options.router = router;
     } else {
       options_.log("controller: " +
@@ -145,10 +146,9 @@ class Manager {
                    " and the target's credits assume no proxy: no routes "
                    "are kept (docs/serving.md)");
     }
-    options.event = [this](bool warning, const std::string& reason,
+    options.event = [this](EventType type, const std::string& reason,
                            const std::string& message) {
-      Status recorded =
-          events_.Record(warning ? "Warning" : "Normal", reason, message);
+      Status recorded = events_.Record(type, reason, message);
       if (!recorded.ok()) {
         options_.log("controller: recording event " + reason + ": " +
                      recorded.message());

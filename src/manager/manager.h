@@ -16,6 +16,7 @@
 #include "kube/kube_config.h"
 #include "kube/leader_lease.h"
 #include "manager/target_source.h"
+#include "util/log_sink.h"
 #include "util/status_or.h"
 
 namespace migserve::manager {
@@ -41,7 +42,7 @@ struct ManagerOptions {
   bool leader_elect = true;
   kube::LeaseOptions lease;  // namespace and identity defaulted if empty
   // Each line the manager says (progress, warnings, errors), no newline.
-  std::function<void(const std::string&)> log = [](const std::string&) {};
+  LogSink log = [](const std::string&) {};
 };
 
 // Runs the controller until `stop` turns true: waits for the lease (unless

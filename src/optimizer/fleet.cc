@@ -8,6 +8,7 @@
 #include "mig/gpu_catalog.h"
 #include "optimizer/deadline.h"
 #include "optimizer/milp/milp_optimizer.h"
+#include "optimizer/registry.h"
 #include "optimizer/survive.h"
 
 namespace migserve::optimizer {
@@ -197,12 +198,9 @@ StatusOr<RunResult> RunFleet(const workload::Workload& workload,
     solution.info.gpus_by_type[gpus[t]->name] =
         static_cast<int>(solution.configs[t].size());
   }
-  deployment::Summary summary;
-  summary.algorithm = "milp";
-  summary.gpus = static_cast<int>(run.deployment.gpus.size());
-  summary.status = solution.outcome;
-  summary.seconds = SecondsSince(begin);
-  summary.router = workload.router;
+  deployment::Summary summary =
+      SummaryOf("milp", workload, static_cast<int>(run.deployment.gpus.size()),
+                solution.outcome, SecondsSince(begin));
   run.info.milp = std::move(solution.info);
   summary.extra = ToJson(run.info);
   if (surviving) summary.extra["survive_rounds"] = surviving->rounds;

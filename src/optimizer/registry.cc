@@ -51,15 +51,24 @@ StatusOr<std::unique_ptr<Optimizer>> MakeOptimizer(std::string_view name) {
                   fmt::join(AlgorithmNames(), ", ")));
 }
 
-deployment::Summary SummaryOf(const char* algorithm, const Problem& problem,
-                              const Solution& solution, double seconds) {
+deployment::Summary SummaryOf(const char* algorithm,
+                              const workload::Workload& workload, int gpus,
+                              deployment::SolveStatus status, double seconds) {
   deployment::Summary summary;
   summary.algorithm = algorithm;
-  summary.gpus = static_cast<int>(solution.configs.size());
-  summary.status = solution.outcome;
-  summary.lower_bound = ProvenLowerBound(problem, solution);
+  summary.gpus = gpus;
+  summary.status = status;
   summary.seconds = seconds;
-  summary.router = problem.workload.router;
+  summary.router = workload.router;
+  return summary;
+}
+
+deployment::Summary SummaryOf(const char* algorithm, const Problem& problem,
+                              const Solution& solution, double seconds) {
+  deployment::Summary summary = SummaryOf(
+      algorithm, problem.workload, static_cast<int>(solution.configs.size()),
+      solution.outcome, seconds);
+  summary.lower_bound = ProvenLowerBound(problem, solution);
   summary.extra = ToJson(solution.info);
   return summary;
 }

@@ -33,6 +33,12 @@ struct RunResult {
 // REQUIRES: the solution is not kInfeasible.
 deployment::Summary SummaryOf(const char* algorithm, const Problem& problem,
                               const Solution& solution, double seconds);
+// The same for `gpus` GPUs that `algorithm` deployed for `workload` in
+// `seconds`, ending `status`: the one place a summary is assembled. No lower
+// bound, no statistics (the caller adds them).
+deployment::Summary SummaryOf(const char* algorithm,
+                              const workload::Workload& workload, int gpus,
+                              deployment::SolveStatus status, double seconds);
 
 // Solves `problem` from zero completion with `optimizer` and returns the
 // deployment with its summary (SummaryOf); kInfeasible with the reason

@@ -6,7 +6,6 @@
 #include <map>
 #include <tuple>
 
-#include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/serving_spec.h"
 #include "kube/pod_ready.h"
@@ -57,7 +56,8 @@ ProxyConfig ConfigOf(const k8s::ProxyRoutes& routes,
     ProxyUpstream upstream{service, route.model, {}};
     for (const cluster::RouteGroup& g : route.route.groups) {
       if (g.weight <= 0) continue;
-      long weight = ReplicaWeight(g.credit);
+      long weight =
+          NginxWeight(cluster::ReplicaWeight(g.weight, g.members.size()));
       for (const cluster::ReplicaSite& m : g.members) {
         auto it = by_site.find({service, m.gpu.node, m.gpu.index, m.start});
         if (it == by_site.end()) continue;
@@ -94,7 +94,7 @@ ControlPlane::ControlPlane(kube::KubeClient* client,
           300, [this] { Changed(); }) {}
 
 void ControlPlane::Changed() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   dirty_ = true;
   changed_.notify_all();
 }
@@ -144,9 +144,10 @@ void ControlPlane::Run(const std::atomic<bool>& stop, double resync_s) {
   while (!stop) {
     bool due = false;
     {
-      std::unique_lock lock(mu_);
-      changed_.wait_for(lock, std::chrono::milliseconds(100),
-                        [&] { return dirty_; });
+      MutexLock lock(&mu_);
+      auto until = Clock::now() + std::chrono::milliseconds(100);
+      while (!dirty_ && lock.WaitUntil(&changed_, until)) {
+      }
       due = dirty_ || Clock::now() >= next;
       dirty_ = false;
     }

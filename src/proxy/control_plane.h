@@ -1,25 +1,27 @@
 // The proxy's control plane (`migserve router`, docs/serving.md, "The
 // proxy"): one per proxy pod, next to its nginx. It watches the routes the
-// controller keeps (migserve-proxy-routes, cluster/kubernetes/proxy_routes.h)
-// and the replica pods through the Kubernetes API, turns them into a
-// ProxyConfig (every Ready member of a weighted group at its pod's IP and
-// port, weighted by its credit), has the proxy apply it and drain the old
-// workers, and then reports on its own pod the route generation it serves,
-// which the controller waits for before it deletes a replica.
+// controller keeps (migserve-proxy-routes,
+// cluster/kubernetes/routing/proxy_routes.h) and the replica pods through the
+// Kubernetes API, turns them into a ProxyConfig (every Ready member of a
+// weighted group at its pod's IP and port, weighted by its credit), has the
+// proxy apply it and drain the old workers, and then reports on its own pod the
+// route generation it serves, which the controller waits for before it deletes
+// a replica.
 #ifndef MIGSERVE_PROXY_CONTROL_PLANE_H_
 #define MIGSERVE_PROXY_CONTROL_PLANE_H_
 
 #include <atomic>
 #include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
 
-#include "cluster/kubernetes/proxy_routes.h"
+#include "cluster/kubernetes/routing/proxy_routes.h"
 #include "kube/informer.h"
 #include "kube/kube_client.h"
 #include "proxy/proxy_config.h"
+#include "util/log_sink.h"
+#include "util/mutex.h"
 #include "util/status_or.h"
 
 namespace migserve::proxy {
@@ -27,7 +29,7 @@ namespace migserve::proxy {
 // What the proxy serves for `routes` over `pods` (replica pods by name): per
 // service, each member of a group with weight whose pod is Ready and has an
 // IP, at the pod's route port (its container port named "http", else its
-// first), weighted ReplicaWeight(group throughput). A pod without a site
+// first), weighted NginxWeight(cluster::ReplicaWeight). A pod without a site
 // (node, GPU, start labels: an exported Deployment's) is taken by its group
 // label instead. Generation: the routes'.
 ProxyConfig ConfigOf(const cluster::kubernetes::ProxyRoutes& routes,
@@ -36,7 +38,7 @@ ProxyConfig ConfigOf(const cluster::kubernetes::ProxyRoutes& routes,
 struct ControlPlaneOptions {
   std::string namespace_ = "default";
   std::string pod;  // this proxy's pod, where it reports; empty: nowhere
-  std::function<void(const std::string&)> log;  // may be empty
+  LogSink log;      // may be empty
 };
 
 class ControlPlane {
@@ -63,9 +65,9 @@ class ControlPlane {
   kube::KubeClient* client_;
   ControlPlaneOptions options_;
   Apply apply_;
-  std::mutex mu_;
+  Mutex mu_;
   std::condition_variable changed_;
-  bool dirty_ = true;
+  bool dirty_ GUARDED_BY(mu_) = true;
   kube::Informer pods_;
   kube::Informer routes_;
   std::optional<ProxyConfig> applied_;

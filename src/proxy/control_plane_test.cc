@@ -11,9 +11,8 @@
 #include <atomic>
 #include <thread>
 
-#include "cluster/kubernetes/kubernetes_router.h"
-#include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/routing/kubernetes_router.h"
 #include "kube/testing/api_server_standin.h"
 #include "proxy/nginx_process.h"
 #include "proxy/testing/emulated_replica.h"
@@ -70,10 +69,13 @@ TEST(ControlPlaneTest, ConfigOfTakesReadyMembersWeighedByCredit) {
   EXPECT_EQ(config.generation, 7);
   ASSERT_EQ(config.upstreams.size(), 1u);
   EXPECT_EQ(config.upstreams[0].model, "m");
+  // cluster::ReplicaWeight: the group's route weight (its capacity in
+  // thousandths of a req/s: 3 x 10 and 1 x 40) over its 3 and 1 members,
+  // a member that is not Ready included.
   EXPECT_EQ(config.upstreams[0].backends,
-            (std::vector<ProxyBackend>{{"127.0.0.1", 9000, 100},
-                                       {"127.0.0.1", 9002, 100},
-                                       {"127.0.0.1", 9100, 400}}));
+            (std::vector<ProxyBackend>{{"127.0.0.1", 9000, 10000},
+                                       {"127.0.0.1", 9002, 10000},
+                                       {"127.0.0.1", 9100, 40000}}));
 }
 
 TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
@@ -123,7 +125,7 @@ TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
   std::thread router([&] { plane.Run(stop, 1); });
 
   k8s::RouterOptions routing;
-  routing.proxy = true;
+  routing.plane = queueing::DataPlane::kProxy;
   routing.models = {{"s", "m"}};
   k8s::KubernetesRouter controller(&client, routing);
   auto set = controller.SetRoute(Route({Group(10, sites)}));

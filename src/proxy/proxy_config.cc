@@ -53,9 +53,9 @@ Status ReadUpstream(const JsonFields& f, ProxyUpstream* u) {
 
 }  // namespace
 
-long ReplicaWeight(double capacity) {
-  if (!(capacity > 0)) return 1;
-  return std::clamp<long>(std::lround(capacity * 10), 1,
+long NginxWeight(double replica_weight) {
+  if (!(replica_weight > 0)) return 1;
+  return std::clamp<long>(std::lround(replica_weight), 1,
                           cluster::kMaxRouteWeight);
 }
 

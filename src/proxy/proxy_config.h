@@ -18,7 +18,7 @@ namespace migserve::proxy {
 struct ProxyBackend {
   std::string address;  // IP or host name
   int port = 0;
-  long weight = 1;  // ReplicaWeight of its credit
+  long weight = 1;  // NginxWeight of its cluster::ReplicaWeight
   bool operator==(const ProxyBackend&) const = default;
 };
 
@@ -35,10 +35,9 @@ struct ProxyConfig {
   bool operator==(const ProxyConfig&) const = default;
 };
 
-// The weight of a replica credited with `capacity` req/s: its capacity in
-// tenths of a request per second, at least 1 and at most
-// cluster::kMaxRouteWeight, so that the rotation's shares are the credits'.
-long ReplicaWeight(double capacity);
+// `replica_weight` (cluster::ReplicaWeight) as nginx takes it: a whole
+// number from 1 to cluster::kMaxRouteWeight, rounded.
+long NginxWeight(double replica_weight);
 
 // Reads a proxy configuration (JSON, docs/formats.md): `generation` and
 // `services: [{service, model, backends: [{address, port, weight}]}]`.

@@ -11,8 +11,7 @@ ProxyConfig TwoReplicas() {
   return {7,
           {{"search",
             "resnet50",
-            {{"10.0.0.1", 8000, ReplicaWeight(948.4)},
-             {"10.0.0.2", 8000, ReplicaWeight(207.9)}}},
+            {{"10.0.0.1", 8000, 9484}, {"10.0.0.2", 8000, 2079}}},
            {"qa", "bert", {}}}};
 }
 
@@ -23,10 +22,13 @@ TEST(ProxyConfigTest, ReadsWhatItWrites) {
   EXPECT_EQ(*read, config);
 }
 
-TEST(ProxyConfigTest, WeightsAreCreditsInTenths) {
-  EXPECT_EQ(ReplicaWeight(948.44), 9484);
-  EXPECT_EQ(ReplicaWeight(0.01), 1);
-  EXPECT_EQ(ReplicaWeight(1e9), cluster::kMaxRouteWeight);
+// A group's weight shared by its replicas, rounded to what nginx takes.
+TEST(ProxyConfigTest, WeightsAreReplicaWeightsRounded) {
+  EXPECT_EQ(NginxWeight(cluster::ReplicaWeight(948440, 1)), 948440);
+  EXPECT_EQ(NginxWeight(cluster::ReplicaWeight(10000, 3)), 3333);
+  EXPECT_EQ(NginxWeight(cluster::ReplicaWeight(1, 3)), 1);
+  EXPECT_EQ(NginxWeight(cluster::ReplicaWeight(5, 0)), 1);
+  EXPECT_EQ(NginxWeight(2e9), cluster::kMaxRouteWeight);
 }
 
 TEST(ProxyConfigTest, ErrorsNameTheField) {

@@ -107,16 +107,16 @@ TEST(QuantileCapacityTest, CreditsFollowTheRouterAndTheBurstiness) {
                              .router = router,
                              .router_replicas = proxies});
   };
-  double one_proxy = credit(RouterKind::kProxy, 1, 1);
-  double two_proxies = credit(RouterKind::kProxy, 2, 1);
-  double gateway = credit(RouterKind::kGatewayApi, 1, 1);
-  double random = credit(RouterKind::kRandom, 1, 1);
+  double one_proxy = credit(RouterKind(), 1, 1);
+  double two_proxies = credit(RouterKind(), 2, 1);
+  double gateway = credit(*ParseRouter("gateway-api"), 1, 1);
+  double random = credit(*ParseRouter("random"), 1, 1);
   EXPECT_GT(one_proxy, two_proxies);
   EXPECT_GT(two_proxies, 1.02 * random);
   EXPECT_EQ(gateway, random);
   EXPECT_EQ(random, QuantileCapacity(curve, {.max_batch = 8}, 60));
-  EXPECT_LT(credit(RouterKind::kProxy, 2, 2), two_proxies);
-  EXPECT_LT(credit(RouterKind::kRandom, 1, 2), random);
+  EXPECT_LT(credit(RouterKind(), 2, 2), two_proxies);
+  EXPECT_LT(credit(*ParseRouter("random"), 1, 2), random);
 }
 
 // A replica's arrivals behind a router have unit rate and the burstiness

@@ -2,16 +2,8 @@
 
 #include <array>
 
-#include "util/enum_names.h"
-
 namespace migserve::queueing {
 namespace {
-
-constexpr EnumName<RouterKind> kRouterNames[] = {
-    {RouterKind::kProxy, "proxy"},
-    {RouterKind::kGatewayApi, "gateway-api"},
-    {RouterKind::kRandom, "random"},
-};
 
 constexpr std::array<int, 32> kLevels = {
     1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
@@ -36,30 +28,25 @@ int LevelAbove(double ratio) {
 
 }  // namespace
 
-std::string_view RouterName(RouterKind router) {
-  return NameOf(kRouterNames, router);
-}
-
-std::optional<RouterKind> ParseRouter(std::string_view name) {
-  return ValueOf(kRouterNames, name);
-}
-
 ArrivalShape ShapeAt(const Traffic& traffic, double rate) {
   ArrivalShape shape{.cv = traffic.cv};
   if (!(traffic.service_rate > 0 && rate > 0)) return shape;
   double ratio = traffic.service_rate / rate;
-  if (traffic.router == RouterKind::kProxy) {
-    shape.channels = traffic.router_replicas;
-    shape.every = LevelBelow(ratio);
-    // Every request of every proxy: the stream itself.
-    if (shape.every == 1) shape.channels = 1;
-    return shape;
+  switch (traffic.router.traits().spreading) {
+    case Spreading::kRotation:
+      shape.channels = traffic.router_replicas;
+      shape.every = LevelBelow(ratio);
+      // Every request of every proxy: the stream itself.
+      if (shape.every == 1) shape.channels = 1;
+      break;
+    case Spreading::kThinning:
+      // Thinning a bursty stream at random leaves it less bursty, a smooth
+      // one less smooth: the level on the side nearer the unthinned stream
+      // for cv > 1, nearer Poisson for cv < 1.
+      if (traffic.cv > 1) shape.thin = LevelBelow(ratio);
+      if (traffic.cv < 1) shape.thin = LevelAbove(ratio);
+      break;
   }
-  // Thinning a bursty stream at random leaves it less bursty, a smooth one
-  // less smooth: the level on the side nearer the unthinned stream for
-  // cv > 1, nearer Poisson for cv < 1.
-  if (traffic.cv > 1) shape.thin = LevelBelow(ratio);
-  if (traffic.cv < 1) shape.thin = LevelAbove(ratio);
   return shape;
 }
 

@@ -1,41 +1,32 @@
 // How a service's requests reach one of its replicas (docs/capacity.md): the
 // service's stream (a renewal process of a given coefficient of variation)
-// and the router that splits it. A replica's p99 credit is computed for the
-// arrivals it then sees, described by an ArrivalShape:
-//   proxy        `router_replicas` proxies, each request reaching one at
-//                random, each running smooth weighted round robin over every
-//                replica (weights = credits): a replica with a share 1/k of
-//                the stream takes every k-th request of each proxy;
-//   gateway-api  one weighted backend per group (Gateway API HTTPRoute),
-//                picked at random per request, then round robin or least
-//                request inside the group. The credit is the bound that holds
-//                for a group of any size, a group of one: the replica's
-//                share of the stream, thinned at random;
-//   random       each request to a replica picked at random by weight: the
-//                replica's share, thinned at random.
+// and the router that splits it (router_kind.h). A replica's p99 credit is
+// computed for the arrivals it then sees, described by an ArrivalShape, by
+// the router kind's spreading:
+//   rotation  `router_replicas` proxies, each request reaching one at
+//             random, each running smooth weighted round robin over every
+//             replica (weights = credits): a replica with a share 1/k of the
+//             stream takes every k-th request of each proxy (router proxy);
+//   thinning  each request to a replica, or to a group then one of its
+//             replicas, picked at random by weight: the replica's share of
+//             the stream, thinned at random. For gateway-api (one weighted
+//             backend per group, then round robin or least request inside
+//             the group) it is the bound that holds for a group of any size,
+//             a group of one (routers gateway-api and random).
 #ifndef MIGSERVE_QUEUEING_TRAFFIC_H_
 #define MIGSERVE_QUEUEING_TRAFFIC_H_
 
 #include <compare>
-#include <optional>
-#include <string_view>
+
+#include "queueing/router_kind.h"
 
 namespace migserve::queueing {
-
-enum class RouterKind { kProxy, kGatewayApi, kRandom };
-
-// "proxy", "gateway-api" or "random".
-std::string_view RouterName(RouterKind router);
-std::optional<RouterKind> ParseRouter(std::string_view name);
-// "proxy, gateway-api or random", for messages.
-inline constexpr std::string_view kRouterChoices =
-    "proxy, gateway-api or random";
 
 struct Traffic {
   double service_rate = 0;  // req/s the replicas share (0: the replica alone)
   double cv = 1;            // of the gaps between the service's requests
-  RouterKind router = RouterKind::kProxy;
-  int router_replicas = 1;  // proxies (RouterKind::kProxy)
+  RouterKind router{};      // proxy
+  int router_replicas = 1;  // proxies (Spreading::kRotation)
   auto operator<=>(const Traffic&) const = default;
 };
 

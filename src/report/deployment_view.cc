@@ -34,7 +34,7 @@ std::string InstanceOpen(const std::string& node, const std::string& gpu_attr,
       i.start, Escape(service), Escape(node), Escape(gpu_label),
       Escape(i.profile), i.start, service.empty() ? "idle" : Escape(service),
       i.batch > 0 ? fmt::format(", batch {}, {} proc(s), {} req/s", i.batch,
-                                i.procs, Num(i.throughput))
+                                i.procs, Num(i.credit))
                   : "");
 }
 

@@ -1,16 +1,17 @@
 #include "serving/request_router.h"
 
+#include <fmt/format.h>
+
 #include <cassert>
 
+#include "cluster/routing.h"
 #include "util/enum_names.h"
 
 namespace migserve::serving {
 namespace {
 
-constexpr EnumName<RoutingPolicy> kPolicyNames[] = {
-    {RoutingPolicy::kProxy, "proxy"},
-    {RoutingPolicy::kGatewayApi, "gateway-api"},
-    {RoutingPolicy::kRandom, "random"},
+// The policies that model no router kind.
+constexpr EnumName<RoutingPolicy> kComparisonNames[] = {
     {RoutingPolicy::kWeighted, "weighted"},
     {RoutingPolicy::kRoundRobin, "round-robin"},
     {RoutingPolicy::kLeastOutstanding, "least-outstanding"},
@@ -24,26 +25,42 @@ constexpr EnumName<InGroup> kInGroupNames[] = {
 }  // namespace
 
 std::optional<RoutingPolicy> ParseRoutingPolicy(std::string_view name) {
-  return ValueOf(kPolicyNames, name);
+  if (std::optional<queueing::RouterKind> router =
+          queueing::ParseRouter(name)) {
+    return PolicyOf(*router);
+  }
+  return ValueOf(kComparisonNames, name);
 }
 
-std::string_view RoutingPolicyName(RoutingPolicy policy) {
-  return NameOf(kPolicyNames, policy);
+std::vector<std::string> RoutingPolicyNames() {
+  std::vector<std::string> names = queueing::RouterNames();
+  for (const EnumName<RoutingPolicy>& c : kComparisonNames) {
+    names.emplace_back(c.name);
+  }
+  return names;
+}
+
+std::string RoutingPolicyChoices() {
+  std::string out = queueing::RouterChoices();
+  for (const EnumName<RoutingPolicy>& c : kComparisonNames) {
+    out = fmt::format("{}, {}", out, c.name);
+  }
+  return out;
 }
 
 RoutingPolicy PolicyOf(queueing::RouterKind router) {
-  // A switch, not a lookup by name: a router kind added without its policy
-  // fails to compile (-Wswitch), not at run time.
-  switch (router) {
-    case queueing::RouterKind::kProxy:
-      return RoutingPolicy::kProxy;
-    case queueing::RouterKind::kGatewayApi:
-      return RoutingPolicy::kGatewayApi;
-    case queueing::RouterKind::kRandom:
-      return RoutingPolicy::kRandom;
+  // A switch over the dispatch: a dispatch added without its policy fails
+  // to compile (-Wswitch), not at run time.
+  switch (router.traits().dispatch) {
+    case queueing::Dispatch::kProxies:
+      return RoutingPolicy::kProxies;
+    case queueing::Dispatch::kGroupThenReplica:
+      return RoutingPolicy::kGroupThenReplica;
+    case queueing::Dispatch::kReplica:
+      return RoutingPolicy::kReplica;
   }
-  assert(false && "a router kind without its routing policy");
-  return RoutingPolicy::kProxy;
+  assert(false && "a dispatch without its routing policy");
+  return RoutingPolicy::kProxies;
 }
 
 std::optional<InGroup> ParseInGroup(std::string_view name) {
@@ -72,11 +89,12 @@ RequestRouter::RequestRouter(RoutingPolicy policy,
   std::vector<double> group_weights;
   std::vector<double> replica_weights;
   for (size_t g = 0; g < groups_.size(); ++g) {
-    double w = groups_[g].empty() ? 0 : static_cast<double>(weights[g]);
-    group_weights.push_back(w);
+    group_weights.push_back(
+        groups_[g].empty() ? 0 : static_cast<double>(weights[g]));
     for (int r : groups_[g]) {
       all_.push_back(r);
-      replica_weights.push_back(w / groups_[g].size());
+      replica_weights.push_back(
+          cluster::ReplicaWeight(weights[g], groups_[g].size()));
     }
   }
   auto rotation = [](const std::vector<double>& w) {
@@ -85,13 +103,13 @@ RequestRouter::RequestRouter(RoutingPolicy policy,
     return r;
   };
   over_groups_ = rotation(group_weights);
-  proxies_.assign(policy == RoutingPolicy::kProxy ? setup.proxies : 0,
+  proxies_.assign(policy == RoutingPolicy::kProxies ? setup.proxies : 0,
                   rotation(replica_weights));
-  if (policy == RoutingPolicy::kGatewayApi) {
+  if (policy == RoutingPolicy::kGroupThenReplica) {
     group_pick_ = std::discrete_distribution<int>(group_weights.begin(),
                                                   group_weights.end());
   }
-  if (policy == RoutingPolicy::kRandom) {
+  if (policy == RoutingPolicy::kReplica) {
     replica_pick_ = std::discrete_distribution<int>(replica_weights.begin(),
                                                     replica_weights.end());
   }
@@ -122,19 +140,19 @@ int RequestRouter::LeastOutstanding(
 
 int RequestRouter::Pick(double t, std::vector<queueing::ReplicaQueue>* queues) {
   switch (policy_) {
-    case RoutingPolicy::kProxy: {
+    case RoutingPolicy::kProxies: {
       size_t proxy =
           std::uniform_int_distribution<size_t>(0, proxies_.size() - 1)(rng_);
       return all_[proxies_[proxy].Next()];
     }
-    case RoutingPolicy::kGatewayApi: {
+    case RoutingPolicy::kGroupThenReplica: {
       int group = group_pick_(rng_);
       if (in_group_ == InGroup::kLeastRequest) {
         return LeastOutstanding(groups_[group], t, queues);
       }
       return Next(group);
     }
-    case RoutingPolicy::kRandom:
+    case RoutingPolicy::kReplica:
       return all_[replica_pick_(rng_)];
     case RoutingPolicy::kWeighted:
       return Next(over_groups_.Next());

@@ -1,13 +1,12 @@
 // How `serve` sends a service's requests to its replicas (docs/capacity.md).
-// The routers a workload names (queueing/traffic.h):
-//   proxy              `proxies` independent proxies, each request reaching
-//                      one at random, each running smooth weighted round
-//                      robin over every replica (a replica's weight: its
-//                      group's weight over the group's replicas);
-//   gateway-api        a group picked at random by weight per request, then
-//                      round robin or least request inside the group
-//                      (`in_group`);
-//   random             a replica picked at random by weight per request;
+// A router kind's dispatch (queueing/router_kind.h):
+//   proxies             `proxies` independent proxies, each request reaching
+//                       one at random, each running smooth weighted round
+//                       robin over every replica (cluster::ReplicaWeight);
+//   group-then-replica  a group picked at random by weight per request, then
+//                       round robin or least request inside the group
+//                       (`in_group`);
+//   replica             a replica picked at random by weight per request;
 // and, for comparison:
 //   weighted           smooth weighted round robin over the groups by their
 //                      weights, round robin over a group's replicas;
@@ -20,25 +19,33 @@
 #include <cstdint>
 #include <optional>
 #include <random>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "queueing/replica_queue.h"
-#include "queueing/traffic.h"
+#include "queueing/router_kind.h"
 
 namespace migserve::serving {
 
 enum class RoutingPolicy {
-  kProxy,
-  kGatewayApi,
-  kRandom,
+  kProxies,
+  kGroupThenReplica,
+  kReplica,
   kWeighted,
   kRoundRobin,
   kLeastOutstanding
 };
 
+// The policy named `name`: a router kind's (its dispatch), weighted,
+// round-robin or least-outstanding.
 std::optional<RoutingPolicy> ParseRoutingPolicy(std::string_view name);
-std::string_view RoutingPolicyName(RoutingPolicy policy);
+// Every name ParseRoutingPolicy takes: the router kinds', then the
+// comparisons'.
+std::vector<std::string> RoutingPolicyNames();
+// The same as "proxy, gateway-api or random, weighted, round-robin,
+// least-outstanding", for messages.
+std::string RoutingPolicyChoices();
 // The policy that models `router`.
 RoutingPolicy PolicyOf(queueing::RouterKind router);
 
@@ -47,7 +54,7 @@ enum class InGroup { kRoundRobin, kLeastRequest };
 std::optional<InGroup> ParseInGroup(std::string_view name);
 
 struct RouterSetup {
-  int proxies = 1;  // kProxy
+  int proxies = 1;  // kProxies
   InGroup in_group = InGroup::kRoundRobin;
   uint64_t seed = 1;  // of the random picks
 };
@@ -82,12 +89,12 @@ class RequestRouter {
   std::vector<std::vector<int>> groups_;
   std::vector<int> all_;           // every replica, in group order
   Rotation over_groups_;           // kWeighted
-  std::vector<Rotation> proxies_;  // kProxy: over all_
+  std::vector<Rotation> proxies_;  // kProxies: over all_
   std::vector<size_t> next_in_;    // per group: its next replica
   size_t next_ = 0;                // round robin over all_
   std::mt19937_64 rng_;
-  std::discrete_distribution<int> group_pick_;    // kGatewayApi
-  std::discrete_distribution<int> replica_pick_;  // kRandom: over all_
+  std::discrete_distribution<int> group_pick_;    // kGroupThenReplica
+  std::discrete_distribution<int> replica_pick_;  // kReplica: over all_
 };
 
 }  // namespace migserve::serving

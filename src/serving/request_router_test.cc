@@ -12,12 +12,16 @@ TEST(RequestRouterTest, NamesArePolicies) {
   EXPECT_EQ(ParseRoutingPolicy("round-robin"), RoutingPolicy::kRoundRobin);
   EXPECT_EQ(ParseRoutingPolicy("least-outstanding"),
             RoutingPolicy::kLeastOutstanding);
-  EXPECT_EQ(ParseRoutingPolicy("proxy"), RoutingPolicy::kProxy);
-  EXPECT_EQ(ParseRoutingPolicy("gateway-api"), RoutingPolicy::kGatewayApi);
-  EXPECT_EQ(ParseRoutingPolicy("random"), RoutingPolicy::kRandom);
-  EXPECT_EQ(PolicyOf(queueing::RouterKind::kGatewayApi),
-            RoutingPolicy::kGatewayApi);
+  EXPECT_EQ(ParseRoutingPolicy("proxy"), RoutingPolicy::kProxies);
+  EXPECT_EQ(ParseRoutingPolicy("gateway-api"),
+            RoutingPolicy::kGroupThenReplica);
+  EXPECT_EQ(ParseRoutingPolicy("random"), RoutingPolicy::kReplica);
+  EXPECT_EQ(PolicyOf(*queueing::ParseRouter("gateway-api")),
+            RoutingPolicy::kGroupThenReplica);
   EXPECT_FALSE(ParseRoutingPolicy("smooth"));
+  EXPECT_EQ(RoutingPolicyChoices(),
+            "proxy, gateway-api or random, weighted, round-robin, "
+            "least-outstanding");
 }
 
 // Weights 1 and 3 over a group of one replica and a group of three: every

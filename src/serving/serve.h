@@ -33,9 +33,9 @@ inline constexpr double kMaxArrivals = 1e8;
 struct ServeOptions {
   double load = 1.0;  // x each service's required rate
   queueing::ArrivalProcess arrivals;
-  RoutingPolicy routing = RoutingPolicy::kProxy;
-  int proxies = 2;                          // RoutingPolicy::kProxy
-  InGroup in_group = InGroup::kRoundRobin;  // RoutingPolicy::kGatewayApi
+  RoutingPolicy routing = RoutingPolicy::kProxies;
+  int proxies = 2;                          // RoutingPolicy::kProxies
+  InGroup in_group = InGroup::kRoundRobin;  // RoutingPolicy::kGroupThenReplica
   double max_queue_delay_ms = 0;            // 0: greedy batching
   double duration_s = 30;                   // arrivals in [0, duration)
   double warmup_s = 3;  // requests arriving before are not counted

@@ -39,6 +39,7 @@ Status ExpectObject(const nlohmann::json& j, const std::string& source,
 // Reads typed fields of one JSON object, naming `path` in errors.
 class JsonFields {
  public:
+  // `object` and `source` are not copied: they outlive the reader.
   JsonFields(const nlohmann::json& object, const std::string& source,
              std::string path)
       : object_(object), source_(source), path_(std::move(path)) {}

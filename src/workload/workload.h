@@ -9,6 +9,7 @@
 
 #include "mig/gpu_model.h"
 #include "queueing/capacity_model.h"
+#include "queueing/router_kind.h"
 
 namespace migserve::workload {
 
@@ -72,11 +73,11 @@ struct Workload {
   // credits the measured throughput (paper 7).
   queueing::CapacityModel capacity_model = queueing::CapacityModel::kP99;
   // What carries the traffic to the replicas, and how bursty it is
-  // (queueing/traffic.h): p99 credits hold for the arrivals a replica sees
-  // behind that router when the gaps between a service's requests have
-  // coefficient of variation `arrival_cv` (1: Poisson).
-  queueing::RouterKind router = queueing::RouterKind::kProxy;
-  int router_replicas = 2;  // proxy instances (router: proxy)
+  // (queueing/router_kind.h, traffic.h): p99 credits hold for the arrivals a
+  // replica sees behind that router when the gaps between a service's requests
+  // have coefficient of variation `arrival_cv` (1: Poisson).
+  queueing::RouterKind router{};  // proxy
+  int router_replicas = 2;        // proxy instances (router: proxy)
   double arrival_cv = 1;
   // Spare capacity: credits cover (1 + headroom) x each service's required
   // rate (docs/capacity.md, "Redundancy").

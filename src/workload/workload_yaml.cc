@@ -45,7 +45,7 @@ Status ParseTraffic(const YamlMap& map, Workload* w) {
   auto kind = queueing::ParseRouter(router);
   if (!kind) {
     return map.Error("router", fmt::format("must be {}, got '{}'",
-                                           queueing::kRouterChoices, router));
+                                           queueing::RouterChoices(), router));
   }
   w->router = *kind;
   MIGSERVE_RETURN_IF_ERROR(
@@ -228,7 +228,7 @@ std::string FormatWorkload(const Workload& w) {
     out += fmt::format("capacity_model: {}\n",
                        queueing::CapacityModelName(w.capacity_model));
   }
-  if (w.router != queueing::RouterKind::kProxy) {
+  if (w.router != Workload{}.router) {
     out += fmt::format("router: {}\n", queueing::RouterName(w.router));
   }
   if (w.router_replicas != Workload{}.router_replicas) {

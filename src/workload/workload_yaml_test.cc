@@ -162,7 +162,7 @@ TEST(WorkloadYamlTest, RouterAndArrivalsRoundTrip) {
   auto plain =
       ParseWorkload(std::string("gpu: A100-SXM4-80GB\n") + services, "w.yaml");
   ASSERT_TRUE(plain.ok()) << plain.status().ToString();
-  EXPECT_EQ(plain->router, queueing::RouterKind::kProxy);
+  EXPECT_EQ(plain->router, queueing::RouterKind());
   EXPECT_EQ(plain->router_replicas, 2);
   EXPECT_EQ(plain->arrival_cv, 1);
   EXPECT_EQ(plain->TermsOf(plain->services[0]).traffic.router_replicas, 2);
@@ -174,11 +174,11 @@ TEST(WorkloadYamlTest, RouterAndArrivalsRoundTrip) {
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   auto back = ParseWorkload(FormatWorkload(*w), "again.yaml");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
-  EXPECT_EQ(back->router, queueing::RouterKind::kGatewayApi);
+  EXPECT_EQ(back->router, *queueing::ParseRouter("gateway-api"));
   EXPECT_EQ(back->router_replicas, 3);
   EXPECT_EQ(back->arrival_cv, 2);
   queueing::Traffic t = back->TermsOf(back->services[0]).traffic;
-  EXPECT_EQ(t.router, queueing::RouterKind::kGatewayApi);
+  EXPECT_EQ(t.router, *queueing::ParseRouter("gateway-api"));
   EXPECT_EQ(t.cv, 2);
   EXPECT_EQ(t.service_rate, 1);
 }

@@ -25,9 +25,9 @@
 #include "agent/testing/fake_nvml.h"
 #include "cli/cli_test_util.h"
 #include "cluster/kubernetes/kubernetes_backend.h"
-#include "cluster/kubernetes/kubernetes_router.h"
-#include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/partition/mig_annotations.h"
+#include "cluster/kubernetes/routing/kubernetes_router.h"
 #include "cluster/plan_json.h"
 #include "cluster/routing.h"
 #include "controller/controller.h"
@@ -244,7 +244,7 @@ class KubernetesE2eTest : public ::testing::Test {
           }
           ++g.replicas;
           auto replica = k8s::ReplicaFromMetadata(pod["metadata"]);
-          g.credit = std::min(g.credit, replica->throughput);
+          g.credit = std::min(g.credit, replica->credit);
         }
         route.groups.push_back(g);
       }
@@ -332,7 +332,7 @@ class KubernetesE2eTest : public ::testing::Test {
         continue;  // not a replica of the controller's
       }
       auto replica = k8s::ReplicaFromMetadata(pod["metadata"]);
-      if (replica) capacity[replica->service] += replica->throughput;
+      if (replica) capacity[replica->service] += replica->credit;
     }
     std::lock_guard lock(mu_);
     for (auto& [service, low] : lowest_) {

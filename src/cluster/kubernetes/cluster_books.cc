@@ -5,32 +5,18 @@
 #include <algorithm>
 #include <limits>
 
-#include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
 
 namespace migserve::cluster::kubernetes {
 
-ClusterBooks::ClusterBooks(std::function<void(const std::string&)> warn)
-    : warn_(std::move(warn)) {}
+ClusterBooks::ClusterBooks(LogSink warn) : warn_(std::move(warn)) {}
 
 void ClusterBooks::Warn(const std::string& message) const {
   if (warn_) warn_(message);
 }
 
 void ClusterBooks::SetNode(const std::string& name,
-                           const nlohmann::json* node) {
-  std::vector<GpuLayout> now;
-  std::string text =
-      node == nullptr ? "" : Annotation(*node, kAnnotationLayouts);
-  if (!text.empty()) {  // else its agent has not reported yet
-    StatusOr<NodeLayouts> layouts = ParseLayouts(
-        text, fmt::format("node {} annotation {}", name, kAnnotationLayouts));
-    if (layouts.ok()) {
-      now = std::move(layouts->gpus);
-    } else {
-      Warn(layouts.status().message() + "; the node is left out");
-    }
-  }
+                           std::vector<GpuLayout> now) {
   // The node's GPUs, by index: one range of the sorted GPUs.
   auto by_node = [](const GpuState& g, const std::string& n) {
     return g.id.node < n;

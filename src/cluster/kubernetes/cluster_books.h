@@ -2,9 +2,9 @@
 // kept up to date object by object: a node's change costs its GPUs, a pod's
 // its slot and the capacity of its service, so that an action event on a
 // large cluster costs what changed, not the cluster. It holds what one look
-// at every node and pod makes of them: a GPU per entry of a node's layout
-// annotation (none for a node without one, or with one that cannot be
-// read); a slot holds the replica of the one pod that claims it, and none
+// at every node and pod makes of them: a GPU per GPU its partition driver
+// reports (partition/partition_driver.h; the backend reads them); a slot
+// holds the replica of the one pod that claims it, and none
 // where two claim it (one of them is not what the controller made: a forged
 // or stray copy). Which pods claim a slot (Ready, this controller's, with
 // readable labels) the backend decides.
@@ -13,7 +13,6 @@
 
 #include <functional>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -22,6 +21,8 @@
 
 #include "cluster/capacity_books.h"
 #include "cluster/cluster_state.h"
+#include "cluster/kubernetes/partition/partition_driver.h"
+#include "util/log_sink.h"
 
 namespace migserve::cluster::kubernetes {
 
@@ -36,10 +37,11 @@ struct PodClaim {
 class ClusterBooks {
  public:
   // `warn` (may be empty) hears what cannot be counted.
-  explicit ClusterBooks(std::function<void(const std::string&)> warn);
+  explicit ClusterBooks(LogSink warn);
 
-  // Node `name` as it is now; null: gone (or no longer selected).
-  void SetNode(const std::string& name, const nlohmann::json* node);
+  // Node `name`'s GPUs as they are now, by device index; none: gone, no
+  // longer selected, not reported or unreadable.
+  void SetNode(const std::string& name, std::vector<GpuLayout> gpus);
   // Pod `name`'s claim as it is now; none: it claims no slot (gone, not
   // Ready, not the controller's).
   void SetPod(const std::string& name, std::optional<PodClaim> claim);
@@ -62,7 +64,7 @@ class ClusterBooks {
   void SettleGpu(const GpuId& id);
   void Warn(const std::string& message) const;
 
-  std::function<void(const std::string&)> warn_;
+  LogSink warn_;
   ClusterState state_;
   CapacityBooks books_;
   int gpus_version_ = 0;

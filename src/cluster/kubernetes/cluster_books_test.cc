@@ -1,6 +1,6 @@
 // The books against a reference that reads every node and pod afresh: after
-// each of many random changes (nodes that come, go, repartition or carry a
-// broken annotation; pods that claim, contest, move or drop slots, also on
+// each of many random changes (nodes that come, go, repartition or report
+// nothing; pods that claim, contest, move or drop slots, also on
 // GPUs that do not exist) the books hold the same GPUs, slots and replicas,
 // and the same capacity to the last bit.
 #include "cluster/kubernetes/cluster_books.h"
@@ -10,14 +10,11 @@
 
 #include <random>
 
-#include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
 #include "mig/gpu_catalog.h"
 
 namespace migserve::cluster::kubernetes {
 namespace {
-
-using nlohmann::json;
 
 const mig::GpuModel& A100() {
   return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
@@ -70,7 +67,7 @@ std::string Describe(const ClusterState& state) {
     for (const Slot& s : g.slots) {
       out += fmt::format(" {}@{}={}", s.instance.profile, s.instance.start,
                          s.replica ? fmt::format("{}/{}", s.replica->service,
-                                                 s.replica->throughput)
+                                                 s.replica->credit)
                                    : "-");
     }
     out += "\n";
@@ -92,32 +89,19 @@ TEST(ClusterBooksTest, AgreeWithAFreshLookAfterEveryChange) {
   for (int step = 0; step < 3000; ++step) {
     if (rng() % 4 == 0) {
       std::string name = "n" + std::to_string(rng() % 3);
-      json node = {{"metadata", {{"name", name}}}};
-      switch (rng() % 6) {
-        case 0:
-          books.SetNode(name, nullptr);
-          nodes.erase(name);
-          break;
-        case 1:  // its agent has not reported yet, or wrote nonsense
-          if (rng() % 2) {
-            node["metadata"]["annotations"][kAnnotationLayouts] = "{not json";
-          }
-          books.SetNode(name, &node);
-          nodes.erase(name);
-          break;
-        default: {
-          NodeLayouts written;
-          std::vector<mig::Layout> chosen;
-          int gpus = 1 + static_cast<int>(rng() % 2);
-          for (int g = 0; g < gpus; ++g) {
-            chosen.push_back(layouts[rng() % layouts.size()]);
-            written.gpus.push_back({&A100(), chosen.back()});
-          }
-          node["metadata"]["annotations"][kAnnotationLayouts] =
-              FormatLayouts(written);
-          books.SetNode(name, &node);
-          nodes[name] = chosen;
+      if (rng() % 3 == 0) {  // gone, or not reported yet
+        books.SetNode(name, {});
+        nodes.erase(name);
+      } else {
+        std::vector<GpuLayout> reported;
+        std::vector<mig::Layout> chosen;
+        int gpus = 1 + static_cast<int>(rng() % 2);
+        for (int g = 0; g < gpus; ++g) {
+          chosen.push_back(layouts[rng() % layouts.size()]);
+          reported.push_back({&A100(), chosen.back()});
         }
+        books.SetNode(name, reported);
+        nodes[name] = chosen;
       }
     } else {
       std::string name = "p" + std::to_string(rng() % 12);
@@ -155,19 +139,15 @@ TEST(ClusterBooksTest, AgreeWithAFreshLookAfterEveryChange) {
   };
   EXPECT_TRUE(warned("both claim instance"));
   EXPECT_TRUE(warned("of the cluster; not counted"));
-  EXPECT_TRUE(warned("the node is left out"));
 }
 
-// A repartition rewrites the node's annotation: only the GPU whose layout
-// changed loses its replicas; the set of GPUs (its version) stays.
+// A repartition changes the node's reported layouts: only the GPU whose
+// layout changed loses its replicas; the set of GPUs (its version) stays.
 TEST(ClusterBooksTest, ARepartitionKeepsTheOtherGpusAndTheVersion) {
   const std::vector<mig::Layout> layouts = Layouts();
   ClusterBooks books({});
   auto set_node = [&](const mig::Layout& gpu0, const mig::Layout& gpu1) {
-    json node;
-    node["metadata"]["annotations"][kAnnotationLayouts] =
-        FormatLayouts({{{&A100(), gpu0}, {&A100(), gpu1}}});
-    books.SetNode("n", &node);
+    books.SetNode("n", {{&A100(), gpu0}, {&A100(), gpu1}});
   };
   set_node(layouts[0], layouts[0]);
   for (int g = 0; g < 2; ++g) {
@@ -187,8 +167,7 @@ TEST(ClusterBooksTest, ARepartitionKeepsTheOtherGpusAndTheVersion) {
   EXPECT_DOUBLE_EQ(books.capacity().at("a"), 200);
   set_node(layouts[0], layouts[0]);  // no change at all
   EXPECT_EQ(books.gpus_version(), version);
-  json gone;
-  books.SetNode("n", &gone);  // no annotation: no GPUs
+  books.SetNode("n", {});  // nothing reported: no GPUs
   EXPECT_NE(books.gpus_version(), version);
   EXPECT_TRUE(books.capacity().empty());
   EXPECT_TRUE(books.state().gpus.empty());

@@ -9,7 +9,7 @@
 
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/replica_pod.h"
-#include "cluster/kubernetes/routing_objects.h"
+#include "cluster/kubernetes/routing/routing_objects.h"
 #include "kube/yaml_writer.h"
 #include "util/file.h"
 

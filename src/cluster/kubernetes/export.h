@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "cluster/cluster_state.h"
-#include "cluster/kubernetes/proxy_objects.h"
 #include "cluster/kubernetes/replica_pod.h"
+#include "cluster/kubernetes/routing/proxy_objects.h"
 #include "mig/gpu_model.h"
 #include "util/status_or.h"
 #include "workload/workload.h"

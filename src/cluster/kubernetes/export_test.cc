@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "cluster/kubernetes/names.h"
-#include "cluster/kubernetes/proxy_routes.h"
+#include "cluster/kubernetes/routing/proxy_routes.h"
 #include "deployment/deployment_json.h"
 #include "mig/gpu_catalog.h"
 #include "util/file.h"
@@ -172,7 +172,7 @@ TEST(ExportTest, RoutesWeighGroupsByCapacity) {
       if (!s.replica) continue;
       std::string group = GroupName(s.replica->service,
                                     GroupOf(*s.replica, *g.model, s.instance));
-      capacity[group] += s.replica->throughput;
+      capacity[group] += s.replica->credit;
     }
   }
   int services = 0, routes = 0;

@@ -1,13 +1,12 @@
 #include "cluster/kubernetes/kubernetes_backend.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <random>
 
 #include "cluster/apply.h"
-#include "cluster/kubernetes/mig_annotations.h"
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/partition/agent_driver.h"
 #include "kube/pod_ready.h"
 #include "util/json_fields.h"
 
@@ -43,6 +42,11 @@ KubernetesBackend::KubernetesBackend(kube::KubeClient* client,
                                      BackendOptions options)
     : client_(client),
       options_(std::move(options)),
+      own_partition_(options_.partition == nullptr
+                         ? std::make_unique<AgentDriver>(client)
+                         : nullptr),
+      partition_(options_.partition != nullptr ? options_.partition
+                                               : own_partition_.get()),
       pods_(client, PodsPath(), ManagedSelector(), options_.watch_s,
             [this] { Changed(); }),
       nodes_(
@@ -53,16 +57,19 @@ KubernetesBackend::KubernetesBackend(kube::KubeClient* client,
 
 void KubernetesBackend::Changed() {
   {
-    std::lock_guard lock(changes_mu_);
+    MutexLock lock(&changes_mu_);
     ++changes_;
   }
   changed_.notify_all();
 }
 
 bool KubernetesBackend::WaitForChange(long seen, double timeout_s) {
-  std::unique_lock lock(changes_mu_);
-  return changed_.wait_for(lock, std::chrono::duration<double>(timeout_s),
-                           [&] { return changes_ != seen; });
+  MutexLock lock(&changes_mu_);
+  auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(timeout_s));
+  while (changes_ == seen && lock.WaitUntil(&changed_, until)) {
+  }
+  return changes_ != seen;
 }
 
 std::string KubernetesBackend::PodsPath() const {
@@ -119,7 +126,7 @@ Status KubernetesBackend::Sync() {
       woken_.insert(it->second.begin(), it->second.end());
   };
   for (const auto& [name, node] : nodes_.TakeChanges()) {
-    books_.SetNode(name, node ? &*node : nullptr);
+    SetNode(name, node ? &*node : nullptr);
     wake(node_waiters_, name);
   }
   std::set<std::string> stale = std::move(stale_pods_);
@@ -134,6 +141,20 @@ Status KubernetesBackend::Sync() {
     books_.SetPod(name, pod ? Claim(name, *pod) : std::nullopt);
   }
   return Status::Ok();
+}
+
+void KubernetesBackend::SetNode(const std::string& name,
+                                const nlohmann::json* node) {
+  std::vector<GpuLayout> gpus;
+  if (node != nullptr) {
+    StatusOr<std::vector<GpuLayout>> read = partition_->Layouts(name, *node);
+    if (read.ok()) {
+      gpus = std::move(*read);
+    } else {
+      Warn(read.status().message() + "; the node is left out");
+    }
+  }
+  books_.SetNode(name, std::move(gpus));
 }
 
 std::string KubernetesBackend::PodName(const InstanceRef& ref,
@@ -291,20 +312,11 @@ Status KubernetesBackend::Start(const Action& action) {
     case ActionKind::kMigrate:
       MIGSERVE_RETURN_IF_ERROR(CreatePod(action.to, action.replica));
       break;
-    case ActionKind::kRepartition: {
-      const GpuId& w = action.at.gpu;
-      p.nonce = fmt::format("{}-{}-{}", getpid(),
-                            Clock::now().time_since_epoch().count(), ++nonce_);
-      MigRequest request{p.nonce, {action.remove, action.add}};
-      nlohmann::json patch = {
-          {"metadata",
-           {{"annotations",
-             {{RequestKey(w.index),
-               FormatRequest(request, *action.at.model)}}}}}};
-      MIGSERVE_RETURN_IF_ERROR(
-          client_->Patch("/api/v1/nodes/" + w.node, patch).status());
+    case ActionKind::kRepartition:
+      MIGSERVE_ASSIGN_OR_RETURN(
+          p.ticket, partition_->Start(action.at.gpu, *action.at.model,
+                                      {action.remove, action.add}));
       break;
-    }
   }
   const int id = action.id;
   Drop(id);
@@ -424,14 +436,10 @@ StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p) {
         return std::optional<Status>(Status::Unavailable(
             fmt::format("{}: node {} is gone", what, w.node)));
       }
-      std::string text = Annotation(*node, StatusKey(w.index));
-      if (text.empty()) return std::optional<Status>();
-      MIGSERVE_ASSIGN_OR_RETURN(MigStatus status,
-                                ParseStatus(text, "node " + w.node));
-      if (status.nonce != p->nonce) return std::optional<Status>();
-      if (status.ok) return std::optional<Status>(Status::Ok());
-      return std::optional<Status>(Status::Unavailable(fmt::format(
-          "{}: the agent on {} says: {}", what, w.node, status.error)));
+      MIGSERVE_ASSIGN_OR_RETURN(std::optional<Status> done,
+                                partition_->Check(w, p->ticket, *node));
+      if (done && !done->ok()) done = done->WithPrefix(what);
+      return done;
     }
   }
   return std::optional<Status>();
@@ -444,7 +452,7 @@ StatusOr<ActionResult> KubernetesBackend::WaitAny() {
   for (;;) {
     long seen;
     {
-      std::lock_guard lock(changes_mu_);
+      MutexLock lock(&changes_mu_);
       seen = changes_;
     }
     MIGSERVE_RETURN_IF_ERROR(Sync());

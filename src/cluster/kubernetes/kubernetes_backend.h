@@ -1,8 +1,10 @@
 // The controller's backend on Kubernetes (DESIGN 6; paper 8: actions are
 // wrappers of Kubernetes operations). The cluster is the nodes that match
-// the node selector and carry the agent's layout annotation; a GPU is
-// identified by (node name, device index) and has the model its agent
-// reported, so nodes joining or leaving never rename the others. A replica
+// the node selector and whose partition driver reports GPUs
+// (partition/partition_driver.h; the node agent's annotations unless told
+// otherwise); a GPU is identified by (node name, device index) and has the
+// model its driver reported, so nodes joining or leaving never rename the
+// others. A replica
 // is a Pod labelled with its service and placement (replica_pod.h); it
 // counts once it is Ready. What cannot be read (a malformed annotation, a
 // pod label naming no GPU) is reported through `warn` once and ignored,
@@ -17,9 +19,9 @@
 //   delete       delete the pod; ends when it is gone
 //   migrate      create at the destination, then (once Ready) delete the
 //                source; ends when the source is gone
-//   repartition  write the GPU's request annotation on its node; ends when
-//                the node's agent reports the same nonce (mig_annotations.h)
-// A pod that fails, an agent's error and a timeout fail the action. Creates
+//   repartition  start the change through the partition driver; ends when
+//                the driver says the change is done
+// A pod that fails, the driver's error and a timeout fail the action. Creates
 // are idempotent (a pod that exists already is the replica, if it is the
 // one this controller created), so a restarted controller can start an
 // action again. With a ledger (pod_ledger.h) a pod is the controller's only
@@ -32,6 +34,7 @@
 #include <condition_variable>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -39,10 +42,13 @@
 
 #include "cluster/cluster_backend.h"
 #include "cluster/kubernetes/cluster_books.h"
+#include "cluster/kubernetes/partition/partition_driver.h"
 #include "cluster/kubernetes/pod_ledger.h"
 #include "cluster/kubernetes/replica_pod.h"
 #include "kube/informer.h"
 #include "kube/kube_client.h"
+#include "util/log_sink.h"
+#include "util/mutex.h"
 
 namespace migserve::cluster::kubernetes {
 
@@ -57,7 +63,7 @@ struct BackendOptions {
   // due): after a quiet spell this long every running action is checked.
   double poll_s = 1.0;
   double action_timeout_s = 900;
-  std::function<void(const std::string&)> warn;  // may be empty
+  LogSink warn;  // may be empty
   // Seconds a watch of pods or nodes lasts before it is renewed.
   int watch_s = 300;
   // The controller's name: pods annotated with another owner, or none, are
@@ -67,6 +73,9 @@ struct BackendOptions {
   // Null: a pod annotated with `owner` is taken as the controller's, which
   // only read-only views (observe, --dry-run) and tests should rely on.
   PodLedger* ledger = nullptr;
+  // How GPUs are partitioned (not owned; outlives the backend). Null: the
+  // node agent's annotations (partition/agent_driver.h).
+  PartitionDriver* partition = nullptr;
 };
 
 class KubernetesBackend : public ClusterBackend {
@@ -94,7 +103,7 @@ class KubernetesBackend : public ClusterBackend {
   struct Pending {
     Action action;
     Clock::time_point deadline;   // its start + the action timeout
-    std::string nonce;            // repartitions
+    std::string ticket;           // repartitions: the driver's
     bool source_deleted = false;  // migrations
     // Creates and migrations: the new pod has been in the cache (until
     // then its absence means the watch has not brought it yet).
@@ -141,11 +150,17 @@ class KubernetesBackend : public ClusterBackend {
   StatusOr<std::optional<Status>> Poll(Pending* p);
   std::string PodsPath() const;
 
+  // Reads node `name`'s GPUs through the partition driver into the books
+  // (none where the node is gone; warned of and none where unreadable).
+  void SetNode(const std::string& name, const nlohmann::json* node);
+
   kube::KubeClient* client_;
   BackendOptions options_;
-  std::mutex changes_mu_;
+  std::unique_ptr<PartitionDriver> own_partition_;  // when none is given
+  PartitionDriver* partition_;
+  Mutex changes_mu_;
   std::condition_variable changed_;
-  long changes_ = 0;
+  long changes_ GUARDED_BY(changes_mu_) = 0;
   kube::Informer pods_;
   kube::Informer nodes_;
   std::set<std::string> warned_;
@@ -159,7 +174,6 @@ class KubernetesBackend : public ClusterBackend {
   std::map<std::string, std::set<int>> node_waiters_;
   std::set<int> woken_;
   std::set<std::pair<Clock::time_point, int>> deadlines_;
-  int nonce_ = 0;
 };
 
 }  // namespace migserve::cluster::kubernetes

@@ -10,9 +10,11 @@
 #include <set>
 #include <thread>
 
-#include "cluster/kubernetes/mig_annotations.h"
+#include "cluster/apply.h"
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/partition/mig_annotations.h"
 #include "cluster/kubernetes/replica_pod.h"
+#include "cluster/kubernetes/testing/memory_partition_driver.h"
 #include "cluster/kubernetes/testing/memory_pod_ledger.h"
 #include "kube/testing/api_server_standin.h"
 #include "mig/gpu_catalog.h"
@@ -166,11 +168,52 @@ TEST_F(KubernetesBackendTest, MalformedAnnotationsAndLabelsAreIgnoredNotFatal) {
   EXPECT_EQ(distinct.size(), warnings_.size());
   bool named_node = false, named_pod = false;
   for (const std::string& w : warnings_) {
-    named_node |= w.find("node junk-") != std::string::npos;
+    named_node |= w.find("node junk-") != std::string::npos &&
+                  w.find("; the node is left out") != std::string::npos;
     named_pod |= w.find("pod junk-") != std::string::npos;
   }
   EXPECT_TRUE(named_node);
   EXPECT_TRUE(named_pod);
+}
+
+// The backend reads layouts and changes them only through its partition
+// driver: a node without the agent's annotation has the GPUs the driver
+// reports; a repartition is the driver's change, written nowhere on the
+// node, and ends, with the driver's reason prefixed by the action, when the
+// driver says so.
+TEST_F(KubernetesBackendTest,
+       LayoutsAndRepartitionsGoThroughThePartitionDriver) {
+  server_.Put("/api/v1/nodes/n", {{"metadata", {{"labels", kMigCapable}}}});
+  MemoryPartitionDriver driver;
+  driver.layouts["n"] = {{&A100(), mig::Layout({seven_})},
+                         {&A100(), mig::Layout({seven_})}};
+  BackendOptions options;
+  options.partition = &driver;
+  options.poll_s = 0.01;
+  KubernetesBackend backend(client_.get(), options);
+  StatusOr<ClusterState> state = backend.Observe();
+  ASSERT_TRUE(state.ok()) << state.status().ToString();
+  ASSERT_EQ(state->gpus.size(), 2u);
+  EXPECT_EQ(state->gpus[1].id, (GpuId{"n", 1}));
+
+  Action repartition;
+  repartition.id = 3;
+  repartition.kind = ActionKind::kRepartition;
+  repartition.at = {{"n", 1}, &A100(), seven_};
+  repartition.remove = {seven_};
+  repartition.add = {{A100().FindProfile("3g.40gb"), 4}};
+  ASSERT_TRUE(backend.Start(repartition).ok());
+  ASSERT_EQ(driver.started.size(), 1u);
+  EXPECT_EQ(driver.started[0].first, (GpuId{"n", 1}));
+  EXPECT_EQ(driver.started[0].second.add, repartition.add);
+  EXPECT_FALSE(
+      server_.Get("/api/v1/nodes/n")->at("metadata").contains("annotations"));
+  driver.outcomes["ticket-1"] = Status::Unavailable("no room");
+  StatusOr<ActionResult> result = backend.WaitAny();
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->id, 3);
+  EXPECT_EQ(result->status.code(), Status::Code::kUnavailable);
+  EXPECT_EQ(result->status.message(), Describe(repartition) + ": no room");
 }
 
 // An action whose pod never becomes Ready fails once its timeout is due,
@@ -232,7 +275,7 @@ TEST_F(KubernetesBackendTest, TwoPodsOnOneInstanceAreAConflictNotCapacity) {
   PutReadyPod("real", r, at);
   ASSERT_DOUBLE_EQ(backend_->Observe().value().Capacity()["svc"], 100);
   Replica inflated = r;
-  inflated.throughput = 5000;
+  inflated.credit = 5000;
   PutReadyPod("forged", inflated, at);
   ClusterState state = backend_->Observe().value();
   EXPECT_DOUBLE_EQ(state.Capacity()["svc"], 0);
@@ -274,7 +317,7 @@ TEST_F(KubernetesBackendTest, ALedgerCountsOnlyThePodsTheBackendCreated) {
 
   // A forged copy, owner annotation and all, on the free instance of m.
   Replica inflated = r;
-  inflated.throughput = 5000;
+  inflated.credit = 5000;
   PutReadyPod("forged", inflated, at("m"));
   EXPECT_DOUBLE_EQ(backend_->Observe().value().Capacity()["svc"], 100);
   ASSERT_EQ(warnings_.size(), 1u);

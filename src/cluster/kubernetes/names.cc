@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cstdint>
 
+#include "util/json_fields.h"
+
 namespace migserve::cluster::kubernetes {
 namespace {
 
@@ -75,6 +77,12 @@ Status CheckLabelValue(std::string_view value, std::string_view what) {
       "{} \"{}\" is not a Kubernetes label value (at most 63 letters, digits, "
       "'-', '_' or '.', starting and ending with a letter or digit)",
       what, value));
+}
+
+std::string Annotation(const nlohmann::json& object, const std::string& key) {
+  auto meta = object.is_object() ? object.find("metadata") : object.end();
+  if (meta == object.end()) return "";
+  return StringField(*meta, "annotations", key.c_str()).value_or("");
 }
 
 }  // namespace migserve::cluster::kubernetes

@@ -1,10 +1,12 @@
 // How migserve names and labels what it puts on Kubernetes: the label keys
 // that identify a replica (service, node, GPU, placement), object names
-// that Kubernetes accepts, and a GPU's device index on its node.
+// that Kubernetes accepts, a GPU's device index on its node, and how an
+// annotation is read.
 #ifndef MIGSERVE_CLUSTER_KUBERNETES_NAMES_H_
 #define MIGSERVE_CLUSTER_KUBERNETES_NAMES_H_
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -41,8 +43,9 @@ inline constexpr char kDefaultOwner[] = "migserve-controller";
 // The random token a controller wrote into a pod it created, also kept in
 // its ledger until the pod's uid is (pod_ledger.h).
 inline constexpr char kAnnotationCreation[] = "migserve.io/creation";
-// Node annotation the agent writes: the node's GPUs and their layouts.
-inline constexpr char kAnnotationLayouts[] = "migserve.io/mig-layouts";
+
+// Returns annotation `key` of the object `object`, or "".
+std::string Annotation(const nlohmann::json& object, const std::string& key);
 
 // Returns `text` as a DNS-1123 label (lowercase alphanumerics and '-', at
 // most 63 characters; longer names keep a hash of the whole).

@@ -32,8 +32,7 @@ Json ReplicaContract(const Replica& replica, const std::string& model,
     vars.push_back({"MIGSERVE_GPU", std::to_string(at.gpu.index)});
     vars.push_back({"MIGSERVE_START", std::to_string(at.instance.start)});
   }
-  vars.push_back(
-      {"MIGSERVE_THROUGHPUT", fmt::format("{}", replica.throughput)});
+  vars.push_back({"MIGSERVE_THROUGHPUT", fmt::format("{}", replica.credit)});
   vars.push_back(
       {"MIGSERVE_LATENCY_MS", fmt::format("{}", replica.latency_ms)});
   vars.push_back({"MIGSERVE_GROUP", GroupNameOf(replica, at)});
@@ -101,7 +100,7 @@ Json ReplicaAnnotations(const Replica& r, const std::string& owner) {
   Json notes = {{kAnnotationOwner, owner},
                 {kAnnotationBatch, std::to_string(r.batch)},
                 {kAnnotationProcs, std::to_string(r.procs)},
-                {kAnnotationThroughput, fmt::format("{}", r.throughput)},
+                {kAnnotationThroughput, fmt::format("{}", r.credit)},
                 {kAnnotationLatency, fmt::format("{}", r.latency_ms)}};
   if (!r.model.empty()) notes[kAnnotationModel] = r.model;
   return notes;
@@ -149,9 +148,9 @@ std::optional<Replica> ReplicaFromMetadata(const nlohmann::json& metadata) {
   r.service = *service;
   r.batch = *batch;
   r.procs = *procs;
-  if (!ParseDouble(*throughput, &r.throughput) ||
-      !std::isfinite(r.throughput) || r.throughput < 0 ||
-      !ParseDouble(*latency, &r.latency_ms) || !std::isfinite(r.latency_ms)) {
+  if (!ParseDouble(*throughput, &r.credit) || !std::isfinite(r.credit) ||
+      r.credit < 0 || !ParseDouble(*latency, &r.latency_ms) ||
+      !std::isfinite(r.latency_ms)) {
     return std::nullopt;
   }
   r.model = StringField(metadata, "annotations", kAnnotationModel).value_or("");

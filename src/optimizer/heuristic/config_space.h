@@ -44,6 +44,7 @@ struct PairConfig {
 
 class ConfigSpace {
  public:
+  // `problem` is not copied: it outlives the space.
   explicit ConfigSpace(const Problem& problem);
 
   const Problem& problem() const { return problem_; }

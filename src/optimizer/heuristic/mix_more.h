@@ -24,6 +24,7 @@ class FreshGains;
 
 class MixMoreSearch {
  public:
+  // `space` and `options` are not copied: they outlive the search.
   MixMoreSearch(const ConfigSpace& space, const GreedyOptions& options);
   ~MixMoreSearch();
 

@@ -31,7 +31,8 @@ namespace migserve::optimizer {
 class TopGroup {
  public:
   // Reads `rates` at each Find; the caller says which services' rates
-  // changed in between (Changed).
+  // changed in between (Changed). `space`, `rates` and `rule` are not
+  // copied: they outlive the group.
   TopGroup(const ConfigSpace& space, const deployment::CompletionRates& rates,
            const ScoreRule& rule);
 

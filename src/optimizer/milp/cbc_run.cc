@@ -92,4 +92,29 @@ void RunCbcSolver(CbcModel* cbc, double seconds,
       [](CbcModel*, int) { return 0; }, data);
 }
 
+CbcAnswer RunCbc(const OsiClpSolverInterface& solver,
+                 const CbcRunOptions& run) {
+  CbcModel cbc(solver);
+  cbc.setLogLevel(0);  // CBC prints on stdout, which carries our output
+  if (run.cuts != nullptr) cbc.addCutGenerator(run.cuts, 1, "service");
+  if (!run.incumbent.empty()) {
+    cbc.setBestSolution(run.incumbent.data(),
+                        static_cast<int>(run.incumbent.size()),
+                        run.incumbent_cost, true);
+  }
+  if (!run.priorities.empty()) {
+    cbc.passInPriorities(run.priorities.data(), false);
+  }
+  RunCbcSolver(&cbc, run.seconds, run.arguments, run.progress, run.patience_s);
+  CbcAnswer answer;
+  answer.proven = cbc.isProvenOptimal();
+  answer.bound = cbc.getBestPossibleObjValue();
+  answer.nodes = cbc.getNodeCount();
+  if (const double* best = cbc.bestSolution()) {
+    answer.best.emplace(best, best + solver.getNumCols());
+    answer.objective = cbc.getObjValue();
+  }
+  return answer;
+}
+
 }  // namespace migserve::optimizer::milp

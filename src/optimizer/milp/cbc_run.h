@@ -4,7 +4,10 @@
 #define MIGSERVE_OPTIMIZER_MILP_CBC_RUN_H_
 
 #include <coin/CbcModel.hpp>
+#include <coin/CglCutGenerator.hpp>
+#include <coin/OsiClpSolverInterface.hpp>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +26,34 @@ using CbcProgress = std::function<void(const std::string&)>;
 void RunCbcSolver(CbcModel* cbc, double seconds,
                   const std::vector<std::string>& arguments = {},
                   CbcProgress progress = {}, double patience_s = 0);
+
+// One run of CBC's standard solver on a loaded model: every MILP's way to
+// CBC (the plain search's runs, the transition's phase 2).
+struct CbcRunOptions {
+  double seconds = 0;
+  std::vector<std::string> arguments;  // as RunCbcSolver takes them
+  // The incumbent to start from and its objective; empty: none.
+  std::vector<double> incumbent;
+  double incumbent_cost = 0;
+  CglCutGenerator* cuts = nullptr;  // at every node; not owned
+  // Branching priorities per integer column (CbcModel's); empty: none.
+  std::vector<int> priorities;
+  CbcProgress progress;
+  double patience_s = 0;
+};
+
+// What a run found.
+struct CbcAnswer {
+  std::optional<std::vector<double>> best;  // the best solution, if any
+  double objective = 0;                     // of `best`
+  bool proven = false;                      // `best` is optimal
+  double bound = 0;  // the best possible objective CBC proved
+  int nodes = 0;
+};
+
+// Runs CBC's standard solver on a copy of `solver` (a loaded model) as `run`
+// says.
+CbcAnswer RunCbc(const OsiClpSolverInterface& solver, const CbcRunOptions& run);
 
 // Makes `cbc` stop at its next node once interrupted (util/interrupt.h),
 // or once its best has not improved for `patience_s` > 0 seconds, and

@@ -165,53 +165,46 @@ void MilpSearch::CbcRuns() {
   double budget = 0.5;
   for (int run = 0;
        !answer_.optimal && !Close() && SecondsLeft(deadline_) > 0.05; ++run) {
-    CbcRunOptions options;
-    options.service_cuts = options_.milp.tree_cuts && run % 2 == 1;
-    options.seconds = std::max(0.1, std::min(budget, SecondsLeft(deadline_)));
+    bool service_cuts = options_.milp.tree_cuts && run % 2 == 1;
+    double seconds = std::max(0.1, std::min(budget, SecondsLeft(deadline_)));
     if (run % 2 == 1) budget *= 2;
-    auto found = RunCbc(options, options.service_cuts ? &generator : nullptr);
+    auto found = RunFromBest(seconds, service_cuts ? &generator : nullptr);
     if (found) Adopt(std::move(found->first), found->second, "cbc");
     Report(fmt::format("CBC run {} ({}, {:.1f} s)", run + 1,
-                       options.service_cuts ? "service cuts" : "standard",
-                       options.seconds));
+                       service_cuts ? "service cuts" : "standard", seconds));
   }
 }
 
 // Returns CBC's best solution and its cost, or nothing. Records whether it
 // proved optimality, raises the bound and adds its nodes.
-std::optional<std::pair<std::vector<double>, double>> MilpSearch::RunCbc(
-    const CbcRunOptions& run, CglCutGenerator* generator) {
-  const OsiClpSolverInterface& solver = model_->solver;
-  CbcModel cbc(solver);
-  cbc.setLogLevel(0);  // CBC prints on stdout, which carries our output
-  if (generator != nullptr) cbc.addCutGenerator(generator, 1, "service");
+std::optional<std::pair<std::vector<double>, double>> MilpSearch::RunFromBest(
+    double seconds, CglCutGenerator* generator) {
+  CbcRunOptions run;
+  run.seconds = seconds;
+  run.cuts = generator;
   if (HaveBest()) {
-    cbc.setBestSolution(best_.data(), static_cast<int>(best_.size()),
-                        best_cost_, true);
+    run.incumbent = best_;
+    run.incumbent_cost = best_cost_;
   }
-  cbc.passInPriorities(priorities_.data(), false);
-  std::vector<std::string> arguments;
+  run.priorities = priorities_;
   if (one_cost_) {
-    arguments.insert(arguments.end(),
-                     {"-increment", std::to_string(cost_ * 0.999999)});
+    run.arguments.insert(run.arguments.end(),
+                         {"-increment", std::to_string(cost_ * 0.999999)});
   }
   if (generator != nullptr) {
-    arguments.insert(arguments.end(), {"-preprocess", "off"});
+    run.arguments.insert(run.arguments.end(), {"-preprocess", "off"});
   }
-  CbcProgress progress;
   if (options_.progress) {
-    progress = [this](const std::string& line) {
+    run.progress = [this](const std::string& line) {
       options_.progress("milp: " + line);
     };
   }
-  RunCbcSolver(&cbc, run.seconds, arguments, progress);
-  answer_.optimal = cbc.isProvenOptimal();
-  answer_.bound = std::max(answer_.bound, cbc.getBestPossibleObjValue());
-  answer_.nodes += cbc.getNodeCount();
-  const double* best = cbc.bestSolution();
-  if (best == nullptr) return std::nullopt;
-  return std::pair{std::vector<double>(best, best + solver.getNumCols()),
-                   cbc.getObjValue()};
+  CbcAnswer answer = RunCbc(model_->solver, run);
+  answer_.optimal = answer.proven;
+  answer_.bound = std::max(answer_.bound, answer.bound);
+  answer_.nodes += answer.nodes;
+  if (!answer.best) return std::nullopt;
+  return std::pair{std::move(*answer.best), answer.objective};
 }
 
 }  // namespace migserve::optimizer::milp

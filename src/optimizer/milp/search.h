@@ -48,16 +48,11 @@ struct ModelAnswer {
   MilpInfo Info() const;
 };
 
-// One run of CBC's standard solver from the best solution so far.
-struct CbcRunOptions {
-  double seconds = 0;
-  bool service_cuts = false;  // at every node, preprocessing off
-};
-
 class MilpSearch {
  public:
   // `model` is not owned and outlives the search; `options` are the
-  // solve's (milp's, the seed of the dives' randomness, progress).
+  // solve's (milp's, the seed of the dives' randomness, progress), not
+  // copied: they outlive it too.
   MilpSearch(MigModel* model, const deployment::CompletionRates& initial,
              const SolveOptions& options, Clock::time_point deadline);
 
@@ -77,8 +72,11 @@ class MilpSearch {
   bool HaveBest() const;
   void Dives();
   void CbcRuns();
-  std::optional<std::pair<std::vector<double>, double>> RunCbc(
-      const CbcRunOptions& run, CglCutGenerator* generator);
+  // One run of CBC's standard solver from the best solution so far, for
+  // `seconds`, with `generator`'s cuts at every node (preprocessing off)
+  // unless it is null.
+  std::optional<std::pair<std::vector<double>, double>> RunFromBest(
+      double seconds, CglCutGenerator* generator);
 
   MigModel* model_;
   const SolveOptions& options_;

@@ -400,30 +400,27 @@ TransitionSolution SolveTransitionFrom(const Problem& problem,
   TransitionModel model(problem, current, max_gpus, weights);
   OsiClpSolverInterface solver;
   model.Load(&solver);
-  CbcModel cbc(solver);
-  cbc.setLogLevel(0);  // CBC prints on stdout, which carries our output
+  CbcRunOptions run;
+  run.seconds = options.time_limit_s;
+  run.patience_s = transition.patience_s;
   std::optional<std::vector<double>> seed = model.Seed(out.plain.configs);
-  double seed_objective = 0;
   if (seed) {
     const double* c = solver.getObjCoefficients();
     for (int i = 0; i < model.columns(); ++i)
-      seed_objective += c[i] * (*seed)[i];
-    cbc.setBestSolution(seed->data(), model.columns(), seed_objective, true);
+      run.incumbent_cost += c[i] * (*seed)[i];
+    run.incumbent = *seed;
   }
-  std::vector<std::string> arguments;
-  if (!transition.weights) arguments = {"-increment", "0.999"};
-  CbcProgress progress;
+  if (!transition.weights) run.arguments = {"-increment", "0.999"};
   if (options.progress) {
-    progress = [&options](const std::string& line) {
+    run.progress = [&options](const std::string& line) {
       options.progress("optimize: milp --from: phase 2: " + line);
     };
   }
-  RunCbcSolver(&cbc, options.time_limit_s, arguments, progress,
-               transition.patience_s);
-  out.nodes = cbc.getNodeCount();
+  CbcAnswer answer = RunCbc(solver, run);
+  out.nodes = answer.nodes;
   std::vector<double> values;
-  if (cbc.bestSolution() != nullptr) {
-    values.assign(cbc.bestSolution(), cbc.bestSolution() + model.columns());
+  if (answer.best) {
+    values = std::move(*answer.best);
   } else if (seed) {
     values = *seed;
   } else {
@@ -433,8 +430,8 @@ TransitionSolution SolveTransitionFrom(const Problem& problem,
   }
   model.Place(values, &out);
   out.cost = model.Cost(values);
-  bool proven = cbc.isProvenOptimal();
-  double bound = proven ? cbc.getObjValue() : cbc.getBestPossibleObjValue();
+  bool proven = answer.proven;
+  double bound = proven ? answer.objective : answer.bound;
   out.starts_bound =
       transition.weights
           ? 0

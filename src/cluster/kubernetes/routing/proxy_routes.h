@@ -6,8 +6,8 @@
 // per proxy pod, reads it with the replica pods' addresses
 // (proxy/control_plane.h) and reports on its own pod (annotation
 // migserve.io/proxy-generation) the generation it applied and drained.
-#ifndef MIGSERVE_CLUSTER_KUBERNETES_PROXY_ROUTES_H_
-#define MIGSERVE_CLUSTER_KUBERNETES_PROXY_ROUTES_H_
+#ifndef MIGSERVE_CLUSTER_KUBERNETES_ROUTING_PROXY_ROUTES_H_
+#define MIGSERVE_CLUSTER_KUBERNETES_ROUTING_PROXY_ROUTES_H_
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -65,4 +65,4 @@ std::string ProxyPodQuery();
 
 }  // namespace migserve::cluster::kubernetes
 
-#endif  // MIGSERVE_CLUSTER_KUBERNETES_PROXY_ROUTES_H_
+#endif  // MIGSERVE_CLUSTER_KUBERNETES_ROUTING_PROXY_ROUTES_H_

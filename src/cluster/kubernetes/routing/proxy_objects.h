@@ -4,8 +4,8 @@
 // routes ConfigMap (proxy_routes.h) at generation 1 and the service
 // account and Role the router needs to read pods and the routes and to
 // report on its own pod.
-#ifndef MIGSERVE_CLUSTER_KUBERNETES_PROXY_OBJECTS_H_
-#define MIGSERVE_CLUSTER_KUBERNETES_PROXY_OBJECTS_H_
+#ifndef MIGSERVE_CLUSTER_KUBERNETES_ROUTING_PROXY_OBJECTS_H_
+#define MIGSERVE_CLUSTER_KUBERNETES_ROUTING_PROXY_OBJECTS_H_
 
 #include <map>
 #include <string>
@@ -28,4 +28,4 @@ std::string ProxyObjects(const ClusterState& state,
 
 }  // namespace migserve::cluster::kubernetes
 
-#endif  // MIGSERVE_CLUSTER_KUBERNETES_PROXY_OBJECTS_H_
+#endif  // MIGSERVE_CLUSTER_KUBERNETES_ROUTING_PROXY_OBJECTS_H_

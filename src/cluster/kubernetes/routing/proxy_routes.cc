@@ -1,4 +1,4 @@
-#include "cluster/kubernetes/proxy_routes.h"
+#include "cluster/kubernetes/routing/proxy_routes.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "cluster/kubernetes/routing_objects.h"
+#include "cluster/kubernetes/routing/routing_objects.h"
 
 #include <fmt/format.h>
 

@@ -1,10 +1,10 @@
-#include "cluster/kubernetes/proxy_objects.h"
+#include "cluster/kubernetes/routing/proxy_objects.h"
 
 #include <fmt/format.h>
 
 #include "cluster/kubernetes/names.h"
-#include "cluster/kubernetes/proxy_routes.h"
 #include "cluster/kubernetes/replica_pod.h"
+#include "cluster/kubernetes/routing/proxy_routes.h"
 #include "cluster/routing.h"
 #include "kube/yaml_writer.h"
 

@@ -1,28 +1,27 @@
-// How the controller and the node agents talk through Node annotations
+// The node agent's protocol, the first partition driver's (agent_driver.h):
+// how the controller and the node agents talk through Node annotations
 // (nos's pattern, notes/kubernetes.md 4.1), one key per GPU so parallel
 // repartitions of one node never overwrite each other:
 //   migserve.io/mig-layouts          agent: the node's GPU model and layouts
 //   migserve.io/mig-request-<index>  controller: a partial reconfiguration
 //   migserve.io/mig-status-<index>   agent: how the last request ended
 // A request carries a nonce; the agent answers with the same nonce.
-#ifndef MIGSERVE_CLUSTER_KUBERNETES_MIG_ANNOTATIONS_H_
-#define MIGSERVE_CLUSTER_KUBERNETES_MIG_ANNOTATIONS_H_
+#ifndef MIGSERVE_CLUSTER_KUBERNETES_PARTITION_MIG_ANNOTATIONS_H_
+#define MIGSERVE_CLUSTER_KUBERNETES_PARTITION_MIG_ANNOTATIONS_H_
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "cluster/kubernetes/partition/partition_driver.h"
 #include "mig/gpu_model.h"
 #include "mig/reconfiguration.h"
 #include "util/status_or.h"
 
 namespace migserve::cluster::kubernetes {
 
-// One GPU of a node as its agent reports it.
-struct GpuLayout {
-  const mig::GpuModel* model = nullptr;
-  mig::Layout layout;
-};
+// Node annotation the agent writes: the node's GPUs and their layouts.
+inline constexpr char kAnnotationLayouts[] = "migserve.io/mig-layouts";
 
 struct NodeLayouts {
   std::vector<GpuLayout> gpus;  // by device index
@@ -60,9 +59,6 @@ StatusOr<MigRequest> ParseRequest(const std::string& text,
 StatusOr<MigStatus> ParseStatus(const std::string& text,
                                 const std::string& where);
 
-// Returns annotation `key` of the object `object`, or "".
-std::string Annotation(const nlohmann::json& object, const std::string& key);
-
 }  // namespace migserve::cluster::kubernetes
 
-#endif  // MIGSERVE_CLUSTER_KUBERNETES_MIG_ANNOTATIONS_H_
+#endif  // MIGSERVE_CLUSTER_KUBERNETES_PARTITION_MIG_ANNOTATIONS_H_

@@ -1,5 +1,6 @@
-// The router's HTTPRoutes and group Services on the stand-in API server.
-#include "cluster/kubernetes/kubernetes_router.h"
+// The router's keepers, HTTPRoutes and group Services on the stand-in API
+// server.
+#include "cluster/kubernetes/routing/kubernetes_router.h"
 
 #include <gtest/gtest.h>
 
@@ -84,6 +85,44 @@ TEST_F(KubernetesRouterTest,
   // A group that comes back after its Service was deleted gets it again.
   EXPECT_EQ(Route("a", {1, 4}),
             (std::set{Name("other", 5), Name("a", 1), Name("a", 4)}));
+}
+
+// The keepers follow the serving spec and the data plane: none without a
+// gateway or a proxy; with the proxy's plane alone, the routes ConfigMap and
+// no HTTPRoute; with both, both.
+TEST(KubernetesRouterKeepersTest, OneKeeperPerGatewayAndDataPlane) {
+  kube::ApiServerStandIn server({"", "", "", 1});
+  ASSERT_TRUE(server.Start().ok());
+  kube::KubeConfig config;
+  config.server = server.url();
+  kube::KubeClient client(config);
+  constexpr char kRoutes[] =
+      "/apis/gateway.networking.k8s.io/v1/namespaces/"
+      "default/httproutes";
+  constexpr char kConfigMap[] =
+      "/api/v1/namespaces/default/configmaps/migserve-proxy-routes";
+  ServiceRoute route{"s", {Group(5)}};
+
+  RouterOptions options;
+  EXPECT_FALSE(KubernetesRouter(&client, options).KeepsRoutes());
+  options.plane = queueing::DataPlane::kProxy;
+  KubernetesRouter proxy(&client, options);
+  ASSERT_TRUE(proxy.KeepsRoutes());
+  auto set = proxy.SetRoute(route);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  EXPECT_TRUE(*set);
+  EXPECT_TRUE(server.Get(kConfigMap));
+  EXPECT_TRUE(server.List(kRoutes).empty());
+
+  options.serving.gateway = GatewayRef{"gw", "", ""};
+  KubernetesRouter both(&client, options);
+  set = both.SetRoute(route);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  EXPECT_TRUE(*set);  // the HTTPRoute is new; the ConfigMap held already
+  EXPECT_EQ(server.List(kRoutes).size(), 1u);
+  set = both.SetRoute(route);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  EXPECT_FALSE(*set);
 }
 
 }  // namespace

@@ -5,8 +5,8 @@
 // gateway whose backendRefs are the group Services, weighted by capacity.
 // `export` writes them; the controller keeps them right through
 // transitions (kubernetes_router.h).
-#ifndef MIGSERVE_CLUSTER_KUBERNETES_ROUTING_OBJECTS_H_
-#define MIGSERVE_CLUSTER_KUBERNETES_ROUTING_OBJECTS_H_
+#ifndef MIGSERVE_CLUSTER_KUBERNETES_ROUTING_ROUTING_OBJECTS_H_
+#define MIGSERVE_CLUSTER_KUBERNETES_ROUTING_ROUTING_OBJECTS_H_
 
 #include <map>
 #include <string>
@@ -35,4 +35,4 @@ Status CheckRoutable(const std::map<std::string, std::string>& models,
 
 }  // namespace migserve::cluster::kubernetes
 
-#endif  // MIGSERVE_CLUSTER_KUBERNETES_ROUTING_OBJECTS_H_
+#endif  // MIGSERVE_CLUSTER_KUBERNETES_ROUTING_ROUTING_OBJECTS_H_

@@ -1,4 +1,4 @@
-#include "cluster/kubernetes/mig_annotations.h"
+#include "cluster/kubernetes/partition/mig_annotations.h"
 
 #include <fmt/format.h>
 
@@ -157,12 +157,6 @@ StatusOr<MigStatus> ParseStatus(const std::string& text,
   out.ok = ok != json.end() && ok->is_boolean() && ok->get<bool>();
   out.error = StringAt(json, "error").value_or("");
   return out;
-}
-
-std::string Annotation(const nlohmann::json& object, const std::string& key) {
-  auto meta = object.is_object() ? object.find("metadata") : object.end();
-  if (meta == object.end()) return "";
-  return StringField(*meta, "annotations", key.c_str()).value_or("");
 }
 
 }  // namespace migserve::cluster::kubernetes

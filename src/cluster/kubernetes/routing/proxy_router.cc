@@ -1,0 +1,89 @@
+#include "cluster/kubernetes/routing/proxy_router.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/routing/proxy_routes.h"
+#include "kube/pod_ready.h"
+
+namespace migserve::cluster::kubernetes {
+
+ProxyRouter::ProxyRouter(kube::KubeClient* client, RouterOptions options)
+    : client_(client), options_(std::move(options)) {}
+
+StatusOr<bool> ProxyRouter::SetRoute(const ServiceRoute& route) {
+  MIGSERVE_ASSIGN_OR_RETURN(auto written, Write(route));
+  MIGSERVE_RETURN_IF_ERROR(WaitForProxies(written.first));
+  return written.second;
+}
+
+StatusOr<std::pair<long, bool>> ProxyRouter::Write(const ServiceRoute& route) {
+  std::string path = fmt::format("/api/v1/namespaces/{}/configmaps/{}",
+                                 options_.namespace_, kProxyRoutesName);
+  ProxyRoute desired{route, options_.ModelOf(route.service)};
+  std::string key = ProxyRouteKey(route.service);
+  std::string value = FormatProxyRoute(desired);
+  auto current = client_->Get(path);
+  if (current.status().code() == Status::Code::kNotFound) {
+    ProxyRoutes first{1, {{route.service, desired}}};
+    MIGSERVE_RETURN_IF_ERROR(
+        client_
+            ->Create(path.substr(0, path.rfind('/')),
+                     ProxyRoutesConfigMap(first, options_.namespace_))
+            .status());
+    return std::pair{1L, true};
+  }
+  MIGSERVE_RETURN_IF_ERROR(current.status());
+  // Only the generation is read: the other services' routes are theirs.
+  MIGSERVE_ASSIGN_OR_RETURN(long live, ParseProxyGeneration(*current));
+  const nlohmann::json& data = (*current)["data"];
+  if (data.contains(key) && data[key] == value) return std::pair{live, false};
+  long generation = live + 1;
+  // The resourceVersion makes a concurrent writer's change a conflict, not
+  // a lost update.
+  nlohmann::json patch = {
+      {"metadata",
+       {{"resourceVersion",
+         (*current)["metadata"].value("resourceVersion", "")}}},
+      {"data", {{key, value}, {"generation", std::to_string(generation)}}}};
+  MIGSERVE_RETURN_IF_ERROR(client_->Patch(path, patch).status());
+  return std::pair{generation, true};
+}
+
+Status ProxyRouter::WaitForProxies(long generation) {
+  std::string path =
+      fmt::format("/api/v1/namespaces/{}/pods", options_.namespace_);
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::duration<double>(options_.proxy_timeout_s);
+  while (true) {
+    MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json pods,
+                              client_->List(path, ProxyPodQuery()));
+    std::vector<std::string> behind;
+    for (const nlohmann::json& pod :
+         pods.value("items", nlohmann::json::array())) {
+      if (!kube::PodReady(pod)) continue;
+      std::string seen = Annotation(pod, kAnnotationProxyGeneration);
+      if (std::strtol(seen.c_str(), nullptr, 10) >= generation) continue;
+      behind.push_back(fmt::format("{} (at {})",
+                                   pod["metadata"].value("name", "?"),
+                                   seen.empty() ? std::string("none") : seen));
+    }
+    if (behind.empty()) return Status::Ok();
+    if (std::chrono::steady_clock::now() > deadline) {
+      return Status::DeadlineExceeded(fmt::format(
+          "proxy pods {} have not applied route generation {} within {} s",
+          fmt::join(behind, ", "), generation, options_.proxy_timeout_s));
+    }
+    std::this_thread::sleep_for(
+        std::chrono::duration<double>(options_.proxy_poll_s));
+  }
+}
+
+}  // namespace migserve::cluster::kubernetes

@@ -1,0 +1,36 @@
+// What the controller's route keepers on Kubernetes share (docs/serving.md):
+// where the routes live, the serving spec, each service's model, and which
+// data plane the target's router kind runs (queueing/router_kind.h).
+#ifndef MIGSERVE_CLUSTER_KUBERNETES_ROUTING_ROUTER_OPTIONS_H_
+#define MIGSERVE_CLUSTER_KUBERNETES_ROUTING_ROUTER_OPTIONS_H_
+
+#include <map>
+#include <string>
+
+#include "cluster/kubernetes/serving_spec.h"
+#include "queueing/router_kind.h"
+
+namespace migserve::cluster::kubernetes {
+
+struct RouterOptions {
+  std::string namespace_ = "default";  // of the routes and group Services
+  ServingSpec serving;                 // names the gateway
+  // service -> DNN model, for the path match; a service not listed serves
+  // the model of its name.
+  std::map<std::string, std::string> models;
+  // The data plane beside the gateway's HTTPRoutes: the target's router
+  // kind's.
+  queueing::DataPlane plane = queueing::DataPlane::kGatewayOnly;
+  double proxy_timeout_s = 60;  // the longest to wait for the proxies
+  double proxy_poll_s = 0.1;    // how often to look at them meanwhile
+
+  // The DNN model `service` serves.
+  const std::string& ModelOf(const std::string& service) const {
+    auto model = models.find(service);
+    return model != models.end() ? model->second : service;
+  }
+};
+
+}  // namespace migserve::cluster::kubernetes
+
+#endif  // MIGSERVE_CLUSTER_KUBERNETES_ROUTING_ROUTER_OPTIONS_H_
