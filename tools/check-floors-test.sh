@@ -35,12 +35,12 @@ expect "util including cli" 1 \
   "src/util/status.h:$line: \"cli/command.h\" runs back up the floors: util is below cli"
 
 cp -r "$here/../src" "$tmp/fresh" && rm -rf "$tmp/src" && mv "$tmp/fresh" "$tmp/src"
-printf '#include "report/svg.h"\n' >> "$tmp/src/serving/serve.cc"
+printf '#include "proxy/nginx_config.h"\n' >> "$tmp/src/agent/mig_driver.cc"
 printf '#include "kube/testing/api_server_standin.h"\n' >> "$tmp/src/cluster/kubernetes/export.cc"
 printf '#include "agent/testing/fake_nvml.h"\n#include "kube/testing/test_certificate.h"\n' \
   >> "$tmp/src/cli/cli_test.cc"
 expect "a sibling, and a test double in product code" 1 \
-  "\"report/svg.h\": serving may not include its sibling report" \
+  "\"proxy/nginx_config.h\": agent may not include its sibling proxy" \
   "src/cluster/kubernetes/export.cc:" "product code includes the test double"
 if grep -q cli_test "$tmp/out"; then
   echo "FAIL: a test's include of lower test doubles was refused"; failures=$((failures + 1))

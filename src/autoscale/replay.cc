@@ -311,47 +311,4 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
   return report;
 }
 
-namespace {
-
-nlohmann::json RunJson(const ReplayRun& run) {
-  return {{"gpu_hours", run.gpu_hours},
-          {"short_minutes", run.short_minutes},
-          {"short_minutes_by_service", run.short_minutes_by_service},
-          {"transitions", run.transitions},
-          {"peak_gpus", run.peak_gpus}};
-}
-
-}  // namespace
-
-nlohmann::json ReplayJson(const ReplayReport& report) {
-  nlohmann::json events = nlohmann::json::array();
-  for (const ReplayEvent& e : report.events) {
-    events.push_back({{"time_s", e.time_s},
-                      {"move", MoveName(e.move)},
-                      {"reason", e.reason},
-                      {"gpus_before", e.gpus_before},
-                      {"gpus_after", e.gpus_after},
-                      {"pod_starts", e.pod_starts},
-                      {"makespan_s", e.makespan_s},
-                      {"problem", e.problem}});
-    if (!e.survive_dropped.empty()) {
-      events.back()["survive_dropped"] = e.survive_dropped;
-    }
-  }
-  nlohmann::json samples = nlohmann::json::array();
-  for (const ReplaySample& s : report.samples) {
-    samples.push_back(
-        {{"time_s", s.time_s}, {"gpus", s.gpus}, {"capacity", s.capacity}});
-  }
-  return {{"services", report.services},
-          {"start_s", report.start_s},
-          {"end_s", report.end_s},
-          {"policy", RunJson(report.policy)},
-          {"static_peak", RunJson(report.static_peak)},
-          {"oracle", RunJson(report.oracle)},
-          {"declined", report.declined},
-          {"events", events},
-          {"samples", samples}};
-}
-
 }  // namespace migserve::autoscale

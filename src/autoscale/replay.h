@@ -93,9 +93,6 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
                               const profile::ProfileTable& profiles,
                               const ReplayOptions& options);
 
-// The report as JSON (docs/formats.md, "Replay report JSON").
-nlohmann::json ReplayJson(const ReplayReport& report);
-
 }  // namespace migserve::autoscale
 
 #endif  // MIGSERVE_AUTOSCALE_REPLAY_H_

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "autoscale/policy_state.h"
+#include "autoscale/replay_json.h"
 #include "autoscale/trace.h"
 #include "cli/cli_test_util.h"
 #include "cluster/inventory.h"
@@ -222,7 +223,7 @@ std::string Check(const Example& e) {
     if (!r) return r.message();
     // What report --replay reads.
     if (kind == "replay-report") {
-      return status_of(report::ParseReplayJson(e.text, source));
+      return status_of(autoscale::ParseReplayJson(e.text, source));
     }
     return "";
   }

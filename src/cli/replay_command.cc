@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "autoscale/replay.h"
+#include "autoscale/replay_json.h"
 #include "cli/command.h"
 #include "cli/inputs.h"
 #include "cli/policy_flags.h"

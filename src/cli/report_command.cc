@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "autoscale/replay_json.h"
 #include "autoscale/trace.h"
 #include "cli/command.h"
 #include "cli/flag_checks.h"
@@ -12,6 +13,7 @@
 #include "deployment/deployment_json.h"
 #include "deployment/validator.h"
 #include "report/html_report.h"
+#include "serving/serve_json.h"
 #include "util/file.h"
 
 namespace migserve::cli {
@@ -128,7 +130,7 @@ Status LoadReportInput(const ReportFlags& flags, CommandContext* context,
                        ReportFiles* files, report::ReportInput* in) {
   MIGSERVE_RETURN_IF_ERROR(LoadTyped("--replay", flags.replay,
                                      "replay --format json",
-                                     report::ParseReplayJson, &in->replay));
+                                     autoscale::ParseReplayJson, &in->replay));
   if (!flags.trace.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(in->rates, LoadRates(flags.trace));
   }
@@ -152,7 +154,7 @@ Status LoadReportInput(const ReportFlags& flags, CommandContext* context,
                 cluster::ParseTransitionReport, &in->simulation));
   MIGSERVE_RETURN_IF_ERROR(LoadTyped("--serve", flags.serve,
                                      "serve --format json",
-                                     report::ParseServeJson, &in->serve));
+                                     serving::ParseServeJson, &in->serve));
   if (!flags.plan.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.plan));
     MIGSERVE_ASSIGN_OR_RETURN(in->plan, cluster::ParsePlan(text, flags.plan));

@@ -18,6 +18,7 @@
 #include "deployment/deployment_json.h"
 #include "profile/profile_csv.h"
 #include "serving/serve.h"
+#include "serving/serve_json.h"
 #include "workload/workload_yaml.h"
 
 namespace migserve::cli {
@@ -67,24 +68,7 @@ std::string Json(const serving::ServeReport& report,
                  const serving::ServeOptions& o, const ServeFlags& flags) {
   nlohmann::ordered_json services = nlohmann::ordered_json::array();
   for (const serving::ServiceServing& s : report.services) {
-    services.push_back({{"service", s.service},
-                        {"slo_ms", s.slo_ms},
-                        {"required", s.required},
-                        {"offered", s.offered},
-                        {"achieved", s.achieved},
-                        {"replicas", s.replicas},
-                        {"arrived", s.arrived},
-                        {"served", s.served},
-                        {"requests", s.requests},
-                        {"mean_ms", s.mean_ms},
-                        {"p50_ms", s.p50_ms},
-                        {"p90_ms", s.p90_ms},
-                        {"p99_ms", s.p99_ms},
-                        {"within_slo", s.within_slo},
-                        {"saturation", s.saturation},
-                        {"utilization", s.utilization},
-                        {"stable", s.stable},
-                        {"ok", s.ok()}});
+    services.push_back(serving::ServiceJson(s));
   }
   bool poisson = o.arrivals.kind == queueing::ArrivalProcess::Kind::kPoisson;
   nlohmann::ordered_json j = {{"load", o.load},

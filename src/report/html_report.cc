@@ -147,11 +147,13 @@ std::string PlanSummary(const cluster::TransitionPlan& plan) {
       count);
 }
 
-std::string ServeChart(const std::vector<ServedService>& serve,
+std::string ServeChart(const std::vector<serving::ServiceServing>& serve,
                        const Palette& palette) {
   std::vector<Bar> bars;
-  for (const ServedService& s : serve) {
-    for (const auto& [q, ms] : s.latency_ms) {
+  for (const serving::ServiceServing& s : serve) {
+    for (const auto& [q, ms] : {std::pair<std::string, double>{"p50", s.p50_ms},
+                                {"p90", s.p90_ms},
+                                {"p99", s.p99_ms}}) {
       Bar b;
       b.label = fmt::format("{} {}", s.service, q);
       b.value = ms;

@@ -9,10 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "autoscale/replay.h"
 #include "cluster/action.h"
 #include "cluster/transition_report.h"
 #include "deployment/deployment.h"
 #include "report/report_inputs.h"
+#include "serving/serve.h"
 
 namespace migserve::report {
 
@@ -30,10 +32,11 @@ struct ReportInput {
   std::optional<std::vector<ComparedRow>> compare;  // compare --format json
   std::optional<cluster::TransitionPlan> plan;
   std::optional<cluster::TransitionReport> simulation;  // simulate --report
-  std::optional<std::vector<ServedService>> serve;      // serve --format json
-  std::optional<ReplayedDay> replay;                    // replay --format json
-  std::optional<ObservedRates> rates;                   // the replay's trace
-  int compact_above = 100;  // GPUs; see DeploymentView
+  // serve --format json
+  std::optional<std::vector<serving::ServiceServing>> serve;
+  std::optional<autoscale::ReplayReport> replay;  // replay --format json
+  std::optional<ObservedRates> rates;             // the replay's trace
+  int compact_above = 100;                        // GPUs; see DeploymentView
 };
 
 // The HTML.

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "autoscale/replay_json.h"
 #include "deployment/deployment_json.h"
 #include "report/report_inputs.h"
+#include "serving/serve_json.h"
 #include "util/test_util.h"
 
 namespace migserve::report {
@@ -158,7 +160,7 @@ TEST(HtmlReportTest, CompareAndServeChartsHaveABarPerRow) {
                              {"p90_ms", 60.0},
                              {"p99_ms", 120.0},
                              {"within_slo", 0.98}}}}};
-  in.serve = ParseServeJson(serve.dump(), "s.json").value();
+  in.serve = serving::ParseServeJson(serve.dump(), "s.json").value();
   std::string html = RenderReport(in);
   EXPECT_EQ(CountMatches(html, "<rect class=\"bar\""), 2 + 3 + 3);
   EXPECT_NE(html.find("120 of 100 req/s (120%)"), std::string::npos);
@@ -166,7 +168,7 @@ TEST(HtmlReportTest, CompareAndServeChartsHaveABarPerRow) {
   EXPECT_NE(html.find("cannot serve: b does not fit"), std::string::npos);
   EXPECT_NE(html.find("14 GPUs (feasible)"), std::string::npos);
   EXPECT_NE(html.find("120 ms (SLO 100 ms), 98% within"), std::string::npos);
-  auto short_serve = ParseServeJson(
+  auto short_serve = serving::ParseServeJson(
       nlohmann::json{{"services", {{{"service", "bert-1"}}}}}.dump(), "s.json");
   ASSERT_FALSE(short_serve.ok());
   EXPECT_EQ(short_serve.status().message(),
@@ -205,7 +207,7 @@ constexpr const char* kReplayedDay = R"({
 })";
 
 TEST(HtmlReportTest, AReplayedDayDrawsEveryMoveAndEveryService) {
-  auto day = ParseReplayJson(kReplayedDay, "day.json");
+  auto day = autoscale::ParseReplayJson(kReplayedDay, "day.json");
   ASSERT_TRUE(day.ok()) << day.status().ToString();
   ReportInput in;
   in.title = "replayed";
@@ -252,19 +254,19 @@ TEST(HtmlReportTest, AReplayThatDoesNotAddUpIsNamed) {
   std::string text = kReplayedDay;
   std::string wrong = text;
   wrong.replace(wrong.find("[150, 80]"), 9, "[150]");
-  auto r = ParseReplayJson(wrong, "day.json");
+  auto r = autoscale::ParseReplayJson(wrong, "day.json");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(),
             "day.json: samples[4].capacity: 1 values for 2 services");
   wrong = text;
   wrong.replace(wrong.find("\"down\""), 6, "\"side\"");
-  r = ParseReplayJson(wrong, "day.json");
+  r = autoscale::ParseReplayJson(wrong, "day.json");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(),
             "day.json: events[1].move: expected up or down, got side");
   wrong = text;
   wrong.replace(wrong.find("{\"a\": 6.5}"), 10, "{\"a\": \"x\"}");
-  r = ParseReplayJson(wrong, "day.json");
+  r = autoscale::ParseReplayJson(wrong, "day.json");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find(
                 "day.json: policy.short_minutes_by_service.a: expected a "

@@ -21,13 +21,13 @@ struct TimeAxis {
   }
 };
 
-TimeAxis AxisOf(const ReplayedDay& day) {
+TimeAxis AxisOf(const autoscale::ReplayReport& day) {
   return {day.start_s, std::max(day.end_s - day.start_s, 1e-9)};
 }
 
 // Grid lines and labels at every "nice" number of hours (or minutes, for
 // a short day), from the day's start.
-std::string Ticks(const ReplayedDay& day, int height) {
+std::string Ticks(const autoscale::ReplayReport& day, int height) {
   TimeAxis x = AxisOf(day);
   double step = 60;
   for (double s : {60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0, 10800.0, 21600.0,
@@ -49,21 +49,22 @@ std::string Ticks(const ReplayedDay& day, int height) {
 }
 
 // A thin vertical line at each move of the policy, from y 0 to `height`.
-std::string MoveMarks(const ReplayedDay& day, int height) {
+std::string MoveMarks(const autoscale::ReplayReport& day, int height) {
   TimeAxis x = AxisOf(day);
   std::string out;
-  for (const ReplayedDay::Event& e : day.events) {
+  for (const autoscale::ReplayEvent& e : day.events) {
     out += fmt::format(
         "<line class=\"move-mark {}\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"0\" "
         "y2=\"{}\"><title>{}</title></line>\n",
-        e.move, x(e.time_s), x(e.time_s), height, Escape(e.reason));
+        autoscale::MoveName(e.move), x(e.time_s), x(e.time_s), height,
+        Escape(e.reason));
   }
   return out;
 }
 
 }  // namespace
 
-std::string ReplayRunsTable(const ReplayedDay& day) {
+std::string ReplayRunsTable(const autoscale::ReplayReport& day) {
   std::string rows;
   for (const auto& [name, run] : {std::pair{"policy", &day.policy},
                                   {"static peak", &day.static_peak},
@@ -88,27 +89,28 @@ std::string ReplayRunsTable(const ReplayedDay& day) {
       saved, Num(saved), day.policy.transitions, rows);
 }
 
-std::string ReplayGpusView(const ReplayedDay& day) {
+std::string ReplayGpusView(const autoscale::ReplayReport& day) {
   constexpr int kHeight = 160;
   TimeAxis x = AxisOf(day);
   double top = std::max(day.static_peak.peak_gpus, 1);
   std::vector<std::pair<double, double>> steps;
-  for (const ReplayedDay::Sample& s : day.samples) {
+  for (const autoscale::ReplaySample& s : day.samples) {
     top = std::max<double>(top, s.gpus);
     steps.emplace_back(s.time_s, s.gpus);
   }
   top *= 1.1;
   auto y = [&](double v) { return kHeight - v / top * kHeight + 4; };
   std::string moves;
-  for (const ReplayedDay::Event& e : day.events) {
+  for (const autoscale::ReplayEvent& e : day.events) {
     moves += fmt::format(
         "<line class=\"move {}\" data-time=\"{}\" data-gpus-before=\"{}\" "
         "data-gpus-after=\"{}\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" "
         "y2=\"{:.1f}\"><title>{} s: {} ({} -> {} GPUs, {} pod starts, {} s)"
         "{}</title></line>\n",
-        e.move, e.time_s, e.gpus_before, e.gpus_after, x(e.time_s), x(e.time_s),
-        y(e.gpus_before), y(e.gpus_after), Num(e.time_s), Escape(e.reason),
-        e.gpus_before, e.gpus_after, e.pod_starts, Num(e.makespan_s),
+        autoscale::MoveName(e.move), e.time_s, e.gpus_before, e.gpus_after,
+        x(e.time_s), x(e.time_s), y(e.gpus_before), y(e.gpus_after),
+        Num(e.time_s), Escape(e.reason), e.gpus_before, e.gpus_after,
+        e.pod_starts, Num(e.makespan_s),
         e.problem.empty() ? "" : ": " + Escape(e.problem));
   }
   double fixed = day.static_peak.peak_gpus;
@@ -129,7 +131,7 @@ std::string ReplayGpusView(const ReplayedDay& day) {
       StepPoints(steps, day.end_s, x, y), moves);
 }
 
-std::string ReplayServicesView(const ReplayedDay& day,
+std::string ReplayServicesView(const autoscale::ReplayReport& day,
                                const ObservedRates* rates,
                                const Palette& palette) {
   constexpr int kHeight = 70;
@@ -138,7 +140,7 @@ std::string ReplayServicesView(const ReplayedDay& day,
   for (size_t s = 0; s < day.services.size(); ++s) {
     const std::string& name = day.services[s];
     std::vector<std::pair<double, double>> capacity;
-    for (const ReplayedDay::Sample& sample : day.samples) {
+    for (const autoscale::ReplaySample& sample : day.samples) {
       capacity.emplace_back(sample.time_s, sample.capacity[s]);
     }
     std::vector<std::pair<double, double>> rate;

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "autoscale/replay.h"
 #include "report/report_inputs.h"
 #include "report/svg.h"
 
@@ -14,19 +15,19 @@ namespace migserve::report {
 
 // One row per way of provisioning (policy, static peak, oracle): GPU-hours,
 // peak GPUs, transitions and minutes short: <tr data-run data-gpu-hours>.
-std::string ReplayRunsTable(const ReplayedDay& day);
+std::string ReplayRunsTable(const autoscale::ReplayReport& day);
 
 // GPUs in use over time (<polyline class="gpus-line">), static
 // provisioning's GPUs (<line class="static-peak">), and each move as
 // <line class="move up|down" data-time data-gpus-before data-gpus-after>
 // with its reason as title: <svg class="replay-gpus" data-peak data-static>.
-std::string ReplayGpusView(const ReplayedDay& day);
+std::string ReplayGpusView(const autoscale::ReplayReport& day);
 
 // Per service, its ready capacity (a step line) and, with `rates`, the
 // rate it received (dashed), each move marked, and the policy's minutes
 // short as the replay measured them: <svg class="replay-service"
 // data-service data-short-minutes>.
-std::string ReplayServicesView(const ReplayedDay& day,
+std::string ReplayServicesView(const autoscale::ReplayReport& day,
                                const ObservedRates* rates,
                                const Palette& palette);
 

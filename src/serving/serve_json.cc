@@ -1,0 +1,55 @@
+#include "serving/serve_json.h"
+
+#include "util/json_fields.h"
+
+namespace migserve::serving {
+namespace {
+
+Status ReadService(const JsonFields& f, ServiceServing* s) {
+  MIGSERVE_RETURN_IF_ERROR(f.Get("service", true, &s->service));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("p50_ms", true, &s->p50_ms));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("p90_ms", true, &s->p90_ms));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("p99_ms", true, &s->p99_ms));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("slo_ms", true, &s->slo_ms));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("within_slo", true, &s->within_slo));
+  for (auto [key, value] : {std::pair{"required", &s->required},
+                            {"offered", &s->offered},
+                            {"achieved", &s->achieved},
+                            {"mean_ms", &s->mean_ms},
+                            {"saturation", &s->saturation},
+                            {"utilization", &s->utilization}}) {
+    MIGSERVE_RETURN_IF_ERROR(f.Get(key, false, value));
+  }
+  for (auto [key, value] : {std::pair{"arrived", &s->arrived},
+                            {"served", &s->served},
+                            {"requests", &s->requests}}) {
+    MIGSERVE_RETURN_IF_ERROR(f.Get(key, false, value));
+  }
+  MIGSERVE_RETURN_IF_ERROR(f.Get("replicas", false, &s->replicas));
+  return f.Get("stable", false, &s->stable);
+}
+
+}  // namespace
+
+nlohmann::ordered_json ServiceJson(const ServiceServing& s) {
+  return {{"service", s.service},       {"slo_ms", s.slo_ms},
+          {"required", s.required},     {"offered", s.offered},
+          {"achieved", s.achieved},     {"replicas", s.replicas},
+          {"arrived", s.arrived},       {"served", s.served},
+          {"requests", s.requests},     {"mean_ms", s.mean_ms},
+          {"p50_ms", s.p50_ms},         {"p90_ms", s.p90_ms},
+          {"p99_ms", s.p99_ms},         {"within_slo", s.within_slo},
+          {"saturation", s.saturation}, {"utilization", s.utilization},
+          {"stable", s.stable},         {"ok", s.ok()}};
+}
+
+StatusOr<std::vector<ServiceServing>> ParseServeJson(
+    const std::string& text, const std::string& source) {
+  MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json root, ParseJsonObject(text, source));
+  std::vector<ServiceServing> services;
+  MIGSERVE_RETURN_IF_ERROR(
+      JsonFields(root, source, "").Objects("services", ReadService, &services));
+  return services;
+}
+
+}  // namespace migserve::serving
