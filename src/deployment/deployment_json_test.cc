@@ -103,6 +103,26 @@ TEST(DeploymentJsonTest, FieldErrorNamesPath) {
   EXPECT_EQ(missing.status().message(), "d.json: gpus: missing");
 }
 
+// A service's name goes into manifests and the proxy's configuration:
+// only plain names pass (util/plain_name.h).
+TEST(DeploymentJsonTest, ANameThatIsNotPlainIsRefused) {
+  auto d = ParseDeployment(
+      R"({"gpu": "A", "gpus": [{"id": 0, "instances": [{"profile": "1g.10gb", "start": 0, "service": "s\"; x"}]}]})",
+      "d.json");
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().message(),
+            "d.json: gpus[0].instances[0].service: must be 1 to 63 letters, "
+            "digits, '-', '_' or '.', starting and ending with a letter or "
+            "digit, got 's\"; x'");
+  d = ParseDeployment(
+      R"({"gpu": "A", "services": [{"name": "s", "model": "m}"}], "gpus": []})",
+      "d.json");
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("d.json: services[0].model: must be"),
+            std::string::npos)
+      << d.status().message();
+}
+
 TEST(DeploymentJsonTest, SurviveIsKeptAndChecked) {
   nlohmann::json j = nlohmann::json::parse(kExample);
   j["survive"] = {{"domain", "node"}, {"keep", 0.5}};

@@ -8,6 +8,7 @@
 #include "mig/gpu_catalog.h"
 #include "util/csv_file.h"
 #include "util/file.h"
+#include "util/plain_name.h"
 
 namespace migserve::profile {
 namespace {
@@ -110,6 +111,9 @@ StatusOr<ProfileTable> ParseProfileCsv(const std::string& text,
     ProfileRow row;
     row.line = record.line;
     MIGSERVE_RETURN_IF_ERROR(reader.Text(0, &row.model));
+    if (std::string problem = PlainNameProblem(row.model); !problem.empty()) {
+      return reader.Error(0, problem);
+    }
     MIGSERVE_RETURN_IF_ERROR(reader.Text(1, &row.gpu));
     MIGSERVE_RETURN_IF_ERROR(reader.Text(2, &row.profile));
     MIGSERVE_RETURN_IF_ERROR(reader.Count(3, &row.batch));

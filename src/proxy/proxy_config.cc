@@ -7,14 +7,16 @@
 #include <set>
 
 #include "util/json_fields.h"
+#include "util/plain_name.h"
 
 namespace migserve::proxy {
 namespace {
 
 using nlohmann::json;
 
-// A name nginx takes in an upstream, a location and a map without quoting.
-bool PlainName(const std::string& s) {
+// An address nginx takes in a server line without quoting: letters, digits,
+// '-', '_' or '.' (an IPv4 address or a host name).
+bool PlainHost(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' ||
            c == '_' || c == '.';
@@ -23,7 +25,7 @@ bool PlainName(const std::string& s) {
 
 Status ReadBackend(const JsonFields& f, ProxyBackend* b) {
   MIGSERVE_RETURN_IF_ERROR(f.Get("address", true, &b->address));
-  if (!PlainName(b->address)) {
+  if (!PlainHost(b->address)) {
     return f.Error("address", "must be an IP address or host name");
   }
   MIGSERVE_RETURN_IF_ERROR(f.Get("port", true, &b->port));
@@ -42,9 +44,8 @@ Status ReadUpstream(const JsonFields& f, ProxyUpstream* u) {
   MIGSERVE_RETURN_IF_ERROR(f.Get("service", true, &u->service));
   MIGSERVE_RETURN_IF_ERROR(f.Get("model", true, &u->model));
   auto plain = [&](const char* key, const std::string& value) {
-    return PlainName(value)
-               ? Status::Ok()
-               : f.Error(key, "must be letters, digits, '-', '_' or '.'");
+    std::string problem = PlainNameProblem(value);
+    return problem.empty() ? Status::Ok() : f.Error(key, problem);
   };
   MIGSERVE_RETURN_IF_ERROR(plain("service", u->service));
   MIGSERVE_RETURN_IF_ERROR(plain("model", u->model));

@@ -42,7 +42,7 @@ TEST(ProxyConfigTest, ErrorsNameTheField) {
        "services[0].backends[0].weight: must be 1 to 1000000, got 0"},
       {R"({"generation": 1, "services": [{"service": "a b", "model": "m",
           "backends": []}]})",
-       "services[0].service: must be letters"},
+       "services[0].service: must be 1 to 63 letters"},
       {R"({"generation": 1, "services": [{"service": "a", "model": "m",
           "backends": [{"address": "h;", "port": 80, "weight": 1}]}]})",
        "services[0].backends[0].address"},

@@ -4,6 +4,7 @@
 
 #include "mig/gpu_catalog.h"
 #include "util/file.h"
+#include "util/plain_name.h"
 #include "util/yaml_map.h"
 
 namespace migserve::workload {
@@ -91,6 +92,11 @@ StatusOr<Service> ParseService(const YAML::Node& node,
   s.line = map.line();
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &s.name));
   MIGSERVE_RETURN_IF_ERROR(map.Required("model", &s.model));
+  for (auto [key, name] : {std::pair{"name", &s.name}, {"model", &s.model}}) {
+    if (std::string problem = PlainNameProblem(*name); !problem.empty()) {
+      return map.Error(key, problem);
+    }
+  }
   MIGSERVE_RETURN_IF_ERROR(
       map.Required("throughput", &s.throughput, kRateRange));
   MIGSERVE_RETURN_IF_ERROR(

@@ -10,7 +10,7 @@ TEST(WorkloadYamlTest, ParsesAndRoundTrips) {
       "gpu: A100-SXM4-80GB\nlatency_budget: 0.45\nmax_procs: 2\n"
       "legacy_4g3g: true\nservices:\n"
       "  - {name: r50, model: resnet50, throughput: 2000, latency_ms: 100}\n"
-      "  - name: \"bert 2\"\n    model: bert\n    throughput: 12.5\n"
+      "  - name: \"bert-2\"\n    model: bert\n    throughput: 12.5\n"
       "    latency_ms: 300\n",
       "w.yaml");
   ASSERT_TRUE(w.ok()) << w.status().ToString();
@@ -22,7 +22,7 @@ TEST(WorkloadYamlTest, ParsesAndRoundTrips) {
   EXPECT_EQ(w->services[1].line, 7);
   auto back = ParseWorkload(FormatWorkload(*w), "again.yaml");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
-  EXPECT_EQ(back->services[1].name, "bert 2");
+  EXPECT_EQ(back->services[1].name, "bert-2");
   EXPECT_DOUBLE_EQ(back->services[1].throughput, 12.5);
   EXPECT_TRUE(back->mig.legacy_4g3g);
   // p99 is the default and goes unwritten; paper is written and read back.
@@ -96,6 +96,18 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"gpu: A100-SXM4-80GB\nrouter: envoy\nservices: []\n",
                 "w.yaml:2: router: must be proxy, gateway-api or random, got "
                 "'envoy'"},
+        // Names go into nginx.conf and manifests: only plain names pass.
+        BadCase{"gpu: A100-SXM4-80GB\nservices:\n  - {name: 'a;b', model: m, "
+                "throughput: 1, latency_ms: 1}\n",
+                "w.yaml:3: services[0].name: must be 1 to 63 letters, digits, "
+                "'-', '_' or '.', starting and ending with a letter or digit, "
+                "got 'a;b'"},
+        BadCase{"gpu: A100-SXM4-80GB\nservices:\n  - name: s\n    model: \"m/; "
+                "}\\n location / { alias /; \"\n    throughput: 1\n"
+                "    latency_ms: 1\n",
+                "w.yaml:4: services[0].model: must be 1 to 63 letters, "
+                "digits, '-', '_' or '.', starting and ending with a letter or "
+                "digit, got 'm/; }\\x0a location / { alias /; '"},
         BadCase{"gpu: A100-SXM4-80GB\nrouter_replicas: 0\nservices: []\n",
                 "w.yaml:2: router_replicas: must be from 1 to 64, got 0"},
         BadCase{"gpu: A100-SXM4-80GB\narrival_cv: .nan\nservices: []\n",

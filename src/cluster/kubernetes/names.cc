@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "util/json_fields.h"
+#include "util/plain_name.h"
 
 namespace migserve::cluster::kubernetes {
 namespace {
@@ -69,10 +70,7 @@ std::string GroupName(const std::string& service, const RouteGroup& group) {
 std::string RouteName(const std::string& service) { return DnsLabel(service); }
 
 Status CheckLabelValue(std::string_view value, std::string_view what) {
-  bool ok = !value.empty() && value.size() <= 63 && Alnum(value.front()) &&
-            Alnum(value.back());
-  for (char c : value) ok &= Alnum(c) || c == '-' || c == '_' || c == '.';
-  if (ok) return Status::Ok();
+  if (IsPlainName(value)) return Status::Ok();
   return Status::InvalidArgument(fmt::format(
       "{} \"{}\" is not a Kubernetes label value (at most 63 letters, digits, "
       "'-', '_' or '.', starting and ending with a letter or digit)",

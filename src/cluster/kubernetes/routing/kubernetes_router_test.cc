@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/routing/proxy_routes.h"
 #include "kube/testing/api_server_standin.h"
 
 namespace migserve::cluster::kubernetes {
@@ -85,6 +86,32 @@ TEST_F(KubernetesRouterTest,
   // A group that comes back after its Service was deleted gets it again.
   EXPECT_EQ(Route("a", {1, 4}),
             (std::set{Name("other", 5), Name("a", 1), Name("a", 4)}));
+}
+
+// A route written straight into the routes ConfigMap with a name that is
+// not plain never reaches the proxy's configuration: reading the map fails
+// naming the field (the router then keeps its last good configuration).
+TEST(ProxyRoutesTest, ANameThatIsNotPlainIsRefused) {
+  for (const auto& [field, value] :
+       {std::pair<std::string, std::string>{"model", "m; } location / {"},
+        {"model", "m\ninclude /etc/nginx/x;"},
+        {"model", std::string(300, 'm')}}) {
+    nlohmann::json route = {
+        {"service", "s"}, {field, value}, {"groups", nlohmann::json::array()}};
+    nlohmann::json map = {
+        {"data", {{"generation", "2"}, {"route.s", route.dump()}}}};
+    auto read = ParseProxyRoutes(map);
+    ASSERT_FALSE(read.ok()) << value;
+    EXPECT_NE(read.status().message().find(
+                  "data.route.s: model: must be 1 to 63 letters"),
+              std::string::npos)
+        << read.status().message();
+  }
+  nlohmann::json good = {
+      {"service", "s"}, {"model", "m"}, {"groups", nlohmann::json::array()}};
+  EXPECT_TRUE(ParseProxyRoutes(
+                  {{"data", {{"generation", "2"}, {"route.s", good.dump()}}}})
+                  .ok());
 }
 
 // The keepers follow the serving spec and the data plane: none without a

@@ -1,0 +1,51 @@
+#include "util/plain_name.h"
+
+#include <fmt/format.h>
+
+namespace migserve {
+namespace {
+
+bool Alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9');
+}
+
+// `name` as a message shows it: control characters and quotes escaped, at
+// most 40 characters of it.
+std::string Shown(std::string_view name) {
+  std::string out;
+  for (char c : name.substr(0, 40)) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '\'' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20 || u >= 0x7f) {
+      out += fmt::format("\\x{:02x}", u);
+    } else {
+      out += c;
+    }
+  }
+  if (name.size() > 40) out += fmt::format("... ({} characters)", name.size());
+  return out;
+}
+
+}  // namespace
+
+bool IsPlainName(std::string_view name) {
+  if (name.empty() || name.size() > kMaxPlainName) return false;
+  if (!Alnum(name.front()) || !Alnum(name.back())) return false;
+  for (char c : name) {
+    if (!Alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  }
+  return true;
+}
+
+std::string PlainNameProblem(std::string_view name) {
+  if (IsPlainName(name)) return "";
+  return fmt::format(
+      "must be 1 to {} letters, digits, '-', '_' or '.', starting and ending "
+      "with a letter or digit, got '{}'",
+      kMaxPlainName, Shown(name));
+}
+
+}  // namespace migserve

@@ -1,0 +1,28 @@
+// The one rule for the names migserve copies from its inputs into what it
+// writes (docs/formats.md, "Names"): a service's name and a DNN model's name
+// become Kubernetes label values, object names, nginx upstreams and
+// locations, and paths. A plain name is what all of them take unquoted: 1 to
+// 63 letters, digits, '-', '_' or '.', starting and ending with a letter or
+// digit (a Kubernetes label value). Every boundary where a name enters
+// (workload, profile CSV, deployment, the proxy's routes) checks it here, so
+// nothing else has to quote or escape one: no ';', '{', '$', quote, space,
+// newline or NUL can reach nginx.conf or a manifest.
+#ifndef MIGSERVE_UTIL_PLAIN_NAME_H_
+#define MIGSERVE_UTIL_PLAIN_NAME_H_
+
+#include <string>
+#include <string_view>
+
+namespace migserve {
+
+inline constexpr int kMaxPlainName = 63;
+
+bool IsPlainName(std::string_view name);
+
+// "" if `name` is plain, else why not, for an error message: "must be 1 to
+// 63 letters, ... got '<name>'" (the name shown escaped and cut short).
+std::string PlainNameProblem(std::string_view name);
+
+}  // namespace migserve
+
+#endif  // MIGSERVE_UTIL_PLAIN_NAME_H_
