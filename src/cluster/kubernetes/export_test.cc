@@ -110,8 +110,8 @@ TEST(ExportTest, TheProxysRoutesNameEveryReplica) {
       EXPECT_EQ(routes->services.at(service).route, route) << service;
     }
   }
-  EXPECT_EQ(kinds, 6);  // ServiceAccount, Role, RoleBinding, ConfigMap,
-                        // Deployment, Service
+  EXPECT_EQ(kinds, 7);  // ServiceAccount, Role, RoleBinding, ConfigMap,
+                        // Deployment, PodDisruptionBudget, Service
 }
 
 TEST(ExportTest, PodsRunTheSpecsTemplateWithTheReplicaContract) {

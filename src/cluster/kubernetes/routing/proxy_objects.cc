@@ -33,6 +33,18 @@ Json RouterContainer(const ProxyExport& proxy) {
           {"readinessProbe",
            {{"httpGet", {{"path", "/migserve/generation"}, {"port", "http"}}},
             {"periodSeconds", 2}}},
+          // Alive while nginx listens (whatever the routes): a proxy whose
+          // nginx no longer listens is restarted by its kubelet.
+          {"livenessProbe",
+           {{"tcpSocket", {{"port", "http"}}},
+            {"initialDelaySeconds", 10},
+            {"periodSeconds", 10},
+            {"failureThreshold", 3}}},
+          // nginx with a few workers and the router's informers; the limit
+          // keeps a runaway config from taking the node's memory.
+          {"resources",
+           {{"requests", {{"cpu", "100m"}, {"memory", "64Mi"}}},
+            {"limits", {{"memory", "256Mi"}}}}},
           {"securityContext",
            {{"allowPrivilegeEscalation", false},
             {"readOnlyRootFilesystem", true},
@@ -64,6 +76,16 @@ Json ProxyDeployment(const ServingSpec& spec, const ProxyExport& proxy) {
          {{"type", "RollingUpdate"},
           {"rollingUpdate", {{"maxUnavailable", 0}, {"maxSurge", 1}}}}},
         {"template", {{"metadata", {{"labels", Labels()}}}, {"spec", pod}}}}}};
+}
+
+// At most one proxy down at a time by a voluntary disruption (a node
+// drain), so that with two or more the service keeps a proxy throughout.
+Json ProxyDisruptionBudget(const ServingSpec& spec) {
+  return {{"apiVersion", "policy/v1"},
+          {"kind", "PodDisruptionBudget"},
+          {"metadata", Metadata(spec)},
+          {"spec",
+           {{"maxUnavailable", 1}, {"selector", {{"matchLabels", Labels()}}}}}};
 }
 
 Json ProxyService(const ServingSpec& spec) {
@@ -116,6 +138,7 @@ std::string ProxyObjects(const ClusterState& state,
   std::vector<Json> objects = Access(spec);
   objects.push_back(ProxyRoutesConfigMap(routes, spec.namespace_));
   objects.push_back(ProxyDeployment(spec, proxy));
+  objects.push_back(ProxyDisruptionBudget(spec));
   objects.push_back(ProxyService(spec));
   return fmt::format(
              "# The proxy written by migserve export (router: proxy): {} "
