@@ -1,6 +1,7 @@
 #include "cluster/kubernetes/export.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <map>
@@ -202,8 +203,12 @@ std::string_view FlavorName(Flavor flavor) {
   return "";
 }
 
-std::string MigPartedConfig(const ClusterState& state) {
-  Json configs = Json::object();
+namespace {
+
+// Per node, its mig-parted entries: one `devices: [<index>]` entry per GPU
+// that holds instances.
+std::map<std::string, Json> NodeEntries(const ClusterState& state) {
+  std::map<std::string, Json> nodes;
   for (const GpuState& g : state.gpus) {
     if (g.slots.empty()) continue;  // idle: left as it is
     Json devices = Json::object();
@@ -214,8 +219,18 @@ std::string MigPartedConfig(const ClusterState& state) {
     Json entry = {{"devices", Json::array({g.id.index})},
                   {"mig-enabled", true},
                   {"mig-devices", devices}};
-    if (!configs.contains(g.id.node)) configs[g.id.node] = Json::array();
-    configs[g.id.node].push_back(std::move(entry));
+    auto [it, added] = nodes.try_emplace(g.id.node, Json::array());
+    it->second.push_back(std::move(entry));
+  }
+  return nodes;
+}
+
+}  // namespace
+
+std::string MigPartedConfig(const ClusterState& state) {
+  Json configs = Json::object();
+  for (auto& [node, entries] : NodeEntries(state)) {
+    configs[node] = std::move(entries);
   }
   std::string header = fmt::format(
       "# mig-parted v1 config written by migserve export ({}): one config\n"
@@ -228,21 +243,46 @@ std::string MigPartedConfig(const ClusterState& state) {
 }
 
 std::string MigManagerConfigMap(const ClusterState& state) {
+  // The Operator's own defaults, kept for the nodes that still use them.
+  Json configs = {
+      {"all-disabled", {{{"devices", "all"}, {"mig-enabled", false}}}},
+      {"all-enabled",
+       {{{"devices", "all"},
+         {"mig-enabled", true},
+         {"mig-devices", Json::object()}}}}};
+  std::map<std::string, std::vector<std::string>> nodes_of;  // by config
+  for (auto& [node, entries] : NodeEntries(state)) {
+    std::string name = "migserve-" + ShortHash(entries.dump());
+    nodes_of[name].push_back(node);
+    if (!configs.contains(name)) configs[name] = std::move(entries);
+  }
+  std::string config = fmt::format(
+      "# mig-parted v1 config written by migserve export ({}): the GPU\n"
+      "# Operator's defaults and one config per distinct node layout,\n"
+      "# shared by the nodes that have it.\n",
+      ModelNames(state));
+  config += kube::ToYaml({{{"version", "v1"}, {"mig-configs", configs}}});
   Json map = {
       {"apiVersion", "v1"},
       {"kind", "ConfigMap"},
       {"metadata",
        {{"name", kMigManagerConfigMap}, {"namespace", kGpuOperatorNamespace}}},
-      {"data", {{"config.yaml", MigPartedConfig(state)}}}};
+      {"data", {{"config.yaml", config}}}};
+  std::string labels;
+  for (const auto& [name, nodes] : nodes_of) {
+    labels += fmt::format(
+        "#   kubectl label node {} nvidia.com/mig.config={} --overwrite\n",
+        fmt::join(nodes, " "), name);
+  }
   std::string header = fmt::format(
       "# The GPU Operator's MIG manager config written by migserve export\n"
-      "# ({}). Apply it, point the ClusterPolicy's "
-      "spec.migManager.config.name\n"
-      "# at {} and label each node with its config (named after the node):\n"
-      "#   kubectl label node NODE nvidia.com/mig.config=NODE --overwrite\n"
+      "# ({}): a config for each of its {} distinct node layouts, beside the\n"
+      "# Operator's all-disabled and all-enabled. Apply it, point the\n"
+      "# ClusterPolicy's spec.migManager.config.name at {} and label the\n"
+      "# nodes:\n{}"
       "# The MIG manager re-creates every GPU whose layout differs, so those\n"
       "# GPUs must be idle (docs/kubernetes.md, \"The GPU Operator\").\n",
-      ModelNames(state), kMigManagerConfigMap);
+      ModelNames(state), nodes_of.size(), kMigManagerConfigMap, labels);
   return header + kube::ToYaml(std::vector<Json>{map});
 }
 

@@ -65,8 +65,13 @@ struct ExportedFiles {
 // a GPU has no config.
 std::string MigPartedConfig(const ClusterState& state);
 
-// The same config as the GPU Operator's MIG manager reads it: ConfigMap
-// kMigManagerConfigMap in kGpuOperatorNamespace, key config.yaml.
+// The config as the GPU Operator's MIG manager reads it (ConfigMap
+// kMigManagerConfigMap in kGpuOperatorNamespace, key config.yaml), by the
+// Operator's conventions: one config per distinct node layout, named
+// "migserve-<hash of the layout>" and shared by the nodes that have it,
+// beside the Operator's defaults all-disabled and all-enabled (a node
+// still labelled with one keeps working once the ClusterPolicy names this
+// map). The header says which nodes to label with which config.
 std::string MigManagerConfigMap(const ClusterState& state);
 
 // Returns the Kubernetes objects of the replicas of `state`; each replica

@@ -284,9 +284,11 @@ TEST(ExportTest, MigPartedLeavesIdleGpusAlone) {
   }
 }
 
-// The gpu-operator flavour writes the same config as the ConfigMap the
-// Operator's MIG manager reads (key config.yaml), and no bare mig-parted
-// file; its replicas are the device plugin's.
+// The gpu-operator flavour writes the ConfigMap the Operator's MIG
+// manager reads (key config.yaml) by the Operator's conventions, and no
+// bare mig-parted file; its replicas are the device plugin's. A fleet with
+// N distinct node layouts has N configs, shared by the nodes that have
+// them, plus the Operator's all-disabled and all-enabled.
 TEST(ExportTest, GpuOperatorFlavourWritesTheMigManagersConfigMap) {
   Loaded day = LoadDay();
   ExportOptions options;
@@ -298,8 +300,32 @@ TEST(ExportTest, GpuOperatorFlavourWritesTheMigManagersConfigMap) {
   EXPECT_EQ(map["kind"].as<std::string>(), "ConfigMap");
   EXPECT_EQ(map["metadata"]["name"].as<std::string>(), "custom-mig-config");
   EXPECT_EQ(map["metadata"]["namespace"].as<std::string>(), "gpu-operator");
-  EXPECT_EQ(map["data"]["config.yaml"].as<std::string>(),
-            MigPartedConfig(day.state));
+  YAML::Node per_node = YAML::Load(MigPartedConfig(day.state))["mig-configs"];
+  YAML::Node configs =
+      YAML::Load(map["data"]["config.yaml"].as<std::string>())["mig-configs"];
+  EXPECT_EQ(configs["all-disabled"][0]["mig-enabled"].as<bool>(), false);
+  EXPECT_EQ(configs["all-disabled"][0]["devices"].as<std::string>(), "all");
+  EXPECT_EQ(configs["all-enabled"][0]["mig-enabled"].as<bool>(), true);
+  // day's three nodes have three layouts; a fourth node with node-0's
+  // layout shares node-0's config.
+  EXPECT_EQ(configs.size(), 2u + per_node.size());
+  ClusterState more = day.state;
+  for (const GpuState& g : day.state.gpus) {
+    if (g.id.node != "node-0") continue;
+    GpuState copy = g;
+    copy.id.node = "node-3";
+    more.gpus.push_back(copy);
+  }
+  more.Sort();
+  std::string shared = MigManagerConfigMap(more);
+  YAML::Node shared_configs =
+      YAML::Load(YAML::Load(shared)["data"]["config.yaml"]
+                     .as<std::string>())["mig-configs"];
+  EXPECT_EQ(shared_configs.size(), configs.size());
+  EXPECT_NE(shared.find("kubectl label node node-0 node-3 "
+                        "nvidia.com/mig.config=migserve-"),
+            std::string::npos)
+      << shared;
   auto body = [](const std::string& text) {
     return text.substr(text.find('\n'));  // after the header's first line
   };

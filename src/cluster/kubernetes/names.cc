@@ -25,6 +25,10 @@ uint32_t Fnv1a(std::string_view text) {
 
 }  // namespace
 
+std::string ShortHash(std::string_view text) {
+  return fmt::format("{:08x}", Fnv1a(text));
+}
+
 std::string DnsLabel(std::string_view text) {
   std::string out;
   for (char c : text) {
@@ -40,7 +44,7 @@ std::string DnsLabel(std::string_view text) {
   if (out.empty()) out.push_back('x');
   constexpr size_t kMax = 63;
   if (out.size() > kMax) {
-    std::string hash = fmt::format("{:08x}", Fnv1a(text));
+    std::string hash = ShortHash(text);
     out = out.substr(0, kMax - hash.size() - 1);
     while (out.back() == '-') out.pop_back();
     out.push_back('-');

@@ -47,6 +47,9 @@ inline constexpr char kAnnotationCreation[] = "migserve.io/creation";
 // Returns annotation `key` of the object `object`, or "".
 std::string Annotation(const nlohmann::json& object, const std::string& key);
 
+// 8 hex digits of a hash of `text`, the same on every platform.
+std::string ShortHash(std::string_view text);
+
 // Returns `text` as a DNS-1123 label (lowercase alphanumerics and '-', at
 // most 63 characters; longer names keep a hash of the whole).
 std::string DnsLabel(std::string_view text);
