@@ -74,6 +74,25 @@ TEST(ImportCommandTest, ARowTheReaderWouldRefuseIsNeverWritten) {
   EXPECT_FALSE(ReadFile(out).ok());
 }
 
+// A model name goes into the profile CSV, then into manifests and the
+// proxy's nginx configuration: the importer refuses one that is not plain
+// (util/plain_name.h) and writes nothing.
+TEST(ImportCommandTest, AModelNameThatIsNotPlainIsRefused) {
+  std::string in = WriteTempFile(
+      "resnet50__A100-SXM4-80GB__1g.10gb__b8.csv",
+      "Concurrency,Inferences/Second,p50 latency,p90 latency,p99 latency\n"
+      "1,100,20412,21055,22104\n");
+  std::string out = TempDir() + "/named.csv";
+  CliResult r = Cli({"import", "perf-analyzer", in, "--concurrency", "1",
+                     "--model", "m;}", "-o", out});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(": the model (--model or the file name) must be 1 to "
+                       "63 letters"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(ReadFile(out).ok());
+}
+
 TEST(ImportCommandTest, ModelAnalyzerResultsServeTwoModels) {
   std::string out = TempDir() + "/ma-profiles.csv";
   CliResult r =

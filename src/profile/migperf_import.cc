@@ -12,6 +12,7 @@
 #include "mig/gpu_catalog.h"
 #include "util/csv_file.h"
 #include "util/file.h"
+#include "util/plain_name.h"
 
 namespace migserve::profile {
 namespace {
@@ -55,6 +56,9 @@ Status ImportMigPerfCsv(std::string_view text, const std::string& path,
     ProfileRow row;
     row.model = file.Field(r, model_col);
     if (row.model.empty()) return file.Error(r, model_col, "missing");
+    if (std::string problem = PlainNameProblem(row.model); !problem.empty()) {
+      return file.Error(r, model_col, problem);
+    }
     row.gpu = gpu->name;
     if (profile_col >= 0) {
       auto profile = gpu->CanonicalProfile(file.Field(r, profile_col));

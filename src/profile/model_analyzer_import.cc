@@ -12,6 +12,7 @@
 #include "profile/sweep.h"
 #include "util/csv_file.h"
 #include "util/file.h"
+#include "util/plain_name.h"
 
 namespace migserve::profile {
 namespace {
@@ -82,6 +83,9 @@ StatusOr<ImportedProfiles> ImportModelAnalyzerCsv(
   for (const CsvRecord& r : file.Rows()) {
     std::string model = file.Field(r, model_col);
     if (model.empty()) return file.Error(r, model_col, "missing");
+    if (std::string problem = PlainNameProblem(model); !problem.empty()) {
+      return file.Error(r, model_col, problem);
+    }
     models.insert(model);
     if (!options.model.empty() && model != options.model) continue;
     MIGSERVE_ASSIGN_OR_RETURN(int client, file.Count(r, batch_col));

@@ -10,6 +10,7 @@
 #include "profile/sweep.h"
 #include "util/csv_file.h"
 #include "util/file.h"
+#include "util/plain_name.h"
 
 namespace migserve::profile {
 namespace {
@@ -54,6 +55,10 @@ StatusOr<PerfAnalyzerOptions> FromFileName(const std::string& path,
           fmt::format("{}: {} not given, and the file name does not follow {}",
                       path, flag, kPattern));
     }
+  }
+  if (std::string problem = PlainNameProblem(options.model); !problem.empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: the model (--model or the file name) {}", path, problem));
   }
   return options;
 }
