@@ -55,8 +55,7 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
   }
   OverrideTemplate(flags.image, flags.port, &options.serving);
   // The proxy goes with a deployment whose credits assume it.
-  if (d.summary && d.summary->router &&
-      d.summary->router->traits().plane == queueing::DataPlane::kProxy) {
+  if (d.Plane() == queueing::DataPlane::kProxy) {
     options.proxy =
         k8s::ProxyExport{flags.router_replicas, "migserve:" MIGSERVE_VERSION};
   }

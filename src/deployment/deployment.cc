@@ -47,6 +47,11 @@ bool Deployment::Placed() const {
   return true;
 }
 
+queueing::DataPlane Deployment::Plane() const {
+  return summary && summary->router ? summary->router->traits().plane
+                                    : queueing::DataPlane::kGatewayOnly;
+}
+
 std::vector<double> Deployment::CreditedRates(
     const std::vector<std::string>& services) const {
   std::map<std::string, double> credited;

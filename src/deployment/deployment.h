@@ -107,6 +107,9 @@ struct Deployment {
   // (req/s; 0 for a service the deployment does not serve).
   std::vector<double> CreditedRates(
       const std::vector<std::string>& services) const;
+  // The data plane of the router its credits assume (summary.router;
+  // queueing/router_kind.h): kGatewayOnly where the summary names none.
+  queueing::DataPlane Plane() const;
 };
 
 // GPUs per node of an unplaced deployment, where a command is not told

@@ -7,7 +7,6 @@
 #include "deployment/validator.h"
 #include "util/file.h"
 #include "util/json_fields.h"
-#include "util/plain_name.h"
 
 namespace migserve::deployment {
 namespace {
@@ -28,13 +27,6 @@ json InstanceJson(const PlacedInstance& i) {
   return j;
 }
 
-// OK if `name`, field `key` of `f`, is a plain name (util/plain_name.h).
-Status CheckName(const JsonFields& f, const char* key,
-                 const std::string& name) {
-  std::string problem = PlainNameProblem(name);
-  return problem.empty() ? Status::Ok() : f.Error(key, problem);
-}
-
 StatusOr<PlacedInstance> ParseInstance(const json& j, const std::string& source,
                                        const std::string& path) {
   MIGSERVE_RETURN_IF_ERROR(ExpectObject(j, source, path));
@@ -45,7 +37,7 @@ StatusOr<PlacedInstance> ParseInstance(const json& j, const std::string& source,
   if (!f.Has("service")) return i;
   std::string service;
   MIGSERVE_RETURN_IF_ERROR(f.Get("service", true, &service));
-  MIGSERVE_RETURN_IF_ERROR(CheckName(f, "service", service));
+  MIGSERVE_RETURN_IF_ERROR(f.CheckPlainName("service", service));
   i.service = service;
   MIGSERVE_RETURN_IF_ERROR(f.Get("batch", false, &i.batch));
   MIGSERVE_RETURN_IF_ERROR(f.Get("procs", false, &i.procs));
@@ -207,9 +199,9 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
       workload::Service s;
       MIGSERVE_RETURN_IF_ERROR(sf.Get("name", true, &s.name));
       MIGSERVE_RETURN_IF_ERROR(sf.Get("model", false, &s.model));
-      MIGSERVE_RETURN_IF_ERROR(CheckName(sf, "name", s.name));
+      MIGSERVE_RETURN_IF_ERROR(sf.CheckPlainName("name", s.name));
       if (!s.model.empty()) {
-        MIGSERVE_RETURN_IF_ERROR(CheckName(sf, "model", s.model));
+        MIGSERVE_RETURN_IF_ERROR(sf.CheckPlainName("model", s.model));
       }
       MIGSERVE_RETURN_IF_ERROR(sf.Get("throughput", false, &s.throughput));
       MIGSERVE_RETURN_IF_ERROR(sf.Get("latency_ms", false, &s.latency_ms));

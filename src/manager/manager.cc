@@ -97,10 +97,7 @@ class Manager {
     k8s::BackendOptions backend_options = BackendFor(options_, target_);
     k8s::RouterOptions routing{options_.config.namespace_,
                                backend_options.serving, backend_options.models};
-    // The data plane of the router the target's credits assume.
-    if (target_.summary && target_.summary->router) {
-      routing.plane = target_.summary->router->traits().plane;
-    }
+    routing.plane = target_.Plane();
     if (routing.serving.gateway) {
       MIGSERVE_RETURN_IF_ERROR(
           k8s::CheckRoutable(routing.models, routing.serving));

@@ -12,7 +12,6 @@
 #include "mig/gpu_catalog.h"
 #include "util/csv_file.h"
 #include "util/file.h"
-#include "util/plain_name.h"
 
 namespace migserve::profile {
 namespace {
@@ -54,11 +53,7 @@ Status ImportMigPerfCsv(std::string_view text, const std::string& path,
   int recomputed = 0, rows = 0;
   for (const CsvRecord& r : file.Rows()) {
     ProfileRow row;
-    row.model = file.Field(r, model_col);
-    if (row.model.empty()) return file.Error(r, model_col, "missing");
-    if (std::string problem = PlainNameProblem(row.model); !problem.empty()) {
-      return file.Error(r, model_col, problem);
-    }
+    MIGSERVE_ASSIGN_OR_RETURN(row.model, file.PlainName(r, model_col));
     row.gpu = gpu->name;
     if (profile_col >= 0) {
       auto profile = gpu->CanonicalProfile(file.Field(r, profile_col));

@@ -12,7 +12,6 @@
 #include "profile/sweep.h"
 #include "util/csv_file.h"
 #include "util/file.h"
-#include "util/plain_name.h"
 
 namespace migserve::profile {
 namespace {
@@ -81,11 +80,7 @@ StatusOr<ImportedProfiles> ImportModelAnalyzerCsv(
   std::set<std::string> models;
   bool client_batch_one = false;
   for (const CsvRecord& r : file.Rows()) {
-    std::string model = file.Field(r, model_col);
-    if (model.empty()) return file.Error(r, model_col, "missing");
-    if (std::string problem = PlainNameProblem(model); !problem.empty()) {
-      return file.Error(r, model_col, problem);
-    }
+    MIGSERVE_ASSIGN_OR_RETURN(std::string model, file.PlainName(r, model_col));
     models.insert(model);
     if (!options.model.empty() && model != options.model) continue;
     MIGSERVE_ASSIGN_OR_RETURN(int client, file.Count(r, batch_col));

@@ -8,7 +8,6 @@
 #include "mig/gpu_catalog.h"
 #include "util/csv_file.h"
 #include "util/file.h"
-#include "util/plain_name.h"
 
 namespace migserve::profile {
 namespace {
@@ -43,6 +42,10 @@ class RowReader {
     *out = Field(c);
     if (out->empty() && kRequired[c]) return Error(c, "missing");
     return Status::Ok();
+  }
+
+  StatusOr<std::string> PlainName(int c) const {
+    return file_.PlainName(record_, column_of_[c]);
   }
 
   Status Number(int c, double* out, const NumberRange& range) const {
@@ -110,10 +113,7 @@ StatusOr<ProfileTable> ParseProfileCsv(const std::string& text,
     }
     ProfileRow row;
     row.line = record.line;
-    MIGSERVE_RETURN_IF_ERROR(reader.Text(0, &row.model));
-    if (std::string problem = PlainNameProblem(row.model); !problem.empty()) {
-      return reader.Error(0, problem);
-    }
+    MIGSERVE_ASSIGN_OR_RETURN(row.model, reader.PlainName(0));
     MIGSERVE_RETURN_IF_ERROR(reader.Text(1, &row.gpu));
     MIGSERVE_RETURN_IF_ERROR(reader.Text(2, &row.profile));
     MIGSERVE_RETURN_IF_ERROR(reader.Count(3, &row.batch));

@@ -7,7 +7,6 @@
 #include <set>
 
 #include "util/json_fields.h"
-#include "util/plain_name.h"
 
 namespace migserve::proxy {
 namespace {
@@ -43,12 +42,8 @@ Status ReadBackend(const JsonFields& f, ProxyBackend* b) {
 Status ReadUpstream(const JsonFields& f, ProxyUpstream* u) {
   MIGSERVE_RETURN_IF_ERROR(f.Get("service", true, &u->service));
   MIGSERVE_RETURN_IF_ERROR(f.Get("model", true, &u->model));
-  auto plain = [&](const char* key, const std::string& value) {
-    std::string problem = PlainNameProblem(value);
-    return problem.empty() ? Status::Ok() : f.Error(key, problem);
-  };
-  MIGSERVE_RETURN_IF_ERROR(plain("service", u->service));
-  MIGSERVE_RETURN_IF_ERROR(plain("model", u->model));
+  MIGSERVE_RETURN_IF_ERROR(f.CheckPlainName("service", u->service));
+  MIGSERVE_RETURN_IF_ERROR(f.CheckPlainName("model", u->model));
   return f.Objects("backends", ReadBackend, &u->backends);
 }
 

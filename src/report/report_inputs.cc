@@ -1,7 +1,5 @@
 #include "report/report_inputs.h"
 
-#include <fmt/format.h>
-
 #include "util/json_fields.h"
 
 namespace migserve::report {

@@ -5,10 +5,8 @@
 #ifndef MIGSERVE_REPORT_REPORT_INPUTS_H_
 #define MIGSERVE_REPORT_REPORT_INPUTS_H_
 
-#include <map>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "util/status_or.h"

@@ -1,7 +1,5 @@
 #include "serving/request_router.h"
 
-#include <fmt/format.h>
-
 #include <cassert>
 
 #include "cluster/routing.h"
@@ -38,14 +36,6 @@ std::vector<std::string> RoutingPolicyNames() {
     names.emplace_back(c.name);
   }
   return names;
-}
-
-std::string RoutingPolicyChoices() {
-  std::string out = queueing::RouterChoices();
-  for (const EnumName<RoutingPolicy>& c : kComparisonNames) {
-    out = fmt::format("{}, {}", out, c.name);
-  }
-  return out;
 }
 
 RoutingPolicy PolicyOf(queueing::RouterKind router) {

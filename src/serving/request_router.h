@@ -43,9 +43,6 @@ std::optional<RoutingPolicy> ParseRoutingPolicy(std::string_view name);
 // Every name ParseRoutingPolicy takes: the router kinds', then the
 // comparisons'.
 std::vector<std::string> RoutingPolicyNames();
-// The same as "proxy, gateway-api or random, weighted, round-robin,
-// least-outstanding", for messages.
-std::string RoutingPolicyChoices();
 // The policy that models `router`.
 RoutingPolicy PolicyOf(queueing::RouterKind router);
 

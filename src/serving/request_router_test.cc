@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <string>
+#include <vector>
 
 namespace migserve::serving {
 namespace {
@@ -19,9 +21,10 @@ TEST(RequestRouterTest, NamesArePolicies) {
   EXPECT_EQ(PolicyOf(*queueing::ParseRouter("gateway-api")),
             RoutingPolicy::kGroupThenReplica);
   EXPECT_FALSE(ParseRoutingPolicy("smooth"));
-  EXPECT_EQ(RoutingPolicyChoices(),
-            "proxy, gateway-api or random, weighted, round-robin, "
-            "least-outstanding");
+  EXPECT_EQ(
+      RoutingPolicyNames(),
+      (std::vector<std::string>{"proxy", "gateway-api", "random", "weighted",
+                                "round-robin", "least-outstanding"}));
 }
 
 // Weights 1 and 3 over a group of one replica and a group of three: every

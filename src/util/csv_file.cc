@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "util/plain_name.h"
+
 namespace migserve {
 
 StatusOr<CsvFile> CsvFile::Parse(std::string_view text, std::string source,
@@ -57,6 +59,16 @@ StatusOr<int> CsvFile::Count(const CsvRecord& row, int column) const {
                  fmt::format("must be a positive integer, got '{}'", f));
   }
   return value;
+}
+
+StatusOr<std::string> CsvFile::PlainName(const CsvRecord& row,
+                                         int column) const {
+  std::string f = Field(row, column);
+  if (f.empty()) return Error(row, column, "missing");
+  if (std::string problem = PlainNameProblem(f); !problem.empty()) {
+    return Error(row, column, problem);
+  }
+  return f;
 }
 
 Status CsvFile::Error(const CsvRecord& row, int column,

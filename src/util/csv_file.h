@@ -44,6 +44,8 @@ class CsvFile {
                           const NumberRange& range = kNonNegativeRange) const;
   // The field as an integer > 0.
   StatusOr<int> Count(const CsvRecord& row, int column) const;
+  // The field as a plain name (util/plain_name.h): "missing" if empty.
+  StatusOr<std::string> PlainName(const CsvRecord& row, int column) const;
   // InvalidArgument "FILE:LINE: COLUMN: reason".
   Status Error(const CsvRecord& row, int column, std::string_view reason) const;
 

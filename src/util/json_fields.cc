@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "util/csv.h"
+#include "util/plain_name.h"
 
 namespace migserve {
 
@@ -65,6 +66,12 @@ std::string JsonFields::Path(std::string_view key) const {
 Status JsonFields::Error(std::string_view key, std::string_view reason) const {
   return Status::InvalidArgument(
       fmt::format("{}: {}: {}", source_, Path(key), reason));
+}
+
+Status JsonFields::CheckPlainName(std::string_view key,
+                                  std::string_view value) const {
+  std::string problem = PlainNameProblem(value);
+  return problem.empty() ? Status::Ok() : Error(key, problem);
 }
 
 StatusOr<json> ParseJsonObject(const std::string& text,

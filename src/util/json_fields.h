@@ -46,6 +46,9 @@ class JsonFields {
 
   // Returns InvalidArgument "source: path.key: reason".
   Status Error(std::string_view key, std::string_view reason) const;
+  // OK if `value`, read from field `key`, is a plain name
+  // (util/plain_name.h); else Error naming the field and why.
+  Status CheckPlainName(std::string_view key, std::string_view value) const;
   // Returns "path.key" ("key" at the top).
   std::string Path(std::string_view key) const;
   const std::string& source() const { return source_; }

@@ -7,7 +7,6 @@
 
 #include "cluster/kubernetes/names.h"
 #include "util/json_fields.h"
-#include "util/plain_name.h"
 
 namespace migserve::cluster::kubernetes {
 namespace {
@@ -115,12 +114,8 @@ StatusOr<ProxyRoutes> ParseProxyRoutes(const json& object) {
     ProxyRoute route;
     MIGSERVE_RETURN_IF_ERROR(f.Get("service", true, &route.route.service));
     MIGSERVE_RETURN_IF_ERROR(f.Get("model", true, &route.model));
-    for (auto [key, name] : {std::pair{"service", &route.route.service},
-                             {"model", &route.model}}) {
-      if (std::string problem = PlainNameProblem(*name); !problem.empty()) {
-        return f.Error(key, problem);
-      }
-    }
+    MIGSERVE_RETURN_IF_ERROR(f.CheckPlainName("service", route.route.service));
+    MIGSERVE_RETURN_IF_ERROR(f.CheckPlainName("model", route.model));
     MIGSERVE_RETURN_IF_ERROR(
         f.Objects("groups", ReadGroup, &route.route.groups));
     if (ProxyRouteKey(route.route.service) != key) {
