@@ -11,7 +11,7 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   coinor-libcbc-dev libsqlite3-dev libcurl4-openssl-dev libcpp-httplib-dev
-  nginx-light prometheus
+  nginx-light prometheus python3-grpcio
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -7,9 +7,10 @@
 // rate, also slowed kScale times. Each service's measured p99 must meet
 // its SLO and lie within 25% of `migserve serve --routing proxy`'s; the same
 // deployment behind nginx's weighted random balancer must miss where `serve
-// --routing random` says it does.
+// --routing random` says it misses by more than that 25%.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <map>
 #include <memory>
@@ -44,13 +45,16 @@ constexpr double kDurationS = 24;  // of load, per router
 constexpr double kWarmupS = 4;     // not counted
 const std::string kProfiles = SourcePath("data/profiles/a100-80gb.csv");
 
-// Two of night's services (docs/benchmarks.md): enough replicas that the
-// router matters, little enough load for a 2-core machine.
+// Two of night's services (docs/benchmarks.md) and a second service of one
+// of their models, told apart by the migserve-service header: enough
+// replicas that the router matters, little enough load for a 2-core
+// machine.
 constexpr char kWorkload[] = R"(gpu: A100-SXM4-80GB
 latency_budget: 1
 max_procs: 1
 services:
   - {name: bert-1, model: bert, throughput: 1881, latency_ms: 100}
+  - {name: bert-2, model: bert, throughput: 1131, latency_ms: 100}
   - {name: resnet50-1, model: resnet50, throughput: 1631, latency_ms: 100}
 )";
 
@@ -71,13 +75,14 @@ P99s ServeP99(const std::string& deployment, const std::string& workload,
   return out;
 }
 
-// The deployment's replicas as emulated model servers, and the routes the
-// controller would keep for them.
+// The deployment's replicas as emulated model servers (batching as their
+// profiles say, or answering at once), and the routes the controller would
+// keep for them.
 class EmulatedCluster {
  public:
   EmulatedCluster(const cluster::ClusterState& state,
                   const profile::ProfileTable& profiles,
-                  const workload::Workload& workload) {
+                  const workload::Workload& workload, bool batching = true) {
     for (const cluster::GpuState& g : state.gpus) {
       for (const cluster::Slot& s : g.slots) {
         if (!s.replica) continue;
@@ -91,8 +96,12 @@ class EmulatedCluster {
         proxy::EmulatedReplicaOptions options;
         options.max_batch = r.batch;
         options.workers = r.procs;
-        options.threads = 4 * r.batch * r.procs + 8;
-        options.batch_ms = [curve](int b) { return curve.Ms(b) * kScale; };
+        options.threads = batching ? 4 * r.batch * r.procs + 8 : 1;
+        if (batching) {
+          options.batch_ms = [curve](int b) { return curve.Ms(b) * kScale; };
+        }
+        options.service = r.service;
+        options.model = service.model;
         replicas_.push_back(std::make_unique<proxy::EmulatedReplica>(options));
         cluster::ReplicaSite site{g.id, s.instance.start};
         pods_[std::to_string(replicas_.size())] =
@@ -107,6 +116,19 @@ class EmulatedCluster {
   }
 
   proxy::ProxyConfig Config() const { return proxy::ConfigOf(routes_, pods_); }
+
+  // Requests that reached a replica of another service or model, and all
+  // requests replicas received.
+  int Misrouted() const {
+    int n = 0;
+    for (const auto& r : replicas_) n += r->misrouted();
+    return n;
+  }
+  int Hits() const {
+    int n = 0;
+    for (const auto& r : replicas_) n += r->hits();
+    return n;
+  }
 
  private:
   std::vector<std::unique_ptr<proxy::EmulatedReplica>> replicas_;
@@ -144,6 +166,7 @@ P99s MeasureP99(const EmulatedCluster& cluster,
     proxy::LoadOptions options;
     options.proxies = ports;
     options.path = "/v2/models/" + s.model + "/infer";
+    options.service = s.name;
     options.rate = s.throughput / kScale;
     options.duration_s = kDurationS;
     options.warmup_s = kWarmupS;
@@ -185,6 +208,7 @@ TEST(RealProxyTest, TheProxyHoldsEveryP99AndARandomBalancerMissesAsServeSays) {
 
   P99s serve_proxy = ServeP99(deployment_file, workload_file, "proxy");
   P99s measured = MeasureP99(cluster, *workload, false, dir);
+  EXPECT_EQ(cluster.Misrouted(), 0);
   for (const workload::Service& s : workload->services) {
     SCOPED_TRACE(s.name);
     EXPECT_LE(measured[s.name], s.latency_ms);
@@ -204,11 +228,61 @@ TEST(RealProxyTest, TheProxyHoldsEveryP99AndARandomBalancerMissesAsServeSays) {
         "{}: p99 {:.1f} ms behind random nginx, serve --routing random "
         "{:.1f} ms\n",
         s.name, random[s.name], serve_random[s.name]);
-    if (serve_random[s.name] <= s.latency_ms) continue;
+    // A predicted miss within the 25% the measurement is held to above
+    // (114 ms against 100, say) may measure either way.
+    if (serve_random[s.name] <= 1.25 * s.latency_ms) continue;
     ++misses;
     EXPECT_GT(random[s.name], s.latency_ms);
   }
   EXPECT_GE(misses, 1);
+}
+
+// The demo's workload as `optimize` plans it by default (router: proxy):
+// 24 services, most models served by two or three of them, 840 replicas
+// behind one real nginx. Every service's requests, told apart by the
+// migserve-service header, reach its own replicas and no other. (Its p99
+// at 300,000 requests per second cannot be measured on a 2-core machine;
+// the test above measures it for two services of one model.)
+TEST(RealProxyTest, Normal1ReachesEveryServicesOwnReplicasOnly) {
+  std::string dir = testing::TempDir() + "/normal-1";
+  std::string workload_file = SourcePath("data/workloads/normal-1.yaml");
+  std::string deployment_file = dir + ".json";
+  CliResult r = Cli({"optimize", "-w", workload_file, "-p", kProfiles, "--algo",
+                     "greedy", "-o", deployment_file});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto workload = workload::LoadWorkload(workload_file);
+  auto profiles = profile::LoadProfileCsv(kProfiles);
+  auto deployment = deployment::LoadDeployment(deployment_file);
+  ASSERT_TRUE(workload.ok() && profiles.ok() && deployment.ok());
+  EXPECT_EQ(deployment->Plane(), queueing::DataPlane::kProxy);
+  auto state = cluster::ClusterFromDeployment(*deployment, {8, 0});
+  ASSERT_TRUE(state.ok()) << state.status().ToString();
+  EmulatedCluster cluster(*state, *profiles, *workload, false);
+
+  int port = testing::FreePort();
+  proxy::NginxSetup setup;
+  setup.listen = "127.0.0.1:" + std::to_string(port);
+  setup.prefix = dir + "/nginx";
+  setup.worker_processes = 1;
+  auto nginx =
+      proxy::NginxProcess::Start(proxy::NginxBinary(), setup, cluster.Config());
+  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
+  ASSERT_TRUE(proxy::WaitForGeneration("127.0.0.1", port, 1, 10).ok());
+  httplib::Client client("127.0.0.1", port);
+  constexpr int kPerService = 40;
+  int failed = 0;
+  for (int i = 0; i < kPerService; ++i) {
+    for (const workload::Service& s : workload->services) {
+      auto res =
+          client.Post("/v2/models/" + s.model + "/infer",
+                      {{"migserve-service", s.name}}, "{}", "application/json");
+      if (!res || res->status != 200) ++failed;
+    }
+  }
+  EXPECT_EQ(failed, 0);
+  EXPECT_EQ(cluster.Hits(),
+            kPerService * static_cast<int>(workload->services.size()));
+  EXPECT_EQ(cluster.Misrouted(), 0);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// migserve router [--nginx PATH] [--listen ADDR] [--run-dir DIR]
+// migserve router [--nginx PATH] [--listen ADDR] [--grpc-listen ADDR]
+//                 [--run-dir DIR]
 //                 [--pod NAME] [--drain-timeout S] [--kubeconfig F]
 // The proxy's control plane (docs/serving.md, "The proxy"): runs nginx and
 // keeps it serving the controller's routes over the Ready replica pods.
@@ -19,6 +20,7 @@ struct RouterFlags {
   KubeFlags kube;
   std::string nginx = "/usr/sbin/nginx";
   std::string listen = "0.0.0.0:8080";
+  std::string grpc_listen = "0.0.0.0:8001";
   std::string run_dir = "/tmp/migserve-proxy";
   std::string pod;
   int workers = 0;
@@ -33,6 +35,7 @@ Status RunRouter(RouterFlags flags, CommandContext* context) {
   kube::KubeClient client(config);
   proxy::NginxSetup setup;
   setup.listen = flags.listen;
+  setup.grpc_listen = flags.grpc_listen;
   setup.prefix = flags.run_dir;
   setup.worker_processes = flags.workers;
   setup.drain_timeout_s = static_cast<int>(flags.drain_timeout_s);
@@ -45,6 +48,9 @@ Status RunRouter(RouterFlags flags, CommandContext* context) {
   options.pod = flags.pod;
   options.log = [context](const std::string& line) {
     context->err << line << std::endl;
+  };
+  options.supervise = [&nginx, log = options.log] {
+    return nginx->Supervise(log);
   };
   proxy::ControlPlane plane(&client, options,
                             [&](const proxy::ProxyConfig& next) {
@@ -69,6 +75,9 @@ void SetupRouter(CLI::App* app, CommandContext* context) {
       ->capture_default_str();
   app->add_option("--listen", flags->listen,
                   "Address:port the proxy serves requests on")
+      ->capture_default_str();
+  app->add_option("--grpc-listen", flags->grpc_listen,
+                  "Address:port the proxy serves gRPC (HTTP/2) on; \"\": none")
       ->capture_default_str();
   app->add_option("--run-dir", flags->run_dir,
                   "Where nginx's configuration, pid and logs go")

@@ -102,7 +102,6 @@ class Manager {
       MIGSERVE_RETURN_IF_ERROR(
           k8s::CheckRoutable(routing.models, routing.serving));
     }
-    k8s::KubernetesRouter router(&client_, routing);
     MIGSERVE_RETURN_IF_ERROR(leadership_.Init(options_));
     // A standby waits for the lease before it touches the journal, which a
     // leader sharing the file may hold locked.
@@ -113,6 +112,8 @@ class Manager {
                               controller::Journal::Open(options_.journal));
     JournalPodLedger ledger(journal.get());
     backend_options.ledger = &ledger;
+    routing.ledger = &ledger;
+    k8s::KubernetesRouter router(&client_, routing);
     k8s::KubernetesBackend backend(&client_, std::move(backend_options));
     MIGSERVE_RETURN_IF_ERROR(Adopt(&backend, journal.get()));
     controller::Reconciler reconciler(&backend, journal.get(),

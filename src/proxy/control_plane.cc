@@ -25,6 +25,7 @@ ProxyConfig ConfigOf(const k8s::ProxyRoutes& routes,
                      const kube::Informer::Objects& pods) {
   // Ready replica pods with an address, by site and by group.
   std::map<Site, ProxyBackend> by_site;
+  std::map<std::string, ProxyBackend> by_uid;
   std::map<std::pair<std::string, std::string>, std::vector<ProxyBackend>>
       by_group;
   for (const auto& [name, pod] : pods) {
@@ -35,15 +36,19 @@ ProxyConfig ConfigOf(const k8s::ProxyRoutes& routes,
     std::optional<std::string> ip = pod.contains("status")
                                         ? StringField(pod, "status", "podIP")
                                         : std::nullopt;
-    int port = pod.contains("spec") && pod["spec"].is_object()
-                   ? k8s::RoutePortOf(pod["spec"].value("containers", json()))
-                   : 0;
+    json containers = pod.contains("spec") && pod["spec"].is_object()
+                          ? pod["spec"].value("containers", json())
+                          : json();
+    int port = k8s::RoutePortOf(containers);
     if (!service || !ip || ip->empty() || port <= 0) continue;
-    ProxyBackend backend{*ip, port, 1};
+    ProxyBackend backend{*ip, port, 1, k8s::GrpcPortOf(containers)};
     std::optional<std::string> node =
         StringField(meta, "labels", k8s::kLabelNode);
     std::optional<int> gpu = IntField(meta, "labels", k8s::kLabelGpu);
     std::optional<int> start = IntField(meta, "labels", k8s::kLabelStart);
+    if (std::optional<std::string> uid = StringField(pod, "metadata", "uid")) {
+      by_uid[*uid] = backend;
+    }
     if (node && gpu && start) {
       by_site[{*service, *node, *gpu, *start}] = backend;
     } else if (auto group = StringField(meta, "labels", k8s::kLabelGroup)) {
@@ -59,9 +64,19 @@ ProxyConfig ConfigOf(const k8s::ProxyRoutes& routes,
       long weight =
           NginxWeight(cluster::ReplicaWeight(g.weight, g.members.size()));
       for (const cluster::ReplicaSite& m : g.members) {
-        auto it = by_site.find({service, m.gpu.node, m.gpu.index, m.start});
-        if (it == by_site.end()) continue;
-        upstream.backends.push_back(it->second);
+        // The pod the controller owns where the route names it; else the
+        // one with the member's site labels.
+        const ProxyBackend* backend = nullptr;
+        if (auto uid = route.uids.find(m); uid != route.uids.end()) {
+          auto it = by_uid.find(uid->second);
+          if (it != by_uid.end()) backend = &it->second;
+        } else if (auto it = by_site.find(
+                       {service, m.gpu.node, m.gpu.index, m.start});
+                   it != by_site.end()) {
+          backend = &it->second;
+        }
+        if (backend == nullptr) continue;
+        upstream.backends.push_back(*backend);
         upstream.backends.back().weight = weight;
       }
       auto group = by_group.find({service, k8s::GroupName(service, g)});
@@ -141,7 +156,14 @@ StatusOr<bool> ControlPlane::Sync() {
 void ControlPlane::Run(const std::atomic<bool>& stop, double resync_s) {
   using Clock = std::chrono::steady_clock;
   auto next = Clock::now();
+  auto next_check = Clock::now();
   while (!stop) {
+    if (options_.supervise && Clock::now() >= next_check) {
+      next_check = Clock::now() + std::chrono::seconds(1);
+      if (Status s = options_.supervise(); !s.ok() && options_.log) {
+        options_.log("router: " + s.message());
+      }
+    }
     bool due = false;
     {
       MutexLock lock(&mu_);

@@ -29,9 +29,10 @@ namespace migserve::proxy {
 // What the proxy serves for `routes` over `pods` (replica pods by name): per
 // service, each member of a group with weight whose pod is Ready and has an
 // IP, at the pod's route port (its container port named "http", else its
-// first), weighted NginxWeight(cluster::ReplicaWeight). A pod without a site
-// (node, GPU, start labels: an exported Deployment's) is taken by its group
-// label instead. Generation: the routes'.
+// first) and its gRPC port (the one named "grpc", if any), weighted
+// NginxWeight(cluster::ReplicaWeight). A pod without a site (node, GPU, start
+// labels: an exported Deployment's) is taken by its group label instead.
+// Generation: the routes'.
 ProxyConfig ConfigOf(const cluster::kubernetes::ProxyRoutes& routes,
                      const kube::Informer::Objects& pods);
 
@@ -39,6 +40,9 @@ struct ControlPlaneOptions {
   std::string namespace_ = "default";
   std::string pod;  // this proxy's pod, where it reports; empty: nowhere
   LogSink log;      // may be empty
+  // Called about every second by Run, between syncs: keeps the data plane
+  // running (NginxProcess::Supervise). An error is logged. May be empty.
+  std::function<Status()> supervise;
 };
 
 class ControlPlane {

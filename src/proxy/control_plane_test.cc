@@ -9,6 +9,7 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <set>
 #include <thread>
 
 #include "cluster/kubernetes/names.h"
@@ -76,6 +77,37 @@ TEST(ControlPlaneTest, ConfigOfTakesReadyMembersWeighedByCredit) {
             (std::vector<ProxyBackend>{{"127.0.0.1", 9000, 10000},
                                        {"127.0.0.1", 9002, 10000},
                                        {"127.0.0.1", 9100, 40000}}));
+}
+
+// A pod that copies a replica's labels (anyone who may create pods can)
+// does not get its traffic: where the route names the member's pod by the
+// uid the controller's ledger holds, only that pod is taken.
+TEST(ControlPlaneTest, ConfigOfTakesOnlyThePodTheRouteNamesByUid) {
+  k8s::ProxyRoutes routes{3,
+                          {{"s", {Route({Group(10, {{{"n", 0}, 0}})}), "m"}}}};
+  kube::Informer::Objects pods;
+  pods["real"] = Pod("s", "n", 0, 0, 9000, true);
+  pods["real"]["metadata"]["uid"] = "uid-real";
+  pods["forged"] = Pod("s", "n", 0, 0, 9666, true);
+  pods["forged"]["metadata"]["uid"] = "uid-forged";
+  // By labels alone the two are the same member.
+  std::set<int> ports;
+  for (int i = 0; i < 2; ++i) {
+    ProxyConfig config = ConfigOf(routes, pods);
+    ASSERT_EQ(config.upstreams[0].backends.size(), 1u);
+    ports.insert(config.upstreams[0].backends[0].port);
+    std::swap(pods["real"], pods["forged"]);
+  }
+  EXPECT_EQ(ports, (std::set<int>{9000, 9666}));
+  routes.services["s"].uids[{{"n", 0}, 0}] = "uid-real";
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(ConfigOf(routes, pods).upstreams[0].backends,
+              (std::vector<ProxyBackend>{{"127.0.0.1", 9000, 10000}}));
+    std::swap(pods["real"], pods["forged"]);
+  }
+  // Once the real pod is gone, the member has no pod.
+  pods.erase("real");
+  EXPECT_TRUE(ConfigOf(routes, pods).upstreams[0].backends.empty());
 }
 
 TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {

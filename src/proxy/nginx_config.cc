@@ -2,7 +2,159 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 namespace migserve::proxy {
+namespace {
+
+// What a request is routed to, besides a service: tokens no plain name
+// (util/plain_name.h) can be, so no service collides with them.
+constexpr char kUnknown[] = "!unknown";      // a header naming no service
+constexpr char kAmbiguous[] = "!ambiguous";  // a model of several services
+constexpr char kEmpty[] = "!empty";          // a service without replicas
+
+bool HasGrpc(const ProxyUpstream& u) {
+  for (const ProxyBackend& b : u.backends) {
+    if (b.grpc_port > 0) return true;
+  }
+  return false;
+}
+
+// `u`'s route token for HTTP or gRPC: the service, or kEmpty when it has no
+// replica there.
+std::string RouteOf(const ProxyUpstream& u, bool grpc) {
+  return (grpc ? HasGrpc(u) : !u.backends.empty()) ? u.service : kEmpty;
+}
+
+// A plain name (util/plain_name.h) as a regular expression: '.' is its only
+// character with a meaning there.
+std::string Literal(const std::string& name) {
+  std::string out;
+  for (char c : name) out += c == '.' ? std::string("[.]") : std::string(1, c);
+  return out;
+}
+
+std::string Upstreams(const ProxyConfig& config, const NginxSetup& setup,
+                      bool grpc) {
+  std::string out;
+  for (const ProxyUpstream& u : config.upstreams) {
+    if (RouteOf(u, grpc) == kEmpty) continue;
+    std::string name = (grpc ? "migserve_grpc_" : "migserve_") + u.service;
+    // The zone holds each server's state (some 300 bytes in nginx 1.22);
+    // 64k holds a few dozen, and a service may have hundreds.
+    out += fmt::format("  upstream {} {{\n    zone {} {}k;\n", name, name,
+                       64 + u.backends.size());
+    if (setup.random) out += "    random;\n";
+    for (const ProxyBackend& b : u.backends) {
+      int port = grpc ? b.grpc_port : b.port;
+      if (port <= 0) continue;
+      // max_fails=0: a failing replica keeps its weight; the controller,
+      // not the proxy, takes replicas out.
+      out += fmt::format("    server {}:{} weight={} max_fails=0;\n", b.address,
+                         port, b.weight);
+    }
+    out += "    keepalive 64;\n  }\n";
+  }
+  return out;
+}
+
+// The maps that pick a request's service: the header when a request has
+// it, else (HTTP) the one service of the model in the path, or (gRPC,
+// whose path names the method, not the model) the one service there is.
+std::string ServiceMaps(const ProxyConfig& config) {
+  std::map<std::string, std::vector<const ProxyUpstream*>> by_model;
+  for (const ProxyUpstream& u : config.upstreams) {
+    by_model[u.model].push_back(&u);
+  }
+  std::string out = "  map $uri $migserve_by_model {\n    default \"\";\n";
+  for (const auto& [model, services] : by_model) {
+    out += fmt::format("    \"~^/v2/models/{}(/|$)\" \"{}\";\n", Literal(model),
+                       services.size() > 1 ? std::string(kAmbiguous)
+                                           : RouteOf(*services[0], false));
+  }
+  out += "  }\n";
+  std::string only_grpc = config.upstreams.empty() ? kUnknown
+                          : config.upstreams.size() == 1
+                              ? RouteOf(config.upstreams[0], true)
+                              : std::string(kAmbiguous);
+  for (bool grpc : {false, true}) {
+    out += fmt::format(
+        "  map $http_migserve_service $migserve_{}service {{\n"
+        "    \"\" \"{}\";\n    default \"{}\";\n",
+        grpc ? "grpc_" : "", grpc ? only_grpc : "$migserve_by_model", kUnknown);
+    for (const ProxyUpstream& u : config.upstreams) {
+      out += fmt::format("    \"{}\" \"{}\";\n", u.service, RouteOf(u, grpc));
+    }
+    out += "  }\n";
+  }
+  return out;
+}
+
+std::string HttpServer(const ProxyConfig& config, const NginxSetup& setup) {
+  std::string out = fmt::format("  server {{\n    listen {};\n", setup.listen);
+  bool ready = config.generation > 0;
+  std::string instance =
+      setup.instance.empty()
+          ? ""
+          : fmt::format("      add_header X-Migserve-Instance {} always;\n",
+                        setup.instance);
+  out += fmt::format(
+      "    default_type text/plain;\n"
+      "    location = /migserve/generation {{\n{}"
+      "      return {} \"{}\\n\";\n    }}\n"
+      "    location = /v2/health/live {{\n      return 200;\n    }}\n"
+      "    location = /v2/health/ready {{\n      return {};\n    }}\n",
+      instance, ready ? 200 : 503, config.generation, ready ? 200 : 503);
+  out += fmt::format(
+      "    location /v2/models/ {{\n"
+      "      if ($migserve_service = \"\") {{\n"
+      "        return 404 \"no service serves this model\\n\";\n      }}\n"
+      "      if ($migserve_service = \"{}\") {{\n"
+      "        return 404 \"no such service (header migserve-service)\\n\";\n"
+      "      }}\n"
+      "      if ($migserve_service = \"{}\") {{\n"
+      "        return 400 \"several services serve this model: name one in "
+      "the header migserve-service\\n\";\n      }}\n"
+      "      if ($migserve_service = \"{}\") {{\n"
+      "        return 503 \"the service has no replica\\n\";\n      }}\n"
+      "      proxy_pass http://migserve_$migserve_service;\n"
+      "      proxy_http_version 1.1;\n"
+      "      proxy_set_header Connection \"\";\n    }}\n",
+      kUnknown, kAmbiguous, kEmpty);
+  out += "    location / {\n      return 404;\n    }\n  }\n";
+  return out;
+}
+
+// gRPC over HTTP/2 without TLS; an unroutable call ends with a gRPC status
+// (a trailers-only response) instead of an HTTP error.
+std::string GrpcServer(const NginxSetup& setup) {
+  std::string out =
+      fmt::format("  server {{\n    listen {} http2;\n", setup.grpc_listen);
+  out += "    default_type application/grpc;\n    location / {\n";
+  struct Refusal {
+    const char* token;
+    int code;
+    const char* message;
+  } refusals[] = {
+      {kUnknown, 5, "no such service (header migserve-service)"},
+      {kAmbiguous, 3, "name the service in the header migserve-service"},
+      {kEmpty, 14, "the service has no replica"},
+  };
+  for (const Refusal& r : refusals) {
+    out += fmt::format(
+        "      if ($migserve_grpc_service = \"{}\") {{\n"
+        "        add_header grpc-status {} always;\n"
+        "        add_header grpc-message \"{}\" always;\n"
+        "        return 200;\n      }}\n",
+        r.token, r.code, r.message);
+  }
+  out +=
+      "      grpc_pass grpc://migserve_grpc_$migserve_grpc_service;\n"
+      "    }\n  }\n";
+  return out;
+}
+
+}  // namespace
 
 std::string RenderNginxConfig(const ProxyConfig& config,
                               const NginxSetup& setup) {
@@ -19,42 +171,18 @@ std::string RenderNginxConfig(const ProxyConfig& config,
   out += fmt::format("pid {}nginx.pid;\nerror_log {}error.log warn;\n", p, p);
   out += fmt::format("worker_shutdown_timeout {}s;\n", setup.drain_timeout_s);
   out += "events {\n  worker_connections 8192;\n}\nhttp {\n  access_log off;\n";
+  // Model servers bound their own requests (images, tensors).
+  out += "  client_max_body_size 0;\n";
   for (const char* temp :
        {"client_body", "proxy", "fastcgi", "uwsgi", "scgi"}) {
     out += fmt::format("  {}_temp_path {}{}_temp;\n", temp, p, temp);
   }
-  for (const ProxyUpstream& u : config.upstreams) {
-    if (u.backends.empty()) continue;
-    out += fmt::format("  upstream migserve_{} {{\n    zone migserve_{} 64k;\n",
-                       u.service, u.service);
-    if (setup.random) out += "    random;\n";
-    for (const ProxyBackend& b : u.backends) {
-      // max_fails=0: a failing replica keeps its weight; the controller,
-      // not the proxy, takes replicas out.
-      out += fmt::format("    server {}:{} weight={} max_fails=0;\n", b.address,
-                         b.port, b.weight);
-    }
-    out += "    keepalive 64;\n  }\n";
-  }
-  out += fmt::format("  server {{\n    listen {};\n", setup.listen);
-  out += fmt::format(
-      "    location = /migserve/generation {{\n"
-      "      default_type text/plain;\n"
-      "      return {} \"{}\\n\";\n    }}\n",
-      config.generation > 0 ? 200 : 503, config.generation);
-  for (const ProxyUpstream& u : config.upstreams) {
-    out += fmt::format("    location /v2/models/{}/ {{\n", u.model);
-    if (u.backends.empty()) {
-      out += "      return 503;\n    }\n";
-      continue;
-    }
-    out += fmt::format(
-        "      proxy_pass http://migserve_{};\n"
-        "      proxy_http_version 1.1;\n"
-        "      proxy_set_header Connection \"\";\n    }}\n",
-        u.service);
-  }
-  out += "    location / {\n      return 404;\n    }\n  }\n}\n";
+  out += Upstreams(config, setup, false);
+  if (!setup.grpc_listen.empty()) out += Upstreams(config, setup, true);
+  out += ServiceMaps(config);
+  out += HttpServer(config, setup);
+  if (!setup.grpc_listen.empty()) out += GrpcServer(setup);
+  out += "}\n";
   return out;
 }
 

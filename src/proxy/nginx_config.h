@@ -1,13 +1,19 @@
 // A ProxyConfig as an NGINX configuration (docs/serving.md, "The proxy"):
 // per service an upstream of its replicas with `weight=` (smooth weighted
 // round robin) in a shared `zone`, so that every worker process of one
-// instance turns the same rotation, and a location /v2/models/<model> that
-// passes requests to it (HTTP/1.1, connections kept alive). A replica
-// without traffic is not listed; a service without replicas answers 503.
-// `GET /migserve/generation` answers the generation the configuration
-// (503 at generation 0: no routes read yet, so the proxy is not Ready)
-// carries, which is how the control plane learns that an instance applied
-// it (after a reload, new requests reach only workers with the new one).
+// instance turns the same rotation, for HTTP and (on its own listener, over
+// HTTP/2) for gRPC. A request reaches the service its `migserve-service`
+// header names; without the header an HTTP request to /v2/models/<model>...
+// reaches the one service of that model, and a gRPC call the one service
+// there is. What cannot be routed is answered with the reason (HTTP 404,
+// 400 when several services serve the model; gRPC statuses NOT_FOUND,
+// INVALID_ARGUMENT), a service without replicas with 503 (UNAVAILABLE). A
+// replica without traffic is not listed. The proxy answers its own health
+// (/v2/health/live, /v2/health/ready) and `GET /migserve/generation`, the
+// generation the configuration carries (503 at generation 0: no routes read
+// yet, so the proxy is not ready), which is how the control plane learns
+// that an instance applied it (after a reload, new requests reach only
+// workers with the new one).
 #ifndef MIGSERVE_PROXY_NGINX_CONFIG_H_
 #define MIGSERVE_PROXY_NGINX_CONFIG_H_
 
@@ -19,6 +25,7 @@ namespace migserve::proxy {
 
 struct NginxSetup {
   std::string listen = "0.0.0.0:8080";  // address:port or port
+  std::string grpc_listen;              // the same for gRPC; empty: none
   std::string prefix;                   // run files (pid, logs, temp)
   int worker_processes = 0;             // 0: auto
   bool daemon = false;                  // false: stays in the foreground
@@ -27,6 +34,10 @@ struct NginxSetup {
   // Weighted random instead of smooth weighted round robin (a stand-in for
   // the balancers `router: random` assumes; tests compare the two).
   bool random = false;
+  // Sent as the header X-Migserve-Instance with /migserve/generation, so
+  // that the process that runs nginx knows its own instance answered and
+  // not another process on the port. Letters and digits; "": none.
+  std::string instance;
 };
 
 std::string RenderNginxConfig(const ProxyConfig& config,

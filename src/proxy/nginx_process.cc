@@ -1,5 +1,6 @@
 #include "proxy/nginx_process.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <httplib.h>
 #include <signal.h>
@@ -7,11 +8,13 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -24,31 +27,40 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Spawns `args`; returns the child's pid or -1.
-pid_t Spawn(const std::vector<std::string>& args) {
+// Spawns `args` with its stderr to the file `stderr_path`; returns the
+// child's pid or -1.
+pid_t Spawn(const std::vector<std::string>& args,
+            const std::string& stderr_path) {
   std::vector<char*> argv;
   for (const std::string& a : args)
     argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = -1;
-  if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) {
-    return -1;
+  if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) !=
+      0) {
+    pid = -1;
   }
+  posix_spawn_file_actions_destroy(&actions);
   return pid;
 }
 
 // Runs `args` to the end; returns its exit status (-1 if it did not run).
-int RunToEnd(const std::vector<std::string>& args) {
-  pid_t pid = Spawn(args);
+int RunToEnd(const std::vector<std::string>& args,
+             const std::string& stderr_path) {
+  pid_t pid = Spawn(args, stderr_path);
   if (pid < 0) return -1;
   int status = 0;
   if (waitpid(pid, &status, 0) != pid) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-// The last lines of nginx's error log, for messages.
-std::string LogTail(const std::string& prefix) {
-  std::ifstream in(prefix + "/error.log");
+// The last lines of `path` (nginx's error log or stderr), for messages.
+std::string LogTail(const std::string& path) {
+  std::ifstream in(path);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   std::string out;
@@ -59,15 +71,36 @@ std::string LogTail(const std::string& prefix) {
   return out;
 }
 
-// Waits up to `timeout_s` for `pid` to end; returns whether it did.
+// Waits up to `timeout_s` for the child `pid` to end; returns whether it
+// did (or is no child of ours any more).
 bool Reap(pid_t pid, double timeout_s) {
   auto until = Clock::now() + std::chrono::duration<double>(timeout_s);
-  while (Clock::now() < until) {
+  for (;;) {
     int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) return true;
+    pid_t reaped = waitpid(pid, &status, WNOHANG);
+    if (reaped == pid || (reaped < 0 && errno == ECHILD)) return true;
+    if (Clock::now() >= until) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  return false;
+}
+
+// Whether `pid` is a live nginx process (not a zombie, not another program
+// that took the number).
+bool LiveNginx(pid_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/stat", pid));
+  std::string stat;
+  if (!std::getline(in, stat)) return false;
+  size_t open = stat.find('(');
+  size_t close = stat.rfind(')');
+  if (open == std::string::npos || close == std::string::npos) return false;
+  return stat.compare(open + 1, close - open - 1, "nginx") == 0 &&
+         close + 2 < stat.size() && stat[close + 2] != 'Z';
+}
+
+// A token no other process on the port would answer with.
+std::string InstanceToken() {
+  std::random_device random;
+  return fmt::format("{:08x}{:08x}", random(), random());
 }
 
 // The processes whose parent is `parent` (nginx's workers), from /proc.
@@ -106,6 +139,7 @@ StatusOr<std::unique_ptr<NginxProcess>> NginxProcess::Start(
     const ProxyConfig& config) {
   NginxSetup foreground = setup;
   foreground.daemon = false;
+  if (foreground.instance.empty()) foreground.instance = InstanceToken();
   std::unique_ptr<NginxProcess> p(new NginxProcess(binary, foreground));
   std::error_code ec;
   std::filesystem::create_directories(setup.prefix, ec);
@@ -114,28 +148,114 @@ StatusOr<std::unique_ptr<NginxProcess>> NginxProcess::Start(
         fmt::format("nginx: cannot create {}: {}", setup.prefix, ec.message()));
   }
   MIGSERVE_RETURN_IF_ERROR(p->Write(config));
-  p->pid_ =
-      Spawn({binary, "-p", setup.prefix + "/", "-c", p->ConfigPath(), "-q"});
-  if (p->pid_ < 0) {
-    return Status::Unavailable(fmt::format(
-        "nginx: cannot run {} (install it: tools/install-deps.sh)", binary));
-  }
-  // nginx exits at once if it cannot bind or read its configuration.
-  if (Reap(p->pid_, 0.3)) {
-    p->pid_ = -1;
-    return Status::Unavailable(fmt::format("nginx: {} exited at start:{}",
-                                           binary, LogTail(setup.prefix)));
-  }
+  MIGSERVE_RETURN_IF_ERROR(p->Launch());
   return p;
 }
 
-NginxProcess::~NginxProcess() {
-  if (pid_ < 0) return;
-  kill(pid_, SIGQUIT);
-  if (!Reap(pid_, 10)) {
+Status NginxProcess::Launch() {
+  std::string errors = setup_.prefix + "/nginx.stderr";
+  pid_ = Spawn({binary_, "-p", setup_.prefix + "/", "-c", ConfigPath(), "-q"},
+               errors);
+  if (pid_ < 0) {
+    return Status::Unavailable(fmt::format(
+        "nginx: cannot run {} (install it: tools/install-deps.sh)", binary_));
+  }
+  // nginx exits if it cannot read its configuration, and when a port stays
+  // taken after it tried for some 2.5 s.
+  constexpr double kTimeoutS = 10;
+  auto until = Clock::now() + std::chrono::duration<double>(kTimeoutS);
+  for (;;) {
+    if (Reap(pid_, 0)) {
+      pid_ = -1;
+      return Status::Unavailable(
+          fmt::format("nginx: {} exited at start:{}{}", binary_,
+                      LogTail(errors), LogTail(setup_.prefix + "/error.log")));
+    }
+    if (Answers()) {
+      workers_ = ChildrenOf(pid_);
+      return Status::Ok();
+    }
+    if (Clock::now() >= until) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  KillAll();
+  return Status::Unavailable(fmt::format(
+      "nginx: {} did not answer on {} within {} s:{}", binary_, setup_.listen,
+      kTimeoutS, LogTail(setup_.prefix + "/error.log")));
+}
+
+bool NginxProcess::Answers() const {
+  httplib::Client client(ListenHost(), ListenPort());
+  client.set_connection_timeout(1);
+  client.set_read_timeout(1);
+  auto res = client.Get("/migserve/generation");
+  return res && res->get_header_value("X-Migserve-Instance") == setup_.instance;
+}
+
+void NginxProcess::KillAll() {
+  if (pid_ > 0) {
     kill(pid_, SIGKILL);
     Reap(pid_, 5);
+    pid_ = -1;
   }
+  std::vector<pid_t> left = workers_;
+  left.insert(left.end(), draining_.begin(), draining_.end());
+  for (pid_t w : left) {
+    if (LiveNginx(w)) kill(w, SIGKILL);
+  }
+  // Orphans belong to init (or to us, when we are the pod's first process).
+  auto until = Clock::now() + std::chrono::seconds(5);
+  for (pid_t w : left) {
+    while (Clock::now() < until && LiveNginx(w)) {
+      waitpid(w, nullptr, WNOHANG);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  workers_.clear();
+  draining_.clear();
+}
+
+NginxProcess::~NginxProcess() {
+  if (pid_ > 0) {
+    kill(pid_, SIGQUIT);
+    if (Reap(pid_, 10)) pid_ = -1;
+  }
+  KillAll();
+}
+
+Status NginxProcess::Check() {
+  if (pid_ < 0) return Status::Unavailable("nginx is not running");
+  if (Reap(pid_, 0)) {
+    pid_t dead = pid_;
+    pid_ = -1;
+    return Status::Unavailable(
+        fmt::format("nginx (pid {}) exited:{}", dead,
+                    LogTail(setup_.prefix + "/error.log")));
+  }
+  std::vector<pid_t> now = ChildrenOf(pid_);
+  if (!now.empty()) workers_ = now;
+  if (!Answers()) {
+    return Status::Unavailable(fmt::format(
+        "nginx (pid {}) does not answer on {}", pid_, setup_.listen));
+  }
+  return Status::Ok();
+}
+
+Status NginxProcess::Supervise(const LogSink& log) {
+  Status health = Check();
+  if (health.ok()) {
+    unanswered_ = 0;
+    return health;
+  }
+  // A master that runs but did not answer may be busy: three checks in a
+  // row before it is restarted.
+  if (pid_ > 0 && ++unanswered_ < 3) return Status::Ok();
+  unanswered_ = 0;
+  if (log) log("router: " + health.message() + "; restarting it");
+  KillAll();
+  MIGSERVE_RETURN_IF_ERROR(Launch());
+  if (log) log(fmt::format("router: nginx restarted (pid {})", pid_));
+  return Status::Ok();
 }
 
 Status NginxProcess::Apply(const ProxyConfig& config) {
@@ -143,11 +263,12 @@ Status NginxProcess::Apply(const ProxyConfig& config) {
   std::string next = live + ".next";
   MIGSERVE_RETURN_IF_ERROR(
       WriteFileAtomic(next, RenderNginxConfig(config, setup_)));
-  if (RunToEnd({binary_, "-t", "-q", "-p", setup_.prefix + "/", "-c", next}) !=
-      0) {
+  std::string errors = setup_.prefix + "/nginx-t.stderr";
+  if (RunToEnd({binary_, "-t", "-q", "-p", setup_.prefix + "/", "-c", next},
+               errors) != 0) {
     return Status::InvalidArgument(
         fmt::format("nginx -t refused generation {}:{}", config.generation,
-                    LogTail(setup_.prefix)));
+                    LogTail(errors)));
   }
   std::error_code ec;
   std::filesystem::rename(next, live, ec);
@@ -156,7 +277,7 @@ Status NginxProcess::Apply(const ProxyConfig& config) {
         fmt::format("cannot replace {}: {}", live, ec.message()));
   }
   draining_ = ChildrenOf(pid_);
-  if (kill(pid_, SIGHUP) != 0) {
+  if (pid_ < 0 || kill(pid_, SIGHUP) != 0) {
     return Status::Unavailable(
         fmt::format("nginx (pid {}) is not running", pid_));
   }
@@ -167,10 +288,17 @@ int NginxProcess::ListenPort() const {
   return std::atoi(setup_.listen.substr(setup_.listen.rfind(':') + 1).c_str());
 }
 
+std::string NginxProcess::ListenHost() const {
+  size_t colon = setup_.listen.rfind(':');
+  std::string host =
+      colon == std::string::npos ? "" : setup_.listen.substr(0, colon);
+  return host.empty() || host == "0.0.0.0" || host == "*" ? "127.0.0.1" : host;
+}
+
 Status NginxProcess::ApplyAndDrain(const ProxyConfig& config) {
   MIGSERVE_RETURN_IF_ERROR(Apply(config));
-  MIGSERVE_RETURN_IF_ERROR(
-      WaitForGeneration("127.0.0.1", ListenPort(), config.generation, 10));
+  MIGSERVE_RETURN_IF_ERROR(WaitForGeneration(
+      ListenHost(), ListenPort(), config.generation, 10, setup_.instance));
   double timeout_s = setup_.drain_timeout_s + 5;
   auto until = Clock::now() + std::chrono::duration<double>(timeout_s);
   for (;;) {
@@ -188,7 +316,7 @@ Status NginxProcess::ApplyAndDrain(const ProxyConfig& config) {
 }
 
 Status WaitForGeneration(const std::string& host, int port, long generation,
-                         double timeout_s) {
+                         double timeout_s, const std::string& instance) {
   httplib::Client client(host, port);
   client.set_connection_timeout(1);
   client.set_read_timeout(1);
@@ -196,7 +324,9 @@ Status WaitForGeneration(const std::string& host, int port, long generation,
   std::string seen = "nothing";
   for (;;) {
     if (auto res = client.Get("/migserve/generation");
-        res && res->status == 200) {
+        res && res->status == 200 &&
+        (instance.empty() ||
+         res->get_header_value("X-Migserve-Instance") == instance)) {
       seen = res->body.substr(0, res->body.find('\n'));
       char* end = nullptr;
       long served = std::strtol(seen.c_str(), &end, 10);

@@ -3,7 +3,10 @@
 // configuration rewritten whole (temp file, then rename) and checked with
 // `nginx -t` before the master is told to reload (SIGHUP: new workers take
 // new connections, old ones finish the requests they hold, so no request
-// in flight is dropped), and stopped gracefully (SIGQUIT).
+// in flight is dropped), and stopped gracefully (SIGQUIT). It is
+// supervised: started only once it answers on its port as itself (a token
+// of this instance, not whatever else listens there), and restarted if its
+// master dies or it stops answering, its orphaned workers killed first.
 #ifndef MIGSERVE_PROXY_NGINX_PROCESS_H_
 #define MIGSERVE_PROXY_NGINX_PROCESS_H_
 
@@ -15,6 +18,7 @@
 
 #include "proxy/nginx_config.h"
 #include "proxy/proxy_config.h"
+#include "util/log_sink.h"
 #include "util/status_or.h"
 
 namespace migserve::proxy {
@@ -22,8 +26,9 @@ namespace migserve::proxy {
 class NginxProcess {
  public:
   // Writes `config` under `setup.prefix` (created if missing) as
-  // nginx.conf and starts `binary` on it. Returns Unavailable if nginx
-  // cannot start (its error log's last lines in the message).
+  // nginx.conf, starts `binary` on it and waits (10 s at most) until this
+  // instance answers on its port. Returns Unavailable if nginx cannot start
+  // or does not answer (its log's last lines in the message).
   static StatusOr<std::unique_ptr<NginxProcess>> Start(
       const std::string& binary, const NginxSetup& setup,
       const ProxyConfig& config);
@@ -43,6 +48,15 @@ class NginxProcess {
   // waits 5 s more). Returns DeadlineExceeded if either does not happen.
   Status ApplyAndDrain(const ProxyConfig& config);
 
+  // Returns Ok while the master runs and this instance answers on its
+  // port, else Unavailable saying what is wrong.
+  Status Check();
+
+  // Checks; if the check fails, logs why, kills what is left of this
+  // instance (the master, its workers, orphaned or not) and starts it again
+  // on the live configuration. Returns an error only if it cannot restart.
+  Status Supervise(const LogSink& log);
+
   // The path of the configuration file.
   std::string ConfigPath() const;
   pid_t pid() const { return pid_; }
@@ -51,20 +65,32 @@ class NginxProcess {
   NginxProcess(std::string binary, NginxSetup setup)
       : binary_(std::move(binary)), setup_(std::move(setup)) {}
   Status Write(const ProxyConfig& config) const;
-  // The port of setup_.listen ("address:port" or "port").
+  // The port of setup_.listen ("address:port" or "port"), and the address
+  // to reach it on (127.0.0.1 for every address).
   int ListenPort() const;
+  std::string ListenHost() const;
+  // Whether this instance (its setup's token) answers on its port.
+  bool Answers() const;
+  // Spawns nginx on the live configuration and waits until it answers.
+  Status Launch();
+  // Kills the master and every worker it was seen with.
+  void KillAll();
 
   std::string binary_;
   NginxSetup setup_;
   pid_t pid_ = -1;
   std::vector<pid_t> draining_;  // workers of the configuration replaced
+  std::vector<pid_t> workers_;   // seen at the last check
+  int unanswered_ = 0;           // checks in a row it did not answer
 };
 
 // Asks the proxy at `host`:`port` which generation it serves (GET
 // /migserve/generation) until it is at least `generation`, for at most
-// `timeout_s`. Returns DeadlineExceeded naming the generation last seen.
+// `timeout_s`; with `instance`, only answers of that instance
+// (NginxSetup::instance) count. Returns DeadlineExceeded naming the
+// generation last seen.
 Status WaitForGeneration(const std::string& host, int port, long generation,
-                         double timeout_s);
+                         double timeout_s, const std::string& instance = "");
 
 }  // namespace migserve::proxy
 

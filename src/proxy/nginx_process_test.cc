@@ -1,14 +1,21 @@
 // The real nginx (Debian's, installed by tools/install-deps.sh) on
-// 127.0.0.1 in front of two small HTTP servers.
+// 127.0.0.1 in front of small HTTP and gRPC servers.
 #include "proxy/nginx_process.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "proxy/testing/emulated_replica.h"
+#include "proxy/testing/grpc_replicas.h"
 #include "proxy/testing/local_nginx.h"
 #include "util/test_util.h"
 
@@ -71,10 +78,186 @@ TEST(NginxProcessTest, RotatesByWeightAndReloadsWithoutLosingARequest) {
 
   // A configuration nginx refuses leaves the live one in place.
   ProxyConfig bad{3, {{"s", "m", {{"no-such-host.invalid", 1, 1}}}}};
-  EXPECT_FALSE((*nginx)->Apply(bad).ok());
+  Status refused = (*nginx)->Apply(bad);
+  EXPECT_FALSE(refused.ok());
+  // With nginx's reason.
+  EXPECT_NE(refused.message().find("host not found in upstream "
+                                   "\"no-such-host.invalid:1\""),
+            std::string::npos)
+      << refused.message();
   auto res = client.Post("/v2/models/m/infer", "{}", "application/json");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
+}
+
+// Two services of one model and a third of another: each request reaches
+// its own service's replica, over HTTP (inference, model metadata, model
+// ready) and gRPC; the proxy answers its own health and says why it cannot
+// route a request.
+TEST(NginxProcessTest, RoutesEachServiceToItsOwnReplicasOverHttpAndGrpc) {
+  auto serving = [](const std::string& service, const std::string& model) {
+    EmulatedReplicaOptions options;
+    options.threads = 4;
+    options.service = service;
+    options.model = model;
+    return options;
+  };
+  EmulatedReplica bert1(serving("bert-1", "bert"));
+  EmulatedReplica bert2(serving("bert-2", "bert"));
+  EmulatedReplica resnet(serving("r", "resnet.50"));
+  GrpcReplicas grpc({"bert-1", "bert-2"});
+  ASSERT_GT(grpc.port("bert-2"), 0) << "python3-grpcio: tools/install-deps.sh";
+  int port = testing::FreePort();
+  int grpc_port = testing::FreePort();
+  NginxSetup setup;
+  setup.listen = "127.0.0.1:" + std::to_string(port);
+  setup.grpc_listen = "127.0.0.1:" + std::to_string(grpc_port);
+  setup.prefix = testing::TempDir() + "/nginx-routes";
+  ProxyConfig config{1,
+                     {{"bert-1",
+                       "bert",
+                       {{"127.0.0.1", bert1.port(), 1, grpc.port("bert-1")}}},
+                      {"bert-2",
+                       "bert",
+                       {{"127.0.0.1", bert2.port(), 1, grpc.port("bert-2")}}},
+                      {"r", "resnet.50", {{"127.0.0.1", resnet.port(), 1}}},
+                      {"idle", "vgg", {}}}};
+  auto nginx = NginxProcess::Start(NginxBinary(), setup, config);
+  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
+  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port, 1, 10).ok());
+
+  httplib::Client client("127.0.0.1", port);
+  auto post = [&](const std::string& service, const std::string& model) {
+    httplib::Headers headers;
+    if (!service.empty()) headers.emplace("migserve-service", service);
+    auto res = client.Post("/v2/models/" + model + "/infer", headers, "{}",
+                           "application/json");
+    return res ? res->status : -1;
+  };
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_EQ(post("bert-1", "bert"), 200);
+    EXPECT_EQ(post("bert-2", "bert"), 200);
+    EXPECT_EQ(post("bert-2", "bert"), 200);
+    EXPECT_EQ(post("", "resnet.50"), 200);  // the model's only service
+  }
+  EXPECT_EQ(bert1.hits(), 10);
+  EXPECT_EQ(bert2.hits(), 20);
+  EXPECT_EQ(resnet.hits(), 10);
+  // Model metadata and readiness pass through, without a redirect.
+  httplib::Headers bert2_header = {{"migserve-service", "bert-2"}};
+  auto meta = client.Get("/v2/models/bert", bert2_header);
+  ASSERT_TRUE(meta);
+  EXPECT_EQ(meta->status, 200);
+  EXPECT_EQ(meta->body, "{\"name\":\"bert\"}\n");
+  EXPECT_EQ(client.Get("/v2/models/resnet.50")->status, 200);
+  EXPECT_EQ(bert1.misrouted() + bert2.misrouted() + resnet.misrouted(), 0);
+
+  // What cannot be routed is answered with the reason.
+  EXPECT_EQ(post("", "bert"), 400);
+  auto ambiguous = client.Post("/v2/models/bert/infer", "{}", "text/plain");
+  EXPECT_NE(ambiguous->body.find("name one in the header migserve-service"),
+            std::string::npos);
+  EXPECT_EQ(post("no-such", "bert"), 404);
+  EXPECT_EQ(post("", "resnetx50"), 404);  // '.' is not a wildcard
+  EXPECT_EQ(post("idle", "vgg"), 503);
+  EXPECT_EQ(post("", "vgg"), 503);
+  EXPECT_EQ(client.Get("/v2/health/ready")->status, 200);
+  EXPECT_EQ(client.Get("/v2/health/live")->status, 200);
+  EXPECT_EQ(client.Get("/v2/repository/index")->status, 404);
+
+  // gRPC: by header only (its path names the method, not the model).
+  EXPECT_EQ(GrpcCall(grpc_port, "bert-1"), "OK bert-1 bert-1");
+  EXPECT_EQ(GrpcCall(grpc_port, "bert-2"), "OK bert-2 bert-2");
+  EXPECT_EQ(GrpcCall(grpc_port, ""),
+            "INVALID_ARGUMENT name the service in the header "
+            "migserve-service");
+  EXPECT_EQ(GrpcCall(grpc_port, "no-such"),
+            "NOT_FOUND no such service (header migserve-service)");
+  EXPECT_EQ(GrpcCall(grpc_port, "r"), "UNAVAILABLE the service has no replica");
+}
+
+// The processes whose parent is `parent`.
+std::vector<pid_t> ChildrenOf(pid_t parent) {
+  std::vector<pid_t> out;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream in(entry.path() / "stat");
+    std::string stat;
+    if (!std::getline(in, stat) || stat.rfind(')') == std::string::npos) {
+      continue;
+    }
+    char state = 0;
+    long ppid = 0;
+    if (std::sscanf(stat.c_str() + stat.rfind(')') + 1, " %c %ld", &state,
+                    &ppid) == 2 &&
+        ppid == parent && state != 'Z') {
+      out.push_back(std::atoi(stat.c_str()));
+    }
+  }
+  return out;
+}
+
+bool Running(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  return std::getline(in, stat) && stat.substr(stat.rfind(')') + 2, 1) != "Z";
+}
+
+// Another server holds the port: nginx gives up after its retries, and the
+// start fails saying so instead of taking the other server's answers for
+// its own.
+TEST(NginxProcessTest, AStartOnATakenPortFails) {
+  EmulatedReplica squatter;
+  NginxSetup setup;
+  setup.listen = "127.0.0.1:" + std::to_string(squatter.port());
+  setup.prefix = testing::TempDir() + "/nginx-taken";
+  auto nginx = NginxProcess::Start(NginxBinary(), setup, {1, {}});
+  ASSERT_FALSE(nginx.ok());
+  EXPECT_NE(nginx.status().message().find("Address already in use"),
+            std::string::npos)
+      << nginx.status().message();
+}
+
+// The master killed: its workers live on with the old routes, holding the
+// port. Supervise kills them and starts nginx again on the live routes.
+TEST(NginxProcessTest, SuperviseRestartsAKilledMasterAndKillsItsOrphans) {
+  EmulatedReplica a;
+  int port = testing::FreePort();
+  NginxSetup setup;
+  setup.listen = "127.0.0.1:" + std::to_string(port);
+  setup.prefix = testing::TempDir() + "/nginx-killed";
+  setup.worker_processes = 2;
+  ProxyConfig config{4, {{"s", "m", {{"127.0.0.1", a.port(), 1}}}}};
+  auto nginx = NginxProcess::Start(NginxBinary(), setup, config);
+  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
+  std::vector<std::string> log;
+  auto sink = [&](const std::string& line) { log.push_back(line); };
+  EXPECT_TRUE((*nginx)->Supervise(sink).ok());
+  EXPECT_TRUE(log.empty());
+
+  pid_t master = (*nginx)->pid();
+  std::vector<pid_t> workers = ChildrenOf(master);
+  ASSERT_EQ(workers.size(), 2u);
+  kill(master, SIGKILL);
+  while (Running(master)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_TRUE(Running(workers[0]));  // orphaned, still serving
+
+  ASSERT_TRUE((*nginx)->Supervise(sink).ok());
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_NE(log[0].find(fmt::format("nginx (pid {}) exited", master)),
+            std::string::npos)
+      << log[0];
+  EXPECT_NE(log[1].find("nginx restarted"), std::string::npos) << log[1];
+  EXPECT_NE((*nginx)->pid(), master);
+  for (pid_t w : workers) EXPECT_FALSE(Running(w)) << w;
+  EXPECT_TRUE(WaitForGeneration("127.0.0.1", port, 4, 10).ok());
+  httplib::Client client("127.0.0.1", port);
+  auto res = client.Post("/v2/models/m/infer", "{}", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_TRUE((*nginx)->Supervise(sink).ok());
+  EXPECT_EQ(log.size(), 2u);
 }
 
 TEST(NginxProcessTest, SaysWhyNginxDidNotStart) {

@@ -36,6 +36,11 @@ Status ReadBackend(const JsonFields& f, ProxyBackend* b) {
     return f.Error("weight", fmt::format("must be 1 to {}, got {}",
                                          cluster::kMaxRouteWeight, b->weight));
   }
+  MIGSERVE_RETURN_IF_ERROR(f.Get("grpc_port", false, &b->grpc_port));
+  if (b->grpc_port < 0 || b->grpc_port > 65535) {
+    return f.Error("grpc_port",
+                   fmt::format("must be 0 to 65535, got {}", b->grpc_port));
+  }
   return Status::Ok();
 }
 
@@ -65,19 +70,12 @@ StatusOr<ProxyConfig> ParseProxyConfig(const std::string& text,
   MIGSERVE_RETURN_IF_ERROR(
       f.Objects("services", ReadUpstream, &config.upstreams));
   std::set<std::string> services;
-  std::set<std::string> models;
   for (size_t i = 0; i < config.upstreams.size(); ++i) {
     const ProxyUpstream& u = config.upstreams[i];
     if (!services.insert(u.service).second) {
       return Status::InvalidArgument(
           fmt::format("{}: services[{}].service: '{}' is listed twice", source,
                       i, u.service));
-    }
-    if (!models.insert(u.model).second) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: services[{}].model: '{}' is routed to another service too "
-          "(one service per model path)",
-          source, i, u.model));
     }
   }
   return config;
@@ -88,8 +86,10 @@ std::string FormatProxyConfig(const ProxyConfig& config) {
   for (const ProxyUpstream& u : config.upstreams) {
     json backends = json::array();
     for (const ProxyBackend& b : u.backends) {
-      backends.push_back(
-          {{"address", b.address}, {"port", b.port}, {"weight", b.weight}});
+      json backend = {
+          {"address", b.address}, {"port", b.port}, {"weight", b.weight}};
+      if (b.grpc_port > 0) backend["grpc_port"] = b.grpc_port;
+      backends.push_back(backend);
     }
     services.push_back(
         {{"service", u.service}, {"model", u.model}, {"backends", backends}});

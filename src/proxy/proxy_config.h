@@ -18,13 +18,17 @@ namespace migserve::proxy {
 struct ProxyBackend {
   std::string address;  // IP or host name
   int port = 0;
-  long weight = 1;  // NginxWeight of its cluster::ReplicaWeight
+  long weight = 1;    // NginxWeight of its cluster::ReplicaWeight
+  int grpc_port = 0;  // its gRPC port; 0: it takes no gRPC requests
   bool operator==(const ProxyBackend&) const = default;
 };
 
 struct ProxyUpstream {
   std::string service;
-  std::string model;  // requests to /v2/models/<model>... reach the service
+  // Requests with the header `migserve-service: <service>` reach the
+  // service, and so do requests to /v2/models/<model>... without the
+  // header when no other service serves the model (nginx_config.h).
+  std::string model;
   std::vector<ProxyBackend> backends;
   bool operator==(const ProxyUpstream&) const = default;
 };
@@ -40,7 +44,9 @@ struct ProxyConfig {
 long NginxWeight(double replica_weight);
 
 // Reads a proxy configuration (JSON, docs/formats.md): `generation` and
-// `services: [{service, model, backends: [{address, port, weight}]}]`.
+// `services: [{service, model, backends: [{address, port, weight,
+// grpc_port}]}]` (grpc_port optional). Services are named once each; two
+// may serve one model.
 // Returns InvalidArgument naming `source` and the field at fault.
 StatusOr<ProxyConfig> ParseProxyConfig(const std::string& text,
                                        const std::string& source);

@@ -11,7 +11,7 @@ ProxyConfig TwoReplicas() {
   return {7,
           {{"search",
             "resnet50",
-            {{"10.0.0.1", 8000, 9484}, {"10.0.0.2", 8000, 2079}}},
+            {{"10.0.0.1", 8000, 9484, 8001}, {"10.0.0.2", 8000, 2079}}},
            {"qa", "bert", {}}}};
 }
 
@@ -48,8 +48,12 @@ TEST(ProxyConfigTest, ErrorsNameTheField) {
        "services[0].backends[0].address"},
       {R"({"generation": 1, "services": [
           {"service": "a", "model": "m", "backends": []},
-          {"service": "b", "model": "m", "backends": []}]})",
-       "services[1].model: 'm' is routed to another service too"},
+          {"service": "a", "model": "n", "backends": []}]})",
+       "services[1].service: 'a' is listed twice"},
+      {R"({"generation": 1, "services": [{"service": "a", "model": "m",
+          "backends": [{"address": "h", "port": 80, "weight": 1,
+                        "grpc_port": 70000}]}]})",
+       "services[0].backends[0].grpc_port: must be 0 to 65535, got 70000"},
   };
   for (const Case& c : cases) {
     auto read = ParseProxyConfig(c.text, "p.json");
@@ -62,19 +66,47 @@ TEST(ProxyConfigTest, ErrorsNameTheField) {
 TEST(NginxConfigTest, UpstreamsRotateByWeightAndAnswerTheGeneration) {
   NginxSetup setup;
   setup.listen = "8080";
+  setup.grpc_listen = "8001";
   std::string text = RenderNginxConfig(TwoReplicas(), setup);
   for (const char* line :
-       {"upstream migserve_search {", "zone migserve_search 64k;",
+       {"upstream migserve_search {", "zone migserve_search 66k;",
         "server 10.0.0.1:8000 weight=9484 max_fails=0;",
         "server 10.0.0.2:8000 weight=2079 max_fails=0;",
-        "location /v2/models/resnet50/ {", "proxy_pass http://migserve_search;",
-        "return 200 \"7\\n\";", "daemon off;"}) {
+        // gRPC: only the replica with a gRPC port.
+        "upstream migserve_grpc_search {\n    zone migserve_grpc_search 66k;\n"
+        "    server 10.0.0.1:8001 weight=9484 max_fails=0;\n    keepalive",
+        "listen 8001 http2;", "proxy_pass http://migserve_$migserve_service;",
+        "grpc_pass grpc://migserve_grpc_$migserve_grpc_service;",
+        "return 200 \"7\\n\";", "daemon off;", "client_max_body_size 0;"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
   }
   // A service without replicas has no upstream, and answers 503.
   EXPECT_EQ(text.find("upstream migserve_qa"), std::string::npos);
-  EXPECT_NE(text.find("location /v2/models/bert/ {\n      return 503;"),
+  EXPECT_NE(text.find("\"qa\" \"!empty\";"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"~^/v2/models/bert(/|$)\" \"!empty\";"),
             std::string::npos);
+}
+
+// Requests find their service by header, else by the one service of the
+// model in the path; two services of one model need the header.
+TEST(NginxConfigTest, ServicesOfOneModelAreToldApartByHeader) {
+  ProxyConfig config{1,
+                     {{"bert-1", "bert", {{"10.0.0.1", 8000, 1}}},
+                      {"bert-2", "bert", {{"10.0.0.2", 8000, 1}}},
+                      {"r", "resnet.50", {{"10.0.0.3", 8000, 1}}}}};
+  std::string text = RenderNginxConfig(config, {});
+  for (const char* line : {
+           "    \"~^/v2/models/bert(/|$)\" \"!ambiguous\";\n"
+           "    \"~^/v2/models/resnet[.]50(/|$)\" \"r\";\n",
+           "  map $http_migserve_service $migserve_service {\n"
+           "    \"\" \"$migserve_by_model\";\n    default \"!unknown\";\n"
+           "    \"bert-1\" \"bert-1\";\n    \"bert-2\" \"bert-2\";\n"
+           "    \"r\" \"r\";\n  }\n",
+       }) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  }
+  // No gRPC listener unless asked for.
+  EXPECT_EQ(text.find("http2"), std::string::npos);
 }
 
 }  // namespace

@@ -272,7 +272,8 @@ Status ReadRouting(const YamlMap& map, ServingSpec* spec) {
 
 Json ServingSpec::DefaultTemplate() {
   return {{"image", "nvcr.io/nvidia/tritonserver:24.08-py3"},
-          {"ports", Json::array({{{"name", "http"}, {"containerPort", 8000}}})},
+          {"ports", Json::array({{{"name", "http"}, {"containerPort", 8000}},
+                                 {{"name", "grpc"}, {"containerPort", 8001}}})},
           {"readinessProbe",
            {{"httpGet", {{"path", "/v2/health/ready"}, {"port", "http"}}}}},
           // Pod Security "restricted": the Triton image's own unprivileged

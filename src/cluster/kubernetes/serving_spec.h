@@ -33,13 +33,13 @@ enum class RouteMatch {
 
 inline constexpr char kServiceHeader[] = "migserve-service";
 
-// The route-port rule, the one `export`, the controller and the proxy
-// follow: a replica takes routed requests on its container port named
-// "http", else on the first port listed; 0 when `containers` (a pod's
-// containers, or a template's one in an array) list none. Entries that are
-// not ports are passed over.
+// The container port named `name` in `containers` (a pod's containers, or
+// a template's one in an array), else the first port listed when
+// `or_first`; 0 when there is none. Entries that are not ports are passed
+// over.
 template <typename JsonT>
-int RoutePortOf(const JsonT& containers) {
+int ContainerPortOf(const JsonT& containers, const std::string& name,
+                    bool or_first) {
   int first = 0;
   if (!containers.is_array()) return 0;
   for (const JsonT& c : containers) {
@@ -52,11 +52,26 @@ int RoutePortOf(const JsonT& containers) {
         continue;
       }
       int port = p["containerPort"].template get<int>();
-      if (p.value("name", "") == "http") return port;
+      if (p.value("name", "") == name) return port;
       if (first == 0) first = port;
     }
   }
-  return first;
+  return or_first ? first : 0;
+}
+
+// The route-port rule, the one `export`, the controller and the proxy
+// follow: a replica takes routed HTTP requests on its container port named
+// "http", else on the first port listed.
+template <typename JsonT>
+int RoutePortOf(const JsonT& containers) {
+  return ContainerPortOf(containers, "http", true);
+}
+
+// Where the proxy sends a replica's gRPC requests (KServe v2 / Triton gRPC
+// API): its container port named "grpc"; 0 (no gRPC) without one.
+template <typename JsonT>
+int GrpcPortOf(const JsonT& containers) {
+  return ContainerPortOf(containers, "grpc", false);
 }
 
 struct ServingSpec {
@@ -71,8 +86,9 @@ struct ServingSpec {
   std::map<std::string, nlohmann::ordered_json> services;
   std::map<std::string, int> service_lines;  // where each override is
 
-  // The default template: NVIDIA's Triton image, port http 8000, ready on
-  // /v2/health/ready. It runs no model until a spec gives a command.
+  // The default template: NVIDIA's Triton image, ports http 8000 and grpc
+  // 8001, ready on /v2/health/ready. It runs no model until a spec gives a
+  // command.
   static nlohmann::ordered_json DefaultTemplate();
 
   // `pod` with `service`'s overrides.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <nlohmann/json.hpp>
 
 namespace migserve::proxy {
 
@@ -20,8 +21,14 @@ EmulatedReplica::EmulatedReplica(EmulatedReplicaOptions options)
   server_->set_keep_alive_max_count(1000000);
   server_->set_keep_alive_timeout(60);
   server_->set_idle_interval(0, 200000);
-  server_->Post(R"(/v2/models/[^/]+/infer)",
-                [this](const httplib::Request&, httplib::Response& res) {
+  server_->Get(R"(/v2/models/([^/]+))", [this](const httplib::Request& req,
+                                               httplib::Response& res) {
+    res.set_content(nlohmann::json({{"name", Check(req)}}).dump() + "\n",
+                    "application/json");
+  });
+  server_->Post(R"(/v2/models/([^/]+)/infer)",
+                [this](const httplib::Request& req, httplib::Response& res) {
+                  Check(req);
                   ++hits_;
                   ++in_flight_;
                   if (options_.batch_ms) {
@@ -59,6 +66,17 @@ EmulatedReplica::~EmulatedReplica() {
   for (std::promise<void>& p : queue_) p.set_value();
   server_->stop();
   listener_.join();
+}
+
+std::string EmulatedReplica::Check(const httplib::Request& req) {
+  std::string model = req.matches[1];
+  std::string service = req.get_header_value("migserve-service");
+  if ((!options_.model.empty() && model != options_.model) ||
+      (!service.empty() && !options_.service.empty() &&
+       service != options_.service)) {
+    ++misrouted_;
+  }
+  return model;
 }
 
 void EmulatedReplica::Work() {

@@ -2,7 +2,10 @@
 // server on 127.0.0.1 that answers POST /v2/models/<model>/infer as a
 // dynamic batcher does (queueing/replica_queue.h): a free worker takes up to
 // max_batch queued requests at once and holds them for batch_ms(b), then
-// answers them all. Without batch_ms it answers at once.
+// answers them all. Without batch_ms it answers at once. It answers GET
+// /v2/models/<model> (metadata: its model's name) too, and counts every
+// request that was not meant for it: one for another model, or whose
+// migserve-service header names another service.
 #ifndef MIGSERVE_PROXY_TESTING_EMULATED_REPLICA_H_
 #define MIGSERVE_PROXY_TESTING_EMULATED_REPLICA_H_
 
@@ -18,7 +21,8 @@
 
 namespace httplib {
 class Server;
-}
+struct Request;
+}  // namespace httplib
 
 namespace migserve::proxy {
 
@@ -27,6 +31,8 @@ struct EmulatedReplicaOptions {
   int workers = 1;                      // MPS processes
   std::function<double(int)> batch_ms;  // empty: answer at once
   int threads = 32;                     // HTTP connections served at once
+  std::string service;                  // what it serves; "": anything
+  std::string model;
 };
 
 class EmulatedReplica {
@@ -40,9 +46,13 @@ class EmulatedReplica {
   // Requests received so far, and those not answered yet.
   int hits() const { return hits_; }
   int in_flight() const { return in_flight_; }
+  // Requests meant for another service or model.
+  int misrouted() const { return misrouted_; }
 
  private:
   void Work();
+  // Counts `req` if it was not meant for this replica; returns the model.
+  std::string Check(const httplib::Request& req);
 
   EmulatedReplicaOptions options_;
   std::unique_ptr<httplib::Server> server_;
@@ -55,6 +65,7 @@ class EmulatedReplica {
   int port_ = 0;
   std::atomic<int> hits_{0};
   std::atomic<int> in_flight_{0};
+  std::atomic<int> misrouted_{0};
 };
 
 }  // namespace migserve::proxy

@@ -40,6 +40,11 @@ LoadResult RunOpenLoop(const LoadOptions& options) {
   for (int port : options.proxies) {
     urls.push_back("http://127.0.0.1:" + std::to_string(port) + options.path);
   }
+  curl_slist* headers = nullptr;
+  if (!options.service.empty()) {
+    std::string header = "migserve-service: " + options.service;
+    headers = curl_slist_append(headers, header.c_str());
+  }
   CURLM* multi = curl_multi_init();
   curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, 4096L);
   std::vector<CURL*> idle;
@@ -59,6 +64,7 @@ LoadResult RunOpenLoop(const LoadOptions& options) {
       } else {
         easy = curl_easy_init();
         curl_easy_setopt(easy, CURLOPT_POSTFIELDS, "{}");
+        curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
         curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, Discard);
         curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, 30000L);
         curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
@@ -103,6 +109,7 @@ LoadResult RunOpenLoop(const LoadOptions& options) {
   }
   for (CURL* easy : idle) curl_easy_cleanup(easy);
   curl_multi_cleanup(multi);
+  curl_slist_free_all(headers);
   return result;
 }
 

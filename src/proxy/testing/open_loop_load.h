@@ -16,6 +16,7 @@ namespace migserve::proxy {
 struct LoadOptions {
   std::vector<int> proxies;  // ports on 127.0.0.1
   std::string path;          // e.g. /v2/models/m/infer
+  std::string service;       // sent as the migserve-service header; "": not
   double rate = 1;           // requests per second
   double cv = 1;             // of the gaps
   double duration_s = 1;     // requests are due in [0, duration)

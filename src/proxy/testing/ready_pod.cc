@@ -8,8 +8,14 @@ namespace migserve::proxy {
 
 nlohmann::json ReadyReplicaPod(const std::string& service,
                                const cluster::ReplicaSite& site, int port,
-                               bool ready) {
+                               bool ready, int grpc_port) {
   namespace k8s = cluster::kubernetes;
+  nlohmann::json ports = nlohmann::json::array(
+      {nlohmann::json{{"name", "http"}, {"containerPort", port}}});
+  if (grpc_port > 0) {
+    ports.push_back(
+        nlohmann::json{{"name", "grpc"}, {"containerPort", grpc_port}});
+  }
   return {{"metadata",
            {{"name", fmt::format("{}-{}-{}-{}", service, site.gpu.node,
                                  site.gpu.index, site.start)},
@@ -20,10 +26,7 @@ nlohmann::json ReadyReplicaPod(const std::string& service,
               {k8s::kLabelNode, site.gpu.node},
               {k8s::kLabelGpu, std::to_string(site.gpu.index)},
               {k8s::kLabelStart, std::to_string(site.start)}}}}},
-          {"spec",
-           {{"containers",
-             {{{"name", "server"},
-               {"ports", {{{"name", "http"}, {"containerPort", port}}}}}}}}},
+          {"spec", {{"containers", {{{"name", "server"}, {"ports", ports}}}}}},
           {"status",
            {{"podIP", "127.0.0.1"},
             {"conditions",

@@ -10,6 +10,7 @@
 
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/routing/proxy_routes.h"
+#include "cluster/kubernetes/testing/memory_pod_ledger.h"
 #include "kube/testing/api_server_standin.h"
 
 namespace migserve::cluster::kubernetes {
@@ -150,6 +151,50 @@ TEST(KubernetesRouterKeepersTest, OneKeeperPerGatewayAndDataPlane) {
   set = both.SetRoute(route);
   ASSERT_TRUE(set.ok()) << set.status().ToString();
   EXPECT_FALSE(*set);
+}
+
+// The routes name each member's pod by the uid the controller's ledger
+// holds, and not a pod that copied its labels.
+TEST(ProxyRouterTest, RoutesNameTheControllersPodsByUid) {
+  kube::ApiServerStandIn server({"", "", "", 1});
+  ASSERT_TRUE(server.Start().ok());
+  kube::KubeConfig config;
+  config.server = server.url();
+  kube::KubeClient client(config);
+  auto pod = [&](const std::string& name) {
+    nlohmann::json object = {
+        {"metadata",
+         {{"name", name},
+          {"labels",
+           {{kManagedBy, kManager},
+            {kLabelService, "s"},
+            {kLabelNode, "n"},
+            {kLabelGpu, "0"},
+            {kLabelStart, "0"}}}}},
+        {"spec", {{"containers", {{{"name", "c"}, {"image", "i"}}}}}}};
+    auto created = client.Create("/api/v1/namespaces/default/pods", object);
+    EXPECT_TRUE(created.ok()) << created.status().ToString();
+    return created.ok() ? (*created)["metadata"]["uid"].get<std::string>()
+                        : std::string();
+  };
+  std::string forged = pod("a-forged");
+  std::string real = pod("s-n-0-0");
+  ASSERT_NE(real, forged);
+  MemoryPodLedger ledger;
+  ledger.entries["s-n-0-0"] = {"token", real};
+  RouterOptions options;
+  options.plane = queueing::DataPlane::kProxy;
+  options.ledger = &ledger;
+  RouteGroup group = Group(5);
+  group.members = {{{"n", 0}, 0}};
+  ASSERT_TRUE(KubernetesRouter(&client, options).SetRoute({"s", {group}}).ok());
+  auto map =
+      server.Get("/api/v1/namespaces/default/configmaps/migserve-proxy-routes");
+  ASSERT_TRUE(map);
+  auto routes = ParseProxyRoutes(*map);
+  ASSERT_TRUE(routes.ok()) << routes.status().ToString();
+  EXPECT_EQ(routes->services["s"].uids,
+            (std::map<ReplicaSite, std::string>{{{{"n", 0}, 0}, real}}));
 }
 
 }  // namespace

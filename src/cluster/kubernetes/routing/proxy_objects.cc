@@ -24,11 +24,14 @@ Json RouterContainer(const ProxyExport& proxy) {
           {"image", proxy.image},
           {"args",
            {"router", "--listen", fmt::format("0.0.0.0:{}", kProxyPort),
+            "--grpc-listen", fmt::format("0.0.0.0:{}", kProxyGrpcPort),
             "--run-dir", "/run/migserve-proxy"}},
           {"env",
            {{{"name", "POD_NAME"},
              {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}}}},
-          {"ports", {{{"name", "http"}, {"containerPort", kProxyPort}}}},
+          {"ports",
+           {{{"name", "http"}, {"containerPort", kProxyPort}},
+            {{"name", "grpc"}, {"containerPort", kProxyGrpcPort}}}},
           // Ready once it serves the routes: generation 0 answers 503.
           {"readinessProbe",
            {{"httpGet", {{"path", "/migserve/generation"}, {"port", "http"}}},
@@ -95,7 +98,12 @@ Json ProxyService(const ServingSpec& spec) {
           {"spec",
            {{"selector", Labels()},
             {"ports",
-             {{{"name", "http"}, {"port", 80}, {"targetPort", "http"}}}}}}};
+             {{{"name", "http"}, {"port", 80}, {"targetPort", "http"}},
+              // HTTP/2 without TLS, so that gateways and meshes carry it.
+              {{"name", "grpc"},
+               {"port", kProxyGrpcPort},
+               {"targetPort", "grpc"},
+               {"appProtocol", "kubernetes.io/h2c"}}}}}}};
 }
 
 std::vector<Json> Access(const ServingSpec& spec) {

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/routing/proxy_routes.h"
 #include "kube/pod_ready.h"
+#include "util/json_fields.h"
 
 namespace migserve::cluster::kubernetes {
 
@@ -27,7 +30,8 @@ StatusOr<bool> ProxyRouter::SetRoute(const ServiceRoute& route) {
 StatusOr<std::pair<long, bool>> ProxyRouter::Write(const ServiceRoute& route) {
   std::string path = fmt::format("/api/v1/namespaces/{}/configmaps/{}",
                                  options_.namespace_, kProxyRoutesName);
-  ProxyRoute desired{route, options_.ModelOf(route.service)};
+  ProxyRoute desired{route, options_.ModelOf(route.service), {}};
+  MIGSERVE_ASSIGN_OR_RETURN(desired.uids, OwnedUids(route));
   std::string key = ProxyRouteKey(route.service);
   std::string value = FormatProxyRoute(desired);
   auto current = client_->Get(path);
@@ -55,6 +59,41 @@ StatusOr<std::pair<long, bool>> ProxyRouter::Write(const ServiceRoute& route) {
       {"data", {{key, value}, {"generation", std::to_string(generation)}}}};
   MIGSERVE_RETURN_IF_ERROR(client_->Patch(path, patch).status());
   return std::pair{generation, true};
+}
+
+StatusOr<std::map<ReplicaSite, std::string>> ProxyRouter::OwnedUids(
+    const ServiceRoute& route) {
+  std::map<ReplicaSite, std::string> uids;
+  if (options_.ledger == nullptr) return uids;
+  MIGSERVE_ASSIGN_OR_RETURN(auto ledger, options_.ledger->Entries());
+  MIGSERVE_ASSIGN_OR_RETURN(
+      nlohmann::json pods,
+      client_->List(
+          fmt::format("/api/v1/namespaces/{}/pods", options_.namespace_),
+          fmt::format("labelSelector={}%3D{}%2C{}%3D{}", kManagedBy, kManager,
+                      kLabelService, route.service)));
+  std::set<ReplicaSite> members;
+  for (const RouteGroup& g : route.groups) {
+    members.insert(g.members.begin(), g.members.end());
+  }
+  for (const nlohmann::json& pod :
+       pods.value("items", nlohmann::json::array())) {
+    if (!pod.contains("metadata")) continue;
+    const nlohmann::json& meta = pod["metadata"];
+    auto entry = ledger.find(meta.value("name", ""));
+    std::string uid = meta.value("uid", "");
+    if (entry == ledger.end() || uid.empty() || entry->second.uid != uid) {
+      continue;
+    }
+    // The controller wrote this pod's labels.
+    std::optional<std::string> node = StringField(meta, "labels", kLabelNode);
+    std::optional<int> gpu = IntField(meta, "labels", kLabelGpu);
+    std::optional<int> start = IntField(meta, "labels", kLabelStart);
+    if (!node || !gpu || !start) continue;
+    ReplicaSite site{{*node, *gpu}, *start};
+    if (members.count(site)) uids[site] = uid;
+  }
+  return uids;
 }
 
 Status ProxyRouter::WaitForProxies(long generation) {

@@ -7,6 +7,8 @@
 #ifndef MIGSERVE_CLUSTER_KUBERNETES_ROUTING_PROXY_ROUTER_H_
 #define MIGSERVE_CLUSTER_KUBERNETES_ROUTING_PROXY_ROUTER_H_
 
+#include <map>
+#include <string>
 #include <utility>
 
 #include "cluster/kubernetes/routing/router_options.h"
@@ -23,6 +25,10 @@ class ProxyRouter : public Router {
   StatusOr<bool> SetRoute(const ServiceRoute& route) override;
 
  private:
+  // The uid of each member's pod of `route` that the ledger says is the
+  // controller's; none without a ledger.
+  StatusOr<std::map<ReplicaSite, std::string>> OwnedUids(
+      const ServiceRoute& route);
   // Writes the route into the proxy's ConfigMap if it changed and returns
   // the generation the proxies must reach, and whether it changed.
   StatusOr<std::pair<long, bool>> Write(const ServiceRoute& route);

@@ -16,13 +16,21 @@ using json = nlohmann::json;
 constexpr char kRoutePrefix[] = "route.";
 constexpr char kSource[] = "configmap migserve-proxy-routes";
 
-Status ReadMember(const JsonFields& f, ReplicaSite* site) {
-  MIGSERVE_RETURN_IF_ERROR(f.Get("node", true, &site->gpu.node));
-  MIGSERVE_RETURN_IF_ERROR(f.Get("gpu", true, &site->gpu.index));
-  return f.Get("start", true, &site->start);
+struct Member {
+  ReplicaSite site;
+  std::string uid;
+};
+
+Status ReadMember(const JsonFields& f, Member* m) {
+  MIGSERVE_RETURN_IF_ERROR(f.Get("node", true, &m->site.gpu.node));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("gpu", true, &m->site.gpu.index));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("start", true, &m->site.start));
+  return f.Get("uid", false, &m->uid);
 }
 
-Status ReadGroup(const JsonFields& f, RouteGroup* g) {
+// Reads a group; its members' uids go to `uids`.
+Status ReadGroup(const JsonFields& f, RouteGroup* g,
+                 std::map<ReplicaSite, std::string>* uids) {
   MIGSERVE_RETURN_IF_ERROR(f.Get("gpu", true, &g->gpu_model));
   MIGSERVE_RETURN_IF_ERROR(f.Get("profile", true, &g->profile));
   MIGSERVE_RETURN_IF_ERROR(f.Get("batch", true, &g->batch));
@@ -32,7 +40,12 @@ Status ReadGroup(const JsonFields& f, RouteGroup* g) {
   if (!(g->credit >= 0) || g->weight < 0) {
     return f.Error("weight", "throughput and weight must be >= 0");
   }
-  MIGSERVE_RETURN_IF_ERROR(f.Objects("members", ReadMember, &g->members));
+  std::vector<Member> members;
+  MIGSERVE_RETURN_IF_ERROR(f.Objects("members", ReadMember, &members));
+  for (const Member& m : members) {
+    g->members.push_back(m.site);
+    if (!m.uid.empty()) (*uids)[m.site] = m.uid;
+  }
   g->replicas = static_cast<int>(g->members.size());
   return Status::Ok();
 }
@@ -48,8 +61,12 @@ std::string FormatProxyRoute(const ProxyRoute& route) {
   for (const RouteGroup& g : route.route.groups) {
     json members = json::array();
     for (const ReplicaSite& m : g.members) {
-      members.push_back(
-          {{"node", m.gpu.node}, {"gpu", m.gpu.index}, {"start", m.start}});
+      json member = {
+          {"node", m.gpu.node}, {"gpu", m.gpu.index}, {"start", m.start}};
+      if (auto uid = route.uids.find(m); uid != route.uids.end()) {
+        member["uid"] = uid->second;
+      }
+      members.push_back(member);
     }
     groups.push_back({{"gpu", g.gpu_model},
                       {"profile", g.profile},
@@ -116,8 +133,12 @@ StatusOr<ProxyRoutes> ParseProxyRoutes(const json& object) {
     MIGSERVE_RETURN_IF_ERROR(f.Get("model", true, &route.model));
     MIGSERVE_RETURN_IF_ERROR(f.CheckPlainName("service", route.route.service));
     MIGSERVE_RETURN_IF_ERROR(f.CheckPlainName("model", route.model));
-    MIGSERVE_RETURN_IF_ERROR(
-        f.Objects("groups", ReadGroup, &route.route.groups));
+    MIGSERVE_RETURN_IF_ERROR(f.Objects(
+        "groups",
+        [&](const JsonFields& g, RouteGroup* group) {
+          return ReadGroup(g, group, &route.uids);
+        },
+        &route.route.groups));
     if (ProxyRouteKey(route.route.service) != key) {
       return f.Error("service", "does not match the key " + key);
     }

@@ -27,10 +27,17 @@ inline constexpr char kAnnotationProxyGeneration[] =
     "migserve.io/proxy-generation";
 // The port the proxy listens on in its pod.
 inline constexpr int kProxyPort = 8080;
+// Where it serves gRPC (HTTP/2 without TLS), as Triton does.
+inline constexpr int kProxyGrpcPort = 8001;
 
 struct ProxyRoute {
   ServiceRoute route;  // with its members
   std::string model;   // requests to /v2/models/<model>/... are its
+  // The uid of a member's pod where the controller owns it (its pod
+  // ledger, pod_ledger.h): the proxy then takes that pod and no other for
+  // the member, whatever labels others copy. A member without one is
+  // matched by its pod's site labels.
+  std::map<ReplicaSite, std::string> uids = {};
   bool operator==(const ProxyRoute&) const = default;
 };
 
@@ -44,8 +51,8 @@ struct ProxyRoutes {
 std::string ProxyRouteKey(const std::string& service);
 
 // `route` as the JSON the ConfigMap holds: {service, model, groups: [{gpu,
-// profile, batch, procs, throughput, weight, members: [{node, gpu,
-// start}]}]}.
+// profile, batch, procs, throughput, weight, members: [{node, gpu, start,
+// uid}]}]} (uid where known).
 std::string FormatProxyRoute(const ProxyRoute& route);
 
 // The ConfigMap of `routes` in namespace `namespace_` (empty: none named).

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "cluster/kubernetes/pod_ledger.h"
 #include "cluster/kubernetes/serving_spec.h"
 #include "queueing/router_kind.h"
 
@@ -21,6 +22,10 @@ struct RouterOptions {
   // The data plane beside the gateway's HTTPRoutes: the target's router
   // kind's.
   queueing::DataPlane plane = queueing::DataPlane::kGatewayOnly;
+  // The controller's pod ledger (not owned; outlives the router): the
+  // proxy's routes name each member's pod by the uid it records, so that
+  // the proxy takes no pod but the controller's. Null: no uids.
+  PodLedger* ledger = nullptr;
   double proxy_timeout_s = 60;  // the longest to wait for the proxies
   double proxy_poll_s = 0.1;    // how often to look at them meanwhile
 
