@@ -35,8 +35,20 @@ class AgentE2eTest : public ::testing::Test {
   AgentE2eTest()
       : tls_(kube::MakeTestCertificate(testing::TempDir() + "/agent-e2e-tls")
                  .value()),
-        server_({tls_.cert_file, tls_.key_file, kToken, 1}) {
+        // The agent runs as its service account in deploy/rbac.yaml.
+        server_({tls_.cert_file,
+                 tls_.key_file,
+                 "agent-e2e-admin",
+                 1,
+                 {{kToken,
+                   kube::ServiceAccountUser("migserve", "migserve-agent")}}}) {
     EXPECT_TRUE(server_.Start().ok());
+    EXPECT_TRUE(
+        server_
+            .ApplyManifests(
+                ReadFile(testing::SourcePath("deploy/rbac.yaml")).value(),
+                "deploy/rbac.yaml")
+            .ok());
     server_.Put(kNode, {{"metadata",
                          {{"labels", {{"nvidia.com/mig.capable", "true"}}}}}});
     kubeconfig_ = testing::WriteTempFile(

@@ -247,7 +247,8 @@ TEST_F(ClosedLoopE2eTest, FollowsADayOfTrafficAndDoesNotFlap) {
     optimum[h] = Optimum(workload, profiles, HourPeak(h));
   }
   Start(Load("day"));
-  const std::string map = "/api/v1/namespaces/serving/configmaps/target";
+  const std::string map =
+      "/api/v1/namespaces/migserve-replicas/configmaps/migserve-target";
   server_.Put(map, {{"data", {{"deployment.json", DeploymentText("day")}}}});
   std::mutex moves_mu;
   std::string last_target = DeploymentText("day");
@@ -281,7 +282,7 @@ TEST_F(ClosedLoopE2eTest, FollowsADayOfTrafficAndDoesNotFlap) {
   std::thread controller_loop([&] {
     controller =
         Cli({"controller", "--kubeconfig", kubeconfig_, "--target-configmap",
-             "target", "--journal", journal_, "--metrics-port",
+             "migserve-target", "--journal", journal_, "--metrics-port",
              std::to_string(testing::FreePort()), "--poll-s", "0.01",
              "--resync-s", "1", "--serving", serving_});
   });
@@ -294,9 +295,9 @@ TEST_F(ClosedLoopE2eTest, FollowsADayOfTrafficAndDoesNotFlap) {
                       "--prometheus",
                       (*prometheus)->url(),
                       "--kubeconfig",
-                      kubeconfig_,
+                      autoscale_kubeconfig_,
                       "--target-configmap",
-                      "target",
+                      "migserve-target",
                       "--interval",
                       "1",
                       "--window",

@@ -279,14 +279,15 @@ TEST_F(KubernetesE2eTest, FollowsItsConfigMapAndServesMetrics) {
   deployment::Deployment day = Load("day"), night = Load("night");
   Start(day);
   Watch(controller::MakeGoal(day, night));
-  std::string map = "/api/v1/namespaces/serving/configmaps/target";
+  std::string map =
+      "/api/v1/namespaces/migserve-replicas/configmaps/migserve-target";
   server_.Put(map, {{"data", {{"deployment.json", DeploymentText("day")}}}});
   int port = 20000 + getpid() % 20000;
   CliResult result;
   std::thread loop([&] {
     result =
         Cli({"controller", "--kubeconfig", kubeconfig_, "--target-configmap",
-             "target", "--journal", journal_, "--metrics-port",
+             "migserve-target", "--journal", journal_, "--metrics-port",
              std::to_string(port), "--metrics-address", "127.0.0.1", "--poll-s",
              "0.01", "--resync-s", "1", "--serving", serving_});
   });
@@ -325,7 +326,8 @@ TEST_F(KubernetesE2eTest, ATargetChangedMidTransitionIsFollowedAtOnce) {
   deployment::Deployment day = Load("day"), night = Load("night");
   Start(day);
   Watch(controller::MakeGoal(night, day));
-  std::string map = "/api/v1/namespaces/serving/configmaps/target";
+  std::string map =
+      "/api/v1/namespaces/migserve-replicas/configmaps/migserve-target";
   server_.Put(map, {{"data", {{"deployment.json", DeploymentText("night")}}}});
   std::atomic<int> pod_changes = 0;
   server_.AddObserver(
@@ -341,7 +343,7 @@ TEST_F(KubernetesE2eTest, ATargetChangedMidTransitionIsFollowedAtOnce) {
       });
   CliResult r =
       Cli({"controller", "--once", "--kubeconfig", kubeconfig_,
-           "--target-configmap", "target", "--journal", journal_,
+           "--target-configmap", "migserve-target", "--journal", journal_,
            "--metrics-port", "0", "--poll-s", "0.01", "--serving", serving_});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("the target changed; stopping to move to the new one"),
@@ -360,7 +362,7 @@ TEST_F(KubernetesE2eTest, ANodeDeletedMidTransitionEndsAtWhatFitsAndReturns) {
   Start(night);
   std::atomic<bool> done = false;
   std::thread deleter([&] {
-    kube::KubeClient client(config_);
+    kube::KubeClient client(AdminConfig());  // the node's loss, not ours
     auto on_node2 = [&] {
       std::vector<std::string> names;
       for (const Json& pod : server_.List(kPods)) {
@@ -389,7 +391,8 @@ TEST_F(KubernetesE2eTest, ANodeDeletedMidTransitionEndsAtWhatFitsAndReturns) {
   EXPECT_NE(r.err.find("the cluster cannot hold the target"), std::string::npos)
       << r.err;
   // The same as a Warning Event about the controller's Lease.
-  std::vector<Json> events = server_.List("/api/v1/namespaces/serving/events");
+  std::vector<Json> events =
+      server_.List("/api/v1/namespaces/migserve-replicas/events");
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0]["type"], "Warning");
   EXPECT_EQ(events[0]["reason"], "Degraded");
@@ -489,7 +492,7 @@ TEST_F(KubernetesE2eTest, ASecondControllerTakesOverTheLeaseAndTheJournal) {
   // dies: it neither finishes the plan nor hands the lease back.
   kube::KubeClient client(config_);
   kube::LeaseOptions lease{
-      "migserve-controller", "serving", "first", 2, 1, 0.1};
+      "migserve-controller", kNamespace, "first", 2, 1, 0.1};
   auto first = std::make_unique<kube::LeaderLease>(&client, lease);
   std::atomic<bool> never = false;
   ASSERT_TRUE(first->Acquire(never, {}).ok());
@@ -529,13 +532,15 @@ TEST_F(KubernetesE2eTest, ASecondControllerTakesOverTheLeaseAndTheJournal) {
   first.reset();
   candidate.join();
   ASSERT_EQ(second.code, 0) << second.err;
-  EXPECT_NE(second.err.find("lease serving/migserve-controller is held by "
-                            "first; waiting"),
-            std::string::npos)
+  EXPECT_NE(
+      second.err.find("lease migserve-replicas/migserve-controller is held by "
+                      "first; waiting"),
+      std::string::npos)
       << second.err;
-  EXPECT_NE(second.err.find("acquired lease serving/migserve-controller as "
-                            "second"),
-            std::string::npos);
+  EXPECT_NE(
+      second.err.find("acquired lease migserve-replicas/migserve-controller as "
+                      "second"),
+      std::string::npos);
   EXPECT_NE(second.err.find("resuming plan"), std::string::npos);
   EXPECT_EQ(second.err.find("replanning"), std::string::npos);
   ExpectInvariantAndTarget();
@@ -562,7 +567,7 @@ TEST_F(KubernetesE2eTest, ASecondControllerTakesOverTheLeaseAndTheJournal) {
           .count();
   EXPECT_GE(waited, 1.8);
   auto lease_now = server_.Get(
-      "/apis/coordination.k8s.io/v1/namespaces/serving/leases/"
+      "/apis/coordination.k8s.io/v1/namespaces/migserve-replicas/leases/"
       "migserve-controller");
   ASSERT_TRUE(lease_now);
   EXPECT_EQ((*lease_now)["spec"]["holderIdentity"], "");  // released at exit

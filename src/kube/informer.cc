@@ -112,6 +112,7 @@ bool Informer::Apply(const nlohmann::json& event) {
   std::optional<std::string> name = StringField(*object, "metadata", "name");
   {
     MutexLock lock(&mu_);
+    error_ = Status::Ok();  // a watch that delivers works
     if (version) version_ = *version;
     if (type == "BOOKMARK" || !name) return true;
     if (tracking_) changed_.insert(*name);
@@ -142,6 +143,17 @@ void Informer::Run() {
         &stop_);
     if (stop_) return;
     if (watched.ok() && !gone) continue;  // ended by the server: resume
+    if (watched.code() == Status::Code::kFailedPrecondition) {
+      // Not allowed to watch (401/403): listing instead would hide that
+      // and poll the API server without pause. Say so to every Look, and
+      // try the watch again in a second.
+      MutexLock lock(&mu_);
+      error_ = watched;
+      auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      while (!stop_ && lock.WaitUntil(&stopping_, until)) {
+      }
+      continue;
+    }
     // The version is gone or the watch failed: list until it works.
     while (!List().ok()) {
       MutexLock lock(&mu_);

@@ -53,7 +53,8 @@ class Informer {
 
   // The collection as last seen. The first two calls list it (the second
   // starts the watch); later ones answer from the cache, or with the error
-  // of the last listing if it failed (the watch keeps trying).
+  // of the last listing if it failed (the watch keeps trying), or of a
+  // watch the server refused (401, 403) until one works.
   StatusOr<Objects> Get();
   // As Get, without the copy: lists where Get would, else returns the
   // error of the last listing, if it failed.
@@ -94,7 +95,8 @@ class Informer {
   // Names, since the last TakeChanges.
   std::set<std::string> changed_ GUARDED_BY(mu_);
   std::string version_ GUARDED_BY(mu_);  // resourceVersion to watch from
-  Status error_ GUARDED_BY(mu_);         // of the last listing
+  // Of the last listing, or of a watch refused for want of permission.
+  Status error_ GUARDED_BY(mu_);
   int lists_ GUARDED_BY(mu_) = 0;
   bool watching_ GUARDED_BY(mu_) = false;
   std::atomic<bool> stop_ = false;

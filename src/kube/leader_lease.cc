@@ -127,6 +127,13 @@ Status LeaderLease::Acquire(
   while (!stop) {
     StatusOr<bool> held = TryAcquireOrRenew();
     if (held.ok() && *held) break;
+    // Not allowed (401, 403): waiting would not change that, and a process
+    // that exits with the reason shows it where it is looked for.
+    if (held.status().code() == Status::Code::kFailedPrecondition) {
+      return Status::FailedPrecondition(
+          fmt::format("lease {}/{}: {}", options_.namespace_, options_.name,
+                      held.status().message()));
+    }
     std::string line =
         held.ok()
             ? fmt::format("lease {}/{} is held by {}; waiting",

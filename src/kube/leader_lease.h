@@ -47,7 +47,9 @@ class LeaderLease {
 
   // Tries every retry period until this process holds the lease, then
   // renews it on a thread of its own. Returns Aborted if `stop` turns true
-  // first. `progress` (may be empty) hears who holds it while waiting.
+  // first, and FailedPrecondition at once where the API server refuses the
+  // lease to this process (401, 403). `progress` (may be empty) hears who
+  // holds it while waiting.
   Status Acquire(const std::atomic<bool>& stop,
                  const std::function<void(const std::string&)>& progress);
 

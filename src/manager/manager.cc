@@ -61,13 +61,17 @@ class Leadership {
   kube::LeaderLease* lease() const { return lease_.get(); }
   bool Lost() const { return lease_ && !lease_->Held(); }
 
-  // Hands the lease on after a clean stop.
-  void Release(const std::function<void(const std::string&)>& log) {
-    if (!lease_ || !lease_->Held()) return;
+  // Hands the lease on after a clean stop. Returns why it could not where
+  // the API server refused it (401, 403: the next candidate then waits out
+  // the lease, and the permissions need mending); other failures are
+  // logged only.
+  Status Release(const std::function<void(const std::string&)>& log) {
+    if (!lease_ || !lease_->Held()) return Status::Ok();
     Status released = lease_->Release();
-    if (!released.ok()) {
-      log("controller: releasing the lease: " + released.message());
-    }
+    if (released.ok()) return released;
+    log("controller: releasing the lease: " + released.message());
+    return released.code() == Status::Code::kFailedPrecondition ? released
+                                                                : Status::Ok();
   }
 
  private:
@@ -243,8 +247,9 @@ class Manager {
       if (stop_) break;
       NextTarget();
     }
-    leadership_.Release(options_.log);
+    Status released = leadership_.Release(options_.log);
     if (stepped_down) return last;
+    if (last.ok() && !released.ok()) return released;
     if (stop_) return Status::Ok();
     return options_.once ? last : Status::Ok();
   }

@@ -14,11 +14,13 @@
 
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/routing/kubernetes_router.h"
+#include "cluster/kubernetes/routing/proxy_objects.h"
 #include "kube/testing/api_server_standin.h"
 #include "proxy/nginx_process.h"
 #include "proxy/testing/emulated_replica.h"
 #include "proxy/testing/local_nginx.h"
 #include "proxy/testing/ready_pod.h"
+#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::proxy {
@@ -110,12 +112,41 @@ TEST(ControlPlaneTest, ConfigOfTakesOnlyThePodTheRouteNamesByUid) {
   EXPECT_TRUE(ConfigOf(routes, pods).upstreams[0].backends.empty());
 }
 
+// The router runs as the proxy's service account (the Role export writes
+// into proxy.yaml), the controller's route keeper as the controller's
+// (deploy/rbac.yaml), both enforced by the stand-in API server.
 TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
-  kube::ApiServerStandIn server({"", "", "", 1});
+  constexpr char kNs[] = "migserve-replicas";
+  kube::ApiServerStandIn server(
+      {"",
+       "",
+       "admin",
+       1,
+       {{"router-token", kube::ServiceAccountUser(kNs, k8s::kProxyName)},
+        {"controller-token",
+         kube::ServiceAccountUser("migserve", "migserve-controller")}}});
   ASSERT_TRUE(server.Start().ok());
-  kube::KubeConfig config;
-  config.server = server.url();
-  kube::KubeClient client(config);
+  ASSERT_TRUE(server
+                  .ApplyManifests(
+                      ReadFile(testing::SourcePath("deploy/rbac.yaml")).value(),
+                      "deploy/rbac.yaml")
+                  .ok());
+  k8s::ServingSpec spec;
+  spec.namespace_ = kNs;
+  ASSERT_TRUE(server
+                  .ApplyManifests(k8s::ProxyObjects({}, {}, spec, {}),
+                                  "proxy.yaml",
+                                  {"ServiceAccount", "Role", "RoleBinding"})
+                  .ok());
+  auto as = [&](const std::string& token) {
+    kube::KubeConfig config;
+    config.server = server.url();
+    config.token = token;
+    config.allow_loopback_http = true;
+    return kube::KubeClient(config);
+  };
+  kube::KubeClient client = as("router-token");
+  kube::KubeClient controller_client = as("controller-token");
 
   // Three replicas of 20 ms each, one proxy pod reporting as proxy-0.
   EmulatedReplicaOptions slow;
@@ -126,7 +157,8 @@ TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
   std::vector<cluster::ReplicaSite> sites;
   for (EmulatedReplica* r : {&a, &b, &c}) {
     json pod = Pod("s", "n", 0, start, r->port(), true);
-    server.Put("/api/v1/namespaces/default/pods/" +
+    pod["metadata"]["namespace"] = kNs;
+    server.Put("/api/v1/namespaces/migserve-replicas/pods/" +
                    pod["metadata"]["name"].get<std::string>(),
                pod);
     sites.push_back({{"n", 0}, start++});
@@ -134,12 +166,12 @@ TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
   json proxy_pod = {
       {"metadata",
        {{"name", "proxy-0"},
-        {"namespace", "default"},
+        {"namespace", kNs},
         {"labels",
          {{k8s::kManagedBy, k8s::kManager},
           {k8s::kLabelComponent, k8s::kProxyComponent}}}}},
       {"status", {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
-  server.Put("/api/v1/namespaces/default/pods/proxy-0", proxy_pod);
+  server.Put("/api/v1/namespaces/migserve-replicas/pods/proxy-0", proxy_pod);
 
   int port = testing::FreePort();
   NginxSetup setup;
@@ -149,6 +181,7 @@ TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
   auto nginx = NginxProcess::Start(NginxBinary(), setup, {0, {}});
   ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
   ControlPlaneOptions options;
+  options.namespace_ = kNs;
   options.pod = "proxy-0";
   ControlPlane plane(&client, options, [&](const ProxyConfig& config) {
     return (*nginx)->ApplyAndDrain(config);
@@ -157,15 +190,17 @@ TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
   std::thread router([&] { plane.Run(stop, 1); });
 
   k8s::RouterOptions routing;
+  routing.namespace_ = kNs;
   routing.plane = queueing::DataPlane::kProxy;
   routing.models = {{"s", "m"}};
-  k8s::KubernetesRouter controller(&client, routing);
+  k8s::KubernetesRouter controller(&controller_client, routing);
   auto set = controller.SetRoute(Route({Group(10, sites)}));
   ASSERT_TRUE(set.ok()) << set.status().ToString();
   EXPECT_TRUE(*set);
   EXPECT_EQ(
-      k8s::Annotation(*server.Get("/api/v1/namespaces/default/pods/proxy-0"),
-                      k8s::kAnnotationProxyGeneration),
+      k8s::Annotation(
+          *server.Get("/api/v1/namespaces/migserve-replicas/pods/proxy-0"),
+          k8s::kAnnotationProxyGeneration),
       "1");
 
   // Four clients keep requests in flight throughout.
@@ -209,8 +244,9 @@ TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
   EXPECT_EQ(failed, 0);
   EXPECT_EQ(c.hits(), c_after);
   EXPECT_EQ(
-      k8s::Annotation(*server.Get("/api/v1/namespaces/default/pods/proxy-0"),
-                      k8s::kAnnotationProxyGeneration),
+      k8s::Annotation(
+          *server.Get("/api/v1/namespaces/migserve-replicas/pods/proxy-0"),
+          k8s::kAnnotationProxyGeneration),
       "3");
 }
 

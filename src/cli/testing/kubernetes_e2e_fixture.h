@@ -45,13 +45,22 @@ namespace migserve::cli {
 namespace k8s = cluster::kubernetes;
 using Json = nlohmann::json;
 
+// The test's own token (a cluster administrator's), and those of the
+// components: each runs as its service account in deploy/rbac.yaml, which
+// the stand-in API server enforces.
 constexpr char kToken[] = "e2e-token";
+constexpr char kControllerToken[] = "e2e-controller";
+constexpr char kAgentToken[] = "e2e-agent";
+constexpr char kAutoscaleToken[] = "e2e-autoscale";
+// The replicas' namespace, as deploy/ sets it.
+constexpr char kNamespace[] = "migserve-replicas";
 constexpr int kNodes = 3;
 constexpr int kGpusPerNode = 8;
-constexpr char kPods[] = "/api/v1/namespaces/serving/pods";
+constexpr char kPods[] = "/api/v1/namespaces/migserve-replicas/pods";
 constexpr char kRoutes[] =
-    "/apis/gateway.networking.k8s.io/v1/namespaces/serving/httproutes";
-constexpr char kServices[] = "/api/v1/namespaces/serving/services";
+    "/apis/gateway.networking.k8s.io/v1/namespaces/migserve-replicas/"
+    "httproutes";
+constexpr char kServices[] = "/api/v1/namespaces/migserve-replicas/services";
 constexpr char kServingSpec[] =
     "routing:\n  gateway: {name: inference, namespace: gateways}\n";
 
@@ -89,19 +98,31 @@ class KubernetesE2eTest : public ::testing::Test {
   KubernetesE2eTest()
       : tls_(
             kube::MakeTestCertificate(testing::TempDir() + "/e2e-tls").value()),
-        server_({tls_.cert_file, tls_.key_file, kToken, 1}) {
+        server_({tls_.cert_file,
+                 tls_.key_file,
+                 kToken,
+                 1,
+                 {{kControllerToken,
+                   kube::ServiceAccountUser("migserve", "migserve-controller")},
+                  {kAgentToken,
+                   kube::ServiceAccountUser("migserve", "migserve-agent")},
+                  {kAutoscaleToken, kube::ServiceAccountUser(
+                                        "migserve", "migserve-autoscale")}}}) {
     EXPECT_TRUE(server_.Start().ok());
+    for (const char* manifest : {"deploy/rbac.yaml", "deploy/autoscale.yaml"}) {
+      EXPECT_TRUE(
+          server_
+              .ApplyManifests(ReadFile(testing::SourcePath(manifest)).value(),
+                              manifest)
+              .ok());
+    }
     config_.server = server_.url();
     config_.ca_pem = tls_.cert_pem;
-    config_.token = kToken;
-    config_.namespace_ = "serving";
-    kubeconfig_ = testing::WriteTempFile(
-        "e2e-kubeconfig",
-        "current-context: e2e\ncontexts:\n- name: e2e\n  context: {cluster: "
-        "c, user: u, namespace: serving}\nclusters:\n- name: c\n  cluster:\n"
-        "    server: " +
-            server_.url() + "\n    certificate-authority: " + tls_.cert_file +
-            "\nusers:\n- name: u\n  user: {token: " + kToken + "}\n");
+    config_.token = kControllerToken;
+    config_.namespace_ = kNamespace;
+    kubeconfig_ = Kubeconfig("e2e-kubeconfig", kControllerToken);
+    autoscale_kubeconfig_ =
+        Kubeconfig("e2e-autoscale-kubeconfig", kAutoscaleToken);
     journal_ = testing::TempDir() + "/e2e-journal.db";
     std::remove(journal_.c_str());
     serving_ = testing::WriteTempFile("e2e-serving.yaml", kServingSpec);
@@ -110,6 +131,26 @@ class KubernetesE2eTest : public ::testing::Test {
   ~KubernetesE2eTest() override {
     stop_ = true;
     for (std::thread& t : agents_) t.join();
+  }
+
+  // The cluster administrator's view, for what happens to the cluster
+  // (a node deleted, say) rather than what the components do.
+  kube::KubeConfig AdminConfig() const {
+    kube::KubeConfig admin = config_;
+    admin.token = kToken;
+    return admin;
+  }
+
+  // A kubeconfig file `name` for the stand-in with `token`, in the
+  // replicas' namespace.
+  std::string Kubeconfig(const std::string& name, const std::string& token) {
+    return testing::WriteTempFile(
+        name,
+        "current-context: e2e\ncontexts:\n- name: e2e\n  context: {cluster: "
+        "c, user: u, namespace: migserve-replicas}\nclusters:\n- name: c\n"
+        "  cluster:\n    server: " +
+            server_.url() + "\n    certificate-authority: " + tls_.cert_file +
+            "\nusers:\n- name: u\n  user: {token: " + token + "}\n");
   }
 
   // Puts `from` on the cluster: layouts through NVML, Ready pods, then
@@ -191,7 +232,7 @@ class KubernetesE2eTest : public ::testing::Test {
   // recorded in the journal), polling fast.
   k8s::BackendOptions BackendOptions() {
     k8s::BackendOptions options;
-    options.namespace_ = "serving";
+    options.namespace_ = kNamespace;
     options.poll_s = 0.01;
     options.ledger = Ledger();
     return options;
@@ -209,7 +250,7 @@ class KubernetesE2eTest : public ::testing::Test {
 
   k8s::RouterOptions RouterOptions(const deployment::Deployment& d) {
     k8s::RouterOptions options;
-    options.namespace_ = "serving";
+    options.namespace_ = kNamespace;
     options.serving = k8s::ParseServingSpec(kServingSpec, "spec").value();
     for (const auto& s : d.services) options.models[s.name] = s.model;
     return options;
@@ -287,7 +328,9 @@ class KubernetesE2eTest : public ::testing::Test {
     drivers_.push_back(
         agent::MigDriver::Open(nvml_.back().get(), mig::GpuCatalog::Default())
             .value());
-    clients_.push_back(std::make_unique<kube::KubeClient>(config_));
+    kube::KubeConfig agent = config_;
+    agent.token = kAgentToken;
+    clients_.push_back(std::make_unique<kube::KubeClient>(agent));
   }
 
   // Runs the agent of node `name` and waits for its first layout report.
@@ -399,8 +442,9 @@ class KubernetesE2eTest : public ::testing::Test {
 
   kube::TestCertificate tls_;
   kube::ApiServerStandIn server_;
-  kube::KubeConfig config_;
-  std::string kubeconfig_;
+  kube::KubeConfig config_;           // the controller's (its service account)
+  std::string kubeconfig_;            // the controller's
+  std::string autoscale_kubeconfig_;  // the autoscaler's
   std::string journal_;
   std::unique_ptr<controller::Journal> ledger_journal_;
   std::unique_ptr<manager::JournalPodLedger> ledger_;

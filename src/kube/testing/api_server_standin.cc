@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 #include <httplib.h>
+#include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <sstream>
 
@@ -127,6 +130,75 @@ void Reply(httplib::Response* res, int code, const Json& body) {
 Json Failure(int code, const std::string& reason, const std::string& message) {
   return {{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Failure"},
           {"reason", reason}, {"message", message}, {"code", code}};
+}
+
+// A YAML node as JSON: plain scalars that read as integers or booleans as
+// such, every other scalar a string.
+Json JsonOf(const YAML::Node& node) {
+  if (node.IsMap()) {
+    Json out = Json::object();
+    for (const auto& entry : node) {
+      out[entry.first.as<std::string>()] = JsonOf(entry.second);
+    }
+    return out;
+  }
+  if (node.IsSequence()) {
+    Json out = Json::array();
+    for (const YAML::Node& item : node) out.push_back(JsonOf(item));
+    return out;
+  }
+  if (!node.IsScalar()) return nullptr;
+  const std::string& text = node.Scalar();
+  if (node.Tag() == "?") {
+    if (text == "true" || text == "false") return text == "true";
+    if (!text.empty() &&
+        std::all_of(text.begin() + (text[0] == '-' ? 1 : 0), text.end(),
+                    [](char c) {
+                      return std::isdigit(static_cast<unsigned char>(c));
+                    }) &&
+        text != "-") {
+      return std::stoll(text);
+    }
+  }
+  return text;
+}
+
+// Where `object` lives: /api/v1/... or /apis/GROUP/VERSION/..., its kind's
+// plural, its namespace (default for a namespaced kind without one) and
+// name; "" if it lacks one of them.
+std::string ManifestPath(const Json& object) {
+  static const std::set<std::string> cluster_scoped = {
+      "Namespace",
+      "Node",
+      "ClusterRole",
+      "ClusterRoleBinding",
+      "CustomResourceDefinition",
+      "ValidatingAdmissionPolicy",
+      "ValidatingAdmissionPolicyBinding",
+      "DeviceClass",
+      "PersistentVolume",
+      "StorageClass",
+      "PriorityClass"};
+  std::string version = object.value("apiVersion", "");
+  std::string kind = object.value("kind", "");
+  std::string name = object.contains("metadata")
+                         ? object["metadata"].value("name", "")
+                         : std::string();
+  if (version.empty() || kind.empty() || name.empty()) return "";
+  std::string plural;
+  for (char c : kind) {
+    plural += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  plural = plural.back() == 'y' ? plural.substr(0, plural.size() - 1) + "ies"
+                                : plural + "s";
+  std::string path = version.find('/') == std::string::npos
+                         ? "/api/" + version
+                         : "/apis/" + version;
+  if (!cluster_scoped.count(kind)) {
+    std::string ns = object["metadata"].value("namespace", "default");
+    path += "/namespaces/" + ns;
+  }
+  return path + "/" + plural + "/" + name;
 }
 
 void Fail(httplib::Response* res, int code, const std::string& reason,
@@ -292,6 +364,39 @@ int ApiServerStandIn::writes() const {
   return writes_;
 }
 
+std::set<RbacRequest> ApiServerStandIn::Authorized() const {
+  std::lock_guard lock(mu_);
+  return authorized_;
+}
+
+void ApiServerStandIn::ClearAuthorized() {
+  std::lock_guard lock(mu_);
+  authorized_.clear();
+}
+
+Status ApiServerStandIn::ApplyManifests(const std::string& yaml,
+                                        const std::string& source,
+                                        const std::set<std::string>& kinds) {
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(yaml);
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(fmt::format("{}: {}", source, e.what()));
+  }
+  for (const YAML::Node& doc : docs) {
+    if (!doc.IsMap()) continue;
+    Json object = JsonOf(doc);
+    if (!kinds.empty() && !kinds.count(object.value("kind", ""))) continue;
+    std::string path = ManifestPath(object);
+    if (path.empty()) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: an object without apiVersion, kind or metadata.name", source));
+    }
+    Put(path, object);
+  }
+  return Status::Ok();
+}
+
 void ApiServerStandIn::Route() {
   server_->set_pre_routing_handler(
       [this](const httplib::Request& req, httplib::Response& res) {
@@ -323,8 +428,23 @@ bool ApiServerStandIn::Admit(const httplib::Request& req,
   std::lock_guard lock(mu_);
   ++requests_;
   if (req.method != "GET") ++writes_;
-  if (!options_.token.empty() &&
-      req.get_header_value("Authorization") != "Bearer " + options_.token) {
+  std::string bearer = req.get_header_value("Authorization");
+  auto user = bearer.rfind("Bearer ", 0) == 0
+                  ? options_.users.find(bearer.substr(7))
+                  : options_.users.end();
+  if (user != options_.users.end()) {
+    RbacRequest r = RbacRequestOf(user->second, req.method, req.path,
+                                  req.get_param_value("watch"));
+    if (!RbacAllows(objects_, r)) {
+      Json status = Failure(403, "Forbidden", ForbiddenMessage(r));
+      status["details"] = {{"name", r.name}, {"kind", r.resource}};
+      Reply(res, 403, status);
+      return true;
+    }
+    r.name.clear();
+    authorized_.insert(r);
+  } else if ((!options_.token.empty() || !options_.users.empty()) &&
+             bearer != "Bearer " + options_.token) {
     Fail(res, 401, "Unauthorized", "Unauthorized");
     return true;
   }

@@ -4,6 +4,10 @@
 // patches, label and field selectors, watches), over HTTP or HTTPS, and
 // with injectable failures. Objects are JSON kept in memory by path; tests
 // read and change them directly (a fake kubelet marks pods Ready, say).
+// Requests with the token of a user (a service account, say) are
+// authorized by RBAC (rbac.h) against the Roles and bindings it holds,
+// which tests load from the shipped manifests (ApplyManifests), and
+// answered 403 as a real API server answers.
 #ifndef MIGSERVE_KUBE_TESTING_API_SERVER_STANDIN_H_
 #define MIGSERVE_KUBE_TESTING_API_SERVER_STANDIN_H_
 
@@ -14,10 +18,12 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "kube/testing/rbac.h"
 #include "util/status.h"
 
 namespace httplib {
@@ -33,8 +39,14 @@ class ApiServerStandIn {
   struct Options {
     std::string cert_file;  // with key_file: HTTPS; else plain HTTP
     std::string key_file;
-    std::string token;  // if set, requests need "Bearer <token>" (else 401)
+    // If set, requests need "Bearer <token>" (else 401): a cluster
+    // administrator's, allowed everything.
+    std::string token;
     int max_watch_s = 5;
+    // Tokens of users (ServiceAccountUser, say) whose requests RBAC
+    // authorizes; with any set, a bearer token that is neither `token` nor
+    // one of these is answered 401.
+    std::map<std::string, std::string> users = {};
   };
   // Called after every change with the event type (ADDED, MODIFIED,
   // DELETED), the object's path and the object; never under the lock.
@@ -76,6 +88,16 @@ class ApiServerStandIn {
   // Requests other than GET (creates, updates, patches, deletes).
   int writes() const;
 
+  // Stores every object of `yaml` (Kubernetes manifests, "---" between
+  // them) at its path, as `kubectl apply` creates them, or only those of
+  // `kinds` where given; `source` names it in errors.
+  Status ApplyManifests(const std::string& yaml, const std::string& source,
+                        const std::set<std::string>& kinds = {});
+  // What RBAC allowed each user so far (its user, verb, group, resource,
+  // subresource and namespace; names left out).
+  std::set<RbacRequest> Authorized() const;
+  void ClearAuthorized();
+
  private:
   struct Event {
     long version;
@@ -90,8 +112,9 @@ class ApiServerStandIn {
   void Notify(const Event& event);
   // Registers the handlers below on server_.
   void Route();
-  // Counts the request; answers 401 without the token, and an injected
-  // failure while one is due. Returns true if it answered.
+  // Counts the request; answers 401 without a known token, 403 where RBAC
+  // does not allow a user's request, and an injected failure while one is
+  // due. Returns true if it answered.
   bool Admit(const httplib::Request& req, httplib::Response* res);
   void HandleGet(const httplib::Request& req, httplib::Response* res);
   void Watch(const httplib::Request& req, httplib::Response* res);
@@ -118,6 +141,7 @@ class ApiServerStandIn {
   int requests_ = 0;
   int writes_ = 0;
   long generated_ = 0;  // names made from generateName
+  std::set<RbacRequest> authorized_;
   bool stopping_ = false;
   std::vector<Observer> observers_;
 };
