@@ -1,16 +1,25 @@
 // migserve router [--nginx PATH] [--listen ADDR] [--grpc-listen ADDR]
 //                 [--run-dir DIR]
 //                 [--pod NAME] [--drain-timeout S] [--kubeconfig F]
+// migserve router --render -d DEPLOYMENT --replicas CSV [-o FILE]
 // The proxy's control plane (docs/serving.md, "The proxy"): runs nginx and
 // keeps it serving the controller's routes over the Ready replica pods.
+// With --render it writes the nginx configuration a deployment's routes
+// give over a list of replica addresses instead, with no Kubernetes API,
+// for a person to review or a test to run.
 #include <fmt/format.h>
 
 #include <cstdlib>
 
 #include "cli/command.h"
 #include "cli/kube_flags.h"
+#include "cluster/cluster_state.h"
+#include "cluster/routing.h"
+#include "deployment/deployment_json.h"
 #include "proxy/control_plane.h"
 #include "proxy/nginx_process.h"
+#include "proxy/replica_addresses.h"
+#include "util/file.h"
 #include "util/interrupt.h"
 
 namespace migserve::cli {
@@ -25,20 +34,72 @@ struct RouterFlags {
   std::string pod;
   int workers = 0;
   double drain_timeout_s = 30;
+  bool render = false;
+  std::string deployment;
+  std::string replicas;
+  std::string output;
 };
 
-Status RunRouter(RouterFlags flags, CommandContext* context) {
-  if (flags.pod.empty()) {
-    if (const char* env = std::getenv("POD_NAME")) flags.pod = env;
-  }
-  MIGSERVE_ASSIGN_OR_RETURN(kube::KubeConfig config, LoadKube(flags.kube));
-  kube::KubeClient client(config);
+proxy::NginxSetup SetupOf(const RouterFlags& flags) {
   proxy::NginxSetup setup;
   setup.listen = flags.listen;
   setup.grpc_listen = flags.grpc_listen;
   setup.prefix = flags.run_dir;
   setup.worker_processes = flags.workers;
   setup.drain_timeout_s = static_cast<int>(flags.drain_timeout_s);
+  return setup;
+}
+
+Status RenderConfig(const RouterFlags& flags, CommandContext* context) {
+  if (flags.deployment.empty() || flags.replicas.empty()) {
+    return Status::InvalidArgument(
+        "--render: needs -d DEPLOYMENT and --replicas CSV");
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment d,
+                            deployment::LoadDeployment(flags.deployment));
+  MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState state,
+                            cluster::ClusterFromDeployment(d, {}));
+  MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.replicas));
+  MIGSERVE_ASSIGN_OR_RETURN(proxy::ReplicaBackends backends,
+                            proxy::ParseReplicaAddresses(text, flags.replicas));
+  cluster::kubernetes::ProxyRoutes routes{1, {}};
+  for (auto& [service, route] : cluster::Routes(state)) {
+    std::string model = service;
+    for (const workload::Service& s : d.services) {
+      if (s.name == service) model = s.model;
+    }
+    routes.services[service] = {std::move(route), model};
+  }
+  proxy::ProxyConfig config = proxy::ConfigOf(routes, backends);
+  int members = 0;
+  int reached = 0;
+  for (const auto& [service, route] : routes.services) {
+    for (const cluster::RouteGroup& g : route.route.groups) {
+      if (g.weight > 0) members += static_cast<int>(g.members.size());
+    }
+  }
+  for (const proxy::ProxyUpstream& u : config.upstreams) {
+    reached += static_cast<int>(u.backends.size());
+  }
+  if (reached < members) {
+    context->err << fmt::format(
+                        "router: {} of {} routed replicas have no address in "
+                        "{}; they are left out",
+                        members - reached, members, flags.replicas)
+                 << std::endl;
+  }
+  return context->Emit(flags.output,
+                       proxy::RenderNginxConfig(config, SetupOf(flags)));
+}
+
+Status RunRouter(RouterFlags flags, CommandContext* context) {
+  if (flags.render) return RenderConfig(flags, context);
+  if (flags.pod.empty()) {
+    if (const char* env = std::getenv("POD_NAME")) flags.pod = env;
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(kube::KubeConfig config, LoadKube(flags.kube));
+  kube::KubeClient client(config);
+  proxy::NginxSetup setup = SetupOf(flags);
   // Until the first routes are read, every model path answers 404.
   MIGSERVE_ASSIGN_OR_RETURN(
       std::unique_ptr<proxy::NginxProcess> nginx,
@@ -94,6 +155,16 @@ void SetupRouter(CLI::App* app, CommandContext* context) {
                   "after a change")
       ->check(CLI::Range(1.0, 3600.0))
       ->capture_default_str();
+  app->add_flag("--render", flags->render,
+                "Write the nginx configuration of a deployment's routes over "
+                "--replicas and exit (no Kubernetes API)");
+  app->add_option("-d,--deployment", flags->deployment,
+                  "--render: the deployment (JSON)");
+  app->add_option("--replicas", flags->replicas,
+                  "--render: CSV service,node,gpu,start,address,port"
+                  "[,grpc_port], one row per replica");
+  app->add_option("-o,--output", flags->output,
+                  "--render: where to write it (default: stdout)");
   OnRun(app, context, [flags, context] { return RunRouter(*flags, context); });
 }
 

@@ -17,17 +17,10 @@ namespace {
 namespace k8s = cluster::kubernetes;
 using json = nlohmann::json;
 
-using Site = std::tuple<std::string, std::string, int, int>;  // service, site
-
 }  // namespace
 
-ProxyConfig ConfigOf(const k8s::ProxyRoutes& routes,
-                     const kube::Informer::Objects& pods) {
-  // Ready replica pods with an address, by site and by group.
-  std::map<Site, ProxyBackend> by_site;
-  std::map<std::string, ProxyBackend> by_uid;
-  std::map<std::pair<std::string, std::string>, std::vector<ProxyBackend>>
-      by_group;
+ReplicaBackends BackendsOf(const kube::Informer::Objects& pods) {
+  ReplicaBackends out;
   for (const auto& [name, pod] : pods) {
     if (!kube::PodReady(pod) || !pod.contains("metadata")) continue;
     const json& meta = pod["metadata"];
@@ -47,14 +40,27 @@ ProxyConfig ConfigOf(const k8s::ProxyRoutes& routes,
     std::optional<int> gpu = IntField(meta, "labels", k8s::kLabelGpu);
     std::optional<int> start = IntField(meta, "labels", k8s::kLabelStart);
     if (std::optional<std::string> uid = StringField(pod, "metadata", "uid")) {
-      by_uid[*uid] = backend;
+      out.by_uid[*uid] = backend;
     }
     if (node && gpu && start) {
-      by_site[{*service, *node, *gpu, *start}] = backend;
+      out.by_site[{*service, *node, *gpu, *start}] = backend;
     } else if (auto group = StringField(meta, "labels", k8s::kLabelGroup)) {
-      by_group[{*service, *group}].push_back(backend);
+      out.by_group[{*service, *group}].push_back(backend);
     }
   }
+  return out;
+}
+
+ProxyConfig ConfigOf(const k8s::ProxyRoutes& routes,
+                     const kube::Informer::Objects& pods) {
+  return ConfigOf(routes, BackendsOf(pods));
+}
+
+ProxyConfig ConfigOf(const k8s::ProxyRoutes& routes,
+                     const ReplicaBackends& backends) {
+  const auto& by_site = backends.by_site;
+  const auto& by_uid = backends.by_uid;
+  const auto& by_group = backends.by_group;
   ProxyConfig config;
   config.generation = routes.generation;
   for (const auto& [service, route] : routes.services) {

@@ -13,8 +13,12 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "cluster/kubernetes/routing/proxy_routes.h"
 #include "kube/informer.h"
@@ -26,13 +30,30 @@
 
 namespace migserve::proxy {
 
-// What the proxy serves for `routes` over `pods` (replica pods by name): per
-// service, each member of a group with weight whose pod is Ready and has an
-// IP, at the pod's route port (its container port named "http", else its
-// first) and its gRPC port (the one named "grpc", if any), weighted
-// NginxWeight(cluster::ReplicaWeight). A pod without a site (node, GPU, start
-// labels: an exported Deployment's) is taken by its group label instead.
-// Generation: the routes'.
+// Where the proxy reaches replicas: by site (service, node, GPU index,
+// start), by pod uid, and, for pods without a site (an exported
+// Deployment's), by service and routing group.
+struct ReplicaBackends {
+  using Site = std::tuple<std::string, std::string, int, int>;
+  std::map<Site, ProxyBackend> by_site;
+  std::map<std::string, ProxyBackend> by_uid;
+  std::map<std::pair<std::string, std::string>, std::vector<ProxyBackend>>
+      by_group;
+};
+
+// The Ready replica pods among `pods` (by name) that have an IP, at their
+// route port (the container port named "http", else the first) and gRPC
+// port (the one named "grpc", if any).
+ReplicaBackends BackendsOf(const kube::Informer::Objects& pods);
+
+// What the proxy serves for `routes` over `backends`: per service, each
+// member of a group with weight that has a backend (the one with its uid
+// where the route names one, else the one at its site), weighted
+// NginxWeight(cluster::ReplicaWeight); a group's backends without a site
+// are taken by its name. Generation: the routes'.
+ProxyConfig ConfigOf(const cluster::kubernetes::ProxyRoutes& routes,
+                     const ReplicaBackends& backends);
+// The same over the replica pods.
 ProxyConfig ConfigOf(const cluster::kubernetes::ProxyRoutes& routes,
                      const kube::Informer::Objects& pods);
 

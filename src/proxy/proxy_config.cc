@@ -13,18 +13,9 @@ namespace {
 
 using nlohmann::json;
 
-// An address nginx takes in a server line without quoting: letters, digits,
-// '-', '_' or '.' (an IPv4 address or a host name).
-bool PlainHost(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' ||
-           c == '_' || c == '.';
-  });
-}
-
 Status ReadBackend(const JsonFields& f, ProxyBackend* b) {
   MIGSERVE_RETURN_IF_ERROR(f.Get("address", true, &b->address));
-  if (!PlainHost(b->address)) {
+  if (!IsPlainHost(b->address)) {
     return f.Error("address", "must be an IP address or host name");
   }
   MIGSERVE_RETURN_IF_ERROR(f.Get("port", true, &b->port));
@@ -53,6 +44,14 @@ Status ReadUpstream(const JsonFields& f, ProxyUpstream* u) {
 }
 
 }  // namespace
+
+bool IsPlainHost(const std::string& s) {
+  return !s.empty() && s.size() <= 253 &&
+         std::all_of(s.begin(), s.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '-' ||
+                  c == '_' || c == '.';
+         });
+}
 
 long NginxWeight(double replica_weight) {
   if (!(replica_weight > 0)) return 1;

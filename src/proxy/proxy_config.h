@@ -39,6 +39,10 @@ struct ProxyConfig {
   bool operator==(const ProxyConfig&) const = default;
 };
 
+// Whether `s` is an address nginx takes in a server line without quoting:
+// letters, digits, '-', '_' or '.' (an IPv4 address or a host name).
+bool IsPlainHost(const std::string& s);
+
 // `replica_weight` (cluster::ReplicaWeight) as nginx takes it: a whole
 // number from 1 to cluster::kMaxRouteWeight, rounded.
 long NginxWeight(double replica_weight);

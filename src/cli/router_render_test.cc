@@ -1,0 +1,95 @@
+// `migserve router --render`: the proxy's nginx configuration for a
+// deployment over a list of replica addresses, with no Kubernetes API,
+// checked by the real nginx (`nginx -t`).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "cli/cli_test_util.h"
+#include "cluster/cluster_state.h"
+#include "deployment/deployment_json.h"
+#include "proxy/testing/local_nginx.h"
+#include "util/file.h"
+#include "util/test_util.h"
+
+namespace migserve::cli {
+namespace {
+
+using testing::SourcePath;
+
+TEST(RouterRenderTest, WritesAConfigurationNginxAcceptsWithEveryReplica) {
+  std::string day = SourcePath("data/deployments/day.json");
+  auto d = deployment::LoadDeployment(day);
+  ASSERT_TRUE(d.ok());
+  auto state = cluster::ClusterFromDeployment(*d, {});
+  ASSERT_TRUE(state.ok());
+  std::string csv = "service,node,gpu,start,address,port,grpc_port\n";
+  int replicas = 0;
+  for (const cluster::GpuState& g : state->gpus) {
+    for (const cluster::Slot& s : g.slots) {
+      if (!s.replica) continue;
+      csv += s.replica->service + "," + g.id.node + "," +
+             std::to_string(g.id.index) + "," +
+             std::to_string(s.instance.start) + ",10.0." +
+             std::to_string(replicas / 200) + "." +
+             std::to_string(replicas % 200 + 1) + ",8000,8001\n";
+      ++replicas;
+    }
+  }
+  std::string dir = testing::TempDir() + "/render";
+  std::filesystem::create_directories(dir);
+  std::string addresses = testing::WriteTempFile("replicas.csv", csv);
+  std::string conf = dir + "/nginx.conf";
+  CliResult r = Cli({"router", "--render", "-d", day, "--replicas", addresses,
+                     "--run-dir", dir, "-o", conf});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  std::string text = ReadFile(conf).value();
+  size_t servers = 0;
+  for (size_t at = text.find(":8000 weight="); at != std::string::npos;
+       at = text.find(":8000 weight=", at + 1)) {
+    ++servers;
+  }
+  EXPECT_EQ(servers, static_cast<size_t>(replicas));
+  EXPECT_NE(text.find("listen 0.0.0.0:8001 http2;"), std::string::npos);
+  std::string check = proxy::NginxBinary() + " -t -q -p " + dir + "/ -c " +
+                      conf + " 2>" + dir + "/t.err";
+  EXPECT_EQ(std::system(check.c_str()), 0) << ReadFile(dir + "/t.err").value();
+
+  // A replica without an address is left out, and said so.
+  std::string fewer = testing::WriteTempFile(
+      "fewer.csv", csv.substr(0, csv.rfind('\n', csv.size() - 2) + 1));
+  r = Cli({"router", "--render", "-d", day, "--replicas", fewer});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find(fmt::format("1 of {} routed replicas have no address",
+                                   replicas)),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(RouterRenderTest, ABadAddressListIsRefusedNamingLineAndColumn) {
+  std::string day = SourcePath("data/deployments/day.json");
+  for (const auto& [row, error] :
+       {std::pair<std::string, std::string>{
+            "bert-1,node-0,0,0,10.0.0.1;include x,8000",
+            "b.csv:2: address: must be an IP address or host name"},
+        {"bert 1,node-0,0,0,10.0.0.1,8000", "b.csv:2: service"},
+        {"bert-1,node-0,0,0,10.0.0.1,70000", "b.csv:2: port"}}) {
+    std::string path = testing::WriteTempFile(
+        "b.csv", "service,node,gpu,start,address,port\n" + row + "\n");
+    CliResult r = Cli({"router", "--render", "-d", day, "--replicas", path});
+    EXPECT_EQ(r.code, 2) << row;
+    EXPECT_NE(r.err.find(error), std::string::npos) << r.err;
+  }
+  CliResult r = Cli({"router", "--render", "-d", day});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--render: needs -d DEPLOYMENT and --replicas CSV"),
+            std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+}  // namespace migserve::cli
