@@ -9,57 +9,12 @@
 #include <chrono>
 #include <sstream>
 
+#include "kube/testing/api_path.h"
+
 namespace migserve::kube {
 namespace {
 
 using Json = nlohmann::json;
-
-// A parsed API path: /api/v1[/namespaces/NS]/RESOURCE[/NAME[/SUB]] or
-// /apis/GROUP/VERSION[...].
-struct Ref {
-  bool ok = false;
-  std::string prefix, ns, resource, name, sub;
-
-  std::string ObjectPath() const {
-    return prefix + (ns.empty() ? "" : "/namespaces/" + ns) + "/" + resource +
-           "/" + name;
-  }
-  bool InCollection(const Ref& collection) const {
-    return prefix == collection.prefix && resource == collection.resource &&
-           (collection.ns.empty() || ns == collection.ns);
-  }
-};
-
-Ref Parse(const std::string& path) {
-  std::vector<std::string> segs;
-  std::stringstream in(path);
-  for (std::string s; std::getline(in, s, '/');) {
-    if (!s.empty()) segs.push_back(s);
-  }
-  Ref ref;
-  size_t rest = 0;
-  if (segs.size() >= 2 && segs[0] == "api") {
-    ref.prefix = "/api/" + segs[1];
-    rest = 2;
-  } else if (segs.size() >= 3 && segs[0] == "apis") {
-    ref.prefix = "/apis/" + segs[1] + "/" + segs[2];
-    rest = 3;
-  } else {
-    return ref;
-  }
-  std::vector<std::string> r(segs.begin() + static_cast<long>(rest),
-                             segs.end());
-  if (r.size() >= 3 && r[0] == "namespaces") {
-    ref.ns = r[1];
-    r.erase(r.begin(), r.begin() + 2);
-  }
-  if (r.empty() || r.size() > 3) return ref;
-  ref.resource = r[0];
-  if (r.size() > 1) ref.name = r[1];
-  if (r.size() > 2) ref.sub = r[2];
-  ref.ok = true;
-  return ref;
-}
 
 std::string Trim(const std::string& s) {
   size_t b = s.find_first_not_of(' ');
@@ -303,7 +258,7 @@ void ApiServerStandIn::Notify(const Event& event) {
 
 Json ApiServerStandIn::Put(const std::string& path, Json object) {
   std::unique_lock lock(mu_);
-  Ref ref = Parse(path);
+  ApiPath ref = ParseApiPath(path);
   object["metadata"]["name"] = ref.name;
   if (!ref.ns.empty()) object["metadata"]["namespace"] = ref.ns;
   std::string type = objects_.count(path) > 0 ? "MODIFIED" : "ADDED";
@@ -323,10 +278,10 @@ bool ApiServerStandIn::Update(const std::string& path,
 
 std::vector<Json> ApiServerStandIn::List(const std::string& collection) const {
   std::lock_guard lock(mu_);
-  Ref c = Parse(collection);
+  ApiPath c = ParseApiPath(collection);
   std::vector<Json> items;
   for (const auto& [path, object] : objects_) {
-    if (Parse(path).InCollection(c)) items.push_back(object);
+    if (ParseApiPath(path).InCollection(c)) items.push_back(object);
   }
   return items;
 }
@@ -458,7 +413,7 @@ bool ApiServerStandIn::Admit(const httplib::Request& req,
 
 void ApiServerStandIn::HandleGet(const httplib::Request& req,
                                  httplib::Response* res) {
-  Ref ref = Parse(req.path);
+  ApiPath ref = ParseApiPath(req.path);
   if (!ref.ok) return Fail(res, 404, "NotFound", req.path);
   std::string labels = req.get_param_value("labelSelector");
   std::string fields = req.get_param_value("fieldSelector");
@@ -475,7 +430,8 @@ void ApiServerStandIn::HandleGet(const httplib::Request& req,
     std::lock_guard lock(mu_);
     version = version_;
     for (const auto& [path, object] : objects_) {
-      if (Parse(path).InCollection(ref) && Selected(object, labels, fields)) {
+      if (ParseApiPath(path).InCollection(ref) &&
+          Selected(object, labels, fields)) {
         items.push_back(object);
       }
     }
@@ -489,7 +445,7 @@ void ApiServerStandIn::HandleGet(const httplib::Request& req,
 
 void ApiServerStandIn::Watch(const httplib::Request& req,
                              httplib::Response* res) {
-  Ref ref = Parse(req.path);
+  ApiPath ref = ParseApiPath(req.path);
   std::string labels = req.get_param_value("labelSelector");
   std::string fields = req.get_param_value("fieldSelector");
   std::string from = req.get_param_value("resourceVersion");
@@ -514,7 +470,7 @@ void ApiServerStandIn::Watch(const httplib::Request& req,
         if (*sent < 0) {
           if (from.empty() || from == "0") {
             for (const auto& [path, object] : objects_) {
-              if (Parse(path).InCollection(ref) &&
+              if (ParseApiPath(path).InCollection(ref) &&
                   Selected(object, labels, fields)) {
                 lines.push_back({{"type", "ADDED"}, {"object", object}});
               }
@@ -547,7 +503,7 @@ void ApiServerStandIn::Watch(const httplib::Request& req,
         for (const Event& e : history_) {
           if (e.version <= *sent) continue;
           *sent = e.version;
-          if (Parse(e.path).InCollection(ref) &&
+          if (ParseApiPath(e.path).InCollection(ref) &&
               Selected(e.object, labels, fields)) {
             lines.push_back({{"type", e.type}, {"object", e.object}});
           }
@@ -565,7 +521,7 @@ void ApiServerStandIn::Watch(const httplib::Request& req,
 
 void ApiServerStandIn::HandleCreate(const httplib::Request& req,
                                     httplib::Response* res) {
-  Ref ref = Parse(req.path);
+  ApiPath ref = ParseApiPath(req.path);
   Json object = Json::parse(req.body, nullptr, false);
   if (!ref.ok || !ref.name.empty() || !object.is_object()) {
     return Fail(res, 400, "BadRequest", "bad create");
@@ -594,7 +550,7 @@ void ApiServerStandIn::HandleCreate(const httplib::Request& req,
 
 void ApiServerStandIn::HandleChange(const httplib::Request& req,
                                     httplib::Response* res, bool patch) {
-  Ref ref = Parse(req.path);
+  ApiPath ref = ParseApiPath(req.path);
   Json body = Json::parse(req.body, nullptr, false);
   if (!ref.ok || ref.name.empty() || !body.is_object()) {
     return Fail(res, 400, "BadRequest", "bad request");
@@ -632,7 +588,7 @@ void ApiServerStandIn::HandleChange(const httplib::Request& req,
 
 void ApiServerStandIn::HandleDelete(const httplib::Request& req,
                                     httplib::Response* res) {
-  Ref ref = Parse(req.path);
+  ApiPath ref = ParseApiPath(req.path);
   std::unique_lock lock(mu_);
   auto it = objects_.find(ref.ObjectPath());
   if (!ref.ok || it == objects_.end()) {

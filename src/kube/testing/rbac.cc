@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <sstream>
 #include <vector>
+
+#include "kube/testing/api_path.h"
 
 namespace migserve::kube {
 namespace {
@@ -92,30 +93,13 @@ RbacRequest RbacRequestOf(const std::string& user, const std::string& method,
                           const std::string& path, const std::string& watch) {
   RbacRequest r;
   r.user = user;
-  std::vector<std::string> segs;
-  std::stringstream in(path);
-  for (std::string s; std::getline(in, s, '/');) {
-    if (!s.empty()) segs.push_back(s);
-  }
-  size_t rest = 0;
-  if (segs.size() >= 2 && segs[0] == "api") {
-    rest = 2;
-  } else if (segs.size() >= 3 && segs[0] == "apis") {
-    r.api_group = segs[1];
-    rest = 3;
-  } else {
-    return r;
-  }
-  std::vector<std::string> p(segs.begin() + static_cast<long>(rest),
-                             segs.end());
-  if (p.size() >= 3 && p[0] == "namespaces") {
-    r.namespace_ = p[1];
-    p.erase(p.begin(), p.begin() + 2);
-  }
-  if (p.empty()) return r;
-  r.resource = p[0];
-  if (p.size() > 1) r.name = p[1];
-  if (p.size() > 2) r.subresource = p[2];
+  ApiPath p = ParseApiPath(path);
+  if (!p.ok) return r;
+  r.api_group = p.Group();
+  r.namespace_ = p.ns;
+  r.resource = p.resource;
+  r.name = p.name;
+  r.subresource = p.sub;
   bool collection = r.name.empty();
   if (method == "GET") {
     r.verb = collection ? (watch == "true" || watch == "1" ? "watch" : "list")
