@@ -53,6 +53,8 @@ constexpr CommandSpec kCommands[] = {
      "Keep a Kubernetes cluster at a target deployment (reconcile loop)",
      SetupController},
     {"agent", "Node agent: apply MIG repartitions through NVML", SetupAgent},
+    {"doctor", "Say what will not work on a GPU Operator cluster (reads only)",
+     SetupDoctor},
     {"router", "The proxy's control plane: run nginx and keep it at the routes",
      SetupRouter},
     {"import", "Convert published measurements into profiles and workloads",

@@ -67,6 +67,7 @@ void SetupObserve(CLI::App* app, CommandContext* context);
 void SetupController(CLI::App* app, CommandContext* context);
 void SetupAgent(CLI::App* app, CommandContext* context);
 void SetupRouter(CLI::App* app, CommandContext* context);
+void SetupDoctor(CLI::App* app, CommandContext* context);
 void SetupReport(CLI::App* app, CommandContext* context);
 void SetupShow(CLI::App* app, CommandContext* context);
 void SetupServe(CLI::App* app, CommandContext* context);

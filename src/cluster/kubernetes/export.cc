@@ -225,7 +225,22 @@ std::map<std::string, Json> NodeEntries(const ClusterState& state) {
   return nodes;
 }
 
+// The MIG manager's name of a node's layout: shared by every node that has
+// it.
+std::string MigManagerConfigName(const Json& entries) {
+  return "migserve-" + ShortHash(entries.dump());
+}
+
 }  // namespace
+
+std::map<std::string, std::string> MigManagerConfigOfNodes(
+    const ClusterState& state) {
+  std::map<std::string, std::string> out;
+  for (const auto& [node, entries] : NodeEntries(state)) {
+    out[node] = MigManagerConfigName(entries);
+  }
+  return out;
+}
 
 std::string MigPartedConfig(const ClusterState& state) {
   Json configs = Json::object();
@@ -252,7 +267,7 @@ std::string MigManagerConfigMap(const ClusterState& state) {
          {"mig-devices", Json::object()}}}}};
   std::map<std::string, std::vector<std::string>> nodes_of;  // by config
   for (auto& [node, entries] : NodeEntries(state)) {
-    std::string name = "migserve-" + ShortHash(entries.dump());
+    std::string name = MigManagerConfigName(entries);
     nodes_of[name].push_back(node);
     if (!configs.contains(name)) configs[name] = std::move(entries);
   }

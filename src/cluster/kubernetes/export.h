@@ -17,6 +17,7 @@
 #ifndef MIGSERVE_CLUSTER_KUBERNETES_EXPORT_H_
 #define MIGSERVE_CLUSTER_KUBERNETES_EXPORT_H_
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,6 +65,11 @@ struct ExportedFiles {
 // (`mig-devices: {}` would clear whatever runs there); a node without such
 // a GPU has no config.
 std::string MigPartedConfig(const ClusterState& state);
+
+// The config the MIG manager ConfigMap below gives each node that has
+// instances (the value of its nvidia.com/mig.config label), by node.
+std::map<std::string, std::string> MigManagerConfigOfNodes(
+    const ClusterState& state);
 
 // The config as the GPU Operator's MIG manager reads it (ConfigMap
 // kMigManagerConfigMap in kGpuOperatorNamespace, key config.yaml), by the

@@ -1,0 +1,52 @@
+// `migserve doctor` against the stand-in API server: one line per check,
+// exit 1 while something will not work, 0 once it is mended.
+#include <gtest/gtest.h>
+
+#include "cli/cli_test_util.h"
+#include "kube/testing/api_server_standin.h"
+#include "util/test_util.h"
+
+namespace migserve::cli {
+namespace {
+
+TEST(DoctorCliTest, NamesWhatWillNotWorkUntilItIsMended) {
+  kube::ApiServerStandIn server({"", "", "", 1});
+  ASSERT_TRUE(server.Start().ok());
+  std::string kubeconfig = testing::WriteTempFile(
+      "doctor-kubeconfig",
+      "current-context: c\ncontexts:\n- name: c\n  context: {cluster: c, "
+      "user: u}\nclusters:\n- name: c\n  cluster: {server: '" +
+          server.url() + "'}\nusers:\n- name: u\n  user: {}\n");
+  server.Put("/apis/nvidia.com/v1/clusterpolicies/cluster-policy",
+             {{"metadata", {{"name", "cluster-policy"}}},
+              {"spec",
+               {{"mig", {{"strategy", "mixed"}}},
+                {"migManager", {{"config", {{"name", "custom-mig-config"}}}}}}}});
+  server.Put(
+      "/apis/apps/v1/namespaces/gpu-operator/daemonsets/nvidia-mig-manager",
+      {{"metadata", {{"labels", {{"app", "nvidia-mig-manager"}}}}}});
+  server.Put("/api/v1/nodes/gpu-0",
+             {{"metadata",
+               {{"name", "gpu-0"},
+                {"labels", {{"nvidia.com/mig.capable", "true"}}}}}});
+  CliResult r = Cli({"doctor", "--kubeconfig", kubeconfig});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(r.out,
+            "ok: ClusterPolicy cluster-policy: MIG strategy mixed\n"
+            "problem: node gpu-0: no nvidia.com/mig.config label, so the MIG "
+            "manager applies nothing (kubectl label node gpu-0 "
+            "nvidia.com/mig.config=<config>)\n");
+  EXPECT_EQ(r.err, "migserve: doctor: 1 problem\n");
+
+  server.Update("/api/v1/nodes/gpu-0", [](nlohmann::json* node) {
+    (*node)["metadata"]["labels"]["nvidia.com/mig.config"] = "all-disabled";
+  });
+  r = Cli({"doctor", "--kubeconfig", kubeconfig});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("ok: node gpu-0: nvidia.com/mig.config=all-disabled"),
+            std::string::npos)
+      << r.out;
+}
+
+}  // namespace
+}  // namespace migserve::cli
