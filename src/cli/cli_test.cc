@@ -95,6 +95,11 @@ TEST(CliTest, ExportWritesBothFilesAndRefusesBadInput) {
             std::string::npos);
   EXPECT_NE(ReadFile(dir + "/replicas.yaml").value().find("ResourceClaim"),
             std::string::npos);
+  // Without a serving spec, into deploy/'s namespace for the replicas.
+  EXPECT_NE(ReadFile(dir + "/replicas.yaml")
+                .value()
+                .find("  namespace: migserve-replicas\n"),
+            std::string::npos);
   EXPECT_EQ(Cli({"export", "-d", night, "--flavor", "x", "-o", dir}).code, 2);
   CliResult missing = Cli({"export", "-d", "/nonexistent.json", "-o", dir});
   EXPECT_EQ(missing.code, 2);

@@ -54,6 +54,11 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
         options.serving.CheckServices(services, flags.deployment));
   }
   OverrideTemplate(flags.image, flags.port, &options.serving);
+  // Objects without a namespace would land in kubectl's, and a RoleBinding
+  // cannot name its service account's.
+  if (options.serving.namespace_.empty()) {
+    options.serving.namespace_ = k8s::kReplicaNamespace;
+  }
   // The proxy goes with a deployment whose credits assume it.
   if (d.Plane() == queueing::DataPlane::kProxy) {
     options.proxy =

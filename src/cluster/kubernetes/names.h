@@ -18,6 +18,9 @@ namespace migserve::cluster::kubernetes {
 
 inline constexpr char kManagedBy[] = "app.kubernetes.io/managed-by";
 inline constexpr char kManager[] = "migserve";
+// The replicas' namespace where nothing else names one: deploy/'s (the
+// controller's Role there), examples/' and what `export` writes into.
+inline constexpr char kReplicaNamespace[] = "migserve-replicas";
 inline constexpr char kLabelService[] = "migserve.io/service";
 inline constexpr char kLabelNode[] = "migserve.io/node";
 inline constexpr char kLabelProfile[] = "migserve.io/profile";
