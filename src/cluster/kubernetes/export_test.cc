@@ -114,6 +114,37 @@ TEST(ExportTest, TheProxysRoutesNameEveryReplica) {
                         // Deployment, PodDisruptionBudget, Service
 }
 
+// RBAC lets the proxy patch any pod of its namespace; with the namespace
+// known, an admission policy holds it to its own pod's annotations.
+TEST(ExportTest, TheProxyMayChangeOnlyItsOwnPod) {
+  Loaded day = LoadDay();
+  ExportOptions options;
+  options.proxy = ProxyExport{};
+  options.serving.namespace_ = "ns";
+  auto files = Export(day.state, options);
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  int policies = 0;
+  for (const YAML::Node& doc : YAML::LoadAll(files->proxy)) {
+    std::string kind = doc["kind"].as<std::string>();
+    if (kind == "ValidatingAdmissionPolicy") {
+      ++policies;
+      EXPECT_EQ(
+          doc["spec"]["matchConditions"][0]["expression"].as<std::string>(),
+          "request.userInfo.username == "
+          "\"system:serviceaccount:ns:migserve-proxy\"");
+      EXPECT_NE(
+          doc["spec"]["validations"][0]["expression"].as<std::string>().find(
+              "authentication.kubernetes.io/pod-name"),
+          std::string::npos);
+    }
+    if (kind == "ValidatingAdmissionPolicyBinding") {
+      EXPECT_EQ(doc["spec"]["policyName"].as<std::string>(),
+                "migserve-proxy-own-pod-ns");
+    }
+  }
+  EXPECT_EQ(policies, 1);
+}
+
 TEST(ExportTest, PodsRunTheSpecsTemplateWithTheReplicaContract) {
   Loaded day = LoadDay();
   ExportOptions options;
