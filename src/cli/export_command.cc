@@ -24,25 +24,11 @@ struct ExportFlags {
   int router_replicas = 2;
 };
 
-Status RunExport(const ExportFlags& flags, CommandContext* context) {
-  if (flags.output == "-") {
-    return Status::InvalidArgument(
-        "-o: export writes several files (mig-parted.yaml or "
-        "mig-manager.yaml, replicas.yaml, "
-        "routing.yaml, proxy.yaml), not one stream; name a directory");
-  }
-  MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment d,
-                            deployment::LoadDeployment(flags.deployment));
-  MIGSERVE_ASSIGN_OR_RETURN(
-      cluster::ClusterState state,
-      cluster::ClusterFromDeployment(d, {flags.gpus_per_node, 0}));
-  if (state.Mixed() && !d.Placed()) {
-    return Status::InvalidArgument(fmt::format(
-        "{}: its GPUs are of several models but not all are placed on "
-        "nodes; place it on your fleet first (migserve place -d {} "
-        "--inventory FILE)",
-        flags.deployment, flags.deployment));
-  }
+// What to export `d` with: the flavour, the serving spec (checked against
+// d's services, with --image and --port on top, in deploy/'s namespace
+// where it names none) and the proxy where d's credits assume one.
+StatusOr<k8s::ExportOptions> OptionsFor(const ExportFlags& flags,
+                                        const deployment::Deployment& d) {
   k8s::ExportOptions options;
   options.flavor = flags.flavor;
   if (!flags.serving.empty()) {
@@ -64,6 +50,29 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
     options.proxy =
         k8s::ProxyExport{flags.router_replicas, "migserve:" MIGSERVE_VERSION};
   }
+  return options;
+}
+
+Status RunExport(const ExportFlags& flags, CommandContext* context) {
+  if (flags.output == "-") {
+    return Status::InvalidArgument(
+        "-o: export writes several files (mig-parted.yaml or "
+        "mig-manager.yaml, replicas.yaml, "
+        "routing.yaml, proxy.yaml), not one stream; name a directory");
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment d,
+                            deployment::LoadDeployment(flags.deployment));
+  MIGSERVE_ASSIGN_OR_RETURN(
+      cluster::ClusterState state,
+      cluster::ClusterFromDeployment(d, {flags.gpus_per_node, 0}));
+  if (state.Mixed() && !d.Placed()) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: its GPUs are of several models but not all are placed on "
+        "nodes; place it on your fleet first (migserve place -d {} "
+        "--inventory FILE)",
+        flags.deployment, flags.deployment));
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(k8s::ExportOptions options, OptionsFor(flags, d));
   auto files = k8s::Export(state, options);
   if (!files.ok()) return files.status().WithPrefix(flags.deployment);
   MIGSERVE_ASSIGN_OR_RETURN(k8s::WrittenExport written,

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "cli/cli_test_util.h"
@@ -136,6 +137,38 @@ class EmulatedCluster {
   k8s::ProxyRoutes routes_;
 };
 
+// A workload as `optimize --algo ALGO` plans it, read back.
+struct Planned {
+  workload::Workload workload;
+  profile::ProfileTable profiles;
+  deployment::Deployment deployment;
+  cluster::ClusterState state;
+};
+
+// Optimizes `workload_file` into `deployment_file`; nullopt, with the test
+// failed, where a step fails.
+std::optional<Planned> Plan(const std::string& workload_file,
+                            const std::string& algo,
+                            const std::string& deployment_file) {
+  CliResult r = Cli({"optimize", "-w", workload_file, "-p", kProfiles, "--algo",
+                     algo, "-o", deployment_file});
+  EXPECT_EQ(r.code, 0) << r.err;
+  auto workload = workload::LoadWorkload(workload_file);
+  auto profiles = profile::LoadProfileCsv(kProfiles);
+  auto deployment = deployment::LoadDeployment(deployment_file);
+  if (r.code != 0 || !workload.ok() || !profiles.ok() || !deployment.ok()) {
+    ADD_FAILURE() << "cannot read back " << deployment_file;
+    return std::nullopt;
+  }
+  auto state = cluster::ClusterFromDeployment(*deployment, {8, 0});
+  if (!state.ok()) {
+    ADD_FAILURE() << state.status().ToString();
+    return std::nullopt;
+  }
+  return Planned{std::move(*workload), std::move(*profiles),
+                 std::move(*deployment), std::move(*state)};
+}
+
 // Runs the load of every service through two fresh nginx instances
 // (weighted random instead of smooth weighted round robin if `random`).
 P99s MeasureP99(const EmulatedCluster& cluster,
@@ -195,16 +228,10 @@ TEST(RealProxyTest, TheProxyHoldsEveryP99AndARandomBalancerMissesAsServeSays) {
   std::string dir = testing::TempDir() + "/real-proxy";
   std::string workload_file = testing::WriteTempFile("two.yaml", kWorkload);
   std::string deployment_file = dir + ".json";
-  CliResult r = Cli({"optimize", "-w", workload_file, "-p", kProfiles, "--algo",
-                     "milp", "-o", deployment_file});
-  ASSERT_EQ(r.code, 0) << r.err;
-  auto workload = workload::LoadWorkload(workload_file);
-  auto profiles = profile::LoadProfileCsv(kProfiles);
-  auto deployment = deployment::LoadDeployment(deployment_file);
-  ASSERT_TRUE(workload.ok() && profiles.ok() && deployment.ok());
-  auto state = cluster::ClusterFromDeployment(*deployment, {8, 0});
-  ASSERT_TRUE(state.ok()) << state.status().ToString();
-  EmulatedCluster cluster(*state, *profiles, *workload);
+  std::optional<Planned> planned = Plan(workload_file, "milp", deployment_file);
+  ASSERT_TRUE(planned);
+  const workload::Workload* workload = &planned->workload;
+  EmulatedCluster cluster(planned->state, planned->profiles, *workload);
 
   P99s serve_proxy = ServeP99(deployment_file, workload_file, "proxy");
   P99s measured = MeasureP99(cluster, *workload, false, dir);
@@ -247,17 +274,12 @@ TEST(RealProxyTest, Normal1ReachesEveryServicesOwnReplicasOnly) {
   std::string dir = testing::TempDir() + "/normal-1";
   std::string workload_file = SourcePath("data/workloads/normal-1.yaml");
   std::string deployment_file = dir + ".json";
-  CliResult r = Cli({"optimize", "-w", workload_file, "-p", kProfiles, "--algo",
-                     "greedy", "-o", deployment_file});
-  ASSERT_EQ(r.code, 0) << r.err;
-  auto workload = workload::LoadWorkload(workload_file);
-  auto profiles = profile::LoadProfileCsv(kProfiles);
-  auto deployment = deployment::LoadDeployment(deployment_file);
-  ASSERT_TRUE(workload.ok() && profiles.ok() && deployment.ok());
-  EXPECT_EQ(deployment->Plane(), queueing::DataPlane::kProxy);
-  auto state = cluster::ClusterFromDeployment(*deployment, {8, 0});
-  ASSERT_TRUE(state.ok()) << state.status().ToString();
-  EmulatedCluster cluster(*state, *profiles, *workload, false);
+  std::optional<Planned> planned =
+      Plan(workload_file, "greedy", deployment_file);
+  ASSERT_TRUE(planned);
+  const workload::Workload* workload = &planned->workload;
+  EXPECT_EQ(planned->deployment.Plane(), queueing::DataPlane::kProxy);
+  EmulatedCluster cluster(planned->state, planned->profiles, *workload, false);
 
   int port = testing::FreePort();
   proxy::NginxSetup setup;

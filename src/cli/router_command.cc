@@ -14,6 +14,7 @@
 #include "cli/command.h"
 #include "cli/kube_flags.h"
 #include "cluster/cluster_state.h"
+#include "cluster/kubernetes/export.h"
 #include "cluster/routing.h"
 #include "deployment/deployment_json.h"
 #include "proxy/control_plane.h"
@@ -24,6 +25,8 @@
 
 namespace migserve::cli {
 namespace {
+
+namespace k8s = cluster::kubernetes;
 
 struct RouterFlags {
   KubeFlags kube;
@@ -62,14 +65,7 @@ Status RenderConfig(const RouterFlags& flags, CommandContext* context) {
   MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.replicas));
   MIGSERVE_ASSIGN_OR_RETURN(proxy::ReplicaBackends backends,
                             proxy::ParseReplicaAddresses(text, flags.replicas));
-  cluster::kubernetes::ProxyRoutes routes{1, {}};
-  for (auto& [service, route] : cluster::Routes(state)) {
-    std::string model = service;
-    for (const workload::Service& s : d.services) {
-      if (s.name == service) model = s.model;
-    }
-    routes.services[service] = {std::move(route), model};
-  }
+  k8s::ProxyRoutes routes = k8s::ProxyRoutesOf(state, k8s::ModelsOf(state));
   proxy::ProxyConfig config = proxy::ConfigOf(routes, backends);
   int members = 0;
   int reached = 0;

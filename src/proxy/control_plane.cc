@@ -4,9 +4,9 @@
 
 #include <chrono>
 #include <map>
-#include <tuple>
 
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/replica_pod.h"
 #include "cluster/kubernetes/serving_spec.h"
 #include "kube/pod_ready.h"
 #include "util/json_fields.h"
@@ -35,15 +35,11 @@ ReplicaBackends BackendsOf(const kube::Informer::Objects& pods) {
     int port = k8s::RoutePortOf(containers);
     if (!service || !ip || ip->empty() || port <= 0) continue;
     ProxyBackend backend{*ip, port, 1, k8s::GrpcPortOf(containers)};
-    std::optional<std::string> node =
-        StringField(meta, "labels", k8s::kLabelNode);
-    std::optional<int> gpu = IntField(meta, "labels", k8s::kLabelGpu);
-    std::optional<int> start = IntField(meta, "labels", k8s::kLabelStart);
     if (std::optional<std::string> uid = StringField(pod, "metadata", "uid")) {
       out.by_uid[*uid] = backend;
     }
-    if (node && gpu && start) {
-      out.by_site[{*service, *node, *gpu, *start}] = backend;
+    if (std::optional<cluster::ReplicaSite> site = k8s::ReplicaSiteOf(meta)) {
+      out.by_site[{*service, *site}] = backend;
     } else if (auto group = StringField(meta, "labels", k8s::kLabelGroup)) {
       out.by_group[{*service, *group}].push_back(backend);
     }
@@ -76,9 +72,7 @@ ProxyConfig ConfigOf(const k8s::ProxyRoutes& routes,
         if (auto uid = route.uids.find(m); uid != route.uids.end()) {
           auto it = by_uid.find(uid->second);
           if (it != by_uid.end()) backend = &it->second;
-        } else if (auto it = by_site.find(
-                       {service, m.gpu.node, m.gpu.index, m.start});
-                   it != by_site.end()) {
+        } else if (auto it = by_site.find({service, m}); it != by_site.end()) {
           backend = &it->second;
         }
         if (backend == nullptr) continue;

@@ -16,7 +16,6 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -30,11 +29,11 @@
 
 namespace migserve::proxy {
 
-// Where the proxy reaches replicas: by site (service, node, GPU index,
-// start), by pod uid, and, for pods without a site (an exported
-// Deployment's), by service and routing group.
+// Where the proxy reaches replicas: by service and site, by pod uid, and,
+// for pods without a site (an exported Deployment's), by service and
+// routing group.
 struct ReplicaBackends {
-  using Site = std::tuple<std::string, std::string, int, int>;
+  using Site = std::pair<std::string, cluster::ReplicaSite>;
   std::map<Site, ProxyBackend> by_site;
   std::map<std::string, ProxyBackend> by_uid;
   std::map<std::pair<std::string, std::string>, std::vector<ProxyBackend>>

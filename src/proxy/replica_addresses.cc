@@ -50,7 +50,8 @@ StatusOr<ReplicaBackends> ParseReplicaAddresses(const std::string& text,
                                 Whole(csv, row, grpc, 1, 65535));
     }
     if (!out.by_site
-             .emplace(ReplicaBackends::Site{service, node, gpu, start}, backend)
+             .emplace(ReplicaBackends::Site{service, {{node, gpu}, start}},
+                      backend)
              .second) {
       return csv.Error(row, columns[0],
                        fmt::format("{} at {} GPU {} start {} is listed twice",

@@ -29,17 +29,6 @@ const std::string& ModelOf(const Replica& replica) {
   return replica.model.empty() ? replica.service : replica.model;
 }
 
-// The DNN model of each service with a replica.
-std::map<std::string, std::string> ModelsOf(const ClusterState& state) {
-  std::map<std::string, std::string> models;
-  for (const GpuState& g : state.gpus) {
-    for (const Slot& s : g.slots) {
-      if (s.replica) models[s.replica->service] = ModelOf(*s.replica);
-    }
-  }
-  return models;
-}
-
 // "A100-SXM4-80GB" or "A100-SXM4-80GB, H100-SXM5-80GB".
 std::string ModelNames(const ClusterState& state) {
   std::set<std::string> names;
@@ -232,6 +221,16 @@ std::string MigManagerConfigName(const Json& entries) {
 }
 
 }  // namespace
+
+std::map<std::string, std::string> ModelsOf(const ClusterState& state) {
+  std::map<std::string, std::string> models;
+  for (const GpuState& g : state.gpus) {
+    for (const Slot& s : g.slots) {
+      if (s.replica) models[s.replica->service] = ModelOf(*s.replica);
+    }
+  }
+  return models;
+}
 
 std::map<std::string, std::string> MigManagerConfigOfNodes(
     const ClusterState& state) {

@@ -66,6 +66,9 @@ struct ExportedFiles {
 // a GPU has no config.
 std::string MigPartedConfig(const ClusterState& state);
 
+// The DNN model of each service with a replica in `state`, by service.
+std::map<std::string, std::string> ModelsOf(const ClusterState& state);
+
 // The config the MIG manager ConfigMap below gives each node that has
 // instances (the value of its nvidia.com/mig.config label), by node.
 std::map<std::string, std::string> MigManagerConfigOfNodes(

@@ -129,6 +129,14 @@ Json PodMetadata(const Json& labels, const Json& annotations,
   return meta;
 }
 
+std::optional<ReplicaSite> ReplicaSiteOf(const nlohmann::json& metadata) {
+  std::optional<std::string> node = StringField(metadata, "labels", kLabelNode);
+  std::optional<int> gpu = IntField(metadata, "labels", kLabelGpu);
+  std::optional<int> start = IntField(metadata, "labels", kLabelStart);
+  if (!node || !gpu || !start) return std::nullopt;
+  return ReplicaSite{{*node, *gpu}, *start};
+}
+
 std::optional<Replica> ReplicaFromMetadata(const nlohmann::json& metadata) {
   std::optional<std::string> service =
       StringField(metadata, "labels", kLabelService);

@@ -69,6 +69,10 @@ Json PodMetadata(const Json& labels, const Json& annotations,
 // throws, whatever `metadata` holds.
 std::optional<Replica> ReplicaFromMetadata(const nlohmann::json& metadata);
 
+// Where a replica pod runs, from its metadata's site labels (node, GPU,
+// start; ReplicaLabels); nullopt if one is missing or bad.
+std::optional<ReplicaSite> ReplicaSiteOf(const nlohmann::json& metadata);
+
 // A pod spec pinned to `node` running `container`, with the pod-level
 // fields of `service`'s template (volumes, tolerations, node selector,
 // service account, image pull secrets) and `extra` fields (resourceClaims,

@@ -185,12 +185,7 @@ std::vector<Json> OwnPodPolicy(const ServingSpec& spec) {
 std::string ProxyObjects(const ClusterState& state,
                          const std::map<std::string, std::string>& models,
                          const ServingSpec& spec, const ProxyExport& proxy) {
-  ProxyRoutes routes{1, {}};
-  for (const auto& [service, route] : Routes(state)) {
-    auto model = models.find(service);
-    routes.services[service] = {
-        route, model != models.end() ? model->second : service};
-  }
+  ProxyRoutes routes = ProxyRoutesOf(state, models);
   std::vector<Json> objects = Access(spec);
   for (Json& o : OwnPodPolicy(spec)) objects.push_back(std::move(o));
   objects.push_back(ProxyRoutesConfigMap(routes, spec.namespace_));

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/replica_pod.h"
 #include "cluster/kubernetes/routing/proxy_routes.h"
 #include "kube/pod_ready.h"
 #include "util/json_fields.h"
@@ -86,12 +87,8 @@ StatusOr<std::map<ReplicaSite, std::string>> ProxyRouter::OwnedUids(
       continue;
     }
     // The controller wrote this pod's labels.
-    std::optional<std::string> node = StringField(meta, "labels", kLabelNode);
-    std::optional<int> gpu = IntField(meta, "labels", kLabelGpu);
-    std::optional<int> start = IntField(meta, "labels", kLabelStart);
-    if (!node || !gpu || !start) continue;
-    ReplicaSite site{{*node, *gpu}, *start};
-    if (members.count(site)) uids[site] = uid;
+    std::optional<ReplicaSite> site = ReplicaSiteOf(meta);
+    if (site && members.count(*site)) uids[*site] = uid;
   }
   return uids;
 }

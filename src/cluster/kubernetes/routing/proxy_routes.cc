@@ -52,6 +52,17 @@ Status ReadGroup(const JsonFields& f, RouteGroup* g,
 
 }  // namespace
 
+ProxyRoutes ProxyRoutesOf(const ClusterState& state,
+                          const std::map<std::string, std::string>& models) {
+  ProxyRoutes routes{1, {}};
+  for (auto& [service, route] : Routes(state)) {
+    auto model = models.find(service);
+    routes.services[service] = {
+        std::move(route), model != models.end() ? model->second : service};
+  }
+  return routes;
+}
+
 std::string ProxyRouteKey(const std::string& service) {
   return kRoutePrefix + service;
 }

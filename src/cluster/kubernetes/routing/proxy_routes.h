@@ -47,6 +47,13 @@ struct ProxyRoutes {
   bool operator==(const ProxyRoutes&) const = default;
 };
 
+// The routes of `state`'s services at generation 1, as export writes them
+// and `router --render` reads them: each service's route (cluster::Routes)
+// with its model from `models` (by service; a service not listed serves
+// the model of its name). No uids: no controller has made the pods yet.
+ProxyRoutes ProxyRoutesOf(const ClusterState& state,
+                          const std::map<std::string, std::string>& models);
+
 // The ConfigMap data key of `service`'s route.
 std::string ProxyRouteKey(const std::string& service);
 
