@@ -4,10 +4,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <regex>
 
 #include "cluster/kubernetes/names.h"
+#include "kube/yaml_json.h"
 #include "util/file.h"
 #include "util/yaml_map.h"
 
@@ -15,37 +14,6 @@ namespace migserve::cluster::kubernetes {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-// A YAML value as JSON: plain scalars that read as booleans, integers or
-// numbers become those (as in YAML's core schema); quoted scalars stay
-// strings.
-Json ToJson(const YAML::Node& node) {
-  if (node.IsMap()) {
-    Json out = Json::object();
-    for (const auto& entry : node) {
-      out[entry.first.as<std::string>("")] = ToJson(entry.second);
-    }
-    return out;
-  }
-  if (node.IsSequence()) {
-    Json out = Json::array();
-    for (const YAML::Node& item : node) out.push_back(ToJson(item));
-    return out;
-  }
-  if (!node.IsScalar()) return nullptr;
-  const std::string& text = node.Scalar();
-  if (node.Tag() == "!") return text;
-  static const std::regex integer("[-+]?[0-9]+");
-  static const std::regex number(
-      "[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
-  if (text == "true" || text == "True") return true;
-  if (text == "false" || text == "False") return false;
-  if (text == "null" || text == "~") return nullptr;
-  if (std::regex_match(text, integer))
-    return std::strtoll(text.c_str(), nullptr, 10);
-  if (std::regex_match(text, number)) return std::strtod(text.c_str(), nullptr);
-  return text;
-}
 
 bool Reserved(const std::string& key) {
   return key.rfind("migserve.io/", 0) == 0 || key == kManagedBy;
@@ -67,7 +35,7 @@ Status ReadList(const YamlMap& map, const char* key,
       MIGSERVE_RETURN_IF_ERROR(item.Required(field, &value));
       if (value.empty()) return item.Error(field, "must not be empty");
     }
-    list.push_back(ToJson(items[i]));
+    list.push_back(kube::YamlToJson(items[i]));
   }
   (*out)[key] = std::move(list);
   return Status::Ok();
@@ -77,7 +45,7 @@ Status ReadList(const YamlMap& map, const char* key,
 Status ReadObject(const YamlMap& map, const char* key, Json* out) {
   MIGSERVE_RETURN_IF_ERROR(
       YamlMap::Open(map.Value(key), map.source(), map.FieldPath(key)).status());
-  (*out)[key] = ToJson(map.Value(key));
+  (*out)[key] = kube::YamlToJson(map.Value(key));
   return Status::Ok();
 }
 

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "kube/testing/api_path.h"
+#include "kube/yaml_json.h"
 
 namespace migserve::kube {
 namespace {
@@ -85,37 +86,6 @@ void Reply(httplib::Response* res, int code, const Json& body) {
 Json Failure(int code, const std::string& reason, const std::string& message) {
   return {{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Failure"},
           {"reason", reason}, {"message", message}, {"code", code}};
-}
-
-// A YAML node as JSON: plain scalars that read as integers or booleans as
-// such, every other scalar a string.
-Json JsonOf(const YAML::Node& node) {
-  if (node.IsMap()) {
-    Json out = Json::object();
-    for (const auto& entry : node) {
-      out[entry.first.as<std::string>()] = JsonOf(entry.second);
-    }
-    return out;
-  }
-  if (node.IsSequence()) {
-    Json out = Json::array();
-    for (const YAML::Node& item : node) out.push_back(JsonOf(item));
-    return out;
-  }
-  if (!node.IsScalar()) return nullptr;
-  const std::string& text = node.Scalar();
-  if (node.Tag() == "?") {
-    if (text == "true" || text == "false") return text == "true";
-    if (!text.empty() &&
-        std::all_of(text.begin() + (text[0] == '-' ? 1 : 0), text.end(),
-                    [](char c) {
-                      return std::isdigit(static_cast<unsigned char>(c));
-                    }) &&
-        text != "-") {
-      return std::stoll(text);
-    }
-  }
-  return text;
 }
 
 // Where `object` lives: /api/v1/... or /apis/GROUP/VERSION/..., its kind's
@@ -340,7 +310,7 @@ Status ApiServerStandIn::ApplyManifests(const std::string& yaml,
   }
   for (const YAML::Node& doc : docs) {
     if (!doc.IsMap()) continue;
-    Json object = JsonOf(doc);
+    Json object = YamlToJson(doc);
     if (!kinds.empty() && !kinds.count(object.value("kind", ""))) continue;
     std::string path = ManifestPath(object);
     if (path.empty()) {
