@@ -17,11 +17,12 @@ TEST(DoctorCliTest, NamesWhatWillNotWorkUntilItIsMended) {
       "current-context: c\ncontexts:\n- name: c\n  context: {cluster: c, "
       "user: u}\nclusters:\n- name: c\n  cluster: {server: '" +
           server.url() + "'}\nusers:\n- name: u\n  user: {}\n");
-  server.Put("/apis/nvidia.com/v1/clusterpolicies/cluster-policy",
-             {{"metadata", {{"name", "cluster-policy"}}},
-              {"spec",
-               {{"mig", {{"strategy", "mixed"}}},
-                {"migManager", {{"config", {{"name", "custom-mig-config"}}}}}}}});
+  server.Put(
+      "/apis/nvidia.com/v1/clusterpolicies/cluster-policy",
+      {{"metadata", {{"name", "cluster-policy"}}},
+       {"spec",
+        {{"mig", {{"strategy", "mixed"}}},
+         {"migManager", {{"config", {{"name", "custom-mig-config"}}}}}}}});
   server.Put(
       "/apis/apps/v1/namespaces/gpu-operator/daemonsets/nvidia-mig-manager",
       {{"metadata", {{"labels", {{"app", "nvidia-mig-manager"}}}}}});
