@@ -122,8 +122,14 @@ StatusOr<bool> ControlPlane::Sync() {
     MIGSERVE_ASSIGN_OR_RETURN(routes, k8s::ParseProxyRoutes(it->second));
   }
   ProxyConfig config = ConfigOf(routes, pods);
+  // A new generation of the same routes is served already: nginx is not
+  // reloaded for it (a reload closes idle keep-alive connections), and
+  // the generation is reported at once. Its /migserve/generation keeps
+  // naming the generation it loaded.
+  bool served = applied_ && applied_->upstreams == config.upstreams &&
+                (applied_->generation > 0) == (config.generation > 0);
   bool applied = false;
-  if (!applied_ || !(*applied_ == config)) {
+  if (!served) {
     MIGSERVE_RETURN_IF_ERROR(apply_(config));
     applied_ = config;
     applied = true;

@@ -74,9 +74,10 @@ class ControlPlane {
   ControlPlane(kube::KubeClient* client, ControlPlaneOptions options,
                Apply apply);
 
-  // Reads the routes and pods; if what the proxy should serve changed,
-  // applies it; reports the generation once applied. Returns whether it
-  // applied a configuration.
+  // Reads the routes and pods; if what the proxy should serve changed
+  // (its upstreams, or whether it has read routes at all), applies it;
+  // reports the generation once it is served. Returns whether it applied
+  // a configuration (not for a new generation of the same routes).
   StatusOr<bool> Sync();
 
   // Syncs at every change the watches see (and every `resync_s`) until

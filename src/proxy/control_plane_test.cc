@@ -5,10 +5,13 @@
 // removed replica gets nothing afterwards.
 #include "proxy/control_plane.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <set>
 #include <thread>
 
@@ -115,6 +118,63 @@ TEST(ControlPlaneTest, ConfigOfTakesOnlyThePodTheRouteNamesByUid) {
 // The router runs as the proxy's service account (the Role export writes
 // into proxy.yaml), the controller's route keeper as the controller's
 // (deploy/rbac.yaml), both enforced by the stand-in API server.
+// A new generation that changes nothing nginx serves (here: a member whose
+// pod is not Ready yet) is reported without a reload, which would close
+// the clients' idle keep-alive connections.
+TEST(ControlPlaneTest, ANewGenerationOfTheSameUpstreamsIsNotReloaded) {
+  constexpr char kNs[] = "migserve-replicas";
+  kube::ApiServerStandIn server({"", "", "admin"});
+  ASSERT_TRUE(server.Start().ok());
+  kube::KubeConfig config;
+  config.server = server.url();
+  config.token = "admin";
+  config.allow_loopback_http = true;
+  kube::KubeClient client(config);
+  const std::string pods = fmt::format("/api/v1/namespaces/{}/pods/", kNs);
+  server.Put(pods + "proxy-0", {{"metadata", {{"name", "proxy-0"}}}});
+  server.Put(pods + "a", Pod("s", "n", 0, 0, 9000, true));
+  server.Put(pods + "b", Pod("s", "n", 0, 1, 9001, false));
+  auto put_routes = [&](long generation, cluster::ServiceRoute route) {
+    server.Put(fmt::format("/api/v1/namespaces/{}/configmaps/{}", kNs,
+                           k8s::kProxyRoutesName),
+               k8s::ProxyRoutesConfigMap(
+                   {generation, {{"s", {route, "m", {}}}}}, kNs));
+  };
+  std::vector<long> applied;
+  ControlPlaneOptions options;
+  options.namespace_ = kNs;
+  options.pod = "proxy-0";
+  ControlPlane plane(&client, options, [&](const ProxyConfig& c) {
+    applied.push_back(c.generation);
+    return Status::Ok();
+  });
+  auto reported = [&] {
+    return k8s::Annotation(*server.Get(pods + "proxy-0"),
+                           k8s::kAnnotationProxyGeneration);
+  };
+  // Syncs until `done` (the watches see changes a moment later).
+  auto sync_until = [&](const std::function<bool()>& done) {
+    for (int i = 0; i < 500 && !done(); ++i) {
+      auto synced = plane.Sync();
+      ASSERT_TRUE(synced.ok()) << synced.status().ToString();
+      if (!done()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_TRUE(done());
+  };
+  put_routes(1, Route({Group(10, {{{"n", 0}, 0}})}));
+  sync_until([&] { return reported() == "1"; });
+  EXPECT_EQ(applied, (std::vector<long>{1}));
+  // b joins the route, not Ready: nginx would serve the same.
+  put_routes(2,
+             Route({Group(10, {{{"n", 0}, 0}}), Group(20, {{{"n", 0}, 1}})}));
+  sync_until([&] { return reported() == "2"; });
+  EXPECT_EQ(applied, (std::vector<long>{1}));
+  // b becomes Ready: a reload.
+  server.Put(pods + "b", Pod("s", "n", 0, 1, 9001, true));
+  sync_until([&] { return applied.size() == 2; });
+  EXPECT_EQ(applied, (std::vector<long>{1, 2}));
+}
+
 TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
   constexpr char kNs[] = "migserve-replicas";
   kube::ApiServerStandIn server(
@@ -211,6 +271,8 @@ TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
     load.emplace_back([&] {
       httplib::Client client("127.0.0.1", port);
       client.set_tcp_nodelay(true);
+      // One connection each, reused across the reloads.
+      client.set_keep_alive(true);
       while (!stop) {
         auto res = client.Post("/v2/models/m/infer", "{}", "application/json");
         if (!res || res->status != 200) ++failed;
