@@ -83,6 +83,12 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
   for (const std::string& path : written.removed) {
     context->err << "export: removed " << path << " of an earlier export\n";
   }
+  if (flags.serving.empty() && flags.image.empty()) {
+    context->err << "export: replicas.yaml: no --serving spec: each replica "
+                    "runs Triton on the model repository /models, which the "
+                    "pods do not mount; give a spec with your repository's "
+                    "volume (examples/triton/serving.yaml, docs/serving.md)\n";
+  }
   if (!files->proxy.empty()) {
     context->err << "export: proxy.yaml: " << flags.router_replicas
                  << " proxies route each service to its replicas by credit "

@@ -239,11 +239,16 @@ Status ReadRouting(const YamlMap& map, ServingSpec* spec) {
 }  // namespace
 
 Json ServingSpec::DefaultTemplate() {
-  return {{"image", "nvcr.io/nvidia/tritonserver:24.08-py3"},
+  return {{"image", kTritonImage},
           {"ports", Json::array({{{"name", "http"}, {"containerPort", 8000}},
                                  {{"name", "grpc"}, {"containerPort", 8001}}})},
           {"readinessProbe",
            {{"httpGet", {{"path", "/v2/health/ready"}, {"port", "http"}}}}},
+          {"livenessProbe",
+           {{"httpGet", {{"path", "/v2/health/live"}, {"port", "http"}}},
+            {"periodSeconds", 10},
+            {"failureThreshold", 6}}},
+          {"resources", {{"requests", {{"cpu", "1"}, {"memory", "4Gi"}}}}},
           // Pod Security "restricted": the Triton image's own unprivileged
           // user (triton-server, uid 1000), the runtime's seccomp profile.
           {"securityContext",
@@ -258,6 +263,17 @@ Json ServingSpec::TemplateFor(const std::string& service) const {
   auto it = services.find(service);
   if (it != services.end()) {
     for (const auto& [key, value] : it->second.items()) merged[key] = value;
+  }
+  // The Triton image without a command would run no model (its
+  // entrypoint starts a shell): Triton serves the replica's model from
+  // the repository at /models. Another image runs its own entrypoint.
+  if (merged.value("image", "") == kTritonImage &&
+      !merged.contains("command") && !merged.contains("args")) {
+    merged["command"] = Json::array({"tritonserver"});
+    merged["args"] = Json::array({"--model-repository=/models",
+                                  "--model-control-mode=explicit",
+                                  "--load-model=$(MIGSERVE_MODEL)",
+                                  "--http-port=8000", "--grpc-port=8001"});
   }
   return merged;
 }

@@ -74,6 +74,9 @@ int GrpcPortOf(const JsonT& containers) {
   return ContainerPortOf(containers, "grpc", false);
 }
 
+// The default template's image (NVIDIA's Triton Inference Server).
+inline constexpr char kTritonImage[] = "nvcr.io/nvidia/tritonserver:24.08-py3";
+
 struct ServingSpec {
   std::string source = "built-in defaults";  // where it came from
   std::string namespace_;                    // empty: the kubeconfig's
@@ -87,11 +90,14 @@ struct ServingSpec {
   std::map<std::string, int> service_lines;  // where each override is
 
   // The default template: NVIDIA's Triton image, ports http 8000 and grpc
-  // 8001, ready on /v2/health/ready. It runs no model until a spec gives a
-  // command.
+  // 8001, ready on /v2/health/ready, live on /v2/health/live, 1 CPU and
+  // 4 GiB requested.
   static nlohmann::ordered_json DefaultTemplate();
 
-  // `pod` with `service`'s overrides.
+  // `pod` with `service`'s overrides; where that leaves Triton's image
+  // with neither command nor args, the default server command (Triton on
+  // the model repository /models, loading only the replica's model,
+  // $(MIGSERVE_MODEL)).
   nlohmann::ordered_json TemplateFor(const std::string& service) const;
   // The container port `service`'s requests go to (RoutePortOf over the
   // template's ports); 8000 when the template lists none.

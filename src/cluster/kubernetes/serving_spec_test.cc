@@ -84,6 +84,27 @@ TEST(ServingSpecTest, AnEmptySpecIsTheDefaultTemplateWithoutRoutes) {
   EXPECT_EQ(spec->RoutePort("any"), 8000);
 }
 
+// Triton's image without a command would start a shell and serve nothing:
+// it gets the default server command; an image of the user's own keeps its
+// entrypoint, and a command given is kept.
+TEST(ServingSpecTest, TritonWithoutACommandServesTheReplicasModel) {
+  auto spec = ParseServingSpec(
+      "services:\n"
+      "  own: {image: example.com/server:1}\n"
+      "  given: {command: [/bin/serve]}\n",
+      "s.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  nlohmann::ordered_json triton = spec->TemplateFor("any");
+  EXPECT_EQ(triton["command"], nlohmann::json::array({"tritonserver"}));
+  EXPECT_EQ(triton["args"][2], "--load-model=$(MIGSERVE_MODEL)");
+  EXPECT_EQ(triton["resources"]["requests"]["memory"], "4Gi");
+  EXPECT_FALSE(spec->TemplateFor("own").contains("command"));
+  EXPECT_FALSE(spec->TemplateFor("own").contains("args"));
+  EXPECT_EQ(spec->TemplateFor("given")["command"],
+            nlohmann::json::array({"/bin/serve"}));
+  EXPECT_FALSE(spec->TemplateFor("given").contains("args"));
+}
+
 TEST(ServingSpecTest, RefusesBadSpecsNamingLineAndField) {
   struct Case {
     const char* yaml;
