@@ -39,6 +39,9 @@ StatusOr<k8s::ExportOptions> OptionsFor(const ExportFlags& flags,
     MIGSERVE_RETURN_IF_ERROR(
         options.serving.CheckServices(services, flags.deployment));
   }
+  for (const workload::Service& s : d.services) {
+    if (s.min_replicas > 1) options.min_replicas[s.name] = s.min_replicas;
+  }
   OverrideTemplate(flags.image, flags.port, &options.serving);
   // Objects without a namespace would land in kubectl's, and a RoleBinding
   // cannot name its service account's.

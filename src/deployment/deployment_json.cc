@@ -157,10 +157,12 @@ json SummaryJson(const Summary& summary) {
 std::string FormatDeployment(const Deployment& d) {
   json services = json::array();
   for (const workload::Service& s : d.services) {
-    services.push_back({{"name", s.name},
-                        {"model", s.model},
-                        {"throughput", s.throughput},
-                        {"latency_ms", s.latency_ms}});
+    json js = {{"name", s.name},
+               {"model", s.model},
+               {"throughput", s.throughput},
+               {"latency_ms", s.latency_ms}};
+    if (s.min_replicas > 1) js["min_replicas"] = s.min_replicas;
+    services.push_back(std::move(js));
   }
   json gpus = json::array();
   for (const DeployedGpu& g : d.gpus) {
@@ -205,6 +207,10 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
       }
       MIGSERVE_RETURN_IF_ERROR(sf.Get("throughput", false, &s.throughput));
       MIGSERVE_RETURN_IF_ERROR(sf.Get("latency_ms", false, &s.latency_ms));
+      MIGSERVE_RETURN_IF_ERROR(sf.Get("min_replicas", false, &s.min_replicas));
+      if (s.min_replicas < 1 || s.min_replicas > 10000) {
+        return sf.Error("min_replicas", "must be from 1 to 10000");
+      }
       d.services.push_back(std::move(s));
     }
   }

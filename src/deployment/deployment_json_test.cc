@@ -37,6 +37,29 @@ TEST(DeploymentJsonTest, ReadsDesignExampleAndRoundTrips) {
   EXPECT_NE(text.find("\"service\": null"), std::string::npos);
 }
 
+// min_replicas travels with the deployment (export gives such services a
+// disruption budget); 1, the default, is not written.
+TEST(DeploymentJsonTest, MinReplicasIsKeptAndChecked) {
+  nlohmann::json j = nlohmann::json::parse(kExample);
+  j["services"][0]["min_replicas"] = 3;
+  auto d = ParseDeployment(j.dump(), "d.json");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->services[0].min_replicas, 3);
+  EXPECT_EQ(nlohmann::json::parse(
+                FormatDeployment(*d))["services"][0]["min_replicas"],
+            3);
+  d->services[0].min_replicas = 1;
+  EXPECT_FALSE(
+      nlohmann::json::parse(FormatDeployment(*d))["services"][0].contains(
+          "min_replicas"));
+  j["services"][0]["min_replicas"] = 0;
+  auto bad = ParseDeployment(j.dump(), "d.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("services[0].min_replicas"),
+            std::string::npos)
+      << bad.status().message();
+}
+
 TEST(DeploymentJsonTest, TheSummaryIsTyped) {
   nlohmann::json j = nlohmann::json::parse(kExample);
   j["summary"]["status"] = "time_limit";

@@ -178,6 +178,20 @@ std::vector<Json> DraObjects(const std::vector<Placed>& replicas,
   return objects;
 }
 
+// At most one of `service`'s replicas down at a time by a voluntary
+// disruption (a node drain): the service asked for min_replicas so that
+// losing one leaves it serving. Its replicas are Deployments, whose scale
+// the disruption controller reads.
+Json ReplicaDisruptionBudget(const std::string& service,
+                             const ServingSpec& spec) {
+  Json labels = {{kManagedBy, kManager}, {kLabelService, service}};
+  return {{"apiVersion", "policy/v1"},
+          {"kind", "PodDisruptionBudget"},
+          {"metadata", ObjectMetadata(DnsLabel(service), labels, {}, spec)},
+          {"spec",
+           {{"maxUnavailable", 1}, {"selector", {{"matchLabels", labels}}}}}};
+}
+
 }  // namespace
 
 std::string_view FlavorName(Flavor flavor) {
@@ -317,6 +331,13 @@ StatusOr<std::string> ReplicaObjects(const ClusterState& state,
   bool dra = options.flavor == Flavor::kDra;
   std::vector<Json> objects = dra ? DraObjects(replicas, options)
                                   : DevicePluginObjects(replicas, options);
+  std::set<std::string> served;
+  for (const Placed& p : replicas) served.insert(p.slot->replica->service);
+  for (const auto& [service, least] : options.min_replicas) {
+    if (least > 1 && served.count(service)) {
+      objects.push_back(ReplicaDisruptionBudget(service, options.serving));
+    }
+  }
   std::string header = fmt::format(
       "# Kubernetes objects written by migserve export ({} flavour, {}):\n"
       "# {}\n",

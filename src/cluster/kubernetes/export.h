@@ -48,6 +48,10 @@ struct ExportOptions {
   Flavor flavor = Flavor::kDevicePlugin;
   ServingSpec serving;
   std::optional<ProxyExport> proxy;  // set: write proxy.yaml
+  // The services that asked for redundancy (their min_replicas, above 1):
+  // a node drain may take one of their replicas at a time, no more (a
+  // PodDisruptionBudget each in replicas.yaml).
+  std::map<std::string, int> min_replicas = {};
 };
 
 struct ExportedFiles {

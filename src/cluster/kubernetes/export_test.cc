@@ -403,6 +403,34 @@ TEST(ExportTest, EveryReplicaIsRunExactlyOnceInBothFlavours) {
   }
 }
 
+// A service that asked for min_replicas gets a disruption budget over its
+// replicas (one down at a time); a service that did not, or has no
+// replica, gets none.
+TEST(ExportTest, ServicesWithMinReplicasGetADisruptionBudget) {
+  Loaded day = LoadDay();
+  std::string service;
+  for (const Slot& s : day.state.gpus[0].slots) {
+    if (s.replica) service = s.replica->service;
+  }
+  ASSERT_FALSE(service.empty());
+  ExportOptions options;
+  options.min_replicas = {{service, 2}, {"absent", 3}};
+  auto text = ReplicaObjects(day.state, options);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  std::vector<YAML::Node> budgets;
+  for (const YAML::Node& doc : YAML::LoadAll(*text)) {
+    if (doc["kind"].as<std::string>() == "PodDisruptionBudget") {
+      budgets.push_back(doc);
+    }
+  }
+  ASSERT_EQ(budgets.size(), 1u);
+  EXPECT_EQ(budgets[0]["spec"]["maxUnavailable"].as<int>(), 1);
+  EXPECT_EQ(budgets[0]["spec"]["selector"]["matchLabels"][kLabelService]
+                .as<std::string>(),
+            service);
+  EXPECT_EQ(budgets[0]["metadata"]["namespace"].IsDefined(), false);
+}
+
 TEST(ExportTest, LabelValuesStayStringsAndNamesAreDnsLabels) {
   EXPECT_EQ(DnsLabel("BERT_large.v2--x-"), "bert-large-v2-x");
   std::string longest(80, 'a');
