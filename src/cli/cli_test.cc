@@ -641,6 +641,56 @@ TEST(CliTest, ValidateAnswersNoNamingGpuAndService) {
   EXPECT_NE(r.out.find("invalid: 2 problem(s)"), std::string::npos) << r.out;
 }
 
+TEST(CliTest, ValidateJsonSaysWhatTheTableSays) {
+  std::string w = Workload("vj.yaml", kOneService);
+  std::string bad = WriteTempFile(
+      "bad-j.json",
+      R"({"gpu": "A100-SXM4-80GB", "gpus": [{"id": 4, "instances": [
+           {"profile": "3g.40gb", "start": 0, "service": "r"},
+           {"profile": "1g.10gb", "start": 3, "service": "r"}]}]})");
+  CliResult r = Cli(
+      {"validate", "-w", w, "-p", kProfiles, "-d", bad, "--format", "json"});
+  EXPECT_EQ(r.code, 1);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["valid"], false);
+  EXPECT_EQ(j["gpus"], 1);
+  ASSERT_EQ(j["problems"].size(), 2u);
+  EXPECT_NE(j["problems"][0].get<std::string>().find("gpu 4: illegal layout"),
+            std::string::npos);
+  ASSERT_EQ(j["services"].size(), 1u);
+  EXPECT_EQ(j["services"][0]["name"], "r");
+  EXPECT_EQ(j["services"][0]["replicas"], 2);
+  // optimize's default algorithm is milp.
+  std::string d = testing::TempDir() + "/vj-good.json";
+  CliResult opt = Cli({"optimize", "-w", w, "-p", kProfiles, "-o", d});
+  ASSERT_EQ(opt.code, 0) << opt.err;
+  EXPECT_EQ(nlohmann::json::parse(ReadFile(d).value())["summary"]["algorithm"],
+            "milp");
+  r = Cli({"validate", "-w", w, "-p", kProfiles, "-d", d, "--format", "json"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["valid"], true);
+  EXPECT_GE(j["services"][0]["satisfaction"].get<double>(), 1.0);
+  EXPECT_EQ(j["problems"], nlohmann::json::array());
+  // show --format json: the same GPUs, grouped by node.
+  CliResult show = Cli({"show", "-d", d, "--format", "json"});
+  ASSERT_EQ(show.code, 0) << show.err;
+  nlohmann::json view = nlohmann::json::parse(show.out);
+  int gpus = 0;
+  for (const auto& node : view["nodes"]) gpus += node["gpus"].get<int>();
+  EXPECT_EQ(gpus, j["gpus"]);
+  int of_r = 0;
+  for (const auto& node : view["nodes"]) {
+    for (const auto& group : node["groups"]) {
+      for (const auto& i : group["instances"]) {
+        if (i["service"] == "r") of_r += group["count"].get<int>();
+      }
+    }
+  }
+  EXPECT_EQ(of_r, j["services"][0]["replicas"].get<int>());
+  EXPECT_EQ(Cli({"show", "-d", d, "--format", "yaml"}).code, 2);
+}
+
 TEST(CliTest, GeneratedWorkloadRoundTripsThroughOptimize) {
   std::string w = testing::TempDir() + "/gen.yaml";
   CliResult g = Cli({"generate", "-p", kProfiles, "--services", "9",

@@ -1,4 +1,4 @@
-// migserve optimize -w W -p P --algo A [--time-limit S] [--seed N] [-o F]
+// migserve optimize -w W -p P [--algo A] [--time-limit S] [--seed N] [-o F]
 //                   [--inventory I]
 //                   [--from CURRENT [--extra-gpus K] [--weights G,S,R]]
 #include <fmt/format.h>
@@ -26,7 +26,7 @@ namespace {
 struct OptimizeFlags {
   std::string workload;
   std::string profiles;
-  std::string algo;
+  std::string algo = "milp";
   std::string output;
   optimizer::SolveOptions solve;
   std::string from;
@@ -233,9 +233,10 @@ void SetupOptimize(CLI::App* app, CommandContext* context) {
   auto flags = std::make_shared<OptimizeFlags>();
   AddWorkloadOptions(app, &flags->workload, &flags->profiles);
   app->add_option("--algo", flags->algo,
-                  fmt::format("Algorithm: {}",
+                  fmt::format("Algorithm: {} (milp, the exact optimizer, "
+                              "unless named)",
                               fmt::join(optimizer::AlgorithmNames(), ", ")))
-      ->required();
+      ->capture_default_str();
   app->add_option("-o,--output", flags->output,
                   "Deployment JSON file (default: stdout)");
   app->add_option("--inventory", flags->inventory,

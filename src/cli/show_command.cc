@@ -1,4 +1,4 @@
-// migserve show -d D [--collapse-above N]
+// migserve show -d D [--collapse-above N] [--format text|json]
 #include "cli/command.h"
 #include "cli/flag_checks.h"
 #include "deployment/deployment_json.h"
@@ -10,6 +10,7 @@ namespace {
 struct ShowFlags {
   std::string deployment;
   int collapse_above = 100;
+  std::string format = "text";
 };
 
 Status RunShow(const ShowFlags& flags, CommandContext* context) {
@@ -17,7 +18,9 @@ Status RunShow(const ShowFlags& flags, CommandContext* context) {
   if (!d.ok()) {
     return d.status();
   }
-  context->out << report::TerminalView(*d, flags.collapse_above);
+  context->out << (flags.format == "json"
+                       ? report::TerminalViewJson(*d, flags.collapse_above)
+                       : report::TerminalView(*d, flags.collapse_above));
   return Status::Ok();
 }
 
@@ -32,6 +35,11 @@ void SetupShow(CLI::App* app, CommandContext* context) {
                   "the deployment has more GPUs than this")
       ->capture_default_str()
       ->check(NonNegative());
+  app->add_option("--format", flags->format,
+                  "text, or json (per node its groups of identical GPUs with "
+                  "their instances; docs/formats.md)")
+      ->capture_default_str()
+      ->check(OneOf({"text", "json"}));
   OnRun(app, context, [flags, context] { return RunShow(*flags, context); });
 }
 

@@ -1,7 +1,10 @@
-// migserve validate -w W -p P -d D
+// migserve validate -w W -p P -d D [--format table|json]
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 #include "cli/inputs.h"
 #include "cli/table.h"
 #include "deployment/deployment_json.h"
@@ -14,7 +17,28 @@ struct ValidateFlags {
   std::string workload;
   std::string profiles;
   std::string deployment;
+  std::string format = "table";
 };
+
+// The report as JSON (docs/formats.md, "validate --format json").
+std::string ReportJson(const deployment::ValidationReport& report) {
+  nlohmann::json services = nlohmann::json::array();
+  for (const deployment::ServiceReport& s : report.services) {
+    services.push_back({{"name", s.name},
+                        {"required", s.required},
+                        {"provided", s.provided},
+                        {"satisfaction", s.satisfaction()},
+                        {"replicas", s.replicas}});
+  }
+  return nlohmann::json({{"valid", report.ok()},
+                         {"gpus", report.gpus},
+                         {"used_gpus", report.used_gpus},
+                         {"services", std::move(services)},
+                         {"problems", report.problems},
+                         {"warnings", report.warnings}})
+             .dump(2) +
+         "\n";
+}
 
 Status RunValidate(const ValidateFlags& flags, CommandContext* context) {
   auto inputs = LoadInputs(flags.workload, flags.profiles, context->err);
@@ -36,6 +60,11 @@ Status RunValidate(const ValidateFlags& flags, CommandContext* context) {
                                 w);
   }
   std::ostream& out = context->out;
+  if (flags.format == "json") {
+    out << ReportJson(*report);
+    if (!report->ok()) context->exit_code = kExitNo;
+    return Status::Ok();
+  }
   TextTable table(
       {"service", "required", "provided", "satisfaction", "replicas"});
   for (const deployment::ServiceReport& s : report->services) {
@@ -66,6 +95,12 @@ void SetupValidate(CLI::App* app, CommandContext* context) {
   AddWorkloadOptions(app, &flags->workload, &flags->profiles);
   app->add_option("-d,--deployment", flags->deployment, "Deployment JSON")
       ->required();
+  app->add_option("--format", flags->format,
+                  "table, or json (valid, gpus, used_gpus, per service "
+                  "required, provided, satisfaction and replicas, problems, "
+                  "warnings)")
+      ->capture_default_str()
+      ->check(OneOf({"table", "json"}));
   OnRun(app, context,
         [flags, context] { return RunValidate(*flags, context); });
 }

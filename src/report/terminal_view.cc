@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "report/gpu_groups.h"
 
@@ -81,6 +82,34 @@ std::string TerminalView(const deployment::Deployment& deployment,
   }
   out += "[- ...] idle instance   ... memory slice without an instance\n";
   return out;
+}
+
+std::string TerminalViewJson(const deployment::Deployment& deployment,
+                             int collapse_above) {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const NodeGroups& node : GroupGpus(deployment, collapse_above)) {
+    nlohmann::json groups = nlohmann::json::array();
+    for (const GpuGroup& group : node.gpus) {
+      nlohmann::json instances = nlohmann::json::array();
+      for (const deployment::PlacedInstance& i : group.gpu->instances) {
+        instances.push_back({{"profile", i.profile},
+                             {"start", i.start},
+                             {"service", i.service ? nlohmann::json(*i.service)
+                                                   : nlohmann::json()},
+                             {"batch", i.batch}});
+      }
+      groups.push_back({{"label", GpuLabel(group)},
+                        {"gpu", group.model},
+                        {"count", group.count},
+                        {"instances", std::move(instances)}});
+    }
+    nodes.push_back({{"node", node.node.empty() ? nlohmann::json()
+                                                : nlohmann::json(node.node)},
+                     {"gpus", node.total},
+                     {"serving", node.serving},
+                     {"groups", std::move(groups)}});
+  }
+  return nlohmann::json({{"nodes", std::move(nodes)}}).dump(2) + "\n";
 }
 
 }  // namespace migserve::report

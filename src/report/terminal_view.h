@@ -15,6 +15,13 @@ namespace migserve::report {
 std::string TerminalView(const deployment::Deployment& deployment,
                          int collapse_above = 100);
 
+// The same view as JSON (`show --format json`, docs/formats.md): per node
+// its GPUs and how many serve, and its groups of identical GPUs, each with
+// its label, model, count and instances (profile, start, service or null,
+// batch).
+std::string TerminalViewJson(const deployment::Deployment& deployment,
+                             int collapse_above = 100);
+
 }  // namespace migserve::report
 
 #endif  // MIGSERVE_REPORT_TERMINAL_VIEW_H_
