@@ -153,7 +153,7 @@ TEST_F(NodeAgentTest, RefusesABadRequestOnceWithAStatusInsteadOfDying) {
   };
   for (const auto& [request, error] : cases) {
     SCOPED_TRACE(request);
-    server_.Update(kNode, [&](Json* node) {
+    server_.Update(kNode, [&, &request = request](Json* node) {
       (*node)["metadata"]["annotations"][cluster::kubernetes::RequestKey(0)] =
           request;
     });

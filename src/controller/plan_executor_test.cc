@@ -93,7 +93,7 @@ TEST(PlanExecutorTest, TellsTheHooksOfEveryStartAndFinishInDagOrder) {
     EXPECT_TRUE(started.insert(id).second) << id;
     const Action& a =
         *std::find_if(s.plan.actions.begin(), s.plan.actions.end(),
-                      [&](const Action& x) { return x.id == id; });
+                      [&, id = id](const Action& x) { return x.id == id; });
     for (int before : a.after) EXPECT_TRUE(finished.count(before)) << id;
   }
   EXPECT_EQ(finished.size(), s.plan.actions.size());

@@ -239,10 +239,11 @@ void CheckAfterLoss(const ClusterState& initial, const TransitionPlan& plan,
     std::string worst_domain;
     for (const auto& [minus_most, d] : order) {
       if (anywhere + minus_most >= worst) continue;
-      double outside = WorstCapacity(
-          plan, relevant.at(service), service,
-          start[service] - by_domain[service][d],
-          [&](const cluster::GpuId& g) { return DomainOf(g, kind) != d; });
+      double outside = WorstCapacity(plan, relevant.at(service), service,
+                                     start[service] - by_domain[service][d],
+                                     [&, &d = d](const cluster::GpuId& g) {
+                                       return DomainOf(g, kind) != d;
+                                     });
       if (outside < worst) {
         worst = outside;
         worst_domain = d;

@@ -78,9 +78,6 @@ TEST_P(ProfileCsvErrorTest, NamesFileLineAndField) {
   EXPECT_EQ(table.status().message(), GetParam().message);
 }
 
-constexpr const char* kHeader =
-    "model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb\n";
-
 INSTANTIATE_TEST_SUITE_P(
     Rows, ProfileCsvErrorTest,
     ::testing::Values(
