@@ -239,23 +239,25 @@ Status ReadRouting(const YamlMap& map, ServingSpec* spec) {
 }  // namespace
 
 Json ServingSpec::DefaultTemplate() {
-  return {{"image", kTritonImage},
-          {"ports", Json::array({{{"name", "http"}, {"containerPort", 8000}},
-                                 {{"name", "grpc"}, {"containerPort", 8001}}})},
-          {"readinessProbe",
-           {{"httpGet", {{"path", "/v2/health/ready"}, {"port", "http"}}}}},
-          {"livenessProbe",
-           {{"httpGet", {{"path", "/v2/health/live"}, {"port", "http"}}},
-            {"periodSeconds", 10},
-            {"failureThreshold", 6}}},
-          {"resources", {{"requests", {{"cpu", "1"}, {"memory", "4Gi"}}}}},
-          // Pod Security "restricted": the Triton image's own unprivileged
-          // user (triton-server, uid 1000), the runtime's seccomp profile.
-          {"securityContext",
-           {{"runAsNonRoot", true},
-            {"runAsUser", 1000},
-            {"runAsGroup", 1000},
-            {"seccompProfile", {{"type", "RuntimeDefault"}}}}}};
+  return {
+      {"image", kTritonImage},
+      {"ports", Json::array({{{"name", "http"}, {"containerPort", 8000}},
+                             {{"name", "grpc"}, {"containerPort", 8001}},
+                             {{"name", "metrics"}, {"containerPort", 8002}}})},
+      {"readinessProbe",
+       {{"httpGet", {{"path", "/v2/health/ready"}, {"port", "http"}}}}},
+      {"livenessProbe",
+       {{"httpGet", {{"path", "/v2/health/live"}, {"port", "http"}}},
+        {"periodSeconds", 10},
+        {"failureThreshold", 6}}},
+      {"resources", {{"requests", {{"cpu", "1"}, {"memory", "4Gi"}}}}},
+      // Pod Security "restricted": the Triton image's own unprivileged
+      // user (triton-server, uid 1000), the runtime's seccomp profile.
+      {"securityContext",
+       {{"runAsNonRoot", true},
+        {"runAsUser", 1000},
+        {"runAsGroup", 1000},
+        {"seccompProfile", {{"type", "RuntimeDefault"}}}}}};
 }
 
 Json ServingSpec::TemplateFor(const std::string& service) const {
@@ -270,10 +272,12 @@ Json ServingSpec::TemplateFor(const std::string& service) const {
   if (merged.value("image", "") == kTritonImage &&
       !merged.contains("command") && !merged.contains("args")) {
     merged["command"] = Json::array({"tritonserver"});
-    merged["args"] = Json::array({"--model-repository=/models",
-                                  "--model-control-mode=explicit",
-                                  "--load-model=$(MIGSERVE_MODEL)",
-                                  "--http-port=8000", "--grpc-port=8001"});
+    merged["args"] = Json::array(
+        {"--model-repository=/models", "--model-control-mode=explicit",
+         "--load-model=$(MIGSERVE_MODEL)", "--http-port=8000",
+         "--grpc-port=8001", "--metrics-port=8002",
+         // The p99 `migserve autoscale` reads.
+         "--metrics-config=summary_latencies=true"});
   }
   return merged;
 }

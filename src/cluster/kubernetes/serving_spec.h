@@ -89,8 +89,8 @@ struct ServingSpec {
   std::map<std::string, nlohmann::ordered_json> services;
   std::map<std::string, int> service_lines;  // where each override is
 
-  // The default template: NVIDIA's Triton image, ports http 8000 and grpc
-  // 8001, ready on /v2/health/ready, live on /v2/health/live, 1 CPU and
+  // The default template: NVIDIA's Triton image, ports http 8000, grpc
+  // 8001 and metrics 8002, ready on /v2/health/ready, live on /v2/health/live, 1 CPU and
   // 4 GiB requested.
   static nlohmann::ordered_json DefaultTemplate();
 

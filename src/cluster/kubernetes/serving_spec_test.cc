@@ -95,13 +95,13 @@ TEST(ServingSpecTest, TritonWithoutACommandServesTheReplicasModel) {
       "s.yaml");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   nlohmann::ordered_json triton = spec->TemplateFor("any");
-  EXPECT_EQ(triton["command"], nlohmann::json::array({"tritonserver"}));
+  EXPECT_EQ(triton["command"], nlohmann::ordered_json::array({"tritonserver"}));
   EXPECT_EQ(triton["args"][2], "--load-model=$(MIGSERVE_MODEL)");
   EXPECT_EQ(triton["resources"]["requests"]["memory"], "4Gi");
   EXPECT_FALSE(spec->TemplateFor("own").contains("command"));
   EXPECT_FALSE(spec->TemplateFor("own").contains("args"));
   EXPECT_EQ(spec->TemplateFor("given")["command"],
-            nlohmann::json::array({"/bin/serve"}));
+            nlohmann::ordered_json::array({"/bin/serve"}));
   EXPECT_FALSE(spec->TemplateFor("given").contains("args"));
 }
 
