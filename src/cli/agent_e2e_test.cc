@@ -35,7 +35,7 @@ class AgentE2eTest : public ::testing::Test {
   AgentE2eTest()
       : tls_(kube::MakeTestCertificate(testing::TempDir() + "/agent-e2e-tls")
                  .value()),
-        // The agent runs as its service account in deploy/rbac.yaml.
+        // The agent runs as its service account in deploy/base/rbac.yaml.
         server_({tls_.cert_file,
                  tls_.key_file,
                  "agent-e2e-admin",
@@ -46,8 +46,8 @@ class AgentE2eTest : public ::testing::Test {
     EXPECT_TRUE(
         server_
             .ApplyManifests(
-                ReadFile(testing::SourcePath("deploy/rbac.yaml")).value(),
-                "deploy/rbac.yaml")
+                ReadFile(testing::SourcePath("deploy/base/rbac.yaml")).value(),
+                "deploy/base/rbac.yaml")
             .ok());
     server_.Put(kNode, {{"metadata",
                          {{"labels", {{"nvidia.com/mig.capable", "true"}}}}}});

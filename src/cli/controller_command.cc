@@ -131,7 +131,7 @@ void SetupController(CLI::App* app, CommandContext* context) {
       ->check(Between(0, 65535));
   app->add_option("--metrics-address", options.metrics_address,
                   "Address to serve them on (unauthenticated: the default "
-                  "serves this machine only; deploy/controller.yaml gives "
+                  "serves this machine only; deploy/base/controller.yaml gives "
                   "the pod's IP)")
       ->capture_default_str();
   AddBackendOptions(app, flags.get());

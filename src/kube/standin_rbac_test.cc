@@ -1,5 +1,5 @@
 // The stand-in API server authorizes as a real one does (RBAC from the
-// shipped deploy/rbac.yaml), so that the end-to-end tests, which run each
+// shipped deploy/base/rbac.yaml), so that the end-to-end tests, which run each
 // component as its service account, fail where a permission is missing.
 #include <gtest/gtest.h>
 
@@ -26,8 +26,8 @@ class StandInRbacTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(server_.Start().ok());
     std::string rbac =
-        ReadFile(testing::SourcePath("deploy/rbac.yaml")).value();
-    ASSERT_TRUE(server_.ApplyManifests(rbac, "deploy/rbac.yaml").ok());
+        ReadFile(testing::SourcePath("deploy/base/rbac.yaml")).value();
+    ASSERT_TRUE(server_.ApplyManifests(rbac, "deploy/base/rbac.yaml").ok());
   }
 
   KubeClient As(const std::string& token) {

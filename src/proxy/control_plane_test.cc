@@ -117,7 +117,7 @@ TEST(ControlPlaneTest, ConfigOfTakesOnlyThePodTheRouteNamesByUid) {
 
 // The router runs as the proxy's service account (the Role export writes
 // into proxy.yaml), the controller's route keeper as the controller's
-// (deploy/rbac.yaml), both enforced by the stand-in API server.
+// (deploy/base/rbac.yaml), both enforced by the stand-in API server.
 // A new generation that changes nothing nginx serves (here: a member whose
 // pod is not Ready yet) is reported without a reload, which would close
 // the clients' idle keep-alive connections.
@@ -188,8 +188,8 @@ TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
   ASSERT_TRUE(server.Start().ok());
   ASSERT_TRUE(server
                   .ApplyManifests(
-                      ReadFile(testing::SourcePath("deploy/rbac.yaml")).value(),
-                      "deploy/rbac.yaml")
+                      ReadFile(testing::SourcePath("deploy/base/rbac.yaml")).value(),
+                      "deploy/base/rbac.yaml")
                   .ok());
   k8s::ServingSpec spec;
   spec.namespace_ = kNs;

@@ -1,6 +1,8 @@
 // Validates YAML files that migserve writes or ships: Kubernetes objects
-// against the Kubernetes OpenAPI schemas (the kubernetes-models package) and
-// Gateway API objects against theirs (@kubernetes-models/gateway-api),
+// against the Kubernetes OpenAPI schemas (the kubernetes-models package),
+// Gateway API objects and the Prometheus Operator's PodMonitor and
+// ServiceMonitor against theirs (@kubernetes-models/gateway-api,
+// @kubernetes-models/prometheus-operator),
 // mig-parted configs against mig-parted's v1 spec (api/spec/v1/spec.go, as
 // summarized in notes/kubernetes.md 2.1). Usage: node validate.mjs
 // [--restricted] FILE...; with --restricted, every pod (a Pod, or the
@@ -57,11 +59,16 @@ async function checkKubernetes(doc) {
   if (typeof apiVersion !== "string" || typeof kind !== "string") {
     return ["apiVersion and kind are required"];
   }
-  const gatewayApi = apiVersion.startsWith("gateway.networking.k8s.io/");
+  // Gateway API and the Prometheus Operator's CRDs have packages of their
+  // own; everything else is Kubernetes'.
+  const packages = {
+    "gateway.networking.k8s.io/": "@kubernetes-models/gateway-api",
+    "monitoring.coreos.com/": "@kubernetes-models/prometheus-operator",
+  };
+  const prefix = Object.keys(packages).find((p) => apiVersion.startsWith(p));
   let module;
   try {
-    module = await import(gatewayApi ? `@kubernetes-models/gateway-api/${apiVersion}`
-                                     : `kubernetes-models/${apiVersion}`);
+    module = await import(`${prefix ? packages[prefix] : "kubernetes-models"}/${apiVersion}`);
   } catch {
     return [`unknown apiVersion ${apiVersion}`];
   }

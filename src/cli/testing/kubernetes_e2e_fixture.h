@@ -46,7 +46,7 @@ namespace k8s = cluster::kubernetes;
 using Json = nlohmann::json;
 
 // The test's own token (a cluster administrator's), and those of the
-// components: each runs as its service account in deploy/rbac.yaml, which
+// components: each runs as its service account in deploy/base/rbac.yaml, which
 // the stand-in API server enforces.
 constexpr char kToken[] = "e2e-token";
 constexpr char kControllerToken[] = "e2e-controller";
@@ -109,7 +109,7 @@ class KubernetesE2eTest : public ::testing::Test {
                   {kAutoscaleToken, kube::ServiceAccountUser(
                                         "migserve", "migserve-autoscale")}}}) {
     EXPECT_TRUE(server_.Start().ok());
-    for (const char* manifest : {"deploy/rbac.yaml", "deploy/autoscale.yaml"}) {
+    for (const char* manifest : {"deploy/base/rbac.yaml", "deploy/base/autoscale.yaml"}) {
       EXPECT_TRUE(
           server_
               .ApplyManifests(ReadFile(testing::SourcePath(manifest)).value(),

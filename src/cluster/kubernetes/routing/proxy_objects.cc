@@ -136,7 +136,7 @@ std::vector<Json> Access(const ServingSpec& spec) {
 // ReplicaSet), so the Role lets it patch pods and this admission policy
 // (Kubernetes >= 1.30) holds it to its own, and to annotations: a bound
 // service account token names its pod in the user's extra, as
-// deploy/admission.yaml uses the node's for the agent. Needs the spec's
+// deploy/base/admission.yaml uses the node's for the agent. Needs the spec's
 // namespace to name the service account; none without one.
 std::vector<Json> OwnPodPolicy(const ServingSpec& spec) {
   if (spec.namespace_.empty()) return {};

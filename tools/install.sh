@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Installs migserve on the cluster of the current kubeconfig context in one
+# command (docs/kubernetes.md, "Install"): pushes the image `make image`
+# built to REGISTRY (skopeo), renders the overlay with the image named by
+# its digest (kubectl kustomize), and applies it (kubectl apply).
+#
+# usage: tools/install.sh --registry REGISTRY [--overlay NAME] [--monitoring]
+#                         [--image-dir DIR] [--digest SHA] [--render]
+#   --registry R   where the image goes: R/migserve (e.g. ghcr.io/acme)
+#   --overlay N    device-plugin or gpu-operator (default: gpu-operator)
+#   --monitoring   also the Prometheus Operator's monitors (deploy/monitoring)
+#   --image-dir D  the image `make image` wrote (default: build/image)
+#   --digest SHA   the image's digest, where D does not hold it (--render)
+#   --render       print the manifests instead of pushing and applying
+set -euo pipefail
+cd "$(dirname "$0")/.."
+registry="" overlay=gpu-operator monitoring=0 dir=build/image digest="" render=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --registry) registry=$2; shift 2 ;;
+    --overlay) overlay=$2; shift 2 ;;
+    --monitoring) monitoring=1; shift ;;
+    --image-dir) dir=$2; shift 2 ;;
+    --digest) digest=$2; shift 2 ;;
+    --render) render=1; shift ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "install: unknown argument $1 (--help)" >&2; exit 2 ;;
+  esac
+done
+die() { echo "install: $*" >&2; exit 2; }
+[ -n "$registry" ] || die "--registry: name where the image goes (R/migserve)"
+[ -d "deploy/overlays/$overlay" ] ||
+  die "--overlay $overlay: no such overlay (have: $(ls deploy/overlays | paste -sd' ' -))"
+if [ -z "$digest" ]; then
+  [ -f "$dir/digest" ] || die "$dir/digest: no image; run make image first"
+  digest=$(cat "$dir/digest")
+fi
+[[ "$digest" =~ ^sha256:[0-9a-f]{64}$ ]] || die "--digest $digest: not sha256:<64 hex digits>"
+command -v kubectl >/dev/null || die "needs kubectl (Debian: kubernetes-client)"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# kustomize takes bases by relative path only.
+rel() { realpath --relative-to="$work" "$1"; }
+{
+  echo "bases:"
+  echo "  - $(rel "deploy/overlays/$overlay")"
+  if [ "$monitoring" = 1 ]; then echo "  - $(rel deploy/monitoring)"; fi
+  echo "images:"
+  echo "  - name: migserve"
+  echo "    newName: $registry/migserve"
+  echo "    digest: $digest"
+} >"$work/kustomization.yaml"
+kubectl kustomize "$work" 2> >(grep -v "is deprecated" >&2) >"$work/all.yaml"
+if [ "$render" = 1 ]; then
+  cat "$work/all.yaml"
+  exit 0
+fi
+
+command -v skopeo >/dev/null || die "needs skopeo (Debian: skopeo) to push the image"
+version=$(tar -xOf "$dir/migserve.oci.tar" ./index.json |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["manifests"][0]["annotations"]["org.opencontainers.image.ref.name"])')
+echo "install: pushing $registry/migserve:$version ($digest)" >&2
+skopeo copy --preserve-digests "oci-archive:$dir/migserve.oci.tar:$version" \
+  "docker://$registry/migserve:$version" >&2
+echo "install: applying deploy/overlays/$overlay to $(kubectl config current-context)" >&2
+kubectl apply -f "$work/all.yaml"
