@@ -5,12 +5,17 @@ BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test bench format format-check asan clean
+.PHONY: all deps test-deps configure build demo image install test bench format format-check asan clean
 
 all: build
 
 deps:
 	@tools/install-deps.sh
+
+# What the tests run besides the build: clang-format, nginx, Prometheus,
+# grpcio, Node.js with the schema validator, Chromium.
+test-deps:
+	@tools/install-deps.sh --test
 
 configure: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS) >/dev/null
@@ -18,30 +23,49 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+# The demo builds the one program it runs, not the tests.
+demo: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target migserve
 	$(BUILD)/migserve compare -w data/workloads/normal-1.yaml -p data/profiles/a100-80gb.csv
 	@mkdir -p $(BUILD)/demo
 	$(BUILD)/migserve optimize -w data/workloads/normal-1.yaml -p data/profiles/a100-80gb.csv --algo milp -o $(BUILD)/demo/normal-1.json
 	$(BUILD)/migserve report -d $(BUILD)/demo/normal-1.json -w data/workloads/normal-1.yaml -p data/profiles/a100-80gb.csv --title "normal-1: the optimal deployment" -o $(BUILD)/demo/report.html
 	@echo "demo: the deployment's report is $(BUILD)/demo/report.html (open it in a browser)"
 
-test: build
-	@tools/install-deps.sh --node
+# The container image from Debian packages (tools/make-image.sh):
+# $(BUILD)/image/migserve.oci.tar, its digest and its package list.
+image: configure
+	@tools/install-deps.sh --image
+	@cmake --build $(BUILD) -j $(JOBS) --target migserve
+	tools/make-image.sh $(BUILD)/migserve $(BUILD)/image
+
+# Pushes the image to REGISTRY and installs migserve with OVERLAY on the
+# current kubectl context (tools/install.sh; docs/kubernetes.md, "Install").
+OVERLAY ?= gpu-operator
+install: image
+	tools/install.sh --registry $(REGISTRY) --overlay $(OVERLAY)
+
+test: test-deps build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: build
 	$(BUILD)/migserve_bench
 
-# Leaks inside third-party libraries are suppressed (tools/lsan.supp says
-# which and why).
+# The tests under AddressSanitizer and UBSan, built once with clang for
+# three checks: the sanitizers, the fuzzers' coverage (tools/fuzz.sh then
+# builds only the harnesses here) and the mutex annotations
+# (-Wthread-safety). Leaks inside third-party libraries are suppressed
+# (tools/lsan.supp says which and why).
+ASAN_FLAGS = -DMIGSERVE_SANITIZE=ON -DMIGSERVE_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
 asan:
+	@tools/install-deps.sh --fuzz
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan.supp \
-	  $(MAKE) test BUILD=build-asan BUILD_TYPE=Debug CMAKE_FLAGS=-DMIGSERVE_SANITIZE=ON
+	  $(MAKE) test BUILD=build-asan BUILD_TYPE=Debug CMAKE_FLAGS="$(ASAN_FLAGS)"
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')
 
-format-check: deps
+format-check: test-deps
 	clang-format --dry-run --Werror $$(git ls-files '*.cc' '*.h')
 
 clean:

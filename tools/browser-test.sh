@@ -7,7 +7,7 @@
 set -euo pipefail
 bin=$1 src=$2 out=$3
 if ! command -v chromium >/dev/null; then
-  echo "browser-test: chromium is not installed (tools/install-deps.sh --node)" >&2
+  echo "browser-test: chromium is not installed (tools/install-deps.sh --test)" >&2
   exit 77
 fi
 rm -rf "$out" && mkdir -p "$out"

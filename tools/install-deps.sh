@@ -1,35 +1,42 @@
 #!/usr/bin/env bash
-# Installs the Debian packages migserve needs to build and test, if missing.
-# As root it runs apt-get; otherwise it prints the command to run. With
-# --node (the test setup) it also makes sure Node.js and Chromium (for the
-# report's browser test) are there and installs the schema validator's npm
-# packages (tools/k8s-validate, pinned by its lock file). With --fuzz it
-# adds clang and libFuzzer (tools/fuzz.sh).
+# Installs the Debian packages migserve needs, if missing: to build it (no
+# option; what `make demo` needs), to test it (--test: also clang-format,
+# nginx, Prometheus and grpcio that the tests run, Node.js and Chromium,
+# and the schema validator's npm packages, tools/k8s-validate, pinned by
+# its lock file), to build the image (--image: mmdebstrap and umoci,
+# tools/make-image.sh; --test includes them) or to fuzz it (--fuzz: clang
+# and libFuzzer, tools/fuzz.sh).
+# As root it runs apt-get; otherwise it prints the command to run.
 set -euo pipefail
 packages=(
-  build-essential cmake pkg-config clang-format
+  build-essential cmake pkg-config
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   coinor-libcbc-dev libsqlite3-dev libcurl4-openssl-dev libcpp-httplib-dev
-  nginx-light prometheus python3-grpcio
 )
+image=(mmdebstrap umoci)
+case "${1:-}" in
+  --test) packages+=(clang-format nginx-light prometheus python3-grpcio "${image[@]}") ;;
+  --image) packages+=("${image[@]}") ;;
+  --fuzz) packages+=(clang libclang-rt-14-dev) ;;
+  "") ;;
+  *) echo "usage: tools/install-deps.sh [--test|--image|--fuzz]" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
     missing+=("$p")
 done
-if [ "${1:-}" = --node ] && ! command -v node >/dev/null; then
+if [ "${1:-}" = --test ] && ! command -v node >/dev/null; then
   missing+=(nodejs npm)
 fi
-if [ "${1:-}" = --node ] && ! command -v chromium >/dev/null; then
-  missing+=(chromium)
+# kubectl renders the install (tools/install-test.sh); Debian's is in
+# kubernetes-client, unless another kubectl is there.
+if [ "${1:-}" = --test ] && ! command -v kubectl >/dev/null; then
+  missing+=(kubernetes-client)
 fi
-# --fuzz (tools/fuzz.sh): clang and its libFuzzer runtime.
-if [ "${1:-}" = --fuzz ]; then
-  for p in clang libclang-rt-14-dev; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-      missing+=("$p")
-  done
+if [ "${1:-}" = --test ] && ! command -v chromium >/dev/null; then
+  missing+=(chromium)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
@@ -42,7 +49,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
-if [ "${1:-}" = --node ]; then
+if [ "${1:-}" = --test ]; then
   dir=$(dirname "$0")/k8s-validate
   if [ ! -f "$dir/node_modules/.package-lock.json" ] ||
      [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
