@@ -51,16 +51,11 @@ test: test-deps build
 bench: build
 	$(BUILD)/migserve_bench
 
-# The tests under AddressSanitizer and UBSan, built once with clang for
-# three checks: the sanitizers, the fuzzers' coverage (tools/fuzz.sh then
-# builds only the harnesses here) and the mutex annotations
-# (-Wthread-safety). Leaks inside third-party libraries are suppressed
-# (tools/lsan.supp says which and why).
-ASAN_FLAGS = -DMIGSERVE_SANITIZE=ON -DMIGSERVE_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
+# Leaks inside third-party libraries are suppressed (tools/lsan.supp says
+# which and why).
 asan:
-	@tools/install-deps.sh --fuzz
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan.supp \
-	  $(MAKE) test BUILD=build-asan BUILD_TYPE=Debug CMAKE_FLAGS="$(ASAN_FLAGS)"
+	  $(MAKE) test BUILD=build-asan BUILD_TYPE=Debug CMAKE_FLAGS=-DMIGSERVE_SANITIZE=ON
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')

@@ -1,30 +1,28 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (fuzz/) with clang under ASan and UBSan in
-# build-asan/ (configured as `make asan` does, so after it only the
-# harnesses are built) and runs each for SECONDS (default 20) from its corpus
+# build-fuzz/ and runs each for SECONDS (default 20) from its corpus
 # (fuzz/corpus/NAME). New inputs go to a scratch directory, so the
 # repository's corpus changes only by hand; a crash or sanitizer report
-# stops the run with the input saved as build-asan/crashes/NAME-*. To keep
+# stops the run with the input saved as build-fuzz/crashes/NAME-*. To keep
 # an input that found a bug, fix the bug and copy the input into the corpus.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-20}
-build=build-asan
 tools/install-deps.sh --fuzz
-cmake -S . -B $build -DCMAKE_BUILD_TYPE=Debug -DMIGSERVE_SANITIZE=ON \
-  -DMIGSERVE_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++ >/dev/null
-cmake --build $build --target fuzz -j "${JOBS:-$(nproc)}"
-mkdir -p $build/crashes
+cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMIGSERVE_FUZZ=ON >/dev/null
+cmake --build build-fuzz --target fuzz -j "${JOBS:-$(nproc)}"
+mkdir -p build-fuzz/crashes
 for corpus in fuzz/corpus/*/; do
   name=$(basename "$corpus")
   scratch=$(mktemp -d)
   echo "fuzz: $name for ${seconds}s" >&2
-  $build/fuzz/fuzz_"$name" -max_total_time="$seconds" -timeout=10 \
+  build-fuzz/fuzz/fuzz_"$name" -max_total_time="$seconds" -timeout=10 \
     -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix=$build/crashes/"$name"- "$scratch" "$corpus" \
-    2> $build/"$name".log ||
-    { tail -40 $build/"$name".log >&2; rm -rf "$scratch"; exit 1; }
-  grep -h "stat::number_of_executed_units" $build/"$name".log >&2 || true
+    -artifact_prefix=build-fuzz/crashes/"$name"- "$scratch" "$corpus" \
+    2> build-fuzz/"$name".log ||
+    { tail -40 build-fuzz/"$name".log >&2; rm -rf "$scratch"; exit 1; }
+  grep -h "stat::number_of_executed_units" build-fuzz/"$name".log >&2 || true
   rm -rf "$scratch"
 done
 echo "fuzz: no crash" >&2

@@ -157,6 +157,12 @@ nlohmann::json Written(const std::string& kind) {
     EXPECT_EQ(r.code, 0) << r.err;
     return nlohmann::json::parse(r.out);
   }
+  if (kind == "validate-report") {
+    CliResult r = Cli({"validate", "-d", night, "-w", night_w, "-p", profiles,
+                       "--format", "json"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  }
   if (kind == "serve-report") {
     CliResult r = Cli({"serve", "-d", night, "-w", night_w, "-p", profiles,
                        "--format", "json", "--duration", "5"});
@@ -218,7 +224,8 @@ std::string Check(const Example& e) {
     return s.ok() ? "" : s.ToString();
   }
   if (kind == "simulation-report" || kind == "serve-report" ||
-      kind == "compare-report" || kind == "replay-report") {
+      kind == "compare-report" || kind == "replay-report" ||
+      kind == "validate-report") {
     auto r = SameFields(nlohmann::json::parse(e.text), Written(kind), "$");
     if (!r) return r.message();
     // What report --replay reads.
@@ -256,7 +263,7 @@ TEST(FormatsDocTest, EveryExampleIsCheckedAndHolds) {
        {"profile-csv", "workload", "deployment", "inventory", "plan",
         "simulation-report", "serve-report", "compare-report", "serving-spec",
         "gpu-table", "perf-analyzer", "model-analyzer", "migperf", "commands",
-        "rate-trace", "replay-report"}) {
+        "rate-trace", "replay-report", "validate-report"}) {
     EXPECT_GE(checked[kind], 1) << "docs/formats.md shows no " << kind;
   }
 }

@@ -1,5 +1,5 @@
-// The permissions the controller ships with (deploy/base/rbac.yaml) are the ones
-// it needs: day to night through the controller command uses exactly the
+// The permissions the controller ships with (deploy/base/rbac.yaml) are the
+// ones it needs: day to night through the controller command uses exactly the
 // verbs listed here, each of them granted, and with any one of them taken
 // out of the shipped Role or ClusterRole the same transition fails.
 #include <gtest/gtest.h>

@@ -186,11 +186,12 @@ TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
         {"controller-token",
          kube::ServiceAccountUser("migserve", "migserve-controller")}}});
   ASSERT_TRUE(server.Start().ok());
-  ASSERT_TRUE(server
-                  .ApplyManifests(
-                      ReadFile(testing::SourcePath("deploy/base/rbac.yaml")).value(),
-                      "deploy/base/rbac.yaml")
-                  .ok());
+  ASSERT_TRUE(
+      server
+          .ApplyManifests(
+              ReadFile(testing::SourcePath("deploy/base/rbac.yaml")).value(),
+              "deploy/base/rbac.yaml")
+          .ok());
   k8s::ServingSpec spec;
   spec.namespace_ = kNs;
   ASSERT_TRUE(server

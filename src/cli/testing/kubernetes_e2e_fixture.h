@@ -109,7 +109,8 @@ class KubernetesE2eTest : public ::testing::Test {
                   {kAutoscaleToken, kube::ServiceAccountUser(
                                         "migserve", "migserve-autoscale")}}}) {
     EXPECT_TRUE(server_.Start().ok());
-    for (const char* manifest : {"deploy/base/rbac.yaml", "deploy/base/autoscale.yaml"}) {
+    for (const char* manifest :
+         {"deploy/base/rbac.yaml", "deploy/base/autoscale.yaml"}) {
       EXPECT_TRUE(
           server_
               .ApplyManifests(ReadFile(testing::SourcePath(manifest)).value(),

@@ -90,8 +90,8 @@ struct ServingSpec {
   std::map<std::string, int> service_lines;  // where each override is
 
   // The default template: NVIDIA's Triton image, ports http 8000, grpc
-  // 8001 and metrics 8002, ready on /v2/health/ready, live on /v2/health/live, 1 CPU and
-  // 4 GiB requested.
+  // 8001 and metrics 8002, ready on /v2/health/ready, live on /v2/health/live,
+  // 1 CPU and 4 GiB requested.
   static nlohmann::ordered_json DefaultTemplate();
 
   // `pod` with `service`'s overrides; where that leaves Triton's image
