@@ -627,13 +627,15 @@ TEST(CliTest, EveryAlgorithmOutputValidatesOnShippedWorkloads) {
   }
 }
 
+// 3g@0 with 1g@3 overlap: an illegal layout, and r short of its rate.
+constexpr const char* kIllegalLayout =
+    R"({"gpu": "A100-SXM4-80GB", "gpus": [{"id": 4, "instances": [
+         {"profile": "3g.40gb", "start": 0, "service": "r"},
+         {"profile": "1g.10gb", "start": 3, "service": "r"}]}]})";
+
 TEST(CliTest, ValidateAnswersNoNamingGpuAndService) {
   std::string w = Workload("v.yaml", kOneService);
-  std::string d = WriteTempFile(
-      "bad.json",
-      R"({"gpu": "A100-SXM4-80GB", "gpus": [{"id": 4, "instances": [
-           {"profile": "3g.40gb", "start": 0, "service": "r"},
-           {"profile": "1g.10gb", "start": 3, "service": "r"}]}]})");
+  std::string d = WriteTempFile("bad.json", kIllegalLayout);
   CliResult r = Cli({"validate", "-w", w, "-p", kProfiles, "-d", d});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("gpu 4: illegal layout"), std::string::npos) << r.err;
@@ -643,11 +645,7 @@ TEST(CliTest, ValidateAnswersNoNamingGpuAndService) {
 
 TEST(CliTest, ValidateJsonSaysWhatTheTableSays) {
   std::string w = Workload("vj.yaml", kOneService);
-  std::string bad = WriteTempFile(
-      "bad-j.json",
-      R"({"gpu": "A100-SXM4-80GB", "gpus": [{"id": 4, "instances": [
-           {"profile": "3g.40gb", "start": 0, "service": "r"},
-           {"profile": "1g.10gb", "start": 3, "service": "r"}]}]})");
+  std::string bad = WriteTempFile("bad-j.json", kIllegalLayout);
   CliResult r = Cli(
       {"validate", "-w", w, "-p", kProfiles, "-d", bad, "--format", "json"});
   EXPECT_EQ(r.code, 1);
