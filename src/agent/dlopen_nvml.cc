@@ -155,7 +155,11 @@ class DlopenNvml : public NvmlApi {
 }  // namespace
 
 StatusOr<std::unique_ptr<NvmlApi>> OpenNvml(const std::string& path) {
-  void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // NODELETE: NVML stays loaded until the process ends, whatever closes
+  // it. The agent needs it for its whole life, and a library's state (the
+  // fake NVML's GPU tables, kept in statics) is not lost at a dlclose(),
+  // where LeakSanitizer would report it.
+  void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (library == nullptr) {
     const char* why = dlerror();
     return Status::Unavailable(fmt::format(

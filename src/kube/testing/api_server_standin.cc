@@ -323,29 +323,33 @@ Status ApiServerStandIn::ApplyManifests(const std::string& yaml,
 }
 
 void ApiServerStandIn::Route() {
-  server_->set_pre_routing_handler(
-      [this](const httplib::Request& req, httplib::Response& res) {
-        return Admit(req, &res) ? httplib::Server::HandlerResponse::Handled
-                                : httplib::Server::HandlerResponse::Unhandled;
-      });
-  server_->Get(".*", [this](const httplib::Request& req,
-                            httplib::Response& res) { HandleGet(req, &res); });
-  server_->Post(".*",
-                [this](const httplib::Request& req, httplib::Response& res) {
-                  HandleCreate(req, &res);
-                });
-  server_->Patch(".*",
-                 [this](const httplib::Request& req, httplib::Response& res) {
-                   HandleChange(req, &res, true);
-                 });
-  server_->Put(".*",
-               [this](const httplib::Request& req, httplib::Response& res) {
-                 HandleChange(req, &res, false);
-               });
-  server_->Delete(".*",
-                  [this](const httplib::Request& req, httplib::Response& res) {
-                    HandleDelete(req, &res);
-                  });
+  // Admission in each handler, not before routing: by then the request's
+  // body has been read, so a refused write leaves nothing on a kept-alive
+  // connection for the next request to be parsed from (an empty 400).
+  auto admitted = [this](auto handle) {
+    return [this, handle](const httplib::Request& req, httplib::Response& res) {
+      if (!Admit(req, &res)) handle(req, &res);
+    };
+  };
+  server_->Get(
+      ".*", admitted([this](const httplib::Request& req,
+                            httplib::Response* res) { HandleGet(req, res); }));
+  server_->Post(".*", admitted([this](const httplib::Request& req,
+                                      httplib::Response* res) {
+                  HandleCreate(req, res);
+                }));
+  server_->Patch(".*", admitted([this](const httplib::Request& req,
+                                       httplib::Response* res) {
+                   HandleChange(req, res, true);
+                 }));
+  server_->Put(".*", admitted([this](const httplib::Request& req,
+                                     httplib::Response* res) {
+                 HandleChange(req, res, false);
+               }));
+  server_->Delete(".*", admitted([this](const httplib::Request& req,
+                                        httplib::Response* res) {
+                    HandleDelete(req, res);
+                  }));
 }
 
 bool ApiServerStandIn::Admit(const httplib::Request& req,
