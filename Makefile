@@ -26,7 +26,7 @@ build: configure
 # The demo builds the one program it runs, not the tests.
 demo: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target migserve
-	$(BUILD)/migserve compare -w data/workloads/normal-1.yaml -p data/profiles/a100-80gb.csv
+	$(BUILD)/migserve compare -w data/workloads/normal-1.yaml -p data/profiles/a100-80gb.csv --time-limit 20
 	@mkdir -p $(BUILD)/demo
 	$(BUILD)/migserve optimize -w data/workloads/normal-1.yaml -p data/profiles/a100-80gb.csv --algo milp -o $(BUILD)/demo/normal-1.json
 	$(BUILD)/migserve report -d $(BUILD)/demo/normal-1.json -w data/workloads/normal-1.yaml -p data/profiles/a100-80gb.csv --title "normal-1: the optimal deployment" -o $(BUILD)/demo/report.html
