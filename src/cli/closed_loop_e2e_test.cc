@@ -32,6 +32,7 @@
 #include "cli/testing/kubernetes_e2e_fixture.h"
 #include "optimizer/milp/milp_optimizer.h"
 #include "profile/profile_csv.h"
+#include "util/test_util.h"
 #include "workload/capacity_matrix.h"
 #include "workload/workload_yaml.h"
 
@@ -43,11 +44,7 @@ using Clock = std::chrono::steady_clock;
 // Wall seconds of an hour of the compressed day: longer under ASan, whose
 // controller and optimizer react more slowly (the trace's slopes, not the
 // policy's times, are stretched).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr double kHourS = 25;
-#else
-constexpr double kHourS = 15;
-#endif
+constexpr double kHourS = testing::kAddressSanitizer ? 25 : 15;
 
 // The day: (hour, level), each service's rate the level times its rate in
 // data/workloads/day.yaml, linear in between; a burst in hour 5. The

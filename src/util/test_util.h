@@ -21,6 +21,20 @@ int CountMatches(const std::string& text, const std::string& pattern);
 // A TCP port free on 127.0.0.1 now, for a real server a test starts.
 int FreePort();
 
+// Whether this build runs under AddressSanitizer, by GCC's macro or
+// clang's feature test: timing tests slow down or skip under it.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAddressSanitizer = true;
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+
 }  // namespace migserve::testing
 
 #endif  // MIGSERVE_UTIL_TEST_UTIL_H_
