@@ -269,15 +269,22 @@ Json ServingSpec::TemplateFor(const std::string& service) const {
   // The Triton image without a command would run no model (its
   // entrypoint starts a shell): Triton serves the replica's model from
   // the repository at /models. Another image runs its own entrypoint.
+  // It listens on the template's own ports (--port replaces them).
   if (merged.value("image", "") == kTritonImage &&
       !merged.contains("command") && !merged.contains("args")) {
+    Json container = Json::array({merged});
+    Json args = {"--model-repository=/models", "--model-control-mode=explicit",
+                 "--load-model=$(MIGSERVE_MODEL)"};
+    for (const auto& [flag, port] :
+         {std::pair{"http", RoutePortOf(container)},
+          std::pair{"grpc", GrpcPortOf(container)},
+          std::pair{"metrics", ContainerPortOf(container, "metrics", false)}}) {
+      if (port > 0) args.push_back(fmt::format("--{}-port={}", flag, port));
+    }
+    // The p99 `migserve autoscale` reads.
+    args.push_back("--metrics-config=summary_latencies=true");
     merged["command"] = Json::array({"tritonserver"});
-    merged["args"] = Json::array(
-        {"--model-repository=/models", "--model-control-mode=explicit",
-         "--load-model=$(MIGSERVE_MODEL)", "--http-port=8000",
-         "--grpc-port=8001", "--metrics-port=8002",
-         // The p99 `migserve autoscale` reads.
-         "--metrics-config=summary_latencies=true"});
+    merged["args"] = std::move(args);
   }
   return merged;
 }

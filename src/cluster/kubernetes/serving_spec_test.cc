@@ -91,18 +91,26 @@ TEST(ServingSpecTest, TritonWithoutACommandServesTheReplicasModel) {
   auto spec = ParseServingSpec(
       "services:\n"
       "  own: {image: example.com/server:1}\n"
-      "  given: {command: [/bin/serve]}\n",
+      "  given: {command: [/bin/serve]}\n"
+      "  moved: {ports: [{name: http, containerPort: 9000}]}\n",
       "s.yaml");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   nlohmann::ordered_json triton = spec->TemplateFor("any");
   EXPECT_EQ(triton["command"], nlohmann::ordered_json::array({"tritonserver"}));
   EXPECT_EQ(triton["args"][2], "--load-model=$(MIGSERVE_MODEL)");
+  EXPECT_EQ(triton["args"][3], "--http-port=8000");
+  EXPECT_EQ(triton["args"][4], "--grpc-port=8001");
+  EXPECT_EQ(triton["args"][5], "--metrics-port=8002");
   EXPECT_EQ(triton["resources"]["requests"]["memory"], "4Gi");
   EXPECT_FALSE(spec->TemplateFor("own").contains("command"));
   EXPECT_FALSE(spec->TemplateFor("own").contains("args"));
   EXPECT_EQ(spec->TemplateFor("given")["command"],
             nlohmann::ordered_json::array({"/bin/serve"}));
   EXPECT_FALSE(spec->TemplateFor("given").contains("args"));
+  // Triton listens where the template's ports say: one http port, 9000.
+  nlohmann::ordered_json moved = spec->TemplateFor("moved")["args"];
+  EXPECT_EQ(moved[3], "--http-port=9000");
+  EXPECT_EQ(moved.size(), 5u) << moved.dump();
 }
 
 TEST(ServingSpecTest, RefusesBadSpecsNamingLineAndField) {
