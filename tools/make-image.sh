@@ -27,14 +27,15 @@ export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}
 version=$("$binary" --version | awk '{print $NF}')
 created=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
 
-# The packages that hold the libraries the binary loads, and nginx.
+# The libraries the binary loads, the packages that hold them, and nginx.
+mapfile -t libs < <(ldd "$binary" | awk '/=> \//{print $3}')
 packages=(nginx-light ca-certificates)
-while read -r lib; do
+for lib in "${libs[@]}"; do
   path=$(readlink -f "$lib")
   owner=$(dpkg -S "$path" 2>/dev/null || dpkg -S "${path#/usr}" 2>/dev/null) ||
     { echo "make-image: no Debian package holds $path" >&2; exit 1; }
   packages+=("${owner%%:*}")
-done < <(ldd "$binary" | awk '/=> \//{print $3}')
+done
 include=$(printf '%s\n' "${packages[@]}" | sort -u | paste -sd, -)
 
 work=$(mktemp -d)
@@ -57,13 +58,13 @@ rm -rf "$root"/var/cache/apt "$root"/var/lib/apt/lists "$root"/var/log/* \
 # Extracting runs no maintainer script, so update-alternatives' links
 # (liblapack.so.3, libblas.so.3) are missing: link each library the binary
 # loads, where it is missing, to the file the host resolves it to.
-while read -r lib; do
+for lib in "${libs[@]}"; do
   if [ ! -e "$root$lib" ]; then
     target=$(readlink -f "$lib")
     [ -e "$root$target" ] || { echo "make-image: $target not in the image" >&2; exit 1; }
     ln -sf "$target" "$root$lib"
   fi
-done < <(ldd "$binary" | awk '/=> \//{print $3}')
+done
 
 install -d "$root/usr/local/bin" "$root/usr/share/migserve" "$root/tmp"
 chmod 1777 "$root/tmp"
