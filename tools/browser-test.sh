@@ -29,6 +29,18 @@ browse() {  # browse PAGE LOG ARGS...: headless Chromium, console to LOG
 browse "$out/report.html" "$out/console.log" --dump-dom >"$out/dom.html"
 browse "$out/report.html" "$out/screenshot.log" --window-size=1300,2200 \
   --screenshot="$out/report.png" >/dev/null
+# A report of 40 services: distinct colour-and-pattern pairs in the
+# legend, and its filter (#only-s<k>) seen by a page that reads the
+# computed opacity of every instance in a frame.
+prof=$src/data/profiles/a100-80gb.csv
+"$bin" generate -p "$prof" --services 40 --seed 7 -o "$out/w40.yaml" 2>/dev/null
+"$bin" optimize -w "$out/w40.yaml" -p "$prof" --algo greedy -o "$out/d40.json" 2>/dev/null
+"$bin" report -d "$out/d40.json" -w "$out/w40.yaml" -p "$prof" \
+  --title "40 services" -o "$out/report40.html"
+browse "$out/report40.html" "$out/console40.log" --dump-dom >"$out/dom40.html"
+cp "$src/tools/browser-test/filter.html" "$out/filter.html"
+browse "$out/filter.html" "$out/filter.log" --allow-file-access-from-files \
+  --virtual-time-budget=10000 --dump-dom >"$out/filter-dom.html"
 # The console check must be able to fail: a page that logs an error.
 printf '<html><body><script>console.error("seen")</script></body></html>\n' \
   >"$out/bad.html"

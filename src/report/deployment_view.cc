@@ -20,19 +20,22 @@ std::string Abbreviate(const std::string& text, int chars) {
   return text.substr(0, std::max(chars - 1, 1)) + "\u2026";
 }
 
-// Opens an instance's element: <g class="instance"> with its place as data
-// attributes and a tooltip.
+// Opens an instance's element: <g class="instance KEY"> (the service's
+// palette key, for the report's filter) with its place as data attributes
+// and a tooltip.
 std::string InstanceOpen(const std::string& node, const std::string& gpu_attr,
                          const std::string& gpu_label,
-                         const deployment::PlacedInstance& i) {
+                         const deployment::PlacedInstance& i,
+                         const Palette& palette) {
   std::string service = i.service.value_or("");
   return fmt::format(
       "<g class=\"instance{}\" data-node=\"{}\" data-gpu=\"{}\" "
       "data-profile=\"{}\" data-start=\"{}\" data-service=\"{}\">"
       "<title>{} {} {}@{}: {}{}</title>",
-      service.empty() ? " idle" : "", Escape(node), gpu_attr, Escape(i.profile),
-      i.start, Escape(service), Escape(node), Escape(gpu_label),
-      Escape(i.profile), i.start, service.empty() ? "idle" : Escape(service),
+      service.empty() ? " idle" : " " + palette.Key(service), Escape(node),
+      gpu_attr, Escape(i.profile), i.start, Escape(service), Escape(node),
+      Escape(gpu_label), Escape(i.profile), i.start,
+      service.empty() ? "idle" : Escape(service),
       i.batch > 0 ? fmt::format(", batch {}, {} proc(s), {} req/s", i.batch,
                                 i.procs, Num(i.credit))
                   : "");
@@ -51,7 +54,7 @@ std::string GpuRow(const GpuGroup& d, const std::string& node, int y,
       "transform=\"translate(0,{})\">\n",
       d.gpu->Serving() ? "" : " idle-gpu", Escape(node), gpu_attr,
       Escape(d.model), y);
-  std::string label = GpuLabel(d);
+  std::string label = GpuLabel(d, NodeInLabel::kNamed);
   out += fmt::format(
       "<text class=\"gpu-label\" x=\"4\" y=\"{}\">{}</text>\n"
       "<text class=\"gpu-model\" x=\"4\" y=\"{}\">{}{}</text>\n",
@@ -72,15 +75,16 @@ std::string GpuRow(const GpuGroup& d, const std::string& node, int y,
         service.empty() ? "idle"
                         : Abbreviate(service, chars - 4) +
                               (i.batch > 0 ? fmt::format(" b{}", i.batch) : "");
-    out +=
-        InstanceOpen(node, gpu_attr, label, i) +
-        fmt::format(
-            "<rect x=\"{}\" y=\"4\" width=\"{}\" height=\"{}\" rx=\"3\" "
-            "fill=\"{}\"/>"
-            "<text x=\"{}\" y=\"17\" fill=\"{}\">{}</text>"
-            "<text x=\"{}\" y=\"30\" fill=\"{}\">{}</text></g>\n",
-            x, width, kRow - 10, fill, x + 4, ink,
-            Escape(Abbreviate(i.profile, chars)), x + 4, ink, Escape(second));
+    out += InstanceOpen(node, gpu_attr, label, i, palette) +
+           fmt::format(
+               "<rect x=\"{}\" y=\"4\" width=\"{}\" height=\"{}\" rx=\"3\" "
+               "fill=\"{}\"/>{}"
+               "<text x=\"{}\" y=\"17\" fill=\"{}\">{}</text>"
+               "<text x=\"{}\" y=\"30\" fill=\"{}\">{}</text></g>\n",
+               x, width, kRow - 10, fill,
+               PatternOverlay(palette, service, x, 4, width, kRow - 10), x + 4,
+               ink, Escape(Abbreviate(i.profile, chars)), x + 4, ink,
+               Escape(second));
   }
   return out + "</g>\n";
 }
@@ -109,14 +113,16 @@ std::string MiniNode(const NodeGroups& node, const Palette& palette) {
         Escape(d.model), y, MemorySlices(d.model) * kMiniSlice, kMiniRow - 1);
     for (const deployment::PlacedInstance& i : d.gpu->instances) {
       std::string service = i.service.value_or("");
-      out +=
-          InstanceOpen(node.node, gpu_attr, GpuLabel(d), i) +
-          fmt::format(
-              "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
-              "fill=\"{}\"/></g>",
-              i.start * kMiniSlice, y,
-              MemorySlices(d.model, i.profile) * kMiniSlice - 1, kMiniRow - 1,
-              service.empty() ? "#F4F4F4" : palette.Colour(service));
+      int x = i.start * kMiniSlice;
+      int width = MemorySlices(d.model, i.profile) * kMiniSlice - 1;
+      out += InstanceOpen(node.node, gpu_attr, GpuLabel(d, NodeInLabel::kNamed),
+                          i, palette) +
+             fmt::format(
+                 "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
+                 "fill=\"{}\"/>{}</g>",
+                 x, y, width, kMiniRow - 1,
+                 service.empty() ? "#F4F4F4" : palette.Colour(service),
+                 PatternOverlay(palette, service, x, y, width, kMiniRow - 1));
     }
     out += "</g>\n";
   }

@@ -59,10 +59,17 @@ int MemorySlices(const std::string& model, const std::string& profile) {
   return p < 0 ? 1 : (*gpu)->profiles[p].memory_slices;
 }
 
-std::string GpuLabel(const GpuGroup& group) {
+std::string GpuName(const deployment::DeployedGpu& gpu) {
+  if (gpu.node && gpu.index) return fmt::format("{}/{}", *gpu.node, *gpu.index);
+  return gpu.index ? fmt::format("GPU {}", *gpu.index)
+                   : fmt::format("gpu {}", gpu.id);
+}
+
+std::string GpuLabel(const GpuGroup& group, NodeInLabel node) {
   const deployment::DeployedGpu& g = *group.gpu;
-  std::string label =
-      g.index ? fmt::format("GPU {}", *g.index) : fmt::format("gpu {}", g.id);
+  std::string label = node == NodeInLabel::kNamed || !g.index
+                          ? GpuName(g)
+                          : fmt::format("GPU {}", *g.index);
   if (group.count > 1) label += fmt::format(" \u00d7 {}", group.count);
   return label;
 }

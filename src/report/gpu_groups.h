@@ -35,8 +35,14 @@ std::vector<NodeGroups> GroupGpus(const deployment::Deployment& deployment,
 int MemorySlices(const std::string& model);
 int MemorySlices(const std::string& model, const std::string& profile);
 
-// "GPU 3" once placed, else "gpu 3" (its id), with " × N" for a group.
-std::string GpuLabel(const GpuGroup& group);
+// A GPU as the plan's actions name it: "node/index" once placed on a node,
+// "GPU 3" with an index but no node, else "gpu 3" (its id).
+std::string GpuName(const deployment::DeployedGpu& gpu);
+
+// The group's first GPU as GpuName names it, or without its node ("GPU 3",
+// under a heading that names the node), with " × N" for a group.
+enum class NodeInLabel { kNamed, kLeftToHeading };
+std::string GpuLabel(const GpuGroup& group, NodeInLabel node);
 
 }  // namespace migserve::report
 

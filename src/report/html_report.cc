@@ -7,6 +7,7 @@
 
 #include "report/bar_chart.h"
 #include "report/deployment_view.h"
+#include "report/gpu_groups.h"
 #include "report/replay_view.h"
 #include "report/svg.h"
 #include "report/transition_view.h"
@@ -43,24 +44,59 @@ table { border-collapse: collapse; } td, th { padding: 2px 10px;
 .legend span { display: inline-block; margin: 2px 10px 2px 0; }
 .swatch { width: 12px; height: 12px; vertical-align: middle;
   margin-right: 4px; border-radius: 2px; }
+.swatch.p1 { background-image: repeating-linear-gradient(45deg,
+  rgba(0,0,0,.35) 0 2px, transparent 2px 4px); }
+.swatch.p2 { background-image: radial-gradient(rgba(0,0,0,.45) 1.3px,
+  transparent 1.5px); background-size: 4px 4px; }
+.swatch.p3 { background-image: linear-gradient(rgba(0,0,0,.35) 1px,
+  transparent 1px), linear-gradient(90deg, rgba(0,0,0,.35) 1px,
+  transparent 1px); background-size: 4px 4px; }
+.legend a { color: inherit; text-decoration: none; }
+.pattern { pointer-events: none; }
+.anchor:target ~ main .instance { opacity: 0.12; }
 )";
 
-std::string GpuRef(const deployment::DeployedGpu& g) {
-  return g.node && g.index ? fmt::format("{}/{}", *g.node, *g.index)
-                           : fmt::format("gpu {}", g.id);
-}
-
+// One link per service: following it (or opening the report at
+// #only-s<k>) fades every instance of the other services.
 std::string Legend(const Palette& palette) {
-  std::string out = "<p class=\"legend\">";
+  std::string out =
+      "<p class=\"legend\"><span class=\"muted\">Select a service to show "
+      "only its instances (<a href=\"#\">all</a>):</span> ";
   for (const std::string& s : palette.services()) {
+    int pattern = palette.Pattern(s);
     out += fmt::format(
-        "<span><span class=\"swatch\" style=\"background:{}\"></span>{}"
-        "</span>",
-        palette.Colour(s), Escape(s));
+        "<a class=\"legend-item\" href=\"#only-{}\" data-service=\"{}\" "
+        "data-colour=\"{}\" data-pattern=\"{}\"><span class=\"swatch{}\" "
+        "style=\"background-color:{}\"></span>{}</a> ",
+        palette.Key(s), Escape(s), palette.Colour(s), pattern,
+        pattern > 0 ? fmt::format(" p{}", pattern) : "", palette.Colour(s),
+        Escape(s));
   }
   return out +
          "<span><span class=\"swatch\" style=\"background:#F4F4F4;"
          "border:1px dashed #AAA\"></span>idle</span></p>\n";
+}
+
+// The targets of the legend's links, before <main> so that CSS can reach
+// what follows them.
+std::string FilterAnchors(const Palette& palette) {
+  std::string out;
+  for (const std::string& s : palette.services()) {
+    out +=
+        fmt::format("<i class=\"anchor\" id=\"only-{}\"></i>", palette.Key(s));
+  }
+  return out + "\n";
+}
+
+// The rules that keep the targeted service's instances when the others fade.
+std::string FilterStyle(const Palette& palette) {
+  std::string out;
+  for (const std::string& s : palette.services()) {
+    out +=
+        fmt::format("#only-{0}:target ~ main .instance.{0} {{ opacity: 1; }}\n",
+                    palette.Key(s));
+  }
+  return out;
 }
 
 // GPUs serving before but not after, and the other way round.
@@ -68,10 +104,10 @@ std::string Freed(const deployment::Deployment& before,
                   const deployment::Deployment& after) {
   std::set<std::string> was, is;
   for (const auto& g : before.gpus) {
-    if (g.Serving()) was.insert(GpuRef(g));
+    if (g.Serving()) was.insert(GpuName(g));
   }
   for (const auto& g : after.gpus) {
-    if (g.Serving()) is.insert(GpuRef(g));
+    if (g.Serving()) is.insert(GpuName(g));
   }
   std::vector<std::string> freed, taken;
   for (const std::string& g : was) {
@@ -186,8 +222,10 @@ std::string RenderReport(const ReportInput& in) {
   Palette palette(services);
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-      "<title>{0}</title><style>{1}</style></head><body>\n<h1>{0}</h1>\n",
-      Escape(in.title), kStyle);
+      "<title>{0}</title><style>{1}{2}</style></head><body>\n{3}{4}<main>\n"
+      "<h1>{0}</h1>\n",
+      Escape(in.title), kStyle, FilterStyle(palette), PatternDefs(),
+      FilterAnchors(palette));
   if (in.deployment) {
     const deployment::Deployment& d = *in.deployment;
     int serving = d.UsedGpus();
@@ -262,7 +300,7 @@ std::string RenderReport(const ReportInput& in) {
            ReplayServicesView(*in.replay, in.rates ? &*in.rates : nullptr,
                               palette);
   }
-  return out + "</body></html>\n";
+  return out + "</main></body></html>\n";
 }
 
 }  // namespace migserve::report

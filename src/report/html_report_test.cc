@@ -3,9 +3,15 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "autoscale/replay_json.h"
 #include "deployment/deployment_json.h"
 #include "report/report_inputs.h"
+#include "report/svg.h"
 #include "serving/serve_json.h"
 #include "util/test_util.h"
 
@@ -62,7 +68,7 @@ TEST(HtmlReportTest, LargeFleetsAreDrawnSmallWithEveryInstance) {
   in.deployment = &d;
   std::string html = RenderReport(in);
   EXPECT_EQ(CountMatches(html, "<figure class=\"mini-node\""), 19);  // 150 / 8
-  EXPECT_EQ(CountMatches(html, "<g class=\"instance\""), 150);
+  EXPECT_EQ(CountMatches(html, "<g class=\"instance s0\""), 150);
   EXPECT_EQ(CountMatches(html, "<g class=\"instance idle\""), 150);
   EXPECT_EQ(CountMatches(html, "<section class=\"node\""), 0);
   EXPECT_NE(html.find("data-node=\"n18\" data-gpu=\"5\" "
@@ -124,6 +130,12 @@ TEST(HtmlReportTest, TransitionHasOneBarPerActionAndTheFloors) {
   EXPECT_NE(html.find("<td>n/1</td><td>n/2</td>"), std::string::npos);
   // day serves on 18 GPUs, night on 6 of them: 12 freed.
   EXPECT_NE(html.find("data-freed=\"12\" data-taken=\"0\""), std::string::npos);
+  // A placed GPU is named as the plan's actions name it, node/index.
+  night->gpus[0].node = "n";
+  night->gpus[0].index = 1;
+  EXPECT_NE(RenderReport(in).find("<text class=\"gpu-label\" x=\"4\" "
+                                  "y=\"18\">n/1</text>"),
+            std::string::npos);
   sim.erase("timeline");
   auto parsed = cluster::ParseTransitionReport(sim.dump(), "sim.json");
   ASSERT_FALSE(parsed.ok());
@@ -182,6 +194,51 @@ TEST(HtmlReportTest, CompareAndServeChartsHaveABarPerRow) {
 // A day of two services, one move up and one down, drawn alone: the runs'
 // table, each move on the GPU line where the replay says, each service's
 // capacity and rate, the minutes short the replay measured.
+TEST(HtmlReportTest, FortyEightServicesLookDistinctAndEachCanBeShownAlone) {
+  std::vector<std::string> services;
+  for (int k = 0; k < 49; ++k) services.push_back(fmt::format("svc-{}", k));
+  Palette palette(services);
+  std::set<std::pair<std::string, int>> looks;
+  for (int k = 0; k < 48; ++k) {
+    looks.emplace(palette.Colour(services[k]), palette.Pattern(services[k]));
+  }
+  EXPECT_EQ(looks.size(), 48u);
+  EXPECT_EQ(palette.Pattern("svc-11"), 0);
+  EXPECT_EQ(palette.Pattern("svc-12"), 1);
+  EXPECT_EQ(palette.Pattern("svc-47"), 3);
+  // The 49th looks like the first.
+  EXPECT_EQ(palette.Colour("svc-48"), palette.Colour("svc-0"));
+  EXPECT_EQ(palette.Pattern("svc-48"), 0);
+  EXPECT_EQ(palette.Key("svc-13"), "s13");
+  EXPECT_EQ(palette.Key("unknown"), "");
+  EXPECT_EQ(PatternOverlay(palette, "svc-3", 0, 0, 10, 10), "");
+  EXPECT_EQ(PatternOverlay(palette, "svc-25", 1, 2, 3, 4),
+            "<rect class=\"pattern\" x=\"1\" y=\"2\" width=\"3\" "
+            "height=\"4\" fill=\"url(#pattern-2)\"/>");
+
+  // In a report: a legend link, an anchor and a filter rule per service;
+  // each instance carries its service's key.
+  deployment::Deployment d;
+  d.gpu = "A100-SXM4-80GB";
+  deployment::DeployedGpu g;
+  for (int k = 0; k < 14; ++k) {
+    d.services.push_back({fmt::format("svc-{}", k), "m", 10, 100, 0});
+    g.instances = {{"7g.80gb", 0, fmt::format("svc-{}", k), 8, 1, 10, 5}};
+    g.id = k;
+    d.gpus.push_back(g);
+  }
+  ReportInput in;
+  in.deployment = &d;
+  std::string html = RenderReport(in);
+  EXPECT_EQ(CountMatches(html, "<a class=\"legend-item\" href=\"#only-s"), 14);
+  EXPECT_EQ(CountMatches(html, "<i class=\"anchor\" id=\"only-s"), 14);
+  EXPECT_EQ(CountMatches(html, ":target ~ main .instance.s"), 14);
+  EXPECT_EQ(CountMatches(html, "<g class=\"instance s13\""), 1);
+  EXPECT_EQ(CountMatches(html, "fill=\"url\\(#pattern-1\\)\""), 2);
+  EXPECT_NE(html.find("data-pattern=\"1\"><span class=\"swatch p1\""),
+            std::string::npos);
+}
+
 constexpr const char* kReplayedDay = R"({
   "services": ["a", "b"], "start_s": 0, "end_s": 3600,
   "policy": {"gpu_hours": 3.5, "peak_gpus": 5, "transitions": 2,
@@ -245,6 +302,12 @@ TEST(HtmlReportTest, AReplayedDayDrawsEveryMoveAndEveryService) {
   size_t line = html.find("<polyline class=\"gpus-line\" points=\"");
   std::string points = html.substr(line, html.find('"', line + 40) - line);
   EXPECT_EQ(CountMatches(points, ","), 1 + 2 * 3 + 1) << points;
+  // The GPU axis: peak 5 drawn to 5.5, a value every 2 GPUs from 0.
+  EXPECT_EQ(CountMatches(html, "<text class=\"tick y-tick\""), 3);
+  for (const char* value : {">0</text>", ">2</text>", ">4</text>"}) {
+    EXPECT_EQ(CountMatches(html, std::string("text-anchor=\"end\"") + value), 1)
+        << value;
+  }
   // Without the trace, no rate is drawn.
   in.rates.reset();
   EXPECT_EQ(CountMatches(RenderReport(in), "<polyline class=\"rate-line\""), 0);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -44,6 +45,28 @@ std::string Ticks(const autoscale::ReplayReport& day, int height) {
         "y2=\"{1}\"/><text class=\"tick\" x=\"{0:.1f}\" y=\"{2}\" "
         "text-anchor=\"middle\">{3}</text>\n",
         x(day.start_s + t), height, height + 14, label);
+  }
+  return out;
+}
+
+// Horizontal grid lines with their values at every "nice" number of GPUs
+// (1, 2 or 5 times a power of ten) from 0 to `top`, right-aligned left of
+// the plot; `y` maps a value to pixels.
+std::string ValueTicks(double top, const std::function<double(double)>& y) {
+  double step = 1;
+  for (double power = 1; top / step > 5; power *= 10) {
+    for (double m : {1.0, 2.0, 5.0}) {
+      step = m * power;
+      if (top / step <= 5) break;
+    }
+  }
+  std::string out;
+  for (double v = 0; v <= top + 1e-9; v += step) {
+    out += fmt::format(
+        "<line class=\"grid\" x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" "
+        "y2=\"{2:.1f}\"/><text class=\"tick y-tick\" x=\"{3}\" "
+        "y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
+        kLabel, kLabel + kPlot, y(v), kLabel - 4, y(v) + 4, Num(v));
   }
   return out;
 }
@@ -117,17 +140,17 @@ std::string ReplayGpusView(const autoscale::ReplayReport& day) {
   return fmt::format(
       "<svg class=\"replay-gpus\" data-peak=\"{}\" data-static=\"{}\" "
       "width=\"{}\" height=\"{}\" xmlns=\"http://www.w3.org/2000/svg\">\n"
-      "{}<text x=\"{}\" y=\"30\" text-anchor=\"end\" class=\"strong\">GPUs "
-      "in use</text><text x=\"{}\" y=\"48\" text-anchor=\"end\" "
+      "{}{}<text x=\"{}\" y=\"30\" text-anchor=\"end\" class=\"strong\">"
+      "GPUs in use</text><text x=\"{}\" y=\"48\" text-anchor=\"end\" "
       "class=\"muted\">peak {}, static {}</text>\n"
       "<line class=\"static-peak\" x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" "
       "y2=\"{:.1f}\"><title>static provisioning for the peak: {} GPUs"
       "</title></line>\n<polyline class=\"gpus-line\" points=\"{}\"/>\n{}"
       "</svg>\n",
       day.policy.peak_gpus, day.static_peak.peak_gpus, kLabel + kPlot + 20,
-      kHeight + 24, Ticks(day, kHeight + 4), kLabel - 6, kLabel - 6,
-      day.policy.peak_gpus, day.static_peak.peak_gpus, kLabel, kLabel + kPlot,
-      y(fixed), y(fixed), day.static_peak.peak_gpus,
+      kHeight + 24, Ticks(day, kHeight + 4), ValueTicks(top, y), kLabel - 40,
+      kLabel - 40, day.policy.peak_gpus, day.static_peak.peak_gpus, kLabel,
+      kLabel + kPlot, y(fixed), y(fixed), day.static_peak.peak_gpus,
       StepPoints(steps, day.end_s, x, y), moves);
 }
 

@@ -68,6 +68,42 @@ std::string Palette::Colour(const std::string& service) const {
   return kColours[it->second % 12];
 }
 
+int Palette::Pattern(const std::string& service) const {
+  auto it = index_.find(service);
+  return it == index_.end() ? 0 : static_cast<int>(it->second / 12 % kPatterns);
+}
+
+std::string Palette::Key(const std::string& service) const {
+  auto it = index_.find(service);
+  return it == index_.end() ? "" : fmt::format("s{}", it->second);
+}
+
+std::string PatternDefs() {
+  return "<svg width=\"0\" height=\"0\" style=\"position:absolute\" "
+         "aria-hidden=\"true\" xmlns=\"http://www.w3.org/2000/svg\"><defs>"
+         "<pattern id=\"pattern-1\" width=\"6\" height=\"6\" "
+         "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
+         "<rect width=\"2\" height=\"6\" fill=\"#000\" "
+         "fill-opacity=\"0.35\"/></pattern>"
+         "<pattern id=\"pattern-2\" width=\"6\" height=\"6\" "
+         "patternUnits=\"userSpaceOnUse\"><circle cx=\"3\" cy=\"3\" "
+         "r=\"1.3\" fill=\"#000\" fill-opacity=\"0.45\"/></pattern>"
+         "<pattern id=\"pattern-3\" width=\"6\" height=\"6\" "
+         "patternUnits=\"userSpaceOnUse\"><path d=\"M0 3H6M3 0V6\" "
+         "stroke=\"#000\" stroke-opacity=\"0.35\" stroke-width=\"1.2\"/>"
+         "</pattern></defs></svg>\n";
+}
+
+std::string PatternOverlay(const Palette& palette, const std::string& service,
+                           int x, int y, int width, int height) {
+  int pattern = palette.Pattern(service);
+  if (pattern == 0) return "";
+  return fmt::format(
+      "<rect class=\"pattern\" x=\"{}\" y=\"{}\" width=\"{}\" "
+      "height=\"{}\" fill=\"url(#pattern-{})\"/>",
+      x, y, width, height, pattern);
+}
+
 }  // namespace migserve::report
 
 namespace migserve::report {

@@ -70,7 +70,8 @@ std::string TerminalView(const deployment::Deployment& deployment,
           row.replace(i.start * kSlice, width, cell);
         }
       }
-      out += fmt::format("  {:<13} {}\n", GpuLabel(group), row);
+      out += fmt::format("  {:<13} {}\n",
+                         GpuLabel(group, NodeInLabel::kLeftToHeading), row);
     }
   }
   out += "\n";
@@ -98,7 +99,7 @@ std::string TerminalViewJson(const deployment::Deployment& deployment,
                                                    : nlohmann::json()},
                              {"batch", i.batch}});
       }
-      groups.push_back({{"label", GpuLabel(group)},
+      groups.push_back({{"label", GpuLabel(group, NodeInLabel::kLeftToHeading)},
                         {"gpu", group.model},
                         {"count", group.count},
                         {"instances", std::move(instances)}});
