@@ -266,6 +266,74 @@ TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
 
 // A restarted autoscaler goes on from the rates its last move made the
 // target for (a deployment states them), not from the workload's.
+// Three services whose series give 1e308, NaN and -5 req/s, and one that
+// rises to 3000 req/s: the round moves the one up and keeps the three at
+// their rates (each named, with its value), never below what they had.
+TEST(AutoscalerTest, AbsurdSeriesAreIgnoredAndTheirServicesKeptAtTheirRates) {
+  const workload::Workload workload = workload::ParseWorkload(
+                                          R"yaml(gpu: A100-SXM4-80GB
+latency_budget: 1
+max_procs: 1
+services:
+  - {name: huge, model: bert, throughput: 1200, latency_ms: 100,
+     observe: {rate: "vector(1e308)"}}
+  - {name: nan, model: resnet50, throughput: 1200, latency_ms: 100,
+     observe: {rate: "vector(NaN)"}}
+  - {name: negative, model: vgg19, throughput: 1200, latency_ms: 100,
+     observe: {rate: "vector(-5)"}}
+  - {name: rising, model: resnet101, throughput: 1200, latency_ms: 100,
+     observe: {rate: "vector(3000)"}}
+)yaml",
+                                          "w.yaml")
+                                          .value();
+  const profile::ProfileTable profiles = Profiles();
+  SizerOptions sizing;
+  sizing.solve.time_limit_s = 10;
+  sizing.move_time_limit_s = 5;
+  Sizer sizer = Sizer::Make(workload, profiles, sizing).value();
+  const std::string target = testing::TempDir() + "/absurd-target.json";
+  ASSERT_TRUE(
+      WriteFileAtomic(
+          target, deployment::FormatDeployment(
+                      sizer.Deploy({1200, 1200, 1200, 1200}, nullptr).value()))
+          .ok());
+  auto prometheus = LocalPrometheus::Start({});
+  ASSERT_TRUE(prometheus.ok()) << prometheus.status().ToString();
+  AutoscaleOptions options;
+  options.prometheus = (*prometheus)->url();
+  options.target = FileTarget(target);
+  options.sizer = sizing;
+  options.policy.window_s = 3;
+  options.policy.trend_s = 0;
+  options.observe.step_s = 1;
+  std::vector<std::string> events;
+  options.event = [&](EventType, const std::string& reason,
+                      const std::string& message) {
+    events.push_back(reason + ": " + message);
+  };
+  auto autoscaler = Autoscaler::Make(workload, profiles, options);
+  ASSERT_TRUE(autoscaler.ok()) << autoscaler.status().ToString();
+  EXPECT_EQ((*autoscaler)->Step(UnixNow()).value(), Round::kUp);
+  EXPECT_EQ(
+      (*autoscaler)->required(),
+      (std::vector<double>{1200, 1200, 1200, (*autoscaler)->required()[3]}));
+  EXPECT_GT((*autoscaler)->required()[3], 3000);
+  for (const char* service : {"huge", "nan", "negative"}) {
+    EXPECT_GE(Capacity(target, service), 1200) << service;
+  }
+  EXPECT_GE(Capacity(target, "rising"), 3000);
+  ASSERT_FALSE(events.empty());
+  const std::string& said = events.front();
+  EXPECT_TRUE(said.starts_with("NotObserved: ")) << said;
+  for (const char* part :
+       {"huge: vector(1e308) gave 1e+308 req/s, which must be from 0 to "
+        "1e+09; the series is ignored",
+        "nan: vector(NaN) gave no number (NaN) in the window",
+        "negative: vector(-5) gave -5 req/s"}) {
+    EXPECT_NE(said.find(part), std::string::npos) << said;
+  }
+}
+
 TEST(AutoscalerTest, GoesOnFromTheRatesTheTargetWasMadeFor) {
   const workload::Workload workload = Workload();
   const profile::ProfileTable profiles = Profiles();

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "util/number.h"
+
 namespace migserve::autoscale {
 namespace {
 
@@ -37,6 +39,55 @@ std::string Requests(const std::string& service,
                      const ObserveOptions& options) {
   return fmt::format("nv_inference_request_success{{{}=\"{}\"}}",
                      options.service_label, service);
+}
+
+// Why `sample` of `query` cannot be a request rate at a step of the window
+// up to `now_s` (finite, from 0 to the most a workload may require, not
+// from the future), or "" when it can. NaN is not judged here: Prometheus
+// gives it for a step without data (0/0), which is unknown, not absurd.
+std::string AbsurdRate(const PromSample& sample, const std::string& query,
+                       double now_s, double step_s) {
+  if (sample.time_s > now_s + step_s / 2) {
+    return fmt::format("{} gave a sample {:.0f} s in the future", query,
+                       sample.time_s - now_s);
+  }
+  if (std::isnan(sample.value)) return "";
+  std::string range = OutOfRange(sample.value, {0, kRateRange.max});
+  if (range.empty()) return "";
+  return fmt::format("{} gave {:g} req/s, which {}", query, sample.value,
+                     range.substr(0, range.find(", got")));
+}
+
+// Puts the samples of `rate` in the window's steps as service `s`'s rates;
+// if one of them cannot be a rate (AbsurdRate) or none is a number, the
+// service is not observed at all and the problem says why: one absurd
+// sample makes the whole series suspect.
+void ReadRates(const PromSeries& rate, const std::string& query,
+               const std::string& name, double now_s, double step,
+               Observed* out, size_t s) {
+  const double start = out->window.front().time_s;
+  const long steps = static_cast<long>(out->window.size());
+  std::vector<double> rates(steps, std::nan(""));
+  bool numbers = false;
+  for (const PromSample& sample : rate.samples) {
+    std::string absurd = AbsurdRate(sample, query, now_s, step);
+    if (!absurd.empty()) {
+      out->problems.push_back(
+          fmt::format("{}: {}; the series is ignored", name, absurd));
+      return;
+    }
+    long k = std::lround((sample.time_s - start) / step);
+    if (k >= 0 && k < steps && !std::isnan(sample.value)) {
+      rates[k] = sample.value;
+      numbers = true;
+    }
+  }
+  if (!numbers) {
+    out->problems.push_back(
+        fmt::format("{}: {} gave no number (NaN) in the window", name, query));
+    return;
+  }
+  for (long k = 0; k < steps; ++k) out->window[k].rates[s] = rates[k];
 }
 
 }  // namespace
@@ -113,12 +164,7 @@ StatusOr<Observed> Observe(const PrometheusClient& prometheus,
               : fmt::format(" (the last {:.0f} s ago)",
                             now_s - rate->samples.back().time_s)));
     } else if (rate.ok()) {
-      for (const PromSample& sample : rate->samples) {
-        long k = std::lround((sample.time_s - start) / step);
-        if (k >= 0 && k < steps && std::isfinite(sample.value)) {
-          out.window[k].rates[s] = std::max(0.0, sample.value);
-        }
-      }
+      ReadRates(*rate, rate_query, service.name, now_s, step, &out, s);
     }
     bool own = !service.observe.p99_ms.empty();
     std::string p99_query =
@@ -133,7 +179,16 @@ StatusOr<Observed> Observe(const PrometheusClient& prometheus,
             fmt::format("{}: {}", service.name, p99.status().message()));
       }
     } else if (!p99->samples.empty()) {
-      out.window.back().p99_ms[s] = p99->samples.back().value;
+      double ms = p99->samples.back().value;
+      std::string range = OutOfRange(ms, kLatencyMsRange);
+      if (range.empty()) {
+        out.window.back().p99_ms[s] = ms;
+      } else if (!std::isnan(ms) || own) {
+        // NaN is a summary with no request in its window: no latency yet.
+        out.problems.push_back(fmt::format(
+            "{}: {} gave a p99 of {:g} ms, which {}; ignored", service.name,
+            p99_query, ms, range.substr(0, range.find(", got"))));
+      }
     }
   }
   return out;

@@ -145,6 +145,9 @@ Decision Policy::Decide(double now_s, const std::vector<Observation>& window) {
     const Observation& last = window.back();
     for (size_t s = 0; s < services_.size() && s < slo_ms_.size(); ++s) {
       double p99 = last.p99_ms[s];
+      // Not a latency (the observer names such samples): no trigger, and
+      // nothing learned from it.
+      if (!std::isfinite(p99)) continue;
       if (p99 > options_.p99_near * slo_ms_[s]) hot[s] = p99;
       double credited = s < capacity_.size() ? capacity_[s] : 0;
       double rate = last.rates[s];

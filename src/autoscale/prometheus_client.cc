@@ -4,6 +4,7 @@
 #include <httplib.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 namespace migserve::autoscale {
@@ -20,12 +21,12 @@ StatusOr<double> Value(const nlohmann::json& v) {
   if (text == "NaN") return std::nan("");
   if (text == "+Inf") return HUGE_VAL;
   if (text == "-Inf") return -HUGE_VAL;
-  try {
-    size_t used = 0;
-    double value = std::stod(text, &used);
-    if (used == text.size()) return value;
-  } catch (const std::exception&) {
-  }
+  // strtod, not stod: a value too small for a normal double (1e-320) is a
+  // number all the same (stod throws on it), and one too large comes back
+  // as inf, which the observer refuses as a rate.
+  char* end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (!text.empty() && end == text.c_str() + text.size()) return value;
   return Status::Unavailable(fmt::format("value '{}' is not a number", text));
 }
 

@@ -1,0 +1,105 @@
+// What the observer makes of numbers no rate or latency can be, asked of a
+// real Prometheus server (Debian's, on 127.0.0.1) through each service's
+// own queries: PromQL literals give exactly the value under test at every
+// step. A series with one absurd sample is not observed, and the problem
+// names the service, the query and the value; NaN steps are unknown; a
+// tiny but valid rate is a rate; one bad service leaves the others
+// observed.
+#include "autoscale/observer.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autoscale/prometheus_client.h"
+#include "autoscale/testing/local_prometheus.h"
+
+namespace migserve::autoscale {
+namespace {
+
+struct Case {
+  std::string rate_query;
+  std::string p99_query;  // "" : the default (gives nothing here)
+  double rate;            // NaN: not observed
+  double p99_ms;          // NaN: none
+  std::string problem;    // "" : none; else a part of the service's problem
+};
+
+TEST(ObserverTest, NumbersNoRateOrLatencyCanBeAreNamedAndIgnored) {
+  const std::vector<Case> cases = {
+      {"vector(500)", "vector(50)", 500, 50, ""},
+      {"vector(0)", "", 0, NAN, ""},
+      {"vector(-0)", "", 0, NAN, ""},
+      {"vector(1e-320)", "", 1e-320, NAN, ""},
+      {"vector(1e9)", "", 1e9, NAN, ""},
+      {"vector(1e308)", "", NAN, NAN,
+       "vector(1e308) gave 1e+308 req/s, which must be from 0 to 1e+09; the "
+       "series is ignored"},
+      {"vector(1.5e9)", "", NAN, NAN, "gave 1.5e+09 req/s"},
+      {"vector(-5)", "", NAN, NAN,
+       "vector(-5) gave -5 req/s, which must be from 0 to 1e+09"},
+      {"vector(+Inf)", "", NAN, NAN, "gave inf req/s"},
+      {"vector(-Inf)", "", NAN, NAN, "gave -inf req/s"},
+      {"vector(NaN)", "", NAN, NAN,
+       "vector(NaN) gave no number (NaN) in the window"},
+      {"vector(100)", "vector(+Inf)", 100, NAN,
+       "vector(+Inf) gave a p99 of inf ms, which must be from 0.001 to "
+       "1e+07; ignored"},
+      {"vector(100)", "vector(0)", 100, NAN, "gave a p99 of 0 ms"},
+      {"vector(100)", "vector(-3)", 100, NAN, "gave a p99 of -3 ms"},
+      {"vector(100)", "vector(NaN)", 100, NAN, "gave a p99 of nan ms"},
+  };
+  auto prometheus = LocalPrometheus::Start({});
+  ASSERT_TRUE(prometheus.ok()) << prometheus.status().ToString();
+  StatusOr<PrometheusClient> client = PrometheusClient::Make((*prometheus)->url());
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  std::vector<workload::Service> services;
+  for (size_t k = 0; k < cases.size(); ++k) {
+    workload::Service s;
+    s.name = "s" + std::to_string(k);
+    s.observe.rate = cases[k].rate_query;
+    s.observe.p99_ms = cases[k].p99_query;
+    services.push_back(s);
+  }
+  ObserveOptions options;
+  options.step_s = 1;
+  const double now = std::floor(std::chrono::duration<double>(
+                                    std::chrono::system_clock::now()
+                                        .time_since_epoch())
+                                    .count());
+  StatusOr<Observed> observed = Observe(*client, services, options, now, 3);
+  ASSERT_TRUE(observed.ok()) << observed.status().ToString();
+  ASSERT_EQ(observed->window.size(), 3u);
+  const Observation& last = observed->window.back();
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const Case& c = cases[k];
+    SCOPED_TRACE(c.rate_query + " " + c.p99_query);
+    if (std::isnan(c.rate)) {
+      for (const Observation& o : observed->window) {
+        EXPECT_TRUE(std::isnan(o.rates[k])) << o.rates[k];
+      }
+    } else {
+      EXPECT_EQ(last.rates[k], c.rate);
+    }
+    if (std::isnan(c.p99_ms)) {
+      EXPECT_TRUE(std::isnan(last.p99_ms[k])) << last.p99_ms[k];
+    } else {
+      EXPECT_EQ(last.p99_ms[k], c.p99_ms);
+    }
+    int named = 0;
+    for (const std::string& p : observed->problems) {
+      if (p.starts_with(services[k].name + ": ")) {
+        ++named;
+        EXPECT_NE(p.find(c.problem), std::string::npos) << p;
+      }
+    }
+    EXPECT_EQ(named, c.problem.empty() ? 0 : 1);
+  }
+}
+
+}  // namespace
+}  // namespace migserve::autoscale
