@@ -18,10 +18,13 @@
 namespace migserve::autoscale {
 namespace {
 
-constexpr EnumName<Round> kRoundNames[] = {
-    {Round::kHold, "hold"},     {Round::kUp, "up"},
-    {Round::kDown, "down"},     {Round::kDeclined, "declined"},
-    {Round::kPaused, "paused"}, {Round::kError, "error"}};
+constexpr EnumName<Round> kRoundNames[] = {{Round::kHold, "hold"},
+                                           {Round::kUp, "up"},
+                                           {Round::kDown, "down"},
+                                           {Round::kDeclined, "declined"},
+                                           {Round::kOverBudget, "over_budget"},
+                                           {Round::kPaused, "paused"},
+                                           {Round::kError, "error"}};
 
 double UnixNow() {
   return std::chrono::duration<double>(
@@ -64,6 +67,9 @@ StatusOr<std::unique_ptr<Autoscaler>> Autoscaler::Make(
                             PrometheusClient::Make(options.prometheus));
   StatusOr<Sizer> sizer = Sizer::Make(workload, profiles, options.sizer);
   if (!sizer.ok()) return sizer.status().WithPrefix("autoscale");
+  if (options.max_gpus < 0) {
+    return Status::InvalidArgument("--max-gpus must be >= 0");
+  }
   std::unique_ptr<Autoscaler> autoscaler(
       new Autoscaler(workload, target, *std::move(sizer), std::move(prometheus),
                      std::move(options)));
@@ -216,10 +222,14 @@ StatusOr<Round> Autoscaler::Move(double now_s, const Decision& decision,
   MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState cluster,
                             cluster::ClusterFromDeployment(
                                 current, {options_.sizer.gpus_per_node, 0}));
-  StatusOr<deployment::Deployment> target =
-      sizer_.Deploy(decision.required, &cluster);
-  if (!target.ok())
-    return target.status().WithPrefix("autoscale: " + decision.reason);
+  StatusOr<Sizer::Move> move = sizer_.DeployWithin(
+      decision.required, cluster,
+      options_.max_gpus > 0 ? options_.max_gpus
+                            : options_.sizer.solve.max_gpus);
+  if (!move.ok())
+    return move.status().WithPrefix("autoscale: " + decision.reason);
+  if (!move->over.empty()) return OverBudget(decision, move->over);
+  const deployment::Deployment* target = &move->target;
   int gpus_now = cluster.UsedGpus();
   int starts = target->summary && target->summary->transition
                    ? target->summary->transition->cost.pod_starts
@@ -247,6 +257,18 @@ StatusOr<Round> Autoscaler::Move(double now_s, const Decision& decision,
   return decision.move == Move::kUp ? Round::kUp : Round::kDown;
 }
 
+Round Autoscaler::OverBudget(const Decision& decision,
+                             const std::string& what) {
+  Say(EventType::kWarning, "OverBudget",
+      options_.max_gpus > 0
+          ? fmt::format("held: {}; {}, over the GPU budget of {} (--max-gpus)",
+                        decision.reason, what, options_.max_gpus)
+          : fmt::format("held: {}; {}, over the limit of {} GPUs (no "
+                        "--max-gpus: a mistyped or absurd rate)",
+                        decision.reason, what, options_.sizer.solve.max_gpus));
+  return Round::kOverBudget;
+}
+
 void Autoscaler::Say(EventType type, const char* reason,
                      const std::string& message) {
   options_.log("autoscale: " + message);
@@ -258,7 +280,8 @@ std::string Autoscaler::Metrics() const {
   PrometheusText out;
   out.Family("migserve_autoscale_rounds_total", "counter",
              "Autoscaler rounds by result (hold, up, down, declined: a down "
-             "move that did not pay for its starts, paused, error).");
+             "move that did not pay for its starts, over_budget: a move "
+             "over the GPU budget, paused, error).");
   for (const auto& [r, name] : kRoundNames) {
     auto it = rounds_.find(r);
     out.Sample("migserve_autoscale_rounds_total",
@@ -294,6 +317,9 @@ std::string Autoscaler::Metrics() const {
                std::isnan(observed_[s]) ? 1 : 0,
                {{"service", services[s].name}});
   }
+  out.Family("migserve_autoscale_max_gpus", "gauge",
+             "The GPU budget no move exceeds, its transition included.");
+  out.Sample("migserve_autoscale_max_gpus", options_.max_gpus);
   out.Family("migserve_autoscale_paused", "gauge",
              "1 while the pause file exists.");
   out.Sample("migserve_autoscale_paused", paused_ ? 1 : 0);

@@ -53,6 +53,11 @@ struct AutoscaleOptions {
   PolicyOptions policy;
   ObserveOptions observe;
   SizerOptions sizer;
+  // The GPU budget: no move whose lower bound, target or transition (the
+  // GPUs it holds while it runs, GpusHeld) needs more; such a round holds
+  // and says so (OverBudget). 0: none but the solver's limit
+  // (sizer.solve.max_gpus, 100000), which only stops absurd rates.
+  int max_gpus = 0;
   bool dry_run = false;
   std::string pause_file;  // "" : never paused
   std::string metrics_address = "127.0.0.1";
@@ -61,15 +66,15 @@ struct AutoscaleOptions {
   LogSink log = [](const std::string&) {};
   // Each decision and problem as a Kubernetes Event says it (`autoscale
   // --events-for` records them): its type, reason (one CamelCase word:
-  // ScaledUp, ScaledDown, WouldMove, DownDeclined, Paused, Resumed,
-  // NotObserved, RoundFailed) and message. Services not observed are said
-  // once until what is missing changes; a pause when it starts and when it
+  // ScaledUp, ScaledDown, WouldMove, DownDeclined, OverBudget, Paused,
+  // Resumed, NotObserved, RoundFailed) and message. Services not observed are
+  // said once until what is missing changes; a pause when it starts and when it
   // ends.
   EventSink event = [](EventType, const std::string&, const std::string&) {};
 };
 
 // What one round did.
-enum class Round { kHold, kUp, kDown, kDeclined, kPaused, kError };
+enum class Round { kHold, kUp, kDown, kDeclined, kOverBudget, kPaused, kError };
 const char* RoundName(Round round);  // "hold", "up", ...
 
 class Autoscaler {
@@ -100,6 +105,8 @@ class Autoscaler {
              PrometheusClient prometheus, AutoscaleOptions options);
   StatusOr<Round> Move(double now_s, const Decision& decision,
                        const deployment::Deployment& current);
+  // Says that the move `decision` needs `what`, over the budget: held.
+  Round OverBudget(const Decision& decision, const std::string& what);
   // Recalls the policy's state from options_.state, if set and there.
   void Recall();
   // Writes the policy's state to options_.state if set and it changed.

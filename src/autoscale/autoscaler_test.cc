@@ -9,6 +9,7 @@
 // chosen moment (Step), on wall time, since Prometheus keeps wall time.
 #include "autoscale/autoscaler.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -104,6 +105,7 @@ TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
   options.policy.start_cost_gpu_s = 0;
   options.observe.step_s = 1;
   options.observe.rate_window = "3s";
+
   options.pause_file = testing::TempDir() + "/paused";
   const std::string state = testing::TempDir() + "/autoscale-state.json";
   std::remove(state.c_str());
@@ -266,6 +268,27 @@ TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
 
 // A restarted autoscaler goes on from the rates its last move made the
 // target for (a deployment states them), not from the workload's.
+// A loop on a 3-second window of 1-second steps, without trend, that
+// solves within seconds, on the
+// Prometheus at `url`, that keeps its events ("Reason: message") in
+// `events`.
+AutoscaleOptions QuickLoop(const std::string& url, const std::string& target,
+                           std::vector<std::string>* events) {
+  AutoscaleOptions options;
+  options.prometheus = url;
+  options.target = FileTarget(target);
+  options.sizer.solve.time_limit_s = 10;
+  options.sizer.move_time_limit_s = 5;
+  options.policy.window_s = 3;
+  options.policy.trend_s = 0;
+  options.observe.step_s = 1;
+  options.event = [events](EventType, const std::string& reason,
+                           const std::string& message) {
+    events->push_back(reason + ": " + message);
+  };
+  return options;
+}
+
 // Three services whose series give 1e308, NaN and -5 req/s, and one that
 // rises to 3000 req/s: the round moves the one up and keeps the three at
 // their rates (each named, with its value), never below what they had.
@@ -287,30 +310,17 @@ services:
                                           "w.yaml")
                                           .value();
   const profile::ProfileTable profiles = Profiles();
-  SizerOptions sizing;
-  sizing.solve.time_limit_s = 10;
-  sizing.move_time_limit_s = 5;
-  Sizer sizer = Sizer::Make(workload, profiles, sizing).value();
   const std::string target = testing::TempDir() + "/absurd-target.json";
+  auto prometheus = LocalPrometheus::Start({});
+  ASSERT_TRUE(prometheus.ok()) << prometheus.status().ToString();
+  std::vector<std::string> events;
+  AutoscaleOptions options = QuickLoop((*prometheus)->url(), target, &events);
+  Sizer sizer = Sizer::Make(workload, profiles, options.sizer).value();
   ASSERT_TRUE(
       WriteFileAtomic(
           target, deployment::FormatDeployment(
                       sizer.Deploy({1200, 1200, 1200, 1200}, nullptr).value()))
           .ok());
-  auto prometheus = LocalPrometheus::Start({});
-  ASSERT_TRUE(prometheus.ok()) << prometheus.status().ToString();
-  AutoscaleOptions options;
-  options.prometheus = (*prometheus)->url();
-  options.target = FileTarget(target);
-  options.sizer = sizing;
-  options.policy.window_s = 3;
-  options.policy.trend_s = 0;
-  options.observe.step_s = 1;
-  std::vector<std::string> events;
-  options.event = [&](EventType, const std::string& reason,
-                      const std::string& message) {
-    events.push_back(reason + ": " + message);
-  };
   auto autoscaler = Autoscaler::Make(workload, profiles, options);
   ASSERT_TRUE(autoscaler.ok()) << autoscaler.status().ToString();
   EXPECT_EQ((*autoscaler)->Step(UnixNow()).value(), Round::kUp);
@@ -332,6 +342,75 @@ services:
         "negative: vector(-5) gave -5 req/s"}) {
     EXPECT_NE(said.find(part), std::string::npos) << said;
   }
+}
+
+// bert-1's series says 1e9 req/s, then 3000: with a budget of the GPUs of
+// the deployment for the workload's rates (static provisioning), neither
+// move fits: the round holds and says what the move needed; the target is
+// not touched. A budget the move's transition fits lets the 3000 through.
+// Without a budget, 1e9 req/s still stops at the solver's limit at once.
+TEST(AutoscalerTest, NoMoveGoesOverTheGpuBudget) {
+  auto workload_at = [](const std::string& rate) {
+    return workload::ParseWorkload(fmt::format(R"yaml(gpu: A100-SXM4-80GB
+latency_budget: 1
+max_procs: 1
+services:
+  - {{name: bert-1, model: bert, throughput: 1200, latency_ms: 100,
+     observe: {{rate: "vector({})"}}}}
+  - {{name: resnet50-1, model: resnet50, throughput: 1200, latency_ms: 100,
+     observe: {{rate: "vector(1000)"}}}}
+)yaml",
+                                               rate),
+                                   "w.yaml")
+        .value();
+  };
+  const profile::ProfileTable profiles = Profiles();
+  const workload::Workload huge = workload_at("1e9");
+  const std::string target = testing::TempDir() + "/budget-target.json";
+  auto prometheus = LocalPrometheus::Start({});
+  ASSERT_TRUE(prometheus.ok()) << prometheus.status().ToString();
+  std::vector<std::string> said;
+  AutoscaleOptions options = QuickLoop((*prometheus)->url(), target, &said);
+  const deployment::Deployment made = Sizer::Make(huge, profiles, options.sizer)
+                                          .value()
+                                          .Deploy({1200, 1200}, nullptr)
+                                          .value();
+  const std::string text = deployment::FormatDeployment(made);
+  ASSERT_TRUE(WriteFileAtomic(target, text).ok());
+  auto unbounded = Autoscaler::Make(huge, profiles, options);
+  ASSERT_TRUE(unbounded.ok()) << unbounded.status().ToString();
+  EXPECT_EQ((*unbounded)->Step(UnixNow()).value(), Round::kOverBudget);
+  EXPECT_NE(said.back().find("over the limit of 100000 GPUs (no --max-gpus"),
+            std::string::npos)
+      << said.back();
+  options.max_gpus = made.UsedGpus();
+  auto a = Autoscaler::Make(huge, profiles, options);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ((*a)->Step(UnixNow()).value(), Round::kOverBudget);
+  EXPECT_TRUE(said.back().starts_with("OverBudget: held: up: bert-1 ("))
+      << said.back();
+  EXPECT_NE(said.back().find("the rates need at least "), std::string::npos)
+      << said.back();
+  EXPECT_NE(said.back().find(fmt::format(", over the GPU budget of {} "
+                                         "(--max-gpus)",
+                                         made.UsedGpus())),
+            std::string::npos)
+      << said.back();
+  EXPECT_EQ(ReadFile(target).value(), text);
+  EXPECT_NE((*a)->Metrics().find(
+                "migserve_autoscale_rounds_total{result=\"over_budget\"} 1"),
+            std::string::npos);
+
+  const workload::Workload rising = workload_at("3000");
+  auto b = Autoscaler::Make(rising, profiles, options);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ((*b)->Step(UnixNow()).value(), Round::kOverBudget);
+  EXPECT_EQ(ReadFile(target).value(), text);
+  options.max_gpus = 2 * made.UsedGpus() + 4;  // the transition's room
+  auto c = Autoscaler::Make(rising, profiles, options);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ((*c)->Step(UnixNow()).value(), Round::kUp);
+  EXPECT_GE(Capacity(target, "bert-1"), 3000);
 }
 
 TEST(AutoscalerTest, GoesOnFromTheRatesTheTargetWasMadeFor) {

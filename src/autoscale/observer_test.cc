@@ -55,7 +55,8 @@ TEST(ObserverTest, NumbersNoRateOrLatencyCanBeAreNamedAndIgnored) {
   };
   auto prometheus = LocalPrometheus::Start({});
   ASSERT_TRUE(prometheus.ok()) << prometheus.status().ToString();
-  StatusOr<PrometheusClient> client = PrometheusClient::Make((*prometheus)->url());
+  StatusOr<PrometheusClient> client =
+      PrometheusClient::Make((*prometheus)->url());
   ASSERT_TRUE(client.ok()) << client.status().ToString();
   std::vector<workload::Service> services;
   for (size_t k = 0; k < cases.size(); ++k) {
@@ -67,10 +68,10 @@ TEST(ObserverTest, NumbersNoRateOrLatencyCanBeAreNamedAndIgnored) {
   }
   ObserveOptions options;
   options.step_s = 1;
-  const double now = std::floor(std::chrono::duration<double>(
-                                    std::chrono::system_clock::now()
-                                        .time_since_epoch())
-                                    .count());
+  const double now =
+      std::floor(std::chrono::duration<double>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count());
   StatusOr<Observed> observed = Observe(*client, services, options, now, 3);
   ASSERT_TRUE(observed.ok()) << observed.status().ToString();
   ASSERT_EQ(observed->window.size(), 3u);

@@ -89,10 +89,14 @@ ReplayRun Measure(const std::vector<ReplaySample>& samples, const Rates& rates,
   return run;
 }
 
-// The oracle: every interval deployed for its peak rates, moving for free.
+// The oracle: every interval (options.oracle_interval_s, else the
+// policy's) deployed for its peak rates, moving for free.
 StatusOr<ReplayRun> Oracle(const Sizer& sizer, const Rates& rates,
                            const std::vector<std::string>& services,
-                           double interval_s) {
+                           const ReplayOptions& options) {
+  const double interval_s = options.oracle_interval_s > 0
+                                ? options.oracle_interval_s
+                                : options.policy.interval_s;
   std::vector<ReplaySample> samples;
   std::map<std::vector<double>, ReplaySample> solved;
   const RateTrace& trace = rates.trace;
@@ -117,8 +121,8 @@ StatusOr<ReplayRun> Oracle(const Sizer& sizer, const Rates& rates,
 }
 
 // Matches the workload's services to the trace's columns (`rates`) and
-// names them in `report`; InvalidArgument if either has one the other
-// lacks.
+// names them, and the trace's span, in `report`; InvalidArgument if either
+// has a service the other lacks.
 Status MatchServices(const workload::Workload& workload, Rates* rates,
                      ReplayReport* report) {
   const RateTrace& trace = rates->trace;
@@ -139,6 +143,8 @@ Status MatchServices(const workload::Workload& workload, Rates* rates,
           "replay: service {} of the trace is not in the workload", name));
     }
   }
+  report->start_s = trace.start_s();
+  report->end_s = trace.end_s();
   return Status::Ok();
 }
 
@@ -187,13 +193,14 @@ StatusOr<controller::Simulation> RecordMove(
 }
 
 // Where the policy starts: a deployment for what the first moment wants,
-// on a cluster of `gpus` GPUs (idle ones count for nothing).
+// on a cluster of `gpus` GPUs (idle ones count for nothing);
+// InvalidArgument if it needs more than the budget.
 struct Start {
   deployment::Deployment deployed;
   cluster::ClusterState cluster;
 };
 StatusOr<Start> StartAt(const Sizer& sizer, const Rates& rates, int gpus,
-                        int gpus_per_node, Policy* policy) {
+                        const ReplayOptions& options, Policy* policy) {
   std::vector<Observation> first = rates.Window(rates.trace.start_s(), 0);
   std::vector<double> want;
   for (size_t s = 0; s < rates.column.size(); ++s) {
@@ -202,10 +209,31 @@ StatusOr<Start> StartAt(const Sizer& sizer, const Rates& rates, int gpus,
   policy->Moved(want);
   Start start;
   MIGSERVE_ASSIGN_OR_RETURN(start.deployed, sizer.Deploy(want, nullptr));
-  MIGSERVE_ASSIGN_OR_RETURN(
-      start.cluster,
-      cluster::ClusterFromDeployment(start.deployed, {gpus_per_node, gpus}));
+  if (options.max_gpus > 0 && start.deployed.UsedGpus() > options.max_gpus) {
+    return Status::InvalidArgument(fmt::format(
+        "replay: the trace's first moment needs {} GPUs, more than the "
+        "budget of {} (--max-gpus)",
+        start.deployed.UsedGpus(), options.max_gpus));
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(start.cluster,
+                            cluster::ClusterFromDeployment(
+                                start.deployed, {options.gpus_per_node, gpus}));
   return start;
+}
+
+// Static provisioning for each service's peak over the trace, measured in
+// `report`.
+StatusOr<deployment::Deployment> StaticPeak(const Sizer& sizer,
+                                            const Rates& rates,
+                                            ReplayReport* report) {
+  const RateTrace& trace = rates.trace;
+  MIGSERVE_ASSIGN_OR_RETURN(
+      deployment::Deployment peak,
+      sizer.Deploy(rates.Peak(trace.start_s(), trace.end_s()), nullptr));
+  report->static_peak = Measure({{trace.start_s(), peak.UsedGpus(),
+                                  peak.CreditedRates(report->services)}},
+                                rates, report->services);
+  return peak;
 }
 
 std::string Clock(double time_s) {
@@ -227,28 +255,23 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
   if (!made.ok()) return made.status().WithPrefix("replay");
   const Sizer& sizer = *made;
   ReplayReport report;
+  report.max_gpus = options.max_gpus;
   Rates rates{trace, {}};
   MIGSERVE_RETURN_IF_ERROR(MatchServices(workload, &rates, &report));
-  report.start_s = trace.start_s();
-  report.end_s = trace.end_s();
   auto say = [&](const std::string& line) {
     if (options.progress) options.progress("replay: " + line);
   };
 
   say("static provisioning for the peak");
-  MIGSERVE_ASSIGN_OR_RETURN(
-      deployment::Deployment peak,
-      sizer.Deploy(rates.Peak(trace.start_s(), trace.end_s()), nullptr));
-  report.static_peak = Measure(
-      {{trace.start_s(), peak.UsedGpus(), peak.CreditedRates(report.services)}},
-      rates, report.services);
+  MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment peak,
+                            StaticPeak(sizer, rates, &report));
 
   Policy policy(options.policy, report.services,
                 std::vector<double>(report.services.size(), 0));
   // On a cluster of twice the GPUs the peak needs.
-  MIGSERVE_ASSIGN_OR_RETURN(Start start,
-                            StartAt(sizer, rates, 2 * peak.UsedGpus(),
-                                    options.gpus_per_node, &policy));
+  MIGSERVE_ASSIGN_OR_RETURN(
+      Start start,
+      StartAt(sizer, rates, 2 * peak.UsedGpus(), options, &policy));
   deployment::Deployment deployed = std::move(start.deployed);
   cluster::ClusterState cluster = std::move(start.cluster);
   report.samples.push_back({trace.start_s(), cluster.UsedGpus(),
@@ -262,8 +285,19 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
       t += interval;
       continue;
     }
-    MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment target,
-                              sizer.Deploy(d.required, &cluster));
+    MIGSERVE_ASSIGN_OR_RETURN(
+        Sizer::Move move,
+        sizer.DeployWithin(
+            d.required, cluster,
+            options.max_gpus > 0 ? options.max_gpus : options.solve.max_gpus));
+    if (!move.over.empty()) {
+      say(fmt::format("{} over budget: {}; {}", Clock(t - trace.start_s()),
+                      d.reason, move.over));
+      ++report.over_budget;
+      t += interval;
+      continue;
+    }
+    deployment::Deployment& target = move.target;
     int gpus_now = cluster.UsedGpus();
     int starts = target.summary && target.summary->transition
                      ? target.summary->transition->cost.pod_starts
@@ -303,11 +337,8 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
   report.policy.transitions = static_cast<int>(report.events.size());
 
   say("the oracle");
-  MIGSERVE_ASSIGN_OR_RETURN(
-      report.oracle,
-      Oracle(sizer, rates, report.services,
-             options.oracle_interval_s > 0 ? options.oracle_interval_s
-                                           : interval));
+  MIGSERVE_ASSIGN_OR_RETURN(report.oracle,
+                            Oracle(sizer, rates, report.services, options));
   return report;
 }
 

@@ -34,6 +34,10 @@ struct ReplayOptions {
   double move_time_limit_s = 1;     // ... but a move's (`optimize --from`)
   double oracle_interval_s = 3600;  // 0: the policy's interval
   int gpus_per_node = 8;
+  // The GPU budget (`replay --max-gpus`): a move whose lower bound, target
+  // or transition (GpusHeld) needs more is not made (the policy holds; the
+  // report counts it in over_budget). 0: none.
+  int max_gpus = 0;
   uint64_t seed = 1;  // of the action durations' jitter
   LogSink progress;   // may be empty
 };
@@ -80,7 +84,9 @@ struct ReplayReport {
   ReplayRun static_peak;
   ReplayRun oracle;
   std::vector<ReplayEvent> events;  // the policy's moves
-  int declined = 0;  // down moves whose saving did not pay for their starts
+  int declined = 0;     // down moves whose saving did not pay for their starts
+  int max_gpus = 0;     // the budget replayed under (0: none)
+  int over_budget = 0;  // moves not made: over the budget
   std::vector<ReplaySample> samples;  // the policy's cluster over time
 };
 

@@ -103,6 +103,8 @@ nlohmann::json ReplayJson(const ReplayReport& report) {
           {"static_peak", RunJson(report.static_peak)},
           {"oracle", RunJson(report.oracle)},
           {"declined", report.declined},
+          {"max_gpus", report.max_gpus},
+          {"over_budget", report.over_budget},
           {"events", events},
           {"samples", samples}};
 }
@@ -126,6 +128,8 @@ StatusOr<ReplayReport> ParseReplayJson(const std::string& text,
         ReadRun(JsonFields(*object, source, f.Path(key)), run));
   }
   MIGSERVE_RETURN_IF_ERROR(f.Get("declined", false, &day.declined));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("max_gpus", false, &day.max_gpus));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("over_budget", false, &day.over_budget));
   MIGSERVE_RETURN_IF_ERROR(
       f.Objects<ReplayEvent>("events", ReadEvent, &day.events));
   MIGSERVE_RETURN_IF_ERROR(

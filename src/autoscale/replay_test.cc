@@ -1,5 +1,6 @@
 #include "autoscale/replay.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "profile/profile_csv.h"
@@ -82,6 +83,53 @@ TEST_F(ReplayTest, AFlappingTraceMovesAtMostOncePerHour) {
   EXPECT_GE(r.policy.transitions, 1);
   EXPECT_LE(r.policy.transitions, hours);
   for (const ReplayEvent& e : r.events) EXPECT_EQ(e.move, Move::kUp);
+}
+
+// Two services that rise fourfold over two hours: under a budget one GPU
+// below the unbounded policy's peak, the moves that would go over it
+// (their transitions included) are not made, and the policy's cluster
+// never holds more; a budget the first moment does not fit is refused.
+TEST_F(ReplayTest, NoMoveGoesOverTheBudget) {
+  RateTrace trace = ParseRateTrace(R"(time_s,service,rate
+0,bert-1,1000
+0,resnet50-1,1000
+1800,bert-1,2000
+1800,resnet50-1,2000
+3600,bert-1,4000
+3600,resnet50-1,4000
+7200,bert-1,4000
+7200,resnet50-1,4000
+)",
+                                   "rise.csv")
+                        .value();
+  workload::Workload workload = workload::ParseWorkload(R"(gpu: A100-SXM4-80GB
+services:
+  - {name: bert-1, model: bert, throughput: 4000, latency_ms: 100}
+  - {name: resnet50-1, model: resnet50, throughput: 4000, latency_ms: 100}
+)",
+                                                        "rise.yaml")
+                                    .value();
+  profile::ProfileTable profiles =
+      profile::LoadProfileCsv(
+          testing::SourcePath("data/profiles/a100-80gb.csv"))
+          .value();
+  ReplayReport free = Replay(trace, workload, profiles, {}).value();
+  EXPECT_EQ(free.max_gpus, 0);
+  EXPECT_EQ(free.over_budget, 0);
+  ReplayOptions options;
+  options.max_gpus = free.policy.peak_gpus - 1;
+  ReplayReport held = Replay(trace, workload, profiles, options).value();
+  EXPECT_EQ(held.max_gpus, options.max_gpus);
+  EXPECT_GT(held.over_budget, 0);
+  EXPECT_LE(held.policy.peak_gpus, options.max_gpus);
+  for (const ReplaySample& s : held.samples) {
+    EXPECT_LE(s.gpus, options.max_gpus) << s.time_s;
+  }
+  options.max_gpus = held.samples.front().gpus - 1;
+  EXPECT_EQ(Replay(trace, workload, profiles, options).status().message(),
+            fmt::format("replay: the trace's first moment needs {} GPUs, "
+                        "more than the budget of {} (--max-gpus)",
+                        held.samples.front().gpus, options.max_gpus));
 }
 
 TEST(ReplayErrorsTest, TheTraceAndTheWorkloadMustNameTheSameServices) {

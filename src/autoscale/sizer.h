@@ -4,6 +4,7 @@
 #ifndef MIGSERVE_AUTOSCALE_SIZER_H_
 #define MIGSERVE_AUTOSCALE_SIZER_H_
 
+#include <string>
 #include <vector>
 
 #include "cluster/cluster_state.h"
@@ -30,12 +31,29 @@ class Sizer {
                               const profile::ProfileTable& profiles,
                               const SizerOptions& options);
 
+  // The fewest GPUs `rates` can need (the relaxed bound): known before
+  // any search, and cheap.
+  StatusOr<int> LowerBound(const std::vector<double>& rates) const;
+
   // The fewest GPUs for the workload's services (in its order) at `rates`:
   // from `current` (the transition-aware milp) when given, else from
-  // nothing. Returns FailedPrecondition when no deployment is found.
+  // nothing. Returns FailedPrecondition when no deployment is found, or
+  // when the lower bound exceeds the solve options' max_gpus (no search
+  // is started for rates that need a million GPUs).
   StatusOr<deployment::Deployment> Deploy(
       const std::vector<double>& rates,
       const cluster::ClusterState* current) const;
+
+  // A move's target from `current` within `max_gpus` GPUs: Deploy's, or
+  // in `over` why the move would need more (the rates' lower bound, known
+  // before any search; or the GPUs its transition holds, GpusHeld).
+  struct Move {
+    deployment::Deployment target;
+    std::string over;  // "" : within
+  };
+  StatusOr<Move> DeployWithin(const std::vector<double>& rates,
+                              const cluster::ClusterState& current,
+                              int max_gpus) const;
 
  private:
   Sizer(const workload::Workload& workload,
@@ -51,6 +69,12 @@ class Sizer {
   const mig::GpuModel* gpu_;
   SizerOptions options_;
 };
+
+// The GPUs a move from `current` to `target` may hold at once: those
+// serving in either, by node and index (the controller's exchange and
+// compact uses no other). What a GPU budget must hold while it runs.
+int GpusHeld(const cluster::ClusterState& current,
+             const deployment::Deployment& target);
 
 }  // namespace migserve::autoscale
 

@@ -12,12 +12,14 @@
 #include "autoscale/autoscaler.h"
 #include "autoscale/kubernetes/kubernetes_wiring.h"
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 #include "cli/inputs.h"
 #include "cli/kube_flags.h"
 #include "cli/policy_flags.h"
 #include "kube/kube_client.h"
 #include "profile/profile_csv.h"
 #include "util/interrupt.h"
+#include "util/number.h"
 #include "workload/workload_yaml.h"
 
 namespace migserve::cli {
@@ -94,6 +96,11 @@ void AddAutoscaleTuning(CLI::App* app, autoscale::AutoscaleOptions* o) {
   app->add_option("--move-time-limit", o->sizer.move_time_limit_s,
                   "Seconds per transition-aware milp run of a move")
       ->capture_default_str();
+  app->add_option("--max-gpus", o->max_gpus,
+                  "GPU budget: no move whose target or transition (the GPUs "
+                  "it holds while it runs) needs more (0: none)")
+      ->capture_default_str()
+      ->check(Between(0, kMaxGpus));
   app->add_option("--gpus-per-node", o->sizer.gpus_per_node,
                   "GPUs per node for GPUs the target puts on no node")
       ->capture_default_str();

@@ -10,10 +10,12 @@
 #include "autoscale/replay.h"
 #include "autoscale/replay_json.h"
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 #include "cli/inputs.h"
 #include "cli/policy_flags.h"
 #include "cli/table.h"
 #include "profile/profile_csv.h"
+#include "util/number.h"
 #include "workload/workload_yaml.h"
 
 namespace migserve::cli {
@@ -49,6 +51,12 @@ std::string Table(const autoscale::ReplayReport& r) {
       "({} down moves declined), {:.1f} service-minutes short\n",
       100 * std::abs(saved), saved >= 0 ? "fewer" : "more", r.events.size(),
       r.declined, r.policy.short_minutes);
+  if (r.max_gpus > 0) {
+    out << fmt::format(
+        "budget: {} GPUs; the policy's peak {} (its transitions included), "
+        "{} moves not made over it\n",
+        r.max_gpus, r.policy.peak_gpus, r.over_budget);
+  }
   for (const auto& [service, minutes] : r.policy.short_minutes_by_service) {
     out << fmt::format("  {} short for {:.1f} min\n", service, minutes);
   }
@@ -98,6 +106,11 @@ void SetupReplay(CLI::App* app, CommandContext* context) {
                   "--from: its proof of the fewest starts seldom ends, and "
                   "its answer seldom improves after the first second)")
       ->capture_default_str();
+  app->add_option("--max-gpus", flags->options.max_gpus,
+                  "GPU budget: no move whose target or transition (the GPUs "
+                  "it holds while it runs) needs more (0: none)")
+      ->capture_default_str()
+      ->check(Between(0, kMaxGpus));
   app->add_option("--seed", flags->options.seed,
                   "Seed of the action durations' jitter")
       ->capture_default_str();

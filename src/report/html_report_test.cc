@@ -277,8 +277,10 @@ TEST(HtmlReportTest, AReplayedDayDrawsEveryMoveAndEveryService) {
   EXPECT_EQ(CountMatches(html, "<tr data-run="), 3);
   EXPECT_NE(html.find("<tr data-run=\"static peak\" data-gpu-hours=\"5\">"),
             std::string::npos);
-  // 1 - 3.5 / 5 of static's GPU-hours saved.
-  EXPECT_NE(html.find("data-saved=\"30.00\""), std::string::npos);
+  // 1 - 3.5 / 5 of static's GPU-hours saved; no budget.
+  EXPECT_NE(html.find("data-saved=\"30.00\" data-max-gpus=\"0\""),
+            std::string::npos);
+  EXPECT_EQ(html.find("Under a budget"), std::string::npos);
   EXPECT_NE(html.find("<svg class=\"replay-gpus\" data-peak=\"5\" "
                       "data-static=\"5\""),
             std::string::npos);
@@ -308,8 +310,14 @@ TEST(HtmlReportTest, AReplayedDayDrawsEveryMoveAndEveryService) {
     EXPECT_EQ(CountMatches(html, std::string("text-anchor=\"end\"") + value), 1)
         << value;
   }
-  // Without the trace, no rate is drawn.
+  // Without the trace, no rate is drawn; a budget is said.
   in.rates.reset();
+  in.replay->max_gpus = 6;
+  in.replay->over_budget = 2;
+  EXPECT_NE(RenderReport(in).find("Under a budget of 6 GPUs (its peak 5, "
+                                  "transitions included), 2 moves were not "
+                                  "made."),
+            std::string::npos);
   EXPECT_EQ(CountMatches(RenderReport(in), "<polyline class=\"rate-line\""), 0);
 }
 

@@ -103,13 +103,22 @@ std::string ReplayRunsTable(const autoscale::ReplayReport& day) {
       day.static_peak.gpu_hours > 0
           ? 100 * (1 - day.policy.gpu_hours / day.static_peak.gpu_hours)
           : 0;
+  std::string budget =
+      day.max_gpus > 0
+          ? fmt::format(
+                " Under a budget of {} GPUs (its peak {}, transitions "
+                "included), {} moves were not made.",
+                day.max_gpus, day.policy.peak_gpus, day.over_budget)
+          : "";
   return fmt::format(
-      "<p id=\"replay\" data-saved=\"{:.2f}\">The policy used {}% fewer "
-      "GPU-hours than static provisioning for the peak, with {} "
-      "transitions.</p>\n<table class=\"replay-runs\"><tr><th>provisioning"
-      "</th><th>GPU-hours</th><th>peak GPUs</th><th>transitions</th>"
-      "<th>minutes short</th></tr>\n{}</table>\n",
-      saved, Num(saved), day.policy.transitions, rows);
+      "<p id=\"replay\" data-saved=\"{:.2f}\" data-max-gpus=\"{}\" "
+      "data-over-budget=\"{}\">The policy used {}% fewer GPU-hours than "
+      "static provisioning for the peak, with {} transitions.{}</p>\n"
+      "<table class=\"replay-runs\"><tr><th>provisioning</th><th>GPU-hours"
+      "</th><th>peak GPUs</th><th>transitions</th><th>minutes short</th>"
+      "</tr>\n{}</table>\n",
+      saved, day.max_gpus, day.over_budget, Num(saved), day.policy.transitions,
+      budget, rows);
 }
 
 std::string ReplayGpusView(const autoscale::ReplayReport& day) {
