@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "util/file.h"
+#include "util/yaml_map.h"
 
 namespace migserve::kube {
 namespace {
@@ -213,8 +214,8 @@ Status CheckTransport(const KubeConfig& config) {
 StatusOr<KubeConfig> LoadKubeconfig(const std::string& path,
                                     const std::string& context) {
   MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  MIGSERVE_ASSIGN_OR_RETURN(YAML::Node root, ParseYaml(text, path));
   try {
-    YAML::Node root = YAML::Load(text);
     if (!root.IsMap()) {
       return Status::InvalidArgument(path + ": expected a kubeconfig mapping");
     }

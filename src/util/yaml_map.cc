@@ -2,19 +2,78 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <type_traits>
 
 namespace migserve {
 
+namespace {
+
+int LineOf(const YAML::Node& node) {
+  return node.Mark().line >= 0 ? node.Mark().line + 1 : 1;
+}
+
+// Walks `node` as a reader of it would, its aliases expanded, counting the
+// nodes it visits in `*visits` (at most `max_visits`) and refusing a
+// mapping that gives a key twice or nesting deeper than kMaxYamlDepth.
+Status CheckTree(const YAML::Node& node, const std::string& source, int depth,
+                 long max_visits, long* visits) {
+  if (++*visits > max_visits) {
+    return Status::InvalidArgument(fmt::format(
+        "{}:{}: the document expands to more than {} nodes through its "
+        "aliases (an alias bomb?)",
+        source, LineOf(node), max_visits));
+  }
+  if (depth >= kMaxYamlDepth) {
+    return Status::InvalidArgument(
+        fmt::format("{}:{}: nested deeper than {} levels", source, LineOf(node),
+                    kMaxYamlDepth));
+  }
+  if (node.IsSequence()) {
+    for (const YAML::Node& child : node) {
+      MIGSERVE_RETURN_IF_ERROR(
+          CheckTree(child, source, depth + 1, max_visits, visits));
+    }
+  } else if (node.IsMap()) {
+    std::map<std::string, int> lines;  // scalar key -> its line
+    for (const auto& entry : node) {
+      if (entry.first.IsScalar()) {
+        auto [at, added] =
+            lines.emplace(entry.first.Scalar(), LineOf(entry.first));
+        if (!added) {
+          return Status::InvalidArgument(fmt::format(
+              "{}:{}: key '{}' given twice (first at line {})", source,
+              LineOf(entry.first), entry.first.Scalar(), at->second));
+        }
+      }
+      MIGSERVE_RETURN_IF_ERROR(
+          CheckTree(entry.second, source, depth + 1, max_visits, visits));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 StatusOr<YAML::Node> ParseYaml(const std::string& text,
                                const std::string& source) {
+  YAML::Node root;
   try {
-    return YAML::Load(text);
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(
         fmt::format("{}:{}: {}", source, e.mark.line + 1, e.msg));
   }
+  // Plain text of N bytes holds fewer than N nodes: aliases that expand
+  // far beyond that are a bomb, not a configuration.
+  long visits = 0;
+  MIGSERVE_RETURN_IF_ERROR(CheckTree(
+      root, source, 0,
+      std::max<long>(kMinYamlVisits, 2 * static_cast<long>(text.size())),
+      &visits));
+  return root;
 }
 
 StatusOr<YamlMap> YamlMap::Open(const YAML::Node& node,

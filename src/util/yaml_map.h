@@ -16,8 +16,17 @@
 
 namespace migserve {
 
+// How deep a document may nest, and how many nodes a reader of it may
+// visit with its aliases expanded: at least kMinYamlVisits, and twice the
+// text's length in bytes.
+inline constexpr int kMaxYamlDepth = 64;
+inline constexpr long kMinYamlVisits = 100000;
+
 // Parses `text`; returns InvalidArgument "source:line: reason" on a syntax
-// error.
+// error, a mapping that gives a key twice (naming both lines), nesting
+// deeper than kMaxYamlDepth, or aliases that expand the document beyond
+// its visit limit (a "billion laughs" is refused in milliseconds, not
+// expanded until memory runs out).
 StatusOr<YAML::Node> ParseYaml(const std::string& text,
                                const std::string& source);
 

@@ -1,5 +1,6 @@
 #include "util/yaml_map.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace migserve {
@@ -55,6 +56,57 @@ TEST(YamlMapTest, SyntaxErrorAndUnknownKey) {
   EXPECT_EQ(map.CheckKeys({"gpu", "latency_budget"}).message(),
             "w.yaml:2: latency_budgt: unknown field (expected one of: gpu, "
             "latency_budget)");
+}
+
+// A "billion laughs": nine levels of nine aliases each, 387 bytes that
+// expand to 9^9 nodes. Refused with the line where the limit was reached,
+// after kMinYamlVisits visits, not after the memory ran out.
+TEST(YamlMapTest, AnAliasBombIsRefused) {
+  std::string bomb = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (char c = 'b'; c <= 'i'; ++c) {
+    bomb += fmt::format("{0}: &{0} [", c);
+    for (int k = 0; k < 9; ++k)
+      bomb += fmt::format("{}*{}", k ? ", " : "", char(c - 1));
+    bomb += "]\n";
+  }
+  auto parsed = ParseYaml(bomb, "bomb.yaml");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().message().rfind("bomb.yaml:", 0), 0u);
+  EXPECT_NE(parsed.status().message().find(
+                "the document expands to more than 100000 nodes through its "
+                "aliases (an alias bomb?)"),
+            std::string::npos)
+      << parsed.status().message();
+  // Anchors used as a configuration uses them are read.
+  EXPECT_TRUE(ParseYaml("base: &b {model: bert, latency_ms: 100}\n"
+                        "services:\n  - *b\n  - *b\n",
+                        "ok.yaml")
+                  .ok());
+}
+
+TEST(YamlMapTest, AKeyGivenTwiceIsRefusedWithBothLines) {
+  auto parsed = ParseYaml(
+      "gpu: A100-SXM4-80GB\nservices:\n  - name: a\n    throughput: 10\n"
+      "    throughput: 1e9\n",
+      "w.yaml");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().message(),
+            "w.yaml:5: key 'throughput' given twice (first at line 4)");
+  EXPECT_EQ(ParseYaml("a: 1\na: 2\n", "x.yaml").status().message(),
+            "x.yaml:2: key 'a' given twice (first at line 1)");
+}
+
+TEST(YamlMapTest, NestingDeeperThanTheLimitIsRefused) {
+  std::string deep(kMaxYamlDepth + 1, '[');
+  deep += std::string(kMaxYamlDepth + 1, ']') + "\n";
+  auto parsed = ParseYaml(deep, "deep.yaml");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(
+      parsed.status().message(),
+      fmt::format("deep.yaml:1: nested deeper than {} levels", kMaxYamlDepth));
+  std::string fits(kMaxYamlDepth, '[');
+  fits += std::string(kMaxYamlDepth, ']') + "\n";
+  EXPECT_TRUE(ParseYaml(fits, "fits.yaml").ok());
 }
 
 }  // namespace
