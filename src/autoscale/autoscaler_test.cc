@@ -132,13 +132,13 @@ TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
   // 1000 req/s x 1.05 headroom, on the grid, is within 85% to 100% of 1200:
   // hold. resnet50-1 has no replica scraped: named, and kept at its rate.
   EXPECT_EQ(a.Step(UnixNow()).value(), Round::kHold);
-  EXPECT_TRUE(logged(
-      "not observed: resnet50-1: no series for "
-      "sum(rate(nv_inference_request_success{migserve_service=\"resnet50-1\"}"
-      "[3s])) and on() "
-      "(count(rate(nv_inference_request_success{migserve_service="
-      "\"resnet50-1\"}[3s])) == "
-      "count(nv_inference_request_success{migserve_service=\"resnet50-1\"}))"));
+  EXPECT_TRUE(
+      logged("not observed: resnet50-1: no series for "
+             "sum(rate(nv_inference_count{migserve_service=\"resnet50-1\"}"
+             "[3s])) and on() "
+             "(count(rate(nv_inference_count{migserve_service="
+             "\"resnet50-1\"}[3s])) == "
+             "count(nv_inference_count{migserve_service=\"resnet50-1\"}))"));
   std::string metrics = a.Metrics();
   EXPECT_NE(
       metrics.find("migserve_autoscale_unobserved{service=\"resnet50-1\"} 1"),
@@ -226,7 +226,7 @@ TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
                : 0.0;
   };
   const std::string requests =
-      "nv_inference_request_success{migserve_service=\"bert-1\"}";
+      "nv_inference_count{migserve_service=\"bert-1\"}";
   bool changing = false;
   for (int i = 0; i < 100 && !changing; ++i) {
     Sleep(0.05);

@@ -34,11 +34,13 @@ bool QueryFault(const Status& status) {
          status.code() == Status::Code::kInvalidArgument;
 }
 
-// The series of `service`'s replicas' request counters.
-std::string Requests(const std::string& service,
-                     const ObserveOptions& options) {
-  return fmt::format("nv_inference_request_success{{{}=\"{}\"}}",
-                     options.service_label, service);
+// The series of `service`'s replicas' inference counters: samples, as a
+// workload's rates count them (a request of a batch of 4 is 4), not
+// requests (nv_inference_request_success).
+std::string Inferences(const std::string& service,
+                       const ObserveOptions& options) {
+  return fmt::format("nv_inference_count{{{}=\"{}\"}}", options.service_label,
+                     service);
 }
 
 // Why `sample` of `query` cannot be a request rate at a step of the window
@@ -94,7 +96,7 @@ void ReadRates(const PromSeries& rate, const std::string& query,
 
 std::string DefaultRateQuery(const std::string& service,
                              const ObserveOptions& options) {
-  const std::string series = Requests(service, options);
+  const std::string series = Inferences(service, options);
   const std::string rates =
       fmt::format("rate({}[{}])", series, options.rate_window);
   return fmt::format("sum({0}) and on() (count({0}) == count({1}))", rates,
@@ -103,7 +105,7 @@ std::string DefaultRateQuery(const std::string& service,
 
 std::string DefaultReplicasQuery(const std::string& service,
                                  const ObserveOptions& options) {
-  return fmt::format("count({})", Requests(service, options));
+  return fmt::format("count({})", Inferences(service, options));
 }
 
 std::string DefaultP99Query(const std::string& service,

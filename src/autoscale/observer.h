@@ -1,7 +1,7 @@
 // What `migserve autoscale` observes of each service through Prometheus
 // (docs/autoscale.md): its request rate at each step of the policy's
 // window and its latest p99 latency, by default from Triton's metrics
-// (nv_inference_request_success; the p99 of the latency summary
+// (nv_inference_count, the samples served; the p99 of the latency summary
 // nv_inference_request_summary_us, when Triton exports summaries), or from
 // the queries of the service's `observe:` block. A series that is missing,
 // ambiguous or stale is named, and the service is not observed (unknown to

@@ -13,13 +13,21 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "autoscale/prometheus_client.h"
 #include "autoscale/testing/local_prometheus.h"
+#include "autoscale/testing/triton_endpoint.h"
 
 namespace migserve::autoscale {
 namespace {
+
+double Now() {
+  return std::chrono::duration<double>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 struct Case {
   std::string rate_query;
@@ -68,10 +76,7 @@ TEST(ObserverTest, NumbersNoRateOrLatencyCanBeAreNamedAndIgnored) {
   }
   ObserveOptions options;
   options.step_s = 1;
-  const double now =
-      std::floor(std::chrono::duration<double>(
-                     std::chrono::system_clock::now().time_since_epoch())
-                     .count());
+  const double now = std::floor(Now());
   StatusOr<Observed> observed = Observe(*client, services, options, now, 3);
   ASSERT_TRUE(observed.ok()) << observed.status().ToString();
   ASSERT_EQ(observed->window.size(), 3u);
@@ -100,6 +105,35 @@ TEST(ObserverTest, NumbersNoRateOrLatencyCanBeAreNamedAndIgnored) {
     }
     EXPECT_EQ(named, c.problem.empty() ? 0 : 1);
   }
+}
+
+// The default rate counts inferences, the unit of a workload's rates: a
+// replica serving 100 requests/s of 4 samples each is observed at 400.
+TEST(ObserverTest, TheDefaultRateCountsSamplesNotRequests) {
+  TritonEndpoint replica("bert");
+  replica.SetRate(100);
+  replica.SetBatch(4);
+  auto prometheus = LocalPrometheus::Start(
+      {{replica.address(), {{"migserve_service", "bert-1"}}}});
+  ASSERT_TRUE(prometheus.ok()) << prometheus.status().ToString();
+  StatusOr<PrometheusClient> client =
+      PrometheusClient::Make((*prometheus)->url());
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  workload::Service bert;
+  bert.name = "bert-1";
+  ObserveOptions options;
+  options.step_s = 1;
+  options.rate_window = "3s";
+  double rate = std::nan("");
+  // Until the rate's window is full of scrapes (it rises to the rate as it
+  // fills); counting requests it would stay near 100.
+  for (int k = 0; k < 60 && !(rate > 360); ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    StatusOr<Observed> observed = Observe(*client, {bert}, options, Now(), 1);
+    ASSERT_TRUE(observed.ok()) << observed.status().ToString();
+    rate = observed->window.back().rates[0];
+  }
+  EXPECT_NEAR(rate, 400, 40);
 }
 
 }  // namespace

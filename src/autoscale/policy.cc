@@ -27,6 +27,12 @@ Status PolicyOptions::Validate() const {
   if (!(headroom >= 0 && headroom <= 10)) {
     return Status::InvalidArgument("headroom must be in [0, 10]");
   }
+  if (!(up_limit > 0 && up_limit <= 1000)) {
+    return Status::InvalidArgument("up-limit must be in (0, 1000]");
+  }
+  if (!(down_limit > 0 && down_limit <= 1)) {
+    return Status::InvalidArgument("down-limit must be in (0, 1]");
+  }
   if (!(grid >= 0 && grid <= 1)) {
     return Status::InvalidArgument("grid must be in [0, 1]");
   }
@@ -194,9 +200,21 @@ Decision Policy::Decide(double now_s, const std::vector<Observation>& window) {
     bool down_too = ripe && low_since_[s] >= 0;
     double ahead = Round(want[s] * (1 + options_.up_step));
     auto change = [&](double to) {
-      d.required[s] = to;
-      return fmt::format("{} ({:.6g} -> {:.6g} req/s)", services_[s],
-                         required_[s], to);
+      const double was = required_[s];
+      double limited = to;
+      if (was > 0) {
+        limited = std::clamp(to, was * (1 - options_.down_limit),
+                             was * (1 + options_.up_limit));
+      }
+      d.required[s] = limited;
+      return fmt::format(
+          "{} ({:.6g} -> {:.6g} req/s{})", services_[s], was, limited,
+          limited == to ? ""
+                        : fmt::format(", a step of at most "
+                                      "{:.0f}%; wants {:.6g}",
+                                      100 * (to > was ? options_.up_limit
+                                                      : options_.down_limit),
+                                      to));
     };
     if (hot[s] > 0) {
       up.push_back(change(want[s]) +

@@ -25,6 +25,13 @@ struct PolicyOptions {
   // this share more, and so does every service within this share of
   // wanting more: one move for the next steps of a rise.
   double up_step = 0.1;
+  // A move changes a service's required rate by at most these shares of
+  // it (as the HPA's scaling policies limit a step): up to (1 + up_limit)
+  // x, down to (1 - down_limit) x; what is left waits for the next move.
+  // Keeps a window of a few seconds (an autoscaler just started) from
+  // sizing for a spike. down_limit 1: no limit.
+  double up_limit = 1;
+  double down_limit = 1;
   // Wanted rates are rounded up to powers of 1 + grid (and to at least
   // min_rate), so that a service's rate takes few distinct values: fewer
   // small moves, and credits computed once per value.

@@ -63,6 +63,36 @@ TEST(PolicyTest, MovesUpAtOnceWithTheStepAndTakesTheNearlyShortAlong) {
   EXPECT_NE(d.reason.find("along, rising: b"), std::string::npos) << d.reason;
 }
 
+// A window that says 5000 for a service required at 1000 (an autoscaler
+// started on a spike) moves it to 2000, the step limit, and says what it
+// wants; the next move takes the rest. Down, with a limit of half, a want
+// of 100 goes to 500.
+TEST(PolicyTest, AMoveChangesARateByAtMostItsStepLimit) {
+  PolicyOptions o = Plain();
+  o.cooldown_s = 0;
+  o.down_limit = 0.5;
+  Policy p(o, {"a"}, {1000});
+  Decision d = p.Decide(60, {{60, {5000}}});
+  EXPECT_EQ(d.move, Move::kUp);
+  EXPECT_EQ(d.required, (std::vector<double>{2000}));
+  EXPECT_NE(d.reason.find("a (1000 -> 2000 req/s, a step of at most 100%; "
+                          "wants 5000)"),
+            std::string::npos)
+      << d.reason;
+  p.Moved(d.required);
+  EXPECT_EQ(p.Decide(120, {{120, {5000}}}).required,
+            (std::vector<double>{4000}));
+  Policy q(o, {"a"}, {1000});
+  d = q.Decide(60, {{60, {100}}});
+  EXPECT_EQ(d.move, Move::kDown);
+  EXPECT_EQ(d.required, (std::vector<double>{500}));
+  // Within the limits, nothing is said of them.
+  o.up_limit = 10;
+  Policy r(o, {"a"}, {1000});
+  EXPECT_EQ(r.Decide(60, {{60, {5000}}}).reason.find("step of"),
+            std::string::npos);
+}
+
 TEST(PolicyTest, AServiceNotObservedKeepsItsRateAndIsNeverLow) {
   PolicyOptions o = Plain();
   o.up_step = 0.1;
@@ -256,6 +286,12 @@ TEST(PolicyTest, OptionsOutOfRangeAreNamed) {
   o = PolicyOptions();
   o.margin_floor = 0;
   EXPECT_EQ(o.Validate().message(), "margin-floor must be in (0, 1]");
+  o = PolicyOptions();
+  o.up_limit = 0;
+  EXPECT_EQ(o.Validate().message(), "up-limit must be in (0, 1000]");
+  o = PolicyOptions();
+  o.down_limit = 1.5;
+  EXPECT_EQ(o.Validate().message(), "down-limit must be in (0, 1]");
 }
 
 }  // namespace

@@ -14,6 +14,14 @@ void AddPolicyOptions(CLI::App* app, autoscale::PolicyOptions* policy) {
   app->add_option("--up-step", p.up_step,
                   "An up move adds this share more than wanted")
       ->capture_default_str();
+  app->add_option("--up-limit", p.up_limit,
+                  "A move raises a service's required rate by at most this "
+                  "share of it")
+      ->capture_default_str();
+  app->add_option("--down-limit", p.down_limit,
+                  "A move lowers a service's required rate by at most this "
+                  "share of it (1: no limit)")
+      ->capture_default_str();
   app->add_option("--trend", p.trend_s,
                   "Seconds ahead the window's upward trend is projected")
       ->capture_default_str();

@@ -45,6 +45,11 @@ void TritonEndpoint::SetRate(double per_s) {
   rate_ = per_s;
 }
 
+void TritonEndpoint::SetBatch(int samples) {
+  std::lock_guard lock(mu_);
+  batch_ = samples;
+}
+
 void TritonEndpoint::SetP99Ms(double ms) {
   std::lock_guard lock(mu_);
   p99_ms_ = ms;
@@ -65,11 +70,15 @@ std::string TritonEndpoint::Text() {
       "requests, all batch sizes\n"
       "# TYPE nv_inference_request_success counter\n"
       "nv_inference_request_success{{{0}}} {1}\n"
+      "# HELP nv_inference_count Number of inferences performed (does not "
+      "include cached requests)\n"
+      "# TYPE nv_inference_count counter\n"
+      "nv_inference_count{{{0}}} {3}\n"
       "# HELP nv_inference_request_duration_us Cumulative inference request "
       "duration in microseconds (includes cached requests)\n"
       "# TYPE nv_inference_request_duration_us counter\n"
       "nv_inference_request_duration_us{{{0}}} {2}\n",
-      labels, requests, requests * 5000);
+      labels, requests, requests * 5000, requests * batch_);
   if (p99_ms_ >= 0) {
     out += fmt::format(
         "# HELP nv_inference_request_summary_us Summary of inference request "
