@@ -843,10 +843,10 @@ namespace migserve::cli {
 namespace {
 
 // The binary keeps the p99 credits it computed (MIGSERVE_CREDIT_CACHE) and
-// a second run reads them instead of simulating: the same deployment, and
-// one that follows the file when the file says otherwise (one service on
-// one measured row: 10 GPUs at its credit, 19 at half of it). "off" keeps
-// nothing.
+// a second run reads them instead of simulating: the same deployment. A
+// credit edited in the file (halved: 19 GPUs if believed) is refused and
+// computed again (10 GPUs, said on stderr). validate reads no cache at
+// all. "off" keeps nothing.
 TEST(CliBinaryTest, ASecondRunReadsTheCreditsTheFirstKept) {
   std::string dir = testing::TempDir() + "/cli-credits";
   std::filesystem::remove_all(dir);
@@ -878,12 +878,27 @@ TEST(CliBinaryTest, ASecondRunReadsTheCreditsTheFirstKept) {
   EXPECT_EQ(gpus(cache), 10);
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(cache.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "UPDATE credit SET value = value / 2", nullptr,
-                         nullptr, nullptr),
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE signed_credit SET value = value / 2",
+                         nullptr, nullptr, nullptr),
             SQLITE_OK);
   EXPECT_EQ(sqlite3_changes(db), 1);
   sqlite3_close(db);
-  EXPECT_EQ(gpus(cache), 19);
+  EXPECT_EQ(gpus(cache), 10);
+  int code = 0;
+  std::string err =
+      Shell("MIGSERVE_CREDIT_CACHE=" + cache + " " + MIGSERVE_BINARY +
+                " optimize --algo milp -w " + dir + "/one.yaml -p " + dir +
+                "/one.csv -o " + dir + "/d.json 2>&1",
+            &code);
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(err.find("1 rows refused"), std::string::npos)
+      << "refused once, then written again: " << err;
+  Shell("MIGSERVE_CREDIT_CACHE=" + dir + "/validate.db " + MIGSERVE_BINARY +
+            " validate -w " + dir + "/one.yaml -p " + dir + "/one.csv -d " +
+            dir + "/d.json",
+        &code);
+  EXPECT_EQ(code, 0);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/validate.db"));
   std::filesystem::remove(cache);
   EXPECT_EQ(gpus("off"), 10);
   EXPECT_FALSE(std::filesystem::exists(cache));

@@ -15,8 +15,6 @@ int main(int argc, char** argv) {
       [](const std::string& line) {
         std::cerr << "migserve: warning: " << line << std::endl;
       });
-  migserve::queueing::SetCreditCache(&credits);
-  int code = migserve::cli::RunCli(args, std::cout, std::cerr);
-  migserve::queueing::SetCreditCache(nullptr);
-  return code;
+  migserve::queueing::ScopedCreditCache use(&credits);
+  return migserve::cli::RunCli(args, std::cout, std::cerr);
 }

@@ -9,6 +9,7 @@
 #include "cli/table.h"
 #include "deployment/deployment_json.h"
 #include "deployment/validator.h"
+#include "queueing/credit_cache.h"
 
 namespace migserve::cli {
 namespace {
@@ -41,6 +42,10 @@ std::string ReportJson(const deployment::ValidationReport& report) {
 }
 
 Status RunValidate(const ValidateFlags& flags, CommandContext* context) {
+  // Every credit it checks is computed here, never read from the credit
+  // cache: a cache that says more than a replica gives must not make a
+  // deployment valid.
+  queueing::ScopedCreditCache no_cache(nullptr);
   auto inputs = LoadInputs(flags.workload, flags.profiles, context->err);
   if (!inputs.ok()) {
     return inputs.status();

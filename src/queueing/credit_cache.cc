@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "util/number.h"
+
 namespace migserve::queueing {
 namespace {
 
@@ -49,44 +51,86 @@ bool CreditCache::Open() {
   if (tried_) return db_ != nullptr;
   tried_ = true;
   if (path_.empty() || build_.empty()) return false;
-  std::error_code error;
-  std::filesystem::path folder = std::filesystem::path(path_).parent_path();
-  if (!folder.empty()) std::filesystem::create_directories(folder, error);
+  MakeFolder();
+  StatusOr<CreditDigest> digest = CreditDigest::ForCache(path_);
+  if (!digest.ok()) {
+    Disable(digest.status().message());
+    return false;
+  }
+  digest_.emplace(*std::move(digest));
   if (sqlite3_open(path_.c_str(), &db_) != SQLITE_OK) {
     Disable(sqlite3_errmsg(db_));
     return false;
   }
   sqlite3_busy_timeout(db_, 10000);
+  // `credit`, the table of rows without a digest, is dropped.
   if (std::string e = Exec(db_,
                            "PRAGMA journal_mode=WAL;"
-                           "CREATE TABLE IF NOT EXISTS credit (build TEXT NOT "
-                           "NULL, key TEXT NOT NULL, value REAL NOT NULL, "
-                           "PRIMARY KEY (build, key));");
+                           "DROP TABLE IF EXISTS credit;"
+                           "CREATE TABLE IF NOT EXISTS signed_credit (build "
+                           "TEXT NOT NULL, key TEXT NOT NULL, value REAL NOT "
+                           "NULL, digest TEXT NOT NULL, PRIMARY KEY (build, "
+                           "key));");
       !e.empty()) {
     Disable(e);
     return false;
   }
+  return ReadRows();
+}
+
+void CreditCache::MakeFolder() {
+  std::filesystem::path folder = std::filesystem::path(path_).parent_path();
+  std::error_code error;
+  if (folder.empty() || std::filesystem::exists(folder, error)) return;
+  if (!std::filesystem::create_directories(folder, error)) return;
+  std::filesystem::permissions(folder, std::filesystem::perms::owner_all,
+                               std::filesystem::perm_options::replace, error);
+  if (warn_) {
+    warn_(fmt::format("credit cache: made {} (mode 0700) for {}",
+                      folder.string(), path_));
+  }
+}
+
+bool CreditCache::ReadRows() {
   sqlite3_stmt* stmt = nullptr;
-  if (sqlite3_prepare_v2(db_, "SELECT key, value FROM credit WHERE build = ?",
+  if (sqlite3_prepare_v2(db_,
+                         "SELECT key, value, digest FROM signed_credit WHERE "
+                         "build = ?",
                          -1, &stmt, nullptr) != SQLITE_OK) {
     Disable(sqlite3_errmsg(db_));
     return false;
   }
   sqlite3_bind_text(stmt, 1, build_.c_str(), -1, SQLITE_TRANSIENT);
-  int step;
+  int step, refused = 0;
   while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
     const unsigned char* key = sqlite3_column_text(stmt, 0);
-    if (key == nullptr || sqlite3_column_type(stmt, 1) != SQLITE_FLOAT) {
-      continue;  // not ours to read: left to be replaced
+    const unsigned char* digest = sqlite3_column_text(stmt, 2);
+    if (key == nullptr || digest == nullptr ||
+        sqlite3_column_type(stmt, 1) != SQLITE_FLOAT) {
+      ++refused;
+      continue;
     }
-    values_[reinterpret_cast<const char*>(key)] =
-        sqlite3_column_double(stmt, 1);
+    const std::string k = reinterpret_cast<const char*>(key);
+    const double value = sqlite3_column_double(stmt, 1);
+    if (!OutOfRange(value, kCachedRange).empty() ||
+        digest_->Of(build_, k, value) !=
+            reinterpret_cast<const char*>(digest)) {
+      ++refused;
+      continue;
+    }
+    values_[k] = value;
   }
   sqlite3_finalize(stmt);
   if (step != SQLITE_DONE) {
     values_.clear();
     Disable(sqlite3_errmsg(db_));
     return false;
+  }
+  if (refused > 0 && warn_) {
+    warn_(fmt::format(
+        "credit cache {}: {} rows refused (a value outside 0 to {:g}, or a "
+        "digest that does not match: edited); computed again",
+        path_, refused, kCachedRange.max));
   }
   return true;
 }
@@ -116,9 +160,11 @@ void CreditCache::Flush() {
   sqlite3_stmt* drop = nullptr;
   sqlite3_stmt* insert = nullptr;
   bool ok =
-      sqlite3_prepare_v2(db_, "DELETE FROM credit WHERE build != ?", -1, &drop,
-                         nullptr) == SQLITE_OK &&
-      sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO credit VALUES (?, ?, ?)",
+      sqlite3_prepare_v2(db_, "DELETE FROM signed_credit WHERE build != ?", -1,
+                         &drop, nullptr) == SQLITE_OK &&
+      sqlite3_prepare_v2(db_,
+                         "INSERT OR REPLACE INTO signed_credit VALUES (?, ?, "
+                         "?, ?)",
                          -1, &insert, nullptr) == SQLITE_OK;
   if (ok) {
     sqlite3_bind_text(drop, 1, build_.c_str(), -1, SQLITE_TRANSIENT);
@@ -129,6 +175,9 @@ void CreditCache::Flush() {
     sqlite3_bind_text(insert, 1, build_.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(insert, 2, added_[i].first.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_double(insert, 3, added_[i].second);
+    const std::string digest =
+        digest_->Of(build_, added_[i].first, added_[i].second);
+    sqlite3_bind_text(insert, 4, digest.c_str(), -1, SQLITE_TRANSIENT);
     ok = sqlite3_step(insert) == SQLITE_DONE;
   }
   std::string failure = ok ? "" : sqlite3_errmsg(db_);

@@ -8,7 +8,10 @@
 // without it does, bit for bit. New values are written in one transaction
 // by Flush (and the destructor), which also drops the rows of other
 // builds. A cache that cannot be opened or written says so once through
-// `warn` and is not used again; the work is then done as without it.
+// `warn` and is not used again; the work is then done as without it. Each
+// row carries a keyed digest (credit_digest.h): a row edited outside
+// migserve, or holding a value no search gives, is refused and computed
+// again, and `warn` says how many.
 #ifndef MIGSERVE_QUEUEING_CREDIT_CACHE_H_
 #define MIGSERVE_QUEUEING_CREDIT_CACHE_H_
 
@@ -18,11 +21,16 @@
 #include <string>
 #include <vector>
 
+#include "queueing/credit_digest.h"
 #include "util/mutex.h"
+#include "util/number.h"
 
 struct sqlite3;
 
 namespace migserve::queueing {
+
+// What a cached value can be: a p99 credit (req/s) or a verdict (0 or 1).
+inline constexpr NumberRange kCachedRange{0, kRateRange.max};
 
 class CreditCache {
  public:
@@ -45,6 +53,11 @@ class CreditCache {
   // Opens the file and reads this build's values; false (after a warning)
   // if it cannot.
   bool Open() REQUIRES(mu_);
+  // Makes the cache's folder if there is none, mode 0700, and says so.
+  void MakeFolder() REQUIRES(mu_);
+  // Reads this build's rows, refusing (and naming once) those out of
+  // kCachedRange or whose digest does not match.
+  bool ReadRows() REQUIRES(mu_);
   void Disable(const std::string& what) REQUIRES(mu_);
 
   std::string path_;
@@ -53,6 +66,7 @@ class CreditCache {
   mutable Mutex mu_;
   bool tried_ GUARDED_BY(mu_) = false;
   sqlite3* db_ GUARDED_BY(mu_) = nullptr;
+  std::optional<CreditDigest> digest_ GUARDED_BY(mu_);
   std::map<std::string, double> values_ GUARDED_BY(mu_);
   std::vector<std::pair<std::string, double>> added_ GUARDED_BY(mu_);
   int hits_ GUARDED_BY(mu_) = 0;
@@ -62,6 +76,21 @@ class CreditCache {
 // null (the default) for none. Not owned.
 void SetCreditCache(CreditCache* cache);
 CreditCache* GetCreditCache();
+
+// Makes `cache` the process's cache (null: none) for its lifetime, then
+// gives back the one before.
+class ScopedCreditCache {
+ public:
+  explicit ScopedCreditCache(CreditCache* cache) : before_(GetCreditCache()) {
+    SetCreditCache(cache);
+  }
+  ~ScopedCreditCache() { SetCreditCache(before_); }
+  ScopedCreditCache(const ScopedCreditCache&) = delete;
+  ScopedCreditCache& operator=(const ScopedCreditCache&) = delete;
+
+ private:
+  CreditCache* before_;
+};
 
 // Where the migserve program keeps its cache: $MIGSERVE_CREDIT_CACHE if
 // set ("" or "off": nowhere), else $XDG_CACHE_HOME/migserve/credits.db,

@@ -1,8 +1,11 @@
 #include "queueing/credit_cache.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -61,6 +64,55 @@ TEST(CreditCacheTest, ACacheThatCannotBeOpenedIsNotUsed) {
     EXPECT_FALSE(nameless.Find("k"));
   }
   EXPECT_FALSE(std::fopen(path.c_str(), "r"));
+}
+
+// Runs `sql` on the cache file at `path`, as someone editing it would.
+void Edit(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
+// A credit multiplied by 10 in the file, or one no search gives (1e308),
+// is refused and said once; the untouched rows are read. The folder a
+// cache makes is the user's alone, and so is its key.
+TEST(CreditCacheTest, AnEditedOrAbsurdValueIsRefused) {
+  const std::string folder = testing::TempDir() + "/credit-cache-edited";
+  std::filesystem::remove_all(folder);
+  const std::string path = folder + "/credits.db";
+  std::vector<std::string> said;
+  auto warn = [&](const std::string& w) { said.push_back(w); };
+  {
+    CreditCache cache(path, "b1", warn);
+    cache.Add("qa", 100);
+    cache.Add("qb", 200);
+    cache.Add("absurd", 1e308);
+  }
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_EQ(said[0], fmt::format("credit cache: made {} (mode 0700) for {}",
+                                 folder, path));
+  EXPECT_EQ(std::filesystem::status(folder).permissions(),
+            std::filesystem::perms::owner_all);
+  EXPECT_EQ(
+      std::filesystem::status(path + ".key").permissions(),
+      std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  Edit(path, "UPDATE signed_credit SET value = value * 10 WHERE key = 'qa'");
+  said.clear();
+  CreditCache cache(path, "b1", warn);
+  EXPECT_FALSE(cache.Find("qa"));
+  EXPECT_FALSE(cache.Find("absurd"));
+  EXPECT_EQ(cache.Find("qb"), 200.0);
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_EQ(said[0], fmt::format("credit cache {}: 2 rows refused (a value "
+                                 "outside 0 to 1e+09, or a digest that does "
+                                 "not match: edited); computed again",
+                                 path));
+  // A row forged with another key is refused too.
+  Edit(path, "INSERT OR REPLACE INTO signed_credit VALUES ('b1', 'qc', 5, '" +
+                 std::string(64, '0') + "')");
+  EXPECT_FALSE(CreditCache(path, "b1", nullptr).Find("qc"));
 }
 
 // QuantileCapacity keeps its answer in the process's cache, under a key
