@@ -348,7 +348,7 @@ services:
 // the deployment for the workload's rates (static provisioning), neither
 // move fits: the round holds and says what the move needed; the target is
 // not touched. A budget the move's transition fits lets the 3000 through.
-// Without a budget, 1e9 req/s still stops at the solver's limit at once.
+// Without a budget, 1e9 req/s stops at the solver's limit at once.
 TEST(AutoscalerTest, NoMoveGoesOverTheGpuBudget) {
   auto workload_at = [](const std::string& rate) {
     return workload::ParseWorkload(fmt::format(R"yaml(gpu: A100-SXM4-80GB

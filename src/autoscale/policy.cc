@@ -27,11 +27,11 @@ Status PolicyOptions::Validate() const {
   if (!(headroom >= 0 && headroom <= 10)) {
     return Status::InvalidArgument("headroom must be in [0, 10]");
   }
-  if (!(up_limit > 0 && up_limit <= 1000)) {
-    return Status::InvalidArgument("up-limit must be in (0, 1000]");
+  if (!(up_limit >= 0 && up_limit <= 1000)) {
+    return Status::InvalidArgument("up-limit must be in [0, 1000]");
   }
-  if (!(down_limit > 0 && down_limit <= 1)) {
-    return Status::InvalidArgument("down-limit must be in (0, 1]");
+  if (!(down_limit >= 0 && down_limit < 1)) {
+    return Status::InvalidArgument("down-limit must be in [0, 1)");
   }
   if (!(grid >= 0 && grid <= 1)) {
     return Status::InvalidArgument("grid must be in [0, 1]");
@@ -202,9 +202,11 @@ Decision Policy::Decide(double now_s, const std::vector<Observation>& window) {
     auto change = [&](double to) {
       const double was = required_[s];
       double limited = to;
-      if (was > 0) {
-        limited = std::clamp(to, was * (1 - options_.down_limit),
-                             was * (1 + options_.up_limit));
+      if (was > 0 && options_.up_limit > 0) {
+        limited = std::min(limited, was * (1 + options_.up_limit));
+      }
+      if (was > 0 && options_.down_limit > 0) {
+        limited = std::max(limited, was * (1 - options_.down_limit));
       }
       d.required[s] = limited;
       return fmt::format(

@@ -28,10 +28,11 @@ struct PolicyOptions {
   // A move changes a service's required rate by at most these shares of
   // it (as the HPA's scaling policies limit a step): up to (1 + up_limit)
   // x, down to (1 - down_limit) x; what is left waits for the next move.
-  // Keeps a window of a few seconds (an autoscaler just started) from
-  // sizing for a spike. down_limit 1: no limit.
-  double up_limit = 1;
-  double down_limit = 1;
+  // 0: no limit, the default up, where a limit leaves a rising service
+  // short for as many moves as it needs (from 1 req/s, doubling takes nine
+  // moves to 512).
+  double up_limit = 0;
+  double down_limit = 0;
   // Wanted rates are rounded up to powers of 1 + grid (and to at least
   // min_rate), so that a service's rate takes few distinct values: fewer
   // small moves, and credits computed once per value.

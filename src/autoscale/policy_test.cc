@@ -70,6 +70,7 @@ TEST(PolicyTest, MovesUpAtOnceWithTheStepAndTakesTheNearlyShortAlong) {
 TEST(PolicyTest, AMoveChangesARateByAtMostItsStepLimit) {
   PolicyOptions o = Plain();
   o.cooldown_s = 0;
+  o.up_limit = 1;
   o.down_limit = 0.5;
   Policy p(o, {"a"}, {1000});
   Decision d = p.Decide(60, {{60, {5000}}});
@@ -86,11 +87,16 @@ TEST(PolicyTest, AMoveChangesARateByAtMostItsStepLimit) {
   d = q.Decide(60, {{60, {100}}});
   EXPECT_EQ(d.move, Move::kDown);
   EXPECT_EQ(d.required, (std::vector<double>{500}));
-  // Within the limits, nothing is said of them.
+  // Within the limits, or with none (the default up), nothing is said of
+  // them.
   o.up_limit = 10;
   Policy r(o, {"a"}, {1000});
   EXPECT_EQ(r.Decide(60, {{60, {5000}}}).reason.find("step of"),
             std::string::npos);
+  o.up_limit = 0;
+  Policy none(o, {"a"}, {1000});
+  EXPECT_EQ(none.Decide(60, {{60, {5000}}}).required,
+            (std::vector<double>{5000}));
 }
 
 TEST(PolicyTest, AServiceNotObservedKeepsItsRateAndIsNeverLow) {
@@ -287,11 +293,11 @@ TEST(PolicyTest, OptionsOutOfRangeAreNamed) {
   o.margin_floor = 0;
   EXPECT_EQ(o.Validate().message(), "margin-floor must be in (0, 1]");
   o = PolicyOptions();
-  o.up_limit = 0;
-  EXPECT_EQ(o.Validate().message(), "up-limit must be in (0, 1000]");
+  o.up_limit = -1;
+  EXPECT_EQ(o.Validate().message(), "up-limit must be in [0, 1000]");
   o = PolicyOptions();
-  o.down_limit = 1.5;
-  EXPECT_EQ(o.Validate().message(), "down-limit must be in (0, 1]");
+  o.down_limit = 1;
+  EXPECT_EQ(o.Validate().message(), "down-limit must be in [0, 1)");
 }
 
 }  // namespace

@@ -16,11 +16,11 @@ void AddPolicyOptions(CLI::App* app, autoscale::PolicyOptions* policy) {
       ->capture_default_str();
   app->add_option("--up-limit", p.up_limit,
                   "A move raises a service's required rate by at most this "
-                  "share of it")
+                  "share of it (0: no limit)")
       ->capture_default_str();
   app->add_option("--down-limit", p.down_limit,
                   "A move lowers a service's required rate by at most this "
-                  "share of it (1: no limit)")
+                  "share of it (0: no limit)")
       ->capture_default_str();
   app->add_option("--trend", p.trend_s,
                   "Seconds ahead the window's upward trend is projected")
