@@ -184,6 +184,14 @@ Status CheckGpu(const Deployment& deployment, size_t g,
       report->problems.push_back(where + ": " + problem);
       continue;
     }
+    // Export and the controller weight routes by what the file declares:
+    // a replica that declares more than it gives draws more than it serves.
+    if (pi.credit > credit * (1 + kRateTolerance)) {
+      report->problems.push_back(fmt::format(
+          "{}: declares {:.6g} req/s for '{}', more than the {:.6g} its "
+          "profile row gives under the workload's router",
+          where, pi.credit, *pi.service, credit));
+    }
     report->services[s].provided += credit;
     ++report->services[s].replicas;
     (*carried)[s][domain] += credit;

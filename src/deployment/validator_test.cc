@@ -80,12 +80,27 @@ TEST_F(ValidatorTest, WarnsWhenServedByAnotherRouterThanItsCreditsAssume) {
 
 TEST_F(ValidatorTest, ShortServiceIsNamed) {
   auto r = Check(R"([{"id": 0, "instances": [
-      {"profile": "3g.40gb", "start": 0, "service": "a", "throughput": 900}]}])");
+      {"profile": "3g.40gb", "start": 0, "service": "a"}]}])");
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->problems.size(), 1u);
   EXPECT_EQ(r->problems[0],
             "service 'a': 50.0% of its required throughput (500 of 1000 "
             "req/s)");
+}
+
+// Export and the controller weight routes by the throughput the file
+// declares: a replica that declares more than its profile row gives is a
+// problem, however the service's sum comes out.
+TEST_F(ValidatorTest, AReplicaThatDeclaresMoreThanItGivesIsNamed) {
+  auto r = Check(R"([{"id": 0, "instances": [
+      {"profile": "3g.40gb", "start": 0, "service": "a", "throughput": 1e308},
+      {"profile": "3g.40gb", "start": 4, "service": "a", "throughput": 500}]}])");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->problems.size(), 1u);
+  EXPECT_EQ(r->problems[0],
+            "gpu 0: instance 3g.40gb@0: declares 1e+308 req/s for 'a', more "
+            "than the 500 its profile row gives under the workload's router");
+  EXPECT_DOUBLE_EQ(r->services[0].provided, 1000);
 }
 
 TEST_F(ValidatorTest, IllegalLayoutAndBadInstancesAreNamed) {
