@@ -8,7 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
+
+#include "util/mutex.h"
 
 namespace migserve {
 
@@ -23,8 +26,20 @@ StatusOr<std::string> ReadFile(const std::string& path) {
     return *stdin_text;
   }
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
+  std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) {
     return Status::InvalidArgument(path + ": is a directory, not a file");
+  }
+  // A pipe (a FIFO, `-w <(...)`) gives its text once, and a second open of
+  // a FIFO waits for a writer that is gone: like standard input, it is
+  // read once and its text kept for the calls after.
+  const bool once = std::filesystem::exists(status) &&
+                    !std::filesystem::is_regular_file(status);
+  static Mutex mu;
+  static auto* const kept = new std::map<std::string, std::string>;
+  MutexLock lock(&mu);
+  if (once) {
+    if (auto it = kept->find(path); it != kept->end()) return it->second;
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -33,6 +48,7 @@ StatusOr<std::string> ReadFile(const std::string& path) {
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) return Status::Unavailable(path + ": read failed");
+  if (once) (*kept)[path] = buffer.str();
   return buffer.str();
 }
 
@@ -79,6 +95,13 @@ Status WriteFilesAtomic(
     }
   }
   for (size_t i = 0; i < files.size(); ++i) {
+    // A file written again keeps its mode (a 0600 output stays private).
+    std::filesystem::file_status old =
+        std::filesystem::status(files[i].first, ec);
+    if (std::filesystem::is_regular_file(old)) {
+      std::filesystem::permissions(written[i], old.permissions(),
+                                   std::filesystem::perm_options::replace, ec);
+    }
     if (std::rename(written[i].c_str(), files[i].first.c_str()) != 0) {
       std::string reason = std::strerror(errno);
       written.erase(written.begin(), written.begin() + i);

@@ -11,7 +11,8 @@
 namespace migserve {
 
 // Returns the contents of `path`, or NotFound naming the path. "-" is
-// standard input, read at the first call and the same text at every call.
+// standard input, read at the first call and the same text at every call;
+// so is any path that is not a regular file (a FIFO, `<(...)`).
 StatusOr<std::string> ReadFile(const std::string& path);
 
 // Returns InvalidArgument naming the path if `path` is to be written but its
@@ -19,7 +20,8 @@ StatusOr<std::string> ReadFile(const std::string& path);
 Status CheckOutputDirectory(const std::string& path);
 
 // Writes `contents` to a temporary file beside `path`, then renames it over
-// `path`, so that a reader never sees a half-written file. Returns
+// `path`, so that a reader never sees a half-written file; a `path` that
+// exists keeps its mode. Returns
 // InvalidArgument naming the path if its directory does not exist (a typo
 // in a path must not create directories), Unavailable on a failed write.
 Status WriteFileAtomic(const std::string& path, const std::string& contents);

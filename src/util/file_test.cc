@@ -1,9 +1,12 @@
 #include "util/file.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <thread>
 
 #include "util/test_util.h"
 
@@ -60,6 +63,31 @@ TEST(FileTest, MissingDirectoryIsAnErrorNotCreated) {
   EXPECT_NE(s.message().find("no directory " + missing), std::string::npos)
       << s.message();
   EXPECT_FALSE(std::filesystem::exists(testing::TempDir() + "/no"));
+}
+
+// A FIFO gives its text once; the second read of it (a command loads its
+// workload twice) gets the same text instead of waiting for a writer.
+TEST(FileTest, AFifoIsReadOnceAndItsTextKept) {
+  const std::string path = testing::TempDir() + "/file-test.fifo";
+  std::filesystem::remove(path);
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  std::thread writer([&] { std::ofstream(path) << "gpu: A100-SXM4-80GB\n"; });
+  EXPECT_EQ(ReadFile(path).value(), "gpu: A100-SXM4-80GB\n");
+  writer.join();
+  EXPECT_EQ(ReadFile(path).value(), "gpu: A100-SXM4-80GB\n");
+  std::filesystem::remove(path);
+}
+
+TEST(FileTest, AFileWrittenAgainKeepsItsMode) {
+  const std::string path = testing::TempDir() + "/file-test-private.json";
+  ASSERT_TRUE(WriteFileAtomic(path, "{}").ok());
+  std::filesystem::permissions(path, std::filesystem::perms::owner_read |
+                                         std::filesystem::perms::owner_write);
+  ASSERT_TRUE(WriteFileAtomic(path, "{\"a\": 1}").ok());
+  EXPECT_EQ(
+      std::filesystem::status(path).permissions(),
+      std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  EXPECT_EQ(ReadFile(path).value(), "{\"a\": 1}");
 }
 
 TEST(FileTest, MissingFileIsNotFoundNamingPath) {
