@@ -109,6 +109,22 @@ void CheckSurvival(const workload::Workload& workload, size_t j,
       service.throughput, workload.source));
 }
 
+// The most a replica of `model` on `pi`'s profile of `gpu` can be credited
+// with: the throughput its profile row measured (the row of its batch and
+// processes, or the best row when it names none); 0 if none is measured.
+double MeasuredCeiling(const profile::ProfileTable& profiles,
+                       const std::string& model, const std::string& gpu,
+                       const PlacedInstance& pi) {
+  double most = 0;
+  for (const profile::ProfileRow& row : profiles.rows) {
+    if (row.model == model && row.gpu == gpu && row.profile == pi.profile &&
+        (pi.batch == 0 || (row.batch == pi.batch && row.procs == pi.procs))) {
+      most = std::max(most, row.throughput);
+    }
+  }
+  return most;
+}
+
 // Checks gpus[`g`] of `deployment`: its id unique (`seen_ids`), its model,
 // its layout legal, each instance's service and credit; adds each credit to
 // its service in `report` and to the GPU's failure domain in `carried`.
@@ -185,12 +201,16 @@ Status CheckGpu(const Deployment& deployment, size_t g,
       continue;
     }
     // Export and the controller weight routes by what the file declares:
-    // a replica that declares more than it gives draws more than it serves.
-    if (pi.credit > credit * (1 + kRateTolerance)) {
+    // a replica that declares more than its row measured draws more than it
+    // serves. (Not against `credit`: a credit depends on the service's rate,
+    // and a deployment checked at other rates keeps the credits it had.)
+    const double ceiling = MeasuredCeiling(profiles, workload.services[s].model,
+                                           gpu_model.name, pi);
+    if (pi.credit > ceiling * (1 + kRateTolerance)) {
       report->problems.push_back(fmt::format(
           "{}: declares {:.6g} req/s for '{}', more than the {:.6g} its "
-          "profile row gives under the workload's router",
-          where, pi.credit, *pi.service, credit));
+          "profile row measured in {}",
+          where, pi.credit, *pi.service, ceiling, profiles.source));
     }
     report->services[s].provided += credit;
     ++report->services[s].replicas;

@@ -99,7 +99,7 @@ TEST_F(ValidatorTest, AReplicaThatDeclaresMoreThanItGivesIsNamed) {
   ASSERT_EQ(r->problems.size(), 1u);
   EXPECT_EQ(r->problems[0],
             "gpu 0: instance 3g.40gb@0: declares 1e+308 req/s for 'a', more "
-            "than the 500 its profile row gives under the workload's router");
+            "than the 500 its profile row measured in p.csv");
   EXPECT_DOUBLE_EQ(r->services[0].provided, 1000);
 }
 
