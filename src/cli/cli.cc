@@ -143,6 +143,11 @@ Status CommandContext::Emit(const std::string& path, const std::string& text) {
     out << text;
     return Status::Ok();
   }
+  if (WasRead(path)) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: is an input of this command; write the output to another file",
+        path));
+  }
   return WriteFileAtomic(path, text);
 }
 
@@ -157,6 +162,7 @@ void OnRun(CLI::App* app, CommandContext* context,
 int RunCli(const std::vector<std::string>& args, std::ostream& out,
            std::ostream& err) {
   CommandContext context{out, err};
+  ForgetReads();  // an earlier command's inputs are not this one's
   CLI::App app{
       "migserve: serve DNN models on NVIDIA Multi-Instance GPUs with the "
       "fewest GPUs",

@@ -169,6 +169,28 @@ TEST(CliTest, UsageErrorsExitTwo) {
   EXPECT_NE(r.err.find("unknown algorithm 'magic'"), std::string::npos);
 }
 
+// An output never replaces an input of the same command: -o naming the
+// workload (or the same file through another path) is refused and the
+// workload left as it was; a later command may write over it.
+TEST(CliTest, AnOutputIsNeverAnInputOfTheSameCommand) {
+  const std::string w = Workload("in-out.yaml", kOneService);
+  const std::string before = ReadFile(w).value();
+  for (const std::string& out :
+       {w,
+        std::filesystem::path(w).parent_path().string() + "/./in-out.yaml"}) {
+    CliResult r = Cli({"optimize", "-w", w, "-p", kProfiles, "-o", out});
+    EXPECT_EQ(r.code, 2) << out;
+    EXPECT_NE(r.err.find(out + ": is an input of this command; write the "
+                               "output to another file"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(ReadFile(w).value(), before);
+  }
+  const std::string d = testing::TempDir() + "/in-out.json";
+  EXPECT_EQ(Cli({"optimize", "-w", w, "-p", kProfiles, "-o", d}).code, 0);
+  EXPECT_EQ(Cli({"optimize", "-w", w, "-p", kProfiles, "-o", d}).code, 0);
+}
+
 // Flag values are checked with messages a user reads, the same words in
 // --help; an enum flag still takes its value in any case.
 TEST(CliTest, BadFlagValuesNameTheRuleAndTheValue) {

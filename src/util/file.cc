@@ -1,5 +1,6 @@
 #include "util/file.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,11 +10,30 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "util/mutex.h"
 
 namespace migserve {
+namespace {
+
+// What ReadFile remembers: the texts of files read once (pipes), and the
+// device and inode of every regular file read (WasRead).
+Mutex& ReadMutex() {
+  static Mutex* const mu = new Mutex;
+  return *mu;
+}
+std::map<std::string, std::string>& KeptTexts() {
+  static auto* const kept = new std::map<std::string, std::string>;
+  return *kept;
+}
+std::set<std::pair<dev_t, ino_t>>& ReadIds() {
+  static auto* const ids = new std::set<std::pair<dev_t, ino_t>>;
+  return *ids;
+}
+
+}  // namespace
 
 StatusOr<std::string> ReadFile(const std::string& path) {
   if (path == "-") {
@@ -35,9 +55,8 @@ StatusOr<std::string> ReadFile(const std::string& path) {
   // read once and its text kept for the calls after.
   const bool once = std::filesystem::exists(status) &&
                     !std::filesystem::is_regular_file(status);
-  static Mutex mu;
-  static auto* const kept = new std::map<std::string, std::string>;
-  MutexLock lock(&mu);
+  MutexLock lock(&ReadMutex());
+  std::map<std::string, std::string>* const kept = &KeptTexts();
   if (once) {
     if (auto it = kept->find(path); it != kept->end()) return it->second;
   }
@@ -49,7 +68,23 @@ StatusOr<std::string> ReadFile(const std::string& path) {
   buffer << in.rdbuf();
   if (in.bad()) return Status::Unavailable(path + ": read failed");
   if (once) (*kept)[path] = buffer.str();
+  struct stat st;
+  if (!once && ::stat(path.c_str(), &st) == 0) {
+    ReadIds().emplace(st.st_dev, st.st_ino);
+  }
   return buffer.str();
+}
+
+bool WasRead(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return false;
+  MutexLock lock(&ReadMutex());
+  return ReadIds().contains({st.st_dev, st.st_ino});
+}
+
+void ForgetReads() {
+  MutexLock lock(&ReadMutex());
+  ReadIds().clear();
 }
 
 Status CheckOutputDirectory(const std::string& path) {

@@ -15,6 +15,12 @@ namespace migserve {
 // so is any path that is not a regular file (a FIFO, `<(...)`).
 StatusOr<std::string> ReadFile(const std::string& path);
 
+// True if ReadFile read the file at `path` (the same file: device and
+// inode) since the last ForgetReads: an output must not overwrite an input
+// of the same command.
+bool WasRead(const std::string& path);
+void ForgetReads();
+
 // Returns InvalidArgument naming the path if `path` is to be written but its
 // directory does not exist; OK for "" and "-" (stdout).
 Status CheckOutputDirectory(const std::string& path);
