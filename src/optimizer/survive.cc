@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <unordered_map>
 #include <utility>
@@ -271,7 +272,8 @@ std::string SurviveRounds::Check(const std::vector<Part>& parts) {
       short_of = fmt::format(
           "survive: losing {} leaves '{}' {:.6g} of the {:.6g} req/s it "
           "must keep",
-          where[j]->Name(worst[j].domain), w.services[j].name, left, kept);
+          where[j]->Name(worst[j].domain), w.services[j].name,
+          std::abs(left) < 1e-9 ? 0.0 : left, kept);
     }
   }
   return short_of;
@@ -304,6 +306,13 @@ std::string SurviveRounds::Next(const std::string& short_of,
 SurvivingSolution SolveToSurvive(Optimizer& optimizer, const Problem& problem,
                                  const SolveOptions& options) {
   Clock::time_point deadline = SecondsFromNow(options.time_limit_s);
+  if (problem.workload.survive->domain == workload::FailureDomain::kNode &&
+      options.nodes.empty() && options.progress) {
+    options.progress(fmt::format(
+        "survive: domain node without an inventory: assuming nodes of {} "
+        "GPUs, filled in deployment order (give --inventory for your nodes)",
+        deployment::kUnplacedGpusPerNode));
+  }
   const bool spare = optimizer.PricesSpare(options);
   // The spare model's rounds get half the time: at a thousand GPUs its
   // first round can take all of it (40 services on 1,022 GPUs: 60 s, one

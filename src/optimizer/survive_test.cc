@@ -238,11 +238,20 @@ TEST_F(SurviveTest, RoundsAloneAnswerWhereTheSpareModelRunsOutOfTime) {
 
 // survive {node, keep 0.5}: losing any node of eight GPUs leaves every day
 // service at half its rate.
+// Without an inventory, the nodes of eight it assumes are said.
 TEST_F(SurviveTest, LosingAnyNodeOfDayKeepsHalf) {
   Load("day", 0, queueing::CapacityModel::kP99);
+  std::vector<std::string> said;
+  SolveOptions options;
+  options.progress = [&](const std::string& line) { said.push_back(line); };
   auto [plain, surviving] =
-      PlainAndSurviving({workload::FailureDomain::kNode, 0.5});
+      PlainAndSurviving({workload::FailureDomain::kNode, 0.5}, options);
   EXPECT_GE(surviving, plain);
+  ASSERT_FALSE(said.empty());
+  EXPECT_EQ(said.front(),
+            "survive: domain node without an inventory: assuming nodes of 8 "
+            "GPUs, filled in deployment order (give --inventory for your "
+            "nodes)");
 }
 
 // survive {node, keep 0.5} on a fleet of three 8-GPU nodes: the GPUs are
