@@ -748,6 +748,22 @@ TEST(CliTest, ModelsPrintsClasses) {
             std::string::npos)
       << none.err;
   EXPECT_TRUE(none.out.empty());
+  // A model measured without a whole-GPU row is named, not dropped
+  // silently.
+  const std::string partial =
+      WriteTempFile("partial.csv",
+                    "model,gpu,profile,batch,procs,throughput,latency_ms\n"
+                    "m,A100-SXM4-80GB,1g.10gb,8,1,100,10\n"
+                    "m,A100-SXM4-80GB,7g.80gb,8,1,800,10\n"
+                    "half,A100-SXM4-80GB,1g.10gb,4,1,100,10\n");
+  CliResult some = Cli({"models", "-p", partial});
+  ASSERT_EQ(some.code, 0) << some.err;
+  EXPECT_NE(some.out.find("m "), std::string::npos) << some.out;
+  EXPECT_NE(some.err.find("models: left out on A100-SXM4-80GB (a class needs "
+                          "a one-process row on the whole GPU and on a "
+                          "smaller instance): half batch 4\n"),
+            std::string::npos)
+      << some.err;
 }
 
 TEST(CliTest, ImportWritesProfilesAndScenarios) {

@@ -44,12 +44,27 @@ Status RunModels(const ModelsFlags& flags, CommandContext* context) {
         "smallest instance; linear in [{}, {}] (paper 2.2)\n",
         name, profile::kLinearLow, profile::kLinearHigh);
     TextTable out({"model", "batch", "smallest", "ratio", "class"});
+    std::set<std::pair<std::string, int>> left_out;
+    for (const profile::ProfileRow& r : table->rows) {
+      if (r.gpu == name) left_out.emplace(r.model, r.batch);
+    }
     for (const profile::ModelClass& c : profile::ClassifyModels(*table, *gpu)) {
       out.AddRow({c.model, std::to_string(c.batch), c.smallest_profile,
                   fmt::format("{:.2f}", c.ratio),
                   profile::ScalingName(c.scaling)});
+      left_out.erase({c.model, c.batch});
     }
     out.Print(context->out);
+    if (!left_out.empty()) {
+      std::vector<std::string> named;
+      for (const auto& [model, batch] : left_out) {
+        named.push_back(fmt::format("{} batch {}", model, batch));
+      }
+      context->err << fmt::format(
+          "models: left out on {} (a class needs a one-process row on the "
+          "whole GPU and on a smaller instance): {}\n",
+          name, fmt::join(named, ", "));
+    }
   }
   return Status::Ok();
 }
