@@ -31,8 +31,10 @@ StatusOr<double> Value(const nlohmann::json& v) {
 }
 
 StatusOr<std::vector<PromSeries>> Matrix(const nlohmann::json& data) {
-  if (!data.is_object() || data.value("resultType", "") != "matrix" ||
-      !data.contains("result") || !data["result"].is_array()) {
+  // Not value(): it throws on a field of another type.
+  if (!data.is_object() || !data.contains("resultType") ||
+      data["resultType"] != "matrix" || !data.contains("result") ||
+      !data["result"].is_array()) {
     return Status::Unavailable("the answer is not a matrix");
   }
   std::vector<PromSeries> out;
@@ -90,26 +92,34 @@ StatusOr<std::vector<PromSeries>> PrometheusClient::QueryRange(
     return Status::Unavailable(fmt::format("Prometheus at {}: {}", where(),
                                            httplib::to_string(res.error())));
   }
-  nlohmann::json body = nlohmann::json::parse(res->body, nullptr, false);
-  if (body.is_discarded() || !body.is_object()) {
-    return Status::Unavailable(fmt::format(
-        "Prometheus at {}: HTTP {}, not the API's JSON", where(), res->status));
+  StatusOr<std::vector<PromSeries>> series =
+      ParseQueryRange(res->body, res->status);
+  if (!series.ok()) {
+    return series.status().WithPrefix(fmt::format("Prometheus at {}", where()));
   }
-  if (body.value("status", "") != "success") {
-    std::string error = body.value("error", "no error given");
-    std::string message = fmt::format("Prometheus at {}: {} ({})", where(),
-                                      error, body.value("errorType", ""));
+  return series;
+}
+
+StatusOr<std::vector<PromSeries>> ParseQueryRange(const std::string& text,
+                                                  int http_status) {
+  nlohmann::json body = nlohmann::json::parse(text, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    return Status::Unavailable(
+        fmt::format("HTTP {}, not the API's JSON", http_status));
+  }
+  if (body["status"] != "success") {
+    const nlohmann::json& error = body["error"];
+    const nlohmann::json& type = body["errorType"];
+    std::string message = fmt::format(
+        "{} ({})",
+        error.is_string() ? error.get<std::string>() : "no error given",
+        type.is_string() ? type.get<std::string>() : "");
     // A query the server refuses (bad_data) is the query's fault.
-    return res->status == 400 || res->status == 422
+    return http_status == 400 || http_status == 422
                ? Status::InvalidArgument(message)
                : Status::Unavailable(message);
   }
-  StatusOr<std::vector<PromSeries>> series = Matrix(body["data"]);
-  if (!series.ok()) {
-    return Status::Unavailable(fmt::format("Prometheus at {}: {}", where(),
-                                           series.status().message()));
-  }
-  return series;
+  return Matrix(body["data"]);
 }
 
 }  // namespace migserve::autoscale

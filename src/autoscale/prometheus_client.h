@@ -21,6 +21,13 @@ struct PromSeries {
   std::vector<PromSample> samples;  // time order
 };
 
+// The series of a query_range answer: `body` as the server sent it with
+// HTTP status `http_status`. Returns InvalidArgument with the server's
+// error when it refused the query (400, 422: bad PromQL), Unavailable for
+// any other error or an answer that is not the API's matrix JSON.
+StatusOr<std::vector<PromSeries>> ParseQueryRange(const std::string& body,
+                                                  int http_status);
+
 class PrometheusClient {
  public:
   // `url`: http://host:port, with a path prefix if the server has one
