@@ -115,6 +115,22 @@ TEST(CliTest, ExportWritesBothFilesAndRefusesBadInput) {
                           night + " (it has: bert-1,"),
             std::string::npos)
       << typo.err;
+  // With the profiles, a replica that declares 100x what its row measured
+  // (it would draw 100x its share of the traffic) is refused.
+  EXPECT_EQ(Cli({"export", "-d", night, "-p", kProfiles, "-o", dir}).code, 0);
+  nlohmann::json inflated = nlohmann::json::parse(ReadFile(night).value());
+  nlohmann::json& first = inflated["gpus"][0]["instances"][0];
+  first["throughput"] = first["throughput"].get<double>() * 100;
+  std::string lying = WriteTempFile("inflated.json", inflated.dump());
+  CliResult refused =
+      Cli({"export", "-d", lying, "-p", kProfiles, "-o", dir + "-lying"});
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(
+      refused.err.find("req/s for '" + first["service"].get<std::string>() +
+                       "', more than the "),
+      std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "-lying"));
 }
 
 TEST(CliTest, MixedFleetOptimizesCostAndValidates) {

@@ -1,4 +1,4 @@
-// migserve export -d D [--flavor device-plugin|dra|gpu-operator]
+// migserve export -d D [-p P] [--flavor device-plugin|dra|gpu-operator]
 //     [--serving F] -o DIR
 #include <fmt/format.h>
 
@@ -7,6 +7,8 @@
 #include "cli/serving_flags.h"
 #include "cluster/kubernetes/export.h"
 #include "deployment/deployment_json.h"
+#include "deployment/validator.h"
+#include "profile/profile_csv.h"
 
 namespace migserve::cli {
 namespace {
@@ -15,6 +17,7 @@ namespace k8s = cluster::kubernetes;
 
 struct ExportFlags {
   std::string deployment;
+  std::string profiles;
   std::string output;
   k8s::Flavor flavor = k8s::Flavor::kDevicePlugin;
   std::string serving;
@@ -65,6 +68,13 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
   }
   MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment d,
                             deployment::LoadDeployment(flags.deployment));
+  // Routes are weighted by each replica's declared throughput: with the
+  // profiles, one that declares more than its row measured is refused.
+  if (!flags.profiles.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(profile::ProfileTable profiles,
+                              profile::LoadProfileCsv(flags.profiles));
+    MIGSERVE_RETURN_IF_ERROR(deployment::CheckDeclaredThroughputs(d, profiles));
+  }
   MIGSERVE_ASSIGN_OR_RETURN(
       cluster::ClusterState state,
       cluster::ClusterFromDeployment(d, {flags.gpus_per_node, 0}));
@@ -115,6 +125,10 @@ void SetupExport(CLI::App* app, CommandContext* context) {
                   "Placed deployment JSON (`migserve place`; GPUs without a "
                   "node go on node-<id / gpus-per-node>)")
       ->required();
+  app->add_option("-p,--profiles", flags->profiles,
+                  "Profile CSV: refuse a replica that declares more "
+                  "throughput than its row measured (routes are weighted by "
+                  "what each declares)");
   app->add_option("-o,--output", flags->output,
                   "Directory for mig-parted.yaml (gpu-operator: "
                   "mig-manager.yaml), replicas.yaml, (with a gateway in "
