@@ -6,7 +6,9 @@
 // migserve import migperf DIR -o FILE
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <tuple>
 
 #include "cli/command.h"
 #include "cli/flag_checks.h"
@@ -98,6 +100,49 @@ Status WriteImported(const StatusOr<profile::ImportedProfiles>& result,
   return WriteProfiles(result->profiles, output, context);
 }
 
+// As WriteImported, but into the profile CSV `output` if it exists: its
+// rows stay, but for those the import measured again (same model, GPU,
+// profile, batch and processes), which the import's replace. One run per
+// MIG profile builds one table.
+Status MergeImported(const StatusOr<profile::ImportedProfiles>& result,
+                     const std::string& output, CommandContext* context) {
+  std::error_code error;
+  if (!result.ok() || output == "-" ||
+      !std::filesystem::is_regular_file(output, error)) {
+    return WriteImported(result, output, context);
+  }
+  for (const std::string& w : result->warnings) {
+    context->err << "migserve: warning: " << w << "\n";
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(profile::ProfileTable table,
+                            profile::LoadProfileCsv(output));
+  auto key = [](const profile::ProfileRow& r) {
+    return std::tie(r.model, r.gpu, r.profile, r.batch, r.procs);
+  };
+  const std::vector<profile::ProfileRow>& added = result->profiles.rows;
+  int replaced = 0;
+  std::erase_if(table.rows, [&](const profile::ProfileRow& r) {
+    bool again = std::any_of(added.begin(), added.end(),
+                             [&](const auto& a) { return key(a) == key(r); });
+    replaced += again;
+    return again;
+  });
+  const size_t kept = table.rows.size();
+  table.rows.insert(table.rows.end(), added.begin(), added.end());
+  std::string csv = profile::FormatProfileCsv(table);
+  if (auto check = profile::ParseProfileCsv(csv, "the merged profiles");
+      !check.ok()) {
+    return check.status().WithPrefix(
+        "import: the measurements give a row migserve cannot use");
+  }
+  // Written in place on purpose: the output is this import's base.
+  MIGSERVE_RETURN_IF_ERROR(WriteFileAtomic(output, csv));
+  context->err << fmt::format(
+      "import: merged into {}: {} rows kept, {} replaced, {} new\n", output,
+      kept, replaced, added.size() - replaced);
+  return Status::Ok();
+}
+
 void AddOutput(CLI::App* app, std::string* output) {
   app->add_option("-o,--output", *output,
                   "Profile CSV to write (whole or not at all; - for stdout)")
@@ -116,7 +161,8 @@ void SetupImportPerfAnalyzer(CLI::App* app, CommandContext* context) {
       "perf-analyzer",
       "Triton perf_analyzer -f CSVs -> profile CSV, one row per file at "
       "the best throughput (within --latency-limit) or at --concurrency. "
-      "Files named MODEL__GPU__PROFILE__bBATCH[__pPROCS].csv need no flags");
+      "Files named MODEL__GPU__PROFILE__bBATCH[__pPROCS].csv need no flags; "
+      "merged into -o if it exists");
   auto flags = std::make_shared<PerfAnalyzerFlags>();
   profile::PerfAnalyzerOptions& o = flags->options;
   sub->add_option("files", flags->files, "perf_analyzer -f output files")
@@ -141,7 +187,7 @@ void SetupImportPerfAnalyzer(CLI::App* app, CommandContext* context) {
                       "Take the row of this concurrency (or request rate)");
   AddLatencyLimit(sub, &o.latency_limit_ms)->excludes(concurrency);
   OnRun(sub, context, [flags, context] {
-    return WriteImported(
+    return MergeImported(
         profile::ImportPerfAnalyzer(flags->files, flags->options),
         flags->output, context);
   });
@@ -151,7 +197,8 @@ void SetupImportModelAnalyzer(CLI::App* app, CommandContext* context) {
   CLI::App* sub = app->add_subcommand(
       "model-analyzer",
       "Triton Model Analyzer's results/metrics-model-inference.csv -> "
-      "profile CSV: the best point per model, batch and instance count");
+      "profile CSV: the best point per model, batch and instance count; "
+      "merged into -o if it exists (one run per MIG profile)");
   auto flags = std::make_shared<ModelAnalyzerFlags>();
   profile::ModelAnalyzerOptions& o = flags->options;
   sub->add_option("file", flags->file, "metrics-model-inference.csv")
@@ -166,7 +213,7 @@ void SetupImportModelAnalyzer(CLI::App* app, CommandContext* context) {
   sub->add_option("--model", o.model, "Import only this model");
   AddLatencyLimit(sub, &o.latency_limit_ms);
   OnRun(sub, context, [flags, context] {
-    return WriteImported(
+    return MergeImported(
         profile::ImportModelAnalyzer(flags->file, flags->options),
         flags->output, context);
   });

@@ -2,6 +2,7 @@
 // to end (issue 15); the converted numbers are checked in src/profile/.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.h"
@@ -95,6 +96,7 @@ TEST(ImportCommandTest, AModelNameThatIsNotPlainIsRefused) {
 
 TEST(ImportCommandTest, ModelAnalyzerResultsServeTwoModels) {
   std::string out = TempDir() + "/ma-profiles.csv";
+  std::filesystem::remove(out);
   CliResult r =
       Cli({"import", "model-analyzer",
            SourcePath("src/profile/testdata/metrics-model-inference.csv"),
@@ -106,6 +108,34 @@ TEST(ImportCommandTest, ModelAnalyzerResultsServeTwoModels) {
       "  - {name: r, model: resnet50, throughput: 3000, latency_ms: 100}\n"
       "  - {name: b, model: bert, throughput: 50, latency_ms: 100}\n");
   EXPECT_EQ(d["summary"]["gpus"], 1);
+}
+
+// One Model Analyzer run per MIG profile into one table: a second profile's
+// rows join the first's; measuring a profile again replaces its rows.
+TEST(ImportCommandTest, ModelAnalyzerRunsMergeIntoOneProfile) {
+  const std::string out = TempDir() + "/ma-merged.csv";
+  std::filesystem::remove(out);
+  auto import = [&](const std::string& profile) {
+    return Cli({"import", "model-analyzer",
+                SourcePath("src/profile/testdata/metrics-model-inference.csv"),
+                "--gpu", "A100-SXM4-80GB", "--profile", profile, "-o", out});
+  };
+  auto rows = [&] {
+    std::string text = ReadFile(out).value();
+    return std::count(text.begin(), text.end(), '\n') - 1;
+  };
+  ASSERT_EQ(import("1g.10gb").code, 0);
+  EXPECT_EQ(rows(), 8);
+  CliResult second = import("2g.20gb");
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_EQ(second.err, "import: merged into " + out +
+                            ": 8 rows kept, 0 replaced, 8 new\n");
+  EXPECT_EQ(rows(), 16);
+  CliResult again = import("1g.10gb");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(again.err, "import: merged into " + out +
+                           ": 8 rows kept, 8 replaced, 0 new\n");
+  EXPECT_EQ(rows(), 16);
 }
 
 TEST(ImportCommandTest, MigPerfTreeAndShippedConversionAgree) {
