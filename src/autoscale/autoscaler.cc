@@ -222,10 +222,8 @@ StatusOr<Round> Autoscaler::Move(double now_s, const Decision& decision,
   MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState cluster,
                             cluster::ClusterFromDeployment(
                                 current, {options_.sizer.gpus_per_node, 0}));
-  StatusOr<Sizer::Move> move = sizer_.DeployWithin(
-      decision.required, cluster,
-      options_.max_gpus > 0 ? options_.max_gpus
-                            : options_.sizer.solve.max_gpus);
+  StatusOr<Sizer::Move> move =
+      sizer_.DeployWithin(decision.required, cluster, options_.max_gpus);
   if (!move.ok())
     return move.status().WithPrefix("autoscale: " + decision.reason);
   if (!move->over.empty()) return OverBudget(decision, move->over);

@@ -287,9 +287,7 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
     }
     MIGSERVE_ASSIGN_OR_RETURN(
         Sizer::Move move,
-        sizer.DeployWithin(
-            d.required, cluster,
-            options.max_gpus > 0 ? options.max_gpus : options.solve.max_gpus));
+        sizer.DeployWithin(d.required, cluster, options.max_gpus));
     if (!move.over.empty()) {
       say(fmt::format("{} over budget: {}; {}", Clock(t - trace.start_s()),
                       d.reason, move.over));

@@ -25,38 +25,24 @@ StatusOr<Sizer> Sizer::Make(const workload::Workload& workload,
   return Sizer(workload, profiles, *gpu, options);
 }
 
-namespace {
-
-workload::Workload AtRates(const workload::Workload& workload,
-                           const std::vector<double>& rates) {
-  workload::Workload w = workload;
+StatusOr<Sizer::Sized> Sizer::Size(const std::vector<double>& rates) const {
+  workload::Workload w = *workload_;
   for (size_t s = 0; s < rates.size(); ++s) w.services[s].throughput = rates[s];
-  return w;
-}
-
-}  // namespace
-
-StatusOr<int> Sizer::LowerBound(const std::vector<double>& rates) const {
-  MIGSERVE_ASSIGN_OR_RETURN(workload::CapacityMatrix caps,
-                            workload::CapacityMatrix::Build(
-                                AtRates(*workload_, rates), *profiles_, *gpu_));
-  return workload::CeilGpus(workload::RelaxedBound(caps, *gpu_));
-}
-
-StatusOr<deployment::Deployment> Sizer::Deploy(
-    const std::vector<double>& rates,
-    const cluster::ClusterState* current) const {
-  workload::Workload w = AtRates(*workload_, rates);
   MIGSERVE_ASSIGN_OR_RETURN(
       workload::CapacityMatrix caps,
       workload::CapacityMatrix::Build(w, *profiles_, *gpu_));
-  int needs = workload::CeilGpus(workload::RelaxedBound(caps, *gpu_));
-  if (needs > options_.solve.max_gpus) {
+  const int needs = workload::CeilGpus(workload::RelaxedBound(caps, *gpu_));
+  return Sized{std::move(w), std::move(caps), needs};
+}
+
+StatusOr<deployment::Deployment> Sizer::Solve(
+    const Sized& sized, const cluster::ClusterState* current) const {
+  if (sized.needs > options_.solve.max_gpus) {
     return Status::FailedPrecondition(fmt::format(
-        "the rates need at least {} GPUs, more than the limit of {}", needs,
-        options_.solve.max_gpus));
+        "the rates need at least {} GPUs, more than the limit of {}",
+        sized.needs, options_.solve.max_gpus));
   }
-  optimizer::Problem problem(w, *gpu_, caps);
+  optimizer::Problem problem(sized.workload, *gpu_, sized.caps);
   if (current != nullptr) {
     optimizer::SolveOptions move = options_.solve;
     move.time_limit_s = options_.move_time_limit_s;
@@ -72,16 +58,24 @@ StatusOr<deployment::Deployment> Sizer::Deploy(
   return run.deployment;
 }
 
+StatusOr<deployment::Deployment> Sizer::Deploy(
+    const std::vector<double>& rates,
+    const cluster::ClusterState* current) const {
+  MIGSERVE_ASSIGN_OR_RETURN(Sized sized, Size(rates));
+  return Solve(sized, current);
+}
+
 StatusOr<Sizer::Move> Sizer::DeployWithin(const std::vector<double>& rates,
                                           const cluster::ClusterState& current,
                                           int max_gpus) const {
+  if (max_gpus <= 0) max_gpus = options_.solve.max_gpus;
   Move move;
-  MIGSERVE_ASSIGN_OR_RETURN(int needs, LowerBound(rates));
-  if (needs > max_gpus) {
-    move.over = fmt::format("the rates need at least {} GPUs", needs);
+  MIGSERVE_ASSIGN_OR_RETURN(Sized sized, Size(rates));
+  if (sized.needs > max_gpus) {
+    move.over = fmt::format("the rates need at least {} GPUs", sized.needs);
     return move;
   }
-  MIGSERVE_ASSIGN_OR_RETURN(move.target, Deploy(rates, &current));
+  MIGSERVE_ASSIGN_OR_RETURN(move.target, Solve(sized, &current));
   if (int held = GpusHeld(current, move.target); held > max_gpus) {
     move.over = fmt::format("{} -> {} GPUs, {} held while the move runs",
                             current.UsedGpus(), move.target.UsedGpus(), held);

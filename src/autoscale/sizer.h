@@ -13,6 +13,7 @@
 #include "optimizer/options.h"
 #include "profile/profile_table.h"
 #include "util/status_or.h"
+#include "workload/capacity_matrix.h"
 #include "workload/workload.h"
 
 namespace migserve::autoscale {
@@ -31,10 +32,6 @@ class Sizer {
                               const profile::ProfileTable& profiles,
                               const SizerOptions& options);
 
-  // The fewest GPUs `rates` can need (the relaxed bound): known before
-  // any search, and cheap.
-  StatusOr<int> LowerBound(const std::vector<double>& rates) const;
-
   // The fewest GPUs for the workload's services (in its order) at `rates`:
   // from `current` (the transition-aware milp) when given, else from
   // nothing. Returns FailedPrecondition when no deployment is found, or
@@ -44,9 +41,10 @@ class Sizer {
       const std::vector<double>& rates,
       const cluster::ClusterState* current) const;
 
-  // A move's target from `current` within `max_gpus` GPUs: Deploy's, or
-  // in `over` why the move would need more (the rates' lower bound, known
-  // before any search; or the GPUs its transition holds, GpusHeld).
+  // A move's target from `current` within `max_gpus` GPUs (0: the solve
+  // options' max_gpus): Deploy's, or in `over` why the move would need more
+  // (the rates' lower bound, known before any search; or the GPUs its
+  // transition holds, GpusHeld).
   struct Move {
     deployment::Deployment target;
     std::string over;  // "" : within
@@ -56,6 +54,18 @@ class Sizer {
                               int max_gpus) const;
 
  private:
+  // The workload at `rates`, its capacity matrix and the fewest GPUs it can
+  // need (the relaxed bound): built once for a move's checks and search.
+  struct Sized {
+    workload::Workload workload;
+    workload::CapacityMatrix caps;
+    int needs = 0;
+  };
+  StatusOr<Sized> Size(const std::vector<double>& rates) const;
+  // Deploy's search on `sized`, refused past the solve options' max_gpus.
+  StatusOr<deployment::Deployment> Solve(
+      const Sized& sized, const cluster::ClusterState* current) const;
+
   Sizer(const workload::Workload& workload,
         const profile::ProfileTable& profiles, const mig::GpuModel& gpu,
         const SizerOptions& options)
