@@ -53,11 +53,12 @@ std::string AbsurdRate(const PromSample& sample, const std::string& query,
     return fmt::format("{} gave a sample {:.0f} s in the future", query,
                        sample.time_s - now_s);
   }
-  if (std::isnan(sample.value)) return "";
-  std::string range = OutOfRange(sample.value, {0, kRateRange.max});
-  if (range.empty()) return "";
+  constexpr NumberRange kObservedRate{0, kRateRange.max};
+  if (std::isnan(sample.value) || InRange(sample.value, kObservedRate)) {
+    return "";
+  }
   return fmt::format("{} gave {:g} req/s, which {}", query, sample.value,
-                     range.substr(0, range.find(", got")));
+                     RangeRule(kObservedRate));
 }
 
 // Puts the samples of `rate` in the window's steps as service `s`'s rates;
@@ -182,14 +183,13 @@ StatusOr<Observed> Observe(const PrometheusClient& prometheus,
       }
     } else if (!p99->samples.empty()) {
       double ms = p99->samples.back().value;
-      std::string range = OutOfRange(ms, kLatencyMsRange);
-      if (range.empty()) {
+      if (InRange(ms, kLatencyMsRange)) {
         out.window.back().p99_ms[s] = ms;
       } else if (!std::isnan(ms) || own) {
         // NaN is a summary with no request in its window: no latency yet.
         out.problems.push_back(fmt::format(
             "{}: {} gave a p99 of {:g} ms, which {}; ignored", service.name,
-            p99_query, ms, range.substr(0, range.find(", got"))));
+            p99_query, ms, RangeRule(kLatencyMsRange)));
       }
     }
   }

@@ -112,7 +112,7 @@ bool CreditCache::ReadRows() {
     }
     const std::string k = reinterpret_cast<const char*>(key);
     const double value = sqlite3_column_double(stmt, 1);
-    if (!OutOfRange(value, kCachedRange).empty() ||
+    if (!InRange(value, kCachedRange) ||
         digest_->Of(build_, k, value) !=
             reinterpret_cast<const char*>(digest)) {
       ++refused;

@@ -6,12 +6,17 @@
 
 namespace migserve {
 
+bool InRange(double value, const NumberRange& range) {
+  return std::isfinite(value) && value >= range.min && value <= range.max;
+}
+
+std::string RangeRule(const NumberRange& range) {
+  return fmt::format("must be from {:g} to {:g}", range.min, range.max);
+}
+
 std::string OutOfRange(double value, const NumberRange& range) {
-  if (std::isfinite(value) && value >= range.min && value <= range.max) {
-    return "";
-  }
-  return fmt::format("must be from {:g} to {:g}, got {}", range.min, range.max,
-                     value);
+  if (InRange(value, range)) return "";
+  return fmt::format("{}, got {}", RangeRule(range), value);
 }
 
 }  // namespace migserve

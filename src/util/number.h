@@ -31,6 +31,12 @@ inline constexpr int kMaxGpus = 1000000;
 // GPUs in one node.
 inline constexpr int kMaxGpusPerNode = 64;
 
+// Whether `value` is finite and within `range`.
+bool InRange(double value, const NumberRange& range);
+
+// The rule a value out of `range` breaks: "must be from 0.001 to 1e+09".
+std::string RangeRule(const NumberRange& range);
+
 // Returns "" when `value` is finite and within `range`, else the reason:
 // "must be from 0.001 to 1e+09, got inf".
 std::string OutOfRange(double value, const NumberRange& range);
