@@ -118,6 +118,26 @@ double Policy::Want(size_t s, const std::vector<Observation>& window) const {
                (1 + options_.headroom) / margin_[s]);
 }
 
+std::string Policy::Change(size_t s, double to,
+                           std::vector<double>* required) const {
+  const double was = required_[s];
+  double limited = to;
+  if (was > 0 && options_.up_limit > 0) {
+    limited = std::min(limited, was * (1 + options_.up_limit));
+  }
+  if (was > 0 && options_.down_limit > 0) {
+    limited = std::max(limited, was * (1 - options_.down_limit));
+  }
+  (*required)[s] = limited;
+  if (limited == to) {
+    return fmt::format("{} ({:.6g} -> {:.6g} req/s)", services_[s], was, to);
+  }
+  return fmt::format(
+      "{} ({:.6g} -> {:.6g} req/s, a step of at most {:.0f}%; wants {:.6g})",
+      services_[s], was, limited,
+      100 * (to > was ? options_.up_limit : options_.down_limit), to);
+}
+
 namespace {
 
 // "a (x -> y req/s), b (...) and 3 more".
@@ -199,25 +219,7 @@ Decision Policy::Decide(double now_s, const std::vector<Observation>& window) {
     // down with it: one move, not one per service.
     bool down_too = ripe && low_since_[s] >= 0;
     double ahead = Round(want[s] * (1 + options_.up_step));
-    auto change = [&](double to) {
-      const double was = required_[s];
-      double limited = to;
-      if (was > 0 && options_.up_limit > 0) {
-        limited = std::min(limited, was * (1 + options_.up_limit));
-      }
-      if (was > 0 && options_.down_limit > 0) {
-        limited = std::max(limited, was * (1 - options_.down_limit));
-      }
-      d.required[s] = limited;
-      return fmt::format(
-          "{} ({:.6g} -> {:.6g} req/s{})", services_[s], was, limited,
-          limited == to ? ""
-                        : fmt::format(", a step of at most "
-                                      "{:.0f}%; wants {:.6g}",
-                                      100 * (to > was ? options_.up_limit
-                                                      : options_.down_limit),
-                                      to));
-    };
+    auto change = [&](double to) { return Change(s, to, &d.required); };
     if (hot[s] > 0) {
       up.push_back(change(want[s]) +
                    fmt::format(" p99 {:.4g} ms near its SLO {:.4g} ms", hot[s],

@@ -132,6 +132,10 @@ class Policy {
 
  private:
   double Round(double rate) const;
+  // Sets (*required)[s] to `to`, within the step limits of service s's
+  // required rate, and returns the reason's part for it: "a (x -> y req/s)",
+  // with what it wants when a limit held it back.
+  std::string Change(size_t s, double to, std::vector<double>* required) const;
 
   PolicyOptions options_;
   std::vector<std::string> services_;
