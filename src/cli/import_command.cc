@@ -29,17 +29,25 @@ struct ImportFlags {
   std::string workloads_dir;
 };
 
-// Writes `table` to `output` and says how many rows went there; refuses,
-// writing nothing, a table that the profile reader would refuse (a row of
-// zero throughput or latency that a measurement gave).
-Status WriteProfiles(const profile::ProfileTable& table,
-                     const std::string& output, CommandContext* context) {
+// `table` as CSV, or the error of the profile reader, which would refuse
+// it (a row of zero throughput or latency that a measurement gave);
+// `what` names the table there.
+StatusOr<std::string> UsableCsv(const profile::ProfileTable& table,
+                                const std::string& what) {
   std::string csv = profile::FormatProfileCsv(table);
-  if (auto check = profile::ParseProfileCsv(csv, "the imported profiles");
-      !check.ok()) {
+  if (auto check = profile::ParseProfileCsv(csv, what); !check.ok()) {
     return check.status().WithPrefix(
         "import: the measurements give a row migserve cannot use");
   }
+  return csv;
+}
+
+// Writes `table` to `output` and says how many rows went there; refuses,
+// writing nothing, a table that the profile reader would refuse.
+Status WriteProfiles(const profile::ProfileTable& table,
+                     const std::string& output, CommandContext* context) {
+  MIGSERVE_ASSIGN_OR_RETURN(std::string csv,
+                            UsableCsv(table, "the imported profiles"));
   MIGSERVE_RETURN_IF_ERROR(context->Emit(output, csv));
   context->err << fmt::format("import: {} profile rows -> {}\n",
                               table.rows.size(),
@@ -90,36 +98,17 @@ struct ModelAnalyzerFlags {
   profile::ModelAnalyzerOptions options;
 };
 
-// Says an importer's warnings, then writes its table, or returns its error.
-Status WriteImported(const StatusOr<profile::ImportedProfiles>& result,
+// Merges `imported` into the profile CSV `output`: its rows stay, but for
+// those measured again (same model, GPU, profile, batch and processes),
+// which the import's replace; says how many of each.
+Status MergeProfiles(const profile::ProfileTable& imported,
                      const std::string& output, CommandContext* context) {
-  if (!result.ok()) return result.status();
-  for (const std::string& w : result->warnings) {
-    context->err << "migserve: warning: " << w << "\n";
-  }
-  return WriteProfiles(result->profiles, output, context);
-}
-
-// As WriteImported, but into the profile CSV `output` if it exists: its
-// rows stay, but for those the import measured again (same model, GPU,
-// profile, batch and processes), which the import's replace. One run per
-// MIG profile builds one table.
-Status MergeImported(const StatusOr<profile::ImportedProfiles>& result,
-                     const std::string& output, CommandContext* context) {
-  std::error_code error;
-  if (!result.ok() || output == "-" ||
-      !std::filesystem::is_regular_file(output, error)) {
-    return WriteImported(result, output, context);
-  }
-  for (const std::string& w : result->warnings) {
-    context->err << "migserve: warning: " << w << "\n";
-  }
   MIGSERVE_ASSIGN_OR_RETURN(profile::ProfileTable table,
                             profile::LoadProfileCsv(output));
   auto key = [](const profile::ProfileRow& r) {
     return std::tie(r.model, r.gpu, r.profile, r.batch, r.procs);
   };
-  const std::vector<profile::ProfileRow>& added = result->profiles.rows;
+  const std::vector<profile::ProfileRow>& added = imported.rows;
   int replaced = 0;
   std::erase_if(table.rows, [&](const profile::ProfileRow& r) {
     bool again = std::any_of(added.begin(), added.end(),
@@ -129,18 +118,32 @@ Status MergeImported(const StatusOr<profile::ImportedProfiles>& result,
   });
   const size_t kept = table.rows.size();
   table.rows.insert(table.rows.end(), added.begin(), added.end());
-  std::string csv = profile::FormatProfileCsv(table);
-  if (auto check = profile::ParseProfileCsv(csv, "the merged profiles");
-      !check.ok()) {
-    return check.status().WithPrefix(
-        "import: the measurements give a row migserve cannot use");
-  }
+  MIGSERVE_ASSIGN_OR_RETURN(std::string csv,
+                            UsableCsv(table, "the merged profiles"));
   // Written in place on purpose: the output is this import's base.
   MIGSERVE_RETURN_IF_ERROR(WriteFileAtomic(output, csv));
   context->err << fmt::format(
       "import: merged into {}: {} rows kept, {} replaced, {} new\n", output,
       kept, replaced, added.size() - replaced);
   return Status::Ok();
+}
+
+// Says an importer's warnings, then writes its table, or returns its error.
+// With `merge`, into the profile CSV `output` if it exists (MergeProfiles):
+// one run per MIG profile builds one table.
+Status WriteImported(const StatusOr<profile::ImportedProfiles>& result,
+                     const std::string& output, CommandContext* context,
+                     bool merge = false) {
+  if (!result.ok()) return result.status();
+  for (const std::string& w : result->warnings) {
+    context->err << "migserve: warning: " << w << "\n";
+  }
+  std::error_code error;
+  if (!merge || output == "-" ||
+      !std::filesystem::is_regular_file(output, error)) {
+    return WriteProfiles(result->profiles, output, context);
+  }
+  return MergeProfiles(result->profiles, output, context);
 }
 
 void AddOutput(CLI::App* app, std::string* output) {
@@ -187,9 +190,9 @@ void SetupImportPerfAnalyzer(CLI::App* app, CommandContext* context) {
                       "Take the row of this concurrency (or request rate)");
   AddLatencyLimit(sub, &o.latency_limit_ms)->excludes(concurrency);
   OnRun(sub, context, [flags, context] {
-    return MergeImported(
+    return WriteImported(
         profile::ImportPerfAnalyzer(flags->files, flags->options),
-        flags->output, context);
+        flags->output, context, /*merge=*/true);
   });
 }
 
@@ -213,9 +216,9 @@ void SetupImportModelAnalyzer(CLI::App* app, CommandContext* context) {
   sub->add_option("--model", o.model, "Import only this model");
   AddLatencyLimit(sub, &o.latency_limit_ms);
   OnRun(sub, context, [flags, context] {
-    return MergeImported(
+    return WriteImported(
         profile::ImportModelAnalyzer(flags->file, flags->options),
-        flags->output, context);
+        flags->output, context, /*merge=*/true);
   });
 }
 
