@@ -18,8 +18,8 @@
 namespace migserve {
 namespace {
 
-// What ReadFile remembers: the texts of files read once (pipes), and the
-// device and inode of every regular file read (WasRead).
+// What ReadFile remembers: the texts of inputs read once (standard input,
+// pipes), and the device and inode of every regular file read (WasRead).
 Mutex& ReadMutex() {
   static Mutex* const mu = new Mutex;
   return *mu;
@@ -33,46 +33,50 @@ std::set<std::pair<dev_t, ino_t>>& ReadIds() {
   return *ids;
 }
 
-}  // namespace
-
-StatusOr<std::string> ReadFile(const std::string& path) {
+// The text of `path` ("-": standard input), read to its end.
+StatusOr<std::string> ReadAll(const std::string& path) {
+  std::ostringstream buffer;
   if (path == "-") {
-    // Read once and kept: a command may load its input more than once.
-    static const std::string* const stdin_text = [] {
-      std::ostringstream buffer;
-      buffer << std::cin.rdbuf();
-      return new std::string(buffer.str());
-    }();
-    return *stdin_text;
-  }
-  std::error_code ec;
-  std::filesystem::file_status status = std::filesystem::status(path, ec);
-  if (std::filesystem::is_directory(status)) {
-    return Status::InvalidArgument(path + ": is a directory, not a file");
-  }
-  // A pipe (a FIFO, `-w <(...)`) gives its text once, and a second open of
-  // a FIFO waits for a writer that is gone: like standard input, it is
-  // read once and its text kept for the calls after.
-  const bool once = std::filesystem::exists(status) &&
-                    !std::filesystem::is_regular_file(status);
-  MutexLock lock(&ReadMutex());
-  std::map<std::string, std::string>* const kept = &KeptTexts();
-  if (once) {
-    if (auto it = kept->find(path); it != kept->end()) return it->second;
+    buffer << std::cin.rdbuf();
+    return buffer.str();
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return Status::NotFound(path + ": cannot open: " + std::strerror(errno));
   }
-  std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) return Status::Unavailable(path + ": read failed");
-  if (once) (*kept)[path] = buffer.str();
+  return buffer.str();
+}
+
+}  // namespace
+
+StatusOr<std::string> ReadFile(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (path != "-" && std::filesystem::is_directory(status)) {
+    return Status::InvalidArgument(path + ": is a directory, not a file");
+  }
+  // Standard input or a pipe (a FIFO, `-w <(...)`) gives its text once, and
+  // a second open of a FIFO waits for a writer that is gone: it is read
+  // once, under the lock, and its text kept for the calls after (a command
+  // may load its input more than once).
+  const bool once = path == "-" || (std::filesystem::exists(status) &&
+                                    !std::filesystem::is_regular_file(status));
+  if (once) {
+    MutexLock lock(&ReadMutex());
+    std::map<std::string, std::string>& kept = KeptTexts();
+    if (auto it = kept.find(path); it != kept.end()) return it->second;
+    MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadAll(path));
+    return kept.emplace(path, std::move(text)).first->second;
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadAll(path));
   struct stat st;
-  if (!once && ::stat(path.c_str(), &st) == 0) {
+  if (::stat(path.c_str(), &st) == 0) {
+    MutexLock lock(&ReadMutex());
     ReadIds().emplace(st.st_dev, st.st_ino);
   }
-  return buffer.str();
+  return text;
 }
 
 bool WasRead(const std::string& path) {
