@@ -115,12 +115,13 @@ TEST(CliTest, ExportWritesBothFilesAndRefusesBadInput) {
                           night + " (it has: bert-1,"),
             std::string::npos)
       << typo.err;
-  // With the profiles, a replica that declares 100x what its row measured
-  // (it would draw 100x its share of the traffic) is refused.
+  // With the profiles, a replica that declares 1.5x what its row measured
+  // (it would draw 1.5x its share of the traffic) is refused; its batch and
+  // batch time alone would allow it.
   EXPECT_EQ(Cli({"export", "-d", night, "-p", kProfiles, "-o", dir}).code, 0);
   nlohmann::json inflated = nlohmann::json::parse(ReadFile(night).value());
   nlohmann::json& first = inflated["gpus"][0]["instances"][0];
-  first["throughput"] = first["throughput"].get<double>() * 100;
+  first["throughput"] = first["throughput"].get<double>() * 1.5;
   std::string lying = WriteTempFile("inflated.json", inflated.dump());
   CliResult refused =
       Cli({"export", "-d", lying, "-p", kProfiles, "-o", dir + "-lying"});
@@ -138,7 +139,7 @@ TEST(CliTest, MixedFleetOptimizesCostAndValidates) {
   // serves resnet50 well and cheaply.
   std::string profiles =
       WriteTempFile("fleet.csv", ReadFile(kProfiles).value() +
-                                     "resnet50,L4-24GB,whole,8,1,900,20,\nbert,"
+                                     "resnet50,L4-24GB,whole,8,1,900,9,\nbert,"
                                      "L4-24GB,whole,8,1,40,90,\n");
   std::string w = WriteTempFile(
       "fleet.yaml",

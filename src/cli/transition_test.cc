@@ -79,14 +79,18 @@ TEST(TransitionCliTest, BadInputExitsTwoNamingTheField) {
 }
 
 // The safety proof counts each replica's declared throughput, so plan and
-// simulate refuse a replica of an unlisted service and, given the profiles,
-// one that declares more than was measured.
+// simulate refuse a replica of an unlisted service, one that declares more
+// than its own batch and batch time allow and, given the profiles, one that
+// declares more than was measured.
 TEST(TransitionCliTest, ReplicasTheProofCannotTrustAreRefused) {
   nlohmann::json night = nlohmann::json::parse(ReadFile(kNight).value());
   nlohmann::json& first = night["gpus"][0]["instances"][0];
   ASSERT_EQ(first["service"], "bert-1");
-  first["throughput"] = 99999;
+  first["throughput"] = 150;
   std::string inflated = testing::WriteTempFile("inflated.json", night.dump());
+  first["throughput"] = 99999;
+  std::string impossible =
+      testing::WriteTempFile("impossible.json", night.dump());
   first["throughput"] = 92;
   first["service"] = "ghost";
   std::string ghost = testing::WriteTempFile("ghost.json", night.dump());
@@ -96,10 +100,18 @@ TEST(TransitionCliTest, ReplicasTheProofCannotTrustAreRefused) {
         Cli({command, "--from", kDay, "--to", inflated, "-p", profiles});
     EXPECT_EQ(r.code, 2) << command;
     EXPECT_NE(r.err.find(inflated + ": gpu 0: instance 1g.10gb@0: declares "
-                                    "99999 req/s for 'bert-1', more than the "
+                                    "150 req/s for 'bert-1', more than the "
                                     "101.907"),
               std::string::npos)
         << r.err;
+    CliResult i = Cli({command, "--from", kDay, "--to", impossible});
+    EXPECT_EQ(i.code, 2) << command;
+    EXPECT_NE(i.err.find(impossible +
+                         ": gpus[0].instances[0].throughput: 99999 req/s is "
+                         "more than its row can serve: 1 procs x batch 8 in "
+                         "79 ms allow 202.532"),
+              std::string::npos)
+        << i.err;
     CliResult g = Cli({command, "--from", ghost, "--to", kNight});
     EXPECT_EQ(g.code, 2) << command;
     EXPECT_NE(g.err.find(ghost + ": gpu 0: instance 1g.10gb@0: serves "
@@ -107,7 +119,8 @@ TEST(TransitionCliTest, ReplicasTheProofCannotTrustAreRefused) {
               std::string::npos)
         << g.err;
   }
-  // Without -p the declared throughput is what the proof has to go on.
+  // Without -p a declared throughput its row allows is what the proof has
+  // to go on.
   EXPECT_EQ(Cli({"plan", "--from", kDay, "--to", inflated}).code, 0);
   EXPECT_EQ(Cli({"plan", "--from", kDay, "--to", kNight, "-p", profiles}).code,
             0);

@@ -3,15 +3,24 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "deployment/validator.h"
 #include "util/file.h"
 #include "util/json_fields.h"
+#include "util/number.h"
 
 namespace migserve::deployment {
 namespace {
 
 using nlohmann::json;
+
+// Bounds on a replica's row: a batch and its server processes, its credit
+// (0 for a replica credited nothing) and its batch time (0: not given).
+constexpr int kMaxBatch = 1 << 20;
+constexpr int kMaxProcs = 1024;
+constexpr NumberRange kCreditRange{0, kRateRange.max};
+constexpr NumberRange kBatchTimeRange{0, kLatencyMsRange.max};
 
 json InstanceJson(const PlacedInstance& i) {
   json j = {{"profile", i.profile}, {"start", i.start}};
@@ -43,8 +52,32 @@ StatusOr<PlacedInstance> ParseInstance(const json& j, const std::string& source,
   MIGSERVE_RETURN_IF_ERROR(f.Get("procs", false, &i.procs));
   MIGSERVE_RETURN_IF_ERROR(f.Get("throughput", false, &i.credit));
   MIGSERVE_RETURN_IF_ERROR(f.Get("latency_ms", false, &i.latency_ms));
-  if (i.batch < 0) return f.Error("batch", "must be >= 1");
-  if (i.procs < 1) return f.Error("procs", "must be >= 1");
+  if (f.Has("batch") && (i.batch < 1 || i.batch > kMaxBatch)) {
+    return f.Error("batch", fmt::format("must be from 1 to {}", kMaxBatch));
+  }
+  if (i.procs < 1 || i.procs > kMaxProcs) {
+    return f.Error("procs", fmt::format("must be from 1 to {}", kMaxProcs));
+  }
+  for (auto [key, value, range] :
+       {std::tuple{"throughput", i.credit, kCreditRange},
+        std::tuple{"latency_ms", i.latency_ms, kBatchTimeRange}}) {
+    std::string wrong = OutOfRange(value, range);
+    if (!wrong.empty()) return f.Error(key, wrong);
+  }
+  // What the file's own row allows: `procs` servers each completing `batch`
+  // samples per `latency_ms` (twice that, for latencies rounded to the ms).
+  // A credit above it was not computed by migserve from that row, and
+  // routes weighted by it would send a replica more than it can serve.
+  if (i.batch >= 1 && i.latency_ms > 0) {
+    double most = 2.0 * i.procs * i.batch * 1000.0 / i.latency_ms;
+    if (i.credit > most) {
+      return f.Error(
+          "throughput",
+          fmt::format("{} req/s is more than its row can serve: "
+                      "{} procs x batch {} in {} ms allow {:.6g}",
+                      i.credit, i.procs, i.batch, i.latency_ms, most));
+    }
+  }
   return i;
 }
 
@@ -221,6 +254,7 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
     JsonFields gf((*gpus)[g], source, path);
     DeployedGpu out;
     MIGSERVE_RETURN_IF_ERROR(gf.Get("id", true, &out.id));
+    if (out.id < 0) return gf.Error("id", "must be >= 0");
     for (auto [key, field] :
          {std::pair{"node", &out.node}, std::pair{"gpu", &out.gpu}}) {
       if (!gf.Has(key)) continue;

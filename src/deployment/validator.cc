@@ -125,6 +125,17 @@ double MeasuredCeiling(const profile::ProfileTable& profiles,
   return most;
 }
 
+// What is wrong with replica `pi` declaring more than `measured`, the
+// throughput its profile row in `source` measured; "" if it does not.
+std::string Overstated(const PlacedInstance& pi, double measured,
+                       const std::string& source) {
+  if (pi.credit <= measured * (1 + kRateTolerance)) return "";
+  return fmt::format(
+      "declares {:.6g} req/s for '{}', more than the {:.6g} its profile row "
+      "measured in {}",
+      pi.credit, *pi.service, measured, source);
+}
+
 // Checks gpus[`g`] of `deployment`: its id unique (`seen_ids`), its model,
 // its layout legal, each instance's service and credit; adds each credit to
 // its service in `report` and to the GPU's failure domain in `carried`.
@@ -204,13 +215,13 @@ Status CheckGpu(const Deployment& deployment, size_t g,
     // a replica that declares more than its row measured draws more than it
     // serves. (Not against `credit`: a credit depends on the service's rate,
     // and a deployment checked at other rates keeps the credits it had.)
-    const double ceiling = MeasuredCeiling(profiles, workload.services[s].model,
-                                           gpu_model.name, pi);
-    if (pi.credit > ceiling * (1 + kRateTolerance)) {
-      report->problems.push_back(fmt::format(
-          "{}: declares {:.6g} req/s for '{}', more than the {:.6g} its "
-          "profile row measured in {}",
-          where, pi.credit, *pi.service, ceiling, profiles.source));
+    std::string overstated =
+        Overstated(pi,
+                   MeasuredCeiling(profiles, workload.services[s].model,
+                                   gpu_model.name, pi),
+                   profiles.source);
+    if (!overstated.empty()) {
+      report->problems.push_back(where + ": " + overstated);
     }
     report->services[s].provided += credit;
     ++report->services[s].replicas;
@@ -340,13 +351,9 @@ Status CheckDeclaredThroughputs(const Deployment& deployment,
           "{}: '{}' with batch {} and {} process(es) was not measured in {}",
           where, model, pi.batch, pi.procs, profiles.source));
     }
-    if (pi.credit > row->throughput * (1 + kRateTolerance)) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: declares {:.6g} req/s for '{}', more than the {:.6g} {} "
-          "measured",
-          where, pi.credit, *pi.service, row->throughput, profiles.source));
-    }
-    return Status::Ok();
+    std::string overstated = Overstated(pi, row->throughput, profiles.source);
+    if (overstated.empty()) return Status::Ok();
+    return Status::InvalidArgument(where + ": " + overstated);
   });
 }
 
