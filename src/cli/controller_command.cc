@@ -4,6 +4,7 @@
 // journaled controller, waits for the target to change (or resyncs), and
 // serves /metrics, /progress and /healthz. This file parses the flags.
 #include <iostream>
+#include <memory>
 
 #include "cli/command.h"
 #include "cli/flag_checks.h"
@@ -11,6 +12,7 @@
 #include "cli/serving_flags.h"
 #include "cluster/plan_json.h"
 #include "manager/manager.h"
+#include "profile/profile_csv.h"
 #include "util/interrupt.h"
 
 namespace migserve::cli {
@@ -23,12 +25,19 @@ struct ControllerFlags {
   int port = 0;
   bool dry_run = false;
   bool no_leader_elect = false;
+  std::string profiles;
   manager::ManagerOptions manager;
 };
 
 Status RunController(ControllerFlags flags, CommandContext* context) {
   manager::ManagerOptions& options = flags.manager;
   MIGSERVE_ASSIGN_OR_RETURN(options.config, LoadKube(flags.kube));
+  if (!flags.profiles.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(profile::ProfileTable profiles,
+                              profile::LoadProfileCsv(flags.profiles));
+    options.target.profiles =
+        std::make_shared<const profile::ProfileTable>(std::move(profiles));
+  }
   if (!options.serving_file.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(
         options.backend.serving,
@@ -54,7 +63,8 @@ Status RunController(ControllerFlags flags, CommandContext* context) {
   return manager::RunManager(std::move(options), InterruptFlag());
 }
 
-void AddTargetOptions(CLI::App* app, manager::TargetOptions* target) {
+void AddTargetOptions(CLI::App* app, ControllerFlags* flags) {
+  manager::TargetOptions* target = &flags->manager.target;
   app->add_option("--target", target->file,
                   "Target deployment JSON file (watched for changes)");
   app->add_option("--target-configmap", target->configmap,
@@ -62,6 +72,9 @@ void AddTargetOptions(CLI::App* app, manager::TargetOptions* target) {
   app->add_option("--target-key", target->key,
                   "Key of the deployment JSON in the ConfigMap")
       ->capture_default_str();
+  app->add_option("-p,--profiles", flags->profiles,
+                  "Profile CSV: refuse a target whose replica declares more "
+                  "throughput than was measured for it");
 }
 
 void AddLeaseOptions(CLI::App* app, ControllerFlags* flags) {
@@ -118,7 +131,7 @@ void SetupController(CLI::App* app, CommandContext* context) {
   auto flags = std::make_shared<ControllerFlags>();
   manager::ManagerOptions& options = flags->manager;
   AddKubeOptions(app, &flags->kube);
-  AddTargetOptions(app, &options.target);
+  AddTargetOptions(app, flags.get());
   app->add_option("--namespace", flags->namespace_,
                   "Namespace of replica pods and the ConfigMap (default: the "
                   "kubeconfig's or the service account's)");

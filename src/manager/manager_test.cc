@@ -23,9 +23,12 @@ constexpr char kLease[] =
     "/apis/coordination.k8s.io/v1/namespaces/ns/leases/migserve-controller";
 
 TEST(TargetOptionsTest, WantsExactlyOneSource) {
-  TargetOptions both{"d.json", "map"};
+  TargetOptions both;
+  both.file = "d.json";
+  both.configmap = "map";
   TargetOptions neither;
-  TargetOptions file{"d.json", ""};
+  TargetOptions file;
+  file.file = "d.json";
   EXPECT_EQ(both.Validate().code(), Status::Code::kInvalidArgument);
   EXPECT_EQ(neither.Validate().code(), Status::Code::kInvalidArgument);
   EXPECT_TRUE(file.Validate().ok());

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "deployment/deployment_json.h"
+#include "deployment/validator.h"
 #include "util/json_fields.h"
 
 namespace migserve::manager {
@@ -30,6 +31,15 @@ TargetSource::TargetSource(const TargetOptions& options,
       key_(client, Namespace(), options.configmap, options.key) {}
 
 StatusOr<deployment::Deployment> TargetSource::Load() {
+  StatusOr<deployment::Deployment> target = Read();
+  if (target.ok() && options_.profiles) {
+    MIGSERVE_RETURN_IF_ERROR(
+        deployment::CheckDeclaredThroughputs(*target, *options_.profiles));
+  }
+  return target;
+}
+
+StatusOr<deployment::Deployment> TargetSource::Read() {
   if (!options_.file.empty()) {
     std::error_code error;
     mtime_ = std::filesystem::last_write_time(options_.file, error);

@@ -6,12 +6,14 @@
 
 #include <atomic>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 #include "deployment/deployment.h"
 #include "kube/configmap_key.h"
 #include "kube/informer.h"
 #include "kube/kube_client.h"
+#include "profile/profile_table.h"
 #include "util/status_or.h"
 
 namespace migserve::manager {
@@ -21,6 +23,9 @@ struct TargetOptions {
   std::string configmap;                // a ConfigMap in the client's namespace
   std::string key = "deployment.json";  // the ConfigMap's key
   double resync_s = 30;                 // the longest Wait
+  // When set, a target whose replica declares more throughput than its
+  // profile row measured is refused (deployment::CheckDeclaredThroughputs).
+  std::shared_ptr<const profile::ProfileTable> profiles;
 
   // InvalidArgument unless exactly one of file and configmap is given.
   Status Validate() const;
@@ -32,7 +37,8 @@ class TargetSource {
   TargetSource(const TargetOptions& options, kube::KubeClient* client);
 
   // Returns the target now; InvalidArgument (naming the file or the
-  // ConfigMap and key) if it cannot be read or parsed.
+  // ConfigMap and key) if it cannot be read or parsed, or if a replica
+  // declares more than `profiles` measured.
   StatusOr<deployment::Deployment> Load();
 
   // True if the target may have changed since the last Load: the file's
@@ -45,6 +51,8 @@ class TargetSource {
   void Wait(const std::atomic<bool>& stop);
 
  private:
+  // The target as the file or the ConfigMap gives it.
+  StatusOr<deployment::Deployment> Read();
   std::string Namespace() const;
 
   TargetOptions options_;

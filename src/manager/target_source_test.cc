@@ -6,7 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <nlohmann/json.hpp>
+
 #include "kube/testing/api_server_standin.h"
+#include "profile/profile_csv.h"
 #include "util/file.h"
 #include "util/test_util.h"
 
@@ -43,6 +47,32 @@ TEST(TargetSourceTest, AnotherKeyOfTheConfigMapIsNoChange) {
   auto loaded = source.Load();
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   EXPECT_FALSE(source.Changed());
+}
+
+// With the profiles, a target whose replica declares more than its row
+// measured (it would draw more than its share of the traffic) is refused
+// by name; the same target passes without them.
+TEST(TargetSourceTest, ATargetThatOverstatesAReplicaIsRefusedGivenProfiles) {
+  nlohmann::json night = nlohmann::json::parse(
+      ReadFile(testing::SourcePath("data/deployments/night.json")).value());
+  night["gpus"][0]["instances"][0]["throughput"] = 150;
+  std::string file = testing::WriteTempFile("inflated.json", night.dump());
+  kube::KubeClient client(kube::KubeConfig{});
+  TargetOptions options;
+  options.file = file;
+  EXPECT_TRUE(TargetSource(options, &client).Load().ok());
+  options.profiles = std::make_shared<const profile::ProfileTable>(
+      profile::LoadProfileCsv(
+          testing::SourcePath("data/profiles/a100-80gb.csv"))
+          .value());
+  auto refused = TargetSource(options, &client).Load();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            file +
+                ": gpu 0: instance 1g.10gb@0: declares 150 req/s for "
+                "'bert-1', more than the 101.907 its profile row measured "
+                "in " +
+                testing::SourcePath("data/profiles/a100-80gb.csv"));
 }
 
 }  // namespace
