@@ -24,4 +24,18 @@ case "$out" in
   *"--load-model=resnet50"*"--http-port=8000"*) ;;
   *) fail "tritonserver ran as: $out" ;;
 esac
+# A template with its own instance count runs another replica than the
+# planned one: refused, naming the placeholder.
+mkdir -p "$work/fixed/resnet50"
+sed 's/@INSTANCES@/4/' "$here/model-repository/resnet50/config.pbtxt.template" \
+  > "$work/fixed/resnet50/config.pbtxt.template"
+if err=$(PATH="$work/bin:$PATH" MODEL_REPOSITORY="$work/fixed" \
+  REPLICA_REPOSITORY="$work/repo2" MIGSERVE_MODEL=resnet50 MIGSERVE_BATCH=32 \
+  MIGSERVE_PROCS=2 bash "$here/start-replica.sh" 2>&1); then
+  fail "a template with a fixed instance count ran: $err"
+fi
+case "$err" in
+  *"config.pbtxt.template has no @INSTANCES@"*"2 instance(s)"*) ;;
+  *) fail "unclear refusal: $err" ;;
+esac
 echo "start-replica-test: ok ($out)"
