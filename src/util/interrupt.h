@@ -16,6 +16,17 @@ namespace migserve {
 // with 130.
 void InstallInterruptHandlers();
 
+// While one lives (on any thread), a first signal exits the process at once
+// with 130, as a second does: for a step that cannot poll Interrupted() (a
+// library parsing a large file) and holds nothing a stop would keep.
+class QuitAtOnce {
+ public:
+  QuitAtOnce();
+  ~QuitAtOnce();
+  QuitAtOnce(const QuitAtOnce&) = delete;
+  QuitAtOnce& operator=(const QuitAtOnce&) = delete;
+};
+
 // True once a signal (or RequestInterrupt) asked to stop.
 bool Interrupted();
 

@@ -1,6 +1,8 @@
 #include "util/interrupt.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <csignal>
 
@@ -24,6 +26,31 @@ TEST(InterruptTest, OneSignalIsSeenByEveryCommand) {
   EXPECT_FALSE(InterruptFlag().load());
   RequestInterrupt();
   EXPECT_TRUE(InterruptFlag().load());
+  ClearInterrupt();
+}
+
+// Inside a QuitAtOnce scope (a library parsing a large file, which polls
+// nothing) the first signal ends the process at once with 130; outside it,
+// the same signal only asks to stop.
+TEST(InterruptTest, AFirstSignalQuitsAtOnceWhereNothingPolls) {
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    InstallInterruptHandlers();
+    ClearInterrupt();
+    QuitAtOnce unpolled;
+    std::raise(SIGTERM);
+    _exit(0);  // not reached: the handler exits
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  { QuitAtOnce closed; }
+  InstallInterruptHandlers();
+  ClearInterrupt();
+  std::raise(SIGTERM);  // after the scope closed: a request, not an exit
+  EXPECT_TRUE(Interrupted());
   ClearInterrupt();
 }
 

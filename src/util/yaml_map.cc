@@ -7,6 +7,8 @@
 #include <map>
 #include <type_traits>
 
+#include "util/interrupt.h"
+
 namespace migserve {
 
 namespace {
@@ -61,6 +63,9 @@ StatusOr<YAML::Node> ParseYaml(const std::string& text,
                                const std::string& source) {
   YAML::Node root;
   try {
+    // yaml-cpp reads a region's workload (16 MB) for seconds without a
+    // check: a signal meanwhile ends the command at once.
+    QuitAtOnce unpolled;
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 #include "profile/capacity.h"
 #include "queueing/capacity_model.h"
+#include "util/interrupt.h"
 #include "util/parallel.h"
 
 namespace migserve::workload {
@@ -22,7 +25,8 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
   int n = static_cast<int>(workload.services.size());
   ParallelFor(n, [&](int j) {
     const Service& s = workload.services[j];
-    if (!profiles.HasModel(s.model, gpu.name)) return;
+    // At fleet scale the searches take minutes: a signal stops them.
+    if (Interrupted() || !profiles.HasModel(s.model, gpu.name)) return;
     queueing::ServiceTerms terms = workload.TermsOf(s);
     for (int p = 0; p < num_profiles; ++p) {
       if (!workload.mig.Enabled(gpu.profiles[p])) continue;
@@ -36,6 +40,11 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
       cell.capacity = best.capacity;
     }
   });
+  if (Interrupted()) {
+    return Status::Aborted(fmt::format(
+        "interrupted while computing the credits of {}'s {} services",
+        workload.source, n));
+  }
   for (int j = 0; j < n && every_service_fits; ++j) {
     const Service& s = workload.services[j];
     auto where = [&](const char* field) {
@@ -44,9 +53,16 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
     };
     if (!profiles.HasModel(s.model, gpu.name)) {
       std::vector<std::string> known = profiles.Models(gpu.name);
+      std::set<std::string> measured_on;
+      for (const profile::ProfileRow& row : profiles.rows) {
+        if (row.model == s.model) measured_on.insert(row.gpu);
+      }
       return Status::InvalidArgument(fmt::format(
-          "{}: model '{}' has no rows for {} in {}; it has rows for: {}",
+          "{}: model '{}' has no rows for {} in {}{}; it has rows for: {}",
           where(".model"), s.model, gpu.name, profiles.source,
+          measured_on.empty() ? ""
+                              : fmt::format(" (it was measured on {})",
+                                            fmt::join(measured_on, ", ")),
           known.empty() ? "none" : fmt::format("{}", fmt::join(known, ", "))));
     }
     bool any = false;

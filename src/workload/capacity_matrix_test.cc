@@ -6,6 +6,7 @@
 
 #include "mig/gpu_catalog.h"
 #include "profile/profile_csv.h"
+#include "util/interrupt.h"
 #include "workload/relaxed_bound.h"
 #include "workload/workload_yaml.h"
 
@@ -34,6 +35,24 @@ class CapacityMatrixTest : public ::testing::Test {
       *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
   Workload workload_;
 };
+
+// A signal stops the credit searches (minutes at fleet scale): the build
+// ends with Aborted, naming the workload, instead of finishing them.
+TEST_F(CapacityMatrixTest, ASignalStopsTheSearches) {
+  Workload w =
+      ParseWorkload(
+          "gpu: A100-SXM4-80GB\nservices:\n"
+          "  - {name: a, model: m, throughput: 100, latency_ms: 100}\n",
+          "w.yaml")
+          .value();
+  RequestInterrupt();
+  auto caps = CapacityMatrix::Build(w, profiles_, gpu_);
+  ClearInterrupt();
+  ASSERT_FALSE(caps.ok());
+  EXPECT_EQ(caps.status().code(), Status::Code::kAborted);
+  EXPECT_EQ(caps.status().message(),
+            "interrupted while computing the credits of w.yaml's 1 services");
+}
 
 TEST_F(CapacityMatrixTest, BestRowPerProfileUnderBudget) {
   auto caps = Build(

@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <unordered_map>
+#include <utility>
+
 #include "mig/gpu_catalog.h"
 #include "util/file.h"
+#include "util/interrupt.h"
 #include "util/plain_name.h"
 #include "util/yaml_map.h"
 
@@ -113,8 +117,15 @@ StatusOr<Service> ParseService(const YAML::Node& node,
         YamlMap::Open(node["observe"], source,
                       fmt::format("services[{}].observe", index)));
     MIGSERVE_RETURN_IF_ERROR(observe.CheckKeys({"rate", "p99_ms"}));
-    MIGSERVE_RETURN_IF_ERROR(observe.Optional("rate", &s.observe.rate));
-    MIGSERVE_RETURN_IF_ERROR(observe.Optional("p99_ms", &s.observe.p99_ms));
+    for (auto [key, query] : {std::pair{"rate", &s.observe.rate},
+                              std::pair{"p99_ms", &s.observe.p99_ms}}) {
+      MIGSERVE_RETURN_IF_ERROR(observe.Optional(key, query));
+      if (observe.Value(key).IsDefined() &&
+          query->find_first_not_of(" \t") == std::string::npos) {
+        return observe.Error(
+            key, "an empty query; leave the key out for the default");
+      }
+    }
   }
   return s;
 }
@@ -128,6 +139,7 @@ StatusOr<GpuOffer> ParseOffer(const YAML::Node& node, const std::string& source,
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &offer.name));
   auto gpu = mig::GpuCatalog::Default().Find(offer.name);
   if (!gpu.ok()) return map.Error("name", gpu.status().message());
+  offer.name = (*gpu)->name;  // an alias is the GPU it names
   MIGSERVE_RETURN_IF_ERROR(map.Optional("cost", &offer.cost, kCostRange));
   return offer;
 }
@@ -201,14 +213,19 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
   MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> services,
                             map.Sequence("services", true));
   if (services.empty()) return map.Error("services", "lists no service");
+  std::unordered_map<std::string, int> first_line;  // by name: a region's
+                                                    // 200,000 services
   for (size_t i = 0; i < services.size(); ++i) {
+    if (Interrupted()) {
+      return Status::Aborted(source + ": interrupted while reading it");
+    }
     MIGSERVE_ASSIGN_OR_RETURN(Service s, ParseService(services[i], source, i));
-    int previous = w.FindService(s.name);
-    if (previous >= 0) {
+    auto [previous, added] = first_line.emplace(s.name, s.line);
+    if (!added) {
       return Status::InvalidArgument(fmt::format(
           "{}:{}: services[{}].name: duplicate service '{}' (first at line "
           "{})",
-          source, s.line, i, s.name, w.services[previous].line));
+          source, s.line, i, s.name, previous->second));
     }
     w.services.push_back(std::move(s));
   }
