@@ -136,11 +136,13 @@ Status MatchServices(const workload::Workload& workload, Rates* rates,
     rates->column.push_back(column);
     report->services.push_back(s.name);
   }
-  for (const std::string& name : trace.services) {
+  for (size_t k = 0; k < trace.services.size(); ++k) {
+    const std::string& name = trace.services[k];
     if (std::find(report->services.begin(), report->services.end(), name) ==
         report->services.end()) {
-      return Status::InvalidArgument(fmt::format(
-          "replay: service {} of the trace is not in the workload", name));
+      return Status::InvalidArgument(
+          fmt::format("{}:{}: service: {} is not in the workload", trace.source,
+                      trace.lines[k], name));
     }
   }
   report->start_s = trace.start_s();

@@ -136,9 +136,9 @@ TEST(ReplayErrorsTest, TheTraceAndTheWorkloadMustNameTheSameServices) {
   Inputs in = Load("normal-1-flapping.csv");
   workload::Workload fewer = in.workload;
   fewer.services.pop_back();
-  EXPECT_EQ(
-      Replay(in.trace, fewer, in.profiles, {}).status().message(),
-      "replay: service densenet121-3 of the trace is not in the workload");
+  EXPECT_EQ(Replay(in.trace, fewer, in.profiles, {}).status().message(),
+            testing::SourcePath("data/traces/normal-1-flapping.csv") +
+                ":25: service: densenet121-3 is not in the workload");
   RateTrace less =
       ParseRateTrace("time_s,service,rate\n0,bert-1,10\n60,bert-1,10\n",
                      "t.csv")

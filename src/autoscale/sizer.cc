@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "controller/transition_target.h"
 #include "mig/gpu_catalog.h"
 #include "optimizer/problem.h"
 #include "optimizer/registry.h"
+#include "util/number.h"
 #include "workload/capacity_matrix.h"
 #include "workload/relaxed_bound.h"
 
@@ -27,7 +29,12 @@ StatusOr<Sizer> Sizer::Make(const workload::Workload& workload,
 
 StatusOr<Sizer::Sized> Sizer::Size(const std::vector<double>& rates) const {
   workload::Workload w = *workload_;
-  for (size_t s = 0; s < rates.size(); ++s) w.services[s].throughput = rates[s];
+  // A service at no traffic (a rate of 0, or a trace's tiny rate) keeps
+  // the workload's least rate: sized for nothing, it would get no replica,
+  // below the floor of one every deployment gives a service.
+  for (size_t s = 0; s < rates.size(); ++s) {
+    w.services[s].throughput = std::max(rates[s], kRateRange.min);
+  }
   MIGSERVE_ASSIGN_OR_RETURN(
       workload::CapacityMatrix caps,
       workload::CapacityMatrix::Build(w, *profiles_, *gpu_));

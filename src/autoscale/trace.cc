@@ -28,12 +28,13 @@ StatusOr<RateTrace> ParseRateTrace(std::string_view text,
   MIGSERVE_ASSIGN_OR_RETURN(int service_col, csv.Require("service"));
   MIGSERVE_ASSIGN_OR_RETURN(int rate_col, csv.Require("rate"));
   RateTrace trace;
+  trace.source = source;
   // Each moment's rows: service index -> rate.
   std::vector<std::map<int, double>> rows_at;
   for (const CsvRecord& row : csv.Rows()) {
     MIGSERVE_ASSIGN_OR_RETURN(double time, csv.Number(row, time_col));
-    std::string service = csv.Field(row, service_col);
-    if (service.empty()) return csv.Error(row, service_col, "empty");
+    MIGSERVE_ASSIGN_OR_RETURN(std::string service,
+                              csv.PlainName(row, service_col));
     MIGSERVE_ASSIGN_OR_RETURN(double rate, csv.Number(row, rate_col));
     if (!trace.times_s.empty() && time < trace.times_s.back()) {
       return csv.Error(row, time_col,
@@ -49,6 +50,7 @@ StatusOr<RateTrace> ParseRateTrace(std::string_view text,
     if (s < 0) {
       s = static_cast<int>(trace.services.size());
       trace.services.push_back(service);
+      trace.lines.push_back(row.line);
     }
     if (!rows_at.back().emplace(s, rate).second) {
       return csv.Error(

@@ -16,7 +16,9 @@
 namespace migserve::autoscale {
 
 struct RateTrace {
+  std::string source;                 // the file, for messages
   std::vector<std::string> services;  // in order of first appearance
+  std::vector<int> lines;             // each service's first line
   // The moments at which some rate changes, ascending; the last is the end.
   std::vector<double> times_s;
   // rates[k][s]: service s's rate from times_s[k] until times_s[k + 1].

@@ -8,7 +8,9 @@
 #include "cli/flag_checks.h"
 #include "mig/gpu_catalog.h"
 #include "util/file.h"
+#include "util/interrupt.h"
 #include "util/parallel.h"
+#include "util/plain_name.h"
 
 namespace migserve::cli {
 namespace {
@@ -127,13 +129,40 @@ std::string UnknownCommand(const std::string& name) {
   return message + "; see migserve --help";
 }
 
+// The numeric flag of `command` given an empty value ("--seed ''" or
+// "--seed="), or "": CLI11 reads one as 0 or as no value at all, either way
+// silently. (A text flag may mean something by "": --grpc-listen "" is no
+// gRPC listener.)
+std::string EmptyNumber(const CLI::App& command,
+                        const std::vector<std::string>& args) {
+  for (size_t i = 1; i < args.size(); ++i) {
+    std::string flag;
+    const std::string& a = args[i];
+    if (a.size() > 2 && a[0] == '-' && a.find('=') == a.size() - 1) {
+      flag = a.substr(0, a.size() - 1);
+    } else if (a.empty() && args[i - 1].size() > 1 && args[i - 1][0] == '-' &&
+               args[i - 1].find('=') == std::string::npos) {
+      flag = args[i - 1];
+    } else {
+      continue;
+    }
+    const CLI::Option* option = command.get_option_no_throw(flag);
+    if (option != nullptr && option->get_type_name().rfind("TEXT", 0) != 0) {
+      return flag;
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 int CommandContext::Fail(const Status& status) {
-  err << "migserve: " << status.message() << "\n";
+  err << "migserve: " << Printable(status.message()) << "\n";
   exit_code = status.code() == Status::Code::kInvalidArgument ||
                       status.code() == Status::Code::kNotFound
                   ? kExitBadInput
+              : status.code() == Status::Code::kAborted && Interrupted()
+                  ? kExitInterrupted
                   : kExitNo;
   return exit_code;
 }
@@ -182,6 +211,15 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out,
       std::none_of(std::begin(kCommands), std::end(kCommands),
                    [&](const CommandSpec& c) { return args[0] == c.name; })) {
     err << "migserve: " << UnknownCommand(args[0]) << "\n";
+    return kExitBadInput;
+  }
+  std::vector<CLI::App*> named = app.get_subcommands([&](CLI::App* sub) {
+    return !args.empty() && sub->get_name() == args[0];
+  });
+  std::string empty = named.empty() ? "" : EmptyNumber(*named[0], args);
+  if (!empty.empty()) {
+    err << "migserve: " << Printable(empty)
+        << ": an empty value; leave the flag out for its default\n";
     return kExitBadInput;
   }
   std::vector<std::string> reversed(args.rbegin(), args.rend());

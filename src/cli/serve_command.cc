@@ -201,7 +201,7 @@ void SetupServe(CLI::App* app, CommandContext* context) {
   app->add_option("--cv", flags->cv,
                   "gamma: coefficient of variation of the gaps (default: the "
                   "workload's arrival_cv)")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   app->add_option(
          "--routing", flags->routing,
          fmt::format("{} (the routers a workload names), weighted (round "
@@ -226,7 +226,8 @@ void SetupServe(CLI::App* app, CommandContext* context) {
       ->default_val(flags->batching);
   app->add_option("--max-queue-delay", flags->max_queue_delay_ms,
                   "timer: Triton's max_queue_delay, milliseconds")
-      ->default_val(flags->max_queue_delay_ms);
+      ->default_val(flags->max_queue_delay_ms)
+      ->check(Between(0, kLatencyMsRange.max));
   app->add_option("--duration", o.duration_s, "Simulated seconds of arrivals")
       ->default_val(o.duration_s);
   app->add_option("--warmup", o.warmup_s,

@@ -1,6 +1,7 @@
 #include "cli/serving_flags.h"
 
 #include "cli/flag_checks.h"
+#include "util/plain_name.h"
 
 namespace migserve::cli {
 
@@ -13,8 +14,13 @@ void AddServingOptions(CLI::App* app, std::string* serving, std::string* image,
   app->add_option("--image", *image,
                   "Serving container image (overrides the spec's; default "
                   "nvcr.io/nvidia/tritonserver:24.08-py3)")
-      ->check([](const std::string& value) {
-        return value.empty() ? std::string("must name an image") : "";
+      ->check([](const std::string& value) -> std::string {
+        if (value.empty()) return "must name an image";
+        if (value.find_first_of(" \t\n\r\f\v") != std::string::npos ||
+            Printable(value) != value) {
+          return "must not hold spaces or control characters";
+        }
+        return "";
       });
   app->add_option("--port", *port,
                   "The container's one HTTP port, named http (overrides the "

@@ -397,6 +397,12 @@ TEST(TransitionCliTest, FaultFlagsThatCannotTakeEffectExitTwo) {
   EXPECT_EQ(image.code, 2);
   EXPECT_NE(image.err.find("must name an image"), std::string::npos)
       << image.err;
+  CliResult spaced =
+      Cli({"export", "-d", kDay, "-o", TempDir() + "/x", "--image", "a b:1"});
+  EXPECT_EQ(spaced.code, 2);
+  EXPECT_NE(spaced.err.find("must not hold spaces or control characters"),
+            std::string::npos)
+      << spaced.err;
 }
 
 }  // namespace

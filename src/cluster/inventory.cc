@@ -7,6 +7,7 @@
 #include "mig/gpu_catalog.h"
 #include "util/file.h"
 #include "util/number.h"
+#include "util/plain_name.h"
 #include "util/yaml_map.h"
 
 namespace migserve::cluster {
@@ -43,7 +44,8 @@ StatusOr<Inventory> ParseInventory(const std::string& yaml,
     MIGSERVE_RETURN_IF_ERROR(node.Required("name", &out.name));
     MIGSERVE_RETURN_IF_ERROR(node.Required("gpu", &gpu));
     MIGSERVE_RETURN_IF_ERROR(node.Required("gpus", &out.gpus));
-    if (out.name.empty()) return node.Error("name", "must not be empty");
+    std::string problem = ObjectNameProblem(out.name);
+    if (!problem.empty()) return node.Error("name", problem);
     if (!names.insert(out.name).second) {
       return node.Error("name", out.name + " is listed twice");
     }

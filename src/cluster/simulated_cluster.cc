@@ -12,8 +12,10 @@ namespace migserve::cluster {
 Status ActionDurations::Validate() const {
   for (double d :
        {create_s, delete_s, local_migrate_s, remote_migrate_s, repartition_s}) {
-    if (!(d > 0)) {
-      return Status::InvalidArgument("action durations must be > 0 seconds");
+    if (!(d > 0 && d <= kMaxActionSeconds)) {
+      return Status::InvalidArgument(fmt::format(
+          "action durations must be above 0 and at most {:g} seconds, got {}",
+          kMaxActionSeconds, d));
     }
   }
   if (!(jitter >= 0 && jitter < 1)) {

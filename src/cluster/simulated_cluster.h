@@ -24,6 +24,10 @@ namespace migserve::cluster {
 // paper found to be most of a transition (fig:e2estack); a partial
 // repartition through NVML takes seconds, unlike a whole-GPU mig-parted
 // re-configuration (about 113 s, with the GPU drained).
+// The longest simulated action: a day (a longer one is a typo, and an
+// infinite one would never end the run).
+inline constexpr double kMaxActionSeconds = 86400;
+
 struct ActionDurations {
   double create_s = 30;
   double delete_s = 5;
@@ -32,7 +36,8 @@ struct ActionDurations {
   double repartition_s = 8;
   double jitter = 0.2;  // each duration is scaled by 1 + U(-jitter, jitter)
 
-  // Returns InvalidArgument unless every duration is > 0 and 0 <= jitter < 1.
+  // Returns InvalidArgument unless every duration is in (0,
+  // kMaxActionSeconds] and 0 <= jitter < 1.
   Status Validate() const;
 };
 

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <tuple>
+#include <unordered_set>
 
 #include "deployment/validator.h"
 #include "util/file.h"
 #include "util/json_fields.h"
 #include "util/number.h"
+#include "util/plain_name.h"
 
 namespace migserve::deployment {
 namespace {
@@ -227,6 +229,7 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
   MIGSERVE_RETURN_IF_ERROR(f.Get("gpu", true, &d.gpu));
   if (f.Has("services")) {
     MIGSERVE_ASSIGN_OR_RETURN(const json* services, f.Array("services"));
+    std::unordered_set<std::string> names;
     for (size_t k = 0; k < services->size(); ++k) {
       std::string path = fmt::format("services[{}]", k);
       MIGSERVE_RETURN_IF_ERROR(ExpectObject((*services)[k], source, path));
@@ -240,6 +243,17 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
       }
       MIGSERVE_RETURN_IF_ERROR(sf.Get("throughput", false, &s.throughput));
       MIGSERVE_RETURN_IF_ERROR(sf.Get("latency_ms", false, &s.latency_ms));
+      for (auto [key, value, range] :
+           {std::tuple{"throughput", s.throughput, kRateRange},
+            std::tuple{"latency_ms", s.latency_ms, kLatencyMsRange}}) {
+        // 0: not known (observe writes the services it sees so).
+        std::string wrong = value != 0 ? OutOfRange(value, range) : "";
+        if (!wrong.empty()) return sf.Error(key, wrong);
+      }
+      if (!names.insert(s.name).second) {
+        return sf.Error("name",
+                        fmt::format("service '{}' is listed twice", s.name));
+      }
       MIGSERVE_RETURN_IF_ERROR(sf.Get("min_replicas", false, &s.min_replicas));
       if (s.min_replicas < 1 || s.min_replicas > 10000) {
         return sf.Error("min_replicas", "must be from 1 to 10000");
@@ -261,6 +275,10 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
       std::string value;
       MIGSERVE_RETURN_IF_ERROR(gf.Get(key, true, &value));
       *field = value;
+    }
+    if (out.node) {
+      std::string problem = ObjectNameProblem(*out.node);
+      if (!problem.empty()) return gf.Error("node", problem);
     }
     if (gf.Has("index")) {
       int index = 0;

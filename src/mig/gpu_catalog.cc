@@ -2,25 +2,47 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
+#include <tuple>
+#include <utility>
 
 #include "mig/embedded_gpu_tables.h"
 #include "util/file.h"
+#include "util/number.h"
+#include "util/plain_name.h"
 #include "util/yaml_map.h"
 
 namespace migserve::mig {
 namespace {
 
+bool IsProfileName(std::string_view name) {
+  if (name.empty() || name.size() > 32) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || c == '.' || c == '+';
+  });
+}
+
+// Parses a profile of `gpu`, whose slices and memory are read already.
 StatusOr<Profile> ParseProfile(const YAML::Node& node,
                                const std::string& source,
-                               const std::string& path, int memory_slices) {
+                               const std::string& path, const GpuModel& gpu) {
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(node, source, path));
   MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
       {"name", "nvml_id", "compute_slices", "memory_slices", "memory_gb",
        "starts", "max_count", "default", "aliases"}));
   Profile p;
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &p.name));
+  if (!IsProfileName(p.name)) {
+    return map.Error("name",
+                     fmt::format("must be a MIG profile name such as 1g.10gb "
+                                 "or 1g.10gb+me (letters, digits, '.', '+'), "
+                                 "got '{}'",
+                                 Printable(p.name)));
+  }
   MIGSERVE_RETURN_IF_ERROR(map.Optional("nvml_id", &p.nvml_id));
   MIGSERVE_RETURN_IF_ERROR(map.Required("compute_slices", &p.compute_slices));
   MIGSERVE_RETURN_IF_ERROR(map.Required("memory_slices", &p.memory_slices));
@@ -29,11 +51,24 @@ StatusOr<Profile> ParseProfile(const YAML::Node& node,
   MIGSERVE_RETURN_IF_ERROR(map.Optional("max_count", &p.max_count));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("default", &p.enabled_by_default));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("aliases", &p.aliases));
-  if (p.compute_slices <= 0) return map.Error("compute_slices", "must be > 0");
-  if (p.memory_slices <= 0) return map.Error("memory_slices", "must be > 0");
+  for (auto [key, value, most] :
+       {std::tuple{"compute_slices", p.compute_slices, gpu.compute_slices},
+        std::tuple{"memory_slices", p.memory_slices, gpu.memory_slices}}) {
+    if (value < 1 || value > most) {
+      return map.Error(
+          key,
+          fmt::format("must be from 1 to the GPU's {}, got {}", most, value));
+    }
+  }
+  if (!(p.memory_gb > 0 && p.memory_gb <= gpu.memory_gb)) {
+    return map.Error("memory_gb",
+                     fmt::format("must be above 0 and at most the GPU's {}, "
+                                 "got {}",
+                                 gpu.memory_gb, p.memory_gb));
+  }
   if (p.starts.empty()) return map.Error("starts", "must list a start");
   for (int s : p.starts) {
-    if (s < 0 || s + p.memory_slices > memory_slices) {
+    if (s < 0 || s + p.memory_slices > gpu.memory_slices) {
       return map.Error("starts", fmt::format("start {} does not fit", s));
     }
   }
@@ -66,6 +101,14 @@ StatusOr<GpuModel> ParseGpuModel(const std::string& yaml,
   GpuModel model;
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &model.name));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("aliases", &model.aliases));
+  // Workloads, profiles and plans name the GPU by these, and messages and
+  // node configs print them.
+  for (const std::string& name : model.aliases) {
+    std::string problem = PlainNameProblem(name);
+    if (!problem.empty()) return map.Error("aliases", problem);
+  }
+  std::string problem = PlainNameProblem(model.name);
+  if (!problem.empty()) return map.Error("name", problem);
   MIGSERVE_RETURN_IF_ERROR(
       map.Optional("pci_device_ids", &model.pci_device_ids));
   MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> products,
@@ -84,13 +127,24 @@ StatusOr<GpuModel> ParseGpuModel(const std::string& yaml,
   MIGSERVE_RETURN_IF_ERROR(map.Required("memory_slices", &model.memory_slices));
   MIGSERVE_RETURN_IF_ERROR(map.Required("memory_gb", &model.memory_gb));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("legacy_4g3g", &model.legacy_4g3g));
+  for (auto [key, value] : {std::pair{"compute_slices", model.compute_slices},
+                            std::pair{"memory_slices", model.memory_slices}}) {
+    if (value < 1 || value > kMaxSlices) {
+      return map.Error(
+          key, fmt::format("must be from 1 to {}, got {}", kMaxSlices, value));
+    }
+  }
+  std::string wrong = OutOfRange(model.memory_gb, kMemoryGbRange);
+  if (!wrong.empty() || model.memory_gb <= 0) {
+    return map.Error("memory_gb", wrong.empty() ? "must be above 0" : wrong);
+  }
   MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> profiles,
                             map.Sequence("profiles", true));
+  if (profiles.empty()) return map.Error("profiles", "must list a profile");
   for (size_t i = 0; i < profiles.size(); ++i) {
     MIGSERVE_ASSIGN_OR_RETURN(
-        Profile p,
-        ParseProfile(profiles[i], source, fmt::format("profiles[{}]", i),
-                     model.memory_slices));
+        Profile p, ParseProfile(profiles[i], source,
+                                fmt::format("profiles[{}]", i), model));
     if (model.FindProfile(p.name) >= 0) {
       return map.Error("profiles", "duplicate profile " + p.name);
     }
@@ -148,8 +202,10 @@ Status GpuCatalog::Add(GpuModel model) {
     for (const std::string& name : names) {
       if (m.Named(name)) {
         return Status::InvalidArgument(
-            fmt::format("GPU table {}: the name {} is taken by {}", model.name,
-                        name, m.name));
+            fmt::format("GPU table {}: {} already names {}, whose table "
+                        "differs (a table may repeat a known GPU's name only "
+                        "with the same geometry)",
+                        model.name, name, m.name));
       }
     }
   }

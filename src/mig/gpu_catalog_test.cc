@@ -93,8 +93,9 @@ TEST(GpuCatalogTest, UserTablesJoinTheCatalogAndWinOnPciIds) {
   clash.name = "A100-PCIE-80GB";  // an alias of a shipped table
   Status added = GpuCatalog::AddToDefault(clash);
   EXPECT_EQ(added.message(),
-            "GPU table A100-PCIE-80GB: the name A100-PCIE-80GB is taken by "
-            "A100-SXM4-80GB");
+            "GPU table A100-PCIE-80GB: A100-PCIE-80GB already names "
+            "A100-SXM4-80GB, whose table differs (a table may repeat a known "
+            "GPU's name only with the same geometry)");
 }
 
 TEST(GpuCatalogTest, ProfilesAreFoundByShapeAsDriversPrintThem) {

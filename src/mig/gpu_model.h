@@ -40,6 +40,9 @@ struct Product {
 // counts in fixed arrays. Every NVIDIA GPU so far has at most 8 (A100 and
 // H100 with 4g.40gb+ variants included); the GPU table parser refuses more.
 inline constexpr int kMaxProfiles = 8;
+// The most compute or memory slices of a GPU: every NVIDIA GPU so far has
+// at most 8, and layouts are enumerated over the memory slices.
+inline constexpr int kMaxSlices = 16;
 
 struct GpuModel {
   std::string name;

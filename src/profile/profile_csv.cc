@@ -106,11 +106,6 @@ StatusOr<ProfileTable> ParseProfileCsv(const std::string& text,
       first_line;
   for (const CsvRecord& record : file.Rows()) {
     RowReader reader(file, record, column_of);
-    if (record.fields.size() != header.fields.size()) {
-      return Status::InvalidArgument(
-          fmt::format("{}:{}: row: has {} fields, the header has {}", source,
-                      record.line, record.fields.size(), header.fields.size()));
-    }
     ProfileRow row;
     row.line = record.line;
     MIGSERVE_ASSIGN_OR_RETURN(row.model, reader.PlainName(0));

@@ -13,7 +13,26 @@ StatusOr<CsvFile> CsvFile::Parse(std::string_view text, std::string source,
   if (records->empty()) {
     return Status::InvalidArgument(source + ":1: header: missing");
   }
-  MIGSERVE_RETURN_IF_ERROR(CheckCommaSeparated(records->front(), source, what));
+  const CsvRecord& header = records->front();
+  MIGSERVE_RETURN_IF_ERROR(CheckCommaSeparated(header, source, what));
+  // A column given twice would be read from whichever comes first; a row
+  // of another width has its fields under the wrong headers.
+  for (size_t i = 0; i < header.fields.size(); ++i) {
+    for (size_t k = 0; k < i; ++k) {
+      if (header.fields[k] == header.fields[i]) {
+        return Status::InvalidArgument(
+            fmt::format("{}:{}: header: column '{}' given twice", source,
+                        header.line, header.fields[i]));
+      }
+    }
+  }
+  for (const CsvRecord& row : *records) {
+    if (row.fields.size() != header.fields.size()) {
+      return Status::InvalidArgument(
+          fmt::format("{}:{}: row: has {} fields, the header has {}", source,
+                      row.line, row.fields.size(), header.fields.size()));
+    }
+  }
   return CsvFile(std::move(source), std::move(records).value());
 }
 

@@ -18,9 +18,10 @@ namespace migserve {
 class CsvFile {
  public:
   // Parses `text` (from `source`, for messages): the first record is the
-  // header. InvalidArgument "FILE:1: header: missing" for an empty file, or
-  // a header separated by ';', tab or '|' instead of commas (named, with
-  // `what` the files that are comma-separated).
+  // header. InvalidArgument "FILE:1: header: missing" for an empty file, a
+  // header separated by ';', tab or '|' instead of commas (named, with
+  // `what` the files that are comma-separated), a column headed twice, or a
+  // row with more or fewer fields than the header.
   static StatusOr<CsvFile> Parse(std::string_view text, std::string source,
                                  std::string_view what = "CSV files");
 

@@ -43,5 +43,17 @@ TEST(CsvFileTest, EmptyFileAndWrongSeparatorAreNamed) {
             "comma-separated");
 }
 
+// A column headed twice would be read from its first place only, and a row
+// of another width has its fields under the wrong headers: both refused.
+TEST(CsvFileTest, AColumnTwiceAndARaggedRowAreRefused) {
+  EXPECT_EQ(CsvFile::Parse("a,b,a\n1,2,3\n", "f.csv").status().message(),
+            "f.csv:1: header: column 'a' given twice");
+  EXPECT_EQ(CsvFile::Parse("a,b\n1,2\n1,2,3\n", "f.csv").status().message(),
+            "f.csv:3: row: has 3 fields, the header has 2");
+  EXPECT_EQ(CsvFile::Parse("a,b\n1\n", "f.csv").status().message(),
+            "f.csv:2: row: has 1 fields, the header has 2");
+  EXPECT_TRUE(CsvFile::Parse("a,b\n1,\n", "f.csv").ok());
+}
+
 }  // namespace
 }  // namespace migserve

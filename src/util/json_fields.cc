@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
 
 #include "util/csv.h"
 #include "util/plain_name.h"
@@ -10,6 +15,33 @@
 namespace migserve {
 
 using nlohmann::json;
+
+namespace {
+
+// InvalidArgument "SOURCE:LINE: key 'KEY' given twice in one object", LINE
+// that of the `nth` key named `key` (a key is its quoted text and a colon:
+// no string value is followed by one).
+Status KeyGivenTwice(const std::string& text, const std::string& source,
+                     const std::string& key, int nth) {
+  const std::string quoted = json(key).dump();
+  size_t at = 0;
+  for (int found = 0; found < nth;) {
+    at = text.find(quoted, at);
+    if (at == std::string::npos) break;
+    at += quoted.size();
+    size_t next = text.find_first_not_of(" \t\r\n", at);
+    if (next != std::string::npos && text[next] == ':') ++found;
+  }
+  if (at == std::string::npos) {
+    return Status::InvalidArgument(
+        fmt::format("{}: key '{}' given twice in one object", source, key));
+  }
+  return Status::InvalidArgument(
+      fmt::format("{}:{}: key '{}' given twice in one object", source,
+                  1 + std::count(text.begin(), text.begin() + at, '\n'), key));
+}
+
+}  // namespace
 
 StatusOr<json> ParseJson(const std::string& text, const std::string& source) {
   size_t first = text.find_first_not_of(" \t\r\n");
@@ -24,8 +56,26 @@ StatusOr<json> ParseJson(const std::string& text, const std::string& source) {
         text.substr(first,
                     std::min<size_t>(12, text.find('\n', first) - first))));
   }
+  // Keys seen in each open object, and the first key given twice with the
+  // count of its occurrences up to it: nlohmann keeps the last of a
+  // duplicate silently, and a file edited by hand must not mean two things.
+  std::vector<std::set<std::string>> open;
+  std::map<std::string, int> occurrences;
+  std::optional<std::pair<std::string, int>> twice;
+  auto check = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) open.emplace_back();
+    if (event == json::parse_event_t::object_end) open.pop_back();
+    if (event == json::parse_event_t::key) {
+      const std::string& key = parsed.get_ref<const std::string&>();
+      int seen = ++occurrences[key];
+      if (!open.back().insert(key).second && !twice) twice = {key, seen};
+    }
+    return true;
+  };
   try {
-    return json::parse(text);
+    json parsed = json::parse(text, check);
+    if (twice) return KeyGivenTwice(text, source, twice->first, twice->second);
+    return parsed;
   } catch (const json::parse_error& e) {
     size_t byte = std::min<size_t>(e.byte, text.size());
     int line = 1, column = 1;

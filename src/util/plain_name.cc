@@ -10,8 +10,13 @@ bool Alnum(char c) {
          (c >= '0' && c <= '9');
 }
 
-// `name` as a message shows it: control characters and quotes escaped, at
-// most 40 characters of it.
+bool Control(char c) {
+  auto u = static_cast<unsigned char>(c);
+  return u < 0x20 || u == 0x7f;
+}
+
+// `name` as a message shows it: control characters, bytes past ASCII and
+// quotes escaped, at most 40 characters of it.
 std::string Shown(std::string_view name) {
   std::string out;
   for (char c : name.substr(0, 40)) {
@@ -19,7 +24,7 @@ std::string Shown(std::string_view name) {
     if (c == '\'' || c == '\\') {
       out += '\\';
       out += c;
-    } else if (u < 0x20 || u >= 0x7f) {
+    } else if (Control(c) || u >= 0x80) {
       out += fmt::format("\\x{:02x}", u);
     } else {
       out += c;
@@ -46,6 +51,33 @@ std::string PlainNameProblem(std::string_view name) {
       "must be 1 to {} letters, digits, '-', '_' or '.', starting and ending "
       "with a letter or digit, got '{}'",
       kMaxPlainName, Shown(name));
+}
+
+std::string ObjectNameProblem(std::string_view name) {
+  auto lower = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+  };
+  bool ok = !name.empty() && name.size() <= kMaxObjectName &&
+            lower(name.front()) && lower(name.back());
+  for (char c : name) ok = ok && (lower(c) || c == '-' || c == '.');
+  if (ok) return "";
+  return fmt::format(
+      "must be a Kubernetes object name: 1 to {} lower-case letters, "
+      "digits, "
+      "'-' or '.', starting and ending with a letter or digit, got '{}'",
+      kMaxObjectName, Shown(name));
+}
+
+std::string Printable(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (Control(c) && c != '\n' && c != '\t') {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace migserve

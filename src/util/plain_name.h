@@ -23,6 +23,18 @@ bool IsPlainName(std::string_view name);
 // 63 letters, ... got '<name>'" (the name shown escaped and cut short).
 std::string PlainNameProblem(std::string_view name);
 
+// Kubernetes object names (a DNS subdomain, RFC 1123): nodes as
+// deployments and inventories give them, a Gateway a serving spec names.
+inline constexpr int kMaxObjectName = 253;
+
+// "" if `name` can be a Kubernetes object name, else why not (as above).
+std::string ObjectNameProblem(std::string_view name);
+
+// `text` with every control character but newline and tab shown as \xNN:
+// what a message may print of text from outside, so that no name in a file
+// (an escape sequence, a carriage return, a NUL) can drive the terminal.
+std::string Printable(std::string_view text);
+
 }  // namespace migserve
 
 #endif  // MIGSERVE_UTIL_PLAIN_NAME_H_

@@ -35,5 +35,32 @@ TEST(PlainNameTest, TakesLabelValuesOnly) {
                 std::string(40, 'x') + "... (300 characters)'");
 }
 
+// Node and Gateway names: RFC 1123 subdomains, up to 253 characters.
+TEST(PlainNameTest, ObjectNamesAreDnsSubdomains) {
+  for (const std::string& good :
+       {std::string("node-1"), std::string("ip-10-0-0-1.ec2.internal"),
+        std::string(253, 'a')}) {
+    EXPECT_EQ(ObjectNameProblem(good), "") << good;
+  }
+  for (const std::string& bad :
+       {std::string(""), std::string("Node-1"), std::string("a_b"),
+        std::string("-a"), std::string("a."), std::string("a\nb"),
+        std::string(254, 'a')}) {
+    EXPECT_NE(ObjectNameProblem(bad), "") << bad;
+  }
+  EXPECT_EQ(ObjectNameProblem("a\x1b"),
+            "must be a Kubernetes object name: 1 to 253 lower-case letters, "
+            "digits, '-' or '.', starting and ending with a letter or digit, "
+            "got 'a\\x1b'");
+}
+
+// What a message may print of outside text: every control character but
+// newline and tab escaped, the rest (UTF-8 included) as it is.
+TEST(PlainNameTest, PrintableEscapesControlCharacters) {
+  EXPECT_EQ(Printable(std::string("a\x1b[2Jb\r\0\x7f\n\tr\xc3\xa9", 14)),
+            "a\\x1b[2Jb\\x0d\\x00\\x7f\n\tr\xc3\xa9");
+  EXPECT_EQ(Printable("plain text"), "plain text");
+}
+
 }  // namespace
 }  // namespace migserve

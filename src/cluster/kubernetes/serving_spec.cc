@@ -8,6 +8,7 @@
 #include "cluster/kubernetes/names.h"
 #include "kube/yaml_json.h"
 #include "util/file.h"
+#include "util/plain_name.h"
 #include "util/yaml_map.h"
 
 namespace migserve::cluster::kubernetes {
@@ -172,6 +173,10 @@ Status ReadTemplate(const YamlMap& map, Json* out) {
     std::string value;
     MIGSERVE_RETURN_IF_ERROR(map.Required(key, &value));
     if (value.empty()) return map.Error(key, "must not be empty");
+    if (value.find_first_of(" \t\n\r\f\v") != std::string::npos ||
+        Printable(value) != value) {
+      return map.Error(key, "must not hold spaces or control characters");
+    }
     (*out)[key] = value;
   }
   for (const char* key : {"command", "args"}) {
@@ -221,7 +226,10 @@ Status ReadRouting(const YamlMap& map, ServingSpec* spec) {
     MIGSERVE_RETURN_IF_ERROR(gateway.Optional("namespace", &ref.namespace_));
     MIGSERVE_RETURN_IF_ERROR(
         gateway.Optional("sectionName", &ref.section_name));
-    if (ref.name.empty()) return gateway.Error("name", "must not be empty");
+    std::string problem = ObjectNameProblem(ref.name);
+    if (!problem.empty()) return gateway.Error("name", problem);
+    problem = ref.namespace_.empty() ? "" : ObjectNameProblem(ref.namespace_);
+    if (!problem.empty()) return gateway.Error("namespace", problem);
     spec->gateway = ref;
   }
   std::string match = "path";
