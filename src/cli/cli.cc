@@ -64,6 +64,8 @@ constexpr CommandSpec kCommands[] = {
     {"generate", "Generate a paper-style workload", SetupGenerate},
     {"models", "Classify models as linear, sub- or super-linear (paper 2.2)",
      SetupModels},
+    {"completion", "Print a bash completion script (source <(migserve ...))",
+     SetupCompletion},
 };
 
 // --gpu-table FILE on every command: the tables are added to the catalog as

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "cli/cli_test_util.h"
 #include "optimizer/registry.h"
@@ -57,6 +58,48 @@ TEST(CliTest, HelpOnEveryCommandExitsZero) {
     EXPECT_EQ(r.code, 0) << args[0];
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << args[0];
   }
+}
+
+// What bash completes with the script `completion bash` prints, after
+// `words` (the last being the word under the cursor).
+std::string Completed(const std::string& script,
+                      const std::vector<std::string>& words) {
+  std::string array;
+  for (const std::string& w : words) array += " '" + w + "'";
+  std::string command = fmt::format(
+      "bash -c 'source {}; COMP_WORDS=({}); COMP_CWORD={}; _migserve; echo "
+      "\"${{COMPREPLY[*]}}\"'",
+      script, std::regex_replace(array, std::regex("'"), "'\\''"),
+      words.size() - 1);
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string out;
+  char buffer[4096];
+  while (pipe != nullptr && fgets(buffer, sizeof buffer, pipe) != nullptr) {
+    out += buffer;
+  }
+  if (pipe != nullptr) pclose(pipe);
+  return out.substr(0, out.find('\n'));
+}
+
+// The completion script knows every command, each command's flags and the
+// import kinds, and offers file names for the rest.
+TEST(CliTest, BashCompletesCommandsFlagsAndImportKinds) {
+  CliResult r = Cli({"completion", "bash"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string script = WriteTempFile("migserve.bash", r.out);
+  EXPECT_EQ(Completed(script, {"migserve", "opt"}), "optimize");
+  EXPECT_EQ(Completed(script, {"migserve", "re"}), "replay report");
+  EXPECT_EQ(Completed(script, {"migserve", "optimize", "--alg"}), "--algo");
+  EXPECT_EQ(Completed(script, {"migserve", "replay", "--max-"}), "--max-gpus");
+  EXPECT_EQ(Completed(script, {"migserve", "import", "m"}),
+            "model-analyzer migperf");
+  EXPECT_EQ(Completed(script, {"migserve", "import", "migperf", "-"}),
+            "-h --help -o --output");
+  EXPECT_EQ(Completed(script, {"migserve", "validate",
+                               script.substr(0, script.size() - 3)}),
+            script);
+  EXPECT_EQ(Cli({"completion", "zsh"}).code, 2);
+  EXPECT_EQ(Cli({"completion", "--help"}).code, 0);
 }
 
 // A one-service replay: the table's rows, a move up when the rate doubles

@@ -73,6 +73,7 @@ void SetupShow(CLI::App* app, CommandContext* context);
 void SetupServe(CLI::App* app, CommandContext* context);
 void SetupReplay(CLI::App* app, CommandContext* context);
 void SetupAutoscale(CLI::App* app, CommandContext* context);
+void SetupCompletion(CLI::App* app, CommandContext* context);
 
 }  // namespace migserve::cli
 
