@@ -220,9 +220,8 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out,
   });
   std::string empty = named.empty() ? "" : EmptyNumber(*named[0], args);
   if (!empty.empty()) {
-    err << "migserve: " << Printable(empty)
-        << ": an empty value; leave the flag out for its default\n";
-    return kExitBadInput;
+    return context.Fail(Status::InvalidArgument(
+        empty + ": an empty value; leave the flag out for its default"));
   }
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

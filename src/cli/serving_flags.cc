@@ -15,12 +15,7 @@ void AddServingOptions(CLI::App* app, std::string* serving, std::string* image,
                   "Serving container image (overrides the spec's; default "
                   "nvcr.io/nvidia/tritonserver:24.08-py3)")
       ->check([](const std::string& value) -> std::string {
-        if (value.empty()) return "must name an image";
-        if (value.find_first_of(" \t\n\r\f\v") != std::string::npos ||
-            Printable(value) != value) {
-          return "must not hold spaces or control characters";
-        }
-        return "";
+        return value.empty() ? "must name an image" : WordProblem(value);
       });
   app->add_option("--port", *port,
                   "The container's one HTTP port, named http (overrides the "

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace migserve {
 namespace {
 
@@ -62,10 +64,15 @@ std::string ObjectNameProblem(std::string_view name) {
   for (char c : name) ok = ok && (lower(c) || c == '-' || c == '.');
   if (ok) return "";
   return fmt::format(
-      "must be a Kubernetes object name: 1 to {} lower-case letters, "
-      "digits, "
+      "must be a Kubernetes object name: 1 to {} lower-case letters, digits, "
       "'-' or '.', starting and ending with a letter or digit, got '{}'",
       kMaxObjectName, Shown(name));
+}
+
+std::string WordProblem(std::string_view word) {
+  bool ok = std::none_of(word.begin(), word.end(),
+                         [](char c) { return Control(c) || c == ' '; });
+  return ok ? "" : "must not hold spaces or control characters";
 }
 
 std::string Printable(std::string_view text) {

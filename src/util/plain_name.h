@@ -30,6 +30,11 @@ inline constexpr int kMaxObjectName = 253;
 // "" if `name` can be a Kubernetes object name, else why not (as above).
 std::string ObjectNameProblem(std::string_view name);
 
+// "" if `word` holds no whitespace and no control character (an image
+// reference, a service account), else "must not hold spaces or control
+// characters".
+std::string WordProblem(std::string_view word);
+
 // `text` with every control character but newline and tab shown as \xNN:
 // what a message may print of text from outside, so that no name in a file
 // (an escape sequence, a carriage return, a NUL) can drive the terminal.

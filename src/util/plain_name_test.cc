@@ -54,6 +54,15 @@ TEST(PlainNameTest, ObjectNamesAreDnsSubdomains) {
             "got 'a\\x1b'");
 }
 
+// An image reference or an account name: one word, no control character.
+TEST(PlainNameTest, AWordHoldsNoSpaceOrControlCharacter) {
+  EXPECT_EQ(WordProblem("nvcr.io/nvidia/tritonserver:24.08-py3"), "");
+  for (const char* bad : {"a b", "a\tb", "a\nb", "a\x1b[2J", "a\x7f"}) {
+    EXPECT_EQ(WordProblem(bad), "must not hold spaces or control characters")
+        << bad;
+  }
+}
+
 // What a message may print of outside text: every control character but
 // newline and tab escaped, the rest (UTF-8 included) as it is.
 TEST(PlainNameTest, PrintableEscapesControlCharacters) {

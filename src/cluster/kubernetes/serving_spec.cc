@@ -173,9 +173,8 @@ Status ReadTemplate(const YamlMap& map, Json* out) {
     std::string value;
     MIGSERVE_RETURN_IF_ERROR(map.Required(key, &value));
     if (value.empty()) return map.Error(key, "must not be empty");
-    if (value.find_first_of(" \t\n\r\f\v") != std::string::npos ||
-        Printable(value) != value) {
-      return map.Error(key, "must not hold spaces or control characters");
+    if (std::string problem = WordProblem(value); !problem.empty()) {
+      return map.Error(key, problem);
     }
     (*out)[key] = value;
   }
