@@ -18,8 +18,13 @@ deps:
 test-deps:
 	@tools/install-deps.sh --test
 
+# A new build tree uses Ninja (it starts a file as soon as what it needs is
+# built, where make waits for whole targets); one configured before keeps
+# its generator.
+GENERATOR = $(if $(wildcard $(BUILD)/CMakeCache.txt),,-G Ninja)
+
 configure: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS) >/dev/null
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
@@ -46,17 +51,25 @@ OVERLAY ?= gpu-operator
 install: image
 	tools/install.sh --registry $(REGISTRY) --overlay $(OVERLAY)
 
+# Twice as many tests at once as cores: the long ones mostly wait (on
+# Prometheus' scrapes, a compressed day of traffic, nginx), and the ones
+# that measure latencies run alone (RUN_SERIAL). docs/benchmarks.md, "Build
+# and test times".
+TEST_JOBS ?= $(shell echo $$(( 2 * $(JOBS) )))
+
 test: test-deps build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(TEST_JOBS)
 
 bench: build
 	$(BUILD)/migserve_bench
 
 # Leaks inside third-party libraries are suppressed (tools/lsan.supp says
-# which and why).
+# which and why). The sanitized tests run one per core: what slows them is
+# CPU time.
 asan:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan.supp \
-	  $(MAKE) test BUILD=build-asan BUILD_TYPE=Debug CMAKE_FLAGS=-DMIGSERVE_SANITIZE=ON
+	  $(MAKE) test BUILD=build-asan BUILD_TYPE=Debug TEST_JOBS=$(JOBS) \
+	  CMAKE_FLAGS=-DMIGSERVE_SANITIZE=ON
 
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')

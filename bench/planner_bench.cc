@@ -88,8 +88,9 @@ BENCHMARK(BM_SafetyChecker)
 void BM_SimulatedTransition(benchmark::State& state) {
   Case c = NightToDay(static_cast<int>(state.range(0)));
   size_t actions = 0;
+  const controller::SimulationOptions options;
   for (auto _ : state) {
-    auto sim = controller::SimulateTransition(c.current, c.to, c.goal, {});
+    auto sim = controller::SimulateTransition(c.current, c.to, c.goal, options);
     if (!sim.ok() || !sim->run.ok()) state.SkipWithError("simulate failed");
     actions = sim->report.timeline.size();
     benchmark::DoNotOptimize(sim);

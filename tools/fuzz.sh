@@ -9,7 +9,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-20}
 tools/install-deps.sh --fuzz
-cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ \
+# A new tree uses Ninja, as the Makefile's do; an old one keeps its own.
+generator=()
+[[ -f build-fuzz/CMakeCache.txt ]] || generator=(-G Ninja)
+cmake -S . -B build-fuzz "${generator[@]}" -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMIGSERVE_FUZZ=ON >/dev/null
 cmake --build build-fuzz --target fuzz -j "${JOBS:-$(nproc)}"
 mkdir -p build-fuzz/crashes

@@ -9,7 +9,7 @@
 # As root it runs apt-get; otherwise it prints the command to run.
 set -euo pipefail
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake ninja-build pkg-config
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   coinor-libcbc-dev libsqlite3-dev libcurl4-openssl-dev libcpp-httplib-dev

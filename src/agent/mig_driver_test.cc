@@ -6,17 +6,13 @@
 
 #include "agent/dlopen_nvml.h"
 #include "agent/testing/fake_nvml.h"
+#include "mig/testing/gpus.h"
 
 namespace migserve::agent {
 namespace {
 
-const mig::GpuModel& A100() {
-  return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
-}
-
-mig::Instance At(const char* profile, int start) {
-  return {A100().FindProfile(profile), start};
-}
+using testing::A100;
+using testing::A100Instance;
 
 mig::Layout LayoutOf(std::vector<mig::Instance> instances) {
   return mig::Layout(std::move(instances));
@@ -41,11 +37,13 @@ TEST_F(MigDriverTest, FindsTheModelAndEveryDefaultProfile) {
 TEST_F(MigDriverTest, CreatesAtExplicitPlacementsAndReadsThemBack) {
   ASSERT_TRUE(
       driver_
-          ->Apply(0,
-                  {{}, {At("3g.40gb", 4), At("2g.20gb", 0), At("1g.10gb", 2)}})
+          ->Apply(0, {{},
+                      {A100Instance("3g.40gb", 4), A100Instance("2g.20gb", 0),
+                       A100Instance("1g.10gb", 2)}})
           .ok());
   mig::Layout want =
-      LayoutOf({At("2g.20gb", 0), At("1g.10gb", 2), At("3g.40gb", 4)});
+      LayoutOf({A100Instance("2g.20gb", 0), A100Instance("1g.10gb", 2),
+                A100Instance("3g.40gb", 4)});
   EXPECT_EQ(nvml_.Layout(0), want);
   EXPECT_EQ(driver_->ReadLayout(0).value(), want);
   EXPECT_TRUE(driver_->ReadLayout(1).value().empty());
@@ -53,36 +51,46 @@ TEST_F(MigDriverTest, CreatesAtExplicitPlacementsAndReadsThemBack) {
 
 TEST_F(MigDriverTest, ChangesOnlyTheListedInstances) {
   ASSERT_TRUE(
-      driver_->Apply(0, {{}, {At("3g.40gb", 0), At("3g.40gb", 4)}}).ok());
+      driver_
+          ->Apply(
+              0, {{}, {A100Instance("3g.40gb", 0), A100Instance("3g.40gb", 4)}})
+          .ok());
   int before = nvml_.changes();
   // The 3g at 0 serves (in use) while the one at 4 becomes 2g + 1g + 1g.
-  nvml_.SetInUse(0, At("3g.40gb", 0), true);
+  nvml_.SetInUse(0, A100Instance("3g.40gb", 0), true);
   Status s = driver_->Apply(
-      0, {{At("3g.40gb", 4)},
-          {At("2g.20gb", 4), At("1g.10gb", 6), At("1g.10gb", 6)}});
+      0, {{A100Instance("3g.40gb", 4)},
+          {A100Instance("2g.20gb", 4), A100Instance("1g.10gb", 6),
+           A100Instance("1g.10gb", 6)}});
   EXPECT_FALSE(s.ok());  // 1g at 6 twice: illegal, refused before any change
   EXPECT_EQ(nvml_.changes(), before);
   s = driver_->Apply(
-      0, {{At("3g.40gb", 4)}, {At("2g.20gb", 4), At("1g.10gb", 6)}});
+      0, {{A100Instance("3g.40gb", 4)},
+          {A100Instance("2g.20gb", 4), A100Instance("1g.10gb", 6)}});
   ASSERT_TRUE(s.ok()) << s.ToString();
   // Destroy CI + GI, then create GI + CI twice: six calls, none on the 3g at 0.
   EXPECT_EQ(nvml_.changes(), before + 6);
   EXPECT_EQ(nvml_.Layout(0),
-            LayoutOf({At("3g.40gb", 0), At("2g.20gb", 4), At("1g.10gb", 6)}));
+            LayoutOf({A100Instance("3g.40gb", 0), A100Instance("2g.20gb", 4),
+                      A100Instance("1g.10gb", 6)}));
 }
 
 TEST_F(MigDriverTest, NeverForcesAnInstanceInUse) {
-  ASSERT_TRUE(driver_->Apply(1, {{}, {At("7g.80gb", 0)}}).ok());
-  nvml_.SetInUse(1, At("7g.80gb", 0), true);
-  Status s = driver_->Apply(1, {{At("7g.80gb", 0)}, {At("3g.40gb", 0)}});
+  ASSERT_TRUE(driver_->Apply(1, {{}, {A100Instance("7g.80gb", 0)}}).ok());
+  nvml_.SetInUse(1, A100Instance("7g.80gb", 0), true);
+  Status s = driver_->Apply(
+      1, {{A100Instance("7g.80gb", 0)}, {A100Instance("3g.40gb", 0)}});
   ASSERT_EQ(s.code(), Status::Code::kFailedPrecondition) << s.ToString();
   EXPECT_NE(s.message().find("GPU 1 7g.80gb@0"), std::string::npos)
       << s.message();
   EXPECT_NE(s.message().find("in use"), std::string::npos);
-  EXPECT_EQ(nvml_.Layout(1), LayoutOf({At("7g.80gb", 0)}));
-  nvml_.SetInUse(1, At("7g.80gb", 0), false);
-  EXPECT_TRUE(driver_->Apply(1, {{At("7g.80gb", 0)}, {At("3g.40gb", 0)}}).ok());
-  EXPECT_EQ(nvml_.Layout(1), LayoutOf({At("3g.40gb", 0)}));
+  EXPECT_EQ(nvml_.Layout(1), LayoutOf({A100Instance("7g.80gb", 0)}));
+  nvml_.SetInUse(1, A100Instance("7g.80gb", 0), false);
+  EXPECT_TRUE(driver_
+                  ->Apply(1, {{A100Instance("7g.80gb", 0)},
+                              {A100Instance("3g.40gb", 0)}})
+                  .ok());
+  EXPECT_EQ(nvml_.Layout(1), LayoutOf({A100Instance("3g.40gb", 0)}));
 }
 
 // A request that removes an idle instance and one in use destroys neither:
@@ -90,31 +98,36 @@ TEST_F(MigDriverTest, NeverForcesAnInstanceInUse) {
 // to destroy the idle one, then fail on the other).
 TEST_F(MigDriverTest, ChecksEveryInstanceBeforeDestroyingAny) {
   ASSERT_TRUE(
-      driver_->Apply(0, {{}, {At("3g.40gb", 0), At("3g.40gb", 4)}}).ok());
-  nvml_.SetInUse(0, At("3g.40gb", 4), true);
+      driver_
+          ->Apply(
+              0, {{}, {A100Instance("3g.40gb", 0), A100Instance("3g.40gb", 4)}})
+          .ok());
+  nvml_.SetInUse(0, A100Instance("3g.40gb", 4), true);
   int before = nvml_.changes();
   Status s = driver_->Apply(
-      0, {{At("3g.40gb", 0), At("3g.40gb", 4)}, {At("7g.80gb", 0)}});
+      0, {{A100Instance("3g.40gb", 0), A100Instance("3g.40gb", 4)},
+          {A100Instance("7g.80gb", 0)}});
   ASSERT_EQ(s.code(), Status::Code::kFailedPrecondition) << s.ToString();
   EXPECT_NE(s.message().find("GPU 0 3g.40gb@4: in use by process 10"),
             std::string::npos)
       << s.message();
   EXPECT_NE(s.message().find("nothing was destroyed"), std::string::npos);
   EXPECT_EQ(nvml_.changes(), before);
-  EXPECT_EQ(nvml_.Layout(0), LayoutOf({At("3g.40gb", 0), At("3g.40gb", 4)}));
+  EXPECT_EQ(nvml_.Layout(0),
+            LayoutOf({A100Instance("3g.40gb", 0), A100Instance("3g.40gb", 4)}));
 }
 
 TEST_F(MigDriverTest, RefusesAChangeTheLiveLayoutDoesNotAllow) {
-  EXPECT_EQ(driver_->Apply(0, {{At("1g.10gb", 0)}, {}}).code(),
+  EXPECT_EQ(driver_->Apply(0, {{A100Instance("1g.10gb", 0)}, {}}).code(),
             Status::Code::kFailedPrecondition);  // nothing to remove
-  EXPECT_EQ(driver_->Apply(0, {{}, {At("3g.40gb", 2)}}).code(),
+  EXPECT_EQ(driver_->Apply(0, {{}, {A100Instance("3g.40gb", 2)}}).code(),
             Status::Code::kFailedPrecondition);  // 3g cannot start at 2
   EXPECT_EQ(driver_->Apply(5, {{}, {}}).code(), Status::Code::kInvalidArgument);
 }
 
 TEST_F(MigDriverTest, AFailedCreateLeavesNoHalfMadeInstance) {
   nvml_.FailNext(NVML_ERROR_UNKNOWN);
-  EXPECT_FALSE(driver_->Apply(0, {{}, {At("4g.40gb", 0)}}).ok());
+  EXPECT_FALSE(driver_->Apply(0, {{}, {A100Instance("4g.40gb", 0)}}).ok());
   EXPECT_TRUE(nvml_.Layout(0).empty());
 }
 

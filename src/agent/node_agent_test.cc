@@ -7,6 +7,7 @@
 #include "agent/testing/fake_nvml.h"
 #include "cluster/kubernetes/names.h"
 #include "kube/testing/api_server_standin.h"
+#include "mig/testing/gpus.h"
 
 namespace migserve::agent {
 namespace {
@@ -15,13 +16,8 @@ using kube::ApiServerStandIn;
 using kube::KubeClient;
 using Json = nlohmann::json;
 
-const mig::GpuModel& A100() {
-  return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
-}
-
-mig::Instance At(const char* profile, int start) {
-  return {A100().FindProfile(profile), start};
-}
+using testing::A100;
+using testing::A100Instance;
 
 constexpr char kNode[] = "/api/v1/nodes/node-a";
 constexpr char kPlugin[] =
@@ -90,20 +86,22 @@ class NodeAgentTest : public ::testing::Test {
 };
 
 TEST_F(NodeAgentTest, ReportsEveryGpusLayout) {
-  ASSERT_TRUE(driver_->Apply(1, {{}, {At("7g.80gb", 0)}}).ok());
+  ASSERT_TRUE(driver_->Apply(1, {{}, {A100Instance("7g.80gb", 0)}}).ok());
   ASSERT_TRUE(agent_->Report().ok());
-  EXPECT_EQ(Reported(), (std::vector<mig::Layout>{
-                            mig::Layout(), mig::Layout({At("7g.80gb", 0)})}));
+  EXPECT_EQ(Reported(),
+            (std::vector<mig::Layout>{
+                mig::Layout(), mig::Layout({A100Instance("7g.80gb", 0)})}));
 }
 
 TEST_F(NodeAgentTest, CarriesOutARequestOnceAndRestartsTheDevicePlugin) {
-  Request(1, "n1", {{}, {At("3g.40gb", 0), At("3g.40gb", 4)}});
+  Request(1, "n1",
+          {{}, {A100Instance("3g.40gb", 0), A100Instance("3g.40gb", 4)}});
   ASSERT_TRUE(agent_->Handle(*server_.Get(kNode)).ok());
   auto answer = Answer(1);
   ASSERT_TRUE(answer.has_value());
   EXPECT_EQ(answer->nonce, "n1");
   EXPECT_TRUE(answer->ok) << answer->error;
-  mig::Layout want({At("3g.40gb", 0), At("3g.40gb", 4)});
+  mig::Layout want({A100Instance("3g.40gb", 0), A100Instance("3g.40gb", 4)});
   EXPECT_EQ(nvml_.Layout(1), want);
   EXPECT_EQ(Reported()[1], want);
   EXPECT_FALSE(server_.Get(kPlugin).has_value());
@@ -115,7 +113,8 @@ TEST_F(NodeAgentTest, CarriesOutARequestOnceAndRestartsTheDevicePlugin) {
   EXPECT_TRUE(server_.Get(kPlugin).has_value());
   // The same change under a new nonce (a restarted controller) is already
   // done: answered ok without touching the GPU.
-  Request(1, "n2", {{}, {At("3g.40gb", 0), At("3g.40gb", 4)}});
+  Request(1, "n2",
+          {{}, {A100Instance("3g.40gb", 0), A100Instance("3g.40gb", 4)}});
   ASSERT_TRUE(agent_->Handle(*server_.Get(kNode)).ok());
   EXPECT_EQ(Answer(1)->nonce, "n2");
   EXPECT_TRUE(Answer(1)->ok);
@@ -123,15 +122,16 @@ TEST_F(NodeAgentTest, CarriesOutARequestOnceAndRestartsTheDevicePlugin) {
 }
 
 TEST_F(NodeAgentTest, ReportsAnInstanceInUseInsteadOfForcingIt) {
-  ASSERT_TRUE(driver_->Apply(0, {{}, {At("7g.80gb", 0)}}).ok());
-  nvml_.SetInUse(0, At("7g.80gb", 0), true);
-  Request(0, "n1", {{At("7g.80gb", 0)}, {At("4g.40gb", 0)}});
+  ASSERT_TRUE(driver_->Apply(0, {{}, {A100Instance("7g.80gb", 0)}}).ok());
+  nvml_.SetInUse(0, A100Instance("7g.80gb", 0), true);
+  Request(0, "n1",
+          {{A100Instance("7g.80gb", 0)}, {A100Instance("4g.40gb", 0)}});
   ASSERT_TRUE(agent_->Handle(*server_.Get(kNode)).ok());
   auto answer = Answer(0);
   ASSERT_TRUE(answer.has_value());
   EXPECT_FALSE(answer->ok);
   EXPECT_NE(answer->error.find("in use"), std::string::npos) << answer->error;
-  EXPECT_EQ(nvml_.Layout(0), mig::Layout({At("7g.80gb", 0)}));
+  EXPECT_EQ(nvml_.Layout(0), mig::Layout({A100Instance("7g.80gb", 0)}));
   EXPECT_TRUE(server_.Get(kPlugin).has_value());
 }
 
@@ -172,10 +172,10 @@ TEST_F(NodeAgentTest, RefusesABadRequestOnceWithAStatusInsteadOfDying) {
     (*node)["metadata"]["annotations"][cluster::kubernetes::StatusKey(0)] =
         R"({"nonce": 7})";
   });
-  Request(0, "n1", {{}, {At("7g.80gb", 0)}});
+  Request(0, "n1", {{}, {A100Instance("7g.80gb", 0)}});
   ASSERT_TRUE(agent_->Handle(*server_.Get(kNode)).ok());
   EXPECT_TRUE(Answer(0)->ok) << Answer(0)->error;
-  EXPECT_EQ(nvml_.Layout(0), mig::Layout({At("7g.80gb", 0)}));
+  EXPECT_EQ(nvml_.Layout(0), mig::Layout({A100Instance("7g.80gb", 0)}));
 }
 
 TEST_F(NodeAgentTest, RunAnswersRequestsAsTheNodeChanges) {
@@ -187,7 +187,7 @@ TEST_F(NodeAgentTest, RunAnswersRequestsAsTheNodeChanges) {
        ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  Request(0, "w1", {{}, {At("2g.20gb", 2)}});
+  Request(0, "w1", {{}, {A100Instance("2g.20gb", 2)}});
   for (int i = 0; i < 500 && !Answer(0); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -195,7 +195,7 @@ TEST_F(NodeAgentTest, RunAnswersRequestsAsTheNodeChanges) {
   runner.join();
   ASSERT_TRUE(Answer(0).has_value());
   EXPECT_TRUE(Answer(0)->ok);
-  EXPECT_EQ(nvml_.Layout(0), mig::Layout({At("2g.20gb", 2)}));
+  EXPECT_EQ(nvml_.Layout(0), mig::Layout({A100Instance("2g.20gb", 2)}));
 }
 
 }  // namespace

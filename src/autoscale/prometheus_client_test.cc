@@ -12,7 +12,7 @@
 namespace migserve::autoscale {
 namespace {
 
-struct Case {
+struct ResponseCase {
   std::string body;
   int http_status;
   Status::Code code;
@@ -20,7 +20,7 @@ struct Case {
 };
 
 TEST(PrometheusClientTest, HostileAnswersAreErrorsNamingWhatIsWrong) {
-  const std::vector<Case> cases = {
+  const std::vector<ResponseCase> cases = {
       {"", 200, Status::Code::kUnavailable, "HTTP 200, not the API's JSON"},
       {"<html>", 502, Status::Code::kUnavailable,
        "HTTP 502, not the API's JSON"},
@@ -50,7 +50,7 @@ TEST(PrometheusClientTest, HostileAnswersAreErrorsNamingWhatIsWrong) {
            "result": [{"values": [[1, "12abc"]]}]}})",
        200, Status::Code::kUnavailable, "value '12abc' is not a number"},
   };
-  for (const Case& c : cases) {
+  for (const ResponseCase& c : cases) {
     StatusOr<std::vector<PromSeries>> r =
         ParseQueryRange(c.body, c.http_status);
     ASSERT_FALSE(r.ok()) << c.body;

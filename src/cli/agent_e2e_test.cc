@@ -27,7 +27,7 @@ namespace {
 namespace k8s = cluster::kubernetes;
 using Json = nlohmann::json;
 
-constexpr char kToken[] = "agent-e2e-token";
+constexpr char kAgentE2eToken[] = "agent-e2e-token";
 constexpr char kNode[] = "/api/v1/nodes/gpu-0";
 
 class AgentE2eTest : public ::testing::Test {
@@ -40,7 +40,7 @@ class AgentE2eTest : public ::testing::Test {
                  tls_.key_file,
                  "agent-e2e-admin",
                  1,
-                 {{kToken,
+                 {{kAgentE2eToken,
                    kube::ServiceAccountUser("migserve", "migserve-agent")}}}) {
     EXPECT_TRUE(server_.Start().ok());
     EXPECT_TRUE(
@@ -56,7 +56,7 @@ class AgentE2eTest : public ::testing::Test {
         "current-context: e2e\ncontexts:\n- name: e2e\n  context: {cluster: "
         "c, user: u}\nclusters:\n- name: c\n  cluster:\n    server: " +
             server_.url() + "\n    certificate-authority: " + tls_.cert_file +
-            "\nusers:\n- name: u\n  user: {token: " + kToken + "}\n");
+            "\nusers:\n- name: u\n  user: {token: " + kAgentE2eToken + "}\n");
     log_ = testing::TempDir() + "/agent-e2e.log";
   }
 

@@ -13,16 +13,16 @@
 
 #include "cli/cli_test_util.h"
 #include "optimizer/registry.h"
+#include "profile/testing/shipped.h"
 #include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::cli {
 namespace {
 
+using testing::kA100Profiles;
 using testing::SourcePath;
 using testing::WriteTempFile;
-
-const std::string kProfiles = SourcePath("data/profiles/a100-80gb.csv");
 
 std::string Workload(const std::string& name, const std::string& services) {
   return WriteTempFile(name, "gpu: A100-SXM4-80GB\nservices:\n" + services);
@@ -109,7 +109,7 @@ TEST(CliTest, ReplayReportsTheRunsAndNamesABadTraceRow) {
   std::string w = Workload("replay.yaml", kOneService);
   std::string trace = WriteTempFile(
       "replay.csv", "time_s,service,rate\n0,r,3000\n600,r,6000\n1800,r,6000\n");
-  CliResult r = Cli({"replay", "--trace", trace, "-w", w, "-p", kProfiles,
+  CliResult r = Cli({"replay", "--trace", trace, "-w", w, "-p", kA100Profiles,
                      "--oracle-interval", "600"});
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* row : {"policy", "static peak", "oracle"}) {
@@ -124,7 +124,7 @@ TEST(CliTest, ReplayReportsTheRunsAndNamesABadTraceRow) {
   EXPECT_NE(r.out.find("r short for "), std::string::npos) << r.out;
   std::string bad =
       WriteTempFile("bad.csv", "time_s,service,rate\n0,r,3000\n600,r,lots\n");
-  r = Cli({"replay", "--trace", bad, "-w", w, "-p", kProfiles});
+  r = Cli({"replay", "--trace", bad, "-w", w, "-p", kA100Profiles});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find(bad + ":3: rate: "), std::string::npos) << r.err;
 }
@@ -161,13 +161,14 @@ TEST(CliTest, ExportWritesBothFilesAndRefusesBadInput) {
   // With the profiles, a replica that declares 1.5x what its row measured
   // (it would draw 1.5x its share of the traffic) is refused; its batch and
   // batch time alone would allow it.
-  EXPECT_EQ(Cli({"export", "-d", night, "-p", kProfiles, "-o", dir}).code, 0);
+  EXPECT_EQ(Cli({"export", "-d", night, "-p", kA100Profiles, "-o", dir}).code,
+            0);
   nlohmann::json inflated = nlohmann::json::parse(ReadFile(night).value());
   nlohmann::json& first = inflated["gpus"][0]["instances"][0];
   first["throughput"] = first["throughput"].get<double>() * 1.5;
   std::string lying = WriteTempFile("inflated.json", inflated.dump());
   CliResult refused =
-      Cli({"export", "-d", lying, "-p", kProfiles, "-o", dir + "-lying"});
+      Cli({"export", "-d", lying, "-p", kA100Profiles, "-o", dir + "-lying"});
   EXPECT_EQ(refused.code, 2);
   EXPECT_NE(
       refused.err.find("req/s for '" + first["service"].get<std::string>() +
@@ -181,7 +182,7 @@ TEST(CliTest, MixedFleetOptimizesCostAndValidates) {
   // resnet50 and bert from the real A100 profiles, and an L4 (no MIG) that
   // serves resnet50 well and cheaply.
   std::string profiles =
-      WriteTempFile("fleet.csv", ReadFile(kProfiles).value() +
+      WriteTempFile("fleet.csv", ReadFile(kA100Profiles).value() +
                                      "resnet50,L4-24GB,whole,8,1,900,9,\nbert,"
                                      "L4-24GB,whole,8,1,40,90,\n");
   std::string w = WriteTempFile(
@@ -224,7 +225,7 @@ TEST(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(Cli({"frobnicate"}).code, 2);
   EXPECT_EQ(Cli({"optimize", "-w", "x"}).code, 2);
   CliResult r = Cli({"optimize", "-w", Workload("w.yaml", kOneService), "-p",
-                     kProfiles, "--algo", "magic"});
+                     kA100Profiles, "--algo", "magic"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("unknown algorithm 'magic'"), std::string::npos);
 }
@@ -238,7 +239,7 @@ TEST(CliTest, AnOutputIsNeverAnInputOfTheSameCommand) {
   for (const std::string& out :
        {w,
         std::filesystem::path(w).parent_path().string() + "/./in-out.yaml"}) {
-    CliResult r = Cli({"optimize", "-w", w, "-p", kProfiles, "-o", out});
+    CliResult r = Cli({"optimize", "-w", w, "-p", kA100Profiles, "-o", out});
     EXPECT_EQ(r.code, 2) << out;
     EXPECT_NE(r.err.find(out + ": is an input of this command; write the "
                                "output to another file"),
@@ -247,8 +248,8 @@ TEST(CliTest, AnOutputIsNeverAnInputOfTheSameCommand) {
     EXPECT_EQ(ReadFile(w).value(), before);
   }
   const std::string d = testing::TempDir() + "/in-out.json";
-  EXPECT_EQ(Cli({"optimize", "-w", w, "-p", kProfiles, "-o", d}).code, 0);
-  EXPECT_EQ(Cli({"optimize", "-w", w, "-p", kProfiles, "-o", d}).code, 0);
+  EXPECT_EQ(Cli({"optimize", "-w", w, "-p", kA100Profiles, "-o", d}).code, 0);
+  EXPECT_EQ(Cli({"optimize", "-w", w, "-p", kA100Profiles, "-o", d}).code, 0);
 }
 
 // Flag values are checked with messages a user reads, the same words in
@@ -298,23 +299,24 @@ TEST(CliTest, WrongKindOfFileOrEmptyFileSaysSo) {
   std::string w = SourcePath("data/workloads/night.yaml");
   std::string d = SourcePath("data/deployments/night.json");
   std::string empty = WriteTempFile("empty.yaml", "\n");
-  CliResult yaml = Cli({"validate", "-w", w, "-p", kProfiles, "-d", w});
+  CliResult yaml = Cli({"validate", "-w", w, "-p", kA100Profiles, "-d", w});
   EXPECT_EQ(yaml.code, 2);
   EXPECT_NE(yaml.err.find(w + ": not JSON (it starts with 'gpu: A100-SX')"),
             std::string::npos)
       << yaml.err;
-  CliResult no_json = Cli({"validate", "-w", w, "-p", kProfiles, "-d", empty});
+  CliResult no_json =
+      Cli({"validate", "-w", w, "-p", kA100Profiles, "-d", empty});
   EXPECT_NE(no_json.err.find(empty + ": empty file; expected JSON"),
             std::string::npos)
       << no_json.err;
   CliResult no_yaml =
-      Cli({"optimize", "-w", empty, "-p", kProfiles, "--algo", "greedy"});
+      Cli({"optimize", "-w", empty, "-p", kA100Profiles, "--algo", "greedy"});
   EXPECT_EQ(no_yaml.code, 2);
   EXPECT_NE(no_yaml.err.find(empty + ": empty file; expected a workload"),
             std::string::npos)
       << no_yaml.err;
   CliResult swapped =
-      Cli({"optimize", "-w", d, "-p", kProfiles, "--algo", "greedy"});
+      Cli({"optimize", "-w", d, "-p", kA100Profiles, "--algo", "greedy"});
   EXPECT_EQ(swapped.code, 2);
   EXPECT_NE(swapped.err.find(d + ": this is a deployment"), std::string::npos)
       << swapped.err;
@@ -326,7 +328,8 @@ TEST(CliTest, AnAbsurdWorkloadIsStoppedByTheGpuLimit) {
   std::string w = Workload(
       "absurd.yaml",
       "  - {name: a, model: resnet50, throughput: 1e9, latency_ms: 100}\n");
-  CliResult r = Cli({"optimize", "-w", w, "-p", kProfiles, "--algo", "greedy"});
+  CliResult r =
+      Cli({"optimize", "-w", w, "-p", kA100Profiles, "--algo", "greedy"});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("greedy: the workload needs at least "),
             std::string::npos)
@@ -339,12 +342,13 @@ TEST(CliTest, AnAbsurdWorkloadIsStoppedByTheGpuLimit) {
   std::string small = Workload(
       "small.yaml",
       "  - {name: a, model: resnet50, throughput: 20000, latency_ms: 100}\n");
-  EXPECT_EQ(Cli({"optimize", "-w", small, "-p", kProfiles, "--algo", "greedy",
-                 "--max-gpus", "2"})
+  EXPECT_EQ(Cli({"optimize", "-w", small, "-p", kA100Profiles, "--algo",
+                 "greedy", "--max-gpus", "2"})
                 .code,
             1);
   EXPECT_EQ(
-      Cli({"optimize", "-w", small, "-p", kProfiles, "--algo", "greedy"}).code,
+      Cli({"optimize", "-w", small, "-p", kA100Profiles, "--algo", "greedy"})
+          .code,
       0);
 }
 
@@ -352,7 +356,7 @@ TEST(CliTest, AnAbsurdWorkloadIsStoppedByTheGpuLimit) {
 TEST(CliTest, MctsPrintsProgressAtLeastEveryTwoSeconds) {
   CliResult r =
       Cli({"optimize", "-w", SourcePath("data/workloads/normal-1.yaml"), "-p",
-           kProfiles, "--algo", "mcts", "--mcts-iterations", "100000000",
+           kA100Profiles, "--algo", "mcts", "--mcts-iterations", "100000000",
            "--time-limit", "5"});
   ASSERT_EQ(r.code, 0) << r.err;
   int lines = 0;
@@ -484,7 +488,7 @@ TEST_P(BadInputTest, ExitsTwoNamingFileLineField) {
           ? "gpu: A100-SXM4-80GB\nservices:\n" + std::string(kOneService)
           : c.workload);
   std::string p = c.profiles.empty()
-                      ? kProfiles
+                      ? kA100Profiles
                       : WriteTempFile(std::string(c.name) + ".csv", c.profiles);
   CliResult r = Cli({"optimize", "-w", w, "-p", p, "--algo", "whole"});
   EXPECT_EQ(r.code, 2) << r.err;
@@ -581,22 +585,22 @@ TEST(CliTest, FlagNumbersOutOfRangeExitTwo) {
   std::string w = Workload("flags.yaml", kOneService);
   std::string d = SourcePath("data/deployments/day.json");
   const std::pair<std::vector<std::string>, std::string> cases[] = {
-      {{"optimize", "-w", w, "-p", kProfiles, "--algo", "milp", "--max-gpus",
-        "1e15"},
+      {{"optimize", "-w", w, "-p", kA100Profiles, "--algo", "milp",
+        "--max-gpus", "1e15"},
        "--max-gpus"},
-      {{"optimize", "-w", w, "-p", kProfiles, "--algo", "milp", "--max-gpus",
-        "2000000"},
+      {{"optimize", "-w", w, "-p", kA100Profiles, "--algo", "milp",
+        "--max-gpus", "2000000"},
        "--max-gpus: must be in [1, 1e+06], got 2000000"},
-      {{"optimize", "-w", w, "-p", kProfiles, "--algo", "milp", "--time-limit",
-        "inf"},
+      {{"optimize", "-w", w, "-p", kA100Profiles, "--algo", "milp",
+        "--time-limit", "inf"},
        "--time-limit: must be a finite number > 0, got inf"},
       {{"plan", "--from", d, "--to", d, "--spare-gpus", "2147483647"},
        "--spare-gpus: must be in [0, 1e+06], got 2147483647"},
       {{"serve", "-d", d, "-w", SourcePath("data/workloads/day.yaml"), "-p",
-        kProfiles, "--duration", "1e12"},
+        kA100Profiles, "--duration", "1e12"},
        "--duration must be from 0.001 to 1e+06, got 1000000000000"},
       {{"serve", "-d", d, "-w", SourcePath("data/workloads/day.yaml"), "-p",
-        kProfiles, "--duration", "100000"},
+        kA100Profiles, "--duration", "100000"},
        "arrivals, more than the 1e+08 a run simulates; shorten --duration"},
   };
   for (const auto& [args, message] : cases) {
@@ -633,7 +637,7 @@ TEST(CliTest, AnInventoryPastAMillionGpusExitsTwo) {
 }
 
 TEST(CliTest, MissingFilesExitTwo) {
-  CliResult r = Cli({"optimize", "-w", "/no/such/w.yaml", "-p", kProfiles,
+  CliResult r = Cli({"optimize", "-w", "/no/such/w.yaml", "-p", kA100Profiles,
                      "--algo", "whole"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("/no/such/w.yaml: cannot open"), std::string::npos);
@@ -641,8 +645,8 @@ TEST(CliTest, MissingFilesExitTwo) {
            "/no/such/p.csv"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("/no/such/p.csv: cannot open"), std::string::npos);
-  r = Cli({"validate", "-w", Workload("m.yaml", kOneService), "-p", kProfiles,
-           "-d", "/no/such/d.json"});
+  r = Cli({"validate", "-w", Workload("m.yaml", kOneService), "-p",
+           kA100Profiles, "-d", "/no/such/d.json"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("/no/such/d.json: cannot open"), std::string::npos);
 }
@@ -653,7 +657,8 @@ TEST(CliTest, AlgorithmThatCannotServeAnswersNo) {
   std::string w =
       Workload("no1g.yaml",
                "  - {name: b, model: vgg16, throughput: 50, latency_ms: 5}\n");
-  CliResult r = Cli({"optimize", "-w", w, "-p", kProfiles, "--algo", "all-1g"});
+  CliResult r =
+      Cli({"optimize", "-w", w, "-p", kA100Profiles, "--algo", "all-1g"});
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_NE(r.err.find("service 'b' cannot run on 1g.10gb"), std::string::npos)
       << r.err;
@@ -686,7 +691,7 @@ TEST(CliTest, ProfilesWithoutRowsAreWarnedOnceAndNotBlamedOnTheSlo) {
   CliResult greedy = Cli({"optimize", "-w", w, "-p", p, "--algo", "greedy"});
   EXPECT_EQ(greedy.code, 0) << greedy.err;
   EXPECT_NE(greedy.err.find(warning), std::string::npos) << greedy.err;
-  CliResult full = Cli({"optimize", "-w", w, "-p", kProfiles, "--algo",
+  CliResult full = Cli({"optimize", "-w", w, "-p", kA100Profiles, "--algo",
                         "greedy", "-o", testing::TempDir() + "/full.json"});
   EXPECT_EQ(full.err.find("warning"), std::string::npos) << full.err;
 }
@@ -698,11 +703,11 @@ TEST(CliTest, EveryAlgorithmOutputValidatesOnShippedWorkloads) {
     for (const std::string& algo : optimizer::AlgorithmNames()) {
       std::string d = testing::TempDir() + "/" + name + "-" + algo + ".json";
       CliResult opt =
-          Cli({"optimize", "-w", w, "-p", kProfiles, "--algo", algo, "-o", d,
-               "--mcts-iterations", "10", "--ga-max-rounds", "1",
+          Cli({"optimize", "-w", w, "-p", kA100Profiles, "--algo", algo, "-o",
+               d, "--mcts-iterations", "10", "--ga-max-rounds", "1",
                "--ga-population", "2", "--time-limit", "2"});
       ASSERT_EQ(opt.code, 0) << name << " " << algo << ": " << opt.err;
-      CliResult val = Cli({"validate", "-w", w, "-p", kProfiles, "-d", d});
+      CliResult val = Cli({"validate", "-w", w, "-p", kA100Profiles, "-d", d});
       EXPECT_EQ(val.code, 0) << name << " " << algo << ": " << val.err;
       EXPECT_NE(val.out.find("valid\n"), std::string::npos);
     }
@@ -718,7 +723,7 @@ constexpr const char* kIllegalLayout =
 TEST(CliTest, ValidateAnswersNoNamingGpuAndService) {
   std::string w = Workload("v.yaml", kOneService);
   std::string d = WriteTempFile("bad.json", kIllegalLayout);
-  CliResult r = Cli({"validate", "-w", w, "-p", kProfiles, "-d", d});
+  CliResult r = Cli({"validate", "-w", w, "-p", kA100Profiles, "-d", d});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("gpu 4: illegal layout"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("service 'r':"), std::string::npos) << r.err;
@@ -728,8 +733,8 @@ TEST(CliTest, ValidateAnswersNoNamingGpuAndService) {
 TEST(CliTest, ValidateJsonSaysWhatTheTableSays) {
   std::string w = Workload("vj.yaml", kOneService);
   std::string bad = WriteTempFile("bad-j.json", kIllegalLayout);
-  CliResult r = Cli(
-      {"validate", "-w", w, "-p", kProfiles, "-d", bad, "--format", "json"});
+  CliResult r = Cli({"validate", "-w", w, "-p", kA100Profiles, "-d", bad,
+                     "--format", "json"});
   EXPECT_EQ(r.code, 1);
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["valid"], false);
@@ -742,11 +747,12 @@ TEST(CliTest, ValidateJsonSaysWhatTheTableSays) {
   EXPECT_EQ(j["services"][0]["replicas"], 2);
   // optimize's default algorithm is milp.
   std::string d = testing::TempDir() + "/vj-good.json";
-  CliResult opt = Cli({"optimize", "-w", w, "-p", kProfiles, "-o", d});
+  CliResult opt = Cli({"optimize", "-w", w, "-p", kA100Profiles, "-o", d});
   ASSERT_EQ(opt.code, 0) << opt.err;
   EXPECT_EQ(nlohmann::json::parse(ReadFile(d).value())["summary"]["algorithm"],
             "milp");
-  r = Cli({"validate", "-w", w, "-p", kProfiles, "-d", d, "--format", "json"});
+  r = Cli(
+      {"validate", "-w", w, "-p", kA100Profiles, "-d", d, "--format", "json"});
   EXPECT_EQ(r.code, 0) << r.err;
   j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["valid"], true);
@@ -773,12 +779,12 @@ TEST(CliTest, ValidateJsonSaysWhatTheTableSays) {
 
 TEST(CliTest, GeneratedWorkloadRoundTripsThroughOptimize) {
   std::string w = testing::TempDir() + "/gen.yaml";
-  CliResult g = Cli({"generate", "-p", kProfiles, "--services", "9",
+  CliResult g = Cli({"generate", "-p", kA100Profiles, "--services", "9",
                      "--distribution", "lognormal", "--latency", "50,100,200",
                      "--target-gpus", "30", "--seed", "11", "-o", w});
   ASSERT_EQ(g.code, 0) << g.err;
-  CliResult c = Cli({"compare", "-w", w, "-p", kProfiles, "--format", "json",
-                     "--mcts-iterations", "10", "--ga-max-rounds", "1",
+  CliResult c = Cli({"compare", "-w", w, "-p", kA100Profiles, "--format",
+                     "json", "--mcts-iterations", "10", "--ga-max-rounds", "1",
                      "--time-limit", "2"});
   ASSERT_EQ(c.code, 0) << c.err;
   EXPECT_NE(c.out.find("\"name\": \"relaxed\""), std::string::npos);
@@ -787,7 +793,7 @@ TEST(CliTest, GeneratedWorkloadRoundTripsThroughOptimize) {
   // -o writes the same table to a file, and nothing to stdout.
   std::string table = testing::TempDir() + "/compare.txt";
   CliResult o =
-      Cli({"compare", "-w", w, "-p", kProfiles, "--mcts-iterations", "10",
+      Cli({"compare", "-w", w, "-p", kA100Profiles, "--mcts-iterations", "10",
            "--ga-max-rounds", "1", "--time-limit", "2", "-o", table});
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_EQ(o.out, "");
@@ -796,12 +802,13 @@ TEST(CliTest, GeneratedWorkloadRoundTripsThroughOptimize) {
 }
 
 TEST(CliTest, ModelsPrintsClasses) {
-  CliResult r = Cli({"models", "-p", kProfiles});
+  CliResult r = Cli({"models", "-p", kA100Profiles});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("resnet50"), std::string::npos);
   EXPECT_NE(r.out.find("sub-linear"), std::string::npos);
   // A GPU without rows is a usage error naming the GPUs that have rows.
-  CliResult none = Cli({"models", "-p", kProfiles, "--gpu", "H100-SXM5-80GB"});
+  CliResult none =
+      Cli({"models", "-p", kA100Profiles, "--gpu", "H100-SXM5-80GB"});
   EXPECT_EQ(none.code, 2);
   EXPECT_NE(none.err.find("has no rows for H100-SXM5-80GB; it has rows for: "
                           "A100-SXM4-80GB"),
@@ -858,7 +865,7 @@ TEST(CliBinaryTest, StdoutIsOnlyTheDeployment) {
   std::string w = SourcePath("data/workloads/parva-slo6.yaml");
   for (const char* algo : {"greedy", "two-phase", "milp"}) {
     std::string command = std::string(MIGSERVE_BINARY) + " optimize -w " + w +
-                          " -p " + kProfiles + " --algo " + algo +
+                          " -p " + kA100Profiles + " --algo " + algo +
                           " --ga-max-rounds 1 --time-limit 5 2>/dev/null";
     FILE* pipe = popen(command.c_str(), "r");
     ASSERT_NE(pipe, nullptr);
@@ -898,11 +905,11 @@ TEST(CliBinaryTest, DashReadsStandardInputAndWritesStandardOutput) {
   std::string binary = MIGSERVE_BINARY;
   std::string w = SourcePath("data/workloads/night.yaml");
   int code = 0;
-  std::string named = Shell(binary + " optimize -w " + w + " -p " + kProfiles +
-                                " --algo greedy 2>/dev/null",
+  std::string named = Shell(binary + " optimize -w " + w + " -p " +
+                                kA100Profiles + " --algo greedy 2>/dev/null",
                             &code);
   ASSERT_EQ(code, 0);
-  std::string piped = Shell(binary + " optimize -w - -p " + kProfiles +
+  std::string piped = Shell(binary + " optimize -w - -p " + kA100Profiles +
                                 " --algo greedy -o - 2>/dev/null < " + w,
                             &code);
   EXPECT_EQ(code, 0);
@@ -911,7 +918,7 @@ TEST(CliBinaryTest, DashReadsStandardInputAndWritesStandardOutput) {
   b["summary"].erase("seconds");
   EXPECT_EQ(a, b);
   Shell(binary + " optimize -w " + w + " -p - --algo greedy 2>/dev/null < " +
-            kProfiles,
+            kA100Profiles,
         &code);
   EXPECT_EQ(code, 0);
   Shell(binary + " plan --from " + SourcePath("data/deployments/day.json") +

@@ -243,7 +243,7 @@ TEST_F(ClosedLoopE2eTest, FollowsADayOfTrafficAndDoesNotFlap) {
   for (int h = 2; h <= kHours; ++h) {
     optimum[h] = Optimum(workload, profiles, HourPeak(h));
   }
-  Start(Load("day"));
+  Start(ShippedDeployment("day"));
   const std::string map =
       "/api/v1/namespaces/migserve-replicas/configmaps/migserve-target";
   server_.Put(map, {{"data", {{"deployment.json", DeploymentText("day")}}}});

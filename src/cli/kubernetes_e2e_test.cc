@@ -102,7 +102,8 @@ double PollFromEnvironment() {
 }
 
 TEST_F(KubernetesE2eTest, DayToNightThroughTheControllerCommand) {
-  deployment::Deployment day = Load("day"), night = Load("night");
+  deployment::Deployment day = ShippedDeployment("day"),
+                         night = ShippedDeployment("night");
   Start(day);
   Watch(controller::MakeGoal(day, night));
   CliResult r = Controller(testing::SourcePath("data/deployments/night.json"));
@@ -123,7 +124,8 @@ TEST_F(KubernetesE2eTest, DayToNightThroughTheControllerCommand) {
 // a service at 77% of its floor, never converging). Here day2night keeps
 // every service at its floor counted on owned pods, and both pods survive.
 TEST_F(KubernetesE2eTest, PodsItDoesNotOwnAreNeitherCountedNorDeleted) {
-  deployment::Deployment day = Load("day"), night = Load("night");
+  deployment::Deployment day = ShippedDeployment("day"),
+                         night = ShippedDeployment("night");
   Start(day);
   cluster::ClusterState state =
       cluster::ClusterFromDeployment(day, {kGpusPerNode, 0}).value();
@@ -169,7 +171,8 @@ TEST_F(KubernetesE2eTest, PodsItDoesNotOwnAreNeitherCountedNorDeleted) {
 // day2night keeps every floor on the controller's own pods, and the forged
 // pod is left alone.
 TEST_F(KubernetesE2eTest, ForgedOwnerAnnotationsCountForNothing) {
-  deployment::Deployment day = Load("day"), night = Load("night");
+  deployment::Deployment day = ShippedDeployment("day"),
+                         night = ShippedDeployment("night");
   Start(day);
   cluster::ClusterState state =
       cluster::ClusterFromDeployment(day, {kGpusPerNode, 0}).value();
@@ -218,7 +221,7 @@ TEST_F(KubernetesE2eTest, ForgedOwnerAnnotationsCountForNothing) {
 // and the cluster is at the target.
 TEST_F(KubernetesE2eTest, AnUpgradeOrAdoptTakesOverTheAnnotatedPods) {
   seed_ledger_ = false;
-  deployment::Deployment day = Load("day");
+  deployment::Deployment day = ShippedDeployment("day");
   Start(day);
   int replicas = 0;
   for (const deployment::DeployedGpu& g : day.gpus) {
@@ -267,7 +270,7 @@ TEST_F(KubernetesE2eTest, ARepackedDayWaitsForReadyReplicasBeforeDeletes) {
                  "greedy", "-o", greedy})
                 .code,
             0);
-  deployment::Deployment day = Load("day");
+  deployment::Deployment day = ShippedDeployment("day");
   Start(day);
   Watch(controller::MakeGoal(day, deployment::LoadDeployment(greedy).value()));
   CliResult r = Controller(greedy);
@@ -276,7 +279,8 @@ TEST_F(KubernetesE2eTest, ARepackedDayWaitsForReadyReplicasBeforeDeletes) {
 }
 
 TEST_F(KubernetesE2eTest, FollowsItsConfigMapAndServesMetrics) {
-  deployment::Deployment day = Load("day"), night = Load("night");
+  deployment::Deployment day = ShippedDeployment("day"),
+                         night = ShippedDeployment("night");
   Start(day);
   Watch(controller::MakeGoal(day, night));
   std::string map =
@@ -323,7 +327,8 @@ TEST_F(KubernetesE2eTest, FollowsItsConfigMapAndServesMetrics) {
 // end and moves to the newest target at once, every service above
 // min(day, night) throughout, and ends at day.
 TEST_F(KubernetesE2eTest, ATargetChangedMidTransitionIsFollowedAtOnce) {
-  deployment::Deployment day = Load("day"), night = Load("night");
+  deployment::Deployment day = ShippedDeployment("day"),
+                         night = ShippedDeployment("night");
   Start(day);
   Watch(controller::MakeGoal(night, day));
   std::string map =
@@ -358,7 +363,8 @@ TEST_F(KubernetesE2eTest, ATargetChangedMidTransitionIsFollowedAtOnce) {
 // ends at the part of day that fits, every service at what that part
 // serves, and at the whole of day once the node registers again (issue 35).
 TEST_F(KubernetesE2eTest, ANodeDeletedMidTransitionEndsAtWhatFitsAndReturns) {
-  deployment::Deployment day = Load("day"), night = Load("night");
+  deployment::Deployment day = ShippedDeployment("day"),
+                         night = ShippedDeployment("night");
   Start(night);
   std::atomic<bool> done = false;
   std::thread deleter([&] {
@@ -430,7 +436,8 @@ TEST_F(KubernetesE2eTest, ANodeDeletedMidTransitionEndsAtWhatFitsAndReturns) {
 }
 
 TEST_F(KubernetesE2eTest, NightToDayResumesAfterTheControllerDies) {
-  deployment::Deployment day = Load("day"), night = Load("night");
+  deployment::Deployment day = ShippedDeployment("day"),
+                         night = ShippedDeployment("night");
   Start(night);
   controller::TransitionGoal goal = controller::MakeGoal(night, day);
   Watch(goal);
@@ -469,7 +476,8 @@ TEST_F(KubernetesE2eTest, NightToDayResumesAfterTheControllerDies) {
 }
 
 TEST_F(KubernetesE2eTest, ASecondControllerTakesOverTheLeaseAndTheJournal) {
-  deployment::Deployment day = Load("day"), night = Load("night");
+  deployment::Deployment day = ShippedDeployment("day"),
+                         night = ShippedDeployment("night");
   Start(night);
   controller::TransitionGoal goal = controller::MakeGoal(night, day);
   Watch(goal);
@@ -581,8 +589,8 @@ TEST_F(KubernetesE2eTest, ASecondControllerTakesOverTheLeaseAndTheJournal) {
 // per ten actions (the first listings, the renewed watches).
 TEST_F(KubernetesE2eTest, FewApiRequestsPerAction) {
   scale_ = ScaleFromEnvironment();
-  deployment::Deployment day = Scaled(Load("day"), scale_);
-  deployment::Deployment night = Scaled(Load("night"), scale_);
+  deployment::Deployment day = Scaled(ShippedDeployment("day"), scale_);
+  deployment::Deployment night = Scaled(ShippedDeployment("night"), scale_);
   Start(day);
   controller::TransitionGoal goal = controller::MakeGoal(day, night);
   Watch(goal);
@@ -616,7 +624,8 @@ TEST_F(KubernetesE2eTest, FewApiRequestsPerAction) {
 TEST_F(KubernetesE2eTest, ARoutePatchedAfterTheDeleteIsCaught) {
   // The mutation: requests leave a replica only after it is deleted. The
   // live check sees the gateway send a deleted replica's share to the rest.
-  deployment::Deployment day = Load("day"), night = Load("night");
+  deployment::Deployment day = ShippedDeployment("day"),
+                         night = ShippedDeployment("night");
   Start(day);
   controller::TransitionGoal goal = controller::MakeGoal(day, night);
   Watch(goal);
@@ -641,7 +650,8 @@ int Creates(const cluster::TransitionPlan& plan) {
 }
 
 TEST_F(KubernetesE2eTest, ObserveAndDryRunReadTheClusterAndWriteNothing) {
-  deployment::Deployment day = Load("day"), night = Load("night");
+  deployment::Deployment day = ShippedDeployment("day"),
+                         night = ShippedDeployment("night");
   Start(day);
   AddNode("gpu-h1", &H100());
   StartAgent("gpu-h1");

@@ -10,15 +10,15 @@
 #include "cli/cli_test_util.h"
 #include "cluster/plan_json.h"
 #include "deployment/deployment_json.h"
+#include "profile/testing/shipped.h"
 #include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::cli {
 namespace {
 
+using testing::kA100Profiles;
 using testing::SourcePath;
-
-const std::string kProfiles = SourcePath("data/profiles/a100-80gb.csv");
 
 // The replicas a plan starts: creates and migrates.
 int PlanStarts(const std::string& from, const std::string& to) {
@@ -53,8 +53,9 @@ TEST_P(OptimizeFromTest, FewestGpusFewerStartsSafePlan) {
   const Case& c = GetParam();
   std::string from = SourcePath(c.from);
   std::string aware = testing::TempDir() + "/" + c.name + "-aware.json";
-  CliResult r = Cli({"optimize", "-w", SourcePath(c.workload), "-p", kProfiles,
-                     "--algo", "milp", "--from", from, "-o", aware});
+  CliResult r =
+      Cli({"optimize", "-w", SourcePath(c.workload), "-p", kA100Profiles,
+           "--algo", "milp", "--from", from, "-o", aware});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("pod starts (plain optimum: "), std::string::npos)
       << r.err;
@@ -101,11 +102,11 @@ TEST(OptimizeFromCliTest, FromItsOwnTargetNothingChanges) {
   std::string out = testing::TempDir() + "/day-from-day.json";
   CliResult placed =
       Cli({"optimize", "-w", SourcePath("data/workloads/day.yaml"), "-p",
-           kProfiles, "--algo", "milp", "-o", day});
+           kA100Profiles, "--algo", "milp", "-o", day});
   ASSERT_EQ(placed.code, 0) << placed.err;
   CliResult r =
       Cli({"optimize", "-w", SourcePath("data/workloads/day.yaml"), "-p",
-           kProfiles, "--algo", "milp", "--from", day, "-o", out});
+           kA100Profiles, "--algo", "milp", "--from", day, "-o", out});
   ASSERT_EQ(r.code, 0) << r.err;
   auto target = deployment::LoadDeployment(out).value();
   ASSERT_TRUE(target.summary->transition.has_value());
@@ -125,7 +126,7 @@ TEST(OptimizeFromCliTest, ASurvivingTargetFromTheCluster) {
       "day-survive.yaml", "survive: {domain: gpu, keep: 1}\n" + day);
   std::string out = testing::TempDir() + "/day-survive-from-night.json";
   CliResult r =
-      Cli({"optimize", "-w", workload, "-p", kProfiles, "--algo", "milp",
+      Cli({"optimize", "-w", workload, "-p", kA100Profiles, "--algo", "milp",
            "--from", SourcePath("data/deployments/night.json"), "-o", out});
   ASSERT_EQ(r.code, 0) << r.err;
   auto target = deployment::LoadDeployment(out).value();
@@ -137,10 +138,10 @@ TEST(OptimizeFromCliTest, ASurvivingTargetFromTheCluster) {
   EXPECT_EQ(*target.summary->lower_bound, 20);
   EXPECT_EQ(target.summary->status, deployment::SolveStatus::kOptimal);
   CliResult valid =
-      Cli({"validate", "-d", out, "-w", workload, "-p", kProfiles});
+      Cli({"validate", "-d", out, "-w", workload, "-p", kA100Profiles});
   EXPECT_EQ(valid.code, 0) << valid.out << valid.err;
   std::string again = testing::TempDir() + "/day-survive-again.json";
-  r = Cli({"optimize", "-w", workload, "-p", kProfiles, "--algo", "milp",
+  r = Cli({"optimize", "-w", workload, "-p", kA100Profiles, "--algo", "milp",
            "--from", out, "-o", again});
   ASSERT_EQ(r.code, 0) << r.err;
   auto same = deployment::LoadDeployment(again).value();
@@ -184,15 +185,16 @@ TEST(OptimizeFromCliTest, ASurvivingNodeTargetStaysOnItsNodes) {
     std::string current =
         SourcePath(std::string("data/deployments/") + from + ".json");
     std::string out = testing::TempDir() + "/" + name + "-node-from.json";
-    CliResult r = Cli({"optimize", "-w", w, "-p", kProfiles, "--algo", "milp",
-                       "--from", current, "-o", out});
+    CliResult r = Cli({"optimize", "-w", w, "-p", kA100Profiles, "--algo",
+                       "milp", "--from", current, "-o", out});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(ServingPerNode(out), per_node);
     auto target = deployment::LoadDeployment(out).value();
     EXPECT_EQ(target.summary->status, deployment::SolveStatus::kOptimal);
     ASSERT_TRUE(target.survive);
     EXPECT_EQ(target.survive->domain, workload::FailureDomain::kNode);
-    CliResult valid = Cli({"validate", "-d", out, "-w", w, "-p", kProfiles});
+    CliResult valid =
+        Cli({"validate", "-d", out, "-w", w, "-p", kA100Profiles});
     EXPECT_EQ(valid.code, 0) << valid.out << valid.err;
     CliResult plan =
         Cli({"plan", "--from", current, "--to", out, "--nodes", "3"});
@@ -205,16 +207,16 @@ TEST(OptimizeFromCliTest, ASurvivingNodeTargetStaysOnItsNodes) {
 TEST(OptimizeFromCliTest, UsageErrorsNameTheFlag) {
   std::string night = SourcePath("data/deployments/night.json");
   std::string day = SourcePath("data/workloads/day.yaml");
-  CliResult greedy = Cli({"optimize", "-w", day, "-p", kProfiles, "--algo",
+  CliResult greedy = Cli({"optimize", "-w", day, "-p", kA100Profiles, "--algo",
                           "greedy", "--from", night});
   EXPECT_EQ(greedy.code, 2);
   EXPECT_NE(greedy.err.find("--from: only --algo milp"), std::string::npos)
       << greedy.err;
-  CliResult weights = Cli({"optimize", "-w", day, "-p", kProfiles, "--algo",
+  CliResult weights = Cli({"optimize", "-w", day, "-p", kA100Profiles, "--algo",
                            "milp", "--from", night, "--weights", "0,0,0"});
   EXPECT_EQ(weights.code, 2);
   EXPECT_NE(weights.err.find("--weights"), std::string::npos) << weights.err;
-  CliResult missing = Cli({"optimize", "-w", day, "-p", kProfiles, "--algo",
+  CliResult missing = Cli({"optimize", "-w", day, "-p", kA100Profiles, "--algo",
                            "milp", "--from", "/nonexistent.json"});
   EXPECT_EQ(missing.code, 2);
 }

@@ -72,7 +72,8 @@ class RbacE2eTest : public KubernetesE2eTest {
 };
 
 TEST_F(RbacE2eTest, DayToNightUsesExactlyTheseGrantedVerbs) {
-  deployment::Deployment day = Load("day"), night = Load("night");
+  deployment::Deployment day = ShippedDeployment("day"),
+                         night = ShippedDeployment("night");
   Start(day);
   server_.ClearAuthorized();  // what Start did in the controller's name
   CliResult r = Controller(testing::SourcePath("data/deployments/night.json"));
@@ -89,7 +90,7 @@ TEST_P(RevokedVerbTest, DayToNightFailsWithoutIt) {
   std::string resource = used.substr(used.find(' ') + 1);
   resource = resource.substr(0, resource.find(' '));
   resource = resource.substr(resource.find('/') + 1);
-  deployment::Deployment day = Load("day");
+  deployment::Deployment day = ShippedDeployment("day");
   Start(day);
   Revoke(verb, resource);
   CliResult r = Controller(testing::SourcePath("data/deployments/night.json"));

@@ -24,6 +24,7 @@
 #include "deployment/deployment_json.h"
 #include "profile/capacity.h"
 #include "profile/profile_csv.h"
+#include "profile/testing/shipped.h"
 #include "proxy/control_plane.h"
 #include "proxy/nginx_process.h"
 #include "proxy/testing/emulated_replica.h"
@@ -38,13 +39,13 @@
 namespace migserve::cli {
 namespace {
 
+using testing::kA100Profiles;
 using testing::SourcePath;
 namespace k8s = cluster::kubernetes;
 
 constexpr double kScale = 20;      // emulated time / real time
 constexpr double kDurationS = 24;  // of load, per router
 constexpr double kWarmupS = 4;     // not counted
-const std::string kProfiles = SourcePath("data/profiles/a100-80gb.csv");
 
 // Two of night's services (docs/benchmarks.md) and a second service of one
 // of their models, told apart by the migserve-service header: enough
@@ -65,7 +66,7 @@ using P99s = std::map<std::string, double>;
 P99s ServeP99(const std::string& deployment, const std::string& workload,
               const std::string& routing) {
   CliResult r =
-      Cli({"serve", "-d", deployment, "-w", workload, "-p", kProfiles,
+      Cli({"serve", "-d", deployment, "-w", workload, "-p", kA100Profiles,
            "--routing", routing, "--duration", "60", "--format", "json"});
   EXPECT_LE(r.code, 1) << r.err;
   P99s out;
@@ -150,11 +151,11 @@ struct Planned {
 std::optional<Planned> Plan(const std::string& workload_file,
                             const std::string& algo,
                             const std::string& deployment_file) {
-  CliResult r = Cli({"optimize", "-w", workload_file, "-p", kProfiles, "--algo",
-                     algo, "-o", deployment_file});
+  CliResult r = Cli({"optimize", "-w", workload_file, "-p", kA100Profiles,
+                     "--algo", algo, "-o", deployment_file});
   EXPECT_EQ(r.code, 0) << r.err;
   auto workload = workload::LoadWorkload(workload_file);
-  auto profiles = profile::LoadProfileCsv(kProfiles);
+  auto profiles = profile::LoadProfileCsv(kA100Profiles);
   auto deployment = deployment::LoadDeployment(deployment_file);
   if (r.code != 0 || !workload.ok() || !profiles.ok() || !deployment.ok()) {
     ADD_FAILURE() << "cannot read back " << deployment_file;

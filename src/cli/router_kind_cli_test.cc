@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.h"
+#include "profile/testing/shipped.h"
 #include "queueing/router_kind.h"
 #include "util/file.h"
 #include "util/test_util.h"
@@ -15,9 +16,8 @@
 namespace migserve::cli {
 namespace {
 
+using testing::kA100Profiles;
 using testing::SourcePath;
-
-const std::string kProfiles = SourcePath("data/profiles/a100-80gb.csv");
 
 TEST(RouterKindCliTest, AToyKindRegisteredOnceIsAcceptedByEveryCommand) {
   ASSERT_TRUE(
@@ -30,8 +30,8 @@ TEST(RouterKindCliTest, AToyKindRegisteredOnceIsAcceptedByEveryCommand) {
       ReadFile(SourcePath("data/workloads/night.yaml")).value() +
           "router: toy\n");
   std::string toy = testing::TempDir() + "/night-toy.json";
-  CliResult r = Cli(
-      {"optimize", "-w", night, "-p", kProfiles, "--algo", "milp", "-o", toy});
+  CliResult r = Cli({"optimize", "-w", night, "-p", kA100Profiles, "--algo",
+                     "milp", "-o", toy});
   ASSERT_EQ(r.code, 0) << r.err;
   // Credits thinned at random, as random's: 8 GPUs (the proxy's 6,
   // ServeCliTest.EachRouterHoldsItsOwnCreditsAndOnlyThose).
@@ -39,13 +39,14 @@ TEST(RouterKindCliTest, AToyKindRegisteredOnceIsAcceptedByEveryCommand) {
   nlohmann::json d = nlohmann::json::parse(ReadFile(toy).value());
   EXPECT_EQ(d["summary"]["router"], "toy");
 
-  r = Cli({"validate", "-w", night, "-p", kProfiles, "-d", toy});
+  r = Cli({"validate", "-w", night, "-p", kA100Profiles, "-d", toy});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
 
   for (const char* routing : {"", "toy"}) {
-    std::vector<std::string> args = {
-        "serve", "-d", toy, "-w", night, "-p", kProfiles, "--format", "json"};
+    std::vector<std::string> args = {"serve",       "-d",       toy,
+                                     "-w",          night,      "-p",
+                                     kA100Profiles, "--format", "json"};
     if (*routing != '\0') args.insert(args.end(), {"--routing", routing});
     r = Cli(args);
     ASSERT_EQ(r.code, 0) << r.err;
@@ -65,11 +66,11 @@ TEST(RouterKindCliTest, AToyKindRegisteredOnceIsAcceptedByEveryCommand) {
   }
 
   std::string day = SourcePath("data/deployments/day.json");
-  r = Cli({"plan", "--from", day, "--to", toy, "-p", kProfiles});
+  r = Cli({"plan", "--from", day, "--to", toy, "-p", kA100Profiles});
   EXPECT_EQ(r.code, 0) << r.err;
   r = Cli({"simulate", "--from", day, "--to", toy});
   EXPECT_EQ(r.code, 0) << r.err;
-  r = Cli({"report", "-d", toy, "-w", night, "-p", kProfiles, "--from", day,
+  r = Cli({"report", "-d", toy, "-w", night, "-p", kA100Profiles, "--from", day,
            "-o", testing::TempDir() + "/toy-report.html"});
   EXPECT_EQ(r.code, 0) << r.err;
 
@@ -77,19 +78,19 @@ TEST(RouterKindCliTest, AToyKindRegisteredOnceIsAcceptedByEveryCommand) {
       "one-toy.yaml",
       "gpu: A100-SXM4-80GB\nrouter: toy\nservices:\n"
       "  - {name: r, model: resnet50, throughput: 3000, latency_ms: 100}\n");
-  r = Cli({"compare", "-w", one, "-p", kProfiles, "--mcts-iterations", "20",
+  r = Cli({"compare", "-w", one, "-p", kA100Profiles, "--mcts-iterations", "20",
            "--ga-max-rounds", "2", "--time-limit", "3"});
   EXPECT_EQ(r.code, 0) << r.err;
   std::string trace = testing::WriteTempFile(
       "one-toy.csv", "time_s,service,rate\n0,r,3000\n600,r,6000\n");
-  r = Cli({"replay", "--trace", trace, "-w", one, "-p", kProfiles});
+  r = Cli({"replay", "--trace", trace, "-w", one, "-p", kA100Profiles});
   EXPECT_EQ(r.code, 0) << r.err;
 
   std::string bad = testing::WriteTempFile(
       "bad-router.yaml",
       "gpu: A100-SXM4-80GB\nrouter: toys\nservices:\n"
       "  - {name: r, model: resnet50, throughput: 3000, latency_ms: 100}\n");
-  r = Cli({"optimize", "-w", bad, "-p", kProfiles, "--algo", "greedy"});
+  r = Cli({"optimize", "-w", bad, "-p", kA100Profiles, "--algo", "greedy"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("must be proxy, gateway-api, random or toy, got 'toys'"),
             std::string::npos)

@@ -5,21 +5,21 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.h"
+#include "profile/testing/shipped.h"
 #include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::cli {
 namespace {
 
+using testing::kA100Profiles;
 using testing::SourcePath;
-
-const std::string kProfiles = SourcePath("data/profiles/a100-80gb.csv");
 
 nlohmann::json Serve(const std::string& deployment, const std::string& workload,
                      int expected_code, std::vector<std::string> more = {}) {
-  std::vector<std::string> args = {"serve",   "-d",       deployment,
-                                   "-w",      workload,   "-p",
-                                   kProfiles, "--format", "json"};
+  std::vector<std::string> args = {"serve",       "-d",       deployment,
+                                   "-w",          workload,   "-p",
+                                   kA100Profiles, "--format", "json"};
   args.insert(args.end(), more.begin(), more.end());
   CliResult r = Cli(args);
   EXPECT_EQ(r.code, expected_code) << r.err;
@@ -35,8 +35,8 @@ TEST(ServeCliTest, DefaultDeploymentsMeetEveryP99AtFullPoissonLoad) {
     std::string workload =
         SourcePath(std::string("data/workloads/") + name + ".yaml");
     std::string deployment = testing::TempDir() + "/" + name + ".json";
-    CliResult r = Cli({"optimize", "-w", workload, "-p", kProfiles, "--algo",
-                       "milp", "-o", deployment});
+    CliResult r = Cli({"optimize", "-w", workload, "-p", kA100Profiles,
+                       "--algo", "milp", "-o", deployment});
     ASSERT_EQ(r.code, 0) << r.err;
     nlohmann::json j = Serve(deployment, workload, 0);
     EXPECT_EQ(j["routing"], "proxy");
@@ -63,7 +63,7 @@ TEST(ServeCliTest, EachRouterHoldsItsOwnCreditsAndOnlyThose) {
       ReadFile(SourcePath("data/workloads/night.yaml")).value() +
           "router: random\n");
   std::string random = testing::TempDir() + "/night-random.json";
-  CliResult r = Cli({"optimize", "-w", workload, "-p", kProfiles, "--algo",
+  CliResult r = Cli({"optimize", "-w", workload, "-p", kA100Profiles, "--algo",
                      "milp", "-o", random});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("8 GPUs"), std::string::npos) << r.err;
@@ -71,12 +71,12 @@ TEST(ServeCliTest, EachRouterHoldsItsOwnCreditsAndOnlyThose) {
   EXPECT_EQ(j["routing"], "random");
   std::string proxy = testing::TempDir() + "/night-proxy.json";
   r = Cli({"optimize", "-w", SourcePath("data/workloads/night.yaml"), "-p",
-           kProfiles, "--algo", "milp", "-o", proxy});
+           kA100Profiles, "--algo", "milp", "-o", proxy});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("6 GPUs"), std::string::npos) << r.err;
   j = Serve(proxy, workload, 1, {"--routing", "random"});
   EXPECT_FALSE(j["ok"].get<bool>());
-  r = Cli({"validate", "-w", workload, "-p", kProfiles, "-d", proxy});
+  r = Cli({"validate", "-w", workload, "-p", kA100Profiles, "-d", proxy});
   EXPECT_NE(r.err.find("warning: " + proxy +
                        ": summary.router: its credits assume router proxy"),
             std::string::npos)
@@ -90,7 +90,7 @@ TEST(ServeCliTest, ThePapersModelMissesTheP99OnDay) {
                      "capacity_model: paper\n";
   std::string workload = testing::WriteTempFile("day-paper.yaml", text);
   std::string deployment = testing::TempDir() + "/day-paper.json";
-  CliResult r = Cli({"optimize", "-w", workload, "-p", kProfiles, "--algo",
+  CliResult r = Cli({"optimize", "-w", workload, "-p", kA100Profiles, "--algo",
                      "milp", "-o", deployment});
   ASSERT_EQ(r.code, 0) << r.err;
   nlohmann::json j = Serve(deployment, workload, 1);
@@ -102,7 +102,7 @@ TEST(ServeCliTest, ThePapersModelMissesTheP99OnDay) {
   // The p99 deployment of the same rates serves them at 1.0 but not at 1.3.
   std::string p99 = testing::TempDir() + "/day-p99.json";
   r = Cli({"optimize", "-w", SourcePath("data/workloads/day.yaml"), "-p",
-           kProfiles, "--algo", "milp", "-o", p99});
+           kA100Profiles, "--algo", "milp", "-o", p99});
   ASSERT_EQ(r.code, 0) << r.err;
   Serve(p99, workload, 0, {"--routing", "proxy"});
   Serve(p99, workload, 1, {"--load", "1.3"});
@@ -115,7 +115,7 @@ TEST(ServeCliTest, DeterministicForASeedAndTheTableSaysHowMany) {
                                    "-w",
                                    SourcePath("data/workloads/night.yaml"),
                                    "-p",
-                                   kProfiles,
+                                   kA100Profiles,
                                    "--duration",
                                    "20",
                                    "--warmup",
@@ -139,7 +139,7 @@ TEST(ServeCliTest, RefusesBadFlagsWithUsageErrors) {
                                    "-w",
                                    SourcePath("data/workloads/night.yaml"),
                                    "-p",
-                                   kProfiles};
+                                   kA100Profiles};
   for (std::vector<std::string> extra :
        {std::vector<std::string>{"--arrivals", "poisson", "--cv", "2"},
         {"--routing", "smooth"},
@@ -155,8 +155,9 @@ TEST(ServeCliTest, RefusesBadFlagsWithUsageErrors) {
     EXPECT_EQ(r.code, 2) << extra[0] << ": " << r.err;
     EXPECT_FALSE(r.err.empty());
   }
-  CliResult r = Cli({"serve", "-d", SourcePath("data/workloads/day.yaml"), "-w",
-                     SourcePath("data/workloads/night.yaml"), "-p", kProfiles});
+  CliResult r =
+      Cli({"serve", "-d", SourcePath("data/workloads/day.yaml"), "-w",
+           SourcePath("data/workloads/night.yaml"), "-p", kA100Profiles});
   EXPECT_EQ(r.code, 2);
 }
 

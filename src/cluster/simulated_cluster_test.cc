@@ -3,13 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "mig/gpu_catalog.h"
+#include "mig/testing/gpus.h"
 
 namespace migserve::cluster {
 namespace {
 
-const mig::GpuModel& A100() {
-  return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
-}
+using testing::A100;
 mig::Instance Seven() { return {A100().FindProfile("7g.80gb"), 0}; }
 
 ActionDurations NoJitter() {

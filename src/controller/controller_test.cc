@@ -12,6 +12,7 @@
 #include "cluster/simulated_cluster.h"
 #include "cluster/testing/fault_injecting_backend.h"
 #include "deployment/deployment_json.h"
+#include "deployment/testing/shipped.h"
 #include "mig/gpu_catalog.h"
 #include "util/test_util.h"
 
@@ -29,12 +30,8 @@ struct Transition {
 };
 
 Transition Load(const std::string& from, const std::string& to) {
-  auto load = [](const std::string& name) {
-    return deployment::LoadDeployment(
-               testing::SourcePath("data/deployments/" + name + ".json"))
-        .value();
-  };
-  Transition t{load(from), load(to), {}, {}};
+  Transition t{
+      testing::ShippedDeployment(from), testing::ShippedDeployment(to), {}, {}};
   t.current = cluster::ClusterFromDeployment(t.from, {8, 24}).value();
   t.goal = MakeGoal(t.from, t.to);
   return t;

@@ -11,18 +11,14 @@
 #include "cluster/testing/fault_injecting_backend.h"
 #include "controller/planner.h"
 #include "deployment/deployment_json.h"
+#include "deployment/testing/shipped.h"
 #include "util/test_util.h"
 
 namespace migserve::controller {
 namespace {
 
 using cluster::Action;
-
-deployment::Deployment Load(const std::string& name) {
-  return deployment::LoadDeployment(
-             testing::SourcePath("data/deployments/" + name + ".json"))
-      .value();
-}
+using testing::ShippedDeployment;
 
 // Hooks that record what the executor tells them, and refuse to start one
 // action (-1: none).
@@ -66,7 +62,8 @@ struct PlanCase {
 };
 
 PlanCase DayToNight() {
-  deployment::Deployment day = Load("day"), night = Load("night");
+  deployment::Deployment day = ShippedDeployment("day"),
+                         night = ShippedDeployment("night");
   PlanCase s;
   s.current = cluster::ClusterFromDeployment(day, {8, 24}).value();
   s.plan = PlanTransition(s.current, night, MakeGoal(day, night)).value();

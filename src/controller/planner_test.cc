@@ -8,8 +8,10 @@
 #include "cluster/placement.h"
 #include "cluster/plan_json.h"
 #include "deployment/deployment_json.h"
+#include "deployment/testing/shipped.h"
 #include "mig/gpu_catalog.h"
 #include "mig/layout_enumerator.h"
+#include "mig/testing/gpus.h"
 #include "util/test_util.h"
 
 namespace migserve::controller {
@@ -19,19 +21,10 @@ using cluster::ActionKind;
 using cluster::ClusterState;
 using cluster::TransitionPlan;
 using deployment::Deployment;
+using testing::ShippedDeployment;
 
-const mig::GpuModel& A100() {
-  return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
-}
-const mig::GpuModel& H100() {
-  return *mig::GpuCatalog::Default().Find("H100-SXM5-80GB").value();
-}
-
-Deployment Load(const std::string& name) {
-  return deployment::LoadDeployment(
-             testing::SourcePath("data/deployments/" + name + ".json"))
-      .value();
-}
+using testing::A100;
+using testing::H100;
 
 ClusterState OnNodes(const Deployment& d, int nodes) {
   return cluster::ClusterFromDeployment(d, {8, 8 * nodes}).value();
@@ -63,14 +56,14 @@ TransitionPlan PlanAndCheck(const ClusterState& current, const Deployment& from,
 }
 
 TEST(PlannerTest, DayToNightIsSafeAndShrinksToFiveGpus) {
-  Deployment day = Load("day"), night = Load("night");
+  Deployment day = ShippedDeployment("day"), night = ShippedDeployment("night");
   TransitionPlan plan = PlanAndCheck(OnNodes(day, 3), day, night);
   auto counts = Counts(plan);
   EXPECT_GT(counts[ActionKind::kDelete], counts[ActionKind::kCreate]);
 }
 
 TEST(PlannerTest, NightToDayIsSafeAndGrowsToSixteenGpus) {
-  Deployment day = Load("day"), night = Load("night");
+  Deployment day = ShippedDeployment("day"), night = ShippedDeployment("night");
   TransitionPlan plan = PlanAndCheck(OnNodes(night, 3), night, day);
   auto counts = Counts(plan);
   EXPECT_GT(counts[ActionKind::kCreate], counts[ActionKind::kDelete]);
@@ -78,7 +71,7 @@ TEST(PlannerTest, NightToDayIsSafeAndGrowsToSixteenGpus) {
 }
 
 TEST(PlannerTest, SameDeploymentNeedsNoAction) {
-  Deployment day = Load("day");
+  Deployment day = ShippedDeployment("day");
   EXPECT_TRUE(PlanAndCheck(OnNodes(day, 3), day, day).actions.empty());
 }
 
@@ -142,7 +135,8 @@ TEST(PlannerTest, SurvivingDeploymentsKeepWhatALossLeavesWhileMoving) {
   // Both sides survive losing a GPU (milp's deployments of day and night
   // with survive: {domain: gpu, keep: 1}), so each service keeps its floor
   // after losing any one GPU at any moment of the move.
-  Deployment day = Load("day-survive"), night = Load("night-survive");
+  Deployment day = ShippedDeployment("day-survive"),
+             night = ShippedDeployment("night-survive");
   for (auto [from, to] : {std::pair{&night, &day}, std::pair{&day, &night}}) {
     ClusterState current = OnNodes(*from, 3);
     TransitionGoal goal = MakeGoal(*from, *to);

@@ -5,20 +5,18 @@
 #include "cluster/simulated_cluster.h"
 #include "controller/degraded_target.h"
 #include "deployment/deployment_json.h"
+#include "deployment/testing/shipped.h"
 #include "mig/gpu_catalog.h"
 #include "util/test_util.h"
 
 namespace migserve::controller {
 namespace {
 
-deployment::Deployment Load(const std::string& name) {
-  return deployment::LoadDeployment(
-             testing::SourcePath("data/deployments/" + name + ".json"))
-      .value();
-}
+using testing::ShippedDeployment;
 
 TEST(ReconcilerTest, IdlesAtTheTargetAndMovesWhenItChanges) {
-  deployment::Deployment day = Load("day"), night = Load("night");
+  deployment::Deployment day = ShippedDeployment("day"),
+                         night = ShippedDeployment("night");
   cluster::SimulatedCluster sim(
       cluster::ClusterFromDeployment(day, {8, 24}).value());
   auto journal = Journal::Open(":memory:").value();
@@ -55,7 +53,8 @@ TEST(ReconcilerTest, IdlesAtTheTargetAndMovesWhenItChanges) {
 }
 
 TEST(ReconcilerTest, ReportsAnImpossibleTargetAsAnError) {
-  deployment::Deployment day = Load("day"), night = Load("night");
+  deployment::Deployment day = ShippedDeployment("day"),
+                         night = ShippedDeployment("night");
   cluster::SimulatedCluster sim(
       cluster::ClusterFromDeployment(night, {8, 0}).value());
   auto journal = Journal::Open(":memory:").value();
@@ -98,7 +97,8 @@ TEST(ReconcilerTest, ReportsAnImpossibleTargetAsAnError) {
 // target. No service goes below min(the stopped transition's floor, the
 // newest requirement) at any moment, and the cluster ends at day.
 TEST(ReconcilerTest, ATargetChangedMidTransitionStopsItAndIsTakenAtOnce) {
-  deployment::Deployment day = Load("day"), night = Load("night");
+  deployment::Deployment day = ShippedDeployment("day"),
+                         night = ShippedDeployment("night");
   cluster::SimulatedCluster sim(
       cluster::ClusterFromDeployment(day, {8, 24}).value());
   auto journal = Journal::Open(":memory:").value();
@@ -138,7 +138,8 @@ TEST(ReconcilerTest, ATargetChangedMidTransitionStopsItAndIsTakenAtOnce) {
 // Night on 20 GPUs of three nodes, node-1's 8 to be lost at 60 s.
 struct NodeLost {
   NodeLost() {
-    start = cluster::ClusterFromDeployment(Load("night"), {8, 20}).value();
+    start = cluster::ClusterFromDeployment(ShippedDeployment("night"), {8, 20})
+                .value();
     for (const cluster::GpuState& g : start.gpus) {
       if (g.id.node == "node-1") node1.push_back(g);
     }
@@ -156,7 +157,7 @@ struct NodeLost {
 // metrics, progress), and moves to the whole of day when the node comes
 // back.
 TEST(ReconcilerTest, ANodeLostMidTransitionEndsAtWhatFitsAndReturns) {
-  deployment::Deployment day = Load("day");
+  deployment::Deployment day = ShippedDeployment("day");
   NodeLost lost;
   ASSERT_EQ(lost.node1.size(), 8u);
   cluster::SimulatedCluster sim(lost.start, {}, 1, lost.faults);
@@ -182,15 +183,16 @@ TEST(ReconcilerTest, ANodeLostMidTransitionEndsAtWhatFitsAndReturns) {
   EXPECT_NE(reconciler.Metrics().find("\nmigserve_degraded 0\n"),
             std::string::npos);
   EXPECT_TRUE(reconciler.Progress()["degraded"].is_null());
-  EXPECT_EQ(EndStateProblems(sim.state(), MakeGoal(Load("night"), day)),
-            std::vector<std::string>{});
+  EXPECT_EQ(
+      EndStateProblems(sim.state(), MakeGoal(ShippedDeployment("night"), day)),
+      std::vector<std::string>{});
 }
 
 // A controller restarted while degraded (a new process on the same
 // journal) knows it from the journal: it says nothing new while the cluster
 // stays short, reports degraded, and says Recovered when the GPUs return.
 TEST(ReconcilerTest, ARestartedControllerSaysRecoveredForItsPredecessor) {
-  deployment::Deployment day = Load("day");
+  deployment::Deployment day = ShippedDeployment("day");
   NodeLost lost;
   cluster::SimulatedCluster sim(lost.start, {}, 1, lost.faults);
   auto journal = Journal::Open(":memory:").value();
@@ -222,7 +224,7 @@ TEST(ReconcilerTest, ARestartedControllerSaysRecoveredForItsPredecessor) {
 // A service name cannot end its label value or add a line: quote,
 // backslash and line feed are escaped as Prometheus's text format says.
 TEST(ReconcilerTest, EscapesServiceNamesInMetrics) {
-  deployment::Deployment night = Load("night");
+  deployment::Deployment night = ShippedDeployment("night");
   const std::string name = night.services[0].name;
   const std::string evil = "x\"} 1\nmigserve_injected 1\n# \\";
   night.services[0].name = evil;

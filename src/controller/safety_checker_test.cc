@@ -5,6 +5,7 @@
 #include <random>
 
 #include "mig/gpu_catalog.h"
+#include "mig/testing/gpus.h"
 
 namespace migserve::controller {
 namespace {
@@ -15,9 +16,7 @@ using cluster::ClusterState;
 using cluster::Replica;
 using cluster::TransitionPlan;
 
-const mig::GpuModel& A100() {
-  return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
-}
+using testing::A100;
 int OneG() { return A100().FindProfile("1g.10gb"); }
 
 // GPUs 0 and 1, each with seven 1g instances; on GPU 0 instances 0..3 serve

@@ -12,6 +12,7 @@
 #include "cluster/placement.h"
 #include "mig/gpu_catalog.h"
 #include "mig/layout_enumerator.h"
+#include "mig/testing/gpus.h"
 
 namespace migserve::controller {
 namespace {
@@ -20,9 +21,7 @@ using cluster::ClusterState;
 using cluster::GpuState;
 using cluster::Slot;
 
-const mig::GpuModel& A100() {
-  return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
-}
+using testing::A100;
 
 // A deployment of `gpus` GPUs drawn from a few layouts and services, so
 // that many GPUs are alike.

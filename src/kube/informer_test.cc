@@ -16,7 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kPods[] = "/api/v1/namespaces/ns/pods";
+constexpr char kWatchedPods[] = "/api/v1/namespaces/ns/pods";
 constexpr char kSelected[] = "labelSelector=app%3Dweb";
 
 json Pod(const std::string& app) {
@@ -33,17 +33,17 @@ class InformerTest : public ::testing::Test {
   }
 
   void Put(const std::string& name, const std::string& app) {
-    server_.Put(std::string(kPods) + "/" + name, Pod(app));
+    server_.Put(std::string(kWatchedPods) + "/" + name, Pod(app));
   }
 
   // Compacts the history with pod `gone` deleted and a web pod `added`
   // put: changes no watch delivers, only a new listing shows.
   void ExpireReplacing(const std::string& gone, const std::string& added) {
     server_.Expire([&](std::map<std::string, json>* objects) {
-      objects->erase(std::string(kPods) + "/" + gone);
+      objects->erase(std::string(kWatchedPods) + "/" + gone);
       json pod = Pod("web");
       pod["metadata"]["name"] = added;
-      (*objects)[std::string(kPods) + "/" + added] = pod;
+      (*objects)[std::string(kWatchedPods) + "/" + added] = pod;
     });
   }
 
@@ -71,7 +71,7 @@ TEST_F(InformerTest, FollowsTheWatchAndAnswersFromTheCache) {
   Put("other", "db");
   int changes = 0;
   std::mutex mu;
-  Informer informer(client_.get(), kPods, kSelected, 1, [&] {
+  Informer informer(client_.get(), kWatchedPods, kSelected, 1, [&] {
     std::lock_guard lock(mu);
     ++changes;
   });
@@ -82,8 +82,8 @@ TEST_F(InformerTest, FollowsTheWatchAndAnswersFromTheCache) {
   EXPECT_EQ(informer.lists(), 2);
   Put("c", "web");
   Put("d", "db");
-  ASSERT_TRUE(client_->Delete(std::string(kPods) + "/a").ok());
-  server_.Update(std::string(kPods) + "/b",
+  ASSERT_TRUE(client_->Delete(std::string(kWatchedPods) + "/a").ok());
+  server_.Update(std::string(kWatchedPods) + "/b",
                  [](json* pod) { (*pod)["status"]["phase"] = "Running"; });
   EXPECT_EQ(NamesOnceThey(&informer, {"b", "c"}),
             (std::set<std::string>{"b", "c"}));
@@ -104,7 +104,7 @@ TEST_F(InformerTest, FollowsTheWatchAndAnswersFromTheCache) {
 
 TEST_F(InformerTest, ListsAgainWhenItsVersionIsCompacted) {
   Put("a", "web");
-  Informer informer(client_.get(), kPods, kSelected, 1);
+  Informer informer(client_.get(), kWatchedPods, kSelected, 1);
   informer.Get().value();
   informer.Get().value();
   Put("b", "web");
@@ -129,7 +129,7 @@ TEST_F(InformerTest, ListsAgainWhenItsVersionIsCompacted) {
 TEST_F(InformerTest, TakesTheChangesSinceTheLastTake) {
   Put("a", "web");
   Put("b", "web");
-  Informer informer(client_.get(), kPods, kSelected, 1);
+  Informer informer(client_.get(), kWatchedPods, kSelected, 1);
   ASSERT_TRUE(informer.Look().ok());
   ASSERT_TRUE(informer.Look().ok());  // lists again and starts watching
   auto names = [](const Informer::Changes& changes) {
@@ -142,7 +142,7 @@ TEST_F(InformerTest, TakesTheChangesSinceTheLastTake) {
   EXPECT_EQ(names(informer.TakeChanges()), (Present{{"a", true}, {"b", true}}));
   EXPECT_TRUE(informer.TakeChanges().empty());
   Put("c", "web");
-  ASSERT_TRUE(client_->Delete(std::string(kPods) + "/a").ok());
+  ASSERT_TRUE(client_->Delete(std::string(kWatchedPods) + "/a").ok());
   ASSERT_EQ(NamesOnceThey(&informer, {"b", "c"}),
             (std::set<std::string>{"b", "c"}));
   Informer::Changes changes = informer.TakeChanges();
@@ -160,7 +160,7 @@ TEST_F(InformerTest, TakesTheChangesSinceTheLastTake) {
 
 TEST_F(InformerTest, AFailedListingIsAnError) {
   server_.FailNext(1, 500);
-  Informer informer(client_.get(), kPods, kSelected, 1);
+  Informer informer(client_.get(), kWatchedPods, kSelected, 1);
   StatusOr<Informer::Objects> first = informer.Get();
   ASSERT_FALSE(first.ok());
   EXPECT_EQ(first.status().code(), Status::Code::kUnavailable);

@@ -3,13 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "mig/gpu_catalog.h"
+#include "mig/testing/gpus.h"
 
 namespace migserve::mig {
 namespace {
 
-const GpuModel& Gpu(const char* name) {
-  return *GpuCatalog::Default().Find(name).value();
-}
+using testing::Gpu;
 
 struct Counts {
   const char* gpu;

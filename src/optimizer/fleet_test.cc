@@ -11,6 +11,7 @@
 #include "deployment/validator.h"
 #include "mig/gpu_catalog.h"
 #include "mig/layout_enumerator.h"
+#include "mig/testing/gpus.h"
 #include "profile/profile_csv.h"
 #include "workload/capacity_matrix.h"
 
@@ -22,9 +23,7 @@ constexpr char kL4[] = "L4-24GB";
 const char* kA100Profiles[] = {"1g.10gb", "2g.20gb", "3g.40gb", "4g.40gb",
                                "7g.80gb"};
 
-const mig::GpuModel& Gpu(const char* name) {
-  return *mig::GpuCatalog::Default().Find(name).value();
-}
+using testing::Gpu;
 
 // Two services on an A100 (MIG) and an L4 (whole GPU only), with
 // throughputs drawn from `rng`.

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-namespace migserve::queueing::testing {
+namespace migserve::testing {
 
 // P(wait <= t) in the M/D/1 queue of service time 1 at load rho:
 // (1 - rho) sum_{k=0}^{floor t} (rho (k - t))^k / k! e^{-rho (k - t)}.
@@ -17,6 +17,6 @@ inline double MD1WaitCdf(double rho, double t) {
   return (1 - rho) * sum;
 }
 
-}  // namespace migserve::queueing::testing
+}  // namespace migserve::testing
 
 #endif  // MIGSERVE_QUEUEING_MD1_TEST_UTIL_H_

@@ -10,9 +10,9 @@
 namespace migserve::report {
 namespace {
 
-constexpr int kLabel = 150;  // px for the GPU's name
-constexpr int kSlice = 64;   // px per memory slice
-constexpr int kRow = 40;     // px per GPU
+constexpr int kGpuLabelPx = 150;  // px for the GPU's name
+constexpr int kSlicePx = 64;      // px per memory slice
+constexpr int kGpuRowPx = 40;     // px per GPU
 
 // The first `chars` characters of `text`, with "…" when cut.
 std::string Abbreviate(const std::string& text, int chars) {
@@ -58,16 +58,16 @@ std::string GpuRow(const GpuGroup& d, const std::string& node, int y,
   out += fmt::format(
       "<text class=\"gpu-label\" x=\"4\" y=\"{}\">{}</text>\n"
       "<text class=\"gpu-model\" x=\"4\" y=\"{}\">{}{}</text>\n",
-      kRow / 2 - 2, Escape(label), kRow / 2 + 10, Escape(d.model),
+      kGpuRowPx / 2 - 2, Escape(label), kGpuRowPx / 2 + 10, Escape(d.model),
       d.gpu->Serving() ? "" : " \u00b7 idle");
   out += fmt::format(
       "<rect class=\"gpu-frame\" x=\"{}\" y=\"2\" width=\"{}\" height=\"{}\" "
       "/>\n",
-      kLabel, MemorySlices(d.model) * kSlice, kRow - 6);
+      kGpuLabelPx, MemorySlices(d.model) * kSlicePx, kGpuRowPx - 6);
   for (const deployment::PlacedInstance& i : g.instances) {
     std::string service = i.service.value_or("");
-    int width = MemorySlices(d.model, i.profile) * kSlice - 3;
-    int x = kLabel + i.start * kSlice + 1;
+    int width = MemorySlices(d.model, i.profile) * kSlicePx - 3;
+    int x = kGpuLabelPx + i.start * kSlicePx + 1;
     std::string fill = service.empty() ? "#F4F4F4" : palette.Colour(service);
     std::string ink = service.empty() ? "#777777" : palette.Ink(service);
     int chars = std::max(width / 6, 2);
@@ -81,9 +81,9 @@ std::string GpuRow(const GpuGroup& d, const std::string& node, int y,
                "fill=\"{}\"/>{}"
                "<text x=\"{}\" y=\"17\" fill=\"{}\">{}</text>"
                "<text x=\"{}\" y=\"30\" fill=\"{}\">{}</text></g>\n",
-               x, width, kRow - 10, fill,
-               PatternOverlay(palette, service, x, 4, width, kRow - 10), x + 4,
-               ink, Escape(Abbreviate(i.profile, chars)), x + 4, ink,
+               x, width, kGpuRowPx - 10, fill,
+               PatternOverlay(palette, service, x, 4, width, kGpuRowPx - 10),
+               x + 4, ink, Escape(Abbreviate(i.profile, chars)), x + 4, ink,
                Escape(second));
   }
   return out + "</g>\n";
@@ -160,10 +160,11 @@ std::string DeploymentView(const deployment::Deployment& deployment,
         Escape(node.node),
         node.node.empty() ? "not placed on nodes" : Escape(node.node),
         node.total, node.serving, node.total - node.serving,
-        kLabel + width * kSlice + 4, static_cast<int>(node.gpus.size()) * kRow);
+        kGpuLabelPx + width * kSlicePx + 4,
+        static_cast<int>(node.gpus.size()) * kGpuRowPx);
     for (size_t k = 0; k < node.gpus.size(); ++k) {
-      out +=
-          GpuRow(node.gpus[k], node.node, static_cast<int>(k) * kRow, palette);
+      out += GpuRow(node.gpus[k], node.node, static_cast<int>(k) * kGpuRowPx,
+                    palette);
     }
     out += "</svg></section>\n";
   }

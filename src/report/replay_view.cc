@@ -10,15 +10,15 @@
 namespace migserve::report {
 namespace {
 
-constexpr int kLabel = 220;  // px for the service's name
-constexpr int kPlot = 760;   // px for the time axis
+constexpr int kServiceLabelPx = 220;  // px for the service's name
+constexpr int kTimeAxisPx = 760;      // px for the time axis
 
 // Maps a moment of the day to pixels.
 struct TimeAxis {
   double start_s;
   double span_s;
   double operator()(double t) const {
-    return kLabel + (t - start_s) / span_s * kPlot;
+    return kServiceLabelPx + (t - start_s) / span_s * kTimeAxisPx;
   }
 };
 
@@ -66,7 +66,8 @@ std::string ValueTicks(double top, const std::function<double(double)>& y) {
         "<line class=\"grid\" x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" "
         "y2=\"{2:.1f}\"/><text class=\"tick y-tick\" x=\"{3}\" "
         "y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
-        kLabel, kLabel + kPlot, y(v), kLabel - 4, y(v) + 4, Num(v));
+        kServiceLabelPx, kServiceLabelPx + kTimeAxisPx, y(v),
+        kServiceLabelPx - 4, y(v) + 4, Num(v));
   }
   return out;
 }
@@ -156,11 +157,12 @@ std::string ReplayGpusView(const autoscale::ReplayReport& day) {
       "y2=\"{:.1f}\"><title>static provisioning for the peak: {} GPUs"
       "</title></line>\n<polyline class=\"gpus-line\" points=\"{}\"/>\n{}"
       "</svg>\n",
-      day.policy.peak_gpus, day.static_peak.peak_gpus, kLabel + kPlot + 20,
-      kHeight + 24, Ticks(day, kHeight + 4), ValueTicks(top, y), kLabel - 40,
-      kLabel - 40, day.policy.peak_gpus, day.static_peak.peak_gpus, kLabel,
-      kLabel + kPlot, y(fixed), y(fixed), day.static_peak.peak_gpus,
-      StepPoints(steps, day.end_s, x, y), moves);
+      day.policy.peak_gpus, day.static_peak.peak_gpus,
+      kServiceLabelPx + kTimeAxisPx + 20, kHeight + 24, Ticks(day, kHeight + 4),
+      ValueTicks(top, y), kServiceLabelPx - 40, kServiceLabelPx - 40,
+      day.policy.peak_gpus, day.static_peak.peak_gpus, kServiceLabelPx,
+      kServiceLabelPx + kTimeAxisPx, y(fixed), y(fixed),
+      day.static_peak.peak_gpus, StepPoints(steps, day.end_s, x, y), moves);
 }
 
 std::string ReplayServicesView(const autoscale::ReplayReport& day,
@@ -206,9 +208,9 @@ std::string ReplayServicesView(const autoscale::ReplayReport& day,
         "</text><text x=\"{}\" y=\"48\" text-anchor=\"end\" class=\"{}\">"
         "{} min short</text><polyline class=\"capacity-line\" points=\"{}\" "
         "stroke=\"{}\"/>{}</svg>\n",
-        Escape(name), minutes, kLabel + kPlot + 20, kHeight + 8,
-        MoveMarks(day, kHeight + 8), kLabel - 6, Escape(name), kLabel - 6,
-        minutes > 0 ? "bad" : "ok", Num(minutes),
+        Escape(name), minutes, kServiceLabelPx + kTimeAxisPx + 20, kHeight + 8,
+        MoveMarks(day, kHeight + 8), kServiceLabelPx - 6, Escape(name),
+        kServiceLabelPx - 6, minutes > 0 ? "bad" : "ok", Num(minutes),
         StepPoints(capacity, day.end_s, x, y), palette.Colour(name), rate_line);
   }
   return out;

@@ -10,7 +10,7 @@
 namespace migserve::report {
 namespace {
 
-constexpr int kSlice = 7;  // characters per memory slice
+constexpr int kSliceChars = 7;  // characters per memory slice
 
 // A, B, ..., Z, then A2, B2, ...: short and unambiguous.
 std::string Code(size_t k) {
@@ -57,17 +57,17 @@ std::string TerminalView(const deployment::Deployment& deployment,
                        node.node.empty() ? "(not placed on nodes)" : node.node,
                        node.total, node.serving);
     for (const GpuGroup& group : node.gpus) {
-      std::string row(MemorySlices(group.model) * kSlice, '.');
+      std::string row(MemorySlices(group.model) * kSliceChars, '.');
       for (const deployment::PlacedInstance& i : group.gpu->instances) {
-        int width = MemorySlices(group.model, i.profile) * kSlice;
+        int width = MemorySlices(group.model, i.profile) * kSliceChars;
         std::string code = "-";
         if (i.service) {
           auto it = code_of.find(*i.service);
           code = it == code_of.end() ? "?" : it->second;
         }
         std::string cell = Cell(code, i, width);
-        if (i.start * kSlice + width <= static_cast<int>(row.size())) {
-          row.replace(i.start * kSlice, width, cell);
+        if (i.start * kSliceChars + width <= static_cast<int>(row.size())) {
+          row.replace(i.start * kSliceChars, width, cell);
         }
       }
       out += fmt::format("  {:<13} {}\n",

@@ -11,8 +11,8 @@
 namespace migserve::report {
 namespace {
 
-constexpr int kLabel = 420;  // px for the action's text
-constexpr int kPlot = 560;   // px for the time axis
+constexpr int kActionLabelPx = 420;  // px for the action's text
+constexpr int kTimelinePx = 560;     // px for the time axis
 
 std::string KindColour(const std::string& kind) {
   if (kind == "create") return "#228833";
@@ -30,7 +30,7 @@ std::string Axis(double end_s, int y, int height) {
   }
   std::string out;
   for (double t = 0; t <= end_s + 1e-9; t += step) {
-    double x = kLabel + t / end_s * kPlot;
+    double x = kActionLabelPx + t / end_s * kTimelinePx;
     out += fmt::format(
         "<line class=\"grid\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"0\" "
         "y2=\"{1}\"/><text class=\"tick\" x=\"{0:.1f}\" y=\"{2}\" "
@@ -55,7 +55,7 @@ std::string TimelineView(const cluster::TransitionReport& simulation) {
   std::string out = fmt::format(
       "<svg class=\"timeline\" width=\"{}\" height=\"{}\" "
       "xmlns=\"http://www.w3.org/2000/svg\">\n",
-      kLabel + kPlot + 20, height + 20);
+      kActionLabelPx + kTimelinePx + 20, height + 20);
   out += Axis(end_s, height + 14, height);
   for (size_t k = 0; k < actions.size(); ++k) {
     const cluster::ReportedAction& a = actions[k];
@@ -71,11 +71,11 @@ std::string TimelineView(const cluster::TransitionReport& simulation) {
         "data-service=\"{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" "
         "height=\"{}\" fill=\"{}\"/></g>\n",
         Escape(a.text), Num(a.start_s), Num(a.end_s), a.ok ? "" : " (failed)",
-        kLabel - 6, y + 11, a.id, Escape(a.kind), Escape(service),
+        kActionLabelPx - 6, y + 11, a.id, Escape(a.kind), Escape(service),
         Escape(where), a.ok ? "" : " failed", a.id, Escape(a.kind),
-        Escape(service), kLabel + a.start_s / end_s * kPlot, y + 2,
-        std::max((a.end_s - a.start_s) / end_s * kPlot, 1.0), kRow - 4,
-        KindColour(a.kind));
+        Escape(service), kActionLabelPx + a.start_s / end_s * kTimelinePx,
+        y + 2, std::max((a.end_s - a.start_s) / end_s * kTimelinePx, 1.0),
+        kRow - 4, KindColour(a.kind));
   }
   return out + "</svg>\n";
 }
@@ -100,7 +100,7 @@ std::string CapacityView(const cluster::TransitionReport& simulation,
     }
     top *= 1.1;
     auto y = [&](double v) { return kHeight - v / top * kHeight + 4; };
-    auto x = [&](double t) { return kLabel + t / end_s * kPlot; };
+    auto x = [&](double t) { return kActionLabelPx + t / end_s * kTimelinePx; };
     std::vector<std::pair<double, double>> steps;
     for (const cluster::CapacitySample& sample : history) {
       steps.emplace_back(sample.time_s, at(sample));
@@ -119,10 +119,11 @@ std::string CapacityView(const cluster::TransitionReport& simulation,
         "</line>"
         "<polyline class=\"capacity-line\" points=\"{}\" stroke=\"{}\"/>"
         "</svg>\n",
-        Escape(name), lowest, floor, kLabel + kPlot + 20, kHeight + 8,
-        kLabel - 6, Escape(name), kLabel - 6, ok ? "ok" : "bad", Num(lowest),
-        Num(floor > 0 ? 100 * lowest / floor : 100), Num(floor), kLabel,
-        kLabel + kPlot, y(floor), y(floor), Num(floor), points,
+        Escape(name), lowest, floor, kActionLabelPx + kTimelinePx + 20,
+        kHeight + 8, kActionLabelPx - 6, Escape(name), kActionLabelPx - 6,
+        ok ? "ok" : "bad", Num(lowest),
+        Num(floor > 0 ? 100 * lowest / floor : 100), Num(floor), kActionLabelPx,
+        kActionLabelPx + kTimelinePx, y(floor), y(floor), Num(floor), points,
         palette.Colour(name));
   }
   return out;

@@ -9,7 +9,7 @@
 namespace migserve::workload {
 namespace {
 
-constexpr const char* kProfiles =
+constexpr const char* kGapProfiles =
     "model,gpu,profile,batch,throughput,latency_ms\n"
     "bert,A100-SXM4-80GB,1g.10gb,1,100,10\n"
     "bert,A100-SXM4-80GB,3g.40gb,1,300,10\n"
@@ -36,7 +36,7 @@ std::vector<MeasurementGap> Gaps(const std::string& options) {
                              "w.yaml")
                    .value();
   return FindMeasurementGaps(
-      w, profile::ParseProfileCsv(kProfiles, "p.csv").value(),
+      w, profile::ParseProfileCsv(kGapProfiles, "p.csv").value(),
       *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value());
 }
 

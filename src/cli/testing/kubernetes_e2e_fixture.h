@@ -32,11 +32,13 @@
 #include "cluster/routing.h"
 #include "controller/controller.h"
 #include "deployment/deployment_json.h"
+#include "deployment/testing/shipped.h"
 #include "kube/pod_ready.h"
 #include "kube/testing/api_server_standin.h"
 #include "kube/testing/fake_kubelet.h"
 #include "kube/testing/test_certificate.h"
 #include "manager/journal_pod_ledger.h"
+#include "mig/testing/gpus.h"
 #include "util/file.h"
 #include "util/test_util.h"
 
@@ -72,20 +74,11 @@ inline bool Selects(const Json& selector, const Json& labels) {
   return true;
 }
 
-inline const mig::GpuModel& A100() {
-  return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
-}
-inline const mig::GpuModel& H100() {
-  return *mig::GpuCatalog::Default().Find("H100-SXM5-80GB").value();
-}
+using testing::A100;
+using testing::H100;
+using testing::ShippedDeployment;
 
 inline std::string NodeName(int n) { return "node-" + std::to_string(n); }
-
-inline deployment::Deployment Load(const std::string& name) {
-  return deployment::LoadDeployment(
-             testing::SourcePath("data/deployments/" + name + ".json"))
-      .value();
-}
 
 // The text of data/deployments/<name>.json, as a ConfigMap holds it.
 inline std::string DeploymentText(const std::string& name) {

@@ -12,22 +12,19 @@
 
 #include "cluster/kubernetes/names.h"
 #include "mig/gpu_catalog.h"
+#include "mig/testing/gpus.h"
 
 namespace migserve::cluster::kubernetes {
 namespace {
 
-const mig::GpuModel& A100() {
-  return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
-}
-
-mig::Instance At(const char* profile, int start) {
-  return {A100().FindProfile(profile), start};
-}
+using testing::A100;
+using testing::A100Instance;
 
 std::vector<mig::Layout> Layouts() {
-  return {mig::Layout({At("7g.80gb", 0)}),
-          mig::Layout({At("4g.40gb", 0), At("3g.40gb", 4)}),
-          mig::Layout({At("3g.40gb", 0), At("3g.40gb", 4)})};
+  return {
+      mig::Layout({A100Instance("7g.80gb", 0)}),
+      mig::Layout({A100Instance("4g.40gb", 0), A100Instance("3g.40gb", 4)}),
+      mig::Layout({A100Instance("3g.40gb", 0), A100Instance("3g.40gb", 4)})};
 }
 
 // What one look at every node and pod makes of them.

@@ -9,17 +9,15 @@
 #include "cluster/kubernetes/routing/proxy_routes.h"
 #include "deployment/deployment_json.h"
 #include "mig/gpu_catalog.h"
+#include "mig/testing/gpus.h"
 #include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::cluster::kubernetes {
 namespace {
 
+using testing::A100;
 using testing::SourcePath;
-
-const mig::GpuModel& A100() {
-  return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
-}
 
 struct Loaded {
   deployment::Deployment deployment;

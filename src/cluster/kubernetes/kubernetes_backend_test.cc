@@ -18,6 +18,7 @@
 #include "cluster/kubernetes/testing/memory_pod_ledger.h"
 #include "kube/testing/api_server_standin.h"
 #include "mig/gpu_catalog.h"
+#include "mig/testing/gpus.h"
 
 namespace migserve::cluster::kubernetes {
 namespace {
@@ -27,9 +28,7 @@ using nlohmann::json;
 constexpr char kPods[] = "/api/v1/namespaces/default/pods";
 const json kMigCapable = {{"nvidia.com/mig.capable", "true"}};
 
-const mig::GpuModel& A100() {
-  return *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
-}
+using testing::A100;
 
 // Returns one of many broken or odd JSON values.
 json Junk(std::mt19937* rng) {

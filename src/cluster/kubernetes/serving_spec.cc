@@ -14,7 +14,7 @@
 namespace migserve::cluster::kubernetes {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 bool Reserved(const std::string& key) {
   return key.rfind("migserve.io/", 0) == 0 || key == kManagedBy;
@@ -23,10 +23,10 @@ bool Reserved(const std::string& key) {
 // Reads the list under `key`: each item a mapping with every field of
 // `required` a string, or (if `required` is empty) anything.
 Status ReadList(const YamlMap& map, const char* key,
-                const std::vector<const char*>& required, Json* out) {
+                const std::vector<const char*>& required, OrderedJson* out) {
   MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> items,
                             map.Sequence(key, false));
-  Json list = Json::array();
+  OrderedJson list = OrderedJson::array();
   for (size_t i = 0; i < items.size(); ++i) {
     std::string path = fmt::format("{}[{}]", map.FieldPath(key), i);
     MIGSERVE_ASSIGN_OR_RETURN(YamlMap item,
@@ -43,7 +43,7 @@ Status ReadList(const YamlMap& map, const char* key,
 }
 
 // Reads the mapping under `key` as JSON.
-Status ReadObject(const YamlMap& map, const char* key, Json* out) {
+Status ReadObject(const YamlMap& map, const char* key, OrderedJson* out) {
   MIGSERVE_RETURN_IF_ERROR(
       YamlMap::Open(map.Value(key), map.source(), map.FieldPath(key)).status());
   (*out)[key] = kube::YamlToJson(map.Value(key));
@@ -55,11 +55,11 @@ Status ReadObject(const YamlMap& map, const char* key, Json* out) {
 Status ReadStrings(const YamlMap& map, const char* key,
                    const std::function<std::string(const std::string&,
                                                    const std::string&)>& check,
-                   Json* out) {
+                   OrderedJson* out) {
   MIGSERVE_ASSIGN_OR_RETURN(
       YamlMap value,
       YamlMap::Open(map.Value(key), map.source(), map.FieldPath(key)));
-  Json strings = Json::object();
+  OrderedJson strings = OrderedJson::object();
   for (const auto& entry : map.Value(key)) {
     std::string name = entry.first.as<std::string>("");
     if (!entry.second.IsScalar()) {
@@ -76,7 +76,7 @@ Status ReadStrings(const YamlMap& map, const char* key,
 // Reads a pod template (the default one or a service's overrides) from
 // `map` into `out`, field by field.
 // The template's env: no variable of the replica contract (MIGSERVE_*).
-Status ReadEnv(const YamlMap& map, Json* out) {
+Status ReadEnv(const YamlMap& map, OrderedJson* out) {
   MIGSERVE_RETURN_IF_ERROR(ReadList(map, "env", {"name"}, out));
   for (size_t i = 0; i < (*out)["env"].size(); ++i) {
     std::string name = (*out)["env"][i]["name"];
@@ -90,7 +90,7 @@ Status ReadEnv(const YamlMap& map, Json* out) {
 }
 
 // The template's ports: at least one, each a containerPort of 1 to 65535.
-Status ReadPorts(const YamlMap& map, Json* out) {
+Status ReadPorts(const YamlMap& map, OrderedJson* out) {
   MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> ports,
                             map.Sequence("ports", true));
   if (ports.empty()) return map.Error("ports", "needs at least one port");
@@ -110,7 +110,7 @@ Status ReadPorts(const YamlMap& map, Json* out) {
 
 // The template's resources: limits and requests, none of nvidia.com/ (the
 // replica's MIG device is migserve's to request).
-Status CheckResources(const YamlMap& map, const Json& template_json) {
+Status CheckResources(const YamlMap& map, const OrderedJson& template_json) {
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap resources,
                             YamlMap::Open(map.Value("resources"), map.source(),
                                           map.FieldPath("resources")));
@@ -136,7 +136,7 @@ Status CheckResources(const YamlMap& map, const Json& template_json) {
 
 // The template's labels, annotations and node selector: string maps that
 // leave migserve's own keys alone.
-Status ReadStringMaps(const YamlMap& map, Json* out) {
+Status ReadStringMaps(const YamlMap& map, OrderedJson* out) {
   auto label = [](const std::string& key, const std::string& value) {
     if (Reserved(key)) return key + " is set by migserve";
     Status ok = CheckLabelValue(value, "value");
@@ -161,7 +161,7 @@ Status ReadStringMaps(const YamlMap& map, Json* out) {
   return Status::Ok();
 }
 
-Status ReadTemplate(const YamlMap& map, Json* out) {
+Status ReadTemplate(const YamlMap& map, OrderedJson* out) {
   MIGSERVE_RETURN_IF_ERROR(
       map.CheckKeys({"image", "imagePullPolicy", "command", "args", "env",
                      "ports", "readinessProbe", "livenessProbe", "startupProbe",
@@ -245,30 +245,30 @@ Status ReadRouting(const YamlMap& map, ServingSpec* spec) {
 
 }  // namespace
 
-Json ServingSpec::DefaultTemplate() {
-  return {
-      {"image", kTritonImage},
-      {"ports", Json::array({{{"name", "http"}, {"containerPort", 8000}},
-                             {{"name", "grpc"}, {"containerPort", 8001}},
-                             {{"name", "metrics"}, {"containerPort", 8002}}})},
-      {"readinessProbe",
-       {{"httpGet", {{"path", "/v2/health/ready"}, {"port", "http"}}}}},
-      {"livenessProbe",
-       {{"httpGet", {{"path", "/v2/health/live"}, {"port", "http"}}},
-        {"periodSeconds", 10},
-        {"failureThreshold", 6}}},
-      {"resources", {{"requests", {{"cpu", "1"}, {"memory", "4Gi"}}}}},
-      // Pod Security "restricted": the Triton image's own unprivileged
-      // user (triton-server, uid 1000), the runtime's seccomp profile.
-      {"securityContext",
-       {{"runAsNonRoot", true},
-        {"runAsUser", 1000},
-        {"runAsGroup", 1000},
-        {"seccompProfile", {{"type", "RuntimeDefault"}}}}}};
+OrderedJson ServingSpec::DefaultTemplate() {
+  return {{"image", kTritonImage},
+          {"ports", OrderedJson::array(
+                        {{{"name", "http"}, {"containerPort", 8000}},
+                         {{"name", "grpc"}, {"containerPort", 8001}},
+                         {{"name", "metrics"}, {"containerPort", 8002}}})},
+          {"readinessProbe",
+           {{"httpGet", {{"path", "/v2/health/ready"}, {"port", "http"}}}}},
+          {"livenessProbe",
+           {{"httpGet", {{"path", "/v2/health/live"}, {"port", "http"}}},
+            {"periodSeconds", 10},
+            {"failureThreshold", 6}}},
+          {"resources", {{"requests", {{"cpu", "1"}, {"memory", "4Gi"}}}}},
+          // Pod Security "restricted": the Triton image's own unprivileged
+          // user (triton-server, uid 1000), the runtime's seccomp profile.
+          {"securityContext",
+           {{"runAsNonRoot", true},
+            {"runAsUser", 1000},
+            {"runAsGroup", 1000},
+            {"seccompProfile", {{"type", "RuntimeDefault"}}}}}};
 }
 
-Json ServingSpec::TemplateFor(const std::string& service) const {
-  Json merged = pod;
+OrderedJson ServingSpec::TemplateFor(const std::string& service) const {
+  OrderedJson merged = pod;
   auto it = services.find(service);
   if (it != services.end()) {
     for (const auto& [key, value] : it->second.items()) merged[key] = value;
@@ -279,9 +279,10 @@ Json ServingSpec::TemplateFor(const std::string& service) const {
   // It listens on the template's own ports (--port replaces them).
   if (merged.value("image", "") == kTritonImage &&
       !merged.contains("command") && !merged.contains("args")) {
-    Json container = Json::array({merged});
-    Json args = {"--model-repository=/models", "--model-control-mode=explicit",
-                 "--load-model=$(MIGSERVE_MODEL)"};
+    OrderedJson container = OrderedJson::array({merged});
+    OrderedJson args = {"--model-repository=/models",
+                        "--model-control-mode=explicit",
+                        "--load-model=$(MIGSERVE_MODEL)"};
     for (const auto& [flag, port] :
          {std::pair{"http", RoutePortOf(container)},
           std::pair{"grpc", GrpcPortOf(container)},
@@ -290,14 +291,14 @@ Json ServingSpec::TemplateFor(const std::string& service) const {
     }
     // The p99 `migserve autoscale` reads.
     args.push_back("--metrics-config=summary_latencies=true");
-    merged["command"] = Json::array({"tritonserver"});
+    merged["command"] = OrderedJson::array({"tritonserver"});
     merged["args"] = std::move(args);
   }
   return merged;
 }
 
 int ServingSpec::RoutePort(const std::string& service) const {
-  int port = RoutePortOf(Json::array({TemplateFor(service)}));
+  int port = RoutePortOf(OrderedJson::array({TemplateFor(service)}));
   return port > 0 ? port : 8000;
 }
 
@@ -334,7 +335,7 @@ StatusOr<ServingSpec> ParseServingSpec(const std::string& yaml,
       MIGSERVE_ASSIGN_OR_RETURN(
           YamlMap overrides,
           YamlMap::Open(entry.second, source, services.FieldPath(name)));
-      Json fields = Json::object();
+      OrderedJson fields = OrderedJson::object();
       MIGSERVE_RETURN_IF_ERROR(ReadTemplate(overrides, &fields));
       spec.services[name] = std::move(fields);
       spec.service_lines[name] = entry.first.Mark().line + 1;

@@ -13,7 +13,7 @@ namespace {
 
 // Service a: 1g 100/s, 2g 250/s, 4g 450/s, 7g 800/s.
 // Service b: 2g and up only (too slow on 1g): 2g 100/s, 4g 200/s, 7g 300/s.
-constexpr const char* kProfiles =
+constexpr const char* kProfileCsv =
     "model,gpu,profile,batch,throughput,latency_ms\n"
     "a,A100-SXM4-80GB,1g.10gb,8,100,10\n"
     "a,A100-SXM4-80GB,2g.20gb,8,250,10\n"
@@ -50,7 +50,7 @@ class StaticPartitionTest : public ::testing::Test {
   const mig::GpuModel& gpu_ =
       *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
   profile::ProfileTable profiles_ =
-      profile::ParseProfileCsv(kProfiles, "p.csv").value();
+      profile::ParseProfileCsv(kProfileCsv, "p.csv").value();
   workload::Workload workload_;
   std::optional<workload::CapacityMatrix> caps_;
 };

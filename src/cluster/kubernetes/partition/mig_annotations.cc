@@ -11,11 +11,11 @@
 namespace migserve::cluster::kubernetes {
 namespace {
 
-using Json = nlohmann::json;
+using AnnotationJson = nlohmann::json;
 
-Json Instances(const std::vector<mig::Instance>& instances,
-               const mig::GpuModel& gpu) {
-  Json out = Json::array();
+AnnotationJson Instances(const std::vector<mig::Instance>& instances,
+                         const mig::GpuModel& gpu) {
+  AnnotationJson out = AnnotationJson::array();
   for (const mig::Instance& i : instances) {
     out.push_back(
         {{"profile", gpu.profiles[i.profile].name}, {"start", i.start}});
@@ -23,7 +23,7 @@ Json Instances(const std::vector<mig::Instance>& instances,
   return out;
 }
 
-StatusOr<std::vector<mig::Instance>> ParseInstances(const Json& list,
+StatusOr<std::vector<mig::Instance>> ParseInstances(const AnnotationJson& list,
                                                     const mig::GpuModel& gpu,
                                                     const std::string& where) {
   if (!list.is_array()) {
@@ -31,7 +31,7 @@ StatusOr<std::vector<mig::Instance>> ParseInstances(const Json& list,
   }
   std::vector<mig::Instance> out;
   for (size_t k = 0; k < list.size(); ++k) {
-    const Json& i = list[k];
+    const AnnotationJson& i = list[k];
     std::string at = fmt::format("{}[{}]", where, k);
     std::optional<std::string> name =
         i.is_object() ? StringAt(i, "profile") : std::nullopt;
@@ -54,8 +54,9 @@ StatusOr<std::vector<mig::Instance>> ParseInstances(const Json& list,
   return out;
 }
 
-StatusOr<Json> ParseObject(const std::string& text, const std::string& where) {
-  Json json = Json::parse(text, nullptr, false);
+StatusOr<AnnotationJson> ParseObject(const std::string& text,
+                                     const std::string& where) {
+  AnnotationJson json = AnnotationJson::parse(text, nullptr, false);
   if (!json.is_object()) {
     return Status::InvalidArgument(where + ": not a JSON object");
   }
@@ -73,34 +74,34 @@ std::string StatusKey(int index) {
 }
 
 std::string FormatLayouts(const NodeLayouts& layouts) {
-  Json gpus = Json::array();
+  AnnotationJson gpus = AnnotationJson::array();
   for (size_t i = 0; i < layouts.gpus.size(); ++i) {
     const GpuLayout& g = layouts.gpus[i];
     gpus.push_back({{"index", i},
                     {"gpu", g.model->name},
                     {"instances", Instances(g.layout.instances(), *g.model)}});
   }
-  Json out = {{"gpus", gpus}};
+  AnnotationJson out = {{"gpus", gpus}};
   if (!layouts.gpus.empty()) out["gpu"] = layouts.gpus.front().model->name;
   return out.dump();
 }
 
 std::string FormatRequest(const MigRequest& request, const mig::GpuModel& gpu) {
-  return Json{{"nonce", request.nonce},
-              {"remove", Instances(request.change.remove, gpu)},
-              {"add", Instances(request.change.add, gpu)}}
+  return AnnotationJson{{"nonce", request.nonce},
+                        {"remove", Instances(request.change.remove, gpu)},
+                        {"add", Instances(request.change.add, gpu)}}
       .dump();
 }
 
 std::string FormatStatus(const MigStatus& status) {
-  return Json{
+  return AnnotationJson{
       {"nonce", status.nonce}, {"ok", status.ok}, {"error", status.error}}
       .dump();
 }
 
 StatusOr<NodeLayouts> ParseLayouts(const std::string& text,
                                    const std::string& where) {
-  MIGSERVE_ASSIGN_OR_RETURN(Json json, ParseObject(text, where));
+  MIGSERVE_ASSIGN_OR_RETURN(AnnotationJson json, ParseObject(text, where));
   std::optional<std::string> node_gpu = StringAt(json, "gpu");
   auto gpus = json.find("gpus");
   if (gpus == json.end() || !gpus->is_array()) {
@@ -108,7 +109,7 @@ StatusOr<NodeLayouts> ParseLayouts(const std::string& text,
   }
   NodeLayouts out;
   for (size_t k = 0; k < gpus->size(); ++k) {
-    const Json& g = (*gpus)[k];
+    const AnnotationJson& g = (*gpus)[k];
     std::string at = fmt::format("{}.gpus[{}]", where, k);
     auto index = g.is_object() ? g.find("index") : g.end();
     if (!g.is_object() || index == g.end() || !index->is_number_integer() ||
@@ -123,8 +124,8 @@ StatusOr<NodeLayouts> ParseLayouts(const std::string& text,
     auto instances = g.find("instances");
     MIGSERVE_ASSIGN_OR_RETURN(
         std::vector<mig::Instance> list,
-        ParseInstances(instances == g.end() ? Json() : *instances, **model,
-                       at + ".instances"));
+        ParseInstances(instances == g.end() ? AnnotationJson() : *instances,
+                       **model, at + ".instances"));
     out.gpus.push_back({*model, mig::Layout(std::move(list))});
   }
   return out;
@@ -133,7 +134,7 @@ StatusOr<NodeLayouts> ParseLayouts(const std::string& text,
 StatusOr<MigRequest> ParseRequest(const std::string& text,
                                   const mig::GpuModel& gpu,
                                   const std::string& where) {
-  MIGSERVE_ASSIGN_OR_RETURN(Json json, ParseObject(text, where));
+  MIGSERVE_ASSIGN_OR_RETURN(AnnotationJson json, ParseObject(text, where));
   MigRequest out;
   out.nonce = StringAt(json, "nonce").value_or("");
   if (out.nonce.empty())
@@ -142,7 +143,7 @@ StatusOr<MigRequest> ParseRequest(const std::string& text,
                            std::pair{"add", &out.change.add}}) {
     auto it = json.find(key);
     MIGSERVE_ASSIGN_OR_RETURN(
-        *list, ParseInstances(it == json.end() ? Json() : *it, gpu,
+        *list, ParseInstances(it == json.end() ? AnnotationJson() : *it, gpu,
                               fmt::format("{}.{}", where, key)));
   }
   return out;
@@ -150,7 +151,7 @@ StatusOr<MigRequest> ParseRequest(const std::string& text,
 
 StatusOr<MigStatus> ParseStatus(const std::string& text,
                                 const std::string& where) {
-  MIGSERVE_ASSIGN_OR_RETURN(Json json, ParseObject(text, where));
+  MIGSERVE_ASSIGN_OR_RETURN(AnnotationJson json, ParseObject(text, where));
   MigStatus out;
   out.nonce = StringAt(json, "nonce").value_or("");
   auto ok = json.find("ok");
