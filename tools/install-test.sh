@@ -23,7 +23,7 @@ for overlay in $(ls deploy/overlays); do
     [ "$images" = 3 ] && [ "$pinned" = 3 ] ||
       fail "$file: $pinned of $images images by digest, want 3 of 3"
     monitors=$(grep -cE '^kind: (PodMonitor|ServiceMonitor)$' "$file" || true)
-    [ "$monitors" = "$([ -n "$monitoring" ] && echo 3 || echo 0)" ] ||
+    [ "$monitors" = "$([ -n "$monitoring" ] && echo 4 || echo 0)" ] ||
       fail "$file: $monitors monitors"
   done
 done

@@ -1,5 +1,5 @@
 // migserve router [--nginx PATH] [--listen ADDR] [--grpc-listen ADDR]
-//                 [--run-dir DIR]
+//                 [--run-dir DIR] [--metrics-port N] [--metrics-address A]
 //                 [--pod NAME] [--drain-timeout S] [--kubeconfig F]
 // migserve router --render -d DEPLOYMENT --replicas CSV [-o FILE]
 // The proxy's control plane (docs/serving.md, "The proxy"): runs nginx and
@@ -22,6 +22,7 @@
 #include "proxy/replica_addresses.h"
 #include "util/file.h"
 #include "util/interrupt.h"
+#include "util/status_server.h"
 
 namespace migserve::cli {
 namespace {
@@ -41,6 +42,8 @@ struct RouterFlags {
   std::string deployment;
   std::string replicas;
   std::string output;
+  int metrics_port = -1;
+  std::string metrics_address = "127.0.0.1";
 };
 
 proxy::NginxSetup SetupOf(const RouterFlags& flags) {
@@ -113,6 +116,15 @@ Status RunRouter(RouterFlags flags, CommandContext* context) {
                             [&](const proxy::ProxyConfig& next) {
                               return nginx->ApplyAndDrain(next);
                             });
+  StatusServer server;
+  if (flags.metrics_port >= 0) {
+    server.Page("/metrics", "text/plain; version=0.0.4",
+                [&plane] { return plane.Metrics(); });
+    server.Health([&plane] { return plane.Health(); });
+    MIGSERVE_RETURN_IF_ERROR(
+        server.Start(flags.metrics_address, flags.metrics_port)
+            .WithPrefix("--metrics-port"));
+  }
   context->err << fmt::format("router: nginx on {} (pid {}), reporting to {}",
                               flags.listen, nginx->pid(),
                               flags.pod.empty() ? std::string("no pod")
@@ -150,6 +162,14 @@ void SetupRouter(CLI::App* app, CommandContext* context) {
                   "Seconds an old nginx worker may finish its requests "
                   "after a change")
       ->check(CLI::Range(1.0, 3600.0))
+      ->capture_default_str();
+  app->add_option("--metrics-port", flags->metrics_port,
+                  "Port of /metrics and /healthz (0: any free; -1: none)")
+      ->check(CLI::Range(-1, 65535))
+      ->capture_default_str();
+  app->add_option("--metrics-address", flags->metrics_address,
+                  "Address of /metrics and /healthz (the export's proxy "
+                  "gives the pod's IP)")
       ->capture_default_str();
   app->add_flag("--render", flags->render,
                 "Write the nginx configuration of a deployment's routes over "

@@ -10,6 +10,7 @@
 #include "cluster/kubernetes/serving_spec.h"
 #include "kube/pod_ready.h"
 #include "util/json_fields.h"
+#include "util/prometheus_text.h"
 
 namespace migserve::proxy {
 namespace {
@@ -159,6 +160,65 @@ StatusOr<bool> ControlPlane::Sync() {
   return applied;
 }
 
+void ControlPlane::Supervise() {
+  Status s = options_.supervise();
+  if (!s.ok() && options_.log) options_.log("router: " + s.message());
+  MutexLock lock(&stats_mu_);
+  if (!s.ok()) ++stats_.nginx_problems;
+  stats_.nginx = std::move(s);
+}
+
+void ControlPlane::Synced(const StatusOr<bool>& synced) {
+  MutexLock lock(&stats_mu_);
+  if (!synced.ok()) {
+    ++stats_.failed_syncs;
+    return;
+  }
+  if (!applied_) return;
+  stats_.generation = applied_->generation;
+  if (!*synced) return;
+  ++stats_.applies;
+  stats_.services = static_cast<int>(applied_->upstreams.size());
+  stats_.replicas = 0;
+  for (const ProxyUpstream& u : applied_->upstreams) {
+    stats_.replicas += static_cast<int>(u.backends.size());
+  }
+}
+
+std::string ControlPlane::Metrics() const {
+  MutexLock lock(&stats_mu_);
+  PrometheusText out;
+  out.Family("migserve_router_route_generation", "gauge",
+             "The generation of the controller's routes the proxy serves (0: "
+             "none read yet).");
+  out.Sample("migserve_router_route_generation", stats_.generation);
+  out.Family("migserve_router_applies_total", "counter",
+             "Configurations applied to nginx (each a reload).");
+  out.Sample("migserve_router_applies_total", stats_.applies);
+  out.Family("migserve_router_failed_syncs_total", "counter",
+             "Syncs that failed (routes or pods unreadable, nginx refused the "
+             "configuration); the proxy kept its last one.");
+  out.Sample("migserve_router_failed_syncs_total", stats_.failed_syncs);
+  out.Family("migserve_router_nginx_up", "gauge",
+             "1 while nginx answers, 0 while it is down and not restarted.");
+  out.Sample("migserve_router_nginx_up", stats_.nginx.ok() ? 1 : 0);
+  out.Family("migserve_router_nginx_problems_total", "counter",
+             "Times the router found nginx dead or not listening.");
+  out.Sample("migserve_router_nginx_problems_total", stats_.nginx_problems);
+  out.Family("migserve_router_services", "gauge",
+             "Services the applied configuration routes.");
+  out.Sample("migserve_router_services", stats_.services);
+  out.Family("migserve_router_replicas", "gauge",
+             "Replicas the applied configuration routes to.");
+  out.Sample("migserve_router_replicas", stats_.replicas);
+  return out.text();
+}
+
+Status ControlPlane::Health() const {
+  MutexLock lock(&stats_mu_);
+  return stats_.nginx;
+}
+
 void ControlPlane::Run(const std::atomic<bool>& stop, double resync_s) {
   using Clock = std::chrono::steady_clock;
   auto next = Clock::now();
@@ -166,9 +226,7 @@ void ControlPlane::Run(const std::atomic<bool>& stop, double resync_s) {
   while (!stop) {
     if (options_.supervise && Clock::now() >= next_check) {
       next_check = Clock::now() + std::chrono::seconds(1);
-      if (Status s = options_.supervise(); !s.ok() && options_.log) {
-        options_.log("router: " + s.message());
-      }
+      Supervise();
     }
     bool due = false;
     {
@@ -183,6 +241,7 @@ void ControlPlane::Run(const std::atomic<bool>& stop, double resync_s) {
     next = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                               std::chrono::duration<double>(resync_s));
     StatusOr<bool> synced = Sync();
+    Synced(synced);
     if (synced.ok()) continue;
     if (options_.log) options_.log("router: " + synced.status().message());
     // Try again in a second.

@@ -84,8 +84,31 @@ class ControlPlane {
   // `stop`; a failed sync is logged and tried again.
   void Run(const std::atomic<bool>& stop, double resync_s = 10);
 
+  // The Prometheus text of /metrics: the generation served, configurations
+  // applied, failed syncs, nginx's state and what the proxy routes to.
+  // Safe from any thread.
+  std::string Metrics() const;
+  // /healthz: Unavailable with the data plane's problem while supervising
+  // it fails (nginx dead and not restarted), else Ok. A sync that fails
+  // (the API out of reach) is not a health problem: the proxy keeps
+  // serving its last routes.
+  Status Health() const;
+
  private:
+  // What Metrics reports.
+  struct Stats {
+    long generation = 0;  // served
+    long applies = 0;
+    long failed_syncs = 0;
+    long nginx_problems = 0;
+    Status nginx = Status::Ok();  // the last supervision's
+    int services = 0;
+    int replicas = 0;
+  };
+
   void Changed();
+  void Supervise();
+  void Synced(const StatusOr<bool>& synced);
 
   kube::KubeClient* client_;
   ControlPlaneOptions options_;
@@ -97,6 +120,8 @@ class ControlPlane {
   kube::Informer routes_;
   std::optional<ProxyConfig> applied_;
   long reported_ = -1;
+  mutable Mutex stats_mu_;
+  Stats stats_ GUARDED_BY(stats_mu_);
 };
 
 }  // namespace migserve::proxy

@@ -322,6 +322,67 @@ TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
           *server.Get("/api/v1/namespaces/migserve-replicas/pods/proxy-0"),
           k8s::kAnnotationProxyGeneration),
       "3");
+  // What /metrics says of it: generation 3 over a and b, at least the three
+  // changes applied (a fourth, the empty configuration, if the router's
+  // first sync came before the first routes).
+  const std::string metrics = plane.Metrics();
+  for (const char* line :
+       {"migserve_router_route_generation 3\n", "migserve_router_services 1\n",
+        "migserve_router_replicas 2\n",
+        "migserve_router_failed_syncs_total 0\n",
+        "migserve_router_nginx_up 1\n"}) {
+    EXPECT_NE(metrics.find(line), std::string::npos) << line << metrics;
+  }
+  EXPECT_EQ(
+      testing::CountMatches(metrics, "\nmigserve_router_applies_total [34]\n"),
+      1)
+      << metrics;
+  EXPECT_TRUE(plane.Health().ok());
+}
+
+// A data plane the router cannot keep up: /healthz says why, /metrics
+// counts it, and both recover once it is back.
+TEST(ControlPlaneTest, ADeadNginxIsUnhealthyAndCounted) {
+  kube::ApiServerStandIn server({"", "", "admin"});
+  ASSERT_TRUE(server.Start().ok());
+  kube::KubeConfig config;
+  config.server = server.url();
+  config.token = "admin";
+  config.allow_loopback_http = true;
+  kube::KubeClient client(config);
+  std::atomic<bool> down{true};
+  ControlPlaneOptions options;
+  options.namespace_ = "ns";
+  options.supervise = [&] {
+    return down ? Status::Unavailable("nginx (pid 7) is dead; restart failed")
+                : Status::Ok();
+  };
+  ControlPlane plane(&client, options,
+                     [](const ProxyConfig&) { return Status::Ok(); });
+  std::atomic<bool> stop{false};
+  std::thread router([&] { plane.Run(stop, 1); });
+  auto wait = [&](const std::function<bool()>& done) {
+    for (int i = 0; i < 300 && !done(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return done();
+  };
+  EXPECT_TRUE(wait([&] { return !plane.Health().ok(); }));
+  EXPECT_EQ(plane.Health().message(), "nginx (pid 7) is dead; restart failed");
+  EXPECT_NE(plane.Metrics().find("migserve_router_nginx_up 0\n"),
+            std::string::npos);
+  down = false;
+  // Supervised about every second.
+  EXPECT_TRUE(wait([&] { return plane.Health().ok(); }));
+  stop = true;
+  router.join();
+  const std::string metrics = plane.Metrics();
+  EXPECT_NE(metrics.find("migserve_router_nginx_up 1\n"), std::string::npos)
+      << metrics;
+  EXPECT_EQ(testing::CountMatches(
+                metrics, "\nmigserve_router_nginx_problems_total [1-9]\n"),
+            1)
+      << metrics;
 }
 
 }  // namespace

@@ -20,40 +20,45 @@ Json Metadata(const ServingSpec& spec) {
 }
 
 Json RouterContainer(const ProxyExport& proxy) {
-  return {{"name", "router"},
-          {"image", proxy.image},
-          {"args",
-           {"router", "--listen", fmt::format("0.0.0.0:{}", kProxyPort),
-            "--grpc-listen", fmt::format("0.0.0.0:{}", kProxyGrpcPort),
-            "--run-dir", "/run/migserve-proxy"}},
-          {"env",
-           {{{"name", "POD_NAME"},
-             {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}}}},
-          {"ports",
-           {{{"name", "http"}, {"containerPort", kProxyPort}},
-            {{"name", "grpc"}, {"containerPort", kProxyGrpcPort}}}},
-          // Ready once it serves the routes: generation 0 answers 503.
-          {"readinessProbe",
-           {{"httpGet", {{"path", "/migserve/generation"}, {"port", "http"}}},
-            {"periodSeconds", 2}}},
-          // Alive while nginx listens (whatever the routes): a proxy whose
-          // nginx no longer listens is restarted by its kubelet.
-          {"livenessProbe",
-           {{"tcpSocket", {{"port", "http"}}},
-            {"initialDelaySeconds", 10},
-            {"periodSeconds", 10},
-            {"failureThreshold", 3}}},
-          // nginx with a few workers and the router's informers; the limit
-          // keeps a runaway config from taking the node's memory.
-          {"resources",
-           {{"requests", {{"cpu", "100m"}, {"memory", "64Mi"}}},
-            {"limits", {{"memory", "256Mi"}}}}},
-          {"securityContext",
-           {{"allowPrivilegeEscalation", false},
-            {"readOnlyRootFilesystem", true},
-            {"capabilities", {{"drop", {"ALL"}}}}}},
-          {"volumeMounts",
-           {{{"name", "run"}, {"mountPath", "/run/migserve-proxy"}}}}};
+  return {
+      {"name", "router"},
+      {"image", proxy.image},
+      {"args",
+       {"router", "--listen", fmt::format("0.0.0.0:{}", kProxyPort),
+        "--grpc-listen", fmt::format("0.0.0.0:{}", kProxyGrpcPort), "--run-dir",
+        "/run/migserve-proxy", "--metrics-port",
+        std::to_string(kProxyMetricsPort), "--metrics-address", "$(POD_IP)"}},
+      {"env",
+       {{{"name", "POD_NAME"},
+         {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}},
+        {{"name", "POD_IP"},
+         {"valueFrom", {{"fieldRef", {{"fieldPath", "status.podIP"}}}}}}}},
+      {"ports",
+       {{{"name", "http"}, {"containerPort", kProxyPort}},
+        {{"name", "grpc"}, {"containerPort", kProxyGrpcPort}},
+        {{"name", "metrics"}, {"containerPort", kProxyMetricsPort}}}},
+      // Ready once it serves the routes: generation 0 answers 503.
+      {"readinessProbe",
+       {{"httpGet", {{"path", "/migserve/generation"}, {"port", "http"}}},
+        {"periodSeconds", 2}}},
+      // Alive while nginx listens (whatever the routes): a proxy whose
+      // nginx no longer listens is restarted by its kubelet.
+      {"livenessProbe",
+       {{"tcpSocket", {{"port", "http"}}},
+        {"initialDelaySeconds", 10},
+        {"periodSeconds", 10},
+        {"failureThreshold", 3}}},
+      // nginx with a few workers and the router's informers; the limit
+      // keeps a runaway config from taking the node's memory.
+      {"resources",
+       {{"requests", {{"cpu", "100m"}, {"memory", "64Mi"}}},
+        {"limits", {{"memory", "256Mi"}}}}},
+      {"securityContext",
+       {{"allowPrivilegeEscalation", false},
+        {"readOnlyRootFilesystem", true},
+        {"capabilities", {{"drop", {"ALL"}}}}}},
+      {"volumeMounts",
+       {{{"name", "run"}, {"mountPath", "/run/migserve-proxy"}}}}};
 }
 
 Json ProxyDeployment(const ServingSpec& spec, const ProxyExport& proxy) {

@@ -29,6 +29,9 @@ inline constexpr char kAnnotationProxyGeneration[] =
 inline constexpr int kProxyPort = 8080;
 // Where it serves gRPC (HTTP/2 without TLS), as Triton does.
 inline constexpr int kProxyGrpcPort = 8001;
+// Where its router serves /metrics and /healthz (deploy/monitoring's
+// PodMonitor scrapes it).
+inline constexpr int kProxyMetricsPort = 9090;
 
 struct ProxyRoute {
   ServiceRoute route;  // with its members
