@@ -41,8 +41,8 @@ got=$(run /usr/local/bin/migserve --version)
 [ "$got" = "migserve $version" ] || { echo "image-test: --version said '$got'" >&2; exit 1; }
 
 # The proxy from the image: its migserve writes the configuration, its nginx
-# serves it.
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# serves it. A port found free may be taken by a neighbouring test before
+# nginx binds it: then nginx exits, and the next try takes another port.
 mkdir -p "$root/tmp/proxy"
 cat >"$root/tmp/proxy/d.json" <<'EOF'
 {"gpu": "A100-SXM4-80GB",
@@ -54,22 +54,29 @@ cat >"$root/tmp/proxy/d.json" <<'EOF'
 EOF
 printf 'service,node,gpu,start,address,port\ns,n,0,0,127.0.0.1,9\n' >"$root/tmp/proxy/r.csv"
 chown -R 65532:65532 "$root/tmp/proxy"
-run /usr/local/bin/migserve router --render -d /tmp/proxy/d.json \
-  --replicas /tmp/proxy/r.csv --listen "127.0.0.1:$port" --grpc-listen "" \
-  --run-dir /tmp/proxy -o /tmp/proxy/nginx.conf
-run /usr/sbin/nginx -e /tmp/proxy/error.log -p /tmp/proxy -c /tmp/proxy/nginx.conf -t
-# chroot execs nginx, so $! is nginx's master.
-chroot --userspec=65532:65532 "$root" /usr/sbin/nginx -e /tmp/proxy/error.log \
-  -p /tmp/proxy -c /tmp/proxy/nginx.conf >"$out/nginx.out" 2>&1 &
-nginx=$!
-trap 'kill $nginx 2>/dev/null || true' EXIT
-for _ in $(seq 100); do
-  if python3 -c "import urllib.request,sys; sys.exit(urllib.request.urlopen('http://127.0.0.1:$port/v2/health/live').status != 200)" 2>/dev/null; then
-    echo "image-test: $(cat "$out/a/digest"): migserve $version and its proxy run from the image" >&2
-    exit 0
-  fi
-  sleep 0.1
+nginx=
+trap '[ -z "$nginx" ] || kill $nginx 2>/dev/null || true' EXIT
+for try in 1 2 3; do
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  run /usr/local/bin/migserve router --render -d /tmp/proxy/d.json \
+    --replicas /tmp/proxy/r.csv --listen "127.0.0.1:$port" --grpc-listen "" \
+    --run-dir /tmp/proxy -o /tmp/proxy/nginx.conf
+  run /usr/sbin/nginx -e /tmp/proxy/error.log -p /tmp/proxy -c /tmp/proxy/nginx.conf -t
+  # chroot execs nginx, so $! is nginx's master.
+  chroot --userspec=65532:65532 "$root" /usr/sbin/nginx -e /tmp/proxy/error.log \
+    -p /tmp/proxy -c /tmp/proxy/nginx.conf >"$out/nginx.out" 2>&1 &
+  nginx=$!
+  for _ in $(seq 100); do
+    if python3 -c "import urllib.request,sys; sys.exit(urllib.request.urlopen('http://127.0.0.1:$port/v2/health/live').status != 200)" 2>/dev/null; then
+      echo "image-test: $(cat "$out/a/digest"): migserve $version and its proxy run from the image" >&2
+      exit 0
+    fi
+    kill -0 "$nginx" 2>/dev/null || break  # it exited: try another port
+    sleep 0.1
+  done
+  kill "$nginx" 2>/dev/null || true
+  wait "$nginx" 2>/dev/null || true
+  echo "image-test: try $try: the image's nginx did not answer /v2/health/live on $port" >&2
+  cat "$out/nginx.out" "$root/tmp/proxy/error.log" >&2 || true
 done
-echo "image-test: the image's nginx did not answer /v2/health/live" >&2
-cat "$root/tmp/proxy/error.log" >&2 || true
 exit 1

@@ -73,10 +73,14 @@ MigStatus NodeAgent::Carry(int index, const MigRequest& request) {
   Status applied = driver_->Apply(index, change);
   if (!applied.ok()) {
     Log("agent: " + applied.message());
+    Event(EventType::kWarning, "RepartitionFailed",
+          fmt::format("GPU {}: {}", index, applied.message()));
     return {status.nonce, false, applied.message()};
   }
-  Log(fmt::format("agent: GPU {}: -{} +{} instances", index,
-                  change.remove.size(), change.add.size()));
+  std::string done_text = fmt::format("GPU {}: -{} +{} instances", index,
+                                      change.remove.size(), change.add.size());
+  Log("agent: " + done_text);
+  Event(EventType::kNormal, "Repartitioned", done_text);
   Status restarted = RestartDevicePlugin();
   if (!restarted.ok()) Log("agent: " + restarted.message());
   return status;
@@ -94,6 +98,7 @@ std::optional<std::string> NodeAgent::Answer(int index,
     std::string refusal = FormatStatus({"", false, parsed.status().message()});
     if (refusal == answered) return std::nullopt;
     Log("agent: refused " + parsed.status().message());
+    Event(EventType::kWarning, "RequestRefused", parsed.status().message());
     return refusal;
   }
   auto last = cluster::kubernetes::ParseStatus(answered, "");

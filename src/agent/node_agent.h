@@ -14,6 +14,7 @@
 #include "agent/mig_driver.h"
 #include "cluster/kubernetes/partition/mig_annotations.h"
 #include "kube/kube_client.h"
+#include "util/event.h"
 #include "util/log_sink.h"
 
 namespace migserve::agent {
@@ -24,6 +25,9 @@ struct NodeAgentOptions {
   std::string device_plugin_selector = "app=nvidia-device-plugin-daemonset";
   int watch_s = 30;
   LogSink log;  // may be empty
+  // Hears what `kubectl describe node` should show: Repartitioned
+  // (Normal), RepartitionFailed and RequestRefused (Warning). May be empty.
+  EventSink event;
 };
 
 class NodeAgent {
@@ -54,6 +58,10 @@ class NodeAgent {
   StatusOr<std::string> Layouts();
   void Log(const std::string& line) const {
     if (options_.log) options_.log(line);
+  }
+  void Event(EventType type, const std::string& reason,
+             const std::string& message) const {
+    if (options_.event) options_.event(type, reason, message);
   }
 
   kube::KubeClient* client_;

@@ -5,6 +5,7 @@
 #include "agent/node_agent.h"
 #include "cli/command.h"
 #include "cli/kube_flags.h"
+#include "kube/event_recorder.h"
 #include "util/interrupt.h"
 
 namespace migserve::cli {
@@ -41,6 +42,15 @@ Status RunAgent(AgentFlags flags, CommandContext* context) {
   flags.options.log = [context](const std::string& line) {
     context->err << line << std::endl;
   };
+  // Events about its Node: those of a cluster-scoped object live in
+  // "default" (as the kubelet's), where `kubectl describe node` finds them.
+  kube::EventRecorder events(&client, "default",
+                             {{"apiVersion", "v1"},
+                              {"kind", "Node"},
+                              {"name", flags.node},
+                              {"namespace", ""}},
+                             "migserve-agent");
+  flags.options.event = events.Sink(flags.options.log);
   agent::NodeAgent node_agent(&client, driver.get(), flags.options);
   InstallInterruptHandlers();
   return node_agent.Run(InterruptFlag());

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <optional>
+#include <set>
 #include <string>
 
 #include "cluster/kubernetes/names.h"
@@ -152,6 +153,24 @@ TEST_F(AgentE2eTest, ABadRequestIsAnsweredAndTheAgentKeepsRunning) {
   ASSERT_TRUE(answer.ok()) << status;
   EXPECT_TRUE(answer->ok) << answer->error;
   ASSERT_TRUE(Running());
+  // What `kubectl describe node gpu-0` shows of it: the refusals and the
+  // change, recorded in "default" (an Event about a Node lives there)
+  // with the permissions deploy/base/rbac.yaml gives the agent.
+  std::multiset<std::string> events;
+  for (const Json& e : server_.List("/api/v1/namespaces/default/events")) {
+    EXPECT_EQ(e["involvedObject"]["kind"], "Node");
+    EXPECT_EQ(e["involvedObject"]["name"], "gpu-0");
+    events.insert(e["type"].get<std::string>() + " " +
+                  e["reason"].get<std::string>());
+  }
+  // (The mistyped status may make the agent refuse the second bad request
+  // once more before the good one replaces it.)
+  EXPECT_EQ(events.count("Normal Repartitioned"), 1u) << Log();
+  EXPECT_GE(events.count("Warning RequestRefused"), 2u) << Log();
+  EXPECT_EQ(events.size(), events.count("Normal Repartitioned") +
+                               events.count("Warning RequestRefused"))
+      << Log();
+  EXPECT_EQ(Log().find("not recorded"), std::string::npos) << Log();
   kill(pid_, SIGTERM);
   int code = 0;
   waitpid(pid_, &code, 0);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <optional>
 
 #include "cli/command.h"
 #include "cli/kube_flags.h"
@@ -17,6 +18,7 @@
 #include "cluster/kubernetes/export.h"
 #include "cluster/routing.h"
 #include "deployment/deployment_json.h"
+#include "kube/event_recorder.h"
 #include "proxy/control_plane.h"
 #include "proxy/nginx_process.h"
 #include "proxy/replica_addresses.h"
@@ -112,6 +114,17 @@ Status RunRouter(RouterFlags flags, CommandContext* context) {
   options.supervise = [&nginx, log = options.log] {
     return nginx->Supervise(log);
   };
+  // Events about its own pod, where `kubectl describe` shows them.
+  std::optional<kube::EventRecorder> events;
+  if (!flags.pod.empty()) {
+    events.emplace(&client, config.namespace_,
+                   nlohmann::json{{"apiVersion", "v1"},
+                                  {"kind", "Pod"},
+                                  {"name", flags.pod},
+                                  {"namespace", config.namespace_}},
+                   "migserve-router");
+    options.event = events->Sink(options.log);
+  }
   proxy::ControlPlane plane(&client, options,
                             [&](const proxy::ProxyConfig& next) {
                               return nginx->ApplyAndDrain(next);

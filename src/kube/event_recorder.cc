@@ -31,4 +31,15 @@ Status EventRecorder::Record(EventType type, const std::string& reason,
       .status();
 }
 
+EventSink EventRecorder::Sink(LogSink log) {
+  return [this, log = std::move(log)](EventType type, const std::string& reason,
+                                      const std::string& message) {
+    Status recorded = Record(type, reason, message);
+    if (!recorded.ok() && log) {
+      log(component_ + ": event " + reason +
+          " not recorded: " + recorded.message());
+    }
+  };
+}
+
 }  // namespace migserve::kube

@@ -8,6 +8,7 @@
 
 #include "kube/kube_client.h"
 #include "util/event.h"
+#include "util/log_sink.h"
 #include "util/status.h"
 
 namespace migserve::kube {
@@ -24,6 +25,11 @@ class EventRecorder {
   // `message`.
   Status Record(EventType type, const std::string& reason,
                 const std::string& message);
+
+  // An EventSink that records each event, and tells `log` (may be empty)
+  // of one it could not record ("COMPONENT: event REASON not recorded:
+  // why"): an event is never worth stopping for. The recorder outlives it.
+  EventSink Sink(LogSink log);
 
  private:
   KubeClient* client_;

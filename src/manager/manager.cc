@@ -41,6 +41,13 @@ k8s::BackendOptions BackendFor(const ManagerOptions& options,
   return backend;
 }
 
+// Where the controller's Lease lives: --lease-namespace, else the
+// replicas'.
+std::string LeaseNamespace(const ManagerOptions& options) {
+  return options.lease.namespace_.empty() ? options.config.namespace_
+                                          : options.lease.namespace_;
+}
+
 // The lease this controller holds while it acts, or null without leader
 // election. Renewals go through a client of their own, so that they never
 // queue behind the backend's requests, and fail within the renew deadline.
@@ -49,7 +56,7 @@ class Leadership {
   Status Init(const ManagerOptions& options) {
     if (!options.leader_elect) return Status::Ok();
     kube::LeaseOptions lease = options.lease;
-    if (lease.namespace_.empty()) lease.namespace_ = options.config.namespace_;
+    lease.namespace_ = LeaseNamespace(options);
     if (lease.identity.empty()) lease.identity = kube::DefaultLeaseIdentity();
     MIGSERVE_RETURN_IF_ERROR(lease.Validate());
     client_ = std::make_unique<kube::KubeClient>(
@@ -87,13 +94,12 @@ class Manager {
         stop_(stop),
         client_(options_.config),
         source_(options_.target, &client_),
-        events_(&client_, options_.config.namespace_,
+        // In the Lease's namespace: an Event lives in its object's.
+        events_(&client_, LeaseNamespace(options_),
                 {{"apiVersion", "coordination.k8s.io/v1"},
                  {"kind", "Lease"},
                  {"name", options_.lease.name},
-                 {"namespace", options_.lease.namespace_.empty()
-                                   ? options_.config.namespace_
-                                   : options_.lease.namespace_}},
+                 {"namespace", LeaseNamespace(options_)}},
                 "migserve-controller") {}
 
   Status Run() {
@@ -148,14 +154,7 @@ class Manager {
                    " and the target's credits assume no proxy: no routes "
                    "are kept (docs/serving.md)");
     }
-    options.event = [this](EventType type, const std::string& reason,
-                           const std::string& message) {
-      Status recorded = events_.Record(type, reason, message);
-      if (!recorded.ok()) {
-        options_.log("controller: recording event " + reason + ": " +
-                     recorded.message());
-      }
-    };
+    options.event = events_.Sink(options_.log);
     options.may_act = [this] { return MayAct(); };
     options.superseded = [this] { return Superseded(); };
     return options;

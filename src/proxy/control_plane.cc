@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
+#include <utility>
 
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/replica_pod.h"
@@ -163,26 +165,53 @@ StatusOr<bool> ControlPlane::Sync() {
 void ControlPlane::Supervise() {
   Status s = options_.supervise();
   if (!s.ok() && options_.log) options_.log("router: " + s.message());
-  MutexLock lock(&stats_mu_);
-  if (!s.ok()) ++stats_.nginx_problems;
-  stats_.nginx = std::move(s);
+  bool was_up = false;
+  {
+    MutexLock lock(&stats_mu_);
+    was_up = stats_.nginx.ok();
+    if (!s.ok()) ++stats_.nginx_problems;
+    stats_.nginx = s;
+  }
+  if (!options_.event || was_up == s.ok()) return;
+  if (s.ok()) {
+    options_.event(EventType::kNormal, "NginxRecovered", "nginx answers again");
+  } else {
+    options_.event(EventType::kWarning, "NginxDown", s.message());
+  }
 }
 
 void ControlPlane::Synced(const StatusOr<bool>& synced) {
-  MutexLock lock(&stats_mu_);
-  if (!synced.ok()) {
-    ++stats_.failed_syncs;
-    return;
+  std::optional<std::pair<EventType, std::string>> event;
+  {
+    MutexLock lock(&stats_mu_);
+    if (!synced.ok()) {
+      ++stats_.failed_syncs;
+      if (!stats_.failing) {
+        event = {EventType::kWarning, synced.status().message()};
+      }
+      stats_.failing = true;
+    } else {
+      stats_.failing = false;
+      if (applied_) stats_.generation = applied_->generation;
+    }
+    if (synced.ok() && *synced) {  // applied_ holds what it applied
+      ++stats_.applies;
+      stats_.services = static_cast<int>(applied_->upstreams.size());
+      stats_.replicas = 0;
+      for (const ProxyUpstream& u : applied_->upstreams) {
+        stats_.replicas += static_cast<int>(u.backends.size());
+      }
+      event = {
+          EventType::kNormal,
+          fmt::format("route generation {}: {} services, {} replicas",
+                      stats_.generation, stats_.services, stats_.replicas)};
+    }
   }
-  if (!applied_) return;
-  stats_.generation = applied_->generation;
-  if (!*synced) return;
-  ++stats_.applies;
-  stats_.services = static_cast<int>(applied_->upstreams.size());
-  stats_.replicas = 0;
-  for (const ProxyUpstream& u : applied_->upstreams) {
-    stats_.replicas += static_cast<int>(u.backends.size());
-  }
+  if (!event || !options_.event) return;
+  options_.event(
+      event->first,
+      event->first == EventType::kWarning ? "SyncFailed" : "RoutesApplied",
+      event->second);
 }
 
 std::string ControlPlane::Metrics() const {

@@ -23,6 +23,7 @@
 #include "kube/informer.h"
 #include "kube/kube_client.h"
 #include "proxy/proxy_config.h"
+#include "util/event.h"
 #include "util/log_sink.h"
 #include "util/mutex.h"
 #include "util/status_or.h"
@@ -63,6 +64,12 @@ struct ControlPlaneOptions {
   // Called about every second by Run, between syncs: keeps the data plane
   // running (NginxProcess::Supervise). An error is logged. May be empty.
   std::function<Status()> supervise;
+  // Hears what an operator should see in `kubectl describe` of the proxy's
+  // pod: RoutesApplied (Normal) for each configuration Run applies,
+  // SyncFailed (Warning) when syncs start failing, NginxDown (Warning) and
+  // NginxRecovered (Normal) as supervision finds the data plane. May be
+  // empty.
+  EventSink event;
 };
 
 class ControlPlane {
@@ -104,6 +111,7 @@ class ControlPlane {
     Status nginx = Status::Ok();  // the last supervision's
     int services = 0;
     int replicas = 0;
+    bool failing = false;  // the last sync failed
   };
 
   void Changed();

@@ -60,14 +60,7 @@ StatusOr<std::unique_ptr<KubernetesWiring>> KubernetesWiring::Wire(
                               InvolvedObject(wiring.events_for, namespace_));
     auto& events = k->events_.emplace(
         &k->client_, namespace_, std::move(involved), "migserve-autoscale");
-    options->event = [&events, log](EventType type, const std::string& reason,
-                                    const std::string& message) {
-      Status recorded = events.Record(type, reason, message);
-      if (!recorded.ok() && log) {
-        log("autoscale: event " + reason +
-            " not recorded: " + recorded.message());
-      }
-    };
+    options->event = events.Sink(log);
   }
   return k;
 }

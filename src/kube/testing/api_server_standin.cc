@@ -17,6 +17,25 @@ namespace {
 
 using Json = nlohmann::json;
 
+// The API server's rule for a core/v1 Event without eventTime (as
+// kube::EventRecorder writes them): it lives in its object's namespace, or
+// in "default" for a cluster-scoped object such as a Node. "" when `event`
+// keeps it.
+std::string EventNamespaceProblem(const ApiPath& ref, const Json& event) {
+  if (ref.resource != "events" || !ref.Group().empty()) return "";
+  auto involved = event.find("involvedObject");
+  std::string object_ns = involved != event.end() && involved->is_object()
+                              ? involved->value("namespace", "")
+                              : "";
+  bool kept = object_ns.empty() ? ref.ns.empty() || ref.ns == "default"
+                                : ref.ns == object_ns;
+  return kept ? ""
+              : fmt::format(
+                    "involvedObject.namespace: Invalid value: "
+                    "\"{}\": does not match event.namespace",
+                    object_ns);
+}
+
 std::string Trim(const std::string& s) {
   size_t b = s.find_first_not_of(' ');
   size_t e = s.find_last_not_of(' ');
@@ -517,6 +536,12 @@ void ApiServerStandIn::HandleCreate(const httplib::Request& req,
     lock.unlock();
     return Fail(res, 409, "AlreadyExists",
                 fmt::format("{} \"{}\" already exists", ref.resource, name));
+  }
+  if (std::string problem = EventNamespaceProblem(ref, object);
+      !problem.empty()) {
+    lock.unlock();
+    return Fail(res, 422, "Invalid",
+                fmt::format("Event \"{}\" is invalid: {}", name, problem));
   }
   if (!ref.ns.empty()) object["metadata"]["namespace"] = ref.ns;
   Reply(res, 201, Store(ref.ObjectPath(), object, "ADDED", &lock));

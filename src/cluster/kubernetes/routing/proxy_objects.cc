@@ -117,7 +117,9 @@ std::vector<Json> Access(const ServingSpec& spec) {
        {"resources", {"pods", "configmaps"}},
        {"verbs", {"get", "list", "watch"}}},
       // Reports the generation it applied on its own pod.
-      {{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"patch"}}}};
+      {{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"patch"}}},
+      // Events about its pod: routes applied, nginx down (docs/serving.md).
+      {{"apiGroups", {""}}, {"resources", {"events"}}, {"verbs", {"create"}}}};
   Json subject = {{"kind", "ServiceAccount"}, {"name", kProxyName}};
   if (!spec.namespace_.empty()) subject["namespace"] = spec.namespace_;
   return {{{"apiVersion", "v1"},
