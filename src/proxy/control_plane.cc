@@ -217,29 +217,31 @@ void ControlPlane::Synced(const StatusOr<bool>& synced) {
 std::string ControlPlane::Metrics() const {
   MutexLock lock(&stats_mu_);
   PrometheusText out;
-  out.Family("migserve_router_route_generation", "gauge",
-             "The generation of the controller's routes the proxy serves (0: "
-             "none read yet).");
-  out.Sample("migserve_router_route_generation", stats_.generation);
-  out.Family("migserve_router_applies_total", "counter",
-             "Configurations applied to nginx (each a reload).");
-  out.Sample("migserve_router_applies_total", stats_.applies);
-  out.Family("migserve_router_failed_syncs_total", "counter",
-             "Syncs that failed (routes or pods unreadable, nginx refused the "
-             "configuration); the proxy kept its last one.");
-  out.Sample("migserve_router_failed_syncs_total", stats_.failed_syncs);
-  out.Family("migserve_router_nginx_up", "gauge",
-             "1 while nginx answers, 0 while it is down and not restarted.");
-  out.Sample("migserve_router_nginx_up", stats_.nginx.ok() ? 1 : 0);
-  out.Family("migserve_router_nginx_problems_total", "counter",
-             "Times the router found nginx dead or not listening.");
-  out.Sample("migserve_router_nginx_problems_total", stats_.nginx_problems);
-  out.Family("migserve_router_services", "gauge",
-             "Services the applied configuration routes.");
-  out.Sample("migserve_router_services", stats_.services);
-  out.Family("migserve_router_replicas", "gauge",
-             "Replicas the applied configuration routes to.");
-  out.Sample("migserve_router_replicas", stats_.replicas);
+  auto one = [&out](const char* name, const char* type, const char* help,
+                    double value) {
+    out.Family(name, type, help);
+    out.Sample(name, value);
+  };
+  one("migserve_router_route_generation", "gauge",
+      "The generation of the controller's routes the proxy serves (0: none "
+      "read yet).",
+      stats_.generation);
+  one("migserve_router_applies_total", "counter",
+      "Configurations applied to nginx (each a reload).", stats_.applies);
+  one("migserve_router_failed_syncs_total", "counter",
+      "Syncs that failed (routes or pods unreadable, nginx refused the "
+      "configuration); the proxy kept its last one.",
+      stats_.failed_syncs);
+  one("migserve_router_nginx_up", "gauge",
+      "1 while nginx answers, 0 while it is down and not restarted.",
+      stats_.nginx.ok() ? 1 : 0);
+  one("migserve_router_nginx_problems_total", "counter",
+      "Times the router found nginx dead or not listening.",
+      stats_.nginx_problems);
+  one("migserve_router_services", "gauge",
+      "Services the applied configuration routes.", stats_.services);
+  one("migserve_router_replicas", "gauge",
+      "Replicas the applied configuration routes to.", stats_.replicas);
   return out.text();
 }
 

@@ -51,6 +51,15 @@ cluster::RouteGroup Group(double throughput,
   return g;
 }
 
+// A client of `server` as its administrator.
+kube::KubeClient AdminOf(const kube::ApiServerStandIn& server) {
+  kube::KubeConfig config;
+  config.server = server.url();
+  config.token = "admin";
+  config.allow_loopback_http = true;
+  return kube::KubeClient(config);
+}
+
 cluster::ServiceRoute Route(std::vector<cluster::RouteGroup> groups) {
   cluster::ServiceRoute route{"s", std::move(groups)};
   cluster::WeighRoute(&route);
@@ -126,11 +135,7 @@ TEST(ControlPlaneTest, ANewGenerationOfTheSameUpstreamsIsNotReloaded) {
   constexpr char kNs[] = "migserve-replicas";
   kube::ApiServerStandIn server({"", "", "admin"});
   ASSERT_TRUE(server.Start().ok());
-  kube::KubeConfig config;
-  config.server = server.url();
-  config.token = "admin";
-  config.allow_loopback_http = true;
-  kube::KubeClient client(config);
+  kube::KubeClient client = AdminOf(server);
   const std::string pods = fmt::format("/api/v1/namespaces/{}/pods/", kNs);
   server.Put(pods + "proxy-0", {{"metadata", {{"name", "proxy-0"}}}});
   server.Put(pods + "a", Pod("s", "n", 0, 0, 9000, true));
@@ -363,11 +368,7 @@ TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
 TEST(ControlPlaneTest, ADeadNginxIsUnhealthyAndCounted) {
   kube::ApiServerStandIn server({"", "", "admin"});
   ASSERT_TRUE(server.Start().ok());
-  kube::KubeConfig config;
-  config.server = server.url();
-  config.token = "admin";
-  config.allow_loopback_http = true;
-  kube::KubeClient client(config);
+  kube::KubeClient client = AdminOf(server);
   std::atomic<bool> down{true};
   ControlPlaneOptions options;
   options.namespace_ = "ns";
