@@ -42,14 +42,10 @@ Status RunAgent(AgentFlags flags, CommandContext* context) {
   flags.options.log = [context](const std::string& line) {
     context->err << line << std::endl;
   };
-  // Events about its Node: those of a cluster-scoped object live in
-  // "default" (as the kubelet's), where `kubectl describe node` finds them.
-  kube::EventRecorder events(&client, "default",
-                             {{"apiVersion", "v1"},
-                              {"kind", "Node"},
-                              {"name", flags.node},
-                              {"namespace", ""}},
-                             "migserve-agent");
+  // Events about its Node (in "default", as the kubelet's).
+  kube::EventRecorder events(
+      &client, {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", flags.node}},
+      "migserve-agent");
   flags.options.event = events.Sink(flags.options.log);
   agent::NodeAgent node_agent(&client, driver.get(), flags.options);
   InstallInterruptHandlers();

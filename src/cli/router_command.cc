@@ -117,7 +117,7 @@ Status RunRouter(RouterFlags flags, CommandContext* context) {
   // Events about its own pod, where `kubectl describe` shows them.
   std::optional<kube::EventRecorder> events;
   if (!flags.pod.empty()) {
-    events.emplace(&client, config.namespace_,
+    events.emplace(&client,
                    nlohmann::json{{"apiVersion", "v1"},
                                   {"kind", "Pod"},
                                   {"name", flags.pod},

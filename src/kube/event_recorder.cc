@@ -4,12 +4,14 @@
 
 namespace migserve::kube {
 
-EventRecorder::EventRecorder(KubeClient* client, std::string namespace_,
-                             nlohmann::json involved, std::string component)
+EventRecorder::EventRecorder(KubeClient* client, nlohmann::json involved,
+                             std::string component)
     : client_(client),
-      namespace_(std::move(namespace_)),
+      namespace_(involved.value("namespace", "")),
       involved_(std::move(involved)),
-      component_(std::move(component)) {}
+      component_(std::move(component)) {
+  if (namespace_.empty()) namespace_ = "default";
+}
 
 Status EventRecorder::Record(EventType type, const std::string& reason,
                              const std::string& message) {

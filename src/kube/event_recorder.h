@@ -15,11 +15,12 @@ namespace migserve::kube {
 
 class EventRecorder {
  public:
-  // Events in `namespace_` about `involved` (an ObjectReference: apiVersion,
-  // kind, name, namespace), from `component`. `client` is not owned and
-  // outlives the recorder.
-  EventRecorder(KubeClient* client, std::string namespace_,
-                nlohmann::json involved, std::string component);
+  // Events about `involved` (an ObjectReference: apiVersion, kind, name,
+  // namespace), from `component`, in the namespace the API server takes
+  // them in: the object's, or "default" for a cluster-scoped object (no
+  // namespace). `client` is not owned and outlives the recorder.
+  EventRecorder(KubeClient* client, nlohmann::json involved,
+                std::string component);
 
   // Creates an Event of `type` with `reason` (one CamelCase word) and
   // `message`.

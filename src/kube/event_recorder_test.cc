@@ -33,7 +33,7 @@ class EventRecorderTest : public ::testing::Test {
 };
 
 TEST_F(EventRecorderTest, AnEventLivesInItsObjectsNamespace) {
-  EventRecorder pod(&*client_, "ns",
+  EventRecorder pod(&*client_,
                     {{"apiVersion", "v1"},
                      {"kind", "Pod"},
                      {"name", "proxy-0"},
@@ -49,33 +49,43 @@ TEST_F(EventRecorderTest, AnEventLivesInItsObjectsNamespace) {
   EXPECT_EQ(events[0]["source"]["component"], "migserve-router");
   EXPECT_EQ(events[0]["involvedObject"]["name"], "proxy-0");
 
+  // A Node's, in "default".
   nlohmann::json node = {
       {"apiVersion", "v1"}, {"kind", "Node"}, {"name", "gpu-0"}};
-  EXPECT_TRUE(EventRecorder(&*client_, "default", node, "migserve-agent")
+  EXPECT_TRUE(EventRecorder(&*client_, node, "migserve-agent")
                   .Record(EventType::kNormal, "Repartitioned", "GPU 0")
                   .ok());
-  Status elsewhere = EventRecorder(&*client_, "migserve", node, "agent")
-                         .Record(EventType::kNormal, "Repartitioned", "GPU 0");
-  EXPECT_NE(elsewhere.message().find(
+  EXPECT_EQ(server_.List("/api/v1/namespaces/default/events").size(), 1u);
+}
+
+// The stand-in takes Events only where the API server does.
+TEST_F(EventRecorderTest, TheStandInRefusesAnEventElsewhere) {
+  nlohmann::json event = {
+      {"metadata", {{"generateName", "gpu-0."}}},
+      {"involvedObject", {{"kind", "Node"}, {"name", "gpu-0"}}},
+      {"type", "Normal"},
+      {"reason", "Repartitioned"}};
+  Status node =
+      client_->Create("/api/v1/namespaces/migserve/events", event).status();
+  EXPECT_NE(node.message().find(
                 "involvedObject.namespace: Invalid value: \"\": does not "
                 "match event.namespace"),
             std::string::npos)
-      << elsewhere.ToString();
-  // A namespaced object's event elsewhere than its namespace: refused.
-  Status wrong_pod_ns =
-      EventRecorder(&*client_, "other",
-                    {{"kind", "Pod"}, {"name", "p"}, {"namespace", "ns"}}, "c")
-          .Record(EventType::kWarning, "x", "y");
-  EXPECT_FALSE(wrong_pod_ns.ok());
+      << node.ToString();
+  event["involvedObject"] = {
+      {"kind", "Pod"}, {"name", "p"}, {"namespace", "ns"}};
+  EXPECT_FALSE(client_->Create("/api/v1/namespaces/other/events", event).ok());
+  EXPECT_TRUE(client_->Create("/api/v1/namespaces/ns/events", event).ok());
 }
 
 TEST_F(EventRecorderTest, ASinkLogsWhatItCouldNotRecord) {
-  EventRecorder recorder(&*client_, "migserve",
-                         {{"kind", "Node"}, {"name", "gpu-0"}},
+  EventRecorder recorder(&*client_,
+                         {{"kind", "Pod"}, {"name", "p"}, {"namespace", "ns"}},
                          "migserve-agent");
   std::vector<std::string> log;
   EventSink sink =
       recorder.Sink([&](const std::string& line) { log.push_back(line); });
+  server_.FailNext(2, 403);  // both tries below refused
   sink(EventType::kWarning, "RepartitionFailed", "GPU 0: busy");
   ASSERT_EQ(log.size(), 1u);
   EXPECT_EQ(log[0].rfind("migserve-agent: event RepartitionFailed not "

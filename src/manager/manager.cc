@@ -94,8 +94,7 @@ class Manager {
         stop_(stop),
         client_(options_.config),
         source_(options_.target, &client_),
-        // In the Lease's namespace: an Event lives in its object's.
-        events_(&client_, LeaseNamespace(options_),
+        events_(&client_,
                 {{"apiVersion", "coordination.k8s.io/v1"},
                  {"kind", "Lease"},
                  {"name", options_.lease.name},

@@ -136,15 +136,7 @@ StatusOr<bool> ControlPlane::Sync() {
     MIGSERVE_RETURN_IF_ERROR(apply_(config));
     applied_ = config;
     applied = true;
-    if (options_.log) {
-      size_t backends = 0;
-      for (const ProxyUpstream& u : config.upstreams) {
-        backends += u.backends.size();
-      }
-      options_.log(fmt::format(
-          "router: applied route generation {}: {} services, {} replicas",
-          config.generation, config.upstreams.size(), backends));
-    }
+    Applied(config);
   }
   if (!options_.pod.empty() && reported_ != config.generation) {
     json patch = {{"metadata",
@@ -159,7 +151,27 @@ StatusOr<bool> ControlPlane::Sync() {
             .status());
     reported_ = config.generation;
   }
+  MutexLock lock(&stats_mu_);
+  stats_.generation = config.generation;
   return applied;
+}
+
+void ControlPlane::Applied(const ProxyConfig& config) {
+  int replicas = 0;
+  for (const ProxyUpstream& u : config.upstreams) {
+    replicas += static_cast<int>(u.backends.size());
+  }
+  {
+    MutexLock lock(&stats_mu_);
+    ++stats_.applies;
+    stats_.services = static_cast<int>(config.upstreams.size());
+    stats_.replicas = replicas;
+  }
+  std::string what =
+      fmt::format("route generation {}: {} services, {} replicas",
+                  config.generation, config.upstreams.size(), replicas);
+  if (options_.log) options_.log("router: applied " + what);
+  if (options_.event) options_.event(EventType::kNormal, "RoutesApplied", what);
 }
 
 void ControlPlane::Supervise() {
@@ -180,38 +192,17 @@ void ControlPlane::Supervise() {
   }
 }
 
-void ControlPlane::Synced(const StatusOr<bool>& synced) {
-  std::optional<std::pair<EventType, std::string>> event;
+void ControlPlane::SyncEnded(const Status& status) {
+  bool started_failing = false;
   {
     MutexLock lock(&stats_mu_);
-    if (!synced.ok()) {
-      ++stats_.failed_syncs;
-      if (!stats_.failing) {
-        event = {EventType::kWarning, synced.status().message()};
-      }
-      stats_.failing = true;
-    } else {
-      stats_.failing = false;
-      if (applied_) stats_.generation = applied_->generation;
-    }
-    if (synced.ok() && *synced) {  // applied_ holds what it applied
-      ++stats_.applies;
-      stats_.services = static_cast<int>(applied_->upstreams.size());
-      stats_.replicas = 0;
-      for (const ProxyUpstream& u : applied_->upstreams) {
-        stats_.replicas += static_cast<int>(u.backends.size());
-      }
-      event = {
-          EventType::kNormal,
-          fmt::format("route generation {}: {} services, {} replicas",
-                      stats_.generation, stats_.services, stats_.replicas)};
-    }
+    if (!status.ok()) ++stats_.failed_syncs;
+    started_failing = !status.ok() && !stats_.failing;
+    stats_.failing = !status.ok();
   }
-  if (!event || !options_.event) return;
-  options_.event(
-      event->first,
-      event->first == EventType::kWarning ? "SyncFailed" : "RoutesApplied",
-      event->second);
+  if (started_failing && options_.event) {
+    options_.event(EventType::kWarning, "SyncFailed", status.message());
+  }
 }
 
 std::string ControlPlane::Metrics() const {
@@ -272,7 +263,7 @@ void ControlPlane::Run(const std::atomic<bool>& stop, double resync_s) {
     next = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                               std::chrono::duration<double>(resync_s));
     StatusOr<bool> synced = Sync();
-    Synced(synced);
+    SyncEnded(synced.status());
     if (synced.ok()) continue;
     if (options_.log) options_.log("router: " + synced.status().message());
     // Try again in a second.

@@ -92,8 +92,8 @@ class ControlPlane {
   void Run(const std::atomic<bool>& stop, double resync_s = 10);
 
   // The Prometheus text of /metrics: the generation served, configurations
-  // applied, failed syncs, nginx's state and what the proxy routes to.
-  // Safe from any thread.
+  // applied (by Sync), failed syncs (of Run), nginx's state and what the
+  // proxy routes to. Safe from any thread.
   std::string Metrics() const;
   // /healthz: Unavailable with the data plane's problem while supervising
   // it fails (nginx dead and not restarted), else Ok. A sync that fails
@@ -116,7 +116,10 @@ class ControlPlane {
 
   void Changed();
   void Supervise();
-  void Synced(const StatusOr<bool>& synced);
+  // Counts, logs and tells of a configuration just applied.
+  void Applied(const ProxyConfig& config);
+  // Counts a sync's end, and tells when syncs start failing.
+  void SyncEnded(const Status& status);
 
   kube::KubeClient* client_;
   ControlPlaneOptions options_;

@@ -251,7 +251,7 @@ TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
   options.namespace_ = kNs;
   options.pod = "proxy-0";
   // Its events, about its pod, with the permissions export gives it.
-  kube::EventRecorder events(&client, kNs,
+  kube::EventRecorder events(&client,
                              {{"apiVersion", "v1"},
                               {"kind", "Pod"},
                               {"name", "proxy-0"},

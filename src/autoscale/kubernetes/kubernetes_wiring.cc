@@ -58,8 +58,8 @@ StatusOr<std::unique_ptr<KubernetesWiring>> KubernetesWiring::Wire(
   if (!wiring.events_for.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json involved,
                               InvolvedObject(wiring.events_for, namespace_));
-    auto& events = k->events_.emplace(
-        &k->client_, namespace_, std::move(involved), "migserve-autoscale");
+    auto& events = k->events_.emplace(&k->client_, std::move(involved),
+                                      "migserve-autoscale");
     options->event = events.Sink(log);
   }
   return k;
