@@ -185,6 +185,7 @@ Status CommandContext::Emit(const std::string& path, const std::string& text) {
 void OnRun(CLI::App* app, CommandContext* context,
            std::function<Status()> run) {
   app->callback([context, run = std::move(run)] {
+    mig::GpuCatalog::Freeze frozen;  // the --gpu-table files are in
     Status status = run();
     if (!status.ok()) context->Fail(status);
   });

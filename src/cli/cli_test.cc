@@ -10,8 +10,11 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 
 #include "cli/cli_test_util.h"
+#include "cli/command.h"
+#include "mig/gpu_catalog.h"
 #include "optimizer/registry.h"
 #include "profile/testing/shipped.h"
 #include "util/file.h"
@@ -458,6 +461,28 @@ TEST(CliTest, GpuTableAddsAModelWhereverOneIsResolved) {
   EXPECT_NE(r.err.find(bad + ":6: profiles[0].starts: start 6 does not fit"),
             std::string::npos)
       << r.err;
+}
+
+// A command's body runs with the GPU catalog fixed: the --gpu-table files
+// are added while the flags parse, and nothing the command runs (its
+// threads included) can change the catalog under another reader.
+TEST(CliTest, TheGpuCatalogIsFrozenWhileACommandRuns) {
+  mig::GpuModel model = *mig::GpuCatalog::Default().Find("A30-24GB").value();
+  model.name = "A30-FROZEN-TEST";
+  model.aliases.clear();
+  model.pci_device_ids.clear();
+  std::ostringstream out, err;
+  CommandContext context{out, err};
+  CLI::App app{"test"};
+  Status during = Status::Ok();
+  OnRun(&app, &context,
+        [&] { return during = mig::GpuCatalog::AddToDefault(model); });
+  app.parse(std::vector<std::string>{});
+  EXPECT_EQ(during.code(), Status::Code::kFailedPrecondition) << during.message();
+  EXPECT_NE(context.exit_code, kExitOk) << err.str();
+  EXPECT_FALSE(mig::GpuCatalog::Default().Find("A30-FROZEN-TEST").ok());
+  // Between commands (tests run many in one process) it takes tables again.
+  EXPECT_TRUE(mig::GpuCatalog::AddToDefault(model).ok());
 }
 
 // Each bad input: exit 2 and one message naming the file, line and field.

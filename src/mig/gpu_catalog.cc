@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
@@ -182,13 +183,25 @@ GpuCatalog& DefaultCatalog() {
   return *catalog;
 }
 
+// How many Freezes live.
+std::atomic<int> freezes{0};
+
 }  // namespace
 
 const GpuCatalog& GpuCatalog::Default() { return DefaultCatalog(); }
 
 Status GpuCatalog::AddToDefault(GpuModel model) {
+  if (freezes.load() > 0) {
+    return Status::FailedPrecondition(fmt::format(
+        "GPU table {}: the GPU catalog is fixed while a command runs (give "
+        "the table with --gpu-table)",
+        model.name));
+  }
   return DefaultCatalog().Add(std::move(model));
 }
+
+GpuCatalog::Freeze::Freeze() { ++freezes; }
+GpuCatalog::Freeze::~Freeze() { --freezes; }
 
 GpuCatalog::GpuCatalog(std::vector<GpuModel> models)
     : models_(std::make_move_iterator(models.begin()),

@@ -98,6 +98,27 @@ TEST(GpuCatalogTest, UserTablesJoinTheCatalogAndWinOnPciIds) {
             "GPU's name only with the same geometry)");
 }
 
+TEST(GpuCatalogTest, NoTableJoinsWhileAFreezeLives) {
+  GpuModel model = *GpuCatalog::Default().Find("A30-24GB").value();
+  model.name = "TEST-FROZEN";
+  model.aliases.clear();
+  model.pci_device_ids.clear();
+  {
+    GpuCatalog::Freeze outer;
+    {
+      GpuCatalog::Freeze inner;
+    }
+    Status added = GpuCatalog::AddToDefault(model);  // `outer` still lives
+    EXPECT_EQ(added.code(), Status::Code::kFailedPrecondition);
+    EXPECT_EQ(added.message(),
+              "GPU table TEST-FROZEN: the GPU catalog is fixed while a command "
+              "runs (give the table with --gpu-table)");
+  }
+  EXPECT_FALSE(GpuCatalog::Default().Find("TEST-FROZEN").ok());
+  EXPECT_TRUE(GpuCatalog::AddToDefault(model).ok());
+  EXPECT_TRUE(GpuCatalog::Default().Find("TEST-FROZEN").ok());
+}
+
 TEST(GpuCatalogTest, ProfilesAreFoundByShapeAsDriversPrintThem) {
   const GpuModel& h100 = *GpuCatalog::Default().Find("H100-SXM5-80GB").value();
   auto name = [&](std::string_view n) {
