@@ -146,6 +146,29 @@ TEST(CliTest, ExportWritesBothFilesAndRefusesBadInput) {
                 .value()
                 .find("  namespace: migserve-replicas\n"),
             std::string::npos);
+  EXPECT_NE(r.err.find("without --resource-slices the claims pin the profile"),
+            std::string::npos)
+      << r.err;
+  std::string slices = SourcePath(
+      "src/cluster/kubernetes/testdata/night-dra/resource-slices.json");
+  r = Cli({"export", "-d", night, "--flavor", "dra", "--resource-slices",
+           slices, "-o", dir});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(
+      ReadFile(dir + "/replicas.yaml")
+          .value()
+          .find("parentUUID == 'GPU-4b1e0c7d-2f3a-4c5b-8d6e-000000000005'"),
+      std::string::npos);
+  EXPECT_NE(
+      ReadFile(dir + "/dra-apply.sh")
+          .value()
+          .find("step 0 bert-1-node-0-g0-1g-10gb-0 gpu-0-mig-1g10gb-19-0"),
+      std::string::npos);
+  r = Cli({"export", "-d", night, "--resource-slices", slices, "-o", dir});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--resource-slices: only the dra flavour"),
+            std::string::npos)
+      << r.err;
   EXPECT_EQ(Cli({"export", "-d", night, "--flavor", "x", "-o", dir}).code, 2);
   CliResult missing = Cli({"export", "-d", "/nonexistent.json", "-o", dir});
   EXPECT_EQ(missing.code, 2);
@@ -478,7 +501,8 @@ TEST(CliTest, TheGpuCatalogIsFrozenWhileACommandRuns) {
   OnRun(&app, &context,
         [&] { return during = mig::GpuCatalog::AddToDefault(model); });
   app.parse(std::vector<std::string>{});
-  EXPECT_EQ(during.code(), Status::Code::kFailedPrecondition) << during.message();
+  EXPECT_EQ(during.code(), Status::Code::kFailedPrecondition)
+      << during.message();
   EXPECT_NE(context.exit_code, kExitOk) << err.str();
   EXPECT_FALSE(mig::GpuCatalog::Default().Find("A30-FROZEN-TEST").ok());
   // Between commands (tests run many in one process) it takes tables again.

@@ -9,6 +9,7 @@
 #include "deployment/deployment_json.h"
 #include "deployment/validator.h"
 #include "profile/profile_csv.h"
+#include "util/file.h"
 
 namespace migserve::cli {
 namespace {
@@ -21,6 +22,7 @@ struct ExportFlags {
   std::string output;
   k8s::Flavor flavor = k8s::Flavor::kDevicePlugin;
   std::string serving;
+  std::string resource_slices;
   std::string image;
   int port = 0;
   int gpus_per_node = 8;
@@ -46,6 +48,16 @@ StatusOr<k8s::ExportOptions> OptionsFor(const ExportFlags& flags,
     if (s.min_replicas > 1) options.min_replicas[s.name] = s.min_replicas;
   }
   OverrideTemplate(flags.image, flags.port, &options.serving);
+  if (!flags.resource_slices.empty()) {
+    if (flags.flavor != k8s::Flavor::kDra) {
+      return Status::InvalidArgument(
+          "--resource-slices: only the dra flavour pins GPUs by UUID");
+    }
+    MIGSERVE_ASSIGN_OR_RETURN(std::string text,
+                              ReadFile(flags.resource_slices));
+    MIGSERVE_ASSIGN_OR_RETURN(
+        options.gpu_uuids, k8s::GpuUuidsOfSlices(text, flags.resource_slices));
+  }
   // Objects without a namespace would land in kubectl's, and a RoleBinding
   // cannot name its service account's.
   if (options.serving.namespace_.empty()) {
@@ -102,6 +114,16 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
                     "pods do not mount; give a spec with your repository's "
                     "volume (examples/triton/serving.yaml, docs/serving.md)\n";
   }
+  if (!files->dra_apply.empty()) {
+    context->err << "export: dra-apply.sh creates the claims in the order "
+                    "that lands each MIG instance at its planned start (sh "
+                    "dra-apply.sh)"
+                 << (options.gpu_uuids.empty()
+                         ? "; without --resource-slices the claims pin the "
+                           "profile, not the GPU"
+                         : "")
+                 << "\n";
+  }
   if (!files->proxy.empty()) {
     context->err << "export: proxy.yaml: " << flags.router_replicas
                  << " proxies route each service to its replicas by credit "
@@ -145,6 +167,11 @@ void SetupExport(CLI::App* app, CommandContext* context) {
                               {"gpu-operator", k8s::Flavor::kGpuOperator}}))
       ->default_str("device-plugin");
   AddServingOptions(app, &flags->serving, &flags->image, &flags->port);
+  app->add_option("--resource-slices", flags->resource_slices,
+                  "dra: the cluster's ResourceSlices (kubectl get "
+                  "resourceslices -o json), so that each claim pins its GPU "
+                  "by UUID; without it claims pin the profile only")
+      ->check(CLI::ExistingFile);
   app->add_option("--router-replicas", flags->router_replicas,
                   "Proxy instances in proxy.yaml (router: proxy); the "
                   "credits hold for at most the workload's router_replicas")

@@ -11,8 +11,11 @@
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/replica_pod.h"
 #include "cluster/kubernetes/routing/routing_objects.h"
+#include "dra/claim_order.h"
+#include "dra/nvidia_devices.h"
 #include "kube/yaml_writer.h"
 #include "util/file.h"
+#include "util/plain_name.h"
 
 namespace migserve::cluster::kubernetes {
 namespace {
@@ -114,67 +117,212 @@ std::vector<Json> DevicePluginObjects(const std::vector<Placed>& replicas,
   return objects;
 }
 
-// The DRA driver's device name: gpu-<minor>-mig-<profile without dots>-
-// <first slice>[-<last slice>].
-std::string DraDeviceName(int index, const mig::Profile& profile, int start) {
-  std::string bare;
-  for (char c : profile.name) {
-    if (c != '.') bare += c;
+// Whether `name` is the driver's name of a whole GPU, gpu-<minor>; sets
+// `minor`.
+bool ParseGpuDevice(const std::string& name, int* minor) {
+  constexpr std::string_view kPrefix = "gpu-";
+  if (name.size() <= kPrefix.size() || name.size() > kPrefix.size() + 4 ||
+      name.compare(0, kPrefix.size(), kPrefix) != 0) {
+    return false;
   }
-  std::string slices = std::to_string(start);
-  if (profile.memory_slices > 1) {
-    slices += fmt::format("-{}", start + profile.memory_slices - 1);
+  int value = 0;
+  for (size_t i = kPrefix.size(); i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return false;
+    value = value * 10 + (name[i] - '0');
   }
-  return fmt::format("gpu-{}-mig-{}-{}", index, bare, slices);
+  *minor = value;
+  return true;
 }
 
-std::vector<Json> DraObjects(const std::vector<Placed>& replicas,
-                             const ExportOptions& options) {
-  std::vector<Json> objects;
-  for (const Placed& p : replicas) {
-    const Replica& r = *p.slot->replica;
-    const mig::Profile& profile = ProfileOf(p);
-    int start = p.slot->instance.start;
-    const std::string& node = p.gpu->id.node;
-    int index = p.gpu->id.index;
-    std::string name = ReplicaName(r.service, node, index, profile, start);
-    Json labels = ReplicaLabels(r, RefOf(p));
-    std::string selector = fmt::format(
-        "device.attributes['gpu.nvidia.com'].profile == '{}' && "
-        "device.attributes['gpu.nvidia.com'].parentMinor == {}",
-        profile.name, index);
-    Json claim = {
-        {"apiVersion", "resource.k8s.io/v1"},
-        {"kind", "ResourceClaim"},
-        {"metadata", ObjectMetadata(name, labels,
-                                    {{kAnnotationDevice,
-                                      DraDeviceName(index, profile, start)}},
-                                    options.serving)},
-        {"spec",
-         {{"devices",
-           {{"requests",
-             Json::array(
-                 {{{"name", "mig"},
-                   {"exactly",
-                    {{"deviceClassName", "mig.nvidia.com"},
-                     {"selectors",
-                      Json::array(
-                          {{{"cel", {{"expression", selector}}}}})}}}}})}}}}}};
-    objects.push_back(std::move(claim));
-    Json container =
-        ServerContainer(r, ModelOf(r), {RefOf(p), true}, options.serving,
-                        {{"claims", Json::array({{{"name", "mig"}}})}});
-    Json claims = {
-        {"resourceClaims",
-         Json::array({{{"name", "mig"}, {"resourceClaimName", name}}})}};
-    Json deployment = WorkloadDeployment(
-        name, r.service, labels, ReplicaAnnotations(r), 1,
-        PodSpec(node, std::move(container), options.serving, r.service, claims),
-        options);
-    // Two pods must never hold the claim at once.
-    deployment["spec"]["strategy"] = {{"type", "Recreate"}};
-    objects.push_back(std::move(deployment));
+// The CEL selector of a claim for `profile`, on the GPU with `uuid` if one
+// is known.
+std::string DraSelector(const mig::Profile& profile, const std::string& uuid) {
+  std::string attributes =
+      fmt::format("device.attributes['{}']", dra::kAttributeDomain);
+  std::string selector =
+      fmt::format("{}.profile == '{}'", attributes, profile.name);
+  if (!uuid.empty()) {
+    selector += fmt::format(" && {}.parentUUID == '{}'", attributes, uuid);
   }
+  return selector;
+}
+
+// A ResourceClaim named `name` for one MIG device of `profile`.
+Json DraClaim(const std::string& name, Json labels, const std::string& device,
+              const std::string& selector, const ServingSpec& spec) {
+  return {
+      {"apiVersion", "resource.k8s.io/v1"},
+      {"kind", "ResourceClaim"},
+      {"metadata", ObjectMetadata(name, std::move(labels),
+                                  {{kAnnotationDevice, device}}, spec)},
+      {"spec",
+       {{"devices",
+         {{"requests",
+           Json::array(
+               {{{"name", "mig"},
+                 {"exactly",
+                  {{"deviceClassName", dra::kMigDeviceClass},
+                   {"selectors",
+                    Json::array(
+                        {{{"cel", {{"expression", selector}}}}})}}}}})}}}}}};
+}
+
+// A holding claim's pod: it only holds the claim (pause), on `node`.
+Json HoldPod(const std::string& name, const Json& labels,
+             const std::string& device, const std::string& node,
+             const ServingSpec& spec) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata",
+           ObjectMetadata(name, labels, {{kAnnotationDevice, device}}, spec)},
+          {"spec",
+           {{"nodeSelector", {{"kubernetes.io/hostname", node}}},
+            {"terminationGracePeriodSeconds", 0},
+            {"containers",
+             Json::array({{{"name", "hold"},
+                           {"image", kPauseImage},
+                           {"resources",
+                            {{"claims", Json::array({{{"name", "mig"}}})}}}}})},
+            {"resourceClaims",
+             Json::array({{{"name", "mig"}, {"resourceClaimName", name}}})}}}};
+}
+
+// dra-apply.sh: applies replicas.yaml's objects that have no step, then
+// each step's claim and pod, waiting until the claim is allocated and
+// checking it got the planned device; a release deletes a holding claim
+// and its pod. `steps`: "step N CLAIM DEVICE" and "release CLAIM" lines.
+std::string DraApplyScript(const std::string& ns, const std::string& steps) {
+  return fmt::format(
+      R"sh(#!/bin/sh
+# Written by migserve export (dra flavour): creates the ResourceClaims of
+# replicas.yaml in the order that makes the scheduler's first-fit
+# allocation give every GPU its planned MIG layout (docs/kubernetes.md,
+# "Claims that land on the plan"). Each claim waits for the one before
+# to be allocated; a claim that gets another device than planned stops
+# the script. Run it with kubectl on the cluster: sh dra-apply.sh
+set -eu
+ns={}
+objects="$(dirname "$0")/replicas.yaml"
+kubectl apply -f "$objects" -l '!{}'
+step() {{
+  kubectl apply -f "$objects" -l "{}=$1"
+  got=""
+  for _ in $(seq 1 300); do
+    got="$(kubectl -n "$ns" get resourceclaim "$2" \
+      -o jsonpath='{{.status.allocation.devices.results[0].device}}')"
+    [ -n "$got" ] && break
+    sleep 1
+  done
+  if [ "$got" != "$3" ]; then
+    echo "dra-apply: claim $2 got device '$got', planned $3" >&2
+    exit 1
+  fi
+}}
+release() {{
+  kubectl -n "$ns" delete pod/"$1" resourceclaim/"$1" --wait=false
+}}
+{})sh",
+      ns.empty() ? kReplicaNamespace : ns, kLabelClaimStep, kLabelClaimStep,
+      steps);
+}
+
+// The claims of one GPU's replicas, and their holding claims, in the order
+// dra::ClaimInstances gives (docs/kubernetes.md, "Claims that land on the
+// plan"); each object labelled with its step, and `script` told each step
+// and release in turn.
+Status DraGpuObjects(const GpuState& gpu, const std::vector<Placed>& placed,
+                     const ExportOptions& options, int* step,
+                     std::vector<Json>* objects, std::string* script) {
+  const mig::GpuModel& model = *gpu.model;
+  const std::string& node = gpu.id.node;
+  int index = gpu.id.index;
+  std::string uuid;
+  if (!options.gpu_uuids.empty()) {
+    auto it = options.gpu_uuids.find({node, index});
+    if (it == options.gpu_uuids.end()) {
+      return Status::InvalidArgument(fmt::format(
+          "the resource slices list no GPU {} (no device gpu-{} of driver "
+          "{} on node {})",
+          gpu.id.ToString(), index, dra::kAttributeDomain, node));
+    }
+    uuid = it->second;
+  }
+  std::map<mig::Instance, const Placed*> at;
+  std::vector<mig::Instance> add;
+  for (const Placed& p : placed) {
+    at[p.slot->instance] = &p;
+    add.push_back(p.slot->instance);
+  }
+  dra::FirstFitNode alone(model, 1);
+  MIGSERVE_ASSIGN_OR_RETURN(std::vector<dra::ClaimStep> steps,
+                            dra::ClaimInstances(&alone, 0, add));
+  for (const dra::ClaimStep& s : steps) {
+    const mig::Profile& profile = model.profiles[s.at.instance.profile];
+    std::string device = dra::MigDeviceName(model, index, s.at.instance);
+    std::string selector = DraSelector(profile, uuid);
+    std::string name;
+    if (s.kind == dra::ClaimStep::Kind::kRelease) {
+      name = DnsLabel(
+          fmt::format("hold-{}-{}-{}", node, index, s.at.instance.start));
+      *script += fmt::format("release {}\n", name);
+      continue;
+    }
+    std::string label = std::to_string((*step)++);
+    if (s.kind == dra::ClaimStep::Kind::kHold) {
+      name = DnsLabel(
+          fmt::format("hold-{}-{}-{}", node, index, s.at.instance.start));
+      Json labels = {
+          {kManagedBy, kManager}, {kLabelNode, node}, {kLabelClaimStep, label}};
+      objects->push_back(
+          DraClaim(name, labels, device, selector, options.serving));
+      objects->push_back(HoldPod(name, labels, device, node, options.serving));
+    } else {
+      const Placed& p = *at.at(s.at.instance);
+      const Replica& r = *p.slot->replica;
+      name = ReplicaName(r.service, node, index, profile, s.at.instance.start);
+      Json labels = ReplicaLabels(r, RefOf(p));
+      Json claim_labels = labels;
+      claim_labels[kLabelClaimStep] = label;
+      objects->push_back(
+          DraClaim(name, claim_labels, device, selector, options.serving));
+      Json container =
+          ServerContainer(r, ModelOf(r), {RefOf(p), true}, options.serving,
+                          {{"claims", Json::array({{{"name", "mig"}}})}});
+      Json claims = {
+          {"resourceClaims",
+           Json::array({{{"name", "mig"}, {"resourceClaimName", name}}})}};
+      Json deployment =
+          WorkloadDeployment(name, r.service, labels, ReplicaAnnotations(r), 1,
+                             PodSpec(node, std::move(container),
+                                     options.serving, r.service, claims),
+                             options);
+      deployment["metadata"]["labels"][kLabelClaimStep] = label;
+      // Two pods must never hold the claim at once.
+      deployment["spec"]["strategy"] = {{"type", "Recreate"}};
+      objects->push_back(std::move(deployment));
+    }
+    *script += fmt::format("step {} {} {}\n", label, name, device);
+  }
+  return Status::Ok();
+}
+
+// Per replica a claim and a one-replica Deployment, GPU after GPU, with
+// the holding claims first-fit needs; `script` gets dra-apply.sh.
+StatusOr<std::vector<Json>> DraObjects(const std::vector<Placed>& replicas,
+                                       const ExportOptions& options,
+                                       std::string* script) {
+  std::vector<Json> objects;
+  std::string steps;
+  int step = 0;
+  for (size_t i = 0; i < replicas.size();) {
+    size_t j = i;
+    while (j < replicas.size() && replicas[j].gpu == replicas[i].gpu) ++j;
+    std::vector<Placed> on(replicas.begin() + i, replicas.begin() + j);
+    MIGSERVE_RETURN_IF_ERROR(
+        DraGpuObjects(*replicas[i].gpu, on, options, &step, &objects, &steps));
+    i = j;
+  }
+  *script = DraApplyScript(options.serving.namespace_, steps);
   return objects;
 }
 
@@ -315,7 +463,8 @@ std::string MigManagerConfigMap(const ClusterState& state) {
 }
 
 StatusOr<std::string> ReplicaObjects(const ClusterState& state,
-                                     const ExportOptions& options) {
+                                     const ExportOptions& options,
+                                     std::string* dra_apply) {
   std::vector<Placed> replicas;
   for (const GpuState& g : state.gpus) {
     MIGSERVE_RETURN_IF_ERROR(CheckLabelValue(
@@ -329,8 +478,14 @@ StatusOr<std::string> ReplicaObjects(const ClusterState& state,
     }
   }
   bool dra = options.flavor == Flavor::kDra;
-  std::vector<Json> objects = dra ? DraObjects(replicas, options)
-                                  : DevicePluginObjects(replicas, options);
+  std::vector<Json> objects;
+  if (dra) {
+    std::string script;
+    MIGSERVE_ASSIGN_OR_RETURN(objects, DraObjects(replicas, options, &script));
+    if (dra_apply != nullptr) *dra_apply = std::move(script);
+  } else {
+    objects = DevicePluginObjects(replicas, options);
+  }
   std::set<std::string> served;
   for (const Placed& p : replicas) served.insert(p.slot->replica->service);
   for (const auto& [service, least] : options.min_replicas) {
@@ -371,6 +526,42 @@ StatusOr<std::string> RoutingObjects(const ClusterState& state,
   return header + kube::ToYaml(services);
 }
 
+StatusOr<std::map<std::pair<std::string, int>, std::string>> GpuUuidsOfSlices(
+    const std::string& json, const std::string& source) {
+  Json list = Json::parse(json, nullptr, false);
+  if (list.is_discarded() || !list.is_object() || !list.contains("items") ||
+      !list["items"].is_array()) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: not a ResourceSliceList (kubectl get resourceslices -o json)",
+        source));
+  }
+  std::map<std::pair<std::string, int>, std::string> uuids;
+  for (const Json& slice : list["items"]) {
+    const Json spec = slice.value("spec", Json::object());
+    if (spec.value("driver", "") != dra::kAttributeDomain) continue;
+    std::string name =
+        slice.value("metadata", Json::object()).value("name", "");
+    std::string node = spec.value("nodeName", "");
+    for (const Json& device : spec.value("devices", Json::array())) {
+      std::string device_name = device.value("name", "");
+      int minor = -1;
+      if (!ParseGpuDevice(device_name, &minor)) continue;
+      const Json uuid = device.value("attributes", Json::object())
+                            .value("uuid", Json::object())
+                            .value("string", Json());
+      if (!uuid.is_string() || !IsPlainName(uuid.get<std::string>()) ||
+          node.empty()) {
+        return Status::InvalidArgument(
+            fmt::format("{}: ResourceSlice {}: device {}: no node, or no plain "
+                        "attributes.uuid.string",
+                        source, name, device_name));
+      }
+      uuids[{node, minor}] = uuid.get<std::string>();
+    }
+  }
+  return uuids;
+}
+
 StatusOr<ExportedFiles> Export(const ClusterState& state,
                                const ExportOptions& options) {
   ExportedFiles files;
@@ -379,7 +570,8 @@ StatusOr<ExportedFiles> Export(const ClusterState& state,
   } else {
     files.mig_parted = MigPartedConfig(state);
   }
-  MIGSERVE_ASSIGN_OR_RETURN(files.replicas, ReplicaObjects(state, options));
+  MIGSERVE_ASSIGN_OR_RETURN(files.replicas,
+                            ReplicaObjects(state, options, &files.dra_apply));
   if (options.serving.gateway) {
     MIGSERVE_ASSIGN_OR_RETURN(files.routing,
                               RoutingObjects(state, options.serving));
@@ -406,7 +598,8 @@ StatusOr<WrittenExport> WriteExport(const ExportedFiles& files,
                             std::pair{"mig-manager.yaml", &files.mig_manager},
                             std::pair{"replicas.yaml", &files.replicas},
                             std::pair{"routing.yaml", &files.routing},
-                            std::pair{"proxy.yaml", &files.proxy}}) {
+                            std::pair{"proxy.yaml", &files.proxy},
+                            std::pair{"dra-apply.sh", &files.dra_apply}}) {
     std::string path = (std::filesystem::path(dir) / name).string();
     if (!text->empty()) {
       out.emplace_back(path, *text);

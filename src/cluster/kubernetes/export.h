@@ -52,6 +52,10 @@ struct ExportOptions {
   // a node drain may take one of their replicas at a time, no more (a
   // PodDisruptionBudget each in replicas.yaml).
   std::map<std::string, int> min_replicas = {};
+  // kDra: the UUID of each GPU, by node and device index (the driver's
+  // `gpu-<minor>` devices, GpuUuidsOfSlices), so that each claim pins its
+  // GPU; empty: claims pin the profile only and the node's order decides.
+  std::map<std::pair<std::string, int>, std::string> gpu_uuids = {};
 };
 
 struct ExportedFiles {
@@ -60,7 +64,15 @@ struct ExportedFiles {
   std::string replicas;     // replicas.yaml
   std::string routing;      // routing.yaml; empty if the spec has no gateway
   std::string proxy;        // proxy.yaml; empty without options.proxy
+  std::string dra_apply;    // dra-apply.sh; kDra only
 };
+
+// The GPUs' UUIDs in `json`, a ResourceSliceList (`kubectl get
+// resourceslices -o json`): every `gpu-<minor>` device of NVIDIA's driver
+// (gpu.nvidia.com), by node and minor. InvalidArgument naming `source` and
+// the slice if a UUID is missing or not a plain name.
+StatusOr<std::map<std::pair<std::string, int>, std::string>> GpuUuidsOfSlices(
+    const std::string& json, const std::string& source);
 
 // Returns the mig-parted v1 config of `state`: per node a config named
 // after the node with one `devices: [<index>]` entry per GPU that has
@@ -89,10 +101,13 @@ std::string MigManagerConfigMap(const ClusterState& state);
 
 // Returns the Kubernetes objects of the replicas of `state`; each replica
 // runs its own DNN model (Replica::model, which ClusterFromDeployment takes
-// from the deployment's services), else its service's name. Returns
-// InvalidArgument if a service or node name cannot be a label value.
+// from the deployment's services), else its service's name. Under kDra,
+// `dra_apply` (if not null) gets the script that creates their claims in
+// order (dra-apply.sh). Returns InvalidArgument if a service or node name
+// cannot be a label value, or a GPU has no UUID in options.gpu_uuids.
 StatusOr<std::string> ReplicaObjects(const ClusterState& state,
-                                     const ExportOptions& options);
+                                     const ExportOptions& options,
+                                     std::string* dra_apply = nullptr);
 
 // The routing objects of `state`'s services. Returns InvalidArgument if the
 // spec has no gateway or its path match cannot tell two services apart.

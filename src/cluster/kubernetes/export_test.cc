@@ -51,6 +51,14 @@ ServingSpec TritonSpec() {
   return LoadServingSpec(SourcePath("examples/triton/serving.yaml")).value();
 }
 
+// The GPUs' UUIDs of the night deployment's node, from the driver's
+// ResourceSlices (another driver's slice among them).
+std::map<std::pair<std::string, int>, std::string> NightUuids() {
+  std::string source = SourcePath(
+      "src/cluster/kubernetes/testdata/night-dra/resource-slices.json");
+  return GpuUuidsOfSlices(ReadFile(source).value(), source).value();
+}
+
 TEST(ExportTest, DayAndNightMatchTheGoldenFiles) {
   // Day with the Triton example's serving spec and routes; night with the
   // built-in template and no routes.
@@ -67,12 +75,79 @@ TEST(ExportTest, DayAndNightMatchTheGoldenFiles) {
   Loaded night = Load("night.json");
   options = {};
   options.flavor = Flavor::kDra;
+  options.gpu_uuids = NightUuids();
   auto dra = Export(night.state, options);
   ASSERT_TRUE(dra.ok());
   EXPECT_EQ(dra->proxy, "");
   ExpectGolden(dra->mig_parted, "night-dra/mig-parted.yaml");
   ExpectGolden(dra->replicas, "night-dra/replicas.yaml");
+  ExpectGolden(dra->dra_apply, "night-dra/dra-apply.sh");
   EXPECT_EQ(dra->routing, "");
+}
+
+TEST(ExportTest, ResourceSlicesGiveEachGpusUuid) {
+  auto uuids = NightUuids();
+  ASSERT_EQ(uuids.size(), 6u);
+  EXPECT_EQ((uuids[{"node-0", 5}]), "GPU-4b1e0c7d-2f3a-4c5b-8d6e-000000000005");
+  EXPECT_EQ(GpuUuidsOfSlices("[]", "s.json").status().message(),
+            "s.json: not a ResourceSliceList (kubectl get resourceslices -o "
+            "json)");
+  std::string hostile =
+      R"({"items": [{"metadata": {"name": "x"}, "spec": {"driver": )"
+      R"("gpu.nvidia.com", "nodeName": "n", "devices": [{"name": "gpu-0", )"
+      R"("attributes": {"uuid": {"string": "GPU-1' || true || '"}}}]}}]})";
+  EXPECT_EQ(GpuUuidsOfSlices(hostile, "s.json").status().message(),
+            "s.json: ResourceSlice x: device gpu-0: no node, or no plain "
+            "attributes.uuid.string");
+}
+
+// Where first-fit would put a planned instance below its start, a holding
+// claim and its pause pod take the lower slices first, and dra-apply.sh
+// releases them once the GPU's claims are allocated.
+TEST(ExportTest, DraClaimsHoldTheHolesFirstFitWouldTake) {
+  Loaded night = Load("night.json");
+  for (Slot& s : night.state.gpus[0].slots) {
+    if (s.instance.start == 4 || s.instance.start == 5) s.replica.reset();
+  }
+  ExportOptions options;
+  options.flavor = Flavor::kDra;
+  options.gpu_uuids = NightUuids();
+  std::string script;
+  auto text = ReplicaObjects(night.state, options, &script);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  std::string hold = "hold-node-0-0-4";
+  size_t step = script.find("step 4 " + hold + " gpu-0-mig-1g20gb-15-4\n");
+  size_t six =
+      script.find("step 5 bert-1-node-0-g0-1g-10gb-6 gpu-0-mig-1g10gb-19-6\n");
+  size_t release = script.find("release " + hold + "\n");
+  ASSERT_NE(step, std::string::npos) << script;
+  ASSERT_NE(six, std::string::npos) << script;
+  EXPECT_LT(step, six);
+  EXPECT_LT(six, release);
+  EXPECT_EQ(script.find("release", release + 1), std::string::npos);
+  std::vector<YAML::Node> docs = YAML::LoadAll(*text);
+  int holds = 0;
+  for (const YAML::Node& d : docs) {
+    if (d["metadata"]["name"].as<std::string>() != hold) continue;
+    ++holds;
+    EXPECT_EQ(d["metadata"]["labels"][kLabelClaimStep].as<std::string>(), "4");
+    if (d["kind"].as<std::string>() == "Pod") {
+      EXPECT_EQ(d["spec"]["containers"][0]["image"].as<std::string>(),
+                kPauseImage);
+    } else {
+      EXPECT_EQ(d["spec"]["devices"]["requests"][0]["exactly"]["selectors"][0]
+                 ["cel"]["expression"]
+                     .as<std::string>(),
+                "device.attributes['gpu.nvidia.com'].profile == '1g.20gb' && "
+                "device.attributes['gpu.nvidia.com'].parentUUID == "
+                "'GPU-4b1e0c7d-2f3a-4c5b-8d6e-000000000000'");
+    }
+  }
+  EXPECT_EQ(holds, 2);  // the claim and its pod
+  options.gpu_uuids.erase({"node-0", 3});
+  EXPECT_EQ(ReplicaObjects(night.state, options).status().message(),
+            "the resource slices list no GPU node-0/3 (no device gpu-3 of "
+            "driver gpu.nvidia.com on node node-0)");
 }
 
 // proxy.yaml's ConfigMap holds every service's route with every replica,

@@ -38,6 +38,12 @@ inline constexpr char kAnnotationLatency[] = "migserve.io/latency-ms";
 inline constexpr char kAnnotationModel[] = "migserve.io/model";
 // The DRA driver's name of the exact MIG device a claim is for.
 inline constexpr char kAnnotationDevice[] = "migserve.io/device";
+// The step of dra-apply.sh that creates a DRA claim and its pod (export's
+// dra flavour): claims are created in this order, each once the one before
+// is allocated.
+inline constexpr char kLabelClaimStep[] = "migserve.io/claim-step";
+// What a holding claim's pod runs: nothing.
+inline constexpr char kPauseImage[] = "registry.k8s.io/pause:3.10";
 // Which controller a replica pod belongs to: a controller counts and
 // deletes only pods whose owner is its own name (docs/kubernetes.md,
 // "Adopting pods").
