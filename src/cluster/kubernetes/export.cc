@@ -167,24 +167,33 @@ Json DraClaim(const std::string& name, Json labels, const std::string& device,
                         {{{"cel", {{"expression", selector}}}}})}}}}})}}}}}};
 }
 
-// A holding claim's pod: it only holds the claim (pause), on `node`.
+// A holding claim's pod: it only holds the claim (pause, as nobody, Pod
+// Security "restricted"), on `node`.
 Json HoldPod(const std::string& name, const Json& labels,
              const std::string& device, const std::string& node,
              const ServingSpec& spec) {
+  Json container = {
+      {"name", "hold"},
+      {"image", kPauseImage},
+      {"securityContext",
+       {{"allowPrivilegeEscalation", false},
+        {"capabilities", {{"drop", Json::array({"ALL"})}}}}},
+      {"resources", {{"claims", Json::array({{{"name", "mig"}}})}}}};
+  Json pod_spec = {
+      {"nodeSelector", {{"kubernetes.io/hostname", node}}},
+      {"terminationGracePeriodSeconds", 0},
+      {"securityContext",
+       {{"runAsNonRoot", true},
+        {"runAsUser", 65535},
+        {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
+      {"containers", Json::array({std::move(container)})},
+      {"resourceClaims",
+       Json::array({{{"name", "mig"}, {"resourceClaimName", name}}})}};
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
           {"metadata",
            ObjectMetadata(name, labels, {{kAnnotationDevice, device}}, spec)},
-          {"spec",
-           {{"nodeSelector", {{"kubernetes.io/hostname", node}}},
-            {"terminationGracePeriodSeconds", 0},
-            {"containers",
-             Json::array({{{"name", "hold"},
-                           {"image", kPauseImage},
-                           {"resources",
-                            {{"claims", Json::array({{{"name", "mig"}}})}}}}})},
-            {"resourceClaims",
-             Json::array({{{"name", "mig"}, {"resourceClaimName", name}}})}}}};
+          {"spec", std::move(pod_spec)}};
 }
 
 // dra-apply.sh: applies replicas.yaml's objects that have no step, then
