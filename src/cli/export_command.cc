@@ -71,6 +71,48 @@ StatusOr<k8s::ExportOptions> OptionsFor(const ExportFlags& flags,
   return options;
 }
 
+// Tells stderr what export wrote and what the files need to work.
+void SayWhatWasWritten(const ExportFlags& flags,
+                       const k8s::ExportOptions& options,
+                       const k8s::ExportedFiles& files,
+                       const k8s::WrittenExport& written,
+                       CommandContext* context) {
+  for (const std::string& path : written.written) {
+    context->err << "export: wrote " << path << "\n";
+  }
+  for (const std::string& path : written.removed) {
+    context->err << "export: removed " << path << " of an earlier export\n";
+  }
+  if (flags.serving.empty() && flags.image.empty()) {
+    context->err << "export: replicas.yaml: no --serving spec: each replica "
+                    "runs Triton on the model repository /models, which the "
+                    "pods do not mount; give a spec with your repository's "
+                    "volume (examples/triton/serving.yaml, docs/serving.md)\n";
+  }
+  if (!files.dra_apply.empty()) {
+    context->err << "export: dra-apply.sh creates the claims in the order "
+                    "that lands each MIG instance at its planned start (sh "
+                    "dra-apply.sh)"
+                 << (options.gpu_uuids.empty()
+                         ? "; without --resource-slices the claims pin the "
+                           "profile, not the GPU"
+                         : "")
+                 << "\n";
+  }
+  if (!files.proxy.empty()) {
+    context->err << "export: proxy.yaml: " << flags.router_replicas
+                 << " proxies route each service to its replicas by credit "
+                    "(router: proxy)\n";
+  } else if (files.routing.empty()) {
+    context->err << "export: no routing.yaml: "
+                 << (flags.serving.empty() ? "no --serving spec"
+                                           : flags.serving +
+                                                 " names no "
+                                                 "routing.gateway")
+                 << "; replicas get no capacity-weighted route\n";
+  }
+}
+
 Status RunExport(const ExportFlags& flags, CommandContext* context) {
   if (flags.output == "-") {
     return Status::InvalidArgument(
@@ -102,40 +144,7 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
   if (!files.ok()) return files.status().WithPrefix(flags.deployment);
   MIGSERVE_ASSIGN_OR_RETURN(k8s::WrittenExport written,
                             k8s::WriteExport(*files, flags.output));
-  for (const std::string& path : written.written) {
-    context->err << "export: wrote " << path << "\n";
-  }
-  for (const std::string& path : written.removed) {
-    context->err << "export: removed " << path << " of an earlier export\n";
-  }
-  if (flags.serving.empty() && flags.image.empty()) {
-    context->err << "export: replicas.yaml: no --serving spec: each replica "
-                    "runs Triton on the model repository /models, which the "
-                    "pods do not mount; give a spec with your repository's "
-                    "volume (examples/triton/serving.yaml, docs/serving.md)\n";
-  }
-  if (!files->dra_apply.empty()) {
-    context->err << "export: dra-apply.sh creates the claims in the order "
-                    "that lands each MIG instance at its planned start (sh "
-                    "dra-apply.sh)"
-                 << (options.gpu_uuids.empty()
-                         ? "; without --resource-slices the claims pin the "
-                           "profile, not the GPU"
-                         : "")
-                 << "\n";
-  }
-  if (!files->proxy.empty()) {
-    context->err << "export: proxy.yaml: " << flags.router_replicas
-                 << " proxies route each service to its replicas by credit "
-                    "(router: proxy)\n";
-  } else if (files->routing.empty()) {
-    context->err << "export: no routing.yaml: "
-                 << (flags.serving.empty() ? "no --serving spec"
-                                           : flags.serving +
-                                                 " names no "
-                                                 "routing.gateway")
-                 << "; replicas get no capacity-weighted route\n";
-  }
+  SayWhatWasWritten(flags, options, *files, written, context);
   return Status::Ok();
 }
 

@@ -265,21 +265,22 @@ Status DraGpuObjects(const GpuState& gpu, const std::vector<Placed>& placed,
   dra::FirstFitNode alone(model, 1);
   MIGSERVE_ASSIGN_OR_RETURN(std::vector<dra::ClaimStep> steps,
                             dra::ClaimInstances(&alone, 0, add));
+  // A holding claim's (and its pod's) name, the same when it is released.
+  auto hold_name = [&](const mig::Instance& instance) {
+    return DnsLabel(fmt::format("hold-{}-{}-{}", node, index, instance.start));
+  };
   for (const dra::ClaimStep& s : steps) {
     const mig::Profile& profile = model.profiles[s.at.instance.profile];
     std::string device = dra::MigDeviceName(model, index, s.at.instance);
     std::string selector = DraSelector(profile, uuid);
     std::string name;
     if (s.kind == dra::ClaimStep::Kind::kRelease) {
-      name = DnsLabel(
-          fmt::format("hold-{}-{}-{}", node, index, s.at.instance.start));
-      *script += fmt::format("release {}\n", name);
+      *script += fmt::format("release {}\n", hold_name(s.at.instance));
       continue;
     }
     std::string label = std::to_string((*step)++);
     if (s.kind == dra::ClaimStep::Kind::kHold) {
-      name = DnsLabel(
-          fmt::format("hold-{}-{}-{}", node, index, s.at.instance.start));
+      name = hold_name(s.at.instance);
       Json labels = {
           {kManagedBy, kManager}, {kLabelNode, node}, {kLabelClaimStep, label}};
       objects->push_back(
