@@ -105,9 +105,7 @@ TEST(GpuCatalogTest, NoTableJoinsWhileAFreezeLives) {
   model.pci_device_ids.clear();
   {
     GpuCatalog::Freeze outer;
-    {
-      GpuCatalog::Freeze inner;
-    }
+    { GpuCatalog::Freeze inner; }
     Status added = GpuCatalog::AddToDefault(model);  // `outer` still lives
     EXPECT_EQ(added.code(), Status::Code::kFailedPrecondition);
     EXPECT_EQ(added.message(),
