@@ -10,6 +10,7 @@
 #include "profile/model_analyzer_import.h"
 #include "profile/profile_csv.h"
 #include "queueing/p99_capacity.h"
+#include "queueing/router_kind.h"
 
 namespace migserve::queueing {
 namespace {
@@ -85,6 +86,23 @@ TEST_F(CapacityModelTest, P99CreditsWhatKeepsTheQuantileWithinTheSlo) {
   EXPECT_EQ(BestCredit(table_, gpu_, g1_, "m", terms).row->batch, 8);
   terms.limits.latency_limit_ms = 30;
   EXPECT_EQ(BestCredit(table_, gpu_, g1_, "m", terms).row->batch, 1);
+}
+
+// Routing Services are named by their credit (docs/serving.md): behind a
+// gateway (thinning at random) a Poisson stream stays Poisson at any share,
+// so a replica's credit, and its group's name, is the same at any service
+// rate; bursty arrivals (cv 2) thin toward Poisson, so there the credit
+// rises with the rate and the name must change with it.
+TEST_F(CapacityModelTest, GatewayCreditsDoNotMoveWithThePoissonRate) {
+  const ProfileRow& row = table_.rows[1];
+  auto credit_at = [&](double rate, double cv) {
+    ServiceTerms terms{{100, 1}, 100, {}, CapacityModel::kP99};
+    terms.traffic = {rate, cv, *ParseRouter("gateway-api"), 1};
+    return RowCapacity(table_, row, terms);
+  };
+  EXPECT_DOUBLE_EQ(credit_at(1000, 1), credit_at(3000, 1));
+  EXPECT_DOUBLE_EQ(credit_at(1000, 1), credit_at(0, 1));
+  EXPECT_LT(credit_at(1000, 2), credit_at(3000, 2));
 }
 
 // Model Analyzer's usual sweep: client batch 1 against a server batching
