@@ -164,6 +164,13 @@ TEST(CliTest, ExportWritesBothFilesAndRefusesBadInput) {
           .value()
           .find("step 0 bert-1-node-0-g0-1g-10gb-0 gpu-0-mig-1g10gb-19-0"),
       std::string::npos);
+  EXPECT_NE(ReadFile(dir + "/device-classes.yaml")
+                .value()
+                .find("extendedResourceName: nvidia.com/mig-1g.10gb\n"),
+            std::string::npos);
+  EXPECT_NE(r.err.find("wrote " + dir + "/device-classes.yaml"),
+            std::string::npos)
+      << r.err;
   r = Cli({"export", "-d", night, "--resource-slices", slices, "-o", dir});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--resource-slices: only the dra flavour"),

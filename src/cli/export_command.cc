@@ -163,7 +163,8 @@ void SetupExport(CLI::App* app, CommandContext* context) {
   app->add_option("-o,--output", flags->output,
                   "Directory for mig-parted.yaml (gpu-operator: "
                   "mig-manager.yaml), replicas.yaml, (with a gateway in "
-                  "--serving) routing.yaml and (router: proxy) proxy.yaml")
+                  "--serving) routing.yaml, (router: proxy) proxy.yaml and "
+                  "(dra) dra-apply.sh and device-classes.yaml")
       ->required();
   app->add_option("--flavor", flags->flavor,
                   "device-plugin (nvidia.com/mig-<profile> requests), dra "

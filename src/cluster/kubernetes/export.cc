@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "cluster/kubernetes/dra_classes.h"
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/replica_pod.h"
 #include "cluster/kubernetes/routing/routing_objects.h"
@@ -582,6 +583,8 @@ StatusOr<ExportedFiles> Export(const ClusterState& state,
   }
   MIGSERVE_ASSIGN_OR_RETURN(files.replicas,
                             ReplicaObjects(state, options, &files.dra_apply));
+  if (options.flavor == Flavor::kDra)
+    files.device_classes = DeviceClasses(state);
   if (options.serving.gateway) {
     MIGSERVE_ASSIGN_OR_RETURN(files.routing,
                               RoutingObjects(state, options.serving));
@@ -604,12 +607,14 @@ StatusOr<WrittenExport> WriteExport(const ExportedFiles& files,
   std::vector<std::pair<std::string, std::string>> out;
   WrittenExport done;
   std::vector<std::string> stale;
-  for (auto [name, text] : {std::pair{"mig-parted.yaml", &files.mig_parted},
-                            std::pair{"mig-manager.yaml", &files.mig_manager},
-                            std::pair{"replicas.yaml", &files.replicas},
-                            std::pair{"routing.yaml", &files.routing},
-                            std::pair{"proxy.yaml", &files.proxy},
-                            std::pair{"dra-apply.sh", &files.dra_apply}}) {
+  for (auto [name, text] :
+       {std::pair{"mig-parted.yaml", &files.mig_parted},
+        std::pair{"mig-manager.yaml", &files.mig_manager},
+        std::pair{"replicas.yaml", &files.replicas},
+        std::pair{"routing.yaml", &files.routing},
+        std::pair{"proxy.yaml", &files.proxy},
+        std::pair{"dra-apply.sh", &files.dra_apply},
+        std::pair{"device-classes.yaml", &files.device_classes}}) {
     std::string path = (std::filesystem::path(dir) / name).string();
     if (!text->empty()) {
       out.emplace_back(path, *text);

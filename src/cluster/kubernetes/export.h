@@ -59,12 +59,13 @@ struct ExportOptions {
 };
 
 struct ExportedFiles {
-  std::string mig_parted;   // mig-parted.yaml; empty for kGpuOperator
-  std::string mig_manager;  // mig-manager.yaml; kGpuOperator only
-  std::string replicas;     // replicas.yaml
-  std::string routing;      // routing.yaml; empty if the spec has no gateway
-  std::string proxy;        // proxy.yaml; empty without options.proxy
-  std::string dra_apply;    // dra-apply.sh; kDra only
+  std::string mig_parted;      // mig-parted.yaml; empty for kGpuOperator
+  std::string mig_manager;     // mig-manager.yaml; kGpuOperator only
+  std::string replicas;        // replicas.yaml
+  std::string routing;         // routing.yaml; empty if the spec has no gateway
+  std::string proxy;           // proxy.yaml; empty without options.proxy
+  std::string dra_apply;       // dra-apply.sh; kDra only
+  std::string device_classes;  // device-classes.yaml; kDra only
 };
 
 // The GPUs' UUIDs in `json`, a ResourceSliceList (`kubectl get

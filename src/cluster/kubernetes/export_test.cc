@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "cluster/kubernetes/dra_classes.h"
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/routing/proxy_routes.h"
 #include "deployment/deployment_json.h"
@@ -82,7 +83,40 @@ TEST(ExportTest, DayAndNightMatchTheGoldenFiles) {
   ExpectGolden(dra->mig_parted, "night-dra/mig-parted.yaml");
   ExpectGolden(dra->replicas, "night-dra/replicas.yaml");
   ExpectGolden(dra->dra_apply, "night-dra/dra-apply.sh");
+  ExpectGolden(dra->device_classes, "night-dra/device-classes.yaml");
   EXPECT_EQ(dra->routing, "");
+  EXPECT_EQ(plugin->device_classes, "");
+}
+
+// A class per profile placed, each naming the device plugin's resource;
+// a profile whose resource name has a '+' gets a class without it.
+TEST(ExportTest, DeviceClassesNameTheDevicePluginsResources) {
+  const mig::GpuModel& a100 = A100();
+  using migserve::testing::A100Instance;
+  ClusterState state;
+  state.gpus.push_back({{"n", 0},
+                        &a100,
+                        {{A100Instance("1g.10gb", 0), {}},
+                         {A100Instance("1g.10gb+me", 1), {}},
+                         {A100Instance("1g.10gb", 2), {}}}});
+  std::vector<YAML::Node> classes = YAML::LoadAll(DeviceClasses(state));
+  ASSERT_EQ(classes.size(), 2u);
+  EXPECT_EQ(classes[0]["metadata"]["name"].as<std::string>(),
+            "migserve-mig-1g-10gb");
+  EXPECT_EQ(classes[0]["spec"]["extendedResourceName"].as<std::string>(),
+            "nvidia.com/mig-1g.10gb");
+  EXPECT_EQ(
+      classes[0]["spec"]["selectors"][0]["cel"]["expression"].as<std::string>(),
+      "device.driver == 'gpu.nvidia.com' && "
+      "device.attributes['gpu.nvidia.com'].type == 'mig' && "
+      "device.attributes['gpu.nvidia.com'].profile == '1g.10gb'");
+  EXPECT_EQ(classes[1]["metadata"]["name"].as<std::string>(),
+            "migserve-mig-1g-10gb-me");
+  EXPECT_FALSE(classes[1]["spec"]["extendedResourceName"]);
+  EXPECT_NE(DeviceClasses(state).find(
+                "# No extended resource for 1g.10gb+me: not a valid resource "
+                "name."),
+            std::string::npos);
 }
 
 TEST(ExportTest, ResourceSlicesGiveEachGpusUuid) {

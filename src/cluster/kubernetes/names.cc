@@ -71,6 +71,10 @@ std::string GroupName(const std::string& service, const RouteGroup& group) {
   return name;
 }
 
+std::string MigResourceName(const mig::Profile& profile) {
+  return "nvidia.com/mig-" + profile.name;
+}
+
 std::string RouteName(const std::string& service) { return DnsLabel(service); }
 
 Status CheckLabelValue(std::string_view value, std::string_view what) {

@@ -72,6 +72,10 @@ std::string ReplicaName(const std::string& service, const std::string& node,
 // (also the value of its replicas' kLabelGroup label): a DNS-1035 label.
 std::string GroupName(const std::string& service, const RouteGroup& group);
 
+// The extended resource of MIG `profile` that NVIDIA's device plugin
+// advertises under its mixed strategy: nvidia.com/mig-<profile>.
+std::string MigResourceName(const mig::Profile& profile);
+
 // The name of `service`'s HTTPRoute.
 std::string RouteName(const std::string& service);
 

@@ -181,7 +181,7 @@ Json PodSpec(const std::string& node, Json container, const ServingSpec& spec,
 }
 
 Json DevicePluginResources(const mig::Profile& profile) {
-  return {{"limits", {{"nvidia.com/mig-" + profile.name, 1}}}};
+  return {{"limits", {{MigResourceName(profile), 1}}}};
 }
 
 }  // namespace migserve::cluster::kubernetes
