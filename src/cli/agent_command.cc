@@ -5,6 +5,7 @@
 #include "agent/node_agent.h"
 #include "cli/command.h"
 #include "cli/kube_flags.h"
+#include "cluster/kubernetes/partition/dra_check.h"
 #include "kube/event_recorder.h"
 #include "util/interrupt.h"
 
@@ -30,6 +31,9 @@ Status RunAgent(AgentFlags flags, CommandContext* context) {
   }
   MIGSERVE_ASSIGN_OR_RETURN(kube::KubeConfig config, LoadKube(flags.kube));
   kube::KubeClient client(config);
+  // Before NVML: a node the DRA driver partitions is not the agent's.
+  MIGSERVE_RETURN_IF_ERROR(
+      cluster::kubernetes::CheckAgentMayPartition(&client, flags.node));
   MIGSERVE_ASSIGN_OR_RETURN(std::unique_ptr<agent::NvmlApi> nvml,
                             agent::OpenNvml(flags.nvml_library));
   MIGSERVE_ASSIGN_OR_RETURN(

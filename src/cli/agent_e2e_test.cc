@@ -178,5 +178,50 @@ TEST_F(AgentE2eTest, ABadRequestIsAnsweredAndTheAgentKeepsRunning) {
   EXPECT_TRUE(WIFEXITED(code) && WEXITSTATUS(code) == 0) << Log();
 }
 
+// A node whose GPUs NVIDIA's DRA driver partitions (DynamicMIG) is not the
+// agent's: it says so and exits before touching NVML. Reading the slices is
+// a permission deploy/base/rbac.yaml grants; without it the agent cannot
+// tell, and does not run either.
+TEST_F(AgentE2eTest, TheAgentDoesNotRunWhereTheDraDriverPartitions) {
+  auto exit_code = [&] {
+    int code = 0;
+    waitpid(pid_, &code, 0);
+    pid_ = -1;
+    return WIFEXITED(code) ? WEXITSTATUS(code) : -1;
+  };
+  server_.Put(
+      "/apis/resource.k8s.io/v1/resourceslices/gpu-0-gpu.nvidia.com-0",
+      {{"metadata", {{"name", "gpu-0-gpu.nvidia.com-0"}}},
+       {"spec",
+        {{"driver", "gpu.nvidia.com"},
+         {"nodeName", "gpu-0"},
+         {"devices",
+          Json::array(
+              {{{"name", "gpu-0-mig-1g10gb-19-0"},
+                {"consumesCounters",
+                 Json::array({{{"counterSet", "gpu-0-counter-set"}}})}}})}}}});
+  StartAgent();
+  EXPECT_EQ(exit_code(), 1) << Log();
+  EXPECT_NE(Log().find("node gpu-0: NVIDIA's DRA driver partitions its GPUs "
+                       "itself (DynamicMIG: ResourceSlice "
+                       "gpu-0-gpu.nvidia.com-0"),
+            std::string::npos)
+      << Log();
+  EXPECT_EQ(k8s::Annotation(*server_.Get(kNode), k8s::kAnnotationLayouts), "");
+
+  server_.Update(
+      "/apis/rbac.authorization.k8s.io/v1/clusterroles/migserve-agent",
+      [](Json* role) {
+        Json rules = Json::array();
+        for (const Json& rule : (*role)["rules"]) {
+          if (rule["resources"][0] != "resourceslices") rules.push_back(rule);
+        }
+        (*role)["rules"] = rules;
+      });
+  StartAgent();
+  EXPECT_EQ(exit_code(), 1) << Log();
+  EXPECT_NE(Log().find("forbidden"), std::string::npos) << Log();
+}
+
 }  // namespace
 }  // namespace migserve::cli

@@ -1,10 +1,14 @@
 // migserve doctor [--kubeconfig F] [--context C] [-d DEPLOYMENT]
-// A preflight for a GPU Operator cluster (docs/kubernetes.md, "Install on a
-// GPU Operator cluster"): reads the nodes, the ClusterPolicy and the MIG
-// manager and says what will not work, one line per check ("ok: ..." or
-// "problem: ..."). With -d it also checks that each node's
-// nvidia.com/mig.config label names the config `export --flavor
-// gpu-operator` wrote for it. Exit 0 when nothing is wrong, 1 otherwise.
+//     [--partitioner gpu-operator|agent|dra]
+// A preflight for whoever partitions the GPUs (docs/kubernetes.md,
+// "Install on a GPU Operator cluster", "Choosing who partitions the GPUs"),
+// one line per check ("ok: ..." or "problem: ..."). gpu-operator (the
+// default): the nodes, the ClusterPolicy and the MIG manager, and with -d
+// that each node's nvidia.com/mig.config label names the config `export
+// --flavor gpu-operator` wrote for it. Every partitioner: the nodes whose
+// GPUs NVIDIA's DRA driver partitions (DynamicMIG), a conflict for the
+// agent and the MIG manager, and for dra the driver, its partitionable
+// devices and its DeviceClass. Exit 0 when nothing is wrong, 1 otherwise.
 // Reads only.
 #include <fmt/format.h>
 
@@ -12,6 +16,7 @@
 #include "cli/kube_flags.h"
 #include "cluster/cluster_state.h"
 #include "cluster/kubernetes/export.h"
+#include "cluster/kubernetes/partition/dra_check.h"
 #include "cluster/kubernetes/partition/gpu_operator_check.h"
 #include "deployment/deployment_json.h"
 
@@ -23,6 +28,7 @@ namespace k8s = cluster::kubernetes;
 struct DoctorFlags {
   KubeFlags kube;
   std::string deployment;
+  k8s::Partitioner partitioner = k8s::Partitioner::kGpuOperator;
 };
 
 Status RunDoctor(const DoctorFlags& flags, CommandContext* context) {
@@ -36,8 +42,14 @@ Status RunDoctor(const DoctorFlags& flags, CommandContext* context) {
   }
   MIGSERVE_ASSIGN_OR_RETURN(kube::KubeConfig config, LoadKube(flags.kube));
   kube::KubeClient client(config);
-  MIGSERVE_ASSIGN_OR_RETURN(std::vector<k8s::Finding> findings,
-                            k8s::CheckGpuOperator(&client, configs));
+  std::vector<k8s::Finding> findings;
+  if (flags.partitioner == k8s::Partitioner::kGpuOperator) {
+    MIGSERVE_ASSIGN_OR_RETURN(findings,
+                              k8s::CheckGpuOperator(&client, configs));
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(std::vector<k8s::Finding> dra,
+                            k8s::CheckDra(&client, flags.partitioner));
+  findings.insert(findings.end(), dra.begin(), dra.end());
   int problems = 0;
   for (const k8s::Finding& f : findings) {
     context->out << (f.problem ? "problem: " : "ok: ") << f.text << "\n";
@@ -55,7 +67,17 @@ void SetupDoctor(CLI::App* app, CommandContext* context) {
   AddKubeOptions(app, &flags->kube);
   app->add_option("-d,--deployment", flags->deployment,
                   "Also check that each node's nvidia.com/mig.config names "
-                  "the config export wrote for this deployment");
+                  "the config export wrote for this deployment "
+                  "(gpu-operator)");
+  app->add_option("--partitioner", flags->partitioner,
+                  "Who partitions the GPUs: gpu-operator (its MIG manager), "
+                  "agent (migserve's node agent) or dra (NVIDIA's DRA "
+                  "driver, DynamicMIG)")
+      ->transform(OneOf<k8s::Partitioner>(
+          {{"gpu-operator", k8s::Partitioner::kGpuOperator},
+           {"agent", k8s::Partitioner::kAgent},
+           {"dra", k8s::Partitioner::kDra}}))
+      ->default_str("gpu-operator");
   OnRun(app, context, [flags, context] { return RunDoctor(*flags, context); });
 }
 

@@ -36,7 +36,9 @@ TEST(DoctorCliTest, NamesWhatWillNotWorkUntilItIsMended) {
             "ok: ClusterPolicy cluster-policy: MIG strategy mixed\n"
             "problem: node gpu-0: no nvidia.com/mig.config label, so the MIG "
             "manager applies nothing (kubectl label node gpu-0 "
-            "nvidia.com/mig.config=<config>)\n");
+            "nvidia.com/mig.config=<config>)\n"
+            "ok: no node's GPUs are partitioned by NVIDIA's DRA driver "
+            "(DynamicMIG)\n");
   EXPECT_EQ(r.err, "migserve: doctor: 1 problem\n");
 
   server.Update("/api/v1/nodes/gpu-0", [](nlohmann::json* node) {
@@ -47,6 +49,19 @@ TEST(DoctorCliTest, NamesWhatWillNotWorkUntilItIsMended) {
   EXPECT_NE(r.out.find("ok: node gpu-0: nvidia.com/mig.config=all-disabled"),
             std::string::npos)
       << r.out;
+
+  // The same cluster has no DRA driver: not ready for --partitioner dra.
+  r = Cli({"doctor", "--kubeconfig", kubeconfig, "--partitioner", "dra"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(
+      r.out,
+      "ok: resource.k8s.io/v1 is served\n"
+      "problem: no ResourceSlice of NVIDIA's DRA driver (gpu.nvidia.com): "
+      "install it (the GPU Operator's DRA mode or the driver's Helm "
+      "chart)\n");
+  EXPECT_EQ(
+      Cli({"doctor", "--kubeconfig", kubeconfig, "--partitioner", "x"}).code,
+      2);
 }
 
 }  // namespace

@@ -13,15 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "cluster/kubernetes/partition/finding.h"
 #include "kube/kube_client.h"
 #include "util/status_or.h"
 
 namespace migserve::cluster::kubernetes {
-
-struct Finding {
-  bool problem = false;  // false: a check that passed
-  std::string text;      // what was seen, and for a problem what to do
-};
 
 // Runs the checks; `configs` maps each node to the config export wrote for
 // it (MigManagerConfigOfNodes; empty: not checked). Returns an error only
