@@ -10,6 +10,7 @@
 #include "optimizer/registry.h"
 #include "optimizer/testing/brute_force.h"
 #include "optimizer/testing/random_instance.h"
+#include "util/test_util.h"
 #include "workload/relaxed_bound.h"
 
 namespace migserve::optimizer::milp {
@@ -88,8 +89,11 @@ int Kept(const std::vector<CurrentGpu>& from, const TransitionSolution& to) {
 }
 
 TEST(TransitionOptimizerTest, FindsTheFewestStartsAmongTheFewestGpus) {
+  // Brute force over 3 GPUs: 72 s under ASan for 10 instances; 4 run the
+  // same code there, and the optimized build checks all 10.
+  const int kInstances = testing::kAddressSanitizer ? 4 : 10;
   int instances = 0, fewer = 0;
-  for (uint64_t seed = 1; instances < 10 && seed < 300; ++seed) {
+  for (uint64_t seed = 1; instances < kInstances && seed < 300; ++seed) {
     Instance in = MakeInstance(seed);
     auto caps =
         workload::CapacityMatrix::Build(in.workload, in.profiles, Gpu());
@@ -133,9 +137,9 @@ TEST(TransitionOptimizerTest, FindsTheFewestStartsAmongTheFewestGpus) {
       EXPECT_EQ(new_gpus, s.cost.repartitioned_gpus);
     }
   }
-  EXPECT_EQ(instances, 10);
+  EXPECT_EQ(instances, kInstances);
   // Keeping replicas pays on most of them.
-  EXPECT_GE(fewer, 5);
+  EXPECT_GE(fewer, kInstances / 2);
 }
 
 TEST(TransitionOptimizerTest, FromItsOwnOptimumNothingStarts) {

@@ -5,21 +5,15 @@
 
 #include <gtest/gtest.h>
 
-#include "kube/testing/api_server_standin.h"
+#include "cluster/kubernetes/testing/preflight_test.h"
 
 namespace migserve::cluster::kubernetes {
 namespace {
 
 using Json = nlohmann::json;
 
-class DraCheckTest : public ::testing::Test {
+class DraCheckTest : public PreflightTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(server_.Start().ok());
-    config_.server = server_.url();
-    client_ = std::make_unique<kube::KubeClient>(config_);
-  }
-
   // GPU 0 of `node` as the driver publishes it: the whole GPU and one 1g
   // device, which consumes the GPU's counters when `dynamic`.
   void Slice(const std::string& node, bool dynamic,
@@ -41,18 +35,8 @@ class DraCheckTest : public ::testing::Test {
   }
 
   std::vector<std::string> Problems(Partitioner partitioner) {
-    auto findings = CheckDra(client_.get(), partitioner);
-    EXPECT_TRUE(findings.ok()) << findings.status().ToString();
-    std::vector<std::string> out;
-    for (const Finding& f : *findings) {
-      if (f.problem) out.push_back(f.text);
-    }
-    return out;
+    return ProblemsOf(CheckDra(client_.get(), partitioner));
   }
-
-  kube::ApiServerStandIn server_{{"", "", "", 1}};
-  kube::KubeConfig config_;
-  std::unique_ptr<kube::KubeClient> client_;
 };
 
 TEST_F(DraCheckTest, TheAgentRefusesANodeTheDriverPartitions) {

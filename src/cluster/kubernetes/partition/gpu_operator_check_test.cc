@@ -4,21 +4,15 @@
 
 #include <gtest/gtest.h>
 
-#include "kube/testing/api_server_standin.h"
+#include "cluster/kubernetes/testing/preflight_test.h"
 
 namespace migserve::cluster::kubernetes {
 namespace {
 
 using Json = nlohmann::json;
 
-class GpuOperatorCheckTest : public ::testing::Test {
+class GpuOperatorCheckTest : public PreflightTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(server_.Start().ok());
-    config_.server = server_.url();
-    client_ = std::make_unique<kube::KubeClient>(config_);
-  }
-
   void Node(const std::string& name, Json labels) {
     labels["nvidia.com/mig.capable"] = "true";
     server_.Put("/api/v1/nodes/" + name,
@@ -42,18 +36,8 @@ class GpuOperatorCheckTest : public ::testing::Test {
 
   std::vector<std::string> Problems(
       const std::map<std::string, std::string>& configs) {
-    auto findings = CheckGpuOperator(client_.get(), configs);
-    EXPECT_TRUE(findings.ok()) << findings.status().ToString();
-    std::vector<std::string> out;
-    for (const Finding& f : *findings) {
-      if (f.problem) out.push_back(f.text);
-    }
-    return out;
+    return ProblemsOf(CheckGpuOperator(client_.get(), configs));
   }
-
-  kube::ApiServerStandIn server_{{"", "", "", 1}};
-  kube::KubeConfig config_;
-  std::unique_ptr<kube::KubeClient> client_;
 };
 
 TEST_F(GpuOperatorCheckTest, AMixedClusterLabelledAsExportSaysHasNoProblem) {
