@@ -150,6 +150,12 @@ const json* ObjectAt(const json& object, const char* key) {
   return it == object.end() || !it->is_object() ? nullptr : &*it;
 }
 
+const json* ArrayAt(const json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it == object.end() || !it->is_array() ? nullptr : &*it;
+}
+
 std::optional<std::string> StringAt(const json& object, const char* key) {
   if (!object.is_object()) return std::nullopt;
   auto it = object.find(key);

@@ -118,6 +118,8 @@ class JsonFields {
 
 // Returns the object `object[key]`, or null.
 const nlohmann::json* ObjectAt(const nlohmann::json& object, const char* key);
+// Returns the array `object[key]`, or null.
+const nlohmann::json* ArrayAt(const nlohmann::json& object, const char* key);
 // Returns the string `object[key]`, or nullopt.
 std::optional<std::string> StringAt(const nlohmann::json& object,
                                     const char* key);

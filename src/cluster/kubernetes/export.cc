@@ -16,6 +16,7 @@
 #include "dra/nvidia_devices.h"
 #include "kube/yaml_writer.h"
 #include "util/file.h"
+#include "util/json_fields.h"
 #include "util/plain_name.h"
 
 namespace migserve::cluster::kubernetes {
@@ -539,35 +540,42 @@ StatusOr<std::string> RoutingObjects(const ClusterState& state,
 
 StatusOr<std::map<std::pair<std::string, int>, std::string>> GpuUuidsOfSlices(
     const std::string& json, const std::string& source) {
-  Json list = Json::parse(json, nullptr, false);
-  if (list.is_discarded() || !list.is_object() || !list.contains("items") ||
-      !list["items"].is_array()) {
+  // Read leniently, as what a cluster says: a field of another type is
+  // absent.
+  nlohmann::json list = nlohmann::json::parse(json, nullptr, false);
+  const nlohmann::json* items =
+      list.is_discarded() ? nullptr : ArrayAt(list, "items");
+  if (items == nullptr) {
     return Status::InvalidArgument(fmt::format(
         "{}: not a ResourceSliceList (kubectl get resourceslices -o json)",
         source));
   }
   std::map<std::pair<std::string, int>, std::string> uuids;
-  for (const Json& slice : list["items"]) {
-    const Json spec = slice.value("spec", Json::object());
-    if (spec.value("driver", "") != dra::kAttributeDomain) continue;
-    std::string name =
-        slice.value("metadata", Json::object()).value("name", "");
-    std::string node = spec.value("nodeName", "");
-    for (const Json& device : spec.value("devices", Json::array())) {
-      std::string device_name = device.value("name", "");
+  for (const nlohmann::json& slice : *items) {
+    const nlohmann::json* spec = ObjectAt(slice, "spec");
+    if (spec == nullptr || StringAt(*spec, "driver") != dra::kAttributeDomain) {
+      continue;
+    }
+    std::string name = StringField(slice, "metadata", "name").value_or("");
+    std::string node = StringAt(*spec, "nodeName").value_or("");
+    const nlohmann::json* devices = ArrayAt(*spec, "devices");
+    if (devices == nullptr) continue;
+    for (const nlohmann::json& device : *devices) {
+      std::string device_name = StringAt(device, "name").value_or("");
       int minor = -1;
       if (!ParseGpuDevice(device_name, &minor)) continue;
-      const Json uuid = device.value("attributes", Json::object())
-                            .value("uuid", Json::object())
-                            .value("string", Json());
-      if (!uuid.is_string() || !IsPlainName(uuid.get<std::string>()) ||
-          node.empty()) {
+      const nlohmann::json* attributes = ObjectAt(device, "attributes");
+      const nlohmann::json* uuid =
+          attributes == nullptr ? nullptr : ObjectAt(*attributes, "uuid");
+      std::optional<std::string> value =
+          uuid == nullptr ? std::nullopt : StringAt(*uuid, "string");
+      if (!value || !IsPlainName(*value) || node.empty()) {
         return Status::InvalidArgument(
             fmt::format("{}: ResourceSlice {}: device {}: no node, or no plain "
                         "attributes.uuid.string",
                         source, name, device_name));
       }
-      uuids[{node, minor}] = uuid.get<std::string>();
+      uuids[{node, minor}] = *value;
     }
   }
   return uuids;

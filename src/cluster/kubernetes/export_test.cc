@@ -133,6 +133,18 @@ TEST(ExportTest, ResourceSlicesGiveEachGpusUuid) {
   EXPECT_EQ(GpuUuidsOfSlices(hostile, "s.json").status().message(),
             "s.json: ResourceSlice x: device gpu-0: no node, or no plain "
             "attributes.uuid.string");
+  // Fields of other types are absent, never a crash.
+  for (const char* odd :
+       {R"({"items": [1, "x", null, {"spec": 2}]})",
+        R"({"items": [{"spec": {"driver": 1, "devices": 2}}]})",
+        R"({"items": [{"spec": {"driver": "gpu.nvidia.com", "devices": )"
+        R"([3, {"name": 4}, {"name": "gpu-1", "attributes": 5}]}}]})"}) {
+    auto read = GpuUuidsOfSlices(odd, "s.json");
+    EXPECT_TRUE(read.ok() ||
+                read.status().code() == Status::Code::kInvalidArgument)
+        << odd;
+  }
+  EXPECT_FALSE(GpuUuidsOfSlices(R"({"items": 1})", "s.json").ok());
 }
 
 // Where first-fit would put a planned instance below its start, a holding

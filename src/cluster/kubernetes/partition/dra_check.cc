@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "dra/nvidia_devices.h"
+#include "util/json_fields.h"
 
 namespace migserve::cluster::kubernetes {
 namespace {
@@ -15,13 +16,12 @@ constexpr char kSlices[] = "/apis/resource.k8s.io/v1/resourceslices";
 // gpu-<minor>-mig-... device that consumes its GPU's counters (DynamicMIG;
 // the instances that exist without it consume none).
 bool Partitionable(const json& device) {
-  if (!device.is_object()) return false;
-  std::string name = device.value("name", "");
-  size_t mig = name.find("-mig-");
-  return name.rfind("gpu-", 0) == 0 && mig != std::string::npos &&
-         device.contains("consumesCounters") &&
-         device["consumesCounters"].is_array() &&
-         !device["consumesCounters"].empty();
+  std::string name = StringAt(device, "name").value_or("");
+  if (name.rfind("gpu-", 0) != 0 || name.find("-mig-") == std::string::npos) {
+    return false;
+  }
+  const json* counters = ArrayAt(device, "consumesCounters");
+  return counters != nullptr && !counters->empty();
 }
 
 }  // namespace
@@ -38,17 +38,23 @@ StatusOr<DraNodes> ReadDraNodes(kube::KubeClient* client,
   if (slices.status().code() == Status::Code::kNotFound) return out;
   MIGSERVE_RETURN_IF_ERROR(slices.status());
   out.api = true;
-  for (const json& slice : slices->value("items", json::array())) {
-    const json spec = slice.value("spec", json::object());
-    std::string on = spec.value("nodeName", "");
-    std::string name =
-        slice.value("metadata", json::object()).value("name", "?");
-    if (spec.value("driver", "") != dra::kAttributeDomain || on.empty() ||
+  // What a cluster says is read leniently: a field of another type is
+  // absent.
+  const json* items = ArrayAt(*slices, "items");
+  if (items == nullptr) return out;
+  for (const json& slice : *items) {
+    const json* spec = ObjectAt(slice, "spec");
+    if (spec == nullptr) continue;
+    std::string on = StringAt(*spec, "nodeName").value_or("");
+    std::string name = StringField(slice, "metadata", "name").value_or("?");
+    if (StringAt(*spec, "driver") != dra::kAttributeDomain || on.empty() ||
         (!node.empty() && on != node)) {
       continue;
     }
     out.driver.emplace(on, name);
-    for (const json& device : spec.value("devices", json::array())) {
+    const json* devices = ArrayAt(*spec, "devices");
+    if (devices == nullptr) continue;
+    for (const json& device : *devices) {
       if (Partitionable(device)) {
         out.dynamic.emplace(on, name);
         break;

@@ -63,6 +63,26 @@ TEST_F(DraCheckTest, TheAgentRefusesANodeTheDriverPartitions) {
   EXPECT_EQ(nodes->dynamic.count("dynamic"), 1u);
 }
 
+// What the cluster says is read leniently: fields of other types are
+// absent, never a crash.
+TEST_F(DraCheckTest, OddSlicesAreReadAsAbsentFields) {
+  server_.Put("/apis/resource.k8s.io/v1/resourceslices/odd",
+              {{"metadata", {{"name", 1}}},
+               {"spec",
+                {{"driver", "gpu.nvidia.com"},
+                 {"nodeName", "n"},
+                 {"devices", Json::array({3, Json{{"name", 4}},
+                                          Json{{"name", "gpu-0-mig-x"},
+                                               {"consumesCounters", 5}}})}}}});
+  server_.Put("/apis/resource.k8s.io/v1/resourceslices/odder",
+              {{"spec", {{"driver", 7}, {"devices", "x"}}}});
+  auto nodes = ReadDraNodes(client_.get());
+  ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
+  EXPECT_EQ(nodes->driver.size(), 1u);
+  EXPECT_TRUE(nodes->dynamic.empty());
+  EXPECT_TRUE(CheckAgentMayPartition(client_.get(), "n").ok());
+}
+
 TEST_F(DraCheckTest, DoctorNamesWhatTheChosenPartitionerLacks) {
   ASSERT_EQ(Problems(Partitioner::kDra),
             std::vector<std::string>{
