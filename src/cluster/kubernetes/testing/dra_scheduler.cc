@@ -66,7 +66,10 @@ DraScheduler::DraScheduler(
     : server_(server) {
   for (const auto& [node, spec] : gpus) {
     const auto& [model, count] = spec;
-    nodes_.emplace(node, dra::FirstFitNode(*model, count));
+    {
+      MutexLock lock(&mu_);
+      nodes_.emplace(node, dra::FirstFitNode(*model, count));
+    }
     for (int minor = 0; minor < count; ++minor) {
       std::string name =
           fmt::format("{}-{}-{}", node, dra::kAttributeDomain, minor);
@@ -96,14 +99,14 @@ Json DraScheduler::Slices() const {
 }
 
 std::vector<std::string> DraScheduler::Unschedulable() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return unschedulable_;
 }
 
 void DraScheduler::OnChange(const std::string& type, const std::string& path,
                             const Json& object) {
   if (type == "DELETED" && path.find("/resourceclaims/") != std::string::npos) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     auto it = claimed_.find(path);
     if (it == claimed_.end()) return;
     nodes_.at(it->second.node).Release(it->second.allocation);
@@ -124,7 +127,7 @@ void DraScheduler::OnChange(const std::string& type, const std::string& path,
                     ns, ref.value("resourceClaimName", ""));
     Status done = Allocate(claim, node);
     if (!done.ok()) {
-      std::lock_guard lock(mu_);
+      MutexLock lock(&mu_);
       unschedulable_.push_back(fmt::format("{}: {}", pod, done.message()));
     }
   }
@@ -132,7 +135,7 @@ void DraScheduler::OnChange(const std::string& type, const std::string& path,
 
 Status DraScheduler::Allocate(const std::string& path,
                               const std::string& node) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (claimed_.count(path) > 0) return Status::Ok();  // shared
   std::optional<Json> claim = server_->Get(path);
   if (!claim) return Status::NotFound(path + ": no such claim");

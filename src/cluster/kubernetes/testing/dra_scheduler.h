@@ -15,7 +15,6 @@
 #define MIGSERVE_CLUSTER_KUBERNETES_TESTING_DRA_SCHEDULER_H_
 
 #include <map>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -23,6 +22,7 @@
 #include "dra/first_fit.h"
 #include "kube/testing/api_server_standin.h"
 #include "mig/gpu_model.h"
+#include "util/mutex.h"
 #include "util/status_or.h"
 
 namespace migserve::cluster::kubernetes {
@@ -53,13 +53,14 @@ class DraScheduler {
   // Allocates claim `path` for a pod on `node`; an error says why not.
   Status Allocate(const std::string& path, const std::string& node);
   StatusOr<dra::DeviceRequest> Request(const nlohmann::json& claim,
-                                       const dra::FirstFitNode& node) const;
+                                       const dra::FirstFitNode& node) const
+      REQUIRES(mu_);
 
   kube::ApiServerStandIn* server_;
-  mutable std::mutex mu_;
-  std::map<std::string, dra::FirstFitNode> nodes_;
-  std::map<std::string, Claimed> claimed_;  // by claim path
-  std::vector<std::string> unschedulable_;
+  mutable Mutex mu_;
+  std::map<std::string, dra::FirstFitNode> nodes_ GUARDED_BY(mu_);
+  std::map<std::string, Claimed> claimed_ GUARDED_BY(mu_);  // by claim path
+  std::vector<std::string> unschedulable_ GUARDED_BY(mu_);
 };
 
 }  // namespace migserve::cluster::kubernetes
