@@ -7,6 +7,10 @@
 
 namespace migserve::dra {
 
+std::string AttributeCel(std::string_view name) {
+  return fmt::format("device.attributes['{}'].{}", kAttributeDomain, name);
+}
+
 std::string MigDeviceName(const mig::GpuModel& model, int minor,
                           const mig::Instance& instance) {
   const mig::Profile& profile = model.profiles[instance.profile];

@@ -11,6 +11,7 @@
 #define MIGSERVE_DRA_NVIDIA_DEVICES_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mig/gpu_model.h"
@@ -22,6 +23,11 @@ namespace migserve::dra {
 // driver's device attributes (`device.attributes['gpu.nvidia.com'].profile`).
 inline constexpr char kMigDeviceClass[] = "mig.nvidia.com";
 inline constexpr char kAttributeDomain[] = "gpu.nvidia.com";
+
+// The CEL expression of the driver's device attribute `name`:
+// device.attributes['gpu.nvidia.com'].<name>, what a claim's or a device
+// class's selector compares.
+std::string AttributeCel(std::string_view name);
 
 // One device the driver announces: a MIG instance that may be created.
 struct MigDevice {

@@ -30,11 +30,10 @@ std::string DeviceClasses(const ClusterState& state) {
   std::vector<Json> classes;
   std::vector<std::string> without;
   for (const auto& [name, profile] : profiles) {
-    std::string attributes =
-        fmt::format("device.attributes['{}']", dra::kAttributeDomain);
-    std::string selector = fmt::format(
-        "device.driver == '{}' && {}.type == 'mig' && {}.profile == '{}'",
-        dra::kAttributeDomain, attributes, attributes, name);
+    std::string selector =
+        fmt::format("device.driver == '{}' && {} == 'mig' && {} == '{}'",
+                    dra::kAttributeDomain, dra::AttributeCel("type"),
+                    dra::AttributeCel("profile"), name);
     Json spec = {
         {"selectors", Json::array({{{"cel", {{"expression", selector}}}}})}};
     std::string resource = MigResourceName(*profile);

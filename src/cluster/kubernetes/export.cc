@@ -139,12 +139,11 @@ bool ParseGpuDevice(const std::string& name, int* minor) {
 // The CEL selector of a claim for `profile`, on the GPU with `uuid` if one
 // is known.
 std::string DraSelector(const mig::Profile& profile, const std::string& uuid) {
-  std::string attributes =
-      fmt::format("device.attributes['{}']", dra::kAttributeDomain);
   std::string selector =
-      fmt::format("{}.profile == '{}'", attributes, profile.name);
+      fmt::format("{} == '{}'", dra::AttributeCel("profile"), profile.name);
   if (!uuid.empty()) {
-    selector += fmt::format(" && {}.parentUUID == '{}'", attributes, uuid);
+    selector +=
+        fmt::format(" && {} == '{}'", dra::AttributeCel("parentUUID"), uuid);
   }
   return selector;
 }
