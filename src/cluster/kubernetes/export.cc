@@ -176,9 +176,7 @@ Json HoldPod(const std::string& name, const Json& labels,
   Json container = {
       {"name", "hold"},
       {"image", kPauseImage},
-      {"securityContext",
-       {{"allowPrivilegeEscalation", false},
-        {"capabilities", {{"drop", Json::array({"ALL"})}}}}},
+      {"securityContext", RestrictedContainerSecurity()},
       {"resources", {{"claims", Json::array({{{"name", "mig"}}})}}}};
   Json pod_spec = {
       {"nodeSelector", {{"kubernetes.io/hostname", node}}},

@@ -45,6 +45,11 @@ Json ReplicaContract(const Replica& replica, const std::string& model,
   return env;
 }
 
+Json RestrictedContainerSecurity() {
+  return {{"allowPrivilegeEscalation", false},
+          {"capabilities", {{"drop", {"ALL"}}}}};
+}
+
 Json ServerContainer(const Replica& replica, const std::string& model,
                      const ReplicaPlace& place, const ServingSpec& spec,
                      const Json& device) {
@@ -74,10 +79,7 @@ Json ServerContainer(const Replica& replica, const std::string& model,
     }
   }
   container["resources"] = std::move(resources);
-  // Pod Security "restricted" asks these of every container; a model
-  // server needs neither privilege escalation nor a capability.
-  container["securityContext"] = {{"allowPrivilegeEscalation", false},
-                                  {"capabilities", {{"drop", {"ALL"}}}}};
+  container["securityContext"] = RestrictedContainerSecurity();
   return container;
 }
 

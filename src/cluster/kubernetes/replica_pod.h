@@ -34,6 +34,11 @@ struct ReplicaPlace {
 Json ReplicaContract(const Replica& replica, const std::string& model,
                      const ReplicaPlace& place, const ServingSpec& spec);
 
+// What Pod Security "restricted" asks of every container, and all a model
+// server or a claim's holder needs: no privilege escalation, no
+// capability.
+Json RestrictedContainerSecurity();
+
 // The serving container of `replica` running `model`: its service's
 // template from `spec`, the contract's variables before the template's own
 // (so that the template may refer to them as $(MIGSERVE_BATCH)), and
