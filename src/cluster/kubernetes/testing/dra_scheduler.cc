@@ -58,6 +58,61 @@ std::pair<std::string, std::string> NamespaceAndName(const std::string& path) {
   return {m[1], m[2]};
 }
 
+// The one device `claim` asks for on `node`, named `node_name`; an error
+// says what in it the stand-in does not read.
+StatusOr<dra::DeviceRequest> RequestOf(const Json& claim,
+                                       const std::string& node_name,
+                                       const dra::FirstFitNode& node) {
+  const Json requests = claim.value("spec", Json::object())
+                            .value("devices", Json::object())
+                            .value("requests", Json::array());
+  if (requests.size() != 1 || !requests[0].contains("exactly")) {
+    return Status::InvalidArgument("want one request with exactly");
+  }
+  const Json& exactly = requests[0]["exactly"];
+  if (exactly.value("deviceClassName", "") != dra::kMigDeviceClass ||
+      exactly.value("count", 1) != 1) {
+    return Status::InvalidArgument(
+        fmt::format("want one device of class {}", dra::kMigDeviceClass));
+  }
+  static const std::regex kTerm(
+      R"(^\s*device\.attributes\['gpu\.nvidia\.com'\]\.(profile|parentUUID) == '([^']*)'\s*$)");
+  dra::DeviceRequest request{-1, -1};
+  for (const Json& selector : exactly.value("selectors", Json::array())) {
+    std::string cel = selector.value("cel", Json::object())
+                          .value("expression", std::string());
+    for (size_t from = 0; from <= cel.size();) {
+      size_t to = cel.find("&&", from);
+      std::string term = cel.substr(from, to - from);
+      from = to == std::string::npos ? cel.size() + 1 : to + 2;
+      std::smatch m;
+      if (!std::regex_match(term, m, kTerm)) {
+        return Status::InvalidArgument("selector term not understood: " + term);
+      }
+      if (m[1] == "profile") {
+        request.profile = node.model().FindProfile(m[2].str());
+        if (request.profile < 0) {
+          return Status::NotFound("no device has profile " + m[2].str());
+        }
+        continue;
+      }
+      request.gpu = -1;
+      for (int minor = 0; minor < node.gpus(); ++minor) {
+        if (Uuid(node_name, minor) == m[2]) request.gpu = minor;
+      }
+      if (request.gpu < 0) {
+        return Status::NotFound("no device on the node has parentUUID " +
+                                m[2].str());
+      }
+    }
+  }
+  if (request.profile < 0) {
+    return Status::InvalidArgument(
+        "no profile selected (the stand-in allocates by profile)");
+  }
+  return request;
+}
+
 }  // namespace
 
 DraScheduler::DraScheduler(
@@ -144,7 +199,7 @@ Status DraScheduler::Allocate(const std::string& path,
     return Status::NotFound(fmt::format("node '{}' has no GPUs", node));
   }
   MIGSERVE_ASSIGN_OR_RETURN(dra::DeviceRequest request,
-                            Request(*claim, at->second));
+                            RequestOf(*claim, node, at->second));
   std::optional<dra::Allocation> got = at->second.Allocate(request);
   if (!got) {
     return Status::FailedPrecondition(
@@ -161,63 +216,6 @@ Status DraScheduler::Allocate(const std::string& path,
                       {"device", device}}});
   });
   return Status::Ok();
-}
-
-StatusOr<dra::DeviceRequest> DraScheduler::Request(
-    const Json& claim, const dra::FirstFitNode& node) const {
-  const Json requests = claim.value("spec", Json::object())
-                            .value("devices", Json::object())
-                            .value("requests", Json::array());
-  if (requests.size() != 1 || !requests[0].contains("exactly")) {
-    return Status::InvalidArgument("want one request with exactly");
-  }
-  const Json& exactly = requests[0]["exactly"];
-  if (exactly.value("deviceClassName", "") != dra::kMigDeviceClass ||
-      exactly.value("count", 1) != 1) {
-    return Status::InvalidArgument(
-        fmt::format("want one device of class {}", dra::kMigDeviceClass));
-  }
-  static const std::regex kTerm(
-      R"(^\s*device\.attributes\['gpu\.nvidia\.com'\]\.(profile|parentUUID) == '([^']*)'\s*$)");
-  dra::DeviceRequest request{-1, -1};
-  for (const Json& selector : exactly.value("selectors", Json::array())) {
-    std::string cel = selector.value("cel", Json::object())
-                          .value("expression", std::string());
-    for (size_t from = 0; from <= cel.size();) {
-      size_t to = cel.find("&&", from);
-      std::string term = cel.substr(from, to - from);
-      from = to == std::string::npos ? cel.size() + 1 : to + 2;
-      std::smatch m;
-      if (!std::regex_match(term, m, kTerm)) {
-        return Status::InvalidArgument("selector term not understood: " + term);
-      }
-      if (m[1] == "profile") {
-        request.profile = node.model().FindProfile(m[2].str());
-        if (request.profile < 0) {
-          return Status::NotFound("no device has profile " + m[2].str());
-        }
-        continue;
-      }
-      bool found = false;
-      for (int minor = 0; minor < node.gpus(); ++minor) {
-        for (const auto& [name, n] : nodes_) {
-          if (&n == &node && Uuid(name, minor) == m[2]) {
-            request.gpu = minor;
-            found = true;
-          }
-        }
-      }
-      if (!found) {
-        return Status::NotFound("no device on the node has parentUUID " +
-                                m[2].str());
-      }
-    }
-  }
-  if (request.profile < 0) {
-    return Status::InvalidArgument(
-        "no profile selected (the stand-in allocates by profile)");
-  }
-  return request;
 }
 
 }  // namespace migserve::cluster::kubernetes

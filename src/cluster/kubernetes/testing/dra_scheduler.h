@@ -52,9 +52,6 @@ class DraScheduler {
                 const nlohmann::json& object);
   // Allocates claim `path` for a pod on `node`; an error says why not.
   Status Allocate(const std::string& path, const std::string& node);
-  StatusOr<dra::DeviceRequest> Request(const nlohmann::json& claim,
-                                       const dra::FirstFitNode& node) const
-      REQUIRES(mu_);
 
   kube::ApiServerStandIn* server_;
   mutable Mutex mu_;
