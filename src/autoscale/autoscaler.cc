@@ -223,7 +223,7 @@ StatusOr<Round> Autoscaler::Move(double now_s, const Decision& decision,
                             cluster::ClusterFromDeployment(
                                 current, {options_.sizer.gpus_per_node, 0}));
   StatusOr<Sizer::Move> move =
-      sizer_.DeployWithin(decision.required, cluster, options_.max_gpus);
+      sizer_.DeployWithin(decision.required, cluster, options_.max_gpus, false);
   if (!move.ok())
     return move.status().WithPrefix("autoscale: " + decision.reason);
   if (!move->over.empty()) return OverBudget(decision, move->over);
@@ -247,7 +247,7 @@ StatusOr<Round> Autoscaler::Move(double now_s, const Decision& decision,
   } else {
     MIGSERVE_RETURN_IF_ERROR(
         options_.target.write(deployment::FormatDeployment(*target)));
-    policy_.Moved(decision.required);
+    policy_.Moved(move->rates);
     Say(EventType::kNormal,
         decision.move == Move::kUp ? "ScaledUp" : "ScaledDown",
         fmt::format("{} written: {}", options_.target.name, what));

@@ -202,7 +202,8 @@ struct Start {
   cluster::ClusterState cluster;
 };
 StatusOr<Start> StartAt(const Sizer& sizer, const Rates& rates, int gpus,
-                        const ReplayOptions& options, Policy* policy) {
+                        int budget, const ReplayOptions& options,
+                        Policy* policy) {
   std::vector<Observation> first = rates.Window(rates.trace.start_s(), 0);
   std::vector<double> want;
   for (size_t s = 0; s < rates.column.size(); ++s) {
@@ -211,11 +212,11 @@ StatusOr<Start> StartAt(const Sizer& sizer, const Rates& rates, int gpus,
   policy->Moved(want);
   Start start;
   MIGSERVE_ASSIGN_OR_RETURN(start.deployed, sizer.Deploy(want, nullptr));
-  if (options.max_gpus > 0 && start.deployed.UsedGpus() > options.max_gpus) {
+  if (budget > 0 && start.deployed.UsedGpus() > budget) {
     return Status::InvalidArgument(fmt::format(
         "replay: the trace's first moment needs {} GPUs, more than the "
         "budget of {} (--max-gpus)",
-        start.deployed.UsedGpus(), options.max_gpus));
+        start.deployed.UsedGpus(), budget));
   }
   MIGSERVE_ASSIGN_OR_RETURN(start.cluster,
                             cluster::ClusterFromDeployment(
@@ -251,15 +252,19 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
                               const ReplayOptions& options) {
   MIGSERVE_RETURN_IF_ERROR(options.policy.Validate());
   MIGSERVE_RETURN_IF_ERROR(options.durations.Validate());
-  StatusOr<Sizer> made = Sizer::Make(
-      workload, profiles,
-      {options.solve, options.move_time_limit_s, options.gpus_per_node});
-  if (!made.ok()) return made.status().WithPrefix("replay");
-  const Sizer& sizer = *made;
   ReplayReport report;
-  report.max_gpus = options.max_gpus;
   Rates rates{trace, {}};
   MIGSERVE_RETURN_IF_ERROR(MatchServices(workload, &rates, &report));
+  // Under a budget, a move over it goes to the trace's peaks: what the
+  // static provisioning the budget is sized for serves.
+  SizerOptions sizing{
+      options.solve, options.move_time_limit_s, options.gpus_per_node, {}};
+  if (options.max_gpus != 0) {
+    sizing.ceiling = rates.Peak(trace.start_s(), trace.end_s());
+  }
+  StatusOr<Sizer> made = Sizer::Make(workload, profiles, sizing);
+  if (!made.ok()) return made.status().WithPrefix("replay");
+  const Sizer& sizer = *made;
   auto say = [&](const std::string& line) {
     if (options.progress) options.progress("replay: " + line);
   };
@@ -270,10 +275,14 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
 
   Policy policy(options.policy, report.services,
                 std::vector<double>(report.services.size(), 0));
-  // On a cluster of twice the GPUs the peak needs.
+  // On a cluster of the budget's GPUs, else of twice those the peak needs:
+  // the temporary replicas of a move's compaction go to idle GPUs too.
+  const int budget = options.max_gpus < 0 ? peak.UsedGpus() : options.max_gpus;
+  report.max_gpus = budget;
   MIGSERVE_ASSIGN_OR_RETURN(
       Start start,
-      StartAt(sizer, rates, 2 * peak.UsedGpus(), options, &policy));
+      StartAt(sizer, rates, budget > 0 ? budget : 2 * peak.UsedGpus(), budget,
+              options, &policy));
   deployment::Deployment deployed = std::move(start.deployed);
   cluster::ClusterState cluster = std::move(start.cluster);
   report.samples.push_back({trace.start_s(), cluster.UsedGpus(),
@@ -289,13 +298,25 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
     }
     MIGSERVE_ASSIGN_OR_RETURN(
         Sizer::Move move,
-        sizer.DeployWithin(d.required, cluster, options.max_gpus));
+        sizer.DeployWithin(d.required, cluster, budget,
+                           policy.required() == sizer.ceiling()));
+    if (move.to_ceiling && !move.over.empty()) {
+      say(fmt::format("{} held at the trace's peaks: {}",
+                      Clock(t - trace.start_s()), d.reason));
+      t += interval;
+      continue;
+    }
     if (!move.over.empty()) {
       say(fmt::format("{} over budget: {}; {}", Clock(t - trace.start_s()),
                       d.reason, move.over));
       ++report.over_budget;
       t += interval;
       continue;
+    }
+    if (move.to_ceiling) {
+      d.reason += fmt::format(
+          "; near or over the GPU budget of {}: to the trace's peaks instead",
+          budget);
     }
     deployment::Deployment& target = move.target;
     int gpus_now = cluster.UsedGpus();
@@ -329,7 +350,7 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
     const cluster::TransitionReport& r = moved.report;
     cluster = std::move(moved.end);
     deployed = std::move(target);
-    policy.Moved(d.required);
+    policy.Moved(move.rates);
     // The next decision once the move is done.
     t += std::max(1.0, std::ceil(r.makespan_s / interval)) * interval;
   }

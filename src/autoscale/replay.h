@@ -34,10 +34,14 @@ struct ReplayOptions {
   double move_time_limit_s = 1;     // ... but a move's (`optimize --from`)
   double oracle_interval_s = 3600;  // 0: the policy's interval
   int gpus_per_node = 8;
-  // The GPU budget (`replay --max-gpus`): a move whose lower bound, target
-  // or transition (GpusHeld) needs more is not made (the policy holds; the
-  // report counts it in over_budget). 0: none.
-  int max_gpus = 0;
+  // The GPU budget (`replay --max-gpus`), the replayed cluster's GPUs:
+  // each move is placed to hold few enough while it runs
+  // (controller::GpusHeld); one that would need more than 90% of them goes
+  // to the trace's peaks instead (what static provisioning serves), and
+  // one that would still need more is not made (the policy holds; the
+  // report counts it in over_budget). -1: the static peak provisioning's
+  // GPUs; 0: none (a cluster of twice those).
+  int max_gpus = -1;
   uint64_t seed = 1;  // of the action durations' jitter
   LogSink progress;   // may be empty
 };

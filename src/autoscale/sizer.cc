@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
 
 #include "controller/transition_target.h"
 #include "mig/gpu_catalog.h"
@@ -43,7 +42,8 @@ StatusOr<Sizer::Sized> Sizer::Size(const std::vector<double>& rates) const {
 }
 
 StatusOr<deployment::Deployment> Sizer::Solve(
-    const Sized& sized, const cluster::ClusterState* current) const {
+    const Sized& sized, const cluster::ClusterState* current,
+    double move_time_limit_s, int max_gpus_held) const {
   if (sized.needs > options_.solve.max_gpus) {
     return Status::FailedPrecondition(fmt::format(
         "the rates need at least {} GPUs, more than the limit of {}",
@@ -52,9 +52,10 @@ StatusOr<deployment::Deployment> Sizer::Solve(
   optimizer::Problem problem(sized.workload, *gpu_, sized.caps);
   if (current != nullptr) {
     optimizer::SolveOptions move = options_.solve;
-    move.time_limit_s = options_.move_time_limit_s;
-    return controller::OptimizeFromCurrent(*current, problem, *profiles_, move,
-                                           {}, options_.gpus_per_node);
+    move.time_limit_s = move_time_limit_s;
+    return controller::OptimizeFromCurrent(
+        *current, problem, *profiles_, move, {},
+        {options_.gpus_per_node, max_gpus_held});
   }
   MIGSERVE_ASSIGN_OR_RETURN(auto milp, optimizer::MakeOptimizer("milp"));
   optimizer::RunResult run =
@@ -69,43 +70,51 @@ StatusOr<deployment::Deployment> Sizer::Deploy(
     const std::vector<double>& rates,
     const cluster::ClusterState* current) const {
   MIGSERVE_ASSIGN_OR_RETURN(Sized sized, Size(rates));
-  return Solve(sized, current);
+  return Solve(sized, current, options_.move_time_limit_s, 0);
 }
 
 StatusOr<Sizer::Move> Sizer::DeployWithin(const std::vector<double>& rates,
                                           const cluster::ClusterState& current,
-                                          int max_gpus) const {
+                                          int max_gpus, bool at_ceiling) const {
   if (max_gpus <= 0) max_gpus = options_.solve.max_gpus;
-  Move move;
-  MIGSERVE_ASSIGN_OR_RETURN(Sized sized, Size(rates));
-  if (sized.needs > max_gpus) {
-    move.over = fmt::format("the rates need at least {} GPUs", sized.needs);
+  // The move to `at`, or in `over` why it does not fit.
+  auto move_to = [&](const std::vector<double>& at,
+                     double time_limit_s) -> StatusOr<Move> {
+    Move move{{}, at, "", false};
+    MIGSERVE_ASSIGN_OR_RETURN(Sized sized, Size(at));
+    if (sized.needs > max_gpus) {
+      move.over = fmt::format("the rates need at least {} GPUs", sized.needs);
+      return move;
+    }
+    MIGSERVE_ASSIGN_OR_RETURN(move.target,
+                              Solve(sized, &current, time_limit_s, max_gpus));
+    if (int held = controller::GpusHeld(current, move.target);
+        held > max_gpus) {
+      move.over = fmt::format("{} -> {} GPUs, {} held while the move runs",
+                              current.UsedGpus(), move.target.UsedGpus(), held);
+    }
+    return move;
+  };
+  MIGSERVE_ASSIGN_OR_RETURN(Move move,
+                            move_to(rates, options_.move_time_limit_s));
+  // Near the budget a move goes to the ceiling while it still has room to:
+  // from there no move up is needed, and one from a cluster at the budget
+  // would have no room for its temporary replicas.
+  bool high = move.over.empty() &&
+              move.target.UsedGpus() > options_.ceiling_above * max_gpus;
+  if (options_.ceiling.empty() || (move.over.empty() && !high)) return move;
+  if (at_ceiling) {
+    move.over = "held at the ceiling";
+    move.to_ceiling = true;
     return move;
   }
-  MIGSERVE_ASSIGN_OR_RETURN(move.target, Solve(sized, &current));
-  if (int held = GpusHeld(current, move.target); held > max_gpus) {
-    move.over = fmt::format("{} -> {} GPUs, {} held while the move runs",
-                            current.UsedGpus(), move.target.UsedGpus(), held);
-  }
-  return move;
-}
-
-int GpusHeld(const cluster::ClusterState& current,
-             const deployment::Deployment& target) {
-  std::set<cluster::GpuId> held;
-  for (const cluster::GpuState& g : current.gpus) {
-    if (g.HasReplica()) held.insert(g.id);
-  }
-  int unplaced = 0;
-  for (const deployment::DeployedGpu& g : target.gpus) {
-    if (!g.Serving()) continue;
-    if (g.node && g.index) {
-      held.insert({*g.node, *g.index});
-    } else {
-      ++unplaced;
-    }
-  }
-  return static_cast<int>(held.size()) + unplaced;
+  // The ceiling's fewest GPUs are the budget's: the move's search gets the
+  // time a plain search gets to find them.
+  MIGSERVE_ASSIGN_OR_RETURN(
+      Move up, move_to(options_.ceiling, options_.solve.time_limit_s));
+  if (!up.over.empty()) return move;
+  up.to_ceiling = true;
+  return up;
 }
 
 }  // namespace migserve::autoscale

@@ -22,6 +22,13 @@ struct SizerOptions {
   optimizer::SolveOptions solve;  // of a plain milp run ...
   double move_time_limit_s = 1;   // ... but a move's (`optimize --from`)
   int gpus_per_node = 8;
+  // Per service: the rates a move goes to when what it asks for does not
+  // fit the budget (replay: the trace's peaks, which the static
+  // provisioning the budget defaults to serves); empty: none.
+  std::vector<double> ceiling;
+  // With a ceiling, a move whose target would use more than this share of
+  // the budget goes to the ceiling instead, where that fits.
+  double ceiling_above = 0.9;
 };
 
 class Sizer {
@@ -42,16 +49,22 @@ class Sizer {
       const cluster::ClusterState* current) const;
 
   // A move's target from `current` within `max_gpus` GPUs (0: the solve
-  // options' max_gpus): Deploy's, or in `over` why the move would need more
-  // (the rates' lower bound, known before any search; or the GPUs its
-  // transition holds, GpusHeld).
+  // options' max_gpus) for `rates`; where those need more, or more than
+  // ceiling_above of them, the ceiling's if it fits (`at_ceiling`: the
+  // cluster is there already; `over` says it is held there); else in
+  // `over` why the move would need more (the rates' lower bound, known before
+  // any search; or the GPUs its transition holds, controller::GpusHeld). The
+  // target is placed to hold as few GPUs as the budget needs.
   struct Move {
     deployment::Deployment target;
-    std::string over;  // "" : within
+    std::vector<double> rates;  // what the target is sized for
+    std::string over;           // "" : within
+    bool to_ceiling = false;    // rates are the ceiling's
   };
   StatusOr<Move> DeployWithin(const std::vector<double>& rates,
                               const cluster::ClusterState& current,
-                              int max_gpus) const;
+                              int max_gpus, bool at_ceiling) const;
+  const std::vector<double>& ceiling() const { return options_.ceiling; }
 
  private:
   // The workload at `rates`, its capacity matrix and the fewest GPUs it can
@@ -62,9 +75,13 @@ class Sizer {
     int needs = 0;
   };
   StatusOr<Sized> Size(const std::vector<double>& rates) const;
-  // Deploy's search on `sized`, refused past the solve options' max_gpus.
-  StatusOr<deployment::Deployment> Solve(
-      const Sized& sized, const cluster::ClusterState* current) const;
+  // Deploy's search on `sized`, refused past the solve options' max_gpus;
+  // from `current` within `move_time_limit_s`, placed to hold at most
+  // `max_gpus_held` GPUs while the move runs where it can (0: no limit).
+  StatusOr<deployment::Deployment> Solve(const Sized& sized,
+                                         const cluster::ClusterState* current,
+                                         double move_time_limit_s,
+                                         int max_gpus_held) const;
 
   Sizer(const workload::Workload& workload,
         const profile::ProfileTable& profiles, const mig::GpuModel& gpu,
@@ -79,12 +96,6 @@ class Sizer {
   const mig::GpuModel* gpu_;
   SizerOptions options_;
 };
-
-// The GPUs a move from `current` to `target` may hold at once: those
-// serving in either, by node and index (the controller's exchange and
-// compact uses no other). What a GPU budget must hold while it runs.
-int GpusHeld(const cluster::ClusterState& current,
-             const deployment::Deployment& target);
 
 }  // namespace migserve::autoscale
 

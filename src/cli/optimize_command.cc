@@ -95,7 +95,7 @@ Status RunTransitionOptimize(const OptimizeFlags& flags,
   }
   auto target = controller::OptimizeFromCurrent(
       *current, *(*inputs)->problem, (*inputs)->profiles, flags.solve,
-      transition, flags.gpus_per_node);
+      transition, {flags.gpus_per_node});
   if (!target.ok()) {
     return target.status();
   }

@@ -51,6 +51,10 @@ std::string Table(const autoscale::ReplayReport& r) {
       "({} down moves declined), {:.1f} service-minutes short\n",
       100 * std::abs(saved), saved >= 0 ? "fewer" : "more", r.events.size(),
       r.declined, r.policy.short_minutes);
+  if (r.oracle.gpu_hours > 0) {
+    out << fmt::format("policy: {:+.1f}% GPU-hours against the oracle's\n",
+                       100 * (r.policy.gpu_hours / r.oracle.gpu_hours - 1));
+  }
   if (r.max_gpus > 0) {
     out << fmt::format(
         "budget: {} GPUs; the policy's peak {} (its transitions included), "
@@ -107,10 +111,13 @@ void SetupReplay(CLI::App* app, CommandContext* context) {
                   "its answer seldom improves after the first second)")
       ->capture_default_str();
   app->add_option("--max-gpus", flags->options.max_gpus,
-                  "GPU budget: no move whose target or transition (the GPUs "
-                  "it holds while it runs) needs more (0: none)")
+                  "GPU budget, the replayed cluster's GPUs: each move is "
+                  "placed to hold no more while it runs, one that would take "
+                  "over 90% of them goes to the trace's peaks instead, one "
+                  "still over is not made (-1: static peak provisioning's "
+                  "GPUs; 0: none)")
       ->capture_default_str()
-      ->check(Between(0, kMaxGpus));
+      ->check(Between(-1, kMaxGpus));
   app->add_option("--seed", flags->options.seed,
                   "Seed of the action durations' jitter")
       ->capture_default_str();

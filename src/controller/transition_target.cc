@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -82,27 +83,39 @@ StatusOr<std::vector<optimizer::milp::CurrentGpu>> KeepableConfigs(
 }
 
 // Returns where each config of `solved` goes in `current` (extended by new
-// GPUs as needed, added to `current`).
+// GPUs as needed, added to `current`). While the GPUs the move holds stay
+// within the budget, a new config goes to an idle GPU first (the move
+// creates it before anything goes); past it, to a GPU whose replicas all
+// go (the move deletes them first).
 std::vector<GpuId> Place(const optimizer::milp::TransitionSolution& solved,
-                         int gpus_per_node, ClusterState* current) {
+                         const TargetPlacement& placement,
+                         ClusterState* current) {
   std::vector<GpuId> where(solved.configs.size());
   std::vector<bool> taken(current->gpus.size(), false);
+  std::set<GpuId> names;
+  int held = 0;  // serving now, or kept from an idle GPU to serve
+  for (const GpuState& g : current->gpus) {
+    names.insert(g.id);
+    held += g.HasReplica() ? 1 : 0;
+  }
   for (size_t c = 0; c < solved.configs.size(); ++c) {
     if (solved.from[c] < 0) continue;
-    where[c] = current->gpus[solved.from[c]].id;
+    const GpuState& kept = current->gpus[solved.from[c]];
+    where[c] = kept.id;
     taken[solved.from[c]] = true;
+    held += kept.HasReplica() ? 0 : 1;
   }
-  std::set<GpuId> names;
-  for (const GpuState& g : current->gpus) names.insert(g.id);
+  int slack = placement.max_gpus_held > 0 ? placement.max_gpus_held - held
+                                          : std::numeric_limits<int>::max();
   int next_name = 0;
   for (size_t c = 0; c < solved.configs.size(); ++c) {
     if (solved.from[c] >= 0) continue;
-    // Idle GPUs first, with the config's layout first; then GPUs whose
-    // replicas all go.
+    // Idle GPUs first while the budget has room, else GPUs whose replicas
+    // all go; those with the config's layout first.
     std::optional<size_t> best;
     auto rank = [&](size_t g) {
       const GpuState& gpu = current->gpus[g];
-      return std::pair{gpu.HasReplica(),
+      return std::pair{gpu.HasReplica() == (slack > 0),
                        gpu.layout() != solved.configs[c].layout};
     };
     for (size_t g = 0; g < current->gpus.size(); ++g) {
@@ -111,11 +124,13 @@ std::vector<GpuId> Place(const optimizer::milp::TransitionSolution& solved,
     if (best) {
       taken[*best] = true;
       where[c] = current->gpus[*best].id;
+      slack -= current->gpus[*best].HasReplica() ? 0 : 1;
       continue;
     }
+    --slack;
     GpuId id;
     do {
-      id = cluster::UnplacedGpuId(next_name++, gpus_per_node);
+      id = cluster::UnplacedGpuId(next_name++, placement.gpus_per_node);
     } while (names.count(id) > 0);
     names.insert(id);
     where[c] = id;
@@ -239,15 +254,31 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
     const ClusterState& current, const optimizer::Problem& problem,
     const profile::ProfileTable& profiles,
     const optimizer::SolveOptions& options,
-    const optimizer::milp::TransitionOptions& transition, int gpus_per_node) {
+    const optimizer::milp::TransitionOptions& transition,
+    const TargetPlacement& placement) {
   MIGSERVE_RETURN_IF_ERROR(transition.Validate());
   auto begin = std::chrono::steady_clock::now();
   MIGSERVE_ASSIGN_OR_RETURN(std::vector<optimizer::milp::CurrentGpu> keepable,
                             KeepableConfigs(current, problem, profiles));
+  // Keeping an idle GPU's layout saves a repartition but holds one more
+  // GPU: past the budget's room, idle GPUs count as unpartitioned.
+  if (placement.max_gpus_held > 0) {
+    int room = placement.max_gpus_held - current.UsedGpus();
+    for (size_t g = 0; g < current.gpus.size(); ++g) {
+      if (current.gpus[g].HasReplica() || keepable[g].config.layout.empty()) {
+        continue;
+      }
+      if (room > 0) {
+        --room;
+      } else {
+        keepable[g] = {};
+      }
+    }
+  }
   optimizer::SolveOptions solve = options;
   if (problem.workload.survive &&
       problem.workload.survive->domain == workload::FailureDomain::kNode) {
-    solve.nodes = ClusterNodes(current, problem.gpu, gpus_per_node);
+    solve.nodes = ClusterNodes(current, problem.gpu, placement.gpus_per_node);
   }
   optimizer::milp::TransitionSolution solved =
       optimizer::milp::SolveTransition(problem, keepable, solve, transition);
@@ -263,7 +294,7 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
   if (!solved.node_of.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(target, PlaceByNode(problem, solved, &room));
   } else {
-    where = Place(solved, gpus_per_node, &room);
+    where = Place(solved, placement, &room);
     target = deployment::MakeDeployment(problem.workload, problem.gpu,
                                         problem.caps, solved.configs);
   }
@@ -304,13 +335,20 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
   // keeps replicas on GPUs it repartitions in part. Where that keeps more,
   // the plain optimum as the planner places it is the better target (not
   // where each config must stay on its node: the planner ignores nodes).
+  // Nor where it holds more GPUs than the budget while it runs.
   bool plain_better =
       solved.node_of.empty() &&
       std::pair{plain_cost.pod_starts, plain_cost.repartitioned_gpus} <
           std::pair{cost.pod_starts, cost.repartitioned_gpus};
   if (plain_better) {
-    target = TargetAt(problem, std::move(plain_desired));
-    cost = plain_cost;
+    deployment::Deployment plain_target =
+        TargetAt(problem, std::move(plain_desired));
+    plain_better = placement.max_gpus_held <= 0 ||
+                   GpusHeld(room, plain_target) <= placement.max_gpus_held;
+    if (plain_better) {
+      target = std::move(plain_target);
+      cost = plain_cost;
+    }
   }
   optimizer::Solution solution = solved.plain;
   solution.outcome = solved.outcome;
@@ -326,6 +364,24 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
   moved.nodes = solved.nodes;
   target.summary = std::move(summary);
   return target;
+}
+
+int GpusHeld(const ClusterState& current,
+             const deployment::Deployment& target) {
+  std::set<GpuId> held;
+  for (const GpuState& g : current.gpus) {
+    if (g.HasReplica()) held.insert(g.id);
+  }
+  int unplaced = 0;
+  for (const deployment::DeployedGpu& g : target.gpus) {
+    if (!g.Serving()) continue;
+    if (g.node && g.index) {
+      held.insert({*g.node, *g.index});
+    } else {
+      ++unplaced;
+    }
+  }
+  return static_cast<int>(held.size()) + unplaced;
 }
 
 }  // namespace migserve::controller
