@@ -3,6 +3,7 @@
 //   [--state FILE]
 //   [policy flags] [--step S] [--rate-window D] [--service-label L]
 //   [--dry-run] [--pause-file F] [--once] [--metrics-port N]
+//   [--inventory FILE] [--max-gpus N]
 //   [--events-for KIND/NAME [kube flags]]
 #include <fmt/format.h>
 
@@ -16,6 +17,7 @@
 #include "cli/inputs.h"
 #include "cli/kube_flags.h"
 #include "cli/policy_flags.h"
+#include "cluster/inventory.h"
 #include "kube/kube_client.h"
 #include "profile/profile_csv.h"
 #include "util/interrupt.h"
@@ -34,9 +36,42 @@ struct AutoscaleFlags {
   std::string state;
   std::string namespace_;
   std::string events_for;
+  std::string inventory;
+  bool max_gpus_given = false;
   KubeFlags kube;
   autoscale::AutoscaleOptions options;
 };
+
+// The GPU budget of an inventory: its GPUs of the workload's model, which
+// an explicit --max-gpus may lower but not raise.
+Status BudgetFromInventory(const AutoscaleFlags& flags,
+                           const workload::Workload& workload,
+                           autoscale::AutoscaleOptions* options) {
+  MIGSERVE_ASSIGN_OR_RETURN(cluster::Inventory inventory,
+                            cluster::LoadInventory(flags.inventory));
+  int gpus = 0;
+  for (const cluster::InventoryNode& node : inventory.nodes) {
+    if (node.model->name == workload.gpu) gpus += node.gpus;
+  }
+  if (gpus == 0) {
+    return Status::InvalidArgument(
+        fmt::format("--inventory: {} has no {} GPU (the workload's)",
+                    flags.inventory, workload.gpu));
+  }
+  if (!flags.max_gpus_given) {
+    options->max_gpus = gpus;
+    options->log(fmt::format(
+        "autoscale: a GPU budget of {} GPUs, the {} GPUs of --inventory {}",
+        gpus, workload.gpu, flags.inventory));
+  } else if (options->max_gpus == 0 || options->max_gpus > gpus) {
+    return Status::InvalidArgument(fmt::format(
+        "--max-gpus: {} is more than the {} {} GPUs of --inventory {}",
+        options->max_gpus == 0 ? "no budget"
+                               : std::to_string(options->max_gpus),
+        gpus, workload.gpu, flags.inventory));
+  }
+  return Status::Ok();
+}
 
 Status RunAutoscale(const AutoscaleFlags& flags, CommandContext* context) {
   MIGSERVE_ASSIGN_OR_RETURN(workload::Workload workload,
@@ -48,6 +83,9 @@ Status RunAutoscale(const AutoscaleFlags& flags, CommandContext* context) {
   options.log = [context](const std::string& line) {
     context->err << line << std::endl;
   };
+  if (!flags.inventory.empty()) {
+    MIGSERVE_RETURN_IF_ERROR(BudgetFromInventory(flags, workload, &options));
+  }
   options.sizer.solve.progress = nullptr;
   if (flags.target.empty() == flags.target_configmap.empty()) {
     return Status::InvalidArgument(
@@ -151,9 +189,14 @@ void SetupAutoscale(CLI::App* app, CommandContext* context) {
                   "about this object (KIND/NAME: ConfigMap, Deployment, "
                   "Lease or Pod, e.g. Deployment/migserve-autoscale), in "
                   "--namespace");
+  app->add_option("--inventory", flags->inventory,
+                  "The fleet's inventory (YAML, as plan --inventory): the GPU "
+                  "budget defaults to its GPUs of the workload's model");
   AddKubeOptions(app, &flags->kube);
-  OnRun(app, context,
-        [flags, context] { return RunAutoscale(*flags, context); });
+  OnRun(app, context, [flags, context, app] {
+    flags->max_gpus_given = app->count("--max-gpus") > 0;
+    return RunAutoscale(*flags, context);
+  });
 }
 
 }  // namespace migserve::cli

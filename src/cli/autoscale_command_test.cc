@@ -110,5 +110,73 @@ TEST(AutoscaleCommandTest, AFailedRoundIsAWarningEventAboutTheNamedObject) {
   EXPECT_EQ(server.List("/api/v1/namespaces/serving/events").size(), 2u);
 }
 
+// With an inventory the GPU budget defaults to its GPUs of the workload's
+// model; an explicit --max-gpus may lower it, not raise it or lift it.
+TEST(AutoscaleCommandTest, TheBudgetDefaultsToTheInventorysGpus) {
+  auto inventory = [](const std::string& nodes) {
+    return testing::WriteTempFile("autoscale-inventory.yaml",
+                                  "nodes:\n" + nodes);
+  };
+  const std::string fleet = inventory(
+      "  - {name: a1, gpu: A100-SXM4-80GB, gpus: 8}\n"
+      "  - {name: h1, gpu: H100-SXM5-80GB, gpus: 8}\n"
+      "  - {name: a2, gpu: A100-SXM4-80GB, gpus: 4}\n");
+  const std::string target = testing::WriteTempFile(
+      "autoscale-target.json",
+      ReadFile(SourcePath("data/deployments/night.json")).value());
+  std::vector<std::string> args = {
+      "autoscale",
+      "-w",
+      SourcePath("data/workloads/night.yaml"),
+      "-p",
+      SourcePath("data/profiles/a100-80gb.csv"),
+      "--prometheus",
+      "http://127.0.0.1:" + std::to_string(testing::FreePort()),
+      "--target",
+      target,
+      "--once",
+      "--dry-run",
+      "--metrics-port",
+      "-1",
+      "--inventory",
+      fleet};
+  CliResult r = Cli(args);
+  // Nothing answers at Prometheus' address: the round fails, after the
+  // budget was set.
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("autoscale: a GPU budget of 12 GPUs, the "
+                       "A100-SXM4-80GB GPUs of --inventory " +
+                       fleet),
+            std::string::npos)
+      << r.err;
+
+  std::vector<std::string> lower = args;
+  lower.insert(lower.end(), {"--max-gpus", "10"});
+  CliResult lowered = Cli(lower);
+  EXPECT_EQ(lowered.code, 1) << lowered.err;
+  EXPECT_EQ(lowered.err.find("a GPU budget of"), std::string::npos);
+
+  std::vector<std::string> raise = args;
+  raise.insert(raise.end(), {"--max-gpus", "13"});
+  CliResult raised = Cli(raise);
+  EXPECT_EQ(raised.code, 2);
+  EXPECT_NE(raised.err.find("--max-gpus: 13 is more than the 12 "
+                            "A100-SXM4-80GB GPUs of --inventory " +
+                            fleet),
+            std::string::npos)
+      << raised.err;
+  raise.back() = "0";
+  EXPECT_NE(Cli(raise).err.find("--max-gpus: no budget is more than the 12"),
+            std::string::npos);
+
+  args.back() = inventory("  - {name: h1, gpu: H100-SXM5-80GB, gpus: 8}\n");
+  CliResult none = Cli(args);
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("--inventory: " + args.back() +
+                          " has no A100-SXM4-80GB GPU (the workload's)"),
+            std::string::npos)
+      << none.err;
+}
+
 }  // namespace
 }  // namespace migserve::cli
