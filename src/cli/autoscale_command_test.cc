@@ -18,6 +18,21 @@ namespace {
 
 using testing::SourcePath;
 
+// One round for night's services, at a Prometheus address nothing listens
+// on, without a metrics port.
+std::vector<std::string> NightOnce() {
+  return {"autoscale",
+          "-w",
+          SourcePath("data/workloads/night.yaml"),
+          "-p",
+          SourcePath("data/profiles/a100-80gb.csv"),
+          "--prometheus",
+          "http://127.0.0.1:" + std::to_string(testing::FreePort()),
+          "--once",
+          "--metrics-port",
+          "-1"};
+}
+
 // The target read from the ConfigMap; Prometheus does not answer (nothing
 // listens on its port): the round fails, says so on stderr and as a
 // Warning Event about the named object.
@@ -38,24 +53,11 @@ TEST(AutoscaleCommandTest, AFailedRoundIsAWarningEventAboutTheNamedObject) {
        {"data",
         {{"deployment.json",
           ReadFile(SourcePath("data/deployments/night.json")).value()}}}});
-  std::vector<std::string> args = {
-      "autoscale",
-      "-w",
-      SourcePath("data/workloads/night.yaml"),
-      "-p",
-      SourcePath("data/profiles/a100-80gb.csv"),
-      "--prometheus",
-      "http://127.0.0.1:" + std::to_string(testing::FreePort()),
-      "--target-configmap",
-      "migserve-target",
-      "--once",
-      "--metrics-port",
-      "-1",
-      "--kubeconfig",
-      kubeconfig,
-      "--insecure-loopback-http",
-      "--events-for",
-      "Deployment/migserve-autoscale"};
+  std::vector<std::string> args = NightOnce();
+  args.insert(args.end(),
+              {"--target-configmap", "migserve-target", "--kubeconfig",
+               kubeconfig, "--insecure-loopback-http", "--events-for",
+               "Deployment/migserve-autoscale"});
   CliResult r = Cli(args);
   EXPECT_NE(r.code, 0);
   std::vector<nlohmann::json> events =
@@ -124,22 +126,9 @@ TEST(AutoscaleCommandTest, TheBudgetDefaultsToTheInventorysGpus) {
   const std::string target = testing::WriteTempFile(
       "autoscale-target.json",
       ReadFile(SourcePath("data/deployments/night.json")).value());
-  std::vector<std::string> args = {
-      "autoscale",
-      "-w",
-      SourcePath("data/workloads/night.yaml"),
-      "-p",
-      SourcePath("data/profiles/a100-80gb.csv"),
-      "--prometheus",
-      "http://127.0.0.1:" + std::to_string(testing::FreePort()),
-      "--target",
-      target,
-      "--once",
-      "--dry-run",
-      "--metrics-port",
-      "-1",
-      "--inventory",
-      fleet};
+  std::vector<std::string> args = NightOnce();
+  args.insert(args.end(),
+              {"--target", target, "--dry-run", "--inventory", fleet});
   CliResult r = Cli(args);
   // Nothing answers at Prometheus' address: the round fails, after the
   // budget was set.
