@@ -195,15 +195,18 @@ StatusOr<controller::Simulation> RecordMove(
 }
 
 // Where the policy starts: a deployment for what the first moment wants,
-// on a cluster of `gpus` GPUs (idle ones count for nothing);
-// InvalidArgument if it needs more than the budget.
+// on a cluster of the budget's GPUs, else of twice the `peak_gpus` static
+// provisioning needs (the temporary replicas of a move's compaction go to
+// idle GPUs too; idle ones count for nothing); InvalidArgument if it needs
+// more than the budget.
 struct Start {
   deployment::Deployment deployed;
   cluster::ClusterState cluster;
 };
-StatusOr<Start> StartAt(const Sizer& sizer, const Rates& rates, int gpus,
-                        int budget, const ReplayOptions& options,
+StatusOr<Start> StartAt(const Sizer& sizer, const Rates& rates, int budget,
+                        int peak_gpus, const ReplayOptions& options,
                         Policy* policy) {
+  const int gpus = budget > 0 ? budget : 2 * peak_gpus;
   std::vector<Observation> first = rates.Window(rates.trace.start_s(), 0);
   std::vector<double> want;
   for (size_t s = 0; s < rates.column.size(); ++s) {
@@ -244,6 +247,31 @@ std::string Clock(double time_s) {
   return fmt::format("{}:{:02d}", minutes / 60, minutes % 60);
 }
 
+// The progress line of a move made `since_s` into the trace.
+std::string Said(const ReplayEvent& event, double since_s) {
+  return fmt::format(
+      "{} {}; {} -> {} GPUs, {} pod starts, {:.0f} s{}", Clock(since_s),
+      event.reason, event.gpus_before, event.gpus_after, event.pod_starts,
+      event.makespan_s,
+      event.survive_dropped.empty()
+          ? ""
+          : "; survive not kept during it: " + event.survive_dropped);
+}
+
+// The sizer of every move. Under a budget, a move over it goes to the
+// trace's peaks: what the static provisioning the budget is sized for
+// serves.
+StatusOr<Sizer> MakeSizer(const workload::Workload& workload,
+                          const profile::ProfileTable& profiles,
+                          const Rates& rates, const ReplayOptions& options) {
+  SizerOptions sizing{
+      options.solve, options.move_time_limit_s, options.gpus_per_node, {}};
+  if (options.max_gpus != 0) {
+    sizing.ceiling = rates.Peak(rates.trace.start_s(), rates.trace.end_s());
+  }
+  return Sizer::Make(workload, profiles, sizing);
+}
+
 }  // namespace
 
 StatusOr<ReplayReport> Replay(const RateTrace& trace,
@@ -255,14 +283,7 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
   ReplayReport report;
   Rates rates{trace, {}};
   MIGSERVE_RETURN_IF_ERROR(MatchServices(workload, &rates, &report));
-  // Under a budget, a move over it goes to the trace's peaks: what the
-  // static provisioning the budget is sized for serves.
-  SizerOptions sizing{
-      options.solve, options.move_time_limit_s, options.gpus_per_node, {}};
-  if (options.max_gpus != 0) {
-    sizing.ceiling = rates.Peak(trace.start_s(), trace.end_s());
-  }
-  StatusOr<Sizer> made = Sizer::Make(workload, profiles, sizing);
+  StatusOr<Sizer> made = MakeSizer(workload, profiles, rates, options);
   if (!made.ok()) return made.status().WithPrefix("replay");
   const Sizer& sizer = *made;
   auto say = [&](const std::string& line) {
@@ -275,14 +296,11 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
 
   Policy policy(options.policy, report.services,
                 std::vector<double>(report.services.size(), 0));
-  // On a cluster of the budget's GPUs, else of twice those the peak needs:
-  // the temporary replicas of a move's compaction go to idle GPUs too.
   const int budget = options.max_gpus < 0 ? peak.UsedGpus() : options.max_gpus;
   report.max_gpus = budget;
   MIGSERVE_ASSIGN_OR_RETURN(
       Start start,
-      StartAt(sizer, rates, budget > 0 ? budget : 2 * peak.UsedGpus(), budget,
-              options, &policy));
+      StartAt(sizer, rates, budget, peak.UsedGpus(), options, &policy));
   deployment::Deployment deployed = std::move(start.deployed);
   cluster::ClusterState cluster = std::move(start.cluster);
   report.samples.push_back({trace.start_s(), cluster.UsedGpus(),
@@ -300,16 +318,14 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
         Sizer::Move move,
         sizer.DeployWithin(d.required, cluster, budget,
                            policy.required() == sizer.ceiling()));
-    if (move.to_ceiling && !move.over.empty()) {
-      say(fmt::format("{} held at the trace's peaks: {}",
-                      Clock(t - trace.start_s()), d.reason));
-      t += interval;
-      continue;
-    }
     if (!move.over.empty()) {
-      say(fmt::format("{} over budget: {}; {}", Clock(t - trace.start_s()),
-                      d.reason, move.over));
-      ++report.over_budget;
+      // At the trace's peaks already, the cluster is held there.
+      say(move.to_ceiling
+              ? fmt::format("{} held at the trace's peaks: {}",
+                            Clock(t - trace.start_s()), d.reason)
+              : fmt::format("{} over budget: {}; {}",
+                            Clock(t - trace.start_s()), d.reason, move.over));
+      report.over_budget += move.to_ceiling ? 0 : 1;
       t += interval;
       continue;
     }
@@ -339,14 +355,7 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
         controller::Simulation moved,
         RecordMove(options, {t, d, starts, gpus_now}, cluster,
                    controller::MakeGoal(deployed, target), target, &report));
-    const ReplayEvent& event = report.events.back();
-    say(fmt::format(
-        "{} {}; {} -> {} GPUs, {} pod starts, {:.0f} s{}",
-        Clock(t - trace.start_s()), d.reason, gpus_now, event.gpus_after,
-        starts, event.makespan_s,
-        event.survive_dropped.empty()
-            ? ""
-            : "; survive not kept during it: " + event.survive_dropped));
+    say(Said(report.events.back(), t - trace.start_s()));
     const cluster::TransitionReport& r = moved.report;
     cluster = std::move(moved.end);
     deployed = std::move(target);

@@ -140,6 +140,24 @@ std::vector<GpuId> Place(const optimizer::milp::TransitionSolution& solved,
   return where;
 }
 
+// Keeping an idle GPU's layout saves a repartition but holds one more
+// GPU: past the room `max_gpus_held` leaves beside the serving GPUs, idle
+// GPUs count as unpartitioned in `keepable` (per GPU of `current`).
+void KeepIdleLayoutsWithin(const ClusterState& current, int max_gpus_held,
+                           std::vector<optimizer::milp::CurrentGpu>* keepable) {
+  int room = max_gpus_held - current.UsedGpus();
+  for (size_t g = 0; g < current.gpus.size(); ++g) {
+    if (current.gpus[g].HasReplica() || (*keepable)[g].config.layout.empty()) {
+      continue;
+    }
+    if (room > 0) {
+      --room;
+    } else {
+      (*keepable)[g] = {};
+    }
+  }
+}
+
 // survive: {domain: node}'s failure domains from `current`: its nodes
 // with GPUs of `gpu`, in order, then spare nodes of `gpus_per_node` named
 // as new GPUs' nodes are (node-<k>, not in the cluster), enough for four
@@ -250,54 +268,16 @@ StatusOr<deployment::TransitionCost> CostOfTransition(
   return CostOf(current, desired);
 }
 
-StatusOr<deployment::Deployment> OptimizeFromCurrent(
-    const ClusterState& current, const optimizer::Problem& problem,
-    const profile::ProfileTable& profiles,
-    const optimizer::SolveOptions& options,
-    const optimizer::milp::TransitionOptions& transition,
-    const TargetPlacement& placement) {
-  MIGSERVE_RETURN_IF_ERROR(transition.Validate());
-  auto begin = std::chrono::steady_clock::now();
-  MIGSERVE_ASSIGN_OR_RETURN(std::vector<optimizer::milp::CurrentGpu> keepable,
-                            KeepableConfigs(current, problem, profiles));
-  // Keeping an idle GPU's layout saves a repartition but holds one more
-  // GPU: past the budget's room, idle GPUs count as unpartitioned.
-  if (placement.max_gpus_held > 0) {
-    int room = placement.max_gpus_held - current.UsedGpus();
-    for (size_t g = 0; g < current.gpus.size(); ++g) {
-      if (current.gpus[g].HasReplica() || keepable[g].config.layout.empty()) {
-        continue;
-      }
-      if (room > 0) {
-        --room;
-      } else {
-        keepable[g] = {};
-      }
-    }
-  }
-  optimizer::SolveOptions solve = options;
-  if (problem.workload.survive &&
-      problem.workload.survive->domain == workload::FailureDomain::kNode) {
-    solve.nodes = ClusterNodes(current, problem.gpu, placement.gpus_per_node);
-  }
-  optimizer::milp::TransitionSolution solved =
-      optimizer::milp::SolveTransition(problem, keepable, solve, transition);
-  if (solved.outcome == optimizer::Outcome::kInfeasible) {
-    return Status::FailedPrecondition("milp: " + solved.reason);
-  }
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
-          .count();
-  ClusterState room = current;
-  deployment::Deployment target;
-  std::vector<GpuId> where;  // per config, where Place put it
-  if (!solved.node_of.empty()) {
-    MIGSERVE_ASSIGN_OR_RETURN(target, PlaceByNode(problem, solved, &room));
-  } else {
-    where = Place(solved, placement, &room);
-    target = deployment::MakeDeployment(problem.workload, problem.gpu,
-                                        problem.caps, solved.configs);
-  }
+// Puts each config of `target` (solved's, in its order) on the GPU `where`
+// names (none: placed already), each replica `solved` keeps as it is, with
+// what the optimizer credited it with; then sorts the GPUs by node and
+// index and numbers them.
+void PutWhere(const std::vector<GpuId>& where,
+              const optimizer::milp::TransitionSolution& solved,
+              const ClusterState& current,
+              const std::vector<optimizer::milp::CurrentGpu>& keepable,
+              deployment::Deployment* out) {
+  deployment::Deployment& target = *out;
   for (size_t c = 0; c < where.size(); ++c) {
     target.gpus[c].node = where[c].node;
     target.gpus[c].index = where[c].index;
@@ -323,6 +303,45 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
   for (size_t c = 0; c < target.gpus.size(); ++c) {
     target.gpus[c].id = static_cast<int>(c);
   }
+}
+
+StatusOr<deployment::Deployment> OptimizeFromCurrent(
+    const ClusterState& current, const optimizer::Problem& problem,
+    const profile::ProfileTable& profiles,
+    const optimizer::SolveOptions& options,
+    const optimizer::milp::TransitionOptions& transition,
+    const TargetPlacement& placement) {
+  MIGSERVE_RETURN_IF_ERROR(transition.Validate());
+  auto begin = std::chrono::steady_clock::now();
+  MIGSERVE_ASSIGN_OR_RETURN(std::vector<optimizer::milp::CurrentGpu> keepable,
+                            KeepableConfigs(current, problem, profiles));
+  if (placement.max_gpus_held > 0) {
+    KeepIdleLayoutsWithin(current, placement.max_gpus_held, &keepable);
+  }
+  optimizer::SolveOptions solve = options;
+  if (problem.workload.survive &&
+      problem.workload.survive->domain == workload::FailureDomain::kNode) {
+    solve.nodes = ClusterNodes(current, problem.gpu, placement.gpus_per_node);
+  }
+  optimizer::milp::TransitionSolution solved =
+      optimizer::milp::SolveTransition(problem, keepable, solve, transition);
+  if (solved.outcome == optimizer::Outcome::kInfeasible) {
+    return Status::FailedPrecondition("milp: " + solved.reason);
+  }
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+          .count();
+  ClusterState room = current;
+  deployment::Deployment target;
+  std::vector<GpuId> where;  // per config, where Place put it
+  if (!solved.node_of.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(target, PlaceByNode(problem, solved, &room));
+  } else {
+    where = Place(solved, placement, &room);
+    target = deployment::MakeDeployment(problem.workload, problem.gpu,
+                                        problem.caps, solved.configs);
+  }
+  PutWhere(where, solved, current, keepable, &target);
   room.Sort();
   MIGSERVE_ASSIGN_OR_RETURN(deployment::TransitionCost cost,
                             CostOfTransition(room, target));
