@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "controller/transition_target.h"
 #include "mig/gpu_catalog.h"
@@ -77,11 +78,10 @@ StatusOr<Sizer::Move> Sizer::DeployWithin(const std::vector<double>& rates,
                                           const cluster::ClusterState& current,
                                           int max_gpus, bool at_ceiling) const {
   if (max_gpus <= 0) max_gpus = options_.solve.max_gpus;
-  // The move to `at`, or in `over` why it does not fit.
-  auto move_to = [&](const std::vector<double>& at,
+  // The move to `sized` (the rates `at`), or in `over` why it does not fit.
+  auto move_to = [&](const Sized& sized, const std::vector<double>& at,
                      double time_limit_s) -> StatusOr<Move> {
     Move move{{}, at, "", false};
-    MIGSERVE_ASSIGN_OR_RETURN(Sized sized, Size(at));
     if (sized.needs > max_gpus) {
       move.over = fmt::format("the rates need at least {} GPUs", sized.needs);
       return move;
@@ -95,26 +95,36 @@ StatusOr<Sizer::Move> Sizer::DeployWithin(const std::vector<double>& rates,
     }
     return move;
   };
-  MIGSERVE_ASSIGN_OR_RETURN(Move move,
-                            move_to(rates, options_.move_time_limit_s));
+  MIGSERVE_ASSIGN_OR_RETURN(Sized asked, Size(rates));
+  auto ask = [&] { return move_to(asked, rates, options_.move_time_limit_s); };
   // Near the budget a move goes to the ceiling while it still has room to:
   // from there no move up is needed, and one from a cluster at the budget
-  // would have no room for its temporary replicas.
-  bool high = move.over.empty() &&
-              move.target.UsedGpus() > options_.ceiling_above * max_gpus;
-  if (options_.ceiling.empty() || (move.over.empty() && !high)) return move;
-  if (at_ceiling) {
-    move.over = "held at the ceiling";
-    move.to_ceiling = true;
-    return move;
+  // would have no room for its temporary replicas. The rates' lower bound
+  // may tell before any search.
+  auto high = [&](const Move& move) {
+    return !move.over.empty() ||
+           move.target.UsedGpus() > options_.ceiling_above * max_gpus;
+  };
+  if (options_.ceiling.empty()) return ask();
+  std::optional<Move> move;
+  if (asked.needs <= options_.ceiling_above * max_gpus) {
+    MIGSERVE_ASSIGN_OR_RETURN(move, ask());
+    if (!high(*move)) return *move;
   }
+  if (at_ceiling) return Move{{}, rates, "held at the ceiling", true};
   // The ceiling's fewest GPUs are the budget's: the move's search gets the
   // time a plain search gets to find them.
+  MIGSERVE_ASSIGN_OR_RETURN(Sized peaks, Size(options_.ceiling));
   MIGSERVE_ASSIGN_OR_RETURN(
-      Move up, move_to(options_.ceiling, options_.solve.time_limit_s));
-  if (!up.over.empty()) return move;
-  up.to_ceiling = true;
-  return up;
+      Move up, move_to(peaks, options_.ceiling, options_.solve.time_limit_s));
+  if (up.over.empty()) {
+    up.to_ceiling = true;
+    return up;
+  }
+  if (!move) {
+    MIGSERVE_ASSIGN_OR_RETURN(move, ask());
+  }
+  return *move;
 }
 
 }  // namespace migserve::autoscale
