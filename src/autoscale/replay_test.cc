@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "profile/profile_csv.h"
 #include "queueing/credit_cache.h"
 #include "util/build_id.h"
@@ -94,8 +96,9 @@ TEST_F(ReplayTest, AFlappingTraceMovesAtMostOncePerHour) {
 }
 
 // Two services that rise fourfold over two hours: under a budget one GPU
-// below the unbounded policy's peak, the policy's cluster never holds
-// more, transitions included; a budget the first moment does not fit is
+// below the unbounded policy's peak, the move that would go over goes to
+// the trace's peaks instead, and the policy's cluster never holds more,
+// transitions included; a budget the first moment does not fit is
 // refused.
 TEST_F(ReplayTest, NoMoveGoesOverTheBudget) {
   RateTrace trace = ParseRateTrace(R"(time_s,service,rate
@@ -129,6 +132,14 @@ services:
   options.max_gpus = free.policy.peak_gpus - 1;
   ReplayReport held = Replay(trace, workload, profiles, options).value();
   EXPECT_EQ(held.max_gpus, options.max_gpus);
+  // The move that would have gone over went to the trace's peaks.
+  EXPECT_TRUE(std::any_of(
+      held.events.begin(), held.events.end(), [&](const ReplayEvent& e) {
+        return e.reason.ends_with(fmt::format(
+            "; near or over the GPU budget of {}: to the trace's peaks "
+            "instead",
+            options.max_gpus));
+      }));
   EXPECT_LE(held.policy.peak_gpus, options.max_gpus);
   for (const ReplaySample& s : held.samples) {
     EXPECT_LE(s.gpus, options.max_gpus) << s.time_s;
