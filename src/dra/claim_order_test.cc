@@ -38,6 +38,20 @@ TEST(FirstFitTest, AProfileGetsItsLowestFreeStartOnTheFirstGpuWithRoom) {
   EXPECT_EQ(node.Peek({g3, 0}), (Allocation{0, {g3, 4}}));
 }
 
+// A claim allocated before the model saw the node (the controller's
+// partition driver reading the cluster) is taken where it is, if it fits,
+// and first-fit goes around it.
+TEST(FirstFitTest, TakesAnAllocationWhereItIs) {
+  FirstFitNode node(H100(), 1);
+  int g1 = H100().FindProfile("1g.10gb");
+  int g3 = H100().FindProfile("3g.40gb");
+  EXPECT_TRUE(node.Take({0, {g1, 6}}));
+  EXPECT_FALSE(node.Take({0, {g1, 6}}));  // taken already
+  EXPECT_FALSE(node.Take({0, {g3, 4}}));  // overlaps the 1g at 6
+  EXPECT_EQ(node.layout(0), mig::Layout({{g1, 6}}));
+  EXPECT_EQ(node.Allocate({g1, 0}), (Allocation{0, {g1, 0}}));
+}
+
 TEST(ClaimOrderTest, HoldsTheHolesBelowAPlannedStart) {
   // 3g at 0 and 1g at 6: first-fit would put the 1g at 4. The hold takes
   // slices 4 and 5 at once (1g.20gb: one compute slice).

@@ -38,6 +38,16 @@ std::optional<Allocation> FirstFitNode::Allocate(const DeviceRequest& request) {
   return a;
 }
 
+bool FirstFitNode::Take(const Allocation& allocation) {
+  if (allocation.gpu < 0 || allocation.gpu >= gpus()) return false;
+  mig::Layout with = layouts_[allocation.gpu];
+  if (with.Contains(allocation.instance)) return false;
+  with.Add(allocation.instance);
+  if (!mig::IsLegal(model_, with, kAllProfiles)) return false;
+  layouts_[allocation.gpu] = std::move(with);
+  return true;
+}
+
 bool FirstFitNode::Release(const Allocation& allocation) {
   if (allocation.gpu < 0 || allocation.gpu >= gpus()) return false;
   return layouts_[allocation.gpu].Remove(allocation.instance);

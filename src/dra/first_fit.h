@@ -51,6 +51,11 @@ class FirstFitNode {
   // Allocates what Peek gives; nullopt, allocating nothing, if none fits.
   std::optional<Allocation> Allocate(const DeviceRequest& request);
 
+  // Marks `allocation` allocated, wherever first-fit would put its request
+  // (a claim allocated before this model saw the node). Returns false,
+  // taking nothing, if it does not fit beside what the GPU holds.
+  bool Take(const Allocation& allocation);
+
   // Frees `allocation` (its claim deleted). Returns false if it was not
   // allocated.
   bool Release(const Allocation& allocation);
