@@ -266,13 +266,33 @@ bool ApiServerStandIn::Update(const std::string& path,
 }
 
 std::vector<Json> ApiServerStandIn::List(const std::string& collection) const {
+  std::vector<Json> items;
+  Visit(collection, [&](const Json& object) { items.push_back(object); });
+  return items;
+}
+
+void ApiServerStandIn::Visit(
+    const std::string& collection,
+    const std::function<void(const Json&)>& visit) const {
   std::lock_guard lock(mu_);
   ApiPath c = ParseApiPath(collection);
-  std::vector<Json> items;
-  for (const auto& [path, object] : objects_) {
-    if (ParseApiPath(path).InCollection(c)) items.push_back(object);
+  auto [first, last] = Range(c);
+  for (auto it = first; it != last; ++it) {
+    if (ParseApiPath(it->first).InCollection(c)) visit(it->second);
   }
-  return items;
+}
+
+std::pair<ApiServerStandIn::Objects::const_iterator,
+          ApiServerStandIn::Objects::const_iterator>
+ApiServerStandIn::Range(const ApiPath& collection) const {
+  // A namespace's collection is a range of paths; a cluster-wide one of a
+  // namespaced resource is spread over the namespaces.
+  if (collection.ns.empty()) return {objects_.begin(), objects_.end()};
+  std::string prefix = collection.prefix + "/namespaces/" + collection.ns +
+                       "/" + collection.resource + "/";
+  std::string past = prefix;
+  past.back() = '/' + 1;
+  return {objects_.lower_bound(prefix), objects_.lower_bound(past)};
 }
 
 void ApiServerStandIn::Expire(
@@ -422,10 +442,11 @@ void ApiServerStandIn::HandleGet(const httplib::Request& req,
   {
     std::lock_guard lock(mu_);
     version = version_;
-    for (const auto& [path, object] : objects_) {
-      if (ParseApiPath(path).InCollection(ref) &&
-          Selected(object, labels, fields)) {
-        items.push_back(object);
+    auto [first, last] = Range(ref);
+    for (auto it = first; it != last; ++it) {
+      if (ParseApiPath(it->first).InCollection(ref) &&
+          Selected(it->second, labels, fields)) {
+        items.push_back(it->second);
       }
     }
   }

@@ -21,8 +21,10 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "kube/testing/api_path.h"
 #include "kube/testing/rbac.h"
 #include "util/status.h"
 
@@ -71,6 +73,10 @@ class ApiServerStandIn {
   bool Update(const std::string& path,
               const std::function<void(nlohmann::json*)>& change);
   std::vector<nlohmann::json> List(const std::string& collection) const;
+  // Calls `visit` with each object of `collection`, without a copy (the
+  // server is locked meanwhile: `visit` must not call it).
+  void Visit(const std::string& collection,
+             const std::function<void(const nlohmann::json&)>& visit) const;
 
   // Compacts the history as etcd does: applies `quietly` to the objects by
   // path (no watch sees those changes), forgets every event so far and
@@ -99,6 +105,7 @@ class ApiServerStandIn {
   void ClearAuthorized();
 
  private:
+  using Objects = std::map<std::string, nlohmann::json>;  // by path
   struct Event {
     long version;
     std::string type;
@@ -116,6 +123,10 @@ class ApiServerStandIn {
   // does not allow a user's request, and an injected failure while one is
   // due. Returns true if it answered.
   bool Admit(const httplib::Request& req, httplib::Response* res);
+  // The objects to look at for `collection`, some maybe of another (mu_
+  // held).
+  std::pair<Objects::const_iterator, Objects::const_iterator> Range(
+      const ApiPath& collection) const;
   void HandleGet(const httplib::Request& req, httplib::Response* res);
   void Watch(const httplib::Request& req, httplib::Response* res);
   void HandleCreate(const httplib::Request& req, httplib::Response* res);
@@ -131,7 +142,7 @@ class ApiServerStandIn {
 
   mutable std::mutex mu_;
   std::condition_variable changed_;
-  std::map<std::string, nlohmann::json> objects_;
+  Objects objects_;
   std::vector<Event> history_;
   long version_ = 1;
   long compacted_ = 0;  // history before this version is forgotten
