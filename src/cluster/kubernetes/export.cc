@@ -9,7 +9,9 @@
 #include <tuple>
 
 #include "cluster/kubernetes/dra_classes.h"
+#include "cluster/kubernetes/dra_objects.h"
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/partition/dra_slices.h"
 #include "cluster/kubernetes/replica_pod.h"
 #include "cluster/kubernetes/routing/routing_objects.h"
 #include "dra/claim_order.h"
@@ -17,7 +19,6 @@
 #include "kube/yaml_writer.h"
 #include "util/file.h"
 #include "util/json_fields.h"
-#include "util/plain_name.h"
 
 namespace migserve::cluster::kubernetes {
 namespace {
@@ -117,82 +118,6 @@ std::vector<Json> DevicePluginObjects(const std::vector<Placed>& replicas,
         options));
   }
   return objects;
-}
-
-// Whether `name` is the driver's name of a whole GPU, gpu-<minor>; sets
-// `minor`.
-bool ParseGpuDevice(const std::string& name, int* minor) {
-  constexpr std::string_view kPrefix = "gpu-";
-  if (name.size() <= kPrefix.size() || name.size() > kPrefix.size() + 4 ||
-      name.compare(0, kPrefix.size(), kPrefix) != 0) {
-    return false;
-  }
-  int value = 0;
-  for (size_t i = kPrefix.size(); i < name.size(); ++i) {
-    if (name[i] < '0' || name[i] > '9') return false;
-    value = value * 10 + (name[i] - '0');
-  }
-  *minor = value;
-  return true;
-}
-
-// The CEL selector of a claim for `profile`, on the GPU with `uuid` if one
-// is known.
-std::string DraSelector(const mig::Profile& profile, const std::string& uuid) {
-  std::string selector =
-      fmt::format("{} == '{}'", dra::AttributeCel("profile"), profile.name);
-  if (!uuid.empty()) {
-    selector +=
-        fmt::format(" && {} == '{}'", dra::AttributeCel("parentUUID"), uuid);
-  }
-  return selector;
-}
-
-// A ResourceClaim named `name` for one MIG device of `profile`.
-Json DraClaim(const std::string& name, Json labels, const std::string& device,
-              const std::string& selector, const ServingSpec& spec) {
-  return {
-      {"apiVersion", "resource.k8s.io/v1"},
-      {"kind", "ResourceClaim"},
-      {"metadata", ObjectMetadata(name, std::move(labels),
-                                  {{kAnnotationDevice, device}}, spec)},
-      {"spec",
-       {{"devices",
-         {{"requests",
-           Json::array(
-               {{{"name", "mig"},
-                 {"exactly",
-                  {{"deviceClassName", dra::kMigDeviceClass},
-                   {"selectors",
-                    Json::array(
-                        {{{"cel", {{"expression", selector}}}}})}}}}})}}}}}};
-}
-
-// A holding claim's pod: it only holds the claim (pause, as nobody, Pod
-// Security "restricted"), on `node`.
-Json HoldPod(const std::string& name, const Json& labels,
-             const std::string& device, const std::string& node,
-             const ServingSpec& spec) {
-  Json container = {
-      {"name", "hold"},
-      {"image", kPauseImage},
-      {"securityContext", RestrictedContainerSecurity()},
-      {"resources", {{"claims", Json::array({{{"name", "mig"}}})}}}};
-  Json pod_spec = {
-      {"nodeSelector", {{"kubernetes.io/hostname", node}}},
-      {"terminationGracePeriodSeconds", 0},
-      {"securityContext",
-       {{"runAsNonRoot", true},
-        {"runAsUser", 65535},
-        {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
-      {"containers", Json::array({std::move(container)})},
-      {"resourceClaims",
-       Json::array({{{"name", "mig"}, {"resourceClaimName", name}}})}};
-  return {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata",
-           ObjectMetadata(name, labels, {{kAnnotationDevice, device}}, spec)},
-          {"spec", std::move(pod_spec)}};
 }
 
 // dra-apply.sh: applies replicas.yaml's objects that have no step, then
@@ -537,8 +462,6 @@ StatusOr<std::string> RoutingObjects(const ClusterState& state,
 
 StatusOr<std::map<std::pair<std::string, int>, std::string>> GpuUuidsOfSlices(
     const std::string& json, const std::string& source) {
-  // Read leniently, as what a cluster says: a field of another type is
-  // absent.
   nlohmann::json list = nlohmann::json::parse(json, nullptr, false);
   const nlohmann::json* items =
       list.is_discarded() ? nullptr : ArrayAt(list, "items");
@@ -547,34 +470,11 @@ StatusOr<std::map<std::pair<std::string, int>, std::string>> GpuUuidsOfSlices(
         "{}: not a ResourceSliceList (kubectl get resourceslices -o json)",
         source));
   }
+  MIGSERVE_ASSIGN_OR_RETURN(
+      SliceGpus gpus,
+      GpusOfSlices(items->get<std::vector<nlohmann::json>>(), source));
   std::map<std::pair<std::string, int>, std::string> uuids;
-  for (const nlohmann::json& slice : *items) {
-    const nlohmann::json* spec = ObjectAt(slice, "spec");
-    if (spec == nullptr || StringAt(*spec, "driver") != dra::kAttributeDomain) {
-      continue;
-    }
-    std::string name = StringField(slice, "metadata", "name").value_or("");
-    std::string node = StringAt(*spec, "nodeName").value_or("");
-    const nlohmann::json* devices = ArrayAt(*spec, "devices");
-    if (devices == nullptr) continue;
-    for (const nlohmann::json& device : *devices) {
-      std::string device_name = StringAt(device, "name").value_or("");
-      int minor = -1;
-      if (!ParseGpuDevice(device_name, &minor)) continue;
-      const nlohmann::json* attributes = ObjectAt(device, "attributes");
-      const nlohmann::json* uuid =
-          attributes == nullptr ? nullptr : ObjectAt(*attributes, "uuid");
-      std::optional<std::string> value =
-          uuid == nullptr ? std::nullopt : StringAt(*uuid, "string");
-      if (!value || !IsPlainName(*value) || node.empty()) {
-        return Status::InvalidArgument(
-            fmt::format("{}: ResourceSlice {}: device {}: no node, or no plain "
-                        "attributes.uuid.string",
-                        source, name, device_name));
-      }
-      uuids[{node, minor}] = *value;
-    }
-  }
+  for (const auto& [at, gpu] : gpus) uuids[at] = gpu.uuid;
   return uuids;
 }
 

@@ -1,0 +1,35 @@
+// The objects that claim one MIG device from NVIDIA's DRA driver, shared by
+// `export --flavor dra` (replicas.yaml) and the controller's DRA partition
+// driver (partition/dra_driver.h): a ResourceClaim pinned to the device's
+// profile and GPU, and the pod that only holds a claim so that the
+// scheduler allocates it (the allocator acts for pods alone).
+#ifndef MIGSERVE_CLUSTER_KUBERNETES_DRA_OBJECTS_H_
+#define MIGSERVE_CLUSTER_KUBERNETES_DRA_OBJECTS_H_
+
+#include <string>
+
+#include "cluster/kubernetes/replica_pod.h"
+#include "cluster/kubernetes/serving_spec.h"
+#include "mig/gpu_model.h"
+
+namespace migserve::cluster::kubernetes {
+
+// The CEL selector of a claim for `profile`, on the GPU with `uuid` if one
+// is known.
+std::string DraSelector(const mig::Profile& profile, const std::string& uuid);
+
+// A ResourceClaim named `name` for one MIG device that `selector` selects,
+// annotated with the `device` first-fit is planned to give it, in `spec`'s
+// namespace.
+Json DraClaim(const std::string& name, Json labels, const std::string& device,
+              const std::string& selector, const ServingSpec& spec);
+
+// A holding claim's pod: it only holds claim `name` (pause, as nobody, Pod
+// Security "restricted"), on `node`.
+Json HoldPod(const std::string& name, const Json& labels,
+             const std::string& device, const std::string& node,
+             const ServingSpec& spec);
+
+}  // namespace migserve::cluster::kubernetes
+
+#endif  // MIGSERVE_CLUSTER_KUBERNETES_DRA_OBJECTS_H_
