@@ -31,9 +31,11 @@ std::string Uid(const nlohmann::json& pod) {
   return StringField(pod, "metadata", "uid").value_or("");
 }
 
+// Replica pods: migserve's, not the pods that hold a DRA driver's claims.
 std::string ManagedSelector() {
   return "labelSelector=" +
-         kube::KubeClient::Escape(fmt::format("{}={}", kManagedBy, kManager));
+         kube::KubeClient::Escape(
+             fmt::format("{}={},!{}", kManagedBy, kManager, kLabelInstance));
 }
 
 }  // namespace
@@ -53,7 +55,9 @@ KubernetesBackend::KubernetesBackend(kube::KubeClient* client,
           client, "/api/v1/nodes",
           "labelSelector=" + kube::KubeClient::Escape(options_.node_selector),
           options_.watch_s, [this] { Changed(); }),
-      books_([this](const std::string& message) { Warn(message); }) {}
+      books_([this](const std::string& message) { Warn(message); }) {
+  partition_->OnChange([this] { Changed(); });
+}
 
 void KubernetesBackend::Changed() {
   {
@@ -125,7 +129,14 @@ Status KubernetesBackend::Sync() {
     if (it != waiters.end())
       woken_.insert(it->second.begin(), it->second.end());
   };
+  MIGSERVE_ASSIGN_OR_RETURN(std::set<std::string> moved, partition_->Sync());
   for (const auto& [name, node] : nodes_.TakeChanges()) {
+    SetNode(name, node ? &*node : nullptr);
+    wake(node_waiters_, name);
+    moved.erase(name);
+  }
+  for (const std::string& name : moved) {
+    std::optional<nlohmann::json> node = nodes_.Find(name);
     SetNode(name, node ? &*node : nullptr);
     wake(node_waiters_, name);
   }
@@ -167,15 +178,14 @@ std::string KubernetesBackend::PodName(const InstanceRef& ref,
 Status KubernetesBackend::CreatePod(const InstanceRef& ref,
                                     const Replica& replica) {
   std::string name = PodName(ref, replica.service);
-  const mig::Profile& profile = ref.model->profiles[ref.instance.profile];
   std::string model = replica.model;
   if (model.empty()) {
     auto known = options_.models.find(replica.service);
     model = known != options_.models.end() ? known->second : replica.service;
   }
-  Json container =
-      ServerContainer(replica, model, {ref, true}, options_.serving,
-                      DevicePluginResources(profile));
+  PodDevice device = partition_->ReplicaDevice(ref);
+  Json container = ServerContainer(replica, model, {ref, true},
+                                   options_.serving, device.resources);
   Json annotations = ReplicaAnnotations(replica, options_.owner);
   // The create's token, recorded before the create (pod_ledger.h); a
   // create that was announced but never answered keeps its token.
@@ -191,11 +201,12 @@ Status KubernetesBackend::CreatePod(const InstanceRef& ref,
   Json metadata = {{"name", name}};
   metadata.update(PodMetadata(ReplicaLabels(replica, ref), annotations,
                               options_.serving, replica.service));
-  Json pod = {{"apiVersion", "v1"},
-              {"kind", "Pod"},
-              {"metadata", std::move(metadata)},
-              {"spec", PodSpec(ref.gpu.node, std::move(container),
-                               options_.serving, replica.service)}};
+  Json pod = {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", std::move(metadata)},
+      {"spec", PodSpec(ref.gpu.node, std::move(container), options_.serving,
+                       replica.service, device.pod_fields)}};
   auto made = client_->Create(PodsPath(), nlohmann::json(pod));
   if (made.ok() && options_.ledger != nullptr) {
     return Record(name, {entry.token, Uid(*made)});

@@ -36,6 +36,11 @@ inline constexpr char kAnnotationProcs[] = "migserve.io/procs";
 inline constexpr char kAnnotationThroughput[] = "migserve.io/throughput";
 inline constexpr char kAnnotationLatency[] = "migserve.io/latency-ms";
 inline constexpr char kAnnotationModel[] = "migserve.io/model";
+// On a ResourceClaim of the controller's DRA partition driver and on the
+// pod that holds it (partition/dra_driver.h): "planned" for an instance of
+// the plan, which replicas share; "hold" for a holding claim that keeps
+// first-fit off a lower start until the planned ones are allocated.
+inline constexpr char kLabelInstance[] = "migserve.io/instance";
 // The DRA driver's name of the exact MIG device a claim is for.
 inline constexpr char kAnnotationDevice[] = "migserve.io/device";
 // The step of dra-apply.sh that creates a DRA claim and its pod (export's

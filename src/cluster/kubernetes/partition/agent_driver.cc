@@ -7,6 +7,7 @@
 
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/partition/mig_annotations.h"
+#include "cluster/kubernetes/replica_pod.h"
 
 namespace migserve::cluster::kubernetes {
 
@@ -37,9 +38,9 @@ StatusOr<std::string> AgentDriver::Start(const GpuId& gpu,
   return nonce;
 }
 
-StatusOr<std::optional<Status>> AgentDriver::Check(
-    const GpuId& gpu, const std::string& ticket,
-    const nlohmann::json& node) const {
+StatusOr<std::optional<Status>> AgentDriver::Check(const GpuId& gpu,
+                                                   const std::string& ticket,
+                                                   const nlohmann::json& node) {
   std::string text = Annotation(node, StatusKey(gpu.index));
   if (text.empty()) return std::optional<Status>();
   MIGSERVE_ASSIGN_OR_RETURN(MigStatus status,
@@ -48,6 +49,11 @@ StatusOr<std::optional<Status>> AgentDriver::Check(
   if (status.ok) return std::optional<Status>(Status::Ok());
   return std::optional<Status>(Status::Unavailable(
       fmt::format("the agent on {} says: {}", gpu.node, status.error)));
+}
+
+PodDevice AgentDriver::ReplicaDevice(const InstanceRef& at) const {
+  return {DevicePluginResources(at.model->profiles[at.instance.profile]),
+          nlohmann::ordered_json()};
 }
 
 }  // namespace migserve::cluster::kubernetes

@@ -1,7 +1,8 @@
 // The node agent's partition driver (mig_annotations.h): a node's layouts
 // are its agent's layout annotation; a change is a request annotation on the
 // node for the GPU, with a fresh nonce as its ticket, and has ended when the
-// agent's status annotation for that GPU answers the same nonce.
+// agent's status annotation for that GPU answers the same nonce. A replica
+// asks NVIDIA's device plugin for a device of its profile.
 #ifndef MIGSERVE_CLUSTER_KUBERNETES_PARTITION_AGENT_DRIVER_H_
 #define MIGSERVE_CLUSTER_KUBERNETES_PARTITION_AGENT_DRIVER_H_
 
@@ -22,9 +23,10 @@ class AgentDriver : public PartitionDriver {
       const std::string& name, const nlohmann::json& node) const override;
   StatusOr<std::string> Start(const GpuId& gpu, const mig::GpuModel& model,
                               const mig::Reconfiguration& change) override;
-  StatusOr<std::optional<Status>> Check(
-      const GpuId& gpu, const std::string& ticket,
-      const nlohmann::json& node) const override;
+  StatusOr<std::optional<Status>> Check(const GpuId& gpu,
+                                        const std::string& ticket,
+                                        const nlohmann::json& node) override;
+  PodDevice ReplicaDevice(const InstanceRef& at) const override;
 
  private:
   kube::KubeClient* client_;

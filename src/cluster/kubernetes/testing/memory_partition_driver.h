@@ -30,14 +30,19 @@ class MemoryPartitionDriver : public PartitionDriver {
     started.push_back({gpu, change});
     return "ticket-" + std::to_string(started.size());
   }
-  StatusOr<std::optional<Status>> Check(
-      const GpuId& gpu, const std::string& ticket,
-      const nlohmann::json& node) const override {
+  StatusOr<std::optional<Status>> Check(const GpuId& gpu,
+                                        const std::string& ticket,
+                                        const nlohmann::json& node) override {
     (void)gpu;
     (void)node;
     auto it = outcomes.find(ticket);
     if (it == outcomes.end()) return std::optional<Status>();
     return std::optional<Status>(it->second);
+  }
+
+  PodDevice ReplicaDevice(const InstanceRef& at) const override {
+    (void)at;
+    return {};
   }
 
   std::map<std::string, std::vector<GpuLayout>> layouts;  // by node
