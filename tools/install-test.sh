@@ -20,8 +20,10 @@ for overlay in $(ls deploy/overlays); do
     node tools/k8s-validate/validate.mjs "$file"
     images=$(grep -c 'image: ' "$file")
     pinned=$(grep -c "image: registry.example.com/platform/migserve@$digest\$" "$file")
-    [ "$images" = 3 ] && [ "$pinned" = 3 ] ||
-      fail "$file: $pinned of $images images by digest, want 3 of 3"
+    # The controller, the autoscaler and (but under DRA) the agent.
+    want=$([ "$overlay" = dra ] && echo 2 || echo 3)
+    [ "$images" = "$want" ] && [ "$pinned" = "$want" ] ||
+      fail "$file: $pinned of $images images by digest, want $want of $want"
     monitors=$(grep -cE '^kind: (PodMonitor|ServiceMonitor)$' "$file" || true)
     [ "$monitors" = "$([ -n "$monitoring" ] && echo 4 || echo 0)" ] ||
       fail "$file: $monitors monitors"
@@ -35,4 +37,10 @@ grep -q -- '--device-plugin-namespace=nvidia-device-plugin' "$out/device-plugin.
   fail "device-plugin: the agent looks for the plugin in the Operator's namespace"
 [ "$(grep -c 'namespace: nvidia-device-plugin' "$out/device-plugin.yaml")" = 2 ] ||
   fail "device-plugin: the agent's Role and RoleBinding are not in the plugin's namespace"
+grep -q -- '--partitioner=dra' "$out/dra.yaml" ||
+  fail "dra: the controller does not partition through DRA"
+! grep -qE 'name: migserve-agent|kind: DaemonSet' "$out/dra.yaml" ||
+  fail "dra: the node agent (or its permissions) would run beside the DRA driver"
+grep -qx '  - resourceclaims' "$out/dra.yaml" ||
+  fail "dra: the controller may not create ResourceClaims"
 echo "install-test: $(ls deploy/overlays | wc -l) overlays render and validate" >&2

@@ -7,7 +7,7 @@
 # usage: tools/install.sh --registry REGISTRY [--overlay NAME] [--monitoring]
 #                         [--image-dir DIR] [--digest SHA] [--render]
 #   --registry R   where the image goes: R/migserve (e.g. ghcr.io/acme)
-#   --overlay N    device-plugin or gpu-operator (default: gpu-operator)
+#   --overlay N    device-plugin, gpu-operator or dra (default: gpu-operator)
 #   --monitoring   also the Prometheus Operator's monitors (deploy/monitoring)
 #   --image-dir D  the image `make image` wrote (default: build/image)
 #   --digest SHA   the image's digest, where D does not hold it (--render)

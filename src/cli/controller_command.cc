@@ -1,4 +1,5 @@
 // migserve controller --target F | --target-configmap NAME [--kubeconfig F]
+//     [--partitioner agent|dra]
 // The reconcile loop on Kubernetes (the controller manager, src/manager/):
 // reads the target deployment, moves the cluster there through the
 // journaled controller, waits for the target to change (or resyncs), and
@@ -119,6 +120,14 @@ void AddBackendOptions(CLI::App* app, ControllerFlags* flags) {
                   "watch brings wakes its actions at once)")
       ->capture_default_str()
       ->check(Positive());
+  app->add_option("--partitioner", flags->manager.partitioner,
+                  "Who partitions the GPUs: agent (migserve's node agent) or "
+                  "dra (claims through NVIDIA's DRA driver, DynamicMIG; "
+                  "docs/kubernetes.md, \"The controller on DRA\")")
+      ->transform(OneOf<cluster::kubernetes::Partitioner>(
+          {{"agent", cluster::kubernetes::Partitioner::kAgent},
+           {"dra", cluster::kubernetes::Partitioner::kDra}}))
+      ->default_str("agent");
   app->add_option("--action-timeout-s", backend.action_timeout_s,
                   "An action not done after this long fails")
       ->capture_default_str()

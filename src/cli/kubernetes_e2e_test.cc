@@ -12,11 +12,14 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <thread>
+#include <tuple>
 
 #include "agent/node_agent.h"
 #include "agent/testing/fake_nvml.h"
@@ -115,6 +118,53 @@ TEST_F(KubernetesE2eTest, DayToNightThroughTheControllerCommand) {
       Controller(testing::SourcePath("data/deployments/night.json"));
   EXPECT_EQ(again.code, 0) << again.err;
   EXPECT_LT(server_.requests() - requests, 10);
+}
+
+// Day and night through NVIDIA's DRA driver (docs/kubernetes.md, "The
+// controller on DRA"): from an empty cluster to day, then day to night and
+// back, every instance a claim that the scheduler allocates first-fit and
+// that lands exactly where the plan put it (holding claims where first-fit
+// would put it lower), every floor held at every change, the controller
+// acting as its service account with the DRA overlay's permissions only.
+TEST_F(KubernetesE2eTest, DayToNightToDayThroughDraClaims) {
+  StartDra();
+  // Outlives the test's body: the observer stays with the server.
+  auto holds = std::make_shared<std::atomic<int>>(0);
+  server_.AddObserver([holds](const std::string& type, const std::string& path,
+                              const Json& object) {
+    if (type == "ADDED" && path.find("/resourceclaims/") != std::string::npos &&
+        object["metadata"]["labels"].value(k8s::kLabelInstance, "") == "hold") {
+      ++*holds;
+    }
+  });
+  const std::vector<std::string> dra = {"--partitioner", "dra"};
+  deployment::Deployment day = ShippedDeployment("day"),
+                         night = ShippedDeployment("night");
+  // First the night with one GPU more, holding a lone replica at start 6:
+  // first-fit would give it start 0 unless holding claims fill 0 to 5.
+  deployment::Deployment holes = night;
+  deployment::DeployedGpu lone = holes.gpus[0];
+  lone.id = static_cast<int>(holes.gpus.size());
+  lone.instances.resize(1);
+  lone.instances[0].start = 6;
+  holes.gpus.push_back(lone);
+  std::string holes_file = testing::WriteTempFile(
+      "night-and-a-hole.json", deployment::FormatDeployment(holes));
+  CliResult r = Controller(holes_file, dra);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_GT(*holds, 0);
+  for (const auto& [from, to, file] :
+       {std::tuple{&holes, &day, "day"}, std::tuple{&day, &night, "night"},
+        std::tuple{&night, &day, "day"}}) {
+    SCOPED_TRACE(file);
+    Watch(controller::MakeGoal(*from, *to));
+    r = Controller(
+        testing::SourcePath(std::string("data/deployments/") + file + ".json"),
+        dra);
+    ASSERT_EQ(r.code, 0) << r.err;
+    ExpectInvariantAndTarget();
+  }
+  EXPECT_EQ(dra_->Unschedulable(), std::vector<std::string>{});
 }
 
 // Pods with migserve's labels but not its owner annotation (another

@@ -1,6 +1,7 @@
 #include "manager/manager.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
 #include <memory>
@@ -8,6 +9,7 @@
 #include <set>
 
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/partition/dra_driver.h"
 #include "cluster/kubernetes/routing/kubernetes_router.h"
 #include "cluster/kubernetes/routing/routing_objects.h"
 #include "controller/reconciler.h"
@@ -39,6 +41,30 @@ k8s::BackendOptions BackendFor(const ManagerOptions& options,
     log("controller: warning: " + line);
   };
   return backend;
+}
+
+// The partition driver the backend acts through: DRA's where asked, once
+// its preflight finds nothing wrong; else none (the backend's own, the
+// node agent's).
+StatusOr<std::unique_ptr<k8s::PartitionDriver>> PartitionerFor(
+    const ManagerOptions& options, kube::KubeClient* client) {
+  if (options.partitioner != k8s::Partitioner::kDra) {
+    return std::unique_ptr<k8s::PartitionDriver>();
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(std::vector<k8s::Finding> findings,
+                            k8s::CheckDra(client, k8s::Partitioner::kDra));
+  std::vector<std::string> problems;
+  for (const k8s::Finding& f : findings) {
+    if (f.problem) problems.push_back(f.text);
+  }
+  if (!problems.empty()) {
+    return Status::FailedPrecondition(
+        fmt::format("--partitioner dra: {} (migserve doctor --partitioner dra)",
+                    fmt::join(problems, "; ")));
+  }
+  return std::unique_ptr<k8s::PartitionDriver>(std::make_unique<k8s::DraDriver>(
+      client, k8s::DraDriverOptions{options.config.namespace_,
+                                    options.backend.watch_s}));
 }
 
 // Where the controller's Lease lives: --lease-namespace, else the
@@ -104,6 +130,9 @@ class Manager {
   Status Run() {
     MIGSERVE_ASSIGN_OR_RETURN(target_, source_.Load());
     k8s::BackendOptions backend_options = BackendFor(options_, target_);
+    MIGSERVE_ASSIGN_OR_RETURN(std::unique_ptr<k8s::PartitionDriver> partition,
+                              PartitionerFor(options_, &client_));
+    backend_options.partition = partition.get();
     k8s::RouterOptions routing{options_.config.namespace_,
                                backend_options.serving, backend_options.models};
     routing.plane = target_.Plane();
@@ -306,6 +335,9 @@ StatusOr<cluster::TransitionPlan> DryRun(ManagerOptions options) {
   TargetSource source(options.target, &client);
   MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment target, source.Load());
   k8s::BackendOptions backend_options = BackendFor(options, target);
+  MIGSERVE_ASSIGN_OR_RETURN(std::unique_ptr<k8s::PartitionDriver> partition,
+                            PartitionerFor(options, &client));
+  backend_options.partition = partition.get();
   MIGSERVE_ASSIGN_OR_RETURN(std::unique_ptr<controller::Journal> journal,
                             DryRunJournal(options));
   JournalPodLedger ledger(journal.get());

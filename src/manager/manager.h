@@ -13,6 +13,7 @@
 
 #include "cluster/action.h"
 #include "cluster/kubernetes/kubernetes_backend.h"
+#include "cluster/kubernetes/partition/dra_check.h"
 #include "kube/kube_config.h"
 #include "kube/leader_lease.h"
 #include "manager/target_source.h"
@@ -36,6 +37,12 @@ struct ManagerOptions {
   // The backend's options; namespace_ and models are filled from the
   // config and the target.
   cluster::kubernetes::BackendOptions backend;
+  // Who partitions the GPUs: the node agent (kAgent) or NVIDIA's DRA
+  // driver through claims (kDra; refused, saying why, where its preflight
+  // finds a problem). The GPU Operator's MIG manager is not one the
+  // controller can act through.
+  cluster::kubernetes::Partitioner partitioner =
+      cluster::kubernetes::Partitioner::kAgent;
   // The --serving file the backend's spec came from ("" if none), named in
   // the message when no routes can be kept.
   std::string serving_file;

@@ -1,5 +1,6 @@
 // The Kubernetes end-to-end tests' cluster without a cluster or a GPU: the
-// stand-in API server over HTTPS, node agents on in-memory NVML, a fake
+// stand-in API server over HTTPS, node agents on in-memory NVML (or NVIDIA's
+// DRA driver and the scheduler's allocation, played on the stand-in), a fake
 // kubelet that marks a replica's instance in use while its pod runs, and
 // the checks every transition there must pass (each service's ready and
 // routed capacity at least its floor at every change of a pod, Service or
@@ -26,8 +27,10 @@
 #include "cli/cli_test_util.h"
 #include "cluster/kubernetes/kubernetes_backend.h"
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/partition/dra_driver.h"
 #include "cluster/kubernetes/partition/mig_annotations.h"
 #include "cluster/kubernetes/routing/kubernetes_router.h"
+#include "cluster/kubernetes/testing/dra_scheduler.h"
 #include "cluster/plan_json.h"
 #include "cluster/routing.h"
 #include "controller/controller.h"
@@ -198,20 +201,57 @@ class KubernetesE2eTest : public ::testing::Test {
     for (const auto& [service, route] : cluster::Routes(state)) {
       ASSERT_TRUE(router.SetRoute(route).ok());
     }
-    server_.AddObserver(
-        [this](const std::string&, const std::string& path, const Json&) {
-          if (path.find("/pods/") != std::string::npos) Measure();
-          if (path.find("/pods/") != std::string::npos ||
-              path.find("/httproutes/") != std::string::npos ||
-              path.find("/services/") != std::string::npos) {
-            CheckRoutes();
-          }
-          if (path.find("/httproutes/") != std::string::npos) {
-            std::lock_guard lock(mu_);
-            ++route_writes_;
-          }
-        });
+    CheckEveryChange();
     for (int n = 0; n < Nodes(); ++n) StartAgent(NodeName(n));
+  }
+
+  // An empty cluster whose GPUs NVIDIA's DRA driver partitions (DynamicMIG),
+  // played by the DRA scheduler: no agents, the driver's DeviceClass, the
+  // controller's DRA permissions (deploy/overlays/dra), and a kubelet. The
+  // controller's DRA partition driver moves it (`--partitioner dra`).
+  void StartDra() {
+    std::map<std::string, std::pair<const mig::GpuModel*, int>> gpus;
+    for (int n = 0; n < Nodes(); ++n) {
+      server_.Put(
+          "/api/v1/nodes/" + NodeName(n),
+          {{"metadata", {{"labels", {{"nvidia.com/mig.capable", "true"}}}}}});
+      gpus[NodeName(n)] = {&A100(), kGpusPerNode};
+    }
+    dra_ = std::make_unique<k8s::DraScheduler>(&server_, gpus);
+    server_.Put("/apis/resource.k8s.io/v1/deviceclasses/mig.nvidia.com",
+                {{"apiVersion", "resource.k8s.io/v1"},
+                 {"kind", "DeviceClass"},
+                 {"metadata", {{"name", "mig.nvidia.com"}}}});
+    const char* rbac = "deploy/overlays/dra/rbac-dra.yaml";
+    ASSERT_TRUE(
+        server_
+            .ApplyManifests(ReadFile(testing::SourcePath(rbac)).value(), rbac)
+            .ok());
+    kubelet_ =
+        std::make_unique<kube::FakeKubelet>(&server_, ready_after_s_, nullptr);
+    CheckEveryChange();
+  }
+
+  // Checks the floors and the routes at every change of a pod, Service or
+  // HTTPRoute from now on (once Watch says what to check).
+  void CheckEveryChange() {
+    server_.AddObserver([this](const std::string&, const std::string& path,
+                               const Json& object) {
+      // A pod that holds a DRA claim serves nothing.
+      bool holder = object.contains("metadata") &&
+                    object["metadata"].contains("labels") &&
+                    object["metadata"]["labels"].contains(k8s::kLabelInstance);
+      bool pod = path.find("/pods/") != std::string::npos && !holder;
+      if (pod) Measure();
+      if (pod || path.find("/httproutes/") != std::string::npos ||
+          path.find("/services/") != std::string::npos) {
+        CheckRoutes();
+      }
+      if (path.find("/httproutes/") != std::string::npos) {
+        std::lock_guard lock(mu_);
+        ++route_writes_;
+      }
+    });
   }
 
   // The pods a test forges are named forged-N.
@@ -254,8 +294,26 @@ class KubernetesE2eTest : public ::testing::Test {
   // Services its HTTPRoute weighs, each spreading its share over the ready
   // pods it selects. Records each service whose routed capacity is below
   // its floor (some replica then gets more than its throughput).
+  // What the checks read of a pod: its metadata (as `object`), whether it
+  // has a status and whether it is Ready. The checks run at every change:
+  // a copy of whole pods each time would cost more than the transition.
+  struct PodView {
+    Json object;
+    bool status = false;
+    bool ready = false;
+  };
+  std::vector<PodView> Pods() {
+    std::vector<PodView> pods;
+    server_.Visit(kPods, [&](const Json& pod) {
+      pods.push_back({{{"metadata", pod["metadata"]}},
+                      pod.contains("status"),
+                      kube::PodReady(pod)});
+    });
+    return pods;
+  }
+
   void CheckRoutes() {
-    std::vector<Json> pods = server_.List(kPods);
+    std::vector<PodView> pods = Pods();
     std::map<std::string, Json> services;
     for (const Json& s : server_.List(kServices)) {
       services[s["metadata"]["name"]] = s;
@@ -271,8 +329,9 @@ class KubernetesE2eTest : public ::testing::Test {
         g.weight = b["weight"];
         g.credit = 1e300;
         auto it = services.find(b["name"]);
-        for (const Json& pod : pods) {
-          if (it == services.end() || !kube::PodReady(pod) ||
+        for (const PodView& view : pods) {
+          const Json& pod = view.object;
+          if (it == services.end() || !view.ready ||
               !Selects(it->second["spec"]["selector"],
                        pod["metadata"]["labels"])) {
             continue;
@@ -363,12 +422,13 @@ class KubernetesE2eTest : public ::testing::Test {
   // lowest values seen.
   void Measure() {
     std::map<std::string, double> capacity;
-    for (const Json& pod : server_.List(kPods)) {
-      if (!pod.contains("status") || IsForged(pod)) continue;
-      if (k8s::Annotation(pod, k8s::kAnnotationOwner) != k8s::kDefaultOwner) {
+    for (const PodView& pod : Pods()) {
+      if (!pod.status || IsForged(pod.object)) continue;
+      if (k8s::Annotation(pod.object, k8s::kAnnotationOwner) !=
+          k8s::kDefaultOwner) {
         continue;  // not a replica of the controller's
       }
-      auto replica = k8s::ReplicaFromMetadata(pod["metadata"]);
+      auto replica = k8s::ReplicaFromMetadata(pod.object["metadata"]);
       if (replica) capacity[replica->service] += replica->credit;
     }
     std::lock_guard lock(mu_);
@@ -392,11 +452,25 @@ class KubernetesE2eTest : public ::testing::Test {
       EXPECT_EQ(violations_, std::vector<std::string>{});
     }
     kube::KubeClient client(config_);
-    k8s::KubernetesBackend backend(&client, BackendOptions());
+    k8s::BackendOptions options = BackendOptions();
+    std::unique_ptr<k8s::DraDriver> claims;
+    if (dra_) {
+      claims = std::make_unique<k8s::DraDriver>(
+          &client, k8s::DraDriverOptions{kNamespace, 1});
+      options.partition = claims.get();
+    }
+    k8s::KubernetesBackend backend(&client, options);
     cluster::ClusterState end = backend.Observe().value();
     EXPECT_EQ(controller::EndStateProblems(end, goal_),
               std::vector<std::string>{});
     for (const cluster::GpuState& g : end.gpus) {
+      if (dra_) {
+        // What the scheduler allocated is what the controller reads.
+        EXPECT_EQ(dra_->Layout(g.id.node, g.id.index), g.layout())
+            << "GPU " << g.id;
+        EXPECT_EQ(g.model, &A100());
+        continue;
+      }
       EXPECT_EQ(nvml_[nodes_.at(g.id.node)]->Layout(g.id.index), g.layout())
           << "GPU " << g.id;
       EXPECT_EQ(g.model, &drivers_[nodes_.at(g.id.node)]->model(g.id.index));
@@ -448,6 +522,7 @@ class KubernetesE2eTest : public ::testing::Test {
   std::vector<std::unique_ptr<agent::MigDriver>> drivers_;
   std::vector<std::unique_ptr<kube::KubeClient>> clients_;
   std::unique_ptr<kube::FakeKubelet> kubelet_;
+  std::unique_ptr<k8s::DraScheduler> dra_;  // StartDra's
   std::vector<std::thread> agents_;
   std::atomic<bool> stop_ = false;
   std::mutex mu_;

@@ -21,14 +21,19 @@ std::string DraSelector(const mig::Profile& profile, const std::string& uuid);
 // A ResourceClaim named `name` for one MIG device that `selector` selects,
 // annotated with the `device` first-fit is planned to give it, in `spec`'s
 // namespace.
-Json DraClaim(const std::string& name, Json labels, const std::string& device,
-              const std::string& selector, const ServingSpec& spec);
+nlohmann::ordered_json DraClaim(const std::string& name,
+                                nlohmann::ordered_json labels,
+                                const std::string& device,
+                                const std::string& selector,
+                                const ServingSpec& spec);
 
 // A holding claim's pod: it only holds claim `name` (pause, as nobody, Pod
 // Security "restricted"), on `node`.
-Json HoldPod(const std::string& name, const Json& labels,
-             const std::string& device, const std::string& node,
-             const ServingSpec& spec);
+nlohmann::ordered_json HoldPod(const std::string& name,
+                               const nlohmann::ordered_json& labels,
+                               const std::string& device,
+                               const std::string& node,
+                               const ServingSpec& spec);
 
 }  // namespace migserve::cluster::kubernetes
 

@@ -158,6 +158,13 @@ std::vector<std::string> DraScheduler::Unschedulable() const {
   return unschedulable_;
 }
 
+mig::Layout DraScheduler::Layout(const std::string& node, int minor) const {
+  MutexLock lock(&mu_);
+  auto at = nodes_.find(node);
+  if (at == nodes_.end() || minor < 0 || minor >= at->second.gpus()) return {};
+  return at->second.layout(minor);
+}
+
 void DraScheduler::OnChange(const std::string& type, const std::string& path,
                             const Json& object) {
   if (type == "DELETED" && path.find("/resourceclaims/") != std::string::npos) {

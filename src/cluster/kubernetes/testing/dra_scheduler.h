@@ -41,6 +41,9 @@ class DraScheduler {
   nlohmann::json Slices() const;
   // Why the pods that could not be scheduled were not ("pod: reason").
   std::vector<std::string> Unschedulable() const;
+  // The devices allocated on GPU `minor` of `node` (none on a node
+  // without GPUs).
+  mig::Layout Layout(const std::string& node, int minor) const;
 
  private:
   struct Claimed {
