@@ -194,6 +194,11 @@ void SetupSimulate(CLI::App* app, CommandContext* context) {
   app->add_option("--repartition-s", d.repartition_s,
                   "Seconds per partial repartition")
       ->capture_default_str();
+  app->add_option("--claim-s", d.claim_s,
+                  "Price repartitions as Kubernetes DRA makes them: seconds "
+                  "per instance a repartition adds, one claim after another "
+                  "(0: --repartition-s per repartition, the node agent's)")
+      ->capture_default_str();
   app->add_option("--jitter", d.jitter, "Durations vary by +-this share")
       ->capture_default_str();
   app->add_option("--fail-action", flags->faults.fail_action,

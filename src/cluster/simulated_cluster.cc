@@ -18,6 +18,11 @@ Status ActionDurations::Validate() const {
           kMaxActionSeconds, d));
     }
   }
+  if (!(claim_s >= 0 && claim_s <= kMaxActionSeconds)) {
+    return Status::InvalidArgument(
+        fmt::format("seconds per claim must be in [0, {:g}], got {}",
+                    kMaxActionSeconds, claim_s));
+  }
   if (!(jitter >= 0 && jitter < 1)) {
     return Status::InvalidArgument("jitter must be in [0, 1)");
   }
@@ -48,7 +53,9 @@ double SimulatedCluster::Duration(const Action& a, bool local) {
       base = local ? durations_.local_migrate_s : durations_.remote_migrate_s;
       break;
     case ActionKind::kRepartition:
-      base = durations_.repartition_s;
+      base = durations_.claim_s > 0 && !a.add.empty()
+                 ? durations_.claim_s * static_cast<double>(a.add.size())
+                 : durations_.repartition_s;
       break;
   }
   std::uniform_real_distribution<double> scale(1 - durations_.jitter,

@@ -34,10 +34,16 @@ struct ActionDurations {
   double local_migrate_s = 35;
   double remote_migrate_s = 45;
   double repartition_s = 8;
+  // Through Kubernetes DRA (docs/kubernetes.md, "The controller on DRA"):
+  // a repartition is its claims, one after another, each an instance
+  // created by the driver plus its holding pod's start; it takes this many
+  // seconds per instance it adds (and repartition_s where it adds none).
+  // 0: repartition_s per repartition, as the node agent does it.
+  double claim_s = 0;
   double jitter = 0.2;  // each duration is scaled by 1 + U(-jitter, jitter)
 
   // Returns InvalidArgument unless every duration is in (0,
-  // kMaxActionSeconds] and 0 <= jitter < 1.
+  // kMaxActionSeconds] (claim_s: 0 too) and 0 <= jitter < 1.
   Status Validate() const;
 };
 

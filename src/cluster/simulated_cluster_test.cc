@@ -54,6 +54,35 @@ TEST(SimulatedClusterTest, IndependentActionsRunInParallel) {
   EXPECT_EQ(sim.WaitAny().status().code(), Status::Code::kFailedPrecondition);
 }
 
+// Through DRA a repartition is its claims one after another: the 7g
+// replaced by seven 1g takes seven claims' time, one that only removes
+// takes a repartition's.
+TEST(SimulatedClusterTest, ThroughDraARepartitionTakesItsClaimsInTurn) {
+  ActionDurations d = NoJitter();
+  d.claim_s = 3;
+  SimulatedCluster sim(TwoIdleGpus(), d);
+  Action split;
+  split.id = 0;
+  split.kind = ActionKind::kRepartition;
+  split.at = {{"n", 0}, &A100(), Seven()};
+  split.remove = {Seven()};
+  for (int start = 0; start < 7; ++start) {
+    split.add.push_back({A100().FindProfile("1g.10gb"), start});
+  }
+  Action empty = split;
+  empty.id = 1;
+  empty.at.gpu = {"n", 1};
+  empty.add.clear();
+  ASSERT_TRUE(sim.Start(split).ok());
+  ASSERT_TRUE(sim.Start(empty).ok());
+  EXPECT_EQ(sim.WaitAny()->id, 1);
+  EXPECT_DOUBLE_EQ(sim.now_s(), 8);
+  EXPECT_EQ(sim.WaitAny()->id, 0);
+  EXPECT_DOUBLE_EQ(sim.now_s(), 21);
+  d.claim_s = -1;
+  EXPECT_EQ(d.Validate().code(), Status::Code::kInvalidArgument);
+}
+
 TEST(SimulatedClusterTest, RecordsEachActionAndEveryCapacityChange) {
   SimulatedCluster sim(TwoIdleGpus(), NoJitter());
   ASSERT_TRUE(sim.Start(Create(0, 0)).ok());
