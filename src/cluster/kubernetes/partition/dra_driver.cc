@@ -125,10 +125,17 @@ StatusOr<std::set<std::string>> DraDriver::Sync() {
   MIGSERVE_RETURN_IF_ERROR(claims_.Look());
   MIGSERVE_RETURN_IF_ERROR(pods_.Look());
   std::set<std::string> moved;
-  // Where an object is now, or was when last seen.
+  // Where an object is now (`node`), or was when last seen if it is gone
+  // (`node` empty); the node moved either way.
   auto at = [&](const std::string& key, const std::string& node) {
-    std::string& known = node_of_[key];
-    if (!node.empty()) known = node;
+    std::string known = node;
+    if (node.empty()) {
+      auto seen = node_of_.find(key);
+      if (seen != node_of_.end()) known = seen->second;
+      node_of_.erase(key);
+    } else {
+      node_of_[key] = node;
+    }
     moved.insert(known);
     return known;
   };
@@ -141,7 +148,9 @@ StatusOr<std::set<std::string>> DraDriver::Sync() {
     MIGSERVE_ASSIGN_OR_RETURN(kube::Informer::Objects all, slices_.Get());
     std::vector<nlohmann::json> items;
     for (auto& [name, slice] : all) items.push_back(std::move(slice));
-    MIGSERVE_ASSIGN_OR_RETURN(gpus_, GpusOfSlices(items, "resourceslices"));
+    StatusOr<SliceGpus> read = GpusOfSlices(items, "resourceslices");
+    slices_read_ = read.status();
+    if (read.ok()) gpus_ = std::move(*read);
   }
   for (const auto& [name, claim] : claims_.TakeChanges()) {
     std::string node = at("claim/" + name, claim ? NodeLabel(*claim) : "");
@@ -154,6 +163,7 @@ StatusOr<std::set<std::string>> DraDriver::Sync() {
   for (const auto& [name, pod] : pods_.TakeChanges()) {
     at("pod/" + name, pod ? NodeLabel(*pod) : "");
   }
+  MIGSERVE_RETURN_IF_ERROR(slices_read_);  // until the slices are mended
   moved.erase("");
   return moved;
 }

@@ -108,6 +108,7 @@ class DraDriver : public PartitionDriver {
   // and their names by node; the node of each slice, claim and pod seen
   // ("slice/", "claim/", "pod/" and its name).
   SliceGpus gpus_;
+  Status slices_read_;  // of the last reading of the slices
   std::map<std::string, nlohmann::json> claim_objects_;
   std::map<std::string, std::set<std::string>> claims_by_node_;
   std::map<std::string, std::string> node_of_;
