@@ -98,7 +98,8 @@ StatusOr<GpuModel> ParseGpuModel(const std::string& yaml,
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(root, source, ""));
   MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
       {"name", "aliases", "pci_device_ids", "products", "compute_slices",
-       "memory_slices", "memory_gb", "legacy_4g3g", "profiles"}));
+       "memory_slices", "memory_gb", "legacy_4g3g", "memory_bandwidth_gbs",
+       "dense_bf16_tflops", "profiles"}));
   GpuModel model;
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &model.name));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("aliases", &model.aliases));
@@ -128,6 +129,11 @@ StatusOr<GpuModel> ParseGpuModel(const std::string& yaml,
   MIGSERVE_RETURN_IF_ERROR(map.Required("memory_slices", &model.memory_slices));
   MIGSERVE_RETURN_IF_ERROR(map.Required("memory_gb", &model.memory_gb));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("legacy_4g3g", &model.legacy_4g3g));
+  // What the LLM capacity model reads (docs/llm.md); absent: unknown.
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("memory_bandwidth_gbs",
+                                        &model.memory_bandwidth_gbs, {1, 1e6}));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.Optional("dense_bf16_tflops", &model.dense_bf16_tflops, {1, 1e6}));
   for (auto [key, value] : {std::pair{"compute_slices", model.compute_slices},
                             std::pair{"memory_slices", model.memory_slices}}) {
     if (value < 1 || value > kMaxSlices) {

@@ -55,6 +55,11 @@ struct GpuModel {
   double memory_gb = 0;
   // True where drivers before R510 refused 4g together with 3g (A100).
   bool legacy_4g3g = false;
+  // The whole GPU's memory bandwidth, GB/s, and dense BF16 tensor
+  // throughput, TFLOPS, from its data sheet: what the LLM capacity model
+  // (src/llm/) shares among slices. 0: not in the table.
+  double memory_bandwidth_gbs = 0;
+  double dense_bf16_tflops = 0;
   std::vector<Profile> profiles;
 
   bool operator==(const GpuModel&) const = default;
