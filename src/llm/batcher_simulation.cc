@@ -1,0 +1,153 @@
+#include "llm/batcher_simulation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <random>
+#include <vector>
+
+#include "queueing/arrivals.h"
+
+namespace migserve::llm {
+namespace {
+
+struct Request {
+  double arrival_s = 0;
+  long prompt = 1;
+  long output = 1;
+  double first_s = -1;  // its first token
+  long made = 0;        // output tokens so far
+  double done_s = -1;
+};
+
+// A token count of mean `mean` and coefficient of variation `cv` (gamma;
+// `mean` itself for cv 0), at least 1.
+class Lengths {
+ public:
+  Lengths(double mean, double cv, uint64_t seed)
+      : rng_(seed),
+        mean_(mean),
+        gamma_(cv > 0 ? 1 / (cv * cv) : 1, cv > 0 ? mean * cv * cv : 1),
+        random_(cv > 0) {}
+  long Next() {
+    double x = random_ ? gamma_(rng_) : mean_;
+    return std::max(1L, std::lround(x));
+  }
+
+ private:
+  std::mt19937_64 rng_;
+  double mean_;
+  std::gamma_distribution<double> gamma_;
+  bool random_;
+};
+
+std::vector<Request> MakeRequests(const LlmTerms& terms,
+                                  const queueing::Traffic& traffic,
+                                  const BatcherRun& run) {
+  queueing::ShapedStream arrivals(queueing::ShapeAt(traffic, run.rate),
+                                  run.seed);
+  Lengths prompts(terms.prompt_tokens, terms.prompt_cv, run.seed + 1);
+  Lengths outputs(terms.output_tokens, terms.output_cv, run.seed + 2);
+  std::vector<Request> requests(static_cast<size_t>(run.requests));
+  for (Request& r : requests) {
+    r.arrival_s = arrivals.Next() / run.rate;
+    r.prompt = prompts.Next();
+    r.output = outputs.Next();
+  }
+  return requests;
+}
+
+}  // namespace
+
+double Quantile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  size_t k =
+      std::min(values.size() - 1,
+               static_cast<size_t>(std::max(
+                   1.0, std::ceil(q * static_cast<double>(values.size())))) -
+                   1);
+  std::nth_element(values.begin(), values.begin() + k, values.end());
+  return values[k];
+}
+
+BatcherSamples RunBatcher(const SliceCapacity& slice, const LlmTerms& terms,
+                          const queueing::Traffic& traffic,
+                          const BatcherRun& run) {
+  std::vector<Request> requests = MakeRequests(terms, traffic, run);
+  BatcherSamples out;
+  std::vector<size_t> running;
+  size_t next = 0;  // the first request not admitted
+  long room = 0;    // KV tokens reserved
+  double now = 0, occupied = 0, tokens = 0;
+  while (next < requests.size() || !running.empty()) {
+    if (running.empty() && requests[next].arrival_s > now) {
+      now = requests[next].arrival_s;
+    }
+    long prefill = 0;
+    std::vector<size_t> joined;
+    while (next < requests.size() && requests[next].arrival_s <= now &&
+           static_cast<int>(running.size()) < slice.max_batch) {
+      Request& r = requests[next];
+      if (r.prompt + r.output > slice.kv_tokens) {
+        out.fits = false;
+        return out;
+      }
+      if (room + r.prompt + r.output > slice.kv_tokens) break;
+      room += r.prompt + r.output;
+      prefill += r.prompt;
+      running.push_back(next);
+      joined.push_back(next++);
+    }
+    long context = 0;
+    for (size_t i : running) context += requests[i].prompt + requests[i].made;
+    double step_s = slice.StepMs(context, prefill) / 1e3;
+    occupied += step_s * static_cast<double>(room) /
+                static_cast<double>(slice.kv_tokens);
+    now += step_s;
+    tokens += static_cast<double>(running.size());
+    std::vector<size_t> still;
+    for (size_t i : running) {
+      Request& r = requests[i];
+      if (r.made++ == 0) r.first_s = now;
+      if (r.made < r.output) {
+        still.push_back(i);
+        continue;
+      }
+      r.done_s = now;
+      room -= r.prompt + r.output;
+    }
+    running = std::move(still);
+  }
+  for (size_t i = requests.size() / 10; i < requests.size(); ++i) {
+    const Request& r = requests[i];
+    out.ttft_ms.push_back((r.first_s - r.arrival_s) * 1e3);
+    if (r.output > 1) {
+      out.tpot_ms.push_back((r.done_s - r.first_s) * 1e3 /
+                            static_cast<double>(r.output - 1));
+    }
+    out.latency_ms.push_back((r.done_s - r.arrival_s) * 1e3);
+  }
+  out.kv_occupancy = now > 0 ? occupied / now : 0;
+  out.output_tokens_per_s = now > 0 ? tokens / now : 0;
+  return out;
+}
+
+BatcherStats SimulateBatcher(const SliceCapacity& slice, const LlmTerms& terms,
+                             const queueing::Traffic& traffic,
+                             const BatcherRun& run) {
+  BatcherSamples s = RunBatcher(slice, terms, traffic, run);
+  BatcherStats stats;
+  stats.fits = s.fits;
+  stats.counted = static_cast<int>(s.ttft_ms.size());
+  stats.ttft_p50_ms = Quantile(s.ttft_ms, 0.5);
+  stats.ttft_p99_ms = Quantile(s.ttft_ms, 0.99);
+  stats.tpot_p50_ms = Quantile(s.tpot_ms, 0.5);
+  stats.tpot_p99_ms = Quantile(s.tpot_ms, 0.99);
+  stats.latency_p50_ms = Quantile(s.latency_ms, 0.5);
+  stats.latency_p99_ms = Quantile(s.latency_ms, 0.99);
+  stats.kv_occupancy = s.kv_occupancy;
+  stats.output_tokens_per_s = s.output_tokens_per_s;
+  return stats;
+}
+
+}  // namespace migserve::llm

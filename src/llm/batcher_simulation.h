@@ -1,0 +1,66 @@
+// A continuous batcher (vLLM-like) at token level (docs/llm.md): requests
+// arrive as the replica's router gives them, wait in order of arrival, and
+// join the running batch at the next step while it has fewer than
+// max_batch sequences and the KV cache room for the whole request (prompt
+// and output: no preemption). Each step prefills the prompts of those that
+// joined and gives every running sequence its next token (a joining one
+// its first); its time is SliceCapacity::StepMs. A sequence leaves once it
+// has its output and frees its room.
+#ifndef MIGSERVE_LLM_BATCHER_SIMULATION_H_
+#define MIGSERVE_LLM_BATCHER_SIMULATION_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "llm/llm_terms.h"
+#include "llm/slice_model.h"
+#include "queueing/traffic.h"
+
+namespace migserve::llm {
+
+struct BatcherRun {
+  double rate = 0;      // requests/s the replica receives
+  int requests = 2000;  // simulated, the first tenth a warm-up not counted
+  uint64_t seed = 1;
+};
+
+struct BatcherStats {
+  int counted = 0;  // requests measured
+  double ttft_p50_ms = 0, ttft_p99_ms = 0;
+  double tpot_p50_ms = 0, tpot_p99_ms = 0;
+  double latency_p50_ms = 0, latency_p99_ms = 0;
+  double kv_occupancy = 0;  // mean share of the KV room in use, by time
+  double output_tokens_per_s = 0;
+  // A request longer than the KV room never runs: then false, and the
+  // percentiles are meaningless.
+  bool fits = true;
+};
+
+// Each counted request's times, ms (tpot: those with more than one output
+// token), and the replica's mean KV occupancy and output tokens/s.
+struct BatcherSamples {
+  std::vector<double> ttft_ms, tpot_ms, latency_ms;
+  double kv_occupancy = 0;
+  double output_tokens_per_s = 0;
+  bool fits = true;
+};
+
+// Runs `run.requests` requests of `terms`' lengths through a replica of
+// `slice`, arriving as `traffic` gives a replica receiving `run.rate`.
+// Deterministic for a seed.
+BatcherSamples RunBatcher(const SliceCapacity& slice, const LlmTerms& terms,
+                          const queueing::Traffic& traffic,
+                          const BatcherRun& run);
+
+// RunBatcher's samples summarized.
+BatcherStats SimulateBatcher(const SliceCapacity& slice, const LlmTerms& terms,
+                             const queueing::Traffic& traffic,
+                             const BatcherRun& run);
+
+// The `q` quantile of `values` (the smallest value with at least q of them
+// at or below it); 0 for none.
+double Quantile(std::vector<double> values, double q);
+
+}  // namespace migserve::llm
+
+#endif  // MIGSERVE_LLM_BATCHER_SIMULATION_H_

@@ -1,0 +1,37 @@
+// What one replica of an LLM service is credited with (docs/llm.md, "p99
+// credits"): the highest request rate at which the token-level simulation
+// of its continuous batcher (batcher_simulation.h), with the arrivals its
+// router gives it, keeps the p99 time to first token, the p99 time per
+// output token and the p99 request latency within the service's SLOs. The
+// optimizer, the controller and routing read it as they read any credit.
+#ifndef MIGSERVE_LLM_LLM_CREDIT_H_
+#define MIGSERVE_LLM_LLM_CREDIT_H_
+
+#include <string>
+
+#include "llm/batcher_simulation.h"
+#include "llm/llm_model.h"
+#include "llm/llm_terms.h"
+#include "llm/slice_model.h"
+#include "mig/gpu_model.h"
+#include "queueing/traffic.h"
+
+namespace migserve::llm {
+
+struct LlmCredit {
+  double rate = 0;  // requests/s; 0: the slice cannot serve the service
+  std::string why;  // where rate is 0: why not
+  SliceCapacity slice;
+  BatcherStats at_rate;  // the simulation at the credited rate
+};
+
+// The credit of a replica of `model` on `profile` of `gpu` for a service
+// of `terms` behind `traffic` (its service_rate the service's rate).
+LlmCredit CreditOf(const LlmModel& model, const mig::GpuModel& gpu,
+                   const mig::Profile& profile, const LlmTerms& terms,
+                   const queueing::Traffic& traffic,
+                   const EngineOptions& engine = {});
+
+}  // namespace migserve::llm
+
+#endif  // MIGSERVE_LLM_LLM_CREDIT_H_
