@@ -1,9 +1,11 @@
 #include "workload/capacity_matrix.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <set>
 
+#include "llm/llm_credit.h"
 #include "profile/capacity.h"
 #include "queueing/capacity_model.h"
 #include "util/interrupt.h"
@@ -23,8 +25,13 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
   // The credits, each service's on a thread of its own (--jobs): the
   // searches dominate the time of an optimize at fleet scale.
   int n = static_cast<int>(workload.services.size());
+  std::vector<std::string> llm_why(n);  // an LLM service's, where it fits none
   ParallelFor(n, [&](int j) {
     const Service& s = workload.services[j];
+    if (s.llm) {
+      llm_why[j] = m.FillLlm(workload, s, gpu, j);
+      return;
+    }
     // At fleet scale the searches take minutes: a signal stops them.
     if (Interrupted() || !profiles.HasModel(s.model, gpu.name)) return;
     queueing::ServiceTerms terms = workload.TermsOf(s);
@@ -51,6 +58,12 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
       return fmt::format("{}:{}: services[{}]{}", workload.source, s.line, j,
                          field);
     };
+    if (s.llm) {
+      if (llm_why[j].empty()) continue;
+      return Status::InvalidArgument(
+          fmt::format("{}: service '{}' fits no profile of {}: {}", where(""),
+                      s.name, gpu.name, llm_why[j]));
+    }
     if (!profiles.HasModel(s.model, gpu.name)) {
       std::vector<std::string> known = profiles.Models(gpu.name);
       std::set<std::string> measured_on;
@@ -94,6 +107,41 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
         workload.latency_budget, s.latency_ms));
   }
   return m;
+}
+
+std::string CapacityMatrix::FillLlm(const Workload& workload,
+                                    const Service& service,
+                                    const mig::GpuModel& gpu, int j) {
+  const llm::LlmModel& model =
+      *workload.llm_models->Find(service.model).value();
+  queueing::Traffic traffic = workload.TermsOf(service).traffic;
+  std::vector<std::string> why;
+  for (int p = 0; p < num_profiles_; ++p) {
+    const mig::Profile& profile = gpu.profiles[p];
+    if (!workload.mig.Enabled(profile) || Interrupted()) continue;
+    llm::LlmCredit c =
+        llm::CreditOf(model, gpu, profile, *service.llm, traffic);
+    if (c.rate <= 0) {
+      why.push_back(fmt::format("{}: {}", profile.name, c.why));
+      continue;
+    }
+    profile::ProfileRow row;
+    row.model = service.model;
+    row.gpu = gpu.name;
+    row.profile = profile.name;
+    row.batch = c.slice.max_batch;  // the engine's max_num_seqs
+    row.throughput = c.rate;
+    row.latency_ms = c.at_rate.latency_p50_ms;
+    row.memory_gb = model.WeightBytes() / 1e9;
+    Cell& cell = cells_[j * num_profiles_ + p];
+    cell.row = std::move(row);
+    cell.capacity = c.rate;
+  }
+  bool any = false;
+  for (int p = 0; p < num_profiles_; ++p) {
+    any = any || cells_[j * num_profiles_ + p].capacity > 0;
+  }
+  return any ? "" : fmt::format("{}", fmt::join(why, "; "));
 }
 
 }  // namespace migserve::workload

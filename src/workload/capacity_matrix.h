@@ -1,8 +1,9 @@
 // For each service of a workload and each profile of its GPU, the best
 // measured point the service may use there and what one instance of it
-// serves under the workload's capacity model (DESIGN 3, docs/capacity.md),
-// and the utility of that instance (paper 5.1: its throughput over the
-// service's requirement).
+// serves under the workload's capacity model (DESIGN 3, docs/capacity.md;
+// an LLM service's from its modelled slice, docs/llm.md), and the utility
+// of that instance (paper 5.1: its throughput over the service's
+// requirement).
 #ifndef MIGSERVE_WORKLOAD_CAPACITY_MATRIX_H_
 #define MIGSERVE_WORKLOAD_CAPACITY_MATRIX_H_
 
@@ -69,6 +70,14 @@ class CapacityMatrix {
     double capacity = 0;
     bool measured = false;
   };
+
+  // Fills service `j`'s cells, an LLM's (docs/llm.md): on each enabled
+  // profile the credit of the token-level simulation of its continuous
+  // batcher, its row what the replica runs with (the engine's most
+  // sequences as its batch, the median request latency at its credit).
+  // Returns why it fits no profile, or "" where it fits one.
+  std::string FillLlm(const Workload& workload, const Service& service,
+                      const mig::GpuModel& gpu, int j);
 
   CapacityMatrix(int num_profiles, std::vector<double> required)
       : num_profiles_(num_profiles),

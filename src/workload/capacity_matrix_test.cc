@@ -36,6 +36,45 @@ class CapacityMatrixTest : public ::testing::Test {
   Workload workload_;
 };
 
+// An LLM service beside today's (docs/llm.md): its cells are the token
+// simulation's credits, none on a slice that cannot hold its weights, and
+// where it fits no slice the error says why for each.
+TEST_F(CapacityMatrixTest, LlmServicesAreCreditedPerSliceFromTheirModel) {
+  auto m = Build(
+      "gpu: A100-SXM4-80GB\nservices:\n"
+      "  - {name: a, model: m, throughput: 100, latency_ms: 200}\n"
+      "  - {name: chat, model: llama-3.1-8b, kind: llm, throughput: 5, "
+      "ttft_ms: 2000, tpot_ms: 100, prompt_tokens: 1024, "
+      "output_tokens: 256}\n");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  int g1 = gpu_.FindProfile("1g.10gb"), g3 = gpu_.FindProfile("3g.40gb"),
+      g7 = gpu_.FindProfile("7g.80gb");
+  EXPECT_EQ(m->throughput(1, g1), 0);  // 16 GB of weights in 10 GB: no
+  EXPECT_EQ(m->row(1, g1), nullptr);
+  EXPECT_GT(m->throughput(1, g3), 0);
+  EXPECT_GT(m->throughput(1, g7), m->throughput(1, g3));
+  ASSERT_NE(m->row(1, g7), nullptr);
+  EXPECT_EQ(m->row(1, g7)->model, "llama-3.1-8b");
+  EXPECT_EQ(m->row(1, g7)->throughput, m->throughput(1, g7));
+  EXPECT_GT(m->throughput(0, g1), 0);  // today's service as before
+
+  auto tight = Build(
+      "gpu: A100-SXM4-80GB\nservices:\n"
+      "  - {name: chat, model: llama-3.1-8b, kind: llm, throughput: 5, "
+      "ttft_ms: 1, tpot_ms: 100, prompt_tokens: 1024, output_tokens: 256}\n");
+  ASSERT_FALSE(tight.ok());
+  EXPECT_NE(tight.status().message().find(
+                "w.yaml:3: services[0]: service 'chat' fits no profile of "
+                "A100-SXM4-80GB: 1g.10gb: llama-3.1-8b (16.1 GB of bf16 "
+                "weights) does not fit 1g.10gb"),
+            std::string::npos)
+      << tight.status().message();
+  EXPECT_NE(tight.status().message().find(
+                "7g.80gb: even an idle replica misses the SLOs"),
+            std::string::npos)
+      << tight.status().message();
+}
+
 // A signal stops the credit searches (minutes at fleet scale): the build
 // ends with Aborted, naming the workload, instead of finishing them.
 TEST_F(CapacityMatrixTest, ASignalStopsTheSearches) {

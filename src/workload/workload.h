@@ -2,11 +2,14 @@
 #ifndef MIGSERVE_WORKLOAD_WORKLOAD_H_
 #define MIGSERVE_WORKLOAD_WORKLOAD_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "llm/llm_model.h"
+#include "llm/llm_terms.h"
 #include "mig/gpu_model.h"
 #include "queueing/capacity_model.h"
 #include "queueing/router_kind.h"
@@ -31,6 +34,12 @@ struct Service {
   int line = 0;           // line in the source file; 0 if made in memory
   int min_replicas = 1;   // replicas the deployment must give it at least
   ObserveQueries observe = {};
+  // `kind: llm` (docs/llm.md): a language model of the workload's LLM
+  // table served by a continuous batcher; throughput is requests/s and
+  // latency_ms the p99 request latency (by default TTFT + TPOT x the mean
+  // output x (1 + 3 x its cv)), also in llm->latency_ms. None: today's
+  // kind.
+  std::optional<llm::LlmTerms> llm = std::nullopt;
 };
 
 // A GPU type the workload may use, and its cost per GPU-hour.
@@ -86,6 +95,10 @@ struct Workload {
   int max_procs = 1;               // MPS processes per instance (1: MIG only)
   mig::MigOptions mig;             // legacy_4g3g, optional_profiles
   std::vector<Service> services;
+  // The models LLM services name: `llm_models: FILE`, else the shipped
+  // table (data/llm/models.yaml). Null while no service is an LLM's.
+  std::shared_ptr<const llm::LlmModelTable> llm_models;
+  std::string llm_models_file;  // as the workload names it; "" if shipped
 
   // Returns the index of the service named `name`, or -1.
   int FindService(const std::string& name) const;

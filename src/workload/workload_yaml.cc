@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <memory>
 #include <unordered_map>
 #include <utility>
 
@@ -84,14 +86,92 @@ Status ParseSurvive(const YamlMap& parent, Workload* w) {
   return Status::Ok();
 }
 
+// `kind: llm`'s fields into `s` (docs/llm.md); for today's kind, none may
+// be there.
+Status ParseLlmTerms(const YamlMap& map, Service* s) {
+  std::string kind = "dnn";
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("kind", &kind));
+  constexpr std::string_view kLlmKeys[] = {"ttft_ms",       "tpot_ms",
+                                           "prompt_tokens", "output_tokens",
+                                           "prompt_cv",     "output_cv"};
+  if (kind == "dnn") {
+    for (std::string_view key : kLlmKeys) {
+      if (map.Value(key).IsDefined()) {
+        return map.Error(key, "only a service of kind: llm has it");
+      }
+    }
+    return map.Required("latency_ms", &s->latency_ms, kLatencyMsRange);
+  }
+  if (kind != "llm") {
+    return map.Error("kind", "must be dnn (the default) or llm, got " + kind);
+  }
+  llm::LlmTerms t;
+  MIGSERVE_RETURN_IF_ERROR(
+      map.Required("ttft_ms", &t.ttft_ms, kLatencyMsRange));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.Required("tpot_ms", &t.tpot_ms, kLatencyMsRange));
+  constexpr NumberRange kTokens{1, 1e7}, kCv{0, 10};
+  MIGSERVE_RETURN_IF_ERROR(
+      map.Required("prompt_tokens", &t.prompt_tokens, kTokens));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.Required("output_tokens", &t.output_tokens, kTokens));
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("prompt_cv", &t.prompt_cv, kCv));
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("output_cv", &t.output_cv, kCv));
+  // By default the first token and the others of a long output: mean + 3
+  // standard deviations.
+  s->latency_ms =
+      t.ttft_ms + t.tpot_ms * t.output_tokens * (1 + 3 * t.output_cv);
+  MIGSERVE_RETURN_IF_ERROR(
+      map.Optional("latency_ms", &s->latency_ms, kLatencyMsRange));
+  t.latency_ms = s->latency_ms;
+  s->llm = t;
+  return Status::Ok();
+}
+
+// Gives `w` the LLM table its LLM services name (`llm_models`, a path
+// relative to the workload's file, else the shipped one) and checks that
+// each of their models is in it.
+Status ResolveLlmModels(const YamlMap& map, Workload* w) {
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("llm_models", &w->llm_models_file));
+  bool any = false;
+  for (const Service& s : w->services) any = any || s.llm.has_value();
+  if (!any && w->llm_models_file.empty()) return Status::Ok();
+  if (w->llm_models_file.empty()) {
+    w->llm_models = std::shared_ptr<const llm::LlmModelTable>(
+        &llm::ShippedLlmModels(), [](const llm::LlmModelTable*) {});
+  } else {
+    std::string path = w->llm_models_file;
+    if (path[0] != '/') {
+      std::string dir = std::filesystem::path(w->source).parent_path();
+      if (!dir.empty()) path = dir + "/" + path;
+    }
+    auto table = llm::LoadLlmModels(path);
+    if (!table.ok()) return map.Error("llm_models", table.status().message());
+    w->llm_models =
+        std::make_shared<const llm::LlmModelTable>(std::move(*table));
+  }
+  for (size_t i = 0; i < w->services.size(); ++i) {
+    const Service& s = w->services[i];
+    if (!s.llm) continue;
+    auto model = w->llm_models->Find(s.model);
+    if (!model.ok()) {
+      return Status::InvalidArgument(
+          fmt::format("{}:{}: services[{}].model: {}", w->source, s.line, i,
+                      model.status().message()));
+    }
+  }
+  return Status::Ok();
+}
+
 StatusOr<Service> ParseService(const YAML::Node& node,
                                const std::string& source, size_t index) {
   MIGSERVE_ASSIGN_OR_RETURN(
       YamlMap map,
       YamlMap::Open(node, source, fmt::format("services[{}]", index)));
-  MIGSERVE_RETURN_IF_ERROR(
-      map.CheckKeys({"name", "model", "throughput", "latency_ms",
-                     "min_replicas", "observe"}));
+  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
+      {"name", "model", "throughput", "latency_ms", "min_replicas", "observe",
+       "kind", "ttft_ms", "tpot_ms", "prompt_tokens", "output_tokens",
+       "prompt_cv", "output_cv"}));
   Service s;
   s.line = map.line();
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &s.name));
@@ -103,8 +183,7 @@ StatusOr<Service> ParseService(const YAML::Node& node,
   }
   MIGSERVE_RETURN_IF_ERROR(
       map.Required("throughput", &s.throughput, kRateRange));
-  MIGSERVE_RETURN_IF_ERROR(
-      map.Required("latency_ms", &s.latency_ms, kLatencyMsRange));
+  MIGSERVE_RETURN_IF_ERROR(ParseLlmTerms(map, &s));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("min_replicas", &s.min_replicas));
   if (s.min_replicas < 1 || s.min_replicas > kMaxMinReplicas) {
     return map.Error("min_replicas",
@@ -162,7 +241,7 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
   MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
       {"gpu", "gpus", "latency_budget", "capacity_model", "router",
        "router_replicas", "arrival_cv", "headroom", "survive", "max_procs",
-       "legacy_4g3g", "optional_profiles", "services"}));
+       "legacy_4g3g", "optional_profiles", "llm_models", "services"}));
   Workload w;
   w.source = source;
   MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> offers,
@@ -229,6 +308,7 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
     }
     w.services.push_back(std::move(s));
   }
+  MIGSERVE_RETURN_IF_ERROR(ResolveLlmModels(map, &w));
   return w;
 }
 
@@ -266,6 +346,9 @@ std::string FormatWorkload(const Workload& w) {
   out += fmt::format("max_procs: {}\n", w.max_procs);
   if (w.mig.legacy_4g3g) out += "legacy_4g3g: true\n";
   if (w.mig.optional_profiles) out += "optional_profiles: true\n";
+  if (!w.llm_models_file.empty()) {
+    out += fmt::format("llm_models: {}\n", Scalar(w.llm_models_file));
+  }
   out += "services:\n";
   for (const Service& s : w.services) {
     std::string min_replicas =
@@ -280,9 +363,18 @@ std::string FormatWorkload(const Workload& w) {
                  ("p99_ms: " + Scalar(s.observe.p99_ms));
     }
     if (!observe.empty()) observe = ", observe: {" + observe + "}";
+    std::string llm;
+    if (s.llm) {
+      const llm::LlmTerms& t = *s.llm;
+      llm = fmt::format(
+          ", kind: llm, ttft_ms: {}, tpot_ms: {}, prompt_tokens: {}, "
+          "output_tokens: {}, prompt_cv: {}, output_cv: {}",
+          t.ttft_ms, t.tpot_ms, t.prompt_tokens, t.output_tokens, t.prompt_cv,
+          t.output_cv);
+    }
     out += fmt::format(
-        "  - {{name: {}, model: {}, throughput: {}, latency_ms: {}{}{}}}\n",
-        Scalar(s.name), Scalar(s.model), s.throughput, s.latency_ms,
+        "  - {{name: {}, model: {}, throughput: {}, latency_ms: {}{}{}{}}}\n",
+        Scalar(s.name), Scalar(s.model), s.throughput, s.latency_ms, llm,
         min_replicas, observe);
   }
   return out;

@@ -150,7 +150,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "  - {name: a, model: m, throughput: 1, latency: 10}\n",
                 "w.yaml:3: services[0].latency: unknown field (expected one "
                 "of: name, model, throughput, latency_ms, min_replicas, "
-                "observe)"},
+                "observe, kind, ttft_ms, tpot_ms, prompt_tokens, "
+                "output_tokens, prompt_cv, output_cv)"},
         BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
                 "  - {name: a, model: m, throughput: 1, latency_ms: 10, "
                 "observe: {rates: x}}\n",
@@ -244,6 +245,50 @@ TEST(WorkloadYamlTest, ObserveQueriesRoundTrip) {
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->services[0].observe, ObserveQueries{});
   EXPECT_EQ(back->services[1].observe, w->services[1].observe);
+}
+
+// `kind: llm` (docs/llm.md): token SLOs and lengths, its request latency
+// defaulted from them, the model looked up in the shipped LLM table, and
+// back through FormatWorkload; mistakes named by line and field.
+TEST(WorkloadYamlTest, LlmServicesParseRoundTripAndNameTheirMistakes) {
+  const std::string head = "gpu: H100-SXM5-80GB\nservices:\n";
+  auto w = ParseWorkload(
+      head +
+          "  - {name: a, model: m, throughput: 1, latency_ms: 10}\n"
+          "  - {name: chat, model: llama-3.1-8b, kind: llm, throughput: 5, "
+          "ttft_ms: 2000, tpot_ms: 100, prompt_tokens: 1024, "
+          "output_tokens: 256, output_cv: 0.5}\n",
+      "w.yaml");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_FALSE(w->services[0].llm);
+  ASSERT_TRUE(w->services[1].llm);
+  EXPECT_EQ(*w->services[1].llm,
+            (llm::LlmTerms{2000, 100, 1024, 256, 0, 0.5, 2000 + 100 * 640}));
+  EXPECT_DOUBLE_EQ(w->services[1].latency_ms, 2000 + 100 * 256 * 2.5);
+  ASSERT_NE(w->llm_models, nullptr);
+  auto back = ParseWorkload(FormatWorkload(*w), "again.yaml");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->services[1].llm, w->services[1].llm);
+  EXPECT_EQ(back->services[1].latency_ms, w->services[1].latency_ms);
+
+  for (const auto& [service, message] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"{name: c, model: gpt-5, kind: llm, throughput: 5, ttft_ms: 1, "
+            "tpot_ms: 1, prompt_tokens: 1, output_tokens: 1}",
+            "w.yaml:3: services[0].model: unknown LLM model 'gpt-5'"},
+           {"{name: c, model: llama-3.1-8b, kind: llm, throughput: 5, "
+            "tpot_ms: 1, prompt_tokens: 1, output_tokens: 1}",
+            "w.yaml:3: services[0].ttft_ms: "},
+           {"{name: c, model: m, throughput: 5, latency_ms: 9, ttft_ms: 1}",
+            "w.yaml:3: services[0].ttft_ms: only a service of kind: llm has "
+            "it"},
+           {"{name: c, model: m, kind: gan, throughput: 5, latency_ms: 9}",
+            "w.yaml:3: services[0].kind: must be dnn (the default) or llm, "
+            "got gan"}}) {
+    auto bad = ParseWorkload(head + "  - " + service + "\n", "w.yaml");
+    EXPECT_EQ(bad.status().message().substr(0, message.size()), message)
+        << bad.status().message();
+  }
 }
 
 TEST(WorkloadYamlTest, SurviveRoundTripsAndNamesItsFields) {
