@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "cli/cli_test_util.h"
@@ -251,6 +252,55 @@ TEST(CliTest, MixedFleetOptimizesCostAndValidates) {
   EXPECT_NE(compare.err.find("compare runs one-type algorithms"),
             std::string::npos)
       << compare.err;
+}
+
+// Five LLM services of 8B parameters or fewer beside ten of today's
+// (data/workloads/mixed-llm.yaml, docs/llm.md): milp places them, no 8B
+// model on a 10 GB slice, and serve at 100% of the rates keeps every p99,
+// TTFT, TPOT and request latency, within its SLO.
+TEST(CliTest, AMixedLlmWorkloadIsPlacedAndServedWithinEverySlo) {
+  if (testing::kAddressSanitizer) {
+    // Thousands of token-level runs, 7 s optimized; llm_test runs the
+    // model and the simulation under ASan.
+    GTEST_SKIP() << "the optimized build checks it";
+  }
+  std::string w = testing::SourcePath("data/workloads/mixed-llm.yaml");
+  std::string d = testing::TempDir() + "/mixed-llm.json";
+  CliResult r = Cli({"optimize", "-w", w, "-p", kA100Profiles, "--algo", "milp",
+                     "--time-limit", "20", "-o", d});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto json = nlohmann::json::parse(ReadFile(d).value());
+  std::set<std::string> placed;
+  for (const auto& gpu : json["gpus"]) {
+    for (const auto& i : gpu["instances"]) {
+      std::string service = i.value("service", "");
+      placed.insert(service);
+      if (service == "chat-8b" || service == "assist-8b") {
+        EXPECT_NE(i["profile"], "1g.10gb") << service;
+      }
+    }
+  }
+  for (const char* llm :
+       {"chat-8b", "assist-8b", "code-7b", "summarize-7b", "small-3b"}) {
+    EXPECT_EQ(placed.count(llm), 1u) << llm;
+  }
+  CliResult serve =
+      Cli({"serve", "-d", d, "-w", w, "-p", kA100Profiles, "--format", "json"});
+  ASSERT_EQ(serve.code, 0) << serve.err;
+  auto served = nlohmann::json::parse(serve.out);
+  ASSERT_EQ(served["services"].size(), 15u);
+  int llm = 0;
+  for (const auto& s : served["services"]) {
+    EXPECT_TRUE(s["ok"].get<bool>()) << s.dump();
+    EXPECT_LE(s["p99_ms"].get<double>(), s["slo_ms"].get<double>()) << s.dump();
+    if (!s.contains("llm")) continue;
+    ++llm;
+    const auto& t = s["llm"];
+    EXPECT_LE(t["ttft_p99_ms"].get<double>(), t["ttft_slo_ms"].get<double>());
+    EXPECT_LE(t["tpot_p99_ms"].get<double>(), t["tpot_slo_ms"].get<double>());
+    EXPECT_TRUE(t["modelled"].get<bool>());
+  }
+  EXPECT_EQ(llm, 5);
 }
 
 TEST(CliTest, UsageErrorsExitTwo) {

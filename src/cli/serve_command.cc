@@ -56,6 +56,26 @@ std::string Table(const serving::ServeReport& report) {
   }
   std::ostringstream out;
   table.Print(out);
+  TextTable tokens({"llm service", "ttft_slo", "ttft_p50", "ttft_p99",
+                    "tpot_slo", "tpot_p50", "tpot_p99", "kv_used", "ok"});
+  bool any_llm = false;
+  for (const serving::ServiceServing& s : report.services) {
+    if (!s.llm) continue;
+    any_llm = true;
+    const serving::LlmServing& l = *s.llm;
+    tokens.AddRow({s.service, fmt::format("{:.6g}", l.ttft_slo_ms),
+                   fmt::format("{:.1f}", l.ttft_p50_ms),
+                   fmt::format("{:.1f}", l.ttft_p99_ms),
+                   fmt::format("{:.6g}", l.tpot_slo_ms),
+                   fmt::format("{:.2f}", l.tpot_p50_ms),
+                   fmt::format("{:.2f}", l.tpot_p99_ms),
+                   fmt::format("{:.1f}%", 100 * l.kv_occupancy),
+                   l.ok() ? "yes" : "NO"});
+  }
+  if (any_llm) {
+    out << "\nLLM services at token level (ms; modelled: docs/llm.md):\n";
+    tokens.Print(out);
+  }
   long ok =
       std::count_if(report.services.begin(), report.services.end(),
                     [](const serving::ServiceServing& s) { return s.ok(); });

@@ -6,7 +6,9 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <tuple>
 
+#include "llm/llm_credit.h"
 #include "mig/gpu_catalog.h"
 #include "mig/layout.h"
 #include "profile/capacity.h"
@@ -140,10 +142,55 @@ std::string Overstated(const PlacedInstance& pi, double measured,
 // its layout legal, each instance's service and credit; adds each credit to
 // its service in `report` and to the GPU's failure domain in `carried`.
 // Returns InvalidArgument for a GPU model or profile it does not know.
+// The modelled credits of LLM services (docs/llm.md), each (service, GPU
+// model, profile) computed once.
+class LlmCredits {
+ public:
+  explicit LlmCredits(const workload::Workload& workload)
+      : workload_(workload) {}
+
+  const llm::LlmCredit& Of(const workload::Service& service,
+                           const mig::GpuModel& gpu, int profile) {
+    auto key = std::tuple(service.name, gpu.name, profile);
+    auto it = cache_.find(key);
+    if (it == cache_.end()) {
+      const llm::LlmModel& model =
+          *workload_.llm_models->Find(service.model).value();
+      it = cache_
+               .emplace(key, llm::CreditOf(model, gpu, gpu.profiles[profile],
+                                           *service.llm,
+                                           workload_.TermsOf(service).traffic))
+               .first;
+    }
+    return it->second;
+  }
+
+ private:
+  const workload::Workload& workload_;
+  std::map<std::tuple<std::string, std::string, int>, llm::LlmCredit> cache_;
+};
+
+// An LLM replica's credit: its modelled one, which it may not exceed in
+// what it declares; "" or what is wrong.
+std::string CreditLlmInstance(const PlacedInstance& pi,
+                              const workload::Service& service,
+                              const mig::GpuModel& gpu, int profile,
+                              LlmCredits* llm, double* credit) {
+  const llm::LlmCredit& c = llm->Of(service, gpu, profile);
+  if (c.rate <= 0) return c.why;
+  *credit = c.rate;
+  if (pi.credit > c.rate * (1 + 1e-6) + 1e-9) {
+    return fmt::format(
+        "declares {:.6g} req/s, more than its modelled credit of {:.6g} req/s",
+        pi.credit, c.rate);
+  }
+  return "";
+}
+
 Status CheckGpu(const Deployment& deployment, size_t g,
                 const workload::Workload& workload,
                 const profile::ProfileTable& profiles, const mig::GpuModel& gpu,
-                std::map<int, size_t>* seen_ids,
+                LlmCredits* llm, std::map<int, size_t>* seen_ids,
                 std::vector<std::map<std::string, double>>* carried,
                 ValidationReport* report) {
   const DeployedGpu& dg = deployment.gpus[g];
@@ -204,6 +251,16 @@ Status CheckGpu(const Deployment& deployment, size_t g,
       continue;
     }
     double credit = 0;
+    if (workload.services[s].llm) {
+      std::string problem =
+          CreditLlmInstance(pi, workload.services[s], gpu_model,
+                            instances[k].profile, llm, &credit);
+      if (!problem.empty()) report->problems.push_back(where + ": " + problem);
+      report->services[s].provided += credit;
+      ++report->services[s].replicas;
+      (*carried)[s][domain] += credit;
+      continue;
+    }
     std::string problem =
         CreditInstance(pi, workload.services[s], workload, profiles, gpu_model,
                        instances[k].profile, &credit);
@@ -289,9 +346,10 @@ StatusOr<ValidationReport> Validate(const Deployment& deployment,
   std::map<int, size_t> seen_ids;
   // Per service, the credit each failure domain carries (survive).
   std::vector<std::map<std::string, double>> carried(workload.services.size());
+  LlmCredits llm(workload);
   for (size_t g = 0; g < deployment.gpus.size(); ++g) {
     MIGSERVE_RETURN_IF_ERROR(CheckGpu(deployment, g, workload, profiles, gpu,
-                                      &seen_ids, &carried, &report));
+                                      &llm, &seen_ids, &carried, &report));
   }
   CheckServiceTotals(workload, carried, &report);
   return report;

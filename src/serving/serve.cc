@@ -8,6 +8,8 @@
 #include <tuple>
 
 #include "cluster/routing.h"
+#include "llm/batcher_simulation.h"
+#include "llm/slice_model.h"
 #include "profile/capacity.h"
 #include "queueing/batch_curve.h"
 #include "queueing/p99_capacity.h"
@@ -161,18 +163,88 @@ void Summarize(std::vector<double>* latencies, double slo_ms,
   out->p99_ms = 1000 * queueing::Quantile(latencies, 0.99);
 }
 
-StatusOr<ServiceServing> ServeService(const workload::Service& service,
-                                      const std::vector<ReplicaRef>& refs,
-                                      const cluster::ServiceRoute& route,
-                                      const profile::ProfileTable& profiles,
-                                      const ServeOptions& options,
-                                      const std::function<void(double)>& tick) {
+// What `service` is offered, on `refs`, before it is served.
+ServiceServing Offered(const workload::Service& service,
+                       const std::vector<ReplicaRef>& refs,
+                       const ServeOptions& options) {
   ServiceServing out;
   out.service = service.name;
   out.slo_ms = service.latency_ms;
   out.required = service.throughput;
   out.offered = options.load * service.throughput;
   out.replicas = static_cast<int>(refs.size());
+  return out;
+}
+
+// `service`, an LLM's, at token level (serve.h).
+StatusOr<ServiceServing> ServeLlmService(const workload::Workload& workload,
+                                         const workload::Service& service,
+                                         const std::vector<ReplicaRef>& refs,
+                                         const ServeOptions& options) {
+  ServiceServing out = Offered(service, refs, options);
+  const llm::LlmTerms& terms = *service.llm;
+  LlmServing llm{terms.ttft_ms, terms.tpot_ms};
+  out.llm = llm;
+  if (refs.empty()) return out;
+  MIGSERVE_ASSIGN_OR_RETURN(const llm::LlmModel* model,
+                            workload.llm_models->Find(service.model));
+  double credits = 0;
+  for (const ReplicaRef& r : refs) credits += r.slot->replica->credit;
+  queueing::Traffic traffic = workload.TermsOf(service).traffic;
+  traffic.service_rate = out.offered;
+  if (options.arrivals.kind == queueing::ArrivalProcess::Kind::kGamma) {
+    traffic.cv = options.arrivals.cv;
+  }
+  llm::BatcherSamples all;
+  uint64_t seed = SeedFor(options.seed, service.name);
+  for (const ReplicaRef& r : refs) {
+    const mig::Profile& profile =
+        r.gpu->model->profiles[r.slot->instance.profile];
+    MIGSERVE_ASSIGN_OR_RETURN(llm::SliceCapacity slice,
+                              llm::SliceOf(*model, *r.gpu->model, profile));
+    double rate = out.offered * r.slot->replica->credit / credits;
+    // Enough for a p99 within a percent or two whatever the duration (a
+    // credit's are over 3 x 3,600 requests).
+    int requests = std::max(
+        20000, static_cast<int>(std::lround(rate * options.duration_s)));
+    llm::BatcherSamples s =
+        llm::RunBatcher(slice, terms, traffic, {rate, requests, ++seed});
+    if (!s.fits) {
+      return Status::FailedPrecondition(fmt::format(
+          "{}: a request of {} does not fit the KV cache of {} on {}",
+          service.name, service.model, profile.name, r.gpu->id.ToString()));
+    }
+    out.arrived += requests;
+    for (auto [from, to] : {std::pair{&s.ttft_ms, &all.ttft_ms},
+                            {&s.tpot_ms, &all.tpot_ms},
+                            {&s.latency_ms, &all.latency_ms}}) {
+      to->insert(to->end(), from->begin(), from->end());
+    }
+    all.kv_occupancy += s.kv_occupancy / static_cast<double>(refs.size());
+  }
+  out.served = out.arrived;
+  out.achieved = out.offered;
+  out.saturation = credits;
+  out.utilization = out.offered / credits;
+  out.stable = out.utilization < 1;
+  out.llm->ttft_p50_ms = llm::Quantile(all.ttft_ms, 0.5);
+  out.llm->ttft_p99_ms = llm::Quantile(all.ttft_ms, 0.99);
+  out.llm->tpot_p50_ms = llm::Quantile(all.tpot_ms, 0.5);
+  out.llm->tpot_p99_ms = llm::Quantile(all.tpot_ms, 0.99);
+  out.llm->kv_occupancy = all.kv_occupancy;
+  std::vector<double> seconds;
+  for (double ms : all.latency_ms) seconds.push_back(ms / 1000);
+  Summarize(&seconds, service.latency_ms, &out);
+  return out;
+}
+
+StatusOr<ServiceServing> ServeService(const workload::Service& service,
+                                      const std::vector<ReplicaRef>& refs,
+                                      const cluster::ServiceRoute& route,
+                                      const profile::ProfileTable& profiles,
+                                      const ServeOptions& options,
+                                      const std::function<void(double)>& tick) {
+  ServiceServing out = Offered(service, refs, options);
   if (refs.empty()) return out;
 
   ServiceSink sink(options.warmup_s, options.duration_s);
@@ -282,9 +354,15 @@ StatusOr<ServeReport> Serve(const cluster::ClusterState& state,
         progress.report({s.name, i + 1, total, t, nullptr});
       }
     };
-    MIGSERVE_ASSIGN_OR_RETURN(ServiceServing served,
-                              ServeService(s, replicas[s.name], routes[s.name],
-                                           profiles, options, tick));
+    ServiceServing served;
+    if (s.llm) {
+      MIGSERVE_ASSIGN_OR_RETURN(
+          served, ServeLlmService(workload, s, replicas[s.name], options));
+    } else {
+      MIGSERVE_ASSIGN_OR_RETURN(
+          served, ServeService(s, replicas[s.name], routes[s.name], profiles,
+                               options, tick));
+    }
     if (progress.report) {
       progress.report({s.name, i + 1, total, options.duration_s, &served});
     }

@@ -3,6 +3,10 @@
 // gamma renewal process of a chosen coefficient of variation), are routed to
 // its replicas (RequestRouter), and each replica serves them as a dynamic
 // batcher (queueing::ReplicaQueue) with batch times from the profile rows.
+// An LLM service is served at token level instead (docs/llm.md): each
+// replica receives its credit's share of the offered rate, with the
+// arrivals its router gives it, through the continuous batcher's
+// simulation on its slice (llm/batcher_simulation.h).
 // Services do not share replicas, so each is simulated on its own, from its
 // own seed: deterministic for a given seed.
 #ifndef MIGSERVE_SERVING_SERVE_H_
@@ -10,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +50,19 @@ struct ServeOptions {
   Status Validate() const;
 };
 
+// An LLM service's token figures (docs/llm.md): p50 and p99 time to first
+// token and per output token against its SLOs, and the mean share of its
+// replicas' KV cache in use. Modelled: the slices' step times are.
+struct LlmServing {
+  double ttft_slo_ms = 0, tpot_slo_ms = 0;
+  double ttft_p50_ms = 0, ttft_p99_ms = 0;
+  double tpot_p50_ms = 0, tpot_p99_ms = 0;
+  double kv_occupancy = 0;
+  bool ok() const {
+    return ttft_p99_ms <= ttft_slo_ms && tpot_p99_ms <= tpot_slo_ms;
+  }
+};
+
 struct ServiceServing {
   std::string service;
   double slo_ms = 0;
@@ -63,7 +81,11 @@ struct ServiceServing {
   double saturation = 0;   // the rate at which a replica saturates first
   double utilization = 0;  // offered / saturation
   bool stable = false;     // utilization < 1
-  bool ok() const { return requests > 0 && p99_ms <= slo_ms; }
+  // An LLM service's token figures; none for today's kind.
+  std::optional<LlmServing> llm = std::nullopt;
+  bool ok() const {
+    return requests > 0 && p99_ms <= slo_ms && (!llm || llm->ok());
+  }
 };
 
 struct ServeReport {

@@ -29,9 +29,8 @@ Status ReadService(const JsonFields& f, ServiceServing* s) {
   return f.Get("stable", false, &s->stable);
 }
 
-}  // namespace
-
-nlohmann::ordered_json ServiceJson(const ServiceServing& s) {
+// Every figure of `s` but an LLM's token figures.
+nlohmann::ordered_json ServiceFiguresJson(const ServiceServing& s) {
   return {{"service", s.service},       {"slo_ms", s.slo_ms},
           {"required", s.required},     {"offered", s.offered},
           {"achieved", s.achieved},     {"replicas", s.replicas},
@@ -41,6 +40,21 @@ nlohmann::ordered_json ServiceJson(const ServiceServing& s) {
           {"p99_ms", s.p99_ms},         {"within_slo", s.within_slo},
           {"saturation", s.saturation}, {"utilization", s.utilization},
           {"stable", s.stable},         {"ok", s.ok()}};
+}
+
+}  // namespace
+
+nlohmann::ordered_json ServiceJson(const ServiceServing& s) {
+  nlohmann::ordered_json j = ServiceFiguresJson(s);
+  if (s.llm) {
+    const LlmServing& l = *s.llm;
+    j["llm"] = {
+        {"ttft_slo_ms", l.ttft_slo_ms},   {"tpot_slo_ms", l.tpot_slo_ms},
+        {"ttft_p50_ms", l.ttft_p50_ms},   {"ttft_p99_ms", l.ttft_p99_ms},
+        {"tpot_p50_ms", l.tpot_p50_ms},   {"tpot_p99_ms", l.tpot_p99_ms},
+        {"kv_occupancy", l.kv_occupancy}, {"modelled", true}};
+  }
+  return j;
 }
 
 StatusOr<std::vector<ServiceServing>> ParseServeJson(
