@@ -192,9 +192,9 @@ StatusOr<ServiceServing> ServeLlmService(const workload::Workload& workload,
   for (const ReplicaRef& r : refs) credits += r.slot->replica->credit;
   queueing::Traffic traffic = workload.TermsOf(service).traffic;
   traffic.service_rate = out.offered;
-  if (options.arrivals.kind == queueing::ArrivalProcess::Kind::kGamma) {
-    traffic.cv = options.arrivals.cv;
-  }
+  traffic.cv = options.arrivals.kind == queueing::ArrivalProcess::Kind::kGamma
+                   ? options.arrivals.cv
+                   : 1;
   llm::BatcherSamples all;
   uint64_t seed = SeedFor(options.seed, service.name);
   for (const ReplicaRef& r : refs) {
