@@ -117,6 +117,33 @@ std::string DefaultP99Query(const std::string& service,
       options.service_label, service);
 }
 
+std::string VllmRateQuery(const std::string& service,
+                          const ObserveOptions& options) {
+  const std::string finished =
+      fmt::format("vllm:request_success_total{{{}=\"{}\"}}",
+                  options.service_label, service);
+  // Per replica (scrape target), as the default's guard counts them.
+  const std::string rates = fmt::format("sum by (instance) (rate({}[{}]))",
+                                        finished, options.rate_window);
+  return fmt::format(
+      "sum({0}) and on() (count({0}) == count(sum by (instance) ({1})))", rates,
+      finished);
+}
+
+std::string VllmReplicasQuery(const std::string& service,
+                              const ObserveOptions& options) {
+  return fmt::format("count(vllm:num_requests_running{{{}=\"{}\"}})",
+                     options.service_label, service);
+}
+
+std::string VllmP99Query(const std::string& service,
+                         const ObserveOptions& options) {
+  return fmt::format(
+      "1000 * histogram_quantile(0.99, sum by (le) "
+      "(rate(vllm:e2e_request_latency_seconds_bucket{{{}=\"{}\"}}[{}])))",
+      options.service_label, service, options.rate_window);
+}
+
 StatusOr<Observed> Observe(const PrometheusClient& prometheus,
                            const std::vector<workload::Service>& services,
                            const ObserveOptions& options, double now_s,
@@ -134,9 +161,11 @@ StatusOr<Observed> Observe(const PrometheusClient& prometheus,
   out.changing.assign(services.size(), false);
   for (size_t s = 0; s < services.size(); ++s) {
     const workload::Service& service = services[s];
-    std::string rate_query = service.observe.rate.empty()
-                                 ? DefaultRateQuery(service.name, options)
-                                 : service.observe.rate;
+    const bool llm = service.llm.has_value();
+    std::string rate_query = !service.observe.rate.empty()
+                                 ? service.observe.rate
+                             : llm ? VllmRateQuery(service.name, options)
+                                   : DefaultRateQuery(service.name, options);
     StatusOr<PromSeries> rate =
         OneSeries(prometheus, rate_query, start, now_s, step);
     if (!rate.ok() && !QueryFault(rate.status())) return rate.status();
@@ -147,7 +176,9 @@ StatusOr<Observed> Observe(const PrometheusClient& prometheus,
       // The default query gives nothing while the set of replicas changes;
       // if replicas answer, the steps since are unknown, not stale.
       StatusOr<PromSeries> replicas =
-          OneSeries(prometheus, DefaultReplicasQuery(service.name, options),
+          OneSeries(prometheus,
+                    llm ? VllmReplicasQuery(service.name, options)
+                        : DefaultReplicasQuery(service.name, options),
                     now_s, now_s, step);
       if (!replicas.ok() && !QueryFault(replicas.status())) {
         return replicas.status();
@@ -170,8 +201,9 @@ StatusOr<Observed> Observe(const PrometheusClient& prometheus,
       ReadRates(*rate, rate_query, service.name, now_s, step, &out, s);
     }
     bool own = !service.observe.p99_ms.empty();
-    std::string p99_query =
-        own ? service.observe.p99_ms : DefaultP99Query(service.name, options);
+    std::string p99_query = own   ? service.observe.p99_ms
+                            : llm ? VllmP99Query(service.name, options)
+                                  : DefaultP99Query(service.name, options);
     StatusOr<PromSeries> p99 =
         OneSeries(prometheus, p99_query, now_s, now_s, step);
     if (!p99.ok()) {

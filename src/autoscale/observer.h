@@ -42,6 +42,16 @@ std::string DefaultReplicasQuery(const std::string& service,
                                  const ObserveOptions& options);
 std::string DefaultP99Query(const std::string& service,
                             const ObserveOptions& options);
+// The same for a `kind: llm` service, on vLLM's metrics (docs/llm.md): its
+// finished requests (vllm:request_success_total, every finish reason; the
+// workload's rate is requests/s), its replicas by their running-requests
+// gauge, and the p99 of vllm:e2e_request_latency_seconds in ms.
+std::string VllmRateQuery(const std::string& service,
+                          const ObserveOptions& options);
+std::string VllmReplicasQuery(const std::string& service,
+                              const ObserveOptions& options);
+std::string VllmP99Query(const std::string& service,
+                         const ObserveOptions& options);
 
 struct Observed {
   // One observation per step of (now - window, now], oldest first: each

@@ -107,6 +107,45 @@ TEST(ObserverTest, NumbersNoRateOrLatencyCanBeAreNamedAndIgnored) {
   }
 }
 
+// An LLM service's default queries are vLLM's (docs/llm.md), and a real
+// Prometheus takes them: with no replica scraped, the rate has no series
+// and the problem names the query.
+TEST(ObserverTest, AnLlmServiceIsObservedOnVllmsMetrics) {
+  auto prometheus = LocalPrometheus::Start({});
+  ASSERT_TRUE(prometheus.ok()) << prometheus.status().ToString();
+  StatusOr<PrometheusClient> client =
+      PrometheusClient::Make((*prometheus)->url());
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  workload::Service chat;
+  chat.name = "chat";
+  chat.llm = llm::LlmTerms{2000, 100, 1024, 256, 0, 0, 0};
+  ObserveOptions options;
+  options.step_s = 1;
+  StatusOr<Observed> observed =
+      Observe(*client, {chat}, options, std::floor(Now()), 3);
+  ASSERT_TRUE(observed.ok()) << observed.status().ToString();
+  ASSERT_EQ(observed->problems.size(), 1u);
+  EXPECT_EQ(observed->problems[0],
+            "chat: no series for sum(sum by (instance) "
+            "(rate(vllm:request_success_total{migserve_service=\"chat\"}"
+            "[1m]))) and on() (count(sum by (instance) "
+            "(rate(vllm:request_success_total{migserve_service=\"chat\"}"
+            "[1m]))) == count(sum by (instance) "
+            "(vllm:request_success_total{migserve_service=\"chat\"})))");
+  // The p99's default is silent where it gives nothing; as a service's own
+  // query Prometheus parses it and answers no series.
+  workload::Service own = chat;
+  own.name = "own";
+  own.observe = {"vector(1)", VllmP99Query("chat", options)};
+  observed = Observe(*client, {own}, options, std::floor(Now()), 3);
+  ASSERT_TRUE(observed.ok()) << observed.status().ToString();
+  ASSERT_EQ(observed->problems.size(), 1u);
+  EXPECT_EQ(observed->problems[0],
+            "own: no series for 1000 * histogram_quantile(0.99, sum by (le) "
+            "(rate(vllm:e2e_request_latency_seconds_bucket{migserve_service="
+            "\"chat\"}[1m])))");
+}
+
 // The default rate counts inferences, the unit of a workload's rates: a
 // replica serving 100 requests/s of 4 samples each is observed at 400.
 TEST(ObserverTest, TheDefaultRateCountsSamplesNotRequests) {
