@@ -25,7 +25,7 @@ for overlay in $(ls deploy/overlays); do
     [ "$images" = "$want" ] && [ "$pinned" = "$want" ] ||
       fail "$file: $pinned of $images images by digest, want $want of $want"
     monitors=$(grep -cE '^kind: (PodMonitor|ServiceMonitor)$' "$file" || true)
-    [ "$monitors" = "$([ -n "$monitoring" ] && echo 4 || echo 0)" ] ||
+    [ "$monitors" = "$([ -n "$monitoring" ] && echo 5 || echo 0)" ] ||
       fail "$file: $monitors monitors"
   done
 done
