@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "queueing/arrivals.h"
+#include "queueing/p99_capacity.h"
 
 namespace migserve::llm {
 namespace {
@@ -58,17 +59,6 @@ std::vector<Request> MakeRequests(const LlmTerms& terms,
 }
 
 }  // namespace
-
-double Quantile(std::vector<double> values, double q) {
-  if (values.empty()) return 0;
-  size_t k =
-      std::min(values.size() - 1,
-               static_cast<size_t>(std::max(
-                   1.0, std::ceil(q * static_cast<double>(values.size())))) -
-                   1);
-  std::nth_element(values.begin(), values.begin() + k, values.end());
-  return values[k];
-}
 
 BatcherSamples RunBatcher(const SliceCapacity& slice, const LlmTerms& terms,
                           const queueing::Traffic& traffic,
@@ -139,12 +129,12 @@ BatcherStats SimulateBatcher(const SliceCapacity& slice, const LlmTerms& terms,
   BatcherStats stats;
   stats.fits = s.fits;
   stats.counted = static_cast<int>(s.ttft_ms.size());
-  stats.ttft_p50_ms = Quantile(s.ttft_ms, 0.5);
-  stats.ttft_p99_ms = Quantile(s.ttft_ms, 0.99);
-  stats.tpot_p50_ms = Quantile(s.tpot_ms, 0.5);
-  stats.tpot_p99_ms = Quantile(s.tpot_ms, 0.99);
-  stats.latency_p50_ms = Quantile(s.latency_ms, 0.5);
-  stats.latency_p99_ms = Quantile(s.latency_ms, 0.99);
+  stats.ttft_p50_ms = queueing::Quantile(&s.ttft_ms, 0.5);
+  stats.ttft_p99_ms = queueing::Quantile(&s.ttft_ms, 0.99);
+  stats.tpot_p50_ms = queueing::Quantile(&s.tpot_ms, 0.5);
+  stats.tpot_p99_ms = queueing::Quantile(&s.tpot_ms, 0.99);
+  stats.latency_p50_ms = queueing::Quantile(&s.latency_ms, 0.5);
+  stats.latency_p99_ms = queueing::Quantile(&s.latency_ms, 0.99);
   stats.kv_occupancy = s.kv_occupancy;
   stats.output_tokens_per_s = s.output_tokens_per_s;
   return stats;

@@ -57,10 +57,6 @@ BatcherStats SimulateBatcher(const SliceCapacity& slice, const LlmTerms& terms,
                              const queueing::Traffic& traffic,
                              const BatcherRun& run);
 
-// The `q` quantile of `values` (the smallest value with at least q of them
-// at or below it); 0 for none.
-double Quantile(std::vector<double> values, double q);
-
 }  // namespace migserve::llm
 
 #endif  // MIGSERVE_LLM_BATCHER_SIMULATION_H_

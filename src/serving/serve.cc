@@ -227,10 +227,10 @@ StatusOr<ServiceServing> ServeLlmService(const workload::Workload& workload,
   out.saturation = credits;
   out.utilization = out.offered / credits;
   out.stable = out.utilization < 1;
-  out.llm->ttft_p50_ms = llm::Quantile(all.ttft_ms, 0.5);
-  out.llm->ttft_p99_ms = llm::Quantile(all.ttft_ms, 0.99);
-  out.llm->tpot_p50_ms = llm::Quantile(all.tpot_ms, 0.5);
-  out.llm->tpot_p99_ms = llm::Quantile(all.tpot_ms, 0.99);
+  out.llm->ttft_p50_ms = queueing::Quantile(&all.ttft_ms, 0.5);
+  out.llm->ttft_p99_ms = queueing::Quantile(&all.ttft_ms, 0.99);
+  out.llm->tpot_p50_ms = queueing::Quantile(&all.tpot_ms, 0.5);
+  out.llm->tpot_p99_ms = queueing::Quantile(&all.tpot_ms, 0.99);
   out.llm->kv_occupancy = all.kv_occupancy;
   std::vector<double> seconds;
   for (double ms : all.latency_ms) seconds.push_back(ms / 1000);
