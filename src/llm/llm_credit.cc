@@ -5,6 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
+#include <optional>
+#include <string>
+
+#include "queueing/credit_cache.h"
+#include "queueing/router_kind.h"
 
 namespace migserve::llm {
 namespace {
@@ -35,6 +41,34 @@ BatcherStats Worst(const SliceCapacity& slice, const LlmTerms& terms,
     worst.fits = worst.fits && s.fits;
   }
   return worst;
+}
+
+// The credit cache's key of a search (queueing/credit_cache.h): every input
+// it reads and its settings, so a value is reused only for the same
+// question.
+std::string CacheKey(const LlmModel& model, const mig::GpuModel& gpu,
+                     const mig::Profile& profile, const LlmTerms& terms,
+                     const queueing::Traffic& traffic,
+                     const EngineOptions& engine) {
+  std::string key = fmt::format("L {} {} {} {}", model.dtype,
+                                queueing::RouterName(traffic.router),
+                                std::size(kCreditSeeds), kCreditRequests);
+  for (int n :
+       {model.layers, model.kv_heads, model.head_dim, gpu.memory_slices,
+        gpu.compute_slices, profile.memory_slices, profile.compute_slices,
+        engine.max_batch, traffic.router_replicas}) {
+    key += fmt::format(" {}", n);
+  }
+  for (double x :
+       {model.parameters_b, gpu.memory_bandwidth_gbs, gpu.dense_bf16_tflops,
+        profile.memory_gb, terms.ttft_ms, terms.tpot_ms, terms.prompt_tokens,
+        terms.output_tokens, terms.prompt_cv, terms.output_cv, terms.latency_ms,
+        engine.memory_utilization, engine.overhead_gib,
+        engine.bandwidth_efficiency, engine.compute_efficiency,
+        engine.step_overhead_ms, traffic.service_rate, traffic.cv, kSloShare}) {
+    key += fmt::format(" {:a}", x);
+  }
+  return key;
 }
 
 bool Within(const BatcherStats& s, const LlmTerms& terms) {
@@ -74,6 +108,16 @@ LlmCredit CreditOf(const LlmModel& model, const mig::GpuModel& gpu,
                   at_low.ttft_p99_ms, at_low.tpot_p99_ms);
     return credit;
   }
+  queueing::CreditCache* cache = queueing::GetCreditCache();
+  std::string key;
+  if (cache != nullptr) {
+    key = CacheKey(model, gpu, profile, terms, traffic, engine);
+    if (std::optional<double> known = cache->Find(key)) {
+      credit.rate = *known;
+      credit.at_rate = Worst(*slice, terms, traffic, *known);
+      return credit;
+    }
+  }
   double high = ceiling;
   credit.rate = low;
   credit.at_rate = at_low;
@@ -89,6 +133,7 @@ LlmCredit CreditOf(const LlmModel& model, const mig::GpuModel& gpu,
       high = mid;
     }
   }
+  if (cache != nullptr) cache->Add(key, credit.rate);
   return credit;
 }
 

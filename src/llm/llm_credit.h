@@ -4,6 +4,9 @@
 // router gives it, keeps the p99 time to first token, the p99 time per
 // output token and the p99 request latency within the service's SLOs. The
 // optimizer, the controller and routing read it as they read any credit.
+// A search's result is kept in the process's credit cache
+// (queueing/credit_cache.h), keyed by every input it reads, as the other
+// credits are.
 #ifndef MIGSERVE_LLM_LLM_CREDIT_H_
 #define MIGSERVE_LLM_LLM_CREDIT_H_
 

@@ -4,6 +4,8 @@
 // the p99 SLOs and grow with the slice.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "llm/batcher_simulation.h"
@@ -11,6 +13,7 @@
 #include "llm/llm_model.h"
 #include "llm/slice_model.h"
 #include "mig/gpu_catalog.h"
+#include "queueing/credit_cache.h"
 #include "util/test_util.h"
 
 namespace migserve::llm {
@@ -121,6 +124,27 @@ TEST(LlmCreditTest, CreditsKeepBothP99sAndGrowWithTheSlice) {
     EXPECT_TRUE(over) << p;
     last = c.rate;
   }
+}
+
+// A credit found once is read from the credit cache the next time, and is
+// the same credit.
+TEST(LlmCreditTest, ACreditIsSearchedOnceWithACache) {
+  std::string path = testing::TempDir() + "/llm-credits.db";
+  std::remove(path.c_str());
+  queueing::CreditCache cache(path, "test-build", nullptr);
+  queueing::ScopedCreditCache scoped(&cache);
+  LlmTerms terms{2000, 100, 1024, 256, 0.5, 0.5};
+  LlmCredit first = CreditOf(Llama8b(), H100(), Profile("2g.20gb"), terms, {});
+  ASSERT_GT(first.rate, 0);
+  EXPECT_EQ(cache.hits(), 0);
+  LlmCredit again = CreditOf(Llama8b(), H100(), Profile("2g.20gb"), terms, {});
+  EXPECT_EQ(cache.hits(), 1);
+  EXPECT_EQ(again.rate, first.rate);
+  EXPECT_EQ(again.at_rate.tpot_p99_ms, first.at_rate.tpot_p99_ms);
+  // Another SLO is another question.
+  terms.tpot_ms = 90;
+  CreditOf(Llama8b(), H100(), Profile("2g.20gb"), terms, {});
+  EXPECT_EQ(cache.hits(), 1);
 }
 
 }  // namespace
