@@ -91,6 +91,18 @@ LlmCredit CreditOf(const LlmModel& model, const mig::GpuModel& gpu,
     return credit;
   }
   credit.slice = *slice;
+  // A search found before (only credits above 0 are kept: the idle check
+  // below passed for them).
+  queueing::CreditCache* cache = queueing::GetCreditCache();
+  std::string key;
+  if (cache != nullptr) {
+    key = CacheKey(model, gpu, profile, terms, traffic, engine);
+    if (std::optional<double> known = cache->Find(key)) {
+      credit.rate = *known;
+      credit.at_rate = Worst(*slice, terms, traffic, *known);
+      return credit;
+    }
+  }
   // No replica makes more tokens a second than a full batch at the
   // weights' read time: the search starts above that.
   double ceiling = slice->max_batch * 1e3 / slice->StepMs(0, 0) /
@@ -107,16 +119,6 @@ LlmCredit CreditOf(const LlmModel& model, const mig::GpuModel& gpu,
                   "{:.0f} ms, TPOT {:.1f} ms)",
                   at_low.ttft_p99_ms, at_low.tpot_p99_ms);
     return credit;
-  }
-  queueing::CreditCache* cache = queueing::GetCreditCache();
-  std::string key;
-  if (cache != nullptr) {
-    key = CacheKey(model, gpu, profile, terms, traffic, engine);
-    if (std::optional<double> known = cache->Find(key)) {
-      credit.rate = *known;
-      credit.at_rate = Worst(*slice, terms, traffic, *known);
-      return credit;
-    }
   }
   double high = ceiling;
   credit.rate = low;
