@@ -85,10 +85,24 @@ Status CheckLabelValue(std::string_view value, std::string_view what) {
       what, value));
 }
 
-std::string Annotation(const nlohmann::json& object, const std::string& key) {
+namespace {
+
+// Entry `key` of the metadata's map `map` of `object`, or "".
+std::string MetadataEntry(const nlohmann::json& object, const char* map,
+                          const std::string& key) {
   auto meta = object.is_object() ? object.find("metadata") : object.end();
   if (meta == object.end()) return "";
-  return StringField(*meta, "annotations", key.c_str()).value_or("");
+  return StringField(*meta, map, key.c_str()).value_or("");
+}
+
+}  // namespace
+
+std::string Annotation(const nlohmann::json& object, const std::string& key) {
+  return MetadataEntry(object, "annotations", key);
+}
+
+std::string Label(const nlohmann::json& object, const std::string& key) {
+  return MetadataEntry(object, "labels", key);
 }
 
 }  // namespace migserve::cluster::kubernetes

@@ -60,6 +60,8 @@ inline constexpr char kAnnotationCreation[] = "migserve.io/creation";
 
 // Returns annotation `key` of the object `object`, or "".
 std::string Annotation(const nlohmann::json& object, const std::string& key);
+// Returns label `key` of the object `object`, or "".
+std::string Label(const nlohmann::json& object, const std::string& key);
 
 // 8 hex digits of a hash of `text`, the same on every platform.
 std::string ShortHash(std::string_view text);

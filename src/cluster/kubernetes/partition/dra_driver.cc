@@ -55,21 +55,10 @@ std::optional<mig::Instance> InstanceOf(const mig::GpuModel& model, int minor,
   return std::nullopt;
 }
 
-// Label `key` of `object`, if it has one.
-std::optional<std::string> LabelOf(const nlohmann::json& object,
-                                   const char* key) {
-  const nlohmann::json* meta = ObjectAt(object, "metadata");
-  return meta == nullptr ? std::nullopt : StringField(*meta, "labels", key);
-}
-
-// The GPU index an object is labelled with.
-std::optional<int> GpuLabel(const nlohmann::json& object) {
+// The GPU index a claim is labelled with.
+std::optional<int> GpuOf(const nlohmann::json& object) {
   const nlohmann::json* meta = ObjectAt(object, "metadata");
   return meta == nullptr ? std::nullopt : IntField(*meta, "labels", kLabelGpu);
-}
-
-std::string NodeLabel(const nlohmann::json& object) {
-  return LabelOf(object, kLabelNode).value_or("");
 }
 
 }  // namespace
@@ -153,7 +142,8 @@ StatusOr<std::set<std::string>> DraDriver::Sync() {
     if (read.ok()) gpus_ = std::move(*read);
   }
   for (const auto& [name, claim] : claims_.TakeChanges()) {
-    std::string node = at("claim/" + name, claim ? NodeLabel(*claim) : "");
+    std::string node =
+        at("claim/" + name, claim ? Label(*claim, kLabelNode) : "");
     claims_by_node_[node].erase(name);
     claim_objects_.erase(name);
     if (!claim) continue;
@@ -161,7 +151,7 @@ StatusOr<std::set<std::string>> DraDriver::Sync() {
     claim_objects_[name] = *claim;
   }
   for (const auto& [name, pod] : pods_.TakeChanges()) {
-    at("pod/" + name, pod ? NodeLabel(*pod) : "");
+    at("pod/" + name, pod ? Label(*pod, kLabelNode) : "");
   }
   MIGSERVE_RETURN_IF_ERROR(slices_read_);  // until the slices are mended
   moved.erase("");
@@ -195,7 +185,7 @@ StatusOr<std::vector<GpuLayout>> DraDriver::Layouts(
     const nlohmann::json& object = claim_objects_.at(claim);
     std::string device = AllocatedDevice(object);
     if (device.empty()) continue;
-    std::optional<int> minor = GpuLabel(object);
+    std::optional<int> minor = GpuOf(object);
     std::optional<mig::Instance> instance;
     if (minor && *minor >= 0 && *minor < static_cast<int>(gpus.size())) {
       instance = InstanceOf(*gpus[*minor].model, *minor, device);
@@ -218,7 +208,7 @@ std::map<std::string, mig::Instance> DraDriver::Allocated(
   if (claims == claims_by_node_.end()) return held;
   for (const std::string& claim : claims->second) {
     const nlohmann::json& object = claim_objects_.at(claim);
-    if (GpuLabel(object) != gpu.index) {
+    if (GpuOf(object) != gpu.index) {
       continue;
     }
     std::optional<mig::Instance> instance =
@@ -255,8 +245,8 @@ StatusOr<std::string> DraDriver::Start(const GpuId& gpu,
   if (claims != claims_by_node_.end()) {
     for (const std::string& claim : claims->second) {
       const nlohmann::json& object = claim_objects_.at(claim);
-      if (GpuLabel(object) == gpu.index &&
-          LabelOf(object, kLabelInstance) == kHold) {
+      if (GpuOf(object) == gpu.index &&
+          Label(object, kLabelInstance) == kHold) {
         MIGSERVE_RETURN_IF_ERROR(DeleteClaim(claim));
       }
     }
@@ -281,7 +271,7 @@ StatusOr<bool> DraDriver::Plan(Change* c) const {
   dra::FirstFitNode alone(*c->model, 1);
   for (const auto& [claim, instance] : held) {
     const nlohmann::json& object = claim_objects_.at(claim);
-    if (LabelOf(object, kLabelInstance) == kHold) {
+    if (Label(object, kLabelInstance) == kHold) {
       return false;  // a hold left behind, being deleted
     }
     if (!alone.Take({0, instance})) {

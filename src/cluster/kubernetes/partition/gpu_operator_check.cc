@@ -14,16 +14,6 @@ constexpr char kMigConfigState[] = "nvidia.com/mig.config.state";
 constexpr char kMigStrategy[] = "nvidia.com/mig.strategy";
 constexpr char kMigCapable[] = "nvidia.com/mig.capable";
 
-std::string Label(const json& object, const char* key) {
-  if (!object.contains("metadata") || !object["metadata"].contains("labels")) {
-    return "";
-  }
-  const json& labels = object["metadata"]["labels"];
-  return labels.contains(key) && labels[key].is_string()
-             ? labels[key].get<std::string>()
-             : "";
-}
-
 // The ClusterPolicy's MIG strategy and MIG manager.
 void CheckPolicy(kube::KubeClient* client, std::vector<Finding>* out) {
   auto policies = client->List("/apis/nvidia.com/v1/clusterpolicies", "");
