@@ -59,13 +59,27 @@ std::string CacheKey(const LlmModel& model, const mig::GpuModel& gpu,
         engine.max_batch, traffic.router_replicas}) {
     key += fmt::format(" {}", n);
   }
-  for (double x :
-       {model.parameters_b, gpu.memory_bandwidth_gbs, gpu.dense_bf16_tflops,
-        profile.memory_gb, terms.ttft_ms, terms.tpot_ms, terms.prompt_tokens,
-        terms.output_tokens, terms.prompt_cv, terms.output_cv, terms.latency_ms,
-        engine.memory_utilization, engine.overhead_gib,
-        engine.bandwidth_efficiency, engine.compute_efficiency,
-        engine.step_overhead_ms, traffic.service_rate, traffic.cv, kSloShare}) {
+  for (double x : {model.parameters_b,
+                   gpu.memory_bandwidth_gbs,
+                   gpu.dense_bf16_tflops,
+                   profile.memory_gb,
+                   terms.ttft_ms,
+                   terms.tpot_ms,
+                   terms.prompt_tokens,
+                   terms.output_tokens,
+                   terms.prompt_cv,
+                   terms.output_cv,
+                   terms.latency_ms,
+                   engine.memory_utilization,
+                   engine.overhead_gib,
+                   engine.bandwidth_efficiency,
+                   engine.compute_efficiency,
+                   engine.step_overhead_ms,
+                   engine.decode_scale,
+                   engine.prefill_scale,
+                   traffic.service_rate,
+                   traffic.cv,
+                   kSloShare}) {
     key += fmt::format(" {:a}", x);
   }
   return key;

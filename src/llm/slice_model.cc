@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace migserve::llm {
 
@@ -36,11 +37,28 @@ StatusOr<SliceCapacity> SliceOf(const LlmModel& model, const mig::GpuModel& gpu,
   SliceCapacity c;
   c.kv_tokens = static_cast<long>(kv_bytes / model.KvBytesPerToken());
   c.max_batch = engine.max_batch;
-  c.weight_read_ms = model.WeightBytes() / bandwidth * 1e3;
-  c.kv_read_ms_per_token = model.KvBytesPerToken() / bandwidth * 1e3;
-  c.prefill_ms_per_token = model.FlopsPerToken() / flops * 1e3;
-  c.step_overhead_ms = engine.step_overhead_ms;
+  const double decode = engine.decode_scale;
+  c.weight_read_ms = model.WeightBytes() / bandwidth * 1e3 * decode;
+  c.kv_read_ms_per_token = model.KvBytesPerToken() / bandwidth * 1e3 * decode;
+  c.prefill_ms_per_token =
+      model.FlopsPerToken() / flops * 1e3 * engine.prefill_scale;
+  c.step_overhead_ms = engine.step_overhead_ms * decode;
   return c;
+}
+
+Saturation SaturationOf(const SliceCapacity& slice, double prompt_tokens,
+                        double output_tokens) {
+  Saturation s;
+  double per_request = prompt_tokens + output_tokens;
+  s.sequences = static_cast<int>(std::min<double>(
+      slice.max_batch,
+      std::floor(static_cast<double>(slice.kv_tokens) / per_request)));
+  if (s.sequences <= 0) return s;
+  double n = s.sequences;
+  s.step_ms = slice.StepMs(std::lround(n * (prompt_tokens + output_tokens / 2)),
+                           std::lround(n * prompt_tokens / output_tokens));
+  s.output_tokens_per_s = n * 1e3 / s.step_ms;
+  return s;
 }
 
 }  // namespace migserve::llm

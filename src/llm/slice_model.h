@@ -5,8 +5,8 @@
 // step reads the weights and the KV cache of every sequence in the batch,
 // at the slice's share of the GPU's memory bandwidth (its memory slices);
 // a prefill is compute bound, at the slice's share of the GPU's tensor
-// throughput (its compute slices). Every figure is modelled: no
-// measurement backs it.
+// throughput (its compute slices). Every figure is modelled unless the
+// engine options carry a measurement's corrections (calibration.h).
 #ifndef MIGSERVE_LLM_SLICE_MODEL_H_
 #define MIGSERVE_LLM_SLICE_MODEL_H_
 
@@ -28,6 +28,11 @@ struct EngineOptions {
   double bandwidth_efficiency = 0.8;
   double compute_efficiency = 0.5;
   double step_overhead_ms = 2;  // scheduling and launches, per step
+  // Measured corrections (calibration.h): a decode step's time (overhead,
+  // weights and KV cache read) and a prefill's are the modelled ones times
+  // these. 1: no measurement.
+  double decode_scale = 1;
+  double prefill_scale = 1;
 };
 
 struct SliceCapacity {
@@ -46,6 +51,19 @@ struct SliceCapacity {
            prefill_ms_per_token * static_cast<double>(prefill_tokens);
   }
 };
+
+// A replica kept full: as many sequences of `prompt_tokens` and
+// `output_tokens` as the batch and the KV room hold, each step giving each
+// its next token (over half its output of context, on average) and
+// prefilling the prompts of those that replace the ones finishing. The
+// most output tokens per second the slice makes at those lengths.
+struct Saturation {
+  int sequences = 0;  // 0: a request of these lengths does not fit
+  double step_ms = 0;
+  double output_tokens_per_s = 0;
+};
+Saturation SaturationOf(const SliceCapacity& slice, double prompt_tokens,
+                        double output_tokens);
 
 // The capacity of `model` on `profile` of `gpu`; FailedPrecondition saying
 // why where the slice cannot hold the weights, or the GPU's table has no
