@@ -64,6 +64,9 @@ constexpr CommandSpec kCommands[] = {
     {"generate", "Generate a paper-style workload", SetupGenerate},
     {"models", "Classify models as linear, sub- or super-linear (paper 2.2)",
      SetupModels},
+    {"llm-slices",
+     "What each MIG profile gives a language model: KV room, tokens/s",
+     SetupLlmSlices},
     {"completion", "Print a bash completion script (source <(migserve ...))",
      SetupCompletion},
 };

@@ -59,8 +59,11 @@ void SetupOptimize(CLI::App* app, CommandContext* context);
 void SetupCompare(CLI::App* app, CommandContext* context);
 void SetupValidate(CLI::App* app, CommandContext* context);
 void SetupImport(CLI::App* app, CommandContext* context);
+// import's kinds for LLM benchmark results (called by SetupImport).
+void SetupImportLlm(CLI::App* app, CommandContext* context);
 void SetupGenerate(CLI::App* app, CommandContext* context);
 void SetupModels(CLI::App* app, CommandContext* context);
+void SetupLlmSlices(CLI::App* app, CommandContext* context);
 void SetupPlan(CLI::App* app, CommandContext* context);
 void SetupSimulate(CLI::App* app, CommandContext* context);
 void SetupExport(CLI::App* app, CommandContext* context);

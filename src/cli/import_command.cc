@@ -258,6 +258,7 @@ void SetupImport(CLI::App* app, CommandContext* context) {
   SetupImportPerfAnalyzer(app, context);
   SetupImportModelAnalyzer(app, context);
   SetupImportMigPerf(app, context);
+  SetupImportLlm(app, context);
 }
 
 }  // namespace migserve::cli

@@ -1,0 +1,128 @@
+// The LLM benchmark importers: vLLM's saved result and AIPerf's (and
+// genai-perf's) export become measurement rows with every figure where
+// docs/formats.md says it comes from, and what cannot calibrate a slice is
+// refused naming the file and field.
+#include "llm/bench_import.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace migserve::llm {
+namespace {
+
+// A `vllm bench serve --save-result --metadata gpu=... profile=...` file
+// (its figures made up for the test).
+std::string VllmResult(const std::string& rate, const std::string& more) {
+  return R"({"date": "20261129-101500", "backend": "vllm",
+    "model_id": "meta-llama/Llama-3.1-8B-Instruct",
+    "num_prompts": 400, "gpu": "H100-SXM5-80GB", "profile": "3g.40gb",
+    "request_rate": )" +
+         rate + R"(, "burstiness": 1.0, "max_concurrency": null,
+    "duration": 200.0, "completed": 400, "failed": 0,
+    "total_input_tokens": 409600, "total_output_tokens": 102400,
+    "request_throughput": 1.98, "output_throughput": 507.5,
+    "total_token_throughput": 2537.5,
+    "mean_ttft_ms": 150.2, "median_ttft_ms": 131.0, "p99_ttft_ms": 402.0,
+    "mean_tpot_ms": 24.1, "median_tpot_ms": 23.5, "p99_tpot_ms": 31.0)" +
+         more + "}";
+}
+
+TEST(BenchImportTest, AVllmResultGivesARowOfItsMediansAndMeans) {
+  std::vector<std::string> warnings;
+  auto m = ImportBenchResult(BenchFormat::kVllm, VllmResult("2.0", ""),
+                             "r.json", {}, &warnings);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->model, "llama-3.1-8b-instruct");
+  EXPECT_EQ(m->gpu, "H100-SXM5-80GB");
+  EXPECT_EQ(m->profile, "3g.40gb");
+  EXPECT_DOUBLE_EQ(m->request_rate, 1.98);
+  EXPECT_DOUBLE_EQ(m->prompt_tokens, 1024);
+  EXPECT_DOUBLE_EQ(m->output_tokens, 256);
+  EXPECT_DOUBLE_EQ(m->ttft_p50_ms, 131.0);
+  EXPECT_DOUBLE_EQ(m->tpot_p50_ms, 23.5);
+  EXPECT_DOUBLE_EQ(m->output_tokens_per_s, 507.5);
+  EXPECT_EQ(m->prompt_cv, 0);
+  EXPECT_EQ(m->source, "r.json");
+  EXPECT_TRUE(warnings.empty());
+
+  // Flags win; --save-detailed's lengths give the spread.
+  auto flagged = ImportBenchResult(
+      BenchFormat::kVllm,
+      VllmResult("2.0",
+                 R"(, "input_lens": [512, 1536], "output_lens": [256, 256])"),
+      "r.json", {"llama-3.1-8b", "", "2g.20gb"}, &warnings);
+  ASSERT_TRUE(flagged.ok()) << flagged.status().message();
+  EXPECT_EQ(flagged->model, "llama-3.1-8b");
+  EXPECT_EQ(flagged->profile, "2g.20gb");
+  EXPECT_DOUBLE_EQ(flagged->prompt_cv, 0.5);
+  EXPECT_DOUBLE_EQ(flagged->output_cv, 0);
+}
+
+TEST(BenchImportTest, AVllmBurstOrAFileWithoutItsSliceIsRefused) {
+  std::vector<std::string> warnings;
+  auto burst = ImportBenchResult(BenchFormat::kVllm, VllmResult("\"inf\"", ""),
+                                 "r.json", {}, &warnings);
+  ASSERT_FALSE(burst.ok());
+  EXPECT_TRUE(burst.status().message().starts_with("r.json: request_rate: "))
+      << burst.status().message();
+  std::string text = VllmResult("2.0", "");
+  text.replace(text.find(R"("profile": "3g.40gb",)"), 21, "");
+  auto unnamed =
+      ImportBenchResult(BenchFormat::kVllm, text, "r.json", {}, &warnings);
+  ASSERT_FALSE(unnamed.ok());
+  EXPECT_NE(unnamed.status().message().find("give --profile"),
+            std::string::npos)
+      << unnamed.status().message();
+  auto broken =
+      ImportBenchResult(BenchFormat::kVllm, "[1]", "r.json", {}, &warnings);
+  EXPECT_FALSE(broken.ok());
+}
+
+// An AIPerf profile_export_aiperf.json (figures made up), latencies in
+// `unit`.
+std::string AiperfExport(const std::string& unit, double ttft, double itl) {
+  return R"({"request_throughput": {"unit": "requests/sec", "avg": 3.5},
+    "time_to_first_token": {"unit": ")" +
+         unit + R"(", "avg": 300, "p50": )" + std::to_string(ttft) + R"(},
+    "inter_token_latency": {"unit": ")" +
+         unit + R"(", "avg": 20, "p50": )" + std::to_string(itl) + R"(},
+    "input_sequence_length": {"unit": "tokens", "avg": 2000, "std": 400},
+    "output_sequence_length": {"unit": "tokens", "avg": 150, "std": 0},
+    "output_token_throughput": {"unit": "tokens/sec", "avg": 525},
+    "input_config": {"endpoint": {"model_names": ["Qwen/Qwen2.5-7B"]},
+                     "loadgen": {"request_rate": 3.5}}})";
+}
+
+TEST(BenchImportTest, AnAiperfExportGivesARowInMilliseconds) {
+  std::vector<std::string> warnings;
+  auto m =
+      ImportBenchResult(BenchFormat::kAiperf, AiperfExport("ns", 250e6, 19.5e6),
+                        "p.json", {"", "H100-SXM5-80GB", "3g.40gb"}, &warnings);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->model, "qwen2.5-7b");
+  EXPECT_DOUBLE_EQ(m->request_rate, 3.5);
+  EXPECT_DOUBLE_EQ(m->ttft_p50_ms, 250);
+  EXPECT_DOUBLE_EQ(m->tpot_p50_ms, 19.5);
+  EXPECT_DOUBLE_EQ(m->prompt_tokens, 2000);
+  EXPECT_DOUBLE_EQ(m->prompt_cv, 0.2);
+  EXPECT_DOUBLE_EQ(m->output_tokens, 150);
+  EXPECT_DOUBLE_EQ(m->output_tokens_per_s, 525);
+
+  auto furlongs =
+      ImportBenchResult(BenchFormat::kAiperf, AiperfExport("fortnights", 1, 1),
+                        "p.json", {"", "H100-SXM5-80GB", "3g.40gb"}, &warnings);
+  ASSERT_FALSE(furlongs.ok());
+  EXPECT_TRUE(furlongs.status().message().starts_with(
+      "p.json: time_to_first_token.unit: "))
+      << furlongs.status().message();
+  auto no_gpu =
+      ImportBenchResult(BenchFormat::kAiperf, AiperfExport("ms", 250, 19.5),
+                        "p.json", {}, &warnings);
+  ASSERT_FALSE(no_gpu.ok());
+  EXPECT_NE(no_gpu.status().message().find("give --gpu"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace migserve::llm

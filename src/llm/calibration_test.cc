@@ -1,0 +1,137 @@
+// Calibration: a run made by the simulator under known corrections gives
+// those corrections back; a measured slice, a sibling slice of the same
+// GPU and another GPU get the bases docs/llm.md names; the measurement CSV
+// reads back what it writes and names the line and column of an error.
+#include "llm/calibration.h"
+
+#include <gtest/gtest.h>
+
+#include "llm/batcher_simulation.h"
+#include "llm/llm_measurement.h"
+#include "mig/testing/gpus.h"
+#include "util/test_util.h"
+
+namespace migserve::llm {
+namespace {
+
+const mig::Profile& H100Profile(const char* name) {
+  return migserve::testing::H100()
+      .profiles[migserve::testing::H100().FindProfile(name)];
+}
+
+// What a run at `rate` on `profile` measures where the true decode and
+// prefill times are the model's times `decode` and `prefill`.
+LlmMeasurement RunUnder(const char* profile, double rate, double decode,
+                        double prefill) {
+  EngineOptions truth;
+  truth.decode_scale = decode;
+  truth.prefill_scale = prefill;
+  const LlmModel& model = *ShippedLlmModels().Find("llama-3.1-8b").value();
+  SliceCapacity slice =
+      SliceOf(model, migserve::testing::H100(), H100Profile(profile), truth)
+          .value();
+  LlmMeasurement m;
+  m.model = "llama-3.1-8b";
+  m.gpu = "H100-SXM5-80GB";
+  m.profile = profile;
+  m.request_rate = rate;
+  m.prompt_tokens = 1024;
+  m.output_tokens = 256;
+  LlmTerms terms;
+  terms.prompt_tokens = m.prompt_tokens;
+  terms.output_tokens = m.output_tokens;
+  BatcherStats s = SimulateBatcher(slice, terms, {}, {rate, 2000, 1});
+  m.ttft_p50_ms = s.ttft_p50_ms;
+  m.tpot_p50_ms = s.tpot_p50_ms;
+  m.output_tokens_per_s = s.output_tokens_per_s;
+  return m;
+}
+
+TEST(CalibrationTest, ARunUnderKnownCorrectionsGivesThemBack) {
+  const LlmModel& model = *ShippedLlmModels().Find("llama-3.1-8b").value();
+  for (auto [decode, prefill] :
+       {std::pair{1.0, 1.0}, std::pair{1.4, 0.6}, std::pair{0.8, 2.5}}) {
+    LlmMeasurement run = RunUnder("3g.40gb", 2, decode, prefill);
+    auto e = Calibrate(model, migserve::testing::H100(), H100Profile("3g.40gb"),
+                       run);
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    EXPECT_NEAR(e->decode_scale, decode, 0.03 * decode);
+    EXPECT_NEAR(e->prefill_scale, prefill, 0.05 * prefill);
+  }
+}
+
+TEST(CalibrationTest, ATtftShorterThanAnyStepIsRefusedWithTheReason) {
+  const LlmModel& model = *ShippedLlmModels().Find("llama-3.1-8b").value();
+  LlmMeasurement run = RunUnder("3g.40gb", 2, 1, 1);
+  run.ttft_p50_ms = run.tpot_p50_ms / 100;
+  auto e =
+      Calibrate(model, migserve::testing::H100(), H100Profile("3g.40gb"), run);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("within 50x"), std::string::npos)
+      << e.status().message();
+}
+
+TEST(CalibrationTest, EachSliceSaysWhatBacksIt) {
+  std::vector<LlmMeasurement> rows = {RunUnder("3g.40gb", 2, 1.5, 0.8),
+                                      RunUnder("3g.40gb", 4, 1.5, 0.8)};
+  rows[0].line = 2;
+  rows[1].line = 3;
+  auto c = Calibrations::Build(rows, ShippedLlmModels(),
+                               mig::GpuCatalog::Default(), "runs.csv");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_EQ(c->slices().size(), 1u);
+  EXPECT_EQ(c->slices().begin()->second.runs, 2);
+  const LlmModel& llama = *ShippedLlmModels().Find("llama-3.1-8b").value();
+  Calibrated measured =
+      c->For(llama, migserve::testing::H100(), H100Profile("3g.40gb"));
+  EXPECT_EQ(measured.basis, "measured");
+  EXPECT_NEAR(measured.engine.decode_scale, 1.5, 0.05);
+  Calibrated sibling =
+      c->For(llama, migserve::testing::H100(), H100Profile("7g.80gb"));
+  EXPECT_EQ(sibling.basis, "calibrated on 3g.40gb");
+  EXPECT_DOUBLE_EQ(sibling.engine.decode_scale, measured.engine.decode_scale);
+  const auto& a100 = migserve::testing::A100();
+  Calibrated other = c->For(llama, a100, a100.profiles[0]);
+  EXPECT_TRUE(other.Modelled());
+  EXPECT_EQ(other.engine.decode_scale, 1);
+  const LlmModel& qwen = *ShippedLlmModels().Find("qwen2.5-7b").value();
+  EXPECT_TRUE(c->For(qwen, migserve::testing::H100(), H100Profile("3g.40gb"))
+                  .Modelled());
+
+  rows[1].model = "llama-9";
+  auto bad = Calibrations::Build(rows, ShippedLlmModels(),
+                                 mig::GpuCatalog::Default(), "runs.csv");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(bad.status().message().starts_with("runs.csv:3: model: "))
+      << bad.status().message();
+}
+
+TEST(LlmMeasurementTest, TheCsvReadsBackWhatItWritesAndNamesErrors) {
+  std::vector<LlmMeasurement> rows = {RunUnder("2g.20gb", 0.5, 1, 1)};
+  rows[0].source = "runs/a b.json";
+  rows[0].prompt_cv = 0.5;
+  std::string csv = FormatLlmMeasurements(rows);
+  auto back = ParseLlmMeasurements(csv, "m.csv");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back->size(), 1u);
+  EXPECT_EQ((*back)[0].line, 2);
+  EXPECT_EQ((*back)[0].source, "runs/a b.json");
+  EXPECT_EQ((*back)[0].prompt_cv, 0.5);
+  EXPECT_NEAR((*back)[0].tpot_p50_ms, rows[0].tpot_p50_ms,
+              1e-5 * rows[0].tpot_p50_ms);
+
+  auto bad = ParseLlmMeasurements(
+      "model,gpu,profile,request_rate,prompt_tokens,output_tokens,"
+      "ttft_p50_ms,tpot_p50_ms,output_tokens_per_s\n"
+      "llama-3.1-8b,H100,3g.40gb,2,1024,256,-5,30,900\n",
+      "m.csv");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(bad.status().message().starts_with("m.csv:2: ttft_p50_ms: "))
+      << bad.status().message();
+  auto missing = ParseLlmMeasurements("model,gpu,profile\nx,y,z\n", "m.csv");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("request_rate"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace migserve::llm
