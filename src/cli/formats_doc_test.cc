@@ -19,6 +19,8 @@
 #include "cluster/kubernetes/serving_spec.h"
 #include "cluster/plan_json.h"
 #include "deployment/deployment_json.h"
+#include "llm/bench_import.h"
+#include "llm/llm_measurement.h"
 #include "mig/gpu_catalog.h"
 #include "profile/migperf_import.h"
 #include "profile/model_analyzer_import.h"
@@ -223,6 +225,22 @@ std::string Check(const Example& e) {
     if (s.ok() && out.profiles.rows.empty()) return "no rows";
     return s.ok() ? "" : s.ToString();
   }
+  if (kind == "llm-measurements") {
+    auto rows = llm::ParseLlmMeasurements(e.text, source);
+    if (rows.ok() && rows->empty()) return "no rows";
+    return status_of(rows);
+  }
+  if (kind == "vllm-bench" || kind == "aiperf") {
+    llm::BenchImportOptions options;
+    if (e.check.size() == 3) {
+      options.gpu = e.check[1];
+      options.profile = e.check[2];
+    }
+    std::vector<std::string> warnings;
+    return status_of(llm::ImportBenchResult(
+        kind == "aiperf" ? llm::BenchFormat::kAiperf : llm::BenchFormat::kVllm,
+        e.text, source, options, &warnings));
+  }
   if (kind == "simulation-report" || kind == "serve-report" ||
       kind == "compare-report" || kind == "replay-report" ||
       kind == "validate-report") {
@@ -259,11 +277,26 @@ TEST(FormatsDocTest, EveryExampleIsCheckedAndHolds) {
         << "docs/formats.md:" << e.line << " (" << e.check[0] << ")";
     ++checked[e.check[0]];
   }
-  for (const char* kind :
-       {"profile-csv", "workload", "deployment", "inventory", "plan",
-        "simulation-report", "serve-report", "compare-report", "serving-spec",
-        "gpu-table", "perf-analyzer", "model-analyzer", "migperf", "commands",
-        "rate-trace", "replay-report", "validate-report"}) {
+  for (const char* kind : {"profile-csv",
+                           "workload",
+                           "deployment",
+                           "inventory",
+                           "plan",
+                           "simulation-report",
+                           "serve-report",
+                           "compare-report",
+                           "serving-spec",
+                           "gpu-table",
+                           "perf-analyzer",
+                           "model-analyzer",
+                           "migperf",
+                           "commands",
+                           "rate-trace",
+                           "replay-report",
+                           "validate-report",
+                           "llm-measurements",
+                           "vllm-bench",
+                           "aiperf"}) {
     EXPECT_GE(checked[kind], 1) << "docs/formats.md shows no " << kind;
   }
 }

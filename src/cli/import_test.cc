@@ -1,17 +1,24 @@
 // Each importer's output is a profile table optimize and validate use end
 // to end (issue 15); the converted numbers are checked in src/profile/.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.h"
+#include "llm/batcher_simulation.h"
+#include "llm/slice_model.h"
+#include "mig/testing/gpus.h"
+#include "profile/testing/shipped.h"
 #include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::cli {
 namespace {
 
+using testing::kA100Profiles;
 using testing::SourcePath;
 using testing::TempDir;
 using testing::WriteTempFile;
@@ -161,9 +168,119 @@ TEST(ImportCommandTest, MigPerfTreeAndShippedConversionAgree) {
                       "latency_ms: 100}\n");
 }
 
+// A vLLM run of llama-3.1-8b on an A100's 3g.40gb where decode and prefill
+// took 1.5 x the model's times, as `vllm bench serve --save-result` writes
+// it.
+std::string SlowerVllmRun() {
+  const mig::GpuModel& a100 = migserve::testing::A100();
+  const mig::Profile& profile = a100.profiles[a100.FindProfile("3g.40gb")];
+  llm::EngineOptions slower;
+  slower.decode_scale = slower.prefill_scale = 1.5;
+  const llm::LlmModel& model =
+      *llm::ShippedLlmModels().Find("llama-3.1-8b").value();
+  llm::SliceCapacity slice = llm::SliceOf(model, a100, profile, slower).value();
+  llm::LlmTerms lengths;
+  lengths.prompt_tokens = 1024;
+  lengths.output_tokens = 256;
+  llm::BatcherStats s = llm::SimulateBatcher(slice, lengths, {}, {1, 2000, 1});
+  return fmt::format(
+      R"({{"model_id": "meta-llama/Llama-3.1-8B", "request_rate": 1.0,
+  "max_concurrency": null, "completed": 500, "failed": 0,
+  "total_input_tokens": 512000, "total_output_tokens": 128000,
+  "request_throughput": 1.0, "output_throughput": {},
+  "median_ttft_ms": {}, "median_tpot_ms": {},
+  "gpu": "A100-SXM4-80GB", "profile": "3g.40gb"}})",
+      s.output_tokens_per_s, s.ttft_p50_ms, s.tpot_p50_ms);
+}
+
+// The decode step of `profile` kept full, as `llm-slices` says it, and its
+// basis.
+std::pair<double, std::string> FullStep(const nlohmann::json& slices,
+                                        const std::string& profile) {
+  for (const auto& s : slices["slices"]) {
+    if (s["profile"] == profile) {
+      return {s["step_ms"].get<double>(), s["basis"].get<std::string>()};
+    }
+  }
+  return {0, ""};
+}
+
+TEST(ImportCommandTest, MeasuredLlmRunsCorrectTheCreditsAndSayTheirBasis) {
+  std::string runs = TempDir() + "/llm-runs.csv";
+  CliResult r = Cli({"import", "vllm-bench",
+                     WriteTempFile("vllm-1qps.json", SlowerVllmRun()),
+                     "--model", "llama-3.1-8b", "-o", runs});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("1 LLM runs"), std::string::npos) << r.err;
+
+  auto slices = [&](bool measured) {
+    std::vector<std::string> args = {
+        "llm-slices",     "--model",  "llama-3.1-8b", "--gpu",
+        "A100-SXM4-80GB", "--format", "json"};
+    if (measured) args.insert(args.end(), {"--measurements", runs});
+    CliResult c = Cli(args);
+    EXPECT_EQ(c.code, 0) << c.err;
+    return nlohmann::json::parse(c.out);
+  };
+  nlohmann::json modelled = slices(false), measured = slices(true);
+  auto [step, basis] = FullStep(measured, "3g.40gb");
+  EXPECT_EQ(basis, "measured");
+  EXPECT_NEAR(step / FullStep(modelled, "3g.40gb").first, 1.5, 0.05);
+  EXPECT_EQ(FullStep(measured, "7g.80gb").second, "calibrated on 3g.40gb");
+  EXPECT_EQ(FullStep(modelled, "7g.80gb").second, "modelled");
+
+  if (testing::kAddressSanitizer) {
+    GTEST_SKIP() << "credit searches: the optimized build runs them";
+  }
+  // The same service with and without the run: its credits fall by about
+  // the third the run took off, and serve says what backs its figures.
+  const std::string service =
+      "  - {name: chat, model: llama-3.1-8b, kind: llm, throughput: 12,\n"
+      "     ttft_ms: 2000, tpot_ms: 100, prompt_tokens: 1024,\n"
+      "     output_tokens: 256}\n";
+  std::string plain = WriteTempFile(
+      "llm-plain.yaml", "gpu: A100-SXM4-80GB\nservices:\n" + service);
+  std::string calibrated = WriteTempFile(
+      "llm-calibrated.yaml",
+      "gpu: A100-SXM4-80GB\nllm_measurements: llm-runs.csv\nservices:\n" +
+          service);
+  // Each profile's credit in the deployment optimize writes.
+  auto credits = [&](const std::string& w) {
+    std::string d = w + ".json";
+    CliResult o = Cli({"optimize", "-w", w, "-p", kA100Profiles, "-o", d});
+    EXPECT_EQ(o.code, 0) << o.err;
+    std::map<std::string, double> by_profile;
+    const nlohmann::json deployment =
+        nlohmann::json::parse(ReadFile(d).value());
+    for (const auto& gpu : deployment["gpus"]) {
+      for (const auto& i : gpu["instances"]) {
+        by_profile[i["profile"]] = i["throughput"].get<double>();
+      }
+    }
+    return std::pair{by_profile, d};
+  };
+  auto [before, plain_d] = credits(plain);
+  auto [after, calibrated_d] = credits(calibrated);
+  int compared = 0;
+  for (const auto& [profile, credit] : after) {
+    if (!before.contains(profile)) continue;
+    EXPECT_LT(credit, before[profile] / 1.2) << profile;
+    ++compared;
+  }
+  EXPECT_GE(compared, 1);
+  CliResult serve = Cli({"serve", "-d", calibrated_d, "-w", calibrated, "-p",
+                         kA100Profiles, "--format", "json"});
+  ASSERT_EQ(serve.code, 0) << serve.err;
+  const nlohmann::json served = nlohmann::json::parse(serve.out);
+  const auto& llm = served["services"][0]["llm"];
+  EXPECT_FALSE(llm["modelled"].get<bool>()) << llm.dump();
+  EXPECT_NE(llm["basis"].get<std::string>().find("3g.40gb"), std::string::npos)
+      << llm.dump();
+}
+
 TEST(ImportCommandTest, EveryImporterHasHelp) {
-  for (const char* kind :
-       {"parvagpu", "perf-analyzer", "model-analyzer", "migperf"}) {
+  for (const char* kind : {"parvagpu", "perf-analyzer", "model-analyzer",
+                           "migperf", "vllm-bench", "aiperf"}) {
     CliResult r = Cli({"import", kind, "--help"});
     EXPECT_EQ(r.code, 0) << kind;
     EXPECT_NE(r.out.find("-o,--output"), std::string::npos) << kind;

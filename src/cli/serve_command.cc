@@ -57,7 +57,8 @@ std::string Table(const serving::ServeReport& report) {
   std::ostringstream out;
   table.Print(out);
   TextTable tokens({"llm service", "ttft_slo", "ttft_p50", "ttft_p99",
-                    "tpot_slo", "tpot_p50", "tpot_p99", "kv_used", "ok"});
+                    "tpot_slo", "tpot_p50", "tpot_p99", "kv_used", "ok",
+                    "basis"});
   bool any_llm = false;
   for (const serving::ServiceServing& s : report.services) {
     if (!s.llm) continue;
@@ -70,10 +71,10 @@ std::string Table(const serving::ServeReport& report) {
                    fmt::format("{:.2f}", l.tpot_p50_ms),
                    fmt::format("{:.2f}", l.tpot_p99_ms),
                    fmt::format("{:.1f}%", 100 * l.kv_occupancy),
-                   l.ok() ? "yes" : "NO"});
+                   l.ok() ? "yes" : "NO", l.basis});
   }
   if (any_llm) {
-    out << "\nLLM services at token level (ms; modelled: docs/llm.md):\n";
+    out << "\nLLM services at token level (ms; basis: docs/llm.md):\n";
     tokens.Print(out);
   }
   long ok =

@@ -142,8 +142,8 @@ std::string Overstated(const PlacedInstance& pi, double measured,
 // its layout legal, each instance's service and credit; adds each credit to
 // its service in `report` and to the GPU's failure domain in `carried`.
 // Returns InvalidArgument for a GPU model or profile it does not know.
-// The modelled credits of LLM services (docs/llm.md), each (service, GPU
-// model, profile) computed once.
+// The credits of LLM services (docs/llm.md; corrected by the workload's
+// measurements), each (service, GPU model, profile) computed once.
 class LlmCredits {
  public:
   explicit LlmCredits(const workload::Workload& workload)
@@ -156,11 +156,14 @@ class LlmCredits {
     if (it == cache_.end()) {
       const llm::LlmModel& model =
           *workload_.llm_models->Find(service.model).value();
-      it = cache_
-               .emplace(key, llm::CreditOf(model, gpu, gpu.profiles[profile],
-                                           *service.llm,
-                                           workload_.TermsOf(service).traffic))
-               .first;
+      const mig::Profile& p = gpu.profiles[profile];
+      it =
+          cache_
+              .emplace(key, llm::CreditOf(
+                                model, gpu, p, *service.llm,
+                                workload_.TermsOf(service).traffic,
+                                workload_.LlmCalibration(model, gpu, p).engine))
+              .first;
     }
     return it->second;
   }
@@ -170,7 +173,7 @@ class LlmCredits {
   std::map<std::tuple<std::string, std::string, int>, llm::LlmCredit> cache_;
 };
 
-// An LLM replica's credit: its modelled one, which it may not exceed in
+// An LLM replica's credit: the capacity model's, which it may not exceed in
 // what it declares; "" or what is wrong.
 std::string CreditLlmInstance(const PlacedInstance& pi,
                               const workload::Service& service,
@@ -181,7 +184,7 @@ std::string CreditLlmInstance(const PlacedInstance& pi,
   *credit = c.rate;
   if (pi.credit > c.rate * (1 + 1e-6) + 1e-9) {
     return fmt::format(
-        "declares {:.6g} req/s, more than its modelled credit of {:.6g} req/s",
+        "declares {:.6g} req/s, more than its LLM credit of {:.6g} req/s",
         pi.credit, c.rate);
   }
   return "";

@@ -1,6 +1,7 @@
 #include "serving/serve.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <limits>
@@ -196,12 +197,20 @@ StatusOr<ServiceServing> ServeLlmService(const workload::Workload& workload,
                    ? options.arrivals.cv
                    : 1;
   llm::BatcherSamples all;
+  std::vector<std::string> bases;
   uint64_t seed = SeedFor(options.seed, service.name);
   for (const ReplicaRef& r : refs) {
     const mig::Profile& profile =
         r.gpu->model->profiles[r.slot->instance.profile];
-    MIGSERVE_ASSIGN_OR_RETURN(llm::SliceCapacity slice,
-                              llm::SliceOf(*model, *r.gpu->model, profile));
+    llm::Calibrated calibrated =
+        workload.LlmCalibration(*model, *r.gpu->model, profile);
+    if (std::find(bases.begin(), bases.end(), calibrated.basis) ==
+        bases.end()) {
+      bases.push_back(calibrated.basis);
+    }
+    MIGSERVE_ASSIGN_OR_RETURN(
+        llm::SliceCapacity slice,
+        llm::SliceOf(*model, *r.gpu->model, profile, calibrated.engine));
     double rate = out.offered * r.slot->replica->credit / credits;
     // Enough for a p99 within a percent or two whatever the duration (a
     // credit's are over 3 x 3,600 requests).
@@ -232,6 +241,7 @@ StatusOr<ServiceServing> ServeLlmService(const workload::Workload& workload,
   out.llm->tpot_p50_ms = queueing::Quantile(&all.tpot_ms, 0.5);
   out.llm->tpot_p99_ms = queueing::Quantile(&all.tpot_ms, 0.99);
   out.llm->kv_occupancy = all.kv_occupancy;
+  out.llm->basis = fmt::format("{}", fmt::join(bases, "; "));
   std::vector<double> seconds;
   for (double ms : all.latency_ms) seconds.push_back(ms / 1000);
   Summarize(&seconds, service.latency_ms, &out);

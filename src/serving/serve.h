@@ -52,9 +52,12 @@ struct ServeOptions {
 
 // An LLM service's token figures (docs/llm.md): p50 and p99 time to first
 // token and per output token against its SLOs, and the mean share of its
-// replicas' KV cache in use. Modelled: the slices' step times are.
+// replicas' KV cache in use, and what the slices' step times rest on.
 struct LlmServing {
   double ttft_slo_ms = 0, tpot_slo_ms = 0;
+  // The bases of its replicas' figures (llm/calibration.h): "modelled",
+  // "measured", "calibrated on PROFILE"; those that differ joined by "; ".
+  std::string basis = "modelled";
   double ttft_p50_ms = 0, ttft_p99_ms = 0;
   double tpot_p50_ms = 0, tpot_p99_ms = 0;
   double kv_occupancy = 0;

@@ -48,11 +48,15 @@ nlohmann::ordered_json ServiceJson(const ServiceServing& s) {
   nlohmann::ordered_json j = ServiceFiguresJson(s);
   if (s.llm) {
     const LlmServing& l = *s.llm;
-    j["llm"] = {
-        {"ttft_slo_ms", l.ttft_slo_ms},   {"tpot_slo_ms", l.tpot_slo_ms},
-        {"ttft_p50_ms", l.ttft_p50_ms},   {"ttft_p99_ms", l.ttft_p99_ms},
-        {"tpot_p50_ms", l.tpot_p50_ms},   {"tpot_p99_ms", l.tpot_p99_ms},
-        {"kv_occupancy", l.kv_occupancy}, {"modelled", true}};
+    j["llm"] = {{"ttft_slo_ms", l.ttft_slo_ms},
+                {"tpot_slo_ms", l.tpot_slo_ms},
+                {"ttft_p50_ms", l.ttft_p50_ms},
+                {"ttft_p99_ms", l.ttft_p99_ms},
+                {"tpot_p50_ms", l.tpot_p50_ms},
+                {"tpot_p99_ms", l.tpot_p99_ms},
+                {"kv_occupancy", l.kv_occupancy},
+                {"basis", l.basis},
+                {"modelled", l.basis.find("modelled") != std::string::npos}};
   }
   return j;
 }

@@ -120,7 +120,8 @@ std::string CapacityMatrix::FillLlm(const Workload& workload,
     const mig::Profile& profile = gpu.profiles[p];
     if (!workload.mig.Enabled(profile) || Interrupted()) continue;
     llm::LlmCredit c =
-        llm::CreditOf(model, gpu, profile, *service.llm, traffic);
+        llm::CreditOf(model, gpu, profile, *service.llm, traffic,
+                      workload.LlmCalibration(model, gpu, profile).engine);
     if (c.rate <= 0) {
       why.push_back(fmt::format("{}: {}", profile.name, c.why));
       continue;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "llm/calibration.h"
 #include "llm/llm_model.h"
 #include "llm/llm_terms.h"
 #include "mig/gpu_model.h"
@@ -99,6 +100,10 @@ struct Workload {
   // table (data/llm/models.yaml). Null while no service is an LLM's.
   std::shared_ptr<const llm::LlmModelTable> llm_models;
   std::string llm_models_file;  // as the workload names it; "" if shipped
+  // Measured LLM runs correcting the model's figures: `llm_measurements:
+  // FILE` (llm/calibration.h). Null: every LLM figure is modelled.
+  std::shared_ptr<const llm::Calibrations> llm_calibrations;
+  std::string llm_measurements_file;  // as the workload names it
 
   // Returns the index of the service named `name`, or -1.
   int FindService(const std::string& name) const;
@@ -115,6 +120,14 @@ struct Workload {
   // The terms `service` is served under: its rows' limits, its SLO and the
   // capacity model.
   queueing::ServiceTerms TermsOf(const Service& service) const;
+  // The engine options of a replica of LLM `model` on `profile` of `gpu`,
+  // corrected by the workload's measurements, and what backs them.
+  llm::Calibrated LlmCalibration(const llm::LlmModel& model,
+                                 const mig::GpuModel& gpu,
+                                 const mig::Profile& profile) const {
+    return llm_calibrations ? llm_calibrations->For(model, gpu, profile)
+                            : llm::Calibrated{};
+  }
 };
 
 }  // namespace migserve::workload

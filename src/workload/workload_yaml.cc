@@ -128,6 +128,40 @@ Status ParseLlmTerms(const YamlMap& map, Service* s) {
   return Status::Ok();
 }
 
+// `path` as the workload names it: relative to the workload's file.
+std::string NextToWorkload(const Workload& w, std::string path) {
+  if (path[0] != '/') {
+    std::string dir = std::filesystem::path(w.source).parent_path();
+    if (!dir.empty()) path = dir + "/" + path;
+  }
+  return path;
+}
+
+// Gives `w` the calibrations of its `llm_measurements` file, if it names
+// one (after its LLM table).
+Status ResolveLlmMeasurements(const YamlMap& map, Workload* w) {
+  MIGSERVE_RETURN_IF_ERROR(
+      map.Optional("llm_measurements", &w->llm_measurements_file));
+  if (w->llm_measurements_file.empty()) return Status::Ok();
+  if (!w->llm_models) {
+    w->llm_models = std::shared_ptr<const llm::LlmModelTable>(
+        &llm::ShippedLlmModels(), [](const llm::LlmModelTable*) {});
+  }
+  std::string path = NextToWorkload(*w, w->llm_measurements_file);
+  auto rows = llm::LoadLlmMeasurements(path);
+  if (!rows.ok()) {
+    return map.Error("llm_measurements", rows.status().message());
+  }
+  auto calibrations = llm::Calibrations::Build(
+      *rows, *w->llm_models, mig::GpuCatalog::Default(), path);
+  if (!calibrations.ok()) {
+    return map.Error("llm_measurements", calibrations.status().message());
+  }
+  w->llm_calibrations =
+      std::make_shared<const llm::Calibrations>(std::move(*calibrations));
+  return Status::Ok();
+}
+
 // Gives `w` the LLM table its LLM services name (`llm_models`, a path
 // relative to the workload's file, else the shipped one) and checks that
 // each of their models is in it.
@@ -140,12 +174,7 @@ Status ResolveLlmModels(const YamlMap& map, Workload* w) {
     w->llm_models = std::shared_ptr<const llm::LlmModelTable>(
         &llm::ShippedLlmModels(), [](const llm::LlmModelTable*) {});
   } else {
-    std::string path = w->llm_models_file;
-    if (path[0] != '/') {
-      std::string dir = std::filesystem::path(w->source).parent_path();
-      if (!dir.empty()) path = dir + "/" + path;
-    }
-    auto table = llm::LoadLlmModels(path);
+    auto table = llm::LoadLlmModels(NextToWorkload(*w, w->llm_models_file));
     if (!table.ok()) return map.Error("llm_models", table.status().message());
     w->llm_models =
         std::make_shared<const llm::LlmModelTable>(std::move(*table));
@@ -238,10 +267,11 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
         ": this is a deployment (it has summary and gpus), not a workload");
   }
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(root, source, ""));
-  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
-      {"gpu", "gpus", "latency_budget", "capacity_model", "router",
-       "router_replicas", "arrival_cv", "headroom", "survive", "max_procs",
-       "legacy_4g3g", "optional_profiles", "llm_models", "services"}));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.CheckKeys({"gpu", "gpus", "latency_budget", "capacity_model",
+                     "router", "router_replicas", "arrival_cv", "headroom",
+                     "survive", "max_procs", "legacy_4g3g", "optional_profiles",
+                     "llm_models", "llm_measurements", "services"}));
   Workload w;
   w.source = source;
   MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> offers,
@@ -309,6 +339,7 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
     w.services.push_back(std::move(s));
   }
   MIGSERVE_RETURN_IF_ERROR(ResolveLlmModels(map, &w));
+  MIGSERVE_RETURN_IF_ERROR(ResolveLlmMeasurements(map, &w));
   return w;
 }
 
@@ -348,6 +379,10 @@ std::string FormatWorkload(const Workload& w) {
   if (w.mig.optional_profiles) out += "optional_profiles: true\n";
   if (!w.llm_models_file.empty()) {
     out += fmt::format("llm_models: {}\n", Scalar(w.llm_models_file));
+  }
+  if (!w.llm_measurements_file.empty()) {
+    out +=
+        fmt::format("llm_measurements: {}\n", Scalar(w.llm_measurements_file));
   }
   out += "services:\n";
   for (const Service& s : w.services) {
