@@ -201,6 +201,23 @@ std::string ServeChart(const std::vector<serving::ServiceServing>& serve,
                      : "");
       bars.push_back(std::move(b));
     }
+    if (!s.llm) continue;
+    // An LLM service's token figures against their SLOs, and what backs
+    // them (docs/llm.md).
+    const serving::LlmServing& l = *s.llm;
+    for (const auto& [what, ms, slo] :
+         {std::tuple{"TTFT p50", l.ttft_p50_ms, l.ttft_slo_ms},
+          {"TTFT p99", l.ttft_p99_ms, l.ttft_slo_ms},
+          {"TPOT p50", l.tpot_p50_ms, l.tpot_slo_ms},
+          {"TPOT p99", l.tpot_p99_ms, l.tpot_slo_ms}}) {
+      Bar b;
+      b.label = fmt::format("{} {}", s.service, what);
+      b.value = ms;
+      b.reference = slo;
+      b.colour = palette.Colour(s.service);
+      b.text = fmt::format("{} ms (SLO {} ms; {})", Num(ms), Num(slo), l.basis);
+      bars.push_back(std::move(b));
+    }
   }
   return BarChart(bars, "serve");
 }

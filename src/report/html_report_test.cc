@@ -171,10 +171,29 @@ TEST(HtmlReportTest, CompareAndServeChartsHaveABarPerRow) {
                              {"p50_ms", 40.0},
                              {"p90_ms", 60.0},
                              {"p99_ms", 120.0},
-                             {"within_slo", 0.98}}}}};
+                             {"within_slo", 0.98}},
+                            {{"service", "chat"},
+                             {"slo_ms", 30000.0},
+                             {"p50_ms", 9000.0},
+                             {"p90_ms", 11000.0},
+                             {"p99_ms", 12000.0},
+                             {"within_slo", 1.0},
+                             {"llm",
+                              {{"ttft_slo_ms", 2000.0},
+                               {"tpot_slo_ms", 30.0},
+                               {"ttft_p50_ms", 130.0},
+                               {"ttft_p99_ms", 400.0},
+                               {"tpot_p50_ms", 24.0},
+                               {"tpot_p99_ms", 29.5},
+                               {"kv_occupancy", 0.3},
+                               {"basis", "measured"}}}}}}};
   in.serve = serving::ParseServeJson(serve.dump(), "s.json").value();
   std::string html = RenderReport(in);
-  EXPECT_EQ(CountMatches(html, "<rect class=\"bar\""), 2 + 3 + 3);
+  // Compare's two, each service's p50, p90 and p99, and the LLM service's
+  // TTFT and TPOT p50 and p99 against their SLOs.
+  EXPECT_EQ(CountMatches(html, "<rect class=\"bar\""), 2 + 3 + 3 + 3 + 4);
+  EXPECT_NE(html.find("chat TPOT p99"), std::string::npos);
+  EXPECT_NE(html.find("29.5 ms (SLO 30 ms; measured)"), std::string::npos);
   EXPECT_NE(html.find("120 of 100 req/s (120%)"), std::string::npos);
   EXPECT_NE(html.find("40 of 50 req/s (80%)"), std::string::npos);
   EXPECT_NE(html.find("cannot serve: b does not fit"), std::string::npos);

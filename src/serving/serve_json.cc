@@ -5,6 +5,26 @@
 namespace migserve::serving {
 namespace {
 
+// An LLM service's token figures, where the report has them.
+Status ReadLlm(const JsonFields& f, ServiceServing* s) {
+  if (!f.Has("llm")) return Status::Ok();
+  MIGSERVE_ASSIGN_OR_RETURN(const nlohmann::json* object, f.Object("llm"));
+  JsonFields l(*object, f.source(), f.Path("llm"));
+  LlmServing llm;
+  for (auto [key, value] : {std::pair{"ttft_slo_ms", &llm.ttft_slo_ms},
+                            {"tpot_slo_ms", &llm.tpot_slo_ms},
+                            {"ttft_p50_ms", &llm.ttft_p50_ms},
+                            {"ttft_p99_ms", &llm.ttft_p99_ms},
+                            {"tpot_p50_ms", &llm.tpot_p50_ms},
+                            {"tpot_p99_ms", &llm.tpot_p99_ms}}) {
+    MIGSERVE_RETURN_IF_ERROR(l.Get(key, true, value));
+  }
+  MIGSERVE_RETURN_IF_ERROR(l.Get("kv_occupancy", false, &llm.kv_occupancy));
+  MIGSERVE_RETURN_IF_ERROR(l.Get("basis", false, &llm.basis));
+  s->llm = llm;
+  return Status::Ok();
+}
+
 Status ReadService(const JsonFields& f, ServiceServing* s) {
   MIGSERVE_RETURN_IF_ERROR(f.Get("service", true, &s->service));
   MIGSERVE_RETURN_IF_ERROR(f.Get("p50_ms", true, &s->p50_ms));
@@ -26,6 +46,7 @@ Status ReadService(const JsonFields& f, ServiceServing* s) {
     MIGSERVE_RETURN_IF_ERROR(f.Get(key, false, value));
   }
   MIGSERVE_RETURN_IF_ERROR(f.Get("replicas", false, &s->replicas));
+  MIGSERVE_RETURN_IF_ERROR(ReadLlm(f, s));
   return f.Get("stable", false, &s->stable);
 }
 
