@@ -93,6 +93,36 @@ void ReadRates(const PromSeries& rate, const std::string& query,
   for (long k = 0; k < steps; ++k) out->window[k].rates[s] = rates[k];
 }
 
+// The latest sample of the p99 `query` of `service`, in ms; NaN where it
+// gives none. A sample out of range, or an `own` query (the service's
+// `observe:`) Prometheus cannot answer, is named in `problems`; a default
+// query's silence is not (Triton exports no summaries unless asked).
+StatusOr<double> P99(const PrometheusClient& prometheus,
+                     const std::string& service, const std::string& query,
+                     bool own, double now_s, double step,
+                     std::vector<std::string>* problems) {
+  StatusOr<PromSeries> p99 = OneSeries(prometheus, query, now_s, now_s, step);
+  if (!p99.ok()) {
+    if (!QueryFault(p99.status())) return p99.status();
+    if (own) {
+      problems->push_back(
+          fmt::format("{}: {}", service, p99.status().message()));
+    }
+    return std::nan("");
+  }
+  if (p99->samples.empty()) return std::nan("");
+  double ms = p99->samples.back().value;
+  if (InRange(ms, kLatencyMsRange)) return ms;
+  if (!std::isnan(ms) || own) {
+    // NaN is a summary with no request in its window: no latency yet.
+    problems->push_back(
+        fmt::format("{}: {} gave a p99 of {:g} ms, which {}; "
+                    "ignored",
+                    service, query, ms, RangeRule(kLatencyMsRange)));
+  }
+  return std::nan("");
+}
+
 }  // namespace
 
 std::string DefaultRateQuery(const std::string& service,
@@ -142,6 +172,43 @@ std::string VllmP99Query(const std::string& service,
       "1000 * histogram_quantile(0.99, sum by (le) "
       "(rate(vllm:e2e_request_latency_seconds_bucket{{{}=\"{}\"}}[{}])))",
       options.service_label, service, options.rate_window);
+}
+
+std::string VllmTtftP99Query(const std::string& service,
+                             const ObserveOptions& options) {
+  return fmt::format(
+      "1000 * histogram_quantile(0.99, sum by (le) "
+      "(rate(vllm:time_to_first_token_seconds_bucket{{{}=\"{}\"}}[{}])))",
+      options.service_label, service, options.rate_window);
+}
+
+std::string VllmTpotP99Query(const std::string& service,
+                             const ObserveOptions& options) {
+  // rate() drops the metric's name: `or` keeps the first histogram a
+  // replica has.
+  std::string buckets;
+  for (const char* name : {"vllm:request_time_per_output_token_seconds",
+                           "vllm:inter_token_latency_seconds",
+                           "vllm:time_per_output_token_seconds"}) {
+    buckets += fmt::format("{}rate({}_bucket{{{}=\"{}\"}}[{}])",
+                           buckets.empty() ? "" : " or ", name,
+                           options.service_label, service, options.rate_window);
+  }
+  return fmt::format("1000 * histogram_quantile(0.99, sum by (le) ({}))",
+                     buckets);
+}
+
+double LlmP99Ms(const llm::LlmTerms& terms, double latency_slo_ms,
+                double request_p99_ms, double ttft_p99_ms, double tpot_p99_ms) {
+  double worst = std::nan("");
+  for (auto [p99, slo] : {std::pair{request_p99_ms, latency_slo_ms},
+                          {ttft_p99_ms, terms.ttft_ms},
+                          {tpot_p99_ms, terms.tpot_ms}}) {
+    if (std::isnan(p99) || !(slo > 0)) continue;
+    double share = p99 / slo;
+    if (std::isnan(worst) || share > worst) worst = share;
+  }
+  return worst * latency_slo_ms;
 }
 
 StatusOr<Observed> Observe(const PrometheusClient& prometheus,
@@ -200,30 +267,25 @@ StatusOr<Observed> Observe(const PrometheusClient& prometheus,
     } else if (rate.ok()) {
       ReadRates(*rate, rate_query, service.name, now_s, step, &out, s);
     }
-    bool own = !service.observe.p99_ms.empty();
+    const bool own = !service.observe.p99_ms.empty();
     std::string p99_query = own   ? service.observe.p99_ms
                             : llm ? VllmP99Query(service.name, options)
                                   : DefaultP99Query(service.name, options);
-    StatusOr<PromSeries> p99 =
-        OneSeries(prometheus, p99_query, now_s, now_s, step);
-    if (!p99.ok()) {
-      if (!QueryFault(p99.status())) return p99.status();
-      // Triton exports no summaries unless asked: silence for the default.
-      if (own) {
-        out.problems.push_back(
-            fmt::format("{}: {}", service.name, p99.status().message()));
-      }
-    } else if (!p99->samples.empty()) {
-      double ms = p99->samples.back().value;
-      if (InRange(ms, kLatencyMsRange)) {
-        out.window.back().p99_ms[s] = ms;
-      } else if (!std::isnan(ms) || own) {
-        // NaN is a summary with no request in its window: no latency yet.
-        out.problems.push_back(fmt::format(
-            "{}: {} gave a p99 of {:g} ms, which {}; ignored", service.name,
-            p99_query, ms, RangeRule(kLatencyMsRange)));
-      }
+    MIGSERVE_ASSIGN_OR_RETURN(
+        double p99, P99(prometheus, service.name, p99_query, own, now_s, step,
+                        &out.problems));
+    if (llm && !own) {
+      MIGSERVE_ASSIGN_OR_RETURN(
+          double ttft,
+          P99(prometheus, service.name, VllmTtftP99Query(service.name, options),
+              false, now_s, step, &out.problems));
+      MIGSERVE_ASSIGN_OR_RETURN(
+          double tpot,
+          P99(prometheus, service.name, VllmTpotP99Query(service.name, options),
+              false, now_s, step, &out.problems));
+      p99 = LlmP99Ms(*service.llm, service.latency_ms, p99, ttft, tpot);
     }
+    out.window.back().p99_ms[s] = p99;
   }
   return out;
 }

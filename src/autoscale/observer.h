@@ -45,13 +45,31 @@ std::string DefaultP99Query(const std::string& service,
 // The same for a `kind: llm` service, on vLLM's metrics (docs/llm.md): its
 // finished requests (vllm:request_success_total, every finish reason; the
 // workload's rate is requests/s), its replicas by their running-requests
-// gauge, and the p99 of vllm:e2e_request_latency_seconds in ms.
+// gauge, and the p99 of vllm:e2e_request_latency_seconds in ms, judged
+// with its token p99s (LlmP99Ms).
 std::string VllmRateQuery(const std::string& service,
                           const ObserveOptions& options);
 std::string VllmReplicasQuery(const std::string& service,
                               const ObserveOptions& options);
 std::string VllmP99Query(const std::string& service,
                          const ObserveOptions& options);
+// Its p99 time to first token (vllm:time_to_first_token_seconds) and time
+// per output token, in ms: per request where the vLLM has it
+// (vllm:request_time_per_output_token_seconds), else its inter-token
+// latency (vllm:inter_token_latency_seconds, earlier
+// vllm:time_per_output_token_seconds).
+std::string VllmTtftP99Query(const std::string& service,
+                             const ObserveOptions& options);
+std::string VllmTpotP99Query(const std::string& service,
+                             const ObserveOptions& options);
+
+// What the policy reads as an LLM service's p99 (it judges one latency
+// against one SLO): the worst of its p99 request latency, TTFT and TPOT,
+// each as a share of its own SLO, on the request latency's scale
+// (`latency_slo_ms` x the largest share). A p99 not observed (NaN) takes
+// no part; NaN if none was.
+double LlmP99Ms(const llm::LlmTerms& terms, double latency_slo_ms,
+                double request_p99_ms, double ttft_p99_ms, double tpot_p99_ms);
 
 struct Observed {
   // One observation per step of (now - window, now], oldest first: each

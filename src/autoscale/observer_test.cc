@@ -144,6 +144,33 @@ TEST(ObserverTest, AnLlmServiceIsObservedOnVllmsMetrics) {
             "own: no series for 1000 * histogram_quantile(0.99, sum by (le) "
             "(rate(vllm:e2e_request_latency_seconds_bucket{migserve_service="
             "\"chat\"}[1m])))");
+  // The token p99s' queries too: Prometheus parses each (a query it
+  // refused would be named as such, not as giving no series).
+  for (const std::string& query :
+       {VllmTtftP99Query("chat", options), VllmTpotP99Query("chat", options)}) {
+    own.observe = {"vector(1)", query};
+    observed = Observe(*client, {own}, options, std::floor(Now()), 3);
+    ASSERT_TRUE(observed.ok()) << observed.status().ToString();
+    ASSERT_EQ(observed->problems.size(), 1u);
+    EXPECT_EQ(observed->problems[0], "own: no series for " + query);
+  }
+}
+
+// An LLM service's p99 for the policy is its worst p99 as a share of that
+// p99's SLO, on the request latency's scale; what was not observed takes
+// no part.
+TEST(ObserverTest, AnLlmServiceIsJudgedByItsWorstTokenP99) {
+  llm::LlmTerms terms{2000, 100, 1024, 256, 0, 0, 27600};
+  // TTFT at 95% of its SLO, the rest at half theirs.
+  EXPECT_DOUBLE_EQ(LlmP99Ms(terms, 27600, 13800, 1900, 50), 0.95 * 27600);
+  // TPOT over its SLO.
+  EXPECT_DOUBLE_EQ(LlmP99Ms(terms, 27600, 13800, 500, 120), 1.2 * 27600);
+  EXPECT_DOUBLE_EQ(LlmP99Ms(terms, 27600, 13800, std::nan(""), std::nan("")),
+                   13800);
+  EXPECT_DOUBLE_EQ(LlmP99Ms(terms, 27600, std::nan(""), 1000, std::nan("")),
+                   0.5 * 27600);
+  EXPECT_TRUE(std::isnan(
+      LlmP99Ms(terms, 27600, std::nan(""), std::nan(""), std::nan(""))));
 }
 
 // The default rate counts inferences, the unit of a workload's rates: a
