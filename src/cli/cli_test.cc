@@ -306,6 +306,26 @@ TEST(CliTest, AMixedLlmWorkloadIsPlacedAndServedWithinEverySlo) {
   EXPECT_EQ(llm, 5);
 }
 
+// One slice size for all cannot serve an 8B model on 1g.10gb, and says
+// why in the model's words, not as a measurement missing.
+TEST(CliTest, AnLlmThatFitsNoSmallSliceSaysWhyAll1gCannot) {
+  if (testing::kAddressSanitizer) {
+    GTEST_SKIP() << "credit searches: the optimized build runs them";
+  }
+  CliResult r = Cli(
+      {"optimize", "-w",
+       Workload("llm-1g.yaml",
+                "  - {name: chat, model: llama-3.1-8b, kind: llm, throughput: "
+                "2, ttft_ms: 2000, tpot_ms: 100, prompt_tokens: 512, "
+                "output_tokens: 128}\n"),
+       "-p", kA100Profiles, "--algo", "all-1g"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("service 'chat' cannot run on 1g.10gb: llama-3.1-8b "
+                       "(16.1 GB of bf16 weights) does not fit 1g.10gb"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(Cli({}).code, 2);
   EXPECT_EQ(Cli({"frobnicate"}).code, 2);

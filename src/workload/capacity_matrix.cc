@@ -124,6 +124,7 @@ std::string CapacityMatrix::FillLlm(const Workload& workload,
                       workload.LlmCalibration(model, gpu, profile).engine);
     if (c.rate <= 0) {
       why.push_back(fmt::format("{}: {}", profile.name, c.why));
+      cells_[j * num_profiles_ + p].why_not = c.why;
       continue;
     }
     profile::ProfileRow row;

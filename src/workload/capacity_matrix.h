@@ -44,6 +44,12 @@ class CapacityMatrix {
   bool measured(int service, int profile) const {
     return cells_[service * num_profiles_ + profile].measured;
   }
+  // Why an LLM service cannot run on `profile` (docs/llm.md: the slice
+  // cannot hold the model, or even an idle replica misses an SLO); "" for
+  // other services and where it can.
+  const std::string& why_not(int service, int profile) const {
+    return cells_[service * num_profiles_ + profile].why_not;
+  }
   // What one `profile` instance serves of `service` under the workload's
   // capacity model, req/s; 0 if it cannot run there.
   double throughput(int service, int profile) const {
@@ -69,6 +75,7 @@ class CapacityMatrix {
     std::optional<profile::ProfileRow> row;
     double capacity = 0;
     bool measured = false;
+    std::string why_not;  // an LLM service's, where its slice serves none
   };
 
   // Fills service `j`'s cells, an LLM's (docs/llm.md): on each enabled

@@ -31,11 +31,16 @@ mig::Layout FirstFit(const Problem& problem, const std::vector<int>& profiles) {
   return layout;
 }
 
-// Why `service` has no capacity on `profile`: never measured there, or
-// measured but too slow for its SLO (or too big).
+// Why `service` has no capacity on `profile`: an LLM's slice that cannot
+// serve it, never measured there, or measured but too slow for its SLO (or
+// too big).
 std::string CannotRun(const Problem& problem, int service, int profile) {
   const workload::Service& s = problem.workload.services[service];
   const std::string& name = problem.gpu.profiles[profile].name;
+  if (const std::string& why = problem.caps.why_not(service, profile);
+      !why.empty()) {
+    return fmt::format("service '{}' cannot run on {}: {}", s.name, name, why);
+  }
   if (!problem.caps.measured(service, profile)) {
     return workload::NotMeasuredMessage(s, name);
   }
