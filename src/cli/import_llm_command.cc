@@ -60,8 +60,15 @@ Status RunImportBench(llm::BenchFormat format, const BenchFlags& flags,
   MIGSERVE_ASSIGN_OR_RETURN(
       std::vector<llm::LlmMeasurement> rows,
       Merged(std::move(runs.rows), flags.output, context));
-  MIGSERVE_RETURN_IF_ERROR(
-      context->Emit(flags.output, llm::FormatLlmMeasurements(rows)));
+  // Nothing a workload would then refuse is written (a run of no prompt
+  // tokens, say).
+  std::string csv = llm::FormatLlmMeasurements(rows);
+  if (auto check = llm::ParseLlmMeasurements(csv, "the imported runs");
+      !check.ok()) {
+    return check.status().WithPrefix(
+        "import: the results give a row migserve cannot use");
+  }
+  MIGSERVE_RETURN_IF_ERROR(context->Emit(flags.output, csv));
   context->err << fmt::format("import: {} LLM runs -> {}\n", imported,
                               flags.output == "-" ? "stdout" : flags.output);
   return Status::Ok();

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -203,6 +205,23 @@ std::pair<double, std::string> FullStep(const nlohmann::json& slices,
     }
   }
   return {0, ""};
+}
+
+// A run whose row a workload would refuse (no prompt tokens) is not
+// written, and the import says why.
+TEST(ImportCommandTest, AnLlmRunMigserveCannotUseIsNeverWritten) {
+  std::string run = SlowerVllmRun();
+  run.replace(run.find("\"total_input_tokens\": 512000"), 28,
+              "\"total_input_tokens\": 0     ");
+  std::string out = TempDir() + "/unusable-runs.csv";
+  std::remove(out.c_str());
+  CliResult r = Cli({"import", "vllm-bench", WriteTempFile("zero.json", run),
+                     "--model", "llama-3.1-8b", "-o", out});
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("a row migserve cannot use"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("prompt_tokens"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 TEST(ImportCommandTest, MeasuredLlmRunsCorrectTheCreditsAndSayTheirBasis) {

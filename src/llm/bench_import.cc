@@ -21,18 +21,21 @@ Status FieldError(const std::string& path, std::string_view field,
   return Status::InvalidArgument(fmt::format("{}: {}: {}", path, field, why));
 }
 
-// `root`[`key`] as a number within `range`.
+// `root`[`key`] as a number within `range`; errors name it `field` (`key`
+// where empty).
 StatusOr<double> NumberAt(const json& root, const std::string& key,
                           const std::string& path,
-                          const NumberRange& range = kNonNegativeRange) {
+                          const NumberRange& range = kNonNegativeRange,
+                          const std::string& field = "") {
+  const std::string& name = field.empty() ? key : field;
   auto it = root.find(key);
   if (it == root.end() || !it->is_number()) {
-    return FieldError(path, key,
+    return FieldError(path, name,
                       it == root.end() ? "missing" : "must be a number");
   }
   double value = it->get<double>();
   if (std::string why = OutOfRange(value, range); !why.empty()) {
-    return FieldError(path, key, why);
+    return FieldError(path, name, why);
   }
   return value;
 }
@@ -124,8 +127,8 @@ StatusOr<double> Metric(const json& root, const std::string& name,
     return FieldError(path, name, "missing");
   }
   const std::string field = name + "." + stat;
-  MIGSERVE_ASSIGN_OR_RETURN(double value,
-                            NumberAt(*it, stat, path, kNonNegativeRange));
+  MIGSERVE_ASSIGN_OR_RETURN(
+      double value, NumberAt(*it, stat, path, kNonNegativeRange, field));
   if (ms) {
     std::string unit = StringAt(*it, "unit");
     if (unit == "ns") {

@@ -117,6 +117,14 @@ TEST(BenchImportTest, AnAiperfExportGivesARowInMilliseconds) {
   EXPECT_TRUE(furlongs.status().message().starts_with(
       "p.json: time_to_first_token.unit: "))
       << furlongs.status().message();
+  std::string no_p50 = AiperfExport("ms", 250, 19.5);
+  no_p50.replace(no_p50.find(R"("p50": 250)"), 10, R"("p90": 250)");
+  auto missing =
+      ImportBenchResult(BenchFormat::kAiperf, no_p50, "p.json",
+                        {"", "H100-SXM5-80GB", "3g.40gb"}, &warnings);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(),
+            "p.json: time_to_first_token.p50: missing");
   auto no_gpu =
       ImportBenchResult(BenchFormat::kAiperf, AiperfExport("ms", 250, 19.5),
                         "p.json", {}, &warnings);

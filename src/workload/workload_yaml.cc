@@ -128,6 +128,12 @@ Status ParseLlmTerms(const YamlMap& map, Service* s) {
   return Status::Ok();
 }
 
+// The shipped LLM table, not owned.
+std::shared_ptr<const llm::LlmModelTable> ShippedTable() {
+  return std::shared_ptr<const llm::LlmModelTable>(
+      &llm::ShippedLlmModels(), [](const llm::LlmModelTable*) {});
+}
+
 // `path` as the workload names it: relative to the workload's file.
 std::string NextToWorkload(const Workload& w, std::string path) {
   if (path[0] != '/') {
@@ -143,10 +149,7 @@ Status ResolveLlmMeasurements(const YamlMap& map, Workload* w) {
   MIGSERVE_RETURN_IF_ERROR(
       map.Optional("llm_measurements", &w->llm_measurements_file));
   if (w->llm_measurements_file.empty()) return Status::Ok();
-  if (!w->llm_models) {
-    w->llm_models = std::shared_ptr<const llm::LlmModelTable>(
-        &llm::ShippedLlmModels(), [](const llm::LlmModelTable*) {});
-  }
+  if (!w->llm_models) w->llm_models = ShippedTable();
   std::string path = NextToWorkload(*w, w->llm_measurements_file);
   auto rows = llm::LoadLlmMeasurements(path);
   if (!rows.ok()) {
@@ -171,8 +174,7 @@ Status ResolveLlmModels(const YamlMap& map, Workload* w) {
   for (const Service& s : w->services) any = any || s.llm.has_value();
   if (!any && w->llm_models_file.empty()) return Status::Ok();
   if (w->llm_models_file.empty()) {
-    w->llm_models = std::shared_ptr<const llm::LlmModelTable>(
-        &llm::ShippedLlmModels(), [](const llm::LlmModelTable*) {});
+    w->llm_models = ShippedTable();
   } else {
     auto table = llm::LoadLlmModels(NextToWorkload(*w, w->llm_models_file));
     if (!table.ok()) return map.Error("llm_models", table.status().message());
