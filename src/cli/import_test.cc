@@ -295,6 +295,14 @@ TEST(ImportCommandTest, MeasuredLlmRunsCorrectTheCreditsAndSayTheirBasis) {
   EXPECT_FALSE(llm["modelled"].get<bool>()) << llm.dump();
   EXPECT_NE(llm["basis"].get<std::string>().find("3g.40gb"), std::string::npos)
       << llm.dump();
+  // A comparison routing applies to the others only, and serve says so.
+  serve = Cli({"serve", "-d", calibrated_d, "-w", calibrated, "-p",
+               kA100Profiles, "--routing", "round-robin"});
+  EXPECT_EQ(serve.code, 0) << serve.err;
+  EXPECT_NE(serve.err.find("--routing round-robin applies to the other "
+                           "services; the LLM services (chat) are served"),
+            std::string::npos)
+      << serve.err;
 }
 
 TEST(ImportCommandTest, EveryImporterHasHelp) {

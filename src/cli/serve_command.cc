@@ -5,6 +5,7 @@
 //   [--batching greedy|timer --max-queue-delay MS] [--duration S]
 //   [--warmup S] [--seed N] [--format table|json] [-o F]
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -145,6 +146,30 @@ void ResolveRouting(const workload::Workload& workload,
   o->in_group = *serving::ParseInGroup(flags->in_group);
 }
 
+// Says, where the routing is one of the comparisons (weighted, round-robin,
+// least-outstanding), that LLM services keep their credits' shares: their
+// token-level simulation gives each replica its share behind the router
+// the credits assume (docs/llm.md, "serve and validate").
+void NoteLlmRouting(const workload::Workload& workload, const ServeFlags& flags,
+                    std::ostream& err) {
+  const serving::RoutingPolicy p = flags.options.routing;
+  if (p != serving::RoutingPolicy::kWeighted &&
+      p != serving::RoutingPolicy::kRoundRobin &&
+      p != serving::RoutingPolicy::kLeastOutstanding) {
+    return;
+  }
+  std::vector<std::string> llm;
+  for (const workload::Service& s : workload.services) {
+    if (s.llm) llm.push_back(s.name);
+  }
+  if (llm.empty()) return;
+  err << fmt::format(
+      "migserve: note: --routing {} applies to the other services; the LLM "
+      "services ({}) are served at their replicas' credit shares "
+      "(docs/llm.md)\n",
+      flags.routing, fmt::join(llm, ", "));
+}
+
 Status RunServe(ServeFlags flags, CommandContext* context) {
   serving::ServeOptions& o = flags.options;
   o.max_queue_delay_ms =
@@ -169,6 +194,7 @@ Status RunServe(ServeFlags flags, CommandContext* context) {
   }
   MIGSERVE_RETURN_IF_ERROR(ResolveArrivals(flags, *workload, &o.arrivals));
   ResolveRouting(*workload, *deployment, &flags, &o);
+  NoteLlmRouting(*workload, flags, context->err);
   auto state = cluster::ClusterFromDeployment(*deployment, {});
   if (!state.ok()) {
     return state.status();
