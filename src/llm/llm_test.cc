@@ -80,6 +80,24 @@ TEST(SliceModelTest, TheSlicesRoomForTheKvCache) {
   EXPECT_LT(g3->weight_read_ms, g2->weight_read_ms);
 }
 
+// An FP8 model's prefill runs at FP8's tensor rate on an H100 (twice
+// BF16's), at BF16's on an A100 (no FP8 tensor cores); its weights are
+// half as many bytes on both.
+TEST(SliceModelTest, AnFp8ModelPrefillsAtTheGpusFp8Rate) {
+  const LlmModel& fp8 = *ShippedLlmModels().Find("llama-3.1-8b-fp8").value();
+  auto h100_bf16 = SliceOf(Llama8b(), H100(), Profile("3g.40gb")).value();
+  auto h100_fp8 = SliceOf(fp8, H100(), Profile("3g.40gb")).value();
+  EXPECT_NEAR(h100_fp8.prefill_ms_per_token,
+              h100_bf16.prefill_ms_per_token * 989 / 1979, 1e-12);
+  EXPECT_NEAR(h100_fp8.weight_read_ms, h100_bf16.weight_read_ms / 2, 1e-9);
+  const mig::GpuModel& a100 =
+      *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
+  const mig::Profile& a100_3g = a100.profiles[a100.FindProfile("3g.40gb")];
+  EXPECT_DOUBLE_EQ(
+      SliceOf(fp8, a100, a100_3g).value().prefill_ms_per_token,
+      SliceOf(Llama8b(), a100, a100_3g).value().prefill_ms_per_token);
+}
+
 // Requests that never meet (one every 100 s): each sees its closed form,
 // the first token after one step that prefills its prompt, each later one
 // after a step over its context.

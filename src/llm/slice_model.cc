@@ -32,8 +32,13 @@ StatusOr<SliceCapacity> SliceOf(const LlmModel& model, const mig::GpuModel& gpu,
   }
   double bandwidth = gpu.memory_bandwidth_gbs * 1e9 * profile.memory_slices /
                      gpu.memory_slices * engine.bandwidth_efficiency;
-  double flops = gpu.dense_bf16_tflops * 1e12 * profile.compute_slices /
-                 gpu.compute_slices * engine.compute_efficiency;
+  // An FP8 model's matrix products run at FP8's rate where the GPU has FP8
+  // tensor cores, else at BF16's (weights-only FP8).
+  const double tflops = model.dtype == "fp8" && gpu.dense_fp8_tflops > 0
+                            ? gpu.dense_fp8_tflops
+                            : gpu.dense_bf16_tflops;
+  double flops = tflops * 1e12 * profile.compute_slices / gpu.compute_slices *
+                 engine.compute_efficiency;
   SliceCapacity c;
   c.kv_tokens = static_cast<long>(kv_bytes / model.KvBytesPerToken());
   c.max_batch = engine.max_batch;

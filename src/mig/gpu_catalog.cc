@@ -99,7 +99,7 @@ StatusOr<GpuModel> ParseGpuModel(const std::string& yaml,
   MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
       {"name", "aliases", "pci_device_ids", "products", "compute_slices",
        "memory_slices", "memory_gb", "legacy_4g3g", "memory_bandwidth_gbs",
-       "dense_bf16_tflops", "profiles"}));
+       "dense_bf16_tflops", "dense_fp8_tflops", "profiles"}));
   GpuModel model;
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &model.name));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("aliases", &model.aliases));
@@ -134,6 +134,8 @@ StatusOr<GpuModel> ParseGpuModel(const std::string& yaml,
                                         &model.memory_bandwidth_gbs, {1, 1e6}));
   MIGSERVE_RETURN_IF_ERROR(
       map.Optional("dense_bf16_tflops", &model.dense_bf16_tflops, {1, 1e6}));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.Optional("dense_fp8_tflops", &model.dense_fp8_tflops, {1, 1e6}));
   for (auto [key, value] : {std::pair{"compute_slices", model.compute_slices},
                             std::pair{"memory_slices", model.memory_slices}}) {
     if (value < 1 || value > kMaxSlices) {

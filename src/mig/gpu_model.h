@@ -60,6 +60,10 @@ struct GpuModel {
   // (src/llm/) shares among slices. 0: not in the table.
   double memory_bandwidth_gbs = 0;
   double dense_bf16_tflops = 0;
+  // Dense FP8 tensor throughput, TFLOPS (Hopper on); 0: the GPU has no FP8
+  // tensor cores, and an FP8 model computes at BF16's rate (weights-only
+  // FP8, as vLLM serves it on Ampere).
+  double dense_fp8_tflops = 0;
   std::vector<Profile> profiles;
 
   bool operator==(const GpuModel&) const = default;
