@@ -25,11 +25,10 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
   // The credits, each service's on a thread of its own (--jobs): the
   // searches dominate the time of an optimize at fleet scale.
   int n = static_cast<int>(workload.services.size());
-  std::vector<std::string> llm_why(n);  // an LLM service's, where it fits none
   ParallelFor(n, [&](int j) {
     const Service& s = workload.services[j];
     if (s.llm) {
-      llm_why[j] = m.FillLlm(workload, s, gpu, j);
+      m.FillLlm(workload, s, gpu, j);
       return;
     }
     // At fleet scale the searches take minutes: a signal stops them.
@@ -59,10 +58,11 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
                          field);
     };
     if (s.llm) {
-      if (llm_why[j].empty()) continue;
+      std::string why = m.LlmFitsNone(j, gpu);
+      if (why.empty()) continue;
       return Status::InvalidArgument(
           fmt::format("{}: service '{}' fits no profile of {}: {}", where(""),
-                      s.name, gpu.name, llm_why[j]));
+                      s.name, gpu.name, why));
     }
     if (!profiles.HasModel(s.model, gpu.name)) {
       std::vector<std::string> known = profiles.Models(gpu.name);
@@ -109,22 +109,20 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
   return m;
 }
 
-std::string CapacityMatrix::FillLlm(const Workload& workload,
-                                    const Service& service,
-                                    const mig::GpuModel& gpu, int j) {
+void CapacityMatrix::FillLlm(const Workload& workload, const Service& service,
+                             const mig::GpuModel& gpu, int j) {
   const llm::LlmModel& model =
       *workload.llm_models->Find(service.model).value();
   queueing::Traffic traffic = workload.TermsOf(service).traffic;
-  std::vector<std::string> why;
   for (int p = 0; p < num_profiles_; ++p) {
     const mig::Profile& profile = gpu.profiles[p];
     if (!workload.mig.Enabled(profile) || Interrupted()) continue;
     llm::LlmCredit c =
         llm::CreditOf(model, gpu, profile, *service.llm, traffic,
                       workload.LlmCalibration(model, gpu, profile).engine);
+    Cell& cell = cells_[j * num_profiles_ + p];
     if (c.rate <= 0) {
-      why.push_back(fmt::format("{}: {}", profile.name, c.why));
-      cells_[j * num_profiles_ + p].why_not = c.why;
+      cell.why_not = c.why;
       continue;
     }
     profile::ProfileRow row;
@@ -135,15 +133,20 @@ std::string CapacityMatrix::FillLlm(const Workload& workload,
     row.throughput = c.rate;
     row.latency_ms = c.at_rate.latency_p50_ms;
     row.memory_gb = model.WeightBytes() / 1e9;
-    Cell& cell = cells_[j * num_profiles_ + p];
     cell.row = std::move(row);
     cell.capacity = c.rate;
   }
-  bool any = false;
+}
+
+std::string CapacityMatrix::LlmFitsNone(int j, const mig::GpuModel& gpu) const {
+  std::vector<std::string> why;
   for (int p = 0; p < num_profiles_; ++p) {
-    any = any || cells_[j * num_profiles_ + p].capacity > 0;
+    if (throughput(j, p) > 0) return "";
+    if (!why_not(j, p).empty()) {
+      why.push_back(fmt::format("{}: {}", gpu.profiles[p].name, why_not(j, p)));
+    }
   }
-  return any ? "" : fmt::format("{}", fmt::join(why, "; "));
+  return fmt::format("{}", fmt::join(why, "; "));
 }
 
 }  // namespace migserve::workload

@@ -81,10 +81,13 @@ class CapacityMatrix {
   // Fills service `j`'s cells, an LLM's (docs/llm.md): on each enabled
   // profile the credit of the token-level simulation of its continuous
   // batcher, its row what the replica runs with (the engine's most
-  // sequences as its batch, the median request latency at its credit).
-  // Returns why it fits no profile, or "" where it fits one.
-  std::string FillLlm(const Workload& workload, const Service& service,
-                      const mig::GpuModel& gpu, int j);
+  // sequences as its batch, the median request latency at its credit), or
+  // why its slice serves none there.
+  void FillLlm(const Workload& workload, const Service& service,
+               const mig::GpuModel& gpu, int j);
+  // Why LLM service `j` fits no profile of `gpu` ("PROFILE: why; ..."), or
+  // "" where it fits one.
+  std::string LlmFitsNone(int j, const mig::GpuModel& gpu) const;
 
   CapacityMatrix(int num_profiles, std::vector<double> required)
       : num_profiles_(num_profiles),
