@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <initializer_list>
 
 #include "util/number.h"
 
@@ -123,6 +124,22 @@ StatusOr<double> P99(const PrometheusClient& prometheus,
   return std::nan("");
 }
 
+// 1000 x the p99 of `service`'s histogram (seconds): the first of `names`
+// each replica has (rate() drops the metric's name, so `or` keeps one
+// series per replica and bucket).
+std::string HistogramP99Ms(std::initializer_list<const char*> names,
+                           const std::string& service,
+                           const ObserveOptions& options) {
+  std::string buckets;
+  for (const char* name : names) {
+    buckets += fmt::format("{}rate({}_bucket{{{}=\"{}\"}}[{}])",
+                           buckets.empty() ? "" : " or ", name,
+                           options.service_label, service, options.rate_window);
+  }
+  return fmt::format("1000 * histogram_quantile(0.99, sum by (le) ({}))",
+                     buckets);
+}
+
 }  // namespace
 
 std::string DefaultRateQuery(const std::string& service,
@@ -168,34 +185,20 @@ std::string VllmReplicasQuery(const std::string& service,
 
 std::string VllmP99Query(const std::string& service,
                          const ObserveOptions& options) {
-  return fmt::format(
-      "1000 * histogram_quantile(0.99, sum by (le) "
-      "(rate(vllm:e2e_request_latency_seconds_bucket{{{}=\"{}\"}}[{}])))",
-      options.service_label, service, options.rate_window);
+  return HistogramP99Ms({"vllm:e2e_request_latency_seconds"}, service, options);
 }
 
 std::string VllmTtftP99Query(const std::string& service,
                              const ObserveOptions& options) {
-  return fmt::format(
-      "1000 * histogram_quantile(0.99, sum by (le) "
-      "(rate(vllm:time_to_first_token_seconds_bucket{{{}=\"{}\"}}[{}])))",
-      options.service_label, service, options.rate_window);
+  return HistogramP99Ms({"vllm:time_to_first_token_seconds"}, service, options);
 }
 
 std::string VllmTpotP99Query(const std::string& service,
                              const ObserveOptions& options) {
-  // rate() drops the metric's name: `or` keeps the first histogram a
-  // replica has.
-  std::string buckets;
-  for (const char* name : {"vllm:request_time_per_output_token_seconds",
-                           "vllm:inter_token_latency_seconds",
-                           "vllm:time_per_output_token_seconds"}) {
-    buckets += fmt::format("{}rate({}_bucket{{{}=\"{}\"}}[{}])",
-                           buckets.empty() ? "" : " or ", name,
-                           options.service_label, service, options.rate_window);
-  }
-  return fmt::format("1000 * histogram_quantile(0.99, sum by (le) ({}))",
-                     buckets);
+  return HistogramP99Ms({"vllm:request_time_per_output_token_seconds",
+                         "vllm:inter_token_latency_seconds",
+                         "vllm:time_per_output_token_seconds"},
+                        service, options);
 }
 
 double LlmP99Ms(const llm::LlmTerms& terms, double latency_slo_ms,
