@@ -13,7 +13,6 @@
 #include "cli/flag_checks.h"
 #include "cli/table.h"
 #include "llm/calibration.h"
-#include "llm/llm_measurement.h"
 #include "llm/slice_model.h"
 #include "mig/gpu_catalog.h"
 
@@ -52,11 +51,9 @@ StatusOr<std::vector<SliceFigures>> FiguresOf(const LlmSlicesFlags& flags) {
   if (!gpu.ok()) return gpu.status().WithPrefix("--gpu");
   llm::Calibrations calibrations;
   if (!flags.measurements.empty()) {
-    MIGSERVE_ASSIGN_OR_RETURN(auto rows,
-                              llm::LoadLlmMeasurements(flags.measurements));
     MIGSERVE_ASSIGN_OR_RETURN(
         calibrations,
-        llm::Calibrations::Build(rows, models, catalog, flags.measurements));
+        llm::Calibrations::Load(flags.measurements, models, catalog));
   }
   std::vector<SliceFigures> out;
   for (const mig::Profile& profile : (*gpu)->profiles) {

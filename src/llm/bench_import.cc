@@ -52,7 +52,9 @@ std::string TableName(std::string id) {
   if (size_t slash = id.rfind('/'); slash != std::string::npos) {
     id = id.substr(slash + 1);
   }
-  for (char& c : id) c = static_cast<char>(std::tolower(c));
+  for (char& c : id) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
   return id;
 }
 

@@ -105,6 +105,14 @@ StatusOr<Calibrations> Calibrations::Build(
   return out;
 }
 
+StatusOr<Calibrations> Calibrations::Load(const std::string& path,
+                                          const LlmModelTable& models,
+                                          const mig::GpuCatalog& gpus) {
+  MIGSERVE_ASSIGN_OR_RETURN(std::vector<LlmMeasurement> rows,
+                            LoadLlmMeasurements(path));
+  return Build(rows, models, gpus, path);
+}
+
 Calibrated Calibrations::For(const LlmModel& model, const mig::GpuModel& gpu,
                              const mig::Profile& profile) const {
   Calibrated out;

@@ -56,6 +56,11 @@ class Calibrations {
                                       const mig::GpuCatalog& gpus,
                                       const std::string& source);
 
+  // Reads the LLM measurement CSV at `path` and builds from its rows.
+  static StatusOr<Calibrations> Load(const std::string& path,
+                                     const LlmModelTable& models,
+                                     const mig::GpuCatalog& gpus);
+
   Calibrated For(const LlmModel& model, const mig::GpuModel& gpu,
                  const mig::Profile& profile) const;
 

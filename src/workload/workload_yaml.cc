@@ -150,13 +150,9 @@ Status ResolveLlmMeasurements(const YamlMap& map, Workload* w) {
       map.Optional("llm_measurements", &w->llm_measurements_file));
   if (w->llm_measurements_file.empty()) return Status::Ok();
   if (!w->llm_models) w->llm_models = ShippedTable();
-  std::string path = NextToWorkload(*w, w->llm_measurements_file);
-  auto rows = llm::LoadLlmMeasurements(path);
-  if (!rows.ok()) {
-    return map.Error("llm_measurements", rows.status().message());
-  }
-  auto calibrations = llm::Calibrations::Build(
-      *rows, *w->llm_models, mig::GpuCatalog::Default(), path);
+  auto calibrations =
+      llm::Calibrations::Load(NextToWorkload(*w, w->llm_measurements_file),
+                              *w->llm_models, mig::GpuCatalog::Default());
   if (!calibrations.ok()) {
     return map.Error("llm_measurements", calibrations.status().message());
   }
