@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-20}
-tools/install-deps.sh --fuzz
+tools/install-deps.sh --clang
 # A new tree uses Ninja, as the Makefile's do; an old one keeps its own.
 generator=()
 [[ -f build-fuzz/CMakeCache.txt ]] || generator=(-G Ninja)

@@ -4,8 +4,8 @@
 # nginx, Prometheus and grpcio that the tests run, Node.js and Chromium,
 # and the schema validator's npm packages, tools/k8s-validate, pinned by
 # its lock file), to build the image (--image: mmdebstrap and umoci,
-# tools/make-image.sh; --test includes them) or to fuzz it (--fuzz: clang
-# and libFuzzer, tools/fuzz.sh).
+# tools/make-image.sh; --test includes them) or to build it with clang and
+# its sanitizers and libFuzzer (--clang: `make asan`, tools/fuzz.sh).
 # As root it runs apt-get; otherwise it prints the command to run.
 set -euo pipefail
 packages=(
@@ -18,9 +18,9 @@ image=(mmdebstrap umoci)
 case "${1:-}" in
   --test) packages+=(clang-format nginx-light prometheus python3-grpcio "${image[@]}") ;;
   --image) packages+=("${image[@]}") ;;
-  --fuzz) packages+=(clang libclang-rt-14-dev) ;;
+  --clang) packages+=(clang libclang-rt-14-dev) ;;
   "") ;;
-  *) echo "usage: tools/install-deps.sh [--test|--image|--fuzz]" >&2; exit 2 ;;
+  *) echo "usage: tools/install-deps.sh [--test|--image|--clang]" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,5 @@
-// A mutex that clang's thread-safety analysis sees (-Wthread-safety, run by
-// tools/thread-safety.sh in CI), and the annotations that say what it
+// A mutex that clang's thread-safety analysis sees (-Wthread-safety in
+// every clang build: CI's `make asan`), and the annotations that say what it
 // guards. libstdc++'s std::mutex carries no capability attributes, so the
 // analysis cannot follow it; this wrapper is the one place that adds them.
 // Under GCC the annotations are empty.
