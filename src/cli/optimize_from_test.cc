@@ -35,7 +35,7 @@ int PlanStarts(const std::string& from, const std::string& to) {
   return starts;
 }
 
-struct Case {
+struct FromCase {
   const char* name;
   const char* from;
   const char* workload;
@@ -43,14 +43,14 @@ struct Case {
   int gpus;
 };
 
-void PrintTo(const Case& c, std::ostream* out) {
+void PrintTo(const FromCase& c, std::ostream* out) {
   *out << c.name << " (" << c.from << " to " << c.workload << ")";
 }
 
-class OptimizeFromTest : public ::testing::TestWithParam<Case> {};
+class OptimizeFromTest : public ::testing::TestWithParam<FromCase> {};
 
 TEST_P(OptimizeFromTest, FewestGpusFewerStartsSafePlan) {
-  const Case& c = GetParam();
+  const FromCase& c = GetParam();
   std::string from = SourcePath(c.from);
   std::string aware = testing::TempDir() + "/" + c.name + "-aware.json";
   CliResult r =
@@ -87,13 +87,13 @@ TEST_P(OptimizeFromTest, FewestGpusFewerStartsSafePlan) {
 
 INSTANTIATE_TEST_SUITE_P(
     PaperPair, OptimizeFromTest,
-    ::testing::Values(Case{"day2night", "data/deployments/day.json",
+    ::testing::Values(FromCase{"day2night", "data/deployments/day.json",
                            "data/workloads/night.yaml",
                            "data/deployments/night.json", 6},
-                      Case{"night2day", "data/deployments/night.json",
+                      FromCase{"night2day", "data/deployments/night.json",
                            "data/workloads/day.yaml",
                            "data/deployments/day.json", 18}),
-    [](const ::testing::TestParamInfo<Case>& info) {
+    [](const ::testing::TestParamInfo<FromCase>& info) {
       return std::string(info.param.name);
     });
 
