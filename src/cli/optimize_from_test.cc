@@ -88,11 +88,11 @@ TEST_P(OptimizeFromTest, FewestGpusFewerStartsSafePlan) {
 INSTANTIATE_TEST_SUITE_P(
     PaperPair, OptimizeFromTest,
     ::testing::Values(FromCase{"day2night", "data/deployments/day.json",
-                           "data/workloads/night.yaml",
-                           "data/deployments/night.json", 6},
+                               "data/workloads/night.yaml",
+                               "data/deployments/night.json", 6},
                       FromCase{"night2day", "data/deployments/night.json",
-                           "data/workloads/day.yaml",
-                           "data/deployments/day.json", 18}),
+                               "data/workloads/day.yaml",
+                               "data/deployments/day.json", 18}),
     [](const ::testing::TestParamInfo<FromCase>& info) {
       return std::string(info.param.name);
     });
