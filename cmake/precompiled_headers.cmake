@@ -3,7 +3,7 @@
 # once for the tests instead of once per target (54 units). Each target
 # reuses one of two headers (target_precompile_headers REUSE_FROM), built by
 # a target of its own that has the same flags: -O2 -g1 -fPIC for the
-# libraries, the test code's -O1 -g0 -fPIE and GoogleTest's definitions for
+# libraries, the test code's -Og -g0 -fPIE and GoogleTest's definitions for
 # the tests. -Winvalid-pch with -Werror fails the build where a unit could
 # not use its header (its flags differ), instead of parsing it silently.
 #
