@@ -43,9 +43,9 @@ using testing::kA100Profiles;
 using testing::SourcePath;
 namespace k8s = cluster::kubernetes;
 
-constexpr double kScale = 10;      // real time / emulated time
-constexpr double kDurationS = 12;  // of load, per router
-constexpr double kWarmupS = 2;     // not counted
+constexpr double kScale = 20;      // real time / emulated time
+constexpr double kDurationS = 24;  // of load, per router
+constexpr double kWarmupS = 4;     // not counted
 
 // Two of night's services (docs/benchmarks.md) and a second service of one
 // of their models, told apart by the migserve-service header: enough
