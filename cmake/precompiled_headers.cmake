@@ -39,9 +39,8 @@ function(migserve_precompiled_headers)
   migserve_test_flags(migserve_pch_test)
   target_precompile_headers(migserve_pch_test PRIVATE ${MIGSERVE_PCH_HEADERS}
                             <gtest/gtest.h> <gmock/gmock.h>)
-  foreach(host migserve_pch_library migserve_pch_test)
-    set_target_properties(${host} PROPERTIES UNITY_BUILD OFF)
-  endforeach()
+  set_target_properties(migserve_pch_library migserve_pch_test PROPERTIES
+                        UNITY_BUILD OFF)
 
   set(dirs ${PROJECT_SOURCE_DIR}/src)
   while(dirs)

@@ -34,14 +34,16 @@ mapfile -t libs < <(ldd "$binary" | awk '/=> \//{print $3}')
 # merged /usr's names.
 mapfile -t paths < <(for lib in "${libs[@]}"; do readlink -f "$lib"; done | sort -u)
 owners=$(dpkg -S "${paths[@]}" "${paths[@]#/usr}" 2>/dev/null || true)
+# Its lines: "package[:arch][, package...]: path" (and diversions, skipped).
+declare -A owner_of
+while IFS= read -r line; do
+  [[ $line == "diversion by"* || $line != *": "* ]] && continue
+  owner_of[${line#*: }]=${line%%: *}
+done <<<"$owners"
 packages=(nginx-light ca-certificates)
 for path in "${paths[@]}"; do
-  # "package[:arch][, package...]: path"
-  owner=$(awk -v a="$path" -v b="${path#/usr}" \
-    '!/^diversion by/ && index($0, ": ") { f = substr($0, index($0, ": ") + 2)
-                       if (f == a || f == b) { print; exit } }' <<<"$owners")
+  owner=${owner_of[$path]:-${owner_of[${path#/usr}]:-}}
   [ -n "$owner" ] || { echo "make-image: no Debian package holds $path" >&2; exit 1; }
-  owner=${owner%%: /*}
   owner=${owner%%,*}
   packages+=("${owner%%:*}")
 done
