@@ -214,6 +214,11 @@ StatusOr<nlohmann::json> KubeClient::Call(const std::string& method,
       std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
       backoff *= 2;
     }
+    if (fence_ && method != "GET") {
+      if (Status fenced = fence_(); !fenced.ok()) {
+        return fenced.WithPrefix(what);
+      }
+    }
     auto response = Once(method, config_.server + path, body, content_type);
     if (!response.ok()) {
       last = response.status().WithPrefix(what);

@@ -60,6 +60,14 @@ class KubeClient {
                const std::function<bool(const nlohmann::json&)>& on_event,
                const std::atomic<bool>* stop = nullptr);
 
+  // Asks `fence` before every attempt of every request that is not a GET
+  // (a watch included in neither): an error is returned as it is, nothing
+  // sent. The leader's writes ask its lease (LeaderLease::Fence), so that
+  // a controller that cannot prove it still leads writes nothing, the
+  // writes of actions already running included. Set before requests are
+  // made; empty: none.
+  void SetFence(std::function<Status()> fence) { fence_ = std::move(fence); }
+
   // HTTP requests sent so far (each attempt and each watch counts), and
   // those of them that were not GETs.
   long requests() const;
@@ -88,6 +96,7 @@ class KubeClient {
   RetryPolicy retry_;
   // CheckTransport's answer: when not OK, no request is sent.
   Status transport_;
+  std::function<Status()> fence_;
   std::unique_ptr<Connection> connection_;
 };
 

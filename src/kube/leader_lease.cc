@@ -51,6 +51,16 @@ std::string LeaderLease::Path() const {
 }
 
 StatusOr<bool> LeaderLease::TryAcquireOrRenew() {
+  // A renewal counts from before it was asked for: a process stopped after
+  // the API server answered must not count the pause as leadership.
+  const Clock::time_point asked = Clock::now();
+  StatusOr<bool> won = TryAcquireOrRenewAt(asked);
+  MutexLock lock(&mu_);
+  last_error_ = won.ok() ? "" : won.status().message();
+  return won;
+}
+
+StatusOr<bool> LeaderLease::TryAcquireOrRenewAt(Clock::time_point asked) {
   const std::string& me = options_.identity;
   int duration = static_cast<int>(std::ceil(options_.duration_s));
   std::string now = MicroTimeNow();
@@ -71,7 +81,7 @@ StatusOr<bool> LeaderLease::TryAcquireOrRenew() {
         fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases",
                     options_.namespace_),
         fresh);
-    return Won(created.status());
+    return Won(created.status(), asked, 0);
   }
   MIGSERVE_RETURN_IF_ERROR(lease.status());
   const Json* found = ObjectAt(*lease, "spec");
@@ -100,22 +110,24 @@ StatusOr<bool> LeaderLease::TryAcquireOrRenew() {
        {{"holderIdentity", me},
         {"leaseDurationSeconds", duration},
         {"renewTime", now}}}};
+  long transitions = IntAt(spec, "leaseTransitions").value_or(0);
   if (holder != me) {
     patch["spec"]["acquireTime"] = now;
-    patch["spec"]["leaseTransitions"] =
-        IntAt(spec, "leaseTransitions").value_or(0) + 1;
+    patch["spec"]["leaseTransitions"] = ++transitions;
   }
-  return Won(client_->Patch(Path(), patch).status());
+  return Won(client_->Patch(Path(), patch).status(), asked, transitions);
 }
 
-StatusOr<bool> LeaderLease::Won(const Status& write) {
+StatusOr<bool> LeaderLease::Won(const Status& write, Clock::time_point asked,
+                                long transitions) {
   // A conflict: another candidate wrote the lease since it was read.
   if (write.code() == Status::Code::kAborted) return false;
   MIGSERVE_RETURN_IF_ERROR(write);
   MutexLock lock(&mu_);
-  renewed_ = Clock::now();
+  renewed_ = asked;
   ever_renewed_ = true;
   holder_ = options_.identity;
+  epoch_ = transitions;
   return true;
 }
 
@@ -180,16 +192,39 @@ void LeaderLease::RenewLoop() {
   }
 }
 
-bool LeaderLease::Held() const {
-  MutexLock lock(&mu_);
-  return ever_renewed_ &&
-         Clock::now() - renewed_ <
-             std::chrono::duration<double>(options_.renew_deadline_s);
-}
+bool LeaderLease::Held() const { return Fence().ok(); }
 
 std::string LeaderLease::holder() const {
   MutexLock lock(&mu_);
   return holder_;
+}
+
+long LeaderLease::epoch() const {
+  MutexLock lock(&mu_);
+  return epoch_;
+}
+
+Status LeaderLease::Fence() const {
+  MutexLock lock(&mu_);
+  double since = std::chrono::duration<double>(Clock::now() - renewed_).count();
+  if (ever_renewed_ && since < options_.renew_deadline_s) return Status::Ok();
+  std::string why;
+  if (!last_error_.empty()) {
+    why = "its renewal failed: " + last_error_;
+  } else if (!ever_renewed_) {
+    why = holder_.empty() || holder_ == options_.identity
+              ? std::string("it does not hold it")
+              : "it is held by " + holder_;
+  } else {
+    why = fmt::format(
+        "its last renewal was {:.3g} s ago, past the renew "
+        "deadline of {:g} s",
+        since, options_.renew_deadline_s);
+  }
+  return Status::FailedPrecondition(
+      fmt::format("fenced: this process cannot prove it holds lease {}/{} "
+                  "({}); it writes nothing more",
+                  options_.namespace_, options_.name, why));
 }
 
 void LeaderLease::StopRenewing() {

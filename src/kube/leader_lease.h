@@ -60,6 +60,16 @@ class LeaderLease {
   // The holder seen in the Lease at the last attempt.
   std::string holder() const;
 
+  // The Lease's leaseTransitions when this process last took or renewed
+  // it: a fencing token that grows with every change of holder, so that a
+  // write carrying an older one comes from a leader that was replaced.
+  long epoch() const;
+
+  // OK while Held(); else FailedPrecondition saying why (a renewal the API
+  // server refused, such as a 403, names that answer): what every write
+  // of the leader asks first (KubeClient::SetFence).
+  Status Fence() const;
+
   // Stops renewing and clears the holder, so that a waiting candidate
   // takes over at its next try instead of after the lease duration.
   Status Release();
@@ -71,9 +81,13 @@ class LeaderLease {
  private:
   using Clock = std::chrono::steady_clock;
   std::string Path() const;
-  // The outcome of a create or update of the lease that made this process
-  // its holder if it succeeded: true, false on a conflict, else the error.
-  StatusOr<bool> Won(const Status& write);
+  // TryAcquireOrRenew's attempt, asked at `asked`.
+  StatusOr<bool> TryAcquireOrRenewAt(Clock::time_point asked);
+  // The outcome of a create or update of the lease, asked at `asked`, that
+  // made this process its holder with `transitions` if it succeeded: true,
+  // false on a conflict, else the error.
+  StatusOr<bool> Won(const Status& write, Clock::time_point asked,
+                     long transitions);
   void RenewLoop();
   void StopRenewing();
 
@@ -91,6 +105,8 @@ class LeaderLease {
   std::string observed_record_ GUARDED_BY(mu_);
   Clock::time_point observed_at_ GUARDED_BY(mu_){};
   std::string holder_ GUARDED_BY(mu_);
+  long epoch_ GUARDED_BY(mu_) = 0;
+  std::string last_error_ GUARDED_BY(mu_);  // of the last attempt
 };
 
 }  // namespace migserve::kube

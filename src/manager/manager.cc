@@ -93,6 +93,9 @@ class Leadership {
 
   kube::LeaderLease* lease() const { return lease_.get(); }
   bool Lost() const { return lease_ && !lease_->Held(); }
+  // OK while this controller may write: it holds the lease, or there is
+  // no leader election.
+  Status Fence() const { return lease_ ? lease_->Fence() : Status::Ok(); }
 
   // Hands the lease on after a clean stop. Returns why it could not where
   // the API server refused it (401, 403: the next candidate then waits out
@@ -141,6 +144,9 @@ class Manager {
           k8s::CheckRoutable(routing.models, routing.serving));
     }
     MIGSERVE_RETURN_IF_ERROR(leadership_.Init(options_));
+    // Every write of the controller (pods, routes, claims, events), running
+    // actions' included, stops the moment it cannot prove it leads.
+    client_.SetFence([this] { return leadership_.Fence(); });
     // A standby waits for the lease before it touches the journal, which a
     // leader sharing the file may hold locked.
     if (Status held = AcquireLease(); !held.ok()) {
@@ -196,10 +202,8 @@ class Manager {
           "stopping on a signal; the journal keeps the "
           "rest of the plan");
     }
-    if (leadership_.Lost()) {
-      return Status::FailedPrecondition("lost the lease (held by " +
-                                        leadership_.lease()->holder() +
-                                        "); stepping down");
+    if (Status fenced = leadership_.Fence(); !fenced.ok()) {
+      return Status::FailedPrecondition(fenced.message() + "; stepping down");
     }
     return Status::Ok();
   }
