@@ -4,6 +4,7 @@
 #ifndef MIGSERVE_CLUSTER_BACKEND_WRAPPER_H_
 #define MIGSERVE_CLUSTER_BACKEND_WRAPPER_H_
 
+#include <utility>
 #include <vector>
 
 #include "cluster/cluster_backend.h"
@@ -22,6 +23,9 @@ class BackendWrapper : public ClusterBackend {
   Status Start(const Action& action) override { return target_->Start(action); }
   std::vector<int> Running() const override { return target_->Running(); }
   StatusOr<ActionResult> WaitAny() override { return target_->WaitAny(); }
+  void SetRemovalGuard(RemovalGuard guard) override {
+    target_->SetRemovalGuard(std::move(guard));
+  }
 
  private:
   ClusterBackend* target_;

@@ -3,6 +3,7 @@
 #ifndef MIGSERVE_CLUSTER_CLUSTER_BACKEND_H_
 #define MIGSERVE_CLUSTER_CLUSTER_BACKEND_H_
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -28,6 +29,20 @@ struct LiveView {
   // Changes whenever GPUs leave or join the cluster.
   int gpus_version = 0;
 };
+
+// What a backend asks just before each write that takes a replica away
+// (a delete; a migrate's source), at an action's start or in its middle:
+// the action, the cluster as the backend sees it at that moment (brought up
+// to date first) with its ready capacity per service, and the running
+// actions whose removals were written but are not yet seen to have taken
+// effect. OK lets the write go. An error stops it: at a start, Start
+// returns the error and the action never runs; in the middle (a migrate
+// whose destination is ready), the action ends failed with it and the
+// replica stays where it was (docs/controller.md, "Under faults").
+using RemovalGuard =
+    std::function<Status(const Action& action, const ClusterState& seen,
+                         const std::map<std::string, double>& capacity,
+                         const std::vector<const Action*>& removing)>;
 
 class ClusterBackend {
  public:
@@ -55,6 +70,10 @@ class ClusterBackend {
   // Blocks until one running action ends and returns how. Returns
   // FailedPrecondition if nothing runs.
   virtual StatusOr<ActionResult> WaitAny() = 0;
+
+  // Asks `guard` before every write that takes a replica away from now on
+  // (empty: every such write goes).
+  virtual void SetRemovalGuard(RemovalGuard guard) = 0;
 };
 
 }  // namespace migserve::cluster

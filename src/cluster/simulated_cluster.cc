@@ -63,8 +63,28 @@ double SimulatedCluster::Duration(const Action& a, bool local) {
   return base * scale(rng_);
 }
 
+Status SimulatedCluster::Guard(const Action& a) const {
+  if (!guard_) return Status::Ok();
+  return guard_(a, state_, books_.capacity(), {});
+}
+
 Status SimulatedCluster::Start(const Action& action) {
+  bool keeps_source = action.kind == ActionKind::kMigrate &&
+                      migrate_source_ == MigrateSource::kGoneWhenReady;
+  if (action.kind == ActionKind::kDelete ||
+      (action.kind == ActionKind::kMigrate && !keeps_source)) {
+    MIGSERVE_RETURN_IF_ERROR(Guard(action));
+  }
+  std::optional<Replica> source;
+  if (keeps_source) {
+    const Slot* from = state_.FindServing(action.at.gpu, action.at.instance,
+                                          action.replica.service);
+    if (from != nullptr) source = from->replica;
+  }
   MIGSERVE_RETURN_IF_ERROR(StartAction(action, &state_));
+  if (source) {
+    state_.FindGpu(action.at.gpu)->Find(action.at.instance)->replica = source;
+  }
   bool local = true;
   if (action.kind == ActionKind::kMigrate) {
     local = action.at.gpu.node == action.to.gpu.node;
@@ -95,6 +115,14 @@ void SimulatedCluster::LoseGpu() {
   });
   faults_.lose_gpu.reset();
   faults_.lose_node.reset();
+  ++gpus_version_;
+  Rebuild();
+  Record();
+}
+
+void SimulatedCluster::LoseNode(const std::string& node) {
+  std::erase_if(state_.gpus,
+                [&](const GpuState& g) { return g.id.node == node; });
   ++gpus_version_;
   Rebuild();
   Record();
@@ -145,6 +173,19 @@ StatusOr<ActionResult> SimulatedCluster::WaitAny() {
       GpuState* g = state_.FindGpu(done.action.at.gpu);
       Slot* from = g == nullptr ? nullptr : g->Find(done.action.at.instance);
       if (from != nullptr) from->replica = done.action.replica;
+    }
+  } else if (done.action.kind == ActionKind::kMigrate &&
+             migrate_source_ == MigrateSource::kGoneWhenReady) {
+    // The destination is ready: the source goes only if the guard allows.
+    Status removal = Guard(done.action);
+    GpuState* g = state_.FindGpu(done.action.at.gpu);
+    Slot* from = g == nullptr ? nullptr : g->Find(done.action.at.instance);
+    std::optional<Replica> source;
+    if (from != nullptr) source.swap(from->replica);
+    result.status = FinishAction(done.action, &state_);
+    if (!removal.ok()) {
+      if (from != nullptr) from->replica = std::move(source);
+      result.status = removal.WithPrefix(Describe(done.action));
     }
   } else {
     result.status = FinishAction(done.action, &state_);

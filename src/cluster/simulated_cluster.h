@@ -54,6 +54,12 @@ struct Faults {
   double lose_at_s = -1;  // ... at this moment of the virtual clock
 };
 
+// When a migrating replica stops serving at its source: at the migrate's
+// start (the safety checker's model: counted nowhere while it moves), or
+// once the destination is ready, as the Kubernetes backend does it (its
+// source pod is deleted then, a write the removal guard is asked about).
+enum class MigrateSource { kGoneAtStart, kGoneWhenReady };
+
 // One action as it ran.
 struct TimelineEntry {
   Action action;      // what ran
@@ -83,12 +89,18 @@ class SimulatedCluster : public ClusterBackend {
   Status Start(const Action& action) override;
   std::vector<int> Running() const override;
   StatusOr<ActionResult> WaitAny() override;
+  void SetRemovalGuard(RemovalGuard guard) override {
+    guard_ = std::move(guard);
+  }
 
+  void set_migrate_source(MigrateSource source) { migrate_source_ = source; }
   const ClusterState& state() const { return state_; }
   // Inject: the replica on `instance` of GPU `gpu` goes away (an eviction,
   // a crash) at the current moment; the instance stays. Returns NotFound
   // if no replica is there.
   Status EvictReplica(const GpuId& gpu, const mig::Instance& instance);
+  // Inject: node `node` and its GPUs go away at the current moment.
+  void LoseNode(const std::string& node);
   // Inject: `gpus` join the cluster (a lost node comes back) at the
   // current moment.
   void AddGpus(const std::vector<GpuState>& gpus);
@@ -118,6 +130,8 @@ class SimulatedCluster : public ClusterBackend {
   // after one that may reach every GPU).
   void Record();
   void LoseGpu();
+  // The removal guard's answer about `a` taking its replica away now.
+  Status Guard(const Action& a) const;
   // Brings the per-GPU books in line with GPU `id` as state_ now has it,
   // and the capacity of each service it serves or served: the work of an
   // action event is that of its GPUs and their services, not the cluster's.
@@ -133,6 +147,8 @@ class SimulatedCluster : public ClusterBackend {
   ActionDurations durations_;
   std::mt19937_64 rng_;
   Faults faults_;
+  MigrateSource migrate_source_ = MigrateSource::kGoneAtStart;
+  RemovalGuard guard_;
   double now_s_ = 0;
   // By end time, then id: the next to end first.
   std::multimap<std::pair<double, int>, InFlight> running_;

@@ -71,8 +71,35 @@ StatusOr<TransitionGoal> Controller::AfterLoss(const TransitionGoal& goal) {
   return kept;
 }
 
+Status Controller::GuardRemoval(
+    const Action& a, const cluster::ClusterState& seen,
+    const std::map<std::string, double>& capacity,
+    const std::vector<const Action*>& removing) const {
+  if (settling_) {
+    return Status::Unavailable(fmt::format(
+        "held: action {} ({} of {}) removes nothing while the controller "
+        "replans after a failure or a loss",
+        a.id, cluster::KindName(a.kind), a.replica.service));
+  }
+  return CheckFloor(a, seen, capacity, removing, stats_.goal, promised_);
+}
+
 Status Controller::Transition(const deployment::Deployment& target,
                               const TransitionGoal& goal) {
+  // Every write that removes a replica, running actions' included, is
+  // checked against the floors in force on the cluster as it is then.
+  backend_->SetRemovalGuard(
+      [this](const Action& a, const cluster::ClusterState& seen,
+             const std::map<std::string, double>& capacity,
+             const std::vector<const Action*>& removing) {
+        return GuardRemoval(a, seen, capacity, removing);
+      });
+  struct Unguard {
+    cluster::ClusterBackend* backend;
+    ~Unguard() { backend->SetRemovalGuard({}); }
+  } unguard{backend_};
+  settling_ = false;
+  promised_ = goal;
   std::string target_json = deployment::FormatDeployment(target);
   MIGSERVE_ASSIGN_OR_RETURN(std::optional<JournaledPlan> current,
                             journal_->Current());
@@ -118,13 +145,24 @@ Status Controller::Transition(const deployment::Deployment& target,
         replans >= options_.max_replans) {
       return run;
     }
+    // Nothing not yet written is removed from here on: the running actions
+    // end (a migration whose source is still serving ends failed, both
+    // replicas kept), and the next plan starts from what is left.
+    settling_ = true;
+    Status settled = AwaitRunning(backend_, journal_, version);
+    settling_ = false;
+    MIGSERVE_RETURN_IF_ERROR(settled);
+    // A controller that may no longer act (its lease lost) stops here,
+    // its plan journaled for whoever holds the lease now.
+    MIGSERVE_RETURN_IF_ERROR(MayAct());
     Progress("controller: " + run.message() + "; replanning");
-    MIGSERVE_RETURN_IF_ERROR(AwaitRunning(backend_, journal_, version));
     MIGSERVE_RETURN_IF_ERROR(journal_->FinishPlan(version));
     int next_id = 0;
     for (const Action& a : plan.actions) next_id = std::max(next_id, a.id + 1);
-    MIGSERVE_ASSIGN_OR_RETURN(current_goal, AfterLoss(current_goal));
-    current_goal.survive = goal.survive;  // a plan that dropped it tries again
+    // From the transition's own floors, each lowered to what its service
+    // has now where a loss left it short: a service whose capacity came
+    // back gets its whole floor again.
+    MIGSERVE_ASSIGN_OR_RETURN(current_goal, AfterLoss(goal));
     MIGSERVE_ASSIGN_OR_RETURN(
         version, MakePlan(target, target_json, &current_goal, next_id, &plan));
     states.clear();
@@ -150,7 +188,8 @@ class Controller::Hooks : public ExecutionHooks {
   Status Guard(const Action& a, const cluster::ClusterState& seen,
                const std::map<std::string, double>& capacity,
                const std::vector<const Action*>& running) override {
-    return CheckFloor(a, seen, capacity, running, goal_);
+    return CheckFloor(a, seen, capacity, running, goal_,
+                      controller_->promised_);
   }
   Status Starting(const Action& a) override { return routes_.Starting(a); }
   Status Finished(const Action& a) override { return routes_.Finished(a); }

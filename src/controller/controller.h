@@ -106,6 +106,14 @@ class Controller {
   Status Execute(int version, const cluster::TransitionPlan& plan,
                  const std::map<int, ActionState>& states,
                  const TransitionGoal& goal);
+  // The removal guard the backend asks before each write that takes a
+  // replica away (cluster_backend.h): refused while settling_, else
+  // CheckFloor against the goal in force on the cluster as the backend
+  // sees it.
+  Status GuardRemoval(
+      const cluster::Action& a, const cluster::ClusterState& seen,
+      const std::map<std::string, double>& capacity,
+      const std::vector<const cluster::Action*>& removing) const;
   // options_.may_act's answer, an error as Aborted; Aborted too once
   // options_.superseded says so.
   Status MayAct();
@@ -119,6 +127,11 @@ class Controller {
   Journal* journal_;
   ControllerOptions options_;
   TransitionStats stats_;
+  // After a failed action or a loss, until the running actions have ended.
+  bool settling_ = false;
+  // The goal Transition was called with: the floors a lowered plan's guard
+  // raises back to as capacity returns (CheckFloor).
+  TransitionGoal promised_;
 };
 
 }  // namespace migserve::controller

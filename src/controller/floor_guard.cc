@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cluster/apply.h"
 #include "util/tolerance.h"
 
@@ -28,7 +30,7 @@ double LossOnSeen(const Action& a, const cluster::ClusterState& seen) {
 Status CheckFloor(const Action& a, const cluster::ClusterState& seen,
                   const std::map<std::string, double>& capacity,
                   const std::vector<const Action*>& running,
-                  const TransitionGoal& goal) {
+                  const TransitionGoal& goal, const TransitionGoal& promised) {
   double loss = LossOnSeen(a, seen);
   if (loss <= 0) return Status::Ok();
   const std::string& service = a.replica.service;
@@ -38,7 +40,8 @@ Status CheckFloor(const Action& a, const cluster::ClusterState& seen,
   for (const Action* r : running) {
     if (r->replica.service == service) left -= LossOnSeen(*r, seen);
   }
-  double floor = goal.Floor(service);
+  double floor =
+      std::max(goal.Floor(service), std::min(promised.Floor(service), ready));
   if (left >= floor - kCapacityTolerance) return Status::Ok();
   return Status::Unavailable(fmt::format(
       "the cluster is not as the plan expects: action {} ({} of {}) would "

@@ -18,13 +18,17 @@
 namespace migserve::controller {
 
 // Returns Unavailable, naming the action, the service and the numbers, if
-// starting `a` now would take its service below its floor under `goal` on
-// `seen` (whose ready capacity per service is `capacity`), with the
-// replicas that `running` remove gone too; OK otherwise.
+// starting `a` now would take its service below its floor on `seen` (whose
+// ready capacity per service is `capacity`), with the replicas that
+// `running` remove gone too; OK otherwise. The floor is the one `goal`
+// (the plan's) sets, raised to what the service has now up to its floor
+// under `promised` (the transition's own goal): where a loss lowered the
+// plan's floor, a service whose capacity came back is not taken below its
+// promise again, and one still short loses nothing more.
 Status CheckFloor(const cluster::Action& a, const cluster::ClusterState& seen,
                   const std::map<std::string, double>& capacity,
                   const std::vector<const cluster::Action*>& running,
-                  const TransitionGoal& goal);
+                  const TransitionGoal& goal, const TransitionGoal& promised);
 
 }  // namespace migserve::controller
 

@@ -317,6 +317,8 @@ Status KubernetesBackend::Start(const Action& action) {
       MIGSERVE_RETURN_IF_ERROR(CreatePod(action.at, action.replica));
       break;
     case ActionKind::kDelete:
+      MIGSERVE_RETURN_IF_ERROR(Sync());
+      MIGSERVE_RETURN_IF_ERROR(GuardRemoval(action));
       MIGSERVE_RETURN_IF_ERROR(
           DeletePod(PodName(action.at, action.replica.service)));
       break;
@@ -338,6 +340,23 @@ Status KubernetesBackend::Start(const Action& action) {
   woken_.insert(id);
   pending_.emplace(id, std::move(p));
   return Status::Ok();
+}
+
+Status KubernetesBackend::GuardRemoval(const Action& a) const {
+  if (!guard_) return Status::Ok();
+  // Removals written whose pods the books still count (the watch has not
+  // brought their deletion yet).
+  std::vector<const Action*> removing;
+  for (const auto& [id, p] : pending_) {
+    const Action& r = p.action;
+    bool written = r.kind == ActionKind::kDelete ||
+                   (r.kind == ActionKind::kMigrate && p.source_deleted);
+    if (written && books_.state().FindServing(r.at.gpu, r.at.instance,
+                                              r.replica.service) != nullptr) {
+      removing.push_back(&r);
+    }
+  }
+  return guard_(a, books_.state(), books_.capacity(), removing);
 }
 
 std::vector<std::string> KubernetesBackend::PodsOf(const Action& a) const {
@@ -434,6 +453,9 @@ StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p) {
       if (!p->source_deleted) {
         std::optional<Status> dest_state = pod_state(a.to);
         if (!dest_state || !dest_state->ok()) return dest_state;
+        if (Status held = GuardRemoval(a); !held.ok()) {
+          return std::optional<Status>(held.WithPrefix(what));
+        }
         MIGSERVE_RETURN_IF_ERROR(DeletePod(source));
         p->source_deleted = true;
       }

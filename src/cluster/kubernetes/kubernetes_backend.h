@@ -19,6 +19,9 @@
 //   delete       delete the pod; ends when it is gone
 //   migrate      create at the destination, then (once Ready) delete the
 //                source; ends when the source is gone
+// Each delete of a replica's pod is asked of the removal guard first, on
+// books brought up to date at that moment (cluster_backend.h); a refused
+// migration ends failed with its source still serving beside its new pod.
 //   repartition  start the change through the partition driver; ends when
 //                the driver says the change is done
 // A pod that fails, the driver's error and a timeout fail the action. Creates
@@ -92,6 +95,11 @@ class KubernetesBackend : public ClusterBackend {
   Status Start(const Action& action) override;
   std::vector<int> Running() const override;
   StatusOr<ActionResult> WaitAny() override;
+  // Asked, with the books brought up to date, before a delete's pod and
+  // before a migration's source pod is deleted.
+  void SetRemovalGuard(RemovalGuard guard) override {
+    guard_ = std::move(guard);
+  }
 
   // Records in the ledger every pod annotated with this controller's owner
   // name that it does not hold yet (`controller --adopt`: pods of an older
@@ -146,6 +154,9 @@ class KubernetesBackend : public ClusterBackend {
   std::vector<std::string> NodesOf(const Action& a) const;
   // Forgets pending action `id`, with what would wake it.
   void Drop(int id);
+  // The removal guard's answer about `a` deleting its replica's pod now,
+  // on the books as they are.
+  Status GuardRemoval(const Action& a) const;
   // Returns the outcome of `p` if it has ended.
   StatusOr<std::optional<Status>> Poll(Pending* p);
   std::string PodsPath() const;
@@ -174,6 +185,7 @@ class KubernetesBackend : public ClusterBackend {
   std::map<std::string, std::set<int>> node_waiters_;
   std::set<int> woken_;
   std::set<std::pair<Clock::time_point, int>> deadlines_;
+  RemovalGuard guard_;
 };
 
 }  // namespace migserve::cluster::kubernetes
