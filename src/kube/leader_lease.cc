@@ -181,6 +181,14 @@ void LeaderLease::RenewLoop() {
     while (!stopping_ && lock.WaitUntil(&wake_, until)) {
     }
     if (stopping_) break;
+    // Past the renew deadline the leadership is over for good, as with
+    // client-go: a process that paused must not take a free lease back
+    // and carry on with what it was doing before the pause.
+    if (Clock::now() - renewed_ >=
+        std::chrono::duration<double>(options_.renew_deadline_s)) {
+      ever_renewed_ = false;
+      break;
+    }
     lock.Unlock();
     StatusOr<bool> renewed = TryAcquireOrRenew();
     lock.Lock();
