@@ -99,7 +99,6 @@ Status Controller::Transition(const deployment::Deployment& target,
     ~Unguard() { backend->SetRemovalGuard({}); }
   } unguard{backend_};
   settling_ = false;
-  promised_ = goal;
   std::string target_json = deployment::FormatDeployment(target);
   MIGSERVE_ASSIGN_OR_RETURN(std::optional<JournaledPlan> current,
                             journal_->Current());
@@ -124,9 +123,11 @@ Status Controller::Transition(const deployment::Deployment& target,
     }
     version = current->version;
     states = current->actions;
+    promised_ = current_goal;  // the floors the journaled plan was made for
     Progress(fmt::format("controller: resuming plan {} ({} actions journaled)",
                          version, states.size()));
   } else {
+    promised_ = goal;
     if (current)
       MIGSERVE_RETURN_IF_ERROR(journal_->FinishPlan(current->version));
     MIGSERVE_ASSIGN_OR_RETURN(
@@ -162,7 +163,8 @@ Status Controller::Transition(const deployment::Deployment& target,
     // From the transition's own floors, each lowered to what its service
     // has now where a loss left it short: a service whose capacity came
     // back gets its whole floor again.
-    MIGSERVE_ASSIGN_OR_RETURN(current_goal, AfterLoss(goal));
+    MIGSERVE_ASSIGN_OR_RETURN(current_goal, AfterLoss(promised_));
+    current_goal.survive = goal.survive;  // a plan that dropped it tries again
     MIGSERVE_ASSIGN_OR_RETURN(
         version, MakePlan(target, target_json, &current_goal, next_id, &plan));
     states.clear();

@@ -129,8 +129,9 @@ class Controller {
   TransitionStats stats_;
   // After a failed action or a loss, until the running actions have ended.
   bool settling_ = false;
-  // The goal Transition was called with: the floors a lowered plan's guard
-  // raises back to as capacity returns (CheckFloor).
+  // The floors the transition's first plan was made for (Transition's goal,
+  // or a resumed plan's journaled one): what a plan lowered after a loss
+  // is raised back to as capacity returns (CheckFloor, AfterLoss).
   TransitionGoal promised_;
 };
 
