@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -242,7 +243,7 @@ class KubernetesE2eTest : public ::testing::Test {
                     object["metadata"].contains("labels") &&
                     object["metadata"]["labels"].contains(k8s::kLabelInstance);
       bool pod = path.find("/pods/") != std::string::npos && !holder;
-      if (pod) Measure();
+      if (pod) Measure(path.substr(path.rfind('/') + 1));
       if (pod || path.find("/httproutes/") != std::string::npos ||
           path.find("/services/") != std::string::npos) {
         CheckRoutes();
@@ -419,8 +420,10 @@ class KubernetesE2eTest : public ::testing::Test {
   }
 
   // Records each service's ready capacity; the invariant is checked on the
-  // lowest values seen.
-  void Measure() {
+  // lowest values seen. A change of pod `changed` that takes a service lower
+  // than it was and below its floor is charged to the controller unless
+  // the test made it (ByTheHarness).
+  void Measure(const std::string& changed) {
     std::map<std::string, double> capacity;
     for (const PodView& pod : Pods()) {
       if (!pod.status || IsForged(pod.object)) continue;
@@ -434,7 +437,31 @@ class KubernetesE2eTest : public ::testing::Test {
     std::lock_guard lock(mu_);
     for (auto& [service, low] : lowest_) {
       low = std::min(low, capacity[service]);
+      double had = last_capacity_.count(service) ? last_capacity_[service]
+                                                 : capacity[service];
+      double floor = goal_.Floor(service);
+      if (harness_pods_.count(changed) == 0 && capacity[service] < had - 1e-6 &&
+          capacity[service] < floor * (1 - 1e-4) - 1e-6) {
+        charged_.push_back(
+            fmt::format("{}: pod {} took it from {:.6g} to {:.6g} req/s, "
+                        "below its floor {:.6g}",
+                        service, changed, had, capacity[service], floor));
+      }
     }
+    last_capacity_ = std::move(capacity);
+  }
+
+  // Pod `name` is removed by the test (a node's loss, someone else's
+  // delete), not by the controller.
+  void ByTheHarness(const std::string& name) {
+    std::lock_guard lock(mu_);
+    harness_pods_.insert(name);
+  }
+
+  // Drops below a floor that the controller's own writes made.
+  std::vector<std::string> Charged() {
+    std::lock_guard lock(mu_);
+    return charged_;
   }
 
   void Watch(const controller::TransitionGoal& goal) {
@@ -529,6 +556,9 @@ class KubernetesE2eTest : public ::testing::Test {
   controller::TransitionGoal goal_;
   std::map<std::string, double> lowest_;
   std::vector<std::string> violations_;
+  std::map<std::string, double> last_capacity_;  // at the last pod change
+  std::set<std::string> harness_pods_;
+  std::vector<std::string> charged_;
   int route_writes_ = 0;
   int scale_ = 1;  // copies of the three-node cluster Start makes
   // Whether Start records its pods as the controller's in the journal.
