@@ -79,7 +79,9 @@ StatusOr<std::unique_ptr<Journal>> Journal::Open(const std::string& path) {
       "CREATE TABLE IF NOT EXISTS pod (name TEXT PRIMARY KEY, "
       "  token TEXT NOT NULL, uid TEXT NOT NULL);"
       "CREATE TABLE IF NOT EXISTS degraded (id INTEGER PRIMARY KEY "
-      "  CHECK (id = 0), description TEXT NOT NULL);"));
+      "  CHECK (id = 0), description TEXT NOT NULL);"
+      "CREATE TABLE IF NOT EXISTS fence (id INTEGER PRIMARY KEY "
+      "  CHECK (id = 0), epoch INTEGER NOT NULL);"));
   // An upgraded journal stays at format 3 until its pods are adopted
   // (PodsAdopted), so that a failed adoption is tried again.
   if (!journal->predates_pods_) {
@@ -146,6 +148,45 @@ StatusOr<int> Journal::Format() {
 }
 
 Journal::~Journal() { sqlite3_close(db_); }
+
+Status Journal::Fence(long epoch) {
+  // Taken in one write transaction: of two controllers fencing at once,
+  // the one with the older epoch reads the newer and is refused.
+  MIGSERVE_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+  Statement read(db_, "SELECT epoch FROM fence WHERE id = 0");
+  long newest = -1;
+  if (read.get() != nullptr && sqlite3_step(read.get()) == SQLITE_ROW) {
+    newest = sqlite3_column_int64(read.get(), 0);
+  }
+  if (newest > epoch) {
+    (void)Exec("ROLLBACK");
+    return Status::FailedPrecondition(fmt::format(
+        "journal: fenced: a controller holding the lease at epoch {} has "
+        "written it since; this one holds epoch {}",
+        newest, epoch));
+  }
+  std::string sql = fmt::format(
+      "INSERT INTO fence (id, epoch) VALUES (0, {0}) ON CONFLICT (id) DO "
+      "UPDATE SET epoch = {0};",
+      epoch);
+  // Every later write of this connection checks the token in the same
+  // statement: one whose epoch is no longer the newest aborts.
+  for (const char* table : {"plan", "action", "route", "pod", "degraded"}) {
+    for (const char* op : {"INSERT", "UPDATE", "DELETE"}) {
+      sql += fmt::format(
+          "CREATE TEMP TRIGGER IF NOT EXISTS fence_{0}_{1} BEFORE {1} ON "
+          "main.{0} WHEN (SELECT epoch FROM main.fence WHERE id = 0) > {2} "
+          "BEGIN SELECT RAISE(ABORT, 'fenced: a controller holding a newer "
+          "lease writes this journal'); END;",
+          table, op, epoch);
+    }
+  }
+  if (Status s = Exec(sql + "COMMIT;"); !s.ok()) {
+    (void)Exec("ROLLBACK");
+    return s;
+  }
+  return Status::Ok();
+}
 
 Status Journal::Exec(const std::string& sql) {
   char* message = nullptr;

@@ -113,6 +113,15 @@ class Journal {
   // journal is at format 4 from now on.
   Status PodsAdopted();
 
+  // Takes the journal for the holder of the leader lease at `epoch` (its
+  // leaseTransitions, a fencing token): refused (FailedPrecondition) if a
+  // holder of a newer epoch took it since; from then on every write of this
+  // connection is refused as soon as a newer epoch takes it, checked by
+  // SQLite in the write itself, so a leader that stalled past its lease
+  // cannot mark the plan its successor resumes. Once per connection, its
+  // epoch fixed.
+  Status Fence(long epoch);
+
  private:
   explicit Journal(sqlite3* db) : db_(db) {}
   Status Exec(const std::string& sql);

@@ -246,6 +246,44 @@ TEST(JournalTest, KeepsWhatTheClusterWasDegradedTo) {
   std::remove(path.c_str());
 }
 
+// Two controllers on one journal file, the second holding a newer lease
+// epoch (issue 72): once the second has fenced the journal, every write of
+// the first is refused in the write itself, its reads still work, and it
+// cannot take the journal back with its older epoch.
+TEST(JournalTest, AFencedOlderLeaderCannotWriteTheJournal) {
+  std::string path = testing::TempDir() + "/journal-fenced.db";
+  std::remove(path.c_str());
+  auto old_leader = Journal::Open(path).value();
+  ASSERT_TRUE(old_leader->Fence(3).ok());
+  int version = old_leader->BeginPlan("t", "{}", "").value();
+  ASSERT_TRUE(old_leader->Mark(version, 0, ActionState::kStarted).ok());
+  auto new_leader = Journal::Open(path).value();
+  ASSERT_TRUE(new_leader->Fence(4).ok());
+  Status marked = old_leader->Mark(version, 0, ActionState::kFailed);
+  ASSERT_FALSE(marked.ok());
+  EXPECT_NE(marked.message().find("fenced"), std::string::npos)
+      << marked.ToString();
+  EXPECT_FALSE(old_leader->FinishPlan(version).ok());
+  EXPECT_FALSE(old_leader->PutPod("p", {"token", "uid"}).ok());
+  EXPECT_FALSE(old_leader->PutDegraded("x").ok());
+  EXPECT_FALSE(old_leader->BeginPlan("t", "{}", "").ok());
+  // What the old leader left half-done is the new one's to resume.
+  std::optional<JournaledPlan> current = new_leader->Current().value();
+  ASSERT_TRUE(current.has_value());
+  EXPECT_EQ(current->actions.at(0), ActionState::kStarted);
+  ASSERT_TRUE(new_leader->Mark(version, 0, ActionState::kDone).ok());
+  EXPECT_TRUE(old_leader->Current().ok());
+  // A reopened old leader is refused at once.
+  Status again = Journal::Open(path).value()->Fence(3);
+  EXPECT_EQ(again.code(), Status::Code::kFailedPrecondition);
+  EXPECT_NE(again.message().find("epoch 4"), std::string::npos)
+      << again.ToString();
+  // The same epoch (a restarted leader that took the lease back in one
+  // transition) may go on.
+  EXPECT_TRUE(Journal::Open(path).value()->Fence(4).ok());
+  std::remove(path.c_str());
+}
+
 // Rows edited by hand or damaged are refused with the way to start over,
 // never read as something else (a NULL column crashed the reader).
 TEST(JournalTest, RefusesDamagedRows) {

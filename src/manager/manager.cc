@@ -62,9 +62,14 @@ StatusOr<std::unique_ptr<k8s::PartitionDriver>> PartitionerFor(
         fmt::format("--partitioner dra: {} (migserve doctor --partitioner dra)",
                     fmt::join(problems, "; ")));
   }
-  return std::unique_ptr<k8s::PartitionDriver>(std::make_unique<k8s::DraDriver>(
-      client, k8s::DraDriverOptions{options.config.namespace_,
-                                    options.backend.watch_s}));
+  k8s::DraDriverOptions dra;
+  dra.namespace_ = options.config.namespace_;
+  dra.watch_s = options.backend.watch_s;
+  dra.progress = [log = options.log](const std::string& line) {
+    log("controller: " + line);
+  };
+  return std::unique_ptr<k8s::PartitionDriver>(
+      std::make_unique<k8s::DraDriver>(client, std::move(dra)));
 }
 
 // Where the controller's Lease lives: --lease-namespace, else the
@@ -154,6 +159,11 @@ class Manager {
     }
     MIGSERVE_ASSIGN_OR_RETURN(std::unique_ptr<controller::Journal> journal,
                               controller::Journal::Open(options_.journal));
+    // The Lease's epoch is the journal's fencing token: a leader replaced
+    // while it stalled can no longer mark what its successor resumes.
+    if (kube::LeaderLease* lease = leadership_.lease()) {
+      MIGSERVE_RETURN_IF_ERROR(journal->Fence(lease->epoch()));
+    }
     JournalPodLedger ledger(journal.get());
     backend_options.ledger = &ledger;
     routing.ledger = &ledger;
