@@ -482,8 +482,10 @@ class KubernetesE2eTest : public ::testing::Test {
     k8s::BackendOptions options = BackendOptions();
     std::unique_ptr<k8s::DraDriver> claims;
     if (dra_) {
-      claims = std::make_unique<k8s::DraDriver>(
-          &client, k8s::DraDriverOptions{kNamespace, 1});
+      k8s::DraDriverOptions dra;
+      dra.namespace_ = kNamespace;
+      dra.watch_s = 1;
+      claims = std::make_unique<k8s::DraDriver>(&client, std::move(dra));
       options.partition = claims.get();
     }
     k8s::KubernetesBackend backend(&client, options);

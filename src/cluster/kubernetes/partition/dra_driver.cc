@@ -332,18 +332,51 @@ StatusOr<bool> DraDriver::Ended(const Change& c,
   }
   if (claim == claim_objects_.end()) return false;
   std::string device = AllocatedDevice(claim->second);
-  if (device.empty()) return false;
-  std::string planned =
-      dra::MigDeviceName(*c.model, c.gpu.index, step.at.instance);
-  if (device != planned) {
-    return Status::Unavailable(
-        fmt::format("claim {} got device {}, planned {} (a claim migserve "
-                    "does not know of on GPU {}?)",
-                    name, device, planned, c.gpu.ToString()));
+  if (device.empty() ||
+      device != dra::MigDeviceName(*c.model, c.gpu.index, step.at.instance)) {
+    return false;
   }
   if (step.kind == dra::ClaimStep::Kind::kHold) return true;
   std::optional<nlohmann::json> pod = pods_.Find(name);
   return pod && kube::PodReady(*pod);
+}
+
+std::string DraDriver::Misplaced(const Change& c,
+                                 const dra::ClaimStep& step) const {
+  if (step.kind == dra::ClaimStep::Kind::kRelease) return "";
+  std::string name = StepName(c.gpu, *c.model, step);
+  auto claim = claim_objects_.find(name);
+  if (claim == claim_objects_.end()) return "";
+  std::string device = AllocatedDevice(claim->second);
+  std::string planned =
+      dra::MigDeviceName(*c.model, c.gpu.index, step.at.instance);
+  if (device.empty() || device == planned) return "";
+  return fmt::format(
+      "claim {} got device {}, planned {} (a claim migserve does not know "
+      "of on GPU {}?)",
+      name, device, planned, c.gpu.ToString());
+}
+
+std::optional<Status> DraDriver::Undo(Change* c, const std::string& why) {
+  const dra::ClaimStep& step = c->steps[c->next];
+  if (Status s = DeleteClaim(StepName(c->gpu, *c->model, step)); !s.ok()) {
+    return s;
+  }
+  c->issued = false;
+  if (++c->undone >= options_.claim_attempts) {
+    return Status::Unavailable(fmt::format(
+        "{}; undone, and given up after {} attempts", why, c->undone));
+  }
+  double wait_s = options_.retry_s * static_cast<double>(1 << (c->undone - 1));
+  c->retry_at = std::chrono::steady_clock::now() +
+                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::duration<double>(wait_s));
+  if (options_.progress) {
+    options_.progress(
+        fmt::format("{}; undone, trying again in {:g} s (attempt {} of {})",
+                    why, wait_s, c->undone + 1, options_.claim_attempts));
+  }
+  return std::nullopt;
 }
 
 std::optional<Status> DraDriver::Advance(Change* c) {
@@ -355,14 +388,24 @@ std::optional<Status> DraDriver::Advance(Change* c) {
   while (c->next < c->steps.size()) {
     const dra::ClaimStep& step = c->steps[c->next];
     if (!c->issued) {
+      // An undone claim is made again once it is gone and its wait is over.
+      if (c->undone > 0 &&
+          (std::chrono::steady_clock::now() < c->retry_at ||
+           claim_objects_.count(StepName(c->gpu, *c->model, step)) > 0)) {
+        return std::optional<Status>();
+      }
       if (Status s = Issue(*c, step); !s.ok()) return std::optional<Status>(s);
       c->issued = true;
+    }
+    if (std::string why = Misplaced(*c, step); !why.empty()) {
+      return Undo(c, why);
     }
     StatusOr<bool> ended = Ended(*c, step);
     if (!ended.ok()) return std::optional<Status>(ended.status());
     if (!*ended) return std::optional<Status>();
     ++c->next;
     c->issued = false;
+    c->undone = 0;
   }
   return std::optional<Status>(Status::Ok());
 }

@@ -14,12 +14,16 @@
 // put an instance below its planned start, each step once the one before
 // has ended: a claim once allocated exactly its planned device (an
 // instance's once its pod runs too), a released hold once gone. A claim
-// that gets another device fails the change, naming both. Only the claims
+// that gets another device (someone else's claim took the planned one) is
+// undone and made again with backoff, each time said through `progress`;
+// once the attempts are spent the change fails, naming both devices, with
+// nothing of it left allocated elsewhere. Only the claims
 // this driver labels count: nodes migserve partitions this way are
 // migserve's alone, as with the agent.
 #ifndef MIGSERVE_CLUSTER_KUBERNETES_PARTITION_DRA_DRIVER_H_
 #define MIGSERVE_CLUSTER_KUBERNETES_PARTITION_DRA_DRIVER_H_
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <set>
@@ -32,6 +36,7 @@
 #include "kube/informer.h"
 #include "kube/kube_client.h"
 #include "mig/gpu_catalog.h"
+#include "util/log_sink.h"
 #include "util/mutex.h"
 
 namespace migserve::cluster::kubernetes {
@@ -44,6 +49,13 @@ struct DraDriverOptions {
   // Where the slices' product names are looked up (not owned); null: the
   // default catalog.
   const mig::GpuCatalog* catalog = nullptr;
+  // A claim allocated another device than planned is undone (deleted with
+  // its pod) and made again once it is gone and `retry_s` has passed,
+  // doubling each time, up to `claim_attempts` in all; then the change
+  // fails naming both devices.
+  int claim_attempts = 4;
+  double retry_s = 1;
+  LogSink progress;  // hears each undo and retry; may be empty
 };
 
 class DraDriver : public PartitionDriver {
@@ -75,6 +87,10 @@ class DraDriver : public PartitionDriver {
     std::vector<dra::ClaimStep> steps;
     size_t next = 0;      // the step under way
     bool issued = false;  // its objects are created (or deleted)
+    // Of the step under way: its claim's attempts undone so far, and when
+    // the next may be made.
+    int undone = 0;
+    std::chrono::steady_clock::time_point retry_at;
   };
 
   // The claim (and pod) of `step` of a change of `gpu`.
@@ -90,9 +106,15 @@ class DraDriver : public PartitionDriver {
   StatusOr<bool> Plan(Change* c) const;
   // Creates (or, for a release, deletes) the objects of `c`'s next step.
   Status Issue(const Change& c, const dra::ClaimStep& step);
-  // Whether `c`'s step `step` has ended; Unavailable if its claim got
-  // another device than planned.
+  // Whether `c`'s step `step` has ended (its claim allocated the planned
+  // device, an instance's pod Ready; a release's claim gone).
   StatusOr<bool> Ended(const Change& c, const dra::ClaimStep& step) const;
+  // Why the claim of `step` is allocated another device than planned; ""
+  // when it is not (or not allocated yet).
+  std::string Misplaced(const Change& c, const dra::ClaimStep& step) const;
+  // Undoes the misplaced claim of `c`'s step under way (`why`) and sets the
+  // retry, or returns the failure once the attempts are spent.
+  std::optional<Status> Undo(Change* c, const std::string& why);
   // Takes `c`'s steps as far as they have ended.
   std::optional<Status> Advance(Change* c);
   void Notify();

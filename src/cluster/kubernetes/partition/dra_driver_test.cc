@@ -3,7 +3,8 @@
 // (testing/dra_scheduler.h), with a kubelet that runs every pod: a change
 // lands exactly on the planned starts through holding claims, the layouts
 // read back are the allocated devices, and a claim that first-fit gives
-// another device fails the change, naming both.
+// another device is undone and made again until it lands where planned, or
+// fails the change naming both once its attempts are spent.
 #include "cluster/kubernetes/partition/dra_driver.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "cluster/kubernetes/dra_objects.h"
@@ -40,8 +42,15 @@ class DraDriverTest : public ::testing::Test {
         &server_, std::map<std::string, std::pair<const mig::GpuModel*, int>>{
                       {"node-0", {&H100(), 2}}});
     kubelet_ = std::make_unique<kube::FakeKubelet>(&server_, 0.0, nullptr);
-    driver_ = std::make_unique<DraDriver>(client_.get(),
-                                          DraDriverOptions{"default", 1});
+    DraDriverOptions options;
+    options.namespace_ = "default";
+    options.watch_s = 1;
+    options.retry_s = 0.01;
+    options.progress = [this](const std::string& line) {
+      std::lock_guard lock(said_mu_);
+      said_.push_back(line);
+    };
+    driver_ = std::make_unique<DraDriver>(client_.get(), options);
     ASSERT_TRUE(driver_->Sync().ok());
   }
 
@@ -69,6 +78,32 @@ class DraDriverTest : public ::testing::Test {
     return (*gpus)[0].layout;
   }
 
+  // Someone else's claim (a pod of the user's own) for a 1g on GPU 0,
+  // which first-fit puts at start 0 behind the controller's back.
+  void TheirClaim() {
+    const mig::Profile& g1 = H100().profiles[At("1g.10gb", 0).profile];
+    ServingSpec spec;
+    spec.namespace_ = "default";
+    server_.Put(
+        "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/theirs",
+        nlohmann::json(DraClaim("theirs", Json::object(), "",
+                                DraSelector(g1, "GPU-node-0-0"), spec)));
+    server_.Put(
+        "/api/v1/namespaces/default/pods/theirs",
+        {{"spec",
+          {{"nodeName", "node-0"},
+           {"resourceClaims",
+            nlohmann::json::array(
+                {{{"name", "mig"}, {"resourceClaimName", "theirs"}}})}}}});
+  }
+
+  std::vector<std::string> Said() {
+    std::lock_guard lock(said_mu_);
+    return said_;
+  }
+
+  std::mutex said_mu_;
+  std::vector<std::string> said_;
   kube::ApiServerStandIn server_{{}};
   std::unique_ptr<kube::KubeClient> client_;
   std::unique_ptr<DraScheduler> scheduler_;
@@ -114,29 +149,63 @@ TEST_F(DraDriverTest, AChangeLandsOnThePlannedStartsThroughHoldingClaims) {
   EXPECT_EQ(Layout(), want);
 }
 
-TEST_F(DraDriverTest, AClaimFirstFitPutsElsewhereFailsTheChange) {
-  // Someone else's claim (a pod of the user's own) takes start 0 behind
-  // the controller's back: the planned 1g at 0 lands at 1.
-  const mig::Profile& g1 = H100().profiles[At("1g.10gb", 0).profile];
-  ServingSpec spec;
-  spec.namespace_ = "default";
-  server_.Put(
-      "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/theirs",
-      nlohmann::json(DraClaim("theirs", Json::object(), "",
-                              DraSelector(g1, "GPU-node-0-0"), spec)));
-  server_.Put(
-      "/api/v1/namespaces/default/pods/theirs",
-      {{"spec",
-        {{"nodeName", "node-0"},
-         {"resourceClaims",
-          nlohmann::json::array(
-              {{{"name", "mig"}, {"resourceClaimName", "theirs"}}})}}}});
+TEST_F(DraDriverTest, AClaimFirstFitKeepsPuttingElsewhereFailsTheChange) {
+  // Their claim holds start 0 for good: the planned 1g at 0 lands at 1 at
+  // every attempt; each is undone and said, then the change fails naming
+  // both devices, and nothing of it stays allocated.
+  TheirClaim();
   Status s = Change({{}, {At("1g.10gb", 0)}});
   EXPECT_EQ(s.code(), Status::Code::kUnavailable) << s.ToString();
   EXPECT_NE(s.message().find("got device gpu-0-mig-1g10gb-19-1, planned "
                              "gpu-0-mig-1g10gb-19-0"),
             std::string::npos)
       << s.message();
+  EXPECT_NE(s.message().find("given up after 4 attempts"), std::string::npos)
+      << s.message();
+  std::vector<std::string> said = Said();
+  ASSERT_EQ(said.size(), 3u);
+  EXPECT_NE(said[0].find("undone, trying again in 0.01 s (attempt 2 of 4)"),
+            std::string::npos)
+      << said[0];
+  EXPECT_NE(said[2].find("trying again in 0.04 s (attempt 4 of 4)"),
+            std::string::npos)
+      << said[2];
+  EXPECT_EQ(server_
+                .List("/apis/resource.k8s.io/v1/namespaces/default/"
+                      "resourceclaims")
+                .size(),
+            1u);  // theirs
+}
+
+// Their claim goes after the first misplaced attempt: the claim made again
+// lands on its planned device and the change ends well (issue 72: the
+// controller replanned the same device and waited in silence).
+TEST_F(DraDriverTest, AClaimPutElsewhereIsUndoneAndLandsWhenRetried) {
+  TheirClaim();
+  auto undone = std::make_shared<std::atomic<bool>>(false);
+  server_.AddObserver([undone](const std::string& type, const std::string& path,
+                               const nlohmann::json&) {
+    if (type == "DELETED" &&
+        path.find("/resourceclaims/mig-") != std::string::npos) {
+      *undone = true;
+    }
+  });
+  // Once the controller's claim is undone, theirs goes too.
+  std::thread remover([&] {
+    for (int tries = 0; tries < 5000 && !*undone; ++tries) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_TRUE(client_->Delete("/api/v1/namespaces/default/pods/theirs").ok());
+    EXPECT_TRUE(client_
+                    ->Delete("/apis/resource.k8s.io/v1/namespaces/default/"
+                             "resourceclaims/theirs")
+                    .ok());
+  });
+  Status changed = Change({{}, {At("1g.10gb", 0)}});
+  remover.join();
+  ASSERT_TRUE(changed.ok()) << changed.ToString();
+  EXPECT_EQ(Layout(), mig::Layout({At("1g.10gb", 0)}));
+  EXPECT_EQ(Said().size(), 1u);
 }
 
 }  // namespace
