@@ -3,8 +3,10 @@
 // reported and ignored, never crash it or count a replica somewhere else.
 #include "cluster/kubernetes/kubernetes_backend.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <random>
 #include <set>
@@ -240,8 +242,8 @@ TEST_F(KubernetesBackendTest, AnActionNotDoneInTimeFails) {
 }
 
 // A delete removes the pod the backend saw, by its uid: when another pod
-// has taken the name since (here unseen: no watch runs before the second
-// look), the API server refuses and the other pod stays.
+// has taken the name since (here between the look the removal guard is
+// asked on and the delete), the API server refuses and the other pod stays.
 TEST_F(KubernetesBackendTest, DeletesOnlyThePodItSaw) {
   PutNode("n");
   Replica r{"svc", 8, 1, 100, 10};
@@ -250,7 +252,16 @@ TEST_F(KubernetesBackendTest, DeletesOnlyThePodItSaw) {
       ReplicaName("svc", "n", 0, A100().profiles[seven_.profile], seven_.start);
   PutReadyPod(name, r, at);
   ASSERT_DOUBLE_EQ(backend_->Observe().value().Capacity()["svc"], 100);
-  PutReadyPod(name, r, at);  // deleted and made again: a new uid
+  int asked = 0;
+  backend_->SetRemovalGuard([&](const Action&, const ClusterState& seen,
+                                const std::map<std::string, double>& capacity,
+                                const std::vector<const Action*>&) {
+    ++asked;
+    EXPECT_EQ(seen.FindGpu({"n", 0})->slots.size(), 1u);
+    EXPECT_DOUBLE_EQ(capacity.at("svc"), 100);
+    PutReadyPod(name, r, at);  // deleted and made again: a new uid
+    return Status::Ok();
+  });
   Action remove;
   remove.kind = ActionKind::kDelete;
   remove.at = at;
@@ -261,6 +272,32 @@ TEST_F(KubernetesBackendTest, DeletesOnlyThePodItSaw) {
             std::string::npos)
       << s.message();
   EXPECT_TRUE(server_.Get(std::string(kPods) + "/" + name).has_value());
+  EXPECT_EQ(asked, 1);
+}
+
+// The removal guard is asked before a delete, on the books as they are
+// then: a refusal is the Start's error, and the pod stays.
+TEST_F(KubernetesBackendTest, ADeleteTheGuardRefusesIsNeverSent) {
+  PutNode("n");
+  Replica r{"svc", 8, 1, 100, 10};
+  InstanceRef at{{"n", 0}, &A100(), seven_};
+  std::string name =
+      ReplicaName("svc", "n", 0, A100().profiles[seven_.profile], seven_.start);
+  PutReadyPod(name, r, at);
+  backend_->SetRemovalGuard([](const Action&, const ClusterState&,
+                               const std::map<std::string, double>& capacity,
+                               const std::vector<const Action*>& removing) {
+    EXPECT_TRUE(removing.empty());
+    return Status::Unavailable(fmt::format("held at {:g}", capacity.at("svc")));
+  });
+  Action remove;
+  remove.kind = ActionKind::kDelete;
+  remove.at = at;
+  remove.replica = r;
+  Status s = backend_->Start(remove);
+  EXPECT_EQ(s.ToString(), "unavailable: held at 100");
+  EXPECT_TRUE(server_.Get(std::string(kPods) + "/" + name).has_value());
+  EXPECT_TRUE(backend_->Running().empty());
 }
 
 // A copy of a replica's labels and annotations on another pod claims the
@@ -355,7 +392,19 @@ TEST_F(KubernetesBackendTest, ALedgerCountsOnlyThePodsTheBackendCreated) {
 
   // Adoption takes the annotated pods it does not hold, forged or not.
   PutReadyPod(name("old"), r, at("old"));
-  EXPECT_DOUBLE_EQ(backend_->Observe().value().Capacity()["svc"], 100);
+  // Seen once the backend warns that it is not its own (the watch brings
+  // it).
+  auto warned = [&] {
+    for (const std::string& w : warnings_) {
+      if (w.rfind("pod " + name("old") + " is annotated", 0) == 0) return true;
+    }
+    return false;
+  };
+  for (int tries = 0; tries < 2000 && !warned(); ++tries) {
+    EXPECT_DOUBLE_EQ(backend_->Observe().value().Capacity()["svc"], 100);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(warned());
   std::vector<std::string> adopted = backend_->Adopt().value();
   EXPECT_EQ(adopted,
             (std::vector<std::string>{"forged", name("m"), name("old")}));
