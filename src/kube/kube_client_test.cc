@@ -87,6 +87,32 @@ TEST_F(KubeClientTest, CreatesGetsListsPatchesAndDeletesOverTls) {
             Status::Code::kNotFound);
 }
 
+// A fenced client (a leader that cannot prove it holds its Lease) sends no
+// write, retries included, and says why; reads go on.
+TEST_F(KubeClientTest, AFenceRefusesEveryWriteAndNoRead) {
+  KubeClient client = Client(Config());
+  ASSERT_TRUE(client.Create(kPods, Pod("a", "bert")).ok());
+  bool fenced = false;
+  client.SetFence([&] {
+    return fenced ? Status::FailedPrecondition("fenced: not the leader")
+                  : Status::Ok();
+  });
+  ASSERT_TRUE(client.Create(kPods, Pod("b", "bert")).ok());
+  fenced = true;
+  long writes = client.writes();
+  Status made = client.Create(kPods, Pod("c", "bert")).status();
+  EXPECT_EQ(made.code(), Status::Code::kFailedPrecondition);
+  EXPECT_EQ(made.message(),
+            "POST /api/v1/namespaces/ns/pods: fenced: not the leader");
+  EXPECT_FALSE(client.Patch(std::string(kPods) + "/a", {{"x", 1}}).ok());
+  EXPECT_FALSE(client.Delete(std::string(kPods) + "/a").ok());
+  EXPECT_EQ(client.writes(), writes);
+  EXPECT_TRUE(server_.Get(std::string(kPods) + "/a").has_value());
+  EXPECT_FALSE(server_.Get(std::string(kPods) + "/c").has_value());
+  EXPECT_TRUE(client.Get(std::string(kPods) + "/a").ok());
+  EXPECT_EQ((*client.List(kPods))["items"].size(), 2u);
+}
+
 TEST_F(KubeClientTest, ConflictsAreAborted) {
   KubeClient client = Client(Config());
   auto first = client.Create(kPods, Pod("a", "bert"));

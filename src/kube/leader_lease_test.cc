@@ -76,6 +76,11 @@ TEST_F(LeaderLeaseTest, AReleasedLeaseIsTakenAtOnce) {
   EXPECT_TRUE(b->TryAcquireOrRenew().value());
   EXPECT_EQ(Holder(), "b");
   EXPECT_EQ((*server_.Get(kLease))["spec"]["leaseTransitions"], 1);
+  // The fencing token: the transitions count each holder took it at.
+  EXPECT_EQ(a->epoch(), 0);
+  EXPECT_EQ(b->epoch(), 1);
+  EXPECT_TRUE(b->TryAcquireOrRenew().value());
+  EXPECT_EQ(b->epoch(), 1);
 }
 
 TEST_F(LeaderLeaseTest, AnAbandonedLeaseIsTakenAfterItsDuration) {
@@ -139,6 +144,33 @@ TEST_F(LeaderLeaseTest, ALeaderThatCannotRenewStepsDown) {
   std::this_thread::sleep_for(std::chrono::milliseconds(700));
   EXPECT_FALSE(a->Held());
   server_.FailNext(0, 500);
+}
+
+// A renewal the API server refuses (RBAC without patch on leases) fences
+// the leader with the refusal named, not as a lease another holds (issue
+// 72); past its renew deadline it does not take the lease back even when
+// the server answers again.
+TEST_F(LeaderLeaseTest, ARenewalRefusedFencesTheLeaderNamingTheRefusal) {
+  auto a = Candidate("a", 1);
+  std::atomic<bool> stop = false;
+  ASSERT_TRUE(a->Acquire(stop, {}).ok());
+  EXPECT_TRUE(a->Fence().ok());
+  server_.FailNext(1000000, 403);
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  Status fenced = a->Fence();
+  EXPECT_EQ(fenced.code(), Status::Code::kFailedPrecondition);
+  EXPECT_NE(
+      fenced.message().find("fenced: this process cannot prove it holds lease "
+                            "ns/migserve-controller (its renewal failed: "),
+      std::string::npos)
+      << fenced.message();
+  EXPECT_NE(fenced.message().find("HTTP 403"), std::string::npos)
+      << fenced.message();
+  EXPECT_EQ(fenced.message().find("held by"), std::string::npos);
+  server_.FailNext(0, 403);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(a->Held());
+  EXPECT_EQ(a->epoch(), 0);
 }
 
 TEST_F(LeaderLeaseTest, ALeaderWhoseLeaseWasTakenStepsDownAtOnce) {
