@@ -427,34 +427,8 @@ TEST_F(KubernetesE2eTest, ANodeDeletedMidTransitionEndsAtWhatFitsAndReturns) {
   // Every drop below a floor is the loss's, none the controller's (issue
   // 72: a migration deleted its source unchecked after the loss).
   Watch(controller::MakeGoal(night, day));
-  std::atomic<bool> done = false;
-  std::thread deleter([&] {
-    kube::KubeClient client(AdminConfig());  // the node's loss, not ours
-    auto on_node2 = [&] {
-      std::vector<std::string> names;
-      for (const Json& pod : server_.List(kPods)) {
-        if (pod["metadata"]["labels"].value(k8s::kLabelNode, "") == "node-2") {
-          names.push_back(pod["metadata"]["name"]);
-        }
-      }
-      return names;
-    };
-    for (int tries = 0; tries < 20000 && on_node2().size() < 3; ++tries) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    EXPECT_TRUE(client.Delete("/api/v1/nodes/node-2").ok());
-    // The pod garbage collector: pods bound to a node that is gone go.
-    while (!done) {
-      for (const std::string& name : on_node2()) {
-        ByTheHarness(name);
-        (void)client.Delete(std::string(kPods) + "/" + name);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  });
-  CliResult r = Controller(testing::SourcePath("data/deployments/day.json"));
-  done = true;
-  deleter.join();
+  CliResult r =
+      ControllerLosingNode2(testing::SourcePath("data/deployments/day.json"));
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("the cluster cannot hold the target"), std::string::npos)
       << r.err;
@@ -496,6 +470,30 @@ TEST_F(KubernetesE2eTest, ANodeDeletedMidTransitionEndsAtWhatFitsAndReturns) {
   EXPECT_EQ(controller::EndStateProblems(after.Observe().value(),
                                          controller::MakeGoal(night, day)),
             std::vector<std::string>{});
+}
+
+// The same loss on GPUs NVIDIA's DRA driver partitions (--partitioner
+// dra): night to day, node-2 and its pods (replicas and claim holders) go
+// mid-way; no drop below a floor is the controller's, and it ends at what
+// fits.
+TEST_F(KubernetesE2eTest, ANodeDeletedMidTransitionOnDraClaimsKeepsFloors) {
+  if (testing::kAddressSanitizer) {
+    GTEST_SKIP() << "two transitions of claims: the optimized build runs it";
+  }
+  StartDra();
+  const std::vector<std::string> dra = {"--partitioner", "dra"};
+  deployment::Deployment day = ShippedDeployment("day"),
+                         night = ShippedDeployment("night");
+  CliResult r =
+      Controller(testing::SourcePath("data/deployments/night.json"), dra);
+  ASSERT_EQ(r.code, 0) << r.err;
+  Watch(controller::MakeGoal(night, day));
+  r = ControllerLosingNode2(testing::SourcePath("data/deployments/day.json"),
+                            dra);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("the cluster cannot hold the target"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(Charged(), std::vector<std::string>{});
 }
 
 // A replica deleted by someone else mid-transition (night to day): the

@@ -537,6 +537,43 @@ class KubernetesE2eTest : public ::testing::Test {
     return Cli(args);
   }
 
+  // `controller --once` toward `target` (with `extra` flags) while node-2
+  // is lost once three of the pods run there: the node deleted, and its
+  // pods after it as the pod garbage collector deletes them, each marked as
+  // the harness's (the drops they make are not the controller's).
+  CliResult ControllerLosingNode2(const std::string& target,
+                                  const std::vector<std::string>& extra = {}) {
+    std::atomic<bool> done = false;
+    std::thread deleter([&] {
+      kube::KubeClient client(AdminConfig());  // the node's loss, not ours
+      auto on_node2 = [&] {
+        std::vector<std::string> names;
+        for (const Json& pod : server_.List(kPods)) {
+          if (pod["metadata"]["labels"].value(k8s::kLabelNode, "") ==
+              "node-2") {
+            names.push_back(pod["metadata"]["name"]);
+          }
+        }
+        return names;
+      };
+      for (int tries = 0; tries < 20000 && on_node2().size() < 3; ++tries) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+      EXPECT_TRUE(client.Delete("/api/v1/nodes/node-2").ok());
+      while (!done) {
+        for (const std::string& name : on_node2()) {
+          ByTheHarness(name);
+          (void)client.Delete(std::string(kPods) + "/" + name);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    });
+    CliResult r = Controller(target, extra);
+    done = true;
+    deleter.join();
+    return r;
+  }
+
   kube::TestCertificate tls_;
   kube::ApiServerStandIn server_;
   kube::KubeConfig config_;           // the controller's (its service account)
