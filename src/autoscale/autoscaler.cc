@@ -40,8 +40,6 @@ StatusOr<deployment::Deployment> ReadTarget(const TargetStore& store) {
 
 }  // namespace
 
-const char* RoundName(Round round) { return NameOf(kRoundNames, round).data(); }
-
 TargetStore FileTarget(const std::string& path) {
   return {
       path, [path] { return ReadFile(path); },

@@ -75,7 +75,6 @@ struct AutoscaleOptions {
 
 // What one round did.
 enum class Round { kHold, kUp, kDown, kDeclined, kOverBudget, kPaused, kError };
-const char* RoundName(Round round);  // "hold", "up", ...
 
 class Autoscaler {
  public:

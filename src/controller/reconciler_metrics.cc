@@ -28,10 +28,6 @@ std::string_view StateName(ReconcilerState state) {
   return NameOf(kStateNames, state);
 }
 
-std::string_view ResultName(ReconcileResult result) {
-  return NameOf(kResultNames, result);
-}
-
 void ReconcilerMetrics::Transitioning() {
   MutexLock lock(&mu_);
   state_ = ReconcilerState::kTransition;

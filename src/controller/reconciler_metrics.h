@@ -24,8 +24,6 @@ enum class ReconcileResult { kOk, kIdle, kSuperseded, kError };
 
 // "starting", "idle", "transition", "error".
 std::string_view StateName(ReconcilerState state);
-// "ok", "idle", "superseded", "error".
-std::string_view ResultName(ReconcileResult result);
 
 class ReconcilerMetrics {
  public:

@@ -33,6 +33,9 @@ class Row {
   std::vector<std::pair<int, double>> terms_;
 };
 
+// A bound that is not there (a row with no upper bound, say).
+inline const double kUnbounded = COIN_DBL_MAX;
+
 // Whether a column takes whole values only.
 enum class ColumnKind { kInteger, kContinuous };
 
@@ -44,9 +47,8 @@ class ModelBuilder {
                    ColumnKind kind = ColumnKind::kInteger);
   void SetLower(int column, double lower) { lower_[column] = lower; }
   void SetUpper(int column, double upper) { upper_[column] = upper; }
-  void AddCost(int column, double cost) { objective_[column] += cost; }
 
-  // Adds lower <= row <= upper (COIN_DBL_MAX: unbounded); returns its
+  // Adds lower <= row <= upper (kUnbounded: none); returns its
   // index. The terms are stored by column.
   int AddRow(const Row& row, double lower, double upper);
 
