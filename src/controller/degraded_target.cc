@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <coin/CbcModel.hpp>
-#include <coin/OsiClpSolverInterface.hpp>
 #include <map>
 
 #include "optimizer/milp/cbc_run.h"
@@ -92,19 +90,16 @@ std::vector<bool> Dropped(const deployment::Deployment& target,
     // required s_j <= fixed + capacity.
     optimizer::milp::Row kept = capacity[j];
     kept.Add(m[j], -floor[j] * (1 - kRateTolerance));
-    builder.AddRow(kept, -fixed[j], COIN_DBL_MAX);
+    builder.AddRow(kept, -fixed[j], optimizer::milp::kUnbounded);
     optimizer::milp::Row share = capacity[j];
     share.Add(s[j], -required[j]);
-    builder.AddRow(share, -fixed[j], COIN_DBL_MAX);
+    builder.AddRow(share, -fixed[j], optimizer::milp::kUnbounded);
   }
-  OsiClpSolverInterface solver;
-  builder.Load(&solver);
-  CbcModel cbc(solver);
-  cbc.setLogLevel(0);  // CBC prints on stdout, which carries our output
   // Preprocessing off: with it CBC proved a worse choice optimal on one of
   // the random targets of KeepsTheBestSubsetByEnumeration.
-  optimizer::milp::RunCbcSolver(&cbc, 1.0, {"-preprocess", "off"});
-  const double* best = cbc.bestSolution();
+  optimizer::milp::CbcAnswer answer =
+      optimizer::milp::SolveModel(builder, 1.0, {"-preprocess", "off"});
+  const double* best = answer.best ? answer.best->data() : nullptr;
   std::vector<bool> dropped(target.gpus.size(), false);
   std::map<std::string, int> left = over;
   for (size_t k = 0; k < groups.size(); ++k) {

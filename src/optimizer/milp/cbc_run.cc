@@ -117,4 +117,14 @@ CbcAnswer RunCbc(const OsiClpSolverInterface& solver,
   return answer;
 }
 
+CbcAnswer SolveModel(const ModelBuilder& model, double seconds,
+                     const std::vector<std::string>& arguments) {
+  OsiClpSolverInterface solver;
+  model.Load(&solver);
+  CbcRunOptions run;
+  run.seconds = seconds;
+  run.arguments = arguments;
+  return RunCbc(solver, run);
+}
+
 }  // namespace migserve::optimizer::milp

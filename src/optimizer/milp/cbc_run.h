@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "optimizer/milp/model_builder.h"
+
 namespace migserve::optimizer::milp {
 
 // Receives a line on CBC's search (time, nodes, best, bound) at least every
@@ -54,6 +56,13 @@ struct CbcAnswer {
 // Runs CBC's standard solver on a copy of `solver` (a loaded model) as `run`
 // says.
 CbcAnswer RunCbc(const OsiClpSolverInterface& solver, const CbcRunOptions& run);
+
+// Solves `model` with CBC's standard solver within `seconds`, with CBC's
+// further command-line `arguments`: the way to CBC for code that builds a
+// model and wants its answer without touching a COIN type (HiGHS' pass a
+// model, run, read the solution).
+CbcAnswer SolveModel(const ModelBuilder& model, double seconds,
+                     const std::vector<std::string>& arguments = {});
 
 // Makes `cbc` stop at its next node once interrupted (util/interrupt.h),
 // or once its best has not improved for `patience_s` > 0 seconds, and
