@@ -125,8 +125,7 @@ void AddBackendOptions(CLI::App* app, ControllerFlags* flags) {
                   "dra (claims through NVIDIA's DRA driver, DynamicMIG; "
                   "docs/kubernetes.md, \"The controller on DRA\")")
       ->transform(OneOf<cluster::kubernetes::Partitioner>(
-          {{"agent", cluster::kubernetes::Partitioner::kAgent},
-           {"dra", cluster::kubernetes::Partitioner::kDra}}))
+          cluster::kubernetes::PartitionerNames(true)))
       ->default_str("agent");
   app->add_option("--action-timeout-s", backend.action_timeout_s,
                   "An action not done after this long fails")

@@ -73,10 +73,7 @@ void SetupDoctor(CLI::App* app, CommandContext* context) {
                   "Who partitions the GPUs: gpu-operator (its MIG manager), "
                   "agent (migserve's node agent) or dra (NVIDIA's DRA "
                   "driver, DynamicMIG)")
-      ->transform(OneOf<k8s::Partitioner>(
-          {{"gpu-operator", k8s::Partitioner::kGpuOperator},
-           {"agent", k8s::Partitioner::kAgent},
-           {"dra", k8s::Partitioner::kDra}}))
+      ->transform(OneOf<k8s::Partitioner>(k8s::PartitionerNames(false)))
       ->default_str("gpu-operator");
   OnRun(app, context, [flags, context] { return RunDoctor(*flags, context); });
 }

@@ -20,7 +20,7 @@ struct ExportFlags {
   std::string deployment;
   std::string profiles;
   std::string output;
-  k8s::Flavor flavor = k8s::Flavor::kDevicePlugin;
+  k8s::Partitioner flavor = k8s::Partitioner::kAgent;
   std::string serving;
   std::string resource_slices;
   std::string image;
@@ -35,7 +35,7 @@ struct ExportFlags {
 StatusOr<k8s::ExportOptions> OptionsFor(const ExportFlags& flags,
                                         const deployment::Deployment& d) {
   k8s::ExportOptions options;
-  options.flavor = flags.flavor;
+  options.partitioner = flags.flavor;
   if (!flags.serving.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(options.serving,
                               k8s::LoadServingSpec(flags.serving));
@@ -49,7 +49,7 @@ StatusOr<k8s::ExportOptions> OptionsFor(const ExportFlags& flags,
   }
   OverrideTemplate(flags.image, flags.port, &options.serving);
   if (!flags.resource_slices.empty()) {
-    if (flags.flavor != k8s::Flavor::kDra) {
+    if (flags.flavor != k8s::Partitioner::kDra) {
       return Status::InvalidArgument(
           "--resource-slices: only the dra flavour pins GPUs by UUID");
     }
@@ -171,10 +171,7 @@ void SetupExport(CLI::App* app, CommandContext* context) {
                   "(ResourceClaims for NVIDIA's DRA driver) or gpu-operator "
                   "(device-plugin requests, layouts as the GPU Operator's "
                   "MIG manager ConfigMap)")
-      ->transform(
-          OneOf<k8s::Flavor>({{"device-plugin", k8s::Flavor::kDevicePlugin},
-                              {"dra", k8s::Flavor::kDra},
-                              {"gpu-operator", k8s::Flavor::kGpuOperator}}))
+      ->transform(OneOf<k8s::Partitioner>(k8s::FlavorNames()))
       ->default_str("device-plugin");
   AddServingOptions(app, &flags->serving, &flags->image, &flags->port);
   app->add_option("--resource-slices", flags->resource_slices,

@@ -1,12 +1,15 @@
-// migserve observe [--kubeconfig F] [--context C] [--namespace NS] [-o F]
+// migserve observe [--kubeconfig F] [--context C] [--namespace NS]
+//     [--partitioner agent|dra] [-o F]
 // Writes the cluster as the controller sees it (nodes, GPUs with their
 // model, layouts from the agents' reports, replicas from Ready pods) as a
 // placed deployment, for `plan --from`. Reads only.
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 #include "cli/kube_flags.h"
 #include "cluster/kubernetes/kubernetes_backend.h"
+#include "cluster/kubernetes/partition/partitioner.h"
 #include "deployment/deployment_json.h"
 
 namespace migserve::cli {
@@ -19,6 +22,7 @@ struct ObserveFlags {
   std::string namespace_;
   std::string output;
   k8s::BackendOptions backend;
+  k8s::Partitioner partitioner = k8s::Partitioner::kAgent;
 };
 
 Status RunObserve(ObserveFlags flags, CommandContext* context) {
@@ -29,6 +33,12 @@ Status RunObserve(ObserveFlags flags, CommandContext* context) {
   flags.backend.warn = [context](const std::string& line) {
     context->err << "observe: warning: " << line << "\n";
   };
+  k8s::DriverOptions driver;
+  driver.namespace_ = config.namespace_;
+  MIGSERVE_ASSIGN_OR_RETURN(
+      std::unique_ptr<k8s::PartitionDriver> partition,
+      k8s::MakePartitionDriver(flags.partitioner, &client, driver));
+  flags.backend.partition = partition.get();
   k8s::KubernetesBackend backend(&client, flags.backend);
   MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState state, backend.Observe());
   deployment::Deployment observed =
@@ -50,6 +60,12 @@ void SetupObserve(CLI::App* app, CommandContext* context) {
   app->add_option("--node-selector", flags->backend.node_selector,
                   "Label selector of the MIG nodes")
       ->capture_default_str();
+  app->add_option("--partitioner", flags->partitioner,
+                  "Who partitions the GPUs, whose reports give the layouts: "
+                  "agent (migserve's node agent) or dra (NVIDIA's DRA "
+                  "driver's claims)")
+      ->transform(OneOf<k8s::Partitioner>(k8s::PartitionerNames(true)))
+      ->default_str("agent");
   app->add_option("-o,--output", flags->output,
                   "Write the observed deployment here (default: stdout)");
   OnRun(app, context, [flags, context] { return RunObserve(*flags, context); });

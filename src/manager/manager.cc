@@ -9,7 +9,8 @@
 #include <set>
 
 #include "cluster/kubernetes/names.h"
-#include "cluster/kubernetes/partition/dra_driver.h"
+#include "cluster/kubernetes/partition/dra_check.h"
+#include "cluster/kubernetes/partition/partitioner.h"
 #include "cluster/kubernetes/routing/kubernetes_router.h"
 #include "cluster/kubernetes/routing/routing_objects.h"
 #include "controller/reconciler.h"
@@ -43,33 +44,30 @@ k8s::BackendOptions BackendFor(const ManagerOptions& options,
   return backend;
 }
 
-// The partition driver the backend acts through: DRA's where asked, once
-// its preflight finds nothing wrong; else none (the backend's own, the
-// node agent's).
+// The partition driver the backend acts through (--partitioner); DRA's
+// once its preflight finds nothing wrong.
 StatusOr<std::unique_ptr<k8s::PartitionDriver>> PartitionerFor(
     const ManagerOptions& options, kube::KubeClient* client) {
-  if (options.partitioner != k8s::Partitioner::kDra) {
-    return std::unique_ptr<k8s::PartitionDriver>();
+  if (options.partitioner == k8s::Partitioner::kDra) {
+    MIGSERVE_ASSIGN_OR_RETURN(std::vector<k8s::Finding> findings,
+                              k8s::CheckDra(client, k8s::Partitioner::kDra));
+    std::vector<std::string> problems;
+    for (const k8s::Finding& f : findings) {
+      if (f.problem) problems.push_back(f.text);
+    }
+    if (!problems.empty()) {
+      return Status::FailedPrecondition(fmt::format(
+          "--partitioner dra: {} (migserve doctor --partitioner dra)",
+          fmt::join(problems, "; ")));
+    }
   }
-  MIGSERVE_ASSIGN_OR_RETURN(std::vector<k8s::Finding> findings,
-                            k8s::CheckDra(client, k8s::Partitioner::kDra));
-  std::vector<std::string> problems;
-  for (const k8s::Finding& f : findings) {
-    if (f.problem) problems.push_back(f.text);
-  }
-  if (!problems.empty()) {
-    return Status::FailedPrecondition(
-        fmt::format("--partitioner dra: {} (migserve doctor --partitioner dra)",
-                    fmt::join(problems, "; ")));
-  }
-  k8s::DraDriverOptions dra;
-  dra.namespace_ = options.config.namespace_;
-  dra.watch_s = options.backend.watch_s;
-  dra.progress = [log = options.log](const std::string& line) {
+  k8s::DriverOptions driver;
+  driver.namespace_ = options.config.namespace_;
+  driver.watch_s = options.backend.watch_s;
+  driver.progress = [log = options.log](const std::string& line) {
     log("controller: " + line);
   };
-  return std::unique_ptr<k8s::PartitionDriver>(
-      std::make_unique<k8s::DraDriver>(client, std::move(dra)));
+  return k8s::MakePartitionDriver(options.partitioner, client, driver);
 }
 
 // Where the controller's Lease lives: --lease-namespace, else the

@@ -13,7 +13,7 @@
 
 #include "cluster/action.h"
 #include "cluster/kubernetes/kubernetes_backend.h"
-#include "cluster/kubernetes/partition/dra_check.h"
+#include "cluster/kubernetes/partition/partitioner.h"
 #include "kube/kube_config.h"
 #include "kube/leader_lease.h"
 #include "manager/target_source.h"

@@ -28,6 +28,7 @@
 #include "cli/cli_test_util.h"
 #include "cluster/kubernetes/kubernetes_backend.h"
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/partition/agent_driver.h"
 #include "cluster/kubernetes/partition/dra_driver.h"
 #include "cluster/kubernetes/partition/mig_annotations.h"
 #include "cluster/kubernetes/routing/kubernetes_router.h"
@@ -267,6 +268,11 @@ class KubernetesE2eTest : public ::testing::Test {
   // recorded in the journal), polling fast.
   k8s::BackendOptions BackendOptions() {
     k8s::BackendOptions options;
+    if (!agent_driver_) {
+      agent_client_ = std::make_unique<kube::KubeClient>(config_);
+      agent_driver_ = std::make_unique<k8s::AgentDriver>(agent_client_.get());
+    }
+    options.partition = agent_driver_.get();
     options.namespace_ = kNamespace;
     options.poll_s = 0.01;
     options.ledger = Ledger();
@@ -588,6 +594,10 @@ class KubernetesE2eTest : public ::testing::Test {
   std::vector<std::unique_ptr<agent::MigDriver>> drivers_;
   std::vector<std::unique_ptr<kube::KubeClient>> clients_;
   std::unique_ptr<kube::FakeKubelet> kubelet_;
+  // The node agent's partition driver the test's own backends read through
+  // (BackendOptions), with a client of its own.
+  std::unique_ptr<kube::KubeClient> agent_client_;
+  std::unique_ptr<k8s::AgentDriver> agent_driver_;
   std::unique_ptr<k8s::DraScheduler> dra_;  // StartDra's
   std::vector<std::thread> agents_;
   std::atomic<bool> stop_ = false;

@@ -58,7 +58,7 @@ class DraApplyTest : public ::testing::Test {
     auto uuids = GpuUuidsOfSlices(scheduler_->Slices().dump(), "slices");
     EXPECT_TRUE(uuids.ok()) << uuids.status().ToString();
     ExportOptions options;
-    options.flavor = Flavor::kDra;
+    options.partitioner = Partitioner::kDra;
     options.gpu_uuids = *uuids;
     options.serving.namespace_ = kReplicaNamespace;
     auto files = Export(state_, options);

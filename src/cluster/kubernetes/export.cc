@@ -276,18 +276,6 @@ Json ReplicaDisruptionBudget(const std::string& service,
 
 }  // namespace
 
-std::string_view FlavorName(Flavor flavor) {
-  switch (flavor) {
-    case Flavor::kDevicePlugin:
-      return "device-plugin";
-    case Flavor::kDra:
-      return "dra";
-    case Flavor::kGpuOperator:
-      return "gpu-operator";
-  }
-  return "";
-}
-
 namespace {
 
 // Per node, its mig-parted entries: one `devices: [<index>]` entry per GPU
@@ -411,7 +399,7 @@ StatusOr<std::string> ReplicaObjects(const ClusterState& state,
       replicas.push_back({&g, &s});
     }
   }
-  bool dra = options.flavor == Flavor::kDra;
+  bool dra = options.partitioner == Partitioner::kDra;
   std::vector<Json> objects;
   if (dra) {
     std::string script;
@@ -430,7 +418,7 @@ StatusOr<std::string> ReplicaObjects(const ClusterState& state,
   std::string header = fmt::format(
       "# Kubernetes objects written by migserve export ({} flavour, {}):\n"
       "# {}\n",
-      FlavorName(options.flavor), ModelNames(state),
+      FacetsOf(options.partitioner).flavor, ModelNames(state),
       !dra ? "per (service, node, profile) a Deployment requesting\n"
              "# nvidia.com/mig-<profile> (device plugin, mixed strategy)."
            : "per replica a ResourceClaim for NVIDIA's DRA driver\n"
@@ -481,14 +469,14 @@ StatusOr<std::map<std::pair<std::string, int>, std::string>> GpuUuidsOfSlices(
 StatusOr<ExportedFiles> Export(const ClusterState& state,
                                const ExportOptions& options) {
   ExportedFiles files;
-  if (options.flavor == Flavor::kGpuOperator) {
+  if (options.partitioner == Partitioner::kGpuOperator) {
     files.mig_manager = MigManagerConfigMap(state);
   } else {
     files.mig_parted = MigPartedConfig(state);
   }
   MIGSERVE_ASSIGN_OR_RETURN(files.replicas,
                             ReplicaObjects(state, options, &files.dra_apply));
-  if (options.flavor == Flavor::kDra)
+  if (options.partitioner == Partitioner::kDra)
     files.device_classes = DeviceClasses(state);
   if (options.serving.gateway) {
     MIGSERVE_ASSIGN_OR_RETURN(files.routing,

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cluster/cluster_state.h"
+#include "cluster/kubernetes/partition/partitioner.h"
 #include "cluster/kubernetes/replica_pod.h"
 #include "cluster/kubernetes/routing/proxy_objects.h"
 #include "mig/gpu_model.h"
@@ -32,20 +33,17 @@
 
 namespace migserve::cluster::kubernetes {
 
-// kGpuOperator: the device-plugin objects, and the MIG layouts as the GPU
-// Operator's MIG manager reads them (a ConfigMap) instead of a bare
-// mig-parted file.
-enum class Flavor { kDevicePlugin, kDra, kGpuOperator };
-// "device-plugin", "dra" or "gpu-operator" (export's --flavor).
-std::string_view FlavorName(Flavor flavor);
-
 // The ConfigMap the GPU Operator's MIG manager reads when its ClusterPolicy
 // names it (spec.migManager.config.name), in the Operator's namespace.
 inline constexpr char kMigManagerConfigMap[] = "custom-mig-config";
 inline constexpr char kGpuOperatorNamespace[] = "gpu-operator";
 
 struct ExportOptions {
-  Flavor flavor = Flavor::kDevicePlugin;
+  // Who partitions the GPUs: the objects written for it (export's
+  // --flavor). kGpuOperator: the device-plugin objects, and the MIG layouts
+  // as the GPU Operator's MIG manager reads them (a ConfigMap) instead of a
+  // bare mig-parted file.
+  Partitioner partitioner = Partitioner::kAgent;
   ServingSpec serving;
   std::optional<ProxyExport> proxy;  // set: write proxy.yaml
   // The services that asked for redundancy (their min_replicas, above 1):

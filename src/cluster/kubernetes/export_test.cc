@@ -75,7 +75,7 @@ TEST(ExportTest, DayAndNightMatchTheGoldenFiles) {
   ExpectGolden(plugin->proxy, "day/proxy.yaml");
   Loaded night = Load("night.json");
   options = {};
-  options.flavor = Flavor::kDra;
+  options.partitioner = Partitioner::kDra;
   options.gpu_uuids = NightUuids();
   auto dra = Export(night.state, options);
   ASSERT_TRUE(dra.ok());
@@ -156,7 +156,7 @@ TEST(ExportTest, DraClaimsHoldTheHolesFirstFitWouldTake) {
     if (s.instance.start == 4 || s.instance.start == 5) s.replica.reset();
   }
   ExportOptions options;
-  options.flavor = Flavor::kDra;
+  options.partitioner = Partitioner::kDra;
   options.gpu_uuids = NightUuids();
   std::string script;
   auto text = ReplicaObjects(night.state, options, &script);
@@ -442,7 +442,7 @@ TEST(ExportTest, MigPartedLeavesIdleGpusAlone) {
 TEST(ExportTest, GpuOperatorFlavourWritesTheMigManagersConfigMap) {
   Loaded day = LoadDay();
   ExportOptions options;
-  options.flavor = Flavor::kGpuOperator;
+  options.partitioner = Partitioner::kGpuOperator;
   auto files = Export(day.state, options);
   ASSERT_TRUE(files.ok()) << files.status().ToString();
   EXPECT_TRUE(files->mig_parted.empty());
@@ -494,9 +494,9 @@ TEST(ExportTest, EveryReplicaIsRunExactlyOnceInBothFlavours) {
       if (s.replica) ++want[s.replica->service];
     }
   }
-  for (Flavor flavor : {Flavor::kDevicePlugin, Flavor::kDra}) {
+  for (Partitioner flavor : {Partitioner::kAgent, Partitioner::kDra}) {
     ExportOptions options;
-    options.flavor = flavor;
+    options.partitioner = flavor;
     auto text = ReplicaObjects(day.state, options);
     ASSERT_TRUE(text.ok());
     std::map<std::string, int> got;
@@ -518,7 +518,7 @@ TEST(ExportTest, EveryReplicaIsRunExactlyOnceInBothFlavours) {
     EXPECT_EQ(got, want);
     int total = 0;
     for (const auto& [s, n] : want) total += n;
-    EXPECT_EQ(claims, flavor == Flavor::kDra ? total : 0);
+    EXPECT_EQ(claims, flavor == Partitioner::kDra ? total : 0);
   }
 }
 
@@ -561,7 +561,7 @@ TEST(ExportTest, LabelValuesStayStringsAndNamesAreDnsLabels) {
   EXPECT_FALSE(CheckLabelValue("-x", "service").ok());
   Loaded day = LoadDay();
   ExportOptions options;
-  options.flavor = Flavor::kDra;
+  options.partitioner = Partitioner::kDra;
   auto text = ReplicaObjects(day.state, options);
   ASSERT_TRUE(text.ok());
   EXPECT_NE(text->find("migserve.io/gpu: \"0\""), std::string::npos);

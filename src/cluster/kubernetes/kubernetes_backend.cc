@@ -6,7 +6,6 @@
 
 #include "cluster/apply.h"
 #include "cluster/kubernetes/names.h"
-#include "cluster/kubernetes/partition/agent_driver.h"
 #include "kube/pod_ready.h"
 #include "util/json_fields.h"
 
@@ -44,11 +43,7 @@ KubernetesBackend::KubernetesBackend(kube::KubeClient* client,
                                      BackendOptions options)
     : client_(client),
       options_(std::move(options)),
-      own_partition_(options_.partition == nullptr
-                         ? std::make_unique<AgentDriver>(client)
-                         : nullptr),
-      partition_(options_.partition != nullptr ? options_.partition
-                                               : own_partition_.get()),
+      partition_(options_.partition),
       pods_(client, PodsPath(), ManagedSelector(), options_.watch_s,
             [this] { Changed(); }),
       nodes_(
@@ -56,7 +51,7 @@ KubernetesBackend::KubernetesBackend(kube::KubeClient* client,
           "labelSelector=" + kube::KubeClient::Escape(options_.node_selector),
           options_.watch_s, [this] { Changed(); }),
       books_([this](const std::string& message) { Warn(message); }) {
-  partition_->OnChange([this] { Changed(); });
+  if (partition_ != nullptr) partition_->OnChange([this] { Changed(); });
 }
 
 void KubernetesBackend::Changed() {
@@ -120,7 +115,15 @@ std::optional<PodClaim> KubernetesBackend::Claim(const std::string& name,
   return PodClaim{{*node, *index}, *profile, *start, std::move(*replica)};
 }
 
+Status KubernetesBackend::HasDriver() const {
+  if (partition_ != nullptr) return Status::Ok();
+  return Status::FailedPrecondition(
+      "the Kubernetes backend has no partition driver: say who partitions "
+      "the GPUs (--partitioner)");
+}
+
 Status KubernetesBackend::Sync() {
+  MIGSERVE_RETURN_IF_ERROR(HasDriver());
   MIGSERVE_RETURN_IF_ERROR(nodes_.Look());
   MIGSERVE_RETURN_IF_ERROR(pods_.Look());
   auto wake = [this](const std::map<std::string, std::set<int>>& waiters,
@@ -307,6 +310,7 @@ StatusOr<std::vector<std::string>> KubernetesBackend::Adopt() {
 }
 
 Status KubernetesBackend::Start(const Action& action) {
+  MIGSERVE_RETURN_IF_ERROR(HasDriver());
   Pending p{action,
             Clock::now() +
                 std::chrono::duration_cast<Clock::duration>(

@@ -1,20 +1,18 @@
 // The controller's backend on Kubernetes (DESIGN 6; paper 8: actions are
 // wrappers of Kubernetes operations). The cluster is the nodes that match
 // the node selector and whose partition driver reports GPUs
-// (partition/partition_driver.h; the node agent's annotations unless told
-// otherwise); a GPU is identified by (node name, device index) and has the
-// model its driver reported, so nodes joining or leaving never rename the
-// others. A replica
-// is a Pod labelled with its service and placement (replica_pod.h); it
-// counts once it is Ready. What cannot be read (a malformed annotation, a
-// pod label naming no GPU) is reported through `warn` once and ignored,
-// never guessed at. Pods and nodes are read from watch-fed caches
-// (informer.h): after the first looks, observing costs no request, and
-// waiting for an action wakes when the cache changes. The cluster is kept
-// in books updated change by change (cluster_books.h), read without a copy
-// through Live(), and a change wakes only the actions that wait on the pod
-// or node it touched: an action event costs what changed, not the
-// cluster's size. Actions:
+// (partition/partition_driver.h, the partitioner's; partitioner.h); a GPU is
+// identified by (node name, device index) and has the model its driver
+// reported, so nodes joining or leaving never rename the others. A replica is a
+// Pod labelled with its service and placement (replica_pod.h); it counts once
+// it is Ready. What cannot be read (a malformed annotation, a pod label naming
+// no GPU) is reported through `warn` once and ignored, never guessed at. Pods
+// and nodes are read from watch-fed caches (informer.h): after the first looks,
+// observing costs no request, and waiting for an action wakes when the cache
+// changes. The cluster is kept in books updated change by change
+// (cluster_books.h), read without a copy through Live(), and a change wakes
+// only the actions that wait on the pod or node it touched: an action event
+// costs what changed, not the cluster's size. Actions:
 //   create       create the pod; ends when it is Ready
 //   delete       delete the pod; ends when it is gone
 //   migrate      create at the destination, then (once Ready) delete the
@@ -76,8 +74,9 @@ struct BackendOptions {
   // Null: a pod annotated with `owner` is taken as the controller's, which
   // only read-only views (observe, --dry-run) and tests should rely on.
   PodLedger* ledger = nullptr;
-  // How GPUs are partitioned (not owned; outlives the backend). Null: the
-  // node agent's annotations (partition/agent_driver.h).
+  // How GPUs are partitioned (not owned; outlives the backend): the
+  // driver of the partitioner in use (partition/partitioner.h). Required:
+  // without one every call fails saying so, rather than guess the agent.
   PartitionDriver* partition = nullptr;
 };
 
@@ -120,6 +119,8 @@ class KubernetesBackend : public ClusterBackend {
 
   static std::string PodName(const InstanceRef& ref,
                              const std::string& service);
+  // FailedPrecondition unless a partition driver was given.
+  Status HasDriver() const;
   // Reports `message` through options_.warn, once per distinct message.
   void Warn(const std::string& message);
   Status CreatePod(const InstanceRef& ref, const Replica& replica);
@@ -167,7 +168,6 @@ class KubernetesBackend : public ClusterBackend {
 
   kube::KubeClient* client_;
   BackendOptions options_;
-  std::unique_ptr<PartitionDriver> own_partition_;  // when none is given
   PartitionDriver* partition_;
   Mutex changes_mu_;
   std::condition_variable changed_;

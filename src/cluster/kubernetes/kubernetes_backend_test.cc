@@ -14,6 +14,7 @@
 
 #include "cluster/apply.h"
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/partition/agent_driver.h"
 #include "cluster/kubernetes/partition/mig_annotations.h"
 #include "cluster/kubernetes/replica_pod.h"
 #include "cluster/kubernetes/testing/memory_partition_driver.h"
@@ -76,6 +77,7 @@ class KubernetesBackendTest : public ::testing::Test {
     kube::KubeConfig config;
     config.server = server_.url();
     client_ = std::make_unique<kube::KubeClient>(config);
+    agent_ = std::make_unique<AgentDriver>(client_.get());
     MakeBackend(nullptr);
   }
 
@@ -84,6 +86,7 @@ class KubernetesBackendTest : public ::testing::Test {
     BackendOptions options;
     options.warn = [this](const std::string& w) { warnings_.push_back(w); };
     options.ledger = ledger;
+    options.partition = agent_.get();
     backend_ = std::make_unique<KubernetesBackend>(client_.get(), options);
   }
 
@@ -116,6 +119,7 @@ class KubernetesBackendTest : public ::testing::Test {
   const mig::Instance seven_{A100().FindProfile("7g.80gb"), 0};
   kube::ApiServerStandIn server_;
   std::unique_ptr<kube::KubeClient> client_;
+  std::unique_ptr<AgentDriver> agent_;  // the node agent's annotations
   std::vector<std::string> warnings_;
   std::unique_ptr<KubernetesBackend> backend_;
 };
@@ -222,6 +226,7 @@ TEST_F(KubernetesBackendTest,
 TEST_F(KubernetesBackendTest, AnActionNotDoneInTimeFails) {
   PutNode("n");
   BackendOptions options;
+  options.partition = agent_.get();
   options.action_timeout_s = 0.2;
   options.poll_s = 60;  // the deadline, not the quiet-spell poll, wakes it
   KubernetesBackend backend(client_.get(), options);
@@ -456,7 +461,9 @@ TEST_F(KubernetesBackendTest, TheLiveViewFollowsTheWatchesAsAFreshLookSeesIt) {
     }
     return out;
   };
-  KubernetesBackend fresh(client_.get(), BackendOptions{});
+  BackendOptions options;
+  options.partition = agent_.get();
+  KubernetesBackend fresh(client_.get(), options);
   ClusterState want = fresh.Observe().value();
   ASSERT_EQ(describe(want), "k/0: 0=svc\nm/0: 0 4\nnew/0: 0\n");
   for (int i = 0;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cluster/kubernetes/partition/finding.h"
+#include "cluster/kubernetes/partition/partitioner.h"
 #include "kube/kube_client.h"
 #include "util/status_or.h"
 
@@ -40,9 +41,6 @@ StatusOr<DraNodes> ReadDraNodes(kube::KubeClient* client,
 // FailedPrecondition naming the slice, for the node agent to refuse.
 Status CheckAgentMayPartition(kube::KubeClient* client,
                               const std::string& node);
-
-// Who partitions the GPUs (doctor's --partitioner).
-enum class Partitioner { kGpuOperator, kAgent, kDra };
 
 // The preflight for `partitioner`: for the agent and the MIG manager, each
 // node the DRA driver partitions dynamically is a problem; for DRA, the
