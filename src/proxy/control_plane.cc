@@ -37,7 +37,21 @@ ReplicaBackends BackendsOf(const kube::Informer::Objects& pods) {
                           : json();
     int port = k8s::RoutePortOf(containers);
     if (!service || !ip || ip->empty() || port <= 0) continue;
-    ProxyBackend backend{*ip, port, 1, k8s::GrpcPortOf(containers)};
+    int grpc_port = k8s::GrpcPortOf(containers);
+    if (!IsIpAddress(*ip)) {
+      out.refused.push_back(
+          fmt::format("pod {}: status.podIP {} is not an IP address; it gets "
+                      "no traffic",
+                      name, json(*ip).dump()));
+      continue;
+    }
+    if (!IsPort(port) || (grpc_port != 0 && !IsPort(grpc_port))) {
+      out.refused.push_back(fmt::format(
+          "pod {}: container port {} is not a TCP port; it gets no traffic",
+          name, IsPort(port) ? grpc_port : port));
+      continue;
+    }
+    ProxyBackend backend{*ip, port, 1, grpc_port};
     if (std::optional<std::string> uid = StringField(pod, "metadata", "uid")) {
       out.by_uid[*uid] = backend;
     }
@@ -124,7 +138,13 @@ StatusOr<bool> ControlPlane::Sync() {
   if (auto it = maps.find(k8s::kProxyRoutesName); it != maps.end()) {
     MIGSERVE_ASSIGN_OR_RETURN(routes, k8s::ParseProxyRoutes(it->second));
   }
-  ProxyConfig config = ConfigOf(routes, pods);
+  ReplicaBackends backends = BackendsOf(pods);
+  for (const std::string& why : backends.refused) {
+    if (refused_.insert(why).second && options_.log) {
+      options_.log("router: " + why);
+    }
+  }
+  ProxyConfig config = ConfigOf(routes, backends);
   // A new generation of the same routes is served already: nginx is not
   // reloaded for it (a reload closes idle keep-alive connections), and
   // the generation is reported at once. Its /migserve/generation keeps

@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,11 +40,16 @@ struct ReplicaBackends {
   std::map<std::string, ProxyBackend> by_uid;
   std::map<std::pair<std::string, std::string>, std::vector<ProxyBackend>>
       by_group;
+  // Ready replica pods given no traffic, each with why: a status.podIP
+  // that is not an IP address, a port that is not a TCP port (whoever can
+  // write a pod's status must not reach the proxy's configuration).
+  std::vector<std::string> refused;
 };
 
-// The Ready replica pods among `pods` (by name) that have an IP, at their
-// route port (the container port named "http", else the first) and gRPC
-// port (the one named "grpc", if any).
+// The Ready replica pods among `pods` (by name) whose status.podIP is an IP
+// address literal, at their route port (the container port named "http",
+// else the first) and gRPC port (the one named "grpc", if any), ports from
+// 1 to 65535; the others are `refused`.
 ReplicaBackends BackendsOf(const kube::Informer::Objects& pods);
 
 // What the proxy serves for `routes` over `backends`: per service, each
@@ -131,6 +137,7 @@ class ControlPlane {
   kube::Informer routes_;
   std::optional<ProxyConfig> applied_;
   long reported_ = -1;
+  std::set<std::string> refused_;  // pods refused, said once each
   mutable Mutex stats_mu_;
   Stats stats_ GUARDED_BY(stats_mu_);
 };

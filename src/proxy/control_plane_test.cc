@@ -20,6 +20,7 @@
 #include "cluster/kubernetes/routing/proxy_objects.h"
 #include "kube/event_recorder.h"
 #include "kube/testing/api_server_standin.h"
+#include "proxy/nginx_config.h"
 #include "proxy/nginx_process.h"
 #include "proxy/testing/emulated_replica.h"
 #include "proxy/testing/local_nginx.h"
@@ -92,6 +93,63 @@ TEST(ControlPlaneTest, ConfigOfTakesReadyMembersWeighedByCredit) {
             (std::vector<ProxyBackend>{{"127.0.0.1", 9000, 10000},
                                        {"127.0.0.1", 9002, 10000},
                                        {"127.0.0.1", 9100, 40000}}));
+}
+
+// Whoever can write one pod's status (a compromised node's kubelet) must not
+// reprogram the proxy (issue 76): a podIP that is not an IP address
+// literal, here one that closes the upstream and opens a listener, and a
+// container port that is no TCP port (99999999 made nginx refuse every
+// later configuration) give the pod no traffic and are said; the other
+// members are served, and no line of the rendered configuration carries
+// the injected text.
+TEST(ControlPlaneTest, AForgedPodAddressOrPortNeverReachesNginx) {
+  k8s::ProxyRoutes routes{
+      3,
+      {{"s",
+        {Route({Group(
+             10,
+             {{{"n", 0}, 0}, {{"n", 0}, 1}, {{"n", 0}, 2}, {{"n", 0}, 3}})}),
+         "m"}}}};
+  kube::Informer::Objects pods;
+  pods["good"] = Pod("s", "n", 0, 0, 9000, true);
+  pods["inject"] = Pod("s", "n", 0, 1, 9001, true);
+  pods["inject"]["status"]["podIP"] =
+      "127.0.0.1:18503; } server { listen 18097; return 200 \"pwn\"; } "
+      "upstream x { server 127.0.0.1";
+  pods["port"] = Pod("s", "n", 0, 2, 99999999, true);
+  pods["v6"] = Pod("s", "n", 0, 3, 9003, true);
+  pods["v6"]["status"]["podIP"] = "fd00::17";
+  ReplicaBackends backends = BackendsOf(pods);
+  ASSERT_EQ(backends.refused.size(), 1u);
+  EXPECT_EQ(backends.refused[0].substr(0, 50),
+            "pod inject: status.podIP \"127.0.0.1:18503; } serve");
+  EXPECT_NE(backends.refused[0].find("is not an IP address; it gets no "
+                                     "traffic"),
+            std::string::npos);
+  ProxyConfig config = ConfigOf(routes, backends);
+  ASSERT_EQ(config.upstreams.size(), 1u);
+  // The port out of range is no port: the pod has no route port at all.
+  EXPECT_EQ(config.upstreams[0].backends,
+            (std::vector<ProxyBackend>{{"127.0.0.1", 9000, 10000},
+                                       {"fd00::17", 9003, 10000}}));
+  std::string text = RenderNginxConfig(config, {});
+  EXPECT_EQ(text.find("pwn"), std::string::npos);
+  EXPECT_EQ(text.find("18097"), std::string::npos);
+  EXPECT_NE(text.find("server 127.0.0.1:9000 weight=10000"), std::string::npos);
+  EXPECT_NE(text.find("server [fd00::17]:9003 weight=10000"),
+            std::string::npos);
+  // A configuration that reached the renderer unchecked still writes no
+  // line from an address or port it cannot vouch for.
+  ProxyConfig forged = config;
+  forged.upstreams[0].backends.push_back(
+      {"1.2.3.4; } server { listen 1", 9004, 1});
+  forged.upstreams[0].backends.push_back({"10.0.0.9", 70000, 1});
+  std::string unchecked = RenderNginxConfig(forged, {});
+  EXPECT_EQ(unchecked.find("1.2.3.4"), std::string::npos);
+  EXPECT_EQ(unchecked.find("listen 1;"), std::string::npos);
+  EXPECT_EQ(unchecked.find("70000"), std::string::npos);
+  EXPECT_NE(unchecked.find("server 127.0.0.1:9000 weight=10000"),
+            std::string::npos);
 }
 
 // A pod that copies a replica's labels (anyone who may create pods can)

@@ -47,10 +47,18 @@ std::string Upstreams(const ProxyConfig& config, const NginxSetup& setup,
     if (setup.random) out += "    random;\n";
     for (const ProxyBackend& b : u.backends) {
       int port = grpc ? b.grpc_port : b.port;
-      if (port <= 0) continue;
+      // Only a checked address and port make a server line: whatever
+      // reached the configuration, nothing but them is written (an IPv6
+      // address in brackets).
+      std::string host = b.address;
+      if (!IsPlainHost(host)) {
+        if (!IsIpAddress(host)) continue;
+        host = "[" + host + "]";
+      }
+      if (!IsPort(port)) continue;
       // max_fails=0: a failing replica keeps its weight; the controller,
       // not the proxy, takes replicas out.
-      out += fmt::format("    server {}:{} weight={} max_fails=0;\n", b.address,
+      out += fmt::format("    server {}:{} weight={} max_fails=0;\n", host,
                          port, b.weight);
     }
     out += "    keepalive 64;\n  }\n";

@@ -1,5 +1,6 @@
 #include "proxy/proxy_config.h"
 
+#include <arpa/inet.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,7 +20,7 @@ Status ReadBackend(const JsonFields& f, ProxyBackend* b) {
     return f.Error("address", "must be an IP address or host name");
   }
   MIGSERVE_RETURN_IF_ERROR(f.Get("port", true, &b->port));
-  if (b->port < 1 || b->port > 65535) {
+  if (!IsPort(b->port)) {
     return f.Error("port", fmt::format("must be 1 to 65535, got {}", b->port));
   }
   MIGSERVE_RETURN_IF_ERROR(f.Get("weight", true, &b->weight));
@@ -52,6 +53,14 @@ bool IsPlainHost(const std::string& s) {
                   c == '_' || c == '.';
          });
 }
+
+bool IsIpAddress(const std::string& s) {
+  unsigned char address[sizeof(in6_addr)];
+  return inet_pton(AF_INET, s.c_str(), address) == 1 ||
+         inet_pton(AF_INET6, s.c_str(), address) == 1;
+}
+
+bool IsPort(long port) { return port >= 1 && port <= 65535; }
 
 long NginxWeight(double replica_weight) {
   if (!(replica_weight > 0)) return 1;

@@ -42,6 +42,11 @@ struct ProxyConfig {
 // Whether `s` is an address nginx takes in a server line without quoting:
 // letters, digits, '-', '_' or '.' (an IPv4 address or a host name).
 bool IsPlainHost(const std::string& s);
+// Whether `s` is an IPv4 or IPv6 address literal, as a pod's status.podIP
+// always is (inet_pton): nothing else from a pod reaches a server line.
+bool IsIpAddress(const std::string& s);
+// Whether `port` is a TCP port, 1 to 65535.
+bool IsPort(long port);
 
 // `replica_weight` (cluster::ReplicaWeight) as nginx takes it: a whole
 // number from 1 to cluster::kMaxRouteWeight, rounded.

@@ -51,7 +51,11 @@ int ContainerPortOf(const JsonT& containers, const std::string& name,
           !p["containerPort"].is_number_integer()) {
         continue;
       }
-      int port = p["containerPort"].template get<int>();
+      // A TCP port or none: 99999999 would make nginx refuse every later
+      // configuration.
+      long long value = p["containerPort"].template get<long long>();
+      if (value < 1 || value > 65535) continue;
+      int port = static_cast<int>(value);
       if (p.value("name", "") == name) return port;
       if (first == 0) first = port;
     }
