@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "deployment/validator.h"
@@ -230,6 +231,8 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
   if (f.Has("services")) {
     MIGSERVE_ASSIGN_OR_RETURN(const json* services, f.Array("services"));
     std::unordered_set<std::string> names;
+    // By the name Kubernetes objects get (DnsLabel): the service with it.
+    std::unordered_map<std::string, std::string> labels;
     for (size_t k = 0; k < services->size(); ++k) {
       std::string path = fmt::format("services[{}]", k);
       MIGSERVE_RETURN_IF_ERROR(ExpectObject((*services)[k], source, path));
@@ -253,6 +256,13 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
       if (!names.insert(s.name).second) {
         return sf.Error("name",
                         fmt::format("service '{}' is listed twice", s.name));
+      }
+      auto [same, fresh] = labels.emplace(DnsLabel(s.name), s.name);
+      if (!fresh) {
+        return sf.Error(
+            "name", fmt::format("services '{}' and '{}' both become '{}' in "
+                                "Kubernetes object names; rename one",
+                                same->second, s.name, same->first));
       }
       MIGSERVE_RETURN_IF_ERROR(sf.Get("min_replicas", false, &s.min_replicas));
       if (s.min_replicas < 1 || s.min_replicas > 10000) {

@@ -146,6 +146,18 @@ TEST(DeploymentJsonTest, ANameThatIsNotPlainIsRefused) {
       << d.status().message();
 }
 
+// Two services whose Kubernetes objects would share a name (issue 76).
+TEST(DeploymentJsonTest, NamesThatBecomeOneObjectNameAreRefused) {
+  auto d = ParseDeployment(
+      R"({"gpu": "A", "services": [{"name": "a.b", "model": "m"}, )"
+      R"({"name": "a_b", "model": "m"}], "gpus": []})",
+      "d.json");
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().message(),
+            "d.json: services[1].name: services 'a.b' and 'a_b' both become "
+            "'a-b' in Kubernetes object names; rename one");
+}
+
 TEST(DeploymentJsonTest, SurviveIsKeptAndChecked) {
   nlohmann::json j = nlohmann::json::parse(kExample);
   j["survive"] = {{"domain", "node"}, {"keep", 0.5}};

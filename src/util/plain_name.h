@@ -40,6 +40,13 @@ std::string WordProblem(std::string_view word);
 // (an escape sequence, a carriage return, a NUL) can drive the terminal.
 std::string Printable(std::string_view text);
 
+// 8 hex digits of a hash of `text`, the same on every platform.
+std::string ShortHash(std::string_view text);
+
+// Returns `text` as a DNS-1123 label (lowercase alphanumerics and '-', at
+// most 63 characters; longer names keep a hash of the whole).
+std::string DnsLabel(std::string_view text);
+
 }  // namespace migserve
 
 #endif  // MIGSERVE_UTIL_PLAIN_NAME_H_

@@ -322,6 +322,8 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
   if (services.empty()) return map.Error("services", "lists no service");
   std::unordered_map<std::string, int> first_line;  // by name: a region's
                                                     // 200,000 services
+  // By the name Kubernetes objects get (DnsLabel): the service that took it.
+  std::unordered_map<std::string, size_t> by_label;
   for (size_t i = 0; i < services.size(); ++i) {
     if (Interrupted()) {
       return Status::Aborted(source + ": interrupted while reading it");
@@ -333,6 +335,14 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
           "{}:{}: services[{}].name: duplicate service '{}' (first at line "
           "{})",
           source, s.line, i, s.name, previous->second));
+    }
+    auto [same, fresh] = by_label.emplace(DnsLabel(s.name), i);
+    if (!fresh) {
+      const Service& other = w.services[same->second];
+      return Status::InvalidArgument(fmt::format(
+          "{}:{}: services[{}].name: services '{}' (line {}) and '{}' both "
+          "become '{}' in Kubernetes object names; rename one",
+          source, s.line, i, other.name, other.line, s.name, same->first));
     }
     w.services.push_back(std::move(s));
   }

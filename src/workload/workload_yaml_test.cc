@@ -146,6 +146,22 @@ INSTANTIATE_TEST_SUITE_P(
                 "  - {name: a, model: m, throughput: 2, latency_ms: 10}\n",
                 "w.yaml:4: services[1].name: duplicate service 'a' (first at "
                 "line 3)"},
+        // Names that Kubernetes objects would make one (issue 76: three
+        // services were dropped on apply, nginx saw duplicate upstreams).
+        BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
+                "  - {name: a_b, model: m, throughput: 1, latency_ms: 10}\n"
+                "  - {name: a-c, model: m, throughput: 1, latency_ms: 10}\n"
+                "  - {name: A-B, model: m, throughput: 2, latency_ms: 10}\n",
+                "w.yaml:5: services[2].name: services 'a_b' (line 3) and "
+                "'A-B' both become 'a-b' in Kubernetes object names; rename "
+                "one"},
+        BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
+                "  - {name: Search, model: m, throughput: 1, latency_ms: 10}\n"
+                "  - {name: search, model: m, throughput: 2, latency_ms: "
+                "10}\n",
+                "w.yaml:4: services[1].name: services 'Search' (line 3) and "
+                "'search' both become 'search' in Kubernetes object names; "
+                "rename one"},
         BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
                 "  - {name: a, model: m, throughput: 1, latency: 10}\n",
                 "w.yaml:3: services[0].latency: unknown field (expected one "

@@ -9,49 +9,6 @@
 #include "util/plain_name.h"
 
 namespace migserve::cluster::kubernetes {
-namespace {
-
-bool Alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)); }
-
-// FNV-1a: the same short hash on every platform, so names are stable.
-uint32_t Fnv1a(std::string_view text) {
-  uint32_t h = 2166136261u;
-  for (char c : text) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 16777619u;
-  }
-  return h;
-}
-
-}  // namespace
-
-std::string ShortHash(std::string_view text) {
-  return fmt::format("{:08x}", Fnv1a(text));
-}
-
-std::string DnsLabel(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    bool ok = Alnum(lower);
-    if (ok) {
-      out += lower;
-    } else if (!out.empty() && out.back() != '-') {
-      out += '-';
-    }
-  }
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  if (out.empty()) out.push_back('x');
-  constexpr size_t kMax = 63;
-  if (out.size() > kMax) {
-    std::string hash = ShortHash(text);
-    out = out.substr(0, kMax - hash.size() - 1);
-    while (out.back() == '-') out.pop_back();
-    out.push_back('-');
-    out.append(hash);
-  }
-  return out;
-}
 
 std::string ReplicaName(const std::string& service, const std::string& node,
                         int index, const mig::Profile& profile, int start) {

@@ -12,6 +12,7 @@
 
 #include "cluster/cluster_state.h"
 #include "cluster/routing.h"
+#include "util/plain_name.h"
 #include "util/status.h"
 
 namespace migserve::cluster::kubernetes {
@@ -62,13 +63,6 @@ inline constexpr char kAnnotationCreation[] = "migserve.io/creation";
 std::string Annotation(const nlohmann::json& object, const std::string& key);
 // Returns label `key` of the object `object`, or "".
 std::string Label(const nlohmann::json& object, const std::string& key);
-
-// 8 hex digits of a hash of `text`, the same on every platform.
-std::string ShortHash(std::string_view text);
-
-// Returns `text` as a DNS-1123 label (lowercase alphanumerics and '-', at
-// most 63 characters; longer names keep a hash of the whole).
-std::string DnsLabel(std::string_view text);
 
 // The name of the pod (or DRA claim) of `service`'s replica at `start` of
 // GPU `index` on `node`: the same replica always gets the same name.
