@@ -1,17 +1,19 @@
 #include "util/file.h"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "util/mutex.h"
 
@@ -33,29 +35,72 @@ std::set<std::pair<dev_t, ino_t>>& ReadIds() {
   return *ids;
 }
 
+// What an input over the limit is told.
+Status TooLarge(const std::string& path, long long limit) {
+  return Status::InvalidArgument(fmt::format(
+      "{}: larger than {} MiB, the most migserve reads of one input "
+      "(MIGSERVE_MAX_INPUT_MB raises it)",
+      path == "-" ? std::string("standard input") : path, limit >> 20));
+}
+
+// The text of `in` (read from `path`), to its end, or TooLarge once it
+// passes `limit` bytes: /dev/zero, an endless pipe or a huge sparse file
+// ends in an error, not in exhausted memory.
+StatusOr<std::string> ReadBounded(std::istream& in, const std::string& path,
+                                  long long limit) {
+  std::string text;
+  char chunk[1 << 16];
+  while (in) {
+    in.read(chunk, sizeof chunk);
+    std::streamsize got = in.gcount();
+    if (static_cast<long long>(text.size()) + got > limit) {
+      return TooLarge(path, limit);
+    }
+    text.append(chunk, static_cast<size_t>(got));
+  }
+  if (in.bad()) return Status::Unavailable(path + ": read failed");
+  return text;
+}
+
 // The text of `path` ("-": standard input), read to its end.
 StatusOr<std::string> ReadAll(const std::string& path) {
-  std::ostringstream buffer;
-  if (path == "-") {
-    buffer << std::cin.rdbuf();
-    return buffer.str();
-  }
+  long long limit = MaxInputBytes();
+  if (path == "-") return ReadBounded(std::cin, path, limit);
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return Status::NotFound(path + ": cannot open: " + std::strerror(errno));
   }
-  buffer << in.rdbuf();
-  if (in.bad()) return Status::Unavailable(path + ": read failed");
-  return buffer.str();
+  return ReadBounded(in, path, limit);
 }
 
 }  // namespace
+
+long long MaxInputBytes() {
+  constexpr long long kDefaultMb = 256;
+  const char* set = std::getenv("MIGSERVE_MAX_INPUT_MB");
+  long long mb = kDefaultMb;
+  if (set != nullptr && *set != '\0') {
+    char* end = nullptr;
+    long long value = std::strtoll(set, &end, 10);
+    if (end != nullptr && *end == '\0' && value > 0 && value <= (1 << 20)) {
+      mb = value;
+    }
+  }
+  return mb << 20;
+}
 
 StatusOr<std::string> ReadFile(const std::string& path) {
   std::error_code ec;
   std::filesystem::file_status status = std::filesystem::status(path, ec);
   if (path != "-" && std::filesystem::is_directory(status)) {
     return Status::InvalidArgument(path + ": is a directory, not a file");
+  }
+  // A regular file says its size: one too large is refused unread.
+  if (path != "-" && std::filesystem::is_regular_file(status)) {
+    std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (!ec && size > static_cast<std::uintmax_t>(MaxInputBytes())) {
+      return TooLarge(path, MaxInputBytes());
+    }
   }
   // Standard input or a pipe (a FIFO, `-w <(...)`) gives its text once, and
   // a second open of a FIFO waits for a writer that is gone: it is read

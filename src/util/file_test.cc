@@ -90,6 +90,36 @@ TEST(FileTest, AFileWrittenAgainKeepsItsMode) {
   EXPECT_EQ(ReadFile(path).value(), "{\"a\": 1}");
 }
 
+// Inputs read whole are bounded (issue 76: /dev/zero and a 2 GB sparse
+// file ended in std::bad_alloc): a device or pipe once the limit has come,
+// a regular file by its size, unread; the limit is a setting.
+TEST(FileTest, AnInputLargerThanTheLimitIsRefusedNotExhaustingMemory) {
+  unsetenv("MIGSERVE_MAX_INPUT_MB");
+  EXPECT_EQ(MaxInputBytes(), 256LL << 20);
+  StatusOr<std::string> zero = ReadFile("/dev/zero");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(zero.status().message(),
+            "/dev/zero: larger than 256 MiB, the most migserve reads of one "
+            "input (MIGSERVE_MAX_INPUT_MB raises it)");
+  std::string sparse = testing::TempDir() + "/sparse.csv";
+  { std::ofstream(sparse) << "x"; }
+  ASSERT_EQ(truncate(sparse.c_str(), 2LL << 30), 0);  // 2 GiB of holes
+  StatusOr<std::string> huge = ReadFile(sparse);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().message().find("larger than 256 MiB"),
+            std::string::npos);
+  ASSERT_EQ(truncate(sparse.c_str(), 2 << 20), 0);  // 2 MiB
+  EXPECT_EQ(ReadFile(sparse)->size(), 2u << 20);
+  setenv("MIGSERVE_MAX_INPUT_MB", "1", 1);
+  EXPECT_EQ(MaxInputBytes(), 1LL << 20);
+  EXPECT_FALSE(ReadFile(sparse).ok());
+  setenv("MIGSERVE_MAX_INPUT_MB", "junk", 1);  // ignored: the default
+  EXPECT_EQ(MaxInputBytes(), 256LL << 20);
+  unsetenv("MIGSERVE_MAX_INPUT_MB");
+  std::remove(sparse.c_str());
+}
+
 TEST(FileTest, MissingFileIsNotFoundNamingPath) {
   auto text = ReadFile("/nonexistent/dir/x.csv");
   ASSERT_FALSE(text.ok());
