@@ -161,6 +161,7 @@ class Manager {
     // while it stalled can no longer mark what its successor resumes.
     if (kube::LeaderLease* lease = leadership_.lease()) {
       MIGSERVE_RETURN_IF_ERROR(journal->Fence(lease->epoch()));
+      routing.epoch = lease->epoch();  // and the routes' (kAnnotationEpoch)
     }
     JournalPodLedger ledger(journal.get());
     backend_options.ledger = &ledger;

@@ -138,6 +138,16 @@ StatusOr<bool> ControlPlane::Sync() {
   if (auto it = maps.find(k8s::kProxyRoutesName); it != maps.end()) {
     MIGSERVE_ASSIGN_OR_RETURN(routes, k8s::ParseProxyRoutes(it->second));
   }
+  // Routes written by a controller older than one seen already (a leader
+  // replaced while it stalled) are not served: the last good ones stay.
+  if (routes.epoch < newest_epoch_) {
+    return Status::FailedPrecondition(fmt::format(
+        "routes generation {} written at lease epoch {}, older than epoch "
+        "{} seen already: not applied (a controller replaced while it "
+        "stalled?)",
+        routes.generation, routes.epoch, newest_epoch_));
+  }
+  newest_epoch_ = routes.epoch;
   ReplicaBackends backends = BackendsOf(pods);
   for (const std::string& why : backends.refused) {
     if (refused_.insert(why).second && options_.log) {

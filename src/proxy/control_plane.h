@@ -138,6 +138,7 @@ class ControlPlane {
   std::optional<ProxyConfig> applied_;
   long reported_ = -1;
   std::set<std::string> refused_;  // pods refused, said once each
+  long newest_epoch_ = 0;          // of the routes applied (kAnnotationEpoch)
   mutable Mutex stats_mu_;
   Stats stats_ GUARDED_BY(stats_mu_);
 };

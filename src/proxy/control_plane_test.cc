@@ -239,6 +239,59 @@ TEST(ControlPlaneTest, ANewGenerationOfTheSameUpstreamsIsNotReloaded) {
   EXPECT_EQ(applied, (std::vector<long>{1, 2}));
 }
 
+// Routes written at an older lease epoch than some already seen (a
+// controller replaced while it stalled, one that checks no fence) are not
+// applied: the newer routes keep being served (issue 72).
+TEST(ControlPlaneTest, RoutesOfAnOlderLeaseEpochAreNotApplied) {
+  constexpr char kNs[] = "migserve-replicas";
+  kube::ApiServerStandIn server({"", "", "admin"});
+  ASSERT_TRUE(server.Start().ok());
+  kube::KubeClient client = AdminOf(server);
+  const std::string pods = fmt::format("/api/v1/namespaces/{}/pods/", kNs);
+  server.Put(pods + "a", Pod("s", "n", 0, 0, 9000, true));
+  server.Put(pods + "b", Pod("s", "n", 0, 1, 9001, true));
+  auto put_routes = [&](long generation, long epoch, int start) {
+    k8s::ProxyRoutes routes{
+        generation,
+        {{"s", {Route({Group(10, {{{"n", 0}, start}})}), "m", {}}}},
+        epoch};
+    server.Put(fmt::format("/api/v1/namespaces/{}/configmaps/{}", kNs,
+                           k8s::kProxyRoutesName),
+               k8s::ProxyRoutesConfigMap(routes, kNs));
+  };
+  std::vector<long> applied;
+  ControlPlaneOptions options;
+  options.namespace_ = kNs;
+  ControlPlane plane(&client, options, [&](const ProxyConfig& c) {
+    applied.push_back(c.generation);
+    return Status::Ok();
+  });
+  auto sync_until =
+      [&](const std::function<bool(const StatusOr<bool>&)>& done) {
+        for (int i = 0; i < 500; ++i) {
+          if (done(plane.Sync())) return;
+          std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        ADD_FAILURE() << "never as wanted";
+      };
+  put_routes(5, 2, 0);
+  sync_until([&](const StatusOr<bool>&) { return applied.size() == 1; });
+  put_routes(6, 1, 1);  // the stale leader's
+  Status refused;
+  sync_until([&](const StatusOr<bool>& s) {
+    refused = s.status();
+    return !s.ok();
+  });
+  EXPECT_EQ(refused.message(),
+            "routes generation 6 written at lease epoch 1, older than epoch "
+            "2 seen already: not applied (a controller replaced while it "
+            "stalled?)");
+  EXPECT_EQ(applied, (std::vector<long>{5}));
+  put_routes(7, 3, 1);  // a newer leader's
+  sync_until([&](const StatusOr<bool>&) { return applied.size() == 2; });
+  EXPECT_EQ(applied, (std::vector<long>{5, 7}));
+}
+
 TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
   constexpr char kNs[] = "migserve-replicas";
   kube::ApiServerStandIn server(

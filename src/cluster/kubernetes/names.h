@@ -58,6 +58,11 @@ inline constexpr char kDefaultOwner[] = "migserve-controller";
 // The random token a controller wrote into a pod it created, also kept in
 // its ledger until the pod's uid is (pod_ledger.h).
 inline constexpr char kAnnotationCreation[] = "migserve.io/creation";
+// On the routes the controller writes (the proxy's routes ConfigMap, each
+// HTTPRoute): the leaseTransitions of the Lease its writer held, a fencing
+// token. A controller never writes over a newer one's, and the proxy
+// applies no routes older than the newest it has seen.
+inline constexpr char kAnnotationEpoch[] = "migserve.io/lease-epoch";
 
 // Returns annotation `key` of the object `object`, or "".
 std::string Annotation(const nlohmann::json& object, const std::string& key);

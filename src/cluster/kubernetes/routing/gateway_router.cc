@@ -38,7 +38,9 @@ StatusOr<bool> GatewayRouter::SetRoute(const ServiceRoute& route) {
   Json desired =
       HttpRoute(route, options_.ModelOf(route.service), options_.serving);
   std::string record = desired["spec"].dump();
-  desired["metadata"]["annotations"] = {{kAnnotationRoute, record}};
+  desired["metadata"]["annotations"] = {
+      {kAnnotationRoute, record},
+      {kAnnotationEpoch, std::to_string(options_.epoch)}};
   std::string path =
       fmt::format("/apis/{}/namespaces/{}/httproutes/{}", kGatewayApi,
                   options_.namespace_, RouteName(route.service));
@@ -51,9 +53,15 @@ StatusOr<bool> GatewayRouter::SetRoute(const ServiceRoute& route) {
     return true;
   }
   MIGSERVE_RETURN_IF_ERROR(current.status());
+  MIGSERVE_RETURN_IF_ERROR(CheckNotFenced(*current, options_.epoch,
+                                          "the HTTPRoute of " + route.service));
   if (Annotation(*current, kAnnotationRoute) == record) return false;
+  // No resourceVersion: the gateway writes the route's status too.
   nlohmann::json patch = {
-      {"metadata", {{"annotations", {{kAnnotationRoute, record}}}}},
+      {"metadata",
+       {{"annotations",
+         {{kAnnotationRoute, record},
+          {kAnnotationEpoch, std::to_string(options_.epoch)}}}}},
       {"spec", nlohmann::json(desired["spec"])}};
   // A merge patch keeps what it does not name: drop what is gone.
   if (!desired["spec"].contains("hostnames")) {

@@ -10,6 +10,7 @@
 
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/routing/proxy_routes.h"
+#include "cluster/kubernetes/routing/routing_objects.h"
 #include "cluster/kubernetes/testing/memory_pod_ledger.h"
 #include "kube/testing/api_server_standin.h"
 
@@ -151,6 +152,57 @@ TEST(KubernetesRouterKeepersTest, OneKeeperPerGatewayAndDataPlane) {
   set = both.SetRoute(route);
   ASSERT_TRUE(set.ok()) << set.status().ToString();
   EXPECT_FALSE(*set);
+}
+
+// Both keepers carry their controller's lease epoch on what they write, and
+// a controller with an older epoch (one replaced while it stalled) writes
+// over neither (issue 72): the newer one's routes stay.
+TEST(KubernetesRouterKeepersTest, AnOlderEpochWritesOverNoRoute) {
+  kube::ApiServerStandIn server({"", "", "", 1});
+  ASSERT_TRUE(server.Start().ok());
+  kube::KubeConfig config;
+  config.server = server.url();
+  kube::KubeClient client(config);
+  constexpr char kRoute[] =
+      "/apis/gateway.networking.k8s.io/v1/namespaces/default/httproutes/s";
+  constexpr char kConfigMap[] =
+      "/api/v1/namespaces/default/configmaps/migserve-proxy-routes";
+  RouterOptions options;
+  options.plane = queueing::DataPlane::kProxy;
+  options.serving.gateway = GatewayRef{"gw", "", ""};
+  options.epoch = 2;
+  ASSERT_TRUE(
+      KubernetesRouter(&client, options).SetRoute({"s", {Group(5)}}).ok());
+  for (const char* path : {kRoute, kConfigMap}) {
+    auto written = server.Get(path);
+    ASSERT_TRUE(written) << path;
+    EXPECT_EQ(EpochOf(*written).value(), 2) << path;
+  }
+  EXPECT_EQ(ParseProxyRoutes(*server.Get(kConfigMap))->epoch, 2);
+  options.epoch = 1;
+  auto stale = KubernetesRouter(&client, options).SetRoute({"s", {Group(7)}});
+  ASSERT_FALSE(stale.ok());
+  EXPECT_EQ(stale.status().code(), Status::Code::kFailedPrecondition);
+  EXPECT_EQ(stale.status().message(),
+            "fenced: the HTTPRoute of s: written by a controller holding the "
+            "lease at epoch 2; this one holds epoch 1 and writes nothing "
+            "more");
+  options.serving.gateway.reset();  // the proxy's routes alone
+  stale = KubernetesRouter(&client, options).SetRoute({"s", {Group(7)}});
+  ASSERT_FALSE(stale.ok());
+  EXPECT_NE(stale.status().message().find(
+                "fenced: the proxy's routes: written by a controller holding "
+                "the lease at epoch 2"),
+            std::string::npos)
+      << stale.status().message();
+  EXPECT_EQ(ParseProxyRoutes(*server.Get(kConfigMap))->epoch, 2);
+  options.serving.gateway = GatewayRef{"gw", "", ""};
+  // A newer one writes.
+  options.plane = queueing::DataPlane::kProxy;
+  options.epoch = 3;
+  EXPECT_TRUE(
+      KubernetesRouter(&client, options).SetRoute({"s", {Group(7)}}).ok());
+  EXPECT_EQ(EpochOf(*server.Get(kRoute)).value(), 3);
 }
 
 // The routes name each member's pod by the uid the controller's ledger

@@ -14,6 +14,7 @@
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/replica_pod.h"
 #include "cluster/kubernetes/routing/proxy_routes.h"
+#include "cluster/kubernetes/routing/routing_objects.h"
 #include "kube/pod_ready.h"
 #include "util/json_fields.h"
 
@@ -37,7 +38,7 @@ StatusOr<std::pair<long, bool>> ProxyRouter::Write(const ServiceRoute& route) {
   std::string value = FormatProxyRoute(desired);
   auto current = client_->Get(path);
   if (current.status().code() == Status::Code::kNotFound) {
-    ProxyRoutes first{1, {{route.service, desired}}};
+    ProxyRoutes first{1, {{route.service, desired}}, options_.epoch};
     MIGSERVE_RETURN_IF_ERROR(
         client_
             ->Create(path.substr(0, path.rfind('/')),
@@ -46,6 +47,8 @@ StatusOr<std::pair<long, bool>> ProxyRouter::Write(const ServiceRoute& route) {
     return std::pair{1L, true};
   }
   MIGSERVE_RETURN_IF_ERROR(current.status());
+  MIGSERVE_RETURN_IF_ERROR(
+      CheckNotFenced(*current, options_.epoch, "the proxy's routes"));
   // Only the generation is read: the other services' routes are theirs.
   MIGSERVE_ASSIGN_OR_RETURN(long live, ParseProxyGeneration(*current));
   const nlohmann::json& data = (*current)["data"];
@@ -56,7 +59,8 @@ StatusOr<std::pair<long, bool>> ProxyRouter::Write(const ServiceRoute& route) {
   nlohmann::json patch = {
       {"metadata",
        {{"resourceVersion",
-         (*current)["metadata"].value("resourceVersion", "")}}},
+         (*current)["metadata"].value("resourceVersion", "")},
+        {"annotations", {{kAnnotationEpoch, std::to_string(options_.epoch)}}}}},
       {"data", {{key, value}, {"generation", std::to_string(generation)}}}};
   MIGSERVE_RETURN_IF_ERROR(client_->Patch(path, patch).status());
   return std::pair{generation, true};

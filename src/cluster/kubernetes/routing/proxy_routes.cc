@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "cluster/kubernetes/names.h"
+#include "cluster/kubernetes/routing/routing_objects.h"
 #include "util/json_fields.h"
 
 namespace migserve::cluster::kubernetes {
@@ -102,6 +103,9 @@ json ProxyRoutesConfigMap(const ProxyRoutes& routes,
   json meta = {
       {"name", kProxyRoutesName},
       {"labels", {{kManagedBy, kManager}, {kLabelComponent, kProxyComponent}}}};
+  if (routes.epoch > 0) {
+    meta["annotations"] = {{kAnnotationEpoch, std::to_string(routes.epoch)}};
+  }
   if (!namespace_.empty()) meta["namespace"] = namespace_;
   return {{"apiVersion", "v1"},
           {"kind", "ConfigMap"},
@@ -128,6 +132,7 @@ StatusOr<ProxyRoutes> ParseProxyRoutes(const json& object) {
                          ? &object["data"]
                          : nullptr;
   MIGSERVE_ASSIGN_OR_RETURN(routes.generation, ParseProxyGeneration(object));
+  MIGSERVE_ASSIGN_OR_RETURN(routes.epoch, EpochOf(object));
   if (data == nullptr) return routes;
   for (const auto& [key, value] : data->items()) {
     if (!value.is_string()) {

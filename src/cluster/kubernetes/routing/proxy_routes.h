@@ -47,6 +47,9 @@ struct ProxyRoute {
 struct ProxyRoutes {
   long generation = 0;
   std::map<std::string, ProxyRoute> services;
+  // The fencing token of the controller that wrote them last
+  // (kAnnotationEpoch); 0: none.
+  long epoch = 0;
   bool operator==(const ProxyRoutes&) const = default;
 };
 

@@ -26,6 +26,10 @@ struct RouterOptions {
   // proxy's routes name each member's pod by the uid it records, so that
   // the proxy takes no pod but the controller's. Null: no uids.
   PodLedger* ledger = nullptr;
+  // The fencing token of the controller's writes: the Lease's
+  // leaseTransitions when it took it (kAnnotationEpoch); 0 without leader
+  // election.
+  long epoch = 0;
   double proxy_timeout_s = 60;  // the longest to wait for the proxies
   double proxy_poll_s = 0.1;    // how often to look at them meanwhile
 

@@ -86,4 +86,26 @@ Status CheckRoutable(const std::map<std::string, std::string>& models,
   return Status::Ok();
 }
 
+StatusOr<long> EpochOf(const nlohmann::json& object) {
+  std::string text = Annotation(object, kAnnotationEpoch);
+  if (text.empty()) return 0;
+  char* end = nullptr;
+  long epoch = std::strtol(text.c_str(), &end, 10);
+  if (*end != '\0' || epoch < 0) {
+    return Status::InvalidArgument(fmt::format(
+        "annotation {}: '{}' is not an epoch", kAnnotationEpoch, text));
+  }
+  return epoch;
+}
+
+Status CheckNotFenced(const nlohmann::json& live, long mine,
+                      const std::string& what) {
+  MIGSERVE_ASSIGN_OR_RETURN(long written, EpochOf(live));
+  if (written <= mine) return Status::Ok();
+  return Status::FailedPrecondition(fmt::format(
+      "fenced: {}: written by a controller holding the lease at epoch {}; "
+      "this one holds epoch {} and writes nothing more",
+      what, written, mine));
+}
+
 }  // namespace migserve::cluster::kubernetes

@@ -14,10 +14,20 @@
 #include "cluster/kubernetes/replica_pod.h"
 #include "cluster/kubernetes/serving_spec.h"
 #include "cluster/routing.h"
+#include "util/status_or.h"
 
 namespace migserve::cluster::kubernetes {
 
 inline constexpr char kGatewayApi[] = "gateway.networking.k8s.io/v1";
+
+// The fencing token an object carries (kAnnotationEpoch); 0 without one,
+// InvalidArgument where it is not a whole number.
+StatusOr<long> EpochOf(const nlohmann::json& object);
+// FailedPrecondition ("fenced: ...") if `live` (`what`, as last written)
+// carries a newer epoch than `mine`: a controller replaced while it
+// stalled must not write over its successor's routes.
+Status CheckNotFenced(const nlohmann::json& live, long mine,
+                      const std::string& what);
 
 // The Service of `group` of `service`.
 Json GroupService(const std::string& service, const RouteGroup& group,
