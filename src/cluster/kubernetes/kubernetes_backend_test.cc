@@ -90,6 +90,20 @@ class KubernetesBackendTest : public ::testing::Test {
     backend_ = std::make_unique<KubernetesBackend>(client_.get(), options);
   }
 
+  // Node n with a Ready replica of svc (100 req/s) on its 7g, named
+  // `*name`; returns the delete of that replica.
+  Action DeleteOfOneReadyReplica(std::string* name) {
+    PutNode("n");
+    Action remove;
+    remove.kind = ActionKind::kDelete;
+    remove.at = InstanceRef{{"n", 0}, &A100(), seven_};
+    remove.replica = Replica{"svc", 8, 1, 100, 10};
+    *name = ReplicaName("svc", "n", 0, A100().profiles[seven_.profile],
+                        seven_.start);
+    PutReadyPod(*name, remove.replica, remove.at);
+    return remove;
+  }
+
   // Marks pod `name` Ready, as its kubelet would.
   void MakeReady(const std::string& name) {
     server_.Update(std::string(kPods) + "/" + name,
@@ -250,12 +264,10 @@ TEST_F(KubernetesBackendTest, AnActionNotDoneInTimeFails) {
 // has taken the name since (here between the look the removal guard is
 // asked on and the delete), the API server refuses and the other pod stays.
 TEST_F(KubernetesBackendTest, DeletesOnlyThePodItSaw) {
-  PutNode("n");
-  Replica r{"svc", 8, 1, 100, 10};
-  InstanceRef at{{"n", 0}, &A100(), seven_};
-  std::string name =
-      ReplicaName("svc", "n", 0, A100().profiles[seven_.profile], seven_.start);
-  PutReadyPod(name, r, at);
+  std::string name;
+  Action remove = DeleteOfOneReadyReplica(&name);
+  const Replica& r = remove.replica;
+  const InstanceRef& at = remove.at;
   ASSERT_DOUBLE_EQ(backend_->Observe().value().Capacity()["svc"], 100);
   int asked = 0;
   backend_->SetRemovalGuard([&](const Action&, const ClusterState& seen,
@@ -267,10 +279,6 @@ TEST_F(KubernetesBackendTest, DeletesOnlyThePodItSaw) {
     PutReadyPod(name, r, at);  // deleted and made again: a new uid
     return Status::Ok();
   });
-  Action remove;
-  remove.kind = ActionKind::kDelete;
-  remove.at = at;
-  remove.replica = r;
   Status s = backend_->Start(remove);
   EXPECT_EQ(s.code(), Status::Code::kFailedPrecondition) << s.ToString();
   EXPECT_NE(s.message().find("was replaced since it was seen; not deleted"),
@@ -283,22 +291,14 @@ TEST_F(KubernetesBackendTest, DeletesOnlyThePodItSaw) {
 // The removal guard is asked before a delete, on the books as they are
 // then: a refusal is the Start's error, and the pod stays.
 TEST_F(KubernetesBackendTest, ADeleteTheGuardRefusesIsNeverSent) {
-  PutNode("n");
-  Replica r{"svc", 8, 1, 100, 10};
-  InstanceRef at{{"n", 0}, &A100(), seven_};
-  std::string name =
-      ReplicaName("svc", "n", 0, A100().profiles[seven_.profile], seven_.start);
-  PutReadyPod(name, r, at);
+  std::string name;
+  Action remove = DeleteOfOneReadyReplica(&name);
   backend_->SetRemovalGuard([](const Action&, const ClusterState&,
                                const std::map<std::string, double>& capacity,
                                const std::vector<const Action*>& removing) {
     EXPECT_TRUE(removing.empty());
     return Status::Unavailable(fmt::format("held at {:g}", capacity.at("svc")));
   });
-  Action remove;
-  remove.kind = ActionKind::kDelete;
-  remove.at = at;
-  remove.replica = r;
   Status s = backend_->Start(remove);
   EXPECT_EQ(s.ToString(), "unavailable: held at 100");
   EXPECT_TRUE(server_.Get(std::string(kPods) + "/" + name).has_value());

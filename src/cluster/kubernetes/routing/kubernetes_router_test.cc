@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -119,12 +120,25 @@ TEST(ProxyRoutesTest, ANameThatIsNotPlainIsRefused) {
 // The keepers follow the serving spec and the data plane: none without a
 // gateway or a proxy; with the proxy's plane alone, the routes ConfigMap and
 // no HTTPRoute; with both, both.
-TEST(KubernetesRouterKeepersTest, OneKeeperPerGatewayAndDataPlane) {
-  kube::ApiServerStandIn server({"", "", "", 1});
-  ASSERT_TRUE(server.Start().ok());
-  kube::KubeConfig config;
-  config.server = server.url();
-  kube::KubeClient client(config);
+// A stand-in API server and its administrator's client.
+class KubernetesRouterKeepersTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(server.Start().ok());
+    kube::KubeConfig config;
+    config.server = server.url();
+    holder_ = std::make_unique<kube::KubeClient>(config);
+    client = holder_.get();
+  }
+
+  kube::ApiServerStandIn server{{"", "", "", 1}};
+  kube::KubeClient* client = nullptr;
+
+ private:
+  std::unique_ptr<kube::KubeClient> holder_;
+};
+
+TEST_F(KubernetesRouterKeepersTest, OneKeeperPerGatewayAndDataPlane) {
   constexpr char kRoutes[] =
       "/apis/gateway.networking.k8s.io/v1/namespaces/"
       "default/httproutes";
@@ -133,9 +147,9 @@ TEST(KubernetesRouterKeepersTest, OneKeeperPerGatewayAndDataPlane) {
   ServiceRoute route{"s", {Group(5)}};
 
   RouterOptions options;
-  EXPECT_FALSE(KubernetesRouter(&client, options).KeepsRoutes());
+  EXPECT_FALSE(KubernetesRouter(client, options).KeepsRoutes());
   options.plane = queueing::DataPlane::kProxy;
-  KubernetesRouter proxy(&client, options);
+  KubernetesRouter proxy(client, options);
   ASSERT_TRUE(proxy.KeepsRoutes());
   auto set = proxy.SetRoute(route);
   ASSERT_TRUE(set.ok()) << set.status().ToString();
@@ -144,7 +158,7 @@ TEST(KubernetesRouterKeepersTest, OneKeeperPerGatewayAndDataPlane) {
   EXPECT_TRUE(server.List(kRoutes).empty());
 
   options.serving.gateway = GatewayRef{"gw", "", ""};
-  KubernetesRouter both(&client, options);
+  KubernetesRouter both(client, options);
   set = both.SetRoute(route);
   ASSERT_TRUE(set.ok()) << set.status().ToString();
   EXPECT_TRUE(*set);  // the HTTPRoute is new; the ConfigMap held already
@@ -157,12 +171,7 @@ TEST(KubernetesRouterKeepersTest, OneKeeperPerGatewayAndDataPlane) {
 // Both keepers carry their controller's lease epoch on what they write, and
 // a controller with an older epoch (one replaced while it stalled) writes
 // over neither (issue 72): the newer one's routes stay.
-TEST(KubernetesRouterKeepersTest, AnOlderEpochWritesOverNoRoute) {
-  kube::ApiServerStandIn server({"", "", "", 1});
-  ASSERT_TRUE(server.Start().ok());
-  kube::KubeConfig config;
-  config.server = server.url();
-  kube::KubeClient client(config);
+TEST_F(KubernetesRouterKeepersTest, AnOlderEpochWritesOverNoRoute) {
   constexpr char kRoute[] =
       "/apis/gateway.networking.k8s.io/v1/namespaces/default/httproutes/s";
   constexpr char kConfigMap[] =
@@ -172,7 +181,7 @@ TEST(KubernetesRouterKeepersTest, AnOlderEpochWritesOverNoRoute) {
   options.serving.gateway = GatewayRef{"gw", "", ""};
   options.epoch = 2;
   ASSERT_TRUE(
-      KubernetesRouter(&client, options).SetRoute({"s", {Group(5)}}).ok());
+      KubernetesRouter(client, options).SetRoute({"s", {Group(5)}}).ok());
   for (const char* path : {kRoute, kConfigMap}) {
     auto written = server.Get(path);
     ASSERT_TRUE(written) << path;
@@ -180,7 +189,7 @@ TEST(KubernetesRouterKeepersTest, AnOlderEpochWritesOverNoRoute) {
   }
   EXPECT_EQ(ParseProxyRoutes(*server.Get(kConfigMap))->epoch, 2);
   options.epoch = 1;
-  auto stale = KubernetesRouter(&client, options).SetRoute({"s", {Group(7)}});
+  auto stale = KubernetesRouter(client, options).SetRoute({"s", {Group(7)}});
   ASSERT_FALSE(stale.ok());
   EXPECT_EQ(stale.status().code(), Status::Code::kFailedPrecondition);
   EXPECT_EQ(stale.status().message(),
@@ -188,7 +197,7 @@ TEST(KubernetesRouterKeepersTest, AnOlderEpochWritesOverNoRoute) {
             "lease at epoch 2; this one holds epoch 1 and writes nothing "
             "more");
   options.serving.gateway.reset();  // the proxy's routes alone
-  stale = KubernetesRouter(&client, options).SetRoute({"s", {Group(7)}});
+  stale = KubernetesRouter(client, options).SetRoute({"s", {Group(7)}});
   ASSERT_FALSE(stale.ok());
   EXPECT_NE(stale.status().message().find(
                 "fenced: the proxy's routes: written by a controller holding "
@@ -201,7 +210,7 @@ TEST(KubernetesRouterKeepersTest, AnOlderEpochWritesOverNoRoute) {
   options.plane = queueing::DataPlane::kProxy;
   options.epoch = 3;
   EXPECT_TRUE(
-      KubernetesRouter(&client, options).SetRoute({"s", {Group(7)}}).ok());
+      KubernetesRouter(client, options).SetRoute({"s", {Group(7)}}).ok());
   EXPECT_EQ(EpochOf(*server.Get(kRoute)).value(), 3);
 }
 
