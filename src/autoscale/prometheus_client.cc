@@ -3,15 +3,15 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "util/interrupt.h"
+
 namespace migserve::autoscale {
 namespace {
-
-constexpr int kConnectTimeoutS = 5;
-constexpr int kReadTimeoutS = 30;
 
 // A sample's value: Prometheus writes numbers as strings, "NaN" and
 // "+Inf" / "-Inf" included.
@@ -23,7 +23,12 @@ StatusOr<double> Value(const nlohmann::json& v) {
   if (text == "-Inf") return -HUGE_VAL;
   // strtod, not stod: a value too small for a normal double (1e-320) is a
   // number all the same (stod throws on it), and one too large comes back
-  // as inf, which the observer refuses as a rate.
+  // as inf, which the observer refuses as a rate. Decimal only: strtod
+  // would also read "0x10" as 16 and "inf" or "nan(1)" as numbers.
+  if (text.find_first_not_of("0123456789+-.eE") != std::string::npos) {
+    return Status::Unavailable(
+        fmt::format("value '{}' is not a decimal number", text));
+  }
   char* end = nullptr;
   double value = std::strtod(text.c_str(), &end);
   if (!text.empty() && end == text.c_str() + text.size()) return value;
@@ -62,7 +67,8 @@ StatusOr<std::vector<PromSeries>> Matrix(const nlohmann::json& data) {
 
 }  // namespace
 
-StatusOr<PrometheusClient> PrometheusClient::Make(const std::string& url) {
+StatusOr<PrometheusClient> PrometheusClient::Make(const std::string& url,
+                                                  PrometheusLimits limits) {
   const std::string scheme = "http://";
   if (url.rfind(scheme, 0) != 0 || url.size() == scheme.size()) {
     return Status::InvalidArgument(fmt::format(
@@ -72,28 +78,52 @@ StatusOr<PrometheusClient> PrometheusClient::Make(const std::string& url) {
   std::string origin = url.substr(0, slash);
   std::string prefix = slash == std::string::npos ? "" : url.substr(slash);
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
-  return PrometheusClient(url, origin, prefix);
+  return PrometheusClient(url, origin, prefix, limits);
 }
 
 StatusOr<std::vector<PromSeries>> PrometheusClient::QueryRange(
     const std::string& query, double start_s, double end_s,
     double step_s) const {
   httplib::Client client(origin_);
-  client.set_connection_timeout(kConnectTimeoutS);
-  client.set_read_timeout(kReadTimeoutS);
+  client.set_connection_timeout(limits_.connect_timeout_s);
+  client.set_read_timeout(limits_.read_timeout_s);
   httplib::Params params{{"query", query},
                          {"start", fmt::format("{:.3f}", start_s)},
                          {"end", fmt::format("{:.3f}", end_s)},
                          {"step", fmt::format("{:g}", step_s)}};
   auto where = [&] { return fmt::format("{} (query {})", url_, query); };
+  std::string body;
+  std::string cut;  // why the answer was cut off, if it was
+  auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(limits_.answer_deadline_s));
   httplib::Result res =
-      client.Get(prefix_ + "/api/v1/query_range", params, httplib::Headers{});
+      client.Get(prefix_ + "/api/v1/query_range", params, httplib::Headers{},
+                 [&](const char* data, size_t length) {
+                   if (Interrupted()) {
+                     cut = "interrupted";
+                   } else if (body.size() + length > limits_.max_answer_bytes) {
+                     cut = fmt::format("the answer passed {} bytes",
+                                       limits_.max_answer_bytes);
+                   } else if (std::chrono::steady_clock::now() > deadline) {
+                     cut = fmt::format("the answer took more than {:g} s",
+                                       limits_.answer_deadline_s);
+                   } else {
+                     body.append(data, length);
+                     return true;
+                   }
+                   return false;
+                 });
+  if (!cut.empty()) {
+    return Status::Unavailable(
+        fmt::format("Prometheus at {}: {}", where(), cut));
+  }
   if (!res) {
     return Status::Unavailable(fmt::format("Prometheus at {}: {}", where(),
                                            httplib::to_string(res.error())));
   }
-  StatusOr<std::vector<PromSeries>> series =
-      ParseQueryRange(res->body, res->status);
+  StatusOr<std::vector<PromSeries>> series = ParseQueryRange(body, res->status);
   if (!series.ok()) {
     return series.status().WithPrefix(fmt::format("Prometheus at {}", where()));
   }

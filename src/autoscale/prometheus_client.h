@@ -3,6 +3,7 @@
 #ifndef MIGSERVE_AUTOSCALE_PROMETHEUS_CLIENT_H_
 #define MIGSERVE_AUTOSCALE_PROMETHEUS_CLIENT_H_
 
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -28,11 +29,23 @@ struct PromSeries {
 StatusOr<std::vector<PromSeries>> ParseQueryRange(const std::string& body,
                                                   int http_status);
 
+// How long and how much one answer may take: a server that trickles a byte
+// at a time is cut off at `answer_deadline_s`, one that streams without
+// end at `max_answer_bytes`, one silent for `read_timeout_s` then, and
+// either as soon as the process is interrupted (SIGTERM, SIGINT).
+struct PrometheusLimits {
+  int connect_timeout_s = 5;
+  int read_timeout_s = 10;
+  double answer_deadline_s = 30;
+  size_t max_answer_bytes = 64 << 20;
+};
+
 class PrometheusClient {
  public:
   // `url`: http://host:port, with a path prefix if the server has one
   // (--web.route-prefix). Returns InvalidArgument for another form.
-  static StatusOr<PrometheusClient> Make(const std::string& url);
+  static StatusOr<PrometheusClient> Make(const std::string& url,
+                                         PrometheusLimits limits = {});
 
   // The series `query` gives at start_s, start_s + step_s, ... up to end_s.
   // Returns Unavailable when the server cannot be reached or answers
@@ -45,14 +58,17 @@ class PrometheusClient {
   const std::string& url() const { return url_; }
 
  private:
-  PrometheusClient(std::string url, std::string origin, std::string prefix)
+  PrometheusClient(std::string url, std::string origin, std::string prefix,
+                   PrometheusLimits limits)
       : url_(std::move(url)),
         origin_(std::move(origin)),
-        prefix_(std::move(prefix)) {}
+        prefix_(std::move(prefix)),
+        limits_(limits) {}
 
   std::string url_;     // as given
   std::string origin_;  // http://host:port
   std::string prefix_;  // "" or "/prefix"
+  PrometheusLimits limits_;
 };
 
 }  // namespace migserve::autoscale

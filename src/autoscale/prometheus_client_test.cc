@@ -3,10 +3,15 @@
 // an exception or a crash; a well-formed matrix is read as it is.
 #include "autoscale/prometheus_client.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace migserve::autoscale {
@@ -48,7 +53,15 @@ TEST(PrometheusClientTest, HostileAnswersAreErrorsNamingWhatIsWrong) {
        200, Status::Code::kUnavailable, "a value is not a string"},
       {R"({"status": "success", "data": {"resultType": "matrix",
            "result": [{"values": [[1, "12abc"]]}]}})",
-       200, Status::Code::kUnavailable, "value '12abc' is not a number"},
+       200, Status::Code::kUnavailable,
+       "value '12abc' is not a decimal number"},
+      // strtod would take these for numbers (issue 76: "0x10" read as 16).
+      {R"({"status": "success", "data": {"resultType": "matrix",
+           "result": [{"values": [[1, "0x10"]]}]}})",
+       200, Status::Code::kUnavailable, "value '0x10' is not a decimal number"},
+      {R"({"status": "success", "data": {"resultType": "matrix",
+           "result": [{"values": [[1, "inf"]]}]}})",
+       200, Status::Code::kUnavailable, "value 'inf' is not a decimal number"},
   };
   for (const ResponseCase& c : cases) {
     StatusOr<std::vector<PromSeries>> r =
@@ -57,6 +70,55 @@ TEST(PrometheusClientTest, HostileAnswersAreErrorsNamingWhatIsWrong) {
     EXPECT_EQ(r.status().code(), c.code) << c.body;
     EXPECT_EQ(r.status().message(), c.message) << c.body;
   }
+}
+
+// A server that trickles its answer a byte at a time, or streams without
+// end, is cut off at the limits, not waited for (issue 76: the autoscaler
+// hung past 100 s on a byte every 0.5 s).
+TEST(PrometheusClientTest, ATricklingOrEndlessServerIsCutOffAtTheLimits) {
+  httplib::Server server;
+  std::atomic<bool> stop = false;
+  server.Get("/trickle/api/v1/query_range",
+             [&](const httplib::Request&, httplib::Response& res) {
+               res.set_chunked_content_provider(
+                   "application/json", [&](size_t, httplib::DataSink& sink) {
+                     std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                     return !stop && sink.write("{", 1);
+                   });
+             });
+  server.Get("/endless/api/v1/query_range",
+             [&](const httplib::Request&, httplib::Response& res) {
+               res.set_chunked_content_provider(
+                   "application/json", [&](size_t, httplib::DataSink& sink) {
+                     static const std::string kBlock(64 << 10, ' ');
+                     return !stop && sink.write(kBlock.data(), kBlock.size());
+                   });
+             });
+  int port = server.bind_to_any_port("127.0.0.1");
+  std::thread serving([&] { server.listen_after_bind(); });
+  PrometheusLimits limits;
+  limits.answer_deadline_s = 0.5;
+  limits.max_answer_bytes = 1 << 20;
+  for (const auto& [path, want] :
+       {std::pair{"trickle", "the answer took more than 0.5 s"},
+        std::pair{"endless", "the answer passed 1048576 bytes"}}) {
+    auto client = PrometheusClient::Make(
+        fmt::format("http://127.0.0.1:{}/{}", port, path), limits);
+    ASSERT_TRUE(client.ok());
+    auto begin = std::chrono::steady_clock::now();
+    auto series = client->QueryRange("up", 0, 60, 15);
+    double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+            .count();
+    ASSERT_FALSE(series.ok()) << path;
+    EXPECT_EQ(series.status().code(), Status::Code::kUnavailable);
+    EXPECT_NE(series.status().message().find(want), std::string::npos)
+        << series.status().message();
+    EXPECT_LT(took, 5) << path;
+  }
+  stop = true;
+  server.stop();
+  serving.join();
 }
 
 TEST(PrometheusClientTest, AMatrixIsReadWithItsLabelsAndSpecialValues) {
