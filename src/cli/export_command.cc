@@ -29,11 +29,13 @@ struct ExportFlags {
   int router_replicas = 2;
 };
 
-// What to export `d` with: the flavour, the serving spec (checked against
-// d's services, with --image and --port on top, in deploy/'s namespace
-// where it names none) and the proxy where d's credits assume one.
+// What to export `d` (as `state`) with: the flavour, the serving spec
+// (checked against d's services, with --image and --port on top, in
+// deploy/'s namespace where it names none), the GPUs' UUIDs (checked
+// against `state`) and the proxy where d's credits assume one.
 StatusOr<k8s::ExportOptions> OptionsFor(const ExportFlags& flags,
-                                        const deployment::Deployment& d) {
+                                        const deployment::Deployment& d,
+                                        const cluster::ClusterState& state) {
   k8s::ExportOptions options;
   options.partitioner = flags.flavor;
   if (!flags.serving.empty()) {
@@ -56,7 +58,8 @@ StatusOr<k8s::ExportOptions> OptionsFor(const ExportFlags& flags,
     MIGSERVE_ASSIGN_OR_RETURN(std::string text,
                               ReadFile(flags.resource_slices));
     MIGSERVE_ASSIGN_OR_RETURN(
-        options.gpu_uuids, k8s::GpuUuidsOfSlices(text, flags.resource_slices));
+        options.gpu_uuids,
+        k8s::GpuUuidsOfSlices(text, flags.resource_slices, &state));
   }
   // Objects without a namespace would land in kubectl's, and a RoleBinding
   // cannot name its service account's.
@@ -139,7 +142,8 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
         "--inventory FILE)",
         flags.deployment, flags.deployment));
   }
-  MIGSERVE_ASSIGN_OR_RETURN(k8s::ExportOptions options, OptionsFor(flags, d));
+  MIGSERVE_ASSIGN_OR_RETURN(k8s::ExportOptions options,
+                            OptionsFor(flags, d, state));
   auto files = k8s::Export(state, options);
   if (!files.ok()) return files.status().WithPrefix(flags.deployment);
   MIGSERVE_ASSIGN_OR_RETURN(k8s::WrittenExport written,

@@ -17,6 +17,7 @@
 #include "dra/claim_order.h"
 #include "dra/nvidia_devices.h"
 #include "kube/yaml_writer.h"
+#include "mig/gpu_catalog.h"
 #include "util/file.h"
 #include "util/json_fields.h"
 
@@ -449,7 +450,8 @@ StatusOr<std::string> RoutingObjects(const ClusterState& state,
 }
 
 StatusOr<std::map<std::pair<std::string, int>, std::string>> GpuUuidsOfSlices(
-    const std::string& json, const std::string& source) {
+    const std::string& json, const std::string& source,
+    const ClusterState* state) {
   nlohmann::json list = nlohmann::json::parse(json, nullptr, false);
   const nlohmann::json* items =
       list.is_discarded() ? nullptr : ArrayAt(list, "items");
@@ -461,6 +463,26 @@ StatusOr<std::map<std::pair<std::string, int>, std::string>> GpuUuidsOfSlices(
   MIGSERVE_ASSIGN_OR_RETURN(
       SliceGpus gpus,
       GpusOfSlices(items->get<std::vector<nlohmann::json>>(), source));
+  for (const GpuState& g :
+       state != nullptr ? state->gpus : std::vector<GpuState>{}) {
+    if (!g.HasReplica()) continue;
+    auto listed = gpus.find({g.id.node, g.id.index});
+    if (listed == gpus.end()) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: no ResourceSlice of {} lists GPU {} of node {}, which the "
+          "deployment serves on",
+          source, dra::kAttributeDomain, g.id.index, g.id.node));
+    }
+    const std::string& product = listed->second.product;
+    if (product.empty()) continue;
+    StatusOr<const mig::GpuModel*> model =
+        mig::GpuCatalog::Default().Find(product);
+    if (!model.ok() || *model != g.model) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: GPU {} of node {} is a {}, the deployment places {} there",
+          source, g.id.index, g.id.node, product, g.model->name));
+    }
+  }
   std::map<std::pair<std::string, int>, std::string> uuids;
   for (const auto& [at, gpu] : gpus) uuids[at] = gpu.uuid;
   return uuids;

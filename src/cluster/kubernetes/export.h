@@ -69,9 +69,12 @@ struct ExportedFiles {
 // The GPUs' UUIDs in `json`, a ResourceSliceList (`kubectl get
 // resourceslices -o json`): every `gpu-<minor>` device of NVIDIA's driver
 // (gpu.nvidia.com), by node and minor. InvalidArgument naming `source` and
-// the slice if a UUID is missing or not a plain name.
+// the slice if a UUID is missing, not a plain name or another GPU's; and,
+// with `state` (the deployment to pin), naming the GPU where one that
+// serves is in no slice or is another product than the deployment says.
 StatusOr<std::map<std::pair<std::string, int>, std::string>> GpuUuidsOfSlices(
-    const std::string& json, const std::string& source);
+    const std::string& json, const std::string& source,
+    const ClusterState* state = nullptr);
 
 // Returns the mig-parted v1 config of `state`: per node a config named
 // after the node with one `devices: [<index>]` entry per GPU that has

@@ -119,6 +119,55 @@ TEST(ExportTest, DeviceClassesNameTheDevicePluginsResources) {
             std::string::npos);
 }
 
+// Slices are checked against the deployment they pin (issue 76: slices with
+// duplicate UUIDs or of another product were taken, exit 0): each GPU it
+// serves on is listed, as the product it places there, by a UUID no other
+// GPU has.
+TEST(ExportTest, ResourceSlicesMustListTheDeploymentsGpusAsTheyAre) {
+  Loaded night = Load("night.json");
+  std::string source = SourcePath(
+      "src/cluster/kubernetes/testdata/night-dra/resource-slices.json");
+  nlohmann::json slices = nlohmann::json::parse(ReadFile(source).value());
+  ASSERT_TRUE(GpuUuidsOfSlices(slices.dump(), "s.json", &night.state).ok());
+  // The device of GPU `minor` of node-0 in `list`, and its slice's name.
+  std::string slice_of_1;
+  auto gpu = [&](nlohmann::json* list, int minor) -> nlohmann::json& {
+    for (nlohmann::json& item : (*list)["items"]) {
+      if (item["spec"].value("nodeName", "") != "node-0") continue;
+      for (nlohmann::json& d : item["spec"]["devices"]) {
+        if (d["name"] == "gpu-" + std::to_string(minor)) {
+          if (minor == 1) slice_of_1 = item["metadata"]["name"];
+          return d;
+        }
+      }
+    }
+    ADD_FAILURE() << "no gpu-" << minor;
+    return (*list)["items"][0];
+  };
+  nlohmann::json twice = slices;
+  gpu(&twice, 1)["attributes"]["uuid"] = gpu(&twice, 0)["attributes"]["uuid"];
+  EXPECT_EQ(
+      GpuUuidsOfSlices(twice.dump(), "s.json").status().message(),
+      fmt::format("s.json: ResourceSlice {}: device gpu-1 of node node-0: "
+                  "uuid GPU-4b1e0c7d-2f3a-4c5b-8d6e-000000000000 is GPU 0 of "
+                  "node node-0 already",
+                  slice_of_1));
+  nlohmann::json other = slices;
+  gpu(&other,
+      0)["attributes"]["productName"] = {{"string", "NVIDIA H100 80GB HBM3"}};
+  EXPECT_EQ(
+      GpuUuidsOfSlices(other.dump(), "s.json", &night.state).status().message(),
+      "s.json: GPU 0 of node node-0 is a NVIDIA H100 80GB HBM3, the "
+      "deployment places A100-SXM4-80GB there");
+  nlohmann::json missing = slices;
+  gpu(&missing, 0)["name"] = "not-a-gpu";
+  EXPECT_EQ(GpuUuidsOfSlices(missing.dump(), "s.json", &night.state)
+                .status()
+                .message(),
+            "s.json: no ResourceSlice of gpu.nvidia.com lists GPU 0 of node "
+            "node-0, which the deployment serves on");
+}
+
 TEST(ExportTest, ResourceSlicesGiveEachGpusUuid) {
   auto uuids = NightUuids();
   ASSERT_EQ(uuids.size(), 6u);

@@ -42,6 +42,7 @@ std::optional<std::string> Attribute(const nlohmann::json& device,
 StatusOr<SliceGpus> GpusOfSlices(const std::vector<nlohmann::json>& slices,
                                  const std::string& source) {
   SliceGpus gpus;
+  std::map<std::string, std::pair<std::string, int>> by_uuid;
   for (const nlohmann::json& slice : slices) {
     const nlohmann::json* spec = ObjectAt(slice, "spec");
     if (spec == nullptr || StringAt(*spec, "driver") != dra::kAttributeDomain) {
@@ -61,6 +62,16 @@ StatusOr<SliceGpus> GpusOfSlices(const std::vector<nlohmann::json>& slices,
             fmt::format("{}: ResourceSlice {}: device {}: no node, or no plain "
                         "attributes.uuid.string",
                         source, name, device_name));
+      }
+      // A GPU's UUID is its own: two devices with one are a forged or
+      // broken slice, and a claim pinned to it could land on either.
+      auto [seen, fresh] = by_uuid.emplace(*uuid, std::pair{node, minor});
+      if (!fresh && seen->second != std::pair{node, minor}) {
+        return Status::InvalidArgument(fmt::format(
+            "{}: ResourceSlice {}: device {} of node {}: uuid {} is GPU {} "
+            "of node {} already",
+            source, name, device_name, node, *uuid, seen->second.second,
+            seen->second.first));
       }
       gpus[{node, minor}] = {*uuid,
                              Attribute(device, "productName").value_or("")};

@@ -28,7 +28,8 @@ using SliceGpus = std::map<std::pair<std::string, int>, SliceGpu>;
 // objects; other drivers' slices and devices other than whole GPUs are
 // skipped. Read leniently, as what a cluster says (a field of another type
 // is absent), but InvalidArgument naming `source`, the slice and the device
-// where a GPU has no node or no plain `uuid` attribute.
+// where a GPU has no node or no plain `uuid` attribute, or where two GPUs
+// share a UUID.
 StatusOr<SliceGpus> GpusOfSlices(const std::vector<nlohmann::json>& slices,
                                  const std::string& source);
 
