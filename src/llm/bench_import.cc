@@ -14,6 +14,9 @@
 namespace migserve::llm {
 namespace {
 
+// The share of failed requests above which a run is refused, not warned of.
+constexpr double kMostFailedShare = 0.01;
+
 using nlohmann::json;
 
 Status FieldError(const std::string& path, std::string_view field,
@@ -94,8 +97,17 @@ Status ReadVllm(const json& root, const std::string& path, LlmMeasurement* m,
   if (auto failed = root.find("failed"); failed != root.end() &&
                                          failed->is_number() &&
                                          failed->get<double>() > 0) {
-    warnings->push_back(
-        fmt::format("{}: {} requests failed", path, failed->get<double>()));
+    double count = failed->get<double>();
+    // A run whose requests mostly failed measured errors, not the model:
+    // its figures are those of the few that got through.
+    if (count > kMostFailedShare * (count + completed)) {
+      return FieldError(
+          path, "failed",
+          fmt::format("{:g} of {:g} requests failed: the run measured "
+                      "errors; measure again once they pass",
+                      count, count + completed));
+    }
+    warnings->push_back(fmt::format("{}: {} requests failed", path, count));
   }
   MIGSERVE_ASSIGN_OR_RETURN(
       m->request_rate, NumberAt(root, "request_throughput", path, kRateRange));
@@ -119,11 +131,15 @@ Status ReadVllm(const json& root, const std::string& path, LlmMeasurement* m,
   return Status::Ok();
 }
 
-// AIPerf's metric `name`'s statistic `stat` in milliseconds (or its own
-// unit where `ms` is false).
+// What AIPerf's metric `name` is: a time, read in milliseconds; a rate,
+// read per second; or a count (tokens), read as it is.
+enum class Unit { kMs, kPerS, kCount };
+
+// AIPerf's metric `name`'s statistic `stat` in milliseconds, per second or
+// as it is (`unit`).
 StatusOr<double> Metric(const json& root, const std::string& name,
                         const std::string& stat, const std::string& path,
-                        bool ms, const NumberRange& range) {
+                        Unit unit_read, const NumberRange& range) {
   auto it = root.find(name);
   if (it == root.end() || !it->is_object()) {
     return FieldError(path, name, "missing");
@@ -131,7 +147,22 @@ StatusOr<double> Metric(const json& root, const std::string& name,
   const std::string field = name + "." + stat;
   MIGSERVE_ASSIGN_OR_RETURN(
       double value, NumberAt(*it, stat, path, kNonNegativeRange, field));
-  if (ms) {
+  if (unit_read == Unit::kPerS) {
+    // "requests/sec", "tokens/sec"; none: per second as well.
+    std::string unit = StringAt(*it, "unit");
+    std::string per = unit.substr(unit.find('/') + 1);
+    if (unit.find('/') == std::string::npos && !unit.empty()) per = "?";
+    if (per == "min" || per == "minute") {
+      value /= 60;
+    } else if (!(unit.empty() || per == "sec" || per == "s" ||
+                 per == "second")) {
+      return FieldError(path, name + ".unit",
+                        fmt::format("'{}' is not a rate unit read (per sec "
+                                    "or per min)",
+                                    unit));
+    }
+  }
+  if (unit_read == Unit::kMs) {
     std::string unit = StringAt(*it, "unit");
     if (unit == "ns") {
       value /= 1e6;
@@ -152,9 +183,11 @@ StatusOr<double> Metric(const json& root, const std::string& name,
   return value;
 }
 
-std::string AiperfModel(const json& root) {
+// The model AIPerf's run names ("" if none); InvalidArgument, naming
+// `path`, where it names several.
+StatusOr<std::string> AiperfModel(const json& root, const std::string& path) {
   auto config = root.find("input_config");
-  if (config == root.end() || !config->is_object()) return "";
+  if (config == root.end() || !config->is_object()) return std::string();
   std::vector<const json*> places{&*config};
   if (auto e = config->find("endpoint"); e != config->end() && e->is_object()) {
     places.insert(places.begin(), &*e);  // AIPerf's; genai-perf's at the top
@@ -164,24 +197,31 @@ std::string AiperfModel(const json& root) {
       auto names = at->find(key);
       if (names != at->end() && names->is_array() && !names->empty() &&
           names->front().is_string()) {
+        // A run of several models mixes their figures: not one row.
+        if (names->size() > 1) {
+          return Status::InvalidArgument(fmt::format(
+              "{}: input_config {}: {} models ({}): their figures are of all "
+              "of them together; measure one model a run",
+              path, key, names->size(), names->dump()));
+        }
         return TableName(names->front().get<std::string>());
       }
     }
   }
-  return "";
+  return std::string();
 }
 
 Status ReadAiperf(const json& root, const std::string& path,
                   LlmMeasurement* m) {
   MIGSERVE_ASSIGN_OR_RETURN(
       m->request_rate,
-      Metric(root, "request_throughput", "avg", path, false, kRateRange));
-  MIGSERVE_ASSIGN_OR_RETURN(
-      m->ttft_p50_ms,
-      Metric(root, "time_to_first_token", "p50", path, true, kLatencyMsRange));
-  MIGSERVE_ASSIGN_OR_RETURN(
-      m->tpot_p50_ms,
-      Metric(root, "inter_token_latency", "p50", path, true, kLatencyMsRange));
+      Metric(root, "request_throughput", "avg", path, Unit::kPerS, kRateRange));
+  MIGSERVE_ASSIGN_OR_RETURN(m->ttft_p50_ms,
+                            Metric(root, "time_to_first_token", "p50", path,
+                                   Unit::kMs, kLatencyMsRange));
+  MIGSERVE_ASSIGN_OR_RETURN(m->tpot_p50_ms,
+                            Metric(root, "inter_token_latency", "p50", path,
+                                   Unit::kMs, kLatencyMsRange));
   struct Length {
     const char* name;
     double* mean;
@@ -191,7 +231,7 @@ Status ReadAiperf(const json& root, const std::string& path,
        {Length{"input_sequence_length", &m->prompt_tokens, &m->prompt_cv},
         Length{"output_sequence_length", &m->output_tokens, &m->output_cv}}) {
     MIGSERVE_ASSIGN_OR_RETURN(
-        *l.mean, Metric(root, l.name, "avg", path, false, kRateRange));
+        *l.mean, Metric(root, l.name, "avg", path, Unit::kCount, kRateRange));
     const json& stats = root.at(l.name);
     if (auto sd = stats.find("std"); sd != stats.end() && sd->is_number()) {
       *l.cv = sd->get<double>() / *l.mean;
@@ -199,8 +239,9 @@ Status ReadAiperf(const json& root, const std::string& path,
   }
   MIGSERVE_ASSIGN_OR_RETURN(m->output_tokens_per_s,
                             Metric(root, "output_token_throughput", "avg", path,
-                                   false, kNonNegativeRange));
-  if (m->model.empty()) m->model = AiperfModel(root);
+                                   Unit::kPerS, kNonNegativeRange));
+  MIGSERVE_ASSIGN_OR_RETURN(std::string model, AiperfModel(root, path));
+  if (m->model.empty()) m->model = model;
   return Status::Ok();
 }
 

@@ -132,5 +132,47 @@ TEST(BenchImportTest, AnAiperfExportGivesARowInMilliseconds) {
   EXPECT_NE(no_gpu.status().message().find("give --gpu"), std::string::npos);
 }
 
+// What an importer took before as a row (issue 76): a rate per minute read
+// per second, a run of two models read as the first's, a run whose
+// requests nearly all failed.
+TEST(BenchImportTest, UnitsModelsAndFailuresAreReadNotAssumed) {
+  std::vector<std::string> warnings;
+  const BenchImportOptions slice{"", "H100-SXM5-80GB", "3g.40gb"};
+  std::string per_minute = AiperfExport("ms", 250, 19.5);
+  per_minute.replace(per_minute.find(R"("unit": "requests/sec", "avg": 3.5)"),
+                     34, R"("unit": "requests/min", "avg": 210)");
+  auto minute = ImportBenchResult(BenchFormat::kAiperf, per_minute, "p.json",
+                                  slice, &warnings);
+  ASSERT_TRUE(minute.ok()) << minute.status().message();
+  EXPECT_DOUBLE_EQ(minute->request_rate, 3.5);
+  std::string per_hour = AiperfExport("ms", 250, 19.5);
+  per_hour.replace(per_hour.find("requests/sec"), 12, "requests/hour");
+  auto hour = ImportBenchResult(BenchFormat::kAiperf, per_hour, "p.json", slice,
+                                &warnings);
+  ASSERT_FALSE(hour.ok());
+  EXPECT_EQ(hour.status().message(),
+            "p.json: request_throughput.unit: 'requests/hour' is not a rate "
+            "unit read (per sec or per min)");
+  std::string two = AiperfExport("ms", 250, 19.5);
+  two.replace(two.find(R"(["Qwen/Qwen2.5-7B"])"), 19,
+              R"(["Qwen/Qwen2.5-7B", "meta-llama/Llama-3.1-8B"])");
+  auto mixed =
+      ImportBenchResult(BenchFormat::kAiperf, two, "p.json", slice, &warnings);
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_NE(mixed.status().message().find(
+                "p.json: input_config model_names: 2 models"),
+            std::string::npos)
+      << mixed.status().message();
+  std::string failing = VllmResult("2.0", "");
+  failing.replace(failing.find(R"("completed": 400, "failed": 0)"), 29,
+                  R"("completed": 1, "failed": 400)");
+  auto errors =
+      ImportBenchResult(BenchFormat::kVllm, failing, "r.json", {}, &warnings);
+  ASSERT_FALSE(errors.ok());
+  EXPECT_EQ(errors.status().message(),
+            "r.json: failed: 400 of 401 requests failed: the run measured "
+            "errors; measure again once they pass");
+}
+
 }  // namespace
 }  // namespace migserve::llm
