@@ -1,5 +1,6 @@
 #include "cluster/kubernetes/export.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
