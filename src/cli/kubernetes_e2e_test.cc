@@ -504,61 +504,23 @@ TEST_F(KubernetesE2eTest,
   deployment::Deployment day = ShippedDeployment("day"),
                          night = ShippedDeployment("night");
   Start(night);
-  controller::TransitionGoal goal = controller::MakeGoal(night, day);
-  Watch(goal);
-  std::atomic<bool> done = false;
-  std::thread deleter([&] {
-    kube::KubeClient client(AdminConfig());
-    // Once the controller has made ten pods, a Ready replica of the
-    // service with the least room above its floor goes.
-    auto made = [&] {
-      int n = 0;
-      for (const Json& pod : server_.List(kPods)) {
-        if (k8s::Annotation(pod, k8s::kAnnotationCreation) != "") ++n;
-      }
-      return n;
-    };
-    for (int tries = 0; tries < 20000 && made() < 10 && !done; ++tries) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    std::string victim;
-    double least = 1e300;
-    std::map<std::string, double> capacity;
-    for (const Json& pod : server_.List(kPods)) {
-      auto replica = k8s::ReplicaFromMetadata(pod["metadata"]);
-      if (replica && kube::PodReady(pod)) {
-        capacity[replica->service] += replica->credit;
-      }
-    }
-    for (const Json& pod : server_.List(kPods)) {
-      auto replica = k8s::ReplicaFromMetadata(pod["metadata"]);
-      if (!replica || !kube::PodReady(pod)) continue;
-      double room = capacity[replica->service] - goal.Floor(replica->service);
-      if (room < least) {
-        least = room;
-        victim = pod["metadata"]["name"];
-      }
-    }
-    ASSERT_FALSE(victim.empty());
-    ByTheHarness(victim);
-    EXPECT_TRUE(client.Delete(std::string(kPods) + "/" + victim).ok());
-  });
-  CliResult r = Controller(testing::SourcePath("data/deployments/day.json"));
-  done = true;
-  deleter.join();
-  EXPECT_EQ(Charged(), std::vector<std::string>{});
-  // It ends at day, or says why it could not (then the next pass would).
-  if (r.code != 0) {
-    EXPECT_FALSE(r.err.empty());
-    r = Controller(testing::SourcePath("data/deployments/day.json"));
+  Watch(controller::MakeGoal(night, day));
+  MoveToDayWhileAReplicaIsDeleted({});
+}
+
+// The same on GPUs NVIDIA's DRA driver partitions.
+TEST_F(KubernetesE2eTest, AReplicaDeletedOnDraClaimsIsReplacedWithFloorsHeld) {
+  if (testing::kAddressSanitizer) {
+    GTEST_SKIP() << "two transitions of claims: the optimized build runs it";
   }
+  StartDra();
+  const std::vector<std::string> dra = {"--partitioner", "dra"};
+  CliResult r =
+      Controller(testing::SourcePath("data/deployments/night.json"), dra);
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(Charged(), std::vector<std::string>{});
-  kube::KubeClient client(config_);
-  k8s::KubernetesBackend backend(&client, BackendOptions());
-  EXPECT_EQ(controller::EndStateProblems(backend.Observe().value(),
-                                         controller::MakeGoal(day, day)),
-            std::vector<std::string>{});
+  Watch(controller::MakeGoal(ShippedDeployment("night"),
+                             ShippedDeployment("day")));
+  MoveToDayWhileAReplicaIsDeleted(dra);
 }
 
 TEST_F(KubernetesE2eTest, NightToDayResumesAfterTheControllerDies) {
@@ -714,120 +676,27 @@ TEST_F(KubernetesE2eTest, ASecondControllerTakesOverTheLeaseAndTheJournal) {
 // running actions' writes included, and exits non-zero saying so (issue
 // 72: it deleted and routed within 1 ms of resuming).
 TEST_F(KubernetesE2eTest, ALeaderStoppedPastItsLeaseWritesNothingWhenResumed) {
-  deployment::Deployment day = ShippedDeployment("day"),
-                         night = ShippedDeployment("night");
   ready_after_s_ = 0.3;  // slow enough to stop it mid-transition
-  Start(night);
-  Watch(controller::MakeGoal(night, day));
-  using Clock = std::chrono::steady_clock;
-  std::vector<std::pair<std::string, Clock::time_point>> writes;
-  server_.AddObserver(
-      [&](const std::string& type, const std::string& path, const Json&) {
-        // The kubelet's and the agents' writes are not the controller's.
-        bool pod = path.find("/pods/") != std::string::npos;
-        bool routing = path.find("/httproutes/") != std::string::npos ||
-                       path.find("/services/") != std::string::npos;
-        if ((pod && type != "MODIFIED") || routing) {
-          std::lock_guard lock(mu_);
-          writes.emplace_back(type + " " + path, Clock::now());
-        }
-      });
-  auto made = [&] {
-    int n = 0;
-    for (const Json& pod : server_.List(kPods)) {
-      if (k8s::Annotation(pod, k8s::kAnnotationCreation) != "") ++n;
-    }
-    return n;
-  };
-  std::string log = testing::TempDir() + "/stopped-leader.log";
-  std::string target = testing::SourcePath("data/deployments/day.json");
-  pid_t first = fork();
-  if (first == 0) {
-    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, STDERR_FILENO);
-    execl(MIGSERVE_BINARY, "migserve", "controller", "--once", "--kubeconfig",
-          kubeconfig_.c_str(), "--target", target.c_str(), "--journal",
-          journal_.c_str(), "--metrics-port", "0", "--poll-s", "0.01",
-          "--serving", serving_.c_str(), "--lease-identity", "first",
-          "--lease-duration-s", "2", "--renew-deadline-s", "1",
-          "--retry-period-s", "0.1", static_cast<char*>(nullptr));
-    _exit(127);
+  Start(ShippedDeployment("night"));
+  Watch(controller::MakeGoal(ShippedDeployment("night"),
+                             ShippedDeployment("day")));
+  StopTheLeaderPastItsLeaseMovingToDay({});
+}
+
+// The same on GPUs NVIDIA's DRA driver partitions.
+TEST_F(KubernetesE2eTest, ALeaderStoppedOnDraClaimsWritesNothingWhenResumed) {
+  if (testing::kAddressSanitizer) {
+    GTEST_SKIP() << "two transitions of claims: the optimized build runs it";
   }
-  ASSERT_GT(first, 0);
-  for (int tries = 0; tries < 20000 && made() < 6; ++tries) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  ASSERT_EQ(kill(first, SIGSTOP), 0);
-  // The second, with a journal of its own, adopts the first's pods once the
-  // lease has gone unrenewed for its duration, and finishes the move.
-  std::string second_journal = testing::TempDir() + "/second.db";
-  std::remove(second_journal.c_str());
-  CliResult second = Cli({"controller",
-                          "--once",
-                          "--kubeconfig",
-                          kubeconfig_,
-                          "--target",
-                          target,
-                          "--journal",
-                          second_journal,
-                          "--adopt",
-                          "--metrics-port",
-                          "0",
-                          "--poll-s",
-                          "0.01",
-                          "--serving",
-                          serving_,
-                          "--lease-identity",
-                          "second",
-                          "--lease-duration-s",
-                          "2",
-                          "--renew-deadline-s",
-                          "1",
-                          "--retry-period-s",
-                          "0.1"});
-  EXPECT_EQ(second.code, 0) << second.err;
-  Clock::time_point resumed = Clock::now();
-  ASSERT_EQ(kill(first, SIGCONT), 0);
-  int status = 0;
-  pid_t ended = 0;
-  for (int tries = 0; tries < 3000 && ended == 0; ++tries) {
-    ended = waitpid(first, &status, WNOHANG);
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  if (ended == 0) {
-    kill(first, SIGKILL);
-    waitpid(first, &status, 0);
-    ADD_FAILURE() << "the resumed leader did not exit";
-  }
-  StatusOr<std::string> read = ReadFile(log);
-  std::string said = read.ok() ? *read : "";
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0) << said;
-  EXPECT_NE(said.find("fenced: this process cannot prove it holds lease "
-                      "migserve-replicas/migserve-controller"),
-            std::string::npos)
-      << said;
-  {
-    std::lock_guard lock(mu_);
-    for (const auto& [what, at] : writes) {
-      EXPECT_LT(at, resumed) << "the resumed leader wrote: " << what;
-    }
-  }
-  EXPECT_EQ(Charged(), std::vector<std::string>{});
-  {
-    std::lock_guard lock(mu_);
-    for (const auto& [service, low] : lowest_) {
-      EXPECT_GE(low, goal_.Floor(service) - 1e-6) << service;
-    }
-  }
-  // At day, counted as the second counts its pods (its own journal).
-  auto journal = controller::Journal::Open(second_journal).value();
-  manager::JournalPodLedger ledger(journal.get());
-  kube::KubeClient client(config_);
-  k8s::BackendOptions options = BackendOptions();
-  options.ledger = &ledger;
-  k8s::KubernetesBackend backend(&client, options);
-  EXPECT_EQ(controller::EndStateProblems(backend.Observe().value(), goal_),
-            std::vector<std::string>{});
+  ready_after_s_ = 0.3;
+  StartDra();
+  const std::vector<std::string> dra = {"--partitioner", "dra"};
+  CliResult r =
+      Controller(testing::SourcePath("data/deployments/night.json"), dra);
+  ASSERT_EQ(r.code, 0) << r.err;
+  Watch(controller::MakeGoal(ShippedDeployment("night"),
+                             ShippedDeployment("day")));
+  StopTheLeaderPastItsLeaseMovingToDay(dra);
 }
 
 // The API requests the backend sends per completed action on day2night

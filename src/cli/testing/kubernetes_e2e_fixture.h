@@ -9,8 +9,12 @@
 #ifndef MIGSERVE_CLI_TESTING_KUBERNETES_E2E_FIXTURE_H_
 #define MIGSERVE_CLI_TESTING_KUBERNETES_E2E_FIXTURE_H_
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -484,18 +488,7 @@ class KubernetesE2eTest : public ::testing::Test {
       }
       EXPECT_EQ(violations_, std::vector<std::string>{});
     }
-    kube::KubeClient client(config_);
-    k8s::BackendOptions options = BackendOptions();
-    std::unique_ptr<k8s::DraDriver> claims;
-    if (dra_) {
-      k8s::DraDriverOptions dra;
-      dra.namespace_ = kNamespace;
-      dra.watch_s = 1;
-      claims = std::make_unique<k8s::DraDriver>(&client, std::move(dra));
-      options.partition = claims.get();
-    }
-    k8s::KubernetesBackend backend(&client, options);
-    cluster::ClusterState end = backend.Observe().value();
+    cluster::ClusterState end = ObserveAsTheController();
     EXPECT_EQ(controller::EndStateProblems(end, goal_),
               std::vector<std::string>{});
     for (const cluster::GpuState& g : end.gpus) {
@@ -511,6 +504,216 @@ class KubernetesE2eTest : public ::testing::Test {
       EXPECT_EQ(g.model, &drivers_[nodes_.at(g.id.node)]->model(g.id.index));
     }
     ExpectRoutesMatchTheCluster(end);
+  }
+
+  // The cluster as the controller sees it (through DRA's claims after
+  // StartDra, else the agents' reports), counting the pods the journal
+  // records as its own (or `ledger`, where given).
+  cluster::ClusterState ObserveAsTheController(
+      k8s::PodLedger* ledger = nullptr) {
+    kube::KubeClient client(config_);
+    k8s::BackendOptions options = BackendOptions();
+    if (ledger != nullptr) options.ledger = ledger;
+    std::unique_ptr<k8s::DraDriver> claims;
+    if (dra_) {
+      k8s::DraDriverOptions dra;
+      dra.namespace_ = kNamespace;
+      dra.watch_s = 1;
+      claims = std::make_unique<k8s::DraDriver>(&client, std::move(dra));
+      options.partition = claims.get();
+    }
+    k8s::KubernetesBackend backend(&client, options);
+    return backend.Observe().value();
+  }
+
+  // `controller --once` toward day (with `extra` flags) from night, already
+  // on the cluster and Watch()ed, while someone else deletes a Ready
+  // replica once the controller has made ten pods: of the service with the
+  // least room above its floor. Then no drop below a floor is the
+  // controller's, and it ends at day (a second pass where the first says
+  // why it could not).
+  void MoveToDayWhileAReplicaIsDeleted(const std::vector<std::string>& extra) {
+    auto made = [&] {
+      int n = 0;
+      for (const Json& pod : server_.List(kPods)) {
+        if (k8s::Annotation(pod, k8s::kAnnotationCreation) != "") ++n;
+      }
+      return n;
+    };
+    const int before = made();
+    std::atomic<bool> done = false;
+    std::thread deleter([&] {
+      kube::KubeClient client(AdminConfig());
+      for (int tries = 0; tries < 20000 && made() < before + 10 && !done;
+           ++tries) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+      std::string victim;
+      double least = 1e300;
+      std::map<std::string, double> capacity;
+      for (const Json& pod : server_.List(kPods)) {
+        auto replica = k8s::ReplicaFromMetadata(pod["metadata"]);
+        if (replica && kube::PodReady(pod)) {
+          capacity[replica->service] += replica->credit;
+        }
+      }
+      for (const Json& pod : server_.List(kPods)) {
+        auto replica = k8s::ReplicaFromMetadata(pod["metadata"]);
+        if (!replica || !kube::PodReady(pod)) continue;
+        double room =
+            capacity[replica->service] - goal_.Floor(replica->service);
+        if (room < least) {
+          least = room;
+          victim = pod["metadata"]["name"];
+        }
+      }
+      ASSERT_FALSE(victim.empty());
+      ByTheHarness(victim);
+      EXPECT_TRUE(client.Delete(std::string(kPods) + "/" + victim).ok());
+    });
+    const std::string day = testing::SourcePath("data/deployments/day.json");
+    CliResult r = Controller(day, extra);
+    done = true;
+    deleter.join();
+    EXPECT_EQ(Charged(), std::vector<std::string>{});
+    if (r.code != 0) {
+      EXPECT_FALSE(r.err.empty());
+      r = Controller(day, extra);
+    }
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(Charged(), std::vector<std::string>{});
+    deployment::Deployment target = ShippedDeployment("day");
+    EXPECT_EQ(
+        controller::EndStateProblems(ObserveAsTheController(),
+                                     controller::MakeGoal(target, target)),
+        std::vector<std::string>{});
+  }
+
+  // A real `migserve controller` (with `extra` flags) moving night, on the
+  // cluster and Watch()ed, to day is stopped (SIGSTOP) past its Lease once
+  // it has made six pods; a second, with a journal of its own, takes over
+  // and finishes; resumed (SIGCONT), the first writes nothing more, its
+  // running actions' writes included, and exits non-zero saying it is
+  // fenced (issue 72: it deleted and routed within 1 ms of resuming).
+  void StopTheLeaderPastItsLeaseMovingToDay(
+      const std::vector<std::string>& extra) {
+    using Clock = std::chrono::steady_clock;
+    std::vector<std::pair<std::string, Clock::time_point>> writes;
+    server_.AddObserver(
+        [&](const std::string& type, const std::string& path, const Json&) {
+          // The kubelet's and the agents' writes are not the controller's.
+          bool pod = path.find("/pods/") != std::string::npos;
+          bool routing = path.find("/httproutes/") != std::string::npos ||
+                         path.find("/services/") != std::string::npos;
+          if ((pod && type != "MODIFIED") || routing) {
+            std::lock_guard lock(mu_);
+            writes.emplace_back(type + " " + path, Clock::now());
+          }
+        });
+    auto made = [&] {
+      int n = 0;
+      for (const Json& pod : server_.List(kPods)) {
+        if (k8s::Annotation(pod, k8s::kAnnotationCreation) != "") ++n;
+      }
+      return n;
+    };
+    const int before = made();
+    std::string log = testing::TempDir() + "/stopped-leader.log";
+    std::string target = testing::SourcePath("data/deployments/day.json");
+    // Made before the fork: the child of a threaded process may call only
+    // async-signal-safe functions until it execs.
+    std::vector<std::string> args = {
+        "migserve",  "controller",         "--once", "--kubeconfig",
+        kubeconfig_, "--target",           target,   "--journal",
+        journal_,    "--metrics-port",     "0",      "--poll-s",
+        "0.01",      "--serving",          serving_, "--lease-identity",
+        "first",     "--lease-duration-s", "2",      "--renew-deadline-s",
+        "1",         "--retry-period-s",   "0.1"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t first = fork();
+    if (first == 0) {
+      int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(fd, STDERR_FILENO);
+      execv(MIGSERVE_BINARY, argv.data());
+      _exit(127);
+    }
+    ASSERT_GT(first, 0);
+    for (int tries = 0; tries < 20000 && made() < before + 6; ++tries) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    ASSERT_EQ(kill(first, SIGSTOP), 0);
+    // The second, with a journal of its own, adopts the first's pods once the
+    // lease has gone unrenewed for its duration, and finishes the move.
+    std::string second_journal = testing::TempDir() + "/second.db";
+    std::remove(second_journal.c_str());
+    std::vector<std::string> second_args = {"controller",
+                                            "--once",
+                                            "--kubeconfig",
+                                            kubeconfig_,
+                                            "--target",
+                                            target,
+                                            "--journal",
+                                            second_journal,
+                                            "--adopt",
+                                            "--metrics-port",
+                                            "0",
+                                            "--poll-s",
+                                            "0.01",
+                                            "--serving",
+                                            serving_,
+                                            "--lease-identity",
+                                            "second",
+                                            "--lease-duration-s",
+                                            "2",
+                                            "--renew-deadline-s",
+                                            "1",
+                                            "--retry-period-s",
+                                            "0.1"};
+    second_args.insert(second_args.end(), extra.begin(), extra.end());
+    CliResult second = Cli(second_args);
+    EXPECT_EQ(second.code, 0) << second.err;
+    Clock::time_point resumed = Clock::now();
+    ASSERT_EQ(kill(first, SIGCONT), 0);
+    int status = 0;
+    pid_t ended = 0;
+    for (int tries = 0; tries < 3000 && ended == 0; ++tries) {
+      ended = waitpid(first, &status, WNOHANG);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (ended == 0) {
+      kill(first, SIGKILL);
+      waitpid(first, &status, 0);
+      ADD_FAILURE() << "the resumed leader did not exit";
+    }
+    StatusOr<std::string> read = ReadFile(log);
+    std::string said = read.ok() ? *read : "";
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0) << said;
+    EXPECT_NE(said.find("fenced: this process cannot prove it holds lease "
+                        "migserve-replicas/migserve-controller"),
+              std::string::npos)
+        << said;
+    {
+      std::lock_guard lock(mu_);
+      for (const auto& [what, at] : writes) {
+        EXPECT_LT(at, resumed) << "the resumed leader wrote: " << what;
+      }
+    }
+    EXPECT_EQ(Charged(), std::vector<std::string>{});
+    {
+      std::lock_guard lock(mu_);
+      for (const auto& [service, low] : lowest_) {
+        EXPECT_GE(low, goal_.Floor(service) - 1e-6) << service;
+      }
+    }
+    // At day, counted as the second counts its pods (its own journal).
+    auto journal = controller::Journal::Open(second_journal).value();
+    manager::JournalPodLedger ledger(journal.get());
+    EXPECT_EQ(
+        controller::EndStateProblems(ObserveAsTheController(&ledger), goal_),
+        std::vector<std::string>{});
   }
 
   // A controller that starts moving the cluster to `target` and dies after
