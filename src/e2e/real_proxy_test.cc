@@ -36,8 +36,11 @@
 #include "util/test_util.h"
 #include "workload/workload_yaml.h"
 
-namespace migserve::cli {
+namespace migserve::e2e {
 namespace {
+
+using cli::Cli;
+using cli::CliResult;
 
 using testing::kA100Profiles;
 using testing::SourcePath;
@@ -309,4 +312,4 @@ TEST(RealProxyTest, Normal1ReachesEveryServicesOwnReplicasOnly) {
 }
 
 }  // namespace
-}  // namespace migserve::cli
+}  // namespace migserve::e2e

@@ -29,14 +29,14 @@
 
 #include "autoscale/testing/local_prometheus.h"
 #include "autoscale/testing/triton_endpoint.h"
-#include "cli/testing/kubernetes_e2e_fixture.h"
+#include "e2e/testing/kubernetes_e2e_fixture.h"
 #include "optimizer/milp/milp_optimizer.h"
 #include "profile/profile_csv.h"
 #include "util/test_util.h"
 #include "workload/capacity_matrix.h"
 #include "workload/workload_yaml.h"
 
-namespace migserve::cli {
+namespace migserve::e2e {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -368,4 +368,4 @@ TEST_F(ClosedLoopE2eTest, FollowsADayOfTrafficAndDoesNotFlap) {
 }
 
 }  // namespace
-}  // namespace migserve::cli
+}  // namespace migserve::e2e

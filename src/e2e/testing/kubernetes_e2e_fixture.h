@@ -6,8 +6,8 @@
 // routed capacity at least its floor at every change of a pod, Service or
 // HTTPRoute; the cluster, the GPUs' layouts and the routes at the target
 // at the end).
-#ifndef MIGSERVE_CLI_TESTING_KUBERNETES_E2E_FIXTURE_H_
-#define MIGSERVE_CLI_TESTING_KUBERNETES_E2E_FIXTURE_H_
+#ifndef MIGSERVE_E2E_TESTING_KUBERNETES_E2E_FIXTURE_H_
+#define MIGSERVE_E2E_TESTING_KUBERNETES_E2E_FIXTURE_H_
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -51,10 +51,12 @@
 #include "util/file.h"
 #include "util/test_util.h"
 
-namespace migserve::cli {
+namespace migserve::e2e {
 
 namespace k8s = cluster::kubernetes;
 using Json = nlohmann::json;
+using cli::Cli;
+using cli::CliResult;
 
 // The test's own token (a cluster administrator's), and those of the
 // components: each runs as its service account in deploy/base/rbac.yaml, which
@@ -819,6 +821,6 @@ class KubernetesE2eTest : public ::testing::Test {
   double ready_after_s_ = 0.05;
 };
 
-}  // namespace migserve::cli
+}  // namespace migserve::e2e
 
-#endif  // MIGSERVE_CLI_TESTING_KUBERNETES_E2E_FIXTURE_H_
+#endif  // MIGSERVE_E2E_TESTING_KUBERNETES_E2E_FIXTURE_H_

@@ -7,9 +7,9 @@
 #include <set>
 #include <string>
 
-#include "cli/testing/kubernetes_e2e_fixture.h"
+#include "e2e/testing/kubernetes_e2e_fixture.h"
 
-namespace migserve::cli {
+namespace migserve::e2e {
 namespace {
 
 // What day to night asks of the API server as the controller: "verb
@@ -109,4 +109,4 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 }  // namespace
-}  // namespace migserve::cli
+}  // namespace migserve::e2e

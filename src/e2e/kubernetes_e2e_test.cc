@@ -27,7 +27,6 @@
 #include "agent/node_agent.h"
 #include "agent/testing/fake_nvml.h"
 #include "cli/cli_test_util.h"
-#include "cli/testing/kubernetes_e2e_fixture.h"
 #include "cluster/kubernetes/kubernetes_backend.h"
 #include "cluster/kubernetes/names.h"
 #include "cluster/kubernetes/partition/mig_annotations.h"
@@ -37,6 +36,7 @@
 #include "controller/controller.h"
 #include "controller/degraded_target.h"
 #include "deployment/deployment_json.h"
+#include "e2e/testing/kubernetes_e2e_fixture.h"
 #include "kube/leader_lease.h"
 #include "kube/pod_ready.h"
 #include "kube/testing/api_server_standin.h"
@@ -46,7 +46,7 @@
 #include "util/file.h"
 #include "util/test_util.h"
 
-namespace migserve::cli {
+namespace migserve::e2e {
 namespace {
 
 // A router that applies a route removing replicas only at its next call:
@@ -828,4 +828,4 @@ TEST_F(KubernetesE2eTest, ObserveAndDryRunReadTheClusterAndWriteNothing) {
 }
 
 }  // namespace
-}  // namespace migserve::cli
+}  // namespace migserve::e2e

@@ -22,7 +22,7 @@
 #include "util/file.h"
 #include "util/test_util.h"
 
-namespace migserve::cli {
+namespace migserve::e2e {
 namespace {
 
 namespace k8s = cluster::kubernetes;
@@ -224,4 +224,4 @@ TEST_F(AgentE2eTest, TheAgentDoesNotRunWhereTheDraDriverPartitions) {
 }
 
 }  // namespace
-}  // namespace migserve::cli
+}  // namespace migserve::e2e
