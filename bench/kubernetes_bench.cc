@@ -5,17 +5,17 @@
 // JSON). GPUs of one 7g instance, 8 to a node, each serving a replica.
 #include <benchmark/benchmark.h>
 
-#include "cluster/kubernetes/cluster_books.h"
-#include "cluster/kubernetes/names.h"
-#include "cluster/kubernetes/partition/agent_driver.h"
-#include "cluster/kubernetes/partition/mig_annotations.h"
+#include "kubernetes/cluster_books.h"
+#include "kubernetes/names.h"
+#include "kubernetes/partition/agent_driver.h"
+#include "kubernetes/partition/mig_annotations.h"
 #include "mig/gpu_catalog.h"
 
 namespace migserve {
 namespace {
 
-using cluster::kubernetes::ClusterBooks;
-using cluster::kubernetes::PodClaim;
+using kubernetes::ClusterBooks;
+using kubernetes::PodClaim;
 
 struct Fleet {
   std::vector<std::pair<std::string, nlohmann::json>> nodes;
@@ -26,11 +26,11 @@ Fleet MakeFleet(int gpus) {
   const mig::GpuModel& a100 =
       *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
   const mig::Layout seven({{a100.FindProfile("7g.80gb"), 0}});
-  cluster::kubernetes::NodeLayouts eight;
+  kubernetes::NodeLayouts eight;
   for (int g = 0; g < 8; ++g) eight.gpus.push_back({&a100, seven});
   nlohmann::json node;
-  node["metadata"]["annotations"][cluster::kubernetes::kAnnotationLayouts] =
-      cluster::kubernetes::FormatLayouts(eight);
+  node["metadata"]["annotations"][kubernetes::kAnnotationLayouts] =
+      kubernetes::FormatLayouts(eight);
   Fleet fleet;
   for (int n = 0; n < gpus / 8; ++n) {
     std::string name = "node-" + std::to_string(n);
@@ -48,7 +48,7 @@ Fleet MakeFleet(int gpus) {
 // Every node's layouts as the backend reads them (the agent's annotation,
 // parsed), then every pod's claim.
 void Fill(const Fleet& fleet, ClusterBooks* books) {
-  const cluster::kubernetes::AgentDriver agent(nullptr);  // reads only
+  const kubernetes::AgentDriver agent(nullptr);  // reads only
   for (const auto& [name, node] : fleet.nodes) {
     books->SetNode(name, agent.Layouts(name, node).value());
   }

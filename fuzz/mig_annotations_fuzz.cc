@@ -4,11 +4,11 @@
 #include <cstdint>
 #include <string>
 
-#include "cluster/kubernetes/partition/mig_annotations.h"
+#include "kubernetes/partition/mig_annotations.h"
 #include "mig/gpu_catalog.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  namespace k8s = migserve::cluster::kubernetes;
+  namespace k8s = migserve::kubernetes;
   std::string text(reinterpret_cast<const char*>(data), size);
   static const migserve::mig::GpuModel& a100 =
       *migserve::mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();

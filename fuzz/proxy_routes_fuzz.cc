@@ -6,16 +6,16 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "cluster/kubernetes/routing/proxy_routes.h"
+#include "kubernetes/routing/proxy_routes.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   nlohmann::json object = nlohmann::json::parse(text, nullptr, false);
   if (object.is_discarded()) return 0;
-  auto routes = migserve::cluster::kubernetes::ParseProxyRoutes(object);
+  auto routes = migserve::kubernetes::ParseProxyRoutes(object);
   if (routes.ok()) {
     for (const auto& [service, route] : routes->services) {
-      (void)migserve::cluster::kubernetes::FormatProxyRoute(route);
+      (void)migserve::kubernetes::FormatProxyRoute(route);
     }
   }
   return 0;

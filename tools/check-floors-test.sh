@@ -36,12 +36,12 @@ expect "util including cli" 1 \
 
 cp -r "$here/../src" "$tmp/fresh" && rm -rf "$tmp/src" && mv "$tmp/fresh" "$tmp/src"
 printf '#include "proxy/nginx_config.h"\n' >> "$tmp/src/agent/mig_driver.cc"
-printf '#include "kube/testing/api_server_standin.h"\n' >> "$tmp/src/cluster/kubernetes/export.cc"
+printf '#include "kube/testing/api_server_standin.h"\n' >> "$tmp/src/kubernetes/export.cc"
 printf '#include "agent/testing/fake_nvml.h"\n#include "kube/testing/test_certificate.h"\n' \
   >> "$tmp/src/cli/cli_test.cc"
 expect "a sibling, and a test double in product code" 1 \
   "\"proxy/nginx_config.h\": agent may not include its sibling proxy" \
-  "src/cluster/kubernetes/export.cc:" "product code includes the test double"
+  "src/kubernetes/export.cc:" "product code includes the test double"
 if grep -q cli_test "$tmp/out"; then
   echo "FAIL: a test's include of lower test doubles was refused"; failures=$((failures + 1))
 fi

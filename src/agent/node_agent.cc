@@ -5,37 +5,36 @@
 #include <algorithm>
 #include <thread>
 
-#include "cluster/kubernetes/names.h"
+#include "kubernetes/names.h"
 #include "util/json_fields.h"
 
 namespace migserve::agent {
 
-using cluster::kubernetes::Annotation;
-using cluster::kubernetes::FormatStatus;
-using cluster::kubernetes::MigRequest;
-using cluster::kubernetes::MigStatus;
 using kube::KubeClient;
+using kubernetes::Annotation;
+using kubernetes::FormatStatus;
+using kubernetes::MigRequest;
+using kubernetes::MigStatus;
 
 NodeAgent::NodeAgent(kube::KubeClient* client, MigDriver* driver,
                      NodeAgentOptions options)
     : client_(client), driver_(driver), options_(std::move(options)) {}
 
 StatusOr<std::string> NodeAgent::Layouts() {
-  cluster::kubernetes::NodeLayouts layouts;
+  kubernetes::NodeLayouts layouts;
   for (int i = 0; i < driver_->gpu_count(); ++i) {
     MIGSERVE_ASSIGN_OR_RETURN(mig::Layout l, driver_->ReadLayout(i));
     layouts.gpus.push_back({&driver_->model(i), std::move(l)});
   }
   if (driver_->gpu_count() == 0) return Status::Unavailable("no GPUs");
-  return cluster::kubernetes::FormatLayouts(layouts);
+  return kubernetes::FormatLayouts(layouts);
 }
 
 Status NodeAgent::Report() {
   MIGSERVE_ASSIGN_OR_RETURN(std::string layouts, Layouts());
   nlohmann::json patch = {
       {"metadata",
-       {{"annotations",
-         {{cluster::kubernetes::kAnnotationLayouts, layouts}}}}}};
+       {{"annotations", {{kubernetes::kAnnotationLayouts, layouts}}}}}};
   return client_->Patch("/api/v1/nodes/" + options_.node, patch).status();
 }
 
@@ -89,9 +88,9 @@ MigStatus NodeAgent::Carry(int index, const MigRequest& request) {
 std::optional<std::string> NodeAgent::Answer(int index,
                                              const std::string& request,
                                              const std::string& answered) {
-  std::string key = cluster::kubernetes::RequestKey(index);
-  auto parsed = cluster::kubernetes::ParseRequest(
-      request, driver_->model(index), "annotation " + key);
+  std::string key = kubernetes::RequestKey(index);
+  auto parsed = kubernetes::ParseRequest(request, driver_->model(index),
+                                         "annotation " + key);
   if (!parsed.ok()) {
     // Refused, not carried out: answered once (the same refusal again would
     // only patch the node to what it already says).
@@ -101,7 +100,7 @@ std::optional<std::string> NodeAgent::Answer(int index,
     Event(EventType::kWarning, "RequestRefused", parsed.status().message());
     return refusal;
   }
-  auto last = cluster::kubernetes::ParseStatus(answered, "");
+  auto last = kubernetes::ParseStatus(answered, "");
   if (last.ok() && last->nonce == parsed->nonce) return std::nullopt;
   return FormatStatus(Carry(index, *parsed));
 }
@@ -109,20 +108,19 @@ std::optional<std::string> NodeAgent::Answer(int index,
 Status NodeAgent::Handle(const nlohmann::json& node) {
   // A Node deleted and registered again comes back without the layouts:
   // report them, or its GPUs stay unknown to the controller.
-  if (Annotation(node, cluster::kubernetes::kAnnotationLayouts).empty()) {
+  if (Annotation(node, kubernetes::kAnnotationLayouts).empty()) {
     MIGSERVE_RETURN_IF_ERROR(Report());
   }
   nlohmann::json notes = nlohmann::json::object();
   for (int i = 0; i < driver_->gpu_count(); ++i) {
-    std::string request = Annotation(node, cluster::kubernetes::RequestKey(i));
+    std::string request = Annotation(node, kubernetes::RequestKey(i));
     if (request.empty()) continue;
     std::optional<std::string> answer =
-        Answer(i, request, Annotation(node, cluster::kubernetes::StatusKey(i)));
-    if (answer) notes[cluster::kubernetes::StatusKey(i)] = *answer;
+        Answer(i, request, Annotation(node, kubernetes::StatusKey(i)));
+    if (answer) notes[kubernetes::StatusKey(i)] = *answer;
   }
   if (notes.empty()) return Status::Ok();
-  MIGSERVE_ASSIGN_OR_RETURN(notes[cluster::kubernetes::kAnnotationLayouts],
-                            Layouts());
+  MIGSERVE_ASSIGN_OR_RETURN(notes[kubernetes::kAnnotationLayouts], Layouts());
   return client_
       ->Patch("/api/v1/nodes/" + options_.node,
               {{"metadata", {{"annotations", notes}}}})

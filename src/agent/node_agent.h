@@ -12,8 +12,8 @@
 #include <string>
 
 #include "agent/mig_driver.h"
-#include "cluster/kubernetes/partition/mig_annotations.h"
 #include "kube/kube_client.h"
+#include "kubernetes/partition/mig_annotations.h"
 #include "util/event.h"
 #include "util/log_sink.h"
 
@@ -52,8 +52,7 @@ class NodeAgent {
   std::optional<std::string> Answer(int index, const std::string& request,
                                     const std::string& answered);
   // Applies one request; returns the status to report.
-  cluster::kubernetes::MigStatus Carry(
-      int index, const cluster::kubernetes::MigRequest& request);
+  kubernetes::MigStatus Carry(int index, const kubernetes::MigRequest& request);
   Status RestartDevicePlugin();
   StatusOr<std::string> Layouts();
   void Log(const std::string& line) const {

@@ -5,8 +5,8 @@
 #include <thread>
 
 #include "agent/testing/fake_nvml.h"
-#include "cluster/kubernetes/names.h"
 #include "kube/testing/api_server_standin.h"
+#include "kubernetes/names.h"
 #include "mig/testing/gpus.h"
 
 namespace migserve::agent {
@@ -53,26 +53,25 @@ class NodeAgentTest : public ::testing::Test {
   void Request(int index, const std::string& nonce,
                const mig::Reconfiguration& change) {
     server_.Update(kNode, [&](Json* node) {
-      (*node)["metadata"]["annotations"]
-             [cluster::kubernetes::RequestKey(index)] =
-                 cluster::kubernetes::FormatRequest({nonce, change}, A100());
+      (*node)["metadata"]["annotations"][kubernetes::RequestKey(index)] =
+          kubernetes::FormatRequest({nonce, change}, A100());
     });
   }
 
-  std::optional<cluster::kubernetes::MigStatus> Answer(int index) {
-    std::string text = cluster::kubernetes::Annotation(
-        *server_.Get(kNode), cluster::kubernetes::StatusKey(index));
+  std::optional<kubernetes::MigStatus> Answer(int index) {
+    std::string text = kubernetes::Annotation(*server_.Get(kNode),
+                                              kubernetes::StatusKey(index));
     if (text.empty()) return std::nullopt;
-    return cluster::kubernetes::ParseStatus(text, "test").value();
+    return kubernetes::ParseStatus(text, "test").value();
   }
 
   std::vector<mig::Layout> Reported() {
-    std::string text = cluster::kubernetes::Annotation(
-        *server_.Get(kNode), cluster::kubernetes::kAnnotationLayouts);
-    cluster::kubernetes::NodeLayouts parsed =
-        cluster::kubernetes::ParseLayouts(text, "test").value();
+    std::string text = kubernetes::Annotation(*server_.Get(kNode),
+                                              kubernetes::kAnnotationLayouts);
+    kubernetes::NodeLayouts parsed =
+        kubernetes::ParseLayouts(text, "test").value();
     std::vector<mig::Layout> layouts;
-    for (const cluster::kubernetes::GpuLayout& g : parsed.gpus) {
+    for (const kubernetes::GpuLayout& g : parsed.gpus) {
       layouts.push_back(g.layout);
     }
     return layouts;
@@ -154,8 +153,7 @@ TEST_F(NodeAgentTest, RefusesABadRequestOnceWithAStatusInsteadOfDying) {
   for (const auto& [request, error] : cases) {
     SCOPED_TRACE(request);
     server_.Update(kNode, [&, &request = request](Json* node) {
-      (*node)["metadata"]["annotations"][cluster::kubernetes::RequestKey(0)] =
-          request;
+      (*node)["metadata"]["annotations"][kubernetes::RequestKey(0)] = request;
     });
     ASSERT_TRUE(agent_->Handle(*server_.Get(kNode)).ok());
     auto answer = Answer(0);
@@ -169,7 +167,7 @@ TEST_F(NodeAgentTest, RefusesABadRequestOnceWithAStatusInsteadOfDying) {
     EXPECT_EQ((*server_.Get(kNode))["metadata"]["resourceVersion"], version);
   }
   server_.Update(kNode, [&](Json* node) {
-    (*node)["metadata"]["annotations"][cluster::kubernetes::StatusKey(0)] =
+    (*node)["metadata"]["annotations"][kubernetes::StatusKey(0)] =
         R"({"nonce": 7})";
   });
   Request(0, "n1", {{}, {A100Instance("7g.80gb", 0)}});
@@ -181,9 +179,9 @@ TEST_F(NodeAgentTest, RefusesABadRequestOnceWithAStatusInsteadOfDying) {
 TEST_F(NodeAgentTest, RunAnswersRequestsAsTheNodeChanges) {
   std::atomic<bool> stop = false;
   std::thread runner([&] { EXPECT_TRUE(agent_->Run(stop).ok()); });
-  for (int i = 0; i < 500 && server_.Get(kNode)->dump().find(
-                                 cluster::kubernetes::kAnnotationLayouts) ==
-                                 std::string::npos;
+  for (int i = 0;
+       i < 500 && server_.Get(kNode)->dump().find(
+                      kubernetes::kAnnotationLayouts) == std::string::npos;
        ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

@@ -5,8 +5,8 @@
 #include "agent/node_agent.h"
 #include "cli/command.h"
 #include "cli/kube_flags.h"
-#include "cluster/kubernetes/partition/dra_check.h"
 #include "kube/event_recorder.h"
+#include "kubernetes/partition/dra_check.h"
 #include "util/interrupt.h"
 
 namespace migserve::cli {
@@ -33,7 +33,7 @@ Status RunAgent(AgentFlags flags, CommandContext* context) {
   kube::KubeClient client(config);
   // Before NVML: a node the DRA driver partitions is not the agent's.
   MIGSERVE_RETURN_IF_ERROR(
-      cluster::kubernetes::CheckAgentMayPartition(&client, flags.node));
+      kubernetes::CheckAgentMayPartition(&client, flags.node));
   MIGSERVE_ASSIGN_OR_RETURN(std::unique_ptr<agent::NvmlApi> nvml,
                             agent::OpenNvml(flags.nvml_library));
   MIGSERVE_ASSIGN_OR_RETURN(

@@ -153,8 +153,8 @@ TEST(CliTest, ExportWritesBothFilesAndRefusesBadInput) {
   EXPECT_NE(r.err.find("without --resource-slices the claims pin the profile"),
             std::string::npos)
       << r.err;
-  std::string slices = SourcePath(
-      "src/cluster/kubernetes/testdata/night-dra/resource-slices.json");
+  std::string slices =
+      SourcePath("src/kubernetes/testdata/night-dra/resource-slices.json");
   r = Cli({"export", "-d", night, "--flavor", "dra", "--resource-slices",
            slices, "-o", dir});
   ASSERT_EQ(r.code, 0) << r.err;

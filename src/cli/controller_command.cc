@@ -42,7 +42,7 @@ Status RunController(ControllerFlags flags, CommandContext* context) {
   if (!options.serving_file.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(
         options.backend.serving,
-        cluster::kubernetes::LoadServingSpec(options.serving_file));
+        kubernetes::LoadServingSpec(options.serving_file));
     if (!options.backend.serving.namespace_.empty()) {
       options.config.namespace_ = options.backend.serving.namespace_;
     }
@@ -108,7 +108,7 @@ void AddLeaseOptions(CLI::App* app, ControllerFlags* flags) {
 }
 
 void AddBackendOptions(CLI::App* app, ControllerFlags* flags) {
-  cluster::kubernetes::BackendOptions& backend = flags->manager.backend;
+  kubernetes::BackendOptions& backend = flags->manager.backend;
   app->add_option("--node-selector", backend.node_selector,
                   "Label selector of the MIG nodes")
       ->capture_default_str();
@@ -124,8 +124,8 @@ void AddBackendOptions(CLI::App* app, ControllerFlags* flags) {
                   "Who partitions the GPUs: agent (migserve's node agent) or "
                   "dra (claims through NVIDIA's DRA driver, DynamicMIG; "
                   "docs/kubernetes.md, \"The controller on DRA\")")
-      ->transform(OneOf<cluster::kubernetes::Partitioner>(
-          cluster::kubernetes::PartitionerNames(true)))
+      ->transform(
+          OneOf<kubernetes::Partitioner>(kubernetes::PartitionerNames(true)))
       ->default_str("agent");
   app->add_option("--action-timeout-s", backend.action_timeout_s,
                   "An action not done after this long fails")

@@ -15,15 +15,15 @@
 #include "cli/command.h"
 #include "cli/kube_flags.h"
 #include "cluster/cluster_state.h"
-#include "cluster/kubernetes/export.h"
-#include "cluster/kubernetes/partition/dra_check.h"
-#include "cluster/kubernetes/partition/gpu_operator_check.h"
 #include "deployment/deployment_json.h"
+#include "kubernetes/export.h"
+#include "kubernetes/partition/dra_check.h"
+#include "kubernetes/partition/gpu_operator_check.h"
 
 namespace migserve::cli {
 namespace {
 
-namespace k8s = cluster::kubernetes;
+namespace k8s = kubernetes;
 
 struct DoctorFlags {
   KubeFlags kube;

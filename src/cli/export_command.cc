@@ -5,16 +5,16 @@
 #include "cli/command.h"
 #include "cli/flag_checks.h"
 #include "cli/serving_flags.h"
-#include "cluster/kubernetes/export.h"
 #include "deployment/deployment_json.h"
 #include "deployment/validator.h"
+#include "kubernetes/export.h"
 #include "profile/profile_csv.h"
 #include "util/file.h"
 
 namespace migserve::cli {
 namespace {
 
-namespace k8s = cluster::kubernetes;
+namespace k8s = kubernetes;
 
 struct ExportFlags {
   std::string deployment;

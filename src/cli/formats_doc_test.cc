@@ -16,9 +16,9 @@
 #include "autoscale/trace.h"
 #include "cli/cli_test_util.h"
 #include "cluster/inventory.h"
-#include "cluster/kubernetes/serving_spec.h"
 #include "cluster/plan_json.h"
 #include "deployment/deployment_json.h"
+#include "kubernetes/serving_spec.h"
 #include "llm/bench_import.h"
 #include "llm/llm_measurement.h"
 #include "mig/gpu_catalog.h"
@@ -201,7 +201,7 @@ std::string Check(const Example& e) {
   }
   if (kind == "plan") return status_of(cluster::ParsePlan(e.text, source));
   if (kind == "serving-spec") {
-    return status_of(cluster::kubernetes::ParseServingSpec(e.text, source));
+    return status_of(kubernetes::ParseServingSpec(e.text, source));
   }
   if (kind == "gpu-table") return status_of(mig::ParseGpuModel(e.text, source));
   if (kind == "autoscale-state") {

@@ -8,14 +8,14 @@
 #include "cli/command.h"
 #include "cli/flag_checks.h"
 #include "cli/kube_flags.h"
-#include "cluster/kubernetes/kubernetes_backend.h"
-#include "cluster/kubernetes/partition/partitioner.h"
 #include "deployment/deployment_json.h"
+#include "kubernetes/kubernetes_backend.h"
+#include "kubernetes/partition/partitioner.h"
 
 namespace migserve::cli {
 namespace {
 
-namespace k8s = cluster::kubernetes;
+namespace k8s = kubernetes;
 
 struct ObserveFlags {
   KubeFlags kube;

@@ -15,10 +15,10 @@
 #include "cli/command.h"
 #include "cli/kube_flags.h"
 #include "cluster/cluster_state.h"
-#include "cluster/kubernetes/export.h"
 #include "cluster/routing.h"
 #include "deployment/deployment_json.h"
 #include "kube/event_recorder.h"
+#include "kubernetes/export.h"
 #include "proxy/control_plane.h"
 #include "proxy/nginx_process.h"
 #include "proxy/replica_addresses.h"
@@ -29,7 +29,7 @@
 namespace migserve::cli {
 namespace {
 
-namespace k8s = cluster::kubernetes;
+namespace k8s = kubernetes;
 
 struct RouterFlags {
   KubeFlags kube;

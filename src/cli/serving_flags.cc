@@ -24,7 +24,7 @@ void AddServingOptions(CLI::App* app, std::string* serving, std::string* image,
 }
 
 void OverrideTemplate(const std::string& image, int port,
-                      cluster::kubernetes::ServingSpec* spec) {
+                      kubernetes::ServingSpec* spec) {
   if (!image.empty()) spec->pod["image"] = image;
   if (port != 0) {
     spec->pod["ports"] = nlohmann::ordered_json::array(

@@ -7,7 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "cluster/kubernetes/serving_spec.h"
+#include "kubernetes/serving_spec.h"
 
 namespace migserve::cli {
 
@@ -17,7 +17,7 @@ void AddServingOptions(CLI::App* app, std::string* serving, std::string* image,
 // Sets the template's image (if `image` is not empty) and its one port,
 // named http (if `port` is not 0).
 void OverrideTemplate(const std::string& image, int port,
-                      cluster::kubernetes::ServingSpec* spec);
+                      kubernetes::ServingSpec* spec);
 
 }  // namespace migserve::cli
 

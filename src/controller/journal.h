@@ -3,7 +3,7 @@
 // the same plan without repeating or losing an action (DESIGN 6), every
 // route the controller changed on the way (docs/serving.md), and the pods
 // it created, by name, create token and uid (the Kubernetes backend's
-// ledger, cluster/kubernetes/pod_ledger.h). Each change is one transaction.
+// ledger, kubernetes/pod_ledger.h). Each change is one transaction.
 #ifndef MIGSERVE_CONTROLLER_JOURNAL_H_
 #define MIGSERVE_CONTROLLER_JOURNAL_H_
 

@@ -14,10 +14,10 @@
 #include <set>
 #include <string>
 
-#include "cluster/kubernetes/names.h"
-#include "cluster/kubernetes/partition/mig_annotations.h"
 #include "kube/testing/api_server_standin.h"
 #include "kube/testing/test_certificate.h"
+#include "kubernetes/names.h"
+#include "kubernetes/partition/mig_annotations.h"
 #include "mig/gpu_catalog.h"
 #include "util/file.h"
 #include "util/test_util.h"
@@ -25,7 +25,7 @@
 namespace migserve::e2e {
 namespace {
 
-namespace k8s = cluster::kubernetes;
+namespace k8s = kubernetes;
 using Json = nlohmann::json;
 
 constexpr char kAgentE2eToken[] = "agent-e2e-token";

@@ -20,8 +20,8 @@
 
 #include "cli/cli_test_util.h"
 #include "cluster/cluster_state.h"
-#include "cluster/kubernetes/routing/proxy_routes.h"
 #include "deployment/deployment_json.h"
+#include "kubernetes/routing/proxy_routes.h"
 #include "profile/capacity.h"
 #include "profile/profile_csv.h"
 #include "profile/testing/shipped.h"
@@ -44,7 +44,7 @@ using cli::CliResult;
 
 using testing::kA100Profiles;
 using testing::SourcePath;
-namespace k8s = cluster::kubernetes;
+namespace k8s = kubernetes;
 
 constexpr double kScale = 20;      // real time / emulated time
 constexpr double kDurationS = 24;  // of load, per router

@@ -2,16 +2,16 @@
 
 namespace migserve::manager {
 
-StatusOr<std::map<std::string, cluster::kubernetes::LedgerEntry>>
+StatusOr<std::map<std::string, kubernetes::LedgerEntry>>
 JournalPodLedger::Entries() {
   MIGSERVE_ASSIGN_OR_RETURN(auto pods, journal_->Pods());
-  std::map<std::string, cluster::kubernetes::LedgerEntry> entries;
+  std::map<std::string, kubernetes::LedgerEntry> entries;
   for (const auto& [name, pod] : pods) entries[name] = {pod.token, pod.uid};
   return entries;
 }
 
 Status JournalPodLedger::Put(const std::string& name,
-                             const cluster::kubernetes::LedgerEntry& entry) {
+                             const kubernetes::LedgerEntry& entry) {
   return journal_->PutPod(name, {entry.token, entry.uid});
 }
 

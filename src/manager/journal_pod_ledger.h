@@ -1,23 +1,22 @@
-// The Kubernetes backend's pod ledger (cluster/kubernetes/pod_ledger.h)
+// The Kubernetes backend's pod ledger (kubernetes/pod_ledger.h)
 // kept in the controller's journal, so that it survives the controller as
 // its plan does.
 #ifndef MIGSERVE_MANAGER_JOURNAL_POD_LEDGER_H_
 #define MIGSERVE_MANAGER_JOURNAL_POD_LEDGER_H_
 
-#include "cluster/kubernetes/pod_ledger.h"
 #include "controller/journal.h"
+#include "kubernetes/pod_ledger.h"
 
 namespace migserve::manager {
 
-class JournalPodLedger : public cluster::kubernetes::PodLedger {
+class JournalPodLedger : public kubernetes::PodLedger {
  public:
   // `journal` is not owned and outlives the ledger.
   explicit JournalPodLedger(controller::Journal* journal) : journal_(journal) {}
 
-  StatusOr<std::map<std::string, cluster::kubernetes::LedgerEntry>> Entries()
-      override;
+  StatusOr<std::map<std::string, kubernetes::LedgerEntry>> Entries() override;
   Status Put(const std::string& name,
-             const cluster::kubernetes::LedgerEntry& entry) override;
+             const kubernetes::LedgerEntry& entry) override;
   Status Erase(const std::string& name) override;
 
  private:

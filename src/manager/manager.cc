@@ -8,21 +8,21 @@
 #include <optional>
 #include <set>
 
-#include "cluster/kubernetes/names.h"
-#include "cluster/kubernetes/partition/dra_check.h"
-#include "cluster/kubernetes/partition/partitioner.h"
-#include "cluster/kubernetes/routing/kubernetes_router.h"
-#include "cluster/kubernetes/routing/routing_objects.h"
 #include "controller/reconciler.h"
 #include "deployment/deployment_json.h"
 #include "kube/event_recorder.h"
+#include "kubernetes/names.h"
+#include "kubernetes/partition/dra_check.h"
+#include "kubernetes/partition/partitioner.h"
+#include "kubernetes/routing/kubernetes_router.h"
+#include "kubernetes/routing/routing_objects.h"
 #include "manager/health_server.h"
 #include "manager/journal_pod_ledger.h"
 
 namespace migserve::manager {
 namespace {
 
-namespace k8s = cluster::kubernetes;
+namespace k8s = kubernetes;
 
 int NodeCount(const cluster::ClusterState& state) {
   std::set<std::string> nodes;

@@ -12,10 +12,10 @@
 #include <string>
 
 #include "cluster/action.h"
-#include "cluster/kubernetes/kubernetes_backend.h"
-#include "cluster/kubernetes/partition/partitioner.h"
 #include "kube/kube_config.h"
 #include "kube/leader_lease.h"
+#include "kubernetes/kubernetes_backend.h"
+#include "kubernetes/partition/partitioner.h"
 #include "manager/target_source.h"
 #include "util/log_sink.h"
 #include "util/status_or.h"
@@ -36,13 +36,12 @@ struct ManagerOptions {
   bool adopt = false;
   // The backend's options; namespace_ and models are filled from the
   // config and the target.
-  cluster::kubernetes::BackendOptions backend;
+  kubernetes::BackendOptions backend;
   // Who partitions the GPUs: the node agent (kAgent) or NVIDIA's DRA
   // driver through claims (kDra; refused, saying why, where its preflight
   // finds a problem). The GPU Operator's MIG manager is not one the
   // controller can act through.
-  cluster::kubernetes::Partitioner partitioner =
-      cluster::kubernetes::Partitioner::kAgent;
+  kubernetes::Partitioner partitioner = kubernetes::Partitioner::kAgent;
   // The --serving file the backend's spec came from ("" if none), named in
   // the message when no routes can be kept.
   std::string serving_file;

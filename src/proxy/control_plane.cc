@@ -7,17 +7,17 @@
 #include <optional>
 #include <utility>
 
-#include "cluster/kubernetes/names.h"
-#include "cluster/kubernetes/replica_pod.h"
-#include "cluster/kubernetes/serving_spec.h"
 #include "kube/pod_ready.h"
+#include "kubernetes/names.h"
+#include "kubernetes/replica_pod.h"
+#include "kubernetes/serving_spec.h"
 #include "util/json_fields.h"
 #include "util/prometheus_text.h"
 
 namespace migserve::proxy {
 namespace {
 
-namespace k8s = cluster::kubernetes;
+namespace k8s = kubernetes;
 using json = nlohmann::json;
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The proxy's control plane (`migserve router`, docs/serving.md, "The
 // proxy"): one per proxy pod, next to its nginx. It watches the routes the
 // controller keeps (migserve-proxy-routes,
-// cluster/kubernetes/routing/proxy_routes.h) and the replica pods through the
+// kubernetes/routing/proxy_routes.h) and the replica pods through the
 // Kubernetes API, turns them into a ProxyConfig (every Ready member of a
 // weighted group at its pod's IP and port, weighted by its credit), has the
 // proxy apply it and drain the old workers, and then reports on its own pod the
@@ -20,9 +20,9 @@
 #include <utility>
 #include <vector>
 
-#include "cluster/kubernetes/routing/proxy_routes.h"
 #include "kube/informer.h"
 #include "kube/kube_client.h"
+#include "kubernetes/routing/proxy_routes.h"
 #include "proxy/proxy_config.h"
 #include "util/event.h"
 #include "util/log_sink.h"
@@ -57,10 +57,10 @@ ReplicaBackends BackendsOf(const kube::Informer::Objects& pods);
 // where the route names one, else the one at its site), weighted
 // NginxWeight(cluster::ReplicaWeight); a group's backends without a site
 // are taken by its name. Generation: the routes'.
-ProxyConfig ConfigOf(const cluster::kubernetes::ProxyRoutes& routes,
+ProxyConfig ConfigOf(const kubernetes::ProxyRoutes& routes,
                      const ReplicaBackends& backends);
 // The same over the replica pods.
-ProxyConfig ConfigOf(const cluster::kubernetes::ProxyRoutes& routes,
+ProxyConfig ConfigOf(const kubernetes::ProxyRoutes& routes,
                      const kube::Informer::Objects& pods);
 
 struct ControlPlaneOptions {

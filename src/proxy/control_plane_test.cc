@@ -15,11 +15,11 @@
 #include <set>
 #include <thread>
 
-#include "cluster/kubernetes/names.h"
-#include "cluster/kubernetes/routing/kubernetes_router.h"
-#include "cluster/kubernetes/routing/proxy_objects.h"
 #include "kube/event_recorder.h"
 #include "kube/testing/api_server_standin.h"
+#include "kubernetes/names.h"
+#include "kubernetes/routing/kubernetes_router.h"
+#include "kubernetes/routing/proxy_objects.h"
 #include "proxy/nginx_config.h"
 #include "proxy/nginx_process.h"
 #include "proxy/testing/emulated_replica.h"
@@ -31,7 +31,7 @@
 namespace migserve::proxy {
 namespace {
 
-namespace k8s = cluster::kubernetes;
+namespace k8s = kubernetes;
 using json = nlohmann::json;
 
 json Pod(const std::string& service, const std::string& node, int gpu,

@@ -30,13 +30,6 @@
 #include "agent/node_agent.h"
 #include "agent/testing/fake_nvml.h"
 #include "cli/cli_test_util.h"
-#include "cluster/kubernetes/kubernetes_backend.h"
-#include "cluster/kubernetes/names.h"
-#include "cluster/kubernetes/partition/agent_driver.h"
-#include "cluster/kubernetes/partition/dra_driver.h"
-#include "cluster/kubernetes/partition/mig_annotations.h"
-#include "cluster/kubernetes/routing/kubernetes_router.h"
-#include "cluster/kubernetes/testing/dra_scheduler.h"
 #include "cluster/plan_json.h"
 #include "cluster/routing.h"
 #include "controller/controller.h"
@@ -46,6 +39,13 @@
 #include "kube/testing/api_server_standin.h"
 #include "kube/testing/fake_kubelet.h"
 #include "kube/testing/test_certificate.h"
+#include "kubernetes/kubernetes_backend.h"
+#include "kubernetes/names.h"
+#include "kubernetes/partition/agent_driver.h"
+#include "kubernetes/partition/dra_driver.h"
+#include "kubernetes/partition/mig_annotations.h"
+#include "kubernetes/routing/kubernetes_router.h"
+#include "kubernetes/testing/dra_scheduler.h"
 #include "manager/journal_pod_ledger.h"
 #include "mig/testing/gpus.h"
 #include "util/file.h"
@@ -53,7 +53,7 @@
 
 namespace migserve::e2e {
 
-namespace k8s = cluster::kubernetes;
+namespace k8s = kubernetes;
 using Json = nlohmann::json;
 using cli::Cli;
 using cli::CliResult;

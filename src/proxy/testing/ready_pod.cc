@@ -2,14 +2,14 @@
 
 #include <fmt/format.h>
 
-#include "cluster/kubernetes/names.h"
+#include "kubernetes/names.h"
 
 namespace migserve::proxy {
 
 nlohmann::json ReadyReplicaPod(const std::string& service,
                                const cluster::ReplicaSite& site, int port,
                                bool ready, int grpc_port) {
-  namespace k8s = cluster::kubernetes;
+  namespace k8s = kubernetes;
   nlohmann::json ports = nlohmann::json::array(
       {nlohmann::json{{"name", "http"}, {"containerPort", port}}});
   if (grpc_port > 0) {

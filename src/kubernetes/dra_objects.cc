@@ -1,0 +1,64 @@
+#include "kubernetes/dra_objects.h"
+
+#include <fmt/format.h>
+
+#include "dra/nvidia_devices.h"
+#include "kubernetes/cluster_model.h"
+
+namespace migserve::kubernetes {
+
+std::string DraSelector(const mig::Profile& profile, const std::string& uuid) {
+  std::string selector =
+      fmt::format("{} == '{}'", dra::AttributeCel("profile"), profile.name);
+  if (!uuid.empty()) {
+    selector +=
+        fmt::format(" && {} == '{}'", dra::AttributeCel("parentUUID"), uuid);
+  }
+  return selector;
+}
+
+Json DraClaim(const std::string& name, Json labels, const std::string& device,
+              const std::string& selector, const ServingSpec& spec) {
+  return {
+      {"apiVersion", "resource.k8s.io/v1"},
+      {"kind", "ResourceClaim"},
+      {"metadata", ObjectMetadata(name, std::move(labels),
+                                  {{kAnnotationDevice, device}}, spec)},
+      {"spec",
+       {{"devices",
+         {{"requests",
+           Json::array(
+               {{{"name", "mig"},
+                 {"exactly",
+                  {{"deviceClassName", dra::kMigDeviceClass},
+                   {"selectors",
+                    Json::array(
+                        {{{"cel", {{"expression", selector}}}}})}}}}})}}}}}};
+}
+
+Json HoldPod(const std::string& name, const Json& labels,
+             const std::string& device, const std::string& node,
+             const ServingSpec& spec) {
+  Json container = {
+      {"name", "hold"},
+      {"image", kPauseImage},
+      {"securityContext", RestrictedContainerSecurity()},
+      {"resources", {{"claims", Json::array({{{"name", "mig"}}})}}}};
+  Json pod_spec = {
+      {"nodeSelector", {{"kubernetes.io/hostname", node}}},
+      {"terminationGracePeriodSeconds", 0},
+      {"securityContext",
+       {{"runAsNonRoot", true},
+        {"runAsUser", 65535},
+        {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
+      {"containers", Json::array({std::move(container)})},
+      {"resourceClaims",
+       Json::array({{{"name", "mig"}, {"resourceClaimName", name}}})}};
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata",
+           ObjectMetadata(name, labels, {{kAnnotationDevice, device}}, spec)},
+          {"spec", std::move(pod_spec)}};
+}
+
+}  // namespace migserve::kubernetes

@@ -1,0 +1,549 @@
+#include "kubernetes/export.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "dra/claim_order.h"
+#include "dra/nvidia_devices.h"
+#include "kube/yaml_writer.h"
+#include "kubernetes/cluster_model.h"
+#include "kubernetes/dra_classes.h"
+#include "kubernetes/dra_objects.h"
+#include "kubernetes/names.h"
+#include "kubernetes/partition/dra_slices.h"
+#include "kubernetes/replica_pod.h"
+#include "kubernetes/routing/routing_objects.h"
+#include "mig/gpu_catalog.h"
+#include "util/file.h"
+#include "util/json_fields.h"
+
+namespace migserve::kubernetes {
+namespace {
+
+// One replica with where it is.
+struct Placed {
+  const GpuState* gpu;
+  const Slot* slot;
+};
+
+// The DNN model `replica` serves; a replica that names none runs its
+// service's name.
+const std::string& ModelOf(const Replica& replica) {
+  return replica.model.empty() ? replica.service : replica.model;
+}
+
+// "A100-SXM4-80GB" or "A100-SXM4-80GB, H100-SXM5-80GB".
+std::string ModelNames(const ClusterState& state) {
+  std::set<std::string> names;
+  for (const GpuState& g : state.gpus) names.insert(g.model->name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+// A Deployment of `replicas` pods of `service` labelled `labels` (which it
+// selects by) with the template's labels and annotations added.
+Json WorkloadDeployment(const std::string& name, const std::string& service,
+                        const Json& labels, const Json& annotations,
+                        int replicas, Json pod_spec,
+                        const ExportOptions& options) {
+  return {
+      {"apiVersion", "apps/v1"},
+      {"kind", "Deployment"},
+      {"metadata", ObjectMetadata(name, labels, annotations, options.serving)},
+      {"spec",
+       {{"replicas", replicas},
+        {"selector", {{"matchLabels", labels}}},
+        {"template",
+         {{"metadata",
+           PodMetadata(labels, annotations, options.serving, service)},
+          {"spec", std::move(pod_spec)}}}}}};
+}
+
+const mig::Profile& ProfileOf(const Placed& p) {
+  return p.gpu->model->profiles[p.slot->instance.profile];
+}
+
+InstanceRef RefOf(const Placed& p) {
+  return {p.gpu->id, p.gpu->model, p.slot->instance};
+}
+
+std::vector<Json> DevicePluginObjects(const std::vector<Placed>& replicas,
+                                      const ExportOptions& options) {
+  // Replicas grouped by (service, node, profile, batch, procs, GPU model):
+  // the device plugin's resource is named by the profile alone, so the pods
+  // of one Deployment may get any free instance of it on the node.
+  using Key =
+      std::tuple<std::string, std::string, std::string, int, int, std::string>;
+  std::map<Key, std::vector<Placed>> groups;
+  std::map<std::tuple<std::string, std::string, std::string>, int> same_name;
+  for (const Placed& p : replicas) {
+    const Replica& r = *p.slot->replica;
+    const std::string& profile = ProfileOf(p).name;
+    Key key{r.service, p.gpu->id.node, profile,
+            r.batch,   r.procs,        p.gpu->model->name};
+    if (groups[key].empty()) ++same_name[{r.service, p.gpu->id.node, profile}];
+    groups[key].push_back(p);
+  }
+  std::vector<Json> objects;
+  for (const auto& [key, members] : groups) {
+    const auto& [service, node, profile_name, batch, procs, gpu_model] = key;
+    const mig::Profile& p = ProfileOf(members.front());
+    std::string name = fmt::format("{}-{}-{}", service, node, profile_name);
+    if (same_name[{service, node, profile_name}] > 1) {
+      name += fmt::format("-b{}-p{}-{}", batch, procs, gpu_model);
+    }
+    const Replica& first = *members.front().slot->replica;
+    InstanceRef at = RefOf(members.front());
+    Json labels = {{kManagedBy, kManager},
+                   {kLabelService, service},
+                   {kLabelNode, node},
+                   {kLabelProfile, profile_name},
+                   {kLabelGroup, ReplicaLabels(first, at)[kLabelGroup]}};
+    std::string placements;
+    for (const Placed& m : members) {
+      if (!placements.empty()) placements += ",";
+      placements +=
+          fmt::format("{}:{}", m.gpu->id.index, m.slot->instance.start);
+    }
+    Json annotations = ReplicaAnnotations(first);
+    annotations[kAnnotationPlacements] = placements;
+    Json container = ServerContainer(first, ModelOf(first), {at, false},
+                                     options.serving, DevicePluginResources(p));
+    objects.push_back(WorkloadDeployment(
+        DnsLabel(name), service, labels, annotations,
+        static_cast<int>(members.size()),
+        PodSpec(node, std::move(container), options.serving, service),
+        options));
+  }
+  return objects;
+}
+
+// dra-apply.sh: applies replicas.yaml's objects that have no step, then
+// each step's claim and pod, waiting until the claim is allocated and
+// checking it got the planned device; a release deletes a holding claim
+// and its pod. `steps`: "step N CLAIM DEVICE" and "release CLAIM" lines.
+std::string DraApplyScript(const std::string& ns, const std::string& steps) {
+  return fmt::format(
+      R"sh(#!/bin/sh
+# Written by migserve export (dra flavour): creates the ResourceClaims of
+# replicas.yaml in the order that makes the scheduler's first-fit
+# allocation give every GPU its planned MIG layout (docs/kubernetes.md,
+# "Claims that land on the plan"). Each claim waits for the one before
+# to be allocated; a claim that gets another device than planned stops
+# the script. Run it with kubectl on the cluster: sh dra-apply.sh
+set -eu
+ns={}
+objects="$(dirname "$0")/replicas.yaml"
+kubectl apply -f "$objects" -l '!{}'
+step() {{
+  kubectl apply -f "$objects" -l "{}=$1"
+  got=""
+  for _ in $(seq 1 300); do
+    got="$(kubectl -n "$ns" get resourceclaim "$2" \
+      -o jsonpath='{{.status.allocation.devices.results[0].device}}')"
+    [ -n "$got" ] && break
+    sleep 1
+  done
+  if [ "$got" != "$3" ]; then
+    echo "dra-apply: claim $2 got device '$got', planned $3" >&2
+    exit 1
+  fi
+}}
+release() {{
+  kubectl -n "$ns" delete pod/"$1" resourceclaim/"$1" --wait=false
+}}
+{})sh",
+      ns.empty() ? kReplicaNamespace : ns, kLabelClaimStep, kLabelClaimStep,
+      steps);
+}
+
+// The claims of one GPU's replicas, and their holding claims, in the order
+// dra::ClaimInstances gives (docs/kubernetes.md, "Claims that land on the
+// plan"); each object labelled with its step, and `script` told each step
+// and release in turn.
+Status DraGpuObjects(const GpuState& gpu, const std::vector<Placed>& placed,
+                     const ExportOptions& options, int* step,
+                     std::vector<Json>* objects, std::string* script) {
+  const mig::GpuModel& model = *gpu.model;
+  const std::string& node = gpu.id.node;
+  int index = gpu.id.index;
+  std::string uuid;
+  if (!options.gpu_uuids.empty()) {
+    auto it = options.gpu_uuids.find({node, index});
+    if (it == options.gpu_uuids.end()) {
+      return Status::InvalidArgument(fmt::format(
+          "the resource slices list no GPU {} (no device gpu-{} of driver "
+          "{} on node {})",
+          gpu.id.ToString(), index, dra::kAttributeDomain, node));
+    }
+    uuid = it->second;
+  }
+  std::map<mig::Instance, const Placed*> at;
+  std::vector<mig::Instance> add;
+  for (const Placed& p : placed) {
+    at[p.slot->instance] = &p;
+    add.push_back(p.slot->instance);
+  }
+  dra::FirstFitNode alone(model, 1);
+  MIGSERVE_ASSIGN_OR_RETURN(std::vector<dra::ClaimStep> steps,
+                            dra::ClaimInstances(&alone, 0, add));
+  // A holding claim's (and its pod's) name, the same when it is released.
+  auto hold_name = [&](const mig::Instance& instance) {
+    return DnsLabel(fmt::format("hold-{}-{}-{}", node, index, instance.start));
+  };
+  for (const dra::ClaimStep& s : steps) {
+    const mig::Profile& profile = model.profiles[s.at.instance.profile];
+    std::string device = dra::MigDeviceName(model, index, s.at.instance);
+    std::string selector = DraSelector(profile, uuid);
+    std::string name;
+    if (s.kind == dra::ClaimStep::Kind::kRelease) {
+      *script += fmt::format("release {}\n", hold_name(s.at.instance));
+      continue;
+    }
+    std::string label = std::to_string((*step)++);
+    if (s.kind == dra::ClaimStep::Kind::kHold) {
+      name = hold_name(s.at.instance);
+      Json labels = {
+          {kManagedBy, kManager}, {kLabelNode, node}, {kLabelClaimStep, label}};
+      objects->push_back(
+          DraClaim(name, labels, device, selector, options.serving));
+      objects->push_back(HoldPod(name, labels, device, node, options.serving));
+    } else {
+      const Placed& p = *at.at(s.at.instance);
+      const Replica& r = *p.slot->replica;
+      name = ReplicaName(r.service, node, index, profile, s.at.instance.start);
+      Json labels = ReplicaLabels(r, RefOf(p));
+      Json claim_labels = labels;
+      claim_labels[kLabelClaimStep] = label;
+      objects->push_back(
+          DraClaim(name, claim_labels, device, selector, options.serving));
+      Json container =
+          ServerContainer(r, ModelOf(r), {RefOf(p), true}, options.serving,
+                          {{"claims", Json::array({{{"name", "mig"}}})}});
+      Json claims = {
+          {"resourceClaims",
+           Json::array({{{"name", "mig"}, {"resourceClaimName", name}}})}};
+      Json deployment =
+          WorkloadDeployment(name, r.service, labels, ReplicaAnnotations(r), 1,
+                             PodSpec(node, std::move(container),
+                                     options.serving, r.service, claims),
+                             options);
+      deployment["metadata"]["labels"][kLabelClaimStep] = label;
+      // Two pods must never hold the claim at once.
+      deployment["spec"]["strategy"] = {{"type", "Recreate"}};
+      objects->push_back(std::move(deployment));
+    }
+    *script += fmt::format("step {} {} {}\n", label, name, device);
+  }
+  return Status::Ok();
+}
+
+// Per replica a claim and a one-replica Deployment, GPU after GPU, with
+// the holding claims first-fit needs; `script` gets dra-apply.sh.
+StatusOr<std::vector<Json>> DraObjects(const std::vector<Placed>& replicas,
+                                       const ExportOptions& options,
+                                       std::string* script) {
+  std::vector<Json> objects;
+  std::string steps;
+  int step = 0;
+  for (size_t i = 0; i < replicas.size();) {
+    size_t j = i;
+    while (j < replicas.size() && replicas[j].gpu == replicas[i].gpu) ++j;
+    std::vector<Placed> on(replicas.begin() + i, replicas.begin() + j);
+    MIGSERVE_RETURN_IF_ERROR(
+        DraGpuObjects(*replicas[i].gpu, on, options, &step, &objects, &steps));
+    i = j;
+  }
+  *script = DraApplyScript(options.serving.namespace_, steps);
+  return objects;
+}
+
+// At most one of `service`'s replicas down at a time by a voluntary
+// disruption (a node drain): the service asked for min_replicas so that
+// losing one leaves it serving. Its replicas are Deployments, whose scale
+// the disruption controller reads.
+Json ReplicaDisruptionBudget(const std::string& service,
+                             const ServingSpec& spec) {
+  Json labels = {{kManagedBy, kManager}, {kLabelService, service}};
+  return {{"apiVersion", "policy/v1"},
+          {"kind", "PodDisruptionBudget"},
+          {"metadata", ObjectMetadata(DnsLabel(service), labels, {}, spec)},
+          {"spec",
+           {{"maxUnavailable", 1}, {"selector", {{"matchLabels", labels}}}}}};
+}
+
+}  // namespace
+
+namespace {
+
+// Per node, its mig-parted entries: one `devices: [<index>]` entry per GPU
+// that holds instances.
+std::map<std::string, Json> NodeEntries(const ClusterState& state) {
+  std::map<std::string, Json> nodes;
+  for (const GpuState& g : state.gpus) {
+    if (g.slots.empty()) continue;  // idle: left as it is
+    Json devices = Json::object();
+    for (const Slot& s : g.slots) {
+      const std::string& name = g.model->profiles[s.instance.profile].name;
+      devices[name] = devices.value(name, 0) + 1;
+    }
+    Json entry = {{"devices", Json::array({g.id.index})},
+                  {"mig-enabled", true},
+                  {"mig-devices", devices}};
+    auto [it, added] = nodes.try_emplace(g.id.node, Json::array());
+    it->second.push_back(std::move(entry));
+  }
+  return nodes;
+}
+
+// The MIG manager's name of a node's layout: shared by every node that has
+// it.
+std::string MigManagerConfigName(const Json& entries) {
+  return "migserve-" + ShortHash(entries.dump());
+}
+
+}  // namespace
+
+std::map<std::string, std::string> ModelsOf(const ClusterState& state) {
+  std::map<std::string, std::string> models;
+  for (const GpuState& g : state.gpus) {
+    for (const Slot& s : g.slots) {
+      if (s.replica) models[s.replica->service] = ModelOf(*s.replica);
+    }
+  }
+  return models;
+}
+
+std::map<std::string, std::string> MigManagerConfigOfNodes(
+    const ClusterState& state) {
+  std::map<std::string, std::string> out;
+  for (const auto& [node, entries] : NodeEntries(state)) {
+    out[node] = MigManagerConfigName(entries);
+  }
+  return out;
+}
+
+std::string MigPartedConfig(const ClusterState& state) {
+  Json configs = Json::object();
+  for (auto& [node, entries] : NodeEntries(state)) {
+    configs[node] = std::move(entries);
+  }
+  std::string header = fmt::format(
+      "# mig-parted v1 config written by migserve export ({}): one config\n"
+      "# per node, applied by NVIDIA's MIG manager when the node's label\n"
+      "# nvidia.com/mig.config names it. mig-parted re-creates every GPU\n"
+      "# whose layout differs, so those GPUs must be idle; the migserve agent\n"
+      "# changes only the instances that differ.\n",
+      ModelNames(state));
+  return header + kube::ToYaml({{{"version", "v1"}, {"mig-configs", configs}}});
+}
+
+std::string MigManagerConfigMap(const ClusterState& state) {
+  // The Operator's own defaults, kept for the nodes that still use them.
+  Json configs = {
+      {"all-disabled", {{{"devices", "all"}, {"mig-enabled", false}}}},
+      {"all-enabled",
+       {{{"devices", "all"},
+         {"mig-enabled", true},
+         {"mig-devices", Json::object()}}}}};
+  std::map<std::string, std::vector<std::string>> nodes_of;  // by config
+  for (auto& [node, entries] : NodeEntries(state)) {
+    std::string name = MigManagerConfigName(entries);
+    nodes_of[name].push_back(node);
+    if (!configs.contains(name)) configs[name] = std::move(entries);
+  }
+  std::string config = fmt::format(
+      "# mig-parted v1 config written by migserve export ({}): the GPU\n"
+      "# Operator's defaults and one config per distinct node layout,\n"
+      "# shared by the nodes that have it.\n",
+      ModelNames(state));
+  config += kube::ToYaml({{{"version", "v1"}, {"mig-configs", configs}}});
+  Json map = {
+      {"apiVersion", "v1"},
+      {"kind", "ConfigMap"},
+      {"metadata",
+       {{"name", kMigManagerConfigMap}, {"namespace", kGpuOperatorNamespace}}},
+      {"data", {{"config.yaml", config}}}};
+  std::string labels;
+  for (const auto& [name, nodes] : nodes_of) {
+    labels += fmt::format(
+        "#   kubectl label node {} nvidia.com/mig.config={} --overwrite\n",
+        fmt::join(nodes, " "), name);
+  }
+  std::string header = fmt::format(
+      "# The GPU Operator's MIG manager config written by migserve export\n"
+      "# ({}): a config for each of its {} distinct node layouts, beside the\n"
+      "# Operator's all-disabled and all-enabled. Apply it, point the\n"
+      "# ClusterPolicy's spec.migManager.config.name at {} and label the\n"
+      "# nodes:\n{}"
+      "# The MIG manager re-creates every GPU whose layout differs, so those\n"
+      "# GPUs must be idle (docs/kubernetes.md, \"The GPU Operator\").\n",
+      ModelNames(state), nodes_of.size(), kMigManagerConfigMap, labels);
+  return header + kube::ToYaml(std::vector<Json>{map});
+}
+
+StatusOr<std::string> ReplicaObjects(const ClusterState& state,
+                                     const ExportOptions& options,
+                                     std::string* dra_apply) {
+  std::vector<Placed> replicas;
+  for (const GpuState& g : state.gpus) {
+    MIGSERVE_RETURN_IF_ERROR(CheckLabelValue(
+        g.id.node, fmt::format("node of GPU {}", g.id.ToString())));
+    for (const Slot& s : g.slots) {
+      if (!s.replica) continue;
+      MIGSERVE_RETURN_IF_ERROR(
+          CheckLabelValue(s.replica->service,
+                          fmt::format("service on GPU {}", g.id.ToString())));
+      replicas.push_back({&g, &s});
+    }
+  }
+  bool dra = options.partitioner == Partitioner::kDra;
+  std::vector<Json> objects;
+  if (dra) {
+    std::string script;
+    MIGSERVE_ASSIGN_OR_RETURN(objects, DraObjects(replicas, options, &script));
+    if (dra_apply != nullptr) *dra_apply = std::move(script);
+  } else {
+    objects = DevicePluginObjects(replicas, options);
+  }
+  std::set<std::string> served;
+  for (const Placed& p : replicas) served.insert(p.slot->replica->service);
+  for (const auto& [service, least] : options.min_replicas) {
+    if (least > 1 && served.count(service)) {
+      objects.push_back(ReplicaDisruptionBudget(service, options.serving));
+    }
+  }
+  std::string header = fmt::format(
+      "# Kubernetes objects written by migserve export ({} flavour, {}):\n"
+      "# {}\n",
+      FacetsOf(options.partitioner).flavor, ModelNames(state),
+      !dra ? "per (service, node, profile) a Deployment requesting\n"
+             "# nvidia.com/mig-<profile> (device plugin, mixed strategy)."
+           : "per replica a ResourceClaim for NVIDIA's DRA driver\n"
+             "# (DynamicMIG) and a one-replica Deployment using it.");
+  return header + kube::ToYaml(objects);
+}
+
+StatusOr<std::string> RoutingObjects(const ClusterState& state,
+                                     const ServingSpec& spec) {
+  std::map<std::string, std::string> models = ModelsOf(state);
+  MIGSERVE_RETURN_IF_ERROR(CheckRoutable(models, spec));
+  std::vector<Json> services, routes;
+  for (const auto& [service, route] : Routes(state)) {
+    for (const RouteGroup& g : route.groups) {
+      services.push_back(GroupService(service, g, spec));
+    }
+    routes.push_back(HttpRoute(route, models.at(service), spec));
+  }
+  services.insert(services.end(), routes.begin(), routes.end());
+  std::string header = fmt::format(
+      "# Routing objects written by migserve export ({}): per routing group\n"
+      "# (replicas of a service with one GPU model, profile, batch and MPS\n"
+      "# processes) a Service selecting its pods, and per service an\n"
+      "# HTTPRoute on gateway {} whose backends are weighted by capacity\n"
+      "# (replicas x throughput), so no replica gets more than it serves.\n",
+      ModelNames(state), spec.gateway->name);
+  return header + kube::ToYaml(services);
+}
+
+StatusOr<std::map<std::pair<std::string, int>, std::string>> GpuUuidsOfSlices(
+    const std::string& json, const std::string& source,
+    const ClusterState* state) {
+  nlohmann::json list = nlohmann::json::parse(json, nullptr, false);
+  const nlohmann::json* items =
+      list.is_discarded() ? nullptr : ArrayAt(list, "items");
+  if (items == nullptr) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: not a ResourceSliceList (kubectl get resourceslices -o json)",
+        source));
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(
+      SliceGpus gpus,
+      GpusOfSlices(items->get<std::vector<nlohmann::json>>(), source));
+  for (const GpuState& g :
+       state != nullptr ? state->gpus : std::vector<GpuState>{}) {
+    if (!g.HasReplica()) continue;
+    auto listed = gpus.find({g.id.node, g.id.index});
+    if (listed == gpus.end()) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: no ResourceSlice of {} lists GPU {} of node {}, which the "
+          "deployment serves on",
+          source, dra::kAttributeDomain, g.id.index, g.id.node));
+    }
+    const std::string& product = listed->second.product;
+    if (product.empty()) continue;
+    StatusOr<const mig::GpuModel*> model =
+        mig::GpuCatalog::Default().Find(product);
+    if (!model.ok() || *model != g.model) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: GPU {} of node {} is a {}, the deployment places {} there",
+          source, g.id.index, g.id.node, product, g.model->name));
+    }
+  }
+  std::map<std::pair<std::string, int>, std::string> uuids;
+  for (const auto& [at, gpu] : gpus) uuids[at] = gpu.uuid;
+  return uuids;
+}
+
+StatusOr<ExportedFiles> Export(const ClusterState& state,
+                               const ExportOptions& options) {
+  ExportedFiles files;
+  if (options.partitioner == Partitioner::kGpuOperator) {
+    files.mig_manager = MigManagerConfigMap(state);
+  } else {
+    files.mig_parted = MigPartedConfig(state);
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(files.replicas,
+                            ReplicaObjects(state, options, &files.dra_apply));
+  if (options.partitioner == Partitioner::kDra)
+    files.device_classes = DeviceClasses(state);
+  if (options.serving.gateway) {
+    MIGSERVE_ASSIGN_OR_RETURN(files.routing,
+                              RoutingObjects(state, options.serving));
+  }
+  if (options.proxy) {
+    files.proxy =
+        ProxyObjects(state, ModelsOf(state), options.serving, *options.proxy);
+  }
+  return files;
+}
+
+StatusOr<WrittenExport> WriteExport(const ExportedFiles& files,
+                                    const std::string& dir) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    return Status::InvalidArgument(
+        fmt::format("{}: cannot create: {}", dir, error.message()));
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  WrittenExport done;
+  std::vector<std::string> stale;
+  for (auto [name, text] :
+       {std::pair{"mig-parted.yaml", &files.mig_parted},
+        std::pair{"mig-manager.yaml", &files.mig_manager},
+        std::pair{"replicas.yaml", &files.replicas},
+        std::pair{"routing.yaml", &files.routing},
+        std::pair{"proxy.yaml", &files.proxy},
+        std::pair{"dra-apply.sh", &files.dra_apply},
+        std::pair{"device-classes.yaml", &files.device_classes}}) {
+    std::string path = (std::filesystem::path(dir) / name).string();
+    if (!text->empty()) {
+      out.emplace_back(path, *text);
+      done.written.push_back(path);
+    } else {
+      stale.push_back(path);
+    }
+  }
+  MIGSERVE_RETURN_IF_ERROR(WriteFilesAtomic(out));
+  for (const std::string& path : stale) {
+    if (std::filesystem::remove(path, error)) done.removed.push_back(path);
+  }
+  return done;
+}
+
+}  // namespace migserve::kubernetes

@@ -1,0 +1,634 @@
+#include "kubernetes/export.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
+
+#include "deployment/deployment_json.h"
+#include "kubernetes/cluster_model.h"
+#include "kubernetes/dra_classes.h"
+#include "kubernetes/names.h"
+#include "kubernetes/routing/proxy_routes.h"
+#include "mig/gpu_catalog.h"
+#include "mig/testing/gpus.h"
+#include "util/file.h"
+#include "util/test_util.h"
+
+namespace migserve::kubernetes {
+namespace {
+
+using testing::A100;
+using testing::SourcePath;
+
+struct Loaded {
+  deployment::Deployment deployment;
+  ClusterState state;
+};
+
+Loaded Load(const std::string& name) {
+  Loaded d;
+  d.deployment =
+      deployment::LoadDeployment(SourcePath("data/deployments/" + name))
+          .value();
+  d.state = ClusterFromDeployment(d.deployment, {8, 0}).value();
+  return d;
+}
+
+Loaded LoadDay() { return Load("day.json"); }
+
+// Compares `text` with the golden file; MIGSERVE_UPDATE_GOLDEN=1 rewrites it.
+void ExpectGolden(const std::string& text, const std::string& name) {
+  std::string path = SourcePath("src/kubernetes/testdata/" + name);
+  if (std::getenv("MIGSERVE_UPDATE_GOLDEN") != nullptr) {
+    ASSERT_TRUE(WriteFileAtomic(path, text).ok());
+  }
+  auto golden = ReadFile(path);
+  ASSERT_TRUE(golden.ok()) << golden.status().ToString();
+  EXPECT_EQ(text, *golden) << "differs from " << path
+                           << " (MIGSERVE_UPDATE_GOLDEN=1 to rewrite)";
+}
+
+ServingSpec TritonSpec() {
+  return LoadServingSpec(SourcePath("examples/triton/serving.yaml")).value();
+}
+
+// The GPUs' UUIDs of the night deployment's node, from the driver's
+// ResourceSlices (another driver's slice among them).
+std::map<std::pair<std::string, int>, std::string> NightUuids() {
+  std::string source =
+      SourcePath("src/kubernetes/testdata/night-dra/resource-slices.json");
+  return GpuUuidsOfSlices(ReadFile(source).value(), source).value();
+}
+
+TEST(ExportTest, DayAndNightMatchTheGoldenFiles) {
+  // Day with the Triton example's serving spec and routes; night with the
+  // built-in template and no routes.
+  Loaded day = LoadDay();
+  ExportOptions options;
+  options.serving = TritonSpec();
+  options.proxy = ProxyExport{};
+  auto plugin = Export(day.state, options);
+  ASSERT_TRUE(plugin.ok()) << plugin.status().ToString();
+  ExpectGolden(plugin->mig_parted, "day/mig-parted.yaml");
+  ExpectGolden(plugin->replicas, "day/replicas.yaml");
+  ExpectGolden(plugin->routing, "day/routing.yaml");
+  ExpectGolden(plugin->proxy, "day/proxy.yaml");
+  Loaded night = Load("night.json");
+  options = {};
+  options.partitioner = Partitioner::kDra;
+  options.gpu_uuids = NightUuids();
+  auto dra = Export(night.state, options);
+  ASSERT_TRUE(dra.ok());
+  EXPECT_EQ(dra->proxy, "");
+  ExpectGolden(dra->mig_parted, "night-dra/mig-parted.yaml");
+  ExpectGolden(dra->replicas, "night-dra/replicas.yaml");
+  ExpectGolden(dra->dra_apply, "night-dra/dra-apply.sh");
+  ExpectGolden(dra->device_classes, "night-dra/device-classes.yaml");
+  EXPECT_EQ(dra->routing, "");
+  EXPECT_EQ(plugin->device_classes, "");
+}
+
+// A class per profile placed, each naming the device plugin's resource;
+// a profile whose resource name has a '+' gets a class without it.
+TEST(ExportTest, DeviceClassesNameTheDevicePluginsResources) {
+  const mig::GpuModel& a100 = A100();
+  using migserve::testing::A100Instance;
+  ClusterState state;
+  state.gpus.push_back({{"n", 0},
+                        &a100,
+                        {{A100Instance("1g.10gb", 0), {}},
+                         {A100Instance("1g.10gb+me", 1), {}},
+                         {A100Instance("1g.10gb", 2), {}}}});
+  std::vector<YAML::Node> classes = YAML::LoadAll(DeviceClasses(state));
+  ASSERT_EQ(classes.size(), 2u);
+  EXPECT_EQ(classes[0]["metadata"]["name"].as<std::string>(),
+            "migserve-mig-1g-10gb");
+  EXPECT_EQ(classes[0]["spec"]["extendedResourceName"].as<std::string>(),
+            "nvidia.com/mig-1g.10gb");
+  EXPECT_EQ(
+      classes[0]["spec"]["selectors"][0]["cel"]["expression"].as<std::string>(),
+      "device.driver == 'gpu.nvidia.com' && "
+      "device.attributes['gpu.nvidia.com'].type == 'mig' && "
+      "device.attributes['gpu.nvidia.com'].profile == '1g.10gb'");
+  EXPECT_EQ(classes[1]["metadata"]["name"].as<std::string>(),
+            "migserve-mig-1g-10gb-me");
+  EXPECT_FALSE(classes[1]["spec"]["extendedResourceName"]);
+  EXPECT_NE(DeviceClasses(state).find(
+                "# No extended resource for 1g.10gb+me: not a valid resource "
+                "name."),
+            std::string::npos);
+}
+
+// Slices are checked against the deployment they pin (issue 76: slices with
+// duplicate UUIDs or of another product were taken, exit 0): each GPU it
+// serves on is listed, as the product it places there, by a UUID no other
+// GPU has.
+TEST(ExportTest, ResourceSlicesMustListTheDeploymentsGpusAsTheyAre) {
+  Loaded night = Load("night.json");
+  std::string source =
+      SourcePath("src/kubernetes/testdata/night-dra/resource-slices.json");
+  nlohmann::json slices = nlohmann::json::parse(ReadFile(source).value());
+  ASSERT_TRUE(GpuUuidsOfSlices(slices.dump(), "s.json", &night.state).ok());
+  // The device of GPU `minor` of node-0 in `list`, and its slice's name.
+  std::string slice_of_1;
+  auto gpu = [&](nlohmann::json* list, int minor) -> nlohmann::json& {
+    for (nlohmann::json& item : (*list)["items"]) {
+      if (item["spec"].value("nodeName", "") != "node-0") continue;
+      for (nlohmann::json& d : item["spec"]["devices"]) {
+        if (d["name"] == "gpu-" + std::to_string(minor)) {
+          if (minor == 1) slice_of_1 = item["metadata"]["name"];
+          return d;
+        }
+      }
+    }
+    ADD_FAILURE() << "no gpu-" << minor;
+    return (*list)["items"][0];
+  };
+  nlohmann::json twice = slices;
+  gpu(&twice, 1)["attributes"]["uuid"] = gpu(&twice, 0)["attributes"]["uuid"];
+  EXPECT_EQ(
+      GpuUuidsOfSlices(twice.dump(), "s.json").status().message(),
+      fmt::format("s.json: ResourceSlice {}: device gpu-1 of node node-0: "
+                  "uuid GPU-4b1e0c7d-2f3a-4c5b-8d6e-000000000000 is GPU 0 of "
+                  "node node-0 already",
+                  slice_of_1));
+  nlohmann::json other = slices;
+  gpu(&other,
+      0)["attributes"]["productName"] = {{"string", "NVIDIA H100 80GB HBM3"}};
+  EXPECT_EQ(
+      GpuUuidsOfSlices(other.dump(), "s.json", &night.state).status().message(),
+      "s.json: GPU 0 of node node-0 is a NVIDIA H100 80GB HBM3, the "
+      "deployment places A100-SXM4-80GB there");
+  nlohmann::json missing = slices;
+  gpu(&missing, 0)["name"] = "not-a-gpu";
+  EXPECT_EQ(GpuUuidsOfSlices(missing.dump(), "s.json", &night.state)
+                .status()
+                .message(),
+            "s.json: no ResourceSlice of gpu.nvidia.com lists GPU 0 of node "
+            "node-0, which the deployment serves on");
+}
+
+TEST(ExportTest, ResourceSlicesGiveEachGpusUuid) {
+  auto uuids = NightUuids();
+  ASSERT_EQ(uuids.size(), 6u);
+  EXPECT_EQ((uuids[{"node-0", 5}]), "GPU-4b1e0c7d-2f3a-4c5b-8d6e-000000000005");
+  EXPECT_EQ(GpuUuidsOfSlices("[]", "s.json").status().message(),
+            "s.json: not a ResourceSliceList (kubectl get resourceslices -o "
+            "json)");
+  std::string hostile =
+      R"({"items": [{"metadata": {"name": "x"}, "spec": {"driver": )"
+      R"("gpu.nvidia.com", "nodeName": "n", "devices": [{"name": "gpu-0", )"
+      R"("attributes": {"uuid": {"string": "GPU-1' || true || '"}}}]}}]})";
+  EXPECT_EQ(GpuUuidsOfSlices(hostile, "s.json").status().message(),
+            "s.json: ResourceSlice x: device gpu-0: no node, or no plain "
+            "attributes.uuid.string");
+  // Fields of other types are absent, never a crash.
+  for (const char* odd :
+       {R"({"items": [1, "x", null, {"spec": 2}]})",
+        R"({"items": [{"spec": {"driver": 1, "devices": 2}}]})",
+        R"({"items": [{"spec": {"driver": "gpu.nvidia.com", "devices": )"
+        R"([3, {"name": 4}, {"name": "gpu-1", "attributes": 5}]}}]})"}) {
+    auto read = GpuUuidsOfSlices(odd, "s.json");
+    EXPECT_TRUE(read.ok() ||
+                read.status().code() == Status::Code::kInvalidArgument)
+        << odd;
+  }
+  EXPECT_FALSE(GpuUuidsOfSlices(R"({"items": 1})", "s.json").ok());
+}
+
+// Where first-fit would put a planned instance below its start, a holding
+// claim and its pause pod take the lower slices first, and dra-apply.sh
+// releases them once the GPU's claims are allocated.
+TEST(ExportTest, DraClaimsHoldTheHolesFirstFitWouldTake) {
+  Loaded night = Load("night.json");
+  for (Slot& s : night.state.gpus[0].slots) {
+    if (s.instance.start == 4 || s.instance.start == 5) s.replica.reset();
+  }
+  ExportOptions options;
+  options.partitioner = Partitioner::kDra;
+  options.gpu_uuids = NightUuids();
+  std::string script;
+  auto text = ReplicaObjects(night.state, options, &script);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  std::string hold = "hold-node-0-0-4";
+  size_t step = script.find("step 4 " + hold + " gpu-0-mig-1g20gb-15-4\n");
+  size_t six =
+      script.find("step 5 bert-1-node-0-g0-1g-10gb-6 gpu-0-mig-1g10gb-19-6\n");
+  size_t release = script.find("release " + hold + "\n");
+  ASSERT_NE(step, std::string::npos) << script;
+  ASSERT_NE(six, std::string::npos) << script;
+  EXPECT_LT(step, six);
+  EXPECT_LT(six, release);
+  EXPECT_EQ(script.find("release", release + 1), std::string::npos);
+  std::vector<YAML::Node> docs = YAML::LoadAll(*text);
+  int holds = 0;
+  for (const YAML::Node& d : docs) {
+    if (d["metadata"]["name"].as<std::string>() != hold) continue;
+    ++holds;
+    EXPECT_EQ(d["metadata"]["labels"][kLabelClaimStep].as<std::string>(), "4");
+    if (d["kind"].as<std::string>() == "Pod") {
+      EXPECT_EQ(d["spec"]["containers"][0]["image"].as<std::string>(),
+                kPauseImage);
+    } else {
+      EXPECT_EQ(d["spec"]["devices"]["requests"][0]["exactly"]["selectors"][0]
+                 ["cel"]["expression"]
+                     .as<std::string>(),
+                "device.attributes['gpu.nvidia.com'].profile == '1g.20gb' && "
+                "device.attributes['gpu.nvidia.com'].parentUUID == "
+                "'GPU-4b1e0c7d-2f3a-4c5b-8d6e-000000000000'");
+    }
+  }
+  EXPECT_EQ(holds, 2);  // the claim and its pod
+  options.gpu_uuids.erase({"node-0", 3});
+  EXPECT_EQ(ReplicaObjects(night.state, options).status().message(),
+            "the resource slices list no GPU node-0/3 (no device gpu-3 of "
+            "driver gpu.nvidia.com on node node-0)");
+}
+
+// proxy.yaml's ConfigMap holds every service's route with every replica,
+// and its Deployment runs as many proxies as the credits count.
+TEST(ExportTest, TheProxysRoutesNameEveryReplica) {
+  Loaded day = LoadDay();
+  ExportOptions options;
+  options.proxy = ProxyExport{3, "migserve:test"};
+  auto files = Export(day.state, options);
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  int kinds = 0;
+  for (const YAML::Node& doc : YAML::LoadAll(files->proxy)) {
+    std::string kind = doc["kind"].as<std::string>();
+    ++kinds;
+    if (kind == "Deployment") {
+      EXPECT_EQ(doc["spec"]["replicas"].as<int>(), 3);
+      EXPECT_EQ(doc["spec"]["template"]["spec"]["containers"][0]["image"]
+                    .as<std::string>(),
+                "migserve:test");
+    }
+    if (kind != "ConfigMap") continue;
+    nlohmann::json map = {{"data", nlohmann::json::object()}};
+    for (const auto& entry : doc["data"]) {
+      map["data"][entry.first.as<std::string>()] =
+          entry.second.as<std::string>();
+    }
+    auto routes = ParseProxyRoutes(map);
+    ASSERT_TRUE(routes.ok()) << routes.status().ToString();
+    EXPECT_EQ(routes->generation, 1);
+    std::map<std::string, ServiceRoute> want = Routes(day.state);
+    ASSERT_EQ(routes->services.size(), want.size());
+    for (const auto& [service, route] : want) {
+      EXPECT_EQ(routes->services.at(service).route, route) << service;
+    }
+  }
+  EXPECT_EQ(kinds, 7);  // ServiceAccount, Role, RoleBinding, ConfigMap,
+                        // Deployment, PodDisruptionBudget, Service
+}
+
+// RBAC lets the proxy patch any pod of its namespace; with the namespace
+// known, an admission policy holds it to its own pod's annotations.
+TEST(ExportTest, TheProxyMayChangeOnlyItsOwnPod) {
+  Loaded day = LoadDay();
+  ExportOptions options;
+  options.proxy = ProxyExport{};
+  options.serving.namespace_ = "ns";
+  auto files = Export(day.state, options);
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  int policies = 0;
+  for (const YAML::Node& doc : YAML::LoadAll(files->proxy)) {
+    std::string kind = doc["kind"].as<std::string>();
+    if (kind == "ValidatingAdmissionPolicy") {
+      ++policies;
+      EXPECT_EQ(
+          doc["spec"]["matchConditions"][0]["expression"].as<std::string>(),
+          "request.userInfo.username == "
+          "\"system:serviceaccount:ns:migserve-proxy\"");
+      EXPECT_NE(
+          doc["spec"]["validations"][0]["expression"].as<std::string>().find(
+              "authentication.kubernetes.io/pod-name"),
+          std::string::npos);
+    }
+    if (kind == "ValidatingAdmissionPolicyBinding") {
+      EXPECT_EQ(doc["spec"]["policyName"].as<std::string>(),
+                "migserve-proxy-own-pod-ns");
+    }
+  }
+  EXPECT_EQ(policies, 1);
+}
+
+TEST(ExportTest, PodsRunTheSpecsTemplateWithTheReplicaContract) {
+  Loaded day = LoadDay();
+  ExportOptions options;
+  options.serving = TritonSpec();
+  std::vector<YAML::Node> objects =
+      YAML::LoadAll(ReplicaObjects(day.state, options).value());
+  int bert = 0;
+  for (const YAML::Node& d : objects) {
+    YAML::Node pod = d["spec"]["template"];
+    YAML::Node c = pod["spec"]["containers"][0];
+    EXPECT_EQ(c["image"].as<std::string>(),
+              "nvcr.io/nvidia/tritonserver:24.08-py3");
+    EXPECT_EQ(c["command"][1].as<std::string>(), "/scripts/start-replica.sh");
+    EXPECT_EQ(c["resources"]["requests"]["memory"].as<std::string>(), "16Gi");
+    EXPECT_EQ(c["resources"]["limits"].size(), 2u);  // memory, MIG device
+    EXPECT_EQ(pod["spec"]["volumes"].size(), 3u);
+    EXPECT_EQ(pod["spec"]["tolerations"].size(), 1u);
+    EXPECT_EQ(pod["metadata"]["labels"]["app.kubernetes.io/part-of"]
+                  .as<std::string>(),
+              "inference");
+    std::map<std::string, std::string> env;
+    for (const YAML::Node& v : c["env"]) {
+      env[v["name"].as<std::string>()] = v["value"].as<std::string>();
+    }
+    std::string service =
+        d["metadata"]["labels"][kLabelService].as<std::string>();
+    EXPECT_EQ(env["MIGSERVE_SERVICE"], service);
+    EXPECT_EQ(env["MIGSERVE_BATCH"],
+              d["metadata"]["annotations"][kAnnotationBatch].as<std::string>());
+    EXPECT_EQ(env["MIGSERVE_GROUP"],
+              pod["metadata"]["labels"][kLabelGroup].as<std::string>());
+    EXPECT_EQ(env["MIGSERVE_PORT"], "8000");
+    EXPECT_EQ(env.count("MIGSERVE_GPU"), 0u);  // the device plugin picks
+    // The contract comes first, the template's variables after it.
+    EXPECT_EQ(c["env"][0]["name"].as<std::string>(), "MIGSERVE_SERVICE");
+    if (service == "bert-1") {
+      ++bert;
+      EXPECT_EQ(env["MAX_QUEUE_DELAY_US"], "5000");
+    } else {
+      EXPECT_EQ(env["MAX_QUEUE_DELAY_US"], "2000");
+    }
+  }
+  EXPECT_GT(bert, 0);
+}
+
+TEST(ExportTest, RoutesWeighGroupsByCapacity) {
+  Loaded day = LoadDay();
+  ExportOptions options;
+  options.serving = TritonSpec();
+  std::vector<YAML::Node> objects =
+      YAML::LoadAll(RoutingObjects(day.state, options.serving).value());
+  // Group Services by name, and what each selects.
+  std::map<std::string, double> capacity;  // group -> replicas x throughput
+  for (const GpuState& g : day.state.gpus) {
+    for (const Slot& s : g.slots) {
+      if (!s.replica) continue;
+      std::string group = GroupName(s.replica->service,
+                                    GroupOf(*s.replica, *g.model, s.instance));
+      capacity[group] += s.replica->credit;
+    }
+  }
+  int services = 0, routes = 0;
+  for (const YAML::Node& o : objects) {
+    std::string kind = o["kind"].as<std::string>();
+    if (kind == "Service") {
+      ++services;
+      std::string name = o["metadata"]["name"].as<std::string>();
+      EXPECT_EQ(o["spec"]["selector"][kLabelGroup].as<std::string>(), name);
+      EXPECT_EQ(capacity.count(name), 1u) << name;
+      continue;
+    }
+    ASSERT_EQ(kind, "HTTPRoute");
+    ++routes;
+    EXPECT_EQ(o["apiVersion"].as<std::string>(),
+              "gateway.networking.k8s.io/v1");
+    EXPECT_EQ(o["spec"]["parentRefs"][0]["name"].as<std::string>(),
+              "inference");
+    YAML::Node rule = o["spec"]["rules"][0];
+    std::string service =
+        o["metadata"]["labels"][kLabelService].as<std::string>();
+    std::string model;
+    for (const workload::Service& s : day.deployment.services) {
+      if (s.name == service) model = s.model;
+    }
+    EXPECT_EQ(rule["matches"][0]["path"]["value"].as<std::string>(),
+              "/v2/models/" + model);
+    double weights = 0, total = 0;
+    for (const YAML::Node& b : rule["backendRefs"]) {
+      weights += b["weight"].as<double>();
+      total += capacity.at(b["name"].as<std::string>());
+    }
+    for (const YAML::Node& b : rule["backendRefs"]) {
+      EXPECT_NEAR(b["weight"].as<double>() / weights,
+                  capacity.at(b["name"].as<std::string>()) / total, 1e-5)
+          << service;
+      EXPECT_EQ(b["port"].as<int>(), 8000);
+    }
+  }
+  EXPECT_EQ(routes, 5);
+  EXPECT_EQ(services, static_cast<int>(capacity.size()));
+  // densenet169-1 and inceptionv3-1 have replicas of two sizes.
+  EXPECT_GT(services, routes);
+}
+
+TEST(ExportTest, RoutingNeedsAGatewayAndDistinctModelPaths) {
+  Loaded day = LoadDay();
+  ServingSpec spec;
+  EXPECT_NE(RoutingObjects(day.state, spec)
+                .status()
+                .message()
+                .find("routing.gateway is not set"),
+            std::string::npos);
+  spec.gateway = GatewayRef{"gw", "", ""};
+  for (GpuState& g : day.state.gpus) {
+    for (Slot& s : g.slots) {
+      if (s.replica) s.replica->model = "same";
+    }
+  }
+  auto shared = RoutingObjects(day.state, spec);
+  ASSERT_FALSE(shared.ok());
+  EXPECT_NE(shared.status().message().find("set routing.match: header"),
+            std::string::npos)
+      << shared.status().message();
+  spec.match = RouteMatch::kHeader;
+  auto by_header = RoutingObjects(day.state, spec);
+  ASSERT_TRUE(by_header.ok());
+  EXPECT_NE(by_header->find("name: migserve-service"), std::string::npos);
+}
+
+TEST(ExportTest, MigPartedHasEveryInstanceOfEveryGpuPerNode) {
+  Loaded day = LoadDay();
+  YAML::Node spec = YAML::Load(MigPartedConfig(day.state));
+  EXPECT_EQ(spec["version"].as<std::string>(), "v1");
+  int entries = 0;
+  for (const GpuState& g : day.state.gpus) {
+    YAML::Node node = spec["mig-configs"][g.id.node];
+    ASSERT_TRUE(node.IsSequence()) << g.id;
+    bool found = false;
+    for (const YAML::Node& entry : node) {
+      if (entry["devices"][0].as<int>() != g.id.index) continue;
+      found = true;
+      ++entries;
+      EXPECT_TRUE(entry["mig-enabled"].as<bool>());
+      std::map<std::string, int> want;
+      for (const Slot& s : g.slots)
+        ++want[A100().profiles[s.instance.profile].name];
+      using Counts = std::map<std::string, int>;
+      EXPECT_EQ(entry["mig-devices"].as<Counts>(), want) << "GPU " << g.id;
+    }
+    EXPECT_TRUE(found) << "GPU " << g.id;
+  }
+  EXPECT_EQ(entries, static_cast<int>(day.state.gpus.size()));
+}
+
+// An idle GPU (an inventory GPU the deployment does not use) is left out:
+// `mig-devices: {}` would clear whatever runs on it. A node with only idle
+// GPUs gets no config.
+TEST(ExportTest, MigPartedLeavesIdleGpusAlone) {
+  Loaded day = LoadDay();
+  day.state.gpus.push_back({{"spare", 0}, &A100(), {}});
+  std::string used = day.state.gpus.front().id.node;
+  day.state.gpus.push_back({{used, 8}, &A100(), {}});
+  YAML::Node spec = YAML::Load(MigPartedConfig(day.state));
+  EXPECT_FALSE(spec["mig-configs"]["spare"].IsDefined());
+  for (const YAML::Node& entry : spec["mig-configs"][used]) {
+    EXPECT_NE(entry["devices"][0].as<int>(), 8);
+    EXPECT_GT(entry["mig-devices"].size(), 0u);
+  }
+}
+
+// The gpu-operator flavour writes the ConfigMap the Operator's MIG
+// manager reads (key config.yaml) by the Operator's conventions, and no
+// bare mig-parted file; its replicas are the device plugin's. A fleet with
+// N distinct node layouts has N configs, shared by the nodes that have
+// them, plus the Operator's all-disabled and all-enabled.
+TEST(ExportTest, GpuOperatorFlavourWritesTheMigManagersConfigMap) {
+  Loaded day = LoadDay();
+  ExportOptions options;
+  options.partitioner = Partitioner::kGpuOperator;
+  auto files = Export(day.state, options);
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  EXPECT_TRUE(files->mig_parted.empty());
+  YAML::Node map = YAML::Load(files->mig_manager);
+  EXPECT_EQ(map["kind"].as<std::string>(), "ConfigMap");
+  EXPECT_EQ(map["metadata"]["name"].as<std::string>(), "custom-mig-config");
+  EXPECT_EQ(map["metadata"]["namespace"].as<std::string>(), "gpu-operator");
+  YAML::Node per_node = YAML::Load(MigPartedConfig(day.state))["mig-configs"];
+  YAML::Node configs =
+      YAML::Load(map["data"]["config.yaml"].as<std::string>())["mig-configs"];
+  EXPECT_EQ(configs["all-disabled"][0]["mig-enabled"].as<bool>(), false);
+  EXPECT_EQ(configs["all-disabled"][0]["devices"].as<std::string>(), "all");
+  EXPECT_EQ(configs["all-enabled"][0]["mig-enabled"].as<bool>(), true);
+  // day's three nodes have three layouts; a fourth node with node-0's
+  // layout shares node-0's config.
+  EXPECT_EQ(configs.size(), 2u + per_node.size());
+  ClusterState more = day.state;
+  for (const GpuState& g : day.state.gpus) {
+    if (g.id.node != "node-0") continue;
+    GpuState copy = g;
+    copy.id.node = "node-3";
+    more.gpus.push_back(copy);
+  }
+  more.Sort();
+  std::string shared = MigManagerConfigMap(more);
+  YAML::Node shared_configs =
+      YAML::Load(YAML::Load(shared)["data"]["config.yaml"]
+                     .as<std::string>())["mig-configs"];
+  EXPECT_EQ(shared_configs.size(), configs.size());
+  EXPECT_NE(shared.find("kubectl label node node-0 node-3 "
+                        "nvidia.com/mig.config=migserve-"),
+            std::string::npos)
+      << shared;
+  auto body = [](const std::string& text) {
+    return text.substr(text.find('\n'));  // after the header's first line
+  };
+  EXPECT_EQ(body(files->replicas),
+            body(ReplicaObjects(day.state, ExportOptions()).value()));
+  ExpectGolden(files->mig_manager, "day/mig-manager.yaml");
+}
+
+// Sums, per service, the replicas that the objects run and the throughput
+// the deployment gives them: every replica is exported exactly once.
+TEST(ExportTest, EveryReplicaIsRunExactlyOnceInBothFlavours) {
+  Loaded day = LoadDay();
+  std::map<std::string, int> want;
+  for (const GpuState& g : day.state.gpus) {
+    for (const Slot& s : g.slots) {
+      if (s.replica) ++want[s.replica->service];
+    }
+  }
+  for (Partitioner flavor : {Partitioner::kAgent, Partitioner::kDra}) {
+    ExportOptions options;
+    options.partitioner = flavor;
+    auto text = ReplicaObjects(day.state, options);
+    ASSERT_TRUE(text.ok());
+    std::map<std::string, int> got;
+    int claims = 0;
+    for (const YAML::Node& doc : YAML::LoadAll(*text)) {
+      std::string kind = doc["kind"].as<std::string>();
+      if (kind == "ResourceClaim") {
+        ++claims;
+        continue;
+      }
+      ASSERT_EQ(kind, "Deployment");
+      EXPECT_EQ(doc["spec"]["template"]["spec"]["nodeSelector"]
+                   ["kubernetes.io/hostname"]
+                       .as<std::string>(),
+                doc["metadata"]["labels"][kLabelNode].as<std::string>());
+      got[doc["metadata"]["labels"][kLabelService].as<std::string>()] +=
+          doc["spec"]["replicas"].as<int>();
+    }
+    EXPECT_EQ(got, want);
+    int total = 0;
+    for (const auto& [s, n] : want) total += n;
+    EXPECT_EQ(claims, flavor == Partitioner::kDra ? total : 0);
+  }
+}
+
+// A service that asked for min_replicas gets a disruption budget over its
+// replicas (one down at a time); a service that did not, or has no
+// replica, gets none.
+TEST(ExportTest, ServicesWithMinReplicasGetADisruptionBudget) {
+  Loaded day = LoadDay();
+  std::string service;
+  for (const Slot& s : day.state.gpus[0].slots) {
+    if (s.replica) service = s.replica->service;
+  }
+  ASSERT_FALSE(service.empty());
+  ExportOptions options;
+  options.min_replicas = {{service, 2}, {"absent", 3}};
+  auto text = ReplicaObjects(day.state, options);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  std::vector<YAML::Node> budgets;
+  for (const YAML::Node& doc : YAML::LoadAll(*text)) {
+    if (doc["kind"].as<std::string>() == "PodDisruptionBudget") {
+      budgets.push_back(doc);
+    }
+  }
+  ASSERT_EQ(budgets.size(), 1u);
+  EXPECT_EQ(budgets[0]["spec"]["maxUnavailable"].as<int>(), 1);
+  EXPECT_EQ(budgets[0]["spec"]["selector"]["matchLabels"][kLabelService]
+                .as<std::string>(),
+            service);
+  EXPECT_EQ(budgets[0]["metadata"]["namespace"].IsDefined(), false);
+}
+
+TEST(ExportTest, LabelValuesStayStringsAndNamesAreDnsLabels) {
+  EXPECT_EQ(DnsLabel("BERT_large.v2--x-"), "bert-large-v2-x");
+  std::string longest(80, 'a');
+  std::string name = DnsLabel(longest);
+  EXPECT_EQ(name.size(), 63u);
+  EXPECT_NE(name, DnsLabel(longest + "b"));
+  EXPECT_TRUE(CheckLabelValue("resnet50-a", "service").ok());
+  EXPECT_FALSE(CheckLabelValue("bad name", "service").ok());
+  EXPECT_FALSE(CheckLabelValue("-x", "service").ok());
+  Loaded day = LoadDay();
+  ExportOptions options;
+  options.partitioner = Partitioner::kDra;
+  auto text = ReplicaObjects(day.state, options);
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("migserve.io/gpu: \"0\""), std::string::npos);
+}
+
+TEST(ExportTest, RefusesAServiceThatCannotBeALabel) {
+  Loaded day = LoadDay();
+  for (GpuState& g : day.state.gpus) {
+    for (Slot& s : g.slots) {
+      if (s.replica) s.replica->service = "has space";
+    }
+  }
+  auto text = ReplicaObjects(day.state, ExportOptions());
+  ASSERT_FALSE(text.ok());
+  EXPECT_NE(text.status().message().find("\"has space\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace migserve::kubernetes

@@ -1,0 +1,79 @@
+#include "kubernetes/names.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
+
+#include "kubernetes/cluster_model.h"
+#include "util/json_fields.h"
+#include "util/plain_name.h"
+
+namespace migserve::kubernetes {
+
+std::string ReplicaName(const std::string& service, const std::string& node,
+                        int index, const mig::Profile& profile, int start) {
+  return DnsLabel(fmt::format("{}-{}-g{}-{}-{}", service, node, index,
+                              profile.name, start));
+}
+
+std::string GroupName(const std::string& service, const RouteGroup& group) {
+  // A Service's name must start with a letter (DNS-1035).
+  const auto& [gpu_model, profile, batch, procs, credit] = KeyOf(group);
+  std::string name =
+      DnsLabel(fmt::format("{}-{}-b{}-p{}-c{}-{}", service, profile, batch,
+                           procs, credit, gpu_model));
+  if (!std::isalpha(static_cast<unsigned char>(name.front()))) {
+    name = DnsLabel("g-" + name);
+  }
+  return name;
+}
+
+std::string MigResourceName(const mig::Profile& profile) {
+  return "nvidia.com/mig-" + profile.name;
+}
+
+std::string RouteName(const std::string& service) { return DnsLabel(service); }
+
+Status CheckLabelValue(std::string_view value, std::string_view what) {
+  if (IsPlainName(value)) return Status::Ok();
+  return Status::InvalidArgument(fmt::format(
+      "{} \"{}\" is not a Kubernetes label value (at most 63 letters, digits, "
+      "'-', '_' or '.', starting and ending with a letter or digit)",
+      what, value));
+}
+
+namespace {
+
+// Entry `key` of the metadata's map `map` of `object`, or "".
+std::string MetadataEntry(const nlohmann::json& object, const char* map,
+                          const std::string& key) {
+  auto meta = object.is_object() ? object.find("metadata") : object.end();
+  if (meta == object.end()) return "";
+  return StringField(*meta, map, key.c_str()).value_or("");
+}
+
+}  // namespace
+
+std::string Annotation(const nlohmann::json& object, const std::string& key) {
+  return MetadataEntry(object, "annotations", key);
+}
+
+std::string Label(const nlohmann::json& object, const std::string& key) {
+  return MetadataEntry(object, "labels", key);
+}
+
+StatusOr<long> EpochOf(const nlohmann::json& object) {
+  std::string text = Annotation(object, kAnnotationEpoch);
+  if (text.empty()) return 0;
+  char* end = nullptr;
+  long epoch = std::strtol(text.c_str(), &end, 10);
+  if (*end != '\0' || epoch < 0) {
+    return Status::InvalidArgument(fmt::format(
+        "annotation {}: '{}' is not an epoch", kAnnotationEpoch, text));
+  }
+  return epoch;
+}
+
+}  // namespace migserve::kubernetes

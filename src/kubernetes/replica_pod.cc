@@ -1,0 +1,190 @@
+#include "kubernetes/replica_pod.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "kubernetes/cluster_model.h"
+#include "kubernetes/names.h"
+#include "util/csv.h"
+#include "util/json_fields.h"
+
+namespace migserve::kubernetes {
+namespace {
+
+std::string GroupNameOf(const Replica& replica, const InstanceRef& at) {
+  return GroupName(replica.service, GroupOf(replica, *at.model, at.instance));
+}
+
+}  // namespace
+
+Json ReplicaContract(const Replica& replica, const std::string& model,
+                     const ReplicaPlace& place, const ServingSpec& spec) {
+  const InstanceRef& at = place.at;
+  std::vector<std::pair<const char*, std::string>> vars = {
+      {"MIGSERVE_SERVICE", replica.service},
+      {"MIGSERVE_MODEL", model},
+      {"MIGSERVE_BATCH", std::to_string(replica.batch)},
+      {"MIGSERVE_PROCS", std::to_string(replica.procs)},
+      {"MIGSERVE_PROFILE", at.model->profiles[at.instance.profile].name},
+      {"MIGSERVE_GPU_MODEL", at.model->name},
+      {"MIGSERVE_NODE", at.gpu.node}};
+  if (place.exact) {
+    vars.push_back({"MIGSERVE_GPU", std::to_string(at.gpu.index)});
+    vars.push_back({"MIGSERVE_START", std::to_string(at.instance.start)});
+  }
+  vars.push_back({"MIGSERVE_THROUGHPUT", fmt::format("{}", replica.credit)});
+  vars.push_back(
+      {"MIGSERVE_LATENCY_MS", fmt::format("{}", replica.latency_ms)});
+  vars.push_back({"MIGSERVE_GROUP", GroupNameOf(replica, at)});
+  vars.push_back(
+      {"MIGSERVE_PORT", std::to_string(spec.RoutePort(replica.service))});
+  Json env = Json::array();
+  for (const auto& [name, value] : vars) {
+    env.push_back({{"name", name}, {"value", value}});
+  }
+  return env;
+}
+
+Json RestrictedContainerSecurity() {
+  return {{"allowPrivilegeEscalation", false},
+          {"capabilities", {{"drop", {"ALL"}}}}};
+}
+
+Json ServerContainer(const Replica& replica, const std::string& model,
+                     const ReplicaPlace& place, const ServingSpec& spec,
+                     const Json& device) {
+  Json pod = spec.TemplateFor(replica.service);
+  Json container = {{"name", "server"}, {"image", pod["image"]}};
+  if (pod.contains("imagePullPolicy")) {
+    container["imagePullPolicy"] = pod["imagePullPolicy"];
+  }
+  for (const char* key : {"command", "args"}) {
+    if (pod.contains(key)) container[key] = pod[key];
+  }
+  Json env = ReplicaContract(replica, model, place, spec);
+  for (const Json& var : pod.value("env", Json::array())) env.push_back(var);
+  container["env"] = std::move(env);
+  for (const char* key : {"ports", "readinessProbe", "livenessProbe",
+                          "startupProbe", "volumeMounts"}) {
+    if (pod.contains(key)) container[key] = pod[key];
+  }
+  Json resources = pod.value("resources", Json::object());
+  for (const auto& [key, value] : device.items()) {
+    if (value.is_object()) {
+      for (const auto& [name, amount] : value.items()) {
+        resources[key][name] = amount;
+      }
+    } else {
+      resources[key] = value;
+    }
+  }
+  container["resources"] = std::move(resources);
+  container["securityContext"] = RestrictedContainerSecurity();
+  return container;
+}
+
+Json ReplicaLabels(const Replica& replica, const InstanceRef& at) {
+  return {{kManagedBy, kManager},
+          {kLabelService, replica.service},
+          {kLabelNode, at.gpu.node},
+          {kLabelGpu, std::to_string(at.gpu.index)},
+          {kLabelProfile, at.model->profiles[at.instance.profile].name},
+          {kLabelStart, std::to_string(at.instance.start)},
+          {kLabelGroup, GroupNameOf(replica, at)}};
+}
+
+Json GroupLabels(const std::string& service, const std::string& group) {
+  return {
+      {kManagedBy, kManager}, {kLabelService, service}, {kLabelGroup, group}};
+}
+
+Json ReplicaAnnotations(const Replica& r, const std::string& owner) {
+  Json notes = {{kAnnotationOwner, owner},
+                {kAnnotationBatch, std::to_string(r.batch)},
+                {kAnnotationProcs, std::to_string(r.procs)},
+                {kAnnotationThroughput, fmt::format("{}", r.credit)},
+                {kAnnotationLatency, fmt::format("{}", r.latency_ms)}};
+  if (!r.model.empty()) notes[kAnnotationModel] = r.model;
+  return notes;
+}
+
+Json ObjectMetadata(const std::string& name, const Json& labels,
+                    const Json& annotations, const ServingSpec& spec) {
+  Json meta = {{"name", name}};
+  if (!spec.namespace_.empty()) meta["namespace"] = spec.namespace_;
+  meta["labels"] = labels;
+  if (!annotations.empty()) meta["annotations"] = annotations;
+  return meta;
+}
+
+Json PodMetadata(const Json& labels, const Json& annotations,
+                 const ServingSpec& spec, const std::string& service) {
+  Json pod = spec.TemplateFor(service);
+  Json all_labels = pod.value("labels", Json::object());
+  for (const auto& [key, value] : labels.items()) all_labels[key] = value;
+  Json all_annotations = pod.value("annotations", Json::object());
+  for (const auto& [key, value] : annotations.items()) {
+    all_annotations[key] = value;
+  }
+  Json meta = {{"labels", all_labels}};
+  if (!all_annotations.empty()) meta["annotations"] = all_annotations;
+  return meta;
+}
+
+std::optional<ReplicaSite> ReplicaSiteOf(const nlohmann::json& metadata) {
+  std::optional<std::string> node = StringField(metadata, "labels", kLabelNode);
+  std::optional<int> gpu = IntField(metadata, "labels", kLabelGpu);
+  std::optional<int> start = IntField(metadata, "labels", kLabelStart);
+  if (!node || !gpu || !start) return std::nullopt;
+  return ReplicaSite{{*node, *gpu}, *start};
+}
+
+std::optional<Replica> ReplicaFromMetadata(const nlohmann::json& metadata) {
+  std::optional<std::string> service =
+      StringField(metadata, "labels", kLabelService);
+  std::optional<int> batch =
+      IntField(metadata, "annotations", kAnnotationBatch);
+  std::optional<int> procs =
+      IntField(metadata, "annotations", kAnnotationProcs);
+  std::optional<std::string> throughput =
+      StringField(metadata, "annotations", kAnnotationThroughput);
+  std::optional<std::string> latency =
+      StringField(metadata, "annotations", kAnnotationLatency);
+  if (!service || service->empty() || !batch || *batch < 0 || !procs ||
+      *procs < 1 || !throughput || !latency) {
+    return std::nullopt;
+  }
+  Replica r;
+  r.service = *service;
+  r.batch = *batch;
+  r.procs = *procs;
+  if (!ParseDouble(*throughput, &r.credit) || !std::isfinite(r.credit) ||
+      r.credit < 0 || !ParseDouble(*latency, &r.latency_ms) ||
+      !std::isfinite(r.latency_ms)) {
+    return std::nullopt;
+  }
+  r.model = StringField(metadata, "annotations", kAnnotationModel).value_or("");
+  return r;
+}
+
+Json PodSpec(const std::string& node, Json container, const ServingSpec& spec,
+             const std::string& service, const Json& extra) {
+  Json pod = spec.TemplateFor(service);
+  Json selector = pod.value("nodeSelector", Json::object());
+  selector["kubernetes.io/hostname"] = node;
+  Json out = {{"nodeSelector", selector}};
+  for (const char* key : {"serviceAccountName", "imagePullSecrets",
+                          "tolerations", "volumes", "securityContext"}) {
+    if (pod.contains(key)) out[key] = pod[key];
+  }
+  for (const auto& [key, value] : extra.items()) out[key] = value;
+  out["containers"] = Json::array({std::move(container)});
+  return out;
+}
+
+Json DevicePluginResources(const mig::Profile& profile) {
+  return {{"limits", {{MigResourceName(profile), 1}}}};
+}
+
+}  // namespace migserve::kubernetes

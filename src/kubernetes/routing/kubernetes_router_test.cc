@@ -1,0 +1,263 @@
+// The router's keepers, HTTPRoutes and group Services on the stand-in API
+// server.
+#include "kubernetes/routing/kubernetes_router.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kube/testing/api_server_standin.h"
+#include "kubernetes/cluster_model.h"
+#include "kubernetes/names.h"
+#include "kubernetes/routing/proxy_routes.h"
+#include "kubernetes/routing/routing_objects.h"
+#include "kubernetes/testing/memory_pod_ledger.h"
+
+namespace migserve::kubernetes {
+namespace {
+
+constexpr char kServices[] = "/api/v1/namespaces/default/services";
+
+// A group of `service` on 1g.10gb replicas credited `credit` req/s.
+RouteGroup Group(double credit) {
+  RouteGroup g;
+  g.gpu_model = "A100-SXM4-80GB";
+  g.profile = "1g.10gb";
+  g.batch = 1;
+  g.replicas = 2;
+  g.credit = credit;
+  g.weight = 10;
+  return g;
+}
+
+class KubernetesRouterTest : public ::testing::Test {
+ protected:
+  KubernetesRouterTest() : server_({"", "", "", 1}) {
+    EXPECT_TRUE(server_.Start().ok());
+    config_.server = server_.url();
+    client_ = std::make_unique<kube::KubeClient>(config_);
+    RouterOptions options;
+    options.serving.gateway = GatewayRef{"gw", "", ""};
+    router_ = std::make_unique<KubernetesRouter>(client_.get(), options);
+  }
+
+  // Routes `service` to groups credited `credits` and returns the names
+  // of the group Services that exist afterwards.
+  std::set<std::string> Route(const std::string& service,
+                              const std::vector<double>& credits) {
+    ServiceRoute route{service, {}};
+    for (double c : credits) route.groups.push_back(Group(c));
+    EXPECT_TRUE(router_->SetRoute(route).ok());
+    std::set<std::string> names;
+    for (const nlohmann::json& s : server_.List(kServices)) {
+      names.insert(s["metadata"]["name"].get<std::string>());
+    }
+    return names;
+  }
+
+  std::string Name(const std::string& service, double credit) {
+    return GroupName(service, Group(credit));
+  }
+
+  kube::ApiServerStandIn server_;
+  kube::KubeConfig config_;
+  std::unique_ptr<kube::KubeClient> client_;
+  std::unique_ptr<KubernetesRouter> router_;
+};
+
+// A group Service lives while the route names it and through the next
+// route change (the gateway may still send to it until it applies the
+// change), and is deleted at the change after that; another service's
+// Services are not touched. Credits in group names change with every
+// rate change, so without this they piled up without end.
+TEST_F(KubernetesRouterTest,
+       DeletesGroupServicesTwoRouteChangesAfterTheirLast) {
+  EXPECT_EQ(Route("other", {5}), (std::set{Name("other", 5)}));
+  EXPECT_EQ(Route("a", {1, 2}),
+            (std::set{Name("other", 5), Name("a", 1), Name("a", 2)}));
+  EXPECT_EQ(Route("a", {2, 3}), (std::set{Name("other", 5), Name("a", 1),
+                                          Name("a", 2), Name("a", 3)}));
+  EXPECT_EQ(Route("a", {3, 4}), (std::set{Name("other", 5), Name("a", 2),
+                                          Name("a", 3), Name("a", 4)}));
+  // The same route again writes nothing and deletes nothing.
+  EXPECT_EQ(Route("a", {3, 4}), (std::set{Name("other", 5), Name("a", 2),
+                                          Name("a", 3), Name("a", 4)}));
+  EXPECT_EQ(Route("a", {4}),
+            (std::set{Name("other", 5), Name("a", 3), Name("a", 4)}));
+  // A group that comes back after its Service was deleted gets it again.
+  EXPECT_EQ(Route("a", {1, 4}),
+            (std::set{Name("other", 5), Name("a", 1), Name("a", 4)}));
+}
+
+// A route written straight into the routes ConfigMap with a name that is
+// not plain never reaches the proxy's configuration: reading the map fails
+// naming the field (the router then keeps its last good configuration).
+TEST(ProxyRoutesTest, ANameThatIsNotPlainIsRefused) {
+  for (const auto& [field, value] :
+       {std::pair<std::string, std::string>{"model", "m; } location / {"},
+        {"model", "m\ninclude /etc/nginx/x;"},
+        {"model", std::string(300, 'm')}}) {
+    nlohmann::json route = {
+        {"service", "s"}, {field, value}, {"groups", nlohmann::json::array()}};
+    nlohmann::json map = {
+        {"data", {{"generation", "2"}, {"route.s", route.dump()}}}};
+    auto read = ParseProxyRoutes(map);
+    ASSERT_FALSE(read.ok()) << value;
+    EXPECT_NE(read.status().message().find(
+                  "data.route.s: model: must be 1 to 63 letters"),
+              std::string::npos)
+        << read.status().message();
+  }
+  nlohmann::json good = {
+      {"service", "s"}, {"model", "m"}, {"groups", nlohmann::json::array()}};
+  EXPECT_TRUE(ParseProxyRoutes(
+                  {{"data", {{"generation", "2"}, {"route.s", good.dump()}}}})
+                  .ok());
+}
+
+// The keepers follow the serving spec and the data plane: none without a
+// gateway or a proxy; with the proxy's plane alone, the routes ConfigMap and
+// no HTTPRoute; with both, both.
+// A stand-in API server and its administrator's client.
+class KubernetesRouterKeepersTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(server.Start().ok());
+    kube::KubeConfig config;
+    config.server = server.url();
+    holder_ = std::make_unique<kube::KubeClient>(config);
+    client = holder_.get();
+  }
+
+  kube::ApiServerStandIn server{{"", "", "", 1}};
+  kube::KubeClient* client = nullptr;
+
+ private:
+  std::unique_ptr<kube::KubeClient> holder_;
+};
+
+TEST_F(KubernetesRouterKeepersTest, OneKeeperPerGatewayAndDataPlane) {
+  constexpr char kRoutes[] =
+      "/apis/gateway.networking.k8s.io/v1/namespaces/"
+      "default/httproutes";
+  constexpr char kConfigMap[] =
+      "/api/v1/namespaces/default/configmaps/migserve-proxy-routes";
+  ServiceRoute route{"s", {Group(5)}};
+
+  RouterOptions options;
+  EXPECT_FALSE(KubernetesRouter(client, options).KeepsRoutes());
+  options.plane = queueing::DataPlane::kProxy;
+  KubernetesRouter proxy(client, options);
+  ASSERT_TRUE(proxy.KeepsRoutes());
+  auto set = proxy.SetRoute(route);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  EXPECT_TRUE(*set);
+  EXPECT_TRUE(server.Get(kConfigMap));
+  EXPECT_TRUE(server.List(kRoutes).empty());
+
+  options.serving.gateway = GatewayRef{"gw", "", ""};
+  KubernetesRouter both(client, options);
+  set = both.SetRoute(route);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  EXPECT_TRUE(*set);  // the HTTPRoute is new; the ConfigMap held already
+  EXPECT_EQ(server.List(kRoutes).size(), 1u);
+  set = both.SetRoute(route);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  EXPECT_FALSE(*set);
+}
+
+// Both keepers carry their controller's lease epoch on what they write, and
+// a controller with an older epoch (one replaced while it stalled) writes
+// over neither (issue 72): the newer one's routes stay.
+TEST_F(KubernetesRouterKeepersTest, AnOlderEpochWritesOverNoRoute) {
+  constexpr char kRoute[] =
+      "/apis/gateway.networking.k8s.io/v1/namespaces/default/httproutes/s";
+  constexpr char kConfigMap[] =
+      "/api/v1/namespaces/default/configmaps/migserve-proxy-routes";
+  RouterOptions options;
+  options.plane = queueing::DataPlane::kProxy;
+  options.serving.gateway = GatewayRef{"gw", "", ""};
+  options.epoch = 2;
+  ASSERT_TRUE(
+      KubernetesRouter(client, options).SetRoute({"s", {Group(5)}}).ok());
+  for (const char* path : {kRoute, kConfigMap}) {
+    auto written = server.Get(path);
+    ASSERT_TRUE(written) << path;
+    EXPECT_EQ(EpochOf(*written).value(), 2) << path;
+  }
+  EXPECT_EQ(ParseProxyRoutes(*server.Get(kConfigMap))->epoch, 2);
+  options.epoch = 1;
+  auto stale = KubernetesRouter(client, options).SetRoute({"s", {Group(7)}});
+  ASSERT_FALSE(stale.ok());
+  EXPECT_EQ(stale.status().code(), Status::Code::kFailedPrecondition);
+  EXPECT_EQ(stale.status().message(),
+            "fenced: the HTTPRoute of s: written by a controller holding the "
+            "lease at epoch 2; this one holds epoch 1 and writes nothing "
+            "more");
+  options.serving.gateway.reset();  // the proxy's routes alone
+  stale = KubernetesRouter(client, options).SetRoute({"s", {Group(7)}});
+  ASSERT_FALSE(stale.ok());
+  EXPECT_NE(stale.status().message().find(
+                "fenced: the proxy's routes: written by a controller holding "
+                "the lease at epoch 2"),
+            std::string::npos)
+      << stale.status().message();
+  EXPECT_EQ(ParseProxyRoutes(*server.Get(kConfigMap))->epoch, 2);
+  options.serving.gateway = GatewayRef{"gw", "", ""};
+  // A newer one writes.
+  options.plane = queueing::DataPlane::kProxy;
+  options.epoch = 3;
+  EXPECT_TRUE(
+      KubernetesRouter(client, options).SetRoute({"s", {Group(7)}}).ok());
+  EXPECT_EQ(EpochOf(*server.Get(kRoute)).value(), 3);
+}
+
+// The routes name each member's pod by the uid the controller's ledger
+// holds, and not a pod that copied its labels.
+TEST(ProxyRouterTest, RoutesNameTheControllersPodsByUid) {
+  kube::ApiServerStandIn server({"", "", "", 1});
+  ASSERT_TRUE(server.Start().ok());
+  kube::KubeConfig config;
+  config.server = server.url();
+  kube::KubeClient client(config);
+  auto pod = [&](const std::string& name) {
+    nlohmann::json object = {
+        {"metadata",
+         {{"name", name},
+          {"labels",
+           {{kManagedBy, kManager},
+            {kLabelService, "s"},
+            {kLabelNode, "n"},
+            {kLabelGpu, "0"},
+            {kLabelStart, "0"}}}}},
+        {"spec", {{"containers", {{{"name", "c"}, {"image", "i"}}}}}}};
+    auto created = client.Create("/api/v1/namespaces/default/pods", object);
+    EXPECT_TRUE(created.ok()) << created.status().ToString();
+    return created.ok() ? (*created)["metadata"]["uid"].get<std::string>()
+                        : std::string();
+  };
+  std::string forged = pod("a-forged");
+  std::string real = pod("s-n-0-0");
+  ASSERT_NE(real, forged);
+  MemoryPodLedger ledger;
+  ledger.entries["s-n-0-0"] = {"token", real};
+  RouterOptions options;
+  options.plane = queueing::DataPlane::kProxy;
+  options.ledger = &ledger;
+  RouteGroup group = Group(5);
+  group.members = {{{"n", 0}, 0}};
+  ASSERT_TRUE(KubernetesRouter(&client, options).SetRoute({"s", {group}}).ok());
+  auto map =
+      server.Get("/api/v1/namespaces/default/configmaps/migserve-proxy-routes");
+  ASSERT_TRUE(map);
+  auto routes = ParseProxyRoutes(*map);
+  ASSERT_TRUE(routes.ok()) << routes.status().ToString();
+  EXPECT_EQ(routes->services["s"].uids,
+            (std::map<ReplicaSite, std::string>{{{{"n", 0}, 0}, real}}));
+}
+
+}  // namespace
+}  // namespace migserve::kubernetes

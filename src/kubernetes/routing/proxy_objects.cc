@@ -1,0 +1,213 @@
+#include "kubernetes/routing/proxy_objects.h"
+
+#include <fmt/format.h>
+
+#include "cluster/routing.h"
+#include "kube/yaml_writer.h"
+#include "kubernetes/cluster_model.h"
+#include "kubernetes/names.h"
+#include "kubernetes/replica_pod.h"
+#include "kubernetes/routing/proxy_routes.h"
+
+namespace migserve::kubernetes {
+namespace {
+
+Json Labels() {
+  return {{kManagedBy, kManager}, {kLabelComponent, kProxyComponent}};
+}
+
+Json Metadata(const ServingSpec& spec) {
+  return ObjectMetadata(kProxyName, Labels(), Json::object(), spec);
+}
+
+Json RouterContainer(const ProxyExport& proxy) {
+  return {
+      {"name", "router"},
+      {"image", proxy.image},
+      {"args",
+       {"router", "--listen", fmt::format("0.0.0.0:{}", kProxyPort),
+        "--grpc-listen", fmt::format("0.0.0.0:{}", kProxyGrpcPort), "--run-dir",
+        "/run/migserve-proxy", "--metrics-port",
+        std::to_string(kProxyMetricsPort), "--metrics-address", "$(POD_IP)"}},
+      {"env",
+       {{{"name", "POD_NAME"},
+         {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}},
+        {{"name", "POD_IP"},
+         {"valueFrom", {{"fieldRef", {{"fieldPath", "status.podIP"}}}}}}}},
+      {"ports",
+       {{{"name", "http"}, {"containerPort", kProxyPort}},
+        {{"name", "grpc"}, {"containerPort", kProxyGrpcPort}},
+        {{"name", "metrics"}, {"containerPort", kProxyMetricsPort}}}},
+      // Ready once it serves the routes: generation 0 answers 503.
+      {"readinessProbe",
+       {{"httpGet", {{"path", "/migserve/generation"}, {"port", "http"}}},
+        {"periodSeconds", 2}}},
+      // Alive while nginx listens (whatever the routes): a proxy whose
+      // nginx no longer listens is restarted by its kubelet.
+      {"livenessProbe",
+       {{"tcpSocket", {{"port", "http"}}},
+        {"initialDelaySeconds", 10},
+        {"periodSeconds", 10},
+        {"failureThreshold", 3}}},
+      // nginx with a few workers and the router's informers; the limit
+      // keeps a runaway config from taking the node's memory.
+      {"resources",
+       {{"requests", {{"cpu", "100m"}, {"memory", "64Mi"}}},
+        {"limits", {{"memory", "256Mi"}}}}},
+      {"securityContext",
+       {{"allowPrivilegeEscalation", false},
+        {"readOnlyRootFilesystem", true},
+        {"capabilities", {{"drop", {"ALL"}}}}}},
+      {"volumeMounts",
+       {{{"name", "run"}, {"mountPath", "/run/migserve-proxy"}}}}};
+}
+
+Json ProxyDeployment(const ServingSpec& spec, const ProxyExport& proxy) {
+  Json pod = {
+      {"serviceAccountName", kProxyName},
+      // Old workers finish their requests (--drain-timeout, 30 s) first.
+      {"terminationGracePeriodSeconds", 45},
+      {"securityContext",
+       {{"runAsNonRoot", true},
+        {"runAsUser", 65532},
+        {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
+      {"containers", {RouterContainer(proxy)}},
+      {"volumes", {{{"name", "run"}, {"emptyDir", Json::object()}}}}};
+  return {
+      {"apiVersion", "apps/v1"},
+      {"kind", "Deployment"},
+      {"metadata", Metadata(spec)},
+      {"spec",
+       {{"replicas", proxy.replicas},
+        {"selector", {{"matchLabels", Labels()}}},
+        // A new proxy is Ready before an old one goes.
+        {"strategy",
+         {{"type", "RollingUpdate"},
+          {"rollingUpdate", {{"maxUnavailable", 0}, {"maxSurge", 1}}}}},
+        {"template", {{"metadata", {{"labels", Labels()}}}, {"spec", pod}}}}}};
+}
+
+// At most one proxy down at a time by a voluntary disruption (a node
+// drain), so that with two or more the service keeps a proxy throughout.
+Json ProxyDisruptionBudget(const ServingSpec& spec) {
+  return {{"apiVersion", "policy/v1"},
+          {"kind", "PodDisruptionBudget"},
+          {"metadata", Metadata(spec)},
+          {"spec",
+           {{"maxUnavailable", 1}, {"selector", {{"matchLabels", Labels()}}}}}};
+}
+
+Json ProxyService(const ServingSpec& spec) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Service"},
+          {"metadata", Metadata(spec)},
+          {"spec",
+           {{"selector", Labels()},
+            {"ports",
+             {{{"name", "http"}, {"port", 80}, {"targetPort", "http"}},
+              // HTTP/2 without TLS, so that gateways and meshes carry it.
+              {{"name", "grpc"},
+               {"port", kProxyGrpcPort},
+               {"targetPort", "grpc"},
+               {"appProtocol", "kubernetes.io/h2c"}}}}}}};
+}
+
+std::vector<Json> Access(const ServingSpec& spec) {
+  Json rules = {
+      {{"apiGroups", {""}},
+       {"resources", {"pods", "configmaps"}},
+       {"verbs", {"get", "list", "watch"}}},
+      // Reports the generation it applied on its own pod.
+      {{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"patch"}}},
+      // Events about its pod: routes applied, nginx down (docs/serving.md).
+      {{"apiGroups", {""}}, {"resources", {"events"}}, {"verbs", {"create"}}}};
+  Json subject = {{"kind", "ServiceAccount"}, {"name", kProxyName}};
+  if (!spec.namespace_.empty()) subject["namespace"] = spec.namespace_;
+  return {{{"apiVersion", "v1"},
+           {"kind", "ServiceAccount"},
+           {"metadata", Metadata(spec)}},
+          {{"apiVersion", "rbac.authorization.k8s.io/v1"},
+           {"kind", "Role"},
+           {"metadata", Metadata(spec)},
+           {"rules", rules}},
+          {{"apiVersion", "rbac.authorization.k8s.io/v1"},
+           {"kind", "RoleBinding"},
+           {"metadata", Metadata(spec)},
+           {"roleRef",
+            {{"apiGroup", "rbac.authorization.k8s.io"},
+             {"kind", "Role"},
+             {"name", kProxyName}}},
+           {"subjects", {subject}}}};
+}
+
+// RBAC cannot name "the proxy's own pod" (its pods' names are made by its
+// ReplicaSet), so the Role lets it patch pods and this admission policy
+// (Kubernetes >= 1.30) holds it to its own, and to annotations: a bound
+// service account token names its pod in the user's extra, as
+// deploy/base/admission.yaml uses the node's for the agent. Needs the spec's
+// namespace to name the service account; none without one.
+std::vector<Json> OwnPodPolicy(const ServingSpec& spec) {
+  if (spec.namespace_.empty()) return {};
+  std::string name = fmt::format("{}-own-pod-{}", kProxyName, spec.namespace_);
+  std::string user =
+      fmt::format("system:serviceaccount:{}:{}", spec.namespace_, kProxyName);
+  Json policy = {
+      {"apiVersion", "admissionregistration.k8s.io/v1"},
+      {"kind", "ValidatingAdmissionPolicy"},
+      {"metadata", {{"name", name}, {"labels", Labels()}}},
+      {"spec",
+       {{"failurePolicy", "Fail"},
+        {"matchConstraints",
+         {{"resourceRules",
+           {{{"apiGroups", {""}},
+             {"apiVersions", {"v1"}},
+             {"operations", {"UPDATE"}},
+             {"resources", {"pods"}}}}}}},
+        {"matchConditions",
+         {{{"name", "is-migserve-proxy"},
+           {"expression",
+            fmt::format("request.userInfo.username == \"{}\"", user)}}}},
+        {"validations",
+         {{{"expression",
+            "\"authentication.kubernetes.io/pod-name\" in "
+            "request.userInfo.extra && "
+            "request.userInfo.extra[\"authentication.kubernetes.io/"
+            "pod-name\"][0] == object.metadata.name"},
+           {"message", "the migserve proxy may change only its own pod"}},
+          {{"expression",
+            "object.spec == oldObject.spec && "
+            "object.metadata.?labels.orValue({}) == "
+            "oldObject.metadata.?labels.orValue({})"},
+           {"message",
+            "the migserve proxy may change only its pod's annotations"}}}}}}};
+  Json binding = {
+      {"apiVersion", "admissionregistration.k8s.io/v1"},
+      {"kind", "ValidatingAdmissionPolicyBinding"},
+      {"metadata", {{"name", name}, {"labels", Labels()}}},
+      {"spec", {{"policyName", name}, {"validationActions", {"Deny"}}}}};
+  return {policy, binding};
+}
+
+}  // namespace
+
+std::string ProxyObjects(const ClusterState& state,
+                         const std::map<std::string, std::string>& models,
+                         const ServingSpec& spec, const ProxyExport& proxy) {
+  ProxyRoutes routes = ProxyRoutesOf(state, models);
+  std::vector<Json> objects = Access(spec);
+  for (Json& o : OwnPodPolicy(spec)) objects.push_back(std::move(o));
+  objects.push_back(ProxyRoutesConfigMap(routes, spec.namespace_));
+  objects.push_back(ProxyDeployment(spec, proxy));
+  objects.push_back(ProxyDisruptionBudget(spec));
+  objects.push_back(ProxyService(spec));
+  return fmt::format(
+             "# The proxy written by migserve export (router: proxy): {} "
+             "instances of\n# `migserve router` running nginx, which sends "
+             "each service's requests to\n# its replicas by smooth weighted "
+             "round robin, weights = credits; the\n# controller keeps the "
+             "routes ConfigMap right through transitions.\n",
+             proxy.replicas) +
+         kube::ToYaml(objects);
+}
+
+}  // namespace migserve::kubernetes

@@ -1,0 +1,172 @@
+#include "kubernetes/routing/proxy_routes.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <optional>
+
+#include "kubernetes/cluster_model.h"
+#include "kubernetes/names.h"
+#include "kubernetes/routing/routing_objects.h"
+#include "util/json_fields.h"
+
+namespace migserve::kubernetes {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr char kRoutePrefix[] = "route.";
+constexpr char kSource[] = "configmap migserve-proxy-routes";
+
+struct Member {
+  ReplicaSite site;
+  std::string uid;
+};
+
+Status ReadMember(const JsonFields& f, Member* m) {
+  MIGSERVE_RETURN_IF_ERROR(f.Get("node", true, &m->site.gpu.node));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("gpu", true, &m->site.gpu.index));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("start", true, &m->site.start));
+  return f.Get("uid", false, &m->uid);
+}
+
+// Reads a group; its members' uids go to `uids`.
+Status ReadGroup(const JsonFields& f, RouteGroup* g,
+                 std::map<ReplicaSite, std::string>* uids) {
+  MIGSERVE_RETURN_IF_ERROR(f.Get("gpu", true, &g->gpu_model));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("profile", true, &g->profile));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("batch", true, &g->batch));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("procs", true, &g->procs));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("throughput", true, &g->credit));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("weight", true, &g->weight));
+  if (!(g->credit >= 0) || g->weight < 0) {
+    return f.Error("weight", "throughput and weight must be >= 0");
+  }
+  std::vector<Member> members;
+  MIGSERVE_RETURN_IF_ERROR(f.Objects("members", ReadMember, &members));
+  for (const Member& m : members) {
+    g->members.push_back(m.site);
+    if (!m.uid.empty()) (*uids)[m.site] = m.uid;
+  }
+  g->replicas = static_cast<int>(g->members.size());
+  return Status::Ok();
+}
+
+}  // namespace
+
+ProxyRoutes ProxyRoutesOf(const ClusterState& state,
+                          const std::map<std::string, std::string>& models) {
+  ProxyRoutes routes{1, {}};
+  for (auto& [service, route] : Routes(state)) {
+    auto model = models.find(service);
+    routes.services[service] = {
+        std::move(route), model != models.end() ? model->second : service};
+  }
+  return routes;
+}
+
+std::string ProxyRouteKey(const std::string& service) {
+  return kRoutePrefix + service;
+}
+
+std::string FormatProxyRoute(const ProxyRoute& route) {
+  json groups = json::array();
+  for (const RouteGroup& g : route.route.groups) {
+    json members = json::array();
+    for (const ReplicaSite& m : g.members) {
+      json member = {
+          {"node", m.gpu.node}, {"gpu", m.gpu.index}, {"start", m.start}};
+      if (auto uid = route.uids.find(m); uid != route.uids.end()) {
+        member["uid"] = uid->second;
+      }
+      members.push_back(member);
+    }
+    groups.push_back({{"gpu", g.gpu_model},
+                      {"profile", g.profile},
+                      {"batch", g.batch},
+                      {"procs", g.procs},
+                      {"throughput", g.credit},
+                      {"weight", g.weight},
+                      {"members", members}});
+  }
+  return json{{"service", route.route.service},
+              {"model", route.model},
+              {"groups", groups}}
+      .dump();
+}
+
+json ProxyRoutesConfigMap(const ProxyRoutes& routes,
+                          const std::string& namespace_) {
+  json data = {{"generation", std::to_string(routes.generation)}};
+  for (const auto& [service, route] : routes.services) {
+    data[ProxyRouteKey(service)] = FormatProxyRoute(route);
+  }
+  json meta = {
+      {"name", kProxyRoutesName},
+      {"labels", {{kManagedBy, kManager}, {kLabelComponent, kProxyComponent}}}};
+  if (routes.epoch > 0) {
+    meta["annotations"] = {{kAnnotationEpoch, std::to_string(routes.epoch)}};
+  }
+  if (!namespace_.empty()) meta["namespace"] = namespace_;
+  return {{"apiVersion", "v1"},
+          {"kind", "ConfigMap"},
+          {"metadata", meta},
+          {"data", data}};
+}
+
+StatusOr<long> ParseProxyGeneration(const json& object) {
+  std::optional<std::string> text = StringField(object, "data", "generation");
+  if (!text) return 0;
+  char* end = nullptr;
+  long generation = std::strtol(text->c_str(), &end, 10);
+  if (text->empty() || *end != '\0' || generation < 0) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: data.generation: '{}' is not a generation", kSource, *text));
+  }
+  return generation;
+}
+
+StatusOr<ProxyRoutes> ParseProxyRoutes(const json& object) {
+  const std::string source = kSource;
+  ProxyRoutes routes;
+  const json* data = object.contains("data") && object["data"].is_object()
+                         ? &object["data"]
+                         : nullptr;
+  MIGSERVE_ASSIGN_OR_RETURN(routes.generation, ParseProxyGeneration(object));
+  MIGSERVE_ASSIGN_OR_RETURN(routes.epoch, EpochOf(object));
+  if (data == nullptr) return routes;
+  for (const auto& [key, value] : data->items()) {
+    if (!value.is_string()) {
+      return Status::InvalidArgument(
+          fmt::format("{}: data.{}: expected a string", source, key));
+    }
+    if (key.rfind(kRoutePrefix, 0) != 0) continue;
+    const std::string& text = value.get_ref<const std::string&>();
+    std::string where = source + " data." + key;
+    MIGSERVE_ASSIGN_OR_RETURN(json root, ParseJsonObject(text, where));
+    JsonFields f(root, where, "");
+    ProxyRoute route;
+    MIGSERVE_RETURN_IF_ERROR(f.Get("service", true, &route.route.service));
+    MIGSERVE_RETURN_IF_ERROR(f.Get("model", true, &route.model));
+    MIGSERVE_RETURN_IF_ERROR(f.CheckPlainName("service", route.route.service));
+    MIGSERVE_RETURN_IF_ERROR(f.CheckPlainName("model", route.model));
+    MIGSERVE_RETURN_IF_ERROR(f.Objects(
+        "groups",
+        [&](const JsonFields& g, RouteGroup* group) {
+          return ReadGroup(g, group, &route.uids);
+        },
+        &route.route.groups));
+    if (ProxyRouteKey(route.route.service) != key) {
+      return f.Error("service", "does not match the key " + key);
+    }
+    routes.services[route.route.service] = std::move(route);
+  }
+  return routes;
+}
+
+std::string ProxyPodQuery() {
+  return fmt::format("labelSelector={}%3D{}%2C{}%3D{}", kLabelComponent,
+                     kProxyComponent, kManagedBy, kManager);
+}
+
+}  // namespace migserve::kubernetes

@@ -1,0 +1,89 @@
+// The routes the proxies of the `proxy` router follow (docs/serving.md,
+// "The proxy"): one ConfigMap, migserve-proxy-routes, whose data holds per
+// service its route with every routed replica (`route.<service>`, JSON)
+// and a `generation` that grows with every change. The controller writes it
+// (kubernetes_router.h) and waits for the proxies; `migserve router`, one
+// per proxy pod, reads it with the replica pods' addresses
+// (proxy/control_plane.h) and reports on its own pod (annotation
+// migserve.io/proxy-generation) the generation it applied and drained.
+#ifndef MIGSERVE_KUBERNETES_ROUTING_PROXY_ROUTES_H_
+#define MIGSERVE_KUBERNETES_ROUTING_PROXY_ROUTES_H_
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cluster/routing.h"
+#include "kubernetes/cluster_model.h"
+#include "util/status_or.h"
+
+namespace migserve::kubernetes {
+
+inline constexpr char kProxyRoutesName[] = "migserve-proxy-routes";
+// The proxy's Deployment, Service and pods' name and component label.
+inline constexpr char kProxyName[] = "migserve-proxy";
+inline constexpr char kLabelComponent[] = "app.kubernetes.io/component";
+inline constexpr char kProxyComponent[] = "proxy";
+inline constexpr char kAnnotationProxyGeneration[] =
+    "migserve.io/proxy-generation";
+// The port the proxy listens on in its pod.
+inline constexpr int kProxyPort = 8080;
+// Where it serves gRPC (HTTP/2 without TLS), as Triton does.
+inline constexpr int kProxyGrpcPort = 8001;
+// Where its router serves /metrics and /healthz (deploy/monitoring's
+// PodMonitor scrapes it).
+inline constexpr int kProxyMetricsPort = 9090;
+
+struct ProxyRoute {
+  ServiceRoute route;  // with its members
+  std::string model;   // requests to /v2/models/<model>/... are its
+  // The uid of a member's pod where the controller owns it (its pod
+  // ledger, pod_ledger.h): the proxy then takes that pod and no other for
+  // the member, whatever labels others copy. A member without one is
+  // matched by its pod's site labels.
+  std::map<ReplicaSite, std::string> uids = {};
+  bool operator==(const ProxyRoute&) const = default;
+};
+
+struct ProxyRoutes {
+  long generation = 0;
+  std::map<std::string, ProxyRoute> services;
+  // The fencing token of the controller that wrote them last
+  // (kAnnotationEpoch); 0: none.
+  long epoch = 0;
+  bool operator==(const ProxyRoutes&) const = default;
+};
+
+// The routes of `state`'s services at generation 1, as export writes them
+// and `router --render` reads them: each service's route (cluster::Routes)
+// with its model from `models` (by service; a service not listed serves
+// the model of its name). No uids: no controller has made the pods yet.
+ProxyRoutes ProxyRoutesOf(const ClusterState& state,
+                          const std::map<std::string, std::string>& models);
+
+// The ConfigMap data key of `service`'s route.
+std::string ProxyRouteKey(const std::string& service);
+
+// `route` as the JSON the ConfigMap holds: {service, model, groups: [{gpu,
+// profile, batch, procs, throughput, weight, members: [{node, gpu, start,
+// uid}]}]} (uid where known).
+std::string FormatProxyRoute(const ProxyRoute& route);
+
+// The ConfigMap of `routes` in namespace `namespace_` (empty: none named).
+nlohmann::json ProxyRoutesConfigMap(const ProxyRoutes& routes,
+                                    const std::string& namespace_);
+
+// Reads the generation out of the ConfigMap `object` (0 if it has none).
+// Returns InvalidArgument if it is not a non-negative integer.
+StatusOr<long> ParseProxyGeneration(const nlohmann::json& object);
+
+// Reads the routes out of the ConfigMap `object`. Returns InvalidArgument
+// naming the key and field at fault.
+StatusOr<ProxyRoutes> ParseProxyRoutes(const nlohmann::json& object);
+
+// The label selector (URL-encoded query) of the proxy pods.
+std::string ProxyPodQuery();
+
+}  // namespace migserve::kubernetes
+
+#endif  // MIGSERVE_KUBERNETES_ROUTING_PROXY_ROUTES_H_

@@ -1,0 +1,100 @@
+#include "kubernetes/routing/routing_objects.h"
+
+#include <fmt/format.h>
+
+#include "kubernetes/cluster_model.h"
+#include "kubernetes/names.h"
+
+namespace migserve::kubernetes {
+
+Json GroupService(const std::string& service, const RouteGroup& group,
+                  const ServingSpec& spec) {
+  std::string name = GroupName(service, group);
+  int port = spec.RoutePort(service);
+  return {
+      {"apiVersion", "v1"},
+      {"kind", "Service"},
+      {"metadata", ObjectMetadata(name, GroupLabels(service, name), {}, spec)},
+      {"spec",
+       {{"selector", GroupLabels(service, name)},
+        {"ports",
+         Json::array(
+             {{{"name", "http"}, {"port", port}, {"targetPort", port}}})}}}};
+}
+
+Json HttpRoute(const ServiceRoute& route, const std::string& model,
+               const ServingSpec& spec) {
+  Json parent = Json::object();
+  if (spec.gateway) {
+    parent["group"] = "gateway.networking.k8s.io";
+    parent["kind"] = "Gateway";
+    parent["name"] = spec.gateway->name;
+    if (!spec.gateway->namespace_.empty()) {
+      parent["namespace"] = spec.gateway->namespace_;
+    }
+    if (!spec.gateway->section_name.empty()) {
+      parent["sectionName"] = spec.gateway->section_name;
+    }
+  }
+  Json match =
+      spec.match == RouteMatch::kPath
+          ? Json{{"path",
+                  {{"type", "PathPrefix"}, {"value", "/v2/models/" + model}}}}
+          : Json{{"headers", Json::array({{{"type", "Exact"},
+                                           {"name", kServiceHeader},
+                                           {"value", route.service}}})}};
+  Json rule = {{"matches", Json::array({match})}};
+  Json backends = Json::array();
+  for (const RouteGroup& g : route.groups) {
+    if (g.weight == 0) continue;
+    backends.push_back({{"name", GroupName(route.service, g)},
+                        {"port", spec.RoutePort(route.service)},
+                        {"weight", g.weight}});
+  }
+  if (!backends.empty()) rule["backendRefs"] = std::move(backends);
+  Json route_spec = Json::object();
+  if (spec.gateway) route_spec["parentRefs"] = Json::array({parent});
+  if (!spec.hostnames.empty()) route_spec["hostnames"] = spec.hostnames;
+  route_spec["rules"] = Json::array({rule});
+  return {{"apiVersion", kGatewayApi},
+          {"kind", "HTTPRoute"},
+          {"metadata", ObjectMetadata(RouteName(route.service),
+                                      {{kManagedBy, kManager},
+                                       {kLabelService, route.service}},
+                                      {}, spec)},
+          {"spec", route_spec}};
+}
+
+Status CheckRoutable(const std::map<std::string, std::string>& models,
+                     const ServingSpec& spec) {
+  if (!spec.gateway) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: routing.gateway is not set, so no route can attach anywhere",
+        spec.source));
+  }
+  if (spec.match != RouteMatch::kPath) return Status::Ok();
+  std::map<std::string, std::string> by_model;
+  for (const auto& [service, model] : models) {
+    auto [it, fresh] = by_model.emplace(model, service);
+    if (!fresh) {
+      return Status::InvalidArgument(
+          fmt::format("{}: services {} and {} both serve model {}, so the path "
+                      "/v2/models/{} cannot tell their requests apart; set "
+                      "routing.match: header",
+                      spec.source, it->second, service, model, model));
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckNotFenced(const nlohmann::json& live, long mine,
+                      const std::string& what) {
+  MIGSERVE_ASSIGN_OR_RETURN(long written, EpochOf(live));
+  if (written <= mine) return Status::Ok();
+  return Status::FailedPrecondition(fmt::format(
+      "fenced: {}: written by a controller holding the lease at epoch {}; "
+      "this one holds epoch {} and writes nothing more",
+      what, written, mine));
+}
+
+}  // namespace migserve::kubernetes

@@ -1,0 +1,46 @@
+// The Kubernetes objects that route a service's requests by capacity
+// (routing.h, docs/serving.md): per routing group a Service that selects
+// the group's replica pods by label, and per service a Gateway API
+// HTTPRoute (gateway.networking.k8s.io/v1) attached to the serving spec's
+// gateway whose backendRefs are the group Services, weighted by capacity.
+// `export` writes them; the controller keeps them right through
+// transitions (kubernetes_router.h).
+#ifndef MIGSERVE_KUBERNETES_ROUTING_ROUTING_OBJECTS_H_
+#define MIGSERVE_KUBERNETES_ROUTING_ROUTING_OBJECTS_H_
+
+#include <map>
+#include <string>
+
+#include "cluster/routing.h"
+#include "kubernetes/cluster_model.h"
+#include "kubernetes/replica_pod.h"
+#include "kubernetes/serving_spec.h"
+#include "util/status_or.h"
+
+namespace migserve::kubernetes {
+
+inline constexpr char kGatewayApi[] = "gateway.networking.k8s.io/v1";
+
+// FailedPrecondition ("fenced: ...") if `live` (`what`, as last written)
+// carries a newer epoch than `mine`: a controller replaced while it
+// stalled must not write over its successor's routes.
+Status CheckNotFenced(const nlohmann::json& live, long mine,
+                      const std::string& what);
+
+// The Service of `group` of `service`.
+Json GroupService(const std::string& service, const RouteGroup& group,
+                  const ServingSpec& spec);
+
+// The HTTPRoute of `route`, whose service runs `model`; a route without
+// groups has a rule without backends (the gateway answers 500).
+Json HttpRoute(const ServiceRoute& route, const std::string& model,
+               const ServingSpec& spec);
+
+// Returns InvalidArgument if `spec` has no gateway, or matches requests by
+// model path while two of `models` (service -> model) share a model.
+Status CheckRoutable(const std::map<std::string, std::string>& models,
+                     const ServingSpec& spec);
+
+}  // namespace migserve::kubernetes
+
+#endif  // MIGSERVE_KUBERNETES_ROUTING_ROUTING_OBJECTS_H_

@@ -1,0 +1,124 @@
+// The serving spec (docs/serving.md): how replicas run and how requests reach
+// them. A YAML file with the namespace, the gateway that routes requests
+// (Gateway API), the default pod template of a replica (image, command, args,
+// env, ports, probes, resources, volumes, tolerations, labels, annotations)
+// and per-service overrides. `export --serving` and `controller --serving`
+// read it; every replica gets the replica contract (ReplicaContract in
+// replica_pod.h) on top of its template.
+#ifndef MIGSERVE_KUBERNETES_SERVING_SPEC_H_
+#define MIGSERVE_KUBERNETES_SERVING_SPEC_H_
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kubernetes/cluster_model.h"
+#include "util/status_or.h"
+
+namespace migserve::kubernetes {
+
+// The Gateway an HTTPRoute attaches to (its parentRefs entry).
+struct GatewayRef {
+  std::string name;
+  std::string namespace_;    // empty: the route's namespace
+  std::string section_name;  // empty: every listener
+};
+
+// How a service's HTTPRoute picks its requests.
+enum class RouteMatch {
+  kPath,    // path prefix /v2/models/<model> (KServe v2 / Triton HTTP API)
+  kHeader,  // header migserve-service: <service>
+};
+
+inline constexpr char kServiceHeader[] = "migserve-service";
+
+// The container port named `name` in `containers` (a pod's containers, or
+// a template's one in an array), else the first port listed when
+// `or_first`; 0 when there is none. Entries that are not ports are passed
+// over.
+template <typename JsonT>
+int ContainerPortOf(const JsonT& containers, const std::string& name,
+                    bool or_first) {
+  int first = 0;
+  if (!containers.is_array()) return 0;
+  for (const JsonT& c : containers) {
+    if (!c.is_object() || !c.contains("ports") || !c["ports"].is_array()) {
+      continue;
+    }
+    for (const JsonT& p : c["ports"]) {
+      if (!p.is_object() || !p.contains("containerPort") ||
+          !p["containerPort"].is_number_integer()) {
+        continue;
+      }
+      // A TCP port or none: 99999999 would make nginx refuse every later
+      // configuration.
+      long long value = p["containerPort"].template get<long long>();
+      if (value < 1 || value > 65535) continue;
+      int port = static_cast<int>(value);
+      if (p.value("name", "") == name) return port;
+      if (first == 0) first = port;
+    }
+  }
+  return or_first ? first : 0;
+}
+
+// The route-port rule, the one `export`, the controller and the proxy
+// follow: a replica takes routed HTTP requests on its container port named
+// "http", else on the first port listed.
+template <typename JsonT>
+int RoutePortOf(const JsonT& containers) {
+  return ContainerPortOf(containers, "http", true);
+}
+
+// Where the proxy sends a replica's gRPC requests (KServe v2 / Triton gRPC
+// API): its container port named "grpc"; 0 (no gRPC) without one.
+template <typename JsonT>
+int GrpcPortOf(const JsonT& containers) {
+  return ContainerPortOf(containers, "grpc", false);
+}
+
+// The default template's image (NVIDIA's Triton Inference Server).
+inline constexpr char kTritonImage[] = "nvcr.io/nvidia/tritonserver:24.08-py3";
+
+struct ServingSpec {
+  std::string source = "built-in defaults";  // where it came from
+  std::string namespace_;                    // empty: the kubeconfig's
+  std::optional<GatewayRef> gateway;         // none: no routes
+  RouteMatch match = RouteMatch::kPath;
+  std::vector<std::string> hostnames;
+  // The pod template (fields as in the YAML; see docs/serving.md) and the
+  // fields each service replaces.
+  nlohmann::ordered_json pod = DefaultTemplate();
+  std::map<std::string, nlohmann::ordered_json> services;
+  std::map<std::string, int> service_lines;  // where each override is
+
+  // The default template: NVIDIA's Triton image, ports http 8000, grpc
+  // 8001 and metrics 8002, ready on /v2/health/ready, live on /v2/health/live,
+  // 1 CPU and 4 GiB requested.
+  static nlohmann::ordered_json DefaultTemplate();
+
+  // `pod` with `service`'s overrides; where that leaves Triton's image
+  // with neither command nor args, the default server command (Triton on
+  // the model repository /models, loading only the replica's model,
+  // $(MIGSERVE_MODEL)).
+  nlohmann::ordered_json TemplateFor(const std::string& service) const;
+  // The container port `service`'s requests go to (RoutePortOf over the
+  // template's ports); 8000 when the template lists none.
+  int RoutePort(const std::string& service) const;
+  // InvalidArgument "SOURCE:LINE: services.NAME: no service NAME in WHAT
+  // (it has: ...)" for the first override of a service not in `known` (a
+  // mistyped name would otherwise leave its service on the default).
+  Status CheckServices(const std::vector<std::string>& known,
+                       const std::string& what) const;
+};
+
+// Parses a serving spec; errors name `source`, the line and the field.
+StatusOr<ServingSpec> ParseServingSpec(const std::string& yaml,
+                                       const std::string& source);
+StatusOr<ServingSpec> LoadServingSpec(const std::string& path);
+
+}  // namespace migserve::kubernetes
+
+#endif  // MIGSERVE_KUBERNETES_SERVING_SPEC_H_
