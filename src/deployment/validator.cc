@@ -154,16 +154,10 @@ class LlmCredits {
     auto key = std::tuple(service.name, gpu.name, profile);
     auto it = cache_.find(key);
     if (it == cache_.end()) {
-      const llm::LlmModel& model =
-          *workload_.llm_models->Find(service.model).value();
-      const mig::Profile& p = gpu.profiles[profile];
-      it =
-          cache_
-              .emplace(key, llm::CreditOf(
-                                model, gpu, p, *service.llm,
-                                workload_.TermsOf(service).traffic,
-                                workload_.LlmCalibration(model, gpu, p).engine))
-              .first;
+      it = cache_
+               .emplace(key, workload_.LlmCreditOf(service, gpu,
+                                                   gpu.profiles[profile]))
+               .first;
     }
     return it->second;
   }

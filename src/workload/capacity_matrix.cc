@@ -113,13 +113,10 @@ void CapacityMatrix::FillLlm(const Workload& workload, const Service& service,
                              const mig::GpuModel& gpu, int j) {
   const llm::LlmModel& model =
       *workload.llm_models->Find(service.model).value();
-  queueing::Traffic traffic = workload.TermsOf(service).traffic;
   for (int p = 0; p < num_profiles_; ++p) {
     const mig::Profile& profile = gpu.profiles[p];
     if (!workload.mig.Enabled(profile) || Interrupted()) continue;
-    llm::LlmCredit c =
-        llm::CreditOf(model, gpu, profile, *service.llm, traffic,
-                      workload.LlmCalibration(model, gpu, profile).engine);
+    llm::LlmCredit c = workload.LlmCreditOf(service, gpu, profile);
     Cell& cell = cells_[j * num_profiles_ + p];
     if (c.rate <= 0) {
       cell.why_not = c.why;

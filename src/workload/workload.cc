@@ -26,4 +26,13 @@ queueing::ServiceTerms Workload::TermsOf(const Service& service) const {
           capacity_model};
 }
 
+llm::LlmCredit Workload::LlmCreditOf(const Service& service,
+                                     const mig::GpuModel& gpu,
+                                     const mig::Profile& profile) const {
+  const llm::LlmModel& model = *llm_models->Find(service.model).value();
+  return llm::CreditOf(model, gpu, profile, *service.llm,
+                       TermsOf(service).traffic,
+                       LlmCalibration(model, gpu, profile).engine);
+}
+
 }  // namespace migserve::workload

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "llm/calibration.h"
+#include "llm/llm_credit.h"
 #include "llm/llm_model.h"
 #include "llm/llm_terms.h"
 #include "mig/gpu_model.h"
@@ -128,6 +129,12 @@ struct Workload {
     return llm_calibrations ? llm_calibrations->For(model, gpu, profile)
                             : llm::Calibrated{};
   }
+  // The credit of one replica of LLM `service` on `profile` of `gpu`: its
+  // model, lengths and SLOs, its traffic and the calibrated engine, asked
+  // in one place, so that the capacity matrix and the validator cannot
+  // ask two questions. REQUIRES: service.llm, its model in llm_models.
+  llm::LlmCredit LlmCreditOf(const Service& service, const mig::GpuModel& gpu,
+                             const mig::Profile& profile) const;
 };
 
 }  // namespace migserve::workload
