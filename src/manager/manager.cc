@@ -45,9 +45,11 @@ k8s::BackendOptions BackendFor(const ManagerOptions& options,
 }
 
 // The partition driver the backend acts through (--partitioner); DRA's
-// once its preflight finds nothing wrong.
+// once its preflight finds nothing wrong. It tells `event` (may be empty)
+// what an operator should see.
 StatusOr<std::unique_ptr<k8s::PartitionDriver>> PartitionerFor(
-    const ManagerOptions& options, kube::KubeClient* client) {
+    const ManagerOptions& options, kube::KubeClient* client,
+    EventSink event = {}) {
   if (options.partitioner == k8s::Partitioner::kDra) {
     MIGSERVE_ASSIGN_OR_RETURN(std::vector<k8s::Finding> findings,
                               k8s::CheckDra(client, k8s::Partitioner::kDra));
@@ -67,6 +69,7 @@ StatusOr<std::unique_ptr<k8s::PartitionDriver>> PartitionerFor(
   driver.progress = [log = options.log](const std::string& line) {
     log("controller: " + line);
   };
+  driver.event = std::move(event);
   return k8s::MakePartitionDriver(options.partitioner, client, driver);
 }
 
@@ -136,8 +139,9 @@ class Manager {
   Status Run() {
     MIGSERVE_ASSIGN_OR_RETURN(target_, source_.Load());
     k8s::BackendOptions backend_options = BackendFor(options_, target_);
-    MIGSERVE_ASSIGN_OR_RETURN(std::unique_ptr<k8s::PartitionDriver> partition,
-                              PartitionerFor(options_, &client_));
+    MIGSERVE_ASSIGN_OR_RETURN(
+        std::unique_ptr<k8s::PartitionDriver> partition,
+        PartitionerFor(options_, &client_, events_.Sink(options_.log)));
     backend_options.partition = partition.get();
     k8s::RouterOptions routing{options_.config.namespace_,
                                backend_options.serving, backend_options.models};

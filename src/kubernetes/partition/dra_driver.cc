@@ -365,17 +365,23 @@ std::optional<Status> DraDriver::Undo(Change* c, const std::string& why) {
   }
   c->issued = false;
   if (++c->undone >= options_.claim_attempts) {
-    return Status::Unavailable(fmt::format(
-        "{}; undone, and given up after {} attempts", why, c->undone));
+    std::string given_up = fmt::format(
+        "{}; undone, and given up after {} attempts", why, c->undone);
+    if (options_.event) {
+      options_.event(EventType::kWarning, "ClaimMisplaced", given_up);
+    }
+    return Status::Unavailable(given_up);
   }
   double wait_s = options_.retry_s * static_cast<double>(1 << (c->undone - 1));
   c->retry_at = std::chrono::steady_clock::now() +
                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                     std::chrono::duration<double>(wait_s));
-  if (options_.progress) {
-    options_.progress(
-        fmt::format("{}; undone, trying again in {:g} s (attempt {} of {})",
-                    why, wait_s, c->undone + 1, options_.claim_attempts));
+  std::string retry =
+      fmt::format("{}; undone, trying again in {:g} s (attempt {} of {})", why,
+                  wait_s, c->undone + 1, options_.claim_attempts);
+  if (options_.progress) options_.progress(retry);
+  if (options_.event) {
+    options_.event(EventType::kWarning, "ClaimMisplaced", retry);
   }
   return std::nullopt;
 }

@@ -37,6 +37,7 @@
 #include "kubernetes/partition/dra_slices.h"
 #include "kubernetes/partition/partition_driver.h"
 #include "mig/gpu_catalog.h"
+#include "util/event.h"
 #include "util/log_sink.h"
 #include "util/mutex.h"
 
@@ -57,6 +58,9 @@ struct DraDriverOptions {
   int claim_attempts = 4;
   double retry_s = 1;
   LogSink progress;  // hears each undo and retry; may be empty
+  // Told the same as a Warning "ClaimMisplaced" (a Kubernetes Event in the
+  // controller command); may be empty.
+  EventSink event;
 };
 
 class DraDriver : public PartitionDriver {

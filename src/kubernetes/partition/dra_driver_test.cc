@@ -7,6 +7,7 @@
 // fails the change naming both once its attempts are spent.
 #include "kubernetes/partition/dra_driver.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -50,6 +51,12 @@ class DraDriverTest : public ::testing::Test {
     options.progress = [this](const std::string& line) {
       std::lock_guard lock(said_mu_);
       said_.push_back(line);
+    };
+    options.event = [this](EventType type, const std::string& reason,
+                           const std::string& message) {
+      std::lock_guard lock(said_mu_);
+      events_.push_back(fmt::format("{} {}: {}", EventTypeName(type), reason,
+                                    message.substr(0, 20)));
     };
     driver_ = std::make_unique<DraDriver>(client_.get(), options);
     ASSERT_TRUE(driver_->Sync().ok());
@@ -105,6 +112,7 @@ class DraDriverTest : public ::testing::Test {
 
   std::mutex said_mu_;
   std::vector<std::string> said_;
+  std::vector<std::string> events_;  // "type reason: message's start"
   kube::ApiServerStandIn server_{{}};
   std::unique_ptr<kube::KubeClient> client_;
   std::unique_ptr<DraScheduler> scheduler_;
@@ -165,6 +173,12 @@ TEST_F(DraDriverTest, AClaimFirstFitKeepsPuttingElsewhereFailsTheChange) {
       << s.message();
   std::vector<std::string> said = Said();
   ASSERT_EQ(said.size(), 3u);
+  {
+    // Each undo, and the giving up, as a Warning Event too.
+    std::lock_guard lock(said_mu_);
+    EXPECT_EQ(events_, std::vector<std::string>(
+                           4, "Warning ClaimMisplaced: claim mig-node-0-0-1"));
+  }
   EXPECT_NE(said[0].find("undone, trying again in 0.01 s (attempt 2 of 4)"),
             std::string::npos)
       << said[0];

@@ -61,6 +61,7 @@ StatusOr<std::unique_ptr<PartitionDriver>> MakePartitionDriver(
       dra.namespace_ = options.namespace_;
       dra.watch_s = options.watch_s;
       dra.progress = options.progress;
+      dra.event = options.event;
       return std::unique_ptr<PartitionDriver>(
           std::make_unique<DraDriver>(client, std::move(dra)));
     }

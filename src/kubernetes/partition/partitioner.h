@@ -22,6 +22,7 @@
 #include "kube/kube_client.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/partition/partition_driver.h"
+#include "util/event.h"
 #include "util/log_sink.h"
 #include "util/status_or.h"
 
@@ -54,6 +55,7 @@ struct DriverOptions {
   std::string namespace_ = "default";  // of the replicas (DRA's claims)
   int watch_s = 300;                   // seconds a watch lasts
   LogSink progress;                    // may be empty
+  EventSink event;                     // may be empty
 };
 
 // The driver the controller acts through for `partitioner`;
