@@ -508,6 +508,15 @@ class KubernetesE2eTest : public ::testing::Test {
     ExpectRoutesMatchTheCluster(end);
   }
 
+  // The pods the controller has created (they carry a create's token).
+  int PodsMade() {
+    int n = 0;
+    for (const Json& pod : server_.List(kPods)) {
+      if (k8s::Annotation(pod, k8s::kAnnotationCreation) != "") ++n;
+    }
+    return n;
+  }
+
   // The cluster as the controller sees it (through DRA's claims after
   // StartDra, else the agents' reports), counting the pods the journal
   // records as its own (or `ledger`, where given).
@@ -535,18 +544,11 @@ class KubernetesE2eTest : public ::testing::Test {
   // controller's, and it ends at day (a second pass where the first says
   // why it could not).
   void MoveToDayWhileAReplicaIsDeleted(const std::vector<std::string>& extra) {
-    auto made = [&] {
-      int n = 0;
-      for (const Json& pod : server_.List(kPods)) {
-        if (k8s::Annotation(pod, k8s::kAnnotationCreation) != "") ++n;
-      }
-      return n;
-    };
-    const int before = made();
+    const int before = PodsMade();
     std::atomic<bool> done = false;
     std::thread deleter([&] {
       kube::KubeClient client(AdminConfig());
-      for (int tries = 0; tries < 20000 && made() < before + 10 && !done;
+      for (int tries = 0; tries < 20000 && PodsMade() < before + 10 && !done;
            ++tries) {
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
       }
@@ -612,14 +614,7 @@ class KubernetesE2eTest : public ::testing::Test {
             writes.emplace_back(type + " " + path, Clock::now());
           }
         });
-    auto made = [&] {
-      int n = 0;
-      for (const Json& pod : server_.List(kPods)) {
-        if (k8s::Annotation(pod, k8s::kAnnotationCreation) != "") ++n;
-      }
-      return n;
-    };
-    const int before = made();
+    const int before = PodsMade();
     std::string log = testing::TempDir() + "/stopped-leader.log";
     std::string target = testing::SourcePath("data/deployments/day.json");
     // Made before the fork: the child of a threaded process may call only
@@ -643,7 +638,7 @@ class KubernetesE2eTest : public ::testing::Test {
       _exit(127);
     }
     ASSERT_GT(first, 0);
-    for (int tries = 0; tries < 20000 && made() < before + 6; ++tries) {
+    for (int tries = 0; tries < 20000 && PodsMade() < before + 6; ++tries) {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     ASSERT_EQ(kill(first, SIGSTOP), 0);
