@@ -1,6 +1,7 @@
 #include "cli/cli.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -197,6 +198,7 @@ void OnRun(CLI::App* app, CommandContext* context,
 int RunCli(const std::vector<std::string>& args, std::ostream& out,
            std::ostream& err) {
   CommandContext context{out, err};
+  if (&err == &std::cerr) context.progress_every_s = isatty(2) ? 1 : 10;
   ForgetReads();  // an earlier command's inputs are not this one's
   CLI::App app{
       "migserve: serve DNN models on NVIDIA Multi-Instance GPUs with the "

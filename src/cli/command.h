@@ -23,6 +23,10 @@ struct CommandContext {
   std::ostream& out;  // machine-readable output
   std::ostream& err;  // messages and progress
   int exit_code = kExitOk;
+  // How often a long phase that reports no other progress (the credits)
+  // says how far it is on err: every second to a terminal, every ten
+  // seconds to a file or pipe; 0 (callers in-process, tests): never.
+  double progress_every_s = 0;
 
   // Prints "migserve: <message>" to err and sets the exit code: 2 for bad
   // input (InvalidArgument, NotFound), 1 for everything else (a "no", a

@@ -118,7 +118,8 @@ Status RunCompare(const CompareFlags& flags, CommandContext* context) {
     return Status::InvalidArgument(fmt::format(
         "--format: expected table or json, got '{}'", flags.format));
   }
-  auto inputs = LoadInputs(flags.workload, flags.profiles, context->err);
+  auto inputs = LoadInputs(flags.workload, flags.profiles, context->err,
+                           context->progress_every_s);
   if (!inputs.ok()) {
     return inputs.status();
   }

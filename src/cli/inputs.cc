@@ -19,7 +19,8 @@ void AddWorkloadOptions(CLI::App* app, std::string* workload,
 
 StatusOr<std::unique_ptr<Inputs>> LoadInputs(const std::string& workload_path,
                                              const std::string& profile_path,
-                                             std::ostream& err) {
+                                             std::ostream& err,
+                                             double progress_every_s) {
   auto in = std::make_unique<Inputs>();
   MIGSERVE_ASSIGN_OR_RETURN(in->workload,
                             workload::LoadWorkload(workload_path));
@@ -30,7 +31,13 @@ StatusOr<std::unique_ptr<Inputs>> LoadInputs(const std::string& workload_path,
   WarnMeasurementGaps(in->workload, in->profiles, err);
   MIGSERVE_ASSIGN_OR_RETURN(
       workload::CapacityMatrix caps,
-      workload::CapacityMatrix::Build(in->workload, in->profiles, *in->gpu));
+      workload::CapacityMatrix::Build(
+          in->workload, in->profiles, *in->gpu, true,
+          progress_every_s > 0 ? LogSink([&err](const std::string& line) {
+            err << "migserve: " << line << std::endl;
+          })
+                               : LogSink(),
+          progress_every_s));
   in->caps.emplace(std::move(caps));
   in->problem.emplace(in->workload, *in->gpu, *in->caps);
   return in;

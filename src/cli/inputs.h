@@ -35,9 +35,12 @@ struct Inputs {
 void AddWorkloadOptions(CLI::App* app, std::string* workload,
                         std::string* profiles);
 
+// Warnings go to `err`, and, every `progress_every_s` (0: never), how far
+// the credits are.
 StatusOr<std::unique_ptr<Inputs>> LoadInputs(const std::string& workload_path,
                                              const std::string& profile_path,
-                                             std::ostream& err);
+                                             std::ostream& err,
+                                             double progress_every_s = 0);
 
 // Prints one warning line per model and offered GPU with profiles that have
 // no rows ("migserve: warning: bert: no measurements on 2g.20gb, 4g.40gb;

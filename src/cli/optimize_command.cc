@@ -81,7 +81,8 @@ Status RunTransitionOptimize(const OptimizeFlags& flags,
   if (Status s = transition.Validate(); !s.ok()) {
     return s;
   }
-  auto inputs = LoadInputs(flags.workload, flags.profiles, context->err);
+  auto inputs = LoadInputs(flags.workload, flags.profiles, context->err,
+                           context->progress_every_s);
   if (!inputs.ok()) {
     return inputs.status();
   }
@@ -185,7 +186,8 @@ Status RunOptimizeOnce(const OptimizeFlags& flags, CommandContext* context) {
   if (!flags.from.empty()) {
     return RunTransitionOptimize(flags, context);
   }
-  auto inputs = LoadInputs(flags.workload, flags.profiles, context->err);
+  auto inputs = LoadInputs(flags.workload, flags.profiles, context->err,
+                           context->progress_every_s);
   if (!inputs.ok()) {
     return inputs.status();
   }

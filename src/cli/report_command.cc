@@ -60,7 +60,8 @@ StatusOr<std::vector<report::ServiceSupply>> Supply(
   std::vector<report::ServiceSupply> supply;
   if (!flags.workload.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(
-        auto inputs, LoadInputs(flags.workload, flags.profiles, context->err));
+        auto inputs, LoadInputs(flags.workload, flags.profiles, context->err,
+                                context->progress_every_s));
     MIGSERVE_ASSIGN_OR_RETURN(
         deployment::ValidationReport checked,
         deployment::Validate(d, inputs->workload, inputs->profiles,

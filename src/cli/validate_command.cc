@@ -46,7 +46,8 @@ Status RunValidate(const ValidateFlags& flags, CommandContext* context) {
   // cache: a cache that says more than a replica gives must not make a
   // deployment valid.
   queueing::ScopedCreditCache no_cache(nullptr);
-  auto inputs = LoadInputs(flags.workload, flags.profiles, context->err);
+  auto inputs = LoadInputs(flags.workload, flags.profiles, context->err,
+                           context->progress_every_s);
   if (!inputs.ok()) {
     return inputs.status();
   }

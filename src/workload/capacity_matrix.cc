@@ -3,19 +3,23 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <chrono>
 #include <set>
 
 #include "llm/llm_credit.h"
 #include "profile/capacity.h"
 #include "queueing/capacity_model.h"
 #include "util/interrupt.h"
+#include "util/mutex.h"
 #include "util/parallel.h"
+#include "util/progress_timer.h"
 
 namespace migserve::workload {
 
 StatusOr<CapacityMatrix> CapacityMatrix::Build(
     const Workload& workload, const profile::ProfileTable& profiles,
-    const mig::GpuModel& gpu, bool every_service_fits) {
+    const mig::GpuModel& gpu, bool every_service_fits, LogSink progress,
+    double progress_every_s) {
   std::vector<double> required;
   for (const Service& s : workload.services) {
     required.push_back(workload.Demand(s));
@@ -25,14 +29,37 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
   // The credits, each service's on a thread of its own (--jobs): the
   // searches dominate the time of an optimize at fleet scale.
   int n = static_cast<int>(workload.services.size());
+  // How far the credits are, told from the thread that finishes a service
+  // when a line is due.
+  Mutex progress_mu;
+  int done = 0;
+  ProgressTimer timer(progress_every_s);
+  const auto begin = std::chrono::steady_clock::now();
+  auto finished = [&] {
+    if (!progress) return;
+    MutexLock lock(&progress_mu);
+    ++done;
+    if (done == n || !timer.Due()) return;
+    double spent =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+            .count();
+    progress(
+        fmt::format("credits: {} of {} services on {}, about {:.0f} s "
+                    "left",
+                    done, n, gpu.name, spent * (n - done) / done));
+  };
   ParallelFor(n, [&](int j) {
     const Service& s = workload.services[j];
     if (s.llm) {
       m.FillLlm(workload, s, gpu, j);
+      finished();
       return;
     }
     // At fleet scale the searches take minutes: a signal stops them.
-    if (Interrupted() || !profiles.HasModel(s.model, gpu.name)) return;
+    if (Interrupted() || !profiles.HasModel(s.model, gpu.name)) {
+      finished();
+      return;
+    }
     queueing::ServiceTerms terms = workload.TermsOf(s);
     for (int p = 0; p < num_profiles; ++p) {
       if (!workload.mig.Enabled(gpu.profiles[p])) continue;
@@ -45,6 +72,7 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
       cell.row = *best.row;
       cell.capacity = best.capacity;
     }
+    finished();
   });
   if (Interrupted()) {
     return Status::Aborted(fmt::format(

@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <limits>
+#include <mutex>
+#include <string>
+#include <vector>
 
 #include "mig/gpu_catalog.h"
 #include "profile/profile_csv.h"
@@ -36,6 +40,52 @@ class CapacityMatrixTest : public ::testing::Test {
       *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
   Workload workload_;
 };
+
+// The credit phase says how far it is (issue 77: a new user waited in
+// silence): "credits: K of N services on GPU, about S s left", K growing,
+// never the last service (the phase is over then).
+TEST_F(CapacityMatrixTest, TheCreditsSayHowFarTheyAre) {
+  std::string yaml = "gpu: A100-SXM4-80GB\nservices:\n";
+  for (int i = 0; i < 12; ++i) {
+    yaml += "  - {name: s" + std::to_string(i) +
+            ", model: m, throughput: " + std::to_string(100 + 7 * i) +
+            ", latency_ms: 200}\n";
+  }
+  workload_ = ParseWorkload(yaml, "w.yaml").value();
+  std::vector<std::string> said;
+  std::mutex mu;
+  auto m = CapacityMatrix::Build(
+      workload_, profiles_, gpu_, true,
+      [&](const std::string& line) {
+        std::lock_guard lock(mu);
+        said.push_back(line);
+      },
+      1e-9);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  ASSERT_FALSE(said.empty());
+  int last = 0;
+  for (const std::string& line : said) {
+    int k = 0, n = 0;
+    ASSERT_EQ(
+        std::sscanf(line.c_str(), "credits: %d of %d services on", &k, &n), 2)
+        << line;
+    EXPECT_EQ(n, 12);
+    EXPECT_GT(k, last);
+    EXPECT_LT(k, 12);
+    EXPECT_NE(line.find(" services on A100-SXM4-80GB, about "),
+              std::string::npos)
+        << line;
+    EXPECT_NE(line.find(" s left"), std::string::npos) << line;
+    last = k;
+  }
+  // Without a sink, or before its interval, nothing is said.
+  said.clear();
+  ASSERT_TRUE(CapacityMatrix::Build(
+                  workload_, profiles_, gpu_, true,
+                  [&](const std::string& line) { said.push_back(line); }, 60)
+                  .ok());
+  EXPECT_TRUE(said.empty());
+}
 
 // An LLM service beside today's (docs/llm.md): its cells are the token
 // simulation's credits, none on a slice that cannot hold its weights.
