@@ -250,7 +250,10 @@ class KubernetesE2eTest : public ::testing::Test {
                     object["metadata"].contains("labels") &&
                     object["metadata"]["labels"].contains(k8s::kLabelInstance);
       bool pod = path.find("/pods/") != std::string::npos && !holder;
-      if (pod) Measure(path.substr(path.rfind('/') + 1));
+      if (pod) {
+        Measure(path.substr(path.rfind('/') + 1),
+                k8s::Label(object, k8s::kLabelService));
+      }
       if (pod || path.find("/httproutes/") != std::string::npos ||
           path.find("/services/") != std::string::npos) {
         CheckRoutes();
@@ -432,10 +435,13 @@ class KubernetesE2eTest : public ::testing::Test {
   }
 
   // Records each service's ready capacity; the invariant is checked on the
-  // lowest values seen. A change of pod `changed` that takes a service lower
-  // than it was and below its floor is charged to the controller unless
-  // the test made it (ByTheHarness).
-  void Measure(const std::string& changed) {
+  // lowest values seen. A change of pod `changed`, a replica of
+  // `changed_service`, that takes that service lower than it was and below
+  // its floor is charged to the controller unless the test made it
+  // (ByTheHarness). Only the changed pod's service is charged: the state is
+  // read after the change, and another pod's change (the harness's, say)
+  // may already show in it.
+  void Measure(const std::string& changed, const std::string& changed_service) {
     std::map<std::string, double> capacity;
     for (const PodView& pod : Pods()) {
       if (!pod.status || IsForged(pod.object)) continue;
@@ -452,7 +458,8 @@ class KubernetesE2eTest : public ::testing::Test {
       double had = last_capacity_.count(service) ? last_capacity_[service]
                                                  : capacity[service];
       double floor = goal_.Floor(service);
-      if (harness_pods_.count(changed) == 0 && capacity[service] < had - 1e-6 &&
+      if (service == changed_service && harness_pods_.count(changed) == 0 &&
+          capacity[service] < had - 1e-6 &&
           capacity[service] < floor * (1 - 1e-4) - 1e-6) {
         charged_.push_back(
             fmt::format("{}: pod {} took it from {:.6g} to {:.6g} req/s, "
@@ -460,7 +467,14 @@ class KubernetesE2eTest : public ::testing::Test {
                         service, changed, had, capacity[service], floor));
       }
     }
-    last_capacity_ = std::move(capacity);
+    // Each service's "before" is what it had at the last change of one of
+    // its own pods: a drop is weighed at the change that made it.
+    for (const auto& [service, value] : capacity) {
+      if (service == changed_service || !last_capacity_.count(service)) {
+        last_capacity_[service] = value;
+      }
+    }
+    if (!capacity.count(changed_service)) last_capacity_[changed_service] = 0;
   }
 
   // Pod `name` is removed by the test (a node's loss, someone else's
@@ -805,7 +819,8 @@ class KubernetesE2eTest : public ::testing::Test {
   controller::TransitionGoal goal_;
   std::map<std::string, double> lowest_;
   std::vector<std::string> violations_;
-  std::map<std::string, double> last_capacity_;  // at the last pod change
+  // Per service, its capacity at the last change of one of its pods.
+  std::map<std::string, double> last_capacity_;
   std::set<std::string> harness_pods_;
   std::vector<std::string> charged_;
   int route_writes_ = 0;
