@@ -15,6 +15,43 @@
 #include "util/progress_timer.h"
 
 namespace migserve::workload {
+namespace {
+
+// How far the credits of `n` services on `gpu` are: told to `progress`
+// (may be empty) from the thread that finishes a service, when a line is
+// due, the last service excepted (the phase is over then).
+class CreditProgress {
+ public:
+  CreditProgress(LogSink progress, double every_s, int n,
+                 const std::string& gpu)
+      : progress_(std::move(progress)), timer_(every_s), n_(n), gpu_(gpu) {}
+
+  void Finished() {
+    if (!progress_) return;
+    MutexLock lock(&mu_);
+    ++done_;
+    if (done_ == n_ || !timer_.Due()) return;
+    double spent =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_)
+            .count();
+    progress_(
+        fmt::format("credits: {} of {} services on {}, about {:.0f} s "
+                    "left",
+                    done_, n_, gpu_, spent * (n_ - done_) / done_));
+  }
+
+ private:
+  LogSink progress_;
+  Mutex mu_;
+  ProgressTimer timer_ GUARDED_BY(mu_);
+  int done_ GUARDED_BY(mu_) = 0;
+  const int n_;
+  const std::string gpu_;
+  const std::chrono::steady_clock::time_point begin_ =
+      std::chrono::steady_clock::now();
+};
+
+}  // namespace
 
 StatusOr<CapacityMatrix> CapacityMatrix::Build(
     const Workload& workload, const profile::ProfileTable& profiles,
@@ -29,50 +66,15 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
   // The credits, each service's on a thread of its own (--jobs): the
   // searches dominate the time of an optimize at fleet scale.
   int n = static_cast<int>(workload.services.size());
-  // How far the credits are, told from the thread that finishes a service
-  // when a line is due.
-  Mutex progress_mu;
-  int done = 0;
-  ProgressTimer timer(progress_every_s);
-  const auto begin = std::chrono::steady_clock::now();
-  auto finished = [&] {
-    if (!progress) return;
-    MutexLock lock(&progress_mu);
-    ++done;
-    if (done == n || !timer.Due()) return;
-    double spent =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
-            .count();
-    progress(
-        fmt::format("credits: {} of {} services on {}, about {:.0f} s "
-                    "left",
-                    done, n, gpu.name, spent * (n - done) / done));
-  };
+  CreditProgress told(std::move(progress), progress_every_s, n, gpu.name);
   ParallelFor(n, [&](int j) {
     const Service& s = workload.services[j];
     if (s.llm) {
       m.FillLlm(workload, s, gpu, j);
-      finished();
-      return;
+    } else {
+      m.FillDnn(workload, profiles, s, gpu, j);
     }
-    // At fleet scale the searches take minutes: a signal stops them.
-    if (Interrupted() || !profiles.HasModel(s.model, gpu.name)) {
-      finished();
-      return;
-    }
-    queueing::ServiceTerms terms = workload.TermsOf(s);
-    for (int p = 0; p < num_profiles; ++p) {
-      if (!workload.mig.Enabled(gpu.profiles[p])) continue;
-      Cell& cell = m.cells_[j * num_profiles + p];
-      cell.measured =
-          profiles.Measures(s.model, gpu.name, gpu.profiles[p].name);
-      queueing::Credit best =
-          queueing::BestCredit(profiles, gpu, p, s.model, terms);
-      if (best.row == nullptr) continue;
-      cell.row = *best.row;
-      cell.capacity = best.capacity;
-    }
-    finished();
+    told.Finished();
   });
   if (Interrupted()) {
     return Status::Aborted(fmt::format(
@@ -135,6 +137,26 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
         workload.latency_budget, s.latency_ms));
   }
   return m;
+}
+
+void CapacityMatrix::FillDnn(const Workload& workload,
+                             const profile::ProfileTable& profiles,
+                             const Service& service, const mig::GpuModel& gpu,
+                             int j) {
+  // At fleet scale the searches take minutes: a signal stops them.
+  if (Interrupted() || !profiles.HasModel(service.model, gpu.name)) return;
+  queueing::ServiceTerms terms = workload.TermsOf(service);
+  for (int p = 0; p < num_profiles_; ++p) {
+    if (!workload.mig.Enabled(gpu.profiles[p])) continue;
+    Cell& cell = cells_[j * num_profiles_ + p];
+    cell.measured =
+        profiles.Measures(service.model, gpu.name, gpu.profiles[p].name);
+    queueing::Credit best =
+        queueing::BestCredit(profiles, gpu, p, service.model, terms);
+    if (best.row == nullptr) continue;
+    cell.row = *best.row;
+    cell.capacity = best.capacity;
+  }
 }
 
 void CapacityMatrix::FillLlm(const Workload& workload, const Service& service,

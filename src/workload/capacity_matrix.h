@@ -91,6 +91,11 @@ class CapacityMatrix {
   // why its slice serves none there.
   void FillLlm(const Workload& workload, const Service& service,
                const mig::GpuModel& gpu, int j);
+  // Fills row `j` for DNN `service`: on each enabled profile the best
+  // measured row under its terms and what it serves there (queueing's
+  // BestCredit); nothing where its model has no rows or once interrupted.
+  void FillDnn(const Workload& workload, const profile::ProfileTable& profiles,
+               const Service& service, const mig::GpuModel& gpu, int j);
   // Why LLM service `j` fits no profile of `gpu` ("PROFILE: why; ..."), or
   // "" where it fits one.
   std::string LlmFitsNone(int j, const mig::GpuModel& gpu) const;
