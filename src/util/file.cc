@@ -62,9 +62,9 @@ StatusOr<std::string> ReadBounded(std::istream& in, const std::string& path,
   return text;
 }
 
-// The text of `path` ("-": standard input), read to its end.
-StatusOr<std::string> ReadAll(const std::string& path) {
-  long long limit = MaxInputBytes();
+// The text of `path` ("-": standard input), read to its end, at most
+// `limit` bytes.
+StatusOr<std::string> ReadAll(const std::string& path, long long limit) {
   if (path == "-") return ReadBounded(std::cin, path, limit);
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -96,10 +96,11 @@ StatusOr<std::string> ReadFile(const std::string& path) {
     return Status::InvalidArgument(path + ": is a directory, not a file");
   }
   // A regular file says its size: one too large is refused unread.
+  const long long limit = MaxInputBytes();
   if (path != "-" && std::filesystem::is_regular_file(status)) {
     std::uintmax_t size = std::filesystem::file_size(path, ec);
-    if (!ec && size > static_cast<std::uintmax_t>(MaxInputBytes())) {
-      return TooLarge(path, MaxInputBytes());
+    if (!ec && size > static_cast<std::uintmax_t>(limit)) {
+      return TooLarge(path, limit);
     }
   }
   // Standard input or a pipe (a FIFO, `-w <(...)`) gives its text once, and
@@ -112,10 +113,10 @@ StatusOr<std::string> ReadFile(const std::string& path) {
     MutexLock lock(&ReadMutex());
     std::map<std::string, std::string>& kept = KeptTexts();
     if (auto it = kept.find(path); it != kept.end()) return it->second;
-    MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadAll(path));
+    MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadAll(path, limit));
     return kept.emplace(path, std::move(text)).first->second;
   }
-  MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadAll(path));
+  MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadAll(path, limit));
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) {
     MutexLock lock(&ReadMutex());
