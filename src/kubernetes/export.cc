@@ -450,22 +450,13 @@ StatusOr<std::string> RoutingObjects(const ClusterState& state,
   return header + kube::ToYaml(services);
 }
 
-StatusOr<std::map<std::pair<std::string, int>, std::string>> GpuUuidsOfSlices(
-    const std::string& json, const std::string& source,
-    const ClusterState* state) {
-  nlohmann::json list = nlohmann::json::parse(json, nullptr, false);
-  const nlohmann::json* items =
-      list.is_discarded() ? nullptr : ArrayAt(list, "items");
-  if (items == nullptr) {
-    return Status::InvalidArgument(fmt::format(
-        "{}: not a ResourceSliceList (kubectl get resourceslices -o json)",
-        source));
-  }
-  MIGSERVE_ASSIGN_OR_RETURN(
-      SliceGpus gpus,
-      GpusOfSlices(items->get<std::vector<nlohmann::json>>(), source));
-  for (const GpuState& g :
-       state != nullptr ? state->gpus : std::vector<GpuState>{}) {
+namespace {
+
+// InvalidArgument, naming `source` and the GPU, where a GPU `state` serves
+// on is in none of the slices' `gpus`, or is another product there.
+Status CheckSlicesCover(const SliceGpus& gpus, const ClusterState& state,
+                        const std::string& source) {
+  for (const GpuState& g : state.gpus) {
     if (!g.HasReplica()) continue;
     auto listed = gpus.find({g.id.node, g.id.index});
     if (listed == gpus.end()) {
@@ -483,6 +474,28 @@ StatusOr<std::map<std::pair<std::string, int>, std::string>> GpuUuidsOfSlices(
           "{}: GPU {} of node {} is a {}, the deployment places {} there",
           source, g.id.index, g.id.node, product, g.model->name));
     }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<std::map<std::pair<std::string, int>, std::string>> GpuUuidsOfSlices(
+    const std::string& json, const std::string& source,
+    const ClusterState* state) {
+  nlohmann::json list = nlohmann::json::parse(json, nullptr, false);
+  const nlohmann::json* items =
+      list.is_discarded() ? nullptr : ArrayAt(list, "items");
+  if (items == nullptr) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: not a ResourceSliceList (kubectl get resourceslices -o json)",
+        source));
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(
+      SliceGpus gpus,
+      GpusOfSlices(items->get<std::vector<nlohmann::json>>(), source));
+  if (state != nullptr) {
+    MIGSERVE_RETURN_IF_ERROR(CheckSlicesCover(gpus, *state, source));
   }
   std::map<std::pair<std::string, int>, std::string> uuids;
   for (const auto& [at, gpu] : gpus) uuids[at] = gpu.uuid;
