@@ -147,15 +147,14 @@ StatusOr<double> Metric(const json& root, const std::string& name,
   const std::string field = name + "." + stat;
   MIGSERVE_ASSIGN_OR_RETURN(
       double value, NumberAt(*it, stat, path, kNonNegativeRange, field));
-  if (unit_read == Unit::kPerS) {
-    // "requests/sec", "tokens/sec"; none: per second as well.
-    std::string unit = StringAt(*it, "unit");
-    std::string per = unit.substr(unit.find('/') + 1);
-    if (unit.find('/') == std::string::npos && !unit.empty()) per = "?";
+  const std::string unit = StringAt(*it, "unit");
+  if (unit_read == Unit::kPerS && !unit.empty()) {
+    // "requests/sec", "tokens/min"; none: per second.
+    size_t slash = unit.find('/');
+    std::string per = slash == std::string::npos ? "" : unit.substr(slash + 1);
     if (per == "min" || per == "minute") {
       value /= 60;
-    } else if (!(unit.empty() || per == "sec" || per == "s" ||
-                 per == "second")) {
+    } else if (per != "sec" && per != "s" && per != "second") {
       return FieldError(path, name + ".unit",
                         fmt::format("'{}' is not a rate unit read (per sec "
                                     "or per min)",
@@ -163,7 +162,6 @@ StatusOr<double> Metric(const json& root, const std::string& name,
     }
   }
   if (unit_read == Unit::kMs) {
-    std::string unit = StringAt(*it, "unit");
     if (unit == "ns") {
       value /= 1e6;
     } else if (unit == "us") {
