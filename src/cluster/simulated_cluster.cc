@@ -115,14 +115,16 @@ void SimulatedCluster::LoseGpu() {
   });
   faults_.lose_gpu.reset();
   faults_.lose_node.reset();
-  ++gpus_version_;
-  Rebuild();
-  Record();
+  GpusChanged();
 }
 
 void SimulatedCluster::LoseNode(const std::string& node) {
   std::erase_if(state_.gpus,
                 [&](const GpuState& g) { return g.id.node == node; });
+  GpusChanged();
+}
+
+void SimulatedCluster::GpusChanged() {
   ++gpus_version_;
   Rebuild();
   Record();
@@ -132,9 +134,7 @@ void SimulatedCluster::AddGpus(const std::vector<GpuState>& gpus) {
   state_.gpus.insert(state_.gpus.end(), gpus.begin(), gpus.end());
   std::sort(state_.gpus.begin(), state_.gpus.end(),
             [](const GpuState& a, const GpuState& b) { return a.id < b.id; });
-  ++gpus_version_;
-  Rebuild();
-  Record();
+  GpusChanged();
 }
 
 Status SimulatedCluster::EvictReplica(const GpuId& gpu,

@@ -130,6 +130,9 @@ class SimulatedCluster : public ClusterBackend {
   // after one that may reach every GPU).
   void Record();
   void LoseGpu();
+  // After GPUs left or joined: a new gpus_version_, the books from scratch,
+  // the capacities recorded.
+  void GpusChanged();
   // The removal guard's answer about `a` taking its replica away now.
   Status Guard(const Action& a) const;
   // Brings the per-GPU books in line with GPU `id` as state_ now has it,
