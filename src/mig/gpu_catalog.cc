@@ -34,7 +34,7 @@ StatusOr<Profile> ParseProfile(const YAML::Node& node,
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(node, source, path));
   MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
       {"name", "nvml_id", "compute_slices", "memory_slices", "memory_gb",
-       "starts", "max_count", "default", "aliases"}));
+       "starts", "max_count", "default", "aliases", "sms"}));
   Profile p;
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &p.name));
   if (!IsProfileName(p.name)) {
@@ -52,6 +52,14 @@ StatusOr<Profile> ParseProfile(const YAML::Node& node,
   MIGSERVE_RETURN_IF_ERROR(map.Optional("max_count", &p.max_count));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("default", &p.enabled_by_default));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("aliases", &p.aliases));
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("sms", &p.sms));
+  if (map.Has("sms") && (gpu.sms == 0 || p.sms < 1 || p.sms > gpu.sms)) {
+    return map.Error("sms", gpu.sms == 0
+                                ? "needs the GPU's own sms"
+                                : fmt::format("must be from 1 to the GPU's {}, "
+                                              "got {}",
+                                              gpu.sms, p.sms));
+  }
   for (auto [key, value, most] :
        {std::tuple{"compute_slices", p.compute_slices, gpu.compute_slices},
         std::tuple{"memory_slices", p.memory_slices, gpu.memory_slices}}) {
@@ -99,7 +107,7 @@ StatusOr<GpuModel> ParseGpuModel(const std::string& yaml,
   MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
       {"name", "aliases", "pci_device_ids", "products", "compute_slices",
        "memory_slices", "memory_gb", "legacy_4g3g", "memory_bandwidth_gbs",
-       "dense_bf16_tflops", "dense_fp8_tflops", "profiles"}));
+       "dense_bf16_tflops", "dense_fp8_tflops", "sms", "profiles"}));
   GpuModel model;
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &model.name));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("aliases", &model.aliases));
@@ -136,6 +144,11 @@ StatusOr<GpuModel> ParseGpuModel(const std::string& yaml,
       map.Optional("dense_bf16_tflops", &model.dense_bf16_tflops, {1, 1e6}));
   MIGSERVE_RETURN_IF_ERROR(
       map.Optional("dense_fp8_tflops", &model.dense_fp8_tflops, {1, 1e6}));
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("sms", &model.sms));
+  if (map.Has("sms") && (model.sms < 1 || model.sms > 100000)) {
+    return map.Error(
+        "sms", fmt::format("must be from 1 to 100000, got {}", model.sms));
+  }
   for (auto [key, value] : {std::pair{"compute_slices", model.compute_slices},
                             std::pair{"memory_slices", model.memory_slices}}) {
     if (value < 1 || value > kMaxSlices) {

@@ -109,4 +109,11 @@ int GpuModel::SmallestProfileWithCompute(int compute) const {
   return best;
 }
 
+double GpuModel::ComputeShare(const Profile& profile) const {
+  if (sms > 0 && profile.sms > 0) {
+    return static_cast<double>(profile.sms) / sms;
+  }
+  return static_cast<double>(profile.compute_slices) / compute_slices;
+}
+
 }  // namespace migserve::mig

@@ -22,6 +22,10 @@ struct Profile {
   std::vector<int> starts;  // allowed starts, in memory-slice units
   int max_count = 0;        // at most this many per GPU; 0: no extra limit
   bool enabled_by_default = true;  // false for +me and double-memory 1g
+  // Streaming multiprocessors the instance gets (nvidia-smi mig -lgip);
+  // 0: not in the table. Not compute_slices x a constant: an A100's 7g has
+  // 98 of its 108, an H100's 3g 60 and its 1g.20gb 26.
+  int sms = 0;
 
   bool operator==(const Profile&) const = default;
 };
@@ -64,6 +68,9 @@ struct GpuModel {
   // tensor cores, and an FP8 model computes at BF16's rate (weights-only
   // FP8, as vLLM serves it on Ampere).
   double dense_fp8_tflops = 0;
+  // Streaming multiprocessors of the whole GPU, the data sheet's
+  // throughput is theirs; 0: not in the table.
+  int sms = 0;
   std::vector<Profile> profiles;
 
   bool operator==(const GpuModel&) const = default;
@@ -89,6 +96,11 @@ struct GpuModel {
   // Returns the index of the enabled-by-default profile that takes the whole
   // GPU (all compute slices), or -1.
   int WholeProfile() const;
+
+  // The share of the GPU's tensor throughput `profile` has: its SMs over
+  // the GPU's where the table gives both, else its compute slices over the
+  // GPU's.
+  double ComputeShare(const Profile& profile) const;
 
   // Returns the index of the enabled-by-default profile with `compute`
   // compute slices and the fewest memory slices, or -1.

@@ -69,6 +69,12 @@ class YamlMap {
     return node_[std::string(key)];
   }
 
+  // Returns true if `key` is present with a value (not null).
+  bool Has(std::string_view key) const {
+    YAML::Node value = node_[std::string(key)];
+    return value.IsDefined() && !value.IsNull();
+  }
+
   // Returns InvalidArgument naming the first key not in `allowed`.
   Status CheckKeys(std::initializer_list<std::string_view> allowed) const;
 
@@ -87,10 +93,6 @@ class YamlMap {
         source_(std::move(source)),
         path_(std::move(path)) {}
 
-  bool Has(std::string_view key) const {
-    YAML::Node value = node_[std::string(key)];
-    return value.IsDefined() && !value.IsNull();
-  }
   Status InRange(std::string_view key, double value,
                  const NumberRange& range) const;
   template <typename T>
