@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "queueing/arrivals.h"
@@ -65,18 +67,51 @@ BatcherSamples RunBatcher(const SliceCapacity& slice, const LlmTerms& terms,
                           const BatcherRun& run) {
   std::vector<Request> requests = MakeRequests(terms, traffic, run);
   BatcherSamples out;
+  // Admitted requests in order of admission: those still prefilling
+  // (prefilled < prompt) and those decoding.
   std::vector<size_t> running;
+  std::vector<long> prefilled(requests.size(), 0);
   size_t next = 0;  // the first request not admitted
   long room = 0;    // KV tokens reserved
   double now = 0, occupied = 0, tokens = 0;
+  const long unlimited = std::numeric_limits<long>::max();
   while (next < requests.size() || !running.empty()) {
     if (running.empty() && requests[next].arrival_s > now) {
       now = requests[next].arrival_s;
     }
-    long prefill = 0;
-    std::vector<size_t> joined;
+    // The step's token budget goes to the running requests first (a
+    // decode one token, a prefill its next chunk), then to those waiting,
+    // in order (vLLM V1's scheduler).
+    long budget =
+        slice.max_batched_tokens > 0 ? slice.max_batched_tokens : unlimited;
+    StepLoad load;
+    std::vector<std::pair<size_t, long>> chunks;  // request, tokens
+    auto prefill = [&](size_t i) {
+      Request& r = requests[i];
+      long c = std::min(r.prompt - prefilled[i], budget);
+      if (c <= 0) return;
+      const double o = static_cast<double>(prefilled[i]);
+      load.prefill_tokens += c;
+      load.context_tokens += prefilled[i];
+      load.attention_pairs += static_cast<double>(c) * (o + (c + 1) / 2.0);
+      budget -= c;
+      chunks.emplace_back(i, c);
+    };
+    std::vector<size_t> decoding;
+    for (size_t i : running) {
+      const Request& r = requests[i];
+      if (prefilled[i] < r.prompt) {
+        prefill(i);
+      } else if (budget > 0) {
+        --budget;
+        ++load.decodes;
+        load.context_tokens += r.prompt + r.made;
+        load.attention_pairs += static_cast<double>(r.prompt + r.made);
+        decoding.push_back(i);
+      }
+    }
     while (next < requests.size() && requests[next].arrival_s <= now &&
-           static_cast<int>(running.size()) < slice.max_batch) {
+           static_cast<int>(running.size()) < slice.max_batch && budget > 0) {
       Request& r = requests[next];
       if (r.prompt + r.output > slice.kv_tokens) {
         out.fits = false;
@@ -84,29 +119,29 @@ BatcherSamples RunBatcher(const SliceCapacity& slice, const LlmTerms& terms,
       }
       if (room + r.prompt + r.output > slice.kv_tokens) break;
       room += r.prompt + r.output;
-      prefill += r.prompt;
       running.push_back(next);
-      joined.push_back(next++);
+      prefill(next++);
     }
-    long context = 0;
-    for (size_t i : running) context += requests[i].prompt + requests[i].made;
-    double step_s = slice.StepMs(context, prefill) / 1e3;
+    double step_s = slice.StepMs(load) / 1e3;
     occupied += step_s * static_cast<double>(room) /
                 static_cast<double>(slice.kv_tokens);
     now += step_s;
-    tokens += static_cast<double>(running.size());
-    std::vector<size_t> still;
-    for (size_t i : running) {
+    // A prompt's last chunk gives its first token; a decode its next.
+    auto emit = [&](size_t i) {
       Request& r = requests[i];
       if (r.made++ == 0) r.first_s = now;
-      if (r.made < r.output) {
-        still.push_back(i);
-        continue;
+      tokens += 1;
+      if (r.made == r.output) {
+        r.done_s = now;
+        room -= r.prompt + r.output;
       }
-      r.done_s = now;
-      room -= r.prompt + r.output;
+    };
+    for (auto [i, c] : chunks) {
+      prefilled[i] += c;
+      if (prefilled[i] == requests[i].prompt) emit(i);
     }
-    running = std::move(still);
+    for (size_t i : decoding) emit(i);
+    std::erase_if(running, [&](size_t i) { return requests[i].done_s >= 0; });
   }
   for (size_t i = requests.size() / 10; i < requests.size(); ++i) {
     const Request& r = requests[i];

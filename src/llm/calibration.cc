@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "llm/batcher_simulation.h"
 
@@ -14,6 +16,41 @@ constexpr int kCalibrationRequests = 2000;
 constexpr int kMaxRounds = 40;
 constexpr double kWithin = 0.01;
 constexpr double kMaxScale = 50;
+// Two runs of one slice whose scales differ by more than this are not one
+// slice's measurements (docs/llm.md, "Calibration").
+constexpr double kMostApart = 2;
+
+// A run's scales may not make the slice faster than its peaks: the memory
+// time (the weights read at the slice's peak bandwidth) and the compute
+// time (the tokens' products at its peak tensor rate) are floors.
+Status CheckFloor(const LlmModel& model, const mig::GpuModel& gpu,
+                  const mig::Profile& profile, const LlmMeasurement& run,
+                  const EngineOptions& e) {
+  const SlicePeaks peaks = PeaksOf(model, gpu, profile);
+  if (e.decode_scale < e.bandwidth_efficiency) {
+    return Status::FailedPrecondition(fmt::format(
+        "its median TPOT of {:g} ms is faster than {} can be: a step reads "
+        "the {:.2f} GB of weights at most at the slice's peak of {:.0f} "
+        "GB/s ({} of {} memory slices of {:g}), at least {:.2f} ms a token "
+        "(the run implies {:.0f}% of that peak)",
+        run.tpot_p50_ms, profile.name, model.WeightBytesRead(1) / 1e9,
+        peaks.bandwidth_gbs, profile.memory_slices, gpu.memory_slices,
+        gpu.memory_bandwidth_gbs,
+        model.WeightBytesRead(1) / (peaks.bandwidth_gbs * 1e9) * 1e3,
+        100 * e.bandwidth_efficiency / e.decode_scale));
+  }
+  if (e.prefill_scale < e.compute_efficiency) {
+    return Status::FailedPrecondition(fmt::format(
+        "its median TTFT of {:g} ms is faster than {} can be: {:g} prompt "
+        "tokens take {:.3g} TFLOP, at least {:.2f} ms at the slice's peak "
+        "of {:.0f} TFLOPS (the run implies {:.0f}% of that peak)",
+        run.ttft_p50_ms, profile.name, run.prompt_tokens,
+        model.FlopsPerToken() * run.prompt_tokens / 1e12,
+        model.FlopsPerToken() * run.prompt_tokens / (peaks.tflops * 1e12) * 1e3,
+        peaks.tflops, 100 * e.compute_efficiency / e.prefill_scale));
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -48,12 +85,16 @@ StatusOr<EngineOptions> Calibrate(const LlmModel& model,
     double decode = run.tpot_p50_ms / s.tpot_p50_ms;
     double prefill = run.ttft_p50_ms / s.ttft_p50_ms;
     if (std::abs(decode - 1) < kWithin && std::abs(prefill - 1) < kWithin) {
+      MIGSERVE_RETURN_IF_ERROR(CheckFloor(model, gpu, profile, run, e));
       return e;
     }
     e.decode_scale *= decode;
     e.prefill_scale *= prefill;
     for (double scale : {e.decode_scale, e.prefill_scale}) {
       if (scale > kMaxScale || scale < 1 / kMaxScale) {
+        // Scales driven below their floor: the run claims more than the
+        // slice's peak, which says more than "no match".
+        MIGSERVE_RETURN_IF_ERROR(CheckFloor(model, gpu, profile, run, e));
         return Status::FailedPrecondition(fmt::format(
             "no decode and prefill times within 50x of the model's give "
             "its medians (TTFT {:g} ms, TPOT {:g} ms at {:g} req/s): is the "
@@ -70,11 +111,11 @@ StatusOr<EngineOptions> Calibrate(const LlmModel& model,
 StatusOr<Calibrations> Calibrations::Build(
     const std::vector<LlmMeasurement>& rows, const LlmModelTable& models,
     const mig::GpuCatalog& gpus, const std::string& source) {
-  struct LogSums {
-    double decode = 0, prefill = 0;
-    int runs = 0;
+  struct Run {
+    int line = 0;
+    double decode = 1, prefill = 1;
   };
-  std::map<Key, LogSums> logs;
+  std::map<Key, std::vector<Run>> runs;
   for (const LlmMeasurement& run : rows) {
     auto error = [&](std::string_view field, std::string_view why) {
       return Status::InvalidArgument(
@@ -92,15 +133,34 @@ StatusOr<Calibrations> Calibrations::Build(
     const mig::Profile& profile = (*gpu)->profiles[p];
     StatusOr<EngineOptions> e = Calibrate(**model, **gpu, profile, run);
     if (!e.ok()) return error("row", e.status().message());
-    LogSums& s = logs[{run.model, (*gpu)->name, profile.name}];
-    s.decode += std::log(e->decode_scale);
-    s.prefill += std::log(e->prefill_scale);
-    ++s.runs;
+    std::vector<Run>& seen = runs[{run.model, (*gpu)->name, profile.name}];
+    for (const Run& other : seen) {
+      for (auto [what, mine, theirs] :
+           {std::tuple{"decode", e->decode_scale, other.decode},
+            std::tuple{"prefill", e->prefill_scale, other.prefill}}) {
+        const double apart = std::max(mine / theirs, theirs / mine);
+        if (apart <= kMostApart) continue;
+        return error(
+            "row",
+            fmt::format("its {} time is {:.1f}x line {}'s on the same slice "
+                        "({} of {} {}): runs more than {:g}x apart are not "
+                        "one slice's; measure again or keep one",
+                        what, apart, other.line, run.model, (*gpu)->name,
+                        profile.name, kMostApart));
+      }
+    }
+    seen.push_back({run.line, e->decode_scale, e->prefill_scale});
   }
   Calibrations out;
-  for (const auto& [key, s] : logs) {
-    out.slices_[key] = {std::exp(s.decode / s.runs),
-                        std::exp(s.prefill / s.runs), s.runs};
+  for (const auto& [key, measured] : runs) {
+    double decode = 0, prefill = 0;
+    for (const Run& r : measured) {
+      decode += std::log(r.decode);
+      prefill += std::log(r.prefill);
+    }
+    const double n = static_cast<double>(measured.size());
+    out.slices_[key] = {std::exp(decode / n), std::exp(prefill / n),
+                        static_cast<int>(measured.size())};
   }
   return out;
 }

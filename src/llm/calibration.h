@@ -28,8 +28,10 @@ namespace migserve::llm {
 // `engine` with the decode_scale and prefill_scale under which the
 // simulation of `run` on `profile` of `gpu` gives its medians within 1%.
 // FailedPrecondition naming the run where the model cannot hold the model
-// there, a request of its lengths does not fit, or no scales between 1/50
-// and 50 match (a median TTFT shorter than a decode step, say).
+// there, a request of its lengths does not fit, no scales between 1/50
+// and 50 match (a median TTFT shorter than a decode step, say), or the
+// scales found would make the slice faster than its peak bandwidth or
+// tensor rate (a measurement no hardware gives), naming that bound.
 StatusOr<EngineOptions> Calibrate(const LlmModel& model,
                                   const mig::GpuModel& gpu,
                                   const mig::Profile& profile,
@@ -50,7 +52,8 @@ class Calibrations {
 
   // Calibrates every row of `rows` (read from `source`) against `models`
   // and the GPUs of `gpus`; InvalidArgument "SOURCE:LINE: FIELD: reason"
-  // for a model, GPU or profile unknown, or a run the model cannot match.
+  // for a model, GPU or profile unknown, a run the model cannot match, or
+  // two runs of one slice more than 2x apart.
   static StatusOr<Calibrations> Build(const std::vector<LlmMeasurement>& rows,
                                       const LlmModelTable& models,
                                       const mig::GpuCatalog& gpus,

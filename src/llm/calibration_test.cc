@@ -50,7 +50,7 @@ LlmMeasurement RunUnder(const char* profile, double rate, double decode,
 TEST(CalibrationTest, ARunUnderKnownCorrectionsGivesThemBack) {
   const LlmModel& model = *ShippedLlmModels().Find("llama-3.1-8b").value();
   for (auto [decode, prefill] :
-       {std::pair{1.0, 1.0}, std::pair{1.4, 0.6}, std::pair{0.8, 2.5}}) {
+       {std::pair{1.0, 1.0}, std::pair{1.4, 0.6}, std::pair{0.9, 2.5}}) {
     LlmMeasurement run = RunUnder("3g.40gb", 2, decode, prefill);
     auto e = Calibrate(model, migserve::testing::H100(), H100Profile("3g.40gb"),
                        run);
@@ -60,6 +60,8 @@ TEST(CalibrationTest, ARunUnderKnownCorrectionsGivesThemBack) {
   }
 }
 
+// A TTFT a hundredth of a step drives the prefill scale out of range:
+// refused naming the slice's peak it would pass.
 TEST(CalibrationTest, ATtftShorterThanAnyStepIsRefusedWithTheReason) {
   const LlmModel& model = *ShippedLlmModels().Find("llama-3.1-8b").value();
   LlmMeasurement run = RunUnder("3g.40gb", 2, 1, 1);
@@ -67,7 +69,9 @@ TEST(CalibrationTest, ATtftShorterThanAnyStepIsRefusedWithTheReason) {
   auto e =
       Calibrate(model, migserve::testing::H100(), H100Profile("3g.40gb"), run);
   ASSERT_FALSE(e.ok());
-  EXPECT_NE(e.status().message().find("within 50x"), std::string::npos)
+  EXPECT_NE(e.status().message().find("is faster than 3g.40gb can be: 1024 "
+                                      "prompt tokens take 16.4 TFLOP"),
+            std::string::npos)
       << e.status().message();
 }
 
@@ -104,6 +108,62 @@ TEST(CalibrationTest, EachSliceSaysWhatBacksIt) {
   ASSERT_FALSE(bad.ok());
   EXPECT_TRUE(bad.status().message().starts_with("runs.csv:3: model: "))
       << bad.status().message();
+}
+
+// A run claiming a 1 ms TPOT for an 8B BF16 model on an A100's 2g.20gb
+// (a step reads 16.06 GB at no more than 2 of 8 memory slices of 2,039
+// GB/s: 31.5 ms) is refused naming that bound, as a TTFT claiming more
+// than the slice's peak tensor rate is.
+TEST(CalibrationTest, ARunFasterThanTheSlicesPeakIsRefusedNamingTheBound) {
+  const LlmModel& model = *ShippedLlmModels().Find("llama-3.1-8b").value();
+  const mig::GpuModel& a100 = migserve::testing::A100();
+  const mig::Profile& g2 = a100.profiles[a100.FindProfile("2g.20gb")];
+  LlmMeasurement run;
+  run.model = "llama-3.1-8b";
+  run.gpu = a100.name;
+  run.profile = "2g.20gb";
+  run.request_rate = 0.1;
+  run.prompt_tokens = 512;
+  run.output_tokens = 128;
+  run.ttft_p50_ms = 200;
+  run.tpot_p50_ms = 1;
+  auto e = Calibrate(model, a100, g2, run);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find(
+                "its median TPOT of 1 ms is faster than 2g.20gb can be: a "
+                "step reads the 16.06 GB of weights at most at the slice's "
+                "peak of 510 GB/s (2 of 8 memory slices of 2039), at least "
+                "31.51 ms a token"),
+            std::string::npos)
+      << e.status().message();
+  run.tpot_p50_ms = 60;
+  // 512 tokens x 16.06 GFLOP at the slice's peak of 81 TFLOPS: 101 ms.
+  run.ttft_p50_ms = 10;
+  e = Calibrate(model, a100, g2, run);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find(
+                "its median TTFT of 10 ms is faster than 2g.20gb can be: 512 "
+                "prompt tokens take 8.22 TFLOP, at least 101.65 ms at the "
+                "slice's peak of 81 TFLOPS"),
+            std::string::npos)
+      << e.status().message();
+}
+
+// Two runs of one slice 5x apart are not one slice's: refused naming both
+// lines, not averaged.
+TEST(CalibrationTest, RunsOfOneSliceFarApartAreRefused) {
+  std::vector<LlmMeasurement> rows = {RunUnder("3g.40gb", 0.5, 1, 1),
+                                      RunUnder("3g.40gb", 0.5, 5, 1)};
+  rows[0].line = 2;
+  rows[1].line = 3;
+  auto c = Calibrations::Build(rows, ShippedLlmModels(),
+                               mig::GpuCatalog::Default(), "runs.csv");
+  ASSERT_FALSE(c.ok());
+  EXPECT_TRUE(
+      c.status().message().starts_with("runs.csv:3: row: its decode time is "))
+      << c.status().message();
+  EXPECT_NE(c.status().message().find("x line 2's on the same slice"),
+            std::string::npos);
 }
 
 TEST(LlmMeasurementTest, TheCsvReadsBackWhatItWritesAndNamesErrors) {

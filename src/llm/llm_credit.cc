@@ -11,6 +11,7 @@
 
 #include "queueing/credit_cache.h"
 #include "queueing/router_kind.h"
+#include "util/field_count.h"
 
 namespace migserve::llm {
 namespace {
@@ -21,6 +22,10 @@ constexpr uint64_t kCreditSeeds[] = {1, 2, 3};
 // The share of each SLO a credit's p99s keep within: a p99 over 3,600
 // requests is itself a few percent off (docs/llm.md, "p99 credits").
 constexpr double kSloShare = 0.95;
+// The first word of every key: a search that reads the same inputs but
+// means another thing (another simulation, another rule) takes a new one,
+// as leveldb's FilterPolicy::Name().
+constexpr const char* kCreditKeyVersion = "llm-credit-2";
 
 // The rate's runs over the seeds, each p99 the worst of them: a search
 // that took the highest rate one lucky sample passes would credit more
@@ -43,48 +48,36 @@ BatcherStats Worst(const SliceCapacity& slice, const LlmTerms& terms,
   return worst;
 }
 
-// The credit cache's key of a search (queueing/credit_cache.h): every input
-// it reads and its settings, so a value is reused only for the same
-// question.
-std::string CacheKey(const LlmModel& model, const mig::GpuModel& gpu,
-                     const mig::Profile& profile, const LlmTerms& terms,
-                     const queueing::Traffic& traffic,
-                     const EngineOptions& engine) {
-  std::string key = fmt::format("L {} {} {} {}", model.dtype,
-                                queueing::RouterName(traffic.router),
-                                std::size(kCreditSeeds), kCreditRequests);
-  for (int n :
-       {model.layers, model.kv_heads, model.head_dim, gpu.memory_slices,
-        gpu.compute_slices, profile.memory_slices, profile.compute_slices,
-        engine.max_batch, traffic.router_replicas}) {
-    key += fmt::format(" {}", n);
-  }
-  for (double x : {model.parameters_b,
-                   gpu.memory_bandwidth_gbs,
-                   gpu.dense_bf16_tflops,
-                   gpu.dense_fp8_tflops,
-                   profile.memory_gb,
-                   terms.ttft_ms,
-                   terms.tpot_ms,
-                   terms.prompt_tokens,
-                   terms.output_tokens,
-                   terms.prompt_cv,
-                   terms.output_cv,
-                   terms.latency_ms,
-                   engine.memory_utilization,
-                   engine.overhead_gib,
-                   engine.bandwidth_efficiency,
-                   engine.compute_efficiency,
-                   engine.step_overhead_ms,
-                   engine.decode_scale,
-                   engine.prefill_scale,
-                   traffic.service_rate,
-                   traffic.cv,
-                   kSloShare}) {
-    key += fmt::format(" {:a}", x);
-  }
+}  // namespace
+
+std::string CreditKey(const SliceCapacity& slice, const LlmTerms& terms,
+                      const queueing::Traffic& traffic) {
+  // Every field of the three, written below: a field added to one fails
+  // here until it is written too.
+  static_assert(FieldCount<SliceCapacity>() == 11);
+  static_assert(FieldCount<LlmTerms>() == 7);
+  static_assert(FieldCount<queueing::Traffic>() == 4);
+  std::string key =
+      fmt::format("{} {} {} {:a}", kCreditKeyVersion, std::size(kCreditSeeds),
+                  kCreditRequests, kSloShare);
+  auto add = [&key](auto... xs) { ((key += fmt::format(" {}", xs)), ...); };
+  auto add_real = [&key](auto... xs) {
+    ((key += fmt::format(" {:a}", static_cast<double>(xs))), ...);
+  };
+  add(slice.kv_tokens, slice.max_batch, slice.max_batched_tokens, slice.experts,
+      slice.experts_per_token);
+  add_real(slice.shared_read_ms, slice.expert_read_ms,
+           slice.kv_read_ms_per_token, slice.ms_per_token,
+           slice.ms_per_attention_pair, slice.step_overhead_ms);
+  add_real(terms.ttft_ms, terms.tpot_ms, terms.prompt_tokens,
+           terms.output_tokens, terms.prompt_cv, terms.output_cv,
+           terms.latency_ms);
+  add(queueing::RouterName(traffic.router), traffic.router_replicas);
+  add_real(traffic.service_rate, traffic.cv);
   return key;
 }
+
+namespace {
 
 bool Within(const BatcherStats& s, const LlmTerms& terms) {
   return s.fits && s.ttft_p99_ms <= kSloShare * terms.ttft_ms &&
@@ -111,7 +104,7 @@ LlmCredit CreditOf(const LlmModel& model, const mig::GpuModel& gpu,
   queueing::CreditCache* cache = queueing::GetCreditCache();
   std::string key;
   if (cache != nullptr) {
-    key = CacheKey(model, gpu, profile, terms, traffic, engine);
+    key = CreditKey(*slice, terms, traffic);
     if (std::optional<double> known = cache->Find(key)) {
       credit.rate = *known;
       credit.at_rate = Worst(*slice, terms, traffic, *known);
@@ -120,7 +113,7 @@ LlmCredit CreditOf(const LlmModel& model, const mig::GpuModel& gpu,
   }
   // No replica makes more tokens a second than a full batch at the
   // weights' read time: the search starts above that.
-  double ceiling = slice->max_batch * 1e3 / slice->StepMs(0, 0) /
+  double ceiling = slice->max_batch * 1e3 / slice->StepMs({}) /
                    std::max(1.0, terms.output_tokens);
   double low = ceiling * 1e-4;
   BatcherStats at_low = Worst(*slice, terms, traffic, low);

@@ -5,8 +5,8 @@
 // output token and the p99 request latency within the service's SLOs. The
 // optimizer, the controller and routing read it as they read any credit.
 // A search's result is kept in the process's credit cache
-// (queueing/credit_cache.h), keyed by every input it reads, as the other
-// credits are.
+// (queueing/credit_cache.h), keyed by every input it reads (CreditKey), as
+// the other credits are.
 #ifndef MIGSERVE_LLM_LLM_CREDIT_H_
 #define MIGSERVE_LLM_LLM_CREDIT_H_
 
@@ -34,6 +34,15 @@ LlmCredit CreditOf(const LlmModel& model, const mig::GpuModel& gpu,
                    const mig::Profile& profile, const LlmTerms& terms,
                    const queueing::Traffic& traffic,
                    const EngineOptions& engine = {});
+
+// The credit cache's key of the search for a replica of `slice` under
+// `terms` and `traffic`: what the search reads (the slice's figures, not
+// the model, GPU and engine that made them: two questions with the same
+// figures have one answer) and its settings, after a version word. Every
+// field of the three is in it: the build fails where one is added and not
+// written.
+std::string CreditKey(const SliceCapacity& slice, const LlmTerms& terms,
+                      const queueing::Traffic& traffic);
 
 }  // namespace migserve::llm
 

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
+#include <tuple>
+
 #include "llm/embedded_llm_models.h"
 #include "util/file.h"
 #include "util/plain_name.h"
@@ -11,11 +14,48 @@
 namespace migserve::llm {
 namespace {
 
+bool IsDtype(const std::string& dtype) {
+  return dtype == "bf16" || dtype == "fp16" || dtype == "fp8";
+}
+
+// A mixture's fields agree: experts and experts_per_token both 0 (dense)
+// or 1 <= experts_per_token < experts with active parameters below the
+// total; attention heads a multiple of the key/value heads.
+Status CheckShape(const LlmModel& m, const YamlMap& map) {
+  if ((m.experts == 0) != (m.experts_per_token == 0) ||
+      m.experts_per_token > m.experts) {
+    return map.Error("experts_per_token",
+                     fmt::format("must be from 1 to experts ({}) for a "
+                                 "mixture of experts, absent for a dense "
+                                 "model, got {}",
+                                 m.experts, m.experts_per_token));
+  }
+  if (m.active_parameters_b > m.parameters_b) {
+    return map.Error("active_parameters_b",
+                     fmt::format("{:g} is more than parameters_b ({:g})",
+                                 m.active_parameters_b, m.parameters_b));
+  }
+  if (m.experts > 0 && m.experts_per_token < m.experts &&
+      !(m.active_parameters_b > 0 && m.active_parameters_b < m.parameters_b)) {
+    return map.Error("active_parameters_b",
+                     "a mixture of experts needs its active parameters, "
+                     "fewer than parameters_b");
+  }
+  if (m.attention_heads > 0 && m.attention_heads % m.kv_heads != 0) {
+    return map.Error("attention_heads",
+                     fmt::format("must be a multiple of kv_heads ({}), got {}",
+                                 m.kv_heads, m.attention_heads));
+  }
+  return Status::Ok();
+}
+
 StatusOr<LlmModel> ParseModel(const YAML::Node& node, const std::string& source,
                               const std::string& path) {
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(node, source, path));
-  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
-      {"name", "parameters_b", "layers", "kv_heads", "head_dim", "dtype"}));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.CheckKeys({"name", "parameters_b", "active_parameters_b", "experts",
+                     "experts_per_token", "layers", "attention_heads",
+                     "kv_heads", "head_dim", "dtype", "kv_dtype"}));
   LlmModel m;
   m.line = map.line();
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &m.name));
@@ -24,23 +64,51 @@ StatusOr<LlmModel> ParseModel(const YAML::Node& node, const std::string& source,
   }
   MIGSERVE_RETURN_IF_ERROR(
       map.Required("parameters_b", &m.parameters_b, {0.001, 10000}));
-  for (auto [key, out] :
-       {std::pair{"layers", &m.layers}, std::pair{"kv_heads", &m.kv_heads},
-        std::pair{"head_dim", &m.head_dim}}) {
-    MIGSERVE_RETURN_IF_ERROR(map.Required(key, out));
-    if (*out < 1 || *out > 100000) {
+  MIGSERVE_RETURN_IF_ERROR(map.Optional(
+      "active_parameters_b", &m.active_parameters_b, {0.001, 10000}));
+  for (auto [key, out, required] :
+       {std::tuple{"layers", &m.layers, true},
+        std::tuple{"kv_heads", &m.kv_heads, true},
+        std::tuple{"head_dim", &m.head_dim, true},
+        std::tuple{"attention_heads", &m.attention_heads, false},
+        std::tuple{"experts", &m.experts, false},
+        std::tuple{"experts_per_token", &m.experts_per_token, false}}) {
+    MIGSERVE_RETURN_IF_ERROR(required ? map.Required(key, out)
+                                      : map.Optional(key, out));
+    if ((required || map.Has(key)) && (*out < 1 || *out > 100000)) {
       return map.Error(key,
                        fmt::format("must be from 1 to 100000, got {}", *out));
     }
   }
   MIGSERVE_RETURN_IF_ERROR(map.Optional("dtype", &m.dtype));
-  if (m.dtype != "bf16" && m.dtype != "fp16" && m.dtype != "fp8") {
-    return map.Error("dtype", "must be bf16, fp16 or fp8, got " + m.dtype);
+  if (!IsDtype(m.dtype) && m.dtype != "mxfp4") {
+    return map.Error("dtype",
+                     "must be bf16, fp16, fp8 or mxfp4, got " + m.dtype);
   }
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("kv_dtype", &m.kv_dtype));
+  if (map.Has("kv_dtype") && !IsDtype(m.kv_dtype)) {
+    return map.Error("kv_dtype",
+                     "must be bf16, fp16 or fp8, got " + m.kv_dtype);
+  }
+  MIGSERVE_RETURN_IF_ERROR(CheckShape(m, map));
   return m;
 }
 
 }  // namespace
+
+double LlmModel::ExpertBytes() const {
+  if (experts_per_token == 0 || experts_per_token >= experts) return 0;
+  return (parameters_b - ActiveParametersB()) / (experts - experts_per_token) *
+         1e9 * BytesPerValue();
+}
+
+double LlmModel::WeightBytesRead(double tokens) const {
+  const double expert = ExpertBytes();
+  if (expert == 0 || tokens <= 0) return WeightBytes();
+  const double e = experts, k = experts_per_token;
+  const double touched = e * (1 - std::pow(1 - k / e, tokens));
+  return WeightBytes() - (e - touched) * expert;
+}
 
 StatusOr<const LlmModel*> LlmModelTable::Find(const std::string& name) const {
   std::vector<std::string> names;

@@ -1,8 +1,9 @@
 // A language model as the LLM capacity model reads it (docs/llm.md): how
 // many bytes its weights take and how many its KV cache takes per token.
 // The shipped table (data/llm/models.yaml, embedded at build time) holds a
-// few open models of 8B parameters or fewer; a workload may name a table
-// of its own (`llm_models: FILE`, the same format).
+// few open dense models and mixtures of experts, each of a size some slice
+// of some GPU holds; a workload may name a table of its own (`llm_models:
+// FILE`, the same format).
 #ifndef MIGSERVE_LLM_LLM_MODEL_H_
 #define MIGSERVE_LLM_LLM_MODEL_H_
 
@@ -15,22 +16,64 @@ namespace migserve::llm {
 
 struct LlmModel {
   std::string name;
-  double parameters_b = 0;  // billions
+  double parameters_b = 0;  // billions, every expert's
+  // Billions a token goes through (a mixture of experts' shared weights
+  // and its experts_per_token experts); 0: parameters_b (a dense model).
+  double active_parameters_b = 0;
+  int experts = 0;            // routed experts per layer; 0: dense
+  int experts_per_token = 0;  // of them, each token's
   int layers = 0;
+  int attention_heads = 0;  // query heads; 0: kv_heads (no grouping)
   int kv_heads = 0;
   int head_dim = 0;
-  std::string dtype = "bf16";  // bf16, fp16 or fp8: weights and KV cache
-  int line = 0;                // in the table's file; 0 if made in memory
+  // The weights: bf16, fp16, fp8 or mxfp4 (4-bit values with an 8-bit
+  // scale per 32: 4.25 bits, as gpt-oss ships its experts).
+  std::string dtype = "bf16";
+  // The KV cache's values (vLLM's --kv-cache-dtype): "" for the model's
+  // activations, bf16 (fp16 for an fp16 model), as vLLM keeps it unless
+  // told; fp8 halves it.
+  std::string kv_dtype;
+  int line = 0;  // in the table's file; 0 if made in memory
 
-  double BytesPerValue() const { return dtype == "fp8" ? 1 : 2; }
+  double BytesPerValue() const {
+    return dtype == "fp8" ? 1 : dtype == "mxfp4" ? 4.25 / 8 : 2;
+  }
+  double KvBytesPerValue() const { return KvDtype() == "fp8" ? 1 : 2; }
+  // kv_dtype spelled out: the activations' dtype where it is "".
+  std::string KvDtype() const {
+    if (!kv_dtype.empty()) return kv_dtype;
+    return dtype == "fp16" ? "fp16" : "bf16";
+  }
   double WeightBytes() const { return parameters_b * 1e9 * BytesPerValue(); }
+  double ActiveParametersB() const {
+    return active_parameters_b > 0 ? active_parameters_b : parameters_b;
+  }
+  int AttentionHeads() const {
+    return attention_heads > 0 ? attention_heads : kv_heads;
+  }
   // Keys and values of every layer for one token.
   double KvBytesPerToken() const {
-    return 2.0 * layers * kv_heads * head_dim * BytesPerValue();
+    return 2.0 * layers * kv_heads * head_dim * KvBytesPerValue();
   }
-  // Floating-point operations per token through the weights (2 per
-  // parameter: a multiply and an add).
-  double FlopsPerToken() const { return 2 * parameters_b * 1e9; }
+  // Floating-point operations per token through the weights it touches (2
+  // per active parameter: a multiply and an add).
+  double FlopsPerToken() const { return 2 * ActiveParametersB() * 1e9; }
+  // Attention's operations for one token over one token of its context:
+  // its query against the key (2 per value) and the value's weighting (2),
+  // every head of every layer.
+  double AttentionFlopsPerContextToken() const {
+    return 4.0 * layers * AttentionHeads() * head_dim;
+  }
+  // The weight bytes one step reads when `tokens` tokens go through the
+  // model: a dense model's every weight; a mixture's shared weights and
+  // the experts its tokens pick, each expert picked at random by each
+  // token, experts_per_token of `experts` (so the mean number of distinct
+  // experts E (1 - (1 - k/E)^tokens)).
+  double WeightBytesRead(double tokens) const;
+  // One expert's weights over every layer, from the total (shared +
+  // experts x expert) and the active (shared + per_token x expert)
+  // parameters; 0 for a dense model.
+  double ExpertBytes() const;
 };
 
 class LlmModelTable {

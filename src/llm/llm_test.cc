@@ -2,8 +2,10 @@
 // room against the figures docs/llm.md cites, the batcher simulation
 // against its closed form when requests never meet, and credits that keep
 // the p99 SLOs and grow with the slice.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -14,6 +16,8 @@
 #include "llm/slice_model.h"
 #include "mig/gpu_catalog.h"
 #include "queueing/credit_cache.h"
+#include "queueing/router_kind.h"
+#include "util/field_count.h"
 #include "util/test_util.h"
 
 namespace migserve::llm {
@@ -49,7 +53,8 @@ TEST(LlmModelTest, ATableWithAMistakeNamesItsLineAndField) {
       "dtype: int3}\n",
       "m.yaml");
   EXPECT_EQ(t.status().message(),
-            "m.yaml:3: models[1].dtype: must be bf16, fp16 or fp8, got int3");
+            "m.yaml:3: models[1].dtype: must be bf16, fp16, fp8 or mxfp4, got "
+            "int3");
   t = ParseLlmModels(
       "models:\n"
       "  - {name: a, parameters_b: 1, layers: 2, kv_heads: 2, head_dim: 64}\n"
@@ -76,8 +81,95 @@ TEST(SliceModelTest, TheSlicesRoomForTheKvCache) {
   EXPECT_NEAR(g3->kv_tokens, 152000, 1500);
   // A decode step reads the weights at the slice's bandwidth: 4 of 8
   // memory slices of 3,350 GB/s at 80%.
-  EXPECT_NEAR(g3->weight_read_ms, 16.06e9 / (3350e9 / 2 * 0.8) * 1e3, 1e-9);
-  EXPECT_LT(g3->weight_read_ms, g2->weight_read_ms);
+  EXPECT_NEAR(g3->shared_read_ms, 16.06e9 / (3350e9 / 2 * 0.8) * 1e3, 1e-9);
+  EXPECT_LT(g3->shared_read_ms, g2->shared_read_ms);
+}
+
+// A compute slice's tensor rate is its SMs' share, not its compute
+// slices': an A100's 3g.40gb has 42 of 108 SMs (not 3/7), an H100's 60 of
+// 132 (not 3/7 either: more).
+TEST(SliceModelTest, ASliceComputesAtItsSmsShare) {
+  const mig::GpuModel& a100 =
+      *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
+  const mig::Profile& a100_3g = a100.profiles[a100.FindProfile("3g.40gb")];
+  EXPECT_DOUBLE_EQ(PeaksOf(Llama8b(), a100, a100_3g).tflops, 312.0 * 42 / 108);
+  EXPECT_DOUBLE_EQ(PeaksOf(Llama8b(), H100(), Profile("3g.40gb")).tflops,
+                   989.0 * 60 / 132);
+  EXPECT_DOUBLE_EQ(PeaksOf(Llama8b(), H100(), Profile("1g.20gb")).tflops,
+                   989.0 * 26 / 132);
+  // A token through Llama-3.1-8B: 2 x 8.03e9 operations at 50%.
+  auto s = SliceOf(Llama8b(), a100, a100_3g).value();
+  EXPECT_NEAR(s.ms_per_token, 16.06e9 / (312e12 * 42 / 108 * 0.5) * 1e3, 1e-12);
+}
+
+// A step takes the longer of its reads and its products: one decode is
+// memory bound (the weights' read), 256 decodes over long contexts on a
+// slice of few SMs and an 8B FP8 model is compute bound.
+TEST(SliceModelTest, AStepIsTheLongerOfItsReadsAndItsProducts) {
+  const mig::GpuModel& a100 =
+      *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
+  const mig::Profile& g1 = a100.profiles[a100.FindProfile("1g.20gb")];
+  const LlmModel& fp8 = *ShippedLlmModels().Find("llama-3.1-8b-fp8").value();
+  auto s = SliceOf(fp8, a100, g1).value();
+  StepLoad one{1, 1000, 0, 1000};
+  EXPECT_DOUBLE_EQ(s.StepMs(one), s.step_overhead_ms + s.MemoryMs(one));
+  EXPECT_GT(s.MemoryMs(one), s.ComputeMs(one));
+  StepLoad full{256, 256 * 1100, 0, 256 * 1100.0};
+  EXPECT_GT(s.ComputeMs(full), s.MemoryMs(full));
+  EXPECT_DOUBLE_EQ(s.StepMs(full), s.step_overhead_ms + s.ComputeMs(full));
+}
+
+// A mixture of experts keeps every expert in memory and reads, per step,
+// the shared weights and the experts its tokens pick: one token reads its
+// active parameters, a large batch all of them; it computes by its active
+// parameters.
+TEST(SliceModelTest, AMixtureReadsTheExpertsItsTokensPick) {
+  const LlmModel& moe = *ShippedLlmModels().Find("qwen3-30b-a3b").value();
+  EXPECT_DOUBLE_EQ(moe.WeightBytes(), 61e9);
+  EXPECT_NEAR(moe.WeightBytesRead(1), 3.3e9 * 2, 1e3);
+  EXPECT_NEAR(moe.WeightBytesRead(1000), 61e9, 1e6);
+  EXPECT_LT(moe.WeightBytesRead(8), moe.WeightBytesRead(64));
+  EXPECT_DOUBLE_EQ(moe.FlopsPerToken(), 6.6e9);
+  const mig::GpuModel& h200 =
+      *mig::GpuCatalog::Default().Find("H200-141GB").value();
+  const mig::Profile& g3 = h200.profiles[h200.FindProfile("3g.71gb")];
+  auto s = SliceOf(moe, h200, g3).value();
+  const double ms_per_byte = 1e3 / (4800e9 / 2 * 0.8);
+  EXPECT_NEAR(s.WeightReadMs(1), 6.6e9 * ms_per_byte, 1e-6);
+  EXPECT_NEAR(s.WeightReadMs(100000), 61e9 * ms_per_byte, 1e-3);
+  EXPECT_NEAR(s.ms_per_token, 6.6e9 / (989e12 * 60 / 132 * 0.5) * 1e3, 1e-12);
+  // It does not fit a 1g.18gb: 61 GB of weights.
+  const mig::Profile& g1 = h200.profiles[h200.FindProfile("1g.18gb")];
+  EXPECT_FALSE(SliceOf(moe, h200, g1).ok());
+}
+
+// The KV cache keeps the activations' dtype unless the table says fp8: an
+// FP8 model's cache is BF16's size by default (as vLLM's "auto").
+TEST(LlmModelTest, TheKvCacheKeepsTheActivationsDtype) {
+  const LlmModel& fp8 = *ShippedLlmModels().Find("llama-3.1-8b-fp8").value();
+  EXPECT_EQ(fp8.KvDtype(), "bf16");
+  EXPECT_DOUBLE_EQ(fp8.KvBytesPerToken(), 128 * 1024);
+  LlmModel kv8 = fp8;
+  kv8.kv_dtype = "fp8";
+  EXPECT_DOUBLE_EQ(kv8.KvBytesPerToken(), 64 * 1024);
+  auto t = ParseLlmModels(
+      "models:\n"
+      "  - {name: a, parameters_b: 1, layers: 2, kv_heads: 2, head_dim: 64, "
+      "kv_dtype: int8}\n"
+      "  - {name: b, parameters_b: 2, active_parameters_b: 1, experts: 4, "
+      "experts_per_token: 8, layers: 2, kv_heads: 2, head_dim: 64}\n",
+      "m.yaml");
+  EXPECT_EQ(
+      t.status().message(),
+      "m.yaml:2: models[0].kv_dtype: must be bf16, fp16 or fp8, got int8");
+  t = ParseLlmModels(
+      "models:\n"
+      "  - {name: b, parameters_b: 2, active_parameters_b: 1, experts: 4, "
+      "experts_per_token: 8, layers: 2, kv_heads: 2, head_dim: 64}\n",
+      "m.yaml");
+  EXPECT_EQ(t.status().message(),
+            "m.yaml:2: models[0].experts_per_token: must be from 1 to experts "
+            "(4) for a mixture of experts, absent for a dense model, got 8");
 }
 
 // An FP8 model's prefill runs at FP8's tensor rate on an H100 (twice
@@ -87,26 +179,33 @@ TEST(SliceModelTest, AnFp8ModelPrefillsAtTheGpusFp8Rate) {
   const LlmModel& fp8 = *ShippedLlmModels().Find("llama-3.1-8b-fp8").value();
   auto h100_bf16 = SliceOf(Llama8b(), H100(), Profile("3g.40gb")).value();
   auto h100_fp8 = SliceOf(fp8, H100(), Profile("3g.40gb")).value();
-  EXPECT_NEAR(h100_fp8.prefill_ms_per_token,
-              h100_bf16.prefill_ms_per_token * 989 / 1979, 1e-12);
-  EXPECT_NEAR(h100_fp8.weight_read_ms, h100_bf16.weight_read_ms / 2, 1e-9);
+  EXPECT_NEAR(h100_fp8.ms_per_token, h100_bf16.ms_per_token * 989 / 1979,
+              1e-12);
+  EXPECT_NEAR(h100_fp8.shared_read_ms, h100_bf16.shared_read_ms / 2, 1e-9);
   const mig::GpuModel& a100 =
       *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
   const mig::Profile& a100_3g = a100.profiles[a100.FindProfile("3g.40gb")];
-  EXPECT_DOUBLE_EQ(
-      SliceOf(fp8, a100, a100_3g).value().prefill_ms_per_token,
-      SliceOf(Llama8b(), a100, a100_3g).value().prefill_ms_per_token);
+  EXPECT_DOUBLE_EQ(SliceOf(fp8, a100, a100_3g).value().ms_per_token,
+                   SliceOf(Llama8b(), a100, a100_3g).value().ms_per_token);
 }
 
 // Requests that never meet (one every 100 s): each sees its closed form,
-// the first token after one step that prefills its prompt, each later one
-// after a step over its context.
+// the first token after the steps that prefill its prompt in chunks of the
+// step's budget (2,048 on a 3g.40gb), each later one after a step over its
+// context.
 TEST(BatcherSimulationTest, ALoneRequestTakesItsStepsClosedForm) {
   SliceCapacity slice = SliceOf(Llama8b(), H100(), Profile("3g.40gb")).value();
-  LlmTerms terms{2000, 100, 512, 64, 0, 0};
+  ASSERT_EQ(slice.max_batched_tokens, 2048);
+  LlmTerms terms{2000, 100, 5000, 64, 0, 0};
   BatcherStats s = SimulateBatcher(slice, terms, {}, {0.01, 200, 7});
-  double ttft = slice.StepMs(512, 512), decode = 0;
-  for (int k = 1; k < 64; ++k) decode += slice.StepMs(512 + k, 0);
+  double ttft = 0, decode = 0;
+  for (long o = 0; o < 5000; o += 2048) {
+    long c = std::min(2048L, 5000 - o);
+    ttft += slice.StepMs({0, o, c, c * (o + (c + 1) / 2.0)});
+  }
+  for (int k = 1; k < 64; ++k) {  // over the prompt and k tokens made
+    decode += slice.StepMs({1, 5000 + k, 0, 5000.0 + k});
+  }
   EXPECT_NEAR(s.ttft_p50_ms, ttft, 1e-6);
   EXPECT_NEAR(s.tpot_p50_ms, decode / 63, 1e-6);
   EXPECT_NEAR(s.latency_p50_ms, ttft + decode, 1e-6);
@@ -163,6 +262,104 @@ TEST(LlmCreditTest, ACreditIsSearchedOnceWithACache) {
   terms.tpot_ms = 90;
   CreditOf(Llama8b(), H100(), Profile("2g.20gb"), terms, {});
   EXPECT_EQ(cache.hits(), 1);
+}
+
+// No figure beyond physics: for every shipped model on every profile of
+// every GPU the table gives figures for, at short and long prompts and
+// outputs, a replica kept full reads no faster than the slice's peak
+// bandwidth and computes no faster than its peak tensor rate (the step is
+// a roofline at efficiencies below 1).
+TEST(SliceModelTest, NoFigureExceedsTheSlicesPeak) {
+  int checked = 0;
+  for (const mig::GpuModel* table : mig::GpuCatalog::Default().models()) {
+    const mig::GpuModel& gpu = *table;
+    if (gpu.memory_bandwidth_gbs <= 0) continue;
+    for (const mig::Profile& profile : gpu.profiles) {
+      for (const LlmModel& model : ShippedLlmModels().models()) {
+        StatusOr<SliceCapacity> slice = SliceOf(model, gpu, profile);
+        if (!slice.ok()) continue;
+        const SlicePeaks peaks = PeaksOf(model, gpu, profile);
+        for (auto [prompt, output] :
+             {std::pair{128.0, 1024.0}, std::pair{1024.0, 256.0},
+              std::pair{4096.0, 128.0}, std::pair{32.0, 2048.0}}) {
+          Saturation s = SaturationOf(*slice, prompt, output);
+          if (s.sequences == 0) continue;
+          const double n = s.sequences;
+          const double tokens = n + n * prompt / output;
+          const double context = n * (prompt + output / 2);
+          const double bytes =
+              model.WeightBytesRead(tokens) + model.KvBytesPerToken() * context;
+          const double flops =
+              model.FlopsPerToken() * tokens +
+              model.AttentionFlopsPerContextToken() *
+                  (context + n / output * prompt * (prompt + 1) / 2);
+          const double step_s = s.step_ms / 1e3;
+          const std::string what =
+              fmt::format("{} on {} {} at {}/{}", model.name, gpu.name,
+                          profile.name, prompt, output);
+          EXPECT_LE(bytes / step_s, peaks.bandwidth_gbs * 1e9 * 1.001) << what;
+          EXPECT_LE(flops / step_s, peaks.tflops * 1e12 * 1.001) << what;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 500);
+}
+
+// The credit cache's key is the whole question: changing any one field of
+// the slice, the terms or the traffic changes it (and FieldCount pins the
+// fields listed here to the structs', as CreditKey's own assertions do).
+TEST(LlmCreditTest, EveryFieldOfTheQuestionChangesTheKey) {
+  const SliceCapacity slice =
+      SliceOf(Llama8b(), H100(), Profile("3g.40gb")).value();
+  const LlmTerms terms{2000, 100, 1024, 256, 0.5, 0.5, 30000};
+  const queueing::Traffic traffic{40, 1.5, queueing::RouterKind{}, 2};
+  const std::string key = CreditKey(slice, terms, traffic);
+  int changed = 0;
+  auto expect_changes = [&](const char* field, auto change) {
+    SliceCapacity s = slice;
+    LlmTerms t = terms;
+    queueing::Traffic r = traffic;
+    change(s, t, r);
+    EXPECT_NE(CreditKey(s, t, r), key) << field;
+    ++changed;
+  };
+#define MIGSERVE_FIELD(object, field)                                          \
+  expect_changes(#object "." #field, [](SliceCapacity& slice, LlmTerms& terms, \
+                                        queueing::Traffic& traffic) {          \
+    (void)slice, (void)terms, (void)traffic;                                   \
+    object.field = object.field + 1;                                           \
+  })
+  MIGSERVE_FIELD(slice, kv_tokens);
+  MIGSERVE_FIELD(slice, max_batch);
+  MIGSERVE_FIELD(slice, max_batched_tokens);
+  MIGSERVE_FIELD(slice, shared_read_ms);
+  MIGSERVE_FIELD(slice, expert_read_ms);
+  MIGSERVE_FIELD(slice, experts);
+  MIGSERVE_FIELD(slice, experts_per_token);
+  MIGSERVE_FIELD(slice, kv_read_ms_per_token);
+  MIGSERVE_FIELD(slice, ms_per_token);
+  MIGSERVE_FIELD(slice, ms_per_attention_pair);
+  MIGSERVE_FIELD(slice, step_overhead_ms);
+  MIGSERVE_FIELD(terms, ttft_ms);
+  MIGSERVE_FIELD(terms, tpot_ms);
+  MIGSERVE_FIELD(terms, prompt_tokens);
+  MIGSERVE_FIELD(terms, output_tokens);
+  MIGSERVE_FIELD(terms, prompt_cv);
+  MIGSERVE_FIELD(terms, output_cv);
+  MIGSERVE_FIELD(terms, latency_ms);
+  MIGSERVE_FIELD(traffic, service_rate);
+  MIGSERVE_FIELD(traffic, cv);
+  MIGSERVE_FIELD(traffic, router_replicas);
+#undef MIGSERVE_FIELD
+  expect_changes("traffic.router",
+                 [](SliceCapacity&, LlmTerms&, queueing::Traffic& r) {
+                   r.router = *queueing::ParseRouter("random");
+                 });
+  // SliceCapacity's 11 fields, LlmTerms' 7, Traffic's 4.
+  EXPECT_EQ(changed, FieldCount<SliceCapacity>() + FieldCount<LlmTerms>() +
+                         FieldCount<queueing::Traffic>());
 }
 
 }  // namespace
