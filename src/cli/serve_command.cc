@@ -281,6 +281,13 @@ void SetupServe(CLI::App* app, CommandContext* context) {
                   "Seconds at the start whose requests are not counted")
       ->default_val(o.warmup_s);
   app->add_option("--seed", o.seed, "Random seed")->default_val(o.seed);
+  app->add_option("--llm-step-scale", o.llm_step_scale,
+                  "What-if: every LLM step's time x this (1.1: hardware 10% "
+                  "slower than modelled); the credits stay")
+      ->default_val(o.llm_step_scale);
+  app->add_option("--llm-step-overhead-ms", o.llm_step_overhead_ms,
+                  "What-if: this much more every LLM step, milliseconds")
+      ->default_val(o.llm_step_overhead_ms);
   OnRun(app, context, [flags, context] { return RunServe(*flags, context); });
 }
 

@@ -208,9 +208,14 @@ StatusOr<ServiceServing> ServeLlmService(const workload::Workload& workload,
         bases.end()) {
       bases.push_back(calibrated.basis);
     }
+    llm::EngineOptions engine = calibrated.engine;
+    engine.decode_scale *= options.llm_step_scale;
+    engine.prefill_scale *= options.llm_step_scale;
+    engine.step_overhead_ms +=
+        options.llm_step_overhead_ms / engine.decode_scale;
     MIGSERVE_ASSIGN_OR_RETURN(
         llm::SliceCapacity slice,
-        llm::SliceOf(*model, *r.gpu->model, profile, calibrated.engine));
+        llm::SliceOf(*model, *r.gpu->model, profile, engine));
     double rate = out.offered * r.slot->replica->credit / credits;
     // Enough for a p99 within a percent or two whatever the duration (a
     // credit's are over 3 x 3,600 requests).
@@ -296,7 +301,10 @@ StatusOr<ServiceServing> ServeService(const workload::Service& service,
 Status ServeOptions::Validate() const {
   for (auto [flag, value, range] :
        {std::tuple{"--load", load, kLoadRange},
-        std::tuple{"--duration", duration_s, kDurationRange}}) {
+        std::tuple{"--duration", duration_s, kDurationRange},
+        std::tuple{"--llm-step-scale", llm_step_scale, NumberRange{0.1, 10}},
+        std::tuple{"--llm-step-overhead-ms", llm_step_overhead_ms,
+                   NumberRange{0, 1000}}}) {
     std::string problem = OutOfRange(value, range);
     if (!problem.empty()) {
       return Status::InvalidArgument(fmt::format("{} {}", flag, problem));

@@ -45,6 +45,11 @@ struct ServeOptions {
   double duration_s = 30;                   // arrivals in [0, duration)
   double warmup_s = 3;  // requests arriving before are not counted
   uint64_t seed = 1;
+  // What-ifs for LLM services (docs/llm.md, "Margin"): every step's memory
+  // and compute time x llm_step_scale (1.1: hardware 10% slower than
+  // modelled), and llm_step_overhead_ms more a step. The credits stay.
+  double llm_step_scale = 1;
+  double llm_step_overhead_ms = 0;
 
   // Returns InvalidArgument naming the first bad option.
   Status Validate() const;

@@ -30,9 +30,11 @@ llm::LlmCredit Workload::LlmCreditOf(const Service& service,
                                      const mig::GpuModel& gpu,
                                      const mig::Profile& profile) const {
   const llm::LlmModel& model = *llm_models->Find(service.model).value();
+  llm::EngineOptions engine = LlmCalibration(model, gpu, profile).engine;
+  engine.decode_scale *= 1 + llm_margin;
+  engine.prefill_scale *= 1 + llm_margin;
   return llm::CreditOf(model, gpu, profile, *service.llm,
-                       TermsOf(service).traffic,
-                       LlmCalibration(model, gpu, profile).engine);
+                       TermsOf(service).traffic, engine);
 }
 
 }  // namespace migserve::workload

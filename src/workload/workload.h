@@ -105,6 +105,11 @@ struct Workload {
   // FILE` (llm/calibration.h). Null: every LLM figure is modelled.
   std::shared_ptr<const llm::Calibrations> llm_calibrations;
   std::string llm_measurements_file;  // as the workload names it
+  // The share by which an LLM replica's steps may be slower than its
+  // figures (modelled or calibrated) and its credit still keep the SLOs:
+  // credits are searched with every step (1 + llm_margin) x as long
+  // (docs/llm.md, "Margin"). 0: the figures exactly.
+  double llm_margin = 0.15;
 
   // Returns the index of the service named `name`, or -1.
   int FindService(const std::string& name) const;

@@ -265,11 +265,11 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
         ": this is a deployment (it has summary and gpus), not a workload");
   }
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(root, source, ""));
-  MIGSERVE_RETURN_IF_ERROR(
-      map.CheckKeys({"gpu", "gpus", "latency_budget", "capacity_model",
-                     "router", "router_replicas", "arrival_cv", "headroom",
-                     "survive", "max_procs", "legacy_4g3g", "optional_profiles",
-                     "llm_models", "llm_measurements", "services"}));
+  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
+      {"gpu", "gpus", "latency_budget", "capacity_model", "router",
+       "router_replicas", "arrival_cv", "headroom", "survive", "max_procs",
+       "legacy_4g3g", "optional_profiles", "llm_models", "llm_measurements",
+       "llm_margin", "services"}));
   Workload w;
   w.source = source;
   MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> offers,
@@ -308,6 +308,8 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
   MIGSERVE_RETURN_IF_ERROR(ParseTraffic(map, &w));
   MIGSERVE_RETURN_IF_ERROR(
       map.Optional("headroom", &w.headroom, kHeadroomRange));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.Optional("llm_margin", &w.llm_margin, NumberRange{0, 1}));
   MIGSERVE_RETURN_IF_ERROR(ParseSurvive(map, &w));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("max_procs", &w.max_procs));
   if (w.max_procs < 1) {
@@ -378,6 +380,9 @@ std::string FormatWorkload(const Workload& w) {
   }
   if (w.arrival_cv != 1) out += fmt::format("arrival_cv: {}\n", w.arrival_cv);
   if (w.headroom != 0) out += fmt::format("headroom: {}\n", w.headroom);
+  if (w.llm_margin != Workload{}.llm_margin) {
+    out += fmt::format("llm_margin: {}\n", w.llm_margin);
+  }
   if (w.survive) {
     out += fmt::format("survive: {{domain: {}, keep: {}}}\n",
                        FailureDomainName(w.survive->domain), w.survive->keep);
