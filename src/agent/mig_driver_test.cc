@@ -161,7 +161,8 @@ TEST(DlopenNvmlTest, SaysWhichLibraryIsMissing) {
 
 TEST(DlopenNvmlTest, IdentifiesGpusByPciDeviceIdAsRealHardwareReportsThem) {
   // An H100 SXM5 (0x2330), an A30 (0x20B7) and an H100 PCIe (0x2331), which
-  // shares the H100 table: NVML's names match no table name, the ids do.
+  // has a table of its own (its data sheet differs): NVML's names match no
+  // table name, the ids do.
   setenv("MIGSERVE_FAKE_NVML_GPUS", "0x2330,0x20B7,0x2331", 1);
   auto nvml = OpenNvml(MIGSERVE_FAKE_NVML_LIBRARY);
   ASSERT_TRUE(nvml.ok()) << nvml.status().ToString();
@@ -175,7 +176,7 @@ TEST(DlopenNvmlTest, IdentifiesGpusByPciDeviceIdAsRealHardwareReportsThem) {
   EXPECT_EQ((*driver)->pci_device_id(1), 0x20B7);
   EXPECT_EQ((*driver)->model(1).name, "A30-24GB");
   EXPECT_EQ((*driver)->product(2), "NVIDIA H100 PCIe");
-  EXPECT_EQ((*driver)->model(2).name, "H100-SXM5-80GB");
+  EXPECT_EQ((*driver)->model(2).name, "H100-PCIE-80GB");
   // The A30's NVML profile ids differ from the H100's (14 is 1g.6gb there).
   const mig::GpuModel& a30 = (*driver)->model(1);
   mig::Instance one{a30.FindProfile("1g.6gb"), 3};

@@ -44,17 +44,17 @@ TEST(GpuCatalogTest, FindsEveryProductByItsPciDeviceId) {
     const char* model;
   };
   for (const Case& c : std::vector<Case>{{0x20B0, "A100-SXM4-40GB"},
-                                         {0x20F1, "A100-SXM4-40GB"},
+                                         {0x20F1, "A100-PCIE-40GB"},
                                          {0x20B2, "A100-SXM4-80GB"},
-                                         {0x20B5, "A100-SXM4-80GB"},
+                                         {0x20B5, "A100-PCIE-80GB"},
                                          {0x2330, "H100-SXM5-80GB"},
                                          {0x233010DE, "H100-SXM5-80GB"},
-                                         {0x2331, "H100-SXM5-80GB"},
+                                         {0x2331, "H100-PCIE-80GB"},
                                          {0x2321, "H100-NVL-94GB"},
                                          {0x2342, "GH200-96GB"},
                                          {0x2348, "GH200-144GB"},
                                          {0x2335, "H200-141GB"},
-                                         {0x233B, "H200-141GB"},
+                                         {0x233B, "H200-NVL-141GB"},
                                          {0x2901, "B200-180GB"},
                                          {0x20B7, "A30-24GB"}}) {
     auto model = catalog.FindByPciDeviceId(c.id);
@@ -72,7 +72,29 @@ TEST(GpuCatalogTest, FindsEveryProductByItsPciDeviceId) {
       EXPECT_TRUE(seen.insert(id).second) << m->name << " " << id;
     }
   }
-  EXPECT_EQ(catalog.Find("H100-PCIE-80GB").value()->name, "H100-SXM5-80GB");
+}
+
+// A PCIe or NVL part shares its SXM part's geometry, not its data sheet
+// (issue 74: an H100 PCIe read as an SXM5 had 68% more bandwidth): each is
+// a table of its own with its own figures and SMs.
+TEST(GpuCatalogTest, PcieAndNvlPartsAreTablesOfTheirOwn) {
+  const GpuCatalog& catalog = GpuCatalog::Default();
+  const GpuModel& sxm = *catalog.Find("H100-SXM5-80GB").value();
+  const GpuModel& pcie = *catalog.Find("H100-PCIE-80GB").value();
+  EXPECT_EQ(pcie.name, "H100-PCIE-80GB");
+  EXPECT_EQ(pcie.memory_bandwidth_gbs, 2000);
+  EXPECT_EQ(pcie.dense_bf16_tflops, 756);
+  EXPECT_EQ(pcie.sms, 114);
+  EXPECT_EQ(sxm.memory_bandwidth_gbs, 3350);
+  ASSERT_EQ(pcie.profiles.size(), sxm.profiles.size());
+  for (size_t p = 0; p < sxm.profiles.size(); ++p) {
+    EXPECT_EQ(pcie.profiles[p].name, sxm.profiles[p].name);
+    EXPECT_EQ(pcie.profiles[p].starts, sxm.profiles[p].starts);
+    EXPECT_LE(pcie.profiles[p].sms, sxm.profiles[p].sms);
+  }
+  EXPECT_EQ(catalog.Find("A100-PCIE-80GB").value()->memory_bandwidth_gbs, 1935);
+  EXPECT_EQ(catalog.Find("H200-NVL-141GB").value()->dense_bf16_tflops, 835);
+  EXPECT_EQ(catalog.Find("NVIDIA H100 PCIe").value()->name, "H100-PCIE-80GB");
 }
 
 TEST(GpuCatalogTest, UserTablesJoinTheCatalogAndWinOnPciIds) {
@@ -90,12 +112,12 @@ TEST(GpuCatalogTest, UserTablesJoinTheCatalogAndWinOnPciIds) {
   EXPECT_EQ(GpuCatalog::Default().FindByPciDeviceId(0x2330).value()->name,
             "TEST-H100-CUSTOM");
   GpuModel clash = *model;
-  clash.name = "A100-PCIE-80GB";  // an alias of a shipped table
+  clash.name = "A100-80GB";  // an alias of a shipped table
   Status added = GpuCatalog::AddToDefault(clash);
   EXPECT_EQ(added.message(),
-            "GPU table A100-PCIE-80GB: A100-PCIE-80GB already names "
-            "A100-SXM4-80GB, whose table differs (a table may repeat a known "
-            "GPU's name only with the same geometry)");
+            "GPU table A100-80GB: A100-80GB already names A100-SXM4-80GB, "
+            "whose table differs (a table may repeat a known GPU's name only "
+            "with the same geometry)");
 }
 
 TEST(GpuCatalogTest, NoTableJoinsWhileAFreezeLives) {
@@ -145,7 +167,7 @@ TEST(GpuCatalogTest, FindsAliasesAndNvmlNames) {
   EXPECT_EQ(c.Find("A100-40GB").value()->name, "A100-SXM4-40GB");
   EXPECT_EQ(c.Find("H100-80GB").value()->name, "H100-SXM5-80GB");
   EXPECT_EQ(c.Find("NVIDIA H100 80GB HBM3").value()->name, "H100-SXM5-80GB");
-  EXPECT_EQ(c.Find("NVIDIA A100 80GB PCIe").value()->name, "A100-SXM4-80GB");
+  EXPECT_EQ(c.Find("NVIDIA A100 80GB PCIe").value()->name, "A100-PCIE-80GB");
   EXPECT_FALSE(c.Find("NVIDIA H100").ok());
 }
 
