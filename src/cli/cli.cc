@@ -174,14 +174,19 @@ int CommandContext::Fail(const Status& status) {
 }
 
 Status CommandContext::Emit(const std::string& path, const std::string& text) {
-  if (path.empty() || path == "-") {
-    out << text;
-    return Status::Ok();
-  }
-  if (WasRead(path)) {
+  if (!path.empty() && path != "-" && WasRead(path)) {
     return Status::InvalidArgument(fmt::format(
         "{}: is an input of this command; write the output to another file",
         path));
+  }
+  return EmitMerged(path, text);
+}
+
+Status CommandContext::EmitMerged(const std::string& path,
+                                  const std::string& text) {
+  if (path.empty() || path == "-") {
+    out << text;
+    return Status::Ok();
   }
   return WriteFileAtomic(path, text);
 }

@@ -36,6 +36,11 @@ struct CommandContext {
   // Writes `text` to stdout if `path` is empty or "-", else atomically to
   // the file `path`. Returns the write's error.
   [[nodiscard]] Status Emit(const std::string& path, const std::string& text);
+  // As Emit, for a command whose output merges into the file it names
+  // (`import vllm-bench -o runs.csv` adds to runs.csv): `path` may be a
+  // file it read, to merge.
+  [[nodiscard]] Status EmitMerged(const std::string& path,
+                                  const std::string& text);
 };
 
 // Makes `run` the command's callback: a failure it returns is reported

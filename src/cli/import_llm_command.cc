@@ -50,6 +50,16 @@ StatusOr<std::vector<llm::LlmMeasurement>> Merged(
 
 Status RunImportBench(llm::BenchFormat format, const BenchFlags& flags,
                       CommandContext* context) {
+  // The output merges what it holds, but is none of the imported files.
+  for (const std::string& file : flags.files) {
+    std::error_code error;
+    if (flags.output != "-" &&
+        std::filesystem::equivalent(file, flags.output, error)) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: is an input of this command; write the output to another file",
+          flags.output));
+    }
+  }
   MIGSERVE_ASSIGN_OR_RETURN(
       llm::ImportedRuns runs,
       llm::ImportBenchResults(format, flags.files, flags.options));
@@ -68,7 +78,7 @@ Status RunImportBench(llm::BenchFormat format, const BenchFlags& flags,
     return check.status().WithPrefix(
         "import: the results give a row migserve cannot use");
   }
-  MIGSERVE_RETURN_IF_ERROR(context->Emit(flags.output, csv));
+  MIGSERVE_RETURN_IF_ERROR(context->EmitMerged(flags.output, csv));
   context->err << fmt::format("import: {} LLM runs -> {}\n", imported,
                               flags.output == "-" ? "stdout" : flags.output);
   return Status::Ok();

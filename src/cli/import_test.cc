@@ -11,6 +11,7 @@
 
 #include "cli/cli_test_util.h"
 #include "llm/batcher_simulation.h"
+#include "llm/llm_measurement.h"
 #include "llm/slice_model.h"
 #include "mig/testing/gpus.h"
 #include "profile/testing/shipped.h"
@@ -222,6 +223,28 @@ TEST(ImportCommandTest, AnLlmRunMigserveCannotUseIsNeverWritten) {
       << r.err;
   EXPECT_NE(r.err.find("prompt_tokens"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// A second import into the same -o merges into it (issue 75: it printed
+// "merged" and then refused its own output as an input); an import that
+// names its output as a run is refused.
+TEST(ImportCommandTest, ASecondImportMergesIntoTheSameOutput) {
+  std::string runs = TempDir() + "/merged-runs.csv";
+  std::remove(runs.c_str());
+  std::string a = WriteTempFile("run-a.json", SlowerVllmRun());
+  std::string b = WriteTempFile("run-b.json", SlowerVllmRun());
+  for (const std::string& file : {a, b, a}) {
+    CliResult r = Cli(
+        {"import", "vllm-bench", file, "--model", "llama-3.1-8b", "-o", runs});
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  auto rows = llm::LoadLlmMeasurements(runs);
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  EXPECT_EQ(rows->size(), 2u);  // a's again replaced a's
+  CliResult self = Cli({"import", "vllm-bench", runs, "-o", runs});
+  EXPECT_EQ(self.code, 2);
+  EXPECT_NE(self.err.find("is an input of this command"), std::string::npos)
+      << self.err;
 }
 
 TEST(ImportCommandTest, MeasuredLlmRunsCorrectTheCreditsAndSayTheirBasis) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
+#include "llm/llm_model.h"
 #include "util/file.h"
 #include "util/number.h"
 #include "util/plain_name.h"
@@ -59,6 +60,31 @@ std::string TableName(std::string id) {
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   return id;
+}
+
+// The shipped table's entry a checkpoint named `name` (TableName's) runs:
+// its own, else the one its name gives without "meta-" and the "-instruct"
+// or "-chat" of a tuned variant (the same shape: Meta-Llama-3.1-8B-Instruct
+// is llama-3.1-8b, ...-Instruct-FP8 llama-3.1-8b-fp8). InvalidArgument
+// naming the known models where none is.
+StatusOr<std::string> ShippedName(const std::string& name,
+                                  const std::string& path) {
+  const LlmModelTable& table = ShippedLlmModels();
+  std::string base = name;
+  if (base.starts_with("meta-")) base.erase(0, 5);
+  for (const char* tuned : {"-instruct", "-chat"}) {
+    if (size_t at = base.find(tuned); at != std::string::npos) {
+      base.erase(at, std::string_view(tuned).size());
+    }
+  }
+  for (const std::string& candidate : {name, base}) {
+    if (table.Find(candidate).ok()) return candidate;
+  }
+  return FieldError(
+      path, "model",
+      fmt::format("{}: give --model with the table's name (a workload's own "
+                  "llm_models table may name it)",
+                  table.Find(name).status().message()));
 }
 
 // The standard deviation over the mean of the numbers in `root`[`key`]
@@ -262,6 +288,9 @@ StatusOr<LlmMeasurement> ImportBenchResult(BenchFormat format,
   MIGSERVE_RETURN_IF_ERROR(format == BenchFormat::kVllm
                                ? ReadVllm(root, path, &m, warnings)
                                : ReadAiperf(root, path, &m));
+  if (options.model.empty() && !m.model.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(m.model, ShippedName(m.model, path));
+  }
   for (auto [flag, value] :
        {std::pair{"--model", &m.model}, std::pair{"--gpu", &m.gpu},
         std::pair{"--profile", &m.profile}}) {
