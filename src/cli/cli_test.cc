@@ -288,6 +288,12 @@ TEST(CliTest, AMixedLlmWorkloadIsPlacedAndServedWithinEverySlo) {
        {"chat-8b", "assist-8b", "code-7b", "summarize-7b", "small-3b"}) {
     EXPECT_EQ(placed.count(llm), 1u) << llm;
   }
+  // The deployment says which services are LLMs', so a -p check skips
+  // their modelled credits (issue 75: plan -p refused every LLM replica as
+  // "not measured").
+  CliResult plan = Cli({"plan", "--from", d, "--to", d, "-p", kA100Profiles,
+                        "-o", testing::TempDir() + "/mixed-plan.json"});
+  EXPECT_EQ(plan.code, 0) << plan.err;
   CliResult serve =
       Cli({"serve", "-d", d, "-w", w, "-p", kA100Profiles, "--format", "json"});
   ASSERT_EQ(serve.code, 0) << serve.err;

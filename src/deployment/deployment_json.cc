@@ -188,6 +188,34 @@ json SummaryJson(const Summary& summary) {
   return s;
 }
 
+// A service's `kind: llm` and token terms (FormatDeployment's), if any.
+Status ParseLlmService(const JsonFields& sf, workload::Service* s) {
+  std::string kind = "dnn";
+  MIGSERVE_RETURN_IF_ERROR(sf.Get("kind", false, &kind));
+  if (kind == "dnn") return Status::Ok();
+  if (kind != "llm") {
+    return sf.Error("kind", "must be dnn (the default) or llm, got " + kind);
+  }
+  llm::LlmTerms t;
+  constexpr NumberRange kTokens{1, 1e7}, kCv{0, 10};
+  for (auto [key, out, range, required] :
+       {std::tuple{"ttft_ms", &t.ttft_ms, kLatencyMsRange, true},
+        std::tuple{"tpot_ms", &t.tpot_ms, kLatencyMsRange, true},
+        std::tuple{"prompt_tokens", &t.prompt_tokens, kTokens, true},
+        std::tuple{"output_tokens", &t.output_tokens, kTokens, true},
+        std::tuple{"prompt_cv", &t.prompt_cv, kCv, false},
+        std::tuple{"output_cv", &t.output_cv, kCv, false}}) {
+    MIGSERVE_RETURN_IF_ERROR(sf.Get(key, required, out));
+    if (std::string wrong = OutOfRange(*out, range);
+        !wrong.empty() && (required || *out != 0)) {
+      return sf.Error(key, wrong);
+    }
+  }
+  t.latency_ms = s->latency_ms;
+  s->llm = t;
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string FormatDeployment(const Deployment& d) {
@@ -198,6 +226,18 @@ std::string FormatDeployment(const Deployment& d) {
                {"throughput", s.throughput},
                {"latency_ms", s.latency_ms}};
     if (s.min_replicas > 1) js["min_replicas"] = s.min_replicas;
+    if (s.llm) {
+      // As the workload declares it: the credits (and export's engine
+      // arguments) are the token terms', not a profile row's.
+      const llm::LlmTerms& t = *s.llm;
+      js["kind"] = "llm";
+      js["ttft_ms"] = t.ttft_ms;
+      js["tpot_ms"] = t.tpot_ms;
+      js["prompt_tokens"] = t.prompt_tokens;
+      js["output_tokens"] = t.output_tokens;
+      js["prompt_cv"] = t.prompt_cv;
+      js["output_cv"] = t.output_cv;
+    }
     services.push_back(std::move(js));
   }
   json gpus = json::array();
@@ -268,6 +308,7 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
       if (s.min_replicas < 1 || s.min_replicas > 10000) {
         return sf.Error("min_replicas", "must be from 1 to 10000");
       }
+      MIGSERVE_RETURN_IF_ERROR(ParseLlmService(sf, &s));
       d.services.push_back(std::move(s));
     }
   }

@@ -60,6 +60,36 @@ TEST(DeploymentJsonTest, MinReplicasIsKeptAndChecked) {
       << bad.status().message();
 }
 
+// An LLM service's kind and token terms are written and read back, so
+// every reader of the deployment alone knows its credits are modelled.
+TEST(DeploymentJsonTest, AnLlmServiceKeepsItsKindAndTokenTerms) {
+  nlohmann::json j = nlohmann::json::parse(kExample);
+  auto d = ParseDeployment(j.dump(), "d.json");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_FALSE(d->services[0].llm.has_value());
+  d->services[0].llm = llm::LlmTerms{2000, 100, 1024, 256, 0.5, 0, 0};
+  d->services[0].llm->latency_ms = d->services[0].latency_ms;
+  nlohmann::json written = nlohmann::json::parse(FormatDeployment(*d));
+  EXPECT_EQ(written["services"][0]["kind"], "llm");
+  EXPECT_EQ(written["services"][0]["tpot_ms"], 100);
+  auto back = ParseDeployment(written.dump(), "d.json");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_TRUE(back->services[0].llm.has_value());
+  EXPECT_EQ(*back->services[0].llm, *d->services[0].llm);
+  written["services"][0].erase("tpot_ms");
+  auto missing = ParseDeployment(written.dump(), "d.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("services[0].tpot_ms: missing"),
+            std::string::npos)
+      << missing.status().message();
+  written["services"][0]["kind"] = "rag";
+  EXPECT_NE(ParseDeployment(written.dump(), "d.json")
+                .status()
+                .message()
+                .find("services[0].kind: must be dnn (the default) or llm"),
+            std::string::npos);
+}
+
 TEST(DeploymentJsonTest, TheSummaryIsTyped) {
   nlohmann::json j = nlohmann::json::parse(kExample);
   j["summary"]["status"] = "time_limit";

@@ -390,13 +390,15 @@ Status CheckReplicaServices(const Deployment& deployment) {
 Status CheckDeclaredThroughputs(const Deployment& deployment,
                                 const profile::ProfileTable& profiles) {
   std::map<std::string, std::string> models;
+  std::set<std::string> modelled;  // LLM services: no profile row
   for (const workload::Service& s : deployment.services) {
     models[s.name] = s.model;
+    if (s.llm) modelled.insert(s.name);
   }
   return EachReplica(deployment, [&](const DeployedGpu& g,
                                      const PlacedInstance& pi,
                                      const std::string& where) {
-    if (pi.batch == 0) return Status::Ok();
+    if (pi.batch == 0 || modelled.count(*pi.service) > 0) return Status::Ok();
     const std::string& model = models[*pi.service];
     const profile::ProfileRow* row =
         profile::FindRow(profiles, model, g.gpu.value_or(deployment.gpu),

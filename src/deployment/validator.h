@@ -53,7 +53,8 @@ Status CheckReplicaServices(const Deployment& deployment);
 // replica that declares more throughput than `profiles` measured for its
 // model, profile, batch and processes (no capacity model credits more than
 // the measurement), or whose point was not measured at all. Replicas
-// without a batch are not checked.
+// without a batch, and those of LLM services (`kind: llm`: their credits
+// are modelled from token terms, docs/llm.md), are not checked.
 Status CheckDeclaredThroughputs(const Deployment& deployment,
                                 const profile::ProfileTable& profiles);
 
