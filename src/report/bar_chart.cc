@@ -8,21 +8,31 @@
 
 namespace migserve::report {
 
-std::string BarChart(const std::vector<Bar>& bars,
-                     const std::string& css_class) {
+std::string BarChart(const std::vector<Bar>& bars, const std::string& css_class,
+                     BarScale scale) {
   constexpr int kLabel = 200, kWidth = 420, kRow = 22, kText = 260;
+  // Against a reference, the axis runs to 1.5 x it.
+  constexpr double kPastReference = 1.5;
   double top = 0;
   for (const Bar& b : bars) {
     top = std::max({top, b.value, b.reference.value_or(0)});
   }
   if (top <= 0) top = 1;
-  auto x = [&](double v) { return kLabel + v / top * kWidth; };
+  const Bar* bar = nullptr;  // the bar being drawn
+  auto x = [&](double v) {
+    double end = top;
+    if (scale == BarScale::kOfReference && bar->reference.value_or(0) > 0) {
+      end = kPastReference * *bar->reference;
+    }
+    return kLabel + std::min(v / end, 1.0) * kWidth;
+  };
   std::string out = fmt::format(
       "<svg class=\"bar-chart {}\" width=\"{}\" height=\"{}\" "
       "xmlns=\"http://www.w3.org/2000/svg\">\n",
       css_class, kLabel + kWidth + kText, bars.size() * kRow + 4);
   for (size_t k = 0; k < bars.size(); ++k) {
     const Bar& b = bars[k];
+    bar = &b;
     int y = static_cast<int>(k) * kRow;
     out += fmt::format(
         "<g transform=\"translate(0,{})\"><title>{}</title>"

@@ -142,7 +142,7 @@ std::string SupplyChart(const std::vector<ServiceSupply>& supply,
                     Num(s.required > 0 ? 100 * s.provided / s.required : 100));
     bars.push_back(std::move(b));
   }
-  return BarChart(bars, "satisfaction");
+  return BarChart(bars, "satisfaction", BarScale::kOfReference);
 }
 
 std::string CompareChart(const std::vector<ComparedRow>& compare) {
@@ -219,7 +219,7 @@ std::string ServeChart(const std::vector<serving::ServiceServing>& serve,
       bars.push_back(std::move(b));
     }
   }
-  return BarChart(bars, "serve");
+  return BarChart(bars, "serve", BarScale::kOfReference);
 }
 
 }  // namespace

@@ -21,6 +21,16 @@ namespace {
 using testing::CountMatches;
 using testing::SourcePath;
 
+// The drawn width of the bar labelled `label`; -1 if there is none.
+double BarWidth(const std::string& html, const std::string& label) {
+  const std::string at = fmt::format(
+      "data-label=\"{}\" x=\"200\" y=\"3\" "
+      "width=\"",
+      label);
+  size_t k = html.find(at);
+  return k == std::string::npos ? -1 : std::stod(html.substr(k + at.size()));
+}
+
 int Instances(const deployment::Deployment& d) {
   int n = 0;
   for (const auto& g : d.gpus) n += static_cast<int>(g.instances.size());
@@ -199,6 +209,13 @@ TEST(HtmlReportTest, CompareAndServeChartsHaveABarPerRow) {
   EXPECT_NE(html.find("cannot serve: b does not fit"), std::string::npos);
   EXPECT_NE(html.find("14 GPUs (feasible)"), std::string::npos);
   EXPECT_NE(html.find("120 ms (SLO 100 ms), 98% within"), std::string::npos);
+  // Each bar against its own SLO or required rate (issue 75: a 100 ms bar
+  // beside a 30,000 ms SLO was zero-width): the reference at 2/3 of 420.
+  EXPECT_NEAR(BarWidth(html, "bert-1 p99"), 120.0 / 150 * 420, 0.05);
+  EXPECT_NEAR(BarWidth(html, "chat p99"), 12000.0 / 45000 * 420, 0.05);
+  EXPECT_NEAR(BarWidth(html, "chat TPOT p99"), 29.5 / 45 * 420, 0.05);
+  EXPECT_NEAR(BarWidth(html, "resnet50-1"), 40.0 / 75 * 420, 0.05);
+  EXPECT_NEAR(BarWidth(html, "whole"), 420, 0.05);  // compare: one axis
   auto short_serve = serving::ParseServeJson(
       nlohmann::json{{"services", {{{"service", "bert-1"}}}}}.dump(), "s.json");
   ASSERT_FALSE(short_serve.ok());
