@@ -4,13 +4,20 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "deployment/deployment_json.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/dra_classes.h"
 #include "kubernetes/names.h"
 #include "kubernetes/routing/proxy_routes.h"
+#include "kubernetes/serving_spec.h"
+#include "llm/llm_model.h"
+#include "llm/slice_model.h"
 #include "mig/gpu_catalog.h"
 #include "mig/testing/gpus.h"
 #include "util/file.h"
@@ -358,6 +365,80 @@ TEST(ExportTest, PodsRunTheSpecsTemplateWithTheReplicaContract) {
     }
   }
   EXPECT_GT(bert, 0);
+}
+
+// A language model's replicas run vLLM by default, with the engine
+// settings of their slice (issue 75: they ran as Triton pods, and vLLM
+// without --max-model-len refuses a slice whose KV room is below the
+// model's context); the others keep Triton. A spec whose template is its
+// own serves every service with it, unless it gives an llm_template.
+TEST(ExportTest, LanguageModelsRunVllmWithTheirSlicesEngineSettings) {
+  auto d = deployment::ParseDeployment(
+      R"({"gpu": "A100-SXM4-80GB",
+  "services": [
+    {"name": "vision", "model": "resnet50", "throughput": 100,
+     "latency_ms": 100},
+    {"name": "chat", "model": "llama-3.1-8b", "throughput": 2,
+     "latency_ms": 60000, "kind": "llm", "ttft_ms": 2000, "tpot_ms": 100,
+     "prompt_tokens": 512, "output_tokens": 128}],
+  "gpus": [{"id": 0, "instances": [
+    {"profile": "3g.40gb", "start": 4, "service": "chat", "batch": 256,
+     "procs": 1, "throughput": 2, "latency_ms": 5000},
+    {"profile": "4g.40gb", "start": 0, "service": "vision", "batch": 8,
+     "procs": 1, "throughput": 100, "latency_ms": 20}]}]})",
+      "llm.json");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  ClusterState state = ClusterFromDeployment(*d, {8, 0}).value();
+  const mig::GpuModel& a100 =
+      *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
+  const long kv =
+      llm::SliceOf(*llm::ShippedLlmModels().Find("llama-3.1-8b").value(), a100,
+                   a100.profiles[a100.FindProfile("3g.40gb")])
+          .value()
+          .kv_tokens;
+  auto containers = [&](const ServingSpec& spec) {
+    std::map<std::string, YAML::Node> by_service;
+    ExportOptions options;
+    options.serving = spec;
+    for (const YAML::Node& o :
+         YAML::LoadAll(ReplicaObjects(state, options).value())) {
+      by_service[o["metadata"]["labels"][kLabelService].as<std::string>()] =
+          o["spec"]["template"]["spec"]["containers"][0];
+    }
+    return by_service;
+  };
+  auto env = [](const YAML::Node& c) {
+    std::map<std::string, std::string> out;
+    for (const YAML::Node& v : c["env"]) {
+      out[v["name"].as<std::string>()] = v["value"].as<std::string>();
+    }
+    return out;
+  };
+  auto built_in = containers(ServingSpec{});
+  EXPECT_EQ(built_in["vision"]["image"].as<std::string>(), kTritonImage);
+  const YAML::Node& chat = built_in["chat"];
+  EXPECT_EQ(chat["image"].as<std::string>(), kVllmImage);
+  std::vector<std::string> args = chat["args"].as<std::vector<std::string>>();
+  EXPECT_NE(std::find(args.begin(), args.end(),
+                      "--max-model-len=$(MIGSERVE_MAX_MODEL_LEN)"),
+            args.end());
+  EXPECT_EQ(
+      env(chat)["MIGSERVE_MAX_MODEL_LEN"],
+      std::to_string(std::min(131072L, static_cast<long>(0.9 * kv) / 16 * 16)));
+  EXPECT_EQ(env(chat)["MIGSERVE_KV_CACHE_DTYPE"], "auto");
+  EXPECT_EQ(env(built_in["vision"]).count("MIGSERVE_MAX_MODEL_LEN"), 0u);
+  // One template of the spec's own for all, unless an llm_template.
+  auto triton = containers(TritonSpec());
+  EXPECT_EQ(triton["chat"]["command"][1].as<std::string>(),
+            "/scripts/start-replica.sh");
+  ServingSpec both = TritonSpec();
+  both.llm_pod = ServingSpec::VllmTemplate();
+  both.llm_pod->at("image") = "vllm/vllm-openai:v0.11.0";
+  auto split = containers(both);
+  EXPECT_EQ(split["chat"]["image"].as<std::string>(),
+            "vllm/vllm-openai:v0.11.0");
+  EXPECT_EQ(split["vision"]["command"][1].as<std::string>(),
+            "/scripts/start-replica.sh");
 }
 
 TEST(ExportTest, RoutesWeighGroupsByCapacity) {

@@ -2,10 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/names.h"
+#include "llm/llm_model.h"
+#include "llm/slice_model.h"
 #include "util/csv.h"
 #include "util/json_fields.h"
 
@@ -14,6 +19,28 @@ namespace {
 
 std::string GroupNameOf(const Replica& replica, const InstanceRef& at) {
   return GroupName(replica.service, GroupOf(replica, *at.model, at.instance));
+}
+
+// A language model's engine settings for its slice (docs/llm.md,
+// "Serving"): the longest sequence it takes, the model's own limit or
+// 90% of the KV room the slice's model gives (vLLM refuses to start a
+// replica whose KV cache cannot hold one --max-model-len sequence, and
+// measures its room itself), and the KV cache's dtype. None for a model
+// outside the shipped LLM table.
+std::vector<std::pair<const char*, std::string>> LlmEngineVars(
+    const std::string& model, const InstanceRef& at) {
+  StatusOr<const llm::LlmModel*> m = llm::ShippedLlmModels().Find(model);
+  if (!m.ok()) return {};
+  StatusOr<llm::SliceCapacity> slice =
+      llm::SliceOf(**m, *at.model, at.model->profiles[at.instance.profile]);
+  if (!slice.ok()) return {};
+  constexpr long kBlock = 16;  // vLLM's KV block, tokens
+  long longest = static_cast<long>(0.9 * slice->kv_tokens) / kBlock * kBlock;
+  if ((*m)->max_context > 0)
+    longest = std::min<long>(longest, (*m)->max_context);
+  return {{"MIGSERVE_MAX_MODEL_LEN", std::to_string(longest)},
+          {"MIGSERVE_KV_CACHE_DTYPE",
+           (*m)->kv_dtype.empty() ? "auto" : (*m)->kv_dtype}};
 }
 
 }  // namespace
@@ -37,8 +64,9 @@ Json ReplicaContract(const Replica& replica, const std::string& model,
   vars.push_back(
       {"MIGSERVE_LATENCY_MS", fmt::format("{}", replica.latency_ms)});
   vars.push_back({"MIGSERVE_GROUP", GroupNameOf(replica, at)});
-  vars.push_back(
-      {"MIGSERVE_PORT", std::to_string(spec.RoutePort(replica.service))});
+  vars.push_back({"MIGSERVE_PORT",
+                  std::to_string(spec.RoutePort(replica.service, model))});
+  for (auto& var : LlmEngineVars(model, at)) vars.push_back(var);
   Json env = Json::array();
   for (const auto& [name, value] : vars) {
     env.push_back({{"name", name}, {"value", value}});
@@ -54,7 +82,7 @@ Json RestrictedContainerSecurity() {
 Json ServerContainer(const Replica& replica, const std::string& model,
                      const ReplicaPlace& place, const ServingSpec& spec,
                      const Json& device) {
-  Json pod = spec.TemplateFor(replica.service);
+  Json pod = spec.TemplateFor(replica.service, model);
   Json container = {{"name", "server"}, {"image", pod["image"]}};
   if (pod.contains("imagePullPolicy")) {
     container["imagePullPolicy"] = pod["imagePullPolicy"];
@@ -119,8 +147,9 @@ Json ObjectMetadata(const std::string& name, const Json& labels,
 }
 
 Json PodMetadata(const Json& labels, const Json& annotations,
-                 const ServingSpec& spec, const std::string& service) {
-  Json pod = spec.TemplateFor(service);
+                 const ServingSpec& spec, const std::string& service,
+                 const std::string& model) {
+  Json pod = spec.TemplateFor(service, model);
   Json all_labels = pod.value("labels", Json::object());
   for (const auto& [key, value] : labels.items()) all_labels[key] = value;
   Json all_annotations = pod.value("annotations", Json::object());
@@ -169,8 +198,9 @@ std::optional<Replica> ReplicaFromMetadata(const nlohmann::json& metadata) {
 }
 
 Json PodSpec(const std::string& node, Json container, const ServingSpec& spec,
-             const std::string& service, const Json& extra) {
-  Json pod = spec.TemplateFor(service);
+             const std::string& service, const std::string& model,
+             const Json& extra) {
+  Json pod = spec.TemplateFor(service, model);
   Json selector = pod.value("nodeSelector", Json::object());
   selector["kubernetes.io/hostname"] = node;
   Json out = {{"nodeSelector", selector}};

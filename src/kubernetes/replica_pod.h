@@ -31,7 +31,8 @@ struct ReplicaPlace {
 // The replica contract (docs/serving.md): MIGSERVE_* environment variables
 // naming the service, model, batch, MPS processes, profile, GPU model, node,
 // GPU index and start (when exact), capacity, batch latency, routing group
-// and port.
+// and port; for a model of the shipped LLM table also its engine's
+// MIGSERVE_MAX_MODEL_LEN and MIGSERVE_KV_CACHE_DTYPE on the slice.
 Json ReplicaContract(const Replica& replica, const std::string& model,
                      const ReplicaPlace& place, const ServingSpec& spec);
 
@@ -66,9 +67,10 @@ Json ObjectMetadata(const std::string& name, const Json& labels,
                     const Json& annotations, const ServingSpec& spec);
 
 // Pod (or pod template) metadata: the template's labels and annotations for
-// `service`, then `labels` and `annotations` (ours win).
+// `service` running `model`, then `labels` and `annotations` (ours win).
 Json PodMetadata(const Json& labels, const Json& annotations,
-                 const ServingSpec& spec, const std::string& service);
+                 const ServingSpec& spec, const std::string& service,
+                 const std::string& model);
 
 // Reads a replica back from pod or template metadata (labels' service and
 // ReplicaAnnotations). Returns nullopt if a field is missing or bad; never
@@ -80,11 +82,12 @@ std::optional<Replica> ReplicaFromMetadata(const nlohmann::json& metadata);
 std::optional<ReplicaSite> ReplicaSiteOf(const nlohmann::json& metadata);
 
 // A pod spec pinned to `node` running `container`, with the pod-level
-// fields of `service`'s template (volumes, tolerations, node selector,
-// service account, image pull secrets) and `extra` fields (resourceClaims,
-// say).
+// fields of the template of `service` running `model` (volumes,
+// tolerations, node selector, service account, image pull secrets) and
+// `extra` fields (resourceClaims, say).
 Json PodSpec(const std::string& node, Json container, const ServingSpec& spec,
-             const std::string& service, const Json& extra = {});
+             const std::string& service, const std::string& model,
+             const Json& extra = {});
 
 // The limits that request one MIG device of `profile` from NVIDIA's device
 // plugin (mixed strategy).

@@ -8,6 +8,7 @@
 #include "kube/yaml_json.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/names.h"
+#include "llm/llm_model.h"
 #include "util/file.h"
 #include "util/plain_name.h"
 #include "util/yaml_map.h"
@@ -268,8 +269,48 @@ OrderedJson ServingSpec::DefaultTemplate() {
             {"seccompProfile", {{"type", "RuntimeDefault"}}}}}};
 }
 
-OrderedJson ServingSpec::TemplateFor(const std::string& service) const {
+OrderedJson ServingSpec::VllmTemplate() {
+  return {
+      {"image", kVllmImage},
+      {"command", {"vllm", "serve"}},
+      {"args",
+       {"/models/$(MIGSERVE_MODEL)", "--served-model-name=$(MIGSERVE_SERVICE)",
+        "--max-num-seqs=$(MIGSERVE_BATCH)", "--gpu-memory-utilization=0.9",
+        "--max-model-len=$(MIGSERVE_MAX_MODEL_LEN)",
+        "--kv-cache-dtype=$(MIGSERVE_KV_CACHE_DTYPE)", "--port=8000"}},
+      {"env", OrderedJson::array({{{"name", "HOME"}, {"value", "/tmp"}}})},
+      {"ports",
+       OrderedJson::array({{{"name", "http"}, {"containerPort", 8000}}})},
+      // Loading the weights takes minutes: started within 10.
+      {"startupProbe",
+       {{"httpGet", {{"path", "/health"}, {"port", "http"}}},
+        {"periodSeconds", 5},
+        {"failureThreshold", 120}}},
+      {"readinessProbe",
+       {{"httpGet", {{"path", "/health"}, {"port", "http"}}},
+        {"periodSeconds", 2}}},
+      {"livenessProbe",
+       {{"httpGet", {{"path", "/health"}, {"port", "http"}}},
+        {"periodSeconds", 10},
+        {"failureThreshold", 6}}},
+      {"resources", {{"requests", {{"cpu", "4"}, {"memory", "24Gi"}}}}},
+      // Pod Security "restricted": an unprivileged user (HOME in /tmp for
+      // the engine's caches), the runtime's seccomp profile.
+      {"securityContext",
+       {{"runAsNonRoot", true},
+        {"runAsUser", 1000},
+        {"runAsGroup", 1000},
+        {"seccompProfile", {{"type", "RuntimeDefault"}}}}}};
+}
+
+OrderedJson ServingSpec::TemplateFor(const std::string& service,
+                                     const std::string& model) const {
   OrderedJson merged = pod;
+  if (!model.empty() && llm::ShippedLlmModels().Find(model).ok()) {
+    merged = llm_pod                    ? *llm_pod
+             : pod == DefaultTemplate() ? VllmTemplate()
+                                        : pod;
+  }
   auto it = services.find(service);
   if (it != services.end()) {
     for (const auto& [key, value] : it->second.items()) merged[key] = value;
@@ -298,8 +339,9 @@ OrderedJson ServingSpec::TemplateFor(const std::string& service) const {
   return merged;
 }
 
-int ServingSpec::RoutePort(const std::string& service) const {
-  int port = RoutePortOf(OrderedJson::array({TemplateFor(service)}));
+int ServingSpec::RoutePort(const std::string& service,
+                           const std::string& model) const {
+  int port = RoutePortOf(OrderedJson::array({TemplateFor(service, model)}));
   return port > 0 ? port : 8000;
 }
 
@@ -307,8 +349,8 @@ StatusOr<ServingSpec> ParseServingSpec(const std::string& yaml,
                                        const std::string& source) {
   MIGSERVE_ASSIGN_OR_RETURN(YAML::Node root, ParseYaml(yaml, source));
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(root, source, ""));
-  MIGSERVE_RETURN_IF_ERROR(
-      map.CheckKeys({"namespace", "routing", "template", "services"}));
+  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
+      {"namespace", "routing", "template", "llm_template", "services"}));
   ServingSpec spec;
   spec.source = source;
   MIGSERVE_RETURN_IF_ERROR(map.Optional("namespace", &spec.namespace_));
@@ -326,6 +368,14 @@ StatusOr<ServingSpec> ParseServingSpec(const std::string& yaml,
     MIGSERVE_ASSIGN_OR_RETURN(
         YamlMap pod, YamlMap::Open(map.Value("template"), source, "template"));
     MIGSERVE_RETURN_IF_ERROR(ReadTemplate(pod, &spec.pod));
+  }
+  if (map.Value("llm_template").IsDefined()) {
+    MIGSERVE_ASSIGN_OR_RETURN(
+        YamlMap pod,
+        YamlMap::Open(map.Value("llm_template"), source, "llm_template"));
+    // Its fields replace the built-in vLLM template's.
+    spec.llm_pod = ServingSpec::VllmTemplate();
+    MIGSERVE_RETURN_IF_ERROR(ReadTemplate(pod, &*spec.llm_pod));
   }
   if (map.Value("services").IsDefined()) {
     MIGSERVE_ASSIGN_OR_RETURN(

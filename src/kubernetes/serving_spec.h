@@ -81,6 +81,8 @@ int GrpcPortOf(const JsonT& containers) {
 
 // The default template's image (NVIDIA's Triton Inference Server).
 inline constexpr char kTritonImage[] = "nvcr.io/nvidia/tritonserver:24.08-py3";
+// The default LLM template's image (vLLM's OpenAI-compatible server).
+inline constexpr char kVllmImage[] = "vllm/vllm-openai:v0.10.1";
 
 struct ServingSpec {
   std::string source = "built-in defaults";  // where it came from
@@ -91,6 +93,10 @@ struct ServingSpec {
   // The pod template (fields as in the YAML; see docs/serving.md) and the
   // fields each service replaces.
   nlohmann::ordered_json pod = DefaultTemplate();
+  // The template of a replica whose model is a language model of the
+  // shipped LLM table (`llm_template:`); none: the built-in vLLM template
+  // while `pod` is the built-in default, else `pod` (one template for all).
+  std::optional<nlohmann::ordered_json> llm_pod;
   std::map<std::string, nlohmann::ordered_json> services;
   std::map<std::string, int> service_lines;  // where each override is
 
@@ -98,15 +104,25 @@ struct ServingSpec {
   // 8001 and metrics 8002, ready on /v2/health/ready, live on /v2/health/live,
   // 1 CPU and 4 GiB requested.
   static nlohmann::ordered_json DefaultTemplate();
+  // The built-in LLM template: vLLM's OpenAI-compatible server (docs/llm.md,
+  // "Serving") on the model at /models/$(MIGSERVE_MODEL), served under the
+  // service's name with the engine settings the credit assumed
+  // ($(MIGSERVE_BATCH) sequences, 90% of the slice, $(MIGSERVE_MAX_MODEL_LEN),
+  // $(MIGSERVE_KV_CACHE_DTYPE)), port http 8000, ready on /health.
+  static nlohmann::ordered_json VllmTemplate();
 
-  // `pod` with `service`'s overrides; where that leaves Triton's image
-  // with neither command nor args, the default server command (Triton on
-  // the model repository /models, loading only the replica's model,
+  // The template of a replica of `service` running `model`: the LLM
+  // template for a model of the shipped LLM table, else `pod`, with
+  // `service`'s overrides; where that leaves Triton's image with neither
+  // command nor args, the default server command (Triton on the model
+  // repository /models, loading only the replica's model,
   // $(MIGSERVE_MODEL)).
-  nlohmann::ordered_json TemplateFor(const std::string& service) const;
+  nlohmann::ordered_json TemplateFor(const std::string& service,
+                                     const std::string& model = "") const;
   // The container port `service`'s requests go to (RoutePortOf over the
   // template's ports); 8000 when the template lists none.
-  int RoutePort(const std::string& service) const;
+  int RoutePort(const std::string& service,
+                const std::string& model = "") const;
   // InvalidArgument "SOURCE:LINE: services.NAME: no service NAME in WHAT
   // (it has: ...)" for the first override of a service not in `known` (a
   // mistyped name would otherwise leave its service on the default).

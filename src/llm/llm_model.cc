@@ -14,6 +14,11 @@
 namespace migserve::llm {
 namespace {
 
+// The largest value an integer field of an entry may take.
+int MostOf(std::string_view key) {
+  return key == "max_context" ? 100'000'000 : 100000;
+}
+
 bool IsDtype(const std::string& dtype) {
   return dtype == "bf16" || dtype == "fp16" || dtype == "fp8";
 }
@@ -52,10 +57,10 @@ Status CheckShape(const LlmModel& m, const YamlMap& map) {
 StatusOr<LlmModel> ParseModel(const YAML::Node& node, const std::string& source,
                               const std::string& path) {
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(node, source, path));
-  MIGSERVE_RETURN_IF_ERROR(
-      map.CheckKeys({"name", "parameters_b", "active_parameters_b", "experts",
-                     "experts_per_token", "layers", "attention_heads",
-                     "kv_heads", "head_dim", "dtype", "kv_dtype"}));
+  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
+      {"name", "parameters_b", "active_parameters_b", "experts",
+       "experts_per_token", "layers", "attention_heads", "kv_heads", "head_dim",
+       "dtype", "kv_dtype", "max_context"}));
   LlmModel m;
   m.line = map.line();
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &m.name));
@@ -72,12 +77,13 @@ StatusOr<LlmModel> ParseModel(const YAML::Node& node, const std::string& source,
         std::tuple{"head_dim", &m.head_dim, true},
         std::tuple{"attention_heads", &m.attention_heads, false},
         std::tuple{"experts", &m.experts, false},
-        std::tuple{"experts_per_token", &m.experts_per_token, false}}) {
+        std::tuple{"experts_per_token", &m.experts_per_token, false},
+        std::tuple{"max_context", &m.max_context, false}}) {
     MIGSERVE_RETURN_IF_ERROR(required ? map.Required(key, out)
                                       : map.Optional(key, out));
-    if ((required || map.Has(key)) && (*out < 1 || *out > 100000)) {
-      return map.Error(key,
-                       fmt::format("must be from 1 to 100000, got {}", *out));
+    if ((required || map.Has(key)) && (*out < 1 || *out > MostOf(key))) {
+      return map.Error(
+          key, fmt::format("must be from 1 to {}, got {}", MostOf(key), *out));
     }
   }
   MIGSERVE_RETURN_IF_ERROR(map.Optional("dtype", &m.dtype));

@@ -33,6 +33,10 @@ struct LlmModel {
   // activations, bf16 (fp16 for an fp16 model), as vLLM keeps it unless
   // told; fp8 halves it.
   std::string kv_dtype;
+  // The longest sequence the model takes (config.json's
+  // max_position_embeddings): vLLM refuses a longer --max-model-len. 0:
+  // not in the table.
+  int max_context = 0;
   int line = 0;  // in the table's file; 0 if made in memory
 
   double BytesPerValue() const {
