@@ -75,13 +75,12 @@ TEST_P(WorkloadYamlErrorTest, NamesFileLineAndField) {
 INSTANTIATE_TEST_SUITE_P(
     Fields, WorkloadYamlErrorTest,
     ::testing::Values(
-        BadCase{
-            "gpu: T4\nservices: []\n",
-            "w.yaml:1: gpu: unknown GPU 'T4' (known: A100-PCIE-40GB, "
-            "A100-PCIE-80GB, A100-SXM4-40GB, A100-SXM4-80GB, A30-24GB, "
-            "B200-180GB, GH200-144GB, GH200-96GB, H100-NVL-94GB, "
-            "H100-PCIE-80GB, H100-SXM5-80GB, H200-141GB, H200-NVL-141GB, "
-            "L4-24GB)"},
+        BadCase{"gpu: T4\nservices: []\n",
+                "w.yaml:1: gpu: unknown GPU 'T4' (known: A100-PCIE-40GB, "
+                "A100-PCIE-80GB, A100-SXM4-40GB, A100-SXM4-80GB, A30-24GB, "
+                "B200-180GB, GH200-144GB, GH200-96GB, H100-NVL-94GB, "
+                "H100-PCIE-80GB, H100-SXM5-80GB, H200-141GB, H200-NVL-141GB, "
+                "L4-24GB)"},
         BadCase{"gpus:\n  - {name: L4-24GB, cost: 0}\nservices: []\n",
                 "w.yaml:2: gpus[0].cost: must be from 1e-06 to 1e+09, got 0"},
         BadCase{"gpus:\n  - {name: L4-24GB, cost: .inf}\nservices: []\n",
