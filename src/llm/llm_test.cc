@@ -210,6 +210,15 @@ TEST(BatcherSimulationTest, ALoneRequestTakesItsStepsClosedForm) {
   EXPECT_NEAR(s.tpot_p50_ms, decode / 63, 1e-6);
   EXPECT_NEAR(s.latency_p50_ms, ttft + decode, 1e-6);
   EXPECT_EQ(s.counted, 180);
+  // Without chunked prefill the whole prompt is one step.
+  EngineOptions whole;
+  whole.max_batched_tokens = -1;
+  SliceCapacity unchunked =
+      SliceOf(Llama8b(), H100(), Profile("3g.40gb"), whole).value();
+  EXPECT_EQ(unchunked.max_batched_tokens, 0);
+  BatcherStats w = SimulateBatcher(unchunked, terms, {}, {0.01, 200, 7});
+  EXPECT_NEAR(w.ttft_p50_ms,
+              unchunked.StepMs({0, 0, 5000, 5000 * (5001 / 2.0)}), 1e-6);
 }
 
 TEST(LlmCreditTest, CreditsKeepBothP99sAndGrowWithTheSlice) {

@@ -110,12 +110,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
                 "\nm,A100-SXM4-80GB,1g.10gb,0,1,5,3,\n",
                 "p.csv:2: batch: must be a positive integer, got '0'"},
-        BadCase{
-            "model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
-            "\nm,T4,1g.10gb,1,1,5,3,\n",
-            "p.csv:2: gpu: unknown GPU 'T4' (known: A100-SXM4-40GB, "
-            "A100-SXM4-80GB, A30-24GB, B200-180GB, GH200-144GB, GH200-96GB, "
-            "H100-NVL-94GB, H100-SXM5-80GB, H200-141GB, L4-24GB)"},
+        BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
+                "\nm,T4,1g.10gb,1,1,5,3,\n",
+                "p.csv:2: gpu: unknown GPU 'T4' (known: A100-PCIE-40GB, "
+                "A100-PCIE-80GB, A100-SXM4-40GB, A100-SXM4-80GB, A30-24GB, "
+                "B200-180GB, GH200-144GB, GH200-96GB, H100-NVL-94GB, "
+                "H100-PCIE-80GB, H100-SXM5-80GB, H200-141GB, H200-NVL-141GB, "
+                "L4-24GB)"},
         BadCase{"model,gpu,profile,batch,procs,throughput,latency_ms,memory_gb"
                 "\nm,A100-SXM4-80GB,5g.50gb,1,1,5,3,\n",
                 "p.csv:2: profile: unknown profile '5g.50gb' on "

@@ -110,6 +110,10 @@ struct Workload {
   // credits are searched with every step (1 + llm_margin) x as long
   // (docs/llm.md, "Margin"). 0: the figures exactly.
   double llm_margin = 0.15;
+  // The LLM engines chunk long prefills into steps of a token budget
+  // (vLLM V1's default); false: each prompt prefills whole in the step it
+  // joins, as engines without chunked prefill do (docs/llm.md).
+  bool llm_chunked_prefill = true;
 
   // Returns the index of the service named `name`, or -1.
   int FindService(const std::string& name) const;
@@ -131,8 +135,11 @@ struct Workload {
   llm::Calibrated LlmCalibration(const llm::LlmModel& model,
                                  const mig::GpuModel& gpu,
                                  const mig::Profile& profile) const {
-    return llm_calibrations ? llm_calibrations->For(model, gpu, profile)
+    llm::Calibrated c = llm_calibrations
+                            ? llm_calibrations->For(model, gpu, profile)
                             : llm::Calibrated{};
+    if (!llm_chunked_prefill) c.engine.max_batched_tokens = -1;
+    return c;
   }
   // The credit of one replica of LLM `service` on `profile` of `gpu`: its
   // model, lengths and SLOs, its traffic and the calibrated engine, asked

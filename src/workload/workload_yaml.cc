@@ -269,7 +269,7 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
       {"gpu", "gpus", "latency_budget", "capacity_model", "router",
        "router_replicas", "arrival_cv", "headroom", "survive", "max_procs",
        "legacy_4g3g", "optional_profiles", "llm_models", "llm_measurements",
-       "llm_margin", "services"}));
+       "llm_margin", "llm_chunked_prefill", "services"}));
   Workload w;
   w.source = source;
   MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> offers,
@@ -310,6 +310,8 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
       map.Optional("headroom", &w.headroom, kHeadroomRange));
   MIGSERVE_RETURN_IF_ERROR(
       map.Optional("llm_margin", &w.llm_margin, NumberRange{0, 1}));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.Optional("llm_chunked_prefill", &w.llm_chunked_prefill));
   MIGSERVE_RETURN_IF_ERROR(ParseSurvive(map, &w));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("max_procs", &w.max_procs));
   if (w.max_procs < 1) {
@@ -383,6 +385,7 @@ std::string FormatWorkload(const Workload& w) {
   if (w.llm_margin != Workload{}.llm_margin) {
     out += fmt::format("llm_margin: {}\n", w.llm_margin);
   }
+  if (!w.llm_chunked_prefill) out += "llm_chunked_prefill: false\n";
   if (w.survive) {
     out += fmt::format("survive: {{domain: {}, keep: {}}}\n",
                        FailureDomainName(w.survive->domain), w.survive->keep);

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "llm/llm_model.h"
+#include "mig/gpu_catalog.h"
+
 namespace migserve::workload {
 namespace {
 
@@ -287,6 +290,30 @@ TEST(WorkloadYamlTest, LlmServicesParseRoundTripAndNameTheirMistakes) {
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->services[1].llm, w->services[1].llm);
   EXPECT_EQ(back->services[1].latency_ms, w->services[1].latency_ms);
+  // The LLM engine's settings: a margin and chunked prefill by default,
+  // both the workload's to change, and kept through a round trip.
+  EXPECT_EQ(w->llm_margin, 0.15);
+  const mig::GpuModel& h100 =
+      *mig::GpuCatalog::Default().Find("H100-SXM5-80GB").value();
+  const llm::LlmModel& llama =
+      *llm::ShippedLlmModels().Find("llama-3.1-8b").value();
+  EXPECT_EQ(w->LlmCalibration(llama, h100, h100.profiles[4])
+                .engine.max_batched_tokens,
+            0);  // vLLM's default for the slice
+  auto own = ParseWorkload(
+      "gpu: H100-SXM5-80GB\nllm_margin: 0.3\nllm_chunked_prefill: false\n"
+      "services:\n"
+      "  - {name: chat, model: llama-3.1-8b, kind: llm, throughput: 5, "
+      "ttft_ms: 2000, tpot_ms: 100, prompt_tokens: 1024, output_tokens: 256}\n",
+      "w.yaml");
+  ASSERT_TRUE(own.ok()) << own.status().ToString();
+  EXPECT_EQ(own->LlmCalibration(llama, h100, h100.profiles[4])
+                .engine.max_batched_tokens,
+            -1);
+  auto own_back = ParseWorkload(FormatWorkload(*own), "again.yaml");
+  ASSERT_TRUE(own_back.ok()) << own_back.status().ToString();
+  EXPECT_EQ(own_back->llm_margin, 0.3);
+  EXPECT_FALSE(own_back->llm_chunked_prefill);
 
   for (const auto& [service, message] :
        std::vector<std::pair<std::string, std::string>>{
