@@ -370,6 +370,13 @@ TEST(CliTest, AMixtureOfExpertsIsPlacedOnH200SlicesAndShownPerSlice) {
     }
   }
   EXPECT_FALSE(fits["2g.35gb"]);  // 61 GB of weights
+  // A mixture's step reads the experts its tokens pick: at 31 sequences
+  // (a 3g.71gb's KV room beside 61 GB of weights) the reads bound it.
+  for (const auto& s : figures["slices"]) {
+    if (s["profile"] == "3g.71gb") {
+      EXPECT_EQ(s["bound"], "memory");
+    }
+  }
   EXPECT_TRUE(fits["3g.71gb"]);
   EXPECT_TRUE(fits["7g.141gb"]);
 }

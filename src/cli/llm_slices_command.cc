@@ -87,6 +87,9 @@ std::string Json(const LlmSlicesFlags& flags,
       j["sequences"] = f.full.sequences;
       j["step_ms"] = f.full.step_ms;
       j["output_tokens_per_s"] = f.full.output_tokens_per_s;
+      if (f.full.sequences > 0) {
+        j["bound"] = f.full.compute_bound ? "compute" : "memory";
+      }
     }
     j["basis"] = f.basis;
     slices.push_back(std::move(j));
@@ -107,17 +110,19 @@ Status RunLlmSlices(const LlmSlicesFlags& flags, CommandContext* context) {
     return Status::Ok();
   }
   TextTable table({"profile", "kv_tokens", "sequences", "step_ms",
-                   "output_tok_s", "basis"});
+                   "output_tok_s", "bound", "basis"});
   for (const SliceFigures& f : figures) {
     if (!f.refused.empty()) {
-      table.AddRow({f.profile->name, "-", "-", "-", "-", "refused"});
+      table.AddRow({f.profile->name, "-", "-", "-", "-", "-", "refused"});
       continue;
     }
     table.AddRow(
         {f.profile->name, std::to_string(f.slice.kv_tokens),
          std::to_string(f.full.sequences),
          f.full.sequences ? fmt::format("{:.1f}", f.full.step_ms) : "-",
-         fmt::format("{:.0f}", f.full.output_tokens_per_s), f.basis});
+         fmt::format("{:.0f}", f.full.output_tokens_per_s),
+         f.full.sequences ? (f.full.compute_bound ? "compute" : "memory") : "-",
+         f.basis});
   }
   context->out << fmt::format(
       "{} on {}, requests of {:g} prompt and {:g} output tokens, the "

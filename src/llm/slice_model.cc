@@ -105,6 +105,7 @@ Saturation SaturationOf(const SliceCapacity& slice, double prompt_tokens,
       static_cast<double>(load.context_tokens) +
       n / output_tokens * prompt_tokens * (prompt_tokens + 1) / 2;
   s.step_ms = slice.StepMs(load);
+  s.compute_bound = slice.ComputeMs(load) > slice.MemoryMs(load);
   s.output_tokens_per_s = n * 1e3 / s.step_ms;
   return s;
 }

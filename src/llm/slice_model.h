@@ -120,6 +120,7 @@ struct Saturation {
   int sequences = 0;  // 0: a request of these lengths does not fit
   double step_ms = 0;
   double output_tokens_per_s = 0;
+  bool compute_bound = false;  // its products take longer than its reads
 };
 Saturation SaturationOf(const SliceCapacity& slice, double prompt_tokens,
                         double output_tokens);
