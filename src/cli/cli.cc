@@ -175,11 +175,15 @@ int CommandContext::Fail(const Status& status) {
 
 Status CommandContext::Emit(const std::string& path, const std::string& text) {
   if (!path.empty() && path != "-" && WasRead(path)) {
-    return Status::InvalidArgument(fmt::format(
-        "{}: is an input of this command; write the output to another file",
-        path));
+    return OutputIsAnInput(path);
   }
   return EmitMerged(path, text);
+}
+
+Status OutputIsAnInput(const std::string& path) {
+  return Status::InvalidArgument(fmt::format(
+      "{}: is an input of this command; write the output to another file",
+      path));
 }
 
 Status CommandContext::EmitMerged(const std::string& path,

@@ -43,6 +43,11 @@ struct CommandContext {
                                   const std::string& text);
 };
 
+// InvalidArgument "PATH: is an input of this command; write the output to
+// another file": what Emit and a merging command say of an output that is
+// also an input.
+Status OutputIsAnInput(const std::string& path);
+
 // Makes `run` the command's callback: a failure it returns is reported
 // with CommandContext::Fail. `run` runs after every flag is parsed (the
 // `--gpu-table` files added to the GPU catalog) and with the catalog frozen

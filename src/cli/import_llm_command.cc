@@ -55,9 +55,7 @@ Status RunImportBench(llm::BenchFormat format, const BenchFlags& flags,
     std::error_code error;
     if (flags.output != "-" &&
         std::filesystem::equivalent(file, flags.output, error)) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: is an input of this command; write the output to another file",
-          flags.output));
+      return OutputIsAnInput(flags.output);
     }
   }
   MIGSERVE_ASSIGN_OR_RETURN(

@@ -222,6 +222,17 @@ Status RunServe(ServeFlags flags, CommandContext* context) {
   return Status::Ok();
 }
 
+// The LLM services' what-ifs (docs/llm.md, "Margin").
+void AddLlmWhatIfs(CLI::App* app, serving::ServeOptions* o) {
+  app->add_option("--llm-step-scale", o->llm_step_scale,
+                  "What-if: every LLM step's time x this (1.1: hardware 10% "
+                  "slower than modelled); the credits stay")
+      ->default_val(o->llm_step_scale);
+  app->add_option("--llm-step-overhead-ms", o->llm_step_overhead_ms,
+                  "What-if: this much more every LLM step, milliseconds")
+      ->default_val(o->llm_step_overhead_ms);
+}
+
 }  // namespace
 
 void SetupServe(CLI::App* app, CommandContext* context) {
@@ -281,13 +292,7 @@ void SetupServe(CLI::App* app, CommandContext* context) {
                   "Seconds at the start whose requests are not counted")
       ->default_val(o.warmup_s);
   app->add_option("--seed", o.seed, "Random seed")->default_val(o.seed);
-  app->add_option("--llm-step-scale", o.llm_step_scale,
-                  "What-if: every LLM step's time x this (1.1: hardware 10% "
-                  "slower than modelled); the credits stay")
-      ->default_val(o.llm_step_scale);
-  app->add_option("--llm-step-overhead-ms", o.llm_step_overhead_ms,
-                  "What-if: this much more every LLM step, milliseconds")
-      ->default_val(o.llm_step_overhead_ms);
+  AddLlmWhatIfs(app, &o);
   OnRun(app, context, [flags, context] { return RunServe(*flags, context); });
 }
 

@@ -90,10 +90,10 @@ BatcherSamples RunBatcher(const SliceCapacity& slice, const LlmTerms& terms,
       Request& r = requests[i];
       long c = std::min(r.prompt - prefilled[i], budget);
       if (c <= 0) return;
-      const double o = static_cast<double>(prefilled[i]);
       load.prefill_tokens += c;
       load.context_tokens += prefilled[i];
-      load.attention_pairs += static_cast<double>(c) * (o + (c + 1) / 2.0);
+      load.attention_pairs += PrefillPairs(static_cast<double>(prefilled[i]),
+                                           static_cast<double>(c));
       budget -= c;
       chunks.emplace_back(i, c);
     };

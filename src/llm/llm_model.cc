@@ -102,6 +102,11 @@ StatusOr<LlmModel> ParseModel(const YAML::Node& node, const std::string& source,
 
 }  // namespace
 
+double ExpertsTouched(int experts, int per_token, double tokens) {
+  const double e = experts, k = per_token;
+  return e * (1 - std::pow(1 - k / e, tokens));
+}
+
 double LlmModel::ExpertBytes() const {
   if (experts_per_token == 0 || experts_per_token >= experts) return 0;
   return (parameters_b - ActiveParametersB()) / (experts - experts_per_token) *
@@ -111,9 +116,9 @@ double LlmModel::ExpertBytes() const {
 double LlmModel::WeightBytesRead(double tokens) const {
   const double expert = ExpertBytes();
   if (expert == 0 || tokens <= 0) return WeightBytes();
-  const double e = experts, k = experts_per_token;
-  const double touched = e * (1 - std::pow(1 - k / e, tokens));
-  return WeightBytes() - (e - touched) * expert;
+  return WeightBytes() -
+         (experts - ExpertsTouched(experts, experts_per_token, tokens)) *
+             expert;
 }
 
 StatusOr<const LlmModel*> LlmModelTable::Find(const std::string& name) const {

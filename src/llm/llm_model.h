@@ -14,6 +14,10 @@
 
 namespace migserve::llm {
 
+// The mean number of distinct experts `tokens` tokens pick, each picking
+// `per_token` of `experts` at random: E (1 - (1 - k/E)^tokens).
+double ExpertsTouched(int experts, int per_token, double tokens);
+
 struct LlmModel {
   std::string name;
   double parameters_b = 0;  // billions, every expert's

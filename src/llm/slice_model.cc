@@ -9,10 +9,9 @@ namespace migserve::llm {
 
 double SliceCapacity::WeightReadMs(long tokens) const {
   if (experts == 0 || tokens <= 0) return shared_read_ms;
-  const double e = experts, k = experts_per_token;
-  const double touched =
-      e * (1 - std::pow(1 - k / e, static_cast<double>(tokens)));
-  return shared_read_ms + touched * expert_read_ms;
+  return shared_read_ms + ExpertsTouched(experts, experts_per_token,
+                                         static_cast<double>(tokens)) *
+                              expert_read_ms;
 }
 
 SlicePeaks PeaksOf(const LlmModel& model, const mig::GpuModel& gpu,
@@ -101,9 +100,8 @@ Saturation SaturationOf(const SliceCapacity& slice, double prompt_tokens,
   load.decodes = s.sequences;
   load.context_tokens = std::lround(n * (prompt_tokens + output_tokens / 2));
   load.prefill_tokens = std::lround(n * prompt_tokens / output_tokens);
-  load.attention_pairs =
-      static_cast<double>(load.context_tokens) +
-      n / output_tokens * prompt_tokens * (prompt_tokens + 1) / 2;
+  load.attention_pairs = static_cast<double>(load.context_tokens) +
+                         n / output_tokens * PrefillPairs(0, prompt_tokens);
   s.step_ms = slice.StepMs(load);
   s.compute_bound = slice.ComputeMs(load) > slice.MemoryMs(load);
   s.output_tokens_per_s = n * 1e3 / s.step_ms;

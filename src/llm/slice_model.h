@@ -56,9 +56,15 @@ struct StepLoad {
   long context_tokens = 0;  // KV cache tokens the step reads
   long prefill_tokens = 0;  // prompt tokens computed
   // Query-key pairs the step's attention computes: each decode's context,
-  // and for a prefill chunk of c tokens after o, c (o + (c + 1) / 2).
+  // and each prefill chunk's PrefillPairs.
   double attention_pairs = 0;
 };
+
+// The query-key pairs of a prompt chunk of `tokens` tokens after `offset`
+// already prefilled: each attends those before it and itself (causal).
+inline double PrefillPairs(double offset, double tokens) {
+  return tokens * (offset + (tokens + 1) / 2);
+}
 
 struct SliceCapacity {
   long kv_tokens = 0;           // the KV cache's room, tokens

@@ -143,9 +143,14 @@ std::string NextToWorkload(const Workload& w, std::string path) {
   return path;
 }
 
-// Gives `w` the calibrations of its `llm_measurements` file, if it names
-// one (after its LLM table).
+// Gives `w` the engine settings every LLM credit reads (`llm_margin`,
+// `llm_chunked_prefill`) and the calibrations of its `llm_measurements`
+// file, if it names one (after its LLM table).
 Status ResolveLlmMeasurements(const YamlMap& map, Workload* w) {
+  MIGSERVE_RETURN_IF_ERROR(
+      map.Optional("llm_margin", &w->llm_margin, NumberRange{0, 1}));
+  MIGSERVE_RETURN_IF_ERROR(
+      map.Optional("llm_chunked_prefill", &w->llm_chunked_prefill));
   MIGSERVE_RETURN_IF_ERROR(
       map.Optional("llm_measurements", &w->llm_measurements_file));
   if (w->llm_measurements_file.empty()) return Status::Ok();
@@ -308,10 +313,6 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
   MIGSERVE_RETURN_IF_ERROR(ParseTraffic(map, &w));
   MIGSERVE_RETURN_IF_ERROR(
       map.Optional("headroom", &w.headroom, kHeadroomRange));
-  MIGSERVE_RETURN_IF_ERROR(
-      map.Optional("llm_margin", &w.llm_margin, NumberRange{0, 1}));
-  MIGSERVE_RETURN_IF_ERROR(
-      map.Optional("llm_chunked_prefill", &w.llm_chunked_prefill));
   MIGSERVE_RETURN_IF_ERROR(ParseSurvive(map, &w));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("max_procs", &w.max_procs));
   if (w.max_procs < 1) {
