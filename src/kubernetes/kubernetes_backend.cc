@@ -222,8 +222,9 @@ Status KubernetesBackend::CreatePod(const InstanceRef& ref,
   return Owned(name, existing);
 }
 
-Status KubernetesBackend::DeletePod(const std::string& name) {
-  std::optional<nlohmann::json> pod = pods_.Find(name);
+Status KubernetesBackend::DeletePod(const std::string& name,
+                                    std::optional<nlohmann::json> seen) {
+  std::optional<nlohmann::json> pod = seen ? std::move(seen) : pods_.Find(name);
   if (!pod) {
     auto got = client_->Get(PodsPath() + "/" + name);
     if (got.status().code() == Status::Code::kNotFound) return Status::Ok();
@@ -321,12 +322,16 @@ Status KubernetesBackend::Start(const Action& action) {
     case ActionKind::kCreate:
       MIGSERVE_RETURN_IF_ERROR(CreatePod(action.at, action.replica));
       break;
-    case ActionKind::kDelete:
+    case ActionKind::kDelete: {
       MIGSERVE_RETURN_IF_ERROR(Sync());
+      // The pod the guard judges is the one deleted: the watch may see a
+      // replacement under the same name before the delete is sent.
+      const std::string name = PodName(action.at, action.replica.service);
+      std::optional<nlohmann::json> seen = pods_.Find(name);
       MIGSERVE_RETURN_IF_ERROR(GuardRemoval(action));
-      MIGSERVE_RETURN_IF_ERROR(
-          DeletePod(PodName(action.at, action.replica.service)));
+      MIGSERVE_RETURN_IF_ERROR(DeletePod(name, std::move(seen)));
       break;
+    }
     case ActionKind::kMigrate:
       MIGSERVE_RETURN_IF_ERROR(CreatePod(action.to, action.replica));
       break;

@@ -125,9 +125,12 @@ class KubernetesBackend : public ClusterBackend {
   // Reports `message` through options_.warn, once per distinct message.
   void Warn(const std::string& message);
   Status CreatePod(const InstanceRef& ref, const Replica& replica);
-  // Deletes pod `name` if it is ours (as cached, else as read), and only
-  // that pod (its uid), and forgets it; FailedPrecondition if it is not ours.
-  Status DeletePod(const std::string& name);
+  // Deletes pod `name` if it is ours, and only that pod (its uid), and
+  // forgets it; FailedPrecondition if it is not ours. `seen` is the pod as
+  // the caller judged it (the removal guard's look); without it, the pod as
+  // cached, else as read.
+  Status DeletePod(const std::string& name,
+                   std::optional<nlohmann::json> seen = std::nullopt);
   // OK if `pod` (named `name`) is annotated with options_.owner and, with a
   // ledger, is the pod the ledger records (its uid, or the token of a
   // create whose answer was lost: then its uid is recorded).

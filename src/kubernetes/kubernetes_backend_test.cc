@@ -263,7 +263,9 @@ TEST_F(KubernetesBackendTest, AnActionNotDoneInTimeFails) {
 
 // A delete removes the pod the backend saw, by its uid: when another pod
 // has taken the name since (here between the look the removal guard is
-// asked on and the delete), the API server refuses and the other pod stays.
+// asked on and the delete), the API server refuses and the other pod stays,
+// even when the watch has brought the replacement into the cache before the
+// delete is sent (the guard waits for it here; a slow machine did it alone).
 TEST_F(KubernetesBackendTest, DeletesOnlyThePodItSaw) {
   std::string name;
   Action remove = DeleteOfOneReadyReplica(&name);
@@ -278,6 +280,7 @@ TEST_F(KubernetesBackendTest, DeletesOnlyThePodItSaw) {
     EXPECT_EQ(seen.FindGpu({"n", 0})->slots.size(), 1u);
     EXPECT_DOUBLE_EQ(capacity.at("svc"), 100);
     PutReadyPod(name, r, at);  // deleted and made again: a new uid
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
     return Status::Ok();
   });
   Status s = backend_->Start(remove);
