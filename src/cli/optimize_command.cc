@@ -34,18 +34,28 @@ struct OptimizeFlags {
   std::vector<double> weights;
   int gpus_per_node = 8;
   optimizer::milp::TransitionOptions transition;
+  bool timings = false;
 };
+
+// `d` as optimize writes it: with its wall-clock figures only if asked.
+deployment::Deployment Timed(const OptimizeFlags& flags,
+                             deployment::Deployment d) {
+  if (d.summary) d.summary->timings = flags.timings;
+  return d;
+}
 
 // Writes `d`, placed on the fleet of --inventory when there is one.
 Status EmitPlaced(const OptimizeFlags& flags,
                   const std::optional<cluster::Inventory>& inventory,
                   const deployment::Deployment& d, CommandContext* context) {
   if (!inventory) {
-    return context->Emit(flags.output, deployment::FormatDeployment(d));
+    return context->Emit(flags.output,
+                         deployment::FormatDeployment(Timed(flags, d)));
   }
   MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment placed,
                             cluster::PlacedDeployment(d, *inventory));
-  return context->Emit(flags.output, deployment::FormatDeployment(placed));
+  return context->Emit(flags.output,
+                       deployment::FormatDeployment(Timed(flags, placed)));
 }
 
 // The nodes of `inventory` with GPUs of `model`: the failure domains of
@@ -111,8 +121,8 @@ Status RunTransitionOptimize(const OptimizeFlags& flags,
       cost.pod_starts, plain.pod_starts, cost.repartitioned_gpus,
       plain.repartitioned_gpus, cost.kept_replicas, plain.kept_replicas,
       s.seconds);
-  MIGSERVE_RETURN_IF_ERROR(
-      context->Emit(flags.output, deployment::FormatDeployment(*target)));
+  MIGSERVE_RETURN_IF_ERROR(context->Emit(
+      flags.output, deployment::FormatDeployment(Timed(flags, *target))));
   return Status::Ok();
 }
 
@@ -264,12 +274,21 @@ void SetupOptimize(CLI::App* app, CommandContext* context) {
       ->delimiter(',')
       ->expected(3)
       ->type_name("GPUS,STARTS,REPARTITIONS");
-  app->add_option("--patience", flags->transition.patience_s,
+  app->add_option("--patience-nodes", flags->transition.patience_nodes,
                   "With --from: end the search for fewer starts once its "
-                  "best has not improved for this many seconds (0: run to "
-                  "--time-limit)")
+                  "best has not improved for this many nodes (0: run to "
+                  "--milp-nodes)")
+      ->capture_default_str()
+      ->check(NonNegative());
+  app->add_option("--patience", flags->transition.patience_s,
+                  "With --from: ... or for this many seconds (0: never; "
+                  "wall-clock, so the answer may differ run to run)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app->add_flag("--timings", flags->timings,
+                "Write the search's wall-clock figures (summary.seconds, "
+                "phase_seconds) into the deployment; without them the file "
+                "is the same for the same inputs on any machine");
   app->add_option("--gpus-per-node", flags->gpus_per_node,
                   "With --from: GPUs per node for GPUs the current deployment "
                   "puts on no node, and for new GPUs")

@@ -80,6 +80,10 @@ struct Summary {
   SolveStatus status = SolveStatus::kFeasible;
   std::optional<int> lower_bound;
   double seconds = 0;
+  // Write the wall-clock figures (`seconds`, milp's `phase_seconds`): off,
+  // the file is the same for the same inputs on any machine, so a target
+  // can be diffed (optimize --timings; a file read with them keeps them).
+  bool timings = false;
   // The router the credits assume (workload.router; absent in deployments
   // made before routers were part of the capacity model).
   std::optional<queueing::RouterKind> router;

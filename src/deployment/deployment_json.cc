@@ -146,6 +146,7 @@ StatusOr<Summary> ParseSummary(const json& j, const std::string& source) {
     s.lower_bound = bound;
   }
   MIGSERVE_RETURN_IF_ERROR(f.Get("seconds", false, &s.seconds));
+  s.timings = f.Has("seconds");
   if (f.Has("router")) {
     std::string router;
     MIGSERVE_RETURN_IF_ERROR(f.Get("router", true, &router));
@@ -172,7 +173,7 @@ json SummaryJson(const Summary& summary) {
             {"gpus", summary.gpus},
             {"status", std::string(SolveStatusName(summary.status))}};
   if (summary.lower_bound) s["lower_bound"] = *summary.lower_bound;
-  s["seconds"] = summary.seconds;
+  if (summary.timings) s["seconds"] = summary.seconds;
   if (summary.router) s["router"] = queueing::RouterName(*summary.router);
   if (const std::optional<TransitionSummary>& t = summary.transition) {
     s["pod_starts"] = t->cost.pod_starts;
@@ -184,7 +185,9 @@ json SummaryJson(const Summary& summary) {
     s["plain_optimum"] = CostJson(t->plain_optimum);
     s["plain_placed"] = t->plain_placed;
   }
-  for (const auto& [key, value] : summary.extra.items()) s[key] = value;
+  for (const auto& [key, value] : summary.extra.items()) {
+    if (key != "phase_seconds" || summary.timings) s[key] = value;
+  }
   return s;
 }
 
