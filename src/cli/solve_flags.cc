@@ -94,6 +94,12 @@ void AddMilpOptions(CLI::App* app, optimizer::MilpOptions* milp) {
   app->add_flag("!--milp-no-spare", milp->spare,
                 "MILP with survive: leave each service's spare to rounds of "
                 "raised rates instead of pricing it in the model");
+  app->add_option("--milp-nodes", milp->nodes,
+                  "MILP: the work limit, CBC nodes a solve may spend (the "
+                  "same inputs give the same deployment on any machine; "
+                  "0: no limit but --time-limit)")
+      ->default_val(milp->nodes)
+      ->check(NonNegative());
 }
 
 }  // namespace
@@ -101,10 +107,12 @@ void AddMilpOptions(CLI::App* app, optimizer::MilpOptions* milp) {
 void AddSolveOptions(CLI::App* app, optimizer::SolveOptions* solve,
                      CommandContext* context) {
   app->add_option("--time-limit", solve->time_limit_s,
-                  "Seconds a search may run: mcts, ga, two-phase, milp and "
-                  "--from keep the best found; greedy stops with no "
-                  "deployment; parvagpu ends its optimization step "
-                  "(status time_limit); the baselines construct at once")
+                  "Seconds a search may run, a safety net (milp ends by "
+                  "--milp-nodes, mcts by its iterations, ga by its "
+                  "patience): mcts, ga, two-phase, milp and --from keep the "
+                  "best found; greedy stops with no deployment; parvagpu "
+                  "ends its optimization step (status time_limit); the "
+                  "baselines construct at once")
       ->default_val(solve->time_limit_s)
       ->check(Positive());
   app->add_option("--seed", solve->seed, "Random seed")

@@ -97,8 +97,8 @@ std::vector<bool> Dropped(const deployment::Deployment& target,
   }
   // Preprocessing off: with it CBC proved a worse choice optimal on one of
   // the random targets of KeepsTheBestSubsetByEnumeration.
-  optimizer::milp::CbcAnswer answer =
-      optimizer::milp::SolveModel(builder, 1.0, {"-preprocess", "off"});
+  optimizer::milp::CbcAnswer answer = optimizer::milp::SolveModel(
+      builder, {.seconds = 10, .nodes = 2000}, {"-preprocess", "off"});
   const double* best = answer.best ? answer.best->data() : nullptr;
   std::vector<bool> dropped(target.gpus.size(), false);
   std::map<std::string, int> left = over;

@@ -58,6 +58,7 @@ Status MilpOptions::Validate() const {
       Require(dive_patience >= 1, "dive_patience", ">= 1", dive_patience));
   MIGSERVE_RETURN_IF_ERROR(
       Require(dive_free >= 0, "dive_free", ">= 0", dive_free));
+  MIGSERVE_RETURN_IF_ERROR(Require(nodes >= 0, "nodes", ">= 0", nodes));
   return Require(gap >= 0 && gap <= 1, "gap", "in [0, 1]", gap);
 }
 

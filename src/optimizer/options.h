@@ -100,6 +100,12 @@ struct MilpOptions {
   // With survive, price each service's spare in the model (a loss takes at
   // least its largest instance) instead of only by rounds of raised rates.
   bool spare = true;
+  // The work limit: CBC branch-and-bound nodes one solve may spend over its
+  // runs (a dive's last search gets a tenth). The same inputs then give the
+  // same deployment on an idle machine and a busy one; the time limit stays
+  // as a safety net (status time_limit when it, not the nodes, ended a
+  // search). 0: no limit but the time.
+  int nodes = 20000;
 
   // Returns InvalidArgument naming the first option out of its range.
   Status Validate() const;

@@ -14,25 +14,30 @@ namespace migserve::optimizer::milp {
 namespace {
 
 // Stops CBC at its next node once a stop was asked for or its best has not
-// improved for the patience, and says how the search goes at least every
-// kProgressEveryS seconds.
+// improved for the patience (in nodes, or in seconds), and says how the
+// search goes at least every kProgressEveryS seconds.
 class Watch : public CbcEventHandler {
  public:
-  Watch(CbcProgress progress, double patience_s)
+  Watch(CbcProgress progress, const CbcLimits& limits)
       : progress_(std::move(progress)),
-        patience_s_(patience_s),
+        limits_(limits),
         begin_(Clock::now()),
         improved_(begin_) {}
   CbcAction event(CbcEvent) override {
     if (Interrupted()) return stop;
-    if (patience_s_ > 0) {
+    if (limits_.patience_nodes > 0 || limits_.patience_s > 0) {
       const CbcModel* m = getModel();
       double best =
           m->bestSolution() == nullptr ? COIN_DBL_MAX : m->getObjValue();
       if (best < best_) {
         best_ = best;
         improved_ = Clock::now();
-      } else if (SecondsSince(improved_) >= patience_s_) {
+        improved_node_ = m->getNodeCount();
+      } else if ((limits_.patience_nodes > 0 &&
+                  m->getNodeCount() - improved_node_ >=
+                      limits_.patience_nodes) ||
+                 (limits_.patience_s > 0 &&
+                  SecondsSince(improved_) >= limits_.patience_s)) {
         return stop;
       }
     }
@@ -52,9 +57,10 @@ class Watch : public CbcEventHandler {
 
  private:
   CbcProgress progress_;
-  double patience_s_;
+  CbcLimits limits_;
   Clock::time_point begin_;
   Clock::time_point improved_;
+  int improved_node_ = 0;
   double best_ = COIN_DBL_MAX;
   ProgressTimer due_;
 };
@@ -62,26 +68,34 @@ class Watch : public CbcEventHandler {
 }  // namespace
 
 void StopWhenInterrupted(CbcModel* cbc, CbcProgress progress,
-                         double patience_s) {
-  Watch handler(std::move(progress), patience_s);
+                         const CbcLimits& limits) {
+  Watch handler(std::move(progress), limits);
   cbc->passInEventHandler(&handler);
 }
 
-void RunCbcSolver(CbcModel* cbc, double seconds,
+void RunCbcSolver(CbcModel* cbc, const CbcLimits& limits,
                   const std::vector<std::string>& arguments,
-                  CbcProgress progress, double patience_s) {
+                  CbcProgress progress) {
   cbc->setLogLevel(0);  // CBC prints on stdout, which carries our output
-  StopWhenInterrupted(cbc, std::move(progress), patience_s);
-  if (patience_s > 0) {
+  StopWhenInterrupted(cbc, std::move(progress), limits);
+  if (limits.patience_s > 0) {
     // CBC's events come between nodes: a long LP solve sees none.
     auto* clp = dynamic_cast<OsiClpSolverInterface*>(cbc->solver());
     if (clp != nullptr) {
-      clp->getModelPtr()->setMaximumSeconds(std::min(seconds, patience_s));
+      clp->getModelPtr()->setMaximumSeconds(
+          std::min(limits.seconds, limits.patience_s));
     }
   }
-  std::string time = std::to_string(seconds);
+  std::string time = std::to_string(limits.seconds);
+  std::string nodes = std::to_string(limits.nodes);
+  // CBC searches on one thread unless told: its answer within a node limit
+  // is then the same run to run.
   std::vector<const char*> argv = {"migserve", "-log", "0",         "-slog",
                                    "0",        "-sec", time.c_str()};
+  if (limits.nodes > 0) {
+    argv.push_back("-maxNodes");
+    argv.push_back(nodes.c_str());
+  }
   for (const std::string& a : arguments) argv.push_back(a.c_str());
   argv.push_back("-solve");
   argv.push_back("-quit");
@@ -105,9 +119,10 @@ CbcAnswer RunCbc(const OsiClpSolverInterface& solver,
   if (!run.priorities.empty()) {
     cbc.passInPriorities(run.priorities.data(), false);
   }
-  RunCbcSolver(&cbc, run.seconds, run.arguments, run.progress, run.patience_s);
+  RunCbcSolver(&cbc, run.limits, run.arguments, run.progress);
   CbcAnswer answer;
   answer.proven = cbc.isProvenOptimal();
+  answer.timed_out = !answer.proven && cbc.isSecondsLimitReached();
   answer.bound = cbc.getBestPossibleObjValue();
   answer.nodes = cbc.getNodeCount();
   if (const double* best = cbc.bestSolution()) {
@@ -117,12 +132,12 @@ CbcAnswer RunCbc(const OsiClpSolverInterface& solver,
   return answer;
 }
 
-CbcAnswer SolveModel(const ModelBuilder& model, double seconds,
+CbcAnswer SolveModel(const ModelBuilder& model, const CbcLimits& limits,
                      const std::vector<std::string>& arguments) {
   OsiClpSolverInterface solver;
   model.Load(&solver);
   CbcRunOptions run;
-  run.seconds = seconds;
+  run.limits = limits;
   run.arguments = arguments;
   return RunCbc(solver, run);
 }

@@ -19,20 +19,33 @@ namespace migserve::optimizer::milp {
 // kProgressEveryS seconds while it runs; may be empty.
 using CbcProgress = std::function<void(const std::string&)>;
 
-// Runs CBC's standard solver on `cbc` for at most `seconds`, with the further
+// How far one run of CBC may go. Nodes are the work limit: the same model
+// and limits give the same answer on an idle machine and on a busy one.
+// Seconds are the safety net: a run they end may differ from one to the next.
+struct CbcLimits {
+  double seconds = 0;  // wall clock; a run ends here whatever its nodes
+  int nodes = 0;       // branch-and-bound nodes; 0: no limit but the seconds
+  // Stop once the best solution has not improved for this many nodes (0:
+  // never).
+  int patience_nodes = 0;
+  // Stop once it has not improved for this many seconds (0: never); an LP
+  // solve, the root's included, then ends at that time too. Wall-clock: a
+  // result it ends is not reproducible.
+  double patience_s = 0;
+};
+
+// Runs CBC's standard solver on `cbc` within `limits`, with the further
 // command-line `arguments` (e.g. {"-increment", "1"}); the answer stays in
 // `cbc` (bestSolution, isProvenOptimal, getBestPossibleObjValue). Stops
-// early when interrupted (util/interrupt.h), and with `patience_s` > 0 once
-// its best solution has not improved for that long (an LP solve, the
-// root's included, then ends at that time too).
-void RunCbcSolver(CbcModel* cbc, double seconds,
+// early when interrupted (util/interrupt.h).
+void RunCbcSolver(CbcModel* cbc, const CbcLimits& limits,
                   const std::vector<std::string>& arguments = {},
-                  CbcProgress progress = {}, double patience_s = 0);
+                  CbcProgress progress = {});
 
 // One run of CBC's standard solver on a loaded model: every MILP's way to
 // CBC (the plain search's runs, the transition's phase 2).
 struct CbcRunOptions {
-  double seconds = 0;
+  CbcLimits limits;
   std::vector<std::string> arguments;  // as RunCbcSolver takes them
   // The incumbent to start from and its objective; empty: none.
   std::vector<double> incumbent;
@@ -41,7 +54,6 @@ struct CbcRunOptions {
   // Branching priorities per integer column (CbcModel's); empty: none.
   std::vector<int> priorities;
   CbcProgress progress;
-  double patience_s = 0;
 };
 
 // What a run found.
@@ -49,6 +61,9 @@ struct CbcAnswer {
   std::optional<std::vector<double>> best;  // the best solution, if any
   double objective = 0;                     // of `best`
   bool proven = false;                      // `best` is optimal
+  // The seconds of the limits ended the run (not its nodes, patience or a
+  // proof): the answer depends on the machine's speed.
+  bool timed_out = false;
   double bound = 0;  // the best possible objective CBC proved
   int nodes = 0;
 };
@@ -57,18 +72,18 @@ struct CbcAnswer {
 // says.
 CbcAnswer RunCbc(const OsiClpSolverInterface& solver, const CbcRunOptions& run);
 
-// Solves `model` with CBC's standard solver within `seconds`, with CBC's
+// Solves `model` with CBC's standard solver within `limits`, with CBC's
 // further command-line `arguments`: the way to CBC for code that builds a
 // model and wants its answer without touching a COIN type (HiGHS' pass a
 // model, run, read the solution).
-CbcAnswer SolveModel(const ModelBuilder& model, double seconds,
+CbcAnswer SolveModel(const ModelBuilder& model, const CbcLimits& limits,
                      const std::vector<std::string>& arguments = {});
 
 // Makes `cbc` stop at its next node once interrupted (util/interrupt.h),
-// or once its best has not improved for `patience_s` > 0 seconds, and
+// or once its best has not improved for the patience of `limits`, and
 // report to `progress`.
 void StopWhenInterrupted(CbcModel* cbc, CbcProgress progress = {},
-                         double patience_s = 0);
+                         const CbcLimits& limits = {});
 
 }  // namespace migserve::optimizer::milp
 

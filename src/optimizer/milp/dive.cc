@@ -128,6 +128,7 @@ std::optional<std::vector<double>> Dive(
   CbcModel cbc(solver);
   cbc.setLogLevel(0);  // CBC prints on stdout, which carries our output
   cbc.setMaximumSeconds(std::max(0.01, SecondsLeft(deadline)));
+  if (options.nodes > 0) cbc.setMaximumNodes(std::max(1, options.nodes / 10));
   cbc.setCutoff(limit + kCostTolerance);
   StopWhenInterrupted(&cbc);
   cbc.branchAndBound();

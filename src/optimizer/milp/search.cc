@@ -9,6 +9,7 @@
 
 #include "optimizer/milp/cbc_run.h"
 #include "optimizer/milp/dive.h"
+#include "util/interrupt.h"
 #include "util/tolerance.h"
 
 namespace migserve::optimizer::milp {
@@ -16,9 +17,9 @@ namespace migserve::optimizer::milp {
 using deployment::GpuConfig;
 
 Outcome ModelAnswer::outcome() const {
-  return optimal ? Outcome::kOptimal
-         : close ? Outcome::kFeasible
-                 : Outcome::kTimeLimit;
+  if (optimal) return Outcome::kOptimal;
+  if (Interrupted()) return Outcome::kTimeLimit;
+  return close || !timed_out ? Outcome::kFeasible : Outcome::kTimeLimit;
 }
 
 MilpInfo ModelAnswer::Info() const {
@@ -137,18 +138,20 @@ bool MilpSearch::Close() const {
          options_.milp.gap * best_cost_ + kRoundingTolerance;
 }
 
-// Dives, the first by the rule and the others randomized, within a quarter
-// of the time left, until `dive_patience` in a row find nothing better.
+// Dives, the first by the rule and the others randomized, until
+// `dive_patience` in a row find nothing better (the time limit is only a
+// safety net: a dive it ends makes the search's answer the clock's).
 void MilpSearch::Dives() {
   std::mt19937 rng(options_.seed);
-  Clock::time_point dive_end =
-      SecondsFromNow(std::max(0.0, SecondsLeft(deadline_)) / 4);
-  for (int d = 0, idle = 0;
-       d < options_.milp.dives && !Proven() && !Close() &&
-       idle < options_.milp.dive_patience && SecondsLeft(dive_end) > 0;
+  for (int d = 0, idle = 0; d < options_.milp.dives && !Proven() && !Close() &&
+                            idle < options_.milp.dive_patience;
        ++d) {
+    if (SecondsLeft(deadline_) <= 0) {
+      answer_.timed_out = true;
+      return;
+    }
     auto found = Dive(model_->solver, services_, Better(), options_.milp,
-                      dive_end, d == 0 ? nullptr : &rng);
+                      deadline_, d == 0 ? nullptr : &rng);
     ++idle;
     if (!found) continue;
     double found_cost = Objective(*model_, *found);
@@ -159,28 +162,41 @@ void MilpSearch::Dives() {
 
 // CBC's standard solver finds incumbents well; with service cuts at every
 // node it proves well. Alternate the two, restarting from the best
-// solution, with budgets doubling from half a second.
+// solution, with node budgets doubling from kFirstRunNodes until the
+// solve's nodes (MilpOptions::nodes) are spent.
 void MilpSearch::CbcRuns() {
+  constexpr int kFirstRunNodes = 100;
   ServiceCutGenerator generator(services_);
-  double budget = 0.5;
+  const int64_t nodes = options_.milp.nodes;
+  int64_t budget = kFirstRunNodes;
+  int64_t spent = 0;  // the budgets given, whatever each run used of it
   for (int run = 0;
-       !answer_.optimal && !Close() && SecondsLeft(deadline_) > 0.05; ++run) {
+       !answer_.optimal && !Close() && (nodes == 0 || spent < nodes); ++run) {
+    if (SecondsLeft(deadline_) <= 0.05) {
+      answer_.timed_out = true;
+      return;
+    }
     bool service_cuts = options_.milp.tree_cuts && run % 2 == 1;
-    double seconds = std::max(0.1, std::min(budget, SecondsLeft(deadline_)));
+    CbcLimits limits;
+    limits.seconds = SecondsLeft(deadline_);
+    limits.nodes =
+        static_cast<int>(nodes == 0 ? budget : std::min(budget, nodes - spent));
+    spent += limits.nodes;
     if (run % 2 == 1) budget *= 2;
-    auto found = RunFromBest(seconds, service_cuts ? &generator : nullptr);
+    auto found = RunFromBest(limits, service_cuts ? &generator : nullptr);
     if (found) Adopt(std::move(found->first), found->second, "cbc");
-    Report(fmt::format("CBC run {} ({}, {:.1f} s)", run + 1,
-                       service_cuts ? "service cuts" : "standard", seconds));
+    Report(fmt::format("CBC run {} ({}, {} nodes)", run + 1,
+                       service_cuts ? "service cuts" : "standard",
+                       limits.nodes));
   }
 }
 
 // Returns CBC's best solution and its cost, or nothing. Records whether it
 // proved optimality, raises the bound and adds its nodes.
 std::optional<std::pair<std::vector<double>, double>> MilpSearch::RunFromBest(
-    double seconds, CglCutGenerator* generator) {
+    const CbcLimits& limits, CglCutGenerator* generator) {
   CbcRunOptions run;
-  run.seconds = seconds;
+  run.limits = limits;
   run.cuts = generator;
   if (HaveBest()) {
     run.incumbent = best_;
@@ -201,6 +217,7 @@ std::optional<std::pair<std::vector<double>, double>> MilpSearch::RunFromBest(
   }
   CbcAnswer answer = RunCbc(model_->solver, run);
   answer_.optimal = answer.proven;
+  answer_.timed_out |= answer.timed_out;
   answer_.bound = std::max(answer_.bound, answer.bound);
   answer_.nodes += answer.nodes;
   if (!answer.best) return std::nullopt;

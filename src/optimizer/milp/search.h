@@ -2,7 +2,8 @@
 // service cuts, dives for an incumbent, a start of last resort, then CBC's
 // standard solver alternating with runs that add service cuts at every
 // node, until the best deployment is proven, within the gap, or out of
-// time. Never returns worse than the seed.
+// nodes (the work limit; the time limit is a safety net). Never returns worse
+// than the seed.
 #ifndef MIGSERVE_OPTIMIZER_MILP_SEARCH_H_
 #define MIGSERVE_OPTIMIZER_MILP_SEARCH_H_
 
@@ -13,6 +14,7 @@
 
 #include "deployment/gpu_config.h"
 #include "optimizer/deadline.h"
+#include "optimizer/milp/cbc_run.h"
 #include "optimizer/milp/mig_model.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/options.h"
@@ -38,11 +40,13 @@ struct ModelAnswer {
   int nodes = 0;
   // Stopped within the relative gap (MilpOptions::gap), not proven.
   bool close = false;
+  // The time limit (the safety net), not the work limit, ended the search.
+  bool timed_out = false;
   // What found the deployment: "seed", "dive", "cbc" or "one-service".
   std::string incumbent;
   MilpPhases phases;
 
-  // Proven, within the gap, or stopped by the clock.
+  // Proven; within the gap or out of nodes; or stopped by the clock.
   Outcome outcome() const;
   // The statistics every solve reports.
   MilpInfo Info() const;
@@ -72,11 +76,11 @@ class MilpSearch {
   bool HaveBest() const;
   void Dives();
   void CbcRuns();
-  // One run of CBC's standard solver from the best solution so far, for
-  // `seconds`, with `generator`'s cuts at every node (preprocessing off)
+  // One run of CBC's standard solver from the best solution so far, within
+  // `limits`, with `generator`'s cuts at every node (preprocessing off)
   // unless it is null.
   std::optional<std::pair<std::vector<double>, double>> RunFromBest(
-      double seconds, CglCutGenerator* generator);
+      const CbcLimits& limits, CglCutGenerator* generator);
 
   MigModel* model_;
   const SolveOptions& options_;

@@ -294,6 +294,10 @@ Status TransitionOptions::Validate() const {
     return Status::InvalidArgument(
         fmt::format("--extra-gpus: {} is negative", extra_gpus));
   }
+  if (patience_nodes < 0) {
+    return Status::InvalidArgument(
+        fmt::format("--patience-nodes: {} is negative", patience_nodes));
+  }
   if (patience_s < 0) {
     return Status::InvalidArgument(
         fmt::format("--patience: {} is negative", patience_s));
@@ -361,7 +365,6 @@ TransitionSolution SolveTransition(const Problem& problem,
     return SolveSurvivingTransition(problem, options);
   Clock::time_point deadline = SecondsFromNow(options.time_limit_s);
   SolveOptions phase1 = options;
-  phase1.time_limit_s = options.time_limit_s / 2;
   Solution plain = MilpOptimizer().Solve(
       problem, deployment::CompletionRates(problem.num_services(), 0.0),
       phase1);
@@ -401,8 +404,10 @@ TransitionSolution SolveTransitionFrom(const Problem& problem,
   OsiClpSolverInterface solver;
   model.Load(&solver);
   CbcRunOptions run;
-  run.seconds = options.time_limit_s;
-  run.patience_s = transition.patience_s;
+  run.limits.seconds = options.time_limit_s;
+  run.limits.nodes = options.milp.nodes;
+  run.limits.patience_nodes = transition.patience_nodes;
+  run.limits.patience_s = transition.patience_s;
   std::optional<std::vector<double>> seed = model.Seed(out.plain.configs);
   if (seed) {
     const double* c = solver.getObjCoefficients();
@@ -411,6 +416,11 @@ TransitionSolution SolveTransitionFrom(const Problem& problem,
     run.incumbent = *seed;
   }
   if (!transition.weights) run.arguments = {"-increment", "0.999"};
+  // CBC's cut generators prove the fewest starts (starts_bound), and cost
+  // phase 2 most of its time at fleet scale (normal-1 at 1.3x from its
+  // optimum: 2.8 s of 3.1 at 50 nodes, 0.1 s without).
+  if (!transition.cuts)
+    run.arguments.insert(run.arguments.end(), {"-cuts", "off"});
   if (options.progress) {
     run.progress = [&options](const std::string& line) {
       options.progress("optimize: milp --from: phase 2: " + line);
@@ -440,7 +450,9 @@ TransitionSolution SolveTransitionFrom(const Problem& problem,
   if (proven && !transition.weights) out.starts_bound = out.cost.pod_starts;
   out.outcome = proven && out.plain.outcome == Outcome::kOptimal
                     ? Outcome::kOptimal
-                    : Outcome::kTimeLimit;
+                : answer.timed_out || out.plain.outcome == Outcome::kTimeLimit
+                    ? Outcome::kTimeLimit
+                    : Outcome::kFeasible;
   return out;
 }
 

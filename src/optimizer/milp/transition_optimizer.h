@@ -41,9 +41,18 @@ struct TransitionOptions {
   // instead of starts, then GPUs, then repartitions.
   std::optional<TransitionWeights> weights;
   // Phase 2 (the fewest starts) ends once its best has not improved for
-  // this many seconds (0: it runs to the time limit). At fleet scale its
-  // bound stays far below its answer, so only this ends it early.
-  double patience_s = 10;
+  // this many nodes (0: it runs to its node budget, MilpOptions::nodes). At
+  // fleet scale its bound stays far below its answer, so only this ends it
+  // early.
+  int patience_nodes = 1000;
+  // ... or for this many seconds (0: never; wall-clock, so an answer it
+  // ends depends on the machine).
+  double patience_s = 0;
+  // Phase 2 runs CBC's cut generators: they prove the fewest starts (the
+  // summary's starts_bound) and cost most of its time at fleet scale. Off,
+  // a node costs milliseconds: an autoscaler's move, which needs a good
+  // target soon and no proof, buys a deeper search with the same nodes.
+  bool cuts = true;
 
   // Returns InvalidArgument naming the option that is out of range.
   Status Validate() const;

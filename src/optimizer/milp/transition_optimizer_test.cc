@@ -200,7 +200,7 @@ TEST(TransitionOptimizerTest, TheFirstAnswerKeepsEveryReplicaOfAShuffle) {
         }(),
         *caps);
     TransitionOptions first_answer;
-    first_answer.patience_s = 1e-9;
+    first_answer.patience_nodes = 1;
     TransitionSolution s =
         SolveTransitionFrom(problem, current, plain, {}, first_answer);
     ASSERT_NE(s.outcome, Outcome::kInfeasible);
@@ -266,6 +266,10 @@ TEST(TransitionOptimizerTest, ValidateNamesTheOption) {
   TransitionOptions impatient;
   impatient.patience_s = -1;
   EXPECT_NE(impatient.Validate().ToString().find("--patience"),
+            std::string::npos);
+  TransitionOptions no_nodes;
+  no_nodes.patience_nodes = -1;
+  EXPECT_NE(no_nodes.Validate().ToString().find("--patience-nodes"),
             std::string::npos);
   EXPECT_TRUE(TransitionOptions{}.Validate().ok());
 }
