@@ -195,32 +195,38 @@ StatusOr<controller::Simulation> RecordMove(
 }
 
 // Where the policy starts: a deployment for what the first moment wants,
-// on a cluster of the budget's GPUs, else of twice the `peak_gpus` static
-// provisioning needs (the temporary replicas of a move's compaction go to
-// idle GPUs too; idle ones count for nothing); InvalidArgument if it needs
-// more than the budget.
+// on a cluster of the budget's GPUs, else of twice the GPUs of `peak`, the
+// static provisioning (the temporary replicas of a move's compaction go to
+// idle GPUs too; idle ones count for nothing). A first moment whose search
+// needs more than the budget while `peak` fits it starts at `peak`, which
+// serves every moment of the trace: a trace whose peaks fit the budget
+// never fails on its first moment. InvalidArgument if neither fits.
 struct Start {
   deployment::Deployment deployed;
   cluster::ClusterState cluster;
 };
 StatusOr<Start> StartAt(const Sizer& sizer, const Rates& rates, int budget,
-                        int peak_gpus, const ReplayOptions& options,
-                        Policy* policy) {
-  const int gpus = budget > 0 ? budget : 2 * peak_gpus;
+                        const deployment::Deployment& peak,
+                        const ReplayOptions& options, Policy* policy) {
+  const int gpus = budget > 0 ? budget : 2 * peak.UsedGpus();
   std::vector<Observation> first = rates.Window(rates.trace.start_s(), 0);
   std::vector<double> want;
   for (size_t s = 0; s < rates.column.size(); ++s) {
     want.push_back(policy->Want(s, first));
   }
-  policy->Moved(want);
   Start start;
   MIGSERVE_ASSIGN_OR_RETURN(start.deployed, sizer.Deploy(want, nullptr));
   if (budget > 0 && start.deployed.UsedGpus() > budget) {
-    return Status::InvalidArgument(fmt::format(
-        "replay: the trace's first moment needs {} GPUs, more than the "
-        "budget of {} (--max-gpus)",
-        start.deployed.UsedGpus(), budget));
+    if (peak.UsedGpus() > budget || sizer.ceiling().empty()) {
+      return Status::InvalidArgument(fmt::format(
+          "replay: the trace's first moment needs {} GPUs, more than the "
+          "budget of {} (--max-gpus)",
+          start.deployed.UsedGpus(), budget));
+    }
+    start.deployed = peak;
+    want = sizer.ceiling();
   }
+  policy->Moved(want);
   MIGSERVE_ASSIGN_OR_RETURN(start.cluster,
                             cluster::ClusterFromDeployment(
                                 start.deployed, {options.gpus_per_node, gpus}));
@@ -264,8 +270,11 @@ std::string Said(const ReplayEvent& event, double since_s) {
 StatusOr<Sizer> MakeSizer(const workload::Workload& workload,
                           const profile::ProfileTable& profiles,
                           const Rates& rates, const ReplayOptions& options) {
-  SizerOptions sizing{
-      options.solve, options.move_time_limit_s, options.gpus_per_node, {}};
+  SizerOptions sizing{options.solve,
+                      options.move_nodes,
+                      options.move_time_limit_s,
+                      options.gpus_per_node,
+                      {}};
   if (options.max_gpus != 0) {
     sizing.ceiling = rates.Peak(rates.trace.start_s(), rates.trace.end_s());
   }
@@ -299,8 +308,7 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
   const int budget = options.max_gpus < 0 ? peak.UsedGpus() : options.max_gpus;
   report.max_gpus = budget;
   MIGSERVE_ASSIGN_OR_RETURN(
-      Start start,
-      StartAt(sizer, rates, budget, peak.UsedGpus(), options, &policy));
+      Start start, StartAt(sizer, rates, budget, peak, options, &policy));
   deployment::Deployment deployed = std::move(start.deployed);
   cluster::ClusterState cluster = std::move(start.cluster);
   report.samples.push_back({trace.start_s(), cluster.UsedGpus(),

@@ -30,8 +30,10 @@ namespace migserve::autoscale {
 struct ReplayOptions {
   PolicyOptions policy;
   cluster::ActionDurations durations;
-  optimizer::SolveOptions solve;    // of every milp run ...
-  double move_time_limit_s = 1;     // ... but a move's (`optimize --from`)
+  optimizer::SolveOptions solve;  // of every milp run ...
+  // ... but a move's (`optimize --from`): autoscale::SizerOptions'.
+  int move_nodes = 2000;
+  double move_time_limit_s = 10;
   double oracle_interval_s = 3600;  // 0: the policy's interval
   int gpus_per_node = 8;
   // The GPU budget (`replay --max-gpus`), the replayed cluster's GPUs:

@@ -42,25 +42,33 @@ StatusOr<Sizer::Sized> Sizer::Size(const std::vector<double>& rates) const {
   return Sized{std::move(w), std::move(caps), needs};
 }
 
+optimizer::SolveOptions Sizer::MoveOptions() const {
+  optimizer::SolveOptions move = options_.solve;
+  move.time_limit_s = options_.move_time_limit_s;
+  move.milp.nodes = options_.move_nodes;
+  return move;
+}
+
 StatusOr<deployment::Deployment> Sizer::Solve(
     const Sized& sized, const cluster::ClusterState* current,
-    double move_time_limit_s, int max_gpus_held) const {
-  if (sized.needs > options_.solve.max_gpus) {
-    return Status::FailedPrecondition(fmt::format(
-        "the rates need at least {} GPUs, more than the limit of {}",
-        sized.needs, options_.solve.max_gpus));
+    const optimizer::SolveOptions& solve, int max_gpus_held) const {
+  if (sized.needs > solve.max_gpus) {
+    return Status::FailedPrecondition(
+        fmt::format("the rates need at least {} GPUs, more than the limit "
+                    "of {}",
+                    sized.needs, solve.max_gpus));
   }
   optimizer::Problem problem(sized.workload, *gpu_, sized.caps);
   if (current != nullptr) {
-    optimizer::SolveOptions move = options_.solve;
-    move.time_limit_s = move_time_limit_s;
+    // A move needs a good target soon, not a proof of its fewest starts.
+    optimizer::milp::TransitionOptions fast;
+    fast.cuts = false;
     return controller::OptimizeFromCurrent(
-        *current, problem, *profiles_, move, {},
+        *current, problem, *profiles_, solve, fast,
         {options_.gpus_per_node, max_gpus_held});
   }
   MIGSERVE_ASSIGN_OR_RETURN(auto milp, optimizer::MakeOptimizer("milp"));
-  optimizer::RunResult run =
-      optimizer::RunOptimizer(*milp, problem, options_.solve);
+  optimizer::RunResult run = optimizer::RunOptimizer(*milp, problem, solve);
   if (run.outcome == optimizer::Outcome::kInfeasible) {
     return Status::FailedPrecondition("no deployment: " + run.reason);
   }
@@ -71,7 +79,8 @@ StatusOr<deployment::Deployment> Sizer::Deploy(
     const std::vector<double>& rates,
     const cluster::ClusterState* current) const {
   MIGSERVE_ASSIGN_OR_RETURN(Sized sized, Size(rates));
-  return Solve(sized, current, options_.move_time_limit_s, 0);
+  return Solve(sized, current,
+               current != nullptr ? MoveOptions() : options_.solve, 0);
 }
 
 StatusOr<Sizer::Move> Sizer::DeployWithin(const std::vector<double>& rates,
@@ -80,14 +89,14 @@ StatusOr<Sizer::Move> Sizer::DeployWithin(const std::vector<double>& rates,
   if (max_gpus <= 0) max_gpus = options_.solve.max_gpus;
   // The move to `sized` (the rates `at`), or in `over` why it does not fit.
   auto move_to = [&](const Sized& sized, const std::vector<double>& at,
-                     double time_limit_s) -> StatusOr<Move> {
+                     const optimizer::SolveOptions& solve) -> StatusOr<Move> {
     Move move{{}, at, "", false};
     if (sized.needs > max_gpus) {
       move.over = fmt::format("the rates need at least {} GPUs", sized.needs);
       return move;
     }
     MIGSERVE_ASSIGN_OR_RETURN(move.target,
-                              Solve(sized, &current, time_limit_s, max_gpus));
+                              Solve(sized, &current, solve, max_gpus));
     if (int held = controller::GpusHeld(current, move.target);
         held > max_gpus) {
       move.over = fmt::format("{} -> {} GPUs, {} held while the move runs",
@@ -96,7 +105,7 @@ StatusOr<Sizer::Move> Sizer::DeployWithin(const std::vector<double>& rates,
     return move;
   };
   MIGSERVE_ASSIGN_OR_RETURN(Sized asked, Size(rates));
-  auto ask = [&] { return move_to(asked, rates, options_.move_time_limit_s); };
+  auto ask = [&] { return move_to(asked, rates, MoveOptions()); };
   // Near the budget a move goes to the ceiling while it still has room to:
   // from there no move up is needed, and one from a cluster at the budget
   // would have no room for its temporary replicas. The rates' lower bound
@@ -113,10 +122,10 @@ StatusOr<Sizer::Move> Sizer::DeployWithin(const std::vector<double>& rates,
   }
   if (at_ceiling) return Move{{}, rates, "held at the ceiling", true};
   // The ceiling's fewest GPUs are the budget's: the move's search gets the
-  // time a plain search gets to find them.
+  // limits a plain search gets to find them.
   MIGSERVE_ASSIGN_OR_RETURN(Sized peaks, Size(options_.ceiling));
-  MIGSERVE_ASSIGN_OR_RETURN(
-      Move up, move_to(peaks, options_.ceiling, options_.solve.time_limit_s));
+  MIGSERVE_ASSIGN_OR_RETURN(Move up,
+                            move_to(peaks, options_.ceiling, options_.solve));
   if (up.over.empty()) {
     up.to_ceiling = true;
     return up;

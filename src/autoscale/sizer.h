@@ -20,7 +20,11 @@ namespace migserve::autoscale {
 
 struct SizerOptions {
   optimizer::SolveOptions solve;  // of a plain milp run ...
-  double move_time_limit_s = 1;   // ... but a move's (`optimize --from`)
+  // ... but a move's (`optimize --from`): its work limit, CBC nodes (the
+  // same trace gives the same moves on any machine), and its time limit,
+  // a safety net.
+  int move_nodes = 2000;
+  double move_time_limit_s = 10;
   int gpus_per_node = 8;
   // Per service: the rates a move goes to when what it asks for does not
   // fit the budget (replay: the trace's peaks, which the static
@@ -75,13 +79,15 @@ class Sizer {
     int needs = 0;
   };
   StatusOr<Sized> Size(const std::vector<double>& rates) const;
-  // Deploy's search on `sized`, refused past the solve options' max_gpus;
-  // from `current` within `move_time_limit_s`, placed to hold at most
-  // `max_gpus_held` GPUs while the move runs where it can (0: no limit).
+  // Deploy's search on `sized` with `solve`, refused past its max_gpus;
+  // from `current`, placed to hold at most `max_gpus_held` GPUs while the
+  // move runs where it can (0: no limit).
   StatusOr<deployment::Deployment> Solve(const Sized& sized,
                                          const cluster::ClusterState* current,
-                                         double move_time_limit_s,
+                                         const optimizer::SolveOptions& solve,
                                          int max_gpus_held) const;
+  // The solve options of a move: the plain ones within the move's limits.
+  optimizer::SolveOptions MoveOptions() const;
 
   Sizer(const workload::Workload& workload,
         const profile::ProfileTable& profiles, const mig::GpuModel& gpu,

@@ -131,8 +131,15 @@ void AddAutoscaleTuning(CLI::App* app, autoscale::AutoscaleOptions* o) {
   app->add_option("--service-label", o->observe.service_label,
                   "Label carrying the service's name on its replicas' series")
       ->capture_default_str();
+  app->add_option("--move-nodes", o->sizer.move_nodes,
+                  "The work limit of a move's transition-aware milp runs, "
+                  "CBC nodes (the same observations give the same target "
+                  "on any machine)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app->add_option("--move-time-limit", o->sizer.move_time_limit_s,
-                  "Seconds per transition-aware milp run of a move")
+                  "Seconds per transition-aware milp run of a move, a "
+                  "safety net past --move-nodes")
       ->capture_default_str();
   app->add_option("--max-gpus", o->max_gpus,
                   "GPU budget: no move whose target or transition (the GPUs "

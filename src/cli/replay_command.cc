@@ -105,10 +105,17 @@ void SetupReplay(CLI::App* app, CommandContext* context) {
   app->add_option("--time-limit", flags->options.solve.time_limit_s,
                   "Seconds per milp run of the baselines and the start")
       ->capture_default_str();
+  app->add_option("--move-nodes", flags->options.move_nodes,
+                  "The work limit of a move's transition-aware milp runs "
+                  "(optimize --from), CBC nodes: its proof of the fewest "
+                  "starts seldom ends, and its answer seldom improves "
+                  "after the first few hundred; the same trace gives the "
+                  "same report on any machine")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app->add_option("--move-time-limit", flags->options.move_time_limit_s,
-                  "Seconds per transition-aware milp run of a move (optimize "
-                  "--from: its proof of the fewest starts seldom ends, and "
-                  "its answer seldom improves after the first second)")
+                  "Seconds per transition-aware milp run of a move, a "
+                  "safety net past --move-nodes")
       ->capture_default_str();
   app->add_option("--max-gpus", flags->options.max_gpus,
                   "GPU budget, the replayed cluster's GPUs: each move is "
