@@ -54,8 +54,11 @@ ShapedStream::ShapedStream(const ArrivalShape& shape, uint64_t seed)
     }
     return;
   }
-  channels_.emplace_back(GapsOf(shape.cv), 1.0 * shape.thin * shape.every,
-                         seed);
+  // Gamma gaps of cv c have shape 1 / c^2; at the service's rate (thin x
+  // every for a unit-rate replica stream), scale c^2 / rate.
+  shape_k_ = 1 / (shape.cv * shape.cv);
+  scale_ = shape.cv * shape.cv / (1.0 * shape.thin * shape.every);
+  gap_rng_.seed(seed);
   std::uniform_int_distribution<int> phase(0, shape.every - 1);
   for (int c = 0; c < shape.channels; ++c) count_.push_back(phase(rng_));
 }
@@ -70,13 +73,18 @@ double ShapedStream::Next() {
     next_[first] = channels_[first].Next();
     return t;
   }
-  std::uniform_int_distribution<int> kept(1, shape_.thin);
+  // The requests a random thinning skips before the one it keeps are
+  // geometric.
+  std::geometric_distribution<long> skipped(1.0 / shape_.thin);
   std::uniform_int_distribution<int> channel(0, shape_.channels - 1);
   for (;;) {
-    double t = channels_[0].Next();
-    if (shape_.thin > 1 && kept(rng_) != 1) continue;
+    since_ += 1 + (shape_.thin > 1 ? skipped(rng_) : 0);
     int c = shape_.channels > 1 ? channel(rng_) : 0;
-    if (++count_[c] % shape_.every == 0) return t;
+    if (++count_[c] % shape_.every != 0) continue;
+    now_ += gap_(gap_rng_, std::gamma_distribution<double>::param_type(
+                               since_ * shape_k_, scale_));
+    since_ = 0;
+    return now_;
   }
 }
 

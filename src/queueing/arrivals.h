@@ -48,6 +48,13 @@ class ArrivalStream {
 // its gaps, thinned at random, spread at random over the channels, every
 // `every`-th of each channel. With Poisson service arrivals the channels are
 // independent Poisson streams, each giving Erlang gaps, merged.
+//
+// Otherwise the service's gaps are drawn only where a request is given: the
+// sum of n gamma gaps of shape a is one gamma gap of shape n a, so the time
+// to the next given request is one draw over the service's requests since
+// the last, whose count is what the thinning and the channels decide (a
+// replica taking every 64th of two proxies' requests costs one gamma draw,
+// not 128).
 class ShapedStream {
  public:
   ShapedStream(const ArrivalShape& shape, uint64_t seed);
@@ -60,7 +67,15 @@ class ShapedStream {
   std::vector<ArrivalStream> channels_;  // merged by their next arrival
   std::vector<double> next_;
   std::mt19937_64 rng_;
-  std::vector<int> count_;  // general case: per channel, requests seen
+  // General case: per channel, requests seen; the service's requests since
+  // the last one given, the gamma gaps' shape and scale, and the time.
+  std::vector<int> count_;
+  long since_ = 0;
+  double shape_k_ = 1;
+  double scale_ = 1;
+  std::mt19937_64 gap_rng_;
+  std::gamma_distribution<double> gap_;
+  double now_ = 0;
 };
 
 }  // namespace migserve::queueing
