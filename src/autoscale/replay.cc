@@ -264,6 +264,25 @@ std::string Said(const ReplayEvent& event, double since_s) {
           : "; survive not kept during it: " + event.survive_dropped);
 }
 
+// What a transition from `from` to `to` that stopped part-way leaves as
+// the deployment to move on from: the cluster as it is, owing each service
+// min(before, after), what the transition kept throughout.
+deployment::Deployment Reached(const cluster::ClusterState& cluster,
+                               const deployment::Deployment& from,
+                               const deployment::Deployment& to) {
+  std::vector<workload::Service> services = to.services;
+  for (workload::Service& s : services) {
+    for (const workload::Service& before : from.services) {
+      if (before.name == s.name) {
+        s.throughput = std::min(s.throughput, before.throughput);
+      }
+    }
+  }
+  deployment::Deployment reached = cluster::ToDeployment(cluster, services);
+  reached.survive = to.survive;
+  return reached;
+}
+
 // The sizer of every move. Under a budget, a move over it goes to the
 // trace's peaks: what the static provisioning the budget is sized for
 // serves.
@@ -366,8 +385,14 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
     say(Said(report.events.back(), t - trace.start_s()));
     const cluster::TransitionReport& r = moved.report;
     cluster = std::move(moved.end);
-    deployed = std::move(target);
-    policy.Moved(move.rates);
+    if (r.ok()) {
+      deployed = std::move(target);
+      policy.Moved(move.rates);
+    } else {
+      // Stopped part-way (the event says why): the next move starts from
+      // the cluster as it is, owing each service what this one kept.
+      deployed = Reached(cluster, deployed, target);
+    }
     // The next decision once the move is done.
     t += std::max(1.0, std::ceil(r.makespan_s / interval)) * interval;
   }
