@@ -92,6 +92,17 @@ void AddGpuTableOption(CLI::App* app) {
       "shipped ones; repeatable");
 }
 
+// --quiet on every command: no progress lines (the credits' included).
+void AddQuietOption(CLI::App* app, CommandContext* context) {
+  app->add_flag_callback(
+      "-q,--quiet",
+      [context] {
+        context->quiet = true;
+        context->progress_every_s = 0;
+      },
+      "No progress on stderr: only results, warnings and errors");
+}
+
 // --jobs N on every command: the threads the p99 credit searches use.
 void AddJobsOption(CLI::App* app) {
   app->add_option_function<int>(
@@ -222,6 +233,7 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out,
     command.setup(sub, &context);
     AddGpuTableOption(sub);
     AddJobsOption(sub);
+    AddQuietOption(sub, &context);
   }
   SetJobs(0);
   if (!args.empty() && !args[0].empty() && args[0][0] != '-' &&

@@ -27,6 +27,13 @@ struct CommandContext {
   // says how far it is on err: every second to a terminal, every ten
   // seconds to a file or pipe; 0 (callers in-process, tests): never.
   double progress_every_s = 0;
+  // --quiet: no progress at all, only results, warnings and errors.
+  bool quiet = false;
+
+  // Says one line of progress on err, unless --quiet.
+  void Progress(const std::string& line) {
+    if (!quiet) err << line << std::endl;
+  }
 
   // Prints "migserve: <message>" to err and sets the exit code: 2 for bad
   // input (InvalidArgument, NotFound), 1 for everything else (a "no", a

@@ -106,6 +106,31 @@ TEST(DeterminismTest, OptimizeWritesTheSameDeploymentBesideBusyLoops) {
   EXPECT_NE(timed.find("\"phase_seconds\""), std::string::npos);
 }
 
+// --quiet, on any command, leaves only results, warnings and errors on
+// stderr: the searches' progress lines go.
+TEST(DeterminismTest, QuietLeavesOnlyTheResultLine) {
+  std::vector<std::string> args = {"optimize",
+                                   "-w",
+                                   SourcePath("data/workloads/day.yaml"),
+                                   "-p",
+                                   SourcePath(kA100Csv),
+                                   "--from",
+                                   SourcePath("data/deployments/night.json"),
+                                   "-o",
+                                   TempDir() + "/determinism-quiet.json"};
+  CliResult loud = Cli(args);
+  ASSERT_EQ(loud.code, 0) << loud.err;
+  EXPECT_NE(loud.err.find("phase 2: fewest starts"), std::string::npos);
+  args.push_back("--quiet");
+  CliResult quiet = Cli(args);
+  ASSERT_EQ(quiet.code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("phase 2: fewest starts"), std::string::npos);
+  EXPECT_EQ(quiet.err.find("milp: "), std::string::npos) << quiet.err;
+  EXPECT_NE(quiet.err.find("optimize: milp --from: 18 GPUs (optimal)"),
+            std::string::npos)
+      << quiet.err;
+}
+
 TEST(DeterminismTest, OptimizeFromWritesTheSameTargetBesideBusyLoops) {
   ExpectSameBytes([&](const char* tag) {
     return WrittenBy({"optimize", "-w", SourcePath("data/workloads/day.yaml"),

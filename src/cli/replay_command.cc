@@ -77,7 +77,7 @@ Status RunReplay(const ReplayFlags& flags, CommandContext* context) {
   WarnMeasurementGaps(workload, profiles, context->err);
   autoscale::ReplayOptions options = flags.options;
   options.progress = [context](const std::string& line) {
-    context->err << line << "\n";
+    context->Progress(line);
   };
   options.solve.progress = nullptr;
   MIGSERVE_ASSIGN_OR_RETURN(

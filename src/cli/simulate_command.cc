@@ -120,7 +120,7 @@ Status RunSimulate(const SimulateFlags& flags, CommandContext* context) {
         LoseGpu(flags.lose_gpu, flags.transition.gpus_per_node, in.current));
   }
   options.progress = [context](const std::string& line) {
-    context->err << line << "\n";
+    context->Progress(line);
   };
   MIGSERVE_ASSIGN_OR_RETURN(
       controller::Simulation sim,

@@ -130,7 +130,7 @@ void AddSolveOptions(CLI::App* app, optimizer::SolveOptions* solve,
   AddGeneticOptions(app, &solve->genetic);
   AddMilpOptions(app, &solve->milp);
   solve->progress = [context](const std::string& line) {
-    context->err << line << std::endl;
+    context->Progress(line);
   };
 }
 
