@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages migserve needs, if missing: to build it (no
 # option; what `make demo` needs), to test it (--test: also clang-format,
-# nginx, Prometheus and grpcio that the tests run, Node.js and Chromium,
+# nginx (with its JavaScript module), Prometheus and grpcio that the tests run, Node.js and Chromium,
 # and the schema validator's npm packages, tools/k8s-validate, pinned by
 # its lock file), to build the image (--image: mmdebstrap and umoci,
 # tools/make-image.sh; --test includes them) or to build it with clang and
@@ -16,7 +16,7 @@ packages=(
 )
 image=(mmdebstrap umoci)
 case "${1:-}" in
-  --test) packages+=(clang-format nginx-light prometheus python3-grpcio "${image[@]}") ;;
+  --test) packages+=(clang-format nginx-light libnginx-mod-http-js prometheus python3-grpcio "${image[@]}") ;;
   --image) packages+=("${image[@]}") ;;
   --clang) packages+=(clang libclang-rt-14-dev) ;;
   "") ;;

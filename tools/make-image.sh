@@ -40,7 +40,7 @@ while IFS= read -r line; do
   [[ $line == "diversion by"* || $line != *": "* ]] && continue
   owner_of[${line#*: }]=${line%%: *}
 done <<<"$owners"
-packages=(nginx-light ca-certificates)
+packages=(nginx-light libnginx-mod-http-js ca-certificates)
 for path in "${paths[@]}"; do
   owner=${owner_of[$path]:-${owner_of[${path#/usr}]:-}}
   [ -n "$owner" ] || { echo "make-image: no Debian package holds $path" >&2; exit 1; }

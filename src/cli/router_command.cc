@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 
 #include "cli/command.h"
@@ -20,6 +21,7 @@
 #include "kube/event_recorder.h"
 #include "kubernetes/export.h"
 #include "proxy/control_plane.h"
+#include "proxy/nginx_config.h"
 #include "proxy/nginx_process.h"
 #include "proxy/replica_addresses.h"
 #include "util/file.h"
@@ -46,6 +48,7 @@ struct RouterFlags {
   std::string output;
   int metrics_port = -1;
   std::string metrics_address = "127.0.0.1";
+  int llm_idle_timeout_s = 3600;
 };
 
 proxy::NginxSetup SetupOf(const RouterFlags& flags) {
@@ -55,6 +58,7 @@ proxy::NginxSetup SetupOf(const RouterFlags& flags) {
   setup.prefix = flags.run_dir;
   setup.worker_processes = flags.workers;
   setup.drain_timeout_s = static_cast<int>(flags.drain_timeout_s);
+  setup.llm_idle_timeout_s = flags.llm_idle_timeout_s;
   return setup;
 }
 
@@ -89,8 +93,22 @@ Status RenderConfig(const RouterFlags& flags, CommandContext* context) {
                         members - reached, members, flags.replicas)
                  << std::endl;
   }
-  return context->Emit(flags.output,
-                       proxy::RenderNginxConfig(config, SetupOf(flags)));
+  const proxy::NginxSetup setup = SetupOf(flags);
+  if (proxy::NeedsOpenAiScript(config)) {
+    // The configuration imports the script from the run directory, where
+    // `migserve router` keeps it too.
+    std::string script = proxy::OpenAiScriptPath(setup);
+    std::error_code ec;
+    std::filesystem::create_directories(setup.prefix, ec);
+    MIGSERVE_RETURN_IF_ERROR(WriteFileAtomic(script, proxy::OpenAiScript()));
+    context->err << fmt::format(
+                        "router: the language models' services need nginx's "
+                        "JavaScript module; the script the configuration "
+                        "imports is {}",
+                        script)
+                 << std::endl;
+  }
+  return context->Emit(flags.output, proxy::RenderNginxConfig(config, setup));
 }
 
 Status RunRouter(RouterFlags flags, CommandContext* context) {
@@ -183,6 +201,11 @@ void SetupRouter(CLI::App* app, CommandContext* context) {
   app->add_option("--metrics-address", flags->metrics_address,
                   "Address of /metrics and /healthz (the export's proxy "
                   "gives the pod's IP)")
+      ->capture_default_str();
+  app->add_option("--llm-idle-timeout", flags->llm_idle_timeout_s,
+                  "Seconds a language model's streamed answer may go without "
+                  "a byte before the proxy ends it")
+      ->check(CLI::Range(1, 86400))
       ->capture_default_str();
   app->add_flag("--render", flags->render,
                 "Write the nginx configuration of a deployment's routes over "

@@ -3,14 +3,20 @@
 // checked by the real nginx (`nginx -t`).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "cli/cli_test_util.h"
 #include "cluster/cluster_state.h"
 #include "deployment/deployment_json.h"
+#include "proxy/testing/emulated_openai_replica.h"
+#include "proxy/testing/emulated_replica.h"
 #include "proxy/testing/local_nginx.h"
 #include "util/file.h"
 #include "util/test_util.h"
@@ -89,6 +95,83 @@ TEST(RouterRenderTest, ABadAddressListIsRefusedNamingLineAndColumn) {
   EXPECT_NE(r.err.find("--render: needs -d DEPLOYMENT and --replicas CSV"),
             std::string::npos)
       << r.err;
+}
+
+// A deployment of a DNN service beside two language models' services,
+// rendered and run by the real nginx with its JavaScript module: a chat
+// request reaches its service's vLLM-style replica by the body's model
+// alone (the service, or a model one service serves), streamed, and the
+// DNN service's KServe v2 route still works.
+TEST(RouterRenderTest, LanguageModelsAreReachedByTheBodysModelThroughNginx) {
+  std::string workload = testing::WriteTempFile(
+      "mini-llm.yaml",
+      "gpu: A100-SXM4-80GB\nservices:\n"
+      "  - {name: resnet50-1, model: resnet50, throughput: 500, "
+      "latency_ms: 100}\n"
+      "  - {name: chat-8b, model: llama-3.1-8b, kind: llm, throughput: 2, "
+      "ttft_ms: 2000, tpot_ms: 100, prompt_tokens: 512, output_tokens: 128}\n"
+      "  - {name: small-3b, model: llama-3.2-3b, kind: llm, throughput: 2, "
+      "ttft_ms: 2000, tpot_ms: 100, prompt_tokens: 512, output_tokens: 128}\n");
+  std::string dir = testing::TempDir() + "/render-llm";
+  std::filesystem::create_directories(dir);
+  std::string d = dir + "/d.json";
+  CliResult r = Cli({"optimize", "-w", workload, "-p",
+                     SourcePath("data/profiles/a100-80gb.csv"), "-o", d});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto deployed = deployment::LoadDeployment(d);
+  ASSERT_TRUE(deployed.ok());
+  auto state = cluster::ClusterFromDeployment(*deployed, {});
+  ASSERT_TRUE(state.ok());
+  proxy::EmulatedOpenAiReplica chat({"chat", "chat-8b", "llama-3.1-8b", 3, 0});
+  proxy::EmulatedOpenAiReplica small(
+      {"small", "small-3b", "llama-3.2-3b", 3, 0});
+  proxy::EmulatedReplica dnn;
+  std::string csv = "service,node,gpu,start,address,port\n";
+  for (const cluster::GpuState& g : state->gpus) {
+    for (const cluster::Slot& slot : g.slots) {
+      if (!slot.replica) continue;
+      const std::string& service = slot.replica->service;
+      int port = service == "chat-8b"    ? chat.port()
+                 : service == "small-3b" ? small.port()
+                                         : dnn.port();
+      csv += fmt::format("{},{},{},{},127.0.0.1,{}\n", service, g.id.node,
+                         g.id.index, slot.instance.start, port);
+    }
+  }
+  int port = testing::FreePort();
+  std::string conf = dir + "/nginx.conf";
+  r = Cli({"router", "--render", "-d", d, "--replicas",
+           testing::WriteTempFile("llm-replicas.csv", csv), "--run-dir", dir,
+           "--listen", fmt::format("127.0.0.1:{}", port), "--grpc-listen",
+           fmt::format("127.0.0.1:{}", testing::FreePort()), "-o", conf});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("migserve-openai.js"), std::string::npos) << r.err;
+  std::string start = proxy::NginxBinary() + " -p " + dir + "/ -c " + conf +
+                      " 2>" + dir + "/start.err &";
+  ASSERT_EQ(std::system(start.c_str()), 0);
+  httplib::Client client("127.0.0.1", port);
+  for (int tries = 0; tries < 200; ++tries) {
+    if (client.Get("/v2/health/live")) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  auto ask = [&](const std::string& model) {
+    auto res =
+        client.Post("/v1/chat/completions",
+                    nlohmann::json({{"model", model}, {"stream", true}}).dump(),
+                    "application/json");
+    return res ? res->body : std::string("(no answer)");
+  };
+  EXPECT_NE(ask("chat-8b").find("\"replica\":\"chat\""), std::string::npos)
+      << r.err;
+  EXPECT_NE(ask("llama-3.2-3b").find("\"replica\":\"small\""),
+            std::string::npos);
+  auto infer =
+      client.Post("/v2/models/resnet50/infer", "{}", "application/json");
+  EXPECT_TRUE(infer && infer->status == 200);
+  EXPECT_EQ(dnn.hits(), 1);
+  EXPECT_EQ(chat.misrouted() + small.misrouted(), 0);
+  std::string stop = "kill $(cat " + dir + "/nginx.pid)";
+  EXPECT_EQ(std::system(stop.c_str()), 0);
 }
 
 }  // namespace

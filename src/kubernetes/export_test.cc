@@ -441,6 +441,50 @@ TEST(ExportTest, LanguageModelsRunVllmWithTheirSlicesEngineSettings) {
             "/scripts/start-replica.sh");
 }
 
+// The proxy's routes mark a language model's service (its model in the
+// shipped LLM table) as an OpenAI one, through the routes ConfigMap the
+// proxies read; the others stay KServe v2.
+TEST(ExportTest, ProxyRoutesMarkLanguageModelsOpenAi) {
+  auto d = deployment::ParseDeployment(
+      R"({"gpu": "A100-SXM4-80GB",
+  "services": [
+    {"name": "vision", "model": "resnet50", "throughput": 100,
+     "latency_ms": 100},
+    {"name": "chat", "model": "llama-3.1-8b", "throughput": 2,
+     "latency_ms": 60000, "kind": "llm", "ttft_ms": 2000, "tpot_ms": 100,
+     "prompt_tokens": 512, "output_tokens": 128}],
+  "gpus": [{"id": 0, "instances": [
+    {"profile": "3g.40gb", "start": 4, "service": "chat", "batch": 256,
+     "procs": 1, "throughput": 2, "latency_ms": 5000},
+    {"profile": "4g.40gb", "start": 0, "service": "vision", "batch": 8,
+     "procs": 1, "throughput": 100, "latency_ms": 20}]}]})",
+      "llm.json");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  ClusterState state = ClusterFromDeployment(*d, {8, 0}).value();
+  ProxyRoutes routes = ProxyRoutesOf(state, ModelsOf(state));
+  EXPECT_TRUE(routes.services.at("chat").openai);
+  EXPECT_FALSE(routes.services.at("vision").openai);
+  nlohmann::json map = ProxyRoutesConfigMap(routes, "ns");
+  EXPECT_NE(
+      map["data"]["route.chat"].get<std::string>().find("\"api\":\"openai\""),
+      std::string::npos);
+  EXPECT_EQ(map["data"]["route.vision"].get<std::string>().find("\"api\""),
+            std::string::npos);
+  auto read = ParseProxyRoutes(map);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(*read, routes);
+  map["data"]["route.chat"] =
+      "{\"service\": \"chat\", \"model\": "
+      "\"llama-3.1-8b\", \"api\": \"grpc\", "
+      "\"groups\": []}";
+  auto bad = ParseProxyRoutes(map);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(
+                "api: must be kserve (the default) or openai, got grpc"),
+            std::string::npos)
+      << bad.status().message();
+}
+
 TEST(ExportTest, RoutesWeighGroupsByCapacity) {
   Loaded day = LoadDay();
   ExportOptions options;

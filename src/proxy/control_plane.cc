@@ -77,7 +77,7 @@ ProxyConfig ConfigOf(const k8s::ProxyRoutes& routes,
   ProxyConfig config;
   config.generation = routes.generation;
   for (const auto& [service, route] : routes.services) {
-    ProxyUpstream upstream{service, route.model, {}};
+    ProxyUpstream upstream{service, route.model, {}, route.openai};
     for (const cluster::RouteGroup& g : route.route.groups) {
       if (g.weight <= 0) continue;
       long weight =

@@ -44,7 +44,14 @@ std::string Upstreams(const ProxyConfig& config, const NginxSetup& setup,
     // 64k holds a few dozen, and a service may have hundreds.
     out += fmt::format("  upstream {} {{\n    zone {} {}k;\n", name, name,
                        64 + u.backends.size());
-    if (setup.random) out += "    random;\n";
+    if (setup.random) {
+      out += "    random;\n";
+    } else if (u.openai) {
+      // A generation lasts from a tenth of a second to minutes: the
+      // replica with the fewest requests in flight per weight (its credit)
+      // takes the next, not the next in a rotation.
+      out += "    least_conn;\n";
+    }
     for (const ProxyBackend& b : u.backends) {
       int port = grpc ? b.grpc_port : b.port;
       // Only a checked address and port make a server line: whatever
@@ -98,6 +105,109 @@ std::string ServiceMaps(const ProxyConfig& config) {
   return out;
 }
 
+// The maps that pick a language model's service: the header when a
+// request has it, else the body's `model` (set by the script): a service's
+// name, or a model only one service serves.
+std::string OpenAiMaps(const ProxyConfig& config) {
+  std::map<std::string, std::vector<const ProxyUpstream*>> by_model;
+  std::string names;
+  for (const ProxyUpstream& u : config.upstreams) {
+    if (!u.openai) continue;
+    names += fmt::format("    \"{}\" \"{}\";\n", u.service, RouteOf(u, false));
+    by_model[u.model].push_back(&u);
+  }
+  std::string out = fmt::format(
+      "  map $http_migserve_service $migserve_openai_service {{\n"
+      "    \"\" $migserve_openai_by_model;\n    default \"{}\";\n{}  }}\n",
+      kUnknown, names);
+  out += fmt::format(
+      "  map $migserve_openai_model $migserve_openai_by_model {{\n"
+      "    default \"{}\";\n{}",
+      kUnknown, names);
+  for (const auto& [model, services] : by_model) {
+    bool is_a_service = false;
+    for (const ProxyUpstream& u : config.upstreams) {
+      is_a_service |= u.openai && u.service == model;
+    }
+    if (is_a_service) continue;  // the name is the service's
+    out += fmt::format("    \"{}\" \"{}\";\n", model,
+                       services.size() > 1 ? std::string(kAmbiguous)
+                                           : RouteOf(*services[0], false));
+  }
+  return out + "  }\n";
+}
+
+// An OpenAI-style error body (`{"error": {...}}`) as an nginx string.
+std::string OpenAiError(const char* message, const char* type,
+                        const char* code) {
+  return fmt::format(
+      "'{{\"error\": {{\"message\": \"{}\", \"type\": \"{}\", "
+      "\"code\": \"{}\"}}}}\n'",
+      message, type, code);
+}
+
+// /v1/...: the script reads the body and notes its model, then the named
+// location routes it, streaming the answer as the replica sends it.
+std::string OpenAiLocations(const ProxyConfig& config,
+                            const NginxSetup& setup) {
+  std::string models;
+  for (const ProxyUpstream& u : config.upstreams) {
+    if (!u.openai) continue;
+    models += fmt::format(
+        "{}{{\"id\": \"{}\", \"object\": \"model\", \"created\": 0, "
+        "\"owned_by\": \"migserve\"}}",
+        models.empty() ? "" : ", ", u.service);
+  }
+  std::string out = fmt::format(
+      "    location = /v1/models {{\n"
+      "      default_type application/json;\n"
+      "      return 200 '{{\"object\": \"list\", \"data\": [{}]}}\n';\n"
+      "    }}\n"
+      "    location /v1/ {{\n"
+      "      client_max_body_size {}m;\n"
+      "      client_body_buffer_size {}m;\n"
+      "      client_body_in_single_buffer on;\n"
+      "      js_content migserve_openai.route;\n"
+      "    }}\n"
+      "    location @migserve_openai {{\n"
+      "      default_type application/json;\n",
+      models, setup.llm_max_body_mb, setup.llm_max_body_mb);
+  struct Refusal {
+    const char* token;
+    int status;
+    std::string body;
+  } refusals[] = {
+      {kUnknown, 404,
+       OpenAiError("no service serves this model (body model, or header "
+                   "migserve-service)",
+                   "invalid_request_error", "model_not_found")},
+      {kAmbiguous, 400,
+       OpenAiError("several services serve this model: name the service as "
+                   "the model",
+                   "invalid_request_error", "model_ambiguous")},
+      {kEmpty, 503,
+       OpenAiError("the service has no replica", "service_unavailable",
+                   "no_replica")},
+  };
+  for (const Refusal& r : refusals) {
+    out += fmt::format(
+        "      if ($migserve_openai_service = \"{}\") {{\n"
+        "        return {} {};\n      }}\n",
+        r.token, r.status, r.body);
+  }
+  out += fmt::format(
+      "      proxy_pass http://migserve_$migserve_openai_service;\n"
+      "      proxy_http_version 1.1;\n"
+      "      proxy_set_header Connection \"\";\n"
+      "      proxy_buffering off;\n"
+      "      proxy_cache off;\n"
+      "      proxy_read_timeout {}s;\n"
+      "      proxy_send_timeout {}s;\n"
+      "    }}\n",
+      setup.llm_idle_timeout_s, setup.llm_idle_timeout_s);
+  return out;
+}
+
 std::string HttpServer(const ProxyConfig& config, const NginxSetup& setup) {
   std::string out = fmt::format("  server {{\n    listen {};\n", setup.listen);
   bool ready = config.generation > 0;
@@ -129,6 +239,7 @@ std::string HttpServer(const ProxyConfig& config, const NginxSetup& setup) {
       "      proxy_http_version 1.1;\n"
       "      proxy_set_header Connection \"\";\n    }}\n",
       kUnknown, kAmbiguous, kEmpty);
+  if (NeedsOpenAiScript(config)) out += OpenAiLocations(config, setup);
   out += "    location / {\n      return 404;\n    }\n  }\n";
   return out;
 }
@@ -170,6 +281,8 @@ std::string RenderNginxConfig(const ProxyConfig& config,
       "# Written by migserve (generation {}); it rewrites this file at every "
       "change.\n",
       config.generation);
+  const bool openai = NeedsOpenAiScript(config);
+  if (openai) out += fmt::format("load_module {};\n", setup.js_module);
   if (!setup.daemon) out += "daemon off;\n";
   out += fmt::format("worker_processes {};\n",
                      setup.worker_processes > 0
@@ -188,10 +301,63 @@ std::string RenderNginxConfig(const ProxyConfig& config,
   out += Upstreams(config, setup, false);
   if (!setup.grpc_listen.empty()) out += Upstreams(config, setup, true);
   out += ServiceMaps(config);
+  if (openai) {
+    out += fmt::format("  js_import migserve_openai from {};\n",
+                       OpenAiScriptPath(setup));
+    out += "  js_var $migserve_openai_model;\n";
+    out += OpenAiMaps(config);
+  }
   out += HttpServer(config, setup);
   if (!setup.grpc_listen.empty()) out += GrpcServer(setup);
   out += "}\n";
   return out;
+}
+
+bool NeedsOpenAiScript(const ProxyConfig& config) {
+  for (const ProxyUpstream& u : config.upstreams) {
+    if (u.openai) return true;
+  }
+  return false;
+}
+
+std::string OpenAiScriptPath(const NginxSetup& setup) {
+  if (!setup.js_script.empty()) return setup.js_script;
+  return (setup.prefix.empty() ? "" : setup.prefix + "/") +
+         "migserve-openai.js";
+}
+
+std::string OpenAiScript() {
+  return R"(// Written by migserve: routes an OpenAI API request by its body's model.
+function route(r) {
+  if (r.method === 'GET' || r.method === 'HEAD') {
+    r.variables.migserve_openai_model = '';
+    r.internalRedirect('@migserve_openai');
+    return;
+  }
+  var text = r.requestText;
+  if (text === undefined) {
+    r.headersOut['Content-Type'] = 'application/json';
+    r.return(413, '{"error": {"message": "the request body is larger than ' +
+             'the proxy reads to route it", "type": ' +
+             '"invalid_request_error", "code": "body_too_large"}}\n');
+    return;
+  }
+  var model = '';
+  try {
+    var body = JSON.parse(text);
+    if (body !== null && typeof body.model === 'string') model = body.model;
+  } catch (e) {
+    r.headersOut['Content-Type'] = 'application/json';
+    r.return(400, '{"error": {"message": "the request body is not JSON", ' +
+             '"type": "invalid_request_error", "code": "invalid_json"}}\n');
+    return;
+  }
+  r.variables.migserve_openai_model = model;
+  r.internalRedirect('@migserve_openai');
+}
+
+export default {route};
+)";
 }
 
 }  // namespace migserve::proxy

@@ -1,5 +1,6 @@
-// A ProxyConfig as an NGINX configuration (docs/serving.md, "The proxy"):
-// per service an upstream of its replicas with `weight=` (smooth weighted
+// A ProxyConfig as an NGINX configuration (docs/serving.md, "The proxy";
+// language models' OpenAI API: docs/llm.md, "Through the proxy"): per
+// service an upstream of its replicas with `weight=` (smooth weighted
 // round robin) in a shared `zone`, so that every worker process of one
 // instance turns the same rotation, for HTTP and (on its own listener, over
 // HTTP/2) for gRPC. A request reaches the service its `migserve-service`
@@ -38,10 +39,33 @@ struct NginxSetup {
   // that the process that runs nginx knows its own instance answered and
   // not another process on the port. Letters and digits; "": none.
   std::string instance;
+  // Language models' services (ProxyUpstream::openai) need nginx's
+  // JavaScript module (Debian's libnginx-mod-http-js) to read a request's
+  // `model`, and the script OpenAiScript() returns; neither is loaded
+  // without them. Empty js_script: <prefix>/migserve-openai.js.
+  std::string js_module = "/usr/lib/nginx/modules/ngx_http_js_module.so";
+  std::string js_script;
+  // Seconds a streamed generation may go without a byte before the proxy
+  // ends it (nginx's proxy_read_timeout; its 60 s default cuts long ones).
+  int llm_idle_timeout_s = 3600;
+  // Largest OpenAI request body the proxy reads to route it.
+  int llm_max_body_mb = 16;
 };
 
+// The nginx configuration of `config` under `setup`.
 std::string RenderNginxConfig(const ProxyConfig& config,
                               const NginxSetup& setup);
+
+// Whether `config` has a language model's service (the configuration then
+// loads the JavaScript module and imports the script).
+bool NeedsOpenAiScript(const ProxyConfig& config);
+
+// The path the configuration imports the script from.
+std::string OpenAiScriptPath(const NginxSetup& setup);
+
+// The script (nginx JavaScript) that reads an OpenAI request's body and
+// hands it, its `model` noted, to the location that routes it.
+std::string OpenAiScript();
 
 }  // namespace migserve::proxy
 

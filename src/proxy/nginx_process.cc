@@ -131,6 +131,10 @@ std::string NginxProcess::ConfigPath() const {
 }
 
 Status NginxProcess::Write(const ProxyConfig& config) const {
+  if (NeedsOpenAiScript(config)) {
+    MIGSERVE_RETURN_IF_ERROR(
+        WriteFileAtomic(OpenAiScriptPath(setup_), OpenAiScript()));
+  }
   return WriteFileAtomic(ConfigPath(), RenderNginxConfig(config, setup_));
 }
 
@@ -261,6 +265,11 @@ Status NginxProcess::Supervise(const LogSink& log) {
 Status NginxProcess::Apply(const ProxyConfig& config) {
   std::string live = ConfigPath();
   std::string next = live + ".next";
+  if (NeedsOpenAiScript(config)) {
+    // The script is the same for every generation.
+    MIGSERVE_RETURN_IF_ERROR(
+        WriteFileAtomic(OpenAiScriptPath(setup_), OpenAiScript()));
+  }
   MIGSERVE_RETURN_IF_ERROR(
       WriteFileAtomic(next, RenderNginxConfig(config, setup_)));
   std::string errors = setup_.prefix + "/nginx-t.stderr";

@@ -41,6 +41,12 @@ Status ReadUpstream(const JsonFields& f, ProxyUpstream* u) {
   MIGSERVE_RETURN_IF_ERROR(f.Get("model", true, &u->model));
   MIGSERVE_RETURN_IF_ERROR(f.CheckPlainName("service", u->service));
   MIGSERVE_RETURN_IF_ERROR(f.CheckPlainName("model", u->model));
+  std::string api = "kserve";
+  MIGSERVE_RETURN_IF_ERROR(f.Get("api", false, &api));
+  if (api != "kserve" && api != "openai") {
+    return f.Error("api", "must be kserve (the default) or openai, got " + api);
+  }
+  u->openai = api == "openai";
   return f.Objects("backends", ReadBackend, &u->backends);
 }
 
@@ -99,8 +105,10 @@ std::string FormatProxyConfig(const ProxyConfig& config) {
       if (b.grpc_port > 0) backend["grpc_port"] = b.grpc_port;
       backends.push_back(backend);
     }
-    services.push_back(
-        {{"service", u.service}, {"model", u.model}, {"backends", backends}});
+    json service = {
+        {"service", u.service}, {"model", u.model}, {"backends", backends}};
+    if (u.openai) service["api"] = "openai";
+    services.push_back(service);
   }
   json out = {{"generation", config.generation}, {"services", services}};
   return out.dump(2) + "\n";

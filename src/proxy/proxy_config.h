@@ -30,6 +30,11 @@ struct ProxyUpstream {
   // header when no other service serves the model (nginx_config.h).
   std::string model;
   std::vector<ProxyBackend> backends;
+  // A language model's service (kind: llm): its replicas serve the OpenAI
+  // API (/v1/...), reached by the request body's `model` (the service, or
+  // its model where no other service serves it) or the header, streamed
+  // unbuffered, balanced by requests in flight per weight.
+  bool openai = false;
   bool operator==(const ProxyUpstream&) const = default;
 };
 
@@ -53,8 +58,9 @@ bool IsPort(long port);
 long NginxWeight(double replica_weight);
 
 // Reads a proxy configuration (JSON, docs/formats.md): `generation` and
-// `services: [{service, model, backends: [{address, port, weight,
-// grpc_port}]}]` (grpc_port optional). Services are named once each; two
+// `services: [{service, model, api, backends: [{address, port, weight,
+// grpc_port}]}]` (grpc_port optional; api `kserve` (the default) or
+// `openai`). Services are named once each; two
 // may serve one model.
 // Returns InvalidArgument naming `source` and the field at fault.
 StatusOr<ProxyConfig> ParseProxyConfig(const std::string& text,

@@ -8,6 +8,7 @@
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/names.h"
 #include "kubernetes/routing/routing_objects.h"
+#include "llm/llm_model.h"
 #include "util/json_fields.h"
 
 namespace migserve::kubernetes {
@@ -59,8 +60,9 @@ ProxyRoutes ProxyRoutesOf(const ClusterState& state,
   ProxyRoutes routes{1, {}};
   for (auto& [service, route] : Routes(state)) {
     auto model = models.find(service);
-    routes.services[service] = {
-        std::move(route), model != models.end() ? model->second : service};
+    std::string name = model != models.end() ? model->second : service;
+    const bool openai = llm::ShippedLlmModels().Find(name).ok();
+    routes.services[service] = {std::move(route), name, {}, openai};
   }
   return routes;
 }
@@ -89,10 +91,11 @@ std::string FormatProxyRoute(const ProxyRoute& route) {
                       {"weight", g.weight},
                       {"members", members}});
   }
-  return json{{"service", route.route.service},
+  json out = {{"service", route.route.service},
               {"model", route.model},
-              {"groups", groups}}
-      .dump();
+              {"groups", groups}};
+  if (route.openai) out["api"] = "openai";
+  return out.dump();
 }
 
 json ProxyRoutesConfigMap(const ProxyRoutes& routes,
@@ -150,6 +153,13 @@ StatusOr<ProxyRoutes> ParseProxyRoutes(const json& object) {
     MIGSERVE_RETURN_IF_ERROR(f.Get("model", true, &route.model));
     MIGSERVE_RETURN_IF_ERROR(f.CheckPlainName("service", route.route.service));
     MIGSERVE_RETURN_IF_ERROR(f.CheckPlainName("model", route.model));
+    std::string api = "kserve";
+    MIGSERVE_RETURN_IF_ERROR(f.Get("api", false, &api));
+    if (api != "kserve" && api != "openai") {
+      return f.Error("api",
+                     "must be kserve (the default) or openai, got " + api);
+    }
+    route.openai = api == "openai";
     MIGSERVE_RETURN_IF_ERROR(f.Objects(
         "groups",
         [&](const JsonFields& g, RouteGroup* group) {

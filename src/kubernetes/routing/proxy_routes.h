@@ -42,6 +42,10 @@ struct ProxyRoute {
   // the member, whatever labels others copy. A member without one is
   // matched by its pod's site labels.
   std::map<ReplicaSite, std::string> uids = {};
+  // A language model's service (its model is in the shipped LLM table, as
+  // export's vLLM template): the proxy carries the OpenAI API for it
+  // (proxy::ProxyUpstream::openai); in the ConfigMap, "api": "openai".
+  bool openai = false;
   bool operator==(const ProxyRoute&) const = default;
 };
 
@@ -57,7 +61,9 @@ struct ProxyRoutes {
 // The routes of `state`'s services at generation 1, as export writes them
 // and `router --render` reads them: each service's route (cluster::Routes)
 // with its model from `models` (by service; a service not listed serves
-// the model of its name). No uids: no controller has made the pods yet.
+// the model of its name); a service of a language model (one in the shipped
+// LLM table) is an OpenAI one. No uids: no controller has made the pods
+// yet.
 ProxyRoutes ProxyRoutesOf(const ClusterState& state,
                           const std::map<std::string, std::string>& models);
 

@@ -1,0 +1,216 @@
+// Language models' services through real nginx and its JavaScript module:
+// the OpenAI API routed by the body's model (or the header), streamed as the
+// replica sends it, balanced by requests in flight per weight, beside a
+// DNN service's KServe v2 route.
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "proxy/nginx_config.h"
+#include "proxy/nginx_process.h"
+#include "proxy/proxy_config.h"
+#include "proxy/testing/emulated_openai_replica.h"
+#include "proxy/testing/emulated_replica.h"
+#include "proxy/testing/local_nginx.h"
+#include "util/test_util.h"
+
+namespace migserve::proxy {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A chat request for `model`, streamed or not.
+std::string Chat(const std::string& model, bool stream = false) {
+  return nlohmann::json({{"model", model},
+                         {"stream", stream},
+                         {"messages", {{{"role", "user"}, {"content", "hi"}}}}})
+      .dump();
+}
+
+// The replica named in an answer's (first) JSON object.
+std::string ReplicaOf(const std::string& body) {
+  std::string text = body;
+  if (text.rfind("data: ", 0) == 0) text = text.substr(6, text.find('\n') - 6);
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  return j.is_object() ? j.value("replica", "") : "";
+}
+
+class OpenAiProxyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    port_ = testing::FreePort();
+    setup_.listen = "127.0.0.1:" + std::to_string(port_);
+    setup_.prefix = testing::TempDir() + "/nginx-openai";
+    setup_.worker_processes = 1;
+  }
+  ProxyUpstream Llm(const std::string& service, const std::string& model,
+                    std::vector<ProxyBackend> backends) {
+    ProxyUpstream u{service, model, std::move(backends)};
+    u.openai = true;
+    return u;
+  }
+  httplib::Result Post(const std::string& body,
+                       const httplib::Headers& headers = {}) {
+    httplib::Client client("127.0.0.1", port_);
+    return client.Post("/v1/chat/completions", headers, body,
+                       "application/json");
+  }
+
+  int port_ = 0;
+  NginxSetup setup_;
+};
+
+TEST_F(OpenAiProxyTest, RoutesByTheBodysModelAndListsTheModels) {
+  EmulatedOpenAiReplica a({"a", "chat-a", "llama-3.1-8b"});
+  EmulatedOpenAiReplica b({"b", "chat-b", "qwen2.5-7b"});
+  EmulatedOpenAiReplica c({"c", "chat-c", "qwen2.5-7b"});
+  EmulatedReplicaOptions only_m;
+  only_m.service = "s";
+  only_m.model = "m";
+  EmulatedReplica dnn(only_m);
+  ProxyConfig config{
+      1,
+      {Llm("chat-a", "llama-3.1-8b", {{"127.0.0.1", a.port(), 1}}),
+       Llm("chat-b", "qwen2.5-7b", {{"127.0.0.1", b.port(), 1}}),
+       Llm("chat-c", "qwen2.5-7b", {{"127.0.0.1", c.port(), 1}}),
+       Llm("chat-d", "gpt-oss-20b", {}),
+       {"s", "m", {{"127.0.0.1", dnn.port(), 1}}}}};
+  auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
+  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
+  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
+
+  // By the service's name, by a model one service serves, by the header.
+  auto by_name = Post(Chat("chat-b"));
+  ASSERT_TRUE(by_name);
+  EXPECT_EQ(by_name->status, 200) << by_name->body;
+  EXPECT_EQ(ReplicaOf(by_name->body), "b");
+  auto by_model = Post(Chat("llama-3.1-8b"));
+  ASSERT_TRUE(by_model);
+  EXPECT_EQ(ReplicaOf(by_model->body), "a");
+  auto by_header = Post(Chat("qwen2.5-7b"), {{"migserve-service", "chat-c"}});
+  ASSERT_TRUE(by_header);
+  EXPECT_EQ(ReplicaOf(by_header->body), "c");
+  httplib::Client client("127.0.0.1", port_);
+  auto completion = client.Post("/v1/completions",
+                                nlohmann::json({{"model", "chat-a"}}).dump(),
+                                "application/json");
+  ASSERT_TRUE(completion);
+  EXPECT_EQ(ReplicaOf(completion->body), "a");
+
+  // What cannot be routed says why, as OpenAI's errors do.
+  struct Refused {
+    std::string body;
+    int status;
+    std::string code;
+  } refused[] = {
+      {Chat("no-such-model"), 404, "model_not_found"},
+      {Chat("qwen2.5-7b"), 400, "model_ambiguous"},
+      {Chat("chat-d"), 503, "no_replica"},
+      {"{not json", 400, "invalid_json"},
+  };
+  for (const Refused& r : refused) {
+    auto res = Post(r.body);
+    ASSERT_TRUE(res) << r.body;
+    EXPECT_EQ(res->status, r.status) << r.body;
+    nlohmann::json error = nlohmann::json::parse(res->body, nullptr, false);
+    ASSERT_TRUE(error.is_object()) << res->body;
+    EXPECT_EQ(error["error"]["code"], r.code) << res->body;
+  }
+
+  // /v1/models lists the language models' services, as OpenAI lists models.
+  auto models = client.Get("/v1/models");
+  ASSERT_TRUE(models);
+  EXPECT_EQ(models->status, 200);
+  nlohmann::json list = nlohmann::json::parse(models->body);
+  std::vector<std::string> ids;
+  for (const auto& m : list["data"]) ids.push_back(m["id"]);
+  EXPECT_EQ(ids,
+            (std::vector<std::string>{"chat-a", "chat-b", "chat-c", "chat-d"}));
+
+  // The DNN service's KServe v2 route is as it was.
+  auto infer = client.Post("/v2/models/m/infer", "{}", "application/json");
+  ASSERT_TRUE(infer);
+  EXPECT_EQ(infer->status, 200);
+  EXPECT_EQ(dnn.hits(), 1);
+  EXPECT_EQ(a.misrouted() + b.misrouted() + c.misrouted(), 0);
+}
+
+// Tokens reach the client as the replica sends them (no buffering), and a
+// generation longer than nginx's default 60 s idle limit would be fine.
+TEST_F(OpenAiProxyTest, StreamsEachTokenAsTheReplicaSendsIt) {
+  EmulatedOpenAiReplica a({"a", "chat-a", "m", 5, 300});
+  ProxyConfig config{1, {Llm("chat-a", "m", {{"127.0.0.1", a.port(), 1}})}};
+  auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
+  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
+  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
+  EXPECT_NE(RenderNginxConfig(config, setup_).find("proxy_read_timeout 3600s"),
+            std::string::npos);
+
+  httplib::Client client("127.0.0.1", port_);
+  httplib::Request req;
+  req.method = "POST";
+  req.path = "/v1/chat/completions";
+  req.body = Chat("chat-a", true);
+  req.set_header("Content-Type", "application/json");
+  std::vector<double> at;  // seconds since the request, per chunk received
+  std::string received;
+  const Clock::time_point begin = Clock::now();
+  req.content_receiver = [&](const char* data, size_t size, uint64_t,
+                             uint64_t) {
+    received.append(data, size);
+    at.push_back(std::chrono::duration<double>(Clock::now() - begin).count());
+    return true;
+  };
+  httplib::Response res;
+  httplib::Error error;
+  ASSERT_TRUE(client.send(req, res, error)) << httplib::to_string(error);
+  EXPECT_EQ(res.status, 200);
+  EXPECT_NE(received.find("data: [DONE]"), std::string::npos) << received;
+  ASSERT_GE(at.size(), 3u) << received;
+  // The first token within a token's time, the last after four of them:
+  // buffered, every chunk would arrive at the end.
+  EXPECT_LT(at.front(), 0.25);
+  EXPECT_GT(at.back(), 1.1);
+}
+
+// Long generations are balanced by requests in flight per weight (nginx's
+// least_conn), not by turns: a replica of weight 3 holds three times the
+// streams of one of weight 1.
+TEST_F(OpenAiProxyTest, BalancesStreamsInFlightByWeight) {
+  EmulatedOpenAiReplica small({"small", "chat-a", "m", 20, 100});
+  EmulatedOpenAiReplica large({"large", "chat-a", "m", 20, 100});
+  ProxyConfig config{
+      1,
+      {Llm("chat-a", "m",
+           {{"127.0.0.1", small.port(), 1}, {"127.0.0.1", large.port(), 3}})}};
+  auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
+  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
+  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
+  std::vector<std::thread> clients;
+  std::atomic<int> ok{0};
+  for (int k = 0; k < 8; ++k) {
+    clients.emplace_back([&] {
+      auto res = Post(Chat("chat-a", true));
+      if (res && res->status == 200) ++ok;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  int in_small = small.in_flight();
+  int in_large = large.in_flight();
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(ok, 8);
+  EXPECT_EQ(in_small + in_large, 8);
+  EXPECT_EQ(in_small, 2);
+  EXPECT_EQ(in_large, 6);
+}
+
+}  // namespace
+}  // namespace migserve::proxy
