@@ -367,12 +367,9 @@ TEST(ExportTest, PodsRunTheSpecsTemplateWithTheReplicaContract) {
   EXPECT_GT(bert, 0);
 }
 
-// A language model's replicas run vLLM by default, with the engine
-// settings of their slice (issue 75: they ran as Triton pods, and vLLM
-// without --max-model-len refuses a slice whose KV room is below the
-// model's context); the others keep Triton. A spec whose template is its
-// own serves every service with it, unless it gives an llm_template.
-TEST(ExportTest, LanguageModelsRunVllmWithTheirSlicesEngineSettings) {
+// One GPU: a DNN service (vision, 4g.40gb) beside a language model's
+// (chat, llama-3.1-8b on 3g.40gb).
+ClusterState VisionAndChat() {
   auto d = deployment::ParseDeployment(
       R"({"gpu": "A100-SXM4-80GB",
   "services": [
@@ -387,8 +384,17 @@ TEST(ExportTest, LanguageModelsRunVllmWithTheirSlicesEngineSettings) {
     {"profile": "4g.40gb", "start": 0, "service": "vision", "batch": 8,
      "procs": 1, "throughput": 100, "latency_ms": 20}]}]})",
       "llm.json");
-  ASSERT_TRUE(d.ok()) << d.status().ToString();
-  ClusterState state = ClusterFromDeployment(*d, {8, 0}).value();
+  EXPECT_TRUE(d.ok()) << d.status().ToString();
+  return ClusterFromDeployment(*d, {8, 0}).value();
+}
+
+// A language model's replicas run vLLM by default, with the engine
+// settings of their slice (issue 75: they ran as Triton pods, and vLLM
+// without --max-model-len refuses a slice whose KV room is below the
+// model's context); the others keep Triton. A spec whose template is its
+// own serves every service with it, unless it gives an llm_template.
+TEST(ExportTest, LanguageModelsRunVllmWithTheirSlicesEngineSettings) {
+  ClusterState state = VisionAndChat();
   const mig::GpuModel& a100 =
       *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
   const long kv =
@@ -445,22 +451,7 @@ TEST(ExportTest, LanguageModelsRunVllmWithTheirSlicesEngineSettings) {
 // shipped LLM table) as an OpenAI one, through the routes ConfigMap the
 // proxies read; the others stay KServe v2.
 TEST(ExportTest, ProxyRoutesMarkLanguageModelsOpenAi) {
-  auto d = deployment::ParseDeployment(
-      R"({"gpu": "A100-SXM4-80GB",
-  "services": [
-    {"name": "vision", "model": "resnet50", "throughput": 100,
-     "latency_ms": 100},
-    {"name": "chat", "model": "llama-3.1-8b", "throughput": 2,
-     "latency_ms": 60000, "kind": "llm", "ttft_ms": 2000, "tpot_ms": 100,
-     "prompt_tokens": 512, "output_tokens": 128}],
-  "gpus": [{"id": 0, "instances": [
-    {"profile": "3g.40gb", "start": 4, "service": "chat", "batch": 256,
-     "procs": 1, "throughput": 2, "latency_ms": 5000},
-    {"profile": "4g.40gb", "start": 0, "service": "vision", "batch": 8,
-     "procs": 1, "throughput": 100, "latency_ms": 20}]}]})",
-      "llm.json");
-  ASSERT_TRUE(d.ok()) << d.status().ToString();
-  ClusterState state = ClusterFromDeployment(*d, {8, 0}).value();
+  ClusterState state = VisionAndChat();
   ProxyRoutes routes = ProxyRoutesOf(state, ModelsOf(state));
   EXPECT_TRUE(routes.services.at("chat").openai);
   EXPECT_FALSE(routes.services.at("vision").openai);
