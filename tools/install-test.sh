@@ -27,6 +27,9 @@ for overlay in $(ls deploy/overlays); do
     monitors=$(grep -cE '^kind: (PodMonitor|ServiceMonitor)$' "$file" || true)
     [ "$monitors" = "$([ -n "$monitoring" ] && echo 5 || echo 0)" ] ||
       fail "$file: $monitors monitors"
+    rules=$(grep -cE '^kind: PrometheusRule$' "$file" || true)
+    [ "$rules" = "$([ -n "$monitoring" ] && echo 1 || echo 0)" ] ||
+      fail "$file: $rules PrometheusRules"
   done
 done
 grep -q 'nvidia.com/gpu.deploy.mig-manager: "false"' "$out/gpu-operator.yaml" ||

@@ -301,6 +301,12 @@ std::string Autoscaler::Metrics() const {
               p99_ms_);
   per_service("migserve_autoscale_required_rate",
               "The rate the target is made for (req/s).", required_shown_);
+  std::vector<double> slo_ms;
+  for (const workload::Service& s : services) slo_ms.push_back(s.latency_ms);
+  per_service("migserve_autoscale_slo_ms",
+              "The service's p99 latency SLO (ms; a language model's, the "
+              "request's, from its TTFT and TPOT).",
+              slo_ms);
   per_service("migserve_autoscale_credit_margin",
               "The share of its credits that holds the service's SLO (1 "
               "until an observed p99 over the SLO under its credits says "

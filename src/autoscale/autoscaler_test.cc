@@ -148,6 +148,10 @@ TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
   EXPECT_NE(
       metrics.find("migserve_autoscale_credit_margin{service=\"bert-1\"} 1\n"),
       std::string::npos);
+  // The SLO beside the observed p99: the alert on SLO burn compares them
+  // (deploy/monitoring/alerts.yaml).
+  EXPECT_NE(metrics.find("migserve_autoscale_slo_ms{service=\"bert-1\"} 100\n"),
+            std::string::npos);
   size_t at =
       metrics.find("migserve_autoscale_observed_rate{service=\"bert-1\"} ");
   ASSERT_NE(at, std::string::npos) << metrics;
