@@ -1139,6 +1139,34 @@ TEST(CliBinaryTest, DashReadsStandardInputAndWritesStandardOutput) {
   EXPECT_EQ(code, 0);
 }
 
+// The proxy's image is pinned as the install pins the controller's
+// (--proxy-image); without it, migserve:<version>; a word with a space is
+// refused.
+TEST(CliTest, ExportPinsTheProxysImage) {
+  nlohmann::json night = nlohmann::json::parse(
+      ReadFile(SourcePath("data/deployments/night.json")).value());
+  night["summary"]["router"] = "proxy";
+  std::string d = testing::WriteTempFile("night-proxy.json", night.dump());
+  std::string dir = testing::TempDir() + "/export-proxy";
+  const std::string pinned =
+      "registry.example.com/platform/migserve@sha256:" + std::string(64, '7');
+  CliResult r = Cli({"export", "-d", d, "--proxy-image", pinned, "-o", dir});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string proxy = ReadFile(dir + "/proxy.yaml").value();
+  EXPECT_NE(proxy.find("image: " + pinned + "\n"), std::string::npos)
+      << proxy.substr(0, 2000);
+  r = Cli({"export", "-d", d, "-o", dir + "-default"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string unpinned = ReadFile(dir + "-default/proxy.yaml").value();
+  EXPECT_NE(unpinned.find("image: migserve:"), std::string::npos);
+  EXPECT_EQ(unpinned.find("@sha256:"), std::string::npos);
+  r = Cli({"export", "-d", d, "--proxy-image", "a b", "-o", dir + "-bad"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--proxy-image: must not hold spaces"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(CliTest, ExportRefusesDashInsteadOfMakingADirectoryNamedDash) {
   std::string cwd = std::filesystem::current_path();
   std::filesystem::current_path(testing::TempDir());

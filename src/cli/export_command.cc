@@ -10,6 +10,7 @@
 #include "kubernetes/export.h"
 #include "profile/profile_csv.h"
 #include "util/file.h"
+#include "util/plain_name.h"
 
 namespace migserve::cli {
 namespace {
@@ -27,6 +28,8 @@ struct ExportFlags {
   int port = 0;
   int gpus_per_node = 8;
   int router_replicas = 2;
+  // The proxy's image; empty: migserve:<version>.
+  std::string proxy_image;
 };
 
 // What to export `d` (as `state`) with: the flavour, the serving spec
@@ -68,8 +71,13 @@ StatusOr<k8s::ExportOptions> OptionsFor(const ExportFlags& flags,
   }
   // The proxy goes with a deployment whose credits assume it.
   if (d.Plane() == queueing::DataPlane::kProxy) {
-    options.proxy =
-        k8s::ProxyExport{flags.router_replicas, "migserve:" MIGSERVE_VERSION};
+    std::string image = flags.proxy_image.empty()
+                            ? std::string("migserve:" MIGSERVE_VERSION)
+                            : flags.proxy_image;
+    if (std::string wrong = WordProblem(image); !wrong.empty()) {
+      return Status::InvalidArgument("--proxy-image: " + wrong);
+    }
+    options.proxy = k8s::ProxyExport{flags.router_replicas, image};
   }
   return options;
 }
@@ -188,6 +196,10 @@ void SetupExport(CLI::App* app, CommandContext* context) {
                   "credits hold for at most the workload's router_replicas")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
+  app->add_option("--proxy-image", flags->proxy_image,
+                  "The proxy's image (migserve with nginx), as the install "
+                  "pins the controller's: REGISTRY/migserve@sha256:... "
+                  "(default: migserve:<this version>)");
   app->add_option("--gpus-per-node", flags->gpus_per_node,
                   "GPUs per node for GPUs the deployment puts on no node")
       ->capture_default_str()
