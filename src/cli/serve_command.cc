@@ -20,6 +20,7 @@
 #include "profile/profile_csv.h"
 #include "serving/serve.h"
 #include "serving/serve_json.h"
+#include "util/number.h"
 #include "workload/workload_yaml.h"
 
 namespace migserve::cli {
@@ -259,7 +260,7 @@ void SetupServe(CLI::App* app, CommandContext* context) {
   app->add_option("--cv", flags->cv,
                   "gamma: coefficient of variation of the gaps (default: the "
                   "workload's arrival_cv)")
-      ->check(Positive());
+      ->check(Between(kArrivalCvRange.min, kArrivalCvRange.max));
   app->add_option(
          "--routing", flags->routing,
          fmt::format("{} (the routers a workload names), weighted (round "

@@ -159,6 +159,15 @@ TEST(ServeCliTest, RefusesBadFlagsWithUsageErrors) {
       Cli({"serve", "-d", SourcePath("data/workloads/day.yaml"), "-w",
            SourcePath("data/workloads/night.yaml"), "-p", kA100Profiles});
   EXPECT_EQ(r.code, 2);
+  // A cv the workload could not hold (arrival_cv's range) is refused, not
+  // simulated: at 1e9 one gap held the whole run (it hung).
+  std::vector<std::string> bursty = base;
+  bursty.insert(bursty.end(), {"--arrivals", "gamma", "--cv", "1e9"});
+  r = Cli(bursty);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--cv: must be in [0.1, 10], got 1e9"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace

@@ -24,6 +24,10 @@ inline constexpr NumberRange kLatencyMsRange{1e-3, 1e7};
 inline constexpr NumberRange kCostRange{1e-6, 1e9};
 // Memory, GB.
 inline constexpr NumberRange kMemoryGbRange{0, 1e6};
+// The coefficient of variation of a service's gaps between requests
+// (arrival_cv, serve --cv): 0.1 is nearly periodic, 10 a stream of rare
+// bursts; past it the credit searches' streams stop meaning anything.
+inline constexpr NumberRange kArrivalCvRange{0.1, 10};
 // Counts that are finite but open-ended (a concurrency, a load): >= 0.
 inline constexpr NumberRange kNonNegativeRange{0, 1e15};
 // GPUs in a fleet, an inventory or a limit: a region is tens of thousands.

@@ -21,7 +21,6 @@ constexpr int kMaxRouterReplicas = 64;
 constexpr int kMaxMinReplicas = 10000;
 // Gaps far smoother or burstier than this are no renewal stream a service
 // sees; the credit search's streams stay meaningful within it.
-constexpr NumberRange kArrivalCvRange{0.1, 10};
 // Spare capacity beyond 10 x the required rate is a typo.
 constexpr NumberRange kHeadroomRange{0, 10};
 // What a service keeps after a loss: a share of its required rate.
