@@ -62,14 +62,16 @@ std::string TableName(std::string id) {
   return id;
 }
 
-// The shipped table's entry a checkpoint named `name` (TableName's) runs:
-// its own, else the one its name gives without "meta-" and the "-instruct"
-// or "-chat" of a tuned variant (the same shape: Meta-Llama-3.1-8B-Instruct
-// is llama-3.1-8b, ...-Instruct-FP8 llama-3.1-8b-fp8). InvalidArgument
+// The shipped table's entry a checkpoint named `name` (TableName's: a
+// Hugging Face id without its organisation, lower case) runs: the one whose
+// aliases list it, else its own, else the one its name gives without
+// "meta-" and the "-instruct" or "-chat" of a tuned variant (the same
+// shape: Meta-Llama-3.1-8B-Instruct is llama-3.1-8b). InvalidArgument
 // naming the known models where none is.
 StatusOr<std::string> ShippedName(const std::string& name,
                                   const std::string& path) {
   const LlmModelTable& table = ShippedLlmModels();
+  if (const LlmModel* aliased = table.FindAlias(name)) return aliased->name;
   std::string base = name;
   if (base.starts_with("meta-")) base.erase(0, 5);
   for (const char* tuned : {"-instruct", "-chat"}) {

@@ -62,9 +62,12 @@ TEST(BenchImportTest, AVllmResultGivesARowOfItsMediansAndMeans) {
   EXPECT_DOUBLE_EQ(flagged->output_cv, 0);
 }
 
-// A checkpoint's id names its table entry without "Meta-" and the tuned
-// variant's "-Instruct"; one the table lacks is refused at import, naming
-// the known models and --model, not written to fail at first use.
+// A checkpoint's id names the table entry whose aliases list it (an
+// instruct model has its base's architecture; Qwen's dated instruct
+// release, Qwen3-30B-A3B-Instruct-2507, no rule of names finds), else its
+// entry without "Meta-" and the tuned variant's "-Instruct"; one the table
+// lacks is refused at import, naming the known models and --model, not
+// written to fail at first use.
 TEST(BenchImportTest, AModelIdIsResolvedAgainstTheTableOrRefused) {
   std::vector<std::string> warnings;
   auto id = [&](const char* model_id) {
@@ -76,6 +79,13 @@ TEST(BenchImportTest, AModelIdIsResolvedAgainstTheTableOrRefused) {
   EXPECT_EQ(id("RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8").value().model,
             "llama-3.1-8b-fp8");
   EXPECT_EQ(id("Qwen/Qwen2.5-7B-Instruct").value().model, "qwen2.5-7b");
+  EXPECT_EQ(id("Qwen/Qwen3-30B-A3B-Instruct-2507").value().model,
+            "qwen3-30b-a3b");
+  EXPECT_EQ(id("Qwen/Qwen3-30B-A3B-Instruct-2507-FP8").value().model,
+            "qwen3-30b-a3b-fp8");
+  EXPECT_EQ(id("mistralai/Mistral-7B-Instruct-v0.3").value().model,
+            "mistral-7b-v0.3");
+  EXPECT_EQ(id("microsoft/Phi-3-mini-4k-instruct").value().model, "phi-3-mini");
   auto unknown = id("acme/Mystery-9B");
   ASSERT_FALSE(unknown.ok());
   EXPECT_TRUE(unknown.status().message().starts_with(

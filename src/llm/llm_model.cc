@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cctype>
 #include <cmath>
+#include <string_view>
 #include <tuple>
 
 #include "llm/embedded_llm_models.h"
@@ -58,7 +60,7 @@ StatusOr<LlmModel> ParseModel(const YAML::Node& node, const std::string& source,
                               const std::string& path) {
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(node, source, path));
   MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
-      {"name", "parameters_b", "active_parameters_b", "experts",
+      {"name", "aliases", "parameters_b", "active_parameters_b", "experts",
        "experts_per_token", "layers", "attention_heads", "kv_heads", "head_dim",
        "dtype", "kv_dtype", "max_context"}));
   LlmModel m;
@@ -66,6 +68,12 @@ StatusOr<LlmModel> ParseModel(const YAML::Node& node, const std::string& source,
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &m.name));
   if (std::string problem = PlainNameProblem(m.name); !problem.empty()) {
     return map.Error("name", problem);
+  }
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("aliases", &m.aliases));
+  for (const std::string& alias : m.aliases) {
+    if (std::string problem = WordProblem(alias); !problem.empty()) {
+      return map.Error("aliases", problem);
+    }
   }
   MIGSERVE_RETURN_IF_ERROR(
       map.Required("parameters_b", &m.parameters_b, {0.001, 10000}));
@@ -131,6 +139,36 @@ StatusOr<const LlmModel*> LlmModelTable::Find(const std::string& name) const {
                                       name, fmt::join(names, ", ")));
 }
 
+namespace {
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+// `id` without its organisation ("Qwen/").
+std::string_view Checkpoint(std::string_view id) {
+  size_t slash = id.rfind('/');
+  return slash == std::string_view::npos ? id : id.substr(slash + 1);
+}
+
+}  // namespace
+
+const LlmModel* LlmModelTable::FindAlias(const std::string& id) const {
+  const std::string want = Lower(id);
+  const std::string want_checkpoint = Lower(Checkpoint(id));
+  for (const LlmModel& m : models_) {
+    for (const std::string& alias : m.aliases) {
+      const std::string a = Lower(alias);
+      if (a == want || Lower(Checkpoint(alias)) == want_checkpoint) return &m;
+    }
+  }
+  return nullptr;
+}
+
 StatusOr<LlmModelTable> ParseLlmModels(const std::string& yaml,
                                        const std::string& source) {
   MIGSERVE_ASSIGN_OR_RETURN(YAML::Node root, ParseYaml(yaml, source));
@@ -147,6 +185,15 @@ StatusOr<LlmModelTable> ParseLlmModels(const std::string& yaml,
         return Status::InvalidArgument(
             fmt::format("{}:{}: models[{}].name: '{}' is already on line {}",
                         source, m.line, i, m.name, seen.line));
+      }
+    }
+    // An alias names one model: the one an importer then gives the run.
+    const LlmModelTable before(models);
+    for (const std::string& alias : m.aliases) {
+      if (const LlmModel* other = before.FindAlias(alias)) {
+        return Status::InvalidArgument(fmt::format(
+            "{}:{}: models[{}].aliases: '{}' is already {}'s (line {})", source,
+            m.line, i, alias, other->name, other->line));
       }
     }
     models.push_back(std::move(m));

@@ -20,6 +20,10 @@ double ExpertsTouched(int experts, int per_token, double tokens);
 
 struct LlmModel {
   std::string name;
+  // The checkpoints that run this model, as their ids name them on Hugging
+  // Face (meta-llama/Llama-3.1-8B-Instruct: an instruct model has its
+  // base's architecture): what an importer meets in a benchmark's results.
+  std::vector<std::string> aliases;
   double parameters_b = 0;  // billions, every expert's
   // Billions a token goes through (a mixture of experts' shared weights
   // and its experts_per_token experts); 0: parameters_b (a dense model).
@@ -92,6 +96,9 @@ class LlmModelTable {
 
   // The model named `name`; NotFound listing the known names if none.
   StatusOr<const LlmModel*> Find(const std::string& name) const;
+  // The model a checkpoint id names: one of its aliases, letter case
+  // aside, with or without the id's organisation ("Qwen/"); else null.
+  const LlmModel* FindAlias(const std::string& id) const;
   const std::vector<LlmModel>& models() const { return models_; }
 
  private:

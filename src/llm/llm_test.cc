@@ -62,6 +62,33 @@ TEST(LlmModelTest, ATableWithAMistakeNamesItsLineAndField) {
       "m.yaml");
   EXPECT_EQ(t.status().message(),
             "m.yaml:3: models[1].name: 'a' is already on line 2");
+  // An alias names one model, whatever the organisation or letter case.
+  t = ParseLlmModels(
+      "models:\n"
+      "  - {name: a, aliases: [org/A-1B], parameters_b: 1, layers: 2, "
+      "kv_heads: 2, head_dim: 64}\n"
+      "  - {name: b, aliases: [other/a-1b], parameters_b: 1, layers: 2, "
+      "kv_heads: 2, head_dim: 64}\n",
+      "m.yaml");
+  EXPECT_EQ(t.status().message(),
+            "m.yaml:3: models[1].aliases: 'other/a-1b' is already a's (line "
+            "2)");
+}
+
+// The shipped table's aliases are Hugging Face ids: with or without the
+// organisation, in any letter case, each names its entry.
+TEST(LlmModelTest, AliasesNameTheirEntry) {
+  const LlmModelTable& table = ShippedLlmModels();
+  ASSERT_NE(table.FindAlias("meta-llama/Llama-3.1-8B-Instruct"), nullptr);
+  EXPECT_EQ(table.FindAlias("meta-llama/Llama-3.1-8B-Instruct")->name,
+            "llama-3.1-8b");
+  ASSERT_NE(table.FindAlias("llama-3.1-8b-instruct"), nullptr);
+  EXPECT_EQ(table.FindAlias("llama-3.1-8b-instruct")->name, "llama-3.1-8b");
+  EXPECT_EQ(table.FindAlias("openai/gpt-oss-20b")->name, "gpt-oss-20b");
+  EXPECT_EQ(table.FindAlias("acme/Mystery-9B"), nullptr);
+  for (const LlmModel& m : table.models()) {
+    EXPECT_FALSE(m.aliases.empty()) << m.name;
+  }
 }
 
 // Llama-3.1-8B in BF16 on H100 slices (docs/llm.md): a 1g.10gb cannot hold
