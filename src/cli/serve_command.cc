@@ -78,6 +78,11 @@ std::string Table(const serving::ServeReport& report) {
   if (any_llm) {
     out << "\nLLM services at token level (ms; basis: docs/llm.md):\n";
     tokens.Print(out);
+    // What the simulation assumes of the balancing, which is not what the
+    // proxy runs for these services (docs/llm.md, "Not yet").
+    out << "(each replica simulated on its credit's share of the arrivals, "
+           "a random split; the proxy balances these services by requests "
+           "in flight per credit)\n";
   }
   long ok =
       std::count_if(report.services.begin(), report.services.end(),

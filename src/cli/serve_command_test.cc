@@ -132,6 +132,28 @@ TEST(ServeCliTest, DeterministicForASeedAndTheTableSaysHowMany) {
   EXPECT_NE(c.out, a.out);
 }
 
+// The table of LLM services says what its simulation assumes of the
+// balancing: each replica on its credit's share, not the proxy's requests
+// in flight (issue 75: serve must say which policy it models).
+TEST(ServeCliTest, TheLlmTableSaysWhichBalancingItModels) {
+  std::string w = testing::WriteTempFile(
+      "serve-llm.yaml",
+      "gpu: A100-SXM4-80GB\nservices:\n"
+      "  - {name: chat-8b, model: llama-3.1-8b, kind: llm, throughput: 2, "
+      "ttft_ms: 2000, tpot_ms: 100, prompt_tokens: 512, output_tokens: 128}\n");
+  std::string d = testing::TempDir() + "/serve-llm.json";
+  CliResult made = Cli({"optimize", "-w", w, "-p", kA100Profiles, "-o", d});
+  ASSERT_EQ(made.code, 0) << made.err;
+  CliResult r = Cli({"serve", "-d", d, "-w", w, "-p", kA100Profiles});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("LLM services at token level"), std::string::npos);
+  EXPECT_NE(r.out.find("(each replica simulated on its credit's share of the "
+                       "arrivals, a random split; the proxy balances these "
+                       "services by requests in flight per credit)"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(ServeCliTest, RefusesBadFlagsWithUsageErrors) {
   std::vector<std::string> base = {"serve",
                                    "-d",
