@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <optional>
 
 #include "cli/command.h"
@@ -94,18 +93,15 @@ Status RenderConfig(const RouterFlags& flags, CommandContext* context) {
                  << std::endl;
   }
   const proxy::NginxSetup setup = SetupOf(flags);
+  // The configuration imports the script from the run directory, where
+  // `migserve router` keeps it too.
+  MIGSERVE_RETURN_IF_ERROR(proxy::WriteOpenAiScript(config, setup));
   if (proxy::NeedsOpenAiScript(config)) {
-    // The configuration imports the script from the run directory, where
-    // `migserve router` keeps it too.
-    std::string script = proxy::OpenAiScriptPath(setup);
-    std::error_code ec;
-    std::filesystem::create_directories(setup.prefix, ec);
-    MIGSERVE_RETURN_IF_ERROR(WriteFileAtomic(script, proxy::OpenAiScript()));
     context->err << fmt::format(
                         "router: the language models' services need nginx's "
                         "JavaScript module; the script the configuration "
                         "imports is {}",
-                        script)
+                        proxy::OpenAiScriptPath(setup))
                  << std::endl;
   }
   return context->Emit(flags.output, proxy::RenderNginxConfig(config, setup));

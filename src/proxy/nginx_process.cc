@@ -131,10 +131,7 @@ std::string NginxProcess::ConfigPath() const {
 }
 
 Status NginxProcess::Write(const ProxyConfig& config) const {
-  if (NeedsOpenAiScript(config)) {
-    MIGSERVE_RETURN_IF_ERROR(
-        WriteFileAtomic(OpenAiScriptPath(setup_), OpenAiScript()));
-  }
+  MIGSERVE_RETURN_IF_ERROR(WriteOpenAiScript(config, setup_));
   return WriteFileAtomic(ConfigPath(), RenderNginxConfig(config, setup_));
 }
 
@@ -265,11 +262,7 @@ Status NginxProcess::Supervise(const LogSink& log) {
 Status NginxProcess::Apply(const ProxyConfig& config) {
   std::string live = ConfigPath();
   std::string next = live + ".next";
-  if (NeedsOpenAiScript(config)) {
-    // The script is the same for every generation.
-    MIGSERVE_RETURN_IF_ERROR(
-        WriteFileAtomic(OpenAiScriptPath(setup_), OpenAiScript()));
-  }
+  MIGSERVE_RETURN_IF_ERROR(WriteOpenAiScript(config, setup_));
   MIGSERVE_RETURN_IF_ERROR(
       WriteFileAtomic(next, RenderNginxConfig(config, setup_)));
   std::string errors = setup_.prefix + "/nginx-t.stderr";
@@ -322,6 +315,14 @@ Status NginxProcess::ApplyAndDrain(const ProxyConfig& config) {
   return Status::DeadlineExceeded(
       fmt::format("nginx: {} old worker(s) still serve after {} s",
                   draining_.size(), timeout_s));
+}
+
+Status WriteOpenAiScript(const ProxyConfig& config, const NginxSetup& setup) {
+  if (!NeedsOpenAiScript(config)) return Status::Ok();
+  std::error_code ec;
+  if (!setup.prefix.empty())
+    std::filesystem::create_directories(setup.prefix, ec);
+  return WriteFileAtomic(OpenAiScriptPath(setup), OpenAiScript());
 }
 
 Status WaitForGeneration(const std::string& host, int port, long generation,

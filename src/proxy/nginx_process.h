@@ -84,6 +84,12 @@ class NginxProcess {
   int unanswered_ = 0;           // checks in a row it did not answer
 };
 
+// Writes the script `config`'s configuration imports (OpenAiScript, at
+// OpenAiScriptPath) where it has a language model's service, creating the
+// run directory; nothing otherwise. The script is the same for every
+// generation.
+Status WriteOpenAiScript(const ProxyConfig& config, const NginxSetup& setup);
+
 // Asks the proxy at `host`:`port` which generation it serves (GET
 // /migserve/generation) until it is at least `generation`, for at most
 // `timeout_s`; with `instance`, only answers of that instance
