@@ -364,10 +364,9 @@ TransitionSolution SolveTransition(const Problem& problem,
   if (problem.workload.survive)
     return SolveSurvivingTransition(problem, options);
   Clock::time_point deadline = SecondsFromNow(options.time_limit_s);
-  SolveOptions phase1 = options;
   Solution plain = MilpOptimizer().Solve(
       problem, deployment::CompletionRates(problem.num_services(), 0.0),
-      phase1);
+      options);
   if (plain.outcome == Outcome::kInfeasible) {
     TransitionSolution out;
     out.outcome = Outcome::kInfeasible;
