@@ -187,18 +187,23 @@ StatusOr<LlmModelTable> ParseLlmModels(const std::string& yaml,
                         source, m.line, i, m.name, seen.line));
       }
     }
-    // An alias names one model: the one an importer then gives the run.
-    const LlmModelTable before(models);
-    for (const std::string& alias : m.aliases) {
-      if (const LlmModel* other = before.FindAlias(alias)) {
-        return Status::InvalidArgument(fmt::format(
-            "{}:{}: models[{}].aliases: '{}' is already {}'s (line {})", source,
-            m.line, i, alias, other->name, other->line));
-      }
-    }
     models.push_back(std::move(m));
   }
-  return LlmModelTable(std::move(models));
+  // An alias names one model: the one an importer then gives the run. The
+  // first model an alias finds is the one listed first.
+  LlmModelTable table(std::move(models));
+  for (size_t i = 0; i < table.models().size(); ++i) {
+    const LlmModel& m = table.models()[i];
+    for (const std::string& alias : m.aliases) {
+      const LlmModel* first = table.FindAlias(alias);
+      if (first != &m) {
+        return Status::InvalidArgument(fmt::format(
+            "{}:{}: models[{}].aliases: '{}' is already {}'s (line {})", source,
+            m.line, i, alias, first->name, first->line));
+      }
+    }
+  }
+  return table;
 }
 
 StatusOr<LlmModelTable> LoadLlmModels(const std::string& path) {

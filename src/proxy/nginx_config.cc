@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 
 namespace migserve::proxy {
 namespace {
@@ -110,11 +111,13 @@ std::string ServiceMaps(const ProxyConfig& config) {
 // name, or a model only one service serves.
 std::string OpenAiMaps(const ProxyConfig& config) {
   std::map<std::string, std::vector<const ProxyUpstream*>> by_model;
+  std::set<std::string> services;
   std::string names;
   for (const ProxyUpstream& u : config.upstreams) {
     if (!u.openai) continue;
     names += fmt::format("    \"{}\" \"{}\";\n", u.service, RouteOf(u, false));
     by_model[u.model].push_back(&u);
+    services.insert(u.service);
   }
   std::string out = fmt::format(
       "  map $http_migserve_service $migserve_openai_service {{\n"
@@ -124,15 +127,11 @@ std::string OpenAiMaps(const ProxyConfig& config) {
       "  map $migserve_openai_model $migserve_openai_by_model {{\n"
       "    default \"{}\";\n{}",
       kUnknown, names);
-  for (const auto& [model, services] : by_model) {
-    bool is_a_service = false;
-    for (const ProxyUpstream& u : config.upstreams) {
-      is_a_service |= u.openai && u.service == model;
-    }
-    if (is_a_service) continue;  // the name is the service's
+  for (const auto& [model, serving] : by_model) {
+    if (services.count(model)) continue;  // the name is the service's
     out += fmt::format("    \"{}\" \"{}\";\n", model,
-                       services.size() > 1 ? std::string(kAmbiguous)
-                                           : RouteOf(*services[0], false));
+                       serving.size() > 1 ? std::string(kAmbiguous)
+                                          : RouteOf(*serving[0], false));
   }
   return out + "  }\n";
 }
