@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "util/testing/http_listener.h"
+
 namespace migserve::autoscale {
 
 TritonEndpoint::TritonEndpoint(std::string model)
@@ -20,12 +22,7 @@ TritonEndpoint::TritonEndpoint(std::string model)
                [this](const httplib::Request&, httplib::Response& res) {
                  res.set_content(Text(), "text/plain; version=0.0.4");
                });
-  port_ = server_->bind_to_any_port("127.0.0.1");
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
-  // Stopped before it listens, it would listen for ever.
-  while (!server_->is_running()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  thread_ = testing::ListenOnLocalPort(server_.get(), &port_);
 }
 
 TritonEndpoint::~TritonEndpoint() {

@@ -11,6 +11,7 @@
 
 #include "kube/testing/api_path.h"
 #include "kube/yaml_json.h"
+#include "util/testing/http_listener.h"
 
 namespace migserve::kube {
 namespace {
@@ -191,12 +192,8 @@ Status ApiServerStandIn::Start() {
   server_->new_task_queue = [] { return new httplib::ThreadPool(256); };
   server_->set_tcp_nodelay(true);
   Route();
-  port_ = server_->bind_to_any_port("127.0.0.1");
+  thread_ = testing::ListenOnLocalPort(server_.get(), &port_);
   if (port_ <= 0) return Status::Unavailable("stand-in API server: no port");
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
-  while (!server_->is_running()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
   return Status::Ok();
 }
 

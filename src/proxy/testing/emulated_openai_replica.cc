@@ -5,6 +5,8 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "util/testing/http_listener.h"
+
 namespace migserve::proxy {
 namespace {
 
@@ -78,11 +80,7 @@ EmulatedOpenAiReplica::EmulatedOpenAiReplica(EmulatedOpenAiOptions options)
   };
   server_->Post("/v1/chat/completions", answer);
   server_->Post("/v1/completions", answer);
-  port_ = server_->bind_to_any_port("127.0.0.1");
-  listener_ = std::thread([this] { server_->listen_after_bind(); });
-  while (!server_->is_running()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  listener_ = testing::ListenOnLocalPort(server_.get(), &port_);
 }
 
 EmulatedOpenAiReplica::~EmulatedOpenAiReplica() {

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "util/testing/http_listener.h"
+
 namespace migserve::proxy {
 
 EmulatedReplica::EmulatedReplica(EmulatedReplicaOptions options)
@@ -44,11 +46,7 @@ EmulatedReplica::EmulatedReplica(EmulatedReplicaOptions options)
                   --in_flight_;
                   res.set_content("{}", "application/json");
                 });
-  port_ = server_->bind_to_any_port("127.0.0.1");
-  listener_ = std::thread([this] { server_->listen_after_bind(); });
-  while (!server_->is_running()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  listener_ = testing::ListenOnLocalPort(server_.get(), &port_);
   if (options_.batch_ms) {
     for (int w = 0; w < options_.workers; ++w) {
       workers_.emplace_back([this] { Work(); });
