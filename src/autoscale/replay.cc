@@ -255,13 +255,12 @@ std::string Clock(double time_s) {
 
 // The progress line of a move made `since_s` into the trace.
 std::string Said(const ReplayEvent& event, double since_s) {
-  return fmt::format(
-      "{} {}; {} -> {} GPUs, {} pod starts, {:.0f} s{}", Clock(since_s),
-      event.reason, event.gpus_before, event.gpus_after, event.pod_starts,
-      event.makespan_s,
-      event.survive_dropped.empty()
-          ? ""
-          : "; survive not kept during it: " + event.survive_dropped);
+  return fmt::format("{} {}; {} -> {} GPUs, {} pod starts, {:.0f} s{}",
+                     Clock(since_s), event.reason, event.gpus_before,
+                     event.gpus_after, event.pod_starts, event.makespan_s,
+                     event.survive_dropped.dropped()
+                         ? "; " + event.survive_dropped.Sentence()
+                         : "");
 }
 
 // What a transition from `from` to `to` that stopped part-way leaves as

@@ -19,6 +19,7 @@
 #include "autoscale/policy.h"
 #include "autoscale/trace.h"
 #include "cluster/simulated_cluster.h"
+#include "cluster/survive_dropped.h"
 #include "optimizer/options.h"
 #include "profile/profile_table.h"
 #include "util/log_sink.h"
@@ -69,9 +70,8 @@ struct ReplayEvent {
   int pod_starts = 0;
   double makespan_s = 0;
   std::string problem;  // the transition's, if it ended short of its target
-  // Why the transition kept no survive promise the target makes (no room
-  // for the copies a loss would need); empty: kept, or none made.
-  std::string survive_dropped;
+  // Why the transition kept no survive promise the target makes.
+  cluster::SurviveDropped survive_dropped;
 };
 
 // From time_s on: GPUs in use (a transition's peak while it runs) and each

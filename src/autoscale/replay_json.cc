@@ -49,7 +49,7 @@ Status ReadEvent(const JsonFields& f, ReplayEvent* e) {
   MIGSERVE_RETURN_IF_ERROR(f.Get("pod_starts", true, &e->pod_starts));
   MIGSERVE_RETURN_IF_ERROR(f.Get("makespan_s", true, &e->makespan_s));
   MIGSERVE_RETURN_IF_ERROR(f.Get("problem", false, &e->problem));
-  return f.Get("survive_dropped", false, &e->survive_dropped);
+  return f.Get("survive_dropped", false, &e->survive_dropped.why);
 }
 
 // Reads the list `key` of `f` as values of type T, each checked as Get
@@ -87,8 +87,8 @@ nlohmann::json ReplayJson(const ReplayReport& report) {
                       {"pod_starts", e.pod_starts},
                       {"makespan_s", e.makespan_s},
                       {"problem", e.problem}});
-    if (!e.survive_dropped.empty()) {
-      events.back()["survive_dropped"] = e.survive_dropped;
+    if (e.survive_dropped.dropped()) {
+      events.back()["survive_dropped"] = e.survive_dropped.why;
     }
   }
   nlohmann::json samples = nlohmann::json::array();

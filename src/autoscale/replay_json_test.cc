@@ -24,7 +24,7 @@ TEST(ReplayJsonTest, ReadsWhatItWrites) {
   ASSERT_TRUE(read.ok()) << read.status().ToString();
   EXPECT_EQ(ReplayJson(*read), ReplayJson(report));
   EXPECT_EQ(read->events[1].move, Move::kDown);
-  EXPECT_EQ(read->events[1].survive_dropped, "no room for a's copy");
+  EXPECT_EQ(read->events[1].survive_dropped.why, "no room for a's copy");
 }
 
 }  // namespace

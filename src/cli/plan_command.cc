@@ -39,10 +39,9 @@ Status RunPlan(const PlanFlags& flags, CommandContext* context) {
     return Status::FailedPrecondition(
         "refusing to print an unsafe plan (a planner defect; please report)");
   }
-  if (!planned->survive_dropped.empty()) {
-    context->err << "plan: warning: the target's survive is not kept during "
-                    "the transition: "
-                 << planned->survive_dropped << "\n";
+  if (planned->survive_dropped.dropped()) {
+    context->err << "plan: warning: " << planned->survive_dropped.Sentence()
+                 << "\n";
   }
   std::map<std::string_view, int> counts;
   for (const cluster::Action& a : plan->actions) ++counts[KindName(a.kind)];

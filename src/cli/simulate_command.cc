@@ -140,9 +140,8 @@ Status RunSimulate(const SimulateFlags& flags, CommandContext* context) {
   sim.report.to = flags.transition.to;
   PrintReport(report, context->out);
   MIGSERVE_RETURN_IF_ERROR(WriteOutputs(flags, in, sim));
-  if (!report.survive_dropped.empty()) {
-    context->out << "survive not kept during the transition: "
-                 << report.survive_dropped << "\n";
+  if (report.survive_dropped.dropped()) {
+    context->out << report.survive_dropped.Sentence() << "\n";
   }
   if (!report.degraded.empty()) {
     context->out << "degraded: " << report.degraded << "\n";

@@ -151,7 +151,9 @@ std::string FormatTransitionReport(const TransitionReport& r) {
               {"short_services", r.short_services},
               {"ok", r.ok()}};
   if (!r.degraded.empty()) out["degraded"] = r.degraded;
-  if (!r.survive_dropped.empty()) out["survive_dropped"] = r.survive_dropped;
+  if (r.survive_dropped.dropped()) {
+    out["survive_dropped"] = r.survive_dropped.why;
+  }
   return out.dump(2) + "\n";
 }
 
@@ -192,7 +194,8 @@ StatusOr<TransitionReport> ParseTransitionReport(const std::string& text,
   }
   MIGSERVE_RETURN_IF_ERROR(Strings(f, "short_services", &r.short_services));
   MIGSERVE_RETURN_IF_ERROR(f.Get("degraded", false, &r.degraded));
-  MIGSERVE_RETURN_IF_ERROR(f.Get("survive_dropped", false, &r.survive_dropped));
+  MIGSERVE_RETURN_IF_ERROR(
+      f.Get("survive_dropped", false, &r.survive_dropped.why));
   bool ok = true;
   MIGSERVE_RETURN_IF_ERROR(f.Get("ok", true, &ok));
   if (ok != r.ok() && f.Has("problems")) {

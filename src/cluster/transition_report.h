@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cluster/simulated_cluster.h"
+#include "cluster/survive_dropped.h"
 #include "util/status_or.h"
 
 namespace migserve::cluster {
@@ -72,8 +73,8 @@ struct TransitionReport {
   // moved to instead (controller/degraded_target.h); "" otherwise.
   std::string degraded;
   // When the target promises survive but a plan could not keep it during
-  // the transition: why; "" otherwise.
-  std::string survive_dropped;
+  // the transition: why.
+  SurviveDropped survive_dropped;
 
   bool ok() const { return problems.empty(); }
 };

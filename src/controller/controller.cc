@@ -39,12 +39,9 @@ StatusOr<int> Controller::MakePlan(const deployment::Deployment& target,
     return Status::Internal("the planner made an unsafe plan: " +
                             report.problems.front());
   }
-  if (!planned.survive_dropped.empty()) {
+  if (planned.survive_dropped.dropped()) {
     stats_.survive_dropped = planned.survive_dropped;
-    Progress(
-        "controller: the target's survive is not kept during the "
-        "transition: " +
-        planned.survive_dropped);
+    Progress("controller: " + planned.survive_dropped.Sentence());
   }
   ++stats_.plans;
   Progress(fmt::format("controller: plan {} with {} actions", stats_.plans,

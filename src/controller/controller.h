@@ -68,9 +68,8 @@ struct TransitionStats {
   // one, lowered after a loss.
   TransitionGoal goal;
   bool superseded = false;  // stopped for a newer target
-  // Why a plan of this call keeps no survive promise the target makes (no
-  // room for the copies a loss would need); empty: kept, or none made.
-  std::string survive_dropped;
+  // Why a plan of this call keeps no survive promise the target makes.
+  cluster::SurviveDropped survive_dropped;
 };
 
 class Controller {

@@ -55,7 +55,7 @@ StatusOr<PlannedTransition> PlanSurvivingIfPossible(
   // Whatever stopped it (no room, or no progress), the floors alone may
   // still be kept; where they cannot either, their error is the answer.
   if (!plan.ok() && goal.survive) {
-    out.survive_dropped = plan.status().message();
+    out.survive_dropped.why = plan.status().message();
     out.goal.survive.reset();
     plan = PlanTransition(current, target, out.goal, options);
   }

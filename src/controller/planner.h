@@ -7,6 +7,7 @@
 
 #include "cluster/action.h"
 #include "cluster/cluster_state.h"
+#include "cluster/survive_dropped.h"
 #include "controller/safety_checker.h"
 #include "deployment/deployment.h"
 #include "mig/gpu_model.h"
@@ -73,9 +74,8 @@ StatusOr<cluster::TransitionPlan> PlanTransition(
 struct PlannedTransition {
   cluster::TransitionPlan plan;
   TransitionGoal goal;
-  // Why the plan keeps no survive promise where the goal asked for one;
-  // empty otherwise.
-  std::string survive_dropped;
+  // Why the plan keeps no survive promise where the goal asked for one.
+  cluster::SurviveDropped survive_dropped;
 };
 
 // PlanTransition. With survive in `goal`, each service also keeps what it

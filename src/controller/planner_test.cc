@@ -148,7 +148,7 @@ TEST(PlannerTest, SurvivingDeploymentsKeepWhatALossLeavesWhileMoving) {
     }
     auto planned = PlanSurvivingIfPossible(current, *to, goal);
     ASSERT_TRUE(planned.ok()) << planned.status().ToString();
-    EXPECT_EQ(planned->survive_dropped, "");
+    EXPECT_EQ(planned->survive_dropped.why, "");
     SafetyReport report = CheckPlan(current, planned->plan, goal);
     EXPECT_TRUE(report.ok()) << report.problems.front();
     // The floors alone do not keep it: their plan leaves a service short
@@ -183,8 +183,8 @@ TEST(PlannerTest, DropsSurviveOnlyWhereThereIsNoRoomForIt) {
   EXPECT_EQ(KeptAfterLoss(current, goal)["a"], 100);
   auto tight = PlanSurvivingIfPossible(current, to, goal);
   ASSERT_TRUE(tight.ok()) << tight.status().ToString();
-  EXPECT_NE(tight->survive_dropped.find("service a"), std::string::npos)
-      << tight->survive_dropped;
+  EXPECT_NE(tight->survive_dropped.why.find("service a"), std::string::npos)
+      << tight->survive_dropped.why;
   EXPECT_FALSE(tight->goal.survive);
   EXPECT_TRUE(CheckPlan(current, tight->plan, tight->goal).ok());
   EXPECT_FALSE(CheckPlan(current, tight->plan, goal).ok());
@@ -192,7 +192,7 @@ TEST(PlannerTest, DropsSurviveOnlyWhereThereIsNoRoomForIt) {
   cluster::AddSpareGpus(1, 8, A100(), &current);
   auto roomy = PlanSurvivingIfPossible(current, to, goal);
   ASSERT_TRUE(roomy.ok()) << roomy.status().ToString();
-  EXPECT_EQ(roomy->survive_dropped, "");
+  EXPECT_EQ(roomy->survive_dropped.why, "");
   SafetyReport report = CheckPlan(current, roomy->plan, goal);
   EXPECT_TRUE(report.ok()) << report.problems.front();
   EXPECT_DOUBLE_EQ(report.worst_after_loss["a"], 100);
@@ -276,7 +276,7 @@ TEST(PlannerTest, RandomSurvivingTransitionsPassTheAfterLossCheck) {
     ASSERT_TRUE(planned.ok()) << planned.status().ToString();
     SafetyReport report = CheckPlan(current, planned->plan, planned->goal);
     EXPECT_TRUE(report.ok()) << report.problems.front();
-    if (planned->survive_dropped.empty()) {
+    if (!planned->survive_dropped.dropped()) {
       ++kept;
       EXPECT_TRUE(planned->goal.survive);
     } else {
@@ -292,8 +292,8 @@ TEST(PlannerTest, RandomSurvivingTransitionsPassTheAfterLossCheck) {
     for (const auto& [service, value] : must) {
       reachable &= has[service] >= value - 1e-6;
     }
-    EXPECT_EQ(planned->survive_dropped.empty(), reachable)
-        << planned->survive_dropped;
+    EXPECT_EQ(!planned->survive_dropped.dropped(), reachable)
+        << planned->survive_dropped.why;
   }
   // Random targets often keep less after a loss than the floors ask.
   EXPECT_EQ(kept, 32);

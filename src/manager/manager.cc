@@ -376,11 +376,8 @@ StatusOr<cluster::TransitionPlan> DryRun(ManagerOptions options) {
     return Status::Internal("the planner made an unsafe plan: " +
                             report.problems.front());
   }
-  if (!planned.survive_dropped.empty()) {
-    options.log(
-        "controller: dry run: the target's survive is not kept during "
-        "the transition: " +
-        planned.survive_dropped);
+  if (planned.survive_dropped.dropped()) {
+    options.log("controller: dry run: " + planned.survive_dropped.Sentence());
   }
   std::map<std::string_view, int> counts;
   for (const cluster::Action& a : plan.actions) ++counts[KindName(a.kind)];
