@@ -231,11 +231,12 @@ StatusOr<Observed> Observe(const PrometheusClient& prometheus,
   out.changing.assign(services.size(), false);
   for (size_t s = 0; s < services.size(); ++s) {
     const workload::Service& service = services[s];
-    const bool llm = service.llm.has_value();
+    const bool vllm =
+        service.kind.traits().metrics == workload::MetricsSource::kVllm;
     std::string rate_query = !service.observe.rate.empty()
                                  ? service.observe.rate
-                             : llm ? VllmRateQuery(service.name, options)
-                                   : DefaultRateQuery(service.name, options);
+                             : vllm ? VllmRateQuery(service.name, options)
+                                    : DefaultRateQuery(service.name, options);
     StatusOr<PromSeries> rate =
         OneSeries(prometheus, rate_query, start, now_s, step);
     if (!rate.ok() && !QueryFault(rate.status())) return rate.status();
@@ -247,8 +248,8 @@ StatusOr<Observed> Observe(const PrometheusClient& prometheus,
       // if replicas answer, the steps since are unknown, not stale.
       StatusOr<PromSeries> replicas =
           OneSeries(prometheus,
-                    llm ? VllmReplicasQuery(service.name, options)
-                        : DefaultReplicasQuery(service.name, options),
+                    vllm ? VllmReplicasQuery(service.name, options)
+                         : DefaultReplicasQuery(service.name, options),
                     now_s, now_s, step);
       if (!replicas.ok() && !QueryFault(replicas.status())) {
         return replicas.status();
@@ -271,13 +272,13 @@ StatusOr<Observed> Observe(const PrometheusClient& prometheus,
       ReadRates(*rate, rate_query, service.name, now_s, step, &out, s);
     }
     const bool own = !service.observe.p99_ms.empty();
-    std::string p99_query = own   ? service.observe.p99_ms
-                            : llm ? VllmP99Query(service.name, options)
-                                  : DefaultP99Query(service.name, options);
+    std::string p99_query = own    ? service.observe.p99_ms
+                            : vllm ? VllmP99Query(service.name, options)
+                                   : DefaultP99Query(service.name, options);
     MIGSERVE_ASSIGN_OR_RETURN(
         double p99, P99(prometheus, service.name, p99_query, own, now_s, step,
                         &out.problems));
-    if (llm && !own) {
+    if (vllm && !own) {
       MIGSERVE_ASSIGN_OR_RETURN(
           double ttft,
           P99(prometheus, service.name, VllmTtftP99Query(service.name, options),
@@ -286,7 +287,7 @@ StatusOr<Observed> Observe(const PrometheusClient& prometheus,
           double tpot,
           P99(prometheus, service.name, VllmTpotP99Query(service.name, options),
               false, now_s, step, &out.problems));
-      p99 = LlmP99Ms(*service.llm, service.latency_ms, p99, ttft, tpot);
+      p99 = LlmP99Ms(*service.tokens, service.latency_ms, p99, ttft, tpot);
     }
     out.window.back().p99_ms[s] = p99;
   }

@@ -118,7 +118,8 @@ TEST(ObserverTest, AnLlmServiceIsObservedOnVllmsMetrics) {
   ASSERT_TRUE(client.ok()) << client.status().ToString();
   workload::Service chat;
   chat.name = "chat";
-  chat.llm = llm::LlmTerms{2000, 100, 1024, 256, 0, 0, 0};
+  chat.kind = *workload::ParseServiceKind("llm");
+  chat.tokens = llm::LlmTerms{2000, 100, 1024, 256, 0, 0, 0};
   ObserveOptions options;
   options.step_s = 1;
   StatusOr<Observed> observed =

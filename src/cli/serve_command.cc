@@ -63,9 +63,9 @@ std::string Table(const serving::ServeReport& report) {
                     "basis"});
   bool any_llm = false;
   for (const serving::ServiceServing& s : report.services) {
-    if (!s.llm) continue;
+    if (!s.tokens) continue;
     any_llm = true;
-    const serving::LlmServing& l = *s.llm;
+    const serving::LlmServing& l = *s.tokens;
     tokens.AddRow({s.service, fmt::format("{:.6g}", l.ttft_slo_ms),
                    fmt::format("{:.1f}", l.ttft_p50_ms),
                    fmt::format("{:.1f}", l.ttft_p99_ms),
@@ -166,7 +166,10 @@ void NoteLlmRouting(const workload::Workload& workload, const ServeFlags& flags,
   }
   std::vector<std::string> llm;
   for (const workload::Service& s : workload.services) {
-    if (s.llm) llm.push_back(s.name);
+    // Those simulated token by token keep their shares (serve.h).
+    if (s.kind.traits().credit == workload::CreditSource::kTokenModel) {
+      llm.push_back(s.name);
+    }
   }
   if (llm.empty()) return;
   err << fmt::format(

@@ -191,31 +191,30 @@ json SummaryJson(const Summary& summary) {
   return s;
 }
 
-// A service's `kind: llm` and token terms (FormatDeployment's), if any.
-Status ParseLlmService(const JsonFields& sf, workload::Service* s) {
-  std::string kind = "dnn";
+// A service's kind and its token terms, if it has them
+// (FormatDeployment's; workload/service_kind.h).
+Status ParseKindTerms(const JsonFields& sf, workload::Service* s) {
+  std::string kind(workload::ServiceKind().name());
   MIGSERVE_RETURN_IF_ERROR(sf.Get("kind", false, &kind));
-  if (kind == "dnn") return Status::Ok();
-  if (kind != "llm") {
-    return sf.Error("kind", "must be dnn (the default) or llm, got " + kind);
+  std::optional<workload::ServiceKind> parsed =
+      workload::ParseServiceKind(kind);
+  if (!parsed) {
+    return sf.Error(
+        "kind", "must be " + workload::ServiceKindChoices() + ", got " + kind);
   }
+  s->kind = *parsed;
+  if (!s->kind.HasTokenTerms()) return Status::Ok();
   llm::LlmTerms t;
-  constexpr NumberRange kTokens{1, 1e7}, kCv{0, 10};
-  for (auto [key, out, range, required] :
-       {std::tuple{"ttft_ms", &t.ttft_ms, kLatencyMsRange, true},
-        std::tuple{"tpot_ms", &t.tpot_ms, kLatencyMsRange, true},
-        std::tuple{"prompt_tokens", &t.prompt_tokens, kTokens, true},
-        std::tuple{"output_tokens", &t.output_tokens, kTokens, true},
-        std::tuple{"prompt_cv", &t.prompt_cv, kCv, false},
-        std::tuple{"output_cv", &t.output_cv, kCv, false}}) {
-    MIGSERVE_RETURN_IF_ERROR(sf.Get(key, required, out));
-    if (std::string wrong = OutOfRange(*out, range);
-        !wrong.empty() && (required || *out != 0)) {
-      return sf.Error(key, wrong);
+  for (const llm::LlmTermField& field : llm::LlmTermFields()) {
+    double* out = &(t.*field.member);
+    MIGSERVE_RETURN_IF_ERROR(sf.Get(field.key, field.required, out));
+    if (std::string wrong = OutOfRange(*out, field.range);
+        !wrong.empty() && (field.required || *out != 0)) {
+      return sf.Error(field.key, wrong);
     }
   }
   t.latency_ms = s->latency_ms;
-  s->llm = t;
+  s->tokens = t;
   return Status::Ok();
 }
 
@@ -229,17 +228,13 @@ std::string FormatDeployment(const Deployment& d) {
                {"throughput", s.throughput},
                {"latency_ms", s.latency_ms}};
     if (s.min_replicas > 1) js["min_replicas"] = s.min_replicas;
-    if (s.llm) {
-      // As the workload declares it: the credits (and export's engine
+    if (s.kind != workload::ServiceKind()) js["kind"] = s.kind.name();
+    if (s.tokens) {
+      // As the workload declares them: the credits (and export's engine
       // arguments) are the token terms', not a profile row's.
-      const llm::LlmTerms& t = *s.llm;
-      js["kind"] = "llm";
-      js["ttft_ms"] = t.ttft_ms;
-      js["tpot_ms"] = t.tpot_ms;
-      js["prompt_tokens"] = t.prompt_tokens;
-      js["output_tokens"] = t.output_tokens;
-      js["prompt_cv"] = t.prompt_cv;
-      js["output_cv"] = t.output_cv;
+      for (const llm::LlmTermField& field : llm::LlmTermFields()) {
+        js[field.key] = (*s.tokens).*field.member;
+      }
     }
     services.push_back(std::move(js));
   }
@@ -311,7 +306,7 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
       if (s.min_replicas < 1 || s.min_replicas > 10000) {
         return sf.Error("min_replicas", "must be from 1 to 10000");
       }
-      MIGSERVE_RETURN_IF_ERROR(ParseLlmService(sf, &s));
+      MIGSERVE_RETURN_IF_ERROR(ParseKindTerms(sf, &s));
       d.services.push_back(std::move(s));
     }
   }

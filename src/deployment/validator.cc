@@ -14,70 +14,10 @@
 #include "profile/capacity.h"
 #include "queueing/capacity_model.h"
 #include "util/tolerance.h"
-#include "workload/measurement_gaps.h"
+#include "workload/replica_credit.h"
 
 namespace migserve::deployment {
 namespace {
-
-// Returns the throughput the profiles credit `instance` with for `service`,
-// or a problem saying why it may not serve there.
-std::string CreditInstance(const PlacedInstance& instance,
-                           const workload::Service& service,
-                           const workload::Workload& workload,
-                           const profile::ProfileTable& profiles,
-                           const mig::GpuModel& gpu, int profile_index,
-                           double* credit) {
-  const mig::Profile& profile = gpu.profiles[profile_index];
-  queueing::ServiceTerms terms = workload.TermsOf(service);
-  const profile::CapacityLimits& limits = terms.limits;
-  if (instance.batch == 0) {
-    queueing::Credit best = queueing::BestCredit(profiles, gpu, profile_index,
-                                                 service.model, terms);
-    if (best.row == nullptr) {
-      if (!profiles.Measures(service.model, gpu.name, profile.name)) {
-        return workload::NotMeasuredMessage(service, profile.name);
-      }
-      return fmt::format(
-          "service '{}' cannot run on {} within its SLO (latency limit {:.6g} "
-          "ms, at most {} process(es))",
-          service.name, profile.name, limits.latency_limit_ms,
-          limits.max_procs);
-    }
-    *credit = best.capacity;
-    return "";
-  }
-  const profile::ProfileRow* row =
-      profile::FindRow(profiles, service.model, gpu.name, profile.name,
-                       instance.batch, instance.procs);
-  if (row == nullptr || row->throughput <= 0) {
-    return fmt::format(
-        "no measured point of '{}' on {} with batch {} and {} "
-        "process(es)",
-        service.model, profile.name, instance.batch, instance.procs);
-  }
-  if (row->procs > limits.max_procs) {
-    return fmt::format("{} processes exceed max_procs {}", row->procs,
-                       limits.max_procs);
-  }
-  if (row->latency_ms > limits.latency_limit_ms) {
-    return fmt::format(
-        "batch {} has latency {} ms, over the limit of {:.6g} ms for service "
-        "'{}'",
-        row->batch, row->latency_ms, limits.latency_limit_ms, service.name);
-  }
-  if (!profile::RowFits(*row, profile, limits)) {
-    return fmt::format("batch {} needs {} GB, more than {} has", row->batch,
-                       *row->memory_gb, profile.name);
-  }
-  *credit = queueing::RowCapacity(profiles, *row, terms);
-  if (*credit <= 0) {
-    return fmt::format(
-        "batch {} cannot keep the p99 latency of service '{}' within its SLO "
-        "of {} ms (capacity_model: p99)",
-        row->batch, service.name, service.latency_ms);
-  }
-  return "";
-}
 
 // The failure domain of `gpu` under the workload's survive: "gpu <id>", or
 // "node <name>" (its node, else its unplaced node); "" without survive.
@@ -111,52 +51,38 @@ void CheckSurvival(const workload::Workload& workload, size_t j,
       service.throughput, workload.source));
 }
 
-// The most a replica of `model` on `pi`'s profile of `gpu` can be credited
-// with: the throughput its profile row measured (the row of its batch and
-// processes, or the best row when it names none); 0 if none is measured.
-double MeasuredCeiling(const profile::ProfileTable& profiles,
-                       const std::string& model, const std::string& gpu,
-                       const PlacedInstance& pi) {
-  double most = 0;
-  for (const profile::ProfileRow& row : profiles.rows) {
-    if (row.model == model && row.gpu == gpu && row.profile == pi.profile &&
-        (pi.batch == 0 || (row.batch == pi.batch && row.procs == pi.procs))) {
-      most = std::max(most, row.throughput);
-    }
-  }
-  return most;
-}
-
-// What is wrong with replica `pi` declaring more than `measured`, the
-// throughput its profile row in `source` measured; "" if it does not.
-std::string Overstated(const PlacedInstance& pi, double measured,
-                       const std::string& source) {
-  if (pi.credit <= measured * (1 + kRateTolerance)) return "";
-  return fmt::format(
-      "declares {:.6g} req/s for '{}', more than the {:.6g} its profile row "
-      "measured in {}",
-      pi.credit, *pi.service, measured, source);
+// What is wrong with replica `pi` declaring more than `ceiling`, the most
+// `basis` allows it (ReplicaCredit::ceiling); "" if it does not. A
+// deployment's file rounds what it declares: a millionth is let through.
+std::string Overstated(const PlacedInstance& pi, double ceiling,
+                       const std::string& basis) {
+  if (pi.credit <= ceiling * (1 + 1e-6) + kRateTolerance) return "";
+  return fmt::format("declares {:.6g} req/s for '{}', more than the {:.6g} {}",
+                     pi.credit, *pi.service, ceiling, basis);
 }
 
 // Checks gpus[`g`] of `deployment`: its id unique (`seen_ids`), its model,
 // its layout legal, each instance's service and credit; adds each credit to
 // its service in `report` and to the GPU's failure domain in `carried`.
 // Returns InvalidArgument for a GPU model or profile it does not know.
-// The credits of LLM services (docs/llm.md; corrected by the workload's
-// measurements), each (service, GPU model, profile) computed once.
-class LlmCredits {
+// The credits (workload/replica_credit.h), each (service, GPU model,
+// profile, row) asked once: an LLM's is a token simulation.
+class Credits {
  public:
-  explicit LlmCredits(const workload::Workload& workload)
-      : workload_(workload) {}
+  Credits(const workload::Workload& workload,
+          const profile::ProfileTable& profiles)
+      : workload_(workload), profiles_(profiles) {}
 
-  const llm::LlmCredit& Of(const workload::Service& service,
-                           const mig::GpuModel& gpu, int profile) {
-    auto key = std::tuple(service.name, gpu.name, profile);
+  const workload::ReplicaCredit& Of(const workload::Service& service,
+                                    const mig::GpuModel& gpu, int profile,
+                                    workload::RowChoice choice) {
+    auto key =
+        std::tuple(service.name, gpu.name, profile, choice.batch, choice.procs);
     auto it = cache_.find(key);
     if (it == cache_.end()) {
       it = cache_
-               .emplace(key, workload_.LlmCreditOf(service, gpu,
-                                                   gpu.profiles[profile]))
+               .emplace(key, workload::CreditOf(workload_, service, profiles_,
+                                                gpu, profile, choice))
                .first;
     }
     return it->second;
@@ -164,30 +90,15 @@ class LlmCredits {
 
  private:
   const workload::Workload& workload_;
-  std::map<std::tuple<std::string, std::string, int>, llm::LlmCredit> cache_;
+  const profile::ProfileTable& profiles_;
+  std::map<std::tuple<std::string, std::string, int, int, int>,
+           workload::ReplicaCredit>
+      cache_;
 };
 
-// An LLM replica's credit: the capacity model's, which it may not exceed in
-// what it declares; "" or what is wrong.
-std::string CreditLlmInstance(const PlacedInstance& pi,
-                              const workload::Service& service,
-                              const mig::GpuModel& gpu, int profile,
-                              LlmCredits* llm, double* credit) {
-  const llm::LlmCredit& c = llm->Of(service, gpu, profile);
-  if (c.rate <= 0) return c.why;
-  *credit = c.rate;
-  if (pi.credit > c.rate * (1 + 1e-6) + 1e-9) {
-    return fmt::format(
-        "declares {:.6g} req/s, more than its LLM credit of {:.6g} req/s",
-        pi.credit, c.rate);
-  }
-  return "";
-}
-
 Status CheckGpu(const Deployment& deployment, size_t g,
-                const workload::Workload& workload,
-                const profile::ProfileTable& profiles, const mig::GpuModel& gpu,
-                LlmCredits* llm, std::map<int, size_t>* seen_ids,
+                const workload::Workload& workload, const mig::GpuModel& gpu,
+                Credits* credits, std::map<int, size_t>* seen_ids,
                 std::vector<std::map<std::string, double>>* carried,
                 ValidationReport* report) {
   const DeployedGpu& dg = deployment.gpus[g];
@@ -247,39 +158,31 @@ Status CheckGpu(const Deployment& deployment, size_t g,
                       where, *pi.service));
       continue;
     }
-    double credit = 0;
-    if (workload.services[s].llm) {
-      std::string problem =
-          CreditLlmInstance(pi, workload.services[s], gpu_model,
-                            instances[k].profile, llm, &credit);
-      if (!problem.empty()) report->problems.push_back(where + ": " + problem);
-      report->services[s].provided += credit;
-      ++report->services[s].replicas;
-      (*carried)[s][domain] += credit;
-      continue;
-    }
-    std::string problem =
-        CreditInstance(pi, workload.services[s], workload, profiles, gpu_model,
-                       instances[k].profile, &credit);
-    if (!problem.empty()) {
-      report->problems.push_back(where + ": " + problem);
+    const workload::Service& service = workload.services[s];
+    const workload::ReplicaCredit& c = credits->Of(
+        service, gpu_model, instances[k].profile, {pi.batch, pi.procs});
+    if (c.rate <= 0) {
+      // A replica that names no row is asked on the best one: say which
+      // profile cannot hold the service, as optimize does.
+      report->problems.push_back(
+          where + ": " +
+          (pi.batch == 0
+               ? workload::CannotRunMessage(service, pi.profile, c.why_not)
+               : c.why_not));
       continue;
     }
     // Export and the controller weight routes by what the file declares:
-    // a replica that declares more than its row measured draws more than it
-    // serves. (Not against `credit`: a credit depends on the service's rate,
-    // and a deployment checked at other rates keeps the credits it had.)
-    std::string overstated =
-        Overstated(pi,
-                   MeasuredCeiling(profiles, workload.services[s].model,
-                                   gpu_model.name, pi),
-                   profiles.source);
+    // a replica that declares more than its ceiling draws more than it
+    // serves. (For measured rows, not against the credit: a credit depends
+    // on the service's rate, and a deployment checked at other rates keeps
+    // the credits it had.)
+    std::string overstated = Overstated(pi, c.ceiling, c.ceiling_basis);
     if (!overstated.empty()) {
       report->problems.push_back(where + ": " + overstated);
     }
-    report->services[s].provided += credit;
+    report->services[s].provided += c.rate;
     ++report->services[s].replicas;
-    (*carried)[s][domain] += credit;
+    (*carried)[s][domain] += c.rate;
   }
   return Status::Ok();
 }
@@ -343,10 +246,10 @@ StatusOr<ValidationReport> Validate(const Deployment& deployment,
   std::map<int, size_t> seen_ids;
   // Per service, the credit each failure domain carries (survive).
   std::vector<std::map<std::string, double>> carried(workload.services.size());
-  LlmCredits llm(workload);
+  Credits credits(workload, profiles);
   for (size_t g = 0; g < deployment.gpus.size(); ++g) {
-    MIGSERVE_RETURN_IF_ERROR(CheckGpu(deployment, g, workload, profiles, gpu,
-                                      &llm, &seen_ids, &carried, &report));
+    MIGSERVE_RETURN_IF_ERROR(CheckGpu(deployment, g, workload, gpu, &credits,
+                                      &seen_ids, &carried, &report));
   }
   CheckServiceTotals(workload, carried, &report);
   return report;
@@ -390,10 +293,13 @@ Status CheckReplicaServices(const Deployment& deployment) {
 Status CheckDeclaredThroughputs(const Deployment& deployment,
                                 const profile::ProfileTable& profiles) {
   std::map<std::string, std::string> models;
-  std::set<std::string> modelled;  // LLM services: no profile row
+  // Services credited by a model (an LLM's token model), not by rows.
+  std::set<std::string> modelled;
   for (const workload::Service& s : deployment.services) {
     models[s.name] = s.model;
-    if (s.llm) modelled.insert(s.name);
+    if (s.kind.traits().credit != workload::CreditSource::kProfileRows) {
+      modelled.insert(s.name);
+    }
   }
   return EachReplica(deployment, [&](const DeployedGpu& g,
                                      const PlacedInstance& pi,
@@ -408,7 +314,8 @@ Status CheckDeclaredThroughputs(const Deployment& deployment,
           "{}: '{}' with batch {} and {} process(es) was not measured in {}",
           where, model, pi.batch, pi.procs, profiles.source));
     }
-    std::string overstated = Overstated(pi, row->throughput, profiles.source);
+    std::string overstated = Overstated(
+        pi, row->throughput, "its profile row measured in " + profiles.source);
     if (overstated.empty()) return Status::Ok();
     return Status::InvalidArgument(where + ": " + overstated);
   });

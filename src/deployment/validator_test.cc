@@ -140,8 +140,9 @@ TEST_F(ValidatorTest, MeasuredButTooSlowIsToldApartFromNotMeasured) {
   ASSERT_TRUE(r.ok());
   ASSERT_GE(r->problems.size(), 1u);
   EXPECT_EQ(r->problems[0],
-            "gpu 0: instance 2g.20gb@0: service 'a' cannot run on 2g.20gb "
-            "within its SLO (latency limit 50 ms, at most 1 process(es))");
+            "gpu 0: instance 2g.20gb@0: service 'a' cannot run on 2g.20gb: "
+            "no measured point of 'm' there meets its SLO (latency limit 50 "
+            "ms, at most 1 process(es)) or fits its memory");
 }
 
 TEST_F(ValidatorTest, UnknownProfileOrOtherGpuIsBadInput) {

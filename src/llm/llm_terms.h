@@ -1,7 +1,13 @@
 // What a service of `kind: llm` asks (docs/llm.md): its p99 time to first
-// token and time per output token, and the lengths of its requests.
+// token and time per output token, and the lengths of its requests; and
+// the table of those fields as a workload and a deployment spell them,
+// which their readers and writers go through (workload/service_kind.h).
 #ifndef MIGSERVE_LLM_LLM_TERMS_H_
 #define MIGSERVE_LLM_LLM_TERMS_H_
+
+#include <vector>
+
+#include "util/number.h"
 
 namespace migserve::llm {
 
@@ -16,6 +22,22 @@ struct LlmTerms {
 
   bool operator==(const LlmTerms&) const = default;
 };
+
+// One field of a service's terms in a workload (YAML) and a deployment
+// (JSON). latency_ms is every service's field, not in the table.
+struct LlmTermField {
+  const char* key;
+  double LlmTerms::*member;
+  NumberRange range;
+  bool required;
+};
+
+// The fields in the order files write them.
+const std::vector<LlmTermField>& LlmTermFields();
+
+// A service's p99 request latency where its file gives none: the first
+// token and the others of a long output (mean + 3 standard deviations).
+double DefaultLatencyMs(const LlmTerms& terms);
 
 }  // namespace migserve::llm
 

@@ -201,10 +201,10 @@ std::string ServeChart(const std::vector<serving::ServiceServing>& serve,
                      : "");
       bars.push_back(std::move(b));
     }
-    if (!s.llm) continue;
+    if (!s.tokens) continue;
     // An LLM service's token figures against their SLOs, and what backs
     // them (docs/llm.md).
-    const serving::LlmServing& l = *s.llm;
+    const serving::LlmServing& l = *s.tokens;
     for (const auto& [what, ms, slo] :
          {std::tuple{"TTFT p50", l.ttft_p50_ms, l.ttft_slo_ms},
           {"TTFT p99", l.ttft_p99_ms, l.ttft_slo_ms},

@@ -183,9 +183,9 @@ StatusOr<ServiceServing> ServeLlmService(const workload::Workload& workload,
                                          const std::vector<ReplicaRef>& refs,
                                          const ServeOptions& options) {
   ServiceServing out = Offered(service, refs, options);
-  const llm::LlmTerms& terms = *service.llm;
+  const llm::LlmTerms& terms = *service.tokens;
   LlmServing llm{terms.ttft_ms, terms.tpot_ms};
-  out.llm = llm;
+  out.tokens = llm;
   if (refs.empty()) return out;
   MIGSERVE_ASSIGN_OR_RETURN(const llm::LlmModel* model,
                             workload.llm_models->Find(service.model));
@@ -241,12 +241,12 @@ StatusOr<ServiceServing> ServeLlmService(const workload::Workload& workload,
   out.saturation = credits;
   out.utilization = out.offered / credits;
   out.stable = out.utilization < 1;
-  out.llm->ttft_p50_ms = queueing::Quantile(&all.ttft_ms, 0.5);
-  out.llm->ttft_p99_ms = queueing::Quantile(&all.ttft_ms, 0.99);
-  out.llm->tpot_p50_ms = queueing::Quantile(&all.tpot_ms, 0.5);
-  out.llm->tpot_p99_ms = queueing::Quantile(&all.tpot_ms, 0.99);
-  out.llm->kv_occupancy = all.kv_occupancy;
-  out.llm->basis = fmt::format("{}", fmt::join(bases, "; "));
+  out.tokens->ttft_p50_ms = queueing::Quantile(&all.ttft_ms, 0.5);
+  out.tokens->ttft_p99_ms = queueing::Quantile(&all.ttft_ms, 0.99);
+  out.tokens->tpot_p50_ms = queueing::Quantile(&all.tpot_ms, 0.5);
+  out.tokens->tpot_p99_ms = queueing::Quantile(&all.tpot_ms, 0.99);
+  out.tokens->kv_occupancy = all.kv_occupancy;
+  out.tokens->basis = fmt::format("{}", fmt::join(bases, "; "));
   std::vector<double> seconds;
   for (double ms : all.latency_ms) seconds.push_back(ms / 1000);
   Summarize(&seconds, service.latency_ms, &out);
@@ -373,13 +373,18 @@ StatusOr<ServeReport> Serve(const cluster::ClusterState& state,
       }
     };
     ServiceServing served;
-    if (s.llm) {
-      MIGSERVE_ASSIGN_OR_RETURN(
-          served, ServeLlmService(workload, s, replicas[s.name], options));
-    } else {
-      MIGSERVE_ASSIGN_OR_RETURN(
-          served, ServeService(s, replicas[s.name], routes[s.name], profiles,
-                               options, tick));
+    switch (s.kind.traits().credit) {
+      case workload::CreditSource::kProfileRows: {
+        MIGSERVE_ASSIGN_OR_RETURN(
+            served, ServeService(s, replicas[s.name], routes[s.name], profiles,
+                                 options, tick));
+        break;
+      }
+      case workload::CreditSource::kTokenModel: {
+        MIGSERVE_ASSIGN_OR_RETURN(
+            served, ServeLlmService(workload, s, replicas[s.name], options));
+        break;
+      }
     }
     if (progress.report) {
       progress.report({s.name, i + 1, total, options.duration_s, &served});

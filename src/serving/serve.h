@@ -89,10 +89,12 @@ struct ServiceServing {
   double saturation = 0;   // the rate at which a replica saturates first
   double utilization = 0;  // offered / saturation
   bool stable = false;     // utilization < 1
-  // An LLM service's token figures; none for today's kind.
-  std::optional<LlmServing> llm = std::nullopt;
+  // The token figures of a service simulated token by token (its kind's
+  // credit from the token model); none for one simulated request by
+  // request.
+  std::optional<LlmServing> tokens = std::nullopt;
   bool ok() const {
-    return requests > 0 && p99_ms <= slo_ms && (!llm || llm->ok());
+    return requests > 0 && p99_ms <= slo_ms && (!tokens || tokens->ok());
   }
 };
 

@@ -21,7 +21,7 @@ Status ReadLlm(const JsonFields& f, ServiceServing* s) {
   }
   MIGSERVE_RETURN_IF_ERROR(l.Get("kv_occupancy", false, &llm.kv_occupancy));
   MIGSERVE_RETURN_IF_ERROR(l.Get("basis", false, &llm.basis));
-  s->llm = llm;
+  s->tokens = llm;
   return Status::Ok();
 }
 
@@ -67,8 +67,8 @@ nlohmann::ordered_json ServiceFiguresJson(const ServiceServing& s) {
 
 nlohmann::ordered_json ServiceJson(const ServiceServing& s) {
   nlohmann::ordered_json j = ServiceFiguresJson(s);
-  if (s.llm) {
-    const LlmServing& l = *s.llm;
+  if (s.tokens) {
+    const LlmServing& l = *s.tokens;
     j["llm"] = {{"ttft_slo_ms", l.ttft_slo_ms},
                 {"tpot_slo_ms", l.tpot_slo_ms},
                 {"ttft_p50_ms", l.ttft_p50_ms},

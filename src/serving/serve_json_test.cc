@@ -34,12 +34,12 @@ TEST(ServeJsonTest, ReadsAnLlmServicesTokenFigures) {
   llm.tpot_p99_ms = 29.5;
   llm.kv_occupancy = 0.25;
   llm.basis = "measured; calibrated on 3g.40gb";
-  s.llm = llm;
+  s.tokens = llm;
   nlohmann::ordered_json doc = {{"services", {ServiceJson(s)}}};
   auto read = ParseServeJson(doc.dump(), "s.json");
   ASSERT_TRUE(read.ok()) << read.status().ToString();
-  ASSERT_TRUE((*read)[0].llm.has_value());
-  EXPECT_EQ((*read)[0].llm->basis, llm.basis);
+  ASSERT_TRUE((*read)[0].tokens.has_value());
+  EXPECT_EQ((*read)[0].tokens->basis, llm.basis);
   EXPECT_EQ(ServiceJson((*read)[0]), ServiceJson(s));
   doc["services"][0]["llm"].erase("tpot_p99_ms");
   read = ParseServeJson(doc.dump(), "s.json");

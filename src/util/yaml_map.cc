@@ -192,8 +192,7 @@ StatusOr<std::vector<YAML::Node>> YamlMap::Sequence(std::string_view key,
   return out;
 }
 
-Status YamlMap::CheckKeys(
-    std::initializer_list<std::string_view> allowed) const {
+Status YamlMap::CheckKeys(const std::vector<std::string_view>& allowed) const {
   for (const auto& entry : node_) {
     std::string key = entry.first.as<std::string>("");
     bool known = false;

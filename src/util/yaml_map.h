@@ -76,7 +76,7 @@ class YamlMap {
   }
 
   // Returns InvalidArgument naming the first key not in `allowed`.
-  Status CheckKeys(std::initializer_list<std::string_view> allowed) const;
+  Status CheckKeys(const std::vector<std::string_view>& allowed) const;
 
   // Returns InvalidArgument "source:line: path.key: reason", with the line of
   // the field if present, else of the mapping.

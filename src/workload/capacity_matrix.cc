@@ -6,13 +6,12 @@
 #include <chrono>
 #include <set>
 
-#include "llm/llm_credit.h"
 #include "profile/capacity.h"
-#include "queueing/capacity_model.h"
 #include "util/interrupt.h"
 #include "util/mutex.h"
 #include "util/parallel.h"
 #include "util/progress_timer.h"
+#include "workload/replica_credit.h"
 
 namespace migserve::workload {
 namespace {
@@ -68,12 +67,7 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
   int n = static_cast<int>(workload.services.size());
   CreditProgress told(std::move(progress), progress_every_s, n, gpu.name);
   ParallelFor(n, [&](int j) {
-    const Service& s = workload.services[j];
-    if (s.llm) {
-      m.FillLlm(workload, s, gpu, j);
-    } else {
-      m.FillDnn(workload, profiles, s, gpu, j);
-    }
+    m.Fill(workload, profiles, workload.services[j], gpu, j);
     told.Finished();
   });
   if (Interrupted()) {
@@ -87,8 +81,9 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
       return fmt::format("{}:{}: services[{}]{}", workload.source, s.line, j,
                          field);
     };
-    if (s.llm) {
-      std::string why = m.LlmFitsNone(j, gpu);
+    if (s.kind.traits().credit == CreditSource::kTokenModel) {
+      // The token model says why on each profile.
+      std::string why = m.FitsNone(j, gpu);
       if (why.empty()) continue;
       return Status::InvalidArgument(
           fmt::format("{}: service '{}' fits no profile of {}: {}", where(""),
@@ -139,53 +134,27 @@ StatusOr<CapacityMatrix> CapacityMatrix::Build(
   return m;
 }
 
-void CapacityMatrix::FillDnn(const Workload& workload,
-                             const profile::ProfileTable& profiles,
-                             const Service& service, const mig::GpuModel& gpu,
-                             int j) {
-  // At fleet scale the searches take minutes: a signal stops them.
-  if (Interrupted() || !profiles.HasModel(service.model, gpu.name)) return;
-  queueing::ServiceTerms terms = workload.TermsOf(service);
+void CapacityMatrix::Fill(const Workload& workload,
+                          const profile::ProfileTable& profiles,
+                          const Service& service, const mig::GpuModel& gpu,
+                          int j) {
   for (int p = 0; p < num_profiles_; ++p) {
-    if (!workload.mig.Enabled(gpu.profiles[p])) continue;
+    // At fleet scale the searches take minutes: a signal stops them.
+    if (!workload.mig.Enabled(gpu.profiles[p]) || Interrupted()) continue;
     Cell& cell = cells_[j * num_profiles_ + p];
     cell.measured =
         profiles.Measures(service.model, gpu.name, gpu.profiles[p].name);
-    queueing::Credit best =
-        queueing::BestCredit(profiles, gpu, p, service.model, terms);
-    if (best.row == nullptr) continue;
-    cell.row = *best.row;
-    cell.capacity = best.capacity;
-  }
-}
-
-void CapacityMatrix::FillLlm(const Workload& workload, const Service& service,
-                             const mig::GpuModel& gpu, int j) {
-  const llm::LlmModel& model =
-      *workload.llm_models->Find(service.model).value();
-  for (int p = 0; p < num_profiles_; ++p) {
-    const mig::Profile& profile = gpu.profiles[p];
-    if (!workload.mig.Enabled(profile) || Interrupted()) continue;
-    llm::LlmCredit c = workload.LlmCreditOf(service, gpu, profile);
-    Cell& cell = cells_[j * num_profiles_ + p];
+    ReplicaCredit c = CreditOf(workload, service, profiles, gpu, p);
     if (c.rate <= 0) {
-      cell.why_not = c.why;
+      cell.why_not = std::move(c.why_not);
       continue;
     }
-    profile::ProfileRow row;
-    row.model = service.model;
-    row.gpu = gpu.name;
-    row.profile = profile.name;
-    row.batch = c.slice.max_batch;  // the engine's max_num_seqs
-    row.throughput = c.rate;
-    row.latency_ms = c.at_rate.latency_p50_ms;
-    row.memory_gb = model.WeightBytes() / 1e9;
-    cell.row = std::move(row);
+    cell.row = std::move(c.row);
     cell.capacity = c.rate;
   }
 }
 
-std::string CapacityMatrix::LlmFitsNone(int j, const mig::GpuModel& gpu) const {
+std::string CapacityMatrix::FitsNone(int j, const mig::GpuModel& gpu) const {
   std::vector<std::string> why;
   for (int p = 0; p < num_profiles_; ++p) {
     if (throughput(j, p) > 0) return "";

@@ -50,9 +50,9 @@ class CapacityMatrix {
   bool measured(int service, int profile) const {
     return cells_[service * num_profiles_ + profile].measured;
   }
-  // Why an LLM service cannot run on `profile` (docs/llm.md: the slice
-  // cannot hold the model, or even an idle replica misses an SLO); "" for
-  // other services and where it can.
+  // Why the service cannot run on `profile` (for an LLM's, docs/llm.md:
+  // the slice cannot hold the model, or even an idle replica misses an
+  // SLO); "" where it can.
   const std::string& why_not(int service, int profile) const {
     return cells_[service * num_profiles_ + profile].why_not;
   }
@@ -81,24 +81,17 @@ class CapacityMatrix {
     std::optional<profile::ProfileRow> row;
     double capacity = 0;
     bool measured = false;
-    std::string why_not;  // an LLM service's, where its slice serves none
+    std::string why_not;  // where it cannot run
   };
 
-  // Fills service `j`'s cells, an LLM's (docs/llm.md): on each enabled
-  // profile the credit of the token-level simulation of its continuous
-  // batcher, its row what the replica runs with (the engine's most
-  // sequences as its batch, the median request latency at its credit), or
-  // why its slice serves none there.
-  void FillLlm(const Workload& workload, const Service& service,
-               const mig::GpuModel& gpu, int j);
-  // Fills row `j` for DNN `service`: on each enabled profile the best
-  // measured row under its terms and what it serves there (queueing's
-  // BestCredit); nothing where its model has no rows or once interrupted.
-  void FillDnn(const Workload& workload, const profile::ProfileTable& profiles,
-               const Service& service, const mig::GpuModel& gpu, int j);
-  // Why LLM service `j` fits no profile of `gpu` ("PROFILE: why; ..."), or
-  // "" where it fits one.
-  std::string LlmFitsNone(int j, const mig::GpuModel& gpu) const;
+  // Fills service `j`'s cells: on each enabled profile its credit
+  // (workload/replica_credit.h), the row it runs with, or why it cannot run
+  // there; nothing once interrupted.
+  void Fill(const Workload& workload, const profile::ProfileTable& profiles,
+            const Service& service, const mig::GpuModel& gpu, int j);
+  // Why service `j` fits no profile of `gpu` ("PROFILE: why; ..."), or ""
+  // where it fits one.
+  std::string FitsNone(int j, const mig::GpuModel& gpu) const;
 
   CapacityMatrix(int num_profiles, std::vector<double> required)
       : num_profiles_(num_profiles),

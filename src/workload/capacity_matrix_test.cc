@@ -109,7 +109,9 @@ TEST_F(CapacityMatrixTest, LlmServicesAreCreditedPerSliceFromTheirModel) {
   EXPECT_GT(m->throughput(1, g7), m->throughput(1, g3));
   ASSERT_NE(m->row(1, g7), nullptr);
   EXPECT_EQ(m->row(1, g7)->model, "llama-3.1-8b");
-  EXPECT_EQ(m->row(1, g7)->throughput, m->throughput(1, g7));
+  // The row's throughput is what the replica completes kept full, never
+  // the credit, which keeps the token SLOs below it.
+  EXPECT_GT(m->row(1, g7)->throughput, 1.1 * m->throughput(1, g7));
   EXPECT_GT(m->throughput(0, g1), 0);  // today's service as before
 }
 

@@ -26,11 +26,4 @@ std::vector<MeasurementGap> FindMeasurementGaps(
   return gaps;
 }
 
-std::string NotMeasuredMessage(const Service& service,
-                               const std::string& profile) {
-  return fmt::format(
-      "service '{}' cannot run on {}: model '{}' was not measured there",
-      service.name, profile, service.model);
-}
-
 }  // namespace migserve::workload

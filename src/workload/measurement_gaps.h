@@ -26,12 +26,6 @@ std::vector<MeasurementGap> FindMeasurementGaps(
     const Workload& workload, const profile::ProfileTable& profiles,
     const mig::GpuModel& gpu);
 
-// "service 'x' cannot run on P: model 'm' was not measured there": why a
-// service has no capacity on a profile its model has no rows for, as
-// every command says it.
-std::string NotMeasuredMessage(const Service& service,
-                               const std::string& profile);
-
 }  // namespace migserve::workload
 
 #endif  // MIGSERVE_WORKLOAD_MEASUREMENT_GAPS_H_

@@ -33,7 +33,7 @@ llm::LlmCredit Workload::LlmCreditOf(const Service& service,
   llm::EngineOptions engine = LlmCalibration(model, gpu, profile).engine;
   engine.decode_scale *= 1 + llm_margin;
   engine.prefill_scale *= 1 + llm_margin;
-  return llm::CreditOf(model, gpu, profile, *service.llm,
+  return llm::CreditOf(model, gpu, profile, *service.tokens,
                        TermsOf(service).traffic, engine);
 }
 

@@ -15,6 +15,7 @@
 #include "mig/gpu_model.h"
 #include "queueing/capacity_model.h"
 #include "queueing/router_kind.h"
+#include "workload/service_kind.h"
 
 namespace migserve::workload {
 
@@ -36,12 +37,15 @@ struct Service {
   int line = 0;           // line in the source file; 0 if made in memory
   int min_replicas = 1;   // replicas the deployment must give it at least
   ObserveQueries observe = {};
-  // `kind: llm` (docs/llm.md): a language model of the workload's LLM
-  // table served by a continuous batcher; throughput is requests/s and
+  // What it is (workload/service_kind.h): `kind: dnn`, the default, or
+  // `kind: llm` (docs/llm.md), a language model of the workload's LLM table
+  // served by a continuous batcher, whose throughput is requests/s and
   // latency_ms the p99 request latency (by default TTFT + TPOT x the mean
-  // output x (1 + 3 x its cv)), also in llm->latency_ms. None: today's
-  // kind.
-  std::optional<llm::LlmTerms> llm = std::nullopt;
+  // output x (1 + 3 x its cv)).
+  ServiceKind kind = {};
+  // The token terms, present exactly when kind.HasTokenTerms(); their
+  // latency_ms is the service's.
+  std::optional<llm::LlmTerms> tokens = std::nullopt;
 };
 
 // A GPU type the workload may use, and its cost per GPU-hour.
@@ -144,7 +148,7 @@ struct Workload {
   // The credit of one replica of LLM `service` on `profile` of `gpu`: its
   // model, lengths and SLOs, its traffic and the calibrated engine, asked
   // in one place, so that the capacity matrix and the validator cannot
-  // ask two questions. REQUIRES: service.llm, its model in llm_models.
+  // ask two questions. REQUIRES: service.tokens, its model in llm_models.
   llm::LlmCredit LlmCreditOf(const Service& service, const mig::GpuModel& gpu,
                              const mig::Profile& profile) const;
 };

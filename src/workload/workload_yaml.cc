@@ -85,45 +85,39 @@ Status ParseSurvive(const YamlMap& parent, Workload* w) {
   return Status::Ok();
 }
 
-// `kind: llm`'s fields into `s` (docs/llm.md); for today's kind, none may
-// be there.
-Status ParseLlmTerms(const YamlMap& map, Service* s) {
-  std::string kind = "dnn";
+// The service's kind and the fields it reads into `s`
+// (workload/service_kind.h): a kind with token terms reads
+// llm::LlmTermFields, and its latency_ms defaults from them; a kind without
+// has latency_ms and none of those.
+Status ParseKindTerms(const YamlMap& map, Service* s) {
+  std::string kind(ServiceKind().name());
   MIGSERVE_RETURN_IF_ERROR(map.Optional("kind", &kind));
-  constexpr std::string_view kLlmKeys[] = {"ttft_ms",       "tpot_ms",
-                                           "prompt_tokens", "output_tokens",
-                                           "prompt_cv",     "output_cv"};
-  if (kind == "dnn") {
-    for (std::string_view key : kLlmKeys) {
-      if (map.Value(key).IsDefined()) {
-        return map.Error(key, "only a service of kind: llm has it");
+  std::optional<ServiceKind> parsed = ParseServiceKind(kind);
+  if (!parsed) {
+    return map.Error("kind",
+                     "must be " + ServiceKindChoices() + ", got " + kind);
+  }
+  s->kind = *parsed;
+  if (!s->kind.HasTokenTerms()) {
+    for (const llm::LlmTermField& field : llm::LlmTermFields()) {
+      if (map.Value(field.key).IsDefined()) {
+        return map.Error(field.key, "only a service of kind: llm has it");
       }
     }
     return map.Required("latency_ms", &s->latency_ms, kLatencyMsRange);
   }
-  if (kind != "llm") {
-    return map.Error("kind", "must be dnn (the default) or llm, got " + kind);
-  }
   llm::LlmTerms t;
-  MIGSERVE_RETURN_IF_ERROR(
-      map.Required("ttft_ms", &t.ttft_ms, kLatencyMsRange));
-  MIGSERVE_RETURN_IF_ERROR(
-      map.Required("tpot_ms", &t.tpot_ms, kLatencyMsRange));
-  constexpr NumberRange kTokens{1, 1e7}, kCv{0, 10};
-  MIGSERVE_RETURN_IF_ERROR(
-      map.Required("prompt_tokens", &t.prompt_tokens, kTokens));
-  MIGSERVE_RETURN_IF_ERROR(
-      map.Required("output_tokens", &t.output_tokens, kTokens));
-  MIGSERVE_RETURN_IF_ERROR(map.Optional("prompt_cv", &t.prompt_cv, kCv));
-  MIGSERVE_RETURN_IF_ERROR(map.Optional("output_cv", &t.output_cv, kCv));
-  // By default the first token and the others of a long output: mean + 3
-  // standard deviations.
-  s->latency_ms =
-      t.ttft_ms + t.tpot_ms * t.output_tokens * (1 + 3 * t.output_cv);
+  for (const llm::LlmTermField& field : llm::LlmTermFields()) {
+    MIGSERVE_RETURN_IF_ERROR(
+        field.required
+            ? map.Required(field.key, &(t.*field.member), field.range)
+            : map.Optional(field.key, &(t.*field.member), field.range));
+  }
+  s->latency_ms = llm::DefaultLatencyMs(t);
   MIGSERVE_RETURN_IF_ERROR(
       map.Optional("latency_ms", &s->latency_ms, kLatencyMsRange));
   t.latency_ms = s->latency_ms;
-  s->llm = t;
+  s->tokens = t;
   return Status::Ok();
 }
 
@@ -171,7 +165,7 @@ Status ResolveLlmMeasurements(const YamlMap& map, Workload* w) {
 Status ResolveLlmModels(const YamlMap& map, Workload* w) {
   MIGSERVE_RETURN_IF_ERROR(map.Optional("llm_models", &w->llm_models_file));
   bool any = false;
-  for (const Service& s : w->services) any = any || s.llm.has_value();
+  for (const Service& s : w->services) any = any || s.kind.HasTokenTerms();
   if (!any && w->llm_models_file.empty()) return Status::Ok();
   if (w->llm_models_file.empty()) {
     w->llm_models = ShippedTable();
@@ -183,7 +177,7 @@ Status ResolveLlmModels(const YamlMap& map, Workload* w) {
   }
   for (size_t i = 0; i < w->services.size(); ++i) {
     const Service& s = w->services[i];
-    if (!s.llm) continue;
+    if (!s.kind.HasTokenTerms()) continue;
     auto model = w->llm_models->Find(s.model);
     if (!model.ok()) {
       return Status::InvalidArgument(
@@ -199,10 +193,13 @@ StatusOr<Service> ParseService(const YAML::Node& node,
   MIGSERVE_ASSIGN_OR_RETURN(
       YamlMap map,
       YamlMap::Open(node, source, fmt::format("services[{}]", index)));
-  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
-      {"name", "model", "throughput", "latency_ms", "min_replicas", "observe",
-       "kind", "ttft_ms", "tpot_ms", "prompt_tokens", "output_tokens",
-       "prompt_cv", "output_cv"}));
+  std::vector<std::string_view> keys = {
+      "name",         "model",   "throughput", "latency_ms",
+      "min_replicas", "observe", "kind"};
+  for (const llm::LlmTermField& field : llm::LlmTermFields()) {
+    keys.push_back(field.key);
+  }
+  MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(keys));
   Service s;
   s.line = map.line();
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &s.name));
@@ -214,7 +211,7 @@ StatusOr<Service> ParseService(const YAML::Node& node,
   }
   MIGSERVE_RETURN_IF_ERROR(
       map.Required("throughput", &s.throughput, kRateRange));
-  MIGSERVE_RETURN_IF_ERROR(ParseLlmTerms(map, &s));
+  MIGSERVE_RETURN_IF_ERROR(ParseKindTerms(map, &s));
   MIGSERVE_RETURN_IF_ERROR(map.Optional("min_replicas", &s.min_replicas));
   if (s.min_replicas < 1 || s.min_replicas > kMaxMinReplicas) {
     return map.Error("min_replicas",
@@ -415,13 +412,11 @@ std::string FormatWorkload(const Workload& w) {
     }
     if (!observe.empty()) observe = ", observe: {" + observe + "}";
     std::string llm;
-    if (s.llm) {
-      const llm::LlmTerms& t = *s.llm;
-      llm = fmt::format(
-          ", kind: llm, ttft_ms: {}, tpot_ms: {}, prompt_tokens: {}, "
-          "output_tokens: {}, prompt_cv: {}, output_cv: {}",
-          t.ttft_ms, t.tpot_ms, t.prompt_tokens, t.output_tokens, t.prompt_cv,
-          t.output_cv);
+    if (s.kind != ServiceKind()) llm = fmt::format(", kind: {}", s.kind.name());
+    if (s.tokens) {
+      for (const llm::LlmTermField& field : llm::LlmTermFields()) {
+        llm += fmt::format(", {}: {}", field.key, (*s.tokens).*field.member);
+      }
     }
     out += fmt::format(
         "  - {{name: {}, model: {}, throughput: {}, latency_ms: {}{}{}{}}}\n",

@@ -280,15 +280,15 @@ TEST(WorkloadYamlTest, LlmServicesParseRoundTripAndNameTheirMistakes) {
           "output_tokens: 256, output_cv: 0.5}\n",
       "w.yaml");
   ASSERT_TRUE(w.ok()) << w.status().ToString();
-  EXPECT_FALSE(w->services[0].llm);
-  ASSERT_TRUE(w->services[1].llm);
-  EXPECT_EQ(*w->services[1].llm,
+  EXPECT_FALSE(w->services[0].tokens);
+  ASSERT_TRUE(w->services[1].tokens);
+  EXPECT_EQ(*w->services[1].tokens,
             (llm::LlmTerms{2000, 100, 1024, 256, 0, 0.5, 2000 + 100 * 640}));
   EXPECT_DOUBLE_EQ(w->services[1].latency_ms, 2000 + 100 * 256 * 2.5);
   ASSERT_NE(w->llm_models, nullptr);
   auto back = ParseWorkload(FormatWorkload(*w), "again.yaml");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
-  EXPECT_EQ(back->services[1].llm, w->services[1].llm);
+  EXPECT_EQ(back->services[1].tokens, w->services[1].tokens);
   EXPECT_EQ(back->services[1].latency_ms, w->services[1].latency_ms);
   // The LLM engine's settings: a margin and chunked prefill by default,
   // both the workload's to change, and kept through a round trip.
@@ -327,8 +327,7 @@ TEST(WorkloadYamlTest, LlmServicesParseRoundTripAndNameTheirMistakes) {
             "w.yaml:3: services[0].ttft_ms: only a service of kind: llm has "
             "it"},
            {"{name: c, model: m, kind: gan, throughput: 5, latency_ms: 9}",
-            "w.yaml:3: services[0].kind: must be dnn (the default) or llm, "
-            "got gan"}}) {
+            "w.yaml:3: services[0].kind: must be dnn (the default)"}}) {
     auto bad = ParseWorkload(head + "  - " + service + "\n", "w.yaml");
     EXPECT_EQ(bad.status().message().substr(0, message.size()), message)
         << bad.status().message();

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "util/tolerance.h"
-#include "workload/measurement_gaps.h"
+#include "workload/replica_credit.h"
 
 namespace migserve::optimizer {
 namespace {
@@ -31,23 +31,13 @@ mig::Layout FirstFit(const Problem& problem, const std::vector<int>& profiles) {
   return layout;
 }
 
-// Why `service` has no capacity on `profile`: an LLM's slice that cannot
-// serve it, never measured there, or measured but too slow for its SLO (or
-// too big).
+// Why `service` has no capacity on `profile` (the credit's reason, as the
+// capacity matrix keeps it).
 std::string CannotRun(const Problem& problem, int service, int profile) {
-  const workload::Service& s = problem.workload.services[service];
-  const std::string& name = problem.gpu.profiles[profile].name;
-  if (const std::string& why = problem.caps.why_not(service, profile);
-      !why.empty()) {
-    return fmt::format("service '{}' cannot run on {}: {}", s.name, name, why);
-  }
-  if (!problem.caps.measured(service, profile)) {
-    return workload::NotMeasuredMessage(s, name);
-  }
-  return fmt::format(
-      "service '{}' cannot run on {}: no measured point of '{}' there meets "
-      "its SLO or fits its memory",
-      s.name, name, s.model);
+  const std::string& why = problem.caps.why_not(service, profile);
+  return workload::CannotRunMessage(
+      problem.workload.services[service], problem.gpu.profiles[profile].name,
+      why.empty() ? "the workload does not enable it" : why);
 }
 
 // The number of instances of utility `utility` that cover `missing`.

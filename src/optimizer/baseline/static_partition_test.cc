@@ -88,7 +88,8 @@ TEST_F(StaticPartitionTest, AllOneSliceAnswersNoWhenServiceDoesNotFit) {
   EXPECT_EQ(run.outcome, Outcome::kInfeasible);
   EXPECT_EQ(run.reason,
             "service 'b' cannot run on 1g.10gb: no measured point of 'b' "
-            "there meets its SLO or fits its memory");
+            "there meets its SLO (latency limit 50 ms, at most 1 process(es)) "
+            "or fits its memory");
 }
 
 TEST_F(StaticPartitionTest, WholeSaysWhenTheModelWasNotMeasuredOnTheGpu) {
