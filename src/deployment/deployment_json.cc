@@ -233,7 +233,8 @@ std::string FormatDeployment(const Deployment& d) {
       // As the workload declares them: the credits (and export's engine
       // arguments) are the token terms', not a profile row's.
       for (const llm::LlmTermField& field : llm::LlmTermFields()) {
-        js[field.key] = (*s.tokens).*field.member;
+        double value = (*s.tokens).*field.member;
+        if (value != 0 || field.written_at_zero) js[field.key] = value;
       }
     }
     services.push_back(std::move(js));

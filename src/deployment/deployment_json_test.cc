@@ -77,6 +77,12 @@ TEST(DeploymentJsonTest, AnLlmServiceKeepsItsKindAndTokenTerms) {
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   ASSERT_TRUE(back->services[0].tokens.has_value());
   EXPECT_EQ(*back->services[0].tokens, *d->services[0].tokens);
+  // A prefix cache hit rate is written where it is above 0.
+  EXPECT_FALSE(written["services"][0].contains("prefix_cache_hit_rate"));
+  d->services[0].tokens->prefix_cache_hit_rate = 0.4;
+  auto cached =
+      ParseDeployment(FormatDeployment(*d), "d.json").value().services[0];
+  EXPECT_EQ(cached.tokens->prefix_cache_hit_rate, 0.4);
   written["services"][0].erase("tpot_ms");
   auto missing = ParseDeployment(written.dump(), "d.json");
   ASSERT_FALSE(missing.ok());

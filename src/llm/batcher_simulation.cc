@@ -18,6 +18,7 @@ struct Request {
   double arrival_s = 0;
   long prompt = 1;
   long output = 1;
+  long cached = 0;      // prompt tokens found in the prefix cache
   double first_s = -1;  // its first token
   long made = 0;        // output tokens so far
   double done_s = -1;
@@ -56,6 +57,10 @@ std::vector<Request> MakeRequests(const LlmTerms& terms,
     r.arrival_s = arrivals.Next() / run.rate;
     r.prompt = prompts.Next();
     r.output = outputs.Next();
+    // The last prompt token is always computed: it gives the first token.
+    r.cached =
+        std::min(r.prompt - 1, std::lround(terms.prefix_cache_hit_rate *
+                                           static_cast<double>(r.prompt)));
   }
   return requests;
 }
@@ -119,6 +124,7 @@ BatcherSamples RunBatcher(const SliceCapacity& slice, const LlmTerms& terms,
       }
       if (room + r.prompt + r.output > slice.kv_tokens) break;
       room += r.prompt + r.output;
+      prefilled[next] = r.cached;  // read, not computed
       running.push_back(next);
       prefill(next++);
     }

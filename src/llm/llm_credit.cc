@@ -55,7 +55,7 @@ std::string CreditKey(const SliceCapacity& slice, const LlmTerms& terms,
   // Every field of the three, written below: a field added to one fails
   // here until it is written too.
   static_assert(FieldCount<SliceCapacity>() == 11);
-  static_assert(FieldCount<LlmTerms>() == 7);
+  static_assert(FieldCount<LlmTerms>() == 8);
   static_assert(FieldCount<queueing::Traffic>() == 4);
   std::string key =
       fmt::format("{} {} {} {:a}", kCreditKeyVersion, std::size(kCreditSeeds),
@@ -71,7 +71,7 @@ std::string CreditKey(const SliceCapacity& slice, const LlmTerms& terms,
            slice.ms_per_attention_pair, slice.step_overhead_ms);
   add_real(terms.ttft_ms, terms.tpot_ms, terms.prompt_tokens,
            terms.output_tokens, terms.prompt_cv, terms.output_cv,
-           terms.latency_ms);
+           terms.latency_ms, terms.prefix_cache_hit_rate);
   add(queueing::RouterName(traffic.router), traffic.router_replicas);
   add_real(traffic.service_rate, traffic.cv);
   return key;

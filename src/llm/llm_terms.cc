@@ -11,6 +11,11 @@ const std::vector<LlmTermField>& LlmTermFields() {
       {"output_tokens", &LlmTerms::output_tokens, kTokens, true},
       {"prompt_cv", &LlmTerms::prompt_cv, kCv, false},
       {"output_cv", &LlmTerms::output_cv, kCv, false},
+      {"prefix_cache_hit_rate",
+       &LlmTerms::prefix_cache_hit_rate,
+       {0, 0.99},
+       false,
+       false},
   };
   return fields;
 }

@@ -19,6 +19,11 @@ struct LlmTerms {
   double prompt_cv = 0;      // standard deviation / mean (0: all the same)
   double output_cv = 0;
   double latency_ms = 0;  // p99 request latency (0: none asked)
+  // The share of each prompt's tokens the engine finds in its prefix cache
+  // (vLLM's automatic prefix caching: a shared system prompt, earlier turns
+  // of a conversation): they are not computed again, though their KV cache
+  // is read. vLLM reports it as prefix cache hits over queries. 0: none.
+  double prefix_cache_hit_rate = 0;
 
   bool operator==(const LlmTerms&) const = default;
 };
@@ -30,6 +35,9 @@ struct LlmTermField {
   double LlmTerms::*member;
   NumberRange range;
   bool required;
+  // Written even at 0 (an optional field files have always carried);
+  // else left out at 0.
+  bool written_at_zero = true;
 };
 
 // The fields in the order files write them.

@@ -248,6 +248,40 @@ TEST(BatcherSimulationTest, ALoneRequestTakesItsStepsClosedForm) {
               unchunked.StepMs({0, 0, 5000, 5000 * (5001 / 2.0)}), 1e-6);
 }
 
+// A prompt's tokens found in the prefix cache are read, not computed: a
+// lone request prefills the rest over them as context, in closed form; and
+// the service's credit on the slice grows.
+TEST(BatcherSimulationTest, PrefixCacheHitsAreReadNotComputed) {
+  SliceCapacity slice = SliceOf(Llama8b(), H100(), Profile("3g.40gb")).value();
+  LlmTerms terms{2000, 100, 4000, 64, 0, 0};
+  terms.prefix_cache_hit_rate = 0.75;  // 3,000 cached, 1,000 computed
+  BatcherStats s = SimulateBatcher(slice, terms, {}, {0.01, 200, 7});
+  EXPECT_NEAR(s.ttft_p50_ms,
+              slice.StepMs({0, 3000, 1000, PrefillPairs(3000, 1000)}), 1e-6);
+  double decode = 0;
+  for (int k = 1; k < 64; ++k) {
+    decode += slice.StepMs({1, 4000 + k, 0, 4000.0 + k});
+  }
+  EXPECT_NEAR(s.tpot_p50_ms, decode / 63, 1e-6);
+  // A whole prompt in the cache still computes its last token.
+  terms.prefix_cache_hit_rate = 0.99;
+  terms.prompt_tokens = 100;
+  s = SimulateBatcher(slice, terms, {}, {0.01, 200, 7});
+  EXPECT_NEAR(s.ttft_p50_ms, slice.StepMs({0, 99, 1, PrefillPairs(99, 1)}),
+              1e-6);
+  if (testing::kAddressSanitizer) return;  // a credit search takes seconds
+  LlmTerms cold{2000, 100, 4000, 128, 0.5, 0.5};
+  LlmTerms warm = cold;
+  warm.prefix_cache_hit_rate = 0.75;
+  queueing::Traffic traffic;
+  double without =
+      CreditOf(Llama8b(), H100(), Profile("3g.40gb"), cold, traffic).rate;
+  double with =
+      CreditOf(Llama8b(), H100(), Profile("3g.40gb"), warm, traffic).rate;
+  EXPECT_GT(without, 0);
+  EXPECT_GT(with, 2 * without) << without << " -> " << with;
+}
+
 TEST(LlmCreditTest, CreditsKeepBothP99sAndGrowWithTheSlice) {
   LlmTerms terms{2000, 100, 1024, 256, 0.5, 0.5};
   queueing::Traffic traffic;
@@ -385,6 +419,7 @@ TEST(LlmCreditTest, EveryFieldOfTheQuestionChangesTheKey) {
   MIGSERVE_FIELD(terms, prompt_cv);
   MIGSERVE_FIELD(terms, output_cv);
   MIGSERVE_FIELD(terms, latency_ms);
+  MIGSERVE_FIELD(terms, prefix_cache_hit_rate);
   MIGSERVE_FIELD(traffic, service_rate);
   MIGSERVE_FIELD(traffic, cv);
   MIGSERVE_FIELD(traffic, router_replicas);
@@ -393,7 +428,7 @@ TEST(LlmCreditTest, EveryFieldOfTheQuestionChangesTheKey) {
                  [](SliceCapacity&, LlmTerms&, queueing::Traffic& r) {
                    r.router = *queueing::ParseRouter("random");
                  });
-  // SliceCapacity's 11 fields, LlmTerms' 7, Traffic's 4.
+  // SliceCapacity's 11 fields, LlmTerms' 8, Traffic's 4.
   EXPECT_EQ(changed, FieldCount<SliceCapacity>() + FieldCount<LlmTerms>() +
                          FieldCount<queueing::Traffic>());
 }

@@ -415,7 +415,9 @@ std::string FormatWorkload(const Workload& w) {
     if (s.kind != ServiceKind()) llm = fmt::format(", kind: {}", s.kind.name());
     if (s.tokens) {
       for (const llm::LlmTermField& field : llm::LlmTermFields()) {
-        llm += fmt::format(", {}: {}", field.key, (*s.tokens).*field.member);
+        double value = (*s.tokens).*field.member;
+        if (value == 0 && !field.written_at_zero) continue;
+        llm += fmt::format(", {}: {}", field.key, value);
       }
     }
     out += fmt::format(

@@ -171,7 +171,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "w.yaml:3: services[0].latency: unknown field (expected one "
                 "of: name, model, throughput, latency_ms, min_replicas, "
                 "observe, kind, ttft_ms, tpot_ms, prompt_tokens, "
-                "output_tokens, prompt_cv, output_cv)"},
+                "output_tokens, prompt_cv, output_cv, prefix_cache_hit_rate)"},
         BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
                 "  - {name: a, model: m, throughput: 1, latency_ms: 10, "
                 "observe: {rates: x}}\n",
@@ -277,10 +277,17 @@ TEST(WorkloadYamlTest, LlmServicesParseRoundTripAndNameTheirMistakes) {
           "  - {name: a, model: m, throughput: 1, latency_ms: 10}\n"
           "  - {name: chat, model: llama-3.1-8b, kind: llm, throughput: 5, "
           "ttft_ms: 2000, tpot_ms: 100, prompt_tokens: 1024, "
-          "output_tokens: 256, output_cv: 0.5}\n",
+          "output_tokens: 256, output_cv: 0.5}\n"
+          "  - {name: cached, model: llama-3.1-8b, kind: llm, throughput: 5, "
+          "ttft_ms: 2000, tpot_ms: 100, prompt_tokens: 1024, "
+          "output_tokens: 256, prefix_cache_hit_rate: 0.5}\n",
       "w.yaml");
   ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->services[0].kind, ServiceKind());
+  EXPECT_EQ(w->services[1].kind.name(), "llm");
   EXPECT_FALSE(w->services[0].tokens);
+  EXPECT_EQ(w->services[1].tokens->prefix_cache_hit_rate, 0);
+  EXPECT_EQ(w->services[2].tokens->prefix_cache_hit_rate, 0.5);
   ASSERT_TRUE(w->services[1].tokens);
   EXPECT_EQ(*w->services[1].tokens,
             (llm::LlmTerms{2000, 100, 1024, 256, 0, 0.5, 2000 + 100 * 640}));
@@ -289,6 +296,10 @@ TEST(WorkloadYamlTest, LlmServicesParseRoundTripAndNameTheirMistakes) {
   auto back = ParseWorkload(FormatWorkload(*w), "again.yaml");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->services[1].tokens, w->services[1].tokens);
+  EXPECT_EQ(back->services[2].tokens, w->services[2].tokens);
+  // A hit rate of 0 is not written: files without caching read as before.
+  EXPECT_EQ(FormatWorkload(*w).find("prefix_cache_hit_rate: 0,"),
+            std::string::npos);
   EXPECT_EQ(back->services[1].latency_ms, w->services[1].latency_ms);
   // The LLM engine's settings: a margin and chunked prefill by default,
   // both the workload's to change, and kept through a round trip.
@@ -327,7 +338,12 @@ TEST(WorkloadYamlTest, LlmServicesParseRoundTripAndNameTheirMistakes) {
             "w.yaml:3: services[0].ttft_ms: only a service of kind: llm has "
             "it"},
            {"{name: c, model: m, kind: gan, throughput: 5, latency_ms: 9}",
-            "w.yaml:3: services[0].kind: must be dnn (the default)"}}) {
+            "w.yaml:3: services[0].kind: must be dnn (the default)"},
+           {"{name: c, model: llama-3.1-8b, kind: llm, throughput: 5, "
+            "ttft_ms: 1, tpot_ms: 1, prompt_tokens: 1, output_tokens: 1, "
+            "prefix_cache_hit_rate: 1}",
+            "w.yaml:3: services[0].prefix_cache_hit_rate: must be from 0 to "
+            "0.99"}}) {
     auto bad = ParseWorkload(head + "  - " + service + "\n", "w.yaml");
     EXPECT_EQ(bad.status().message().substr(0, message.size()), message)
         << bad.status().message();
