@@ -231,8 +231,7 @@ StatusOr<Observed> Observe(const PrometheusClient& prometheus,
   out.changing.assign(services.size(), false);
   for (size_t s = 0; s < services.size(); ++s) {
     const workload::Service& service = services[s];
-    const bool vllm =
-        service.kind.traits().metrics == workload::MetricsSource::kVllm;
+    const bool vllm = service.kind.traits().engine == workload::Engine::kVllm;
     std::string rate_query = !service.observe.rate.empty()
                                  ? service.observe.rate
                              : vllm ? VllmRateQuery(service.name, options)

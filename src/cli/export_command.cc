@@ -53,6 +53,7 @@ StatusOr<k8s::ExportOptions> OptionsFor(const ExportFlags& flags,
     if (s.min_replicas > 1) options.min_replicas[s.name] = s.min_replicas;
   }
   OverrideTemplate(flags.image, flags.port, &options.serving);
+  options.serving.KindsFrom(d.services);
   if (!flags.resource_slices.empty()) {
     if (flags.flavor != k8s::Partitioner::kDra) {
       return Status::InvalidArgument(

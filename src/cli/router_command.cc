@@ -73,7 +73,10 @@ Status RenderConfig(const RouterFlags& flags, CommandContext* context) {
   MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.replicas));
   MIGSERVE_ASSIGN_OR_RETURN(proxy::ReplicaBackends backends,
                             proxy::ParseReplicaAddresses(text, flags.replicas));
-  k8s::ProxyRoutes routes = k8s::ProxyRoutesOf(state, k8s::ModelsOf(state));
+  k8s::ServingSpec spec;
+  spec.KindsFrom(d.services);
+  k8s::ProxyRoutes routes =
+      k8s::ProxyRoutesOf(state, k8s::ModelsOf(state), spec);
   proxy::ProxyConfig config = proxy::ConfigOf(routes, backends);
   int members = 0;
   int reached = 0;

@@ -47,8 +47,8 @@ std::string ModelNames(const ClusterState& state) {
 // A Deployment of `replicas` pods of `service` labelled `labels` (which it
 // selects by) with the template's labels and annotations added.
 Json WorkloadDeployment(const std::string& name, const std::string& service,
-                        const std::string& model, const Json& labels,
-                        const Json& annotations, int replicas, Json pod_spec,
+                        const Json& labels, const Json& annotations,
+                        int replicas, Json pod_spec,
                         const ExportOptions& options) {
   return {
       {"apiVersion", "apps/v1"},
@@ -59,7 +59,7 @@ Json WorkloadDeployment(const std::string& name, const std::string& service,
         {"selector", {{"matchLabels", labels}}},
         {"template",
          {{"metadata",
-           PodMetadata(labels, annotations, options.serving, service, model)},
+           PodMetadata(labels, annotations, options.serving, service)},
           {"spec", std::move(pod_spec)}}}}}};
 }
 
@@ -113,12 +113,11 @@ std::vector<Json> DevicePluginObjects(const std::vector<Placed>& replicas,
     annotations[kAnnotationPlacements] = placements;
     Json container = ServerContainer(first, ModelOf(first), {at, false},
                                      options.serving, DevicePluginResources(p));
-    objects.push_back(
-        WorkloadDeployment(DnsLabel(name), service, ModelOf(first), labels,
-                           annotations, static_cast<int>(members.size()),
-                           PodSpec(node, std::move(container), options.serving,
-                                   service, ModelOf(first)),
-                           options));
+    objects.push_back(WorkloadDeployment(
+        DnsLabel(name), service, labels, annotations,
+        static_cast<int>(members.size()),
+        PodSpec(node, std::move(container), options.serving, service),
+        options));
   }
   return objects;
 }
@@ -228,11 +227,11 @@ Status DraGpuObjects(const GpuState& gpu, const std::vector<Placed>& placed,
       Json claims = {
           {"resourceClaims",
            Json::array({{{"name", "mig"}, {"resourceClaimName", name}}})}};
-      Json deployment = WorkloadDeployment(
-          name, r.service, ModelOf(r), labels, ReplicaAnnotations(r), 1,
-          PodSpec(node, std::move(container), options.serving, r.service,
-                  ModelOf(r), claims),
-          options);
+      Json deployment =
+          WorkloadDeployment(name, r.service, labels, ReplicaAnnotations(r), 1,
+                             PodSpec(node, std::move(container),
+                                     options.serving, r.service, claims),
+                             options);
       deployment["metadata"]["labels"][kLabelClaimStep] = label;
       // Two pods must never hold the claim at once.
       deployment["spec"]["strategy"] = {{"type", "Recreate"}};
@@ -436,7 +435,7 @@ StatusOr<std::string> RoutingObjects(const ClusterState& state,
   std::vector<Json> services, routes;
   for (const auto& [service, route] : Routes(state)) {
     for (const RouteGroup& g : route.groups) {
-      services.push_back(GroupService(service, models.at(service), g, spec));
+      services.push_back(GroupService(service, g, spec));
     }
     routes.push_back(HttpRoute(route, models.at(service), spec));
   }

@@ -406,6 +406,7 @@ TEST(ExportTest, LanguageModelsRunVllmWithTheirSlicesEngineSettings) {
     std::map<std::string, YAML::Node> by_service;
     ExportOptions options;
     options.serving = spec;
+    options.serving.kinds["chat"] = *workload::ParseServiceKind("llm");
     for (const YAML::Node& o :
          YAML::LoadAll(ReplicaObjects(state, options).value())) {
       by_service[o["metadata"]["labels"][kLabelService].as<std::string>()] =
@@ -447,12 +448,17 @@ TEST(ExportTest, LanguageModelsRunVllmWithTheirSlicesEngineSettings) {
             "/scripts/start-replica.sh");
 }
 
-// The proxy's routes mark a language model's service (its model in the
-// shipped LLM table) as an OpenAI one, through the routes ConfigMap the
-// proxies read; the others stay KServe v2.
+// The proxy's routes mark a service whose kind runs on vLLM as an OpenAI
+// one, through the routes ConfigMap the proxies read; the others stay
+// KServe v2, whatever their model.
 TEST(ExportTest, ProxyRoutesMarkLanguageModelsOpenAi) {
   ClusterState state = VisionAndChat();
-  ProxyRoutes routes = ProxyRoutesOf(state, ModelsOf(state));
+  ServingSpec spec;
+  spec.kinds["chat"] = *workload::ParseServiceKind("llm");
+  EXPECT_FALSE(ProxyRoutesOf(state, ModelsOf(state), ServingSpec{})
+                   .services.at("chat")
+                   .openai);
+  ProxyRoutes routes = ProxyRoutesOf(state, ModelsOf(state), spec);
   EXPECT_TRUE(routes.services.at("chat").openai);
   EXPECT_FALSE(routes.services.at("vision").openai);
   nlohmann::json map = ProxyRoutesConfigMap(routes, "ns");

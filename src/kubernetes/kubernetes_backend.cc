@@ -204,13 +204,13 @@ Status KubernetesBackend::CreatePod(const InstanceRef& ref,
   }
   Json metadata = {{"name", name}};
   metadata.update(PodMetadata(ReplicaLabels(replica, ref), annotations,
-                              options_.serving, replica.service, model));
+                              options_.serving, replica.service));
   Json pod = {
       {"apiVersion", "v1"},
       {"kind", "Pod"},
       {"metadata", std::move(metadata)},
       {"spec", PodSpec(ref.gpu.node, std::move(container), options_.serving,
-                       replica.service, model, device.pod_fields)}};
+                       replica.service, device.pod_fields)}};
   auto made = client_->Create(PodsPath(), nlohmann::json(pod));
   if (made.ok() && options_.ledger != nullptr) {
     return Record(name, {entry.token, Uid(*made)});

@@ -64,9 +64,12 @@ Json ReplicaContract(const Replica& replica, const std::string& model,
   vars.push_back(
       {"MIGSERVE_LATENCY_MS", fmt::format("{}", replica.latency_ms)});
   vars.push_back({"MIGSERVE_GROUP", GroupNameOf(replica, at)});
-  vars.push_back({"MIGSERVE_PORT",
-                  std::to_string(spec.RoutePort(replica.service, model))});
-  for (auto& var : LlmEngineVars(model, at)) vars.push_back(var);
+  vars.push_back(
+      {"MIGSERVE_PORT", std::to_string(spec.RoutePort(replica.service))});
+  // The vLLM template's engine settings.
+  if (spec.EngineOf(replica.service) == workload::Engine::kVllm) {
+    for (auto& var : LlmEngineVars(model, at)) vars.push_back(var);
+  }
   Json env = Json::array();
   for (const auto& [name, value] : vars) {
     env.push_back({{"name", name}, {"value", value}});
@@ -82,7 +85,7 @@ Json RestrictedContainerSecurity() {
 Json ServerContainer(const Replica& replica, const std::string& model,
                      const ReplicaPlace& place, const ServingSpec& spec,
                      const Json& device) {
-  Json pod = spec.TemplateFor(replica.service, model);
+  Json pod = spec.TemplateFor(replica.service);
   Json container = {{"name", "server"}, {"image", pod["image"]}};
   if (pod.contains("imagePullPolicy")) {
     container["imagePullPolicy"] = pod["imagePullPolicy"];
@@ -147,9 +150,8 @@ Json ObjectMetadata(const std::string& name, const Json& labels,
 }
 
 Json PodMetadata(const Json& labels, const Json& annotations,
-                 const ServingSpec& spec, const std::string& service,
-                 const std::string& model) {
-  Json pod = spec.TemplateFor(service, model);
+                 const ServingSpec& spec, const std::string& service) {
+  Json pod = spec.TemplateFor(service);
   Json all_labels = pod.value("labels", Json::object());
   for (const auto& [key, value] : labels.items()) all_labels[key] = value;
   Json all_annotations = pod.value("annotations", Json::object());
@@ -198,9 +200,8 @@ std::optional<Replica> ReplicaFromMetadata(const nlohmann::json& metadata) {
 }
 
 Json PodSpec(const std::string& node, Json container, const ServingSpec& spec,
-             const std::string& service, const std::string& model,
-             const Json& extra) {
-  Json pod = spec.TemplateFor(service, model);
+             const std::string& service, const Json& extra) {
+  Json pod = spec.TemplateFor(service);
   Json selector = pod.value("nodeSelector", Json::object());
   selector["kubernetes.io/hostname"] = node;
   Json out = {{"nodeSelector", selector}};

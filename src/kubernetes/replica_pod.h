@@ -69,8 +69,7 @@ Json ObjectMetadata(const std::string& name, const Json& labels,
 // Pod (or pod template) metadata: the template's labels and annotations for
 // `service` running `model`, then `labels` and `annotations` (ours win).
 Json PodMetadata(const Json& labels, const Json& annotations,
-                 const ServingSpec& spec, const std::string& service,
-                 const std::string& model);
+                 const ServingSpec& spec, const std::string& service);
 
 // Reads a replica back from pod or template metadata (labels' service and
 // ReplicaAnnotations). Returns nullopt if a field is missing or bad; never
@@ -86,8 +85,7 @@ std::optional<ReplicaSite> ReplicaSiteOf(const nlohmann::json& metadata);
 // tolerations, node selector, service account, image pull secrets) and
 // `extra` fields (resourceClaims, say).
 Json PodSpec(const std::string& node, Json container, const ServingSpec& spec,
-             const std::string& service, const std::string& model,
-             const Json& extra = {});
+             const std::string& service, const Json& extra = {});
 
 // The limits that request one MIG device of `profile` from NVIDIA's device
 // plugin (mixed strategy).

@@ -303,13 +303,27 @@ OrderedJson ServingSpec::VllmTemplate() {
         {"seccompProfile", {{"type", "RuntimeDefault"}}}}}};
 }
 
-OrderedJson ServingSpec::TemplateFor(const std::string& service,
-                                     const std::string& model) const {
+void ServingSpec::KindsFrom(const std::vector<workload::Service>& served) {
+  for (const workload::Service& s : served) kinds[s.name] = s.kind;
+}
+
+workload::Engine ServingSpec::EngineOf(const std::string& service) const {
+  auto it = kinds.find(service);
+  return (it != kinds.end() ? it->second : workload::ServiceKind())
+      .traits()
+      .engine;
+}
+
+OrderedJson ServingSpec::TemplateFor(const std::string& service) const {
   OrderedJson merged = pod;
-  if (!model.empty() && llm::ShippedLlmModels().Find(model).ok()) {
-    merged = llm_pod                    ? *llm_pod
-             : pod == DefaultTemplate() ? VllmTemplate()
-                                        : pod;
+  switch (EngineOf(service)) {
+    case workload::Engine::kTriton:
+      break;
+    case workload::Engine::kVllm:
+      merged = llm_pod                    ? *llm_pod
+               : pod == DefaultTemplate() ? VllmTemplate()
+                                          : pod;
+      break;
   }
   auto it = services.find(service);
   if (it != services.end()) {
@@ -339,9 +353,8 @@ OrderedJson ServingSpec::TemplateFor(const std::string& service,
   return merged;
 }
 
-int ServingSpec::RoutePort(const std::string& service,
-                           const std::string& model) const {
-  int port = RoutePortOf(OrderedJson::array({TemplateFor(service, model)}));
+int ServingSpec::RoutePort(const std::string& service) const {
+  int port = RoutePortOf(OrderedJson::array({TemplateFor(service)}));
   return port > 0 ? port : 8000;
 }
 

@@ -16,6 +16,8 @@
 
 #include "kubernetes/cluster_model.h"
 #include "util/status_or.h"
+#include "workload/service_kind.h"
+#include "workload/workload.h"
 
 namespace migserve::kubernetes {
 
@@ -93,12 +95,22 @@ struct ServingSpec {
   // The pod template (fields as in the YAML; see docs/serving.md) and the
   // fields each service replaces.
   nlohmann::ordered_json pod = DefaultTemplate();
-  // The template of a replica whose model is a language model of the
-  // shipped LLM table (`llm_template:`); none: the built-in vLLM template
-  // while `pod` is the built-in default, else `pod` (one template for all).
+  // The template of a replica of a service whose kind runs on vLLM
+  // (`llm_template:`); none: the built-in vLLM template while `pod` is the
+  // built-in default, else `pod` (one template for all).
   std::optional<nlohmann::ordered_json> llm_pod;
   std::map<std::string, nlohmann::ordered_json> services;
   std::map<std::string, int> service_lines;  // where each override is
+  // The kind of each service served (workload/service_kind.h), from the
+  // deployment export writes or the controller moves to (KindsFrom), not
+  // from the file: its engine picks the template and the API the proxy
+  // speaks to it. A service not listed is of the default kind.
+  std::map<std::string, workload::ServiceKind> kinds;
+
+  // Takes the kinds of `services`.
+  void KindsFrom(const std::vector<workload::Service>& services);
+  // The engine `service`'s kind runs on.
+  workload::Engine EngineOf(const std::string& service) const;
 
   // The default template: NVIDIA's Triton image, ports http 8000, grpc
   // 8001 and metrics 8002, ready on /v2/health/ready, live on /v2/health/live,
@@ -111,18 +123,16 @@ struct ServingSpec {
   // $(MIGSERVE_KV_CACHE_DTYPE)), port http 8000, ready on /health.
   static nlohmann::ordered_json VllmTemplate();
 
-  // The template of a replica of `service` running `model`: the LLM
-  // template for a model of the shipped LLM table, else `pod`, with
+  // The template of a replica of `service`: the LLM template where its
+  // kind runs on vLLM, else `pod`, with
   // `service`'s overrides; where that leaves Triton's image with neither
   // command nor args, the default server command (Triton on the model
   // repository /models, loading only the replica's model,
   // $(MIGSERVE_MODEL)).
-  nlohmann::ordered_json TemplateFor(const std::string& service,
-                                     const std::string& model = "") const;
+  nlohmann::ordered_json TemplateFor(const std::string& service) const;
   // The container port `service`'s requests go to (RoutePortOf over the
   // template's ports); 8000 when the template lists none.
-  int RoutePort(const std::string& service,
-                const std::string& model = "") const;
+  int RoutePort(const std::string& service) const;
   // InvalidArgument "SOURCE:LINE: services.NAME: no service NAME in WHAT
   // (it has: ...)" for the first override of a service not in `known` (a
   // mistyped name would otherwise leave its service on the default).

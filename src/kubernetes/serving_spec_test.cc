@@ -86,14 +86,16 @@ TEST(ServingSpecTest, AnEmptySpecIsTheDefaultTemplateWithoutRoutes) {
   EXPECT_EQ(spec->RoutePort("any"), 8000);
 }
 
-// A language model's replicas: the built-in vLLM template under the
+// A service whose kind runs on vLLM: the built-in vLLM template under the
 // built-in default, an llm_template's fields over it where a spec gives
 // one, the spec's own template where it gives only that.
 TEST(ServingSpecTest, LanguageModelsGetTheLlmTemplate) {
+  const workload::ServiceKind llm = *workload::ParseServiceKind("llm");
   ServingSpec empty = ParseServingSpec("{}", "empty.yaml").value();
-  EXPECT_EQ(empty.TemplateFor("chat", "llama-3.1-8b"),
-            ServingSpec::VllmTemplate());
-  EXPECT_EQ(empty.TemplateFor("vision", "resnet50")["image"], kTritonImage);
+  EXPECT_EQ(empty.TemplateFor("chat")["image"], kTritonImage);  // no kind
+  empty.kinds["chat"] = llm;
+  EXPECT_EQ(empty.TemplateFor("chat"), ServingSpec::VllmTemplate());
+  EXPECT_EQ(empty.TemplateFor("vision")["image"], kTritonImage);
   auto spec = ParseServingSpec(
       "template: {image: registry/triton:1}\n"
       "llm_template:\n"
@@ -101,15 +103,16 @@ TEST(ServingSpecTest, LanguageModelsGetTheLlmTemplate) {
       "  ports: [{name: http, containerPort: 9000}]\n",
       "both.yaml");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
-  nlohmann::ordered_json chat = spec->TemplateFor("chat", "qwen3-30b-a3b");
+  spec->kinds["chat"] = llm;
+  nlohmann::ordered_json chat = spec->TemplateFor("chat");
   EXPECT_EQ(chat["image"], "registry/vllm:2");
   EXPECT_EQ(chat["command"], ServingSpec::VllmTemplate()["command"]);
-  EXPECT_EQ(spec->RoutePort("chat", "qwen3-30b-a3b"), 9000);
-  EXPECT_EQ(spec->RoutePort("vision", "resnet50"), 8000);
+  EXPECT_EQ(spec->RoutePort("chat"), 9000);
+  EXPECT_EQ(spec->RoutePort("vision"), 8000);
   auto own = ParseServingSpec("template: {image: registry/any:1}\n", "o.yaml");
   ASSERT_TRUE(own.ok());
-  EXPECT_EQ(own->TemplateFor("chat", "llama-3.1-8b")["image"],
-            "registry/any:1");
+  own->kinds["chat"] = llm;
+  EXPECT_EQ(own->TemplateFor("chat")["image"], "registry/any:1");
 }
 
 // Triton's image without a command would start a shell and serve nothing:

@@ -38,6 +38,7 @@ k8s::BackendOptions BackendFor(const ManagerOptions& options,
   for (const workload::Service& s : target.services) {
     backend.models[s.name] = s.model;
   }
+  backend.serving.KindsFrom(target.services);
   backend.warn = [log = options.log](const std::string& line) {
     log("controller: warning: " + line);
   };

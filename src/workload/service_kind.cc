@@ -10,8 +10,8 @@ KindRegistry<ServiceKindTraits>& Kinds() {
       new KindRegistry<ServiceKindTraits>(  // never destroyed
           "service kind",
           {
-              {"dnn", CreditSource::kProfileRows, MetricsSource::kTriton},
-              {"llm", CreditSource::kTokenModel, MetricsSource::kVllm},
+              {"dnn", CreditSource::kProfileRows, Engine::kTriton},
+              {"llm", CreditSource::kTokenModel, Engine::kVllm},
           });
   return *registry;
 }
@@ -42,7 +42,7 @@ std::string ServiceKindChoices() {
 }
 
 StatusOr<ServiceKind> RegisterServiceKind(ServiceKindTraits traits) {
-  if (traits.metrics == MetricsSource::kVllm &&
+  if (traits.engine == Engine::kVllm &&
       traits.credit != CreditSource::kTokenModel) {
     return Status::InvalidArgument(
         "service kind '" + traits.name +

@@ -10,8 +10,11 @@
 //            deployment spell) that `Service::tokens` holds. `serve`
 //            simulates a replica the same way: request by request, or token
 //            by token.
-//   metrics  where the autoscaler reads the service's rate and latency by
-//            default: Triton's metrics, or vLLM's (autoscale/observer.h).
+//   engine   the server its replicas run by default: Triton or vLLM. It
+//            picks the pod template export and the controller write
+//            (kubernetes/serving_spec.h), the API the proxy speaks to it
+//            (KServe v2, or OpenAI's routed by the body's model) and the
+//            metrics the autoscaler reads by default (autoscale/observer.h).
 // Adding a kind that combines facets that exist (an embedding model served
 // from profile rows, say) is one RegisterServiceKind call; a new facet
 // value is one enum value here, and every switch over that facet fails to
@@ -33,15 +36,15 @@ enum class CreditSource {
   kTokenModel,   // llm::CreditOf on the service's token terms
 };
 
-enum class MetricsSource {
-  kTriton,  // nv_inference_* (autoscale/observer.h's defaults)
-  kVllm,    // vllm:* (request rate, TTFT and TPOT histograms)
+enum class Engine {
+  kTriton,  // KServe v2; nv_inference_* metrics
+  kVllm,    // the OpenAI API; vllm:* metrics (rate, TTFT and TPOT)
 };
 
 struct ServiceKindTraits {
   std::string name;  // a workload's `kind`
   CreditSource credit = CreditSource::kProfileRows;
-  MetricsSource metrics = MetricsSource::kTriton;
+  Engine engine = Engine::kTriton;
 };
 
 // A registered service kind: a handle to its traits, which live as long as
@@ -79,7 +82,7 @@ std::optional<ServiceKind> ParseServiceKind(std::string_view name);
 std::string ServiceKindChoices();
 
 // Adds a kind; InvalidArgument if its name is empty or taken, or if its
-// metrics source reads token histograms its credit gives it no terms for.
+// engine's metrics give token figures its credit gives it no terms for.
 StatusOr<ServiceKind> RegisterServiceKind(ServiceKindTraits traits);
 
 }  // namespace migserve::workload

@@ -16,11 +16,11 @@ namespace {
 TEST(ServiceKindTest, TheShippedKindsAndTheirFacets) {
   EXPECT_EQ(ServiceKind().name(), "dnn");
   EXPECT_FALSE(ServiceKind().HasTokenTerms());
-  EXPECT_EQ(ServiceKind().traits().metrics, MetricsSource::kTriton);
+  EXPECT_EQ(ServiceKind().traits().engine, Engine::kTriton);
   std::optional<ServiceKind> llm = ParseServiceKind("llm");
   ASSERT_TRUE(llm);
   EXPECT_TRUE(llm->HasTokenTerms());
-  EXPECT_EQ(llm->traits().metrics, MetricsSource::kVllm);
+  EXPECT_EQ(llm->traits().engine, Engine::kVllm);
   EXPECT_FALSE(ParseServiceKind("gan"));
   // Other tests of this binary may have registered more kinds since.
   EXPECT_EQ(ServiceKindChoices().substr(0, 17), "dnn (the default)");
@@ -31,7 +31,7 @@ TEST(ServiceKindTest, TheShippedKindsAndTheirFacets) {
 // of the kind whose facets it shares, and files carry it.
 TEST(ServiceKindTest, AThirdKindIsOneRegistration) {
   StatusOr<ServiceKind> embedding = RegisterServiceKind(
-      {"embedding", CreditSource::kProfileRows, MetricsSource::kTriton});
+      {"embedding", CreditSource::kProfileRows, Engine::kTriton});
   ASSERT_TRUE(embedding.ok()) << embedding.status().ToString();
   EXPECT_EQ(ParseServiceKind("embedding"), *embedding);
   EXPECT_NE(ServiceKindChoices().find("embedding"), std::string::npos);
@@ -39,9 +39,9 @@ TEST(ServiceKindTest, AThirdKindIsOneRegistration) {
             "service kind 'embedding' is registered already");
   EXPECT_FALSE(RegisterServiceKind({"", CreditSource::kProfileRows}).ok());
   // vLLM's metrics read TTFT and TPOT, which only token terms give.
-  EXPECT_FALSE(RegisterServiceKind(
-                   {"odd", CreditSource::kProfileRows, MetricsSource::kVllm})
-                   .ok());
+  EXPECT_FALSE(
+      RegisterServiceKind({"odd", CreditSource::kProfileRows, Engine::kVllm})
+          .ok());
 
   auto w = ParseWorkload(
       "gpu: A100-SXM4-80GB\nservices:\n"

@@ -23,8 +23,7 @@ Status GatewayRouter::EnsureService(const std::string& service,
   if (services_.count(name) > 0) return Status::Ok();
   auto made = client_->Create(
       fmt::format("/api/v1/namespaces/{}/services", options_.namespace_),
-      nlohmann::json(GroupService(service, options_.ModelOf(service), group,
-                                  options_.serving)));
+      nlohmann::json(GroupService(service, group, options_.serving)));
   // AlreadyExists: the same name always selects the same group.
   if (!made.ok() && made.status().code() != Status::Code::kAborted) {
     return made.status();

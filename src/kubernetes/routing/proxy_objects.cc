@@ -193,7 +193,7 @@ std::vector<Json> OwnPodPolicy(const ServingSpec& spec) {
 std::string ProxyObjects(const ClusterState& state,
                          const std::map<std::string, std::string>& models,
                          const ServingSpec& spec, const ProxyExport& proxy) {
-  ProxyRoutes routes = ProxyRoutesOf(state, models);
+  ProxyRoutes routes = ProxyRoutesOf(state, models, spec);
   std::vector<Json> objects = Access(spec);
   for (Json& o : OwnPodPolicy(spec)) objects.push_back(std::move(o));
   objects.push_back(ProxyRoutesConfigMap(routes, spec.namespace_));

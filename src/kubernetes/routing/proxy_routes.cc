@@ -8,7 +8,6 @@
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/names.h"
 #include "kubernetes/routing/routing_objects.h"
-#include "llm/llm_model.h"
 #include "util/json_fields.h"
 
 namespace migserve::kubernetes {
@@ -56,15 +55,26 @@ Status ReadGroup(const JsonFields& f, RouteGroup* g,
 }  // namespace
 
 ProxyRoutes ProxyRoutesOf(const ClusterState& state,
-                          const std::map<std::string, std::string>& models) {
+                          const std::map<std::string, std::string>& models,
+                          const ServingSpec& spec) {
   ProxyRoutes routes{1, {}};
   for (auto& [service, route] : Routes(state)) {
     auto model = models.find(service);
     std::string name = model != models.end() ? model->second : service;
-    const bool openai = llm::ShippedLlmModels().Find(name).ok();
-    routes.services[service] = {std::move(route), name, {}, openai};
+    routes.services[service] = {
+        std::move(route), name, {}, SpeaksOpenAi(spec, service)};
   }
   return routes;
+}
+
+bool SpeaksOpenAi(const ServingSpec& spec, const std::string& service) {
+  switch (spec.EngineOf(service)) {
+    case workload::Engine::kTriton:
+      return false;
+    case workload::Engine::kVllm:
+      return true;
+  }
+  return false;
 }
 
 std::string ProxyRouteKey(const std::string& service) {

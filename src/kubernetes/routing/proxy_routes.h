@@ -15,6 +15,7 @@
 
 #include "cluster/routing.h"
 #include "kubernetes/cluster_model.h"
+#include "kubernetes/serving_spec.h"
 #include "util/status_or.h"
 
 namespace migserve::kubernetes {
@@ -42,8 +43,8 @@ struct ProxyRoute {
   // the member, whatever labels others copy. A member without one is
   // matched by its pod's site labels.
   std::map<ReplicaSite, std::string> uids = {};
-  // A language model's service (its model is in the shipped LLM table, as
-  // export's vLLM template): the proxy carries the OpenAI API for it
+  // A service whose kind runs on vLLM (ServingSpec::EngineOf, as export's
+  // template): the proxy carries the OpenAI API for it
   // (proxy::ProxyUpstream::openai); in the ConfigMap, "api": "openai".
   bool openai = false;
   bool operator==(const ProxyRoute&) const = default;
@@ -61,11 +62,15 @@ struct ProxyRoutes {
 // The routes of `state`'s services at generation 1, as export writes them
 // and `router --render` reads them: each service's route (cluster::Routes)
 // with its model from `models` (by service; a service not listed serves
-// the model of its name); a service of a language model (one in the shipped
-// LLM table) is an OpenAI one. No uids: no controller has made the pods
-// yet.
+// the model of its name); a service whose kind runs on vLLM (`spec`) is an
+// OpenAI one. No uids: no controller has made the pods yet.
 ProxyRoutes ProxyRoutesOf(const ClusterState& state,
-                          const std::map<std::string, std::string>& models);
+                          const std::map<std::string, std::string>& models,
+                          const ServingSpec& spec);
+
+// Whether the proxy speaks the OpenAI API to `service`'s replicas: its
+// kind's engine is vLLM.
+bool SpeaksOpenAi(const ServingSpec& spec, const std::string& service);
 
 // The ConfigMap data key of `service`'s route.
 std::string ProxyRouteKey(const std::string& service);

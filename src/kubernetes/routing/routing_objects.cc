@@ -7,10 +7,10 @@
 
 namespace migserve::kubernetes {
 
-Json GroupService(const std::string& service, const std::string& model,
-                  const RouteGroup& group, const ServingSpec& spec) {
+Json GroupService(const std::string& service, const RouteGroup& group,
+                  const ServingSpec& spec) {
   std::string name = GroupName(service, group);
-  int port = spec.RoutePort(service, model);
+  int port = spec.RoutePort(service);
   return {
       {"apiVersion", "v1"},
       {"kind", "Service"},
@@ -48,7 +48,7 @@ Json HttpRoute(const ServiceRoute& route, const std::string& model,
   for (const RouteGroup& g : route.groups) {
     if (g.weight == 0) continue;
     backends.push_back({{"name", GroupName(route.service, g)},
-                        {"port", spec.RoutePort(route.service, model)},
+                        {"port", spec.RoutePort(route.service)},
                         {"weight", g.weight}});
   }
   if (!backends.empty()) rule["backendRefs"] = std::move(backends);

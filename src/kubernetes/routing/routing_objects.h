@@ -27,10 +27,9 @@ inline constexpr char kGatewayApi[] = "gateway.networking.k8s.io/v1";
 Status CheckNotFenced(const nlohmann::json& live, long mine,
                       const std::string& what);
 
-// The Service of `group` of `service` (running `model`: the port is its
-// template's).
-Json GroupService(const std::string& service, const std::string& model,
-                  const RouteGroup& group, const ServingSpec& spec);
+// The Service of `group` of `service` (the port is its template's).
+Json GroupService(const std::string& service, const RouteGroup& group,
+                  const ServingSpec& spec);
 
 // The HTTPRoute of `route`, whose service runs `model`; a route without
 // groups has a rule without backends (the gateway answers 500).
