@@ -169,6 +169,25 @@ TEST_F(KubernetesRouterKeepersTest, OneKeeperPerGatewayAndDataPlane) {
   EXPECT_FALSE(*set);
 }
 
+// The controller's route changes keep a language model's service on the
+// OpenAI API (they wrote every route as KServe v2 before: the first change
+// on a live cluster cut its chat completions off).
+TEST_F(KubernetesRouterKeepersTest, ALanguageModelsRouteStaysOpenAi) {
+  RouterOptions options;
+  options.plane = queueing::DataPlane::kProxy;
+  options.serving.kinds["chat"] = *workload::ParseServiceKind("llm");
+  KubernetesRouter router(client, options);
+  ASSERT_TRUE(router.SetRoute({"chat", {Group(5)}}).ok());
+  ASSERT_TRUE(router.SetRoute({"vision", {Group(5)}}).ok());
+  auto map =
+      server.Get("/api/v1/namespaces/default/configmaps/migserve-proxy-routes");
+  ASSERT_TRUE(map);
+  auto routes = ParseProxyRoutes(*map);
+  ASSERT_TRUE(routes.ok()) << routes.status().ToString();
+  EXPECT_TRUE(routes->services["chat"].openai);
+  EXPECT_FALSE(routes->services["vision"].openai);
+}
+
 // Both keepers carry their controller's lease epoch on what they write, and
 // a controller with an older epoch (one replaced while it stalled) writes
 // over neither (issue 72): the newer one's routes stay.
