@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -391,22 +392,24 @@ ClusterState VisionAndChat() {
 // A language model's replicas run vLLM by default, with the engine
 // settings of their slice (issue 75: they ran as Triton pods, and vLLM
 // without --max-model-len refuses a slice whose KV room is below the
-// model's context); the others keep Triton. A spec whose template is its
-// own serves every service with it, unless it gives an llm_template.
+// model's context); the others keep Triton. The longest sequence is the
+// service's p99 prompt plus p99 output (exponential prompts of mean 1,000:
+// 1,000 ln 100). A spec whose template is its own serves every service
+// with it, unless its `templates:` names the kind.
 TEST(ExportTest, LanguageModelsRunVllmWithTheirSlicesEngineSettings) {
   ClusterState state = VisionAndChat();
-  const mig::GpuModel& a100 =
-      *mig::GpuCatalog::Default().Find("A100-SXM4-80GB").value();
-  const long kv =
-      llm::SliceOf(*llm::ShippedLlmModels().Find("llama-3.1-8b").value(), a100,
-                   a100.profiles[a100.FindProfile("3g.40gb")])
-          .value()
-          .kv_tokens;
+  llm::LlmTerms terms;
+  terms.ttft_ms = 2000;
+  terms.tpot_ms = 100;
+  terms.prompt_tokens = 1000;
+  terms.prompt_cv = 1;
+  terms.output_tokens = 200;
   auto containers = [&](const ServingSpec& spec) {
     std::map<std::string, YAML::Node> by_service;
     ExportOptions options;
     options.serving = spec;
     options.serving.kinds["chat"] = *workload::ParseServiceKind("llm");
+    options.serving.tokens["chat"] = terms;
     for (const YAML::Node& o :
          YAML::LoadAll(ReplicaObjects(state, options).value())) {
       by_service[o["metadata"]["labels"][kLabelService].as<std::string>()] =
@@ -429,18 +432,21 @@ TEST(ExportTest, LanguageModelsRunVllmWithTheirSlicesEngineSettings) {
   EXPECT_NE(std::find(args.begin(), args.end(),
                       "--max-model-len=$(MIGSERVE_MAX_MODEL_LEN)"),
             args.end());
-  EXPECT_EQ(
-      env(chat)["MIGSERVE_MAX_MODEL_LEN"],
-      std::to_string(std::min(131072L, static_cast<long>(0.9 * kv) / 16 * 16)));
+  EXPECT_EQ(env(chat)["MIGSERVE_MAX_MODEL_LEN"],
+            std::to_string(
+                static_cast<long>(std::ceil(1000 * std::log(100.0) + 200))));
   EXPECT_EQ(env(chat)["MIGSERVE_KV_CACHE_DTYPE"], "auto");
   EXPECT_EQ(env(built_in["vision"]).count("MIGSERVE_MAX_MODEL_LEN"), 0u);
-  // One template of the spec's own for all, unless an llm_template.
+  // One template of the spec's own for all, unless `templates:` names the
+  // kind.
   auto triton = containers(TritonSpec());
   EXPECT_EQ(triton["chat"]["command"][1].as<std::string>(),
             "/scripts/start-replica.sh");
   ServingSpec both = TritonSpec();
-  both.llm_pod = ServingSpec::VllmTemplate();
-  both.llm_pod->at("image") = "vllm/vllm-openai:v0.11.0";
+  both.kind_pods[*workload::ParseServiceKind("llm")] =
+      ServingSpec::VllmTemplate();
+  both.kind_pods[*workload::ParseServiceKind("llm")]["image"] =
+      "vllm/vllm-openai:v0.11.0";
   auto split = containers(both);
   EXPECT_EQ(split["chat"]["image"].as<std::string>(),
             "vllm/vllm-openai:v0.11.0");

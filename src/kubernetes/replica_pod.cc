@@ -10,7 +10,7 @@
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/names.h"
 #include "llm/llm_model.h"
-#include "llm/slice_model.h"
+#include "llm/request_lengths.h"
 #include "util/csv.h"
 #include "util/json_fields.h"
 
@@ -22,25 +22,18 @@ std::string GroupNameOf(const Replica& replica, const InstanceRef& at) {
 }
 
 // A language model's engine settings for its slice (docs/llm.md,
-// "Serving"): the longest sequence it takes, the model's own limit or
-// 90% of the KV room the slice's model gives (vLLM refuses to start a
-// replica whose KV cache cannot hold one --max-model-len sequence, and
-// measures its room itself), and the KV cache's dtype. None for a model
-// outside the shipped LLM table.
+// "Serving"): the longest sequence it takes (llm::MaxModelLen of the
+// service's terms: the credit path refused every slice whose KV room
+// cannot hold it) and the KV cache's dtype. None for a model outside the
+// shipped LLM table or a service without token terms.
 std::vector<std::pair<const char*, std::string>> LlmEngineVars(
-    const std::string& model, const InstanceRef& at) {
+    const std::string& model, const llm::LlmTerms* terms) {
   StatusOr<const llm::LlmModel*> m = llm::ShippedLlmModels().Find(model);
-  if (!m.ok()) return {};
-  StatusOr<llm::SliceCapacity> slice =
-      llm::SliceOf(**m, *at.model, at.model->profiles[at.instance.profile]);
-  if (!slice.ok()) return {};
-  constexpr long kBlock = 16;  // vLLM's KV block, tokens
-  long longest = static_cast<long>(0.9 * slice->kv_tokens) / kBlock * kBlock;
-  if ((*m)->max_context > 0)
-    longest = std::min<long>(longest, (*m)->max_context);
-  return {{"MIGSERVE_MAX_MODEL_LEN", std::to_string(longest)},
-          {"MIGSERVE_KV_CACHE_DTYPE",
-           (*m)->kv_dtype.empty() ? "auto" : (*m)->kv_dtype}};
+  if (!m.ok() || terms == nullptr) return {};
+  return {
+      {"MIGSERVE_MAX_MODEL_LEN", std::to_string(llm::MaxModelLen(*terms, **m))},
+      {"MIGSERVE_KV_CACHE_DTYPE",
+       (*m)->kv_dtype.empty() ? "auto" : (*m)->kv_dtype}};
 }
 
 }  // namespace
@@ -68,7 +61,11 @@ Json ReplicaContract(const Replica& replica, const std::string& model,
       {"MIGSERVE_PORT", std::to_string(spec.RoutePort(replica.service))});
   // The vLLM template's engine settings.
   if (spec.EngineOf(replica.service) == workload::Engine::kVllm) {
-    for (auto& var : LlmEngineVars(model, at)) vars.push_back(var);
+    auto terms = spec.tokens.find(replica.service);
+    for (auto& var : LlmEngineVars(
+             model, terms != spec.tokens.end() ? &terms->second : nullptr)) {
+      vars.push_back(var);
+    }
   }
   Json env = Json::array();
   for (const auto& [name, value] : vars) {

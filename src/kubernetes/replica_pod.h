@@ -32,7 +32,8 @@ struct ReplicaPlace {
 // naming the service, model, batch, MPS processes, profile, GPU model, node,
 // GPU index and start (when exact), capacity, batch latency, routing group
 // and port; for a model of the shipped LLM table also its engine's
-// MIGSERVE_MAX_MODEL_LEN and MIGSERVE_KV_CACHE_DTYPE on the slice.
+// MIGSERVE_MAX_MODEL_LEN (from the service's token terms in `spec`) and
+// MIGSERVE_KV_CACHE_DTYPE.
 Json ReplicaContract(const Replica& replica, const std::string& model,
                      const ReplicaPlace& place, const ServingSpec& spec);
 

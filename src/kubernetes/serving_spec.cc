@@ -304,7 +304,10 @@ OrderedJson ServingSpec::VllmTemplate() {
 }
 
 void ServingSpec::KindsFrom(const std::vector<workload::Service>& served) {
-  for (const workload::Service& s : served) kinds[s.name] = s.kind;
+  for (const workload::Service& s : served) {
+    kinds[s.name] = s.kind;
+    if (s.tokens) tokens[s.name] = *s.tokens;
+  }
 }
 
 workload::Engine ServingSpec::EngineOf(const std::string& service) const {
@@ -314,17 +317,25 @@ workload::Engine ServingSpec::EngineOf(const std::string& service) const {
       .engine;
 }
 
-OrderedJson ServingSpec::TemplateFor(const std::string& service) const {
-  OrderedJson merged = pod;
-  switch (EngineOf(service)) {
+OrderedJson ServingSpec::EngineTemplate(workload::Engine engine) {
+  switch (engine) {
     case workload::Engine::kTriton:
-      break;
+      return DefaultTemplate();
     case workload::Engine::kVllm:
-      merged = llm_pod                    ? *llm_pod
-               : pod == DefaultTemplate() ? VllmTemplate()
-                                          : pod;
-      break;
+      return VllmTemplate();
   }
+  return DefaultTemplate();
+}
+
+OrderedJson ServingSpec::TemplateFor(const std::string& service) const {
+  auto kind = kinds.find(service);
+  workload::ServiceKind of =
+      kind != kinds.end() ? kind->second : workload::ServiceKind();
+  auto own = kind_pods.find(of);
+  OrderedJson merged = own != kind_pods.end() ? own->second
+                       : pod != DefaultTemplate()
+                           ? pod
+                           : EngineTemplate(of.traits().engine);
   auto it = services.find(service);
   if (it != services.end()) {
     for (const auto& [key, value] : it->second.items()) merged[key] = value;
@@ -363,7 +374,7 @@ StatusOr<ServingSpec> ParseServingSpec(const std::string& yaml,
   MIGSERVE_ASSIGN_OR_RETURN(YAML::Node root, ParseYaml(yaml, source));
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(root, source, ""));
   MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
-      {"namespace", "routing", "template", "llm_template", "services"}));
+      {"namespace", "routing", "template", "templates", "services"}));
   ServingSpec spec;
   spec.source = source;
   MIGSERVE_RETURN_IF_ERROR(map.Optional("namespace", &spec.namespace_));
@@ -382,13 +393,27 @@ StatusOr<ServingSpec> ParseServingSpec(const std::string& yaml,
         YamlMap pod, YamlMap::Open(map.Value("template"), source, "template"));
     MIGSERVE_RETURN_IF_ERROR(ReadTemplate(pod, &spec.pod));
   }
-  if (map.Value("llm_template").IsDefined()) {
+  if (map.Value("templates").IsDefined()) {
     MIGSERVE_ASSIGN_OR_RETURN(
-        YamlMap pod,
-        YamlMap::Open(map.Value("llm_template"), source, "llm_template"));
-    // Its fields replace the built-in vLLM template's.
-    spec.llm_pod = ServingSpec::VllmTemplate();
-    MIGSERVE_RETURN_IF_ERROR(ReadTemplate(pod, &*spec.llm_pod));
+        YamlMap templates,
+        YamlMap::Open(map.Value("templates"), source, "templates"));
+    for (const auto& entry : map.Value("templates")) {
+      std::string name = entry.first.as<std::string>("");
+      std::optional<workload::ServiceKind> kind =
+          workload::ParseServiceKind(name);
+      if (!kind) {
+        return templates.Error(
+            name, fmt::format("no service kind {} (the kinds: {})", name,
+                              workload::ServiceKindChoices()));
+      }
+      MIGSERVE_ASSIGN_OR_RETURN(
+          YamlMap pod,
+          YamlMap::Open(entry.second, source, templates.FieldPath(name)));
+      // Its fields replace the kind's engine's built-in template's.
+      OrderedJson fields = ServingSpec::EngineTemplate(kind->traits().engine);
+      MIGSERVE_RETURN_IF_ERROR(ReadTemplate(pod, &fields));
+      spec.kind_pods[*kind] = std::move(fields);
+    }
   }
   if (map.Value("services").IsDefined()) {
     MIGSERVE_ASSIGN_OR_RETURN(

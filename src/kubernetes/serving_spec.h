@@ -95,10 +95,11 @@ struct ServingSpec {
   // The pod template (fields as in the YAML; see docs/serving.md) and the
   // fields each service replaces.
   nlohmann::ordered_json pod = DefaultTemplate();
-  // The template of a replica of a service whose kind runs on vLLM
-  // (`llm_template:`); none: the built-in vLLM template while `pod` is the
-  // built-in default, else `pod` (one template for all).
-  std::optional<nlohmann::ordered_json> llm_pod;
+  // The template of the replicas of each kind `templates:` names (by the
+  // kind's name): its engine's built-in template with the fields given
+  // there. A kind not listed runs `pod` where the spec gives a `template:`
+  // (one template for all), else its engine's built-in template.
+  std::map<workload::ServiceKind, nlohmann::ordered_json> kind_pods;
   std::map<std::string, nlohmann::ordered_json> services;
   std::map<std::string, int> service_lines;  // where each override is
   // The kind of each service served (workload/service_kind.h), from the
@@ -106,8 +107,11 @@ struct ServingSpec {
   // from the file: its engine picks the template and the API the proxy
   // speaks to it. A service not listed is of the default kind.
   std::map<std::string, workload::ServiceKind> kinds;
+  // The token terms of each of those services whose kind has them (the
+  // engine settings of its replicas follow from them).
+  std::map<std::string, llm::LlmTerms> tokens;
 
-  // Takes the kinds of `services`.
+  // Takes the kinds and token terms of `services`.
   void KindsFrom(const std::vector<workload::Service>& services);
   // The engine `service`'s kind runs on.
   workload::Engine EngineOf(const std::string& service) const;
@@ -122,12 +126,14 @@ struct ServingSpec {
   // ($(MIGSERVE_BATCH) sequences, 90% of the slice, $(MIGSERVE_MAX_MODEL_LEN),
   // $(MIGSERVE_KV_CACHE_DTYPE)), port http 8000, ready on /health.
   static nlohmann::ordered_json VllmTemplate();
+  // The built-in template of `engine`'s replicas: one of the two above.
+  static nlohmann::ordered_json EngineTemplate(workload::Engine engine);
 
-  // The template of a replica of `service`: the LLM template where its
-  // kind runs on vLLM, else `pod`, with
-  // `service`'s overrides; where that leaves Triton's image with neither
-  // command nor args, the default server command (Triton on the model
-  // repository /models, loading only the replica's model,
+  // The template of a replica of `service`: its kind's (kind_pods, else
+  // `pod` or its engine's built-in one), with `service`'s overrides; where that
+  // leaves Triton's image with neither command nor args, the default server
+  // command (Triton on the model repository /models, loading only the replica's
+  // model,
   // $(MIGSERVE_MODEL)).
   nlohmann::ordered_json TemplateFor(const std::string& service) const;
   // The container port `service`'s requests go to (RoutePortOf over the

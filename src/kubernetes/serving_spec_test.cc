@@ -86,9 +86,12 @@ TEST(ServingSpecTest, AnEmptySpecIsTheDefaultTemplateWithoutRoutes) {
   EXPECT_EQ(spec->RoutePort("any"), 8000);
 }
 
-// A service whose kind runs on vLLM: the built-in vLLM template under the
-// built-in default, an llm_template's fields over it where a spec gives
-// one, the spec's own template where it gives only that.
+// Each kind its engine's template (issue 75: a mixed workload took
+// per-service overrides by hand): the built-in vLLM template for `llm`
+// under the built-in default; `templates:` by kind name, each kind's
+// fields over its engine's built-in template; the spec's own `template:`
+// for every kind `templates:` does not name; an unknown kind refused with
+// the kinds there are.
 TEST(ServingSpecTest, LanguageModelsGetTheLlmTemplate) {
   const workload::ServiceKind llm = *workload::ParseServiceKind("llm");
   ServingSpec empty = ParseServingSpec("{}", "empty.yaml").value();
@@ -98,9 +101,10 @@ TEST(ServingSpecTest, LanguageModelsGetTheLlmTemplate) {
   EXPECT_EQ(empty.TemplateFor("vision")["image"], kTritonImage);
   auto spec = ParseServingSpec(
       "template: {image: registry/triton:1}\n"
-      "llm_template:\n"
-      "  image: registry/vllm:2\n"
-      "  ports: [{name: http, containerPort: 9000}]\n",
+      "templates:\n"
+      "  llm:\n"
+      "    image: registry/vllm:2\n"
+      "    ports: [{name: http, containerPort: 9000}]\n",
       "both.yaml");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   spec->kinds["chat"] = llm;
@@ -113,6 +117,19 @@ TEST(ServingSpecTest, LanguageModelsGetTheLlmTemplate) {
   ASSERT_TRUE(own.ok());
   own->kinds["chat"] = llm;
   EXPECT_EQ(own->TemplateFor("chat")["image"], "registry/any:1");
+  auto dnn =
+      ParseServingSpec("templates: {dnn: {image: registry/t:3}}\n", "d.yaml");
+  ASSERT_TRUE(dnn.ok()) << dnn.status().ToString();
+  dnn->kinds["chat"] = llm;
+  EXPECT_EQ(dnn->TemplateFor("vision")["image"], "registry/t:3");
+  EXPECT_EQ(dnn->TemplateFor("vision")["ports"],
+            ServingSpec::DefaultTemplate()["ports"]);
+  EXPECT_EQ(dnn->TemplateFor("chat"), ServingSpec::VllmTemplate());
+  auto unknown =
+      ParseServingSpec("templates:\n  lm: {image: registry/v:1}\n", "u.yaml");
+  EXPECT_EQ(unknown.status().message(),
+            "u.yaml:2: templates.lm: no service kind lm (the kinds: dnn (the "
+            "default) or llm)");
 }
 
 // Triton's image without a command would start a shell and serve nothing:

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "llm/request_lengths.h"
 #include "queueing/credit_cache.h"
 #include "queueing/router_kind.h"
 #include "util/field_count.h"
@@ -55,7 +56,7 @@ std::string CreditKey(const SliceCapacity& slice, const LlmTerms& terms,
   // Every field of the three, written below: a field added to one fails
   // here until it is written too.
   static_assert(FieldCount<SliceCapacity>() == 11);
-  static_assert(FieldCount<LlmTerms>() == 8);
+  static_assert(FieldCount<LlmTerms>() == 9);
   static_assert(FieldCount<queueing::Traffic>() == 4);
   std::string key =
       fmt::format("{} {} {} {:a}", kCreditKeyVersion, std::size(kCreditSeeds),
@@ -71,7 +72,7 @@ std::string CreditKey(const SliceCapacity& slice, const LlmTerms& terms,
            slice.ms_per_attention_pair, slice.step_overhead_ms);
   add_real(terms.ttft_ms, terms.tpot_ms, terms.prompt_tokens,
            terms.output_tokens, terms.prompt_cv, terms.output_cv,
-           terms.latency_ms, terms.prefix_cache_hit_rate);
+           terms.latency_ms, terms.prefix_cache_hit_rate, terms.max_model_len);
   add(queueing::RouterName(traffic.router), traffic.router_replicas);
   add_real(traffic.service_rate, traffic.cv);
   return key;
@@ -99,6 +100,22 @@ LlmCredit CreditOf(const LlmModel& model, const mig::GpuModel& gpu,
     return credit;
   }
   credit.slice = *slice;
+  // vLLM starts no replica past the model's context, nor one whose KV
+  // cache cannot hold one sequence of --max-model-len.
+  long longest = MaxModelLen(terms, model);
+  if (model.max_context > 0 && longest > model.max_context) {
+    credit.why =
+        fmt::format("max_model_len {} is past {}'s context of {} tokens",
+                    longest, model.name, model.max_context);
+    return credit;
+  }
+  if (slice->kv_tokens < longest) {
+    credit.why = fmt::format(
+        "{} holds {} KV tokens, fewer than one sequence of max_model_len {} "
+        "(vLLM starts no such replica)",
+        profile.name, slice->kv_tokens, longest);
+    return credit;
+  }
   // A search found before (only credits above 0 are kept: the idle check
   // below passed for them).
   queueing::CreditCache* cache = queueing::GetCreditCache();

@@ -16,6 +16,7 @@ const std::vector<LlmTermField>& LlmTermFields() {
        {0, 0.99},
        false,
        false},
+      {"max_model_len", &LlmTerms::max_model_len, kTokens, false, false},
   };
   return fields;
 }

@@ -24,6 +24,10 @@ struct LlmTerms {
   // of a conversation): they are not computed again, though their KV cache
   // is read. vLLM reports it as prefix cache hits over queries. 0: none.
   double prefix_cache_hit_rate = 0;
+  // The longest sequence, prompt and output tokens, a replica takes
+  // (vLLM's --max-model-len; request_lengths.h). 0: the p99 prompt plus
+  // the p99 output.
+  double max_model_len = 0;
 
   bool operator==(const LlmTerms&) const = default;
 };

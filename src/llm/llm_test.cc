@@ -6,13 +6,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "llm/batcher_simulation.h"
 #include "llm/llm_credit.h"
 #include "llm/llm_model.h"
+#include "llm/request_lengths.h"
 #include "llm/slice_model.h"
 #include "mig/gpu_catalog.h"
 #include "queueing/credit_cache.h"
@@ -313,6 +316,61 @@ TEST(LlmCreditTest, CreditsKeepBothP99sAndGrowWithTheSlice) {
   }
 }
 
+// The lengths' quantiles against closed forms: a cv of 1 is an
+// exponential (p99 = mean ln 100), a cv of 1/sqrt(2) a gamma of shape 2
+// (P(2, x) = 1 - e^-x (1 + x)), a cv of 0 the mean itself; the gamma's own
+// sampler agrees with a cv of 2 (shape 1/4, where no rule of thumb holds).
+TEST(RequestLengthsTest, QuantilesOfTheGammaLengths) {
+  EXPECT_NEAR(LengthQuantile(1000, 1, 0.99), 1000 * std::log(100.0), 1e-6);
+  EXPECT_NEAR(LengthQuantile(1000, 1, 0.5), 1000 * std::log(2.0), 1e-6);
+  const double x = LengthQuantile(2, std::sqrt(0.5), 0.99);  // scale 1
+  EXPECT_NEAR(1 - std::exp(-x) * (1 + x), 0.99, 1e-12);
+  EXPECT_EQ(LengthQuantile(700, 0, 0.99), 700);
+  EXPECT_EQ(LengthQuantile(0.2, 0, 0.99), 1);
+  std::mt19937_64 rng(7);
+  std::gamma_distribution<double> gamma(0.25, 4 * 512);
+  std::vector<double> draws(200000);
+  for (double& d : draws) d = gamma(rng);
+  std::nth_element(draws.begin(), draws.begin() + 198000, draws.end());
+  EXPECT_NEAR(LengthQuantile(512, 2, 0.99) / draws[198000], 1, 0.02);
+}
+
+// The longest sequence a replica takes: the service's own max_model_len,
+// else its p99 prompt plus p99 output, at most the model's context.
+TEST(RequestLengthsTest, MaxModelLenIsTheP99RequestUnlessTheServiceSetsIt) {
+  LlmTerms terms{2000, 100, 1000, 200, 1, 0};
+  EXPECT_EQ(MaxModelLen(terms, Llama8b()),
+            static_cast<long>(std::ceil(1000 * std::log(100.0) + 200)));
+  terms.prompt_tokens = 100000;
+  EXPECT_EQ(MaxModelLen(terms, Llama8b()), Llama8b().max_context);
+  terms.max_model_len = 8192;
+  EXPECT_EQ(MaxModelLen(terms, Llama8b()), 8192);
+}
+
+// A slice whose KV cache cannot hold one sequence of max_model_len gets no
+// credit, with the reason (vLLM would not start the replica: it was
+// credited and crash-looped); nor does a max_model_len past the model's
+// context.
+TEST(LlmCreditTest, NoCreditWhereTheKvRoomCannotHoldMaxModelLen) {
+  LlmTerms terms{2000, 100, 1024, 256, 0.5, 0.5};
+  const long kv =
+      SliceOf(Llama8b(), H100(), Profile("2g.20gb")).value().kv_tokens;
+  terms.max_model_len = static_cast<double>(kv + 1);
+  LlmCredit c = CreditOf(Llama8b(), H100(), Profile("2g.20gb"), terms, {});
+  EXPECT_EQ(c.rate, 0);
+  EXPECT_EQ(c.why, fmt::format("2g.20gb holds {} KV tokens, fewer than one "
+                               "sequence of max_model_len {} (vLLM starts no "
+                               "such replica)",
+                               kv, kv + 1));
+  terms.max_model_len = static_cast<double>(kv);
+  EXPECT_GT(CreditOf(Llama8b(), H100(), Profile("2g.20gb"), terms, {}).rate, 0);
+  terms.max_model_len = Llama8b().max_context + 1;
+  EXPECT_EQ(CreditOf(Llama8b(), H100(), Profile("7g.80gb"), terms, {}).why,
+            fmt::format("max_model_len {} is past llama-3.1-8b's context of {} "
+                        "tokens",
+                        Llama8b().max_context + 1, Llama8b().max_context));
+}
+
 // A credit found once is read from the credit cache the next time, and is
 // the same credit.
 TEST(LlmCreditTest, ACreditIsSearchedOnceWithACache) {
@@ -420,6 +478,7 @@ TEST(LlmCreditTest, EveryFieldOfTheQuestionChangesTheKey) {
   MIGSERVE_FIELD(terms, output_cv);
   MIGSERVE_FIELD(terms, latency_ms);
   MIGSERVE_FIELD(terms, prefix_cache_hit_rate);
+  MIGSERVE_FIELD(terms, max_model_len);
   MIGSERVE_FIELD(traffic, service_rate);
   MIGSERVE_FIELD(traffic, cv);
   MIGSERVE_FIELD(traffic, router_replicas);
@@ -428,7 +487,7 @@ TEST(LlmCreditTest, EveryFieldOfTheQuestionChangesTheKey) {
                  [](SliceCapacity&, LlmTerms&, queueing::Traffic& r) {
                    r.router = *queueing::ParseRouter("random");
                  });
-  // SliceCapacity's 11 fields, LlmTerms' 8, Traffic's 4.
+  // SliceCapacity's 11 fields, LlmTerms' 9, Traffic's 4.
   EXPECT_EQ(changed, FieldCount<SliceCapacity>() + FieldCount<LlmTerms>() +
                          FieldCount<queueing::Traffic>());
 }
