@@ -488,6 +488,50 @@ TEST(ExportTest, ProxyRoutesMarkLanguageModelsOpenAi) {
       << bad.status().message();
 }
 
+// Through `router: gateway-api` a language model's HTTPRoute matches the
+// OpenAI API under /v1, its service named by the body's model (the header
+// the Inference Extension's body-based routing sets) or by the
+// migserve-service header, whatever the spec's match (issue 75: it matched
+// /v2/models/<model>, which no OpenAI request reaches); the others keep
+// the spec's match, and two LLM services of one model are told apart.
+TEST(ExportTest, ALanguageModelsHttpRouteMatchesTheOpenAiApi) {
+  ClusterState state = VisionAndChat();
+  for (GpuState& g : state.gpus) {
+    for (Slot& s : g.slots) {
+      if (s.replica && s.replica->service == "vision") {
+        s.replica->model = "llama-3.1-8b";  // a model the chat shares
+      }
+    }
+  }
+  ServingSpec spec = TritonSpec();
+  ASSERT_EQ(spec.match, RouteMatch::kPath);
+  spec.kinds["chat"] = *workload::ParseServiceKind("llm");
+  auto objects = RoutingObjects(state, spec);
+  ASSERT_TRUE(objects.ok()) << objects.status().ToString();
+  std::map<std::string, YAML::Node> routes;
+  for (const YAML::Node& o : YAML::LoadAll(*objects)) {
+    if (o["kind"].as<std::string>() == "HTTPRoute") {
+      routes[o["metadata"]["name"].as<std::string>()] = o;
+    }
+  }
+  ASSERT_EQ(routes.size(), 2u);
+  const YAML::Node chat = routes["chat"]["spec"]["rules"][0]["matches"];
+  ASSERT_EQ(chat.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(chat[i]["path"]["type"].as<std::string>(), "PathPrefix");
+    EXPECT_EQ(chat[i]["path"]["value"].as<std::string>(), "/v1");
+    EXPECT_EQ(chat[i]["headers"][0]["value"].as<std::string>(), "chat");
+  }
+  EXPECT_EQ(chat[0]["headers"][0]["name"].as<std::string>(),
+            "X-Gateway-Model-Name");
+  EXPECT_EQ(chat[1]["headers"][0]["name"].as<std::string>(),
+            "migserve-service");
+  const YAML::Node vision = routes["vision"]["spec"]["rules"][0]["matches"];
+  ASSERT_EQ(vision.size(), 1u);
+  EXPECT_EQ(vision[0]["path"]["value"].as<std::string>(),
+            "/v2/models/llama-3.1-8b");
+}
+
 TEST(ExportTest, RoutesWeighGroupsByCapacity) {
   Loaded day = LoadDay();
   ExportOptions options;

@@ -317,6 +317,16 @@ workload::Engine ServingSpec::EngineOf(const std::string& service) const {
       .engine;
 }
 
+bool ServingSpec::SpeaksOpenAi(const std::string& service) const {
+  switch (EngineOf(service)) {
+    case workload::Engine::kTriton:
+      return false;
+    case workload::Engine::kVllm:
+      return true;
+  }
+  return false;
+}
+
 OrderedJson ServingSpec::EngineTemplate(workload::Engine engine) {
   switch (engine) {
     case workload::Engine::kTriton:

@@ -35,6 +35,10 @@ enum class RouteMatch {
 };
 
 inline constexpr char kServiceHeader[] = "migserve-service";
+// The header the Gateway API Inference Extension's body-based routing
+// (an ext_proc beside the gateway) sets to an OpenAI request's body
+// `model`, for HTTPRoutes to match on.
+inline constexpr char kModelHeader[] = "X-Gateway-Model-Name";
 
 // The container port named `name` in `containers` (a pod's containers, or
 // a template's one in an array), else the first port listed when
@@ -115,6 +119,9 @@ struct ServingSpec {
   void KindsFrom(const std::vector<workload::Service>& services);
   // The engine `service`'s kind runs on.
   workload::Engine EngineOf(const std::string& service) const;
+  // Whether `service`'s replicas speak the OpenAI API (its engine is vLLM):
+  // the proxy routes it by the body's model, its HTTPRoute matches /v1.
+  bool SpeaksOpenAi(const std::string& service) const;
 
   // The default template: NVIDIA's Triton image, ports http 8000, grpc
   // 8001 and metrics 8002, ready on /v2/health/ready, live on /v2/health/live,

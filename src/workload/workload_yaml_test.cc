@@ -171,7 +171,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "w.yaml:3: services[0].latency: unknown field (expected one "
                 "of: name, model, throughput, latency_ms, min_replicas, "
                 "observe, kind, ttft_ms, tpot_ms, prompt_tokens, "
-                "output_tokens, prompt_cv, output_cv, prefix_cache_hit_rate)"},
+                "output_tokens, prompt_cv, output_cv, prefix_cache_hit_rate, "
+                "max_model_len)"},
         BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
                 "  - {name: a, model: m, throughput: 1, latency_ms: 10, "
                 "observe: {rates: x}}\n",

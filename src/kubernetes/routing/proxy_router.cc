@@ -36,7 +36,7 @@ StatusOr<std::pair<long, bool>> ProxyRouter::Write(const ServiceRoute& route) {
   ProxyRoute desired{route,
                      options_.ModelOf(route.service),
                      {},
-                     SpeaksOpenAi(options_.serving, route.service)};
+                     options_.serving.SpeaksOpenAi(route.service)};
   MIGSERVE_ASSIGN_OR_RETURN(desired.uids, OwnedUids(route));
   std::string key = ProxyRouteKey(route.service);
   std::string value = FormatProxyRoute(desired);

@@ -62,19 +62,9 @@ ProxyRoutes ProxyRoutesOf(const ClusterState& state,
     auto model = models.find(service);
     std::string name = model != models.end() ? model->second : service;
     routes.services[service] = {
-        std::move(route), name, {}, SpeaksOpenAi(spec, service)};
+        std::move(route), name, {}, spec.SpeaksOpenAi(service)};
   }
   return routes;
-}
-
-bool SpeaksOpenAi(const ServingSpec& spec, const std::string& service) {
-  switch (spec.EngineOf(service)) {
-    case workload::Engine::kTriton:
-      return false;
-    case workload::Engine::kVllm:
-      return true;
-  }
-  return false;
 }
 
 std::string ProxyRouteKey(const std::string& service) {

@@ -68,10 +68,6 @@ ProxyRoutes ProxyRoutesOf(const ClusterState& state,
                           const std::map<std::string, std::string>& models,
                           const ServingSpec& spec);
 
-// Whether the proxy speaks the OpenAI API to `service`'s replicas: its
-// kind's engine is vLLM.
-bool SpeaksOpenAi(const ServingSpec& spec, const std::string& service);
-
 // The ConfigMap data key of `service`'s route.
 std::string ProxyRouteKey(const std::string& service);
 

@@ -36,14 +36,24 @@ Json HttpRoute(const ServiceRoute& route, const std::string& model,
       parent["sectionName"] = spec.gateway->section_name;
     }
   }
-  Json match =
-      spec.match == RouteMatch::kPath
-          ? Json{{"path",
-                  {{"type", "PathPrefix"}, {"value", "/v2/models/" + model}}}}
-          : Json{{"headers", Json::array({{{"type", "Exact"},
-                                           {"name", kServiceHeader},
-                                           {"value", route.service}}})}};
-  Json rule = {{"matches", Json::array({match})}};
+  auto header = [&route](const char* name) {
+    return Json::array(
+        {{{"type", "Exact"}, {"name", name}, {"value", route.service}}});
+  };
+  Json matches = Json::array();
+  if (spec.SpeaksOpenAi(route.service)) {
+    // The OpenAI API under /v1, its service named by the body's model
+    // (lifted into kModelHeader by body-based routing) or by the header.
+    Json v1 = {{"type", "PathPrefix"}, {"value", "/v1"}};
+    matches.push_back({{"path", v1}, {"headers", header(kModelHeader)}});
+    matches.push_back({{"path", v1}, {"headers", header(kServiceHeader)}});
+  } else if (spec.match == RouteMatch::kPath) {
+    matches.push_back(
+        {{"path", {{"type", "PathPrefix"}, {"value", "/v2/models/" + model}}}});
+  } else {
+    matches.push_back({{"headers", header(kServiceHeader)}});
+  }
+  Json rule = {{"matches", std::move(matches)}};
   Json backends = Json::array();
   for (const RouteGroup& g : route.groups) {
     if (g.weight == 0) continue;
@@ -75,6 +85,7 @@ Status CheckRoutable(const std::map<std::string, std::string>& models,
   if (spec.match != RouteMatch::kPath) return Status::Ok();
   std::map<std::string, std::string> by_model;
   for (const auto& [service, model] : models) {
+    if (spec.SpeaksOpenAi(service)) continue;  // matched by its name
     auto [it, fresh] = by_model.emplace(model, service);
     if (!fresh) {
       return Status::InvalidArgument(

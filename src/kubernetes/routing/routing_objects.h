@@ -31,13 +31,17 @@ Status CheckNotFenced(const nlohmann::json& live, long mine,
 Json GroupService(const std::string& service, const RouteGroup& group,
                   const ServingSpec& spec);
 
-// The HTTPRoute of `route`, whose service runs `model`; a route without
-// groups has a rule without backends (the gateway answers 500).
+// The HTTPRoute of `route`, whose service runs `model`: for a service
+// that speaks the OpenAI API, requests under /v1 whose kModelHeader (the
+// body's model, with body-based routing) or kServiceHeader names the
+// service; else the spec's match. A route without groups has a rule
+// without backends (the gateway answers 500).
 Json HttpRoute(const ServiceRoute& route, const std::string& model,
                const ServingSpec& spec);
 
 // Returns InvalidArgument if `spec` has no gateway, or matches requests by
-// model path while two of `models` (service -> model) share a model.
+// model path while two of `models` (service -> model) that do not speak
+// the OpenAI API share a model.
 Status CheckRoutable(const std::map<std::string, std::string>& models,
                      const ServingSpec& spec);
 
