@@ -547,20 +547,16 @@ TEST_F(KubernetesE2eTest, NightToDayResumesAfterTheControllerDies) {
   for (int i = 0; i < kGpusPerNode; ++i) {
     EXPECT_TRUE(nvml_[nodes_.at("a-new-h100-node")]->Layout(i).empty());
   }
-  // Every route write of both controllers is journaled, and none repeats
-  // the route its service already had.
+  // Every route write of both controllers is journaled, and none leaves
+  // its HTTPRoute as it was. (A route may be journaled twice in a row: the
+  // second write hands a slot's Service name to the group of its new
+  // credit, docs/serving.md.)
   auto journal = controller::Journal::Open(journal_).value();
   std::vector<controller::JournaledRoute> routes = journal->Routes(1).value();
   EXPECT_GT(routes.size(), 5u);
-  {
-    std::lock_guard lock(mu_);
-    EXPECT_EQ(static_cast<int>(routes.size()), route_writes_);
-  }
-  std::map<std::string, std::string> last;
-  for (const controller::JournaledRoute& route : routes) {
-    EXPECT_NE(last[route.service], route.route) << route.service;
-    last[route.service] = route.route;
-  }
+  std::lock_guard lock(mu_);
+  EXPECT_EQ(static_cast<int>(routes.size()), route_writes_);
+  EXPECT_EQ(repeated_route_writes_, 0);
 }
 
 TEST_F(KubernetesE2eTest, ASecondControllerTakesOverTheLeaseAndTheJournal) {

@@ -24,11 +24,13 @@ const std::set<std::string>& UsedVerbs() {
       "delete pods in migserve-replicas",
       "delete services in migserve-replicas",
       "get gateway.networking.k8s.io/httproutes in migserve-replicas",
+      "get services in migserve-replicas",
       "list nodes",
       "list pods in migserve-replicas",
       "list services in migserve-replicas",
       "patch gateway.networking.k8s.io/httproutes in migserve-replicas",
       "patch nodes",
+      "patch services in migserve-replicas",
       "watch nodes",
       "watch pods in migserve-replicas",
   };

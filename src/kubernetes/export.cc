@@ -434,10 +434,13 @@ StatusOr<std::string> RoutingObjects(const ClusterState& state,
   MIGSERVE_RETURN_IF_ERROR(CheckRoutable(models, spec));
   std::vector<Json> services, routes;
   for (const auto& [service, route] : Routes(state)) {
+    GroupServiceNames names = SettledNames(route);
     for (const RouteGroup& g : route.groups) {
-      services.push_back(GroupService(service, g, spec));
+      if (g.weight <= 0) continue;  // no backend of the route
+      services.push_back(
+          GroupService(service, g, names.at(GroupName(service, g)), spec));
     }
-    routes.push_back(HttpRoute(route, models.at(service), spec));
+    routes.push_back(HttpRoute(route, models.at(service), names, spec));
   }
   services.insert(services.end(), routes.begin(), routes.end());
   std::string header = fmt::format(

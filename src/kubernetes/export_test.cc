@@ -539,23 +539,30 @@ TEST(ExportTest, RoutesWeighGroupsByCapacity) {
   std::vector<YAML::Node> objects =
       YAML::LoadAll(RoutingObjects(day.state, options.serving).value());
   // Group Services by name, and what each selects.
-  std::map<std::string, double> capacity;  // group -> replicas x throughput
+  std::map<std::string, double> capacity;      // group -> replicas x throughput
+  std::map<std::string, std::string> slot_of;  // group -> its slot's name
   for (const GpuState& g : day.state.gpus) {
     for (const Slot& s : g.slots) {
       if (!s.replica) continue;
-      std::string group = GroupName(s.replica->service,
-                                    GroupOf(*s.replica, *g.model, s.instance));
+      RouteGroup of = GroupOf(*s.replica, *g.model, s.instance);
+      std::string group = GroupName(s.replica->service, of);
       capacity[group] += s.replica->credit;
+      slot_of[group] = SlotName(s.replica->service, of);
     }
   }
   int services = 0, routes = 0;
+  std::map<std::string, std::string> selects;  // Service -> its group
   for (const YAML::Node& o : objects) {
     std::string kind = o["kind"].as<std::string>();
     if (kind == "Service") {
       ++services;
       std::string name = o["metadata"]["name"].as<std::string>();
-      EXPECT_EQ(o["spec"]["selector"][kLabelGroup].as<std::string>(), name);
-      EXPECT_EQ(capacity.count(name), 1u) << name;
+      std::string group = o["spec"]["selector"][kLabelGroup].as<std::string>();
+      EXPECT_EQ(capacity.count(group), 1u) << name;
+      // One credit per slot here: each Service has its slot's name, the
+      // group's identity without the credit.
+      EXPECT_EQ(name, slot_of.at(group));
+      selects[name] = group;
       continue;
     }
     ASSERT_EQ(kind, "HTTPRoute");
@@ -576,11 +583,12 @@ TEST(ExportTest, RoutesWeighGroupsByCapacity) {
     double weights = 0, total = 0;
     for (const YAML::Node& b : rule["backendRefs"]) {
       weights += b["weight"].as<double>();
-      total += capacity.at(b["name"].as<std::string>());
+      total += capacity.at(selects.at(b["name"].as<std::string>()));
     }
     for (const YAML::Node& b : rule["backendRefs"]) {
       EXPECT_NEAR(b["weight"].as<double>() / weights,
-                  capacity.at(b["name"].as<std::string>()) / total, 1e-5)
+                  capacity.at(selects.at(b["name"].as<std::string>())) / total,
+                  1e-5)
           << service;
       EXPECT_EQ(b["port"].as<int>(), 8000);
     }

@@ -18,16 +18,28 @@ std::string ReplicaName(const std::string& service, const std::string& node,
                               profile.name, start));
 }
 
-std::string GroupName(const std::string& service, const RouteGroup& group) {
-  // A Service's name must start with a letter (DNS-1035).
-  const auto& [gpu_model, profile, batch, procs, credit] = KeyOf(group);
-  std::string name =
-      DnsLabel(fmt::format("{}-{}-b{}-p{}-c{}-{}", service, profile, batch,
-                           procs, credit, gpu_model));
-  if (!std::isalpha(static_cast<unsigned char>(name.front()))) {
-    name = DnsLabel("g-" + name);
+namespace {
+
+// `name` as a DNS-1035 label: a Service's name must start with a letter.
+std::string ServiceLabel(const std::string& name) {
+  std::string label = DnsLabel(name);
+  if (!std::isalpha(static_cast<unsigned char>(label.front()))) {
+    label = DnsLabel("g-" + label);
   }
-  return name;
+  return label;
+}
+
+}  // namespace
+
+std::string GroupName(const std::string& service, const RouteGroup& group) {
+  const auto& [gpu_model, profile, batch, procs, credit] = KeyOf(group);
+  return ServiceLabel(fmt::format("{}-{}-b{}-p{}-c{}-{}", service, profile,
+                                  batch, procs, credit, gpu_model));
+}
+
+std::string SlotName(const std::string& service, const RouteGroup& group) {
+  return ServiceLabel(fmt::format("{}-{}-b{}-p{}-{}", service, group.profile,
+                                  group.batch, group.procs, group.gpu_model));
 }
 
 std::string MigResourceName(const mig::Profile& profile) {

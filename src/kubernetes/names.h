@@ -79,9 +79,16 @@ std::string Label(const nlohmann::json& object, const std::string& key);
 std::string ReplicaName(const std::string& service, const std::string& node,
                         int index, const mig::Profile& profile, int start);
 
-// The name of the Kubernetes Service of `service`'s routing group `group`
-// (also the value of its replicas' kLabelGroup label): a DNS-1035 label.
+// The value of the kLabelGroup label of the replicas of `service`'s
+// routing group `group`, its whole identity with its credit; also the name
+// of the group's Service while another group holds its slot's name
+// (SlotName): a DNS-1035 label.
 std::string GroupName(const std::string& service, const RouteGroup& group);
+// The name of the Service of `service`'s replicas on one GPU model,
+// profile, batch and MPS processes: a group's identity without its credit,
+// so that a credit's change leaves it as it was (docs/serving.md, "Are
+// group names stable?"). It selects one group at a time: a DNS-1035 label.
+std::string SlotName(const std::string& service, const RouteGroup& group);
 
 // The extended resource of MIG `profile` that NVIDIA's device plugin
 // advertises under its mixed strategy: nvidia.com/mig-<profile>.

@@ -261,6 +261,10 @@ class KubernetesE2eTest : public ::testing::Test {
       if (path.find("/httproutes/") != std::string::npos) {
         std::lock_guard lock(mu_);
         ++route_writes_;
+        std::string spec = object.value("spec", Json::object()).dump();
+        std::string& last = last_route_spec_[path];
+        if (spec == last) ++repeated_route_writes_;
+        last = spec;
       }
     });
   }
@@ -374,9 +378,15 @@ class KubernetesE2eTest : public ::testing::Test {
       auto live =
           server_.Get(std::string(kRoutes) + "/" + k8s::RouteName(service));
       ASSERT_TRUE(live) << service;
+      // By the group each backend's Service selects (its name is its
+      // slot's, or the group's own while another holds the slot).
       std::map<std::string, long> weights;
       for (const Json& b : (*live)["spec"]["rules"][0]["backendRefs"]) {
-        weights[b["name"]] = b["weight"];
+        auto selected = server_.Get(std::string(kServices) + "/" +
+                                    b["name"].get<std::string>());
+        ASSERT_TRUE(selected) << b["name"];
+        weights[(*selected)["spec"]["selector"][k8s::kLabelGroup]] =
+            b["weight"];
       }
       std::map<std::string, long> want;
       for (const auto& g : route.groups) {
@@ -824,6 +834,10 @@ class KubernetesE2eTest : public ::testing::Test {
   std::set<std::string> harness_pods_;
   std::vector<std::string> charged_;
   int route_writes_ = 0;
+  // Writes of an HTTPRoute that left its spec as it was, and each route's
+  // last spec.
+  int repeated_route_writes_ = 0;
+  std::map<std::string, std::string> last_route_spec_;
   int scale_ = 1;  // copies of the three-node cluster Start makes
   // Whether Start records its pods as the controller's in the journal.
   bool seed_ledger_ = true;

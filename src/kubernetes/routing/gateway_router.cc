@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -17,45 +18,117 @@ GatewayRouter::GatewayRouter(kube::KubeClient* client, RouterOptions options)
   options_.serving.namespace_ = options_.namespace_;
 }
 
-Status GatewayRouter::EnsureService(const std::string& service,
-                                    const RouteGroup& group) {
-  std::string name = GroupName(service, group);
-  if (services_.count(name) > 0) return Status::Ok();
-  auto made = client_->Create(
-      fmt::format("/api/v1/namespaces/{}/services", options_.namespace_),
-      nlohmann::json(GroupService(service, group, options_.serving)));
-  // AlreadyExists: the same name always selects the same group.
-  if (!made.ok() && made.status().code() != Status::Code::kAborted) {
-    return made.status();
+std::string GatewayRouter::ServicesPath() const {
+  return fmt::format("/api/v1/namespaces/{}/services", options_.namespace_);
+}
+
+StatusOr<std::string> GatewayRouter::SelectedGroup(const std::string& name) {
+  auto known = selects_.find(name);
+  if (known != selects_.end()) return known->second;
+  auto live = client_->Get(ServicesPath() + "/" + name);
+  if (live.status().code() == Status::Code::kNotFound) return std::string();
+  MIGSERVE_RETURN_IF_ERROR(live.status());
+  const nlohmann::json* spec = ObjectAt(*live, "spec");
+  std::string group =
+      spec != nullptr
+          ? StringField(*spec, "selector", kLabelGroup).value_or(std::string())
+          : std::string();
+  selects_[name] = group;
+  return group;
+}
+
+StatusOr<GroupServiceNames> GatewayRouter::NamesFor(
+    const ServiceRoute& route, const std::set<std::string>& referenced) {
+  GroupServiceNames names;
+  std::map<std::string, std::vector<const RouteGroup*>> slots;
+  for (const RouteGroup& g : route.groups) {
+    if (g.weight <= 0) continue;
+    names[GroupName(route.service, g)] = GroupName(route.service, g);
+    slots[SlotName(route.service, g)].push_back(&g);
   }
-  services_.insert(name);
+  for (const auto& [slot, groups] : slots) {
+    const RouteGroup* holder = nullptr;
+    if (referenced.count(slot) > 0) {
+      // The gateway may still send the slot's share to the group it
+      // selects: only that group keeps it; if that group is gone, the slot
+      // waits out this change unnamed, and is pointed at a group at the
+      // next.
+      MIGSERVE_ASSIGN_OR_RETURN(std::string selected, SelectedGroup(slot));
+      for (const RouteGroup* g : groups) {
+        if (GroupName(route.service, *g) == selected) holder = g;
+      }
+    } else {
+      for (const RouteGroup* g : groups) {
+        if (holder == nullptr || g->weight > holder->weight) holder = g;
+      }
+    }
+    if (holder != nullptr) names[GroupName(route.service, *holder)] = slot;
+  }
+  return names;
+}
+
+Status GatewayRouter::EnsureService(const std::string& service,
+                                    const RouteGroup& group,
+                                    const std::string& name) {
+  std::string label = GroupName(service, group);
+  auto known = selects_.find(name);
+  if (known != selects_.end() && known->second == label) return Status::Ok();
+  nlohmann::json object(GroupService(service, group, name, options_.serving));
+  auto made = client_->Create(ServicesPath(), object);
+  if (made.ok()) {
+    selects_[name] = label;
+    return Status::Ok();
+  }
+  if (made.status().code() != Status::Code::kAborted) return made.status();
+  // It exists (AlreadyExists): a slot's Service now given to another
+  // group selects that group's pods from here on.
+  selects_.erase(name);
+  MIGSERVE_ASSIGN_OR_RETURN(std::string selected, SelectedGroup(name));
+  if (selected != label) {
+    MIGSERVE_RETURN_IF_ERROR(
+        client_
+            ->Patch(ServicesPath() + "/" + name,
+                    {{"metadata", {{"labels", object["metadata"]["labels"]}}},
+                     {"spec", {{"selector", object["spec"]["selector"]}}}})
+            .status());
+  }
+  selects_[name] = label;
   return Status::Ok();
 }
 
 StatusOr<bool> GatewayRouter::SetRoute(const ServiceRoute& route) {
-  for (const RouteGroup& g : route.groups) {
-    if (g.weight > 0) MIGSERVE_RETURN_IF_ERROR(EnsureService(route.service, g));
-  }
-  Json desired =
-      HttpRoute(route, options_.ModelOf(route.service), options_.serving);
-  std::string record = desired["spec"].dump();
-  desired["metadata"]["annotations"] = {
-      {kAnnotationRoute, record},
-      {kAnnotationEpoch, std::to_string(options_.epoch)}};
   std::string path =
       fmt::format("/apis/{}/namespaces/{}/httproutes/{}", kGatewayApi,
                   options_.namespace_, RouteName(route.service));
   auto current = client_->Get(path);
-  if (current.status().code() == Status::Code::kNotFound) {
+  bool exists = current.status().code() != Status::Code::kNotFound;
+  if (exists) {
+    MIGSERVE_RETURN_IF_ERROR(current.status());
+    MIGSERVE_RETURN_IF_ERROR(CheckNotFenced(
+        *current, options_.epoch, "the HTTPRoute of " + route.service));
+  }
+  std::set<std::string> referenced =
+      exists ? BackendNames(*current) : std::set<std::string>();
+  MIGSERVE_ASSIGN_OR_RETURN(GroupServiceNames names,
+                            NamesFor(route, referenced));
+  for (const RouteGroup& g : route.groups) {
+    if (g.weight <= 0) continue;
+    MIGSERVE_RETURN_IF_ERROR(
+        EnsureService(route.service, g, names.at(GroupName(route.service, g))));
+  }
+  Json desired = HttpRoute(route, options_.ModelOf(route.service), names,
+                           options_.serving);
+  std::string record = desired["spec"].dump();
+  desired["metadata"]["annotations"] = {
+      {kAnnotationRoute, record},
+      {kAnnotationEpoch, std::to_string(options_.epoch)}};
+  if (!exists) {
     MIGSERVE_RETURN_IF_ERROR(
         client_
             ->Create(path.substr(0, path.rfind('/')), nlohmann::json(desired))
             .status());
     return true;
   }
-  MIGSERVE_RETURN_IF_ERROR(current.status());
-  MIGSERVE_RETURN_IF_ERROR(CheckNotFenced(*current, options_.epoch,
-                                          "the HTTPRoute of " + route.service));
   if (Annotation(*current, kAnnotationRoute) == record) return false;
   // No resourceVersion: the gateway writes the route's status too.
   nlohmann::json patch = {
@@ -69,8 +142,13 @@ StatusOr<bool> GatewayRouter::SetRoute(const ServiceRoute& route) {
     patch["spec"]["hostnames"] = nullptr;
   }
   MIGSERVE_RETURN_IF_ERROR(client_->Patch(path, patch).status());
+  // Kept: the Services this route and the one it replaces name, and the
+  // slots' Services of its groups (a slot's name outlives its credits).
   std::set<std::string> kept = BackendNames(desired);
-  kept.merge(BackendNames(*current));
+  kept.merge(referenced);
+  for (const RouteGroup& g : route.groups) {
+    kept.insert(SlotName(route.service, g));
+  }
   MIGSERVE_RETURN_IF_ERROR(DeleteGroupServicesBut(route.service, kept));
   return true;
 }
@@ -99,8 +177,7 @@ std::set<std::string> GatewayRouter::BackendNames(
 
 Status GatewayRouter::DeleteGroupServicesBut(
     const std::string& service, const std::set<std::string>& kept) {
-  std::string path =
-      fmt::format("/api/v1/namespaces/{}/services", options_.namespace_);
+  std::string path = ServicesPath();
   std::string selector =
       fmt::format("{}={},{}={}", kManagedBy, kManager, kLabelService, service);
   MIGSERVE_ASSIGN_OR_RETURN(
@@ -117,7 +194,7 @@ Status GatewayRouter::DeleteGroupServicesBut(
     if (!deleted.ok() && deleted.code() != Status::Code::kNotFound) {
       return deleted;
     }
-    services_.erase(*name);
+    selects_.erase(*name);
   }
   return Status::Ok();
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -21,12 +22,13 @@ namespace {
 
 constexpr char kServices[] = "/api/v1/namespaces/default/services";
 
-// A group of `service` on 1g.10gb replicas credited `credit` req/s.
-RouteGroup Group(double credit) {
+// A group of `service` on 1g.10gb replicas of batch `batch` credited
+// `credit` req/s.
+RouteGroup Group(double credit, int batch = 1) {
   RouteGroup g;
   g.gpu_model = "A100-SXM4-80GB";
   g.profile = "1g.10gb";
-  g.batch = 1;
+  g.batch = batch;
   g.replicas = 2;
   g.credit = credit;
   g.weight = 10;
@@ -44,22 +46,46 @@ class KubernetesRouterTest : public ::testing::Test {
     router_ = std::make_unique<KubernetesRouter>(client_.get(), options);
   }
 
-  // Routes `service` to groups credited `credits` and returns the names
-  // of the group Services that exist afterwards.
+  // Routes `service` to `groups` and returns the names of the group
+  // Services that exist afterwards.
   std::set<std::string> Route(const std::string& service,
-                              const std::vector<double>& credits) {
-    ServiceRoute route{service, {}};
-    for (double c : credits) route.groups.push_back(Group(c));
-    EXPECT_TRUE(router_->SetRoute(route).ok());
+                              const std::vector<RouteGroup>& groups) {
+    EXPECT_TRUE(router_->SetRoute({service, groups}).ok());
     std::set<std::string> names;
     for (const nlohmann::json& s : server_.List(kServices)) {
       names.insert(s["metadata"]["name"].get<std::string>());
     }
     return names;
   }
+  // One group of batch b credited 5 req/s per batch given.
+  std::set<std::string> RouteBatches(const std::string& service,
+                                     const std::vector<int>& batches) {
+    std::vector<RouteGroup> groups;
+    for (int b : batches) groups.push_back(Group(5, b));
+    return Route(service, groups);
+  }
 
-  std::string Name(const std::string& service, double credit) {
-    return GroupName(service, Group(credit));
+  // The name of the Service of `service`'s slot of batch `batch`.
+  std::string Slot(const std::string& service, int batch) {
+    return SlotName(service, Group(5, batch));
+  }
+  // The live HTTPRoute of `service`'s backends: the group label each
+  // one's Service selects -> its name.
+  std::map<std::string, std::string> Backends(const std::string& service) {
+    std::map<std::string, std::string> out;
+    auto route = server_.Get(
+        "/apis/gateway.networking.k8s.io/v1/namespaces/default/httproutes/" +
+        service);
+    EXPECT_TRUE(route);
+    if (!route) return out;
+    for (const nlohmann::json& b :
+         (*route)["spec"]["rules"][0]["backendRefs"]) {
+      std::string name = b["name"];
+      auto selected = server_.Get(std::string(kServices) + "/" + name);
+      EXPECT_TRUE(selected) << name;
+      if (selected) out[(*selected)["spec"]["selector"][kLabelGroup]] = name;
+    }
+    return out;
   }
 
   kube::ApiServerStandIn server_;
@@ -71,25 +97,60 @@ class KubernetesRouterTest : public ::testing::Test {
 // A group Service lives while the route names it and through the next
 // route change (the gateway may still send to it until it applies the
 // change), and is deleted at the change after that; another service's
-// Services are not touched. Credits in group names change with every
-// rate change, so without this they piled up without end.
+// Services are not touched.
 TEST_F(KubernetesRouterTest,
        DeletesGroupServicesTwoRouteChangesAfterTheirLast) {
-  EXPECT_EQ(Route("other", {5}), (std::set{Name("other", 5)}));
-  EXPECT_EQ(Route("a", {1, 2}),
-            (std::set{Name("other", 5), Name("a", 1), Name("a", 2)}));
-  EXPECT_EQ(Route("a", {2, 3}), (std::set{Name("other", 5), Name("a", 1),
-                                          Name("a", 2), Name("a", 3)}));
-  EXPECT_EQ(Route("a", {3, 4}), (std::set{Name("other", 5), Name("a", 2),
-                                          Name("a", 3), Name("a", 4)}));
+  EXPECT_EQ(RouteBatches("other", {5}), (std::set{Slot("other", 5)}));
+  EXPECT_EQ(RouteBatches("a", {1, 2}),
+            (std::set{Slot("other", 5), Slot("a", 1), Slot("a", 2)}));
+  EXPECT_EQ(RouteBatches("a", {2, 3}), (std::set{Slot("other", 5), Slot("a", 1),
+                                                 Slot("a", 2), Slot("a", 3)}));
+  EXPECT_EQ(RouteBatches("a", {3, 4}), (std::set{Slot("other", 5), Slot("a", 2),
+                                                 Slot("a", 3), Slot("a", 4)}));
   // The same route again writes nothing and deletes nothing.
-  EXPECT_EQ(Route("a", {3, 4}), (std::set{Name("other", 5), Name("a", 2),
-                                          Name("a", 3), Name("a", 4)}));
-  EXPECT_EQ(Route("a", {4}),
-            (std::set{Name("other", 5), Name("a", 3), Name("a", 4)}));
+  EXPECT_EQ(RouteBatches("a", {3, 4}), (std::set{Slot("other", 5), Slot("a", 2),
+                                                 Slot("a", 3), Slot("a", 4)}));
+  EXPECT_EQ(RouteBatches("a", {4}),
+            (std::set{Slot("other", 5), Slot("a", 3), Slot("a", 4)}));
   // A group that comes back after its Service was deleted gets it again.
-  EXPECT_EQ(Route("a", {1, 4}),
-            (std::set{Name("other", 5), Name("a", 1), Name("a", 4)}));
+  EXPECT_EQ(RouteBatches("a", {1, 4}),
+            (std::set{Slot("other", 5), Slot("a", 1), Slot("a", 4)}));
+}
+
+// A credit's change keeps the Service's name (issue 75: the name carried
+// the credit, so a changed SLO or profile row renamed the Service under
+// dashboards, NetworkPolicies and alerts). While both credits are routed
+// the new group is on its own group name; once the live route no longer
+// sends to the old group the slot's Service selects the new one and the
+// route names it again, and the group name goes a change later.
+TEST_F(KubernetesRouterTest, AServiceKeepsItsSlotsNameThroughACreditChange) {
+  const RouteGroup old_credit = Group(241.1), new_credit = Group(236.0);
+  const std::string slot = SlotName("a", old_credit);
+  ASSERT_EQ(slot, SlotName("a", new_credit));
+  const std::string was = GroupName("a", old_credit);
+  const std::string next = GroupName("a", new_credit);
+  EXPECT_EQ(Route("a", {old_credit}), (std::set{slot}));
+  EXPECT_EQ(Backends("a"), (std::map<std::string, std::string>{{was, slot}}));
+  // Both credits routed (a transition): the slot stays with the group the
+  // gateway sends its share to.
+  EXPECT_EQ(Route("a", {old_credit, new_credit}), (std::set{slot, next}));
+  EXPECT_EQ(Backends("a"),
+            (std::map<std::string, std::string>{{was, slot}, {next, next}}));
+  // The old credit's replicas leave the route: the slot's Service, which
+  // still selects them, is named by no route for a change.
+  EXPECT_EQ(Route("a", {new_credit}), (std::set{slot, next}));
+  EXPECT_EQ(Backends("a"), (std::map<std::string, std::string>{{next, next}}));
+  // The next route change (here the same route asked again) points the
+  // slot at the new credit's replicas and names it.
+  EXPECT_EQ(Route("a", {new_credit}), (std::set{slot, next}));
+  EXPECT_EQ(Backends("a"), (std::map<std::string, std::string>{{next, slot}}));
+  // Settled: nothing to write; the group name goes at the next change.
+  EXPECT_EQ(Route("a", {new_credit}), (std::set{slot, next}));
+  RouteGroup more = new_credit;
+  more.replicas = 3;
+  more.weight = 15;
+  EXPECT_EQ(Route("a", {more}), (std::set{slot}));
+  EXPECT_EQ(Backends("a"), (std::map<std::string, std::string>{{next, slot}}));
 }
 
 // A route written straight into the routes ConfigMap with a name that is

@@ -7,23 +7,40 @@
 
 namespace migserve::kubernetes {
 
+GroupServiceNames SettledNames(const ServiceRoute& route) {
+  GroupServiceNames names;
+  std::map<std::string, const RouteGroup*> holders;  // slot -> its group
+  for (const RouteGroup& g : route.groups) {
+    if (g.weight <= 0) continue;
+    const RouteGroup*& holder = holders[SlotName(route.service, g)];
+    if (holder == nullptr || g.weight > holder->weight) holder = &g;
+  }
+  for (const RouteGroup& g : route.groups) {
+    if (g.weight <= 0) continue;
+    std::string slot = SlotName(route.service, g);
+    names[GroupName(route.service, g)] =
+        holders[slot] == &g ? slot : GroupName(route.service, g);
+  }
+  return names;
+}
+
 Json GroupService(const std::string& service, const RouteGroup& group,
-                  const ServingSpec& spec) {
-  std::string name = GroupName(service, group);
+                  const std::string& name, const ServingSpec& spec) {
+  Json selector = GroupLabels(service, GroupName(service, group));
   int port = spec.RoutePort(service);
   return {
       {"apiVersion", "v1"},
       {"kind", "Service"},
-      {"metadata", ObjectMetadata(name, GroupLabels(service, name), {}, spec)},
+      {"metadata", ObjectMetadata(name, selector, {}, spec)},
       {"spec",
-       {{"selector", GroupLabels(service, name)},
+       {{"selector", selector},
         {"ports",
          Json::array(
              {{{"name", "http"}, {"port", port}, {"targetPort", port}}})}}}};
 }
 
 Json HttpRoute(const ServiceRoute& route, const std::string& model,
-               const ServingSpec& spec) {
+               const GroupServiceNames& names, const ServingSpec& spec) {
   Json parent = Json::object();
   if (spec.gateway) {
     parent["group"] = "gateway.networking.k8s.io";
@@ -57,7 +74,7 @@ Json HttpRoute(const ServiceRoute& route, const std::string& model,
   Json backends = Json::array();
   for (const RouteGroup& g : route.groups) {
     if (g.weight == 0) continue;
-    backends.push_back({{"name", GroupName(route.service, g)},
+    backends.push_back({{"name", names.at(GroupName(route.service, g))},
                         {"port", spec.RoutePort(route.service)},
                         {"weight", g.weight}});
   }

@@ -27,17 +27,29 @@ inline constexpr char kGatewayApi[] = "gateway.networking.k8s.io/v1";
 Status CheckNotFenced(const nlohmann::json& live, long mine,
                       const std::string& what);
 
-// The Service of `group` of `service` (the port is its template's).
-Json GroupService(const std::string& service, const RouteGroup& group,
-                  const ServingSpec& spec);
+// The name of the Service that carries each routing group of a route: the
+// group's label value (GroupName) -> the Service's name, its slot's name
+// (SlotName) or, while another group holds that, its own group name.
+using GroupServiceNames = std::map<std::string, std::string>;
 
-// The HTTPRoute of `route`, whose service runs `model`: for a service
+// The names of `route`'s Services with no routes before it (export): in
+// each slot the group of the largest weight (the first of equals) holds
+// the slot's name, the others are on their group names.
+GroupServiceNames SettledNames(const ServiceRoute& route);
+
+// The Service named `name` of `group` of `service`: it selects the group's
+// pods (the port is its template's).
+Json GroupService(const std::string& service, const RouteGroup& group,
+                  const std::string& name, const ServingSpec& spec);
+
+// The HTTPRoute of `route`, its groups' Services named by `names`, whose
+// service runs `model`: for a service
 // that speaks the OpenAI API, requests under /v1 whose kModelHeader (the
 // body's model, with body-based routing) or kServiceHeader names the
 // service; else the spec's match. A route without groups has a rule
 // without backends (the gateway answers 500).
 Json HttpRoute(const ServiceRoute& route, const std::string& model,
-               const ServingSpec& spec);
+               const GroupServiceNames& names, const ServingSpec& spec);
 
 // Returns InvalidArgument if `spec` has no gateway, or matches requests by
 // model path while two of `models` (service -> model) that do not speak
