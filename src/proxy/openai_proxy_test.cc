@@ -212,5 +212,67 @@ TEST_F(OpenAiProxyTest, BalancesStreamsInFlightByWeight) {
   EXPECT_EQ(in_large, 6);
 }
 
+// A route change reloads nginx while streams are open: the old workers
+// finish every stream they hold (nginx's graceful reload, bounded by the
+// drain timeout) and the new configuration takes the next request (issue
+// 75: reloads with streams open were not measured). Each of six streams
+// gets all its tokens and its end.
+TEST_F(OpenAiProxyTest, AReloadWithStreamsOpenLosesNone) {
+  constexpr int kTokens = 15;
+  EmulatedOpenAiReplica a({"a", "chat-a", "m", kTokens, 100});
+  EmulatedOpenAiReplica b({"b", "chat-a", "m", kTokens, 100});
+  ProxyConfig config{1, {Llm("chat-a", "m", {{"127.0.0.1", a.port(), 1}})}};
+  auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
+  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
+  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
+  constexpr int kStreams = 6;
+  std::vector<std::string> bodies(kStreams);
+  std::vector<int> statuses(kStreams, 0);
+  std::vector<std::thread> clients;
+  for (int k = 0; k < kStreams; ++k) {
+    clients.emplace_back([&, k] {
+      httplib::Client client("127.0.0.1", port_);
+      httplib::Request req;
+      req.method = "POST";
+      req.path = "/v1/chat/completions";
+      req.body = Chat("chat-a", true);
+      req.set_header("Content-Type", "application/json");
+      req.content_receiver = [&, k](const char* data, size_t size, uint64_t,
+                                    uint64_t) {
+        bodies[k].append(data, size);
+        return true;
+      };
+      httplib::Response res;
+      httplib::Error error;
+      if (client.send(req, res, error)) statuses[k] = res.status;
+    });
+  }
+  // Every stream under way, then the route changes (a replica joins).
+  for (int i = 0; i < 100 && a.in_flight() < kStreams; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(a.in_flight(), kStreams);
+  config.generation = 2;
+  config.upstreams[0].backends.push_back({"127.0.0.1", b.port(), 1});
+  ASSERT_TRUE((*nginx)->Apply(config).ok());
+  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 2, 10).ok());
+  EXPECT_GT(a.in_flight(), 0);  // the reload came mid-stream
+  auto next = Post(Chat("chat-a"));
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->status, 200);
+  for (std::thread& t : clients) t.join();
+  for (int k = 0; k < kStreams; ++k) {
+    EXPECT_EQ(statuses[k], 200) << k;
+    int chunks = 0;
+    for (size_t at = bodies[k].find("data: {"); at != std::string::npos;
+         at = bodies[k].find("data: {", at + 1)) {
+      ++chunks;
+    }
+    EXPECT_EQ(chunks, kTokens) << bodies[k];
+    EXPECT_NE(bodies[k].find("data: [DONE]"), std::string::npos) << k;
+  }
+  EXPECT_EQ(a.hits() + b.hits(), kStreams + 1);
+}
+
 }  // namespace
 }  // namespace migserve::proxy
