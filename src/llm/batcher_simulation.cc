@@ -2,12 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
-#include <limits>
 #include <random>
-#include <utility>
 #include <vector>
 
+#include "llm/continuous_batcher.h"
 #include "queueing/arrivals.h"
 #include "queueing/p99_capacity.h"
 
@@ -20,7 +18,6 @@ struct Request {
   long output = 1;
   long cached = 0;      // prompt tokens found in the prefix cache
   double first_s = -1;  // its first token
-  long made = 0;        // output tokens so far
   double done_s = -1;
 };
 
@@ -72,82 +69,32 @@ BatcherSamples RunBatcher(const SliceCapacity& slice, const LlmTerms& terms,
                           const BatcherRun& run) {
   std::vector<Request> requests = MakeRequests(terms, traffic, run);
   BatcherSamples out;
-  // Admitted requests in order of admission: those still prefilling
-  // (prefilled < prompt) and those decoding.
-  std::vector<size_t> running;
-  std::vector<long> prefilled(requests.size(), 0);
-  size_t next = 0;  // the first request not admitted
-  long room = 0;    // KV tokens reserved
+  ContinuousBatcher batcher(slice);
+  for (const Request& r : requests) {
+    if (!batcher.Fits({r.prompt, r.output, r.cached})) {
+      out.fits = false;
+      return out;
+    }
+  }
+  size_t next = 0;  // the first request not added
   double now = 0, occupied = 0, tokens = 0;
-  const long unlimited = std::numeric_limits<long>::max();
-  while (next < requests.size() || !running.empty()) {
-    if (running.empty() && requests[next].arrival_s > now) {
-      now = requests[next].arrival_s;
+  while (next < requests.size() || !batcher.Idle()) {
+    if (batcher.Idle()) now = std::max(now, requests[next].arrival_s);
+    for (; next < requests.size() && requests[next].arrival_s <= now; ++next) {
+      const Request& r = requests[next];
+      batcher.Add({r.prompt, r.output, r.cached});
     }
-    // The step's token budget goes to the running requests first (a
-    // decode one token, a prefill its next chunk), then to those waiting,
-    // in order (vLLM V1's scheduler).
-    long budget =
-        slice.max_batched_tokens > 0 ? slice.max_batched_tokens : unlimited;
-    StepLoad load;
-    std::vector<std::pair<size_t, long>> chunks;  // request, tokens
-    auto prefill = [&](size_t i) {
-      Request& r = requests[i];
-      long c = std::min(r.prompt - prefilled[i], budget);
-      if (c <= 0) return;
-      load.prefill_tokens += c;
-      load.context_tokens += prefilled[i];
-      load.attention_pairs += PrefillPairs(static_cast<double>(prefilled[i]),
-                                           static_cast<double>(c));
-      budget -= c;
-      chunks.emplace_back(i, c);
-    };
-    std::vector<size_t> decoding;
-    for (size_t i : running) {
-      const Request& r = requests[i];
-      if (prefilled[i] < r.prompt) {
-        prefill(i);
-      } else if (budget > 0) {
-        --budget;
-        ++load.decodes;
-        load.context_tokens += r.prompt + r.made;
-        load.attention_pairs += static_cast<double>(r.prompt + r.made);
-        decoding.push_back(i);
-      }
-    }
-    while (next < requests.size() && requests[next].arrival_s <= now &&
-           static_cast<int>(running.size()) < slice.max_batch && budget > 0) {
-      Request& r = requests[next];
-      if (r.prompt + r.output > slice.kv_tokens) {
-        out.fits = false;
-        return out;
-      }
-      if (room + r.prompt + r.output > slice.kv_tokens) break;
-      room += r.prompt + r.output;
-      prefilled[next] = r.cached;  // read, not computed
-      running.push_back(next);
-      prefill(next++);
-    }
-    double step_s = slice.StepMs(load) / 1e3;
-    occupied += step_s * static_cast<double>(room) /
+    ContinuousBatcher::Step step = batcher.Next();
+    double step_s = step.ms / 1e3;
+    occupied += step_s * static_cast<double>(step.reserved) /
                 static_cast<double>(slice.kv_tokens);
     now += step_s;
-    // A prompt's last chunk gives its first token; a decode its next.
-    auto emit = [&](size_t i) {
+    for (size_t i : step.tokens) {
       Request& r = requests[i];
-      if (r.made++ == 0) r.first_s = now;
+      if (batcher.Made(i) == 1) r.first_s = now;
+      if (batcher.Done(i)) r.done_s = now;
       tokens += 1;
-      if (r.made == r.output) {
-        r.done_s = now;
-        room -= r.prompt + r.output;
-      }
-    };
-    for (auto [i, c] : chunks) {
-      prefilled[i] += c;
-      if (prefilled[i] == requests[i].prompt) emit(i);
     }
-    for (size_t i : decoding) emit(i);
-    std::erase_if(running, [&](size_t i) { return requests[i].done_s >= 0; });
   }
   for (size_t i = requests.size() / 10; i < requests.size(); ++i) {
     const Request& r = requests[i];

@@ -1,13 +1,8 @@
-// A continuous batcher (vLLM V1-like) at token level (docs/llm.md):
-// requests arrive as the replica's router gives them, wait in order of
-// arrival, and join the running batch at the next step while it has fewer
-// than max_batch sequences, the KV cache room for the whole request
-// (prompt and output: no preemption) and tokens left in the step's budget
-// (max_batched_tokens: chunked prefill). Each step gives the running
-// sequences their next token or their prompt's next chunk first, then the
-// joining ones their first chunk; a prompt's last chunk gives its first
-// token. Its time is SliceCapacity::StepMs of what it computed. A
-// sequence leaves once it has its output and frees its room.
+// A replica's continuous batcher (continuous_batcher.h) on simulated time
+// (docs/llm.md): requests of the service's lengths arrive as the replica's
+// router gives them, join the batcher as they arrive, and take each step's
+// time; their times to first token, per output token and to the end are
+// the samples.
 #ifndef MIGSERVE_LLM_BATCHER_SIMULATION_H_
 #define MIGSERVE_LLM_BATCHER_SIMULATION_H_
 

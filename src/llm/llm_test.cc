@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "llm/batcher_simulation.h"
+#include "llm/continuous_batcher.h"
 #include "llm/llm_credit.h"
 #include "llm/llm_model.h"
 #include "llm/request_lengths.h"
@@ -254,6 +255,32 @@ TEST(BatcherSimulationTest, ALoneRequestTakesItsStepsClosedForm) {
 // A prompt's tokens found in the prefix cache are read, not computed: a
 // lone request prefills the rest over them as context, in closed form; and
 // the service's credit on the slice grows.
+// The batcher step by step: a request joins only while the KV room holds
+// the whole of it, so the second of two 600-token requests in a room of
+// 1,000 waits until the first has its output; each step gives a running
+// request one token, its first with its prompt's last chunk.
+TEST(ContinuousBatcherTest, ARequestWaitsForTheRoomOfItsWholeSequence) {
+  SliceCapacity slice = SliceOf(Llama8b(), H100(), Profile("3g.40gb")).value();
+  slice.kv_tokens = 1000;
+  ContinuousBatcher batcher(slice);
+  EXPECT_FALSE(batcher.Fits({900, 101}));
+  size_t a = batcher.Add({500, 100});
+  size_t b = batcher.Add({500, 100});
+  int steps = 0;
+  while (!batcher.Done(a)) {
+    ContinuousBatcher::Step step = batcher.Next();
+    EXPECT_EQ(step.tokens, std::vector<size_t>{a});
+    EXPECT_EQ(step.reserved, 600);
+    EXPECT_GT(step.ms, 0);
+    ++steps;
+  }
+  EXPECT_EQ(steps, 100);  // one prefill step, then 99 decodes
+  EXPECT_EQ(batcher.Made(b), 0);
+  ContinuousBatcher::Step step = batcher.Next();
+  EXPECT_EQ(step.tokens, std::vector<size_t>{b});
+  EXPECT_EQ(batcher.Made(b), 1);
+}
+
 TEST(BatcherSimulationTest, PrefixCacheHitsAreReadNotComputed) {
   SliceCapacity slice = SliceOf(Llama8b(), H100(), Profile("3g.40gb")).value();
   LlmTerms terms{2000, 100, 4000, 64, 0, 0};
