@@ -12,11 +12,8 @@
 namespace migserve::llm {
 namespace {
 
-struct Request {
-  double arrival_s = 0;
-  long prompt = 1;
-  long output = 1;
-  long cached = 0;      // prompt tokens found in the prefix cache
+// A request's times in the simulation.
+struct Times {
   double first_s = -1;  // its first token
   double done_s = -1;
 };
@@ -42,15 +39,17 @@ class Lengths {
   bool random_;
 };
 
-std::vector<Request> MakeRequests(const LlmTerms& terms,
-                                  const queueing::Traffic& traffic,
-                                  const BatcherRun& run) {
+}  // namespace
+
+std::vector<BatcherArrival> BatcherArrivals(const LlmTerms& terms,
+                                            const queueing::Traffic& traffic,
+                                            const BatcherRun& run) {
   queueing::ShapedStream arrivals(queueing::ShapeAt(traffic, run.rate),
                                   run.seed);
   Lengths prompts(terms.prompt_tokens, terms.prompt_cv, run.seed + 1);
   Lengths outputs(terms.output_tokens, terms.output_cv, run.seed + 2);
-  std::vector<Request> requests(static_cast<size_t>(run.requests));
-  for (Request& r : requests) {
+  std::vector<BatcherArrival> requests(static_cast<size_t>(run.requests));
+  for (BatcherArrival& r : requests) {
     r.arrival_s = arrivals.Next() / run.rate;
     r.prompt = prompts.Next();
     r.output = outputs.Next();
@@ -62,15 +61,14 @@ std::vector<Request> MakeRequests(const LlmTerms& terms,
   return requests;
 }
 
-}  // namespace
-
 BatcherSamples RunBatcher(const SliceCapacity& slice, const LlmTerms& terms,
                           const queueing::Traffic& traffic,
                           const BatcherRun& run) {
-  std::vector<Request> requests = MakeRequests(terms, traffic, run);
+  std::vector<BatcherArrival> requests = BatcherArrivals(terms, traffic, run);
+  std::vector<Times> times(requests.size());
   BatcherSamples out;
   ContinuousBatcher batcher(slice);
-  for (const Request& r : requests) {
+  for (const BatcherArrival& r : requests) {
     if (!batcher.Fits({r.prompt, r.output, r.cached})) {
       out.fits = false;
       return out;
@@ -81,7 +79,7 @@ BatcherSamples RunBatcher(const SliceCapacity& slice, const LlmTerms& terms,
   while (next < requests.size() || !batcher.Idle()) {
     if (batcher.Idle()) now = std::max(now, requests[next].arrival_s);
     for (; next < requests.size() && requests[next].arrival_s <= now; ++next) {
-      const Request& r = requests[next];
+      const BatcherArrival& r = requests[next];
       batcher.Add({r.prompt, r.output, r.cached});
     }
     ContinuousBatcher::Step step = batcher.Next();
@@ -90,20 +88,20 @@ BatcherSamples RunBatcher(const SliceCapacity& slice, const LlmTerms& terms,
                 static_cast<double>(slice.kv_tokens);
     now += step_s;
     for (size_t i : step.tokens) {
-      Request& r = requests[i];
-      if (batcher.Made(i) == 1) r.first_s = now;
-      if (batcher.Done(i)) r.done_s = now;
+      if (batcher.Made(i) == 1) times[i].first_s = now;
+      if (batcher.Done(i)) times[i].done_s = now;
       tokens += 1;
     }
   }
   for (size_t i = requests.size() / 10; i < requests.size(); ++i) {
-    const Request& r = requests[i];
-    out.ttft_ms.push_back((r.first_s - r.arrival_s) * 1e3);
+    const BatcherArrival& r = requests[i];
+    const Times& t = times[i];
+    out.ttft_ms.push_back((t.first_s - r.arrival_s) * 1e3);
     if (r.output > 1) {
-      out.tpot_ms.push_back((r.done_s - r.first_s) * 1e3 /
+      out.tpot_ms.push_back((t.done_s - t.first_s) * 1e3 /
                             static_cast<double>(r.output - 1));
     }
-    out.latency_ms.push_back((r.done_s - r.arrival_s) * 1e3);
+    out.latency_ms.push_back((t.done_s - r.arrival_s) * 1e3);
   }
   out.kv_occupancy = now > 0 ? occupied / now : 0;
   out.output_tokens_per_s = now > 0 ? tokens / now : 0;

@@ -33,6 +33,23 @@ struct BatcherStats {
   bool fits = true;
 };
 
+// One simulated request: when it arrives (s from the start) and its
+// lengths, tokens.
+struct BatcherArrival {
+  double arrival_s = 0;
+  long prompt = 1;
+  long output = 1;
+  long cached = 0;  // prompt tokens found in the prefix cache
+};
+
+// The requests RunBatcher simulates for `run` (the same for the same
+// arguments): `run.requests` of `terms`' lengths (gamma), arriving as
+// `traffic` gives a replica receiving `run.rate`, the first tenth a
+// warm-up. A test replays them through an emulated replica.
+std::vector<BatcherArrival> BatcherArrivals(const LlmTerms& terms,
+                                            const queueing::Traffic& traffic,
+                                            const BatcherRun& run);
+
 // Each counted request's times, ms (tpot: those with more than one output
 // token), and the replica's mean KV occupancy and output tokens/s.
 struct BatcherSamples {

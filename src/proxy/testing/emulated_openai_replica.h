@@ -1,8 +1,10 @@
 // A stand-in for one language-model replica behind the proxy (vLLM's
-// OpenAI server, reduced to what routing needs): an HTTP server on
-// 127.0.0.1 that answers POST /v1/chat/completions and /v1/completions with
-// `tokens` tokens `token_ms` apart, streamed as server-sent events when the
-// body asks ("stream": true), each chunk naming the replica; GET /health.
+// OpenAI server, reduced to what routing and timing need): an HTTP server
+// on 127.0.0.1 that answers POST /v1/chat/completions and /v1/completions
+// with `tokens` tokens `token_ms` apart or, given a slice, with the tokens
+// a continuous batcher of that slice (llm/continuous_batcher.h) gives the
+// request on the wall clock, streamed as server-sent events when the body
+// asks ("stream": true), each chunk naming the replica; GET /health.
 // It counts the requests it got, those in flight, and those meant for
 // another service (a body `model` that is neither its service nor its
 // model, without a header naming its service).
@@ -10,9 +12,16 @@
 #define MIGSERVE_PROXY_TESTING_EMULATED_OPENAI_REPLICA_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
+
+#include "llm/continuous_batcher.h"
+#include "llm/slice_model.h"
 
 namespace httplib {
 class Server;
@@ -26,6 +35,13 @@ struct EmulatedOpenAiOptions {
   std::string model;
   int tokens = 4;
   double token_ms = 0;
+  // Where set, a continuous batcher of this slice makes the tokens, each
+  // step taking `time_scale` times its modelled time: a request's prompt
+  // is its words (messages' contents or prompt; one token each, at least
+  // one), its output `max_tokens` (else `tokens`). A request the slice's KV
+  // room cannot hold is answered 400, as vLLM does.
+  std::optional<llm::SliceCapacity> slice = std::nullopt;
+  double time_scale = 1;
 };
 
 class EmulatedOpenAiReplica {
@@ -41,7 +57,20 @@ class EmulatedOpenAiReplica {
   int misrouted() const { return misrouted_; }
 
  private:
+  // The batcher's loop: a step, its time, then its tokens shown.
+  void Step();
+  // Adds a request to the batcher; its id, or nullopt where it cannot fit.
+  std::optional<size_t> Admit(long prompt, long output);
+  // Waits until request `id` has more than `shown` tokens; how many it has.
+  long WaitForTokens(size_t id, long shown);
+
   EmulatedOpenAiOptions options_;
+  std::mutex mu_;
+  std::condition_variable work_, tokens_;
+  std::unique_ptr<llm::ContinuousBatcher> batcher_;  // given a slice
+  std::vector<long> shown_;  // per request, the tokens its steps have given
+  bool stopping_ = false;
+  std::thread stepper_;
   std::unique_ptr<httplib::Server> server_;
   std::thread listener_;
   int port_ = 0;
