@@ -43,6 +43,7 @@
 #include "kubernetes/partition/mig_annotations.h"
 #include "kubernetes/routing/kubernetes_router.h"
 #include "manager/journal_pod_ledger.h"
+#include "profile/testing/shipped.h"
 #include "util/file.h"
 #include "util/test_util.h"
 
@@ -121,6 +122,61 @@ TEST_F(KubernetesE2eTest, DayToNightThroughTheControllerCommand) {
       Controller(testing::SourcePath("data/deployments/night.json"));
   EXPECT_EQ(again.code, 0) << again.err;
   EXPECT_LT(server_.requests() - requests, 10);
+}
+
+// A mixed deployment's language models move with the rest (issue 75):
+// two DNN services and two LLM services, optimized at two sets of rates,
+// moved by `migserve controller` from one to the other with every floor
+// held at every change (an LLM replica counts its modelled credit, which
+// its deployment carries); the LLM replicas it starts run vLLM, each with
+// the longest sequence its service asks.
+TEST_F(KubernetesE2eTest, LanguageModelsReplicasMoveWithTheirFloorsHeld) {
+  auto optimized = [](int chat, int small, int resnet, int bert) {
+    std::string workload = testing::WriteTempFile(
+        fmt::format("mixed-{}.yaml", chat),
+        fmt::format(
+            "gpu: A100-SXM4-80GB\nservices:\n"
+            "  - {{name: resnet50-1, model: resnet50, throughput: {}, "
+            "latency_ms: 100}}\n"
+            "  - {{name: bert-1, model: bert, throughput: {}, latency_ms: "
+            "100}}\n"
+            "  - {{name: chat-8b, model: llama-3.1-8b, kind: llm, "
+            "throughput: {}, ttft_ms: 2000, tpot_ms: 100, prompt_tokens: 512, "
+            "output_tokens: 128, prompt_cv: 0.5, output_cv: 0.5}}\n"
+            "  - {{name: small-3b, model: llama-3.2-3b, kind: llm, "
+            "throughput: {}, ttft_ms: 1000, tpot_ms: 50, prompt_tokens: 256, "
+            "output_tokens: 64, prompt_cv: 0.5, output_cv: 0.5}}\n",
+            resnet, bert, chat, small));
+    std::string out = testing::TempDir() + fmt::format("/mixed-{}.json", chat);
+    CliResult r = Cli({"optimize", "-q", "-w", workload, "-p",
+                       testing::kA100Profiles, "-o", out});
+    EXPECT_EQ(r.code, 0) << r.err;
+    return out;
+  };
+  std::string from_file = optimized(6, 20, 500, 800);
+  std::string to_file = optimized(12, 8, 300, 1200);
+  deployment::Deployment from = deployment::LoadDeployment(from_file).value();
+  deployment::Deployment to = deployment::LoadDeployment(to_file).value();
+  Start(from);
+  Watch(controller::MakeGoal(from, to));
+  CliResult r = Controller(to_file);
+  ASSERT_EQ(r.code, 0) << r.err;
+  ExpectInvariantAndTarget();
+  int vllm = 0;
+  for (const Json& pod : server_.List(kPods)) {
+    const Json c =
+        pod.value(Json::json_pointer("/spec/containers/0"), Json::object());
+    if (c.value("image", "").rfind("vllm/", 0) != 0) continue;
+    ++vllm;
+    std::string service = k8s::Label(pod, k8s::kLabelService);
+    EXPECT_TRUE(service == "chat-8b" || service == "small-3b") << service;
+    bool max_model_len = false;
+    for (const Json& v : c.value("env", Json::array())) {
+      max_model_len = max_model_len || v["name"] == "MIGSERVE_MAX_MODEL_LEN";
+    }
+    EXPECT_TRUE(max_model_len) << service;
+  }
+  EXPECT_GT(vllm, 0);  // the replicas the move started
 }
 
 // Day and night through NVIDIA's DRA driver (docs/kubernetes.md, "The
