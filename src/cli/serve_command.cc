@@ -42,7 +42,8 @@ struct ServeFlags {
   serving::ServeOptions options;
 };
 
-std::string Table(const serving::ServeReport& report) {
+std::string Table(const serving::ServeReport& report,
+                  const serving::ServeOptions& options) {
   TextTable table({"service", "slo_ms", "offered", "achieved", "replicas",
                    "util", "p50_ms", "p90_ms", "p99_ms", "in_slo", "ok"});
   for (const serving::ServiceServing& s : report.services) {
@@ -78,11 +79,18 @@ std::string Table(const serving::ServeReport& report) {
   if (any_llm) {
     out << "\nLLM services at token level (ms; basis: docs/llm.md):\n";
     tokens.Print(out);
-    // What the simulation assumes of the balancing, which is not what the
-    // proxy runs for these services (docs/llm.md, "Not yet").
-    out << "(each replica simulated on its credit's share of the arrivals, "
-           "a random split; the proxy balances these services by requests "
-           "in flight per credit)\n";
+    // What the simulation assumes of the balancing (docs/llm.md, "serve
+    // and validate").
+    if (options.routing == serving::RoutingPolicy::kProxies) {
+      out << fmt::format(
+          "(the replicas simulated together behind the balancing the proxy "
+          "runs for these services: each request to the replica with the "
+          "fewest requests in flight per credit, at each of {} proxies)\n",
+          options.proxies);
+    } else {
+      out << "(each replica simulated on its credit's share of the "
+             "arrivals, a random split)\n";
+    }
   }
   long ok =
       std::count_if(report.services.begin(), report.services.end(),
@@ -226,7 +234,7 @@ Status RunServe(ServeFlags flags, CommandContext* context) {
   }
   MIGSERVE_RETURN_IF_ERROR(context->Emit(
       flags.output,
-      flags.format == "json" ? Json(*report, o, flags) : Table(*report)));
+      flags.format == "json" ? Json(*report, o, flags) : Table(*report, o)));
   if (!report->ok()) context->exit_code = kExitNo;
   return Status::Ok();
 }

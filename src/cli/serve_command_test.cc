@@ -133,8 +133,9 @@ TEST(ServeCliTest, DeterministicForASeedAndTheTableSaysHowMany) {
 }
 
 // The table of LLM services says what its simulation assumes of the
-// balancing: each replica on its credit's share, not the proxy's requests
-// in flight (issue 75: serve must say which policy it models).
+// balancing (issue 75: serve must model and say the policy the proxy runs):
+// the proxy's requests in flight per credit by default, a random split
+// behind a gateway.
 TEST(ServeCliTest, TheLlmTableSaysWhichBalancingItModels) {
   std::string w = testing::WriteTempFile(
       "serve-llm.yaml",
@@ -147,9 +148,17 @@ TEST(ServeCliTest, TheLlmTableSaysWhichBalancingItModels) {
   CliResult r = Cli({"serve", "-d", d, "-w", w, "-p", kA100Profiles});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("LLM services at token level"), std::string::npos);
+  EXPECT_NE(r.out.find("(the replicas simulated together behind the "
+                       "balancing the proxy runs for these services: each "
+                       "request to the replica with the fewest requests in "
+                       "flight per credit, at each of 2 proxies)"),
+            std::string::npos)
+      << r.out;
+  r = Cli({"serve", "-d", d, "-w", w, "-p", kA100Profiles, "--routing",
+           "gateway-api"});
+  ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("(each replica simulated on its credit's share of the "
-                       "arrivals, a random split; the proxy balances these "
-                       "services by requests in flight per credit)"),
+                       "arrivals, a random split)"),
             std::string::npos)
       << r.out;
 }

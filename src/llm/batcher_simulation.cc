@@ -5,18 +5,12 @@
 #include <random>
 #include <vector>
 
-#include "llm/continuous_batcher.h"
+#include "llm/balanced_batchers.h"
 #include "queueing/arrivals.h"
 #include "queueing/p99_capacity.h"
 
 namespace migserve::llm {
 namespace {
-
-// A request's times in the simulation.
-struct Times {
-  double first_s = -1;  // its first token
-  double done_s = -1;
-};
 
 // A token count of mean `mean` and coefficient of variation `cv` (gamma;
 // `mean` itself for cv 0), at least 1.
@@ -64,48 +58,7 @@ std::vector<BatcherArrival> BatcherArrivals(const LlmTerms& terms,
 BatcherSamples RunBatcher(const SliceCapacity& slice, const LlmTerms& terms,
                           const queueing::Traffic& traffic,
                           const BatcherRun& run) {
-  std::vector<BatcherArrival> requests = BatcherArrivals(terms, traffic, run);
-  std::vector<Times> times(requests.size());
-  BatcherSamples out;
-  ContinuousBatcher batcher(slice);
-  for (const BatcherArrival& r : requests) {
-    if (!batcher.Fits({r.prompt, r.output, r.cached})) {
-      out.fits = false;
-      return out;
-    }
-  }
-  size_t next = 0;  // the first request not added
-  double now = 0, occupied = 0, tokens = 0;
-  while (next < requests.size() || !batcher.Idle()) {
-    if (batcher.Idle()) now = std::max(now, requests[next].arrival_s);
-    for (; next < requests.size() && requests[next].arrival_s <= now; ++next) {
-      const BatcherArrival& r = requests[next];
-      batcher.Add({r.prompt, r.output, r.cached});
-    }
-    ContinuousBatcher::Step step = batcher.Next();
-    double step_s = step.ms / 1e3;
-    occupied += step_s * static_cast<double>(step.reserved) /
-                static_cast<double>(slice.kv_tokens);
-    now += step_s;
-    for (size_t i : step.tokens) {
-      if (batcher.Made(i) == 1) times[i].first_s = now;
-      if (batcher.Done(i)) times[i].done_s = now;
-      tokens += 1;
-    }
-  }
-  for (size_t i = requests.size() / 10; i < requests.size(); ++i) {
-    const BatcherArrival& r = requests[i];
-    const Times& t = times[i];
-    out.ttft_ms.push_back((t.first_s - r.arrival_s) * 1e3);
-    if (r.output > 1) {
-      out.tpot_ms.push_back((t.done_s - t.first_s) * 1e3 /
-                            static_cast<double>(r.output - 1));
-    }
-    out.latency_ms.push_back((t.done_s - r.arrival_s) * 1e3);
-  }
-  out.kv_occupancy = now > 0 ? occupied / now : 0;
-  out.output_tokens_per_s = now > 0 ? tokens / now : 0;
-  return out;
+  return RunBalancedBatchers({{slice, 1}}, 1, terms, traffic, run);
 }
 
 BatcherStats SimulateBatcher(const SliceCapacity& slice, const LlmTerms& terms,

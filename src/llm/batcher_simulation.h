@@ -54,6 +54,8 @@ std::vector<BatcherArrival> BatcherArrivals(const LlmTerms& terms,
 // token), and the replica's mean KV occupancy and output tokens/s.
 struct BatcherSamples {
   std::vector<double> ttft_ms, tpot_ms, latency_ms;
+  // The requests each replica was given (RunBalancedBatchers' balancing).
+  std::vector<long> dispatched;
   double kv_occupancy = 0;
   double output_tokens_per_s = 0;
   bool fits = true;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "llm/balanced_batchers.h"
 #include "llm/batcher_simulation.h"
 #include "llm/continuous_batcher.h"
 #include "llm/llm_credit.h"
@@ -279,6 +280,23 @@ TEST(ContinuousBatcherTest, ARequestWaitsForTheRoomOfItsWholeSequence) {
   ContinuousBatcher::Step step = batcher.Next();
   EXPECT_EQ(step.tokens, std::vector<size_t>{b});
   EXPECT_EQ(batcher.Made(b), 1);
+}
+
+// The proxy's balancing for LLM services: a burst of 400 requests, none
+// done before the last arrives, goes to replicas of credits 1 and 3 in the
+// ratio of their credits, at one balancer or two (each then balancing its
+// half).
+TEST(BalancedBatchersTest, RequestsInFlightFollowTheCredits) {
+  const SliceCapacity slice =
+      SliceOf(Llama8b(), H100(), Profile("3g.40gb")).value();
+  const LlmTerms terms{2000, 100, 256, 64};
+  queueing::Traffic traffic;
+  traffic.service_rate = 1e6;
+  for (int balancers : {1, 2}) {
+    BatcherSamples s = RunBalancedBatchers({{slice, 1}, {slice, 3}}, balancers,
+                                           terms, traffic, {1e6, 400, 1});
+    EXPECT_EQ(s.dispatched, (std::vector<long>{100, 300})) << balancers;
+  }
 }
 
 TEST(BatcherSimulationTest, PrefixCacheHitsAreReadNotComputed) {

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "cluster/routing.h"
+#include "llm/balanced_batchers.h"
 #include "llm/batcher_simulation.h"
 #include "llm/slice_model.h"
 #include "profile/capacity.h"
@@ -196,9 +197,9 @@ StatusOr<ServiceServing> ServeLlmService(const workload::Workload& workload,
   traffic.cv = options.arrivals.kind == queueing::ArrivalProcess::Kind::kGamma
                    ? options.arrivals.cv
                    : 1;
-  llm::BatcherSamples all;
+  // Each replica's slice, as calibrated and scaled.
+  std::vector<llm::BalancedReplica> replicas;
   std::vector<std::string> bases;
-  uint64_t seed = SeedFor(options.seed, service.name);
   for (const ReplicaRef& r : refs) {
     const mig::Profile& profile =
         r.gpu->model->profiles[r.slot->instance.profile];
@@ -216,25 +217,44 @@ StatusOr<ServiceServing> ServeLlmService(const workload::Workload& workload,
     MIGSERVE_ASSIGN_OR_RETURN(
         llm::SliceCapacity slice,
         llm::SliceOf(*model, *r.gpu->model, profile, engine));
-    double rate = out.offered * r.slot->replica->credit / credits;
-    // Enough for a p99 within a percent or two whatever the duration (a
-    // credit's are over 3 x 3,600 requests).
-    int requests = std::max(
-        20000, static_cast<int>(std::lround(rate * options.duration_s)));
-    llm::BatcherSamples s =
-        llm::RunBatcher(slice, terms, traffic, {rate, requests, ++seed});
-    if (!s.fits) {
-      return Status::FailedPrecondition(fmt::format(
-          "{}: a request of {} does not fit the KV cache of {} on {}",
-          service.name, service.model, profile.name, r.gpu->id.ToString()));
+    replicas.push_back({slice, r.slot->replica->credit});
+  }
+  // Enough for a p99 within a percent or two whatever the duration (a
+  // credit's are over 3 x 3,600 requests), per replica.
+  auto requests_at = [&](double rate, size_t replicas) {
+    return std::max(20000 * static_cast<int>(replicas),
+                    static_cast<int>(std::lround(rate * options.duration_s)));
+  };
+  uint64_t seed = SeedFor(options.seed, service.name);
+  llm::BatcherSamples all;
+  if (options.routing == RoutingPolicy::kProxies) {
+    // What the proxy runs for these services: least outstanding by credit
+    // at each of its proxies, the replicas on one clock.
+    int requests = requests_at(out.offered, replicas.size());
+    all = llm::RunBalancedBatchers(replicas, options.proxies, terms, traffic,
+                                   {out.offered, requests, ++seed});
+    out.arrived = requests;
+  } else {
+    // Each replica on its credit's share of the arrivals, independently.
+    for (const llm::BalancedReplica& r : replicas) {
+      double rate = out.offered * r.weight / credits;
+      int requests = requests_at(rate, 1);
+      llm::BatcherSamples s =
+          llm::RunBatcher(r.slice, terms, traffic, {rate, requests, ++seed});
+      for (auto [from, to] : {std::pair{&s.ttft_ms, &all.ttft_ms},
+                              {&s.tpot_ms, &all.tpot_ms},
+                              {&s.latency_ms, &all.latency_ms}}) {
+        to->insert(to->end(), from->begin(), from->end());
+      }
+      all.fits = all.fits && s.fits;
+      all.kv_occupancy += s.kv_occupancy / static_cast<double>(replicas.size());
+      out.arrived += requests;
     }
-    out.arrived += requests;
-    for (auto [from, to] : {std::pair{&s.ttft_ms, &all.ttft_ms},
-                            {&s.tpot_ms, &all.tpot_ms},
-                            {&s.latency_ms, &all.latency_ms}}) {
-      to->insert(to->end(), from->begin(), from->end());
-    }
-    all.kv_occupancy += s.kv_occupancy / static_cast<double>(refs.size());
+  }
+  if (!all.fits) {
+    return Status::FailedPrecondition(fmt::format(
+        "{}: a request of {} does not fit the KV cache of a replica's slice",
+        service.name, service.model));
   }
   out.served = out.arrived;
   out.achieved = out.offered;

@@ -1,0 +1,108 @@
+#include "llm/balanced_batchers.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "llm/continuous_batcher.h"
+
+namespace migserve::llm {
+
+BatcherSamples RunBalancedBatchers(const std::vector<BalancedReplica>& replicas,
+                                   int balancers, const LlmTerms& terms,
+                                   const queueing::Traffic& traffic,
+                                   const BatcherRun& run) {
+  std::vector<BatcherArrival> requests = BatcherArrivals(terms, traffic, run);
+  BatcherSamples out;
+  const size_t n = replicas.size();
+  std::vector<ContinuousBatcher> batchers;
+  for (const BalancedReplica& r : replicas) batchers.emplace_back(r.slice);
+  for (const BatcherArrival& r : requests) {
+    for (const ContinuousBatcher& b : batchers) {
+      if (!b.Fits({r.prompt, r.output, r.cached})) {
+        out.fits = false;
+        return out;
+      }
+    }
+  }
+  balancers = std::max(1, balancers);
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  // Per replica: the request of each batcher id, when its step ends
+  // (kNever: not stepping) and that step.
+  std::vector<std::vector<size_t>> request_of(n);
+  std::vector<double> step_end(n, kNever);
+  std::vector<ContinuousBatcher::Step> steps(n);
+  std::vector<double> occupied(n, 0);
+  // Per balancer, its requests in flight at each replica and where its
+  // turn among equals starts.
+  std::vector<std::vector<long>> in_flight(balancers, std::vector<long>(n, 0));
+  std::vector<size_t> turn(balancers, 0);
+  std::vector<double> first_s(requests.size(), -1), done_s(requests.size(), -1);
+  out.dispatched.assign(n, 0);
+  size_t next = 0;  // the first request not dispatched
+  double now = 0, tokens = 0;
+  while (true) {
+    double event = next < requests.size() ? requests[next].arrival_s : kNever;
+    for (double end : step_end) event = std::min(event, end);
+    if (event == kNever) break;
+    now = event;
+    // The steps that end now give their tokens.
+    for (size_t r = 0; r < n; ++r) {
+      if (step_end[r] != now) continue;
+      step_end[r] = kNever;
+      for (size_t id : steps[r].tokens) {
+        size_t i = request_of[r][id];
+        tokens += 1;
+        if (batchers[r].Made(id) == 1) first_s[i] = now;
+        if (batchers[r].Done(id)) {
+          done_s[i] = now;
+          --in_flight[i % balancers][r];
+        }
+      }
+    }
+    // The requests that arrived by now go where their balancer has the
+    // least in flight per weight.
+    for (; next < requests.size() && requests[next].arrival_s <= now; ++next) {
+      const size_t b = next % balancers;
+      std::vector<long>& counts = in_flight[b];
+      size_t pick = turn[b] % n;
+      for (size_t k = 1; k < n; ++k) {
+        size_t r = (turn[b] + k) % n;
+        if (static_cast<double>(counts[r]) * replicas[pick].weight <
+            static_cast<double>(counts[pick]) * replicas[r].weight) {
+          pick = r;
+        }
+      }
+      turn[b] = pick + 1;
+      ++counts[pick];
+      ++out.dispatched[pick];
+      const BatcherArrival& a = requests[next];
+      request_of[pick].push_back(next);
+      batchers[pick].Add({a.prompt, a.output, a.cached});
+    }
+    // Replicas with work and no step start one.
+    for (size_t r = 0; r < n; ++r) {
+      if (step_end[r] != kNever || batchers[r].Idle()) continue;
+      steps[r] = batchers[r].Next();
+      double step_s = steps[r].ms / 1e3;
+      occupied[r] += step_s * static_cast<double>(steps[r].reserved) /
+                     static_cast<double>(replicas[r].slice.kv_tokens);
+      step_end[r] = now + step_s;
+    }
+  }
+  for (size_t i = requests.size() / 10; i < requests.size(); ++i) {
+    const BatcherArrival& r = requests[i];
+    out.ttft_ms.push_back((first_s[i] - r.arrival_s) * 1e3);
+    if (r.output > 1) {
+      out.tpot_ms.push_back((done_s[i] - first_s[i]) * 1e3 /
+                            static_cast<double>(r.output - 1));
+    }
+    out.latency_ms.push_back((done_s[i] - r.arrival_s) * 1e3);
+  }
+  for (double o : occupied) {
+    out.kv_occupancy += now > 0 ? o / now / static_cast<double>(n) : 0;
+  }
+  out.output_tokens_per_s = now > 0 ? tokens / now : 0;
+  return out;
+}
+
+}  // namespace migserve::llm
