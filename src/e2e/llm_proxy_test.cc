@@ -7,6 +7,7 @@
 // model alone, streamed. The client measures each request's time to first
 // token and time per output token.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -22,6 +23,7 @@
 #include "cli/cli_test_util.h"
 #include "cluster/cluster_state.h"
 #include "deployment/deployment_json.h"
+#include "llm/balanced_batchers.h"
 #include "llm/batcher_simulation.h"
 #include "llm/llm_model.h"
 #include "llm/slice_model.h"
@@ -39,15 +41,19 @@ using cli::Cli;
 using cli::CliResult;
 using Clock = std::chrono::steady_clock;
 
-// A DNN service beside a chat service on one 4g.40gb replica loaded to
-// three quarters of its credit (a second replica would be balanced by
-// requests in flight, which serve's random split does not model).
-constexpr char kChatWorkload[] = R"(gpu: A100-SXM4-80GB
-services:
-  - {name: resnet50-1, model: resnet50, throughput: 500, latency_ms: 100}
-  - {name: chat, model: llama-3.2-3b, kind: llm, throughput: 20, ttft_ms: 1000, tpot_ms: 50, prompt_tokens: 256, output_tokens: 64, prompt_cv: 0.5, output_cv: 0.5}
-)";
-constexpr int kChatRequests = 400;  // the first tenth a warm-up, as serve's
+// A DNN service beside a chat service of `rate` req/s (Llama-3.2-3B,
+// prompts 256 and outputs 64 tokens at cv 0.5, p99 TTFT 1,000 ms, TPOT
+// 50 ms).
+std::string ChatWorkload(int rate) {
+  return fmt::format(
+      "gpu: A100-SXM4-80GB\nservices:\n"
+      "  - {{name: resnet50-1, model: resnet50, throughput: 500, latency_ms: "
+      "100}}\n"
+      "  - {{name: chat, model: llama-3.2-3b, kind: llm, throughput: {}, "
+      "ttft_ms: 1000, tpot_ms: 50, prompt_tokens: 256, output_tokens: 64, "
+      "prompt_cv: 0.5, output_cv: 0.5}}\n",
+      rate);
+}
 
 // One request's times through the proxy, ms; tokens: how many arrived.
 struct ChatTimes {
@@ -102,22 +108,26 @@ ChatTimes SendChat(int port, const std::string& model,
   return m;
 }
 
-// The client-measured p99 TTFT and TPOT at the service's whole rate meet
-// its SLOs and lie within 15% of serve's model of a replica (the batcher
-// simulation, llm::SimulateBatcher) for the very requests sent; every
-// token of every request arrives, and nothing reaches another service's
-// replica. (serve itself reports the long-run p99 of 20,000 requests: a
-// 20 s run's p99 is over 360, whose sampling error alone is some 35% at
-// the TTFT tail, 220 ms against serve's 141 on this workload; serve's
-// figures are in the message, and must meet the SLOs too.)
-TEST(RealProxyTest, TheProxyHoldsALanguageModelsTokenP99sAsServeSays) {
-  if (testing::kAddressSanitizer) {
-    GTEST_SKIP() << "timing: the sanitizers slow the replica's loop";
-  }
-  std::string dir = testing::TempDir() + "/llm-proxy";
+// What one run measured and what the models said of it (ms).
+struct ChatRun {
+  llm::LlmTerms slo;
+  double ttft_p99 = 0, tpot_p99 = 0;    // measured through nginx
+  double same_ttft = 0, same_tpot = 0;  // simulated, the same requests
+  std::vector<long> hits, dispatched;   // per replica: measured, simulated
+  std::string figures;                  // all of it, said
+};
+
+// Optimizes the chat workload at `rate`, renders the proxy with `migserve
+// router --render` and runs nginx before the chat's replicas (emulated on
+// their slices) and the DNN's, and sends `requests` streamed requests at
+// the times and of the lengths the batcher simulation draws (seed 1), each
+// by the body's model alone. Every token of every request must arrive and
+// none reach another service's replica.
+void RunChat(int rate, int requests, ChatRun* out) {
+  std::string dir = testing::TempDir() + fmt::format("/llm-proxy-{}", rate);
   std::filesystem::create_directories(dir);
   std::string workload = dir + "/w.yaml", d = dir + "/d.json";
-  ASSERT_TRUE(WriteFileAtomic(workload, kChatWorkload).ok());
+  ASSERT_TRUE(WriteFileAtomic(workload, ChatWorkload(rate)).ok());
   CliResult r =
       Cli({"optimize", "-w", workload, "-p", testing::kA100Profiles, "-o", d});
   ASSERT_EQ(r.code, 0) << r.err;
@@ -131,30 +141,32 @@ TEST(RealProxyTest, TheProxyHoldsALanguageModelsTokenP99sAsServeSays) {
   }
   ASSERT_TRUE(chat != nullptr && chat->tokens);
 
-  // The chat's one replica, emulated on its slice; the DNN's answering.
-  std::optional<llm::SliceCapacity> slice;
+  // The chat's replicas, emulated on their slices; the DNN's answering.
+  std::vector<llm::BalancedReplica> slices;
   proxy::EmulatedReplica dnn;
-  std::unique_ptr<proxy::EmulatedOpenAiReplica> replica;
+  std::vector<std::unique_ptr<proxy::EmulatedOpenAiReplica>> replicas;
   std::string csv = "service,node,gpu,start,address,port\n";
   for (const cluster::GpuState& g : state->gpus) {
     for (const cluster::Slot& s : g.slots) {
       if (!s.replica) continue;
       int port = dnn.port();
       if (s.replica->service == "chat") {
-        ASSERT_FALSE(slice) << "one replica of chat";
-        slice = llm::SliceOf(*llm::ShippedLlmModels().Find(chat->model).value(),
-                             *g.model, g.model->profiles[s.instance.profile])
-                    .value();
-        proxy::EmulatedOpenAiOptions options{"chat", "chat", chat->model};
-        options.slice = slice;
-        replica = std::make_unique<proxy::EmulatedOpenAiReplica>(options);
-        port = replica->port();
+        slices.push_back(
+            {llm::SliceOf(*llm::ShippedLlmModels().Find(chat->model).value(),
+                          *g.model, g.model->profiles[s.instance.profile])
+                 .value(),
+             s.replica->credit});
+        proxy::EmulatedOpenAiOptions options{
+            fmt::format("chat-{}", replicas.size()), "chat", chat->model};
+        options.slice = slices.back().slice;
+        replicas.push_back(
+            std::make_unique<proxy::EmulatedOpenAiReplica>(options));
+        port = replicas.back()->port();
       }
       csv += fmt::format("{},{},{},{},127.0.0.1,{}\n", s.replica->service,
                          g.id.node, g.id.index, s.instance.start, port);
     }
   }
-  ASSERT_TRUE(slice);
   int port = testing::FreePort();
   std::string conf = dir + "/nginx.conf";
   r = Cli({"router", "--render", "-d", d, "--replicas",
@@ -175,36 +187,44 @@ TEST(RealProxyTest, TheProxyHoldsALanguageModelsTokenP99sAsServeSays) {
   // The requests the simulation runs, sent when they arrive.
   queueing::Traffic traffic;
   traffic.service_rate = chat->throughput;
-  const llm::BatcherRun run{chat->throughput, kChatRequests, 1};
-  std::vector<llm::BatcherArrival> requests =
+  const llm::BatcherRun run{chat->throughput, requests, 1};
+  std::vector<llm::BatcherArrival> sent =
       llm::BatcherArrivals(*chat->tokens, traffic, run);
-  std::vector<ChatTimes> measured(requests.size());
+  std::vector<ChatTimes> measured(sent.size());
   std::vector<std::thread> clients;
   const Clock::time_point begin = Clock::now();
-  for (size_t i = 0; i < requests.size(); ++i) {
+  for (size_t i = 0; i < sent.size(); ++i) {
     std::this_thread::sleep_until(
         begin + std::chrono::duration_cast<Clock::duration>(
-                    std::chrono::duration<double>(requests[i].arrival_s)));
+                    std::chrono::duration<double>(sent[i].arrival_s)));
     // By the body's model alone: the model, served by one service.
     clients.emplace_back(
-        [&, i] { measured[i] = SendChat(port, chat->model, requests[i]); });
+        [&, i] { measured[i] = SendChat(port, chat->model, sent[i]); });
   }
   for (std::thread& t : clients) t.join();
   std::string stop = "kill $(cat " + dir + "/nginx.pid)";
   EXPECT_EQ(std::system(stop.c_str()), 0);
 
   std::vector<double> ttft, tpot;
-  for (size_t i = 0; i < requests.size(); ++i) {
-    ASSERT_EQ(measured[i].tokens, requests[i].output) << "request " << i;
-    if (i < requests.size() / 10) continue;
+  for (size_t i = 0; i < sent.size(); ++i) {
+    ASSERT_EQ(measured[i].tokens, sent[i].output) << "request " << i;
+    if (i < sent.size() / 10) continue;
     ttft.push_back(measured[i].ttft_ms);
     if (measured[i].tpot_ms >= 0) tpot.push_back(measured[i].tpot_ms);
   }
-  EXPECT_EQ(replica->misrouted(), 0);
-  const double ttft_p99 = queueing::Quantile(&ttft, 0.99);
-  const double tpot_p99 = queueing::Quantile(&tpot, 0.99);
-  const llm::BatcherStats same =
-      llm::SimulateBatcher(*slice, *chat->tokens, traffic, run);
+  for (const auto& replica : replicas) {
+    EXPECT_EQ(replica->misrouted(), 0);
+    out->hits.push_back(replica->hits());
+  }
+  out->slo = *chat->tokens;
+  out->ttft_p99 = queueing::Quantile(&ttft, 0.99);
+  out->tpot_p99 = queueing::Quantile(&tpot, 0.99);
+  // The proxy's one nginx is one balancer.
+  llm::BatcherSamples same =
+      llm::RunBalancedBatchers(slices, 1, *chat->tokens, traffic, run);
+  out->same_ttft = queueing::Quantile(&same.ttft_ms, 0.99);
+  out->same_tpot = queueing::Quantile(&same.tpot_ms, 0.99);
+  out->dispatched = same.dispatched;
   r = Cli({"serve", "-d", d, "-w", workload, "-p", testing::kA100Profiles,
            "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
@@ -214,18 +234,64 @@ TEST(RealProxyTest, TheProxyHoldsALanguageModelsTokenP99sAsServeSays) {
     if (s["service"] == "chat") served = s["llm"];
   }
   ASSERT_TRUE(served.is_object()) << r.out;
-  std::string figures = fmt::format(
-      "measured p99 TTFT {:.1f} ms, TPOT {:.2f} ms; the same requests "
-      "simulated {:.1f}, {:.2f}; serve's long run {:.1f}, {:.2f}",
-      ttft_p99, tpot_p99, same.ttft_p99_ms, same.tpot_p99_ms,
+  EXPECT_LE(served["ttft_p99_ms"].get<double>(), out->slo.ttft_ms);
+  EXPECT_LE(served["tpot_p99_ms"].get<double>(), out->slo.tpot_ms);
+  out->figures = fmt::format(
+      "{} replicas: measured p99 TTFT {:.1f} ms, TPOT {:.2f} ms, requests "
+      "per replica {}; the same requests simulated {:.1f}, {:.2f}, {}; "
+      "serve's long run {:.1f}, {:.2f}",
+      replicas.size(), out->ttft_p99, out->tpot_p99, fmt::join(out->hits, "/"),
+      out->same_ttft, out->same_tpot, fmt::join(out->dispatched, "/"),
       served["ttft_p99_ms"].get<double>(), served["tpot_p99_ms"].get<double>());
-  EXPECT_LE(ttft_p99, chat->tokens->ttft_ms) << figures;
-  EXPECT_LE(tpot_p99, chat->tokens->tpot_ms) << figures;
-  EXPECT_NEAR(ttft_p99 / same.ttft_p99_ms, 1, 0.15) << figures;
-  EXPECT_NEAR(tpot_p99 / same.tpot_p99_ms, 1, 0.15) << figures;
-  EXPECT_LE(served["ttft_p99_ms"].get<double>(), chat->tokens->ttft_ms);
-  EXPECT_LE(served["tpot_p99_ms"].get<double>(), chat->tokens->tpot_ms);
-  std::cerr << figures << "\n";
+  std::cerr << out->figures << "\n";
+}
+
+// One replica (a 4g.40gb at 20 req/s, 77% of its credit), 400 requests:
+// the client-measured p99 TTFT and TPOT meet the SLOs and lie within 15%
+// of serve's model of a replica (the continuous batcher's simulation) for
+// the very requests sent. (serve itself reports the long-run p99 of
+// 20,000 requests: a p99 over this run's 360 counted is that far from it
+// by sampling alone, 220 ms against 141 at the TTFT tail; its figures are
+// in the message, and must meet the SLOs too.)
+TEST(RealProxyTest, TheProxyHoldsALanguageModelsTokenP99sAsServeSays) {
+  if (testing::kAddressSanitizer) {
+    GTEST_SKIP() << "timing: the sanitizers slow the replica's loop";
+  }
+  ChatRun run;
+  RunChat(20, 400, &run);
+  if (::testing::Test::HasFatalFailure()) return;
+  ASSERT_EQ(run.hits.size(), 1u);
+  EXPECT_LE(run.ttft_p99, run.slo.ttft_ms) << run.figures;
+  EXPECT_LE(run.tpot_p99, run.slo.tpot_ms) << run.figures;
+  EXPECT_NEAR(run.ttft_p99 / run.same_ttft, 1, 0.15) << run.figures;
+  EXPECT_NEAR(run.tpot_p99 / run.same_tpot, 1, 0.15) << run.figures;
+}
+
+// Two replicas of different credits (a 3g.40gb and a 7g.80gb, 18.8 and
+// 50.7 req/s, at 60 req/s), 1,200 requests: nginx's least_conn by credit
+// gives each about the share serve's balancing model gives it (within
+// 10%: nginx counts a request from when it has read its body to when the
+// replica's last byte is through, a little later at both ends than the
+// model), the p99s meet the SLOs and the TPOT is within 15% of the
+// simulation's for the same requests. The TTFT tail is not held to the
+// simulation's: which replica a request meets at an instant of equal
+// counts moves it from run to run (98 to 110 ms measured against 83
+// simulated in three runs, one beside two busy loops; docs/benchmarks.md).
+TEST(RealProxyTest, TheProxyHoldsALanguageModelsP99sAcrossTwoReplicas) {
+  if (testing::kAddressSanitizer) {
+    GTEST_SKIP() << "timing: the sanitizers slow the replica's loop";
+  }
+  ChatRun run;
+  RunChat(60, 1200, &run);
+  if (::testing::Test::HasFatalFailure()) return;
+  ASSERT_EQ(run.hits.size(), 2u);
+  for (size_t r = 0; r < 2; ++r) {
+    EXPECT_NEAR(static_cast<double>(run.hits[r]) / run.dispatched[r], 1, 0.1)
+        << run.figures;
+  }
+  EXPECT_LE(run.ttft_p99, run.slo.ttft_ms) << run.figures;
+  EXPECT_LE(run.tpot_p99, run.slo.tpot_ms) << run.figures;
+  EXPECT_NEAR(run.tpot_p99 / run.same_tpot, 1, 0.15) << run.figures;
 }
 
 }  // namespace

@@ -32,10 +32,11 @@ BatcherSamples RunBalancedBatchers(const std::vector<BalancedReplica>& replicas,
   std::vector<double> step_end(n, kNever);
   std::vector<ContinuousBatcher::Step> steps(n);
   std::vector<double> occupied(n, 0);
-  // Per balancer, its requests in flight at each replica and where its
-  // turn among equals starts.
+  // Per balancer, its requests in flight at each replica, and each
+  // replica's current weight in its rotation among equals.
   std::vector<std::vector<long>> in_flight(balancers, std::vector<long>(n, 0));
-  std::vector<size_t> turn(balancers, 0);
+  std::vector<std::vector<double>> current(balancers,
+                                           std::vector<double>(n, 0));
   std::vector<double> first_s(requests.size(), -1), done_s(requests.size(), -1);
   out.dispatched.assign(n, 0);
   size_t next = 0;  // the first request not dispatched
@@ -64,15 +65,26 @@ BatcherSamples RunBalancedBatchers(const std::vector<BalancedReplica>& replicas,
     for (; next < requests.size() && requests[next].arrival_s <= now; ++next) {
       const size_t b = next % balancers;
       std::vector<long>& counts = in_flight[b];
-      size_t pick = turn[b] % n;
-      for (size_t k = 1; k < n; ++k) {
-        size_t r = (turn[b] + k) % n;
-        if (static_cast<double>(counts[r]) * replicas[pick].weight <
-            static_cast<double>(counts[pick]) * replicas[r].weight) {
-          pick = r;
-        }
+      // The fewest in flight per weight; among equals, nginx's smooth
+      // weighted rotation: each gains its weight, the one with the most
+      // gained is picked and gives back what all gained.
+      auto fewer = [&](size_t x, size_t y) {  // x's count per weight < y's
+        return static_cast<double>(counts[x]) * replicas[y].weight <
+               static_cast<double>(counts[y]) * replicas[x].weight;
+      };
+      size_t best = 0;
+      for (size_t r = 1; r < n; ++r) {
+        if (fewer(r, best)) best = r;
       }
-      turn[b] = pick + 1;
+      size_t pick = n;
+      double gained = 0;
+      for (size_t r = 0; r < n; ++r) {
+        if (fewer(best, r)) continue;  // not among the equals
+        current[b][r] += replicas[r].weight;
+        gained += replicas[r].weight;
+        if (pick == n || current[b][r] > current[b][pick]) pick = r;
+      }
+      current[b][pick] -= gained;
       ++counts[pick];
       ++out.dispatched[pick];
       const BatcherArrival& a = requests[next];

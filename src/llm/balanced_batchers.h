@@ -3,7 +3,8 @@
 // lengths, arriving as its traffic gives the whole service) go to the
 // balancers in turn, and a balancer gives each to the replica with the
 // fewest of its requests in flight there per unit of weight (nginx's
-// least_conn, the weights the replicas' credits; among equals, in turn).
+// least_conn, the weights the replicas' credits; among equals, nginx's
+// smooth weighted round robin).
 // Each replica is a continuous batcher (continuous_batcher.h) of its
 // slice. With one replica it is RunBatcher.
 #ifndef MIGSERVE_LLM_BALANCED_BATCHERS_H_
