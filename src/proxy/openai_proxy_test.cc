@@ -34,6 +34,18 @@ std::string Chat(const std::string& model, bool stream = false) {
       .dump();
 }
 
+// A streamed chat request for `service`, each chunk given to `receive`.
+httplib::Request StreamedChat(const std::string& service,
+                              httplib::ContentReceiverWithProgress receive) {
+  httplib::Request req;
+  req.method = "POST";
+  req.path = "/v1/chat/completions";
+  req.body = Chat(service, true);
+  req.set_header("Content-Type", "application/json");
+  req.content_receiver = std::move(receive);
+  return req;
+}
+
 // The replica named in an answer's (first) JSON object.
 std::string ReplicaOf(const std::string& body) {
   std::string text = body;
@@ -154,20 +166,16 @@ TEST_F(OpenAiProxyTest, StreamsEachTokenAsTheReplicaSendsIt) {
             std::string::npos);
 
   httplib::Client client("127.0.0.1", port_);
-  httplib::Request req;
-  req.method = "POST";
-  req.path = "/v1/chat/completions";
-  req.body = Chat("chat-a", true);
-  req.set_header("Content-Type", "application/json");
   std::vector<double> at;  // seconds since the request, per chunk received
   std::string received;
   const Clock::time_point begin = Clock::now();
-  req.content_receiver = [&](const char* data, size_t size, uint64_t,
-                             uint64_t) {
-    received.append(data, size);
-    at.push_back(std::chrono::duration<double>(Clock::now() - begin).count());
-    return true;
-  };
+  httplib::Request req = StreamedChat(
+      "chat-a", [&](const char* data, size_t size, uint64_t, uint64_t) {
+        received.append(data, size);
+        at.push_back(
+            std::chrono::duration<double>(Clock::now() - begin).count());
+        return true;
+      });
   httplib::Response res;
   httplib::Error error;
   ASSERT_TRUE(client.send(req, res, error)) << httplib::to_string(error);
@@ -232,16 +240,11 @@ TEST_F(OpenAiProxyTest, AReloadWithStreamsOpenLosesNone) {
   for (int k = 0; k < kStreams; ++k) {
     clients.emplace_back([&, k] {
       httplib::Client client("127.0.0.1", port_);
-      httplib::Request req;
-      req.method = "POST";
-      req.path = "/v1/chat/completions";
-      req.body = Chat("chat-a", true);
-      req.set_header("Content-Type", "application/json");
-      req.content_receiver = [&, k](const char* data, size_t size, uint64_t,
-                                    uint64_t) {
-        bodies[k].append(data, size);
-        return true;
-      };
+      httplib::Request req = StreamedChat(
+          "chat-a", [&, k](const char* data, size_t size, uint64_t, uint64_t) {
+            bodies[k].append(data, size);
+            return true;
+          });
       httplib::Response res;
       httplib::Error error;
       if (client.send(req, res, error)) statuses[k] = res.status;
