@@ -1140,8 +1140,8 @@ TEST(CliBinaryTest, DashReadsStandardInputAndWritesStandardOutput) {
 }
 
 // The proxy's image is pinned as the install pins the controller's
-// (--proxy-image); without it, migserve:<version>; a word with a space is
-// refused.
+// (--proxy-image, or the serving spec's proxy.image, the flag first);
+// without either, migserve:<version>; a word with a space is refused.
 TEST(CliTest, ExportPinsTheProxysImage) {
   nlohmann::json night = nlohmann::json::parse(
       ReadFile(SourcePath("data/deployments/night.json")).value());
@@ -1163,6 +1163,30 @@ TEST(CliTest, ExportPinsTheProxysImage) {
   r = Cli({"export", "-d", d, "--proxy-image", "a b", "-o", dir + "-bad"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--proxy-image: must not hold spaces"),
+            std::string::npos)
+      << r.err;
+  const std::string from_spec =
+      "registry.example.com/migserve@sha256:" + std::string(64, '8');
+  std::string spec = testing::WriteTempFile(
+      "proxy-spec.yaml", "proxy: {image: \"" + from_spec + "\"}\n");
+  r = Cli({"export", "-d", d, "--serving", spec, "-o", dir + "-spec"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(ReadFile(dir + "-spec/proxy.yaml")
+                .value()
+                .find("image: " + from_spec + "\n"),
+            std::string::npos);
+  r = Cli({"export", "-d", d, "--serving", spec, "--proxy-image", pinned, "-o",
+           dir + "-both"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(ReadFile(dir + "-both/proxy.yaml")
+                .value()
+                .find("image: " + pinned + "\n"),
+            std::string::npos);
+  std::string bad =
+      testing::WriteTempFile("proxy-bad.yaml", "proxy: {image: \"a b\"}\n");
+  r = Cli({"export", "-d", d, "--serving", bad, "-o", dir + "-bad-spec"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("proxy-bad.yaml:1: proxy.image: must not hold spaces"),
             std::string::npos)
       << r.err;
 }

@@ -28,7 +28,7 @@ struct ExportFlags {
   int port = 0;
   int gpus_per_node = 8;
   int router_replicas = 2;
-  // The proxy's image; empty: migserve:<version>.
+  // The proxy's image; empty: the serving spec's, else migserve:<version>.
   std::string proxy_image;
 };
 
@@ -72,9 +72,11 @@ StatusOr<k8s::ExportOptions> OptionsFor(const ExportFlags& flags,
   }
   // The proxy goes with a deployment whose credits assume it.
   if (d.Plane() == queueing::DataPlane::kProxy) {
-    std::string image = flags.proxy_image.empty()
-                            ? std::string("migserve:" MIGSERVE_VERSION)
-                            : flags.proxy_image;
+    // The flag, else the serving spec's, else this version's.
+    std::string image = !flags.proxy_image.empty() ? flags.proxy_image
+                        : !options.serving.proxy_image.empty()
+                            ? options.serving.proxy_image
+                            : std::string("migserve:" MIGSERVE_VERSION);
     if (std::string wrong = WordProblem(image); !wrong.empty()) {
       return Status::InvalidArgument("--proxy-image: " + wrong);
     }
@@ -200,7 +202,8 @@ void SetupExport(CLI::App* app, CommandContext* context) {
   app->add_option("--proxy-image", flags->proxy_image,
                   "The proxy's image (migserve with nginx), as the install "
                   "pins the controller's: REGISTRY/migserve@sha256:... "
-                  "(default: migserve:<this version>)");
+                  "(default: the serving spec's proxy.image, else "
+                  "migserve:<this version>)");
   app->add_option("--gpus-per-node", flags->gpus_per_node,
                   "GPUs per node for GPUs the deployment puts on no node")
       ->capture_default_str()

@@ -384,7 +384,7 @@ StatusOr<ServingSpec> ParseServingSpec(const std::string& yaml,
   MIGSERVE_ASSIGN_OR_RETURN(YAML::Node root, ParseYaml(yaml, source));
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(root, source, ""));
   MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
-      {"namespace", "routing", "template", "templates", "services"}));
+      {"namespace", "routing", "proxy", "template", "templates", "services"}));
   ServingSpec spec;
   spec.source = source;
   MIGSERVE_RETURN_IF_ERROR(map.Optional("namespace", &spec.namespace_));
@@ -397,6 +397,17 @@ StatusOr<ServingSpec> ParseServingSpec(const std::string& yaml,
         YamlMap routing,
         YamlMap::Open(map.Value("routing"), source, "routing"));
     MIGSERVE_RETURN_IF_ERROR(ReadRouting(routing, &spec));
+  }
+  if (map.Value("proxy").IsDefined()) {
+    MIGSERVE_ASSIGN_OR_RETURN(
+        YamlMap proxy, YamlMap::Open(map.Value("proxy"), source, "proxy"));
+    MIGSERVE_RETURN_IF_ERROR(proxy.CheckKeys({"image"}));
+    MIGSERVE_RETURN_IF_ERROR(proxy.Required("image", &spec.proxy_image));
+    if (std::string problem = WordProblem(spec.proxy_image);
+        spec.proxy_image.empty() || !problem.empty()) {
+      return proxy.Error("image",
+                         problem.empty() ? "must not be empty" : problem);
+    }
   }
   if (map.Value("template").IsDefined()) {
     MIGSERVE_ASSIGN_OR_RETURN(

@@ -105,6 +105,9 @@ struct ServingSpec {
   // (one template for all), else its engine's built-in template.
   std::map<workload::ServiceKind, nlohmann::ordered_json> kind_pods;
   std::map<std::string, nlohmann::ordered_json> services;
+  // The proxy's image (`proxy: {image: ...}`), as the install pins the
+  // controller's; empty: export's --proxy-image, else migserve:<version>.
+  std::string proxy_image;
   std::map<std::string, int> service_lines;  // where each override is
   // The kind of each service served (workload/service_kind.h), from the
   // deployment export writes or the controller moves to (KindsFrom), not
