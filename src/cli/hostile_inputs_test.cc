@@ -675,6 +675,166 @@ std::vector<Case> OtherFileCases() {
   return cases;
 }
 
+// Language models' inputs (issue 76): a workload's token terms and LLM
+// tables, and the benchmark results `import vllm-bench` and `import aiperf`
+// read.
+std::vector<Case> LlmInputCases() {
+  std::vector<Case> cases;
+  // One LLM service with `fields` in place of its terms; validated against
+  // the shipped profiles (a credit search only where the terms parse and
+  // the slice can hold them).
+  auto terms = [&](const std::string& label, const std::string& fields,
+                   const std::string& model = "llama-3.1-8b") {
+    cases.push_back(
+        {"terms: " + label,
+         {{"w.yaml",
+           "gpu: A100-SXM4-80GB\nservices:\n  - {name: chat, model: " + model +
+               ", kind: llm, throughput: 1, " + fields + "}\n"}},
+         {"optimize", "-q", "-w", "{w.yaml}", "-p", "{P}", "--algo", "whole",
+          "-o", "{out}"}});
+  };
+  const std::string ok =
+      "ttft_ms: 2000, tpot_ms: 100, prompt_tokens: 512, output_tokens: 128";
+  for (const char* v : {"0", "-1", ".nan", ".inf", "1e308", "abc"}) {
+    terms(fmt::format("ttft_ms {}", v),
+          fmt::format("ttft_ms: {}, tpot_ms: 100, prompt_tokens: 512, "
+                      "output_tokens: 128",
+                      v));
+    terms(fmt::format("prompt_tokens {}", v),
+          fmt::format("ttft_ms: 2000, tpot_ms: 100, prompt_tokens: {}, "
+                      "output_tokens: 128",
+                      v));
+  }
+  terms("no tpot_ms", "ttft_ms: 2000, prompt_tokens: 512, output_tokens: 128");
+  terms("output_tokens 1e8",
+        "ttft_ms: 2000, tpot_ms: 100, prompt_tokens: 512, "
+        "output_tokens: 1e8");
+  terms("prompt_cv 11", ok + ", prompt_cv: 11");
+  terms("output_cv -0.5", ok + ", output_cv: -0.5");
+  terms("prefix_cache_hit_rate 1", ok + ", prefix_cache_hit_rate: 1");
+  terms("max_model_len 0", ok + ", max_model_len: 0");
+  terms("max_model_len past the context", ok + ", max_model_len: 9000000");
+  terms("max_model_len a word", ok + ", max_model_len: long");
+  terms("a model the table lacks", ok, "llama-9-900b");
+  terms("a model with an escape", ok, "\"llama\\e[2J\"");
+  terms("a dnn model as a language model", ok, "resnet50");
+  for (const auto& [label, service] :
+       {std::pair<std::string, std::string>{
+            "kind in capitals",
+            "{name: chat, model: llama-3.1-8b, kind: LLM, throughput: 1, " +
+                ok + "}"},
+        {"token terms without kind: llm",
+         "{name: chat, model: resnet50, throughput: 1, latency_ms: 100, " + ok +
+             "}"}}) {
+    cases.push_back(
+        {"terms: " + label,
+         {{"w.yaml", "gpu: A100-SXM4-80GB\nservices:\n  - " + service + "\n"}},
+         {"optimize", "-q", "-w", "{w.yaml}", "-p", "{P}", "--algo", "whole",
+          "-o", "{out}"}});
+  }
+
+  // A workload whose `key` names `name`, written with `text` unless that
+  // is empty (a path that is there already: a device, a directory).
+  auto tables = [&](const std::string& label, const std::string& key,
+                    const std::string& name, const std::string& text) {
+    Case c{label,
+           {{"w.yaml", "gpu: A100-SXM4-80GB\n" + key + ": " + name +
+                           "\nservices:\n  - {name: chat, model: "
+                           "llama-3.1-8b, kind: llm, throughput: 1, " +
+                           ok + "}\n"}},
+           {"optimize", "-q", "-w", "{w.yaml}", "-p", "{P}", "--algo", "whole",
+            "-o", "{out}"}};
+    if (!text.empty()) c.files.push_back({name, text});
+    cases.push_back(std::move(c));
+  };
+  tables("llm_models: not YAML", "llm_models", "m.yaml", "models: [\n");
+  tables("llm_models: a model with no layers", "llm_models", "m.yaml",
+         "models:\n  - {name: tiny, params_b: 1}\n");
+  tables("llm_models: /dev/zero", "llm_models", "/dev/zero", "");
+  tables("llm_measurements: a header only", "llm_measurements", "m.csv",
+         "model,gpu,profile\n");
+  tables("llm_measurements: not CSV", "llm_measurements", "m.csv",
+         "\x01\x02\x03\n");
+  tables("llm_measurements: a directory", "llm_measurements", ".", "");
+
+  // A vLLM benchmark result with `fields` changed (null: removed).
+  const nlohmann::json bench = {{"model_id", "meta-llama/Llama-3.1-8B"},
+                                {"request_rate", 1.0},
+                                {"completed", 500},
+                                {"failed", 0},
+                                {"total_input_tokens", 512000},
+                                {"total_output_tokens", 128000},
+                                {"request_throughput", 1.0},
+                                {"output_throughput", 250.0},
+                                {"median_ttft_ms", 80.0},
+                                {"median_tpot_ms", 20.0}};
+  auto vllm = [&](const std::string& label, const nlohmann::json& change) {
+    nlohmann::json run = bench;
+    for (const auto& [key, value] : change.items()) {
+      if (value.is_null()) {
+        run.erase(key);
+      } else {
+        run[key] = value;
+      }
+    }
+    cases.push_back(
+        {"vllm-bench: " + label,
+         {{"r.json", run.dump()}},
+         {"import", "vllm-bench", "{r.json}", "--gpu", "A100-SXM4-80GB",
+          "--profile", "3g.40gb", "-o", "{out}"}});
+  };
+  vllm("as measured", nlohmann::json::object());
+  vllm("no model id", {{"model_id", nullptr}});
+  vllm("a model id the table lacks", {{"model_id", "acme/Giant-900B"}});
+  vllm("a model id with a newline", {{"model_id", "meta-llama/Llama\n3.1-8B"}});
+  vllm("completed 0", {{"completed", 0}});
+  vllm("all but one failed", {{"completed", 1}, {"failed", 499}});
+  vllm("negative throughput", {{"output_throughput", -250.0}});
+  vllm("throughput a string", {{"output_throughput", "fast"}});
+  vllm("ttft nan", {{"median_ttft_ms", "NaN"}});
+  vllm("tpot 0", {{"median_tpot_ms", 0.0}});
+  vllm("tokens 1e300", {{"total_output_tokens", 1e300}});
+  vllm("faster than the slice's peak", {{"output_throughput", 2.5e6}});
+  nlohmann::json z100 = bench;
+  z100["gpu"] = "Z100";
+  z100["profile"] = "3g.40gb";
+  cases.push_back({"vllm-bench: a gpu in the file no table knows",
+                   {{"r.json", z100.dump()}},
+                   {"import", "vllm-bench", "{r.json}", "-o", "{out}"}});
+  cases.push_back({"vllm-bench: not JSON",
+                   {{"r.json", "{\"model_id\": "}},
+                   {"import", "vllm-bench", "{r.json}", "--gpu",
+                    "A100-SXM4-80GB", "--profile", "3g.40gb", "-o", "{out}"}});
+  cases.push_back(
+      {"vllm-bench: nested a thousand deep",
+       {{"r.json", std::string(1000, '[') + std::string(1000, ']')}},
+       {"import", "vllm-bench", "{r.json}", "--gpu", "A100-SXM4-80GB",
+        "--profile", "3g.40gb", "-o", "{out}"}});
+  cases.push_back({"vllm-bench: an unknown profile",
+                   {{"r.json", bench.dump()}},
+                   {"import", "vllm-bench", "{r.json}", "--gpu",
+                    "A100-SXM4-80GB", "--profile", "9g.900gb", "-o", "{out}"}});
+  cases.push_back({"aiperf: not JSON",
+                   {{"a.json", "[1, 2"}},
+                   {"import", "aiperf", "{a.json}", "--gpu", "A100-SXM4-80GB",
+                    "--profile", "3g.40gb", "-o", "{out}"}});
+  cases.push_back({"aiperf: an empty object",
+                   {{"a.json", "{}"}},
+                   {"import", "aiperf", "{a.json}", "--gpu", "A100-SXM4-80GB",
+                    "--profile", "3g.40gb", "-o", "{out}"}});
+  cases.push_back(
+      {"aiperf: a rate per fortnight",
+       {{"a.json",
+         R"({"input_config": {"model_names": ["meta-llama/Llama-3.1-8B"]},
+  "request_throughput": {"unit": "requests/fortnight", "avg": 3},
+  "output_token_throughput": {"unit": "tokens/sec", "avg": 250},
+  "time_to_first_token": {"unit": "ms", "avg": 80},
+  "inter_token_latency": {"unit": "ms", "avg": 20}})"}},
+       {"import", "aiperf", "{a.json}", "--gpu", "A100-SXM4-80GB", "--profile",
+        "3g.40gb", "-o", "{out}"}});
+  return cases;
+}
+
 // The cases each test runs, by surface.
 const std::vector<std::pair<std::string, std::function<std::vector<Case>()>>>&
 Surfaces() {
@@ -688,6 +848,7 @@ Surfaces() {
       {"traces", TraceCases},
       {"flags", FlagCases},
       {"other-files", OtherFileCases},
+      {"llm-inputs", LlmInputCases},
   };
   return *surfaces;
 }
@@ -699,10 +860,10 @@ std::vector<Case> CasesOf(const std::string& surface) {
   return {};
 }
 
-TEST(HostileInputsTest, AtLeastThreeHundredCases) {
+TEST(HostileInputsTest, AtLeastFourHundredCases) {
   size_t total = 0;
   for (const auto& [name, cases] : Surfaces()) total += cases().size();
-  EXPECT_GE(total, 300u);
+  EXPECT_GE(total, 400u);
 }
 
 TEST(HostileInputsTest, WorkloadNumbers) {
@@ -724,6 +885,9 @@ TEST(HostileInputsTest, Traces) { ExpectTable("traces", CasesOf("traces")); }
 TEST(HostileInputsTest, Flags) { ExpectTable("flags", CasesOf("flags")); }
 TEST(HostileInputsTest, OtherFiles) {
   ExpectTable("other-files", CasesOf("other-files"));
+}
+TEST(HostileInputsTest, LlmInputs) {
+  ExpectTable("llm-inputs", CasesOf("llm-inputs"));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "llm/llm_model.h"
+#include "mig/gpu_catalog.h"
 #include "util/file.h"
 #include "util/number.h"
 #include "util/plain_name.h"
@@ -312,6 +313,14 @@ StatusOr<LlmMeasurement> ImportBenchResult(BenchFormat format,
     return FieldError(path, "output tokens",
                       "fewer than 2 a request: no time per output token");
   }
+  // A run on a GPU or profile no table knows would be a row no workload
+  // ever reads.
+  StatusOr<const mig::GpuModel*> gpu = mig::GpuCatalog::Default().Find(m.gpu);
+  if (!gpu.ok()) return FieldError(path, "gpu", gpu.status().message());
+  StatusOr<std::string> profile = (*gpu)->CanonicalProfile(m.profile);
+  if (!profile.ok())
+    return FieldError(path, "profile", profile.status().message());
+  m.profile = *profile;
   return m;
 }
 

@@ -130,6 +130,14 @@ double LlmModel::WeightBytesRead(double tokens) const {
 }
 
 StatusOr<const LlmModel*> LlmModelTable::Find(const std::string& name) const {
+  // A name from outside is said on one line, its control characters
+  // escaped: no model id can add a line to a message.
+  if (!IsPlainName(name)) {
+    return Status::NotFound(
+        fmt::format("{:?} is not an LLM model's name (letters, digits, '-', "
+                    "'_' or '.')",
+                    name));
+  }
   std::vector<std::string> names;
   for (const LlmModel& m : models_) {
     if (m.name == name) return &m;
