@@ -107,7 +107,7 @@ TEST(DeterminismTest, OptimizeWritesTheSameDeploymentBesideBusyLoops) {
 }
 
 // --quiet, on any command, leaves only results, warnings and errors on
-// stderr: the searches' progress lines go.
+// stderr: the searches' and serve's progress lines go.
 TEST(DeterminismTest, QuietLeavesOnlyTheResultLine) {
   std::vector<std::string> args = {"optimize",
                                    "-w",
@@ -129,6 +129,21 @@ TEST(DeterminismTest, QuietLeavesOnlyTheResultLine) {
   EXPECT_NE(quiet.err.find("optimize: milp --from: 18 GPUs (optimal)"),
             std::string::npos)
       << quiet.err;
+  // serve's per-service lines are progress too (they stayed under --quiet).
+  std::vector<std::string> serve = {"serve",
+                                    "-d",
+                                    SourcePath("data/deployments/night.json"),
+                                    "-w",
+                                    SourcePath("data/workloads/night.yaml"),
+                                    "-p",
+                                    SourcePath(kA100Csv),
+                                    "--duration",
+                                    "5"};
+  CliResult said = Cli(serve);
+  EXPECT_NE(said.err.find("serve: 1/"), std::string::npos) << said.err;
+  serve.push_back("--quiet");
+  CliResult unsaid = Cli(serve);
+  EXPECT_EQ(unsaid.err.find("serve: 1/"), std::string::npos) << unsaid.err;
 }
 
 TEST(DeterminismTest, OptimizeFromWritesTheSameTargetBesideBusyLoops) {

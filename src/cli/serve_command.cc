@@ -219,14 +219,14 @@ Status RunServe(ServeFlags flags, CommandContext* context) {
   serving::ServeProgressSink progress;
   progress.report = [context, &o](const serving::ServeProgress& p) {
     if (p.done == nullptr) {
-      context->err << fmt::format("serve: {}/{} {}: {:.0f} of {:g} s\n",
-                                  p.index, p.total, p.service, p.simulated_s,
-                                  o.duration_s);
+      context->Progress(fmt::format("serve: {}/{} {}: {:.0f} of {:g} s",
+                                    p.index, p.total, p.service, p.simulated_s,
+                                    o.duration_s));
       return;
     }
-    context->err << fmt::format(
-        "serve: {}/{} {}: {} requests, p99 {:.1f} ms (SLO {} ms)\n", p.index,
-        p.total, p.service, p.done->arrived, p.done->p99_ms, p.done->slo_ms);
+    context->Progress(fmt::format(
+        "serve: {}/{} {}: {} requests, p99 {:.1f} ms (SLO {} ms)", p.index,
+        p.total, p.service, p.done->arrived, p.done->p99_ms, p.done->slo_ms));
   };
   auto report = serving::Serve(*state, *workload, *profiles, o, progress);
   if (!report.ok()) {
