@@ -136,8 +136,10 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
   }
   MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment d,
                             deployment::LoadDeployment(flags.deployment));
-  // Routes are weighted by each replica's declared throughput: with the
-  // profiles, one that declares more than its row measured is refused.
+  // Routes are weighted by each replica's declared throughput: an LLM
+  // replica's past its slice's peaks is refused, and with the profiles, one
+  // that declares more than its row measured.
+  MIGSERVE_RETURN_IF_ERROR(deployment::CheckModelledCredits(d));
   if (!flags.profiles.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(profile::ProfileTable profiles,
                               profile::LoadProfileCsv(flags.profiles));

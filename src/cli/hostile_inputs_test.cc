@@ -757,6 +757,29 @@ std::vector<Case> LlmInputCases() {
          "\x01\x02\x03\n");
   tables("llm_measurements: a directory", "llm_measurements", ".", "");
 
+  // A deployment whose LLM replica declares `rate` req/s, its own latency
+  // lowered with it (issue 76: only validate -p recomputed; now every
+  // command holds an LLM replica to its slice's peaks).
+  auto declared = [&](const std::string& label, double rate, double ms) {
+    const std::string d = fmt::format(
+        R"({{"gpu": "A100-SXM4-80GB", "services": [{{"name": "chat",
+  "model": "llama-3.1-8b", "kind": "llm", "throughput": 2, "latency_ms": 60000,
+  "ttft_ms": 2000, "tpot_ms": 100, "prompt_tokens": 512, "output_tokens": 128}}],
+  "gpus": [{{"id": 0, "instances": [{{"profile": "3g.40gb", "start": 4,
+  "service": "chat", "batch": 256, "procs": 1, "throughput": {},
+  "latency_ms": {}}}]}}]}})",
+        rate, ms);
+    cases.push_back(
+        {"deployment: " + label,
+         {{"d.json", d}},
+         {"plan", "--from", "{d.json}", "--to", "{d.json}", "-o", "{out}"}});
+    cases.push_back({"deployment, export: " + label,
+                     {{"d.json", d}},
+                     {"export", "-d", "{d.json}", "-o", "{out}"}});
+  };
+  declared("an LLM replica as credited", 2.5, 5000);
+  declared("an LLM replica past its slice's peaks", 1e6, 0.001);
+
   // A vLLM benchmark result with `fields` changed (null: removed).
   const nlohmann::json bench = {{"model_id", "meta-llama/Llama-3.1-8B"},
                                 {"request_rate", 1.0},

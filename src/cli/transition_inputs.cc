@@ -51,6 +51,7 @@ StatusOr<TransitionInputs> LoadTransition(const TransitionFlags& flags) {
   // it cannot trust.
   for (const deployment::Deployment* d : {&in.from, &in.to}) {
     MIGSERVE_RETURN_IF_ERROR(deployment::CheckReplicaServices(*d));
+    MIGSERVE_RETURN_IF_ERROR(deployment::CheckModelledCredits(*d));
   }
   if (!flags.profiles.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(profile::ProfileTable profiles,

@@ -9,6 +9,8 @@
 #include <tuple>
 
 #include "llm/llm_credit.h"
+#include "llm/llm_model.h"
+#include "llm/slice_model.h"
 #include "mig/gpu_catalog.h"
 #include "mig/layout.h"
 #include "profile/capacity.h"
@@ -278,6 +280,38 @@ Status EachReplica(
 
 }  // namespace
 
+namespace {
+
+// A replica credited by the token model: its credit is not a profile row's,
+// and the workload's tables, calibration and margin are not in the file,
+// but no credit exceeds what the slice could complete at its peaks
+// (llm::PeakRequestRate), whatever they were. A model outside the shipped
+// table is not checked.
+Status CheckModelledCredit(const workload::Service& service,
+                           const std::string& gpu_name,
+                           const PlacedInstance& pi, const std::string& where) {
+  StatusOr<const llm::LlmModel*> model =
+      llm::ShippedLlmModels().Find(service.model);
+  StatusOr<const mig::GpuModel*> gpu =
+      mig::GpuCatalog::Default().Find(gpu_name);
+  if (!model.ok() || !gpu.ok() || !service.tokens) return Status::Ok();
+  int profile = (*gpu)->FindProfile(pi.profile);
+  if (profile < 0) return Status::Ok();  // the layout check names it
+  const int sequences =
+      pi.batch > 0 ? pi.batch : llm::EngineOptions{}.max_batch;
+  double ceiling =
+      llm::PeakRequestRate(**model, **gpu, (*gpu)->profiles[profile], sequences,
+                           service.tokens->output_tokens);
+  std::string overstated = Overstated(
+      pi, ceiling,
+      fmt::format("req/s that {} sequences of {} complete on {} at its peaks",
+                  sequences, service.model, pi.profile));
+  if (overstated.empty()) return Status::Ok();
+  return Status::InvalidArgument(where + ": " + overstated);
+}
+
+}  // namespace
+
 Status CheckReplicaServices(const Deployment& deployment) {
   std::set<std::string> names;
   for (const workload::Service& s : deployment.services) names.insert(s.name);
@@ -292,32 +326,46 @@ Status CheckReplicaServices(const Deployment& deployment) {
 
 Status CheckDeclaredThroughputs(const Deployment& deployment,
                                 const profile::ProfileTable& profiles) {
-  std::map<std::string, std::string> models;
-  // Services credited by a model (an LLM's token model), not by rows.
-  std::set<std::string> modelled;
-  for (const workload::Service& s : deployment.services) {
-    models[s.name] = s.model;
-    if (s.kind.traits().credit != workload::CreditSource::kProfileRows) {
-      modelled.insert(s.name);
-    }
-  }
+  std::map<std::string, const workload::Service*> services;
+  for (const workload::Service& s : deployment.services) services[s.name] = &s;
   return EachReplica(deployment, [&](const DeployedGpu& g,
                                      const PlacedInstance& pi,
                                      const std::string& where) {
-    if (pi.batch == 0 || modelled.count(*pi.service) > 0) return Status::Ok();
-    const std::string& model = models[*pi.service];
-    const profile::ProfileRow* row =
-        profile::FindRow(profiles, model, g.gpu.value_or(deployment.gpu),
-                         pi.profile, pi.batch, pi.procs);
+    const workload::Service& service = *services.at(*pi.service);
+    const std::string gpu_name = g.gpu.value_or(deployment.gpu);
+    switch (service.kind.traits().credit) {
+      case workload::CreditSource::kProfileRows:
+        break;
+      case workload::CreditSource::kTokenModel:
+        return CheckModelledCredit(service, gpu_name, pi, where);
+    }
+    if (pi.batch == 0) return Status::Ok();
+    const profile::ProfileRow* row = profile::FindRow(
+        profiles, service.model, gpu_name, pi.profile, pi.batch, pi.procs);
     if (row == nullptr) {
       return Status::InvalidArgument(fmt::format(
           "{}: '{}' with batch {} and {} process(es) was not measured in {}",
-          where, model, pi.batch, pi.procs, profiles.source));
+          where, service.model, pi.batch, pi.procs, profiles.source));
     }
     std::string overstated = Overstated(
         pi, row->throughput, "its profile row measured in " + profiles.source);
     if (overstated.empty()) return Status::Ok();
     return Status::InvalidArgument(where + ": " + overstated);
+  });
+}
+
+Status CheckModelledCredits(const Deployment& deployment) {
+  std::map<std::string, const workload::Service*> services;
+  for (const workload::Service& s : deployment.services) services[s.name] = &s;
+  return EachReplica(deployment, [&](const DeployedGpu& g,
+                                     const PlacedInstance& pi,
+                                     const std::string& where) {
+    auto service = services.find(*pi.service);
+    if (service == services.end() || !service->second->kind.HasTokenTerms()) {
+      return Status::Ok();
+    }
+    return CheckModelledCredit(*service->second, g.gpu.value_or(deployment.gpu),
+                               pi, where);
   });
 }
 

@@ -164,4 +164,21 @@ LlmCredit CreditOf(const LlmModel& model, const mig::GpuModel& gpu,
   return credit;
 }
 
+double PeakRequestRate(const LlmModel& model, const mig::GpuModel& gpu,
+                       const mig::Profile& profile, int sequences,
+                       double output_tokens) {
+  EngineOptions peak;
+  peak.bandwidth_efficiency = 1;
+  peak.compute_efficiency = 1;
+  peak.step_overhead_ms = 0;
+  peak.max_batch = sequences;
+  StatusOr<SliceCapacity> slice = SliceOf(model, gpu, profile, peak);
+  if (!slice.ok() || sequences <= 0) return 0;
+  StepLoad full;
+  full.decodes = sequences;
+  double step_ms = slice->StepMs(full);
+  return step_ms > 0 ? sequences * 1e3 / step_ms / std::max(1.0, output_tokens)
+                     : 0;
+}
+
 }  // namespace migserve::llm

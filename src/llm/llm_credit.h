@@ -35,6 +35,17 @@ LlmCredit CreditOf(const LlmModel& model, const mig::GpuModel& gpu,
                    const queueing::Traffic& traffic,
                    const EngineOptions& engine = {});
 
+// The most requests/s any replica of `model` on `profile` of `gpu` could
+// complete, whatever its calibration, engine or margin: `sequences` at once,
+// each of `output_tokens` tokens, every token from a step of `sequences`
+// decodes that takes at least its reads and products at the slice's peaks
+// (efficiencies 1, no overhead, no KV cache read). A deployment that
+// declares more for a replica claims what the hardware cannot do. 0 where
+// the model does not fit the slice.
+double PeakRequestRate(const LlmModel& model, const mig::GpuModel& gpu,
+                       const mig::Profile& profile, int sequences,
+                       double output_tokens);
+
 // The credit cache's key of the search for a replica of `slice` under
 // `terms` and `traffic`: what the search reads (the slice's figures, not
 // the model, GPU and engine that made them: two questions with the same

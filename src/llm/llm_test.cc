@@ -416,6 +416,25 @@ TEST(LlmCreditTest, NoCreditWhereTheKvRoomCannotHoldMaxModelLen) {
                         Llama8b().max_context + 1, Llama8b().max_context));
 }
 
+// No credit exceeds what the slice could complete at its peaks (the bound
+// every command holds a deployment's LLM replicas to: a full batch of 256
+// at a roofline step at the peaks, the KV room not counted, so loose where
+// the room holds few sequences: 52 req/s on 2g.20gb against a credit of
+// 0.09).
+TEST(LlmCreditTest, NoCreditPassesThePeakRequestRate) {
+  LlmTerms terms{2000, 100, 1024, 256, 0.5, 0.5};
+  std::vector<const char*> slices = {"2g.20gb", "7g.80gb"};
+  if (testing::kAddressSanitizer) slices.resize(1);
+  for (const char* p : slices) {
+    LlmCredit c = CreditOf(Llama8b(), H100(), Profile(p), terms, {});
+    double peak = PeakRequestRate(Llama8b(), H100(), Profile(p), 256, 256);
+    EXPECT_GT(c.rate, 0) << p;
+    EXPECT_LT(c.rate, peak) << p;
+  }
+  EXPECT_EQ(PeakRequestRate(Llama8b(), H100(), Profile("1g.10gb"), 256, 256),
+            0);  // the weights do not fit
+}
+
 // A credit found once is read from the credit cache the next time, and is
 // the same credit.
 TEST(LlmCreditTest, ACreditIsSearchedOnceWithACache) {

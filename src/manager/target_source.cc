@@ -32,6 +32,9 @@ TargetSource::TargetSource(const TargetOptions& options,
 
 StatusOr<deployment::Deployment> TargetSource::Load() {
   StatusOr<deployment::Deployment> target = Read();
+  if (target.ok()) {
+    MIGSERVE_RETURN_IF_ERROR(deployment::CheckModelledCredits(*target));
+  }
   if (target.ok() && options_.profiles) {
     MIGSERVE_RETURN_IF_ERROR(
         deployment::CheckDeclaredThroughputs(*target, *options_.profiles));
