@@ -7,6 +7,58 @@
 
 namespace migserve::llm {
 
+namespace {
+
+// Balancers that give a request to the replica with the fewest of their
+// requests in flight per unit of weight; among equals, nginx's smooth
+// weighted rotation: each gains its weight, the one with the most gained
+// is picked and gives back what all gained. Request i is balancer i's
+// modulo their number.
+class LeastOutstanding {
+ public:
+  LeastOutstanding(const std::vector<BalancedReplica>& replicas, int balancers)
+      : replicas_(replicas),
+        in_flight_(balancers, std::vector<long>(replicas.size(), 0)),
+        current_(balancers, std::vector<double>(replicas.size(), 0)) {}
+
+  // The replica request `i` goes to; it is in flight there until Done.
+  size_t Pick(size_t i) {
+    const size_t b = i % in_flight_.size();
+    std::vector<long>& counts = in_flight_[b];
+    auto fewer = [&](size_t x, size_t y) {  // x's count per weight < y's
+      return static_cast<double>(counts[x]) * replicas_[y].weight <
+             static_cast<double>(counts[y]) * replicas_[x].weight;
+    };
+    const size_t n = replicas_.size();
+    size_t best = 0;
+    for (size_t r = 1; r < n; ++r) {
+      if (fewer(r, best)) best = r;
+    }
+    size_t pick = n;
+    double gained = 0;
+    for (size_t r = 0; r < n; ++r) {
+      if (fewer(best, r)) continue;  // not among the equals
+      current_[b][r] += replicas_[r].weight;
+      gained += replicas_[r].weight;
+      if (pick == n || current_[b][r] > current_[b][pick]) pick = r;
+    }
+    current_[b][pick] -= gained;
+    ++counts[pick];
+    return pick;
+  }
+  // Request `i` has its last token from `replica`.
+  void Done(size_t i, size_t replica) {
+    --in_flight_[i % in_flight_.size()][replica];
+  }
+
+ private:
+  const std::vector<BalancedReplica>& replicas_;
+  std::vector<std::vector<long>> in_flight_;  // per balancer, per replica
+  std::vector<std::vector<double>> current_;  // the rotation's weights
+};
+
+}  // namespace
+
 BatcherSamples RunBalancedBatchers(const std::vector<BalancedReplica>& replicas,
                                    int balancers, const LlmTerms& terms,
                                    const queueing::Traffic& traffic,
@@ -24,7 +76,6 @@ BatcherSamples RunBalancedBatchers(const std::vector<BalancedReplica>& replicas,
       }
     }
   }
-  balancers = std::max(1, balancers);
   constexpr double kNever = std::numeric_limits<double>::infinity();
   // Per replica: the request of each batcher id, when its step ends
   // (kNever: not stepping) and that step.
@@ -32,11 +83,7 @@ BatcherSamples RunBalancedBatchers(const std::vector<BalancedReplica>& replicas,
   std::vector<double> step_end(n, kNever);
   std::vector<ContinuousBatcher::Step> steps(n);
   std::vector<double> occupied(n, 0);
-  // Per balancer, its requests in flight at each replica, and each
-  // replica's current weight in its rotation among equals.
-  std::vector<std::vector<long>> in_flight(balancers, std::vector<long>(n, 0));
-  std::vector<std::vector<double>> current(balancers,
-                                           std::vector<double>(n, 0));
+  LeastOutstanding balancing(replicas, std::max(1, balancers));
   std::vector<double> first_s(requests.size(), -1), done_s(requests.size(), -1);
   out.dispatched.assign(n, 0);
   size_t next = 0;  // the first request not dispatched
@@ -56,36 +103,14 @@ BatcherSamples RunBalancedBatchers(const std::vector<BalancedReplica>& replicas,
         if (batchers[r].Made(id) == 1) first_s[i] = now;
         if (batchers[r].Done(id)) {
           done_s[i] = now;
-          --in_flight[i % balancers][r];
+          balancing.Done(i, r);
         }
       }
     }
     // The requests that arrived by now go where their balancer has the
     // least in flight per weight.
     for (; next < requests.size() && requests[next].arrival_s <= now; ++next) {
-      const size_t b = next % balancers;
-      std::vector<long>& counts = in_flight[b];
-      // The fewest in flight per weight; among equals, nginx's smooth
-      // weighted rotation: each gains its weight, the one with the most
-      // gained is picked and gives back what all gained.
-      auto fewer = [&](size_t x, size_t y) {  // x's count per weight < y's
-        return static_cast<double>(counts[x]) * replicas[y].weight <
-               static_cast<double>(counts[y]) * replicas[x].weight;
-      };
-      size_t best = 0;
-      for (size_t r = 1; r < n; ++r) {
-        if (fewer(r, best)) best = r;
-      }
-      size_t pick = n;
-      double gained = 0;
-      for (size_t r = 0; r < n; ++r) {
-        if (fewer(best, r)) continue;  // not among the equals
-        current[b][r] += replicas[r].weight;
-        gained += replicas[r].weight;
-        if (pick == n || current[b][r] > current[b][pick]) pick = r;
-      }
-      current[b][pick] -= gained;
-      ++counts[pick];
+      const size_t pick = balancing.Pick(next);
       ++out.dispatched[pick];
       const BatcherArrival& a = requests[next];
       request_of[pick].push_back(next);
