@@ -52,17 +52,18 @@ Status CheckReplicaServices(const Deployment& deployment);
 // Returns InvalidArgument naming the file, GPU and instance of the first
 // replica that declares more throughput than `profiles` measured for its
 // model, profile, batch and processes (no capacity model credits more than
-// the measurement), or whose point was not measured at all; for a replica
-// of an LLM service (`kind: llm`, its credit modelled from token terms,
-// docs/llm.md), more than its slice could complete at its peaks
-// (llm::PeakRequestRate; a model outside the shipped table is not
-// checked). Replicas of profile rows without a batch are not checked.
+// the measurement), or whose point was not measured at all. Replicas
+// without a batch are not checked, nor those of LLM services (`kind: llm`:
+// their credits are modelled from token terms, docs/llm.md), which
+// CheckModelledCredits holds to their slices' peaks.
 Status CheckDeclaredThroughputs(const Deployment& deployment,
                                 const profile::ProfileTable& profiles);
 
-// The check of CheckDeclaredThroughputs that needs no profile table: each
-// LLM service's replica declares no more than its slice could complete at
-// its peaks. Every command that takes a deployment asks it, -p or not.
+// Returns InvalidArgument naming the file, GPU and instance of the first
+// replica of an LLM service that declares more than its slice could
+// complete at its peaks (llm::PeakRequestRate; a model outside the shipped
+// table is not checked). It needs no profile table: every command that
+// takes a deployment asks it, -p or not.
 Status CheckModelledCredits(const Deployment& deployment);
 
 }  // namespace migserve::deployment
