@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli/cli_test_util.h"
+#include "cli/testing/rendered_proxy.h"
 #include "cluster/cluster_state.h"
 #include "deployment/deployment_json.h"
 #include "proxy/testing/emulated_openai_replica.h"
@@ -138,22 +139,12 @@ TEST(RouterRenderTest, LanguageModelsAreReachedByTheBodysModelThroughNginx) {
                          g.id.index, slot.instance.start, port);
     }
   }
-  int port = testing::FreePort();
-  std::string conf = dir + "/nginx.conf";
-  r = Cli({"router", "--render", "-d", d, "--replicas",
-           testing::WriteTempFile("llm-replicas.csv", csv), "--run-dir", dir,
-           "--listen", fmt::format("127.0.0.1:{}", port), "--grpc-listen",
-           fmt::format("127.0.0.1:{}", testing::FreePort()), "-o", conf});
-  ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.err.find("migserve-openai.js"), std::string::npos) << r.err;
-  std::string start = proxy::NginxBinary() + " -p " + dir + "/ -c " + conf +
-                      " 2>" + dir + "/start.err &";
-  ASSERT_EQ(std::system(start.c_str()), 0);
-  httplib::Client client("127.0.0.1", port);
-  for (int tries = 0; tries < 200; ++tries) {
-    if (client.Get("/v2/health/live")) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(25));
-  }
+  RenderedProxy proxy(d, csv, dir);
+  ASSERT_EQ(proxy.rendered().code, 0) << proxy.rendered().err;
+  EXPECT_NE(proxy.rendered().err.find("migserve-openai.js"), std::string::npos)
+      << proxy.rendered().err;
+  ASSERT_TRUE(proxy.started());
+  httplib::Client client("127.0.0.1", proxy.port());
   auto ask = [&](const std::string& model) {
     auto res =
         client.Post("/v1/chat/completions",
@@ -161,8 +152,7 @@ TEST(RouterRenderTest, LanguageModelsAreReachedByTheBodysModelThroughNginx) {
                     "application/json");
     return res ? res->body : std::string("(no answer)");
   };
-  EXPECT_NE(ask("chat-8b").find("\"replica\":\"chat\""), std::string::npos)
-      << r.err;
+  EXPECT_NE(ask("chat-8b").find("\"replica\":\"chat\""), std::string::npos);
   EXPECT_NE(ask("llama-3.2-3b").find("\"replica\":\"small\""),
             std::string::npos);
   auto infer =
@@ -170,8 +160,6 @@ TEST(RouterRenderTest, LanguageModelsAreReachedByTheBodysModelThroughNginx) {
   EXPECT_TRUE(infer && infer->status == 200);
   EXPECT_EQ(dnn.hits(), 1);
   EXPECT_EQ(chat.misrouted() + small.misrouted(), 0);
-  std::string stop = "kill $(cat " + dir + "/nginx.pid)";
-  EXPECT_EQ(std::system(stop.c_str()), 0);
 }
 
 }  // namespace

@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -21,6 +20,7 @@
 #include <vector>
 
 #include "cli/cli_test_util.h"
+#include "cli/testing/rendered_proxy.h"
 #include "cluster/cluster_state.h"
 #include "deployment/deployment_json.h"
 #include "llm/balanced_batchers.h"
@@ -167,22 +167,10 @@ void RunChat(int rate, int requests, ChatRun* out) {
                          g.id.node, g.id.index, s.instance.start, port);
     }
   }
-  int port = testing::FreePort();
-  std::string conf = dir + "/nginx.conf";
-  r = Cli({"router", "--render", "-d", d, "--replicas",
-           testing::WriteTempFile("llm-proxy.csv", csv), "--run-dir", dir,
-           "--listen", fmt::format("127.0.0.1:{}", port), "--grpc-listen",
-           fmt::format("127.0.0.1:{}", testing::FreePort()), "-o", conf});
-  ASSERT_EQ(r.code, 0) << r.err;
-  std::string start = proxy::NginxBinary() + " -p " + dir + "/ -c " + conf +
-                      " 2>" + dir + "/start.err &";
-  ASSERT_EQ(std::system(start.c_str()), 0);
-  {
-    httplib::Client probe("127.0.0.1", port);
-    for (int tries = 0; tries < 200 && !probe.Get("/v2/health/live"); ++tries) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    }
-  }
+  cli::RenderedProxy proxy(d, csv, dir);
+  ASSERT_EQ(proxy.rendered().code, 0) << proxy.rendered().err;
+  ASSERT_TRUE(proxy.started());
+  const int port = proxy.port();
 
   // The requests the simulation runs, sent when they arrive.
   queueing::Traffic traffic;
@@ -202,8 +190,6 @@ void RunChat(int rate, int requests, ChatRun* out) {
         [&, i] { measured[i] = SendChat(port, chat->model, sent[i]); });
   }
   for (std::thread& t : clients) t.join();
-  std::string stop = "kill $(cat " + dir + "/nginx.pid)";
-  EXPECT_EQ(std::system(stop.c_str()), 0);
 
   std::vector<double> ttft, tpot;
   for (size_t i = 0; i < sent.size(); ++i) {
