@@ -1,15 +1,18 @@
 #include "kube/testing/api_server_standin.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <httplib.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <ctime>
 #include <sstream>
 
 #include "kube/testing/api_path.h"
+#include "kube/testing/custom_resources.h"
 #include "kube/yaml_json.h"
 #include "util/testing/http_listener.h"
 
@@ -160,6 +163,69 @@ std::string KindOf(const std::string& resource) {
       {"resourceclaims", "ResourceClaim"}};
   auto it = kinds.find(resource);
   return it == kinds.end() ? "Object" : it->second;
+}
+
+// Now as RFC 3339, as metadata.creationTimestamp and conditions have it.
+std::string NowStamp() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm = {};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+// The object without what the API server keeps apart from its spec
+// (metadata, status): a change there bumps metadata.generation.
+Json SpecOf(Json object) {
+  object.erase("metadata");
+  object.erase("status");
+  return object;
+}
+
+// Checks `object` against the custom resource's schema as the API server
+// does: errors answer 422 Invalid naming each field; unknown fields are
+// pruned with a warning, or answer 400 under fieldValidation=Strict.
+// Returns true if it answered.
+bool RefusedBySchema(const CustomResource& resource, const std::string& name,
+                     const httplib::Request& req, Json* object,
+                     httplib::Response* res) {
+  SchemaFindings found = CheckSchema(resource.schema, object);
+  if (!found.errors.empty()) {
+    Json causes = Json::array();
+    for (const std::string& e : found.errors) {
+      causes.push_back({{"field", e.substr(0, e.find(": "))},
+                        {"message", e.substr(e.find(": ") + 2)}});
+    }
+    std::string all = found.errors.size() == 1
+                          ? found.errors[0]
+                          : fmt::format("[{}]", fmt::join(found.errors, ", "));
+    Json status =
+        Failure(422, "Invalid",
+                fmt::format("{}.{} \"{}\" is invalid: {}", resource.kind,
+                            resource.group, name, all));
+    status["details"] = {{"name", name},
+                         {"group", resource.group},
+                         {"kind", resource.kind},
+                         {"causes", causes}};
+    Reply(res, 422, status);
+    return true;
+  }
+  if (found.unknown.empty()) return false;
+  if (req.get_param_value("fieldValidation") == "Strict") {
+    std::vector<std::string> quoted;
+    for (const std::string& u : found.unknown) {
+      quoted.push_back(fmt::format("unknown field \"{}\"", u));
+    }
+    Fail(res, 400, "BadRequest",
+         fmt::format("strict decoding error: {}", fmt::join(quoted, ", ")));
+    return true;
+  }
+  for (const std::string& u : found.unknown) {
+    res->set_header("Warning",
+                    fmt::format("299 - \"unknown field \\\"{}\\\"\"", u));
+  }
+  return false;
 }
 
 }  // namespace
@@ -424,13 +490,35 @@ bool ApiServerStandIn::Admit(const httplib::Request& req,
 void ApiServerStandIn::HandleGet(const httplib::Request& req,
                                  httplib::Response* res) {
   ApiPath ref = ParseApiPath(req.path);
-  if (!ref.ok) return Fail(res, 404, "NotFound", req.path);
+  std::optional<CustomResource> custom;
+  {
+    std::lock_guard lock(mu_);
+    if (std::optional<Json> found = Discovery(objects_, req.path)) {
+      return Reply(res, 200, *found);
+    }
+    bool defined = false;
+    custom = FindCustomResource(objects_, ref, &defined);
+    if (defined && !custom) ref.ok = false;
+  }
+  if (!ref.ok) {
+    return Fail(res, 404, "NotFound",
+                "the server could not find the requested resource");
+  }
+  // kubectl get asks for a Table; the printer columns make it.
+  bool table = custom && req.get_header_value("Accept").find("as=Table") !=
+                             std::string::npos;
   std::string labels = req.get_param_value("labelSelector");
   std::string fields = req.get_param_value("fieldSelector");
   std::string watch = req.get_param_value("watch");
   if (!ref.name.empty()) {
     auto object = Get(ref.ObjectPath());
     if (!object) return Fail(res, 404, "NotFound", req.path + " not found");
+    if (table) {
+      return Reply(
+          res, 200,
+          PrinterTable(*custom, {*object},
+                       object->at("metadata").value("resourceVersion", "")));
+    }
     return Reply(res, 200, *object);
   }
   if (watch == "1" || watch == "true") return Watch(req, res);
@@ -446,6 +534,11 @@ void ApiServerStandIn::HandleGet(const httplib::Request& req,
         items.push_back(it->second);
       }
     }
+  }
+  if (table) {
+    return Reply(res, 200,
+                 PrinterTable(*custom, items.get<std::vector<Json>>(),
+                              std::to_string(version)));
   }
   Reply(res, 200,
         {{"kind", KindOf(ref.resource) + "List"},
@@ -561,6 +654,21 @@ void ApiServerStandIn::HandleCreate(const httplib::Request& req,
     return Fail(res, 422, "Invalid",
                 fmt::format("Event \"{}\" is invalid: {}", name, problem));
   }
+  bool defined = false;
+  std::optional<CustomResource> custom =
+      FindCustomResource(objects_, ref, &defined);
+  if (defined && !custom) {
+    lock.unlock();
+    return Fail(res, 404, "NotFound",
+                "the server could not find the requested resource");
+  }
+  if (custom) {
+    // With a status subresource a create sets no status.
+    if (custom->status_subresource) object.erase("status");
+    if (RefusedBySchema(*custom, name, req, &object, res)) return;
+    object["metadata"]["generation"] = 1;
+    object["metadata"]["creationTimestamp"] = NowStamp();
+  }
   if (!ref.ns.empty()) object["metadata"]["namespace"] = ref.ns;
   Reply(res, 201, Store(ref.ObjectPath(), object, "ADDED", &lock));
 }
@@ -593,13 +701,24 @@ void ApiServerStandIn::HandleChange(const httplib::Request& req,
                 "the object has been modified; please apply your changes "
                 "to the latest version and try again");
   }
-  Json object = it->second;
+  const Json& before = it->second;
+  Json object = before;
   if (patch) {
     object.merge_patch(body);
   } else {
     object = body;
   }
   object["metadata"]["name"] = ref.name;
+  bool defined = false;
+  std::optional<CustomResource> custom =
+      FindCustomResource(objects_, ref, &defined);
+  if (custom) {
+    if (!ChangeCustom(*custom, ref, req, before, &object, res)) return;
+  } else if (defined) {
+    lock.unlock();
+    return Fail(res, 404, "NotFound",
+                "the server could not find the requested resource");
+  }
   Reply(res, 200, Store(ref.ObjectPath(), object, "MODIFIED", &lock));
 }
 
@@ -631,6 +750,51 @@ void ApiServerStandIn::HandleDelete(const httplib::Request& req,
   }
   Store(ref.ObjectPath(), object, "DELETED", &lock);
   Reply(res, 200, {{"kind", "Status"}, {"status", "Success"}});
+}
+
+bool ApiServerStandIn::ChangeCustom(const CustomResource& resource,
+                                    const ApiPath& ref,
+                                    const httplib::Request& req,
+                                    const Json& before, Json* object,
+                                    httplib::Response* res) {
+  if (!ref.sub.empty() &&
+      (ref.sub != "status" || !resource.status_subresource)) {
+    Fail(res, 404, "NotFound",
+         "the server could not find the requested resource");
+    return false;
+  }
+  Json next = before;
+  if (ref.sub == "status") {
+    // Through /status only the status changes.
+    if (object->contains("status")) {
+      next["status"] = (*object)["status"];
+    } else {
+      next.erase("status");
+    }
+  } else {
+    // A write of the object keeps the metadata the API server owns and,
+    // with a status subresource, the status.
+    next = *object;
+    for (const char* key : {"uid", "creationTimestamp", "generation"}) {
+      if (before["metadata"].contains(key)) {
+        next["metadata"][key] = before["metadata"][key];
+      }
+    }
+    if (resource.status_subresource) {
+      if (before.contains("status")) {
+        next["status"] = before["status"];
+      } else {
+        next.erase("status");
+      }
+    }
+  }
+  if (RefusedBySchema(resource, ref.name, req, &next, res)) return false;
+  if (SpecOf(next) != SpecOf(before)) {
+    next["metadata"]["generation"] =
+        before["metadata"].value("generation", 0) + 1;
+  }
+  *object = std::move(next);
+  return true;
 }
 
 }  // namespace migserve::kube

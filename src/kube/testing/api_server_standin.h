@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "kube/testing/api_path.h"
+#include "kube/testing/custom_resources.h"
 #include "kube/testing/rbac.h"
 #include "util/status.h"
 
@@ -134,6 +135,13 @@ class ApiServerStandIn {
   void HandleChange(const httplib::Request& req, httplib::Response* res,
                     bool patch);
   void HandleDelete(const httplib::Request& req, httplib::Response* res);
+  // A change of a custom resource (mu_ held): through /status only its
+  // status, else all but its status (with a status subresource) and the
+  // metadata the server owns; checked against the schema; a changed spec
+  // bumps metadata.generation. False if it answered (refused).
+  bool ChangeCustom(const CustomResource& resource, const ApiPath& ref,
+                    const httplib::Request& req, const nlohmann::json& before,
+                    nlohmann::json* object, httplib::Response* res);
 
   Options options_;
   std::unique_ptr<httplib::Server> server_;

@@ -1,0 +1,432 @@
+#include "kube/testing/custom_resources.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <iomanip>
+#include <set>
+#include <sstream>
+
+namespace migserve::kube {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr char kDefinitions[] =
+    "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/";
+
+std::string Child(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+// The JSON type as the API server names it in messages.
+std::string TypeName(const Json& value) {
+  if (value.is_null()) return "null";
+  if (value.is_boolean()) return "boolean";
+  if (value.is_number_integer() || value.is_number_unsigned()) {
+    return "integer";
+  }
+  if (value.is_number()) return "number";
+  if (value.is_string()) return "string";
+  if (value.is_array()) return "array";
+  return "object";
+}
+
+bool HasType(const Json& value, const std::string& type) {
+  if (type == "object") return value.is_object();
+  if (type == "array") return value.is_array();
+  if (type == "string") return value.is_string();
+  if (type == "boolean") return value.is_boolean();
+  if (type == "number") return value.is_number();
+  if (type == "integer") {
+    // A whole number written as 2.0 decodes as an integer.
+    return value.is_number_integer() || value.is_number_unsigned() ||
+           (value.is_number_float() &&
+            value.get<double>() == static_cast<double>(static_cast<long long>(
+                                       value.get<double>())));
+  }
+  return true;
+}
+
+class SchemaChecker {
+ public:
+  explicit SchemaChecker(SchemaFindings* findings) : out_(findings) {}
+
+  void Check(const Json& schema, Json* value, const std::string& path) {
+    if (value->is_null()) {
+      if (schema.value("nullable", false) || !schema.contains("type")) return;
+      return Error(fmt::format(
+          "{}: Invalid value: \"null\": {} in body must be of type {}: "
+          "\"null\"",
+          path, path, schema["type"].get<std::string>()));
+    }
+    if (schema.contains("type")) {
+      std::string type = schema["type"].get<std::string>();
+      if (!HasType(*value, type)) {
+        return Error(fmt::format(
+            "{}: Invalid value: \"{}\": {} in body must be of type {}: "
+            "\"{}\"",
+            path, TypeName(*value), path, type, TypeName(*value)));
+      }
+    }
+    if (schema.contains("enum") &&
+        std::find(schema["enum"].begin(), schema["enum"].end(), *value) ==
+            schema["enum"].end()) {
+      std::vector<std::string> allowed;
+      for (const Json& e : schema["enum"]) allowed.push_back(e.dump());
+      Error(fmt::format("{}: Unsupported value: {}: supported values: {}", path,
+                        value->dump(), fmt::join(allowed, ", ")));
+    }
+    if (value->is_number()) CheckBounds(schema, *value, path);
+    if (value->is_string()) CheckLength(schema, *value, path);
+    if (value->is_array()) CheckArray(schema, value, path);
+    if (value->is_object()) CheckObject(schema, value, path);
+  }
+
+ private:
+  void Error(std::string text) { out_->errors.push_back(std::move(text)); }
+
+  void CheckBounds(const Json& schema, const Json& value,
+                   const std::string& path) {
+    double v = value.get<double>();
+    if (schema.contains("minimum")) {
+      double min = schema["minimum"].get<double>();
+      bool exclusive = schema.value("exclusiveMinimum", false);
+      if (v < min || (exclusive && v == min)) {
+        Error(fmt::format(
+            "{}: Invalid value: {}: {} in body should be greater than {}{}",
+            path, value.dump(), path, exclusive ? "" : "or equal to ",
+            schema["minimum"].dump()));
+      }
+    }
+    if (schema.contains("maximum")) {
+      double max = schema["maximum"].get<double>();
+      bool exclusive = schema.value("exclusiveMaximum", false);
+      if (v > max || (exclusive && v == max)) {
+        Error(fmt::format(
+            "{}: Invalid value: {}: {} in body should be less than {}{}", path,
+            value.dump(), path, exclusive ? "" : "or equal to ",
+            schema["maximum"].dump()));
+      }
+    }
+  }
+
+  void CheckLength(const Json& schema, const Json& value,
+                   const std::string& path) {
+    size_t length = value.get<std::string>().size();
+    if (schema.contains("minLength") &&
+        length < schema["minLength"].get<size_t>()) {
+      Error(fmt::format(
+          "{}: Invalid value: {}: {} in body should be at least {} chars long",
+          path, value.dump(), path, schema["minLength"].get<size_t>()));
+    }
+    if (schema.contains("maxLength") &&
+        length > schema["maxLength"].get<size_t>()) {
+      Error(fmt::format("{}: Too long: may not be more than {} bytes", path,
+                        schema["maxLength"].get<size_t>()));
+    }
+  }
+
+  void CheckArray(const Json& schema, Json* value, const std::string& path) {
+    if (schema.contains("maxItems") &&
+        value->size() > schema["maxItems"].get<size_t>()) {
+      return Error(fmt::format("{}: Too many: {}: must have at most {} items",
+                               path, value->size(),
+                               schema["maxItems"].get<size_t>()));
+    }
+    if (!schema.contains("items")) return;
+    for (size_t i = 0; i < value->size(); ++i) {
+      Check(schema["items"], &(*value)[i], fmt::format("{}[{}]", path, i));
+    }
+  }
+
+  void CheckObject(const Json& schema, Json* value, const std::string& path) {
+    const Json none = Json::object();
+    const Json& properties =
+        schema.contains("properties") ? schema["properties"] : none;
+    if (schema.contains("required")) {
+      for (const Json& key : schema["required"]) {
+        if (!value->contains(key.get<std::string>())) {
+          Error(Child(path, key.get<std::string>()) + ": Required value");
+        }
+      }
+    }
+    bool keep_unknown =
+        schema.value("x-kubernetes-preserve-unknown-fields", false);
+    std::vector<std::string> unknown;
+    for (auto& [key, child] : value->items()) {
+      std::string at = Child(path, key);
+      if (path.empty() &&
+          (key == "apiVersion" || key == "kind" || key == "metadata")) {
+        continue;  // the API server's own
+      }
+      if (properties.contains(key)) {
+        Check(properties[key], &child, at);
+      } else if (schema.contains("additionalProperties") &&
+                 schema["additionalProperties"].is_object()) {
+        Check(schema["additionalProperties"], &child, at);
+      } else if (!keep_unknown) {
+        unknown.push_back(key);
+        out_->unknown.push_back(at);
+      }
+    }
+    for (const std::string& key : unknown) value->erase(key);
+  }
+
+  SchemaFindings* out_;
+};
+
+// "5s", "3m", "2h", "4d" since the RFC 3339 `stamp`; "<unknown>" if none.
+std::string Age(const Json& stamp) {
+  if (!stamp.is_string()) return "<unknown>";
+  std::tm tm = {};
+  std::istringstream in(stamp.get<std::string>());
+  in >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%SZ");
+  if (in.fail()) return "<unknown>";
+  auto then = std::chrono::system_clock::from_time_t(timegm(&tm));
+  long s = std::max<long>(0, std::chrono::duration_cast<std::chrono::seconds>(
+                                 std::chrono::system_clock::now() - then)
+                                 .count());
+  if (s < 120) return fmt::format("{}s", s);
+  if (s < 7200) return fmt::format("{}m", s / 60);
+  if (s < 172800) return fmt::format("{}h", s / 3600);
+  return fmt::format("{}d", s / 86400);
+}
+
+Json ResourceList(const std::string& group_version, const Json& resources) {
+  return {{"kind", "APIResourceList"},
+          {"apiVersion", "v1"},
+          {"groupVersion", group_version},
+          {"resources", resources}};
+}
+
+const std::vector<std::string> kVerbs = {"create", "delete", "get",  "list",
+                                         "patch",  "update", "watch"};
+
+// The core resources the stand-in's users read and write.
+Json CoreResources() {
+  Json resources = Json::array();
+  for (auto [name, kind, namespaced] :
+       {std::tuple{"pods", "Pod", true},
+        std::tuple{"configmaps", "ConfigMap", true},
+        std::tuple{"services", "Service", true},
+        std::tuple{"events", "Event", true}, std::tuple{"nodes", "Node", false},
+        std::tuple{"namespaces", "Namespace", false}}) {
+    resources.push_back({{"name", name},
+                         {"singularName", ""},
+                         {"namespaced", namespaced},
+                         {"kind", kind},
+                         {"verbs", kVerbs}});
+  }
+  return resources;
+}
+
+}  // namespace
+
+std::vector<CustomResource> CustomResources(
+    const std::map<std::string, Json>& objects) {
+  std::vector<CustomResource> out;
+  std::string prefix = kDefinitions;
+  for (auto it = objects.lower_bound(prefix);
+       it != objects.end() && it->first.rfind(prefix, 0) == 0; ++it) {
+    const Json& spec = it->second.value("spec", Json::object());
+    const Json& names = spec.value("names", Json::object());
+    for (const Json& v : spec.value("versions", Json::array())) {
+      if (!v.value("served", false)) continue;
+      CustomResource r;
+      r.group = spec.value("group", "");
+      r.version = v.value("name", "");
+      r.plural = names.value("plural", "");
+      r.singular = names.value("singular", "");
+      r.kind = names.value("kind", "");
+      r.short_names = names.value("shortNames", std::vector<std::string>{});
+      r.namespaced = spec.value("scope", "Namespaced") == "Namespaced";
+      r.status_subresource =
+          v.contains("subresources") && v["subresources"].contains("status");
+      r.schema = v.contains("schema")
+                     ? v["schema"].value("openAPIV3Schema", Json::object())
+                     : Json::object();
+      r.printer_columns = v.value("additionalPrinterColumns", Json::array());
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+std::optional<CustomResource> FindCustomResource(
+    const std::map<std::string, Json>& objects, const ApiPath& ref,
+    bool* group_defined) {
+  *group_defined = false;
+  std::string group = ref.Group();
+  if (group.empty()) return std::nullopt;
+  std::string version = ref.prefix.substr(ref.prefix.rfind('/') + 1);
+  for (CustomResource& r : CustomResources(objects)) {
+    if (r.group != group) continue;
+    *group_defined = true;
+    if (r.version == version && r.plural == ref.resource) return r;
+  }
+  return std::nullopt;
+}
+
+SchemaFindings CheckSchema(const Json& schema, Json* object) {
+  SchemaFindings findings;
+  SchemaChecker(&findings).Check(schema, object, "");
+  return findings;
+}
+
+std::vector<Json> JsonPathValues(const Json& object, const std::string& path) {
+  std::vector<const Json*> at = {&object};
+  size_t i = 0;
+  while (i < path.size() && !at.empty()) {
+    std::vector<const Json*> next;
+    if (path[i] == '.') {
+      size_t end = path.find_first_of(".[", i + 1);
+      std::string key = path.substr(i + 1, end - i - 1);
+      for (const Json* j : at) {
+        if (j->is_object() && j->contains(key)) next.push_back(&(*j)[key]);
+      }
+      i = end == std::string::npos ? path.size() : end;
+    } else if (path[i] == '[') {
+      size_t end = path.find(']', i);
+      if (end == std::string::npos) return {};
+      std::string inside = path.substr(i + 1, end - i - 1);
+      i = end + 1;
+      for (const Json* j : at) {
+        if (!j->is_array()) continue;
+        if (inside.rfind("?(@.", 0) == 0) {
+          // ?(@.key=="value")
+          size_t eq = inside.find("==");
+          if (eq == std::string::npos) return {};
+          std::string key = inside.substr(4, eq - 4);
+          std::string want = inside.substr(eq + 2);
+          want = want.substr(0, want.rfind(')'));
+          if (want.size() >= 2 && want.front() == '"') {
+            want = want.substr(1, want.size() - 2);
+          }
+          for (const Json& e : *j) {
+            if (e.is_object() && e.contains(key) && e[key].is_string() &&
+                e[key].get<std::string>() == want) {
+              next.push_back(&e);
+            }
+          }
+        } else {
+          size_t n = std::stoul(inside);
+          if (n < j->size()) next.push_back(&(*j)[n]);
+        }
+      }
+    } else {
+      return {};
+    }
+    at = std::move(next);
+  }
+  std::vector<Json> values;
+  for (const Json* j : at) values.push_back(*j);
+  return values;
+}
+
+Json PrinterTable(const CustomResource& resource,
+                  const std::vector<Json>& objects,
+                  const std::string& resource_version) {
+  Json columns =
+      Json::array({{{"name", "Name"},
+                    {"type", "string"},
+                    {"format", "name"},
+                    {"description", "Name must be unique within a namespace."},
+                    {"priority", 0}}});
+  for (const Json& c : resource.printer_columns) {
+    columns.push_back({{"name", c.value("name", "")},
+                       {"type", c.value("type", "string") == "date"
+                                    ? "string"
+                                    : c.value("type", "string")},
+                       {"format", ""},
+                       {"description", c.value("description", "")},
+                       {"priority", c.value("priority", 0)}});
+  }
+  Json rows = Json::array();
+  for (const Json& object : objects) {
+    const Json& meta = object.value("metadata", Json::object());
+    Json cells = Json::array({meta.value("name", "")});
+    for (const Json& c : resource.printer_columns) {
+      std::vector<Json> values =
+          JsonPathValues(object, c.value("jsonPath", ""));
+      if (c.value("type", "") == "date") {
+        cells.push_back(values.empty() ? Json("<unknown>")
+                                       : Json(Age(values[0])));
+      } else if (values.empty()) {
+        cells.push_back(nullptr);
+      } else if (values.size() == 1) {
+        cells.push_back(values[0]);
+      } else {
+        std::vector<std::string> texts;
+        for (const Json& v : values) {
+          texts.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+        }
+        cells.push_back(fmt::format("{}", fmt::join(texts, ",")));
+      }
+    }
+    rows.push_back({{"cells", cells},
+                    {"object",
+                     {{"kind", "PartialObjectMetadata"},
+                      {"apiVersion", "meta.k8s.io/v1"},
+                      {"metadata", meta}}}});
+  }
+  return {{"kind", "Table"},
+          {"apiVersion", "meta.k8s.io/v1"},
+          {"metadata", {{"resourceVersion", resource_version}}},
+          {"columnDefinitions", columns},
+          {"rows", rows}};
+}
+
+std::optional<Json> Discovery(const std::map<std::string, Json>& objects,
+                              const std::string& path) {
+  if (path == "/api") {
+    return Json{
+        {"kind", "APIVersions"},
+        {"versions", {"v1"}},
+        {"serverAddressByClientCIDRs",
+         {{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", "127.0.0.1"}}}}};
+  }
+  if (path == "/api/v1") return ResourceList("v1", CoreResources());
+  std::vector<CustomResource> all = CustomResources(objects);
+  if (path == "/apis") {
+    std::map<std::string, std::set<std::string>> groups;
+    for (const CustomResource& r : all) groups[r.group].insert(r.version);
+    Json list = Json::array();
+    for (const auto& [group, versions] : groups) {
+      Json vs = Json::array();
+      for (const std::string& v : versions) {
+        vs.push_back({{"groupVersion", group + "/" + v}, {"version", v}});
+      }
+      list.push_back(
+          {{"name", group}, {"versions", vs}, {"preferredVersion", vs[0]}});
+    }
+    return Json{
+        {"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", list}};
+  }
+  Json resources = Json::array();
+  bool found = false;
+  for (const CustomResource& r : all) {
+    if (path != "/apis/" + r.group + "/" + r.version) continue;
+    found = true;
+    resources.push_back({{"name", r.plural},
+                         {"singularName", r.singular},
+                         {"namespaced", r.namespaced},
+                         {"kind", r.kind},
+                         {"verbs", kVerbs},
+                         {"shortNames", r.short_names}});
+    if (r.status_subresource) {
+      resources.push_back({{"name", r.plural + "/status"},
+                           {"singularName", ""},
+                           {"namespaced", r.namespaced},
+                           {"kind", r.kind},
+                           {"verbs", {"get", "patch", "update"}}});
+    }
+  }
+  if (!found) return std::nullopt;
+  return ResourceList(path.substr(6), resources);
+}
+
+}  // namespace migserve::kube
