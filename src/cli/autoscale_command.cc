@@ -1,5 +1,6 @@
 // migserve autoscale -w W -p P --prometheus URL
-//   (--target T.json | --target-configmap NAME [--namespace NS])
+//   (--target T.json | --target-resource NAME | --target-configmap NAME)
+//   [--namespace NS]
 //   [--state FILE]
 //   [policy flags] [--step S] [--rate-window D] [--service-label L]
 //   [--dry-run] [--pause-file F] [--once] [--metrics-port N]
@@ -32,6 +33,7 @@ struct AutoscaleFlags {
   std::string profiles;
   bool once = false;
   std::string target;
+  std::string target_resource;
   std::string target_configmap;
   std::string state;
   std::string namespace_;
@@ -87,22 +89,26 @@ Status RunAutoscale(const AutoscaleFlags& flags, CommandContext* context) {
     MIGSERVE_RETURN_IF_ERROR(BudgetFromInventory(flags, workload, &options));
   }
   options.sizer.solve.progress = nullptr;
-  if (flags.target.empty() == flags.target_configmap.empty()) {
+  if (!flags.target.empty() + !flags.target_resource.empty() +
+          !flags.target_configmap.empty() !=
+      1) {
     return Status::InvalidArgument(
-        "give the target deployment the controller follows: --target FILE or "
-        "--target-configmap NAME (one of them)");
+        "give the target deployment the controller follows: --target FILE, "
+        "--target-resource NAME or --target-configmap NAME (one of them)");
   }
   options.target = autoscale::FileTarget(flags.target);
   if (!flags.state.empty()) options.state = autoscale::FileTarget(flags.state);
   std::unique_ptr<autoscale::KubernetesWiring> kubernetes;
-  if (!flags.target_configmap.empty() || !flags.events_for.empty()) {
+  if (!flags.target_resource.empty() || !flags.target_configmap.empty() ||
+      !flags.events_for.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(kube::KubeConfig config, LoadKube(flags.kube));
-    MIGSERVE_ASSIGN_OR_RETURN(kubernetes,
-                              autoscale::KubernetesWiring::Wire(
-                                  std::move(config),
-                                  {flags.namespace_, flags.target_configmap,
-                                   flags.state.empty(), flags.events_for},
-                                  options.log, &options));
+    MIGSERVE_ASSIGN_OR_RETURN(
+        kubernetes,
+        autoscale::KubernetesWiring::Wire(
+            std::move(config),
+            {flags.namespace_, flags.target_resource, flags.target_configmap,
+             flags.state.empty(), flags.events_for},
+            options.log, &options));
   }
   InstallInterruptHandlers();
   return autoscale::RunAutoscaler(workload, profiles, std::move(options),
@@ -164,17 +170,23 @@ void SetupAutoscale(CLI::App* app, CommandContext* context) {
                   "Target deployment JSON file the controller follows "
                   "(controller --target): read as the current deployment, "
                   "rewritten on each move");
+  app->add_option("--target-resource", flags->target_resource,
+                  "Or the ServingTarget the controller follows (controller "
+                  "--target-resource): its spec written only if unchanged "
+                  "since read");
   app->add_option("--target-configmap", flags->target_configmap,
-                  "Or the ConfigMap the controller follows (controller "
-                  "--target-configmap; key deployment.json), written only if "
-                  "unchanged since read");
+                  "Deprecated: the ConfigMap the controller follows "
+                  "(controller --target-configmap; key deployment.json), "
+                  "written only if unchanged since read");
   app->add_option("--state", flags->state,
                   "File that keeps the policy's state across restarts "
-                  "(cool-downs under way, learned margins); with "
-                  "--target-configmap, by default its key " +
+                  "(cool-downs under way, learned margins); by default the "
+                  "--target-resource's annotation " +
+                      std::string(autoscale::kStateAnnotation) +
+                      " or the --target-configmap's key " +
                       std::string(autoscale::kStateKey));
   app->add_option("--namespace", flags->namespace_,
-                  "Namespace of --target-configmap and of the events "
+                  "Namespace of the target and of the events "
                   "(default: the kubeconfig's)");
   AddPolicyOptions(app, &o.policy);
   AddAutoscaleTuning(app, &o);

@@ -97,14 +97,17 @@ TEST(AutoscaleCommandTest, AFailedRoundIsAWarningEventAboutTheNamedObject) {
       << missing.err;
   std::vector<std::string> both = args;
   both.insert(both.end(), {"--target", "t.json"});
-  EXPECT_NE(Cli(both).err.find("--target FILE or --target-configmap NAME"),
-            std::string::npos);
+  EXPECT_NE(
+      Cli(both).err.find(
+          "--target FILE, --target-resource NAME or --target-configmap NAME"),
+      std::string::npos);
 
   args.back() = "Service/x";
   CliResult bad = Cli(args);
   EXPECT_EQ(bad.code, 2);
-  EXPECT_NE(bad.err.find("--events-for: 'Service/x': expected KIND/NAME, "
-                         "KIND one of ConfigMap, Deployment, Lease, Pod"),
+  EXPECT_NE(bad.err.find(
+                "--events-for: 'Service/x': expected KIND/NAME, "
+                "KIND one of ConfigMap, Deployment, Lease, Pod, ServingTarget"),
             std::string::npos)
       << bad.err;
   // The run with a bad state failed its round too; the bad option's made

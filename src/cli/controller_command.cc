@@ -1,4 +1,5 @@
-// migserve controller --target F | --target-configmap NAME [--kubeconfig F]
+// migserve controller --target F | --target-resource NAME
+//     | --target-configmap NAME [--kubeconfig F]
 //     [--partitioner agent|dra]
 // The reconcile loop on Kubernetes (the controller manager, src/manager/):
 // reads the target deployment, moves the cluster there through the
@@ -68,8 +69,12 @@ void AddTargetOptions(CLI::App* app, ControllerFlags* flags) {
   manager::TargetOptions* target = &flags->manager.target;
   app->add_option("--target", target->file,
                   "Target deployment JSON file (watched for changes)");
+  app->add_option("--target-resource", target->resource,
+                  "ServingTarget (migserve.io) whose spec is the target "
+                  "deployment (watched); its status says how the move goes");
   app->add_option("--target-configmap", target->configmap,
-                  "ConfigMap holding the target deployment (watched)");
+                  "Deprecated: ConfigMap holding the target deployment "
+                  "(watched); use --target-resource");
   app->add_option("--target-key", target->key,
                   "Key of the deployment JSON in the ConfigMap")
       ->capture_default_str();

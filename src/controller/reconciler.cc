@@ -1,5 +1,6 @@
 #include "controller/reconciler.h"
 
+#include <algorithm>
 #include <mutex>
 
 #include "cluster/backend_wrapper.h"
@@ -73,7 +74,10 @@ void Reconciler::Observed(const cluster::ClusterState& state,
     required[s.name] = s.throughput;
     capacity.try_emplace(s.name, 0);
   }
-  metrics_.Observed(std::move(capacity), std::move(required));
+  int held = static_cast<int>(
+      std::count_if(state.gpus.begin(), state.gpus.end(),
+                    [](const cluster::GpuState& g) { return g.HasReplica(); }));
+  metrics_.Observed(std::move(capacity), std::move(required), held);
 }
 
 Status Reconciler::Finish(ReconcileResult result, const Status& status) {

@@ -63,10 +63,12 @@ void ReconcilerMetrics::ActionRefused(cluster::ActionKind kind) {
 }
 
 void ReconcilerMetrics::Observed(std::map<std::string, double> capacity,
-                                 std::map<std::string, double> required) {
+                                 std::map<std::string, double> required,
+                                 int gpus_held) {
   MutexLock lock(&mu_);
   capacity_ = std::move(capacity);
   required_ = std::move(required);
+  gpus_held_ = gpus_held;
 }
 
 void ReconcilerMetrics::Degraded(std::string description) {
@@ -160,6 +162,7 @@ nlohmann::json ReconcilerMetrics::Progress() const {
           {"running", running_},
           {"actions", actions},
           {"services", services},
+          {"gpus_held", gpus_held_},
           {"log",
            nlohmann::json(std::vector<std::string>(log_.begin(), log_.end()))}};
 }

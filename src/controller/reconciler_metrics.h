@@ -36,9 +36,10 @@ class ReconcilerMetrics {
   void ActionEnded(cluster::ActionKind kind, bool ok);
   // A start the backend refused: ended at once, failed.
   void ActionRefused(cluster::ActionKind kind);
-  // The services' ready capacity and required rate, last observed.
+  // The services' ready capacity and required rate, and the GPUs holding
+  // at least one replica, last observed.
   void Observed(std::map<std::string, double> capacity,
-                std::map<std::string, double> required);
+                std::map<std::string, double> required, int gpus_held);
   // The cluster cannot hold the target and the controller serves what fits
   // (controller/degraded_target.h), described; "" once it holds the target.
   void Degraded(std::string description);
@@ -53,7 +54,7 @@ class ReconcilerMetrics {
   std::string Text() const;
   // {state, last_error, degraded (a description, or null), plans, running,
   // actions: {kind: {ok, failed}}, services: {name: {capacity, required}},
-  // log}.
+  // gpus_held, log}.
   nlohmann::json Progress() const;
 
  private:
@@ -68,6 +69,7 @@ class ReconcilerMetrics {
   int plans_ GUARDED_BY(mu_) = 0;
   std::map<std::string, double> capacity_ GUARDED_BY(mu_);
   std::map<std::string, double> required_ GUARDED_BY(mu_);
+  int gpus_held_ GUARDED_BY(mu_) = 0;
   std::deque<std::string> log_ GUARDED_BY(mu_);
 };
 

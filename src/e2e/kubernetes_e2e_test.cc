@@ -35,6 +35,7 @@
 #include "e2e/testing/kubernetes_e2e_fixture.h"
 #include "kube/leader_lease.h"
 #include "kube/pod_ready.h"
+#include "kube/serving_target.h"
 #include "kube/testing/api_server_standin.h"
 #include "kube/testing/fake_kubelet.h"
 #include "kube/testing/test_certificate.h"
@@ -434,6 +435,138 @@ TEST_F(KubernetesE2eTest, FollowsItsConfigMapAndServesMetrics) {
   EXPECT_EQ(Json::parse(progress->body)["services"].size(), 5u);
   EXPECT_EQ(result.code, 0) << result.err;
   ExpectInvariantAndTarget();
+}
+
+// The target as a ServingTarget (deploy/base/crd.yaml), as a platform
+// team runs it: the controller, under its RBAC, reads the spec and reports
+// through /status; `kubectl get servingtargets` (the real kubectl, against
+// the stand-in) shows Ready, and after a spec change (a new generation)
+// Ready goes False while Progressing is True, then Ready True at that
+// generation, which `kubectl wait --for=condition=Ready` waits for. A spec
+// the schema refuses is refused naming the field.
+TEST_F(KubernetesE2eTest, AServingTargetGoesFromProgressingToReady) {
+  deployment::Deployment day = ShippedDeployment("day"),
+                         night = ShippedDeployment("night");
+  Start(day);
+  Watch(controller::MakeGoal(day, night));
+  const std::string path =
+      kube::ServingTargetPath(kNamespace, "migserve-target");
+  // (generation, Ready, Progressing) as each status write left them.
+  std::vector<std::tuple<long, std::string, std::string>> seen;
+  server_.AddObserver(
+      [&](const std::string&, const std::string& at, const Json& object) {
+        if (at != path || !object.contains("status")) return;
+        std::map<std::string, std::string> c;
+        for (const Json& k : object["status"]["conditions"]) {
+          c[k["type"]] = k["status"];
+          EXPECT_EQ(k["observedGeneration"],
+                    object["status"]["observedGeneration"]);
+        }
+        std::lock_guard lock(mu_);
+        seen.emplace_back(object["status"]["observedGeneration"], c["Ready"],
+                          c["Progressing"]);
+      });
+  kube::KubeClient admin(AdminConfig());
+  Json target = {{"apiVersion", "migserve.io/v1alpha1"},
+                 {"kind", "ServingTarget"},
+                 {"metadata", {{"name", "migserve-target"}}},
+                 {"spec", Json::parse(DeploymentText("day"))}};
+  Json bad = target;
+  bad["spec"]["gpus"][0]["instances"][0]["start"] = 9;
+  auto refused = admin.Create(kube::ServingTargetsPath(kNamespace), bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find(
+                "spec.gpus[0].instances[0].start: Invalid value: 9"),
+            std::string::npos)
+      << refused.status().message();
+  ASSERT_TRUE(admin.Create(kube::ServingTargetsPath(kNamespace), target).ok());
+
+  CliResult result;
+  std::thread loop([&] {
+    result =
+        Cli({"controller", "--kubeconfig", kubeconfig_, "--target-resource",
+             "migserve-target", "--journal", journal_, "--metrics-port", "0",
+             "--poll-s", "0.01", "--resync-s", "1", "--serving", serving_});
+  });
+  auto condition = [&](long generation, const char* ready) {
+    for (int i = 0; i < 6000; ++i) {
+      {
+        std::lock_guard lock(mu_);
+        for (const auto& [g, r, p] : seen) {
+          if (g == generation && r == ready) return true;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  };
+  bool ready_at_day = condition(1, "True");
+  std::string kubeconfig = Kubeconfig("admin-kubeconfig", kToken);
+  std::string kubectl =
+      fmt::format("kubectl --kubeconfig {} --cache-dir {}/kubectl-cache -n {} ",
+                  kubeconfig, testing::TempDir(), kNamespace);
+  bool has_kubectl = std::system("command -v kubectl >/dev/null 2>&1") == 0;
+  // Its exit code and what it printed (both streams); nothing without it.
+  auto Kubectl = [&](const std::string& args) -> std::pair<int, std::string> {
+    if (!has_kubectl) return {0, ""};
+    FILE* pipe = popen((kubectl + args + " 2>&1").c_str(), "r");
+    if (pipe == nullptr) return {-1, "popen failed"};
+    std::string out;
+    char buffer[4096];
+    for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
+      out.append(buffer, n);
+    }
+    return {pclose(pipe), out};
+  };
+  std::pair<int, std::string> got_day = Kubectl("get servingtargets");
+  ASSERT_TRUE(
+      admin
+          .Patch(path, {{"spec", kube::MergePatchBetween(
+                                     Json::parse(DeploymentText("day")),
+                                     Json::parse(DeploymentText("night")))}})
+          .ok());
+  std::pair<int, std::string> waited = Kubectl(
+      "wait --for=condition=Ready --timeout=120s "
+      "servingtarget/migserve-target");
+  bool ready_at_night = condition(2, "True");
+  std::pair<int, std::string> got_night = Kubectl("get mst migserve-target");
+  std::raise(SIGTERM);
+  loop.join();
+  ASSERT_TRUE(ready_at_day) << result.err;
+  ASSERT_TRUE(ready_at_night) << result.err;
+  EXPECT_EQ(result.code, 0) << result.err;
+  ExpectInvariantAndTarget();
+  {
+    std::lock_guard lock(mu_);
+    // Generation 2: not Ready while the move ran, Progressing meanwhile.
+    auto first2 = std::find_if(seen.begin(), seen.end(), [](const auto& s) {
+      return std::get<0>(s) == 2;
+    });
+    ASSERT_NE(first2, seen.end());
+    EXPECT_EQ(std::get<1>(*first2), "False");
+    EXPECT_TRUE(std::any_of(first2, seen.end(), [](const auto& s) {
+      return std::get<0>(s) == 2 && std::get<2>(s) == "True";
+    }));
+  }
+  Json status = server_.Get(path).value()["status"];
+  EXPECT_EQ(status["stage"], "idle");
+  long held =
+      std::count_if(night.gpus.begin(), night.gpus.end(), [](const auto& g) {
+        return std::any_of(g.instances.begin(), g.instances.end(),
+                           [](const auto& i) { return i.service.has_value(); });
+      });
+  EXPECT_EQ(status["gpusHeld"], held);
+  EXPECT_EQ(status["servicesAtTarget"], status["services"]);
+  if (!has_kubectl) GTEST_SKIP() << "no kubectl: the kubectl steps are skipped";
+  EXPECT_EQ(got_day.first, 0) << got_day.second;
+  EXPECT_NE(got_day.second.find("READY"), std::string::npos) << got_day.second;
+  EXPECT_NE(got_day.second.find("PROGRESSING"), std::string::npos);
+  EXPECT_EQ(waited.first, 0) << waited.second;
+  EXPECT_NE(waited.second.find("condition met"), std::string::npos)
+      << waited.second;
+  EXPECT_EQ(got_night.first, 0) << got_night.second;
+  EXPECT_NE(got_night.second.find("True    False"), std::string::npos)
+      << got_night.second;
 }
 
 // The target changes back while day2night runs (after ten pod changes):

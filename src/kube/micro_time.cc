@@ -20,4 +20,6 @@ std::string MicroTimeNow() {
   return fmt::format("{}.{:06d}Z", text, micros % 1000000);
 }
 
+std::string TimeNow() { return MicroTimeNow().substr(0, 19) + "Z"; }
+
 }  // namespace migserve::kube

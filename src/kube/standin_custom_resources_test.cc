@@ -87,6 +87,7 @@ TEST_F(StandInCustomResourcesTest, StatusOnlyThroughItsSubresource) {
   EXPECT_FALSE(made->contains("status"));
   EXPECT_EQ((*made)["metadata"]["generation"], 1);
   EXPECT_TRUE((*made)["metadata"].contains("creationTimestamp"));
+  EXPECT_EQ((*made)["metadata"]["namespace"], "replicas");
   std::string path = std::string(kTargets) + "/day";
 
   // A write of the object leaves its status; one of the status its spec.
@@ -106,6 +107,7 @@ TEST_F(StandInCustomResourcesTest, StatusOnlyThroughItsSubresource) {
   patched = client_->Patch(path, {{"spec", {{"gpu", "H100-SXM5-80GB"}}}});
   ASSERT_TRUE(patched.ok());
   EXPECT_EQ((*patched)["metadata"]["generation"], 2);
+  EXPECT_EQ((*patched)["metadata"]["namespace"], "replicas");
   EXPECT_EQ((*patched)["status"]["stage"], "idle");
   // The status is checked as well.
   auto refused =

@@ -18,6 +18,7 @@
 #include "kubernetes/routing/routing_objects.h"
 #include "manager/health_server.h"
 #include "manager/journal_pod_ledger.h"
+#include "manager/target_status.h"
 
 namespace migserve::manager {
 namespace {
@@ -138,7 +139,14 @@ class Manager {
                 "migserve-controller") {}
 
   Status Run() {
+    if (!options_.target.configmap.empty()) {
+      options_.log(
+          "controller: warning: --target-configmap is deprecated and goes in "
+          "the next release; keep the target in a ServingTarget "
+          "(--target-resource, docs/kubernetes.md \"The target\")");
+    }
     MIGSERVE_ASSIGN_OR_RETURN(target_, source_.Load());
+    generation_ = source_.generation();
     k8s::BackendOptions backend_options = BackendFor(options_, target_);
     MIGSERVE_ASSIGN_OR_RETURN(
         std::unique_ptr<k8s::PartitionDriver> partition,
@@ -184,7 +192,20 @@ class Manager {
                                options_.metrics_address,
                                options_.metrics_port));
     }
-    return Loop(&reconciler);
+    // Declared after the reconciler it reads: stopped before it goes.
+    std::unique_ptr<TargetStatusReporter> status;
+    if (std::string path = source_.ResourcePath(); !path.empty()) {
+      status = std::make_unique<TargetStatusReporter>(
+          &client_, path,
+          [this, &reconciler] {
+            return TargetProgress{reconciler.Progress(), generation_,
+                                  reached_ == generation_};
+          },
+          options_.log);
+      status->Report();
+      status->Start(options_.target.status_period_s);
+    }
+    return Loop(&reconciler, status.get());
   }
 
  private:
@@ -235,9 +256,11 @@ class Manager {
     }
     if (deployment::FormatDeployment(*next) ==
         deployment::FormatDeployment(target_)) {
+      generation_ = source_.generation();  // the same target, rewritten
       return false;
     }
     newer_ = std::move(*next);
+    newer_generation_ = source_.generation();
     return true;
   }
 
@@ -269,8 +292,10 @@ class Manager {
 
   // One pass with `once`, until stopped without it (the lease held). One
   // that stepped down returns non-zero (to restart as a candidate); one that
-  // was asked to stop hands the lease on.
-  Status Loop(controller::Reconciler* reconciler) {
+  // was asked to stop hands the lease on. `status` (may be null) reports
+  // each pass's end.
+  Status Loop(controller::Reconciler* reconciler,
+              TargetStatusReporter* status) {
     Status last;
     bool stepped_down = false;
     while (last.ok() || !options_.once) {
@@ -280,10 +305,15 @@ class Manager {
         stepped_down = true;
         break;
       }
+      // A new generation is Progressing from before its pass starts.
+      if (status) status->Report();
       last = reconciler->Reconcile(target_);
       if (!last.ok()) options_.log("controller: " + last.message());
+      if (last.ok() && !newer_) reached_ = generation_.load();
+      if (status) status->Report();
       if (newer_) {
         target_ = std::move(*newer_);
+        generation_ = newer_generation_;
         newer_.reset();
         continue;
       }
@@ -303,6 +333,7 @@ class Manager {
     auto next = source_.Load();
     if (next.ok()) {
       target_ = *next;
+      generation_ = source_.generation();
     } else {
       options_.log("controller: " + next.status().message() +
                    " (keeping the previous target)");
@@ -317,6 +348,11 @@ class Manager {
   Leadership leadership_;
   deployment::Deployment target_;
   std::optional<deployment::Deployment> newer_;
+  // The ServingTarget's generations (0 for another target): of target_,
+  // of newer_, and the last whose target a pass ended at.
+  std::atomic<long> generation_ = 0;
+  long newer_generation_ = 0;
+  std::atomic<long> reached_ = -1;
 };
 
 // The journal a dry run reads, never writes: the controller's own, or an

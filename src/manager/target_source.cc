@@ -8,14 +8,16 @@
 
 #include "deployment/deployment_json.h"
 #include "deployment/validator.h"
+#include "kube/serving_target.h"
 #include "util/json_fields.h"
 
 namespace migserve::manager {
 
 Status TargetOptions::Validate() const {
-  if (file.empty() == configmap.empty()) {
+  if (!file.empty() + !resource.empty() + !configmap.empty() != 1) {
     return Status::InvalidArgument(
-        "give exactly one of --target and --target-configmap");
+        "give exactly one of --target, --target-resource and "
+        "--target-configmap");
   }
   return Status::Ok();
 }
@@ -24,10 +26,10 @@ TargetSource::TargetSource(const TargetOptions& options,
                            kube::KubeClient* client)
     : options_(options),
       client_(client),
-      map_(client, fmt::format("/api/v1/namespaces/{}/configmaps", Namespace()),
-           "fieldSelector=" +
-               kube::KubeClient::Escape("metadata.name=" + options.configmap),
-           static_cast<int>(options.resync_s)),
+      watched_(client, Collection(),
+               "fieldSelector=" +
+                   kube::KubeClient::Escape("metadata.name=" + Name()),
+               static_cast<int>(options.resync_s)),
       key_(client, Namespace(), options.configmap, options.key) {}
 
 StatusOr<deployment::Deployment> TargetSource::Load() {
@@ -48,6 +50,17 @@ StatusOr<deployment::Deployment> TargetSource::Read() {
     mtime_ = std::filesystem::last_write_time(options_.file, error);
     return deployment::LoadDeployment(options_.file);
   }
+  if (!options_.resource.empty()) {
+    std::string where =
+        fmt::format("servingtarget {}/{}", Namespace(), options_.resource);
+    MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json object,
+                              client_->Get(ResourcePath()));
+    generation_ = object["metadata"].value("generation", 0L);
+    if (!object.contains("spec") || !object["spec"].is_object()) {
+      return Status::InvalidArgument(where + ": no spec");
+    }
+    return deployment::ParseDeployment(object["spec"].dump(), where + " spec");
+  }
   MIGSERVE_ASSIGN_OR_RETURN(text_, key_.Read());
   version_ = key_.version();
   return deployment::ParseDeployment(text_, key_.Describe());
@@ -58,9 +71,16 @@ bool TargetSource::Changed() {
     std::error_code error;
     return std::filesystem::last_write_time(options_.file, error) != mtime_;
   }
-  if (!map_.Get().ok()) return false;  // the cache says why, next time
-  std::optional<nlohmann::json> map = map_.Find(options_.configmap);
+  if (!watched_.Get().ok()) return false;  // the cache says why, next time
+  std::optional<nlohmann::json> map = watched_.Find(Name());
   if (!map) return false;
+  if (!options_.resource.empty()) {
+    std::optional<long> generation =
+        map->contains("metadata")
+            ? std::optional<long>((*map)["metadata"].value("generation", 0L))
+            : std::nullopt;
+    return generation && *generation != generation_;
+  }
   std::optional<std::string> version =
       StringField(*map, "metadata", "resourceVersion");
   if (!version || *version == version_) return false;
@@ -79,6 +99,20 @@ void TargetSource::Wait(const std::atomic<bool>& stop) {
   while (!stop && std::chrono::steady_clock::now() < until && !Changed()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
+}
+
+std::string TargetSource::ResourcePath() const {
+  return options_.resource.empty() ? "" : Collection() + "/" + Name();
+}
+
+std::string TargetSource::Collection() const {
+  return options_.resource.empty()
+             ? fmt::format("/api/v1/namespaces/{}/configmaps", Namespace())
+             : kube::ServingTargetsPath(Namespace());
+}
+
+std::string TargetSource::Name() const {
+  return options_.resource.empty() ? options_.configmap : options_.resource;
 }
 
 std::string TargetSource::Namespace() const {

@@ -1,7 +1,8 @@
 // The target in a ConfigMap: a write to another of its keys (the
 // autoscaler keeps its state in the same ConfigMap) is no change of the
 // target, so the controller does not wake and resync for it; a write to
-// the target's key is.
+// the target's key is. In a ServingTarget: a status write is no change, a
+// spec write is.
 #include "manager/target_source.h"
 
 #include <gtest/gtest.h>
@@ -47,6 +48,67 @@ TEST(TargetSourceTest, AnotherKeyOfTheConfigMapIsNoChange) {
   auto loaded = source.Load();
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   EXPECT_FALSE(source.Changed());
+}
+
+// The target in a ServingTarget (deploy/base/crd.yaml): its spec is the
+// deployment; the controller's own status writes do not wake it, a new
+// generation does, and a spec the deployment parser refuses is named by
+// the resource.
+TEST(TargetSourceTest, AServingTargetChangesWithItsGeneration) {
+  kube::ApiServerStandIn server({"", "", "", 1});
+  ASSERT_TRUE(server.Start().ok());
+  ASSERT_TRUE(
+      server
+          .ApplyManifests(
+              ReadFile(testing::SourcePath("deploy/base/crd.yaml")).value(),
+              "crd.yaml")
+          .ok());
+  kube::KubeConfig config;
+  config.server = server.url();
+  config.namespace_ = "ns";
+  config.allow_loopback_http = true;
+  kube::KubeClient client(config);
+  const std::string collection =
+      "/apis/migserve.io/v1alpha1/namespaces/ns/servingtargets";
+  auto read = [](const char* name) {
+    return nlohmann::json::parse(
+        ReadFile(testing::SourcePath(std::string("data/deployments/") + name))
+            .value());
+  };
+  auto made = client.Create(collection, {{"apiVersion", "migserve.io/v1alpha1"},
+                                         {"kind", "ServingTarget"},
+                                         {"metadata", {{"name", "target"}}},
+                                         {"spec", read("day.json")}});
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  TargetOptions options;
+  options.resource = "target";
+  TargetSource source(options, &client);
+  EXPECT_EQ(source.ResourcePath(), collection + "/target");
+  auto day = source.Load();
+  ASSERT_TRUE(day.ok()) << day.status().ToString();
+  EXPECT_EQ(day->gpus.size(), read("day.json")["gpus"].size());
+  EXPECT_EQ(source.generation(), 1);
+  ASSERT_TRUE(client
+                  .Patch(collection + "/target/status",
+                         {{"status", {{"stage", "idle"}}}})
+                  .ok());
+  EXPECT_FALSE(source.Changed());
+  ASSERT_TRUE(
+      client.Patch(collection + "/target", {{"spec", read("night.json")}})
+          .ok());
+  EXPECT_TRUE(source.Changed());
+  ASSERT_TRUE(source.Load().ok());
+  EXPECT_EQ(source.generation(), 2);
+  EXPECT_FALSE(source.Changed());
+
+  nlohmann::json twice = read("night.json");
+  twice["services"].push_back(twice["services"][0]);
+  ASSERT_TRUE(client.Patch(collection + "/target", {{"spec", twice}}).ok());
+  auto refused = source.Load();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("servingtarget ns/target spec"),
+            std::string::npos)
+      << refused.status().message();
 }
 
 // With the profiles, a target whose replica declares more than its row

@@ -12,6 +12,7 @@ StatusOr<nlohmann::json> InvolvedObject(const std::string& events_for,
                                         const std::string& namespace_) {
   static const std::map<std::string, std::string> kApiVersions = {
       {"ConfigMap", "v1"},
+      {"ServingTarget", "migserve.io/v1alpha1"},
       {"Deployment", "apps/v1"},
       {"Lease", "coordination.k8s.io/v1"},
       {"Pod", "v1"}};
@@ -22,7 +23,7 @@ StatusOr<nlohmann::json> InvolvedObject(const std::string& events_for,
       api == kApiVersions.end()) {
     return Status::InvalidArgument(fmt::format(
         "--events-for: '{}': expected KIND/NAME, KIND one of ConfigMap, "
-        "Deployment, Lease, Pod",
+        "Deployment, Lease, Pod, ServingTarget",
         events_for));
   }
   return nlohmann::json{{"apiVersion", api->second},
@@ -37,7 +38,20 @@ StatusOr<std::unique_ptr<KubernetesWiring>> KubernetesWiring::Wire(
   std::string namespace_ =
       wiring.namespace_.empty() ? config.namespace_ : wiring.namespace_;
   std::unique_ptr<KubernetesWiring> k(new KubernetesWiring(std::move(config)));
-  if (!wiring.target_configmap.empty()) {
+  if (!wiring.target_resource.empty()) {
+    auto& target =
+        k->resource_.emplace(&k->client_, namespace_, wiring.target_resource);
+    options->target = {
+        target.Describe(), [&target] { return target.Read(); },
+        [&target](const std::string& text) { return target.Write(text); }};
+    if (wiring.state_beside_target) {
+      auto& state = k->resource_state_.emplace(
+          &k->client_, namespace_, wiring.target_resource, kStateAnnotation);
+      options->state = {
+          state.Describe(), [&state] { return state.Read(); },
+          [&state](const std::string& text) { return state.Put(text); }};
+    }
+  } else if (!wiring.target_configmap.empty()) {
     // The key the controller reads (controller --target-configmap).
     auto& target =
         k->target_.emplace(&k->client_, namespace_, wiring.target_configmap,

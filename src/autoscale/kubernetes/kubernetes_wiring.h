@@ -1,7 +1,9 @@
 // The autoscaler on Kubernetes (docs/autoscale.md), as manager/ is the
-// controller's: the target it writes is a key of the controller's ConfigMap
-// (the key `controller --target-configmap` reads), its policy's state a key
-// beside it that only the autoscaler writes, and its events Kubernetes
+// controller's: the target it writes is the spec of the controller's
+// ServingTarget (`controller --target-resource`), its policy's state an
+// annotation of it that only the autoscaler writes (a ServingTarget's
+// generation moves with its spec only); or, deprecated, a key of the
+// controller's ConfigMap and a key beside it. Its events are Kubernetes
 // Events about an object the operator names. `migserve autoscale` parses
 // the flags and hands them here.
 #ifndef MIGSERVE_AUTOSCALE_KUBERNETES_KUBERNETES_WIRING_H_
@@ -16,28 +18,34 @@
 #include "kube/configmap_key.h"
 #include "kube/event_recorder.h"
 #include "kube/kube_client.h"
+#include "kube/serving_target.h"
 #include "util/log_sink.h"
 #include "util/status_or.h"
 
 namespace migserve::autoscale {
 
-// The key of the target's ConfigMap that keeps the policy's state.
+// The key of the target's ConfigMap that keeps the policy's state, and the
+// annotation of the ServingTarget that does.
 inline constexpr char kStateKey[] = "autoscale-state.json";
+inline constexpr char kStateAnnotation[] = "migserve.io/autoscale-state";
 
 struct KubernetesWiringOptions {
   std::string namespace_;           // empty: the kubeconfig's
-  std::string target_configmap;     // empty: the target is not a ConfigMap
+  std::string target_resource;      // a ServingTarget, or
+  std::string target_configmap;     // a ConfigMap (deprecated), or neither
   bool state_beside_target = true;  // else the caller keeps the state
   std::string events_for;           // "KIND/NAME"; empty: no events
 };
 
 // The object `events_for` ("KIND/NAME", KIND one of ConfigMap, Deployment,
-// Lease, Pod) names, as an Event's involvedObject in `namespace_`.
+// Lease, Pod, ServingTarget) names, as an Event's involvedObject in
+// `namespace_`.
 StatusOr<nlohmann::json> InvolvedObject(const std::string& events_for,
                                         const std::string& namespace_);
 
-// The ConfigMap keys and the event recorder an autoscaler writes to. The
-// autoscaler's options point into it: it must outlive the autoscaler.
+// The ServingTarget's texts or the ConfigMap keys, and the event recorder an
+// autoscaler writes to. The autoscaler's options point into it: it must outlive
+// the autoscaler.
 class KubernetesWiring {
  public:
   // Connects with `config` and points `options` (target, state, event) at
@@ -53,6 +61,8 @@ class KubernetesWiring {
   kube::KubeClient client_;
   std::optional<kube::ConfigMapKey> target_;
   std::optional<kube::ConfigMapKey> state_;
+  std::optional<kube::ServingTargetText> resource_;
+  std::optional<kube::ServingTargetText> resource_state_;
   std::optional<kube::EventRecorder> events_;
 };
 

@@ -114,7 +114,8 @@ class KubernetesE2eTest : public ::testing::Test {
                                         "migserve", "migserve-autoscale")}}}) {
     EXPECT_TRUE(server_.Start().ok());
     for (const char* manifest :
-         {"deploy/base/rbac.yaml", "deploy/base/autoscale.yaml"}) {
+         {"deploy/base/crd.yaml", "deploy/base/rbac.yaml",
+          "deploy/base/autoscale.yaml"}) {
       EXPECT_TRUE(
           server_
               .ApplyManifests(ReadFile(testing::SourcePath(manifest)).value(),

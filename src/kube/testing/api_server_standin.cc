@@ -11,6 +11,7 @@
 #include <ctime>
 #include <sstream>
 
+#include "kube/micro_time.h"
 #include "kube/testing/api_path.h"
 #include "kube/testing/custom_resources.h"
 #include "kube/yaml_json.h"
@@ -163,16 +164,6 @@ std::string KindOf(const std::string& resource) {
       {"resourceclaims", "ResourceClaim"}};
   auto it = kinds.find(resource);
   return it == kinds.end() ? "Object" : it->second;
-}
-
-// Now as RFC 3339, as metadata.creationTimestamp and conditions have it.
-std::string NowStamp() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm = {};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
 }
 
 // The object without what the API server keeps apart from its spec
@@ -667,7 +658,7 @@ void ApiServerStandIn::HandleCreate(const httplib::Request& req,
     if (custom->status_subresource) object.erase("status");
     if (RefusedBySchema(*custom, name, req, &object, res)) return;
     object["metadata"]["generation"] = 1;
-    object["metadata"]["creationTimestamp"] = NowStamp();
+    object["metadata"]["creationTimestamp"] = TimeNow();
   }
   if (!ref.ns.empty()) object["metadata"]["namespace"] = ref.ns;
   Reply(res, 201, Store(ref.ObjectPath(), object, "ADDED", &lock));
@@ -691,8 +682,11 @@ void ApiServerStandIn::HandleChange(const httplib::Request& req,
     lock.unlock();
     return Fail(res, 404, "NotFound", req.path + " not found");
   }
-  std::string want = body["metadata"].is_object()
-                         ? body["metadata"].value("resourceVersion", "")
+  // Read without operator[], which would add "metadata": null to the
+  // body, and a merge patch would then delete the object's metadata.
+  auto meta = body.find("metadata");
+  std::string want = meta != body.end() && meta->is_object()
+                         ? meta->value("resourceVersion", "")
                          : "";
   if (!want.empty() &&
       want != it->second["metadata"]["resourceVersion"].get<std::string>()) {

@@ -1,0 +1,174 @@
+#include "manager/target_status.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <utility>
+
+#include "kube/micro_time.h"
+
+namespace migserve::manager {
+namespace {
+
+using Json = nlohmann::json;
+
+struct Condition {
+  const char* type;
+  bool status;
+  std::string reason;
+  std::string message;
+};
+
+// The condition `c` for `now`, keeping the last transition's time from
+// `previous` where its status is unchanged.
+Json ConditionJson(const Condition& c, long generation, const Json& previous,
+                   const std::string& now) {
+  std::string status = c.status ? "True" : "False";
+  std::string since = now;
+  if (previous.is_object() && previous.contains("conditions")) {
+    for (const Json& p : previous["conditions"]) {
+      if (p.value("type", "") == c.type && p.value("status", "") == status) {
+        since = p.value("lastTransitionTime", now);
+      }
+    }
+  }
+  return {{"type", c.type},
+          {"status", status},
+          {"observedGeneration", generation},
+          {"lastTransitionTime", since},
+          {"reason", c.reason},
+          {"message", c.message}};
+}
+
+}  // namespace
+
+Json TargetStatusOf(const TargetProgress& at, const Json& previous,
+                    const std::string& now) {
+  const Json& p = at.progress;
+  std::string stage = p.value("state", "starting");
+  std::string degraded =
+      p.contains("degraded") && p["degraded"].is_string() ? p["degraded"] : "";
+  std::string error = p.value("last_error", "");
+  int done = 0, failed = 0;
+  const Json actions = p.value("actions", Json::object());
+  for (const auto& [kind, counts] : actions.items()) {
+    done += counts.value("ok", 0);
+    failed += counts.value("failed", 0);
+  }
+  int services = 0, at_rate = 0;
+  const Json rates = p.value("services", Json::object());
+  for (const auto& [name, s] : rates.items()) {
+    ++services;
+    // Within a millionth: the capacities are sums of credits.
+    if (s.value("capacity", 0.0) >= s.value("required", 0.0) * (1 - 1e-6)) {
+      ++at_rate;
+    }
+  }
+  int gpus = p.value("gpus_held", 0);
+  bool moving = stage == "transition" || stage == "starting" || !at.reached;
+  bool failing = stage == "error";
+
+  Condition ready{"Ready", false, "", ""};
+  if (failing) {
+    ready.reason = "ReconcileFailed";
+    ready.message = error;
+  } else if (moving) {
+    ready.reason = "Transitioning";
+    ready.message = fmt::format("moving to generation {}", at.generation);
+  } else if (!degraded.empty()) {
+    ready.reason = "Degraded";
+    ready.message = degraded;
+  } else {
+    ready = {"Ready", true, "AtTarget",
+             fmt::format("the cluster holds the target: {} of {} services at "
+                         "their rates on {} GPUs",
+                         at_rate, services, gpus)};
+  }
+  Condition progressing{"Progressing", moving && !failing, "", ""};
+  if (progressing.status) {
+    progressing.reason = "Transitioning";
+    progressing.message = fmt::format(
+        "{} actions done, {} running, every service kept at its floor", done,
+        p.value("running", 0));
+  } else {
+    progressing.reason = failing ? "ReconcileFailed" : "AtTarget";
+    progressing.message = failing ? error : "no transition under way";
+  }
+  Condition degraded_condition{"Degraded", failing || !degraded.empty(), "",
+                               ""};
+  if (failing) {
+    degraded_condition.reason = "ReconcileFailed";
+    degraded_condition.message = error;
+  } else if (!degraded.empty()) {
+    degraded_condition.reason = "ClusterCannotHoldTarget";
+    degraded_condition.message = degraded;
+  } else {
+    degraded_condition.reason = "AsPlanned";
+    degraded_condition.message = "the cluster can hold the target";
+  }
+
+  Json conditions = Json::array();
+  for (const Condition* c : {&ready, &progressing, &degraded_condition}) {
+    conditions.push_back(ConditionJson(*c, at.generation, previous, now));
+  }
+  Json status = {{"observedGeneration", at.generation},
+                 {"stage", stage},
+                 {"actionsDone", done},
+                 {"actionsFailed", failed},
+                 {"gpusHeld", gpus},
+                 {"services", services},
+                 {"servicesAtTarget", at_rate},
+                 {"conditions", conditions}};
+  if (!degraded.empty()) status["degraded"] = degraded;
+  return status;
+}
+
+TargetStatusReporter::TargetStatusReporter(
+    kube::KubeClient* client, std::string path,
+    std::function<TargetProgress()> progress, LogSink log)
+    : client_(client),
+      path_(std::move(path)),
+      progress_(std::move(progress)),
+      log_(std::move(log)) {}
+
+TargetStatusReporter::~TargetStatusReporter() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void TargetStatusReporter::Start(double period_s) {
+  thread_ = std::thread([this, period_s] {
+    std::unique_lock lock(mu_);
+    while (!stop_cv_.wait_for(lock, std::chrono::duration<double>(period_s),
+                              [this] { return stopping_; })) {
+      lock.unlock();
+      Report();
+      lock.lock();
+    }
+  });
+}
+
+void TargetStatusReporter::Report() {
+  TargetProgress at = progress_();
+  std::lock_guard lock(mu_);
+  Json status = TargetStatusOf(at, last_, kube::TimeNow());
+  if (status == last_) return;
+  auto written = client_->Patch(path_ + "/status", {{"status", status}});
+  if (!written.ok()) {
+    // Said once per error, not once a second.
+    if (written.status().message() != last_error_) {
+      log_("controller: writing the status of " + path_ + ": " +
+           written.status().message());
+    }
+    last_error_ = written.status().message();
+    return;
+  }
+  last_error_.clear();
+  last_ = std::move(status);
+}
+
+}  // namespace migserve::manager
