@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
+#include <yaml-cpp/yaml.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,8 @@
 
 #include "cli/cli_test_util.h"
 #include "cli/command.h"
+#include "deployment/deployment_json.h"
+#include "kube/yaml_json.h"
 #include "mig/gpu_catalog.h"
 #include "optimizer/registry.h"
 #include "profile/testing/shipped.h"
@@ -1137,6 +1140,35 @@ TEST(CliBinaryTest, DashReadsStandardInputAndWritesStandardOutput) {
             SourcePath("data/deployments/night.json"),
         &code);
   EXPECT_EQ(code, 0);
+}
+
+// export --target-resource writes target.yaml, the ServingTarget whose
+// spec is the deployment as given (read back, the same deployment); a name
+// Kubernetes would refuse is refused.
+TEST(CliTest, ExportWritesTheServingTarget) {
+  std::string d = SourcePath("data/deployments/night.json");
+  std::string dir = testing::TempDir() + "/export-target";
+  CliResult r =
+      Cli({"export", "-d", d, "--target-resource", "night", "-o", dir});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("target.yaml: the ServingTarget night"),
+            std::string::npos)
+      << r.err;
+  YAML::Node object = YAML::LoadFile(dir + "/target.yaml");
+  EXPECT_EQ(object["apiVersion"].as<std::string>(), "migserve.io/v1alpha1");
+  EXPECT_EQ(object["kind"].as<std::string>(), "ServingTarget");
+  EXPECT_EQ(object["metadata"]["namespace"].as<std::string>(),
+            "migserve-replicas");
+  auto back = deployment::ParseDeployment(
+      kube::YamlToJson(object["spec"]).dump(), "target.yaml");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(
+      deployment::FormatDeployment(*back),
+      deployment::FormatDeployment(deployment::LoadDeployment(d).value()));
+  r = Cli(
+      {"export", "-d", d, "--target-resource", "Night_1", "-o", dir + "-bad"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--target-resource: "), std::string::npos) << r.err;
 }
 
 // The proxy's image is pinned as the install pins the controller's

@@ -30,6 +30,7 @@ struct ExportFlags {
   int router_replicas = 2;
   // The proxy's image; empty: the serving spec's, else migserve:<version>.
   std::string proxy_image;
+  std::string target_resource;  // set: target.yaml, a ServingTarget
 };
 
 // What to export `d` (as `state`) with: the flavour, the serving spec
@@ -82,6 +83,15 @@ StatusOr<k8s::ExportOptions> OptionsFor(const ExportFlags& flags,
     }
     options.proxy = k8s::ProxyExport{flags.router_replicas, image};
   }
+  if (!flags.target_resource.empty()) {
+    if (std::string wrong = ObjectNameProblem(flags.target_resource);
+        !wrong.empty()) {
+      return Status::InvalidArgument("--target-resource: " + wrong);
+    }
+    options.target = k8s::ExportOptions::Target{
+        flags.target_resource,
+        nlohmann::json::parse(deployment::FormatDeployment(d))};
+  }
   return options;
 }
 
@@ -113,6 +123,14 @@ void SayWhatWasWritten(const ExportFlags& flags,
                          : "")
                  << "\n";
   }
+  if (!files.target.empty()) {
+    context->err << "export: target.yaml: the ServingTarget "
+                 << flags.target_resource
+                 << " for a controller to follow (controller "
+                    "--target-resource); where one runs, apply it instead of "
+                    "replicas.yaml and the layouts: the controller makes "
+                    "them\n";
+  }
   if (!files.proxy.empty()) {
     context->err << "export: proxy.yaml: " << flags.router_replicas
                  << " proxies route each service to its replicas by credit "
@@ -132,7 +150,8 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
     return Status::InvalidArgument(
         "-o: export writes several files (mig-parted.yaml or "
         "mig-manager.yaml, replicas.yaml, "
-        "routing.yaml, proxy.yaml), not one stream; name a directory");
+        "routing.yaml, proxy.yaml, target.yaml), not one stream; name a "
+        "directory");
   }
   MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment d,
                             deployment::LoadDeployment(flags.deployment));
@@ -191,6 +210,10 @@ void SetupExport(CLI::App* app, CommandContext* context) {
       ->transform(OneOf<k8s::Partitioner>(k8s::FlavorNames()))
       ->default_str("device-plugin");
   AddServingOptions(app, &flags->serving, &flags->image, &flags->port);
+  app->add_option("--target-resource", flags->target_resource,
+                  "Also write target.yaml: the ServingTarget of this name "
+                  "(migserve.io) whose spec is the deployment, for the "
+                  "controller to follow (controller --target-resource)");
   app->add_option("--resource-slices", flags->resource_slices,
                   "dra: the cluster's ResourceSlices (kubectl get "
                   "resourceslices -o json), so that each claim pins its GPU "

@@ -4,8 +4,9 @@
 // the test keeps as Kubernetes pod discovery would, each counting its
 // replica's share (by credits, as the router splits) of its service's rate
 // on a scripted trace: a compressed day with a burst, then a flapping
-// stretch. `migserve autoscale --target-configmap` reads the rates and
-// rewrites the target; `migserve controller --target-configmap` moves the
+// stretch. `migserve autoscale --target-resource` reads the rates and
+// rewrites the target, a ServingTarget's spec; `migserve controller
+// --target-resource` moves the
 // stand-in cluster (API server, node agents, kubelet) there. Checked: at
 // the end of each hour, the GPUs in use within a bound of the hindsight
 // optimum for that hour's peak; at every tick, each service's ready
@@ -30,6 +31,7 @@
 #include "autoscale/testing/local_prometheus.h"
 #include "autoscale/testing/triton_endpoint.h"
 #include "e2e/testing/kubernetes_e2e_fixture.h"
+#include "kube/serving_target.h"
 #include "optimizer/milp/milp_optimizer.h"
 #include "profile/profile_csv.h"
 #include "util/test_util.h"
@@ -244,18 +246,25 @@ TEST_F(ClosedLoopE2eTest, FollowsADayOfTrafficAndDoesNotFlap) {
   }
   Start(ShippedDeployment("day"));
   const std::string map =
-      "/api/v1/namespaces/migserve-replicas/configmaps/migserve-target";
-  server_.Put(map, {{"data", {{"deployment.json", DeploymentText("day")}}}});
+      kube::ServingTargetPath(kNamespace, "migserve-target");
+  ASSERT_TRUE(kube::KubeClient(AdminConfig())
+                  .Create(kube::ServingTargetsPath(kNamespace),
+                          {{"apiVersion", "migserve.io/v1alpha1"},
+                           {"kind", "ServingTarget"},
+                           {"metadata", {{"name", "migserve-target"}}},
+                           {"spec", Json::parse(DeploymentText("day"))}})
+                  .ok());
   std::mutex moves_mu;
-  std::string last_target = DeploymentText("day");
+  std::string last_target = Json::parse(DeploymentText("day")).dump();
   // When the target was rewritten, and the rates it was made for.
   std::vector<std::pair<double, std::map<std::string, double>>> moves;
   server_.AddObserver(
       [&](const std::string& type, const std::string& path, const Json& m) {
         if (path != map || type != "MODIFIED") return;
         std::lock_guard lock(moves_mu);
-        // The autoscaler's state, in the same ConfigMap, is not a move.
-        std::string text = m["data"]["deployment.json"].get<std::string>();
+        // The autoscaler's state (an annotation) and the controller's
+        // status are not moves.
+        std::string text = m["spec"].dump();
         if (text == last_target) return;
         last_target = text;
         auto d = deployment::ParseDeployment(text, "target");
@@ -277,7 +286,7 @@ TEST_F(ClosedLoopE2eTest, FollowsADayOfTrafficAndDoesNotFlap) {
   CliResult controller, autoscaler;
   std::thread controller_loop([&] {
     controller =
-        Cli({"controller", "--kubeconfig", kubeconfig_, "--target-configmap",
+        Cli({"controller", "--kubeconfig", kubeconfig_, "--target-resource",
              "migserve-target", "--journal", journal_, "--metrics-port",
              std::to_string(testing::FreePort()), "--poll-s", "0.01",
              "--resync-s", "1", "--serving", serving_});
@@ -292,7 +301,7 @@ TEST_F(ClosedLoopE2eTest, FollowsADayOfTrafficAndDoesNotFlap) {
                       (*prometheus)->url(),
                       "--kubeconfig",
                       autoscale_kubeconfig_,
-                      "--target-configmap",
+                      "--target-resource",
                       "migserve-target",
                       "--interval",
                       "1",

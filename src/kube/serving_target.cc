@@ -18,6 +18,15 @@ std::string ServingTargetPath(const std::string& namespace_,
   return ServingTargetsPath(namespace_) + "/" + name;
 }
 
+nlohmann::json ServingTargetObject(const std::string& namespace_,
+                                   const std::string& name,
+                                   nlohmann::json deployment) {
+  return {{"apiVersion", kServingTargetApiVersion},
+          {"kind", kServingTargetKind},
+          {"metadata", {{"name", name}, {"namespace", namespace_}}},
+          {"spec", std::move(deployment)}};
+}
+
 nlohmann::json MergePatchBetween(const nlohmann::json& from,
                                  const nlohmann::json& to) {
   if (!from.is_object() || !to.is_object()) return to;

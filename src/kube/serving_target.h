@@ -17,10 +17,19 @@
 
 namespace migserve::kube {
 
+inline constexpr char kServingTargetApiVersion[] = "migserve.io/v1alpha1";
+inline constexpr char kServingTargetKind[] = "ServingTarget";
+
 // The ServingTargets of `namespace_`, and one of them.
 std::string ServingTargetsPath(const std::string& namespace_);
 std::string ServingTargetPath(const std::string& namespace_,
                               const std::string& name);
+
+// The ServingTarget `name` in `namespace_` whose spec is `deployment` (a
+// deployment JSON object).
+nlohmann::json ServingTargetObject(const std::string& namespace_,
+                                   const std::string& name,
+                                   nlohmann::json deployment);
 
 // The RFC 7386 merge patch that turns `from` into `to` (a key `to` lacks is
 // set to null; objects are patched key by key, anything else replaced).

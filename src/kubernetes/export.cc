@@ -10,6 +10,7 @@
 
 #include "dra/claim_order.h"
 #include "dra/nvidia_devices.h"
+#include "kube/serving_target.h"
 #include "kube/yaml_writer.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/dra_classes.h"
@@ -525,6 +526,18 @@ StatusOr<ExportedFiles> Export(const ClusterState& state,
     files.proxy =
         ProxyObjects(state, ModelsOf(state), options.serving, *options.proxy);
   }
+  if (options.target) {
+    nlohmann::ordered_json object = kube::ServingTargetObject(
+        options.serving.namespace_, options.target->name,
+        options.target->deployment);
+    files.target =
+        fmt::format(
+            "# The target written by migserve export: the controller\n"
+            "# (controller --target-resource {}) moves the cluster here and\n"
+            "# reports in its status (kubectl get servingtargets -n {}).\n",
+            options.target->name, options.serving.namespace_) +
+        kube::ToYaml({object});
+  }
   return files;
 }
 
@@ -546,7 +559,8 @@ StatusOr<WrittenExport> WriteExport(const ExportedFiles& files,
         std::pair{"routing.yaml", &files.routing},
         std::pair{"proxy.yaml", &files.proxy},
         std::pair{"dra-apply.sh", &files.dra_apply},
-        std::pair{"device-classes.yaml", &files.device_classes}}) {
+        std::pair{"device-classes.yaml", &files.device_classes},
+        std::pair{"target.yaml", &files.target}}) {
     std::string path = (std::filesystem::path(dir) / name).string();
     if (!text->empty()) {
       out.emplace_back(path, *text);

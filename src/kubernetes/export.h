@@ -55,6 +55,14 @@ struct ExportOptions {
   // `gpu-<minor>` devices, GpuUuidsOfSlices), so that each claim pins its
   // GPU; empty: claims pin the profile only and the node's order decides.
   std::map<std::pair<std::string, int>, std::string> gpu_uuids = {};
+  // Set: write target.yaml, the ServingTarget `name` (in the serving
+  // namespace) whose spec is `deployment` (its JSON), for the controller
+  // to follow (controller --target-resource).
+  struct Target {
+    std::string name;
+    nlohmann::json deployment;
+  };
+  std::optional<Target> target = {};
 };
 
 struct ExportedFiles {
@@ -65,6 +73,7 @@ struct ExportedFiles {
   std::string proxy;           // proxy.yaml; empty without options.proxy
   std::string dra_apply;       // dra-apply.sh; kDra only
   std::string device_classes;  // device-classes.yaml; kDra only
+  std::string target;          // target.yaml; with ExportOptions::target
 };
 
 // The GPUs' UUIDs in `json`, a ResourceSliceList (`kubectl get

@@ -2,15 +2,19 @@
 // against the Kubernetes OpenAPI schemas (the kubernetes-models package),
 // Gateway API objects and the Prometheus Operator's PodMonitor and
 // ServiceMonitor against theirs (@kubernetes-models/gateway-api,
-// @kubernetes-models/prometheus-operator),
+// @kubernetes-models/prometheus-operator), migserve's own ServingTarget
+// against the structural schema of deploy/base/crd.yaml (with Ajv, which
+// kubernetes-models validates with; a field the schema does not know is
+// an error, as kubectl's strict field validation makes it),
 // mig-parted configs against mig-parted's v1 spec (api/spec/v1/spec.go, as
 // summarized in notes/kubernetes.md 2.1). Usage: node validate.mjs
 // [--restricted] FILE...; with --restricted, every pod (a Pod, or the
 // template of a Deployment, DaemonSet, StatefulSet or Job) must also meet
 // Pod Security "restricted". Prints each problem and a count per file;
 // exits 1 if any is invalid.
+import Ajv from "ajv";
 import { readFileSync } from "node:fs";
-import { parseAllDocuments } from "yaml";
+import { parseAllDocuments, parse } from "yaml";
 
 const PROFILE = /^([0-9]+c\.)?[0-9]+g\.[0-9]+gb(\+me)?$/;
 
@@ -54,6 +58,51 @@ function checkMigParted(doc) {
   return problems;
 }
 
+// The CRD's OpenAPI v3 schema as JSON Schema: nullable as a type, and no
+// field the schema does not name unless it preserves unknown fields.
+function jsonSchemaOf(schema, root = true) {
+  if (typeof schema !== "object" || schema === null) return schema;
+  const out = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k.startsWith("x-kubernetes-") || k === "nullable" || k === "description") continue;
+    if (k === "properties") {
+      out.properties = Object.fromEntries(
+        Object.entries(v).map(([name, s]) => [name, jsonSchemaOf(s, false)]));
+    } else if (k === "items" || k === "additionalProperties") {
+      out[k] = jsonSchemaOf(v, false);
+    } else if (k === "format") {
+      continue;  // date-time and the like: the API server's, not checked here
+    } else {
+      out[k] = v;
+    }
+  }
+  if (schema.nullable && typeof schema.type === "string") out.type = [schema.type, "null"];
+  if (schema.properties && !schema["x-kubernetes-preserve-unknown-fields"] &&
+      !("additionalProperties" in schema)) {
+    out.additionalProperties = false;
+  }
+  if (root && out.properties) {
+    // The API server's own fields.
+    for (const f of ["apiVersion", "kind", "metadata"]) out.properties[f] ??= {};
+  }
+  return out;
+}
+
+let customValidators = null;
+// migserve's custom resources (deploy/base/crd.yaml), by apiVersion/kind.
+function customValidator(apiVersion, kind) {
+  if (customValidators === null) {
+    customValidators = new Map();
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    const crd = parse(readFileSync(new URL("../../deploy/base/crd.yaml", import.meta.url), "utf8"));
+    for (const v of crd.spec.versions) {
+      customValidators.set(`${crd.spec.group}/${v.name}/${crd.spec.names.kind}`,
+        ajv.compile(jsonSchemaOf(v.schema.openAPIV3Schema)));
+    }
+  }
+  return customValidators.get(`${apiVersion}/${kind}`);
+}
+
 async function checkKubernetes(doc) {
   const { apiVersion, kind } = doc;
   if (typeof apiVersion !== "string" || typeof kind !== "string") {
@@ -65,6 +114,13 @@ async function checkKubernetes(doc) {
     "gateway.networking.k8s.io/": "@kubernetes-models/gateway-api",
     "monitoring.coreos.com/": "@kubernetes-models/prometheus-operator",
   };
+  if (apiVersion.startsWith("migserve.io/")) {
+    const validate = customValidator(apiVersion, kind);
+    if (!validate) return [`unknown kind ${kind} in ${apiVersion}`];
+    if (validate(doc)) return [];
+    return validate.errors.map((e) =>
+      `${e.instancePath || "/"} ${e.message}${e.params?.additionalProperty ? `: ${e.params.additionalProperty}` : ""}`);
+  }
   const prefix = Object.keys(packages).find((p) => apiVersion.startsWith(p));
   let module;
   try {
