@@ -1,22 +1,36 @@
 #!/usr/bin/env bash
-# The install's test (ctest install_renders): renders every overlay with
-# and without the monitors through tools/install.sh --render (kubectl
-# kustomize, a real renderer) and checks what a cluster would get: every
-# object valid against its schema (tools/k8s-validate: Kubernetes and the
-# Prometheus Operator's), every migserve container's image named by the
-# digest, the agent only where the overlay says, the device plugin's Role
-# in its namespace. Usage: install-test.sh OUT.
+# The install's test (ctest install_renders): renders every partitioner,
+# with and without the monitors, in the two default namespaces and in one
+# namespace of the user's choice (platform-gpu), through tools/install.sh
+# --render (kubectl kustomize, a real renderer, which must print no
+# warning: Kustomize v5 syntax only) and checks what a cluster would get:
+# every object valid against its schema (tools/k8s-validate: Kubernetes,
+# the Prometheus Operator's and migserve's CRD), every migserve container's
+# image named by the digest, the agent only where the overlay says, the
+# device plugin's Role in its namespace, and in the chosen namespace every
+# object, role binding subject and admission policy's service account.
+# Usage: install-test.sh OUT.
 set -euo pipefail
 out=$1
 cd "$(dirname "$0")/.."
 rm -rf "$out" && mkdir -p "$out"
 digest=sha256:$(printf '%064d' 7)
 fail() { echo "install-test: $*" >&2; exit 1; }
+# Kustomize v5 reads components; Debian 12's kubectl (1.20) carries v2.
+kustomize=$(kubectl version --client 2>/dev/null | sed -n 's/^Kustomize Version: v\([0-9]*\).*/\1/p')
+[ "${kustomize:-0}" -ge 5 ] || {
+  echo "install-test: kubectl's Kustomize is v${kustomize:-?}, the install needs v5" \
+    "(kubectl 1.27 or later); skipped" >&2
+  exit 77
+}
 for overlay in $(ls deploy/overlays); do
+  for namespace in "" platform-gpu; do
   for monitoring in "" --monitoring; do
-    file=$out/$overlay${monitoring:+-monitoring}.yaml
+    file=$out/$overlay${namespace:+-$namespace}${monitoring:+-monitoring}.yaml
     tools/install.sh --render --overlay "$overlay" $monitoring \
-      --registry registry.example.com/platform --digest "$digest" >"$file"
+      ${namespace:+--namespace $namespace} \
+      --registry registry.example.com/platform --digest "$digest" >"$file" 2>"$file.err"
+    [ ! -s "$file.err" ] || fail "$file: kubectl kustomize said: $(cat "$file.err")"
     node tools/k8s-validate/validate.mjs "$file"
     images=$(grep -c 'image: ' "$file")
     pinned=$(grep -c "image: registry.example.com/platform/migserve@$digest\$" "$file")
@@ -30,6 +44,38 @@ for overlay in $(ls deploy/overlays); do
     rules=$(grep -cE '^kind: PrometheusRule$' "$file" || true)
     [ "$rules" = "$([ -n "$monitoring" ] && echo 1 || echo 0)" ] ||
       fail "$file: $rules PrometheusRules"
+    grep -qx 'kind: CustomResourceDefinition' "$file" || fail "$file: no ServingTarget CRD"
+    if [ -n "$namespace" ]; then
+      python3 - "$file" "$namespace" <<'PY' || fail "$file: not all in $namespace"
+import sys, yaml
+path, ns = sys.argv[1], sys.argv[2]
+# Where the agent's two Roles must stay, whatever the install's namespace.
+fixed = {"migserve-agent-events": "default",
+         "migserve-agent-device-plugin": ("gpu-operator", "nvidia-device-plugin")}
+bad = []
+for d in yaml.safe_load_all(open(path)):
+    if not d:
+        continue
+    meta = d["metadata"]
+    where = meta.get("namespace")
+    if d["kind"] == "Namespace" and meta["name"] != ns:
+        bad.append(f"Namespace {meta['name']}")
+    if where and where != ns and where not in str(fixed.get(meta["name"], "")):
+        bad.append(f"{d['kind']} {meta['name']} in {where}")
+    for s in d.get("subjects", []):
+        if s.get("kind") == "ServiceAccount" and s.get("namespace") != ns:
+            bad.append(f"{d['kind']} {meta['name']}: subject {s['name']} in {s.get('namespace')}")
+    text = yaml.safe_dump(d)
+    if "system:serviceaccount:" in text and f"system:serviceaccount:{ns}:" not in text:
+        bad.append(f"{d['kind']} {meta['name']}: names another namespace's account")
+    if "=migserve-replicas" in text or "migserve-replicas/" in text:
+        bad.append(f"{d['kind']} {meta['name']}: names migserve-replicas")
+for b in bad:
+    print(f"install-test: {path}: {b}", file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+    fi
+  done
   done
 done
 grep -q 'nvidia.com/gpu.deploy.mig-manager: "false"' "$out/gpu-operator.yaml" ||
@@ -46,4 +92,5 @@ grep -q -- '--partitioner=dra' "$out/dra.yaml" ||
   fail "dra: the node agent (or its permissions) would run beside the DRA driver"
 grep -qx '  - resourceclaims' "$out/dra.yaml" ||
   fail "dra: the controller may not create ResourceClaims"
-echo "install-test: $(ls deploy/overlays | wc -l) overlays render and validate" >&2
+echo "install-test: $(ls deploy/overlays | wc -l) partitioners, in the default" \
+  "namespaces and in one of the user's, render without warnings and validate" >&2

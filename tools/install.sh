@@ -1,29 +1,34 @@
 #!/usr/bin/env bash
 # Installs migserve on the cluster of the current kubeconfig context in one
 # command (docs/kubernetes.md, "Install"): pushes the image `make image`
-# built to REGISTRY (skopeo), renders the overlay with the image named by
+# built to REGISTRY (skopeo), renders the install with the image named by
 # its digest (kubectl kustomize), and applies it (kubectl apply).
 #
-# usage: tools/install.sh --registry REGISTRY [--overlay NAME] [--monitoring]
-#                         [--image-dir DIR] [--digest SHA] [--render]
+# usage: tools/install.sh --registry REGISTRY [--overlay NAME] [--namespace NS]
+#                         [--monitoring] [--image-dir DIR] [--digest SHA]
+#                         [--render]
 #   --registry R   where the image goes: R/migserve (e.g. ghcr.io/acme)
-#   --overlay N    device-plugin, gpu-operator or dra (default: gpu-operator)
+#   --overlay N    the partitioner: device-plugin, gpu-operator or dra
+#                  (default: gpu-operator)
+#   --namespace NS all of migserve in NS (deploy/install); default: the
+#                  namespaces migserve and migserve-replicas (deploy/overlays)
 #   --monitoring   also the Prometheus Operator's monitors (deploy/monitoring)
 #   --image-dir D  the image `make image` wrote (default: build/image)
 #   --digest SHA   the image's digest, where D does not hold it (--render)
 #   --render       print the manifests instead of pushing and applying
 set -euo pipefail
 cd "$(dirname "$0")/.."
-registry="" overlay=gpu-operator monitoring=0 dir=build/image digest="" render=0
+registry="" overlay=gpu-operator namespace="" monitoring=0 dir=build/image digest="" render=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --registry) registry=$2; shift 2 ;;
     --overlay) overlay=$2; shift 2 ;;
+    --namespace) namespace=$2; shift 2 ;;
     --monitoring) monitoring=1; shift ;;
     --image-dir) dir=$2; shift 2 ;;
     --digest) digest=$2; shift 2 ;;
     --render) render=1; shift ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install: unknown argument $1 (--help)" >&2; exit 2 ;;
   esac
 done
@@ -31,6 +36,9 @@ die() { echo "install: $*" >&2; exit 2; }
 [ -n "$registry" ] || die "--registry: name where the image goes (R/migserve)"
 [ -d "deploy/overlays/$overlay" ] ||
   die "--overlay $overlay: no such overlay (have: $(ls deploy/overlays | paste -sd' ' -))"
+# A DNS label, as a namespace's name must be.
+[ -z "$namespace" ] || [[ "$namespace" =~ ^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$ ]] ||
+  die "--namespace $namespace: not a namespace name (lower-case letters, digits and '-')"
 if [ -z "$digest" ]; then
   [ -f "$dir/digest" ] || die "$dir/digest: no image; run make image first"
   digest=$(cat "$dir/digest")
@@ -40,18 +48,33 @@ command -v kubectl >/dev/null || die "needs kubectl (Debian: kubernetes-client)"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# kustomize takes bases by relative path only.
-rel() { realpath --relative-to="$work" "$1"; }
-{
-  echo "bases:"
-  echo "  - $(rel "deploy/overlays/$overlay")"
-  if [ "$monitoring" = 1 ]; then echo "  - $(rel deploy/monitoring)"; fi
-  echo "images:"
-  echo "  - name: migserve"
-  echo "    newName: $registry/migserve"
-  echo "    digest: $digest"
-} >"$work/kustomization.yaml"
-kubectl kustomize "$work" 2> >(grep -v "is deprecated" >&2) >"$work/all.yaml"
+# A copy of deploy/ with its entry chosen: an overlay (the two default
+# namespaces), or deploy/install with its one setting, the namespace, and
+# the partitioner's component.
+cp -r deploy "$work/deploy"
+if [ -n "$namespace" ]; then
+  entry=deploy/install
+  sed -i -e "s|^namespace: .*|namespace: $namespace|" \
+    -e "s|^  - ../components/gpu-operator\$|  - ../components/$overlay|" \
+    "$work/$entry/kustomization.yaml"
+  where="namespace $namespace"
+else
+  entry=deploy/overlays/$overlay
+  where="namespaces migserve and migserve-replicas"
+fi
+# The monitors go in as a component of the entry, so that its namespace
+# reaches them too; the image by digest.
+if [ "$monitoring" = 1 ]; then
+  monitors=$(realpath --relative-to="$work/$entry" "$work/deploy/components/monitoring")
+  sed -i "/^components:\$/a\\  - $monitors" "$work/$entry/kustomization.yaml"
+fi
+cat >>"$work/$entry/kustomization.yaml" <<EOF
+images:
+  - name: migserve
+    newName: $registry/migserve
+    digest: $digest
+EOF
+kubectl kustomize "$work/$entry" >"$work/all.yaml"
 if [ "$render" = 1 ]; then
   cat "$work/all.yaml"
   exit 0
@@ -63,5 +86,5 @@ version=$(tar -xOf "$dir/migserve.oci.tar" ./index.json |
 echo "install: pushing $registry/migserve:$version ($digest)" >&2
 skopeo copy --preserve-digests "oci-archive:$dir/migserve.oci.tar:$version" \
   "docker://$registry/migserve:$version" >&2
-echo "install: applying deploy/overlays/$overlay to $(kubectl config current-context)" >&2
+echo "install: applying $entry ($overlay, $where) to $(kubectl config current-context)" >&2
 kubectl apply -f "$work/all.yaml"

@@ -216,7 +216,7 @@ class KubernetesE2eTest : public ::testing::Test {
 
   // An empty cluster whose GPUs NVIDIA's DRA driver partitions (DynamicMIG),
   // played by the DRA scheduler: no agents, the driver's DeviceClass, the
-  // controller's DRA permissions (deploy/overlays/dra), and a kubelet. The
+  // controller's DRA permissions (deploy/components/dra), and a kubelet. The
   // controller's DRA partition driver moves it (`--partitioner dra`).
   void StartDra() {
     std::map<std::string, std::pair<const mig::GpuModel*, int>> gpus;
@@ -231,7 +231,7 @@ class KubernetesE2eTest : public ::testing::Test {
                 {{"apiVersion", "resource.k8s.io/v1"},
                  {"kind", "DeviceClass"},
                  {"metadata", {{"name", "mig.nvidia.com"}}}});
-    const char* rbac = "deploy/overlays/dra/rbac-dra.yaml";
+    const char* rbac = "deploy/components/dra/rbac-dra.yaml";
     ASSERT_TRUE(
         server_
             .ApplyManifests(ReadFile(testing::SourcePath(rbac)).value(), rbac)
