@@ -4,10 +4,12 @@
 // out of the shipped Role or ClusterRole the same transition fails.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 
 #include "e2e/testing/kubernetes_e2e_fixture.h"
+#include "kube/serving_target.h"
 
 namespace migserve::e2e {
 namespace {
@@ -97,6 +99,54 @@ TEST_P(RevokedVerbTest, DayToNightFailsWithoutIt) {
   Revoke(verb, resource);
   CliResult r = Controller(testing::SourcePath("data/deployments/night.json"));
   EXPECT_NE(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("forbidden"), std::string::npos) << r.err;
+}
+
+// With its target a ServingTarget, the controller also reads it (a watch
+// may or may not start before --once ends) and writes its status, through
+// /status only; without that permission the move still happens and the
+// refusal is said.
+TEST_F(RbacE2eTest, AServingTargetIsReadAndOnlyItsStatusWritten) {
+  deployment::Deployment day = ShippedDeployment("day");
+  Start(day);
+  kube::KubeClient admin(AdminConfig());
+  ASSERT_TRUE(admin
+                  .Create(kube::ServingTargetsPath(kNamespace),
+                          kube::ServingTargetObject(
+                              kNamespace, "migserve-target",
+                              Json::parse(DeploymentText("night"))))
+                  .ok());
+  server_.ClearAuthorized();
+  CliResult r = Controller("", {"--target-resource", "migserve-target"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::set<std::string> used = ControllerRequests(server_);
+  std::set<std::string> expected = UsedVerbs();
+  expected.insert(
+      {"get migserve.io/servingtargets in migserve-replicas",
+       "patch migserve.io/servingtargets/status in migserve-replicas"});
+  std::set<std::string> allowed = expected;
+  allowed.insert({"list migserve.io/servingtargets in migserve-replicas",
+                  "watch migserve.io/servingtargets in migserve-replicas"});
+  EXPECT_TRUE(
+      std::includes(used.begin(), used.end(), expected.begin(), expected.end()))
+      << ::testing::PrintToString(used);
+  EXPECT_TRUE(
+      std::includes(allowed.begin(), allowed.end(), used.begin(), used.end()))
+      << ::testing::PrintToString(used);
+}
+
+TEST_F(RbacE2eTest, AStatusItMayNotWriteIsSaidNotFatal) {
+  Start(ShippedDeployment("day"));
+  ASSERT_TRUE(kube::KubeClient(AdminConfig())
+                  .Create(kube::ServingTargetsPath(kNamespace),
+                          kube::ServingTargetObject(
+                              kNamespace, "migserve-target",
+                              Json::parse(DeploymentText("night"))))
+                  .ok());
+  Revoke("patch", "servingtargets/status");
+  CliResult r = Controller("", {"--target-resource", "migserve-target"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("writing the status of "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("forbidden"), std::string::npos) << r.err;
 }
 
