@@ -38,18 +38,23 @@ demo: configure
 	$(BUILD)/migserve report -d $(BUILD)/demo/normal-1.json -w data/workloads/normal-1.yaml -p data/profiles/a100-80gb.csv --title "normal-1: the optimal deployment" -o $(BUILD)/demo/report.html
 	@echo "demo: the deployment's report is $(BUILD)/demo/report.html (open it in a browser)"
 
-# The container image from Debian packages (tools/make-image.sh):
-# $(BUILD)/image/migserve.oci.tar, its digest and its package list.
+# The container image from Debian packages (tools/make-image.sh), for
+# linux/amd64 and linux/arm64 (migserve cross-compiled in $(BUILD)/arm64,
+# tools/build-arm64.sh): $(BUILD)/image/migserve.oci.tar, its digest (the
+# index's), its package list and its SBOM (sbom.spdx.json).
 image: configure
 	@tools/install-deps.sh --image
 	@cmake --build $(BUILD) -j $(JOBS) --target migserve
-	tools/make-image.sh $(BUILD)/migserve $(BUILD)/image
+	tools/build-arm64.sh $(BUILD)/arm64 >/dev/null
+	tools/make-image.sh $(BUILD)/migserve $(BUILD)/image $(BUILD)/arm64/build/migserve
 
 # Pushes the image to REGISTRY and installs migserve with OVERLAY on the
 # current kubectl context (tools/install.sh; docs/kubernetes.md, "Install").
 OVERLAY ?= gpu-operator
+NAMESPACE ?=
 install: image
-	tools/install.sh --registry $(REGISTRY) --overlay $(OVERLAY)
+	tools/install.sh --registry $(REGISTRY) --overlay $(OVERLAY) \
+	  $(if $(NAMESPACE),--namespace $(NAMESPACE))
 
 # Twice as many tests at once as cores: the long ones mostly wait (on
 # Prometheus' scrapes, a compressed day of traffic, nginx), and the ones

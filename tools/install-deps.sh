@@ -14,7 +14,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   coinor-libcbc-dev libsqlite3-dev libcurl4-openssl-dev libcpp-httplib-dev
 )
-image=(mmdebstrap umoci)
+# The image: its root file systems, its layout, and its arm64 platform
+# (Debian's cross compiler; qemu-user-static runs the result in the test).
+image=(mmdebstrap umoci g++-aarch64-linux-gnu qemu-user-static)
 case "${1:-}" in
   --test) packages+=(clang-format nginx-light libnginx-mod-http-js prometheus python3-grpcio "${image[@]}") ;;
   --image) packages+=("${image[@]}") ;;

@@ -84,7 +84,7 @@ command -v skopeo >/dev/null || die "needs skopeo (Debian: skopeo) to push the i
 version=$(tar -xOf "$dir/migserve.oci.tar" ./index.json |
   python3 -c 'import json,sys; print(json.load(sys.stdin)["manifests"][0]["annotations"]["org.opencontainers.image.ref.name"])')
 echo "install: pushing $registry/migserve:$version ($digest)" >&2
-skopeo copy --preserve-digests "oci-archive:$dir/migserve.oci.tar:$version" \
+skopeo copy --all --preserve-digests "oci-archive:$dir/migserve.oci.tar:$version" \
   "docker://$registry/migserve:$version" >&2
 echo "install: applying $entry ($overlay, $where) to $(kubectl config current-context)" >&2
 kubectl apply -f "$work/all.yaml"
