@@ -32,16 +32,8 @@ TEST(MergePatchBetweenTest, TurnsOneObjectIntoTheOther) {
 TEST(ServingTargetTextTest, WritesTheSpecOnlyIfUnchangedSinceRead) {
   ApiServerStandIn server({"", "", "", 1});
   ASSERT_TRUE(server.Start().ok());
-  ASSERT_TRUE(
-      server
-          .ApplyManifests(
-              ReadFile(testing::SourcePath("deploy/base/crd.yaml")).value(),
-              "crd.yaml")
-          .ok());
-  KubeConfig config;
-  config.server = server.url();
-  config.allow_loopback_http = true;
-  KubeClient client(config);
+  ASSERT_TRUE(server.ApplyShipped("deploy/base/crd.yaml").ok());
+  KubeClient client(server.ClientConfig());
   Json day = Json::parse(
       ReadFile(testing::SourcePath("data/deployments/day.json")).value());
   Json night = Json::parse(

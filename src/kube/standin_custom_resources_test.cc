@@ -42,13 +42,8 @@ class StandInCustomResourcesTest : public ::testing::Test {
 
   void SetUp() override {
     ASSERT_TRUE(server_.Start().ok());
-    std::string crd =
-        ReadFile(testing::SourcePath("deploy/base/crd.yaml")).value();
-    ASSERT_TRUE(server_.ApplyManifests(crd, "deploy/base/crd.yaml").ok());
-    KubeConfig config;
-    config.server = server_.url();
-    config.allow_loopback_http = true;
-    client_ = std::make_unique<KubeClient>(config);
+    ASSERT_TRUE(server_.ApplyShipped("deploy/base/crd.yaml").ok());
+    client_ = std::make_unique<KubeClient>(server_.ClientConfig("replicas"));
   }
 
   ApiServerStandIn server_;

@@ -57,17 +57,8 @@ TEST(TargetSourceTest, AnotherKeyOfTheConfigMapIsNoChange) {
 TEST(TargetSourceTest, AServingTargetChangesWithItsGeneration) {
   kube::ApiServerStandIn server({"", "", "", 1});
   ASSERT_TRUE(server.Start().ok());
-  ASSERT_TRUE(
-      server
-          .ApplyManifests(
-              ReadFile(testing::SourcePath("deploy/base/crd.yaml")).value(),
-              "crd.yaml")
-          .ok());
-  kube::KubeConfig config;
-  config.server = server.url();
-  config.namespace_ = "ns";
-  config.allow_loopback_http = true;
-  kube::KubeClient client(config);
+  ASSERT_TRUE(server.ApplyShipped("deploy/base/crd.yaml").ok());
+  kube::KubeClient client(server.ClientConfig("ns"));
   const std::string collection =
       "/apis/migserve.io/v1alpha1/namespaces/ns/servingtargets";
   auto read = [](const char* name) {

@@ -15,6 +15,8 @@
 #include "kube/testing/api_path.h"
 #include "kube/testing/custom_resources.h"
 #include "kube/yaml_json.h"
+#include "util/file.h"
+#include "util/test_util.h"
 #include "util/testing/http_listener.h"
 
 namespace migserve::kube {
@@ -413,6 +415,20 @@ Status ApiServerStandIn::ApplyManifests(const std::string& yaml,
     Put(path, object);
   }
   return Status::Ok();
+}
+
+Status ApiServerStandIn::ApplyShipped(const std::string& path) {
+  MIGSERVE_ASSIGN_OR_RETURN(std::string text,
+                            ReadFile(testing::SourcePath(path)));
+  return ApplyManifests(text, path);
+}
+
+KubeConfig ApiServerStandIn::ClientConfig(const std::string& namespace_) const {
+  KubeConfig config;
+  config.server = url();
+  config.namespace_ = namespace_;
+  config.allow_loopback_http = true;
+  return config;
 }
 
 void ApiServerStandIn::Route() {

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "kube/kube_config.h"
 #include "kube/testing/api_path.h"
 #include "kube/testing/custom_resources.h"
 #include "kube/testing/rbac.h"
@@ -100,6 +101,13 @@ class ApiServerStandIn {
   // `kinds` where given; `source` names it in errors.
   Status ApplyManifests(const std::string& yaml, const std::string& source,
                         const std::set<std::string>& kinds = {});
+  // ApplyManifests of the repository's file `path` (deploy/base/crd.yaml,
+  // say).
+  Status ApplyShipped(const std::string& path);
+  // A client's configuration for this server (plain HTTP allowed, no
+  // token), in `namespace_`.
+  KubeConfig ClientConfig(const std::string& namespace_ = "default") const;
+
   // What RBAC allowed each user so far (its user, verb, group, resource,
   // subresource and namespace; names left out).
   std::set<RbacRequest> Authorized() const;
