@@ -24,6 +24,9 @@ using json = nlohmann::json;
 
 ReplicaBackends BackendsOf(const kube::Informer::Objects& pods) {
   ReplicaBackends out;
+  // The pod that claims each site, and the sites two claim.
+  std::map<ReplicaBackends::Site, std::string> claimed;
+  std::map<ReplicaBackends::Site, std::vector<std::string>> contested;
   for (const auto& [name, pod] : pods) {
     if (!kube::PodReady(pod) || !pod.contains("metadata")) continue;
     const json& meta = pod["metadata"];
@@ -56,10 +59,30 @@ ReplicaBackends BackendsOf(const kube::Informer::Objects& pods) {
       out.by_uid[*uid] = backend;
     }
     if (std::optional<cluster::ReplicaSite> site = k8s::ReplicaSiteOf(meta)) {
-      out.by_site[{*service, *site}] = backend;
+      ReplicaBackends::Site at{*service, *site};
+      auto [first, fresh] = claimed.emplace(at, name);
+      if (fresh) {
+        out.by_site[at] = backend;
+      } else {
+        contested[at].push_back(name);
+      }
     } else if (auto group = StringField(meta, "labels", k8s::kLabelGroup)) {
       out.by_group[{*service, *group}].push_back(backend);
     }
+  }
+  // Two pods at one site: one copies the other's labels, and the site's
+  // labels cannot tell which is the replica; only a route that names its
+  // pod's uid reaches it.
+  for (const auto& [at, others] : contested) {
+    out.by_site.erase(at);
+    std::string all = claimed.at(at);
+    for (const std::string& other : others) all += ", " + other;
+    out.refused.push_back(fmt::format(
+        "pods {} all claim service {} on GPU {} of node {} at slice {}; "
+        "none gets traffic by its labels (a route naming its uid still "
+        "reaches the replica)",
+        all, at.first, at.second.gpu.index, at.second.gpu.node,
+        at.second.start));
   }
   return out;
 }

@@ -42,7 +42,8 @@ struct ReplicaBackends {
       by_group;
   // Ready replica pods given no traffic, each with why: a status.podIP
   // that is not an IP address, a port that is not a TCP port (whoever can
-  // write a pod's status must not reach the proxy's configuration).
+  // write a pod's status must not reach the proxy's configuration), two
+  // pods claiming one site (by_site then has neither).
   std::vector<std::string> refused;
 };
 

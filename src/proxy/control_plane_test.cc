@@ -163,15 +163,18 @@ TEST(ControlPlaneTest, ConfigOfTakesOnlyThePodTheRouteNamesByUid) {
   pods["real"]["metadata"]["uid"] = "uid-real";
   pods["forged"] = Pod("s", "n", 0, 0, 9666, true);
   pods["forged"]["metadata"]["uid"] = "uid-forged";
-  // By labels alone the two are the same member.
-  std::set<int> ports;
+  // By labels alone the two are the same member: neither gets traffic
+  // (before, the one whose name sorted last did), and the refusal says so.
   for (int i = 0; i < 2; ++i) {
-    ProxyConfig config = ConfigOf(routes, pods);
-    ASSERT_EQ(config.upstreams[0].backends.size(), 1u);
-    ports.insert(config.upstreams[0].backends[0].port);
+    EXPECT_TRUE(ConfigOf(routes, pods).upstreams[0].backends.empty());
+    ReplicaBackends backends = BackendsOf(pods);
+    ASSERT_EQ(backends.refused.size(), 1u);
+    EXPECT_EQ(backends.refused[0],
+              "pods forged, real all claim service s on GPU 0 of node n at "
+              "slice 0; none gets traffic by its labels (a route naming its "
+              "uid still reaches the replica)");
     std::swap(pods["real"], pods["forged"]);
   }
-  EXPECT_EQ(ports, (std::set<int>{9000, 9666}));
   routes.services["s"].uids[{{"n", 0}, 0}] = "uid-real";
   for (int i = 0; i < 2; ++i) {
     EXPECT_EQ(ConfigOf(routes, pods).upstreams[0].backends,
