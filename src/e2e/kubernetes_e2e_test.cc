@@ -434,6 +434,11 @@ TEST_F(KubernetesE2eTest, FollowsItsConfigMapAndServesMetrics) {
   ASSERT_TRUE(progress);
   EXPECT_EQ(Json::parse(progress->body)["services"].size(), 5u);
   EXPECT_EQ(result.code, 0) << result.err;
+  // Kept for a release, and said so.
+  EXPECT_NE(result.err.find("--target-configmap is deprecated and goes in "
+                            "the next release"),
+            std::string::npos)
+      << result.err;
   ExpectInvariantAndTarget();
 }
 

@@ -53,8 +53,23 @@ StatusOr<deployment::Deployment> TargetSource::Read() {
   if (!options_.resource.empty()) {
     std::string where =
         fmt::format("servingtarget {}/{}", Namespace(), options_.resource);
-    MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json object,
-                              client_->Get(ResourcePath()));
+    StatusOr<nlohmann::json> got = client_->Get(ResourcePath());
+    if (got.status().code() == Status::Code::kNotFound) {
+      // Say which is missing: the custom resource's definition, or this
+      // one object.
+      bool served =
+          client_->Get("/apis/" + std::string(kube::kServingTargetApiVersion))
+              .ok();
+      return Status::NotFound(
+          served ? fmt::format("{}: not found (migserve export "
+                               "--target-resource {} writes one)",
+                               where, options_.resource)
+                 : where +
+                       ": this cluster serves no ServingTarget: apply "
+                       "its definition, deploy/base/crd.yaml (the "
+                       "install does)");
+    }
+    MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json object, std::move(got));
     generation_ = object["metadata"].value("generation", 0L);
     if (!object.contains("spec") || !object["spec"].is_object()) {
       return Status::InvalidArgument(where + ": no spec");

@@ -92,6 +92,23 @@ TEST(TargetSourceTest, AServingTargetChangesWithItsGeneration) {
   EXPECT_EQ(source.generation(), 2);
   EXPECT_FALSE(source.Changed());
 
+  // A missing object, and a cluster without the definition, each named.
+  TargetOptions other;
+  other.resource = "other";
+  auto missing = TargetSource(other, &client).Load();
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(),
+            "servingtarget ns/other: not found (migserve export "
+            "--target-resource other writes one)");
+  kube::ApiServerStandIn bare({"", "", "", 1});
+  ASSERT_TRUE(bare.Start().ok());
+  kube::KubeClient bare_client(bare.ClientConfig("ns"));
+  auto undefined = TargetSource(options, &bare_client).Load();
+  ASSERT_FALSE(undefined.ok());
+  EXPECT_EQ(undefined.status().message(),
+            "servingtarget ns/target: this cluster serves no ServingTarget: "
+            "apply its definition, deploy/base/crd.yaml (the install does)");
+
   nlohmann::json twice = read("night.json");
   twice["services"].push_back(twice["services"][0]);
   ASSERT_TRUE(client.Patch(collection + "/target", {{"spec", twice}}).ok());
