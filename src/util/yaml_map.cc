@@ -61,11 +61,16 @@ Status CheckTree(const YAML::Node& node, const std::string& source, int depth,
 
 StatusOr<YAML::Node> ParseYaml(const std::string& text,
                                const std::string& source) {
+  // Asked to stop already: no seconds of reading first.
+  if (Interrupted()) {
+    return Status::Aborted(source + ": interrupted before reading it");
+  }
   YAML::Node root;
+  // yaml-cpp reads a region's workload (16 MB) for seconds without a
+  // check, and the walk below takes as long again: a signal meanwhile
+  // ends the command at once.
+  QuitAtOnce unpolled;
   try {
-    // yaml-cpp reads a region's workload (16 MB) for seconds without a
-    // check: a signal meanwhile ends the command at once.
-    QuitAtOnce unpolled;
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(
