@@ -10,6 +10,7 @@
 
 #include "cluster/cluster_state.h"
 #include "deployment/deployment_json.h"
+#include "deployment/validator.h"
 #include "util/enum_names.h"
 #include "util/file.h"
 #include "util/prometheus_text.h"
@@ -32,10 +33,20 @@ double UnixNow() {
       .count();
 }
 
-// The target deployment as `store` holds it now.
-StatusOr<deployment::Deployment> ReadTarget(const TargetStore& store) {
+// The target deployment as `store` holds it now, each replica's declared
+// credit checked against `profiles` and, for a language model, its slice's
+// peaks: the policy counts the target's credits as capacity, and a target
+// that overstates one (written by hand, or by anyone who may patch it)
+// would keep the autoscaler from moving up.
+StatusOr<deployment::Deployment> ReadTarget(
+    const TargetStore& store, const profile::ProfileTable& profiles) {
   MIGSERVE_ASSIGN_OR_RETURN(std::string text, store.read());
-  return deployment::ParseDeployment(text, store.name);
+  MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment target,
+                            deployment::ParseDeployment(text, store.name));
+  MIGSERVE_RETURN_IF_ERROR(deployment::CheckModelledCredits(target));
+  MIGSERVE_RETURN_IF_ERROR(
+      deployment::CheckDeclaredThroughputs(target, profiles));
+  return target;
 }
 
 }  // namespace
@@ -57,10 +68,11 @@ StatusOr<std::unique_ptr<Autoscaler>> Autoscaler::Make(
   }
   if (!options.target.read || !options.target.write) {
     return Status::InvalidArgument(
-        "--target or --target-configmap: the target deployment is required");
+        "--target, --target-resource or --target-configmap: the target "
+        "deployment is required");
   }
   MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment target,
-                            ReadTarget(options.target));
+                            ReadTarget(options.target, profiles));
   MIGSERVE_ASSIGN_OR_RETURN(PrometheusClient prometheus,
                             PrometheusClient::Make(options.prometheus));
   StatusOr<Sizer> sizer = Sizer::Make(workload, profiles, options.sizer);
@@ -69,8 +81,8 @@ StatusOr<std::unique_ptr<Autoscaler>> Autoscaler::Make(
     return Status::InvalidArgument("--max-gpus must be >= 0");
   }
   std::unique_ptr<Autoscaler> autoscaler(
-      new Autoscaler(workload, target, *std::move(sizer), std::move(prometheus),
-                     std::move(options)));
+      new Autoscaler(workload, profiles, target, *std::move(sizer),
+                     std::move(prometheus), std::move(options)));
   autoscaler->Recall();
   return autoscaler;
 }
@@ -107,9 +119,11 @@ void Autoscaler::Remember() {
 }
 
 Autoscaler::Autoscaler(const workload::Workload& workload,
+                       const profile::ProfileTable& profiles,
                        const deployment::Deployment& target, Sizer sizer,
                        PrometheusClient prometheus, AutoscaleOptions options)
     : workload_(workload),
+      profiles_(profiles),
       sizer_(std::move(sizer)),
       prometheus_(std::move(prometheus)),
       options_(std::move(options)),
@@ -189,7 +203,8 @@ StatusOr<Round> Autoscaler::Step(double now_s) {
     ++rounds_[Round::kPaused];
     return Round::kPaused;
   }
-  StatusOr<deployment::Deployment> current = ReadTarget(options_.target);
+  StatusOr<deployment::Deployment> current =
+      ReadTarget(options_.target, profiles_);
   if (!current.ok()) return fail(current.status());
   policy_.SetCapacity(current->CreditedRates(names_));
   Decision decision = policy_.Decide(now_s, observed->window);

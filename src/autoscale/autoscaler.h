@@ -100,6 +100,7 @@ class Autoscaler {
 
  private:
   Autoscaler(const workload::Workload& workload,
+             const profile::ProfileTable& profiles,
              const deployment::Deployment& target, Sizer sizer,
              PrometheusClient prometheus, AutoscaleOptions options);
   StatusOr<Round> Move(double now_s, const Decision& decision,
@@ -114,6 +115,8 @@ class Autoscaler {
   void Say(EventType type, const char* reason, const std::string& message);
 
   const workload::Workload& workload_;
+  // Checks what each replica of the target declares (ReadTarget).
+  const profile::ProfileTable& profiles_;
   std::vector<std::string> names_;  // the workload's services
   Sizer sizer_;
   PrometheusClient prometheus_;

@@ -439,5 +439,35 @@ TEST(AutoscalerTest, GoesOnFromTheRatesTheTargetWasMadeFor) {
             std::string::npos);
 }
 
+// A target whose replica declares more than its profile row measured
+// (its throughput raised, its batch time lowered: issue 76's forged
+// target) is refused by name (at the start, and by each round, which reads
+// it through the same ReadTarget): the policy would count capacity that is
+// not there and never move up.
+TEST(AutoscalerTest, ATargetOverstatingAReplicaIsRefused) {
+  const workload::Workload workload = Workload();
+  const profile::ProfileTable profiles = Profiles();
+  Sizer sizer = Sizer::Make(workload, profiles, {}).value();
+  deployment::Deployment d = sizer.Deploy({3000, 600}, nullptr).value();
+  const std::string target = testing::TempDir() + "/overstated.json";
+  ASSERT_TRUE(WriteFileAtomic(target, deployment::FormatDeployment(d)).ok());
+  AutoscaleOptions options;
+  options.prometheus = "http://127.0.0.1:1";
+  options.target = FileTarget(target);
+  ASSERT_TRUE(Autoscaler::Make(workload, profiles, options).ok());
+  deployment::PlacedInstance& first = d.gpus[0].instances[0];
+  first.credit *= 1000;
+  first.latency_ms /= 1000;
+  ASSERT_TRUE(WriteFileAtomic(target, deployment::FormatDeployment(d)).ok());
+  auto refused = Autoscaler::Make(workload, profiles, options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(
+      refused.status().message(),
+      fmt::format("{}: gpu 0: instance 1g.10gb@0: declares 93569.6 req/s "
+                  "for 'bert-1', more than the 101.907 its profile row "
+                  "measured in {}",
+                  target, testing::SourcePath("data/profiles/a100-80gb.csv")));
+}
+
 }  // namespace
 }  // namespace migserve::autoscale
