@@ -11,10 +11,7 @@ namespace {
 TEST(ConfigMapKeyTest, AWriteAppliesOnlyToTheVersionRead) {
   ApiServerStandIn server({"", "", "", 1});
   ASSERT_TRUE(server.Start().ok());
-  KubeConfig config;
-  config.server = server.url();
-  config.allow_loopback_http = true;
-  KubeClient client(config, {1, 0.01, 5});
+  KubeClient client(server.ClientConfig(), {1, 0.01, 5});
   server.Put("/api/v1/namespaces/ns/configmaps/target",
              {{"apiVersion", "v1"},
               {"kind", "ConfigMap"},

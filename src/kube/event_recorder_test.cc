@@ -21,11 +21,7 @@ class EventRecorderTest : public ::testing::Test {
 
   void SetUp() override {
     ASSERT_TRUE(server_.Start().ok());
-    KubeConfig config;
-    config.server = server_.url();
-    config.token = "admin";
-    config.allow_loopback_http = true;
-    client_.emplace(config);
+    client_.emplace(server_.ClientConfig("default", "admin"));
   }
 
   ApiServerStandIn server_;

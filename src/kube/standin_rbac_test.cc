@@ -31,11 +31,7 @@ class StandInRbacTest : public ::testing::Test {
   }
 
   KubeClient As(const std::string& token) {
-    KubeConfig config;
-    config.server = server_.url();
-    config.token = token;
-    config.allow_loopback_http = true;
-    return KubeClient(config);
+    return KubeClient(server_.ClientConfig("default", token));
   }
 
   ApiServerStandIn server_;

@@ -54,11 +54,7 @@ cluster::RouteGroup Group(double throughput,
 
 // A client of `server` as its administrator.
 kube::KubeClient AdminOf(const kube::ApiServerStandIn& server) {
-  kube::KubeConfig config;
-  config.server = server.url();
-  config.token = "admin";
-  config.allow_loopback_http = true;
-  return kube::KubeClient(config);
+  return kube::KubeClient(server.ClientConfig("default", "admin"));
 }
 
 cluster::ServiceRoute Route(std::vector<cluster::RouteGroup> groups) {
@@ -320,11 +316,7 @@ TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
                                   {"ServiceAccount", "Role", "RoleBinding"})
                   .ok());
   auto as = [&](const std::string& token) {
-    kube::KubeConfig config;
-    config.server = server.url();
-    config.token = token;
-    config.allow_loopback_http = true;
-    return kube::KubeClient(config);
+    return kube::KubeClient(server.ClientConfig("default", token));
   };
   kube::KubeClient client = as("router-token");
   kube::KubeClient controller_client = as("controller-token");

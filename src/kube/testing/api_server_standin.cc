@@ -423,10 +423,12 @@ Status ApiServerStandIn::ApplyShipped(const std::string& path) {
   return ApplyManifests(text, path);
 }
 
-KubeConfig ApiServerStandIn::ClientConfig(const std::string& namespace_) const {
+KubeConfig ApiServerStandIn::ClientConfig(const std::string& namespace_,
+                                          const std::string& token) const {
   KubeConfig config;
   config.server = url();
   config.namespace_ = namespace_;
+  config.token = token;
   config.allow_loopback_http = true;
   return config;
 }

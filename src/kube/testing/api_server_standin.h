@@ -104,9 +104,10 @@ class ApiServerStandIn {
   // ApplyManifests of the repository's file `path` (deploy/base/crd.yaml,
   // say).
   Status ApplyShipped(const std::string& path);
-  // A client's configuration for this server (plain HTTP allowed, no
-  // token), in `namespace_`.
-  KubeConfig ClientConfig(const std::string& namespace_ = "default") const;
+  // A client's configuration for this server (plain HTTP allowed) in
+  // `namespace_`, with bearer `token` ("" none).
+  KubeConfig ClientConfig(const std::string& namespace_ = "default",
+                          const std::string& token = "") const;
 
   // What RBAC allowed each user so far (its user, verb, group, resource,
   // subresource and namespace; names left out).
