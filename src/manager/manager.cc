@@ -202,7 +202,6 @@ class Manager {
                                   reached_ == generation_};
           },
           options_.log);
-      status->Report();
       status->Start(options_.target.status_period_s);
     }
     return Loop(&reconciler, status.get());
@@ -293,7 +292,7 @@ class Manager {
   // One pass with `once`, until stopped without it (the lease held). One
   // that stepped down returns non-zero (to restart as a candidate); one that
   // was asked to stop hands the lease on. `status` (may be null) reports
-  // each pass's end.
+  // before and after each pass.
   Status Loop(controller::Reconciler* reconciler,
               TargetStatusReporter* status) {
     Status last;
