@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <functional>
 #include <iomanip>
 #include <set>
 #include <sstream>
@@ -226,33 +227,58 @@ Json CoreResources() {
 
 }  // namespace
 
-std::vector<CustomResource> CustomResources(
-    const std::map<std::string, Json>& objects) {
-  std::vector<CustomResource> out;
+namespace {
+
+// The member `key` of `object`, or an empty object: no copy.
+const Json& MemberOf(const Json& object, const char* key) {
+  static const Json kNone = Json::object();
+  auto it = object.find(key);
+  return it == object.end() ? kNone : *it;
+}
+
+// Calls `visit` with the spec and the version of each served version of
+// the CustomResourceDefinitions among `objects`, without copying them
+// (a definition holds its whole schema); stops when `visit` returns false.
+void ForEachServedVersion(
+    const std::map<std::string, Json>& objects,
+    const std::function<bool(const Json& spec, const Json& version)>& visit) {
   std::string prefix = kDefinitions;
   for (auto it = objects.lower_bound(prefix);
        it != objects.end() && it->first.rfind(prefix, 0) == 0; ++it) {
-    const Json& spec = it->second.value("spec", Json::object());
-    const Json& names = spec.value("names", Json::object());
-    for (const Json& v : spec.value("versions", Json::array())) {
-      if (!v.value("served", false)) continue;
-      CustomResource r;
-      r.group = spec.value("group", "");
-      r.version = v.value("name", "");
-      r.plural = names.value("plural", "");
-      r.singular = names.value("singular", "");
-      r.kind = names.value("kind", "");
-      r.short_names = names.value("shortNames", std::vector<std::string>{});
-      r.namespaced = spec.value("scope", "Namespaced") == "Namespaced";
-      r.status_subresource =
-          v.contains("subresources") && v["subresources"].contains("status");
-      r.schema = v.contains("schema")
-                     ? v["schema"].value("openAPIV3Schema", Json::object())
-                     : Json::object();
-      r.printer_columns = v.value("additionalPrinterColumns", Json::array());
-      out.push_back(std::move(r));
+    const Json& spec = MemberOf(it->second, "spec");
+    auto versions = spec.find("versions");
+    if (versions == spec.end() || !versions->is_array()) continue;
+    for (const Json& v : *versions) {
+      if (v.value("served", false) && !visit(spec, v)) return;
     }
   }
+}
+
+CustomResource ResourceOf(const Json& spec, const Json& v) {
+  const Json& names = MemberOf(spec, "names");
+  CustomResource r;
+  r.group = spec.value("group", "");
+  r.version = v.value("name", "");
+  r.plural = names.value("plural", "");
+  r.singular = names.value("singular", "");
+  r.kind = names.value("kind", "");
+  r.short_names = names.value("shortNames", std::vector<std::string>{});
+  r.namespaced = spec.value("scope", "Namespaced") == "Namespaced";
+  r.status_subresource = MemberOf(v, "subresources").contains("status");
+  r.schema = MemberOf(MemberOf(v, "schema"), "openAPIV3Schema");
+  r.printer_columns = v.value("additionalPrinterColumns", Json::array());
+  return r;
+}
+
+}  // namespace
+
+std::vector<CustomResource> CustomResources(
+    const std::map<std::string, Json>& objects) {
+  std::vector<CustomResource> out;
+  ForEachServedVersion(objects, [&](const Json& spec, const Json& v) {
+    out.push_back(ResourceOf(spec, v));
+    return true;
+  });
   return out;
 }
 
@@ -263,12 +289,20 @@ std::optional<CustomResource> FindCustomResource(
   std::string group = ref.Group();
   if (group.empty()) return std::nullopt;
   std::string version = ref.prefix.substr(ref.prefix.rfind('/') + 1);
-  for (CustomResource& r : CustomResources(objects)) {
-    if (r.group != group) continue;
+  // Every request to a group's resource asks: the schema is copied for
+  // the one definition that serves it only.
+  std::optional<CustomResource> found;
+  ForEachServedVersion(objects, [&](const Json& spec, const Json& v) {
+    if (spec.value("group", "") != group) return true;
     *group_defined = true;
-    if (r.version == version && r.plural == ref.resource) return r;
-  }
-  return std::nullopt;
+    if (v.value("name", "") != version ||
+        MemberOf(spec, "names").value("plural", "") != ref.resource) {
+      return true;
+    }
+    found = ResourceOf(spec, v);
+    return false;
+  });
+  return found;
 }
 
 SchemaFindings CheckSchema(const Json& schema, Json* object) {
