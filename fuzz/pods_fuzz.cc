@@ -31,11 +31,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       migserve::proxy::ConfigOf(routes, backends);
   for (const auto& upstream : config.upstreams) {
     for (const auto& b : upstream.backends) {
-      if (!migserve::proxy::IsIpAddress(b.address) &&
-          !migserve::proxy::IsPlainHost(b.address)) {
+      if (!migserve::IsIpAddress(b.http.host()) &&
+          !migserve::IsPlainHost(b.http.host())) {
         __builtin_trap();  // a server line nginx would read otherwise
       }
-      if (!migserve::proxy::IsPort(b.port)) __builtin_trap();
+      if (!migserve::IsPort(b.http.port())) __builtin_trap();
     }
   }
   (void)migserve::proxy::RenderNginxConfig(config, {});

@@ -8,8 +8,8 @@
 #include <set>
 #include <string>
 
+#include "boundary/plain_name.h"
 #include "kubernetes/partition/dra_slices.h"
-#include "util/plain_name.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

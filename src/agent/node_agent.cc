@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <thread>
 
+#include "boundary/json_fields.h"
 #include "kubernetes/names.h"
-#include "util/json_fields.h"
 
 namespace migserve::agent {
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "boundary/input_file.h"
 #include "cluster/cluster_state.h"
 #include "deployment/deployment_json.h"
 #include "deployment/validator.h"

@@ -22,6 +22,7 @@
 #include "autoscale/prometheus_client.h"
 #include "autoscale/testing/local_prometheus.h"
 #include "autoscale/testing/triton_endpoint.h"
+#include "boundary/input_file.h"
 #include "deployment/deployment_json.h"
 #include "profile/profile_csv.h"
 #include "util/file.h"

@@ -5,7 +5,8 @@
 #include <cmath>
 #include <initializer_list>
 
-#include "util/number.h"
+#include "boundary/number.h"
+#include "boundary/quantity.h"
 
 namespace migserve::autoscale {
 namespace {
@@ -54,12 +55,9 @@ std::string AbsurdRate(const PromSample& sample, const std::string& query,
     return fmt::format("{} gave a sample {:.0f} s in the future", query,
                        sample.time_s - now_s);
   }
-  constexpr NumberRange kObservedRate{0, kRateRange.max};
-  if (std::isnan(sample.value) || InRange(sample.value, kObservedRate)) {
-    return "";
-  }
+  if (std::isnan(sample.value) || Rate::Of(sample.value).ok()) return "";
   return fmt::format("{} gave {:g} req/s, which {}", query, sample.value,
-                     RangeRule(kObservedRate));
+                     RangeRule(Rate::kRange));
 }
 
 // Puts the samples of `rate` in the window's steps as service `s`'s rates;

@@ -4,7 +4,7 @@
 
 #include <utility>
 
-#include "util/json_fields.h"
+#include "boundary/json_fields.h"
 
 namespace migserve::autoscale {
 namespace {

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <optional>
 
+#include "boundary/number.h"
 #include "controller/transition_target.h"
 #include "mig/gpu_catalog.h"
 #include "optimizer/problem.h"
 #include "optimizer/registry.h"
-#include "util/number.h"
 #include "workload/capacity_matrix.h"
 #include "workload/relaxed_bound.h"
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <map>
 
-#include "util/csv_file.h"
-#include "util/file.h"
+#include "boundary/csv_file.h"
+#include "boundary/input_file.h"
 
 namespace migserve::autoscale {
 

@@ -13,6 +13,7 @@
 
 #include "autoscale/autoscaler.h"
 #include "autoscale/kubernetes/kubernetes_wiring.h"
+#include "boundary/number.h"
 #include "cli/command.h"
 #include "cli/flag_checks.h"
 #include "cli/inputs.h"
@@ -22,7 +23,6 @@
 #include "kube/kube_client.h"
 #include "profile/profile_csv.h"
 #include "util/interrupt.h"
-#include "util/number.h"
 #include "workload/workload_yaml.h"
 
 namespace migserve::cli {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
 #include "kube/testing/api_server_standin.h"
-#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::cli {

@@ -5,13 +5,14 @@
 
 #include <algorithm>
 
+#include "boundary/input_file.h"
+#include "boundary/plain_name.h"
 #include "cli/command.h"
 #include "cli/flag_checks.h"
 #include "mig/gpu_catalog.h"
 #include "util/file.h"
 #include "util/interrupt.h"
 #include "util/parallel.h"
-#include "util/plain_name.h"
 
 namespace migserve::cli {
 namespace {

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
 #include "cli/command.h"
 #include "deployment/deployment_json.h"

@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "autoscale/sizer.h"
+#include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
 #include "cluster/cluster_state.h"
 #include "deployment/deployment_json.h"
 #include "profile/profile_csv.h"
-#include "util/file.h"
 #include "util/test_util.h"
 #include "workload/workload_yaml.h"
 

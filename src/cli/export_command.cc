@@ -2,6 +2,8 @@
 //     [--serving F] -o DIR
 #include <fmt/format.h>
 
+#include "boundary/input_file.h"
+#include "boundary/plain_name.h"
 #include "cli/command.h"
 #include "cli/flag_checks.h"
 #include "cli/serving_flags.h"
@@ -9,8 +11,6 @@
 #include "deployment/validator.h"
 #include "kubernetes/export.h"
 #include "profile/profile_csv.h"
-#include "util/file.h"
-#include "util/plain_name.h"
 
 namespace migserve::cli {
 namespace {

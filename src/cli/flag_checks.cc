@@ -6,7 +6,7 @@
 #include <cctype>
 #include <optional>
 
-#include "util/csv.h"
+#include "boundary/csv.h"
 
 namespace migserve::cli {
 namespace {

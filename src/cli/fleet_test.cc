@@ -10,11 +10,11 @@
 #include <set>
 #include <sstream>
 
+#include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
 #include "cluster/plan_json.h"
 #include "mig/gpu_catalog.h"
 #include "mig/layout.h"
-#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::cli {

@@ -14,6 +14,7 @@
 #include "autoscale/policy_state.h"
 #include "autoscale/replay_json.h"
 #include "autoscale/trace.h"
+#include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
 #include "cluster/inventory.h"
 #include "cluster/plan_json.h"
@@ -27,7 +28,6 @@
 #include "profile/perf_analyzer_import.h"
 #include "profile/profile_csv.h"
 #include "report/report_inputs.h"
-#include "util/file.h"
 #include "util/test_util.h"
 #include "workload/workload_yaml.h"
 

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
 #include "util/file.h"
 #include "util/test_util.h"
@@ -858,6 +859,70 @@ std::vector<Case> LlmInputCases() {
   return cases;
 }
 
+// The proxy's addresses (issue 76): a replica's address and ports as
+// `router --render` reads them (the same checked Endpoint a pod's status
+// makes in the router), and the listeners its flags give. Nothing here may
+// reach nginx.conf: each is refused naming line and column, or flag.
+std::vector<Case> ProxyAddressCases() {
+  std::vector<Case> cases;
+  const std::string head = "service,node,gpu,start,address,port,grpc_port\n";
+  auto row = [&](const std::string& label, const std::string& text,
+                 std::vector<std::string> flags = {}) {
+    Case c{"replicas: " + label,
+           {{"r.csv", head + text}},
+           {"router", "--render", "-d", "{day}", "--replicas", "{r.csv}",
+            "--run-dir", "{run}", "-o", "{out}"}};
+    c.args.insert(c.args.end(), flags.begin(), flags.end());
+    cases.push_back(c);
+  };
+  row("well formed", "bert-1,node-0,0,0,10.0.0.1,8000,8001\n");
+  row("ipv6 address", "bert-1,node-0,0,0,fd00::17,8000,8001\n");
+  for (const char* address :
+       {"\"127.0.0.1:18503; } server { listen 18097; }\"", "10.0.0.1;",
+        "\"10.0.0.1 10.0.0.2\"", "$host", "h{", "", "#x", "\"'q'\""}) {
+    row(fmt::format("address {}", address),
+        fmt::format("bert-1,node-0,0,0,{},8000,8001\n", address));
+  }
+  for (const char* port :
+       {"0", "-1", "65536", "99999999", "80.5", "0x50", "1e3", "nan", ""}) {
+    row(fmt::format("port {}", port),
+        fmt::format("bert-1,node-0,0,0,10.0.0.1,{},8001\n", port));
+    row(fmt::format("grpc port {}", port),
+        fmt::format("bert-1,node-0,0,0,10.0.0.1,8000,{}\n", port));
+  }
+  for (const char* service : {"bert;1", "\"bert 1\"", "Bert-1", "-b"}) {
+    row(fmt::format("service {}", service),
+        fmt::format("{},node-0,0,0,10.0.0.1,8000,8001\n", service));
+  }
+  row("a site twice",
+      "bert-1,node-0,0,0,10.0.0.1,8000,8001\n"
+      "bert-1,node-0,0,0,10.0.0.2,8000,8001\n");
+  row("start past the gpu", "bert-1,node-0,0,99,10.0.0.1,8000,8001\n");
+  for (const char* listen :
+       {"0.0.0.0:80; } server { listen 18097", "80;", "::1:80", "h:0",
+        "h:123456", "a b:80", "", "[::1]:80"}) {
+    row(fmt::format("--listen {}", listen),
+        "bert-1,node-0,0,0,10.0.0.1,8000,8001\n", {"--listen", listen});
+    row(fmt::format("--grpc-listen {}", listen),
+        "bert-1,node-0,0,0,10.0.0.1,8000,8001\n", {"--grpc-listen", listen});
+  }
+  const std::pair<const char*, const char*> run_dirs[] = {
+      {"a directive", "/tmp/a; } server { listen 18097"},
+      {"a space", "/tmp/a b"},
+      {"a variable", "/tmp/$x"},
+      {"a newline", "/tmp/a\nb"},
+      {"a comment", "/tmp/#x"},
+      {"a quote", "/tmp/a\"b"}};
+  for (const auto& [label, dir] : run_dirs) {
+    cases.push_back(
+        {fmt::format("--run-dir with {}", label),
+         {{"r.csv", head + "bert-1,node-0,0,0,10.0.0.1,8000,8001\n"}},
+         {"router", "--render", "-d", "{day}", "--replicas", "{r.csv}",
+          "--run-dir", dir, "-o", "{out}"}});
+  }
+  return cases;
+}
+
 // The cases each test runs, by surface.
 const std::vector<std::pair<std::string, std::function<std::vector<Case>()>>>&
 Surfaces() {
@@ -872,6 +937,7 @@ Surfaces() {
       {"flags", FlagCases},
       {"other-files", OtherFileCases},
       {"llm-inputs", LlmInputCases},
+      {"proxy-addresses", ProxyAddressCases},
   };
   return *surfaces;
 }
@@ -911,6 +977,9 @@ TEST(HostileInputsTest, OtherFiles) {
 }
 TEST(HostileInputsTest, LlmInputs) {
   ExpectTable("llm-inputs", CasesOf("llm-inputs"));
+}
+TEST(HostileInputsTest, ProxyAddresses) {
+  ExpectTable("proxy-addresses", CasesOf("proxy-addresses"));
 }
 
 }  // namespace

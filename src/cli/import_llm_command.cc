@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <tuple>
 
+#include "boundary/input_file.h"
 #include "cli/command.h"
 #include "llm/bench_import.h"
 #include "llm/llm_measurement.h"
-#include "util/file.h"
 
 namespace migserve::cli {
 namespace {

@@ -9,13 +9,13 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
 #include "llm/batcher_simulation.h"
 #include "llm/llm_measurement.h"
 #include "llm/slice_model.h"
 #include "mig/testing/gpus.h"
 #include "profile/testing/shipped.h"
-#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::cli {
@@ -87,7 +87,7 @@ TEST(ImportCommandTest, ARowTheReaderWouldRefuseIsNeverWritten) {
 
 // A model name goes into the profile CSV, then into manifests and the
 // proxy's nginx configuration: the importer refuses one that is not plain
-// (util/plain_name.h) and writes nothing.
+// (boundary/plain_name.h) and writes nothing.
 TEST(ImportCommandTest, AModelNameThatIsNotPlainIsRefused) {
   std::string in = WriteTempFile(
       "resnet50__A100-SXM4-80GB__1g.10gb__b8.csv",

@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
-#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::cli {

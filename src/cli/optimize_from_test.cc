@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
 #include "cluster/plan_json.h"
 #include "deployment/deployment_json.h"
 #include "profile/testing/shipped.h"
-#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::cli {

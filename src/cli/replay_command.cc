@@ -9,13 +9,13 @@
 
 #include "autoscale/replay.h"
 #include "autoscale/replay_json.h"
+#include "boundary/number.h"
 #include "cli/command.h"
 #include "cli/flag_checks.h"
 #include "cli/inputs.h"
 #include "cli/policy_flags.h"
 #include "cli/table.h"
 #include "profile/profile_csv.h"
-#include "util/number.h"
 #include "workload/workload_yaml.h"
 
 namespace migserve::cli {

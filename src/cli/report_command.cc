@@ -6,6 +6,7 @@
 
 #include "autoscale/replay_json.h"
 #include "autoscale/trace.h"
+#include "boundary/input_file.h"
 #include "cli/command.h"
 #include "cli/flag_checks.h"
 #include "cli/inputs.h"
@@ -14,7 +15,6 @@
 #include "deployment/validator.h"
 #include "report/html_report.h"
 #include "serving/serve_json.h"
-#include "util/file.h"
 
 namespace migserve::cli {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
+#include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
-#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::cli {

@@ -9,9 +9,11 @@
 // for a person to review or a test to run.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 
+#include "boundary/input_file.h"
 #include "cli/command.h"
 #include "cli/kube_flags.h"
 #include "cluster/cluster_state.h"
@@ -23,7 +25,6 @@
 #include "proxy/nginx_config.h"
 #include "proxy/nginx_process.h"
 #include "proxy/replica_addresses.h"
-#include "util/file.h"
 #include "util/interrupt.h"
 #include "util/status_server.h"
 
@@ -50,14 +51,24 @@ struct RouterFlags {
   int llm_idle_timeout_s = 3600;
 };
 
-proxy::NginxSetup SetupOf(const RouterFlags& flags) {
+StatusOr<proxy::NginxSetup> SetupOf(const RouterFlags& flags) {
   proxy::NginxSetup setup;
-  setup.listen = flags.listen;
-  setup.grpc_listen = flags.grpc_listen;
-  setup.prefix = flags.run_dir;
+  StatusOr<Endpoint> listen = Endpoint::ParseListen(flags.listen);
+  if (!listen.ok()) return listen.status().WithPrefix("--listen");
+  setup.listen = *listen;
+  if (!flags.grpc_listen.empty()) {
+    StatusOr<Endpoint> grpc = Endpoint::ParseListen(flags.grpc_listen);
+    if (!grpc.ok()) return grpc.status().WithPrefix("--grpc-listen");
+    setup.grpc_listen = *grpc;
+  }
+  StatusOr<ConfigWord> run_dir = ConfigWord::Parse(flags.run_dir);
+  if (!run_dir.ok()) return run_dir.status().WithPrefix("--run-dir");
+  setup.prefix = *run_dir;
   setup.worker_processes = flags.workers;
-  setup.drain_timeout_s = static_cast<int>(flags.drain_timeout_s);
-  setup.llm_idle_timeout_s = flags.llm_idle_timeout_s;
+  MIGSERVE_ASSIGN_OR_RETURN(setup.drain_timeout,
+                            Duration::Of(flags.drain_timeout_s));
+  MIGSERVE_ASSIGN_OR_RETURN(setup.llm_idle_timeout,
+                            Duration::Of(flags.llm_idle_timeout_s));
   return setup;
 }
 
@@ -77,6 +88,26 @@ Status RenderConfig(const RouterFlags& flags, CommandContext* context) {
   spec.KindsFrom(d.services);
   k8s::ProxyRoutes routes =
       k8s::ProxyRoutesOf(state, k8s::ModelsOf(state), spec);
+  // A row at a site where the deployment has no replica of its service
+  // would be silently unused: a typo in a name or a place.
+  for (const auto& [at, backend] : backends.by_site) {
+    const cluster::ReplicaSite& site = at.second;
+    auto route = routes.services.find(at.first);
+    bool known = false;
+    for (size_t k = 0; route != routes.services.end() &&
+                       k < route->second.route.groups.size();
+         ++k) {
+      const std::vector<cluster::ReplicaSite>& m =
+          route->second.route.groups[k].members;
+      known = known || std::find(m.begin(), m.end(), site) != m.end();
+    }
+    if (!known) {
+      return Status::InvalidArgument(
+          fmt::format("{}: {} at {} GPU {} start {} is no replica of {}",
+                      flags.replicas, at.first, site.gpu.node, site.gpu.index,
+                      site.start, flags.deployment));
+    }
+  }
   proxy::ProxyConfig config = proxy::ConfigOf(routes, backends);
   int members = 0;
   int reached = 0;
@@ -95,7 +126,7 @@ Status RenderConfig(const RouterFlags& flags, CommandContext* context) {
                         members - reached, members, flags.replicas)
                  << std::endl;
   }
-  const proxy::NginxSetup setup = SetupOf(flags);
+  MIGSERVE_ASSIGN_OR_RETURN(const proxy::NginxSetup setup, SetupOf(flags));
   // The configuration imports the script from the run directory, where
   // `migserve router` keeps it too.
   MIGSERVE_RETURN_IF_ERROR(proxy::WriteOpenAiScript(config, setup));
@@ -117,7 +148,7 @@ Status RunRouter(RouterFlags flags, CommandContext* context) {
   }
   MIGSERVE_ASSIGN_OR_RETURN(kube::KubeConfig config, LoadKube(flags.kube));
   kube::KubeClient client(config);
-  proxy::NginxSetup setup = SetupOf(flags);
+  MIGSERVE_ASSIGN_OR_RETURN(proxy::NginxSetup setup, SetupOf(flags));
   // Until the first routes are read, every model path answers 404.
   MIGSERVE_ASSIGN_OR_RETURN(
       std::unique_ptr<proxy::NginxProcess> nginx,

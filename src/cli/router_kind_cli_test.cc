@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
 #include "profile/testing/shipped.h"
 #include "queueing/router_kind.h"
-#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::cli {

@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
 #include "cli/testing/rendered_proxy.h"
 #include "cluster/cluster_state.h"
@@ -19,7 +20,6 @@
 #include "proxy/testing/emulated_openai_replica.h"
 #include "proxy/testing/emulated_replica.h"
 #include "proxy/testing/local_nginx.h"
-#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::cli {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "boundary/number.h"
 #include "cli/command.h"
 #include "cli/flag_checks.h"
 #include "cli/inputs.h"
@@ -20,7 +21,6 @@
 #include "profile/profile_csv.h"
 #include "serving/serve.h"
 #include "serving/serve_json.h"
-#include "util/number.h"
 #include "workload/workload_yaml.h"
 
 namespace migserve::cli {

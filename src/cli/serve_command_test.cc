@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
 #include "profile/testing/shipped.h"
-#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::cli {

@@ -1,7 +1,7 @@
 #include "cli/serving_flags.h"
 
+#include "boundary/plain_name.h"
 #include "cli/flag_checks.h"
-#include "util/plain_name.h"
 
 namespace migserve::cli {
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "boundary/csv.h"
 #include "cli/command.h"
 #include "cli/flag_checks.h"
 #include "cli/table.h"
@@ -12,7 +13,6 @@
 #include "cluster/transition_report.h"
 #include "controller/transition_simulation.h"
 #include "deployment/deployment_json.h"
-#include "util/csv.h"
 #include "util/file.h"
 
 namespace migserve::cli {

@@ -1,7 +1,7 @@
 // The flags of the optimizer's algorithms, shared by optimize and compare.
+#include "boundary/number.h"
 #include "cli/command.h"
 #include "cli/flag_checks.h"
-#include "util/number.h"
 
 namespace migserve::cli {
 namespace {

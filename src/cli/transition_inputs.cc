@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "boundary/number.h"
 #include "cli/flag_checks.h"
 #include "cluster/inventory.h"
 #include "cluster/placement.h"
@@ -9,7 +10,6 @@
 #include "deployment/validator.h"
 #include "mig/gpu_catalog.h"
 #include "profile/profile_csv.h"
-#include "util/number.h"
 
 namespace migserve::cli {
 

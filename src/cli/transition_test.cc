@@ -4,11 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
 #include "cluster/plan_json.h"
 #include "controller/planner.h"
 #include "deployment/deployment_json.h"
-#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::cli {

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "boundary/csv.h"
 #include "deployment/deployment.h"
-#include "util/csv.h"
 
 namespace migserve::cluster {
 

@@ -4,11 +4,11 @@
 
 #include <set>
 
+#include "boundary/input_file.h"
+#include "boundary/number.h"
+#include "boundary/plain_name.h"
+#include "boundary/yaml_map.h"
 #include "mig/gpu_catalog.h"
-#include "util/file.h"
-#include "util/number.h"
-#include "util/plain_name.h"
-#include "util/yaml_map.h"
 
 namespace migserve::cluster {
 

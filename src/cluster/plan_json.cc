@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "boundary/json_fields.h"
 #include "mig/gpu_catalog.h"
-#include "util/json_fields.h"
 
 namespace migserve::cluster {
 namespace {

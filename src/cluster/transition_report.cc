@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "boundary/json_fields.h"
 #include "cluster/apply.h"
-#include "util/json_fields.h"
 
 namespace migserve::cluster {
 namespace {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "boundary/json_fields.h"
 #include "deployment/deployment_json.h"
-#include "util/json_fields.h"
 
 namespace migserve::controller {
 namespace {

@@ -7,11 +7,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "boundary/input_file.h"
+#include "boundary/json_fields.h"
+#include "boundary/number.h"
+#include "boundary/plain_name.h"
 #include "deployment/validator.h"
-#include "util/file.h"
-#include "util/json_fields.h"
-#include "util/number.h"
-#include "util/plain_name.h"
 
 namespace migserve::deployment {
 namespace {

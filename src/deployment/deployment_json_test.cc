@@ -164,7 +164,7 @@ TEST(DeploymentJsonTest, FieldErrorNamesPath) {
 }
 
 // A service's name goes into manifests and the proxy's configuration:
-// only plain names pass (util/plain_name.h).
+// only plain names pass (boundary/plain_name.h).
 TEST(DeploymentJsonTest, ANameThatIsNotPlainIsRefused) {
   auto d = ParseDeployment(
       R"({"gpu": "A", "gpus": [{"id": 0, "instances": [{"profile": "1g.10gb", "start": 0, "service": "s\"; x"}]}]})",

@@ -14,12 +14,12 @@
 #include <set>
 #include <string>
 
+#include "boundary/input_file.h"
 #include "kube/testing/api_server_standin.h"
 #include "kube/testing/test_certificate.h"
 #include "kubernetes/names.h"
 #include "kubernetes/partition/mig_annotations.h"
 #include "mig/gpu_catalog.h"
-#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::e2e {

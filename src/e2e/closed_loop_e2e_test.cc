@@ -34,6 +34,7 @@
 #include "kube/serving_target.h"
 #include "optimizer/milp/milp_optimizer.h"
 #include "profile/profile_csv.h"
+#include "util/file.h"
 #include "util/test_util.h"
 #include "workload/capacity_matrix.h"
 #include "workload/workload_yaml.h"

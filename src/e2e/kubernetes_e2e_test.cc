@@ -26,6 +26,7 @@
 
 #include "agent/node_agent.h"
 #include "agent/testing/fake_nvml.h"
+#include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
 #include "cluster/plan_json.h"
 #include "cluster/routing.h"
@@ -45,7 +46,6 @@
 #include "kubernetes/routing/kubernetes_router.h"
 #include "manager/journal_pod_ledger.h"
 #include "profile/testing/shipped.h"
-#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::e2e {

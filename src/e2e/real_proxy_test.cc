@@ -18,6 +18,7 @@
 #include <optional>
 #include <thread>
 
+#include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
 #include "cluster/cluster_state.h"
 #include "deployment/deployment_json.h"
@@ -30,14 +31,17 @@
 #include "proxy/testing/emulated_replica.h"
 #include "proxy/testing/local_nginx.h"
 #include "proxy/testing/open_loop_load.h"
+#include "proxy/testing/proxy_values.h"
 #include "proxy/testing/ready_pod.h"
 #include "queueing/batch_curve.h"
-#include "util/file.h"
 #include "util/test_util.h"
 #include "workload/workload_yaml.h"
 
 namespace migserve::e2e {
 namespace {
+
+using proxy::Local;
+using proxy::RunDir;
 
 using cli::Cli;
 using cli::CliResult;
@@ -183,8 +187,8 @@ P99s MeasureP99(const EmulatedCluster& cluster,
   for (int i = 0; i < 2; ++i) {
     proxy::NginxSetup setup;
     ports.push_back(testing::FreePort());
-    setup.listen = "127.0.0.1:" + std::to_string(ports.back());
-    setup.prefix = dir + "/nginx-" + std::to_string(i);
+    setup.listen = Local(ports.back());
+    setup.prefix = RunDir(dir + "/nginx-" + std::to_string(i));
     setup.worker_processes = 1;
     setup.random = random;
     auto nginx = proxy::NginxProcess::Start(proxy::NginxBinary(), setup,
@@ -287,8 +291,8 @@ TEST(RealProxyTest, Normal1ReachesEveryServicesOwnReplicasOnly) {
 
   int port = testing::FreePort();
   proxy::NginxSetup setup;
-  setup.listen = "127.0.0.1:" + std::to_string(port);
-  setup.prefix = dir + "/nginx";
+  setup.listen = Local(port);
+  setup.prefix = RunDir(dir + "/nginx");
   setup.worker_processes = 1;
   auto nginx =
       proxy::NginxProcess::Start(proxy::NginxBinary(), setup, cluster.Config());

@@ -5,7 +5,7 @@
 #include <optional>
 #include <utility>
 
-#include "util/json_fields.h"
+#include "boundary/json_fields.h"
 
 namespace migserve::kube {
 

@@ -1,6 +1,6 @@
 #include "kube/informer.h"
 
-#include "util/json_fields.h"
+#include "boundary/json_fields.h"
 
 namespace migserve::kube {
 

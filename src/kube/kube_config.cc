@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <sstream>
 
-#include "util/file.h"
-#include "util/yaml_map.h"
+#include "boundary/input_file.h"
+#include "boundary/yaml_map.h"
 
 namespace migserve::kube {
 namespace {

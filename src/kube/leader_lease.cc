@@ -6,8 +6,8 @@
 #include <cmath>
 #include <ctime>
 
+#include "boundary/json_fields.h"
 #include "kube/micro_time.h"
-#include "util/json_fields.h"
 
 namespace migserve::kube {
 namespace {

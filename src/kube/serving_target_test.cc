@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "boundary/input_file.h"
 #include "kube/testing/api_server_standin.h"
-#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::kube {

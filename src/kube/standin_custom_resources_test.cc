@@ -7,10 +7,10 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include "boundary/input_file.h"
 #include "kube/kube_client.h"
 #include "kube/testing/api_server_standin.h"
 #include "kube/testing/custom_resources.h"
-#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::kube {

@@ -3,9 +3,9 @@
 // component as its service account, fail where a permission is missing.
 #include <gtest/gtest.h>
 
+#include "boundary/input_file.h"
 #include "kube/kube_client.h"
 #include "kube/testing/api_server_standin.h"
-#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::kube {

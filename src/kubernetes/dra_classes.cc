@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "boundary/plain_name.h"
 #include "dra/nvidia_devices.h"
 #include "kube/yaml_writer.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/names.h"
-#include "util/plain_name.h"
 
 namespace migserve::kubernetes {
 

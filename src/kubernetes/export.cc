@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "boundary/json_fields.h"
 #include "dra/claim_order.h"
 #include "dra/nvidia_devices.h"
 #include "kube/serving_target.h"
@@ -21,7 +22,6 @@
 #include "kubernetes/routing/routing_objects.h"
 #include "mig/gpu_catalog.h"
 #include "util/file.h"
-#include "util/json_fields.h"
 
 namespace migserve::kubernetes {
 namespace {

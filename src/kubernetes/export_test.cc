@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "boundary/input_file.h"
 #include "deployment/deployment_json.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/dra_classes.h"

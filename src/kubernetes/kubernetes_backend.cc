@@ -4,11 +4,11 @@
 
 #include <random>
 
+#include "boundary/json_fields.h"
 #include "cluster/apply.h"
 #include "kube/pod_ready.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/names.h"
-#include "util/json_fields.h"
 
 namespace migserve::kubernetes {
 namespace {

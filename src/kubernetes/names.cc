@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "boundary/json_fields.h"
+#include "boundary/plain_name.h"
 #include "kubernetes/cluster_model.h"
-#include "util/json_fields.h"
-#include "util/plain_name.h"
 
 namespace migserve::kubernetes {
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <string_view>
 
+#include "boundary/plain_name.h"
 #include "cluster/cluster_state.h"
 #include "cluster/routing.h"
 #include "kubernetes/cluster_model.h"
-#include "util/plain_name.h"
 #include "util/status.h"
 #include "util/status_or.h"
 

@@ -7,12 +7,12 @@
 #include <utility>
 #include <vector>
 
+#include "boundary/csv.h"
+#include "boundary/json_fields.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/names.h"
 #include "llm/llm_model.h"
 #include "llm/request_lengths.h"
-#include "util/csv.h"
-#include "util/json_fields.h"
 
 namespace migserve::kubernetes {
 namespace {

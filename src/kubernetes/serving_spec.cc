@@ -5,13 +5,13 @@
 
 #include <algorithm>
 
+#include "boundary/input_file.h"
+#include "boundary/plain_name.h"
+#include "boundary/yaml_map.h"
 #include "kube/yaml_json.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/names.h"
 #include "llm/llm_model.h"
-#include "util/file.h"
-#include "util/plain_name.h"
-#include "util/yaml_map.h"
 
 namespace migserve::kubernetes {
 namespace {

@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
+#include "boundary/input_file.h"
+#include "boundary/number.h"
+#include "boundary/plain_name.h"
 #include "llm/llm_model.h"
 #include "mig/gpu_catalog.h"
-#include "util/file.h"
-#include "util/number.h"
-#include "util/plain_name.h"
 
 namespace migserve::llm {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <utility>
 
-#include "util/csv_file.h"
-#include "util/file.h"
+#include "boundary/csv_file.h"
+#include "boundary/input_file.h"
 
 namespace migserve::llm {
 namespace {

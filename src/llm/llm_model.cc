@@ -8,10 +8,10 @@
 #include <string_view>
 #include <tuple>
 
+#include "boundary/input_file.h"
+#include "boundary/plain_name.h"
+#include "boundary/yaml_map.h"
 #include "llm/embedded_llm_models.h"
-#include "util/file.h"
-#include "util/plain_name.h"
-#include "util/yaml_map.h"
 
 namespace migserve::llm {
 namespace {

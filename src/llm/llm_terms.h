@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "util/number.h"
+#include "boundary/number.h"
 
 namespace migserve::llm {
 

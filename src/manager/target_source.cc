@@ -6,10 +6,10 @@
 #include <optional>
 #include <thread>
 
+#include "boundary/json_fields.h"
 #include "deployment/deployment_json.h"
 #include "deployment/validator.h"
 #include "kube/serving_target.h"
-#include "util/json_fields.h"
 
 namespace migserve::manager {
 

@@ -10,9 +10,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "boundary/input_file.h"
 #include "kube/testing/api_server_standin.h"
 #include "profile/profile_csv.h"
-#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::manager {

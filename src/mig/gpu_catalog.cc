@@ -10,11 +10,11 @@
 #include <tuple>
 #include <utility>
 
+#include "boundary/input_file.h"
+#include "boundary/number.h"
+#include "boundary/plain_name.h"
+#include "boundary/yaml_map.h"
 #include "mig/embedded_gpu_tables.h"
-#include "util/file.h"
-#include "util/number.h"
-#include "util/plain_name.h"
-#include "util/yaml_map.h"
 
 namespace migserve::mig {
 namespace {

@@ -8,10 +8,10 @@
 #include <set>
 #include <tuple>
 
+#include "boundary/csv_file.h"
+#include "boundary/input_file.h"
 #include "mig/gpu_catalog.h"
 #include "profile/sweep.h"
-#include "util/csv_file.h"
-#include "util/file.h"
 
 namespace migserve::profile {
 namespace {

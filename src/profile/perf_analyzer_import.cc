@@ -6,11 +6,11 @@
 #include <map>
 #include <tuple>
 
+#include "boundary/csv_file.h"
+#include "boundary/input_file.h"
+#include "boundary/plain_name.h"
 #include "mig/gpu_catalog.h"
 #include "profile/sweep.h"
-#include "util/csv_file.h"
-#include "util/file.h"
-#include "util/plain_name.h"
 
 namespace migserve::profile {
 namespace {

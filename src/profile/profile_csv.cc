@@ -5,9 +5,9 @@
 #include <map>
 #include <tuple>
 
+#include "boundary/csv_file.h"
+#include "boundary/input_file.h"
 #include "mig/gpu_catalog.h"
-#include "util/csv_file.h"
-#include "util/file.h"
 
 namespace migserve::profile {
 namespace {

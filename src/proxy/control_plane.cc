@@ -7,11 +7,11 @@
 #include <optional>
 #include <utility>
 
+#include "boundary/json_fields.h"
 #include "kube/pod_ready.h"
 #include "kubernetes/names.h"
 #include "kubernetes/replica_pod.h"
 #include "kubernetes/serving_spec.h"
-#include "util/json_fields.h"
 #include "util/prometheus_text.h"
 
 namespace migserve::proxy {
@@ -41,28 +41,32 @@ ReplicaBackends BackendsOf(const kube::Informer::Objects& pods) {
     int port = k8s::RoutePortOf(containers);
     if (!service || !ip || ip->empty() || port <= 0) continue;
     int grpc_port = k8s::GrpcPortOf(containers);
-    if (!IsIpAddress(*ip)) {
+    // Only a checked Endpoint goes on: whoever can write a pod's status
+    // (a node's kubelet) must not reach the proxy's configuration.
+    StatusOr<Endpoint> http = Endpoint::ParseIp(*ip, port);
+    StatusOr<Endpoint> grpc =
+        http.ok() && grpc_port != 0 ? http->AtPort(grpc_port) : http;
+    if (!http.ok() || !grpc.ok()) {
       out.refused.push_back(
-          fmt::format("pod {}: status.podIP {} is not an IP address; it gets "
-                      "no traffic",
-                      name, json(*ip).dump()));
+          IsIpAddress(*ip)
+              ? fmt::format("pod {}: container port {} is not a TCP port; it "
+                            "gets no traffic",
+                            name, IsPort(port) ? grpc_port : port)
+              : fmt::format("pod {}: status.podIP {} is not an IP address; "
+                            "it gets no traffic",
+                            name, json(*ip).dump()));
       continue;
     }
-    if (!IsPort(port) || (grpc_port != 0 && !IsPort(grpc_port))) {
-      out.refused.push_back(fmt::format(
-          "pod {}: container port {} is not a TCP port; it gets no traffic",
-          name, IsPort(port) ? grpc_port : port));
-      continue;
-    }
-    ProxyBackend backend{*ip, port, 1, grpc_port};
+    ProxyBackend backend{*http, 1,
+                         grpc_port != 0 ? std::optional(*grpc) : std::nullopt};
     if (std::optional<std::string> uid = StringField(pod, "metadata", "uid")) {
-      out.by_uid[*uid] = backend;
+      out.by_uid.insert_or_assign(*uid, backend);
     }
     if (std::optional<cluster::ReplicaSite> site = k8s::ReplicaSiteOf(meta)) {
       ReplicaBackends::Site at{*service, *site};
       auto [first, fresh] = claimed.emplace(at, name);
       if (fresh) {
-        out.by_site[at] = backend;
+        out.by_site.insert_or_assign(at, backend);
       } else {
         contested[at].push_back(name);
       }
@@ -100,7 +104,12 @@ ProxyConfig ConfigOf(const k8s::ProxyRoutes& routes,
   ProxyConfig config;
   config.generation = routes.generation;
   for (const auto& [service, route] : routes.services) {
-    ProxyUpstream upstream{service, route.model, {}, route.openai};
+    // The routes' reader took only plain names; a name that is not one
+    // gets no upstream.
+    StatusOr<ServiceName> name = ServiceName::Parse(service);
+    StatusOr<ModelName> model = ModelName::Parse(route.model);
+    if (!name.ok() || !model.ok()) continue;
+    ProxyUpstream upstream{*name, *model, {}, route.openai};
     for (const cluster::RouteGroup& g : route.route.groups) {
       if (g.weight <= 0) continue;
       long weight =

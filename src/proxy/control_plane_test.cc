@@ -15,6 +15,7 @@
 #include <set>
 #include <thread>
 
+#include "boundary/input_file.h"
 #include "kube/event_recorder.h"
 #include "kube/testing/api_server_standin.h"
 #include "kubernetes/names.h"
@@ -24,8 +25,8 @@
 #include "proxy/nginx_process.h"
 #include "proxy/testing/emulated_replica.h"
 #include "proxy/testing/local_nginx.h"
+#include "proxy/testing/proxy_values.h"
 #include "proxy/testing/ready_pod.h"
-#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::proxy {
@@ -81,14 +82,14 @@ TEST(ControlPlaneTest, ConfigOfTakesReadyMembersWeighedByCredit) {
   ProxyConfig config = ConfigOf(routes, pods);
   EXPECT_EQ(config.generation, 7);
   ASSERT_EQ(config.upstreams.size(), 1u);
-  EXPECT_EQ(config.upstreams[0].model, "m");
+  EXPECT_EQ(config.upstreams[0].model.str(), "m");
   // cluster::ReplicaWeight: the group's route weight (its capacity in
   // thousandths of a req/s: 3 x 10 and 1 x 40) over its 3 and 1 members,
   // a member that is not Ready included.
   EXPECT_EQ(config.upstreams[0].backends,
-            (std::vector<ProxyBackend>{{"127.0.0.1", 9000, 10000},
-                                       {"127.0.0.1", 9002, 10000},
-                                       {"127.0.0.1", 9100, 40000}}));
+            (std::vector<ProxyBackend>{Backend("127.0.0.1", 9000, 10000),
+                                       Backend("127.0.0.1", 9002, 10000),
+                                       Backend("127.0.0.1", 9100, 40000)}));
 }
 
 // Whoever can write one pod's status (a compromised node's kubelet) must not
@@ -126,26 +127,24 @@ TEST(ControlPlaneTest, AForgedPodAddressOrPortNeverReachesNginx) {
   ASSERT_EQ(config.upstreams.size(), 1u);
   // The port out of range is no port: the pod has no route port at all.
   EXPECT_EQ(config.upstreams[0].backends,
-            (std::vector<ProxyBackend>{{"127.0.0.1", 9000, 10000},
-                                       {"fd00::17", 9003, 10000}}));
+            (std::vector<ProxyBackend>{Backend("127.0.0.1", 9000, 10000),
+                                       Backend("fd00::17", 9003, 10000)}));
   std::string text = RenderNginxConfig(config, {});
   EXPECT_EQ(text.find("pwn"), std::string::npos);
   EXPECT_EQ(text.find("18097"), std::string::npos);
   EXPECT_NE(text.find("server 127.0.0.1:9000 weight=10000"), std::string::npos);
   EXPECT_NE(text.find("server [fd00::17]:9003 weight=10000"),
             std::string::npos);
-  // A configuration that reached the renderer unchecked still writes no
-  // line from an address or port it cannot vouch for.
-  ProxyConfig forged = config;
-  forged.upstreams[0].backends.push_back(
-      {"1.2.3.4; } server { listen 1", 9004, 1});
-  forged.upstreams[0].backends.push_back({"10.0.0.9", 70000, 1});
-  std::string unchecked = RenderNginxConfig(forged, {});
-  EXPECT_EQ(unchecked.find("1.2.3.4"), std::string::npos);
-  EXPECT_EQ(unchecked.find("listen 1;"), std::string::npos);
-  EXPECT_EQ(unchecked.find("70000"), std::string::npos);
-  EXPECT_NE(unchecked.find("server 127.0.0.1:9000 weight=10000"),
-            std::string::npos);
+  // No configuration can reach the renderer unchecked: its addresses and
+  // names are values only their checks make (boundary/), with no other
+  // constructor and no default.
+  static_assert(!std::is_constructible_v<Endpoint, std::string, int>);
+  static_assert(!std::is_default_constructible_v<Endpoint>);
+  static_assert(!std::is_constructible_v<ServiceName, std::string>);
+  static_assert(!std::is_default_constructible_v<ServiceName>);
+  static_assert(!std::is_default_constructible_v<ProxyUpstream>);
+  EXPECT_FALSE(Endpoint::Parse("1.2.3.4; } server { listen 1", 9004).ok());
+  EXPECT_FALSE(Endpoint::Parse("10.0.0.9", 70000).ok());
 }
 
 // A pod that copies a replica's labels (anyone who may create pods can)
@@ -174,7 +173,7 @@ TEST(ControlPlaneTest, ConfigOfTakesOnlyThePodTheRouteNamesByUid) {
   routes.services["s"].uids[{{"n", 0}, 0}] = "uid-real";
   for (int i = 0; i < 2; ++i) {
     EXPECT_EQ(ConfigOf(routes, pods).upstreams[0].backends,
-              (std::vector<ProxyBackend>{{"127.0.0.1", 9000, 10000}}));
+              (std::vector<ProxyBackend>{Backend("127.0.0.1", 9000, 10000)}));
     std::swap(pods["real"], pods["forged"]);
   }
   // Once the real pod is gone, the member has no pod.
@@ -348,8 +347,8 @@ TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
 
   int port = testing::FreePort();
   NginxSetup setup;
-  setup.listen = "127.0.0.1:" + std::to_string(port);
-  setup.prefix = migserve::testing::TempDir() + "/nginx";
+  setup.listen = Local(port);
+  setup.prefix = RunDir(migserve::testing::TempDir() + "/nginx");
   setup.worker_processes = 1;
   auto nginx = NginxProcess::Start(NginxBinary(), setup, {0, {}});
   ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();

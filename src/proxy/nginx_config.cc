@@ -2,21 +2,27 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace migserve::proxy {
 namespace {
 
 // What a request is routed to, besides a service: tokens no plain name
-// (util/plain_name.h) can be, so no service collides with them.
+// (boundary/plain_name.h) can be, so no service collides with them.
 constexpr char kUnknown[] = "!unknown";      // a header naming no service
 constexpr char kAmbiguous[] = "!ambiguous";  // a model of several services
 constexpr char kEmpty[] = "!empty";          // a service without replicas
 
+// `d` as nginx's time takes it: whole seconds, at least 1.
+long WholeSeconds(Duration d) { return std::max(1L, std::lround(d.value())); }
+
 bool HasGrpc(const ProxyUpstream& u) {
   for (const ProxyBackend& b : u.backends) {
-    if (b.grpc_port > 0) return true;
+    if (b.grpc) return true;
   }
   return false;
 }
@@ -24,10 +30,10 @@ bool HasGrpc(const ProxyUpstream& u) {
 // `u`'s route token for HTTP or gRPC: the service, or kEmpty when it has no
 // replica there.
 std::string RouteOf(const ProxyUpstream& u, bool grpc) {
-  return (grpc ? HasGrpc(u) : !u.backends.empty()) ? u.service : kEmpty;
+  return (grpc ? HasGrpc(u) : !u.backends.empty()) ? u.service.str() : kEmpty;
 }
 
-// A plain name (util/plain_name.h) as a regular expression: '.' is its only
+// A plain name (boundary/plain_name.h) as a regular expression: '.' is its only
 // character with a meaning there.
 std::string Literal(const std::string& name) {
   std::string out;
@@ -40,7 +46,8 @@ std::string Upstreams(const ProxyConfig& config, const NginxSetup& setup,
   std::string out;
   for (const ProxyUpstream& u : config.upstreams) {
     if (RouteOf(u, grpc) == kEmpty) continue;
-    std::string name = (grpc ? "migserve_grpc_" : "migserve_") + u.service;
+    std::string name =
+        (grpc ? "migserve_grpc_" : "migserve_") + u.service.str();
     // The zone holds each server's state (some 300 bytes in nginx 1.22);
     // 64k holds a few dozen, and a service may have hundreds.
     out += fmt::format("  upstream {} {{\n    zone {} {}k;\n", name, name,
@@ -54,20 +61,15 @@ std::string Upstreams(const ProxyConfig& config, const NginxSetup& setup,
       out += "    least_conn;\n";
     }
     for (const ProxyBackend& b : u.backends) {
-      int port = grpc ? b.grpc_port : b.port;
-      // Only a checked address and port make a server line: whatever
-      // reached the configuration, nothing but them is written (an IPv6
-      // address in brackets).
-      std::string host = b.address;
-      if (!IsPlainHost(host)) {
-        if (!IsIpAddress(host)) continue;
-        host = "[" + host + "]";
-      }
-      if (!IsPort(port)) continue;
+      // A server line is written only from a checked Endpoint (an IPv6
+      // address in brackets): nothing else from a pod reaches it.
+      const std::optional<Endpoint>& at =
+          grpc ? b.grpc : std::optional<Endpoint>(b.http);
+      if (!at) continue;
       // max_fails=0: a failing replica keeps its weight; the controller,
       // not the proxy, takes replicas out.
-      out += fmt::format("    server {}:{} weight={} max_fails=0;\n", host,
-                         port, b.weight);
+      out += fmt::format("    server {} weight={} max_fails=0;\n",
+                         at->HostPort(), b.weight);
     }
     out += "    keepalive 64;\n  }\n";
   }
@@ -80,7 +82,7 @@ std::string Upstreams(const ProxyConfig& config, const NginxSetup& setup,
 std::string ServiceMaps(const ProxyConfig& config) {
   std::map<std::string, std::vector<const ProxyUpstream*>> by_model;
   for (const ProxyUpstream& u : config.upstreams) {
-    by_model[u.model].push_back(&u);
+    by_model[u.model.str()].push_back(&u);
   }
   std::string out = "  map $uri $migserve_by_model {\n    default \"\";\n";
   for (const auto& [model, services] : by_model) {
@@ -99,7 +101,8 @@ std::string ServiceMaps(const ProxyConfig& config) {
         "    \"\" \"{}\";\n    default \"{}\";\n",
         grpc ? "grpc_" : "", grpc ? only_grpc : "$migserve_by_model", kUnknown);
     for (const ProxyUpstream& u : config.upstreams) {
-      out += fmt::format("    \"{}\" \"{}\";\n", u.service, RouteOf(u, grpc));
+      out += fmt::format("    \"{}\" \"{}\";\n", u.service.str(),
+                         RouteOf(u, grpc));
     }
     out += "  }\n";
   }
@@ -115,9 +118,10 @@ std::string OpenAiMaps(const ProxyConfig& config) {
   std::string names;
   for (const ProxyUpstream& u : config.upstreams) {
     if (!u.openai) continue;
-    names += fmt::format("    \"{}\" \"{}\";\n", u.service, RouteOf(u, false));
-    by_model[u.model].push_back(&u);
-    services.insert(u.service);
+    names +=
+        fmt::format("    \"{}\" \"{}\";\n", u.service.str(), RouteOf(u, false));
+    by_model[u.model.str()].push_back(&u);
+    services.insert(u.service.str());
   }
   std::string out = fmt::format(
       "  map $http_migserve_service $migserve_openai_service {{\n"
@@ -155,7 +159,7 @@ std::string OpenAiLocations(const ProxyConfig& config,
     models += fmt::format(
         "{}{{\"id\": \"{}\", \"object\": \"model\", \"created\": 0, "
         "\"owned_by\": \"migserve\"}}",
-        models.empty() ? "" : ", ", u.service);
+        models.empty() ? "" : ", ", u.service.str());
   }
   std::string out = fmt::format(
       "    location = /v1/models {{\n"
@@ -203,18 +207,20 @@ std::string OpenAiLocations(const ProxyConfig& config,
       "      proxy_read_timeout {}s;\n"
       "      proxy_send_timeout {}s;\n"
       "    }}\n",
-      setup.llm_idle_timeout_s, setup.llm_idle_timeout_s);
+      WholeSeconds(setup.llm_idle_timeout),
+      WholeSeconds(setup.llm_idle_timeout));
   return out;
 }
 
 std::string HttpServer(const ProxyConfig& config, const NginxSetup& setup) {
-  std::string out = fmt::format("  server {{\n    listen {};\n", setup.listen);
+  std::string out =
+      fmt::format("  server {{\n    listen {};\n", setup.listen.HostPort());
   bool ready = config.generation > 0;
   std::string instance =
-      setup.instance.empty()
+      setup.instance.str().empty()
           ? ""
           : fmt::format("      add_header X-Migserve-Instance {} always;\n",
-                        setup.instance);
+                        setup.instance.str());
   out += fmt::format(
       "    default_type text/plain;\n"
       "    location = /migserve/generation {{\n{}"
@@ -246,8 +252,8 @@ std::string HttpServer(const ProxyConfig& config, const NginxSetup& setup) {
 // gRPC over HTTP/2 without TLS; an unroutable call ends with a gRPC status
 // (a trailers-only response) instead of an HTTP error.
 std::string GrpcServer(const NginxSetup& setup) {
-  std::string out =
-      fmt::format("  server {{\n    listen {} http2;\n", setup.grpc_listen);
+  std::string out = fmt::format("  server {{\n    listen {} http2;\n",
+                                setup.grpc_listen->HostPort());
   out += "    default_type application/grpc;\n    location / {\n";
   struct Refusal {
     const char* token;
@@ -281,15 +287,16 @@ std::string RenderNginxConfig(const ProxyConfig& config,
       "change.\n",
       config.generation);
   const bool openai = NeedsOpenAiScript(config);
-  if (openai) out += fmt::format("load_module {};\n", setup.js_module);
+  if (openai) out += fmt::format("load_module {};\n", setup.js_module.str());
   if (!setup.daemon) out += "daemon off;\n";
   out += fmt::format("worker_processes {};\n",
                      setup.worker_processes > 0
                          ? std::to_string(setup.worker_processes)
                          : std::string("auto"));
-  std::string p = setup.prefix.empty() ? "" : setup.prefix + "/";
+  std::string p = setup.prefix.str().empty() ? "" : setup.prefix.str() + "/";
   out += fmt::format("pid {}nginx.pid;\nerror_log {}error.log warn;\n", p, p);
-  out += fmt::format("worker_shutdown_timeout {}s;\n", setup.drain_timeout_s);
+  out += fmt::format("worker_shutdown_timeout {}s;\n",
+                     WholeSeconds(setup.drain_timeout));
   out += "events {\n  worker_connections 8192;\n}\nhttp {\n  access_log off;\n";
   // Model servers bound their own requests (images, tensors).
   out += "  client_max_body_size 0;\n";
@@ -298,7 +305,7 @@ std::string RenderNginxConfig(const ProxyConfig& config,
     out += fmt::format("  {}_temp_path {}{}_temp;\n", temp, p, temp);
   }
   out += Upstreams(config, setup, false);
-  if (!setup.grpc_listen.empty()) out += Upstreams(config, setup, true);
+  if (setup.grpc_listen) out += Upstreams(config, setup, true);
   out += ServiceMaps(config);
   if (openai) {
     out += fmt::format("  js_import migserve_openai from {};\n",
@@ -307,7 +314,7 @@ std::string RenderNginxConfig(const ProxyConfig& config,
     out += OpenAiMaps(config);
   }
   out += HttpServer(config, setup);
-  if (!setup.grpc_listen.empty()) out += GrpcServer(setup);
+  if (setup.grpc_listen) out += GrpcServer(setup);
   out += "}\n";
   return out;
 }
@@ -320,9 +327,9 @@ bool NeedsOpenAiScript(const ProxyConfig& config) {
 }
 
 std::string OpenAiScriptPath(const NginxSetup& setup) {
-  if (!setup.js_script.empty()) return setup.js_script;
-  return (setup.prefix.empty() ? "" : setup.prefix + "/") +
-         "migserve-openai.js";
+  if (!setup.js_script.str().empty()) return setup.js_script.str();
+  const std::string& prefix = setup.prefix.str();
+  return (prefix.empty() ? "" : prefix + "/") + "migserve-openai.js";
 }
 
 std::string OpenAiScript() {

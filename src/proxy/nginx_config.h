@@ -18,36 +18,42 @@
 #ifndef MIGSERVE_PROXY_NGINX_CONFIG_H_
 #define MIGSERVE_PROXY_NGINX_CONFIG_H_
 
+#include <optional>
 #include <string>
 
+#include "boundary/checked_name.h"
+#include "boundary/endpoint.h"
+#include "boundary/quantity.h"
 #include "proxy/proxy_config.h"
 
 namespace migserve::proxy {
 
 struct NginxSetup {
-  std::string listen = "0.0.0.0:8080";  // address:port or port
-  std::string grpc_listen;              // the same for gRPC; empty: none
-  std::string prefix;                   // run files (pid, logs, temp)
-  int worker_processes = 0;             // 0: auto
-  bool daemon = false;                  // false: stays in the foreground
+  // Where it serves HTTP, and gRPC (none: no gRPC listener).
+  Endpoint listen = *Endpoint::Parse("0.0.0.0", 8080);
+  std::optional<Endpoint> grpc_listen;
+  ConfigWord prefix = *ConfigWord::Parse("");  // run files (pid, logs, temp)
+  int worker_processes = 0;                    // 0: auto
+  bool daemon = false;                         // false: stays in the foreground
   // How long an old worker may finish its requests after a reload.
-  int drain_timeout_s = 30;
+  Duration drain_timeout = *Duration::Of(30);
   // Weighted random instead of smooth weighted round robin (a stand-in for
   // the balancers `router: random` assumes; tests compare the two).
   bool random = false;
   // Sent as the header X-Migserve-Instance with /migserve/generation, so
   // that the process that runs nginx knows its own instance answered and
   // not another process on the port. Letters and digits; "": none.
-  std::string instance;
+  ConfigWord instance = *ConfigWord::Parse("");
   // Language models' services (ProxyUpstream::openai) need nginx's
   // JavaScript module (Debian's libnginx-mod-http-js) to read a request's
   // `model`, and the script OpenAiScript() returns; neither is loaded
   // without them. Empty js_script: <prefix>/migserve-openai.js.
-  std::string js_module = "/usr/lib/nginx/modules/ngx_http_js_module.so";
-  std::string js_script;
+  ConfigWord js_module =
+      *ConfigWord::Parse("/usr/lib/nginx/modules/ngx_http_js_module.so");
+  ConfigWord js_script = *ConfigWord::Parse("");
   // Seconds a streamed generation may go without a byte before the proxy
   // ends it (nginx's proxy_read_timeout; its 60 s default cuts long ones).
-  int llm_idle_timeout_s = 3600;
+  Duration llm_idle_timeout = *Duration::Of(3600);
   // Largest OpenAI request body the proxy reads to route it.
   int llm_max_body_mb = 16;
 };

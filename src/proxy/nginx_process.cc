@@ -127,7 +127,7 @@ std::vector<pid_t> ChildrenOf(pid_t parent) {
 }  // namespace
 
 std::string NginxProcess::ConfigPath() const {
-  return setup_.prefix + "/nginx.conf";
+  return setup_.prefix.str() + "/nginx.conf";
 }
 
 Status NginxProcess::Write(const ProxyConfig& config) const {
@@ -140,13 +140,16 @@ StatusOr<std::unique_ptr<NginxProcess>> NginxProcess::Start(
     const ProxyConfig& config) {
   NginxSetup foreground = setup;
   foreground.daemon = false;
-  if (foreground.instance.empty()) foreground.instance = InstanceToken();
+  if (foreground.instance.str().empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(foreground.instance,
+                              ConfigWord::Parse(InstanceToken()));
+  }
   std::unique_ptr<NginxProcess> p(new NginxProcess(binary, foreground));
   std::error_code ec;
-  std::filesystem::create_directories(setup.prefix, ec);
+  std::filesystem::create_directories(setup.prefix.str(), ec);
   if (ec) {
-    return Status::Unavailable(
-        fmt::format("nginx: cannot create {}: {}", setup.prefix, ec.message()));
+    return Status::Unavailable(fmt::format("nginx: cannot create {}: {}",
+                                           setup.prefix.str(), ec.message()));
   }
   MIGSERVE_RETURN_IF_ERROR(p->Write(config));
   MIGSERVE_RETURN_IF_ERROR(p->Launch());
@@ -154,9 +157,10 @@ StatusOr<std::unique_ptr<NginxProcess>> NginxProcess::Start(
 }
 
 Status NginxProcess::Launch() {
-  std::string errors = setup_.prefix + "/nginx.stderr";
-  pid_ = Spawn({binary_, "-p", setup_.prefix + "/", "-c", ConfigPath(), "-q"},
-               errors);
+  std::string errors = setup_.prefix.str() + "/nginx.stderr";
+  pid_ = Spawn(
+      {binary_, "-p", setup_.prefix.str() + "/", "-c", ConfigPath(), "-q"},
+      errors);
   if (pid_ < 0) {
     return Status::Unavailable(fmt::format(
         "nginx: cannot run {} (install it: tools/install-deps.sh)", binary_));
@@ -168,9 +172,9 @@ Status NginxProcess::Launch() {
   for (;;) {
     if (Reap(pid_, 0)) {
       pid_ = -1;
-      return Status::Unavailable(
-          fmt::format("nginx: {} exited at start:{}{}", binary_,
-                      LogTail(errors), LogTail(setup_.prefix + "/error.log")));
+      return Status::Unavailable(fmt::format(
+          "nginx: {} exited at start:{}{}", binary_, LogTail(errors),
+          LogTail(setup_.prefix.str() + "/error.log")));
     }
     if (Answers()) {
       workers_ = ChildrenOf(pid_);
@@ -180,9 +184,10 @@ Status NginxProcess::Launch() {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   KillAll();
-  return Status::Unavailable(fmt::format(
-      "nginx: {} did not answer on {} within {} s:{}", binary_, setup_.listen,
-      kTimeoutS, LogTail(setup_.prefix + "/error.log")));
+  return Status::Unavailable(
+      fmt::format("nginx: {} did not answer on {} within {} s:{}", binary_,
+                  setup_.listen.HostPort(), kTimeoutS,
+                  LogTail(setup_.prefix.str() + "/error.log")));
 }
 
 bool NginxProcess::Answers() const {
@@ -190,7 +195,8 @@ bool NginxProcess::Answers() const {
   client.set_connection_timeout(1);
   client.set_read_timeout(1);
   auto res = client.Get("/migserve/generation");
-  return res && res->get_header_value("X-Migserve-Instance") == setup_.instance;
+  return res &&
+         res->get_header_value("X-Migserve-Instance") == setup_.instance.str();
 }
 
 void NginxProcess::KillAll() {
@@ -231,13 +237,14 @@ Status NginxProcess::Check() {
     pid_ = -1;
     return Status::Unavailable(
         fmt::format("nginx (pid {}) exited:{}", dead,
-                    LogTail(setup_.prefix + "/error.log")));
+                    LogTail(setup_.prefix.str() + "/error.log")));
   }
   std::vector<pid_t> now = ChildrenOf(pid_);
   if (!now.empty()) workers_ = now;
   if (!Answers()) {
-    return Status::Unavailable(fmt::format(
-        "nginx (pid {}) does not answer on {}", pid_, setup_.listen));
+    return Status::Unavailable(
+        fmt::format("nginx (pid {}) does not answer on {}", pid_,
+                    setup_.listen.HostPort()));
   }
   return Status::Ok();
 }
@@ -265,9 +272,10 @@ Status NginxProcess::Apply(const ProxyConfig& config) {
   MIGSERVE_RETURN_IF_ERROR(WriteOpenAiScript(config, setup_));
   MIGSERVE_RETURN_IF_ERROR(
       WriteFileAtomic(next, RenderNginxConfig(config, setup_)));
-  std::string errors = setup_.prefix + "/nginx-t.stderr";
-  if (RunToEnd({binary_, "-t", "-q", "-p", setup_.prefix + "/", "-c", next},
-               errors) != 0) {
+  std::string errors = setup_.prefix.str() + "/nginx-t.stderr";
+  if (RunToEnd(
+          {binary_, "-t", "-q", "-p", setup_.prefix.str() + "/", "-c", next},
+          errors) != 0) {
     return Status::InvalidArgument(
         fmt::format("nginx -t refused generation {}:{}", config.generation,
                     LogTail(errors)));
@@ -286,22 +294,19 @@ Status NginxProcess::Apply(const ProxyConfig& config) {
   return Status::Ok();
 }
 
-int NginxProcess::ListenPort() const {
-  return std::atoi(setup_.listen.substr(setup_.listen.rfind(':') + 1).c_str());
-}
+int NginxProcess::ListenPort() const { return setup_.listen.port(); }
 
 std::string NginxProcess::ListenHost() const {
-  size_t colon = setup_.listen.rfind(':');
-  std::string host =
-      colon == std::string::npos ? "" : setup_.listen.substr(0, colon);
-  return host.empty() || host == "0.0.0.0" || host == "*" ? "127.0.0.1" : host;
+  const std::string& host = setup_.listen.host();
+  return host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host;
 }
 
 Status NginxProcess::ApplyAndDrain(const ProxyConfig& config) {
   MIGSERVE_RETURN_IF_ERROR(Apply(config));
-  MIGSERVE_RETURN_IF_ERROR(WaitForGeneration(
-      ListenHost(), ListenPort(), config.generation, 10, setup_.instance));
-  double timeout_s = setup_.drain_timeout_s + 5;
+  MIGSERVE_RETURN_IF_ERROR(WaitForGeneration(ListenHost(), ListenPort(),
+                                             config.generation, 10,
+                                             setup_.instance.str()));
+  double timeout_s = setup_.drain_timeout.value() + 5;
   auto until = Clock::now() + std::chrono::duration<double>(timeout_s);
   for (;;) {
     std::vector<pid_t> now = ChildrenOf(pid_);
@@ -320,8 +325,8 @@ Status NginxProcess::ApplyAndDrain(const ProxyConfig& config) {
 Status WriteOpenAiScript(const ProxyConfig& config, const NginxSetup& setup) {
   if (!NeedsOpenAiScript(config)) return Status::Ok();
   std::error_code ec;
-  if (!setup.prefix.empty())
-    std::filesystem::create_directories(setup.prefix, ec);
+  if (!setup.prefix.str().empty())
+    std::filesystem::create_directories(setup.prefix.str(), ec);
   return WriteFileAtomic(OpenAiScriptPath(setup), OpenAiScript());
 }
 

@@ -44,7 +44,7 @@ class NginxProcess {
 
   // Applies `config`, waits until the instance answers its generation, then
   // until the workers that served before have finished the requests they
-  // held and exited (nginx bounds that by the setup's drain_timeout_s; this
+  // held and exited (nginx bounds that by the setup's drain_timeout; this
   // waits 5 s more). Returns DeadlineExceeded if either does not happen.
   Status ApplyAndDrain(const ProxyConfig& config);
 

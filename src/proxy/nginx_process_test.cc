@@ -17,6 +17,7 @@
 #include "proxy/testing/emulated_replica.h"
 #include "proxy/testing/grpc_replicas.h"
 #include "proxy/testing/local_nginx.h"
+#include "proxy/testing/proxy_values.h"
 #include "util/test_util.h"
 
 namespace migserve::proxy {
@@ -27,11 +28,12 @@ TEST(NginxProcessTest, RotatesByWeightAndReloadsWithoutLosingARequest) {
   EmulatedReplica b;
   int port = testing::FreePort();
   NginxSetup setup;
-  setup.listen = "127.0.0.1:" + std::to_string(port);
-  setup.prefix = testing::TempDir() + "/nginx";
-  ProxyConfig one{
-      1,
-      {{"s", "m", {{"127.0.0.1", a.port(), 1}, {"127.0.0.1", b.port(), 3}}}}};
+  setup.listen = Local(port);
+  setup.prefix = RunDir(testing::TempDir() + "/nginx");
+  ProxyConfig one{1,
+                  {Upstream("s", "m",
+                            {Backend("127.0.0.1", a.port(), 1),
+                             Backend("127.0.0.1", b.port(), 3)})}};
   auto nginx = NginxProcess::Start(NginxBinary(), setup, one);
   ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
   ASSERT_TRUE(WaitForGeneration("127.0.0.1", port, 1, 10).ok());
@@ -61,7 +63,7 @@ TEST(NginxProcessTest, RotatesByWeightAndReloadsWithoutLosingARequest) {
     }
   });
   while (sent < 50) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  ProxyConfig two{2, {{"s", "m", {{"127.0.0.1", a.port(), 1}}}}};
+  ProxyConfig two{2, {Upstream("s", "m", {Backend("127.0.0.1", a.port(), 1)})}};
   ASSERT_TRUE((*nginx)->Apply(two).ok());
   ASSERT_TRUE(WaitForGeneration("127.0.0.1", port, 2, 10).ok());
   // The old workers finish what they hold; then b gets nothing more.
@@ -77,7 +79,8 @@ TEST(NginxProcessTest, RotatesByWeightAndReloadsWithoutLosingARequest) {
   EXPECT_EQ(b.hits(), b_after);
 
   // A configuration nginx refuses leaves the live one in place.
-  ProxyConfig bad{3, {{"s", "m", {{"no-such-host.invalid", 1, 1}}}}};
+  ProxyConfig bad{
+      3, {Upstream("s", "m", {Backend("no-such-host.invalid", 1, 1)})}};
   Status refused = (*nginx)->Apply(bad);
   EXPECT_FALSE(refused.ok());
   // With nginx's reason.
@@ -110,18 +113,17 @@ TEST(NginxProcessTest, RoutesEachServiceToItsOwnReplicasOverHttpAndGrpc) {
   int port = testing::FreePort();
   int grpc_port = testing::FreePort();
   NginxSetup setup;
-  setup.listen = "127.0.0.1:" + std::to_string(port);
-  setup.grpc_listen = "127.0.0.1:" + std::to_string(grpc_port);
-  setup.prefix = testing::TempDir() + "/nginx-routes";
-  ProxyConfig config{1,
-                     {{"bert-1",
-                       "bert",
-                       {{"127.0.0.1", bert1.port(), 1, grpc.port("bert-1")}}},
-                      {"bert-2",
-                       "bert",
-                       {{"127.0.0.1", bert2.port(), 1, grpc.port("bert-2")}}},
-                      {"r", "resnet.50", {{"127.0.0.1", resnet.port(), 1}}},
-                      {"idle", "vgg", {}}}};
+  setup.listen = Local(port);
+  setup.grpc_listen = Local(grpc_port);
+  setup.prefix = RunDir(testing::TempDir() + "/nginx-routes");
+  ProxyConfig config{
+      1,
+      {Upstream("bert-1", "bert",
+                {Backend("127.0.0.1", bert1.port(), 1, grpc.port("bert-1"))}),
+       Upstream("bert-2", "bert",
+                {Backend("127.0.0.1", bert2.port(), 1, grpc.port("bert-2"))}),
+       Upstream("r", "resnet.50", {Backend("127.0.0.1", resnet.port(), 1)}),
+       Upstream("idle", "vgg", {})}};
   auto nginx = NginxProcess::Start(NginxBinary(), setup, config);
   ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
   ASSERT_TRUE(WaitForGeneration("127.0.0.1", port, 1, 10).ok());
@@ -208,8 +210,8 @@ bool Running(pid_t pid) {
 TEST(NginxProcessTest, AStartOnATakenPortFails) {
   EmulatedReplica squatter;
   NginxSetup setup;
-  setup.listen = "127.0.0.1:" + std::to_string(squatter.port());
-  setup.prefix = testing::TempDir() + "/nginx-taken";
+  setup.listen = Local(squatter.port());
+  setup.prefix = RunDir(testing::TempDir() + "/nginx-taken");
   auto nginx = NginxProcess::Start(NginxBinary(), setup, {1, {}});
   ASSERT_FALSE(nginx.ok());
   EXPECT_NE(nginx.status().message().find("Address already in use"),
@@ -223,10 +225,11 @@ TEST(NginxProcessTest, SuperviseRestartsAKilledMasterAndKillsItsOrphans) {
   EmulatedReplica a;
   int port = testing::FreePort();
   NginxSetup setup;
-  setup.listen = "127.0.0.1:" + std::to_string(port);
-  setup.prefix = testing::TempDir() + "/nginx-killed";
+  setup.listen = Local(port);
+  setup.prefix = RunDir(testing::TempDir() + "/nginx-killed");
   setup.worker_processes = 2;
-  ProxyConfig config{4, {{"s", "m", {{"127.0.0.1", a.port(), 1}}}}};
+  ProxyConfig config{4,
+                     {Upstream("s", "m", {Backend("127.0.0.1", a.port(), 1)})}};
   auto nginx = NginxProcess::Start(NginxBinary(), setup, config);
   ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
   std::vector<std::string> log;
@@ -263,8 +266,8 @@ TEST(NginxProcessTest, SuperviseRestartsAKilledMasterAndKillsItsOrphans) {
 TEST(NginxProcessTest, SaysWhyNginxDidNotStart) {
   int port = testing::FreePort();
   NginxSetup setup;
-  setup.listen = "127.0.0.1:" + std::to_string(port);
-  setup.prefix = testing::TempDir() + "/n";
+  setup.listen = Local(port);
+  setup.prefix = RunDir(testing::TempDir() + "/n");
   auto nginx = NginxProcess::Start("/nonexistent/nginx", setup, {1, {}});
   ASSERT_FALSE(nginx.ok());
   EXPECT_NE(nginx.status().message().find("install-deps"), std::string::npos)

@@ -19,6 +19,7 @@
 #include "proxy/testing/emulated_openai_replica.h"
 #include "proxy/testing/emulated_replica.h"
 #include "proxy/testing/local_nginx.h"
+#include "proxy/testing/proxy_values.h"
 #include "util/test_util.h"
 
 namespace migserve::proxy {
@@ -58,15 +59,13 @@ class OpenAiProxyTest : public ::testing::Test {
  protected:
   void SetUp() override {
     port_ = testing::FreePort();
-    setup_.listen = "127.0.0.1:" + std::to_string(port_);
-    setup_.prefix = testing::TempDir() + "/nginx-openai";
+    setup_.listen = Local(port_);
+    setup_.prefix = RunDir(testing::TempDir() + "/nginx-openai");
     setup_.worker_processes = 1;
   }
   ProxyUpstream Llm(const std::string& service, const std::string& model,
                     std::vector<ProxyBackend> backends) {
-    ProxyUpstream u{service, model, std::move(backends)};
-    u.openai = true;
-    return u;
+    return Upstream(service, model, std::move(backends), true);
   }
   httplib::Result Post(const std::string& body,
                        const httplib::Headers& headers = {}) {
@@ -89,11 +88,11 @@ TEST_F(OpenAiProxyTest, RoutesByTheBodysModelAndListsTheModels) {
   EmulatedReplica dnn(only_m);
   ProxyConfig config{
       1,
-      {Llm("chat-a", "llama-3.1-8b", {{"127.0.0.1", a.port(), 1}}),
-       Llm("chat-b", "qwen2.5-7b", {{"127.0.0.1", b.port(), 1}}),
-       Llm("chat-c", "qwen2.5-7b", {{"127.0.0.1", c.port(), 1}}),
+      {Llm("chat-a", "llama-3.1-8b", {Backend("127.0.0.1", a.port(), 1)}),
+       Llm("chat-b", "qwen2.5-7b", {Backend("127.0.0.1", b.port(), 1)}),
+       Llm("chat-c", "qwen2.5-7b", {Backend("127.0.0.1", c.port(), 1)}),
        Llm("chat-d", "gpt-oss-20b", {}),
-       {"s", "m", {{"127.0.0.1", dnn.port(), 1}}}}};
+       Upstream("s", "m", {Backend("127.0.0.1", dnn.port(), 1)})}};
   auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
   ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
   ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
@@ -158,7 +157,8 @@ TEST_F(OpenAiProxyTest, RoutesByTheBodysModelAndListsTheModels) {
 // generation longer than nginx's default 60 s idle limit would be fine.
 TEST_F(OpenAiProxyTest, StreamsEachTokenAsTheReplicaSendsIt) {
   EmulatedOpenAiReplica a({"a", "chat-a", "m", 5, 300});
-  ProxyConfig config{1, {Llm("chat-a", "m", {{"127.0.0.1", a.port(), 1}})}};
+  ProxyConfig config{1,
+                     {Llm("chat-a", "m", {Backend("127.0.0.1", a.port(), 1)})}};
   auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
   ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
   ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
@@ -194,10 +194,10 @@ TEST_F(OpenAiProxyTest, StreamsEachTokenAsTheReplicaSendsIt) {
 TEST_F(OpenAiProxyTest, BalancesStreamsInFlightByWeight) {
   EmulatedOpenAiReplica small({"small", "chat-a", "m", 20, 100});
   EmulatedOpenAiReplica large({"large", "chat-a", "m", 20, 100});
-  ProxyConfig config{
-      1,
-      {Llm("chat-a", "m",
-           {{"127.0.0.1", small.port(), 1}, {"127.0.0.1", large.port(), 3}})}};
+  ProxyConfig config{1,
+                     {Llm("chat-a", "m",
+                          {Backend("127.0.0.1", small.port(), 1),
+                           Backend("127.0.0.1", large.port(), 3)})}};
   auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
   ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
   ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
@@ -229,7 +229,8 @@ TEST_F(OpenAiProxyTest, AReloadWithStreamsOpenLosesNone) {
   constexpr int kTokens = 15;
   EmulatedOpenAiReplica a({"a", "chat-a", "m", kTokens, 100});
   EmulatedOpenAiReplica b({"b", "chat-a", "m", kTokens, 100});
-  ProxyConfig config{1, {Llm("chat-a", "m", {{"127.0.0.1", a.port(), 1}})}};
+  ProxyConfig config{1,
+                     {Llm("chat-a", "m", {Backend("127.0.0.1", a.port(), 1)})}};
   auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
   ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
   ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
@@ -256,7 +257,7 @@ TEST_F(OpenAiProxyTest, AReloadWithStreamsOpenLosesNone) {
   }
   ASSERT_EQ(a.in_flight(), kStreams);
   config.generation = 2;
-  config.upstreams[0].backends.push_back({"127.0.0.1", b.port(), 1});
+  config.upstreams[0].backends.push_back(Backend("127.0.0.1", b.port(), 1));
   ASSERT_TRUE((*nginx)->Apply(config).ok());
   ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 2, 10).ok());
   EXPECT_GT(a.in_flight(), 0);  // the reload came mid-stream

@@ -7,28 +7,32 @@
 #ifndef MIGSERVE_PROXY_PROXY_CONFIG_H_
 #define MIGSERVE_PROXY_PROXY_CONFIG_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "boundary/checked_name.h"
+#include "boundary/endpoint.h"
 #include "cluster/routing.h"
 #include "util/status_or.h"
 
 namespace migserve::proxy {
 
+// Every name and address here is a checked value (boundary/): the
+// configuration nginx reads is written from nothing else.
 struct ProxyBackend {
-  std::string address;  // IP or host name
-  int port = 0;
-  long weight = 1;    // NginxWeight of its cluster::ReplicaWeight
-  int grpc_port = 0;  // its gRPC port; 0: it takes no gRPC requests
+  Endpoint http;    // where it takes HTTP requests
+  long weight = 1;  // NginxWeight of its cluster::ReplicaWeight
+  std::optional<Endpoint> grpc = std::nullopt;  // none: it takes no gRPC
   bool operator==(const ProxyBackend&) const = default;
 };
 
 struct ProxyUpstream {
-  std::string service;
+  ServiceName service;
   // Requests with the header `migserve-service: <service>` reach the
   // service, and so do requests to /v2/models/<model>... without the
   // header when no other service serves the model (nginx_config.h).
-  std::string model;
+  ModelName model;
   std::vector<ProxyBackend> backends;
   // A language model's service (kind: llm): its replicas serve the OpenAI
   // API (/v1/...), reached by the request body's `model` (the service, or
@@ -43,15 +47,6 @@ struct ProxyConfig {
   std::vector<ProxyUpstream> upstreams;  // one per service
   bool operator==(const ProxyConfig&) const = default;
 };
-
-// Whether `s` is an address nginx takes in a server line without quoting:
-// letters, digits, '-', '_' or '.' (an IPv4 address or a host name).
-bool IsPlainHost(const std::string& s);
-// Whether `s` is an IPv4 or IPv6 address literal, as a pod's status.podIP
-// always is (inet_pton): nothing else from a pod reaches a server line.
-bool IsIpAddress(const std::string& s);
-// Whether `port` is a TCP port, 1 to 65535.
-bool IsPort(long port);
 
 // `replica_weight` (cluster::ReplicaWeight) as nginx takes it: a whole
 // number from 1 to cluster::kMaxRouteWeight, rounded.

@@ -3,16 +3,17 @@
 #include <gtest/gtest.h>
 
 #include "proxy/nginx_config.h"
+#include "proxy/testing/proxy_values.h"
 
 namespace migserve::proxy {
 namespace {
 
 ProxyConfig TwoReplicas() {
   return {7,
-          {{"search",
-            "resnet50",
-            {{"10.0.0.1", 8000, 9484, 8001}, {"10.0.0.2", 8000, 2079}}},
-           {"qa", "bert", {}}}};
+          {Upstream("search", "resnet50",
+                    {Backend("10.0.0.1", 8000, 9484, 8001),
+                     Backend("10.0.0.2", 8000, 2079)}),
+           Upstream("qa", "bert", {})}};
 }
 
 TEST(ProxyConfigTest, ReadsWhatItWrites) {
@@ -65,8 +66,8 @@ TEST(ProxyConfigTest, ErrorsNameTheField) {
 
 TEST(NginxConfigTest, UpstreamsRotateByWeightAndAnswerTheGeneration) {
   NginxSetup setup;
-  setup.listen = "8080";
-  setup.grpc_listen = "8001";
+  setup.listen = Must(Endpoint::ParseListen("8080"));
+  setup.grpc_listen = Must(Endpoint::ParseListen("8001"));
   std::string text = RenderNginxConfig(TwoReplicas(), setup);
   for (const char* line :
        {"upstream migserve_search {", "zone migserve_search 66k;",
@@ -75,7 +76,8 @@ TEST(NginxConfigTest, UpstreamsRotateByWeightAndAnswerTheGeneration) {
         // gRPC: only the replica with a gRPC port.
         "upstream migserve_grpc_search {\n    zone migserve_grpc_search 66k;\n"
         "    server 10.0.0.1:8001 weight=9484 max_fails=0;\n    keepalive",
-        "listen 8001 http2;", "proxy_pass http://migserve_$migserve_service;",
+        "listen 0.0.0.0:8001 http2;",
+        "proxy_pass http://migserve_$migserve_service;",
         "grpc_pass grpc://migserve_grpc_$migserve_grpc_service;",
         "return 200 \"7\\n\";", "daemon off;", "client_max_body_size 0;"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
@@ -90,10 +92,11 @@ TEST(NginxConfigTest, UpstreamsRotateByWeightAndAnswerTheGeneration) {
 // Requests find their service by header, else by the one service of the
 // model in the path; two services of one model need the header.
 TEST(NginxConfigTest, ServicesOfOneModelAreToldApartByHeader) {
-  ProxyConfig config{1,
-                     {{"bert-1", "bert", {{"10.0.0.1", 8000, 1}}},
-                      {"bert-2", "bert", {{"10.0.0.2", 8000, 1}}},
-                      {"r", "resnet.50", {{"10.0.0.3", 8000, 1}}}}};
+  ProxyConfig config{
+      1,
+      {Upstream("bert-1", "bert", {Backend("10.0.0.1", 8000, 1)}),
+       Upstream("bert-2", "bert", {Backend("10.0.0.2", 8000, 1)}),
+       Upstream("r", "resnet.50", {Backend("10.0.0.3", 8000, 1)})}};
   std::string text = RenderNginxConfig(config, {});
   for (const char* line : {
            "    \"~^/v2/models/bert(/|$)\" \"!ambiguous\";\n"

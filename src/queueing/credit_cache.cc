@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "util/number.h"
+#include "boundary/number.h"
 
 namespace migserve::queueing {
 namespace {

@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
+#include "boundary/number.h"
 #include "queueing/credit_digest.h"
 #include "util/mutex.h"
-#include "util/number.h"
 
 struct sqlite3;
 

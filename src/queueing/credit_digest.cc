@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "util/file.h"
+#include "boundary/input_file.h"
 
 namespace migserve::queueing {
 namespace {

@@ -1,6 +1,6 @@
 #include "report/report_inputs.h"
 
-#include "util/json_fields.h"
+#include "boundary/json_fields.h"
 
 namespace migserve::report {
 namespace {

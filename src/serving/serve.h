@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
+#include "boundary/number.h"
 #include "cluster/cluster_state.h"
 #include "profile/profile_table.h"
 #include "queueing/arrivals.h"
 #include "serving/request_router.h"
-#include "util/number.h"
 #include "util/progress_timer.h"
 #include "util/status_or.h"
 #include "workload/workload.h"

@@ -1,6 +1,6 @@
 #include "serving/serve_json.h"
 
-#include "util/json_fields.h"
+#include "boundary/json_fields.h"
 
 namespace migserve::serving {
 namespace {

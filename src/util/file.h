@@ -1,4 +1,4 @@
-// Whole-file reads and crash-safe writes.
+// Crash-safe writes (reads from outside: boundary/input_file.h).
 #ifndef MIGSERVE_UTIL_FILE_H_
 #define MIGSERVE_UTIL_FILE_H_
 
@@ -9,24 +9,6 @@
 #include "util/status_or.h"
 
 namespace migserve {
-
-// The most bytes ReadFile reads of one input: 256 MiB, or
-// MIGSERVE_MAX_INPUT_MB mebibytes where that is set (1 to 1048576).
-long long MaxInputBytes();
-
-// Returns the contents of `path`, or NotFound naming the path. "-" is
-// standard input, read at the first call and the same text at every call;
-// so is any path that is not a regular file (a FIFO, `<(...)`). An input
-// larger than MaxInputBytes() is refused (InvalidArgument naming the path
-// and the limit) without reading it whole: a regular file by its size,
-// anything else (/dev/zero, an endless pipe) once that much has come.
-StatusOr<std::string> ReadFile(const std::string& path);
-
-// True if ReadFile read the file at `path` (the same file: device and
-// inode) since the last ForgetReads: an output must not overwrite an input
-// of the same command.
-bool WasRead(const std::string& path);
-void ForgetReads();
 
 // Returns InvalidArgument naming the path if `path` is to be written but its
 // directory does not exist; OK for "" and "-" (stdout).

@@ -8,8 +8,8 @@
 #include <map>
 #include <tuple>
 
-#include "util/csv.h"
-#include "util/file.h"
+#include "boundary/csv.h"
+#include "boundary/input_file.h"
 
 namespace migserve::workload {
 namespace {

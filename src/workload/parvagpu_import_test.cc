@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "boundary/input_file.h"
 #include "profile/profile_csv.h"
 #include "util/file.h"
 #include "util/test_util.h"

@@ -7,11 +7,11 @@
 #include <unordered_map>
 #include <utility>
 
+#include "boundary/input_file.h"
+#include "boundary/plain_name.h"
+#include "boundary/yaml_map.h"
 #include "mig/gpu_catalog.h"
-#include "util/file.h"
 #include "util/interrupt.h"
-#include "util/plain_name.h"
-#include "util/yaml_map.h"
 
 namespace migserve::workload {
 namespace {

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "boundary/input_file.h"
 #include "util/file.h"
 #include "util/test_util.h"
 

@@ -29,6 +29,7 @@
 
 #include "agent/node_agent.h"
 #include "agent/testing/fake_nvml.h"
+#include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
 #include "cluster/plan_json.h"
 #include "cluster/routing.h"
@@ -48,7 +49,6 @@
 #include "kubernetes/testing/dra_scheduler.h"
 #include "manager/journal_pod_ledger.h"
 #include "mig/testing/gpus.h"
-#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::e2e {

@@ -11,11 +11,11 @@
 #include <ctime>
 #include <sstream>
 
+#include "boundary/input_file.h"
 #include "kube/micro_time.h"
 #include "kube/testing/api_path.h"
 #include "kube/testing/custom_resources.h"
 #include "kube/yaml_json.h"
-#include "util/file.h"
 #include "util/test_util.h"
 #include "util/testing/http_listener.h"
 

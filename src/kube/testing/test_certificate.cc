@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "util/file.h"
+#include "boundary/input_file.h"
 
 namespace migserve::kube {
 

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "boundary/json_fields.h"
 #include "dra/nvidia_devices.h"
 #include "kubernetes/cluster_model.h"
-#include "util/json_fields.h"
 
 namespace migserve::kubernetes {
 namespace {

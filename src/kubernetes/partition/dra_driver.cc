@@ -4,12 +4,12 @@
 
 #include <climits>
 
+#include "boundary/json_fields.h"
 #include "dra/nvidia_devices.h"
 #include "kube/pod_ready.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/dra_objects.h"
 #include "kubernetes/names.h"
-#include "util/json_fields.h"
 
 namespace migserve::kubernetes {
 namespace {

@@ -4,10 +4,10 @@
 
 #include <string_view>
 
+#include "boundary/json_fields.h"
+#include "boundary/plain_name.h"
 #include "dra/nvidia_devices.h"
 #include "kubernetes/cluster_model.h"
-#include "util/json_fields.h"
-#include "util/plain_name.h"
 
 namespace migserve::kubernetes {
 namespace {

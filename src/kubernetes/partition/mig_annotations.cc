@@ -5,9 +5,9 @@
 #include <optional>
 #include <utility>
 
+#include "boundary/json_fields.h"
 #include "kubernetes/cluster_model.h"
 #include "mig/gpu_catalog.h"
-#include "util/json_fields.h"
 
 namespace migserve::kubernetes {
 namespace {

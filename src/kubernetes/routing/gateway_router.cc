@@ -6,10 +6,10 @@
 #include <optional>
 #include <vector>
 
+#include "boundary/json_fields.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/names.h"
 #include "kubernetes/routing/routing_objects.h"
-#include "util/json_fields.h"
 
 namespace migserve::kubernetes {
 

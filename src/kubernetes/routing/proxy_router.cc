@@ -11,13 +11,13 @@
 #include <thread>
 #include <vector>
 
+#include "boundary/json_fields.h"
 #include "kube/pod_ready.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/names.h"
 #include "kubernetes/replica_pod.h"
 #include "kubernetes/routing/proxy_routes.h"
 #include "kubernetes/routing/routing_objects.h"
-#include "util/json_fields.h"
 
 namespace migserve::kubernetes {
 

@@ -5,10 +5,10 @@
 #include <cstdlib>
 #include <optional>
 
+#include "boundary/json_fields.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/names.h"
 #include "kubernetes/routing/routing_objects.h"
-#include "util/json_fields.h"
 
 namespace migserve::kubernetes {
 namespace {

@@ -4,8 +4,8 @@
 // and replica counts, simulated requests, solver coefficients) fits its
 // type: a rate of 1e-320 req/s or a GPU cost of 1e308 is refused with its
 // field named instead of overflowing a count downstream.
-#ifndef MIGSERVE_UTIL_NUMBER_H_
-#define MIGSERVE_UTIL_NUMBER_H_
+#ifndef MIGSERVE_BOUNDARY_NUMBER_H_
+#define MIGSERVE_BOUNDARY_NUMBER_H_
 
 #include <string>
 
@@ -47,4 +47,4 @@ std::string OutOfRange(double value, const NumberRange& range);
 
 }  // namespace migserve
 
-#endif  // MIGSERVE_UTIL_NUMBER_H_
+#endif  // MIGSERVE_BOUNDARY_NUMBER_H_

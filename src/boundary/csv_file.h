@@ -1,16 +1,16 @@
 // A CSV file read by header name: other tools' files, whose columns are
 // found by their header text wherever they stand, with every field error
 // naming the file, line and column.
-#ifndef MIGSERVE_UTIL_CSV_FILE_H_
-#define MIGSERVE_UTIL_CSV_FILE_H_
+#ifndef MIGSERVE_BOUNDARY_CSV_FILE_H_
+#define MIGSERVE_BOUNDARY_CSV_FILE_H_
 
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "util/csv.h"
-#include "util/number.h"
+#include "boundary/csv.h"
+#include "boundary/number.h"
 #include "util/status_or.h"
 
 namespace migserve {
@@ -40,12 +40,12 @@ class CsvFile {
   // The field in `column` of `row`; empty if the row is shorter or column
   // is -1. Errors below name the column by its header ("row" for -1).
   std::string Field(const CsvRecord& row, int column) const;
-  // The field as a finite number within `range` (util/number.h).
+  // The field as a finite number within `range` (boundary/number.h).
   StatusOr<double> Number(const CsvRecord& row, int column,
                           const NumberRange& range = kNonNegativeRange) const;
   // The field as an integer > 0.
   StatusOr<int> Count(const CsvRecord& row, int column) const;
-  // The field as a plain name (util/plain_name.h): "missing" if empty.
+  // The field as a plain name (boundary/plain_name.h): "missing" if empty.
   StatusOr<std::string> PlainName(const CsvRecord& row, int column) const;
   // InvalidArgument "FILE:LINE: COLUMN: reason".
   Status Error(const CsvRecord& row, int column, std::string_view reason) const;
@@ -66,4 +66,4 @@ Status CheckCommaSeparated(const CsvRecord& header, std::string_view source,
 
 }  // namespace migserve
 
-#endif  // MIGSERVE_UTIL_CSV_FILE_H_
+#endif  // MIGSERVE_BOUNDARY_CSV_FILE_H_

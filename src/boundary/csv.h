@@ -1,7 +1,7 @@
 // A minimal CSV reader for the profile format (RFC 4180 quoting, one record a
 // line; fields never span lines).
-#ifndef MIGSERVE_UTIL_CSV_H_
-#define MIGSERVE_UTIL_CSV_H_
+#ifndef MIGSERVE_BOUNDARY_CSV_H_
+#define MIGSERVE_BOUNDARY_CSV_H_
 
 #include <string>
 #include <string_view>
@@ -32,4 +32,4 @@ std::string CsvField(std::string_view field);
 
 }  // namespace migserve
 
-#endif  // MIGSERVE_UTIL_CSV_H_
+#endif  // MIGSERVE_BOUNDARY_CSV_H_

@@ -1,4 +1,4 @@
-#include "util/csv.h"
+#include "boundary/csv.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,8 +1,8 @@
-#include "util/csv_file.h"
+#include "boundary/csv_file.h"
 
 #include <fmt/format.h>
 
-#include "util/plain_name.h"
+#include "boundary/plain_name.h"
 
 namespace migserve {
 

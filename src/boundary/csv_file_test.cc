@@ -1,4 +1,4 @@
-#include "util/csv_file.h"
+#include "boundary/csv_file.h"
 
 #include <gtest/gtest.h>
 

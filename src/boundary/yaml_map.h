@@ -1,8 +1,8 @@
 // A YAML mapping read field by field, with errors that name the file, line
 // and field ("w.yaml:7: services[2].throughput: must be > 0"). The adapter
 // that keeps yaml-cpp's exceptions out of the rest of the code.
-#ifndef MIGSERVE_UTIL_YAML_MAP_H_
-#define MIGSERVE_UTIL_YAML_MAP_H_
+#ifndef MIGSERVE_BOUNDARY_YAML_MAP_H_
+#define MIGSERVE_BOUNDARY_YAML_MAP_H_
 
 #include <yaml-cpp/yaml.h>
 
@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "util/number.h"
+#include "boundary/number.h"
 #include "util/status_or.h"
 
 namespace migserve {
@@ -52,7 +52,7 @@ class YamlMap {
   Status Optional(std::string_view key, std::vector<int>* out) const;
   Status Optional(std::string_view key, std::vector<std::string>* out) const;
   // A number (always finite: .inf and .nan are refused) within `range`
-  // (util/number.h), named with the range if not.
+  // (boundary/number.h), named with the range if not.
   Status Required(std::string_view key, double* out,
                   const NumberRange& range) const;
   Status Optional(std::string_view key, double* out,
@@ -106,4 +106,4 @@ class YamlMap {
 
 }  // namespace migserve
 
-#endif  // MIGSERVE_UTIL_YAML_MAP_H_
+#endif  // MIGSERVE_BOUNDARY_YAML_MAP_H_

@@ -1,4 +1,4 @@
-#include "util/yaml_map.h"
+#include "boundary/yaml_map.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "util/plain_name.h"
+#include "boundary/plain_name.h"
 
 #include <gtest/gtest.h>
 

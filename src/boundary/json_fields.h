@@ -3,8 +3,8 @@
 // missing`), and objects that come from a cluster (anyone can write them),
 // read leniently: a missing field or one of another type is nullopt. No
 // reader here throws; nothing outside reads JSON with throwing calls.
-#ifndef MIGSERVE_UTIL_JSON_FIELDS_H_
-#define MIGSERVE_UTIL_JSON_FIELDS_H_
+#ifndef MIGSERVE_BOUNDARY_JSON_FIELDS_H_
+#define MIGSERVE_BOUNDARY_JSON_FIELDS_H_
 
 #include <fmt/format.h>
 
@@ -47,7 +47,7 @@ class JsonFields {
   // Returns InvalidArgument "source: path.key: reason".
   Status Error(std::string_view key, std::string_view reason) const;
   // OK if `value`, read from field `key`, is a plain name
-  // (util/plain_name.h); else Error naming the field and why.
+  // (boundary/plain_name.h); else Error naming the field and why.
   Status CheckPlainName(std::string_view key, std::string_view value) const;
   // Returns "path.key" ("key" at the top).
   std::string Path(std::string_view key) const;
@@ -90,6 +90,32 @@ class JsonFields {
 
   // Returns the object under `key`, or InvalidArgument if absent or not one.
   StatusOr<const nlohmann::json*> Object(const char* key) const;
+
+  // Reads the string field `key` (required) as a checked value T (a
+  // CheckedName): T::Parse's rule, the error naming the field.
+  template <typename T>
+  StatusOr<T> GetChecked(const char* key) const {
+    std::string text;
+    MIGSERVE_RETURN_IF_ERROR(Get(key, true, &text));
+    std::string problem = T::Problem(text);
+    if (!problem.empty()) return Error(key, problem);
+    return T::Parse(text);
+  }
+
+  // Reads the list `key` of objects, each made by make(its JsonFields), a
+  // StatusOr<T> (a T with no unchecked default value), into `out`.
+  template <typename T, typename Make>
+  Status ObjectsMade(const char* key, Make make, std::vector<T>* out) const {
+    MIGSERVE_ASSIGN_OR_RETURN(const nlohmann::json* list, Array(key));
+    for (size_t k = 0; k < list->size(); ++k) {
+      std::string path = fmt::format("{}[{}]", Path(key), k);
+      MIGSERVE_RETURN_IF_ERROR(ExpectObject((*list)[k], source_, path));
+      MIGSERVE_ASSIGN_OR_RETURN(T item,
+                                make(JsonFields((*list)[k], source_, path)));
+      out->push_back(std::move(item));
+    }
+    return Status::Ok();
+  }
 
   // Reads the list `key` of objects, each with read(its JsonFields, &item)
   // (its path `key[k]`), into `out`. Returns the first error.
@@ -136,4 +162,4 @@ std::optional<int> IntField(const nlohmann::json& object, const char* map,
 
 }  // namespace migserve
 
-#endif  // MIGSERVE_UTIL_JSON_FIELDS_H_
+#endif  // MIGSERVE_BOUNDARY_JSON_FIELDS_H_

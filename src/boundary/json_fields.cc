@@ -1,4 +1,4 @@
-#include "util/json_fields.h"
+#include "boundary/json_fields.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "util/csv.h"
-#include "util/plain_name.h"
+#include "boundary/csv.h"
+#include "boundary/plain_name.h"
 
 namespace migserve {
 

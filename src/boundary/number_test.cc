@@ -1,10 +1,10 @@
-#include "util/number.h"
+#include "boundary/number.h"
 
 #include <gtest/gtest.h>
 
 #include <limits>
 
-#include "util/csv.h"
+#include "boundary/csv.h"
 
 namespace migserve {
 namespace {

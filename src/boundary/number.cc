@@ -1,4 +1,4 @@
-#include "util/number.h"
+#include "boundary/number.h"
 
 #include <fmt/format.h>
 

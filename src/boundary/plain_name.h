@@ -7,8 +7,8 @@
 // (workload, profile CSV, deployment, the proxy's routes) checks it here, so
 // nothing else has to quote or escape one: no ';', '{', '$', quote, space,
 // newline or NUL can reach nginx.conf or a manifest.
-#ifndef MIGSERVE_UTIL_PLAIN_NAME_H_
-#define MIGSERVE_UTIL_PLAIN_NAME_H_
+#ifndef MIGSERVE_BOUNDARY_PLAIN_NAME_H_
+#define MIGSERVE_BOUNDARY_PLAIN_NAME_H_
 
 #include <string>
 #include <string_view>
@@ -49,4 +49,4 @@ std::string DnsLabel(std::string_view text);
 
 }  // namespace migserve
 
-#endif  // MIGSERVE_UTIL_PLAIN_NAME_H_
+#endif  // MIGSERVE_BOUNDARY_PLAIN_NAME_H_

@@ -1,0 +1,33 @@
+// Whole-file reads of what comes from outside, each bounded: the one way
+// migserve reads a file, standard input or a pipe (docs/formats.md, the
+// limit of one input).
+#ifndef MIGSERVE_BOUNDARY_INPUT_FILE_H_
+#define MIGSERVE_BOUNDARY_INPUT_FILE_H_
+
+#include <string>
+
+#include "util/status_or.h"
+
+namespace migserve {
+
+// The most bytes ReadFile reads of one input: 256 MiB, or
+// MIGSERVE_MAX_INPUT_MB mebibytes where that is set (1 to 1048576).
+long long MaxInputBytes();
+
+// Returns the contents of `path`, or NotFound naming the path. "-" is
+// standard input, read at the first call and the same text at every call;
+// so is any path that is not a regular file (a FIFO, `<(...)`). An input
+// larger than MaxInputBytes() is refused (InvalidArgument naming the path
+// and the limit) without reading it whole: a regular file by its size,
+// anything else (/dev/zero, an endless pipe) once that much has come.
+StatusOr<std::string> ReadFile(const std::string& path);
+
+// True if ReadFile read the file at `path` (the same file: device and
+// inode) since the last ForgetReads: an output must not overwrite an input
+// of the same command.
+bool WasRead(const std::string& path);
+void ForgetReads();
+
+}  // namespace migserve
+
+#endif  // MIGSERVE_BOUNDARY_INPUT_FILE_H_

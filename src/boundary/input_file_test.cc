@@ -1,0 +1,65 @@
+#include "boundary/input_file.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "util/test_util.h"
+
+namespace migserve {
+namespace {
+
+TEST(InputFileTest, AFifoIsReadOnceAndItsTextKept) {
+  const std::string path = testing::TempDir() + "/file-test.fifo";
+  std::filesystem::remove(path);
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  std::thread writer([&] { std::ofstream(path) << "gpu: A100-SXM4-80GB\n"; });
+  EXPECT_EQ(ReadFile(path).value(), "gpu: A100-SXM4-80GB\n");
+  writer.join();
+  EXPECT_EQ(ReadFile(path).value(), "gpu: A100-SXM4-80GB\n");
+  std::filesystem::remove(path);
+}
+
+TEST(InputFileTest, AnInputLargerThanTheLimitIsRefusedNotExhaustingMemory) {
+  unsetenv("MIGSERVE_MAX_INPUT_MB");
+  EXPECT_EQ(MaxInputBytes(), 256LL << 20);
+  StatusOr<std::string> zero = ReadFile("/dev/zero");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(zero.status().message(),
+            "/dev/zero: larger than 256 MiB, the most migserve reads of one "
+            "input (MIGSERVE_MAX_INPUT_MB raises it)");
+  std::string sparse = testing::TempDir() + "/sparse.csv";
+  { std::ofstream(sparse) << "x"; }
+  ASSERT_EQ(truncate(sparse.c_str(), 2LL << 30), 0);  // 2 GiB of holes
+  StatusOr<std::string> huge = ReadFile(sparse);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().message().find("larger than 256 MiB"),
+            std::string::npos);
+  ASSERT_EQ(truncate(sparse.c_str(), 2 << 20), 0);  // 2 MiB
+  EXPECT_EQ(ReadFile(sparse)->size(), 2u << 20);
+  setenv("MIGSERVE_MAX_INPUT_MB", "1", 1);
+  EXPECT_EQ(MaxInputBytes(), 1LL << 20);
+  EXPECT_FALSE(ReadFile(sparse).ok());
+  setenv("MIGSERVE_MAX_INPUT_MB", "junk", 1);  // ignored: the default
+  EXPECT_EQ(MaxInputBytes(), 256LL << 20);
+  unsetenv("MIGSERVE_MAX_INPUT_MB");
+  std::remove(sparse.c_str());
+}
+
+TEST(InputFileTest, MissingFileIsNotFoundNamingPath) {
+  auto text = ReadFile("/nonexistent/dir/x.csv");
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().code(), Status::Code::kNotFound);
+  EXPECT_NE(text.status().message().find("/nonexistent/dir/x.csv"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace migserve
