@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "boundary/checked_name.h"
 #include "boundary/plain_name.h"
 #include "dra/nvidia_devices.h"
 #include "kube/yaml_writer.h"
@@ -47,7 +48,7 @@ std::string DeviceClasses(const ClusterState& state) {
     classes.push_back({{"apiVersion", "resource.k8s.io/v1"},
                        {"kind", "DeviceClass"},
                        {"metadata",
-                        {{"name", DeviceClassName(*profile)},
+                        {{"name", ObjectLabel(DeviceClassName(*profile)).str()},
                          {"labels", {{kManagedBy, kManager}}}}},
                        {"spec", std::move(spec)}});
   }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "boundary/checked_name.h"
 #include "dra/nvidia_devices.h"
 #include "kubernetes/cluster_model.h"
 
@@ -22,7 +23,7 @@ Json DraClaim(const std::string& name, Json labels, const std::string& device,
   return {
       {"apiVersion", "resource.k8s.io/v1"},
       {"kind", "ResourceClaim"},
-      {"metadata", ObjectMetadata(name, std::move(labels),
+      {"metadata", ObjectMetadata(ObjectLabel(name), std::move(labels),
                                   {{kAnnotationDevice, device}}, spec)},
       {"spec",
        {{"devices",
@@ -56,8 +57,8 @@ Json HoldPod(const std::string& name, const Json& labels,
        Json::array({{{"name", "mig"}, {"resourceClaimName", name}}})}};
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
-          {"metadata",
-           ObjectMetadata(name, labels, {{kAnnotationDevice, device}}, spec)},
+          {"metadata", ObjectMetadata(ObjectLabel(name), labels,
+                                      {{kAnnotationDevice, device}}, spec)},
           {"spec", std::move(pod_spec)}};
 }
 

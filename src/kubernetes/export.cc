@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "boundary/checked_name.h"
 #include "boundary/json_fields.h"
 #include "dra/claim_order.h"
 #include "dra/nvidia_devices.h"
@@ -51,17 +52,17 @@ Json WorkloadDeployment(const std::string& name, const std::string& service,
                         const Json& labels, const Json& annotations,
                         int replicas, Json pod_spec,
                         const ExportOptions& options) {
-  return {
-      {"apiVersion", "apps/v1"},
-      {"kind", "Deployment"},
-      {"metadata", ObjectMetadata(name, labels, annotations, options.serving)},
-      {"spec",
-       {{"replicas", replicas},
-        {"selector", {{"matchLabels", labels}}},
-        {"template",
-         {{"metadata",
-           PodMetadata(labels, annotations, options.serving, service)},
-          {"spec", std::move(pod_spec)}}}}}};
+  return {{"apiVersion", "apps/v1"},
+          {"kind", "Deployment"},
+          {"metadata", ObjectMetadata(ObjectLabel(name), labels, annotations,
+                                      options.serving)},
+          {"spec",
+           {{"replicas", replicas},
+            {"selector", {{"matchLabels", labels}}},
+            {"template",
+             {{"metadata",
+               PodMetadata(labels, annotations, options.serving, service)},
+              {"spec", std::move(pod_spec)}}}}}};
 }
 
 const mig::Profile& ProfileOf(const Placed& p) {
@@ -272,7 +273,7 @@ Json ReplicaDisruptionBudget(const std::string& service,
   Json labels = {{kManagedBy, kManager}, {kLabelService, service}};
   return {{"apiVersion", "policy/v1"},
           {"kind", "PodDisruptionBudget"},
-          {"metadata", ObjectMetadata(DnsLabel(service), labels, {}, spec)},
+          {"metadata", ObjectMetadata(ObjectLabel(service), labels, {}, spec)},
           {"spec",
            {{"maxUnavailable", 1}, {"selector", {{"matchLabels", labels}}}}}};
 }

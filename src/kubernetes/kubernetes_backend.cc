@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "boundary/checked_name.h"
 #include "boundary/json_fields.h"
 #include "cluster/apply.h"
 #include "kube/pod_ready.h"
@@ -202,7 +203,8 @@ Status KubernetesBackend::CreatePod(const InstanceRef& ref,
     MIGSERVE_RETURN_IF_ERROR(Record(name, entry));
     annotations[kAnnotationCreation] = entry.token;
   }
-  Json metadata = {{"name", name}};
+  MIGSERVE_ASSIGN_OR_RETURN(ObjectName pod_name, ObjectName::Parse(name));
+  Json metadata = {{"name", pod_name.str()}};
   metadata.update(PodMetadata(ReplicaLabels(replica, ref), annotations,
                               options_.serving, replica.service));
   Json pod = {

@@ -137,9 +137,9 @@ Json ReplicaAnnotations(const Replica& r, const std::string& owner) {
   return notes;
 }
 
-Json ObjectMetadata(const std::string& name, const Json& labels,
+Json ObjectMetadata(const ObjectName& name, const Json& labels,
                     const Json& annotations, const ServingSpec& spec) {
-  Json meta = {{"name", name}};
+  Json meta = {{"name", name.str()}};
   if (!spec.namespace_.empty()) meta["namespace"] = spec.namespace_;
   meta["labels"] = labels;
   if (!annotations.empty()) meta["annotations"] = annotations;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "boundary/checked_name.h"
 #include "cluster/action.h"
 #include "cluster/cluster_state.h"
 #include "kubernetes/cluster_model.h"
@@ -62,9 +63,10 @@ Json GroupLabels(const std::string& service, const std::string& group);
 Json ReplicaAnnotations(const Replica& replica,
                         const std::string& owner = kDefaultOwner);
 
-// Metadata of an object migserve writes: `name`, the spec's namespace (if
-// it names one), `labels` and `annotations` (if any).
-Json ObjectMetadata(const std::string& name, const Json& labels,
+// Metadata of an object migserve writes: `name` (a checked value:
+// ObjectLabel of what names it), the spec's namespace (if it names one),
+// `labels` and `annotations` (if any).
+Json ObjectMetadata(const ObjectName& name, const Json& labels,
                     const Json& annotations, const ServingSpec& spec);
 
 // Pod (or pod template) metadata: the template's labels and annotations for

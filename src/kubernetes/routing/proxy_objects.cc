@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "boundary/checked_name.h"
 #include "cluster/routing.h"
 #include "kube/yaml_writer.h"
 #include "kubernetes/cluster_model.h"
@@ -17,7 +18,8 @@ Json Labels() {
 }
 
 Json Metadata(const ServingSpec& spec) {
-  return ObjectMetadata(kProxyName, Labels(), Json::object(), spec);
+  return ObjectMetadata(ObjectLabel(kProxyName), Labels(), Json::object(),
+                        spec);
 }
 
 Json RouterContainer(const ProxyExport& proxy) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "boundary/checked_name.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/names.h"
 
@@ -31,7 +32,7 @@ Json GroupService(const std::string& service, const RouteGroup& group,
   return {
       {"apiVersion", "v1"},
       {"kind", "Service"},
-      {"metadata", ObjectMetadata(name, selector, {}, spec)},
+      {"metadata", ObjectMetadata(ObjectLabel(name), selector, {}, spec)},
       {"spec",
        {{"selector", selector},
         {"ports",
@@ -85,7 +86,7 @@ Json HttpRoute(const ServiceRoute& route, const std::string& model,
   route_spec["rules"] = Json::array({rule});
   return {{"apiVersion", kGatewayApi},
           {"kind", "HTTPRoute"},
-          {"metadata", ObjectMetadata(RouteName(route.service),
+          {"metadata", ObjectMetadata(ObjectLabel(RouteName(route.service)),
                                       {{kManagedBy, kManager},
                                        {kLabelService, route.service}},
                                       {}, spec)},
