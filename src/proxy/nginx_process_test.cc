@@ -274,5 +274,76 @@ TEST(NginxProcessTest, SaysWhyNginxDidNotStart) {
       << nginx.status().message();
 }
 
+// The keep-alive loss at reloads, measured (issue 76; docs/serving.md,
+// "Reloads and keep-alive"): clients on kept-alive connections through 20
+// reloads under load. A reload closes a connection idle between two
+// requests, and a request written at that instant gets no response; a
+// client that sends such a request once more loses none, which is what
+// the test asserts. What clients that never retry lose is said (the
+// figure in the docs), not asserted: it is a race with the reload.
+TEST(NginxProcessTest, KeepAliveClientsThatRetryLoseNothingThroughReloads) {
+  EmulatedReplica a;
+  EmulatedReplica b;
+  int port = testing::FreePort();
+  NginxSetup setup;
+  setup.listen = Local(port);
+  setup.prefix = RunDir(testing::TempDir() + "/nginx-keepalive");
+  auto config = [&](long generation) {
+    long heavy = generation % 2 == 0 ? 3 : 1;
+    return ProxyConfig{generation,
+                       {Upstream("s", "m",
+                                 {Backend("127.0.0.1", a.port(), heavy),
+                                  Backend("127.0.0.1", b.port(), 4 - heavy)})}};
+  };
+  auto nginx = NginxProcess::Start(NginxBinary(), setup, config(1));
+  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
+  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port, 1, 10).ok());
+  std::atomic<bool> stop{false};
+  // Per kind of client (0: never retries, 1: retries once): requests sent,
+  // requests without a response on the first try, and requests failed.
+  std::atomic<int> sent[2] = {0, 0};
+  std::atomic<int> closed[2] = {0, 0};
+  std::atomic<int> failed[2] = {0, 0};
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 8; ++i) {
+    const int retries = i % 2;
+    clients.emplace_back([&, retries] {
+      httplib::Client client("127.0.0.1", port);
+      client.set_tcp_nodelay(true);
+      client.set_keep_alive(true);
+      while (!stop) {
+        auto res = client.Post("/v2/models/m/infer", "{}", "application/json");
+        if (!res && (res.error() == httplib::Error::Read ||
+                     res.error() == httplib::Error::Write)) {
+          ++closed[retries];
+          if (retries > 0) {
+            res = client.Post("/v2/models/m/infer", "{}", "application/json");
+          }
+        }
+        if (!res || res->status != 200) ++failed[retries];
+        ++sent[retries];
+        // Some think time, so that connections sit idle at reloads.
+        std::this_thread::sleep_for(std::chrono::microseconds(200 * (i + 1)));
+      }
+    });
+  }
+  for (long generation = 2; generation <= 21; ++generation) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    ASSERT_TRUE((*nginx)->ApplyAndDrain(config(generation)).ok());
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  stop = true;
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(failed[1], 0) << sent[1] << " sent";
+  EXPECT_GT(sent[0], 0);
+  std::string figure = fmt::format(
+      "20 reloads: clients that never retry lost {} of {} requests; clients "
+      "that retry once had {} of {} closed and lost {}",
+      failed[0].load(), sent[0].load(), closed[1].load(), sent[1].load(),
+      failed[1].load());
+  std::printf("%s\n", figure.c_str());
+  ::testing::Test::RecordProperty("keepalive_loss", figure);
+}
+
 }  // namespace
 }  // namespace migserve::proxy
