@@ -388,9 +388,38 @@ std::string MigManagerConfigMap(const ClusterState& state) {
   return header + kube::ToYaml(std::vector<Json>{map});
 }
 
+// Which Deployment of `objects` runs each replica, by its labels: a DRA
+// replica's site labels, or a device plugin Deployment's node and
+// placements ("<gpu>:<start>,...").
+ReplicaOwners OwnersOf(const std::vector<Json>& objects) {
+  ReplicaOwners owners;
+  for (const Json& o : objects) {
+    if (o.value("kind", "") != "Deployment") continue;
+    const Json& meta = o["metadata"];
+    std::string name = meta.value("name", "");
+    std::string service = Label(o, kLabelService);
+    if (std::optional<ReplicaSite> site = ReplicaSiteOf(meta)) {
+      owners[service][*site] = name;
+      continue;
+    }
+    std::string node = Label(o, kLabelNode);
+    std::string placements = Annotation(o, kAnnotationPlacements);
+    for (size_t at = 0; at < placements.size();) {
+      size_t end = std::min(placements.find(',', at), placements.size());
+      std::string one = placements.substr(at, end - at);
+      size_t colon = one.find(':');
+      owners[service][{{node, std::atoi(one.substr(0, colon).c_str())},
+                       std::atoi(one.substr(colon + 1).c_str())}] = name;
+      at = end + 1;
+    }
+  }
+  return owners;
+}
+
 StatusOr<std::string> ReplicaObjects(const ClusterState& state,
                                      const ExportOptions& options,
-                                     std::string* dra_apply) {
+                                     std::string* dra_apply,
+                                     ReplicaOwners* owners) {
   std::vector<Placed> replicas;
   for (const GpuState& g : state.gpus) {
     MIGSERVE_RETURN_IF_ERROR(CheckLabelValue(
@@ -412,6 +441,7 @@ StatusOr<std::string> ReplicaObjects(const ClusterState& state,
   } else {
     objects = DevicePluginObjects(replicas, options);
   }
+  if (owners != nullptr) *owners = OwnersOf(objects);
   std::set<std::string> served;
   for (const Placed& p : replicas) served.insert(p.slot->replica->service);
   for (const auto& [service, least] : options.min_replicas) {
@@ -515,8 +545,10 @@ StatusOr<ExportedFiles> Export(const ClusterState& state,
   } else {
     files.mig_parted = MigPartedConfig(state);
   }
-  MIGSERVE_ASSIGN_OR_RETURN(files.replicas,
-                            ReplicaObjects(state, options, &files.dra_apply));
+  ReplicaOwners owners;
+  MIGSERVE_ASSIGN_OR_RETURN(
+      files.replicas,
+      ReplicaObjects(state, options, &files.dra_apply, &owners));
   if (options.partitioner == Partitioner::kDra)
     files.device_classes = DeviceClasses(state);
   if (options.serving.gateway) {
@@ -524,8 +556,8 @@ StatusOr<ExportedFiles> Export(const ClusterState& state,
                               RoutingObjects(state, options.serving));
   }
   if (options.proxy) {
-    files.proxy =
-        ProxyObjects(state, ModelsOf(state), options.serving, *options.proxy);
+    files.proxy = ProxyObjects(state, ModelsOf(state), options.serving,
+                               *options.proxy, owners);
   }
   if (options.target) {
     nlohmann::ordered_json object = kube::ServingTargetObject(

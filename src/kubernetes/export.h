@@ -115,11 +115,14 @@ std::string MigManagerConfigMap(const ClusterState& state);
 // runs its own DNN model (Replica::model, which ClusterFromDeployment takes
 // from the deployment's services), else its service's name. Under kDra,
 // `dra_apply` (if not null) gets the script that creates their claims in
-// order (dra-apply.sh). Returns InvalidArgument if a service or node name
-// cannot be a label value, or a GPU has no UUID in options.gpu_uuids.
+// order (dra-apply.sh); `owners` (if not null) which Deployment runs each
+// replica (what the proxy's routes name). Returns InvalidArgument if a
+// service or node name cannot be a label value, or a GPU has no UUID in
+// options.gpu_uuids.
 StatusOr<std::string> ReplicaObjects(const ClusterState& state,
                                      const ExportOptions& options,
-                                     std::string* dra_apply = nullptr);
+                                     std::string* dra_apply = nullptr,
+                                     ReplicaOwners* owners = nullptr);
 
 // The routing objects of `state`'s services. Returns InvalidArgument if the
 // spec has no gateway or its path match cannot tell two services apart.

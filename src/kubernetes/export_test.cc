@@ -288,6 +288,36 @@ TEST(ExportTest, TheProxysRoutesNameEveryReplica) {
     for (const auto& [service, route] : want) {
       EXPECT_EQ(routes->services.at(service).route, route) << service;
     }
+    // Each member names the Deployment that runs it (its node, and its
+    // GPU and start among the Deployment's placements), so that the proxy
+    // takes that Deployment's pods and no copy of their labels.
+    std::map<std::string, YAML::Node> deployments;
+    for (const YAML::Node& d : YAML::LoadAll(files->replicas)) {
+      if (d["kind"].as<std::string>() == "Deployment") {
+        deployments[d["metadata"]["name"].as<std::string>()] = d;
+      }
+    }
+    int named = 0;
+    for (const auto& [service, route] : routes->services) {
+      for (const RouteGroup& g : route.route.groups) {
+        for (const ReplicaSite& m : g.members) {
+          ASSERT_TRUE(route.owners.count(m)) << service;
+          const YAML::Node& d = deployments.at(route.owners.at(m));
+          const YAML::Node& meta = d["metadata"];
+          EXPECT_EQ(meta["labels"][kLabelService].as<std::string>(), service);
+          EXPECT_EQ(meta["labels"][kLabelNode].as<std::string>(), m.gpu.node);
+          std::string placements =
+              "," +
+              meta["annotations"][kAnnotationPlacements].as<std::string>() +
+              ",";
+          EXPECT_NE(
+              placements.find(fmt::format(",{}:{},", m.gpu.index, m.start)),
+              std::string::npos);
+          ++named;
+        }
+      }
+    }
+    EXPECT_EQ(named, 103);
   }
   EXPECT_EQ(kinds, 7);  // ServiceAccount, Role, RoleBinding, ConfigMap,
                         // Deployment, PodDisruptionBudget, Service

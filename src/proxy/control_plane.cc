@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "boundary/json_fields.h"
@@ -21,6 +22,31 @@ namespace k8s = kubernetes;
 using json = nlohmann::json;
 
 }  // namespace
+
+std::string DeploymentOf(const json& metadata) {
+  std::optional<std::string> hash =
+      StringField(metadata, "labels", "pod-template-hash");
+  if (!hash || hash->empty() || !metadata.is_object() ||
+      !metadata.contains("ownerReferences") ||
+      !metadata["ownerReferences"].is_array()) {
+    return "";
+  }
+  const std::string suffix = "-" + *hash;
+  for (const json& ref : metadata["ownerReferences"]) {
+    if (!ref.is_object()) continue;
+    bool controller = ref.contains("controller") &&
+                      ref["controller"].is_boolean() &&
+                      ref["controller"].get<bool>();
+    std::optional<std::string> kind = StringAt(ref, "kind");
+    std::optional<std::string> name = StringAt(ref, "name");
+    if (!controller || kind != "ReplicaSet" || !name ||
+        name->size() <= suffix.size() || !name->ends_with(suffix)) {
+      continue;
+    }
+    return name->substr(0, name->size() - suffix.size());
+  }
+  return "";
+}
 
 ReplicaBackends BackendsOf(const kube::Informer::Objects& pods) {
   ReplicaBackends out;
@@ -62,16 +88,18 @@ ReplicaBackends BackendsOf(const kube::Informer::Objects& pods) {
     if (std::optional<std::string> uid = StringField(pod, "metadata", "uid")) {
       out.by_uid.insert_or_assign(*uid, backend);
     }
+    std::string owner = DeploymentOf(meta);
     if (std::optional<cluster::ReplicaSite> site = k8s::ReplicaSiteOf(meta)) {
       ReplicaBackends::Site at{*service, *site};
       auto [first, fresh] = claimed.emplace(at, name);
       if (fresh) {
         out.by_site.insert_or_assign(at, backend);
+        out.site_owners[at] = owner;
       } else {
         contested[at].push_back(name);
       }
     } else if (auto group = StringField(meta, "labels", k8s::kLabelGroup)) {
-      out.by_group[{*service, *group}].push_back(backend);
+      out.by_group[{*service, *group}].emplace_back(owner, backend);
     }
   }
   // Two pods at one site: one copies the other's labels, and the site's
@@ -122,7 +150,14 @@ ProxyConfig ConfigOf(const k8s::ProxyRoutes& routes,
           auto it = by_uid.find(uid->second);
           if (it != by_uid.end()) backend = &it->second;
         } else if (auto it = by_site.find({service, m}); it != by_site.end()) {
-          backend = &it->second;
+          // Where the route names the member's Deployment, only its pod.
+          auto owner = route.owners.find(m);
+          auto has = backends.site_owners.find({service, m});
+          if (owner == route.owners.end() ||
+              (has != backends.site_owners.end() &&
+               has->second == owner->second)) {
+            backend = &it->second;
+          }
         }
         if (backend == nullptr) continue;
         upstream.backends.push_back(*backend);
@@ -130,7 +165,16 @@ ProxyConfig ConfigOf(const k8s::ProxyRoutes& routes,
       }
       auto group = by_group.find({service, k8s::GroupName(service, g)});
       if (group == by_group.end()) continue;
-      for (ProxyBackend b : group->second) {
+      // The Deployments the route names for the group's members: only
+      // their pods, where it names any.
+      std::set<std::string> owners;
+      for (const cluster::ReplicaSite& m : g.members) {
+        if (auto owner = route.owners.find(m); owner != route.owners.end()) {
+          owners.insert(owner->second);
+        }
+      }
+      for (auto [owner, b] : group->second) {
+        if (!owners.empty() && !owners.count(owner)) continue;
         b.weight = weight;
         upstream.backends.push_back(b);
       }

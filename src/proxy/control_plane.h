@@ -37,8 +37,12 @@ namespace migserve::proxy {
 struct ReplicaBackends {
   using Site = std::pair<std::string, cluster::ReplicaSite>;
   std::map<Site, ProxyBackend> by_site;
+  // The Deployment of the pod at each site (DeploymentOf; "" for none).
+  std::map<Site, std::string> site_owners;
   std::map<std::string, ProxyBackend> by_uid;
-  std::map<std::pair<std::string, std::string>, std::vector<ProxyBackend>>
+  // Each pod's Deployment ("" for none) and backend.
+  std::map<std::pair<std::string, std::string>,
+           std::vector<std::pair<std::string, ProxyBackend>>>
       by_group;
   // Ready replica pods given no traffic, each with why: a status.podIP
   // that is not an IP address, a port that is not a TCP port (whoever can
@@ -53,11 +57,18 @@ struct ReplicaBackends {
 // 1 to 65535; the others are `refused`.
 ReplicaBackends BackendsOf(const kube::Informer::Objects& pods);
 
+// The Deployment whose ReplicaSet controls the pod of `metadata`: its
+// controller owner reference of kind ReplicaSet, named `<deployment>-<the
+// pod's pod-template-hash label>`; "" if it has none.
+std::string DeploymentOf(const nlohmann::json& metadata);
+
 // What the proxy serves for `routes` over `backends`: per service, each
 // member of a group with weight that has a backend (the one with its uid
-// where the route names one, else the one at its site), weighted
+// where the route names one, else the one at its site whose Deployment is
+// the member's owner where the route names one), weighted
 // NginxWeight(cluster::ReplicaWeight); a group's backends without a site
-// are taken by its name. Generation: the routes'.
+// are taken by its name, only those of its members' owners where the
+// route names any. Generation: the routes'.
 ProxyConfig ConfigOf(const kubernetes::ProxyRoutes& routes,
                      const ReplicaBackends& backends);
 // The same over the replica pods.

@@ -181,6 +181,86 @@ TEST(ControlPlaneTest, ConfigOfTakesOnlyThePodTheRouteNamesByUid) {
   EXPECT_TRUE(ConfigOf(routes, pods).upstreams[0].backends.empty());
 }
 
+// A pod of an exported Deployment, as its ReplicaSet makes it: controlled
+// by `<deployment>-<hash>` and labelled pod-template-hash=<hash>.
+json OwnedBy(json pod, const std::string& deployment, const std::string& hash) {
+  pod["metadata"]["labels"]["pod-template-hash"] = hash;
+  pod["metadata"]["ownerReferences"] =
+      json::array({{{"apiVersion", "apps/v1"},
+                    {"kind", "ReplicaSet"},
+                    {"name", deployment + "-" + hash},
+                    {"uid", "rs-uid"},
+                    {"controller", true}}});
+  return pod;
+}
+
+TEST(ControlPlaneTest, DeploymentOfReadsTheControllingReplicaSet) {
+  json pod = OwnedBy(Pod("s", "n", 0, 0, 9000, true), "bert-1-n-1g", "7d9f");
+  EXPECT_EQ(DeploymentOf(pod["metadata"]), "bert-1-n-1g");
+  json other = pod;
+  other["metadata"]["ownerReferences"][0]["controller"] = false;
+  EXPECT_EQ(DeploymentOf(other["metadata"]), "");
+  other = pod;
+  other["metadata"]["ownerReferences"][0]["kind"] = "StatefulSet";
+  EXPECT_EQ(DeploymentOf(other["metadata"]), "");
+  other = pod;  // a hash the name does not end with
+  other["metadata"]["labels"]["pod-template-hash"] = "zzz";
+  EXPECT_EQ(DeploymentOf(other["metadata"]), "");
+  other = pod;  // whatever the types, nothing throws
+  other["metadata"]["ownerReferences"] = json::array({1, "x", {{"kind", 2}}});
+  EXPECT_EQ(DeploymentOf(other["metadata"]), "");
+  EXPECT_EQ(DeploymentOf(json::array()), "");
+}
+
+// Issue 76: a pod that copies an exported replica's labels got its
+// traffic. Export's routes name each member's Deployment; the proxy takes
+// only pods its ReplicaSet controls, by site (a DRA export's one-replica
+// Deployments) and by group (the device plugin's).
+TEST(ControlPlaneTest, ExportedRoutesTakeOnlyTheirDeploymentsPods) {
+  const cluster::ReplicaSite at0{{"n", 0}, 0}, at1{{"n", 0}, 1};
+  k8s::ProxyRoutes routes{1, {{"s", {Route({Group(10, {at0, at1})}), "m"}}}};
+  routes.services["s"].owners = {{at0, "s-n-0-0"}, {at1, "s-n-0-1"}};
+  kube::Informer::Objects pods;
+  pods["real-0"] = OwnedBy(Pod("s", "n", 0, 0, 9000, true), "s-n-0-0", "h0");
+  // Copies of the labels: no owner, another Deployment's ReplicaSet.
+  pods["forged-1"] = Pod("s", "n", 0, 1, 9666, true);
+  ProxyConfig config = ConfigOf(routes, pods);
+  ASSERT_EQ(config.upstreams.size(), 1u);
+  EXPECT_EQ(config.upstreams[0].backends,
+            (std::vector<ProxyBackend>{Backend("127.0.0.1", 9000, 10000)}));
+  pods["forged-1"] = OwnedBy(pods["forged-1"], "attacker", "h1");
+  EXPECT_EQ(ConfigOf(routes, pods).upstreams[0].backends.size(), 1u);
+  pods["forged-1"] = OwnedBy(Pod("s", "n", 0, 1, 9001, true), "s-n-0-1", "h1");
+  EXPECT_EQ(ConfigOf(routes, pods).upstreams[0].backends.size(), 2u);
+
+  // Group pods, without site labels: only those of the members' owners.
+  const cluster::RouteGroup group = Group(10, {at0, at1});
+  const std::string label = k8s::GroupName("s", group);
+  auto group_pod = [&](int port) {
+    json pod = Pod("s", "n", 0, 0, port, true);
+    for (const char* site :
+         {k8s::kLabelNode, k8s::kLabelGpu, k8s::kLabelStart}) {
+      pod["metadata"]["labels"].erase(site);
+    }
+    pod["metadata"]["labels"][k8s::kLabelGroup] = label;
+    return pod;
+  };
+  routes.services["s"].owners = {{at0, "s-n-1g"}, {at1, "s-n-1g"}};
+  kube::Informer::Objects grouped;
+  grouped["real-a"] = OwnedBy(group_pod(9100), "s-n-1g", "h2");
+  grouped["real-b"] = OwnedBy(group_pod(9101), "s-n-1g", "h2");
+  grouped["forged"] = group_pod(9666);
+  grouped["other"] = OwnedBy(group_pod(9667), "s-n-2g", "h3");
+  std::vector<ProxyBackend> taken =
+      ConfigOf(routes, grouped).upstreams[0].backends;
+  ASSERT_EQ(taken.size(), 2u);
+  for (const ProxyBackend& b : taken) EXPECT_LT(b.http.port(), 9200);
+  // Routes that name no owner (the controller's, or an older export's)
+  // take a group's pods as before.
+  routes.services["s"].owners.clear();
+  EXPECT_EQ(ConfigOf(routes, grouped).upstreams[0].backends.size(), 4u);
+}
+
 // The router runs as the proxy's service account (the Role export writes
 // into proxy.yaml), the controller's route keeper as the controller's
 // (deploy/base/rbac.yaml), both enforced by the stand-in API server.
@@ -310,7 +390,7 @@ TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
   k8s::ServingSpec spec;
   spec.namespace_ = kNs;
   ASSERT_TRUE(server
-                  .ApplyManifests(k8s::ProxyObjects({}, {}, spec, {}),
+                  .ApplyManifests(k8s::ProxyObjects({}, {}, spec, {}, {}),
                                   "proxy.yaml",
                                   {"ServiceAccount", "Role", "RoleBinding"})
                   .ok());

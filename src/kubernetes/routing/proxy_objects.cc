@@ -194,8 +194,14 @@ std::vector<Json> OwnPodPolicy(const ServingSpec& spec) {
 
 std::string ProxyObjects(const ClusterState& state,
                          const std::map<std::string, std::string>& models,
-                         const ServingSpec& spec, const ProxyExport& proxy) {
+                         const ServingSpec& spec, const ProxyExport& proxy,
+                         const ReplicaOwners& owners) {
   ProxyRoutes routes = ProxyRoutesOf(state, models, spec);
+  for (auto& [service, route] : routes.services) {
+    if (auto named = owners.find(service); named != owners.end()) {
+      route.owners = named->second;
+    }
+  }
   std::vector<Json> objects = Access(spec);
   for (Json& o : OwnPodPolicy(spec)) objects.push_back(std::move(o));
   objects.push_back(ProxyRoutesConfigMap(routes, spec.namespace_));

@@ -12,6 +12,7 @@
 
 #include "cluster/cluster_state.h"
 #include "kubernetes/cluster_model.h"
+#include "kubernetes/routing/proxy_routes.h"
 #include "kubernetes/serving_spec.h"
 
 namespace migserve::kubernetes {
@@ -22,10 +23,12 @@ struct ProxyExport {
 };
 
 // The proxy objects of `state`'s services, in the serving spec's namespace;
-// `models` maps each service to the DNN model its requests name.
+// `models` maps each service to the DNN model its requests name, `owners`
+// each member to the Deployment export wrote for it (the routes name it).
 std::string ProxyObjects(const ClusterState& state,
                          const std::map<std::string, std::string>& models,
-                         const ServingSpec& spec, const ProxyExport& proxy);
+                         const ServingSpec& spec, const ProxyExport& proxy,
+                         const ReplicaOwners& owners);
 
 }  // namespace migserve::kubernetes
 

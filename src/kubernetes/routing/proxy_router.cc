@@ -36,6 +36,7 @@ StatusOr<std::pair<long, bool>> ProxyRouter::Write(const ServiceRoute& route) {
   ProxyRoute desired{route,
                      options_.ModelOf(route.service),
                      {},
+                     {},
                      options_.serving.SpeaksOpenAi(route.service)};
   MIGSERVE_ASSIGN_OR_RETURN(desired.uids, OwnedUids(route));
   std::string key = ProxyRouteKey(route.service);

@@ -21,18 +21,25 @@ constexpr char kSource[] = "configmap migserve-proxy-routes";
 struct Member {
   ReplicaSite site;
   std::string uid;
+  std::string owner;
 };
 
 Status ReadMember(const JsonFields& f, Member* m) {
   MIGSERVE_RETURN_IF_ERROR(f.Get("node", true, &m->site.gpu.node));
   MIGSERVE_RETURN_IF_ERROR(f.Get("gpu", true, &m->site.gpu.index));
   MIGSERVE_RETURN_IF_ERROR(f.Get("start", true, &m->site.start));
-  return f.Get("uid", false, &m->uid);
+  MIGSERVE_RETURN_IF_ERROR(f.Get("uid", false, &m->uid));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("owner", false, &m->owner));
+  if (!m->owner.empty()) {
+    if (std::string problem = ObjectNameProblem(m->owner); !problem.empty()) {
+      return f.Error("owner", problem);
+    }
+  }
+  return Status::Ok();
 }
 
-// Reads a group; its members' uids go to `uids`.
-Status ReadGroup(const JsonFields& f, RouteGroup* g,
-                 std::map<ReplicaSite, std::string>* uids) {
+// Reads a group; its members' uids and owners go to `route`.
+Status ReadGroup(const JsonFields& f, RouteGroup* g, ProxyRoute* route) {
   MIGSERVE_RETURN_IF_ERROR(f.Get("gpu", true, &g->gpu_model));
   MIGSERVE_RETURN_IF_ERROR(f.Get("profile", true, &g->profile));
   MIGSERVE_RETURN_IF_ERROR(f.Get("batch", true, &g->batch));
@@ -46,7 +53,8 @@ Status ReadGroup(const JsonFields& f, RouteGroup* g,
   MIGSERVE_RETURN_IF_ERROR(f.Objects("members", ReadMember, &members));
   for (const Member& m : members) {
     g->members.push_back(m.site);
-    if (!m.uid.empty()) (*uids)[m.site] = m.uid;
+    if (!m.uid.empty()) route->uids[m.site] = m.uid;
+    if (!m.owner.empty()) route->owners[m.site] = m.owner;
   }
   g->replicas = static_cast<int>(g->members.size());
   return Status::Ok();
@@ -62,7 +70,7 @@ ProxyRoutes ProxyRoutesOf(const ClusterState& state,
     auto model = models.find(service);
     std::string name = model != models.end() ? model->second : service;
     routes.services[service] = {
-        std::move(route), name, {}, spec.SpeaksOpenAi(service)};
+        std::move(route), name, {}, {}, spec.SpeaksOpenAi(service)};
   }
   return routes;
 }
@@ -80,6 +88,9 @@ std::string FormatProxyRoute(const ProxyRoute& route) {
           {"node", m.gpu.node}, {"gpu", m.gpu.index}, {"start", m.start}};
       if (auto uid = route.uids.find(m); uid != route.uids.end()) {
         member["uid"] = uid->second;
+      }
+      if (auto owner = route.owners.find(m); owner != route.owners.end()) {
+        member["owner"] = owner->second;
       }
       members.push_back(member);
     }
@@ -163,7 +174,7 @@ StatusOr<ProxyRoutes> ParseProxyRoutes(const json& object) {
     MIGSERVE_RETURN_IF_ERROR(f.Objects(
         "groups",
         [&](const JsonFields& g, RouteGroup* group) {
-          return ReadGroup(g, group, &route.uids);
+          return ReadGroup(g, group, &route);
         },
         &route.route.groups));
     if (ProxyRouteKey(route.route.service) != key) {

@@ -43,12 +43,22 @@ struct ProxyRoute {
   // the member, whatever labels others copy. A member without one is
   // matched by its pod's site labels.
   std::map<ReplicaSite, std::string> uids = {};
+  // The Deployment that runs a member where export wrote it (no pod, so no
+  // uid, exists then): the proxy takes a pod for the member only if its
+  // controlling ReplicaSet is that Deployment's (`<owner>-<its
+  // pod-template-hash>`), so a pod that copies a replica's labels gets
+  // nothing.
+  std::map<ReplicaSite, std::string> owners = {};
   // A service whose kind runs on vLLM (ServingSpec::EngineOf, as export's
   // template): the proxy carries the OpenAI API for it
   // (proxy::ProxyUpstream::openai); in the ConfigMap, "api": "openai".
   bool openai = false;
   bool operator==(const ProxyRoute&) const = default;
 };
+
+// Per service, the Deployment that runs each member (ProxyRoute::owners),
+// as export names them.
+using ReplicaOwners = std::map<std::string, std::map<ReplicaSite, std::string>>;
 
 struct ProxyRoutes {
   long generation = 0;
@@ -73,7 +83,7 @@ std::string ProxyRouteKey(const std::string& service);
 
 // `route` as the JSON the ConfigMap holds: {service, model, groups: [{gpu,
 // profile, batch, procs, throughput, weight, members: [{node, gpu, start,
-// uid}]}]} (uid where known).
+// uid, owner}]}]} (uid and owner where known).
 std::string FormatProxyRoute(const ProxyRoute& route);
 
 // The ConfigMap of `routes` in namespace `namespace_` (empty: none named).
