@@ -206,6 +206,15 @@ std::vector<Case> WorkloadShapeCases() {
         "*{p}, *{p}, *{p}]\n",
         c, c, fmt::arg("p", std::string(1, c - 1)));
   }
+  // More services than the optimizers number (kMaxServices): the greedy
+  // crashed on 200,000 (issue 76's region-scale run).
+  std::string many = "gpu: A100-SXM4-80GB\nservices:\n";
+  for (int k = 0; k < 65536; ++k) {
+    many += fmt::format(
+        "  - {{name: s{}, model: resnet50, throughput: 1, "
+        "latency_ms: 100}}\n",
+        k);
+  }
   std::string deep = "gpu: A100-SXM4-80GB\nx: " + std::string(70, '[') +
                      std::string(70, ']') + "\n" + Workload().substr(20);
   const std::vector<std::pair<std::string, std::string>> texts = {
@@ -239,6 +248,7 @@ std::vector<Case> WorkloadShapeCases() {
       {"fleet gpu twice",
        "gpus:\n  - {name: A100-SXM4-80GB}\n  - {name: A100-80GB}\n" +
            Workload().substr(20)},
+      {"65,536 services", many},
       {"router unknown", Workload("router: carrier-pigeon\n")},
       {"capacity model unknown", Workload("capacity_model: p100\n")},
       {"survive domain unknown",

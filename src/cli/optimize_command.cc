@@ -184,6 +184,12 @@ Status RunOptimizeOnce(const OptimizeFlags& flags, CommandContext* context) {
                               cluster::LoadInventory(flags.inventory));
   }
   auto fleet = workload::LoadWorkload(flags.workload);
+  // Before the credits, which take a while for so many.
+  if (fleet.ok() && fleet->services.size() > optimizer::kMaxServices) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: {} services, more than the {} one workload may have; split it",
+        flags.workload, fleet->services.size(), optimizer::kMaxServices));
+  }
   if (fleet.ok() && fleet->offers.size() > 1) {
     if (!flags.from.empty()) {
       return Status::InvalidArgument(fmt::format(

@@ -12,6 +12,12 @@
 
 namespace migserve::optimizer {
 
+// The most services one problem may have: the heuristics number each
+// service and each pair of services as one int (ConfigSpace's groups),
+// n (n + 1) / 2 of them, which fits up to 65,535 services. A larger
+// workload is refused, not overflowed (it crashed the greedy at 200,000).
+inline constexpr int kMaxServices = 65535;
+
 struct Problem {
   // REQUIRES: the arguments outlive the problem; `caps` was built from
   // `workload` on `gpu`.

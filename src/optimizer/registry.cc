@@ -107,6 +107,14 @@ RunResult RunOptimizer(Optimizer& optimizer, const Problem& problem,
     run.reason = "invalid options: " + valid.message();
     return run;
   }
+  if (problem.num_services() > kMaxServices) {
+    RunResult run;
+    run.outcome = Outcome::kInfeasible;
+    run.reason = fmt::format(
+        "{} services, more than the {} one workload may have; split it",
+        problem.num_services(), kMaxServices);
+    return run;
+  }
   int needs =
       workload::CeilGpus(workload::RelaxedBound(problem.caps, problem.gpu));
   if (needs > options.max_gpus) {
