@@ -24,6 +24,7 @@
 #include "proxy/nginx_config.h"
 #include "proxy/nginx_process.h"
 #include "proxy/testing/emulated_replica.h"
+#include "proxy/testing/kept_alive.h"
 #include "proxy/testing/local_nginx.h"
 #include "proxy/testing/proxy_values.h"
 #include "proxy/testing/ready_pod.h"
@@ -480,13 +481,7 @@ TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
       // response, and is sent again once, as clients should.
       client.set_keep_alive(true);
       while (!stop) {
-        auto res = client.Post("/v2/models/m/infer", "{}", "application/json");
-        if (!res && (res.error() == httplib::Error::Read ||
-                     res.error() == httplib::Error::Write)) {
-          ++retried;
-          res = client.Post("/v2/models/m/infer", "{}", "application/json");
-        }
-        if (!res || res->status != 200) ++failed;
+        if (!InferKeptAlive(&client, true, &retried)) ++failed;
         ++sent;
       }
     });

@@ -16,6 +16,7 @@
 
 #include "proxy/testing/emulated_replica.h"
 #include "proxy/testing/grpc_replicas.h"
+#include "proxy/testing/kept_alive.h"
 #include "proxy/testing/local_nginx.h"
 #include "proxy/testing/proxy_values.h"
 #include "util/test_util.h"
@@ -312,15 +313,9 @@ TEST(NginxProcessTest, KeepAliveClientsThatRetryLoseNothingThroughReloads) {
       client.set_tcp_nodelay(true);
       client.set_keep_alive(true);
       while (!stop) {
-        auto res = client.Post("/v2/models/m/infer", "{}", "application/json");
-        if (!res && (res.error() == httplib::Error::Read ||
-                     res.error() == httplib::Error::Write)) {
-          ++closed[retries];
-          if (retries > 0) {
-            res = client.Post("/v2/models/m/infer", "{}", "application/json");
-          }
+        if (!InferKeptAlive(&client, retries > 0, &closed[retries])) {
+          ++failed[retries];
         }
-        if (!res || res->status != 200) ++failed[retries];
         ++sent[retries];
         // Some think time, so that connections sit idle at reloads.
         std::this_thread::sleep_for(std::chrono::microseconds(200 * (i + 1)));
