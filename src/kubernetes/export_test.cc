@@ -323,6 +323,51 @@ TEST(ExportTest, TheProxysRoutesNameEveryReplica) {
                         // Deployment, PodDisruptionBudget, Service
 }
 
+// Under DRA each replica is a one-replica Deployment with its site's
+// labels: the member's owner is that Deployment.
+TEST(ExportTest, DraRoutesNameEachReplicasOwnDeployment) {
+  Loaded night = Load("night.json");
+  ExportOptions options;
+  options.partitioner = Partitioner::kDra;
+  options.gpu_uuids = NightUuids();
+  options.proxy = ProxyExport{};
+  auto files = Export(night.state, options);
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  std::map<ReplicaSite, std::pair<std::string, std::string>> at;
+  for (const YAML::Node& d : YAML::LoadAll(files->replicas)) {
+    if (d["kind"].as<std::string>() != "Deployment") continue;
+    const YAML::Node& labels = d["metadata"]["labels"];
+    at[{{labels[kLabelNode].as<std::string>(),
+         std::stoi(labels[kLabelGpu].as<std::string>())},
+        std::stoi(labels[kLabelStart].as<std::string>())}] = {
+        labels[kLabelService].as<std::string>(),
+        d["metadata"]["name"].as<std::string>()};
+  }
+  int named = 0;
+  for (const YAML::Node& doc : YAML::LoadAll(files->proxy)) {
+    if (doc["kind"].as<std::string>() != "ConfigMap") continue;
+    nlohmann::json map = {{"data", nlohmann::json::object()}};
+    for (const auto& entry : doc["data"]) {
+      map["data"][entry.first.as<std::string>()] =
+          entry.second.as<std::string>();
+    }
+    auto routes = ParseProxyRoutes(map);
+    ASSERT_TRUE(routes.ok()) << routes.status().ToString();
+    for (const auto& [service, route] : routes->services) {
+      for (const RouteGroup& g : route.route.groups) {
+        for (const ReplicaSite& m : g.members) {
+          ASSERT_TRUE(at.count(m)) << service;
+          EXPECT_EQ(at.at(m).first, service);
+          EXPECT_EQ(route.owners.at(m), at.at(m).second);
+          ++named;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(named, static_cast<int>(at.size()));
+  EXPECT_GT(named, 0);
+}
+
 // RBAC lets the proxy patch any pod of its namespace; with the namespace
 // known, an admission policy holds it to its own pod's annotations.
 TEST(ExportTest, TheProxyMayChangeOnlyItsOwnPod) {
