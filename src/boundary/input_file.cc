@@ -125,6 +125,17 @@ StatusOr<std::string> ReadFile(const std::string& path) {
   return text;
 }
 
+StatusOr<std::string> ReadTail(const std::string& path, long long max_bytes) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) {
+    return Status::NotFound(path + ": cannot open: " + std::strerror(errno));
+  }
+  const long long size = static_cast<long long>(in.tellg());
+  const long long from = size > max_bytes ? size - max_bytes : 0;
+  in.seekg(from);
+  return ReadBounded(in, path, max_bytes);
+}
+
 bool WasRead(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return false;

@@ -22,6 +22,11 @@ long long MaxInputBytes();
 // anything else (/dev/zero, an endless pipe) once that much has come.
 StatusOr<std::string> ReadFile(const std::string& path);
 
+// The last `max_bytes` bytes of the regular file `path` (all of it if it
+// is shorter), without reading the rest: a log's tail for a message, whatever
+// the log has grown to. NotFound naming the path if it cannot be opened.
+StatusOr<std::string> ReadTail(const std::string& path, long long max_bytes);
+
 // True if ReadFile read the file at `path` (the same file: device and
 // inode) since the last ForgetReads: an output must not overwrite an input
 // of the same command.

@@ -53,6 +53,20 @@ TEST(InputFileTest, AnInputLargerThanTheLimitIsRefusedNotExhaustingMemory) {
   std::remove(sparse.c_str());
 }
 
+// A log's tail for a message: its last bytes only, whatever its size (a
+// 2 GiB sparse log is not read whole).
+TEST(InputFileTest, ATailIsReadWithoutTheRest) {
+  std::string log = testing::TempDir() + "/tail.log";
+  { std::ofstream(log) << "first\nsecond\nthird\n"; }
+  EXPECT_EQ(ReadTail(log, 1000).value(), "first\nsecond\nthird\n");
+  EXPECT_EQ(ReadTail(log, 6).value(), "third\n");
+  ASSERT_EQ(truncate(log.c_str(), 2LL << 30), 0);
+  { std::ofstream(log, std::ios::app) << "last line\n"; }
+  EXPECT_EQ(ReadTail(log, 10).value(), "last line\n");
+  std::remove(log.c_str());
+  EXPECT_EQ(ReadTail(log, 10).status().code(), Status::Code::kNotFound);
+}
+
 TEST(InputFileTest, MissingFileIsNotFoundNamingPath) {
   auto text = ReadFile("/nonexistent/dir/x.csv");
   ASSERT_FALSE(text.ok());

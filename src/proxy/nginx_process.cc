@@ -15,9 +15,11 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <thread>
 #include <vector>
 
+#include "boundary/input_file.h"
 #include "util/file.h"
 
 extern char** environ;
@@ -58,9 +60,11 @@ int RunToEnd(const std::vector<std::string>& args,
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-// The last lines of `path` (nginx's error log or stderr), for messages.
+// The last lines of `path` (nginx's error log or stderr), for messages: of
+// its last 64 KiB, whatever the log has grown to.
 std::string LogTail(const std::string& path) {
-  std::ifstream in(path);
+  StatusOr<std::string> tail = ReadTail(path, 64 << 10);
+  std::istringstream in(tail.ok() ? *tail : std::string());
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   std::string out;

@@ -308,7 +308,8 @@ TEST(NginxProcessTest, KeepAliveClientsThatRetryLoseNothingThroughReloads) {
   std::vector<std::thread> clients;
   for (int i = 0; i < 8; ++i) {
     const int retries = i % 2;
-    clients.emplace_back([&, retries] {
+    const auto think = std::chrono::microseconds(200 * (i + 1));
+    clients.emplace_back([&, retries, think] {
       httplib::Client client("127.0.0.1", port);
       client.set_tcp_nodelay(true);
       client.set_keep_alive(true);
@@ -318,17 +319,20 @@ TEST(NginxProcessTest, KeepAliveClientsThatRetryLoseNothingThroughReloads) {
         }
         ++sent[retries];
         // Some think time, so that connections sit idle at reloads.
-        std::this_thread::sleep_for(std::chrono::microseconds(200 * (i + 1)));
+        std::this_thread::sleep_for(think);
       }
     });
   }
-  for (long generation = 2; generation <= 21; ++generation) {
+  // The clients stop before any assertion ends the test.
+  Status reloaded = Status::Ok();
+  for (long generation = 2; generation <= 21 && reloaded.ok(); ++generation) {
     std::this_thread::sleep_for(std::chrono::milliseconds(60));
-    ASSERT_TRUE((*nginx)->ApplyAndDrain(config(generation)).ok());
+    reloaded = (*nginx)->ApplyAndDrain(config(generation));
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(60));
   stop = true;
   for (std::thread& t : clients) t.join();
+  ASSERT_TRUE(reloaded.ok()) << reloaded.ToString();
   EXPECT_EQ(failed[1], 0) << sent[1] << " sent";
   EXPECT_GT(sent[0], 0);
   std::string figure = fmt::format(
