@@ -73,8 +73,11 @@ InstanceRef RefOf(const Placed& p) {
   return {p.gpu->id, p.gpu->model, p.slot->instance};
 }
 
+// Per (service, node, profile) a Deployment of its replicas there; each
+// replica's Deployment goes to `owners`.
 std::vector<Json> DevicePluginObjects(const std::vector<Placed>& replicas,
-                                      const ExportOptions& options) {
+                                      const ExportOptions& options,
+                                      ReplicaOwners* owners) {
   // Replicas grouped by (service, node, profile, batch, procs, GPU model):
   // the device plugin's resource is named by the profile alone, so the pods
   // of one Deployment may get any free instance of it on the node.
@@ -105,18 +108,20 @@ std::vector<Json> DevicePluginObjects(const std::vector<Placed>& replicas,
                    {kLabelNode, node},
                    {kLabelProfile, profile_name},
                    {kLabelGroup, ReplicaLabels(first, at)[kLabelGroup]}};
+    const std::string object_name = DnsLabel(name);
     std::string placements;
     for (const Placed& m : members) {
       if (!placements.empty()) placements += ",";
       placements +=
           fmt::format("{}:{}", m.gpu->id.index, m.slot->instance.start);
+      (*owners)[service][{m.gpu->id, m.slot->instance.start}] = object_name;
     }
     Json annotations = ReplicaAnnotations(first);
     annotations[kAnnotationPlacements] = placements;
     Json container = ServerContainer(first, ModelOf(first), {at, false},
                                      options.serving, DevicePluginResources(p));
     objects.push_back(WorkloadDeployment(
-        DnsLabel(name), service, labels, annotations,
+        object_name, service, labels, annotations,
         static_cast<int>(members.size()),
         PodSpec(node, std::move(container), options.serving, service),
         options));
@@ -166,10 +171,11 @@ release() {{
 // The claims of one GPU's replicas, and their holding claims, in the order
 // dra::ClaimInstances gives (docs/kubernetes.md, "Claims that land on the
 // plan"); each object labelled with its step, and `script` told each step
-// and release in turn.
+// and release in turn; each replica's Deployment goes to `owners`.
 Status DraGpuObjects(const GpuState& gpu, const std::vector<Placed>& placed,
                      const ExportOptions& options, int* step,
-                     std::vector<Json>* objects, std::string* script) {
+                     std::vector<Json>* objects, std::string* script,
+                     ReplicaOwners* owners) {
   const mig::GpuModel& model = *gpu.model;
   const std::string& node = gpu.id.node;
   int index = gpu.id.index;
@@ -218,6 +224,7 @@ Status DraGpuObjects(const GpuState& gpu, const std::vector<Placed>& placed,
       const Placed& p = *at.at(s.at.instance);
       const Replica& r = *p.slot->replica;
       name = ReplicaName(r.service, node, index, profile, s.at.instance.start);
+      (*owners)[r.service][{gpu.id, s.at.instance.start}] = name;
       Json labels = ReplicaLabels(r, RefOf(p));
       Json claim_labels = labels;
       claim_labels[kLabelClaimStep] = label;
@@ -245,10 +252,12 @@ Status DraGpuObjects(const GpuState& gpu, const std::vector<Placed>& placed,
 }
 
 // Per replica a claim and a one-replica Deployment, GPU after GPU, with
-// the holding claims first-fit needs; `script` gets dra-apply.sh.
+// the holding claims first-fit needs; `script` gets dra-apply.sh, `owners`
+// each replica's Deployment.
 StatusOr<std::vector<Json>> DraObjects(const std::vector<Placed>& replicas,
                                        const ExportOptions& options,
-                                       std::string* script) {
+                                       std::string* script,
+                                       ReplicaOwners* owners) {
   std::vector<Json> objects;
   std::string steps;
   int step = 0;
@@ -256,8 +265,8 @@ StatusOr<std::vector<Json>> DraObjects(const std::vector<Placed>& replicas,
     size_t j = i;
     while (j < replicas.size() && replicas[j].gpu == replicas[i].gpu) ++j;
     std::vector<Placed> on(replicas.begin() + i, replicas.begin() + j);
-    MIGSERVE_RETURN_IF_ERROR(
-        DraGpuObjects(*replicas[i].gpu, on, options, &step, &objects, &steps));
+    MIGSERVE_RETURN_IF_ERROR(DraGpuObjects(*replicas[i].gpu, on, options, &step,
+                                           &objects, &steps, owners));
     i = j;
   }
   *script = DraApplyScript(options.serving.namespace_, steps);
@@ -388,34 +397,6 @@ std::string MigManagerConfigMap(const ClusterState& state) {
   return header + kube::ToYaml(std::vector<Json>{map});
 }
 
-// Which Deployment of `objects` runs each replica, by its labels: a DRA
-// replica's site labels, or a device plugin Deployment's node and
-// placements ("<gpu>:<start>,...").
-ReplicaOwners OwnersOf(const std::vector<Json>& objects) {
-  ReplicaOwners owners;
-  for (const Json& o : objects) {
-    if (o.value("kind", "") != "Deployment") continue;
-    const Json& meta = o["metadata"];
-    std::string name = meta.value("name", "");
-    std::string service = Label(o, kLabelService);
-    if (std::optional<ReplicaSite> site = ReplicaSiteOf(meta)) {
-      owners[service][*site] = name;
-      continue;
-    }
-    std::string node = Label(o, kLabelNode);
-    std::string placements = Annotation(o, kAnnotationPlacements);
-    for (size_t at = 0; at < placements.size();) {
-      size_t end = std::min(placements.find(',', at), placements.size());
-      std::string one = placements.substr(at, end - at);
-      size_t colon = one.find(':');
-      owners[service][{{node, std::atoi(one.substr(0, colon).c_str())},
-                       std::atoi(one.substr(colon + 1).c_str())}] = name;
-      at = end + 1;
-    }
-  }
-  return owners;
-}
-
 StatusOr<std::string> ReplicaObjects(const ClusterState& state,
                                      const ExportOptions& options,
                                      std::string* dra_apply,
@@ -434,14 +415,16 @@ StatusOr<std::string> ReplicaObjects(const ClusterState& state,
   }
   bool dra = options.partitioner == Partitioner::kDra;
   std::vector<Json> objects;
+  ReplicaOwners made;
   if (dra) {
     std::string script;
-    MIGSERVE_ASSIGN_OR_RETURN(objects, DraObjects(replicas, options, &script));
+    MIGSERVE_ASSIGN_OR_RETURN(objects,
+                              DraObjects(replicas, options, &script, &made));
     if (dra_apply != nullptr) *dra_apply = std::move(script);
   } else {
-    objects = DevicePluginObjects(replicas, options);
+    objects = DevicePluginObjects(replicas, options, &made);
   }
-  if (owners != nullptr) *owners = OwnersOf(objects);
+  if (owners != nullptr) *owners = std::move(made);
   std::set<std::string> served;
   for (const Placed& p : replicas) served.insert(p.slot->replica->service);
   for (const auto& [service, least] : options.min_replicas) {
