@@ -9,9 +9,9 @@
 // for a person to review or a test to run.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <optional>
+#include <set>
 
 #include "boundary/input_file.h"
 #include "cli/command.h"
@@ -72,6 +72,29 @@ StatusOr<proxy::NginxSetup> SetupOf(const RouterFlags& flags) {
   return setup;
 }
 
+// A row at a site where the deployment has no replica of its service
+// would be silently unused: a typo in a name or a place.
+Status CheckEveryRowIsAReplica(const proxy::ReplicaBackends& backends,
+                               const k8s::ProxyRoutes& routes,
+                               const RouterFlags& flags) {
+  std::set<proxy::ReplicaBackends::Site> replicas;
+  for (const auto& [service, route] : routes.services) {
+    for (const cluster::RouteGroup& g : route.route.groups) {
+      for (const cluster::ReplicaSite& m : g.members) {
+        replicas.insert({service, m});
+      }
+    }
+  }
+  for (const auto& [at, backend] : backends.by_site) {
+    if (replicas.count(at)) continue;
+    const cluster::ReplicaSite& site = at.second;
+    return Status::InvalidArgument(fmt::format(
+        "{}: {} at {} GPU {} start {} is no replica of {}", flags.replicas,
+        at.first, site.gpu.node, site.gpu.index, site.start, flags.deployment));
+  }
+  return Status::Ok();
+}
+
 Status RenderConfig(const RouterFlags& flags, CommandContext* context) {
   if (flags.deployment.empty() || flags.replicas.empty()) {
     return Status::InvalidArgument(
@@ -88,26 +111,7 @@ Status RenderConfig(const RouterFlags& flags, CommandContext* context) {
   spec.KindsFrom(d.services);
   k8s::ProxyRoutes routes =
       k8s::ProxyRoutesOf(state, k8s::ModelsOf(state), spec);
-  // A row at a site where the deployment has no replica of its service
-  // would be silently unused: a typo in a name or a place.
-  for (const auto& [at, backend] : backends.by_site) {
-    const cluster::ReplicaSite& site = at.second;
-    auto route = routes.services.find(at.first);
-    bool known = false;
-    for (size_t k = 0; route != routes.services.end() &&
-                       k < route->second.route.groups.size();
-         ++k) {
-      const std::vector<cluster::ReplicaSite>& m =
-          route->second.route.groups[k].members;
-      known = known || std::find(m.begin(), m.end(), site) != m.end();
-    }
-    if (!known) {
-      return Status::InvalidArgument(
-          fmt::format("{}: {} at {} GPU {} start {} is no replica of {}",
-                      flags.replicas, at.first, site.gpu.node, site.gpu.index,
-                      site.start, flags.deployment));
-    }
-  }
+  MIGSERVE_RETURN_IF_ERROR(CheckEveryRowIsAReplica(backends, routes, flags));
   proxy::ProxyConfig config = proxy::ConfigOf(routes, backends);
   int members = 0;
   int reached = 0;
