@@ -256,6 +256,16 @@ TEST(ExportTest, DraClaimsHoldTheHolesFirstFitWouldTake) {
             "driver gpu.nvidia.com on node node-0)");
 }
 
+// The routes of proxy.yaml's routes ConfigMap `doc`, as the router reads
+// them.
+StatusOr<ProxyRoutes> RoutesOf(const YAML::Node& doc) {
+  nlohmann::json map = {{"data", nlohmann::json::object()}};
+  for (const auto& entry : doc["data"]) {
+    map["data"][entry.first.as<std::string>()] = entry.second.as<std::string>();
+  }
+  return ParseProxyRoutes(map);
+}
+
 // proxy.yaml's ConfigMap holds every service's route with every replica,
 // and its Deployment runs as many proxies as the credits count.
 TEST(ExportTest, TheProxysRoutesNameEveryReplica) {
@@ -275,12 +285,7 @@ TEST(ExportTest, TheProxysRoutesNameEveryReplica) {
                 "migserve:test");
     }
     if (kind != "ConfigMap") continue;
-    nlohmann::json map = {{"data", nlohmann::json::object()}};
-    for (const auto& entry : doc["data"]) {
-      map["data"][entry.first.as<std::string>()] =
-          entry.second.as<std::string>();
-    }
-    auto routes = ParseProxyRoutes(map);
+    auto routes = RoutesOf(doc);
     ASSERT_TRUE(routes.ok()) << routes.status().ToString();
     EXPECT_EQ(routes->generation, 1);
     std::map<std::string, ServiceRoute> want = Routes(day.state);
@@ -346,12 +351,7 @@ TEST(ExportTest, DraRoutesNameEachReplicasOwnDeployment) {
   int named = 0;
   for (const YAML::Node& doc : YAML::LoadAll(files->proxy)) {
     if (doc["kind"].as<std::string>() != "ConfigMap") continue;
-    nlohmann::json map = {{"data", nlohmann::json::object()}};
-    for (const auto& entry : doc["data"]) {
-      map["data"][entry.first.as<std::string>()] =
-          entry.second.as<std::string>();
-    }
-    auto routes = ParseProxyRoutes(map);
+    auto routes = RoutesOf(doc);
     ASSERT_TRUE(routes.ok()) << routes.status().ToString();
     for (const auto& [service, route] : routes->services) {
       for (const RouteGroup& g : route.route.groups) {
