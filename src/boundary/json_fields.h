@@ -121,16 +121,14 @@ class JsonFields {
   // (its path `key[k]`), into `out`. Returns the first error.
   template <typename T, typename Read>
   Status Objects(const char* key, Read read, std::vector<T>* out) const {
-    MIGSERVE_ASSIGN_OR_RETURN(const nlohmann::json* list, Array(key));
-    for (size_t k = 0; k < list->size(); ++k) {
-      std::string path = fmt::format("{}[{}]", Path(key), k);
-      MIGSERVE_RETURN_IF_ERROR(ExpectObject((*list)[k], source_, path));
-      T item;
-      MIGSERVE_RETURN_IF_ERROR(
-          read(JsonFields((*list)[k], source_, path), &item));
-      out->push_back(std::move(item));
-    }
-    return Status::Ok();
+    return ObjectsMade(
+        key,
+        [&read](const JsonFields& fields) -> StatusOr<T> {
+          T item;
+          MIGSERVE_RETURN_IF_ERROR(read(fields, &item));
+          return item;
+        },
+        out);
   }
 
  private:
