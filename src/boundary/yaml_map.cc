@@ -133,12 +133,18 @@ Status YamlMap::Get(std::string_view key, bool required, const char* type_name,
   return Status::Ok();
 }
 
-Status YamlMap::Required(std::string_view key, std::string* out) const {
+Status YamlMap::GetString(std::string_view key, bool required,
+                          std::string* out) const {
+  // A collection is no string, whatever yaml-cpp would make of it.
   YAML::Node value = node_[std::string(key)];
   if (value.IsDefined() && !value.IsNull() && !value.IsScalar()) {
     return Error(key, "expected a string, got a collection");
   }
-  return Get(key, true, "a string", out);
+  return Get(key, required, "a string", out);
+}
+
+Status YamlMap::Required(std::string_view key, std::string* out) const {
+  return GetString(key, true, out);
 }
 Status YamlMap::Required(std::string_view key, double* out) const {
   return Get(key, true, "a number", out);
@@ -161,11 +167,7 @@ Status YamlMap::Required(std::string_view key, int* out) const {
   return Get(key, true, "an integer", out);
 }
 Status YamlMap::Optional(std::string_view key, std::string* out) const {
-  YAML::Node value = node_[std::string(key)];
-  if (value.IsDefined() && !value.IsNull() && !value.IsScalar()) {
-    return Error(key, "expected a string, got a collection");
-  }
-  return Get(key, false, "a string", out);
+  return GetString(key, false, out);
 }
 Status YamlMap::Optional(std::string_view key, double* out) const {
   return Get(key, false, "a number", out);

@@ -98,6 +98,8 @@ class YamlMap {
   template <typename T>
   Status Get(std::string_view key, bool required, const char* type_name,
              T* out) const;
+  // Get of a string, refusing a collection.
+  Status GetString(std::string_view key, bool required, std::string* out) const;
 
   YAML::Node node_;
   std::string source_;
