@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "boundary/json_fields.h"
+#include "kube/labels.h"
 #include "kubernetes/names.h"
 
 namespace migserve::agent {
@@ -32,9 +33,10 @@ StatusOr<std::string> NodeAgent::Layouts() {
 
 Status NodeAgent::Report() {
   MIGSERVE_ASSIGN_OR_RETURN(std::string layouts, Layouts());
+  kube::Annotations notes;
+  notes.Set(kubernetes::kAnnotationLayouts, std::move(layouts));
   nlohmann::json patch = {
-      {"metadata",
-       {{"annotations", {{kubernetes::kAnnotationLayouts, layouts}}}}}};
+      {"metadata", {{"annotations", nlohmann::json(notes.ToJson())}}}};
   return client_->Patch("/api/v1/nodes/" + options_.node, patch).status();
 }
 

@@ -252,12 +252,13 @@ TEST_F(KubernetesE2eTest, PodsItDoesNotOwnAreNeitherCountedNorDeleted) {
       }
       cluster::Replica claim = *s.replica;
       claim.credit = 5000;
-      Json notes = k8s::ReplicaAnnotations(claim);
+      Json notes = k8s::ReplicaAnnotations(claim).ToJson();
       notes.erase(k8s::kAnnotationOwner);
       server_.Put(
           std::string(kPods) + "/intruder-" + std::to_string(intruders++),
           {{"metadata",
-            {{"labels", k8s::ReplicaLabels(claim, {g.id, g.model, s.instance})},
+            {{"labels",
+              k8s::ReplicaLabels(claim, {g.id, g.model, s.instance})->ToJson()},
              {"annotations", notes}}},
            {"status",
             {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}});
@@ -304,8 +305,8 @@ TEST_F(KubernetesE2eTest, ForgedOwnerAnnotationsCountForNothing) {
   claim.credit = 100000;
   server_.Put(std::string(kPods) + "/forged-0",
               {{"metadata",
-                {{"labels", k8s::ReplicaLabels(claim, *free)},
-                 {"annotations", k8s::ReplicaAnnotations(claim)}}}});
+                {{"labels", k8s::ReplicaLabels(claim, *free)->ToJson()},
+                 {"annotations", k8s::ReplicaAnnotations(claim).ToJson()}}}});
   const std::string forged =
       "pod forged-0 is annotated migserve.io/owner=migserve-controller but is "
       "not a pod this controller created";

@@ -49,7 +49,7 @@ std::string DeviceClasses(const ClusterState& state) {
                        {"kind", "DeviceClass"},
                        {"metadata",
                         {{"name", ObjectLabel(DeviceClassName(*profile)).str()},
-                         {"labels", {{kManagedBy, kManager}}}}},
+                         {"labels", ManagedLabels().ToJson()}}},
                        {"spec", std::move(spec)}});
   }
   std::string header =

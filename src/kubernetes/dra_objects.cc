@@ -18,13 +18,15 @@ std::string DraSelector(const mig::Profile& profile, const std::string& uuid) {
   return selector;
 }
 
-Json DraClaim(const std::string& name, Json labels, const std::string& device,
-              const std::string& selector, const ServingSpec& spec) {
+Json DraClaim(const std::string& name, const kube::Labels& labels,
+              const std::string& device, const std::string& selector,
+              const ServingSpec& spec) {
+  kube::Annotations notes;
+  notes.Set(kAnnotationDevice, device);
   return {
       {"apiVersion", "resource.k8s.io/v1"},
       {"kind", "ResourceClaim"},
-      {"metadata", ObjectMetadata(ObjectLabel(name), std::move(labels),
-                                  {{kAnnotationDevice, device}}, spec)},
+      {"metadata", ObjectMetadata(ObjectLabel(name), labels, notes, spec)},
       {"spec",
        {{"devices",
          {{"requests",
@@ -37,9 +39,11 @@ Json DraClaim(const std::string& name, Json labels, const std::string& device,
                         {{{"cel", {{"expression", selector}}}}})}}}}})}}}}}};
 }
 
-Json HoldPod(const std::string& name, const Json& labels,
+Json HoldPod(const std::string& name, const kube::Labels& labels,
              const std::string& device, const std::string& node,
              const ServingSpec& spec) {
+  kube::Annotations notes;
+  notes.Set(kAnnotationDevice, device);
   Json container = {
       {"name", "hold"},
       {"image", kPauseImage},
@@ -57,8 +61,7 @@ Json HoldPod(const std::string& name, const Json& labels,
        Json::array({{{"name", "mig"}, {"resourceClaimName", name}}})}};
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
-          {"metadata", ObjectMetadata(ObjectLabel(name), labels,
-                                      {{kAnnotationDevice, device}}, spec)},
+          {"metadata", ObjectMetadata(ObjectLabel(name), labels, notes, spec)},
           {"spec", std::move(pod_spec)}};
 }
 

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "kube/labels.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/replica_pod.h"
 #include "kubernetes/serving_spec.h"
@@ -23,7 +24,7 @@ std::string DraSelector(const mig::Profile& profile, const std::string& uuid);
 // annotated with the `device` first-fit is planned to give it, in `spec`'s
 // namespace.
 nlohmann::ordered_json DraClaim(const std::string& name,
-                                nlohmann::ordered_json labels,
+                                const kube::Labels& labels,
                                 const std::string& device,
                                 const std::string& selector,
                                 const ServingSpec& spec);
@@ -31,7 +32,7 @@ nlohmann::ordered_json DraClaim(const std::string& name,
 // A holding claim's pod: it only holds claim `name` (pause, as nobody, Pod
 // Security "restricted"), on `node`.
 nlohmann::ordered_json HoldPod(const std::string& name,
-                               const nlohmann::ordered_json& labels,
+                               const kube::Labels& labels,
                                const std::string& device,
                                const std::string& node,
                                const ServingSpec& spec);

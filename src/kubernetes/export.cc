@@ -12,6 +12,7 @@
 #include "boundary/json_fields.h"
 #include "dra/claim_order.h"
 #include "dra/nvidia_devices.h"
+#include "kube/labels.h"
 #include "kube/serving_target.h"
 #include "kube/yaml_writer.h"
 #include "kubernetes/cluster_model.h"
@@ -47,18 +48,20 @@ std::string ModelNames(const ClusterState& state) {
 }
 
 // A Deployment of `replicas` pods of `service` labelled `labels` (which it
-// selects by) with the template's labels and annotations added.
+// selects by) with the template's labels and annotations added; the
+// Deployment itself is labelled `own_labels`.
 Json WorkloadDeployment(const std::string& name, const std::string& service,
-                        const Json& labels, const Json& annotations,
-                        int replicas, Json pod_spec,
-                        const ExportOptions& options) {
+                        const kube::Labels& own_labels,
+                        const kube::Labels& labels,
+                        const kube::Annotations& annotations, int replicas,
+                        Json pod_spec, const ExportOptions& options) {
   return {{"apiVersion", "apps/v1"},
           {"kind", "Deployment"},
-          {"metadata", ObjectMetadata(ObjectLabel(name), labels, annotations,
-                                      options.serving)},
+          {"metadata", ObjectMetadata(ObjectLabel(name), own_labels,
+                                      annotations, options.serving)},
           {"spec",
            {{"replicas", replicas},
-            {"selector", {{"matchLabels", labels}}},
+            {"selector", {{"matchLabels", labels.ToJson()}}},
             {"template",
              {{"metadata",
                PodMetadata(labels, annotations, options.serving, service)},
@@ -75,9 +78,9 @@ InstanceRef RefOf(const Placed& p) {
 
 // Per (service, node, profile) a Deployment of its replicas there; each
 // replica's Deployment goes to `owners`.
-std::vector<Json> DevicePluginObjects(const std::vector<Placed>& replicas,
-                                      const ExportOptions& options,
-                                      ReplicaOwners* owners) {
+StatusOr<std::vector<Json>> DevicePluginObjects(
+    const std::vector<Placed>& replicas, const ExportOptions& options,
+    ReplicaOwners* owners) {
   // Replicas grouped by (service, node, profile, batch, procs, GPU model):
   // the device plugin's resource is named by the profile alone, so the pods
   // of one Deployment may get any free instance of it on the node.
@@ -103,11 +106,8 @@ std::vector<Json> DevicePluginObjects(const std::vector<Placed>& replicas,
     }
     const Replica& first = *members.front().slot->replica;
     InstanceRef at = RefOf(members.front());
-    Json labels = {{kManagedBy, kManager},
-                   {kLabelService, service},
-                   {kLabelNode, node},
-                   {kLabelProfile, profile_name},
-                   {kLabelGroup, ReplicaLabels(first, at)[kLabelGroup]}};
+    MIGSERVE_ASSIGN_OR_RETURN(kube::Labels labels,
+                              ReplicaLabels(first, at, false));
     const std::string object_name = DnsLabel(name);
     std::string placements;
     for (const Placed& m : members) {
@@ -116,12 +116,12 @@ std::vector<Json> DevicePluginObjects(const std::vector<Placed>& replicas,
           fmt::format("{}:{}", m.gpu->id.index, m.slot->instance.start);
       (*owners)[service][{m.gpu->id, m.slot->instance.start}] = object_name;
     }
-    Json annotations = ReplicaAnnotations(first);
-    annotations[kAnnotationPlacements] = placements;
+    kube::Annotations annotations = ReplicaAnnotations(first);
+    annotations.Set(kAnnotationPlacements, placements);
     Json container = ServerContainer(first, ModelOf(first), {at, false},
                                      options.serving, DevicePluginResources(p));
     objects.push_back(WorkloadDeployment(
-        object_name, service, labels, annotations,
+        object_name, service, labels, labels, annotations,
         static_cast<int>(members.size()),
         PodSpec(node, std::move(container), options.serving, service),
         options));
@@ -212,11 +212,18 @@ Status DraGpuObjects(const GpuState& gpu, const std::vector<Placed>& placed,
       *script += fmt::format("release {}\n", hold_name(s.at.instance));
       continue;
     }
-    std::string label = std::to_string((*step)++);
+    std::string label = std::to_string(*step);
+    MIGSERVE_ASSIGN_OR_RETURN(kube::LabelValue step_label,
+                              NumberLabel((*step)++));
     if (s.kind == dra::ClaimStep::Kind::kHold) {
       name = hold_name(s.at.instance);
-      Json labels = {
-          {kManagedBy, kManager}, {kLabelNode, node}, {kLabelClaimStep, label}};
+      kube::Labels labels = ManagedLabels();
+      MIGSERVE_ASSIGN_OR_RETURN(
+          kube::LabelValue node_label,
+          kube::ParseLabelValue(
+              node, fmt::format("node of GPU {}", gpu.id.ToString())));
+      labels.Set(kLabelNode, std::move(node_label))
+          .Set(kLabelClaimStep, step_label);
       objects->push_back(
           DraClaim(name, labels, device, selector, options.serving));
       objects->push_back(HoldPod(name, labels, device, node, options.serving));
@@ -225,9 +232,10 @@ Status DraGpuObjects(const GpuState& gpu, const std::vector<Placed>& placed,
       const Replica& r = *p.slot->replica;
       name = ReplicaName(r.service, node, index, profile, s.at.instance.start);
       (*owners)[r.service][{gpu.id, s.at.instance.start}] = name;
-      Json labels = ReplicaLabels(r, RefOf(p));
-      Json claim_labels = labels;
-      claim_labels[kLabelClaimStep] = label;
+      MIGSERVE_ASSIGN_OR_RETURN(kube::Labels labels,
+                                ReplicaLabels(r, RefOf(p)));
+      kube::Labels claim_labels = labels;
+      claim_labels.Set(kLabelClaimStep, step_label);
       objects->push_back(
           DraClaim(name, claim_labels, device, selector, options.serving));
       Json container =
@@ -236,12 +244,11 @@ Status DraGpuObjects(const GpuState& gpu, const std::vector<Placed>& placed,
       Json claims = {
           {"resourceClaims",
            Json::array({{{"name", "mig"}, {"resourceClaimName", name}}})}};
-      Json deployment =
-          WorkloadDeployment(name, r.service, labels, ReplicaAnnotations(r), 1,
-                             PodSpec(node, std::move(container),
-                                     options.serving, r.service, claims),
-                             options);
-      deployment["metadata"]["labels"][kLabelClaimStep] = label;
+      Json deployment = WorkloadDeployment(
+          name, r.service, claim_labels, labels, ReplicaAnnotations(r), 1,
+          PodSpec(node, std::move(container), options.serving, r.service,
+                  claims),
+          options);
       // Two pods must never hold the claim at once.
       deployment["spec"]["strategy"] = {{"type", "Recreate"}};
       objects->push_back(std::move(deployment));
@@ -277,14 +284,16 @@ StatusOr<std::vector<Json>> DraObjects(const std::vector<Placed>& replicas,
 // disruption (a node drain): the service asked for min_replicas so that
 // losing one leaves it serving. Its replicas are Deployments, whose scale
 // the disruption controller reads.
-Json ReplicaDisruptionBudget(const std::string& service,
-                             const ServingSpec& spec) {
-  Json labels = {{kManagedBy, kManager}, {kLabelService, service}};
-  return {{"apiVersion", "policy/v1"},
-          {"kind", "PodDisruptionBudget"},
-          {"metadata", ObjectMetadata(ObjectLabel(service), labels, {}, spec)},
-          {"spec",
-           {{"maxUnavailable", 1}, {"selector", {{"matchLabels", labels}}}}}};
+StatusOr<Json> ReplicaDisruptionBudget(const std::string& service,
+                                       const ServingSpec& spec) {
+  MIGSERVE_ASSIGN_OR_RETURN(kube::Labels labels, ServiceLabels(service));
+  return Json{
+      {"apiVersion", "policy/v1"},
+      {"kind", "PodDisruptionBudget"},
+      {"metadata", ObjectMetadata(ObjectLabel(service), labels, {}, spec)},
+      {"spec",
+       {{"maxUnavailable", 1},
+        {"selector", {{"matchLabels", labels.ToJson()}}}}}};
 }
 
 }  // namespace
@@ -422,14 +431,17 @@ StatusOr<std::string> ReplicaObjects(const ClusterState& state,
                               DraObjects(replicas, options, &script, &made));
     if (dra_apply != nullptr) *dra_apply = std::move(script);
   } else {
-    objects = DevicePluginObjects(replicas, options, &made);
+    MIGSERVE_ASSIGN_OR_RETURN(objects,
+                              DevicePluginObjects(replicas, options, &made));
   }
   if (owners != nullptr) *owners = std::move(made);
   std::set<std::string> served;
   for (const Placed& p : replicas) served.insert(p.slot->replica->service);
   for (const auto& [service, least] : options.min_replicas) {
     if (least > 1 && served.count(service)) {
-      objects.push_back(ReplicaDisruptionBudget(service, options.serving));
+      MIGSERVE_ASSIGN_OR_RETURN(
+          Json budget, ReplicaDisruptionBudget(service, options.serving));
+      objects.push_back(std::move(budget));
     }
   }
   std::string header = fmt::format(
@@ -452,10 +464,14 @@ StatusOr<std::string> RoutingObjects(const ClusterState& state,
     GroupServiceNames names = SettledNames(route);
     for (const RouteGroup& g : route.groups) {
       if (g.weight <= 0) continue;  // no backend of the route
-      services.push_back(
+      MIGSERVE_ASSIGN_OR_RETURN(
+          Json object,
           GroupService(service, g, names.at(GroupName(service, g)), spec));
+      services.push_back(std::move(object));
     }
-    routes.push_back(HttpRoute(route, models.at(service), names, spec));
+    MIGSERVE_ASSIGN_OR_RETURN(
+        Json object, HttpRoute(route, models.at(service), names, spec));
+    routes.push_back(std::move(object));
   }
   services.insert(services.end(), routes.begin(), routes.end());
   std::string header = fmt::format(

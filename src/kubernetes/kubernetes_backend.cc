@@ -7,6 +7,7 @@
 #include "boundary/checked_name.h"
 #include "boundary/json_fields.h"
 #include "cluster/apply.h"
+#include "kube/labels.h"
 #include "kube/pod_ready.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/names.h"
@@ -34,9 +35,7 @@ std::string Uid(const nlohmann::json& pod) {
 
 // Replica pods: migserve's, not the pods that hold a DRA driver's claims.
 std::string ManagedSelector() {
-  return "labelSelector=" +
-         kube::KubeClient::Escape(
-             fmt::format("{}={},!{}", kManagedBy, kManager, kLabelInstance));
+  return kube::LabelSelector(ManagedLabels()).Lacks(kLabelInstance).Query();
 }
 
 }  // namespace
@@ -106,6 +105,7 @@ std::optional<PodClaim> KubernetesBackend::Claim(const std::string& name,
   std::optional<int> start = IntField(meta, "labels", kLabelStart);
   std::optional<std::string> profile =
       StringField(meta, "labels", kLabelProfile);
+  if (profile) profile = ProfileOfLabel(*profile);
   std::optional<Replica> replica = ReplicaFromMetadata(meta);
   if (!node || !index || !start || !profile || !replica) {
     Warn(
@@ -191,7 +191,7 @@ Status KubernetesBackend::CreatePod(const InstanceRef& ref,
   PodDevice device = partition_->ReplicaDevice(ref);
   Json container = ServerContainer(replica, model, {ref, true},
                                    options_.serving, device.resources);
-  Json annotations = ReplicaAnnotations(replica, options_.owner);
+  kube::Annotations annotations = ReplicaAnnotations(replica, options_.owner);
   // The create's token, recorded before the create (pod_ledger.h); a
   // create that was announced but never answered keeps its token.
   LedgerEntry entry;
@@ -201,12 +201,13 @@ Status KubernetesBackend::CreatePod(const InstanceRef& ref,
     if (known != ledger_->end()) entry = known->second;
     if (entry.token.empty() || !entry.uid.empty()) entry.token = NewToken();
     MIGSERVE_RETURN_IF_ERROR(Record(name, entry));
-    annotations[kAnnotationCreation] = entry.token;
+    annotations.Set(kAnnotationCreation, entry.token);
   }
   MIGSERVE_ASSIGN_OR_RETURN(ObjectName pod_name, ObjectName::Parse(name));
+  MIGSERVE_ASSIGN_OR_RETURN(kube::Labels labels, ReplicaLabels(replica, ref));
   Json metadata = {{"name", pod_name.str()}};
-  metadata.update(PodMetadata(ReplicaLabels(replica, ref), annotations,
-                              options_.serving, replica.service));
+  metadata.update(
+      PodMetadata(labels, annotations, options_.serving, replica.service));
   Json pod = {
       {"apiVersion", "v1"},
       {"kind", "Pod"},

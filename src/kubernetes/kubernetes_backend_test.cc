@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <thread>
@@ -111,9 +112,10 @@ class KubernetesBackendTest : public ::testing::Test {
                    [](json* pod) { (*pod)["status"] = kReady; });
   }
 
-  // Node `node`, its GPU 0 holding seven_.
-  void PutNode(const std::string& node) {
-    NodeLayouts layouts{{{&A100(), mig::Layout({seven_})}}};
+  // Node `node`, its GPU 0 holding `instance` (seven_ unless said).
+  void PutNode(const std::string& node,
+               std::optional<mig::Instance> instance = std::nullopt) {
+    NodeLayouts layouts{{{&A100(), mig::Layout({instance.value_or(seven_)})}}};
     server_.Put(
         "/api/v1/nodes/" + node,
         {{"metadata",
@@ -126,8 +128,8 @@ class KubernetesBackendTest : public ::testing::Test {
                    const InstanceRef& at) {
     server_.Put(std::string(kPods) + "/" + name,
                 {{"metadata",
-                  {{"labels", ReplicaLabels(r, at)},
-                   {"annotations", ReplicaAnnotations(r)}}},
+                  {{"labels", json(ReplicaLabels(r, at)->ToJson())},
+                   {"annotations", json(ReplicaAnnotations(r).ToJson())}}},
                  {"status", kReady}});
   }
 
@@ -154,14 +156,13 @@ TEST_F(KubernetesBackendTest, MalformedAnnotationsAndLabelsAreIgnoredNotFatal) {
                 {{"metadata",
                   {{"labels", kMigCapable},
                    {"annotations", rng() % 5 ? annotations : junk}}}});
-    Replica named = r;
-    named.service = rng() % 2 ? "svc" : JunkText(&rng);
-    json labels = ReplicaLabels(
-        named, {{rng() % 3 ? "good" : JunkText(&rng), 0}, &A100(), seven_});
+    json labels(ReplicaLabels(r, {{"good", 0}, &A100(), seven_})->ToJson());
+    if (rng() % 2 == 0) labels[kLabelService] = JunkText(&rng);
+    if (rng() % 3 == 0) labels[kLabelNode] = JunkText(&rng);
     labels[kLabelGpu] = rng() % 2 ? json(JunkText(&rng)) : Junk(&rng);
     labels[kLabelStart] = rng() % 2 ? json(JunkText(&rng)) : Junk(&rng);
     labels[kLabelProfile] = rng() % 2 ? json(JunkText(&rng)) : Junk(&rng);
-    json notes = ReplicaAnnotations(r);
+    json notes(ReplicaAnnotations(r).ToJson());
     notes[kAnnotationThroughput] =
         rng() % 2 ? json(JunkText(&rng)) : Junk(&rng);
     server_.Put(std::string(kPods) + "/junk-" + std::to_string(round % 5),
@@ -337,6 +338,39 @@ TEST_F(KubernetesBackendTest, TwoPodsOnOneInstanceAreAConflictNotCapacity) {
 // nothing, on a free instance too; a name taken before the create is not
 // taken over; a create whose answer was lost is found again by its token;
 // a delete forgets the pod; --adopt records what the annotation claims.
+// A label value cannot hold '+': a replica on 1g.10gb+me is labelled
+// 1g.10gb-me and counted on its profile again; a node whose name is no
+// label value gets no pod (the API server would refuse it), said in words.
+TEST_F(KubernetesBackendTest, AProfileWithAPlusIsLabelledAndReadBack) {
+  mig::Instance me{A100().FindProfile("1g.10gb+me"), 3};
+  ASSERT_GE(me.profile, 0);
+  PutNode("n", me);
+  Action create;
+  create.kind = ActionKind::kCreate;
+  create.at = InstanceRef{{"n", 0}, &A100(), me};
+  create.replica = Replica{"svc", 1, 1, 25, 10};
+  ASSERT_TRUE(backend_->Start(create).ok());
+  std::string name =
+      ReplicaName("svc", "n", 0, A100().profiles[me.profile], me.start);
+  MakeReady(name);
+  json pod = server_.Get(std::string(kPods) + "/" + name).value();
+  EXPECT_EQ(pod["metadata"]["labels"][kLabelProfile], "1g.10gb-me");
+  EXPECT_EQ(pod["metadata"]["labels"][kLabelStart], "3");
+  EXPECT_DOUBLE_EQ(backend_->Observe().value().Capacity()["svc"], 25);
+  EXPECT_TRUE(warnings_.empty()) << warnings_[0];
+
+  std::string long_node(64, 'n');
+  PutNode(long_node);
+  create.at = InstanceRef{{long_node, 0}, &A100(), seven_};
+  Status refused = backend_->Start(create);
+  EXPECT_EQ(refused.code(), Status::Code::kInvalidArgument)
+      << refused.ToString();
+  EXPECT_EQ(refused.message().rfind(
+                "node of GPU " + long_node + "/0: label value must be", 0),
+            0u)
+      << refused.message();
+}
+
 TEST_F(KubernetesBackendTest, ALedgerCountsOnlyThePodsTheBackendCreated) {
   MemoryPodLedger ledger;
   MakeBackend(&ledger);
@@ -381,13 +415,13 @@ TEST_F(KubernetesBackendTest, ALedgerCountsOnlyThePodsTheBackendCreated) {
   // A create announced (its token recorded) whose answer never came back.
   ledger.entries[name("k")] = {"token-k", ""};
   MakeBackend(&ledger);  // as after a restart
-  json notes = ReplicaAnnotations(r);
+  json notes(ReplicaAnnotations(r).ToJson());
   notes[kAnnotationCreation] = "token-k";
-  server_.Put(
-      std::string(kPods) + "/" + name("k"),
-      {{"metadata",
-        {{"labels", ReplicaLabels(r, at("k"))}, {"annotations", notes}}},
-       {"status", kReady}});
+  server_.Put(std::string(kPods) + "/" + name("k"),
+              {{"metadata",
+                {{"labels", json(ReplicaLabels(r, at("k"))->ToJson())},
+                 {"annotations", notes}}},
+               {"status", kReady}});
   EXPECT_DOUBLE_EQ(backend_->Observe().value().Capacity()["svc"], 200);
   EXPECT_FALSE(ledger.entries.at(name("k")).uid.empty());
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
@@ -47,6 +48,28 @@ std::string MigResourceName(const mig::Profile& profile) {
 }
 
 std::string RouteName(const std::string& service) { return DnsLabel(service); }
+
+kube::Labels ManagedLabels() {
+  kube::Labels labels;
+  labels.Set(kManagedBy, kube::LabelValue::Parse(kManager).value());
+  return labels;
+}
+
+StatusOr<kube::LabelValue> NumberLabel(int n) {
+  return kube::LabelValue::Parse(std::to_string(n));
+}
+
+StatusOr<kube::LabelValue> ProfileLabel(const mig::Profile& profile) {
+  std::string label = profile.name;
+  std::replace(label.begin(), label.end(), '+', '-');
+  return kube::ParseLabelValue(label, "profile " + profile.name);
+}
+
+std::string ProfileOfLabel(std::string_view label) {
+  std::string name(label);
+  std::replace(name.begin(), name.end(), '-', '+');
+  return name;
+}
 
 Status CheckLabelValue(std::string_view value, std::string_view what) {
   if (IsPlainName(value)) return Status::Ok();

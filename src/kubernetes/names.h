@@ -13,6 +13,7 @@
 #include "boundary/plain_name.h"
 #include "cluster/cluster_state.h"
 #include "cluster/routing.h"
+#include "kube/labels.h"
 #include "kubernetes/cluster_model.h"
 #include "util/status.h"
 #include "util/status_or.h"
@@ -96,6 +97,19 @@ std::string MigResourceName(const mig::Profile& profile);
 
 // The name of `service`'s HTTPRoute.
 std::string RouteName(const std::string& service);
+
+// The label of every object migserve writes: managed by migserve.
+kube::Labels ManagedLabels();
+
+// A whole number (a GPU's index, a start) as a label value;
+// InvalidArgument if it is negative.
+StatusOr<kube::LabelValue> NumberLabel(int n);
+
+// A profile's name as a label value: with '+' (1g.10gb+me), which a label
+// value cannot hold, as '-' (1g.10gb-me). A profile's name holds no '-'
+// (mig/gpu_model.h), so ProfileOfLabel reads it back.
+StatusOr<kube::LabelValue> ProfileLabel(const mig::Profile& profile);
+std::string ProfileOfLabel(std::string_view label);
 
 // Returns InvalidArgument naming `what` unless `value` is a valid label
 // value (at most 63 of [A-Za-z0-9_.-], alphanumeric at both ends).

@@ -112,49 +112,92 @@ Json ServerContainer(const Replica& replica, const std::string& model,
   return container;
 }
 
-Json ReplicaLabels(const Replica& replica, const InstanceRef& at) {
-  return {{kManagedBy, kManager},
-          {kLabelService, replica.service},
-          {kLabelNode, at.gpu.node},
-          {kLabelGpu, std::to_string(at.gpu.index)},
-          {kLabelProfile, at.model->profiles[at.instance.profile].name},
-          {kLabelStart, std::to_string(at.instance.start)},
-          {kLabelGroup, GroupNameOf(replica, at)}};
+StatusOr<kube::Labels> ServiceLabels(const std::string& service) {
+  MIGSERVE_ASSIGN_OR_RETURN(kube::LabelValue name,
+                            kube::ParseLabelValue(service, "service"));
+  kube::Labels labels = ManagedLabels();
+  labels.Set(kLabelService, std::move(name));
+  return labels;
 }
 
-Json GroupLabels(const std::string& service, const std::string& group) {
-  return {
-      {kManagedBy, kManager}, {kLabelService, service}, {kLabelGroup, group}};
+StatusOr<kube::Labels> SiteLabels(kube::Labels labels, const GpuId& gpu,
+                                  const mig::Profile& profile, int start,
+                                  bool exact) {
+  MIGSERVE_ASSIGN_OR_RETURN(
+      kube::LabelValue node,
+      kube::ParseLabelValue(gpu.node,
+                            fmt::format("node of GPU {}", gpu.ToString())));
+  labels.Set(kLabelNode, std::move(node));
+  if (exact) {
+    MIGSERVE_ASSIGN_OR_RETURN(kube::LabelValue index, NumberLabel(gpu.index));
+    labels.Set(kLabelGpu, std::move(index));
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(kube::LabelValue name, ProfileLabel(profile));
+  labels.Set(kLabelProfile, std::move(name));
+  if (exact) {
+    MIGSERVE_ASSIGN_OR_RETURN(kube::LabelValue at, NumberLabel(start));
+    labels.Set(kLabelStart, std::move(at));
+  }
+  return labels;
 }
 
-Json ReplicaAnnotations(const Replica& r, const std::string& owner) {
-  Json notes = {{kAnnotationOwner, owner},
-                {kAnnotationBatch, std::to_string(r.batch)},
-                {kAnnotationProcs, std::to_string(r.procs)},
-                {kAnnotationThroughput, fmt::format("{}", r.credit)},
-                {kAnnotationLatency, fmt::format("{}", r.latency_ms)}};
-  if (!r.model.empty()) notes[kAnnotationModel] = r.model;
+StatusOr<kube::Labels> ReplicaLabels(const Replica& replica,
+                                     const InstanceRef& at, bool exact) {
+  MIGSERVE_ASSIGN_OR_RETURN(kube::Labels service,
+                            ServiceLabels(replica.service));
+  MIGSERVE_ASSIGN_OR_RETURN(kube::Labels labels,
+                            SiteLabels(std::move(service), at.gpu,
+                                       at.model->profiles[at.instance.profile],
+                                       at.instance.start, exact));
+  MIGSERVE_ASSIGN_OR_RETURN(
+      kube::LabelValue group,
+      kube::ParseLabelValue(GroupNameOf(replica, at), "routing group"));
+  labels.Set(kLabelGroup, std::move(group));
+  return labels;
+}
+
+StatusOr<kube::Labels> GroupLabels(const std::string& service,
+                                   const std::string& group) {
+  MIGSERVE_ASSIGN_OR_RETURN(kube::Labels labels, ServiceLabels(service));
+  MIGSERVE_ASSIGN_OR_RETURN(kube::LabelValue value,
+                            kube::ParseLabelValue(group, "routing group"));
+  labels.Set(kLabelGroup, std::move(value));
+  return labels;
+}
+
+kube::Annotations ReplicaAnnotations(const Replica& r,
+                                     const std::string& owner) {
+  kube::Annotations notes;
+  notes.Set(kAnnotationOwner, owner)
+      .Set(kAnnotationBatch, std::to_string(r.batch))
+      .Set(kAnnotationProcs, std::to_string(r.procs))
+      .Set(kAnnotationThroughput, fmt::format("{}", r.credit))
+      .Set(kAnnotationLatency, fmt::format("{}", r.latency_ms));
+  if (!r.model.empty()) notes.Set(kAnnotationModel, r.model);
   return notes;
 }
 
-Json ObjectMetadata(const ObjectName& name, const Json& labels,
-                    const Json& annotations, const ServingSpec& spec) {
+Json ObjectMetadata(const ObjectName& name, const kube::Labels& labels,
+                    const kube::Annotations& annotations,
+                    const ServingSpec& spec) {
   Json meta = {{"name", name.str()}};
   if (!spec.namespace_.empty()) meta["namespace"] = spec.namespace_;
-  meta["labels"] = labels;
-  if (!annotations.empty()) meta["annotations"] = annotations;
+  meta["labels"] = labels.ToJson();
+  if (!annotations.empty()) meta["annotations"] = annotations.ToJson();
   return meta;
 }
 
-Json PodMetadata(const Json& labels, const Json& annotations,
-                 const ServingSpec& spec, const std::string& service) {
+Json PodMetadata(const kube::Labels& labels,
+                 const kube::Annotations& annotations, const ServingSpec& spec,
+                 const std::string& service) {
   Json pod = spec.TemplateFor(service);
   Json all_labels = pod.value("labels", Json::object());
-  for (const auto& [key, value] : labels.items()) all_labels[key] = value;
-  Json all_annotations = pod.value("annotations", Json::object());
-  for (const auto& [key, value] : annotations.items()) {
-    all_annotations[key] = value;
+  for (const auto& [key, value] : labels.items()) {
+    all_labels[std::string(key)] = value.str();
   }
+  Json all_annotations = pod.value("annotations", Json::object());
+  Json ours = annotations.ToJson();
+  for (const auto& [key, value] : ours.items()) all_annotations[key] = value;
   Json meta = {{"labels", all_labels}};
   if (!all_annotations.empty()) meta["annotations"] = all_annotations;
   return meta;

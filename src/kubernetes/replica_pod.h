@@ -13,6 +13,7 @@
 #include "boundary/checked_name.h"
 #include "cluster/action.h"
 #include "cluster/cluster_state.h"
+#include "kube/labels.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/names.h"
 #include "kubernetes/serving_spec.h"
@@ -51,28 +52,47 @@ Json ServerContainer(const Replica& replica, const std::string& model,
                      const ReplicaPlace& place, const ServingSpec& spec,
                      const Json& device);
 
-// Labels of one replica: who manages it, its service, node, GPU index,
-// profile, start and routing group.
-Json ReplicaLabels(const Replica& replica, const InstanceRef& at);
+// The labels of every object of `service`: ManagedLabels and the service;
+// InvalidArgument where `service` is not a label value.
+StatusOr<kube::Labels> ServiceLabels(const std::string& service);
 
-// The labels that select the replicas of `replica`'s routing group.
-Json GroupLabels(const std::string& service, const std::string& group);
+// `labels` with those of a site: the node, the GPU's index, the profile
+// (ProfileLabel) and the start; without `exact` no index and start.
+// InvalidArgument where the node or profile is not a label value.
+StatusOr<kube::Labels> SiteLabels(kube::Labels labels, const GpuId& gpu,
+                                  const mig::Profile& profile, int start,
+                                  bool exact = true);
+
+// Labels of one replica: who manages it, its service, node, GPU index,
+// profile (ProfileLabel), start and routing group; without `exact` (a
+// device plugin Deployment's pods, which get any free instance of the
+// profile on the node) no GPU index and start. InvalidArgument where its
+// service, node or profile is not a label value.
+StatusOr<kube::Labels> ReplicaLabels(const Replica& replica,
+                                     const InstanceRef& at, bool exact = true);
+
+// The labels that select the replicas of `service`'s routing group `group`
+// (GroupName); InvalidArgument where `service` is not a label value.
+StatusOr<kube::Labels> GroupLabels(const std::string& service,
+                                   const std::string& group);
 
 // Annotations with the replica's batch, processes, throughput and latency,
 // and the controller that owns it.
-Json ReplicaAnnotations(const Replica& replica,
-                        const std::string& owner = kDefaultOwner);
+kube::Annotations ReplicaAnnotations(const Replica& replica,
+                                     const std::string& owner = kDefaultOwner);
 
 // Metadata of an object migserve writes: `name` (a checked value:
 // ObjectLabel of what names it), the spec's namespace (if it names one),
 // `labels` and `annotations` (if any).
-Json ObjectMetadata(const ObjectName& name, const Json& labels,
-                    const Json& annotations, const ServingSpec& spec);
+Json ObjectMetadata(const ObjectName& name, const kube::Labels& labels,
+                    const kube::Annotations& annotations,
+                    const ServingSpec& spec);
 
 // Pod (or pod template) metadata: the template's labels and annotations for
 // `service` running `model`, then `labels` and `annotations` (ours win).
-Json PodMetadata(const Json& labels, const Json& annotations,
-                 const ServingSpec& spec, const std::string& service);
+Json PodMetadata(const kube::Labels& labels,
+                 const kube::Annotations& annotations, const ServingSpec& spec,
+                 const std::string& service);
 
 // Reads a replica back from pod or template metadata (labels' service and
 // ReplicaAnnotations). Returns nullopt if a field is missing or bad; never

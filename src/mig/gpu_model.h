@@ -13,7 +13,7 @@ namespace migserve::mig {
 
 // A GPU-instance profile such as 3g.40gb.
 struct Profile {
-  std::string name;
+  std::string name;  // letters, digits, '.' and '+' (gpu_catalog.cc)
   std::vector<std::string> aliases;  // other spellings drivers print
   int nvml_id = -1;                  // informational: ids differ per GPU
   int compute_slices = 0;

@@ -9,9 +9,11 @@
 #include <utility>
 
 #include "boundary/json_fields.h"
+#include "kube/labels.h"
 #include "kube/pod_ready.h"
 #include "kubernetes/names.h"
 #include "kubernetes/replica_pod.h"
+#include "kubernetes/routing/proxy_routes.h"
 #include "kubernetes/serving_spec.h"
 #include "util/prometheus_text.h"
 
@@ -189,17 +191,15 @@ ControlPlane::ControlPlane(kube::KubeClient* client,
     : client_(client),
       options_(std::move(options)),
       apply_(std::move(apply)),
-      pods_(
-          client,
-          fmt::format("/api/v1/namespaces/{}/pods", options_.namespace_),
-          fmt::format("labelSelector={}%3D{}", k8s::kManagedBy, k8s::kManager),
-          300, [this] { Changed(); }),
+      pods_(client,
+            fmt::format("/api/v1/namespaces/{}/pods", options_.namespace_),
+            kube::LabelSelector(k8s::ManagedLabels()).Query(), 300,
+            [this] { Changed(); }),
       routes_(
           client,
           fmt::format("/api/v1/namespaces/{}/configmaps", options_.namespace_),
-          fmt::format("labelSelector={}%3D{}", k8s::kLabelComponent,
-                      k8s::kProxyComponent),
-          300, [this] { Changed(); }) {}
+          kube::LabelSelector(k8s::ProxyLabels()).Query(), 300,
+          [this] { Changed(); }) {}
 
 void ControlPlane::Changed() {
   MutexLock lock(&mu_);
@@ -245,10 +245,10 @@ StatusOr<bool> ControlPlane::Sync() {
     Applied(config);
   }
   if (!options_.pod.empty() && reported_ != config.generation) {
-    json patch = {{"metadata",
-                   {{"annotations",
-                     {{k8s::kAnnotationProxyGeneration,
-                       std::to_string(config.generation)}}}}}};
+    kube::Annotations notes;
+    notes.Set(k8s::kAnnotationProxyGeneration,
+              std::to_string(config.generation));
+    json patch = {{"metadata", {{"annotations", json(notes.ToJson())}}}};
     MIGSERVE_RETURN_IF_ERROR(
         client_
             ->Patch(fmt::format("/api/v1/namespaces/{}/pods/{}",

@@ -179,8 +179,9 @@ class KubernetesE2eTest : public ::testing::Test {
             std::string(kPods) + "/" + name,
             {{"metadata",
               {{"labels",
-                k8s::ReplicaLabels(*s.replica, {g.id, g.model, s.instance})},
-               {"annotations", k8s::ReplicaAnnotations(*s.replica)}}},
+                k8s::ReplicaLabels(*s.replica, {g.id, g.model, s.instance})
+                    ->ToJson()},
+               {"annotations", k8s::ReplicaAnnotations(*s.replica).ToJson()}}},
              {"status",
               {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}});
         // As if the controller had created it.

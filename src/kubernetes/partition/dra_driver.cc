@@ -6,6 +6,7 @@
 
 #include "boundary/json_fields.h"
 #include "dra/nvidia_devices.h"
+#include "kube/labels.h"
 #include "kube/pod_ready.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/dra_objects.h"
@@ -29,9 +30,7 @@ std::string PodsPath(const std::string& ns) {
 
 // The controller's claims and their pods, planned and holding.
 std::string InstanceSelector() {
-  return "labelSelector=" +
-         kube::KubeClient::Escape(
-             fmt::format("{}={},{}", kManagedBy, kManager, kLabelInstance));
+  return kube::LabelSelector(ManagedLabels()).Has(kLabelInstance).Query();
 }
 
 // The device a claim is allocated, or "" while it is not.
@@ -297,14 +296,14 @@ Status DraDriver::Issue(const Change& c, const dra::ClaimStep& step) {
   std::string name = StepName(c.gpu, *c.model, step);
   if (step.kind == dra::ClaimStep::Kind::kRelease) return DeleteClaim(name);
   const mig::Profile& profile = c.model->profiles[step.at.instance.profile];
-  Json labels = {
-      {kManagedBy, kManager},
-      {kLabelNode, c.gpu.node},
-      {kLabelGpu, std::to_string(c.gpu.index)},
-      {kLabelProfile, profile.name},
-      {kLabelStart, std::to_string(step.at.instance.start)},
-      {kLabelInstance,
-       step.kind == dra::ClaimStep::Kind::kClaim ? kPlanned : kHold}};
+  MIGSERVE_ASSIGN_OR_RETURN(
+      kube::Labels labels,
+      SiteLabels(ManagedLabels(), c.gpu, profile, step.at.instance.start));
+  MIGSERVE_ASSIGN_OR_RETURN(
+      kube::LabelValue instance,
+      kube::LabelValue::Parse(
+          step.kind == dra::ClaimStep::Kind::kClaim ? kPlanned : kHold));
+  labels.Set(kLabelInstance, std::move(instance));
   std::string device =
       dra::MigDeviceName(*c.model, c.gpu.index, step.at.instance);
   ServingSpec where;

@@ -94,7 +94,7 @@ class DraDriverTest : public ::testing::Test {
     spec.namespace_ = "default";
     server_.Put(
         "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/theirs",
-        nlohmann::json(DraClaim("theirs", Json::object(), "",
+        nlohmann::json(DraClaim("theirs", kube::Labels(), "",
                                 DraSelector(g1, "GPU-node-0-0"), spec)));
     server_.Put(
         "/api/v1/namespaces/default/pods/theirs",

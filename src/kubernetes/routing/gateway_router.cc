@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "boundary/json_fields.h"
+#include "kube/labels.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/names.h"
+#include "kubernetes/replica_pod.h"
 #include "kubernetes/routing/routing_objects.h"
 
 namespace migserve::kubernetes {
@@ -73,7 +75,10 @@ Status GatewayRouter::EnsureService(const std::string& service,
   std::string label = GroupName(service, group);
   auto known = selects_.find(name);
   if (known != selects_.end() && known->second == label) return Status::Ok();
-  nlohmann::json object(GroupService(service, group, name, options_.serving));
+  MIGSERVE_ASSIGN_OR_RETURN(
+      Json service_object,
+      GroupService(service, group, name, options_.serving));
+  nlohmann::json object(service_object);
   auto made = client_->Create(ServicesPath(), object);
   if (made.ok()) {
     selects_[name] = label;
@@ -116,12 +121,14 @@ StatusOr<bool> GatewayRouter::SetRoute(const ServiceRoute& route) {
     MIGSERVE_RETURN_IF_ERROR(
         EnsureService(route.service, g, names.at(GroupName(route.service, g))));
   }
-  Json desired = HttpRoute(route, options_.ModelOf(route.service), names,
-                           options_.serving);
+  MIGSERVE_ASSIGN_OR_RETURN(
+      Json desired, HttpRoute(route, options_.ModelOf(route.service), names,
+                              options_.serving));
   std::string record = desired["spec"].dump();
-  desired["metadata"]["annotations"] = {
-      {kAnnotationRoute, record},
-      {kAnnotationEpoch, std::to_string(options_.epoch)}};
+  kube::Annotations notes;
+  notes.Set(kAnnotationRoute, record)
+      .Set(kAnnotationEpoch, std::to_string(options_.epoch));
+  desired["metadata"]["annotations"] = notes.ToJson();
   if (!exists) {
     MIGSERVE_RETURN_IF_ERROR(
         client_
@@ -132,10 +139,7 @@ StatusOr<bool> GatewayRouter::SetRoute(const ServiceRoute& route) {
   if (Annotation(*current, kAnnotationRoute) == record) return false;
   // No resourceVersion: the gateway writes the route's status too.
   nlohmann::json patch = {
-      {"metadata",
-       {{"annotations",
-         {{kAnnotationRoute, record},
-          {kAnnotationEpoch, std::to_string(options_.epoch)}}}}},
+      {"metadata", {{"annotations", nlohmann::json(notes.ToJson())}}},
       {"spec", nlohmann::json(desired["spec"])}};
   // A merge patch keeps what it does not name: drop what is gone.
   if (!desired["spec"].contains("hostnames")) {
@@ -178,12 +182,10 @@ std::set<std::string> GatewayRouter::BackendNames(
 Status GatewayRouter::DeleteGroupServicesBut(
     const std::string& service, const std::set<std::string>& kept) {
   std::string path = ServicesPath();
-  std::string selector =
-      fmt::format("{}={},{}={}", kManagedBy, kManager, kLabelService, service);
+  MIGSERVE_ASSIGN_OR_RETURN(kube::Labels labels, ServiceLabels(service));
   MIGSERVE_ASSIGN_OR_RETURN(
       nlohmann::json list,
-      client_->List(path,
-                    "labelSelector=" + kube::KubeClient::Escape(selector)));
+      client_->List(path, kube::LabelSelector(labels).Query()));
   for (const nlohmann::json& object :
        list.value("items", nlohmann::json::array())) {
     const nlohmann::json* metadata = ObjectAt(object, "metadata");

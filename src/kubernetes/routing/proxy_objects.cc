@@ -13,13 +13,8 @@
 namespace migserve::kubernetes {
 namespace {
 
-Json Labels() {
-  return {{kManagedBy, kManager}, {kLabelComponent, kProxyComponent}};
-}
-
 Json Metadata(const ServingSpec& spec) {
-  return ObjectMetadata(ObjectLabel(kProxyName), Labels(), Json::object(),
-                        spec);
+  return ObjectMetadata(ObjectLabel(kProxyName), ProxyLabels(), {}, spec);
 }
 
 Json RouterContainer(const ProxyExport& proxy) {
@@ -75,18 +70,19 @@ Json ProxyDeployment(const ServingSpec& spec, const ProxyExport& proxy) {
         {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
       {"containers", {RouterContainer(proxy)}},
       {"volumes", {{{"name", "run"}, {"emptyDir", Json::object()}}}}};
-  return {
-      {"apiVersion", "apps/v1"},
-      {"kind", "Deployment"},
-      {"metadata", Metadata(spec)},
-      {"spec",
-       {{"replicas", proxy.replicas},
-        {"selector", {{"matchLabels", Labels()}}},
-        // A new proxy is Ready before an old one goes.
-        {"strategy",
-         {{"type", "RollingUpdate"},
-          {"rollingUpdate", {{"maxUnavailable", 0}, {"maxSurge", 1}}}}},
-        {"template", {{"metadata", {{"labels", Labels()}}}, {"spec", pod}}}}}};
+  return {{"apiVersion", "apps/v1"},
+          {"kind", "Deployment"},
+          {"metadata", Metadata(spec)},
+          {"spec",
+           {{"replicas", proxy.replicas},
+            {"selector", {{"matchLabels", ProxyLabels().ToJson()}}},
+            // A new proxy is Ready before an old one goes.
+            {"strategy",
+             {{"type", "RollingUpdate"},
+              {"rollingUpdate", {{"maxUnavailable", 0}, {"maxSurge", 1}}}}},
+            {"template",
+             {{"metadata", {{"labels", ProxyLabels().ToJson()}}},
+              {"spec", pod}}}}}};
 }
 
 // At most one proxy down at a time by a voluntary disruption (a node
@@ -96,7 +92,8 @@ Json ProxyDisruptionBudget(const ServingSpec& spec) {
           {"kind", "PodDisruptionBudget"},
           {"metadata", Metadata(spec)},
           {"spec",
-           {{"maxUnavailable", 1}, {"selector", {{"matchLabels", Labels()}}}}}};
+           {{"maxUnavailable", 1},
+            {"selector", {{"matchLabels", ProxyLabels().ToJson()}}}}}};
 }
 
 Json ProxyService(const ServingSpec& spec) {
@@ -104,7 +101,7 @@ Json ProxyService(const ServingSpec& spec) {
           {"kind", "Service"},
           {"metadata", Metadata(spec)},
           {"spec",
-           {{"selector", Labels()},
+           {{"selector", ProxyLabels().ToJson()},
             {"ports",
              {{{"name", "http"}, {"port", 80}, {"targetPort", "http"}},
               // HTTP/2 without TLS, so that gateways and meshes carry it.
@@ -156,7 +153,7 @@ std::vector<Json> OwnPodPolicy(const ServingSpec& spec) {
   Json policy = {
       {"apiVersion", "admissionregistration.k8s.io/v1"},
       {"kind", "ValidatingAdmissionPolicy"},
-      {"metadata", {{"name", name}, {"labels", Labels()}}},
+      {"metadata", {{"name", name}, {"labels", ProxyLabels().ToJson()}}},
       {"spec",
        {{"failurePolicy", "Fail"},
         {"matchConstraints",
@@ -185,7 +182,7 @@ std::vector<Json> OwnPodPolicy(const ServingSpec& spec) {
   Json binding = {
       {"apiVersion", "admissionregistration.k8s.io/v1"},
       {"kind", "ValidatingAdmissionPolicyBinding"},
-      {"metadata", {{"name", name}, {"labels", Labels()}}},
+      {"metadata", {{"name", name}, {"labels", ProxyLabels().ToJson()}}},
       {"spec", {{"policyName", name}, {"validationActions", {"Deny"}}}}};
   return {policy, binding};
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "boundary/json_fields.h"
+#include "kube/labels.h"
 #include "kube/pod_ready.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/names.h"
@@ -65,7 +66,10 @@ StatusOr<std::pair<long, bool>> ProxyRouter::Write(const ServiceRoute& route) {
       {"metadata",
        {{"resourceVersion",
          (*current)["metadata"].value("resourceVersion", "")},
-        {"annotations", {{kAnnotationEpoch, std::to_string(options_.epoch)}}}}},
+        {"annotations", nlohmann::json(kube::Annotations()
+                                           .Set(kAnnotationEpoch,
+                                                std::to_string(options_.epoch))
+                                           .ToJson())}}},
       {"data", {{key, value}, {"generation", std::to_string(generation)}}}};
   MIGSERVE_RETURN_IF_ERROR(client_->Patch(path, patch).status());
   return std::pair{generation, true};
@@ -76,12 +80,12 @@ StatusOr<std::map<ReplicaSite, std::string>> ProxyRouter::OwnedUids(
   std::map<ReplicaSite, std::string> uids;
   if (options_.ledger == nullptr) return uids;
   MIGSERVE_ASSIGN_OR_RETURN(auto ledger, options_.ledger->Entries());
+  MIGSERVE_ASSIGN_OR_RETURN(kube::Labels labels, ServiceLabels(route.service));
   MIGSERVE_ASSIGN_OR_RETURN(
       nlohmann::json pods,
       client_->List(
           fmt::format("/api/v1/namespaces/{}/pods", options_.namespace_),
-          fmt::format("labelSelector={}%3D{}%2C{}%3D{}", kManagedBy, kManager,
-                      kLabelService, route.service)));
+          kube::LabelSelector(labels).Query()));
   std::set<ReplicaSite> members;
   for (const RouteGroup& g : route.groups) {
     members.insert(g.members.begin(), g.members.end());

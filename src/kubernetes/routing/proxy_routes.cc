@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "boundary/json_fields.h"
+#include "kube/labels.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/names.h"
 #include "kubernetes/routing/routing_objects.h"
@@ -115,11 +116,11 @@ json ProxyRoutesConfigMap(const ProxyRoutes& routes,
   for (const auto& [service, route] : routes.services) {
     data[ProxyRouteKey(service)] = FormatProxyRoute(route);
   }
-  json meta = {
-      {"name", kProxyRoutesName},
-      {"labels", {{kManagedBy, kManager}, {kLabelComponent, kProxyComponent}}}};
+  json meta = {{"name", kProxyRoutesName}, {"labels", ProxyLabels().ToJson()}};
   if (routes.epoch > 0) {
-    meta["annotations"] = {{kAnnotationEpoch, std::to_string(routes.epoch)}};
+    kube::Annotations notes;
+    notes.Set(kAnnotationEpoch, std::to_string(routes.epoch));
+    meta["annotations"] = notes.ToJson();
   }
   if (!namespace_.empty()) meta["namespace"] = namespace_;
   return {{"apiVersion", "v1"},
@@ -185,9 +186,14 @@ StatusOr<ProxyRoutes> ParseProxyRoutes(const json& object) {
   return routes;
 }
 
+kube::Labels ProxyLabels() {
+  kube::Labels labels = ManagedLabels();
+  labels.Set(kLabelComponent, kube::LabelValue::Parse(kProxyComponent).value());
+  return labels;
+}
+
 std::string ProxyPodQuery() {
-  return fmt::format("labelSelector={}%3D{}%2C{}%3D{}", kLabelComponent,
-                     kProxyComponent, kManagedBy, kManager);
+  return kube::LabelSelector(ProxyLabels()).Query();
 }
 
 }  // namespace migserve::kubernetes

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "cluster/routing.h"
+#include "kube/labels.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/serving_spec.h"
 #include "util/status_or.h"
@@ -97,6 +98,10 @@ StatusOr<long> ParseProxyGeneration(const nlohmann::json& object);
 // Reads the routes out of the ConfigMap `object`. Returns InvalidArgument
 // naming the key and field at fault.
 StatusOr<ProxyRoutes> ParseProxyRoutes(const nlohmann::json& object);
+
+// The labels of the proxy's objects and pods: ManagedLabels and component
+// proxy.
+kube::Labels ProxyLabels();
 
 // The label selector (URL-encoded query) of the proxy pods.
 std::string ProxyPodQuery();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "boundary/checked_name.h"
+#include "kube/labels.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/names.h"
 
@@ -25,23 +26,26 @@ GroupServiceNames SettledNames(const ServiceRoute& route) {
   return names;
 }
 
-Json GroupService(const std::string& service, const RouteGroup& group,
-                  const std::string& name, const ServingSpec& spec) {
-  Json selector = GroupLabels(service, GroupName(service, group));
+StatusOr<Json> GroupService(const std::string& service, const RouteGroup& group,
+                            const std::string& name, const ServingSpec& spec) {
+  MIGSERVE_ASSIGN_OR_RETURN(kube::Labels selector,
+                            GroupLabels(service, GroupName(service, group)));
   int port = spec.RoutePort(service);
-  return {
+  return Json{
       {"apiVersion", "v1"},
       {"kind", "Service"},
       {"metadata", ObjectMetadata(ObjectLabel(name), selector, {}, spec)},
       {"spec",
-       {{"selector", selector},
+       {{"selector", selector.ToJson()},
         {"ports",
          Json::array(
              {{{"name", "http"}, {"port", port}, {"targetPort", port}}})}}}};
 }
 
-Json HttpRoute(const ServiceRoute& route, const std::string& model,
-               const GroupServiceNames& names, const ServingSpec& spec) {
+StatusOr<Json> HttpRoute(const ServiceRoute& route, const std::string& model,
+                         const GroupServiceNames& names,
+                         const ServingSpec& spec) {
+  MIGSERVE_ASSIGN_OR_RETURN(kube::Labels labels, ServiceLabels(route.service));
   Json parent = Json::object();
   if (spec.gateway) {
     parent["group"] = "gateway.networking.k8s.io";
@@ -84,13 +88,11 @@ Json HttpRoute(const ServiceRoute& route, const std::string& model,
   if (spec.gateway) route_spec["parentRefs"] = Json::array({parent});
   if (!spec.hostnames.empty()) route_spec["hostnames"] = spec.hostnames;
   route_spec["rules"] = Json::array({rule});
-  return {{"apiVersion", kGatewayApi},
-          {"kind", "HTTPRoute"},
-          {"metadata", ObjectMetadata(ObjectLabel(RouteName(route.service)),
-                                      {{kManagedBy, kManager},
-                                       {kLabelService, route.service}},
-                                      {}, spec)},
-          {"spec", route_spec}};
+  return Json{{"apiVersion", kGatewayApi},
+              {"kind", "HTTPRoute"},
+              {"metadata", ObjectMetadata(ObjectLabel(RouteName(route.service)),
+                                          labels, {}, spec)},
+              {"spec", route_spec}};
 }
 
 Status CheckRoutable(const std::map<std::string, std::string>& models,

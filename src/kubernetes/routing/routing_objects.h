@@ -39,17 +39,20 @@ GroupServiceNames SettledNames(const ServiceRoute& route);
 
 // The Service named `name` of `group` of `service`: it selects the group's
 // pods (the port is its template's).
-Json GroupService(const std::string& service, const RouteGroup& group,
-                  const std::string& name, const ServingSpec& spec);
+// InvalidArgument where `service` is not a label value.
+StatusOr<Json> GroupService(const std::string& service, const RouteGroup& group,
+                            const std::string& name, const ServingSpec& spec);
 
 // The HTTPRoute of `route`, its groups' Services named by `names`, whose
 // service runs `model`: for a service
 // that speaks the OpenAI API, requests under /v1 whose kModelHeader (the
 // body's model, with body-based routing) or kServiceHeader names the
 // service; else the spec's match. A route without groups has a rule
-// without backends (the gateway answers 500).
-Json HttpRoute(const ServiceRoute& route, const std::string& model,
-               const GroupServiceNames& names, const ServingSpec& spec);
+// without backends (the gateway answers 500). InvalidArgument where the
+// service is not a label value.
+StatusOr<Json> HttpRoute(const ServiceRoute& route, const std::string& model,
+                         const GroupServiceNames& names,
+                         const ServingSpec& spec);
 
 // Returns InvalidArgument if `spec` has no gateway, or matches requests by
 // model path while two of `models` (service -> model) that do not speak

@@ -1,0 +1,80 @@
+#include "kube/labels.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "kube/kube_client.h"
+
+namespace migserve::kube {
+namespace {
+
+template <typename Items, typename Value>
+void SetItem(Items* items, std::string_view key, Value value) {
+  auto at = std::find_if(items->begin(), items->end(),
+                         [&](const auto& item) { return item.first == key; });
+  if (at != items->end()) {
+    at->second = std::move(value);
+  } else {
+    items->emplace_back(key, std::move(value));
+  }
+}
+
+}  // namespace
+
+StatusOr<LabelValue> ParseLabelValue(std::string_view text,
+                                     std::string_view what) {
+  StatusOr<LabelValue> value = LabelValue::Parse(text);
+  if (value.ok()) return value;
+  return Status::InvalidArgument(
+      fmt::format("{}: {}", what, value.status().message()));
+}
+
+Labels& Labels::Set(LabelKey key, LabelValue value) {
+  SetItem(&items_, key.str(), std::move(value));
+  return *this;
+}
+
+nlohmann::ordered_json Labels::ToJson() const {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : items_) out[std::string(key)] = value.str();
+  return out;
+}
+
+Annotations& Annotations::Set(LabelKey key, std::string value) {
+  SetItem(&items_, key.str(), std::move(value));
+  return *this;
+}
+
+nlohmann::ordered_json Annotations::ToJson() const {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : items_) out[std::string(key)] = value;
+  return out;
+}
+
+LabelSelector::LabelSelector(const Labels& labels) {
+  for (const auto& [key, value] : labels.items()) {
+    Add(fmt::format("{}={}", key, value.str()));
+  }
+}
+
+LabelSelector& LabelSelector::Has(LabelKey key) {
+  Add(std::string(key.str()));
+  return *this;
+}
+
+LabelSelector& LabelSelector::Lacks(LabelKey key) {
+  Add(fmt::format("!{}", key.str()));
+  return *this;
+}
+
+std::string LabelSelector::Query() const {
+  return "labelSelector=" + KubeClient::Escape(text_);
+}
+
+void LabelSelector::Add(std::string term) {
+  if (!text_.empty()) text_ += ',';
+  text_ += term;
+}
+
+}  // namespace migserve::kube
