@@ -166,7 +166,8 @@ void MilpSearch::Dives() {
 // solve's nodes (MilpOptions::nodes) are spent.
 void MilpSearch::CbcRuns() {
   constexpr int kFirstRunNodes = 100;
-  ServiceCutGenerator generator(services_);
+  ServiceCutGenerator generator(services_, model_->solver.getNumCols(),
+                                model_->solver.getNumRows());
   const int64_t nodes = options_.milp.nodes;
   int64_t budget = kFirstRunNodes;
   int64_t spent = 0;  // the budgets given, whatever each run used of it

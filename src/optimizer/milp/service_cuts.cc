@@ -156,6 +156,7 @@ bool AddServiceCuts(const std::vector<ServiceColumns>& services, int rounds,
 
 void ServiceCutGenerator::generateCuts(const OsiSolverInterface& si,
                                        OsiCuts& cs, const CglTreeInfo) {
+  if (si.getNumCols() != columns_ || si.getNumRows() < rows_) return;
   SeparateServiceCuts(services_, si.getColSolution(), si.getRowPrice(), &cs);
 }
 

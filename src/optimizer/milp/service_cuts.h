@@ -66,11 +66,18 @@ bool AddServiceCuts(const std::vector<ServiceColumns>& services, int rounds,
                     OsiSolverInterface* solver);
 
 // Service cuts at every node of CBC's search. The cuts name the model's
-// columns: use it only where CBC's preprocessing is off.
+// columns and read its supply rows' duals: use it only where CBC's
+// preprocessing is off. CBC also runs the generators inside a heuristic's
+// mini branch and bound (CbcHeuristic::smallBranchAndBound), on a
+// preprocessed copy with fewer columns or rows, where a cut naming the
+// model's columns is out of range (CBC 2.10 then crashed in
+// CoinPackedMatrix::appendMinorFast): on any solver that is not the model
+// of `columns` columns and at least `rows` rows it makes no cut.
 class ServiceCutGenerator : public CglCutGenerator {
  public:
-  explicit ServiceCutGenerator(std::vector<ServiceColumns> services)
-      : services_(std::move(services)) {}
+  ServiceCutGenerator(std::vector<ServiceColumns> services, int columns,
+                      int rows)
+      : services_(std::move(services)), columns_(columns), rows_(rows) {}
 
   CglCutGenerator* clone() const override {
     return new ServiceCutGenerator(*this);
@@ -81,6 +88,8 @@ class ServiceCutGenerator : public CglCutGenerator {
 
  private:
   std::vector<ServiceColumns> services_;
+  int columns_;
+  int rows_;
 };
 
 }  // namespace migserve::optimizer::milp

@@ -153,13 +153,10 @@ TEST(ServiceCutsTest, SurvivingCoverMatchesEnumeration) {
   EXPECT_EQ(ServiceCover(s, {1, 0.6}).counts, (std::vector<int>{0, 3}));
 }
 
-// One service of demand 1 on instances of utility 0.4 or 0.3, both from
-// one supply row that a GPU column fills: the LP buys 2.5 GPUs, the integer
-// hull needs 3 instances. Cuts bring the LP's objective from 2.5 to 3.
-TEST(ServiceCutsTest, CutsReachTheIntegerHull) {
-  OsiClpSolverInterface solver;
-  // Columns z0, z1, g. Rows: z0 + z1 - g <= 0; 0.4 z0 + 0.3 z1 >= 1.
-  // Minimize g.
+// Columns z0, z1, g; rows z0 + z1 - g <= 0 and 0.4 z0 + 0.3 z1 >= 1;
+// minimize g: one service of demand 1 on instances of utility 0.4 or 0.3,
+// both from one supply row that a GPU column fills.
+void LoadOneService(OsiClpSolverInterface* solver) {
   CoinPackedMatrix matrix(false, 0, 0);
   matrix.setDimensions(0, 3);
   int supply[] = {0, 1, 2}, demand[] = {0, 1};
@@ -168,19 +165,50 @@ TEST(ServiceCutsTest, CutsReachTheIntegerHull) {
   matrix.appendRow(2, demand, demand_value);
   std::vector<double> col_lb(3, 0), col_ub(3, 100), obj = {0, 0, 1};
   std::vector<double> row_lb = {-1e30, 1}, row_ub = {0, 1e30};
-  solver.loadProblem(matrix, col_lb.data(), col_ub.data(), obj.data(),
-                     row_lb.data(), row_ub.data());
-  solver.messageHandler()->setLogLevel(0);
-  solver.initialSolve();
-  ASSERT_NEAR(solver.getObjValue(), 2.5, 1e-9);
+  solver->loadProblem(matrix, col_lb.data(), col_ub.data(), obj.data(),
+                      row_lb.data(), row_ub.data());
+  solver->messageHandler()->setLogLevel(0);
+  solver->initialSolve();
+}
+
+ServiceColumns OneService() {
   ServiceColumns s;
   s.demand = 1 - 1e-9;
   s.column = {0, 1};
   s.utility = {0.4, 0.3};
   s.supply_row = {0, 0};
-  ASSERT_TRUE(AddServiceCuts({s}, 50, &solver));
+  return s;
+}
+
+// The LP buys 2.5 GPUs, the integer hull needs 3 instances: cuts bring the
+// LP's objective from 2.5 to 3.
+TEST(ServiceCutsTest, CutsReachTheIntegerHull) {
+  OsiClpSolverInterface solver;
+  LoadOneService(&solver);
+  ASSERT_NEAR(solver.getObjValue(), 2.5, 1e-9);
+  ASSERT_TRUE(AddServiceCuts({OneService()}, 50, &solver));
   EXPECT_NEAR(solver.getObjValue(), 3.0, 1e-6);
   EXPECT_EQ(solver.getNumRows(), 3);
+}
+
+// The generator cuts the model it was made for, and nothing else: a
+// heuristic's mini branch and bound runs it on a preprocessed copy, where
+// its cuts would name columns and rows out of range. Here the model is the
+// copy of a larger one (a column or a row more).
+TEST(ServiceCutsTest, TheGeneratorCutsOnlyItsOwnModel) {
+  OsiClpSolverInterface model;
+  LoadOneService(&model);
+  OsiCuts cuts;
+  ServiceCutGenerator({OneService()}, 3, 2)
+      .generateCuts(model, cuts, CglTreeInfo());
+  ASSERT_EQ(cuts.sizeRowCuts(), 1);
+  EXPECT_EQ(cuts.rowCut(0).row().getMaxIndex(), 1);
+  for (auto [columns, rows] : {std::pair{4, 2}, std::pair{2, 2}, {3, 3}}) {
+    OsiCuts none;
+    ServiceCutGenerator({OneService()}, columns, rows)
+        .generateCuts(model, none, CglTreeInfo());
+    EXPECT_EQ(none.sizeRowCuts(), 0) << columns << " columns, " << rows;
+  }
 }
 
 }  // namespace
