@@ -92,7 +92,7 @@ void ClusterBooks::SetPod(const std::string& name,
 void ClusterBooks::Settle(const SlotKey& key) {
   const auto& [id, profile, start] = key;
   GpuState* g = state_.FindGpu(id);
-  int p = g == nullptr ? -1 : g->model->FindProfile(profile);
+  int p = g == nullptr ? -1 : ProfileOfLabel(*g->model, profile);
   Slot* slot = p < 0 ? nullptr : g->Find({p, start});
   auto pods = claimants_.find(key);
   if (slot == nullptr) {

@@ -30,7 +30,7 @@ namespace migserve::kubernetes {
 // What a replica pod says it serves, and where.
 struct PodClaim {
   GpuId gpu;
-  std::string profile;  // the profile's name
+  std::string profile;  // its label (ProfileLabel) or name
   int start = 0;
   Replica replica;
 };

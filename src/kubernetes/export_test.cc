@@ -99,8 +99,8 @@ TEST(ExportTest, DayAndNightMatchTheGoldenFiles) {
   EXPECT_EQ(plugin->device_classes, "");
 }
 
-// A class per profile placed, each naming the device plugin's resource;
-// a profile whose resource name has a '+' gets a class without it.
+// A class per profile placed, each naming the device plugin's resource,
+// which spells a profile's '+' as '.' (nvidia.com/mig-1g.10gb.me).
 TEST(ExportTest, DeviceClassesNameTheDevicePluginsResources) {
   const mig::GpuModel& a100 = A100();
   using migserve::testing::A100Instance;
@@ -123,10 +123,9 @@ TEST(ExportTest, DeviceClassesNameTheDevicePluginsResources) {
       "device.attributes['gpu.nvidia.com'].profile == '1g.10gb'");
   EXPECT_EQ(classes[1]["metadata"]["name"].as<std::string>(),
             "migserve-mig-1g-10gb-me");
-  EXPECT_FALSE(classes[1]["spec"]["extendedResourceName"]);
-  EXPECT_NE(DeviceClasses(state).find(
-                "# No extended resource for 1g.10gb+me: not a valid resource "
-                "name."),
+  EXPECT_EQ(classes[1]["spec"]["extendedResourceName"].as<std::string>(),
+            "nvidia.com/mig-1g.10gb.me");
+  EXPECT_EQ(DeviceClasses(state).find("# No extended resource"),
             std::string::npos);
 }
 

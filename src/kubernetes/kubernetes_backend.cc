@@ -105,7 +105,6 @@ std::optional<PodClaim> KubernetesBackend::Claim(const std::string& name,
   std::optional<int> start = IntField(meta, "labels", kLabelStart);
   std::optional<std::string> profile =
       StringField(meta, "labels", kLabelProfile);
-  if (profile) profile = ProfileOfLabel(*profile);
   std::optional<Replica> replica = ReplicaFromMetadata(meta);
   if (!node || !index || !start || !profile || !replica) {
     Warn(

@@ -339,7 +339,8 @@ TEST_F(KubernetesBackendTest, TwoPodsOnOneInstanceAreAConflictNotCapacity) {
 // taken over; a create whose answer was lost is found again by its token;
 // a delete forgets the pod; --adopt records what the annotation claims.
 // A label value cannot hold '+': a replica on 1g.10gb+me is labelled
-// 1g.10gb-me and counted on its profile again; a node whose name is no
+// 1g.10gb.me, requests NVIDIA's nvidia.com/mig-1g.10gb.me and is counted
+// on its profile again; a node whose name is no
 // label value gets no pod (the API server would refuse it), said in words.
 TEST_F(KubernetesBackendTest, AProfileWithAPlusIsLabelledAndReadBack) {
   mig::Instance me{A100().FindProfile("1g.10gb+me"), 3};
@@ -354,7 +355,11 @@ TEST_F(KubernetesBackendTest, AProfileWithAPlusIsLabelledAndReadBack) {
       ReplicaName("svc", "n", 0, A100().profiles[me.profile], me.start);
   MakeReady(name);
   json pod = server_.Get(std::string(kPods) + "/" + name).value();
-  EXPECT_EQ(pod["metadata"]["labels"][kLabelProfile], "1g.10gb-me");
+  EXPECT_EQ(pod["metadata"]["labels"][kLabelProfile], "1g.10gb.me");
+  EXPECT_EQ(pod["spec"]["containers"][0]["resources"]["limits"]
+               ["nvidia.com/mig-1g.10gb.me"],
+            1)
+      << pod["spec"].dump();
   EXPECT_EQ(pod["metadata"]["labels"][kLabelStart], "3");
   EXPECT_DOUBLE_EQ(backend_->Observe().value().Capacity()["svc"], 25);
   EXPECT_TRUE(warnings_.empty()) << warnings_[0];

@@ -43,8 +43,19 @@ std::string SlotName(const std::string& service, const RouteGroup& group) {
                                   group.batch, group.procs, group.gpu_model));
 }
 
+namespace {
+
+// `name` with '+', which neither a label value nor a resource name holds,
+// as '.', as NVIDIA's device plugin writes it.
+std::string WithoutPlus(std::string name) {
+  std::replace(name.begin(), name.end(), '+', '.');
+  return name;
+}
+
+}  // namespace
+
 std::string MigResourceName(const mig::Profile& profile) {
-  return "nvidia.com/mig-" + profile.name;
+  return "nvidia.com/mig-" + WithoutPlus(profile.name);
 }
 
 std::string RouteName(const std::string& service) { return DnsLabel(service); }
@@ -60,15 +71,17 @@ StatusOr<kube::LabelValue> NumberLabel(int n) {
 }
 
 StatusOr<kube::LabelValue> ProfileLabel(const mig::Profile& profile) {
-  std::string label = profile.name;
-  std::replace(label.begin(), label.end(), '+', '-');
-  return kube::ParseLabelValue(label, "profile " + profile.name);
+  return kube::ParseLabelValue(WithoutPlus(profile.name),
+                               "profile " + profile.name);
 }
 
-std::string ProfileOfLabel(std::string_view label) {
-  std::string name(label);
-  std::replace(name.begin(), name.end(), '-', '+');
-  return name;
+int ProfileOfLabel(const mig::GpuModel& model, std::string_view label) {
+  int found = model.FindProfile(label);
+  for (size_t p = 0; found < 0 && p < model.profiles.size(); ++p) {
+    if (WithoutPlus(model.profiles[p].name) == label)
+      found = static_cast<int>(p);
+  }
+  return found;
 }
 
 Status CheckLabelValue(std::string_view value, std::string_view what) {

@@ -92,7 +92,8 @@ std::string GroupName(const std::string& service, const RouteGroup& group);
 std::string SlotName(const std::string& service, const RouteGroup& group);
 
 // The extended resource of MIG `profile` that NVIDIA's device plugin
-// advertises under its mixed strategy: nvidia.com/mig-<profile>.
+// advertises under its mixed strategy: nvidia.com/mig-<profile>, a '+'
+// written '.' (nvidia.com/mig-1g.10gb.me).
 std::string MigResourceName(const mig::Profile& profile);
 
 // The name of `service`'s HTTPRoute.
@@ -106,10 +107,12 @@ kube::Labels ManagedLabels();
 StatusOr<kube::LabelValue> NumberLabel(int n);
 
 // A profile's name as a label value: with '+' (1g.10gb+me), which a label
-// value cannot hold, as '-' (1g.10gb-me). A profile's name holds no '-'
-// (mig/gpu_model.h), so ProfileOfLabel reads it back.
+// value cannot hold, as '.' (1g.10gb.me), as NVIDIA's device plugin spells
+// its resource (MigResourceName).
 StatusOr<kube::LabelValue> ProfileLabel(const mig::Profile& profile);
-std::string ProfileOfLabel(std::string_view label);
+// The index in `model` of the profile labelled `label` (its name or
+// ProfileLabel), or -1.
+int ProfileOfLabel(const mig::GpuModel& model, std::string_view label);
 
 // Returns InvalidArgument naming `what` unless `value` is a valid label
 // value (at most 63 of [A-Za-z0-9_.-], alphanumeric at both ends).
