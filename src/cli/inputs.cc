@@ -21,9 +21,17 @@ StatusOr<std::unique_ptr<Inputs>> LoadInputs(const std::string& workload_path,
                                              const std::string& profile_path,
                                              std::ostream& err,
                                              double progress_every_s) {
-  auto in = std::make_unique<Inputs>();
-  MIGSERVE_ASSIGN_OR_RETURN(in->workload,
+  MIGSERVE_ASSIGN_OR_RETURN(workload::Workload workload,
                             workload::LoadWorkload(workload_path));
+  return BuildInputs(std::move(workload), profile_path, err, progress_every_s);
+}
+
+StatusOr<std::unique_ptr<Inputs>> BuildInputs(workload::Workload workload,
+                                              const std::string& profile_path,
+                                              std::ostream& err,
+                                              double progress_every_s) {
+  auto in = std::make_unique<Inputs>();
+  in->workload = std::move(workload);
   MIGSERVE_ASSIGN_OR_RETURN(in->profiles,
                             profile::LoadProfileCsv(profile_path));
   MIGSERVE_ASSIGN_OR_RETURN(in->gpu,

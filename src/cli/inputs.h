@@ -41,6 +41,12 @@ StatusOr<std::unique_ptr<Inputs>> LoadInputs(const std::string& workload_path,
                                              const std::string& profile_path,
                                              std::ostream& err,
                                              double progress_every_s = 0);
+// The same from a workload read already (a region's takes seconds to
+// parse).
+StatusOr<std::unique_ptr<Inputs>> BuildInputs(workload::Workload workload,
+                                              const std::string& profile_path,
+                                              std::ostream& err,
+                                              double progress_every_s = 0);
 
 // Prints one warning line per model and offered GPU with profiles that have
 // no rows ("migserve: warning: bert: no measurements on 2g.20gb, 4g.40gb;

@@ -183,27 +183,28 @@ Status RunOptimizeOnce(const OptimizeFlags& flags, CommandContext* context) {
     MIGSERVE_ASSIGN_OR_RETURN(inventory,
                               cluster::LoadInventory(flags.inventory));
   }
-  auto fleet = workload::LoadWorkload(flags.workload);
+  auto loaded = workload::LoadWorkload(flags.workload);
   // Before the credits, which take a while for so many.
-  if (fleet.ok() && fleet->services.size() > optimizer::kMaxServices) {
+  if (loaded.ok() && loaded->services.size() > optimizer::kMaxServices) {
     return Status::InvalidArgument(fmt::format(
         "{}: {} services, more than the {} one workload may have; split it",
-        flags.workload, fleet->services.size(), optimizer::kMaxServices));
+        flags.workload, loaded->services.size(), optimizer::kMaxServices));
   }
-  if (fleet.ok() && fleet->offers.size() > 1) {
+  if (loaded.ok() && loaded->offers.size() > 1) {
     if (!flags.from.empty()) {
       return Status::InvalidArgument(fmt::format(
           "--from: {} offers {} GPU types; optimizing from a current "
           "deployment is for one GPU type",
-          flags.workload, fleet->offers.size()));
+          flags.workload, loaded->offers.size()));
     }
-    return RunFleetOptimize(flags, inventory, *fleet, context);
+    return RunFleetOptimize(flags, inventory, *loaded, context);
   }
   if (!flags.from.empty()) {
     return RunTransitionOptimize(flags, context);
   }
-  auto inputs = LoadInputs(flags.workload, flags.profiles, context->err,
-                           context->progress_every_s);
+  MIGSERVE_RETURN_IF_ERROR(loaded.status());
+  auto inputs = BuildInputs(std::move(*loaded), flags.profiles, context->err,
+                            context->progress_every_s);
   if (!inputs.ok()) {
     return inputs.status();
   }
