@@ -113,19 +113,20 @@ Status NodeAgent::Handle(const nlohmann::json& node) {
   if (Annotation(node, kubernetes::kAnnotationLayouts).empty()) {
     MIGSERVE_RETURN_IF_ERROR(Report());
   }
-  nlohmann::json notes = nlohmann::json::object();
+  kube::Annotations notes;
   for (int i = 0; i < driver_->gpu_count(); ++i) {
     std::string request = Annotation(node, kubernetes::RequestKey(i));
     if (request.empty()) continue;
     std::optional<std::string> answer =
         Answer(i, request, Annotation(node, kubernetes::StatusKey(i)));
-    if (answer) notes[kubernetes::StatusKey(i)] = *answer;
+    if (answer) notes.SetIndexed(kubernetes::kAnnotationMigStatus, i, *answer);
   }
   if (notes.empty()) return Status::Ok();
-  MIGSERVE_ASSIGN_OR_RETURN(notes[kubernetes::kAnnotationLayouts], Layouts());
+  MIGSERVE_ASSIGN_OR_RETURN(std::string layouts, Layouts());
+  notes.Set(kubernetes::kAnnotationLayouts, std::move(layouts));
   return client_
       ->Patch("/api/v1/nodes/" + options_.node,
-              {{"metadata", {{"annotations", notes}}}})
+              {{"metadata", {{"annotations", nlohmann::json(notes.ToJson())}}}})
       .status();
 }
 

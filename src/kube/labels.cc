@@ -3,20 +3,22 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "kube/kube_client.h"
 
 namespace migserve::kube {
 namespace {
 
-template <typename Items, typename Value>
-void SetItem(Items* items, std::string_view key, Value value) {
+template <typename Items, typename Key, typename Value>
+void SetItem(Items* items, Key key, Value value) {
   auto at = std::find_if(items->begin(), items->end(),
                          [&](const auto& item) { return item.first == key; });
   if (at != items->end()) {
     at->second = std::move(value);
   } else {
-    items->emplace_back(key, std::move(value));
+    items->emplace_back(std::move(key), std::move(value));
   }
 }
 
@@ -41,14 +43,30 @@ nlohmann::ordered_json Labels::ToJson() const {
   return out;
 }
 
+std::string IndexedKey(LabelKey key, int index) {
+  std::string indexed = fmt::format("{}-{}", key.str(), index);
+  if (index < 0 || !IsQualifiedName(indexed)) {
+    std::fprintf(stderr, "migserve: %s is not a Kubernetes key\n",
+                 indexed.c_str());
+    std::abort();
+  }
+  return indexed;
+}
+
 Annotations& Annotations::Set(LabelKey key, std::string value) {
-  SetItem(&items_, key.str(), std::move(value));
+  SetItem(&items_, std::string(key.str()), std::move(value));
+  return *this;
+}
+
+Annotations& Annotations::SetIndexed(LabelKey key, int index,
+                                     std::string value) {
+  SetItem(&items_, IndexedKey(key, index), std::move(value));
   return *this;
 }
 
 nlohmann::ordered_json Annotations::ToJson() const {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (const auto& [key, value] : items_) out[std::string(key)] = value;
+  for (const auto& [key, value] : items_) out[key] = value;
   return out;
 }
 

@@ -86,16 +86,24 @@ class Labels {
   std::vector<std::pair<std::string_view, LabelValue>> items_;
 };
 
+// Key `key`-`index` (migserve.io/mig-request-0): a constant and a whole
+// number, one key per GPU of a node, say. Aborts if that is no key (a
+// negative index, or a constant whose name part leaves no room for it):
+// a fault of the code, not of its input.
+std::string IndexedKey(LabelKey key, int index);
+
 // An object's annotations, in the order they were set. An annotation's
-// value may be any text; its key is a constant.
+// value may be any text; its key is a constant, or a constant and an
+// index.
 class Annotations {
  public:
   Annotations& Set(LabelKey key, std::string value);
+  Annotations& SetIndexed(LabelKey key, int index, std::string value);
   bool empty() const { return items_.empty(); }
   nlohmann::ordered_json ToJson() const;
 
  private:
-  std::vector<std::pair<std::string_view, std::string>> items_;
+  std::vector<std::pair<std::string, std::string>> items_;
 };
 
 // A label selector (the labelSelector of a list or watch), built from

@@ -75,6 +75,22 @@ TEST(LabelsTest, AnnotationsTakeAnyTextUnderAConstantKey) {
             R"({"example.com/other":"{\"a\": 1}\n","app":""})");
 }
 
+// A key per GPU: a constant and an index, and nothing else.
+TEST(LabelsTest, AnIndexedKeyIsAConstantAndAWholeNumber) {
+  EXPECT_EQ(IndexedKey(kService, 0), "migserve.io/service-0");
+  EXPECT_EQ(IndexedKey(kApp, 17), "app-17");
+  Annotations notes;
+  notes.SetIndexed(kService, 3, "x")
+      .Set(kApp, "y")
+      .SetIndexed(kService, 3, "z");
+  EXPECT_EQ(notes.ToJson().dump(),
+            R"({"migserve.io/service-3":"z","app":"y"})");
+  EXPECT_DEATH(IndexedKey(kApp, -1), "app--1 is not a Kubernetes key");
+  static constexpr char kLongest[] =
+      "x12345678901234567890123456789012345678901234567890123456789012";
+  EXPECT_DEATH(IndexedKey(kLongest, 1), "is not a Kubernetes key");
+}
+
 TEST(LabelsTest, ASelectorIsEncodedForAQuery) {
   Labels labels;
   labels.Set(kApp, Value("web")).Set(kService, Value("a_b.c"));

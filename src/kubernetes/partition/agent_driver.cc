@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "kube/labels.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/names.h"
 #include "kubernetes/partition/mig_annotations.h"
@@ -29,11 +30,11 @@ StatusOr<std::string> AgentDriver::Start(const GpuId& gpu,
   std::string nonce = fmt::format(
       "{}-{}-{}", getpid(),
       std::chrono::steady_clock::now().time_since_epoch().count(), ++nonce_);
+  kube::Annotations notes;
+  notes.SetIndexed(kAnnotationMigRequest, gpu.index,
+                   FormatRequest(MigRequest{nonce, change}, model));
   nlohmann::json patch = {
-      {"metadata",
-       {{"annotations",
-         {{RequestKey(gpu.index),
-           FormatRequest(MigRequest{nonce, change}, model)}}}}}};
+      {"metadata", {{"annotations", nlohmann::json(notes.ToJson())}}}};
   MIGSERVE_RETURN_IF_ERROR(
       client_->Patch("/api/v1/nodes/" + gpu.node, patch).status());
   return nonce;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "boundary/json_fields.h"
+#include "kube/labels.h"
 #include "kubernetes/cluster_model.h"
 #include "mig/gpu_catalog.h"
 
@@ -67,11 +68,11 @@ StatusOr<AnnotationJson> ParseObject(const std::string& text,
 }  // namespace
 
 std::string RequestKey(int index) {
-  return fmt::format("migserve.io/mig-request-{}", index);
+  return kube::IndexedKey(kAnnotationMigRequest, index);
 }
 
 std::string StatusKey(int index) {
-  return fmt::format("migserve.io/mig-status-{}", index);
+  return kube::IndexedKey(kAnnotationMigStatus, index);
 }
 
 std::string FormatLayouts(const NodeLayouts& layouts) {

@@ -39,6 +39,10 @@ struct MigStatus {
   std::string error;
 };
 
+// The per-GPU keys: kAnnotationMigRequest and kAnnotationMigStatus with
+// the GPU's index (kube::IndexedKey).
+inline constexpr char kAnnotationMigRequest[] = "migserve.io/mig-request";
+inline constexpr char kAnnotationMigStatus[] = "migserve.io/mig-status";
 std::string RequestKey(int index);
 std::string StatusKey(int index);
 
