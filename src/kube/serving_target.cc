@@ -45,11 +45,12 @@ nlohmann::json MergePatchBetween(const nlohmann::json& from,
 }
 
 ServingTargetText::ServingTargetText(KubeClient* client, std::string namespace_,
-                                     std::string name, std::string annotation)
+                                     std::string name,
+                                     std::optional<LabelKey> annotation)
     : client_(client),
       namespace_name_(std::move(namespace_)),
       name_(std::move(name)),
-      annotation_(std::move(annotation)) {}
+      annotation_(annotation ? std::string(annotation->str()) : "") {}
 
 std::string ServingTargetText::Describe() const {
   std::string what = fmt::format("servingtarget {}/{}", namespace_name_, name_);

@@ -10,9 +10,11 @@
 #define MIGSERVE_KUBE_SERVING_TARGET_H_
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "kube/kube_client.h"
+#include "kube/labels.h"
 #include "util/status_or.h"
 
 namespace migserve::kube {
@@ -38,10 +40,11 @@ nlohmann::json MergePatchBetween(const nlohmann::json& from,
 
 class ServingTargetText {
  public:
-  // `client` is not owned and outlives this. With `annotation` empty the
+  // `client` is not owned and outlives this. Without `annotation` the
   // text is the spec; else that annotation's value.
   ServingTargetText(KubeClient* client, std::string namespace_,
-                    std::string name, std::string annotation = "");
+                    std::string name,
+                    std::optional<LabelKey> annotation = std::nullopt);
 
   // "servingtarget NAMESPACE/NAME" (with " annotation KEY"), for messages.
   std::string Describe() const;
@@ -62,7 +65,7 @@ class ServingTargetText {
   KubeClient* client_;
   std::string namespace_name_;
   std::string name_;
-  std::string annotation_;
+  std::string annotation_;  // its key, or "": the spec
   std::string version_;
   nlohmann::json spec_;  // as last read or written
 };

@@ -48,7 +48,8 @@ TEST(ServingTargetTextTest, WritesTheSpecOnlyIfUnchangedSinceRead) {
                            {"spec", day}})
                   .ok());
   ServingTargetText spec(&client, "ns", "t");
-  ServingTargetText state(&client, "ns", "t", "migserve.io/autoscale-state");
+  ServingTargetText state(&client, "ns", "t",
+                          LabelKey("migserve.io/autoscale-state"));
   EXPECT_EQ(spec.Describe(), "servingtarget ns/t");
   EXPECT_EQ(state.Describe(),
             "servingtarget ns/t annotation migserve.io/autoscale-state");

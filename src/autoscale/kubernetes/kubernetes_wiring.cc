@@ -46,7 +46,8 @@ StatusOr<std::unique_ptr<KubernetesWiring>> KubernetesWiring::Wire(
         [&target](const std::string& text) { return target.Write(text); }};
     if (wiring.state_beside_target) {
       auto& state = k->resource_state_.emplace(
-          &k->client_, namespace_, wiring.target_resource, kStateAnnotation);
+          &k->client_, namespace_, wiring.target_resource,
+          kube::LabelKey(kStateAnnotation));
       options->state = {
           state.Describe(), [&state] { return state.Read(); },
           [&state](const std::string& text) { return state.Put(text); }};
