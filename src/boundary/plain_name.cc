@@ -9,11 +9,6 @@
 namespace migserve {
 namespace {
 
-bool Alnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9');
-}
-
 bool Control(char c) {
   auto u = static_cast<unsigned char>(c);
   return u < 0x20 || u == 0x7f;
@@ -50,15 +45,6 @@ uint32_t Fnv1a(std::string_view text) {
 
 }  // namespace
 
-bool IsPlainName(std::string_view name) {
-  if (name.empty() || name.size() > kMaxPlainName) return false;
-  if (!Alnum(name.front()) || !Alnum(name.back())) return false;
-  for (char c : name) {
-    if (!Alnum(c) && c != '-' && c != '_' && c != '.') return false;
-  }
-  return true;
-}
-
 std::string PlainNameProblem(std::string_view name) {
   if (IsPlainName(name)) return "";
   return fmt::format(
@@ -68,13 +54,7 @@ std::string PlainNameProblem(std::string_view name) {
 }
 
 std::string ObjectNameProblem(std::string_view name) {
-  auto lower = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-  };
-  bool ok = !name.empty() && name.size() <= kMaxObjectName &&
-            lower(name.front()) && lower(name.back());
-  for (char c : name) ok = ok && (lower(c) || c == '-' || c == '.');
-  if (ok) return "";
+  if (IsObjectName(name)) return "";
   return fmt::format(
       "must be a Kubernetes object name: 1 to {} lower-case letters, digits, "
       "'-' or '.', starting and ending with a letter or digit, got '{}'",
@@ -107,7 +87,7 @@ std::string DnsLabel(std::string_view text) {
   std::string out;
   for (char c : text) {
     char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    bool ok = Alnum(lower);
+    bool ok = IsAsciiAlnum(lower);
     if (ok) {
       out += lower;
     } else if (!out.empty() && out.back() != '-') {

@@ -17,7 +17,21 @@ namespace migserve {
 
 inline constexpr int kMaxPlainName = 63;
 
-bool IsPlainName(std::string_view name);
+constexpr bool IsAsciiAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9');
+}
+
+// constexpr: a key of the code is checked by it when compiled
+// (kube/labels.h).
+constexpr bool IsPlainName(std::string_view name) {
+  if (name.empty() || name.size() > kMaxPlainName) return false;
+  if (!IsAsciiAlnum(name.front()) || !IsAsciiAlnum(name.back())) return false;
+  for (char c : name) {
+    if (!IsAsciiAlnum(c) && c != '-' && c != '_' && c != '.') return false;
+  }
+  return true;
+}
 
 // "" if `name` is plain, else why not, for an error message: "must be 1 to
 // 63 letters, ... got '<name>'" (the name shown escaped and cut short).
@@ -26,6 +40,18 @@ std::string PlainNameProblem(std::string_view name);
 // Kubernetes object names (a DNS subdomain, RFC 1123): nodes as
 // deployments and inventories give them, a Gateway a serving spec names.
 inline constexpr int kMaxObjectName = 253;
+
+constexpr bool IsObjectName(std::string_view name) {
+  auto lower = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+  };
+  if (name.empty() || name.size() > kMaxObjectName) return false;
+  if (!lower(name.front()) || !lower(name.back())) return false;
+  for (char c : name) {
+    if (!lower(c) && c != '-' && c != '.') return false;
+  }
+  return true;
+}
 
 // "" if `name` can be a Kubernetes object name, else why not (as above).
 std::string ObjectNameProblem(std::string_view name);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "boundary/checked_name.h"
+#include "boundary/plain_name.h"
 #include "util/status_or.h"
 
 namespace migserve::kube {
@@ -21,28 +22,10 @@ namespace migserve::kube {
 // prefix (a DNS subdomain of at most 253 characters) and '/', then a name
 // of 1 to 63 letters, digits, '-', '_' or '.', alphanumeric at both ends.
 constexpr bool IsQualifiedName(std::string_view key) {
-  auto alnum = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9');
-  };
-  std::string_view name = key;
   size_t slash = key.find('/');
-  if (slash != std::string_view::npos) {
-    std::string_view prefix = key.substr(0, slash);
-    name = key.substr(slash + 1);
-    if (prefix.empty() || prefix.size() > 253) return false;
-    for (char c : prefix) {
-      bool lower = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-      if (!lower && c != '-' && c != '.') return false;
-    }
-    if (!alnum(prefix.front()) || !alnum(prefix.back())) return false;
-  }
-  if (name.empty() || name.size() > 63) return false;
-  if (!alnum(name.front()) || !alnum(name.back())) return false;
-  for (char c : name) {
-    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
-  }
-  return true;
+  if (slash == std::string_view::npos) return IsPlainName(key);
+  return IsObjectName(key.substr(0, slash)) &&
+         IsPlainName(key.substr(slash + 1));
 }
 
 // A label or annotation key: only a constant of the code, checked when it
@@ -101,6 +84,8 @@ class Annotations {
   Annotations& SetIndexed(LabelKey key, int index, std::string value);
   bool empty() const { return items_.empty(); }
   nlohmann::ordered_json ToJson() const;
+  // A merge patch that sets these annotations and changes nothing else.
+  nlohmann::json Patch() const;
 
  private:
   std::vector<std::pair<std::string, std::string>> items_;
