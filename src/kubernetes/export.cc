@@ -212,16 +212,12 @@ Status DraGpuObjects(const GpuState& gpu, const std::vector<Placed>& placed,
       *script += fmt::format("release {}\n", hold_name(s.at.instance));
       continue;
     }
-    std::string label = std::to_string(*step);
     MIGSERVE_ASSIGN_OR_RETURN(kube::LabelValue step_label,
                               NumberLabel((*step)++));
     if (s.kind == dra::ClaimStep::Kind::kHold) {
       name = hold_name(s.at.instance);
       kube::Labels labels = ManagedLabels();
-      MIGSERVE_ASSIGN_OR_RETURN(
-          kube::LabelValue node_label,
-          kube::ParseLabelValue(
-              node, fmt::format("node of GPU {}", gpu.id.ToString())));
+      MIGSERVE_ASSIGN_OR_RETURN(kube::LabelValue node_label, NodeLabel(gpu.id));
       labels.Set(kLabelNode, std::move(node_label))
           .Set(kLabelClaimStep, step_label);
       objects->push_back(
@@ -253,7 +249,7 @@ Status DraGpuObjects(const GpuState& gpu, const std::vector<Placed>& placed,
       deployment["spec"]["strategy"] = {{"type", "Recreate"}};
       objects->push_back(std::move(deployment));
     }
-    *script += fmt::format("step {} {} {}\n", label, name, device);
+    *script += fmt::format("step {} {} {}\n", step_label.str(), name, device);
   }
   return Status::Ok();
 }

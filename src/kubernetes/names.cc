@@ -66,6 +66,11 @@ kube::Labels ManagedLabels() {
   return labels;
 }
 
+StatusOr<kube::LabelValue> NodeLabel(const GpuId& gpu) {
+  return kube::ParseLabelValue(gpu.node,
+                               fmt::format("node of GPU {}", gpu.ToString()));
+}
+
 StatusOr<kube::LabelValue> NumberLabel(int n) {
   return kube::LabelValue::Parse(std::to_string(n));
 }

@@ -102,6 +102,10 @@ std::string RouteName(const std::string& service);
 // The label of every object migserve writes: managed by migserve.
 kube::Labels ManagedLabels();
 
+// The node of `gpu` as a label value; InvalidArgument "node of GPU
+// <gpu>: ..." where its name is not one.
+StatusOr<kube::LabelValue> NodeLabel(const GpuId& gpu);
+
 // A whole number (a GPU's index, a start) as a label value;
 // InvalidArgument if it is negative.
 StatusOr<kube::LabelValue> NumberLabel(int n);

@@ -36,6 +36,11 @@ std::vector<std::pair<const char*, std::string>> LlmEngineVars(
        (*m)->kv_dtype.empty() ? "auto" : (*m)->kv_dtype}};
 }
 
+// A routing group's name (GroupName) as a label value.
+StatusOr<kube::LabelValue> GroupLabel(const std::string& group) {
+  return kube::ParseLabelValue(group, "routing group");
+}
+
 }  // namespace
 
 Json ReplicaContract(const Replica& replica, const std::string& model,
@@ -123,10 +128,7 @@ StatusOr<kube::Labels> ServiceLabels(const std::string& service) {
 StatusOr<kube::Labels> SiteLabels(kube::Labels labels, const GpuId& gpu,
                                   const mig::Profile& profile, int start,
                                   bool exact) {
-  MIGSERVE_ASSIGN_OR_RETURN(
-      kube::LabelValue node,
-      kube::ParseLabelValue(gpu.node,
-                            fmt::format("node of GPU {}", gpu.ToString())));
+  MIGSERVE_ASSIGN_OR_RETURN(kube::LabelValue node, NodeLabel(gpu));
   labels.Set(kLabelNode, std::move(node));
   if (exact) {
     MIGSERVE_ASSIGN_OR_RETURN(kube::LabelValue index, NumberLabel(gpu.index));
@@ -149,9 +151,8 @@ StatusOr<kube::Labels> ReplicaLabels(const Replica& replica,
                             SiteLabels(std::move(service), at.gpu,
                                        at.model->profiles[at.instance.profile],
                                        at.instance.start, exact));
-  MIGSERVE_ASSIGN_OR_RETURN(
-      kube::LabelValue group,
-      kube::ParseLabelValue(GroupNameOf(replica, at), "routing group"));
+  MIGSERVE_ASSIGN_OR_RETURN(kube::LabelValue group,
+                            GroupLabel(GroupNameOf(replica, at)));
   labels.Set(kLabelGroup, std::move(group));
   return labels;
 }
@@ -159,8 +160,7 @@ StatusOr<kube::Labels> ReplicaLabels(const Replica& replica,
 StatusOr<kube::Labels> GroupLabels(const std::string& service,
                                    const std::string& group) {
   MIGSERVE_ASSIGN_OR_RETURN(kube::Labels labels, ServiceLabels(service));
-  MIGSERVE_ASSIGN_OR_RETURN(kube::LabelValue value,
-                            kube::ParseLabelValue(group, "routing group"));
+  MIGSERVE_ASSIGN_OR_RETURN(kube::LabelValue value, GroupLabel(group));
   labels.Set(kLabelGroup, std::move(value));
   return labels;
 }
