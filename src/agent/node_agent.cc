@@ -35,9 +35,8 @@ Status NodeAgent::Report() {
   MIGSERVE_ASSIGN_OR_RETURN(std::string layouts, Layouts());
   kube::Annotations notes;
   notes.Set(kubernetes::kAnnotationLayouts, std::move(layouts));
-  nlohmann::json patch = {
-      {"metadata", {{"annotations", nlohmann::json(notes.ToJson())}}}};
-  return client_->Patch("/api/v1/nodes/" + options_.node, patch).status();
+  return client_->Patch("/api/v1/nodes/" + options_.node, notes.Patch())
+      .status();
 }
 
 Status NodeAgent::RestartDevicePlugin() {
@@ -124,9 +123,7 @@ Status NodeAgent::Handle(const nlohmann::json& node) {
   if (notes.empty()) return Status::Ok();
   MIGSERVE_ASSIGN_OR_RETURN(std::string layouts, Layouts());
   notes.Set(kubernetes::kAnnotationLayouts, std::move(layouts));
-  return client_
-      ->Patch("/api/v1/nodes/" + options_.node,
-              {{"metadata", {{"annotations", nlohmann::json(notes.ToJson())}}}})
+  return client_->Patch("/api/v1/nodes/" + options_.node, notes.Patch())
       .status();
 }
 

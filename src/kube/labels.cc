@@ -70,6 +70,10 @@ nlohmann::ordered_json Annotations::ToJson() const {
   return out;
 }
 
+nlohmann::json Annotations::Patch() const {
+  return {{"metadata", {{"annotations", nlohmann::json(ToJson())}}}};
+}
+
 LabelSelector::LabelSelector(const Labels& labels) {
   for (const auto& [key, value] : labels.items()) {
     Add(fmt::format("{}={}", key, value.str()));

@@ -73,6 +73,9 @@ TEST(LabelsTest, AnnotationsTakeAnyTextUnderAConstantKey) {
   EXPECT_FALSE(notes.empty());
   EXPECT_EQ(notes.ToJson().dump(),
             R"({"example.com/other":"{\"a\": 1}\n","app":""})");
+  EXPECT_EQ(
+      notes.Patch().dump(),
+      R"({"metadata":{"annotations":{"app":"","example.com/other":"{\"a\": 1}\n"}}})");
 }
 
 // A key per GPU: a constant and an index, and nothing else.

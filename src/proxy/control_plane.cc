@@ -248,12 +248,11 @@ StatusOr<bool> ControlPlane::Sync() {
     kube::Annotations notes;
     notes.Set(k8s::kAnnotationProxyGeneration,
               std::to_string(config.generation));
-    json patch = {{"metadata", {{"annotations", json(notes.ToJson())}}}};
     MIGSERVE_RETURN_IF_ERROR(
         client_
             ->Patch(fmt::format("/api/v1/namespaces/{}/pods/{}",
                                 options_.namespace_, options_.pod),
-                    patch)
+                    notes.Patch())
             .status());
     reported_ = config.generation;
   }

@@ -33,10 +33,8 @@ StatusOr<std::string> AgentDriver::Start(const GpuId& gpu,
   kube::Annotations notes;
   notes.SetIndexed(kAnnotationMigRequest, gpu.index,
                    FormatRequest(MigRequest{nonce, change}, model));
-  nlohmann::json patch = {
-      {"metadata", {{"annotations", nlohmann::json(notes.ToJson())}}}};
   MIGSERVE_RETURN_IF_ERROR(
-      client_->Patch("/api/v1/nodes/" + gpu.node, patch).status());
+      client_->Patch("/api/v1/nodes/" + gpu.node, notes.Patch()).status());
   return nonce;
 }
 

@@ -138,9 +138,8 @@ StatusOr<bool> GatewayRouter::SetRoute(const ServiceRoute& route) {
   }
   if (Annotation(*current, kAnnotationRoute) == record) return false;
   // No resourceVersion: the gateway writes the route's status too.
-  nlohmann::json patch = {
-      {"metadata", {{"annotations", nlohmann::json(notes.ToJson())}}},
-      {"spec", nlohmann::json(desired["spec"])}};
+  nlohmann::json patch = notes.Patch();
+  patch["spec"] = nlohmann::json(desired["spec"]);
   // A merge patch keeps what it does not name: drop what is gone.
   if (!desired["spec"].contains("hostnames")) {
     patch["spec"]["hostnames"] = nullptr;
