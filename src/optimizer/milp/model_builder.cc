@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <coin/CoinPackedMatrix.hpp>
 
+#include "util/heap.h"
+
 namespace migserve::optimizer::milp {
 
 Block ModelBuilder::AddColumns(int count, double lower, double upper,
@@ -27,6 +29,9 @@ int ModelBuilder::AddRow(const Row& row, double lower, double upper) {
 }
 
 void ModelBuilder::Load(OsiClpSolverInterface* solver) const {
+  // Every model CLP and CBC solve comes through here; their factorization
+  // is freed and allocated again at each strong branching probe.
+  KeepFreedHeap();
   // The rows in one piece: appended one by one, each row copied the whole
   // matrix (quadratic at 10,000 GPUs).
   std::vector<CoinBigIndex> start;

@@ -55,7 +55,8 @@ class ModelBuilder {
   int columns() const { return static_cast<int>(objective_.size()); }
 
   // Loads the model into `solver`, integer columns marked, with CLP's and
-  // CBC's messages off (they print on stdout, which carries our output).
+  // CBC's messages off (they print on stdout, which carries our output),
+  // and the process's heap kept for reuse (util/heap.h).
   void Load(OsiClpSolverInterface* solver) const;
 
  private:
