@@ -24,6 +24,19 @@ using testing::SourcePath;
 using testing::TempDir;
 using testing::WriteTempFile;
 
+// `optimize --algo milp` with `args`. The MILP ends by its work limits
+// (--milp-nodes, the survive rounds); its clock, 60 s by default, is a
+// safety net that a sanitized build beside other tests reached (the first
+// round alone took 43 s there on an idle machine), and these tests check
+// answers, not times: they lift it.
+CliResult OptimizeMilp(std::vector<std::string> args) {
+  args.insert(args.begin(), "optimize");
+  for (const char* a : {"--algo", "milp", "--time-limit", "600"}) {
+    args.push_back(a);
+  }
+  return Cli(args);
+}
+
 // The A100 rows, and H100 rows made from them: the same models, 1.6 times
 // the throughput on every profile (H100s are faster and cost more).
 std::string FleetProfiles() {
@@ -80,8 +93,8 @@ std::string PlacedTarget(const std::string& name, double scale,
                          const std::string& profiles,
                          const std::string& inventory) {
   std::string optimized = TempDir() + "/" + name + "-optimized.json";
-  CliResult r = Cli({"optimize", "-w", FleetWorkload(name + ".yaml", scale),
-                     "-p", profiles, "--algo", "milp", "-o", optimized});
+  CliResult r = OptimizeMilp({"-w", FleetWorkload(name + ".yaml", scale), "-p",
+                              profiles, "-o", optimized});
   EXPECT_EQ(r.code, 0) << r.err;
   std::string placed = TempDir() + "/" + name + "-placed.json";
   r = Cli({"place", "-d", optimized, "--inventory", inventory, "-o", placed});
@@ -210,13 +223,11 @@ TEST(FleetCliTest, OptimizeSpreadsASurvivingDeploymentOverTheFleetsNodes) {
                     "  - {name: n2, gpu: A100-SXM4-80GB, gpus: 8}\n"
                     "  - {name: n3, gpu: A100-SXM4-80GB, gpus: 8}\n");
   std::string unplaced = TempDir() + "/night-node-unplaced.json";
-  ASSERT_EQ(Cli({"optimize", "-w", workload, "-p", profiles, "--algo", "milp",
-                 "-o", unplaced})
-                .code,
+  ASSERT_EQ(OptimizeMilp({"-w", workload, "-p", profiles, "-o", unplaced}).code,
             0);
   std::string placed = TempDir() + "/night-node-placed.json";
-  CliResult r = Cli({"optimize", "-w", workload, "-p", profiles, "--algo",
-                     "milp", "--inventory", inventory, "-o", placed});
+  CliResult r = OptimizeMilp(
+      {"-w", workload, "-p", profiles, "--inventory", inventory, "-o", placed});
   ASSERT_EQ(r.code, 0) << r.err;
   auto d = nlohmann::json::parse(ReadFile(placed).value());
   EXPECT_EQ(d["gpus"].size(), 32u);
@@ -237,17 +248,15 @@ TEST(FleetCliTest, OptimizeSpreadsASurvivingDeploymentOverTheFleetsNodes) {
   std::string h100_only =
       WriteTempFile("h100-only.yaml",
                     "nodes:\n  - {name: h1, gpu: H100-SXM5-80GB, gpus: 8}\n");
-  r = Cli({"optimize", "-w", workload, "-p", profiles, "--algo", "milp",
-           "--inventory", h100_only});
+  r = OptimizeMilp({"-w", workload, "-p", profiles, "--inventory", h100_only});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(
       r.err.find("--inventory: " + h100_only + " has no A100-SXM4-80GB GPUs"),
       std::string::npos)
       << r.err;
-  r = Cli({"optimize", "-w", SourcePath("data/workloads/night.yaml"), "-p",
-           profiles, "--algo", "milp", "--from",
-           SourcePath("data/deployments/night.json"), "--inventory",
-           inventory});
+  r = OptimizeMilp(
+      {"-w", SourcePath("data/workloads/night.yaml"), "-p", profiles, "--from",
+       SourcePath("data/deployments/night.json"), "--inventory", inventory});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--inventory: --from places"), std::string::npos)
       << r.err;
@@ -262,8 +271,7 @@ TEST(FleetCliTest, AMixedFleetSurvivesAGpu) {
   std::string workload = WriteTempFile(
       "fleet-survive.yaml", "survive: {domain: gpu, keep: 1}\n" + plain);
   std::string out = TempDir() + "/fleet-survive.json";
-  CliResult r = Cli({"optimize", "-w", workload, "-p", profiles, "--algo",
-                     "milp", "-o", out});
+  CliResult r = OptimizeMilp({"-w", workload, "-p", profiles, "-o", out});
   ASSERT_EQ(r.code, 0) << r.err;
   auto d = nlohmann::json::parse(ReadFile(out).value());
   EXPECT_EQ(d["summary"]["gpus"], 3);
@@ -274,8 +282,8 @@ TEST(FleetCliTest, AMixedFleetSurvivesAGpu) {
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   // The plain fleet does not survive: validate names the GPU.
   std::string fragile = TempDir() + "/fleet-fragile.json";
-  ASSERT_EQ(Cli({"optimize", "-w", FleetWorkload("fleet-plain.yaml", 1.0), "-p",
-                 profiles, "--algo", "milp", "-o", fragile})
+  ASSERT_EQ(OptimizeMilp({"-w", FleetWorkload("fleet-plain.yaml", 1.0), "-p",
+                          profiles, "-o", fragile})
                 .code,
             0);
   r = Cli({"validate", "-d", fragile, "-w", workload, "-p", profiles});
@@ -297,8 +305,8 @@ TEST(FleetCliTest, AMixedFleetSurvivesANode) {
         "fleet-survive-node.yaml",
         fmt::format("survive: {{domain: node, keep: {}}}\n", keep) + plain);
     std::string out = TempDir() + "/fleet-survive-node.json";
-    CliResult r = Cli({"optimize", "-w", workload, "-p", profiles, "--algo",
-                       "milp", "--inventory", inventory, "-o", out});
+    CliResult r = OptimizeMilp(
+        {"-w", workload, "-p", profiles, "--inventory", inventory, "-o", out});
     ASSERT_EQ(r.code, 0) << keep << r.err;
     auto d = nlohmann::json::parse(ReadFile(out).value());
     std::set<std::string> nodes;
@@ -318,8 +326,7 @@ TEST(FleetCliTest, AMixedFleetSurvivesANode) {
       WriteTempFile("fleet-survive-half.yaml",
                     "survive: {domain: node, keep: 0.5}\n" + plain);
   std::string out = TempDir() + "/fleet-survive-half.json";
-  CliResult r = Cli(
-      {"optimize", "-w", half, "-p", profiles, "--algo", "milp", "-o", out});
+  CliResult r = OptimizeMilp({"-w", half, "-p", profiles, "-o", out});
   ASSERT_EQ(r.code, 0) << r.err;
   auto d = nlohmann::json::parse(ReadFile(out).value());
   std::map<std::string, std::set<std::string>> models_on;
@@ -336,7 +343,7 @@ TEST(FleetCliTest, AMixedFleetSurvivesANode) {
   // one node: the rounds run out, and more time would not help.
   std::string all = WriteTempFile("fleet-survive-all.yaml",
                                   "survive: {domain: node, keep: 1}\n" + plain);
-  r = Cli({"optimize", "-w", all, "-p", profiles, "--algo", "milp"});
+  r = OptimizeMilp({"-w", all, "-p", profiles});
   EXPECT_NE(r.code, 0);
   EXPECT_NE(r.err.find("after 12 rounds of spare capacity, the most it tries"),
             std::string::npos)
@@ -347,8 +354,8 @@ TEST(FleetCliTest, AMixedFleetSurvivesANode) {
 TEST(FleetCliTest, RefusesWhatCannotWorkInsteadOfGuessing) {
   std::string profiles = FleetProfiles();
   std::string optimized = TempDir() + "/fleet-refuse.json";
-  ASSERT_EQ(Cli({"optimize", "-w", FleetWorkload("fleet-refuse.yaml", 1.0),
-                 "-p", profiles, "--algo", "milp", "-o", optimized})
+  ASSERT_EQ(OptimizeMilp({"-w", FleetWorkload("fleet-refuse.yaml", 1.0), "-p",
+                          profiles, "-o", optimized})
                 .code,
             0);
   // No H100 in the fleet: place names the model.
