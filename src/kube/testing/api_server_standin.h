@@ -95,6 +95,9 @@ class ApiServerStandIn {
   int requests() const;
   // Requests other than GET (creates, updates, patches, deletes).
   int writes() const;
+  // The same, of one of the users (as Options::users names them).
+  int requests(const std::string& user) const;
+  int writes(const std::string& user) const;
 
   // Stores every object of `yaml` (Kubernetes manifests, "---" between
   // them) at its path, as `kubectl apply` creates them, or only those of
@@ -168,6 +171,8 @@ class ApiServerStandIn {
   int fail_code_ = 0;
   int requests_ = 0;
   int writes_ = 0;
+  std::map<std::string, int> user_requests_;
+  std::map<std::string, int> user_writes_;
   long generated_ = 0;  // names made from generateName
   std::set<RbacRequest> authorized_;
   bool stopping_ = false;
