@@ -7,7 +7,8 @@
 # every object valid against its schema (tools/k8s-validate: Kubernetes,
 # the Prometheus Operator's and migserve's CRD), every migserve container's
 # image named by the digest, the agent only where the overlay says, the
-# device plugin's Role in its namespace, and in the chosen namespace every
+# device plugin's Role in its namespace, the replica pods' admission policy
+# under every partitioner, and in the chosen namespace every
 # object, role binding subject and admission policy's service account.
 # Usage: install-test.sh OUT.
 set -euo pipefail
@@ -45,6 +46,8 @@ for overlay in $(ls deploy/overlays); do
     [ "$rules" = "$([ -n "$monitoring" ] && echo 1 || echo 0)" ] ||
       fail "$file: $rules PrometheusRules"
     grep -qx 'kind: CustomResourceDefinition' "$file" || fail "$file: no ServingTarget CRD"
+    [ "$(grep -cx '  name: migserve-replica-pods' "$file")" = 2 ] ||
+      fail "$file: no admission policy (and binding) for the replica pods"
     if [ -n "$namespace" ]; then
       python3 - "$file" "$namespace" <<'PY' || fail "$file: not all in $namespace"
 import sys, yaml
