@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -253,6 +255,73 @@ TEST(ExportTest, DraClaimsHoldTheHolesFirstFitWouldTake) {
   EXPECT_EQ(ReplicaObjects(night.state, options).status().message(),
             "the resource slices list no GPU node-0/3 (no device gpu-3 of "
             "driver gpu.nvidia.com on node node-0)");
+}
+
+// The label keys by which deploy/base/admission.yaml's policy
+// migserve-replica-pods knows a replica pod (its variable `keys`).
+std::set<std::string> AdmissionReplicaKeys() {
+  std::string path = SourcePath("deploy/base/admission.yaml");
+  std::set<std::string> keys;
+  for (const YAML::Node& d : YAML::LoadAll(ReadFile(path).value())) {
+    if (d["metadata"]["name"].as<std::string>() != "migserve-replica-pods" ||
+        d["kind"].as<std::string>() != "ValidatingAdmissionPolicy") {
+      continue;
+    }
+    for (const YAML::Node& v : d["spec"]["variables"]) {
+      if (v["name"].as<std::string>() != "keys") continue;
+      std::string list = v["expression"].as<std::string>();
+      std::regex quoted("\"([^\"]*)\"");
+      for (auto m = std::sregex_iterator(list.begin(), list.end(), quoted);
+           m != std::sregex_iterator(); ++m) {
+        keys.insert((*m)[1]);
+      }
+    }
+  }
+  return keys;
+}
+
+// The install's admission policy keeps replica pods to their makers by
+// their labels: it names every label a router or a gateway's Service takes
+// a replica by, every replica pod export writes carries one, and the DRA
+// holds (which the user applies) none.
+TEST(ExportTest, TheAdmissionPolicyNamesEveryReplicaLabel) {
+  std::set<std::string> keys = AdmissionReplicaKeys();
+  for (const char* key : {kLabelService, kLabelGroup, kLabelGpu, kLabelStart}) {
+    EXPECT_TRUE(keys.contains(key)) << key;
+  }
+  auto carries_one = [&](const YAML::Node& labels) {
+    for (const auto& label : labels) {
+      if (keys.contains(label.first.as<std::string>())) return true;
+    }
+    return false;
+  };
+  Loaded night = Load("night.json");
+  for (Slot& s : night.state.gpus[0].slots) {
+    if (s.instance.start == 4 || s.instance.start == 5) s.replica.reset();
+  }
+  for (Partitioner partitioner : {Partitioner::kAgent, Partitioner::kDra}) {
+    ExportOptions options;
+    options.partitioner = partitioner;
+    options.gpu_uuids = NightUuids();
+    auto text = ReplicaObjects(night.state, options);
+    ASSERT_TRUE(text.ok()) << text.status().ToString();
+    int replicas = 0, holds = 0;
+    for (const YAML::Node& d : YAML::LoadAll(*text)) {
+      std::string kind = d["kind"].as<std::string>();
+      if (kind == "Deployment") {
+        ++replicas;
+        EXPECT_TRUE(carries_one(d["spec"]["template"]["metadata"]["labels"]))
+            << d["metadata"]["name"];
+      } else if (kind == "Pod") {
+        ++holds;
+        EXPECT_FALSE(carries_one(d["metadata"]["labels"]))
+            << d["metadata"]["name"];
+      }
+    }
+    // A Deployment per service, or under DRA per replica (and one hold).
+    EXPECT_EQ(replicas, partitioner == Partitioner::kDra ? 34 : 8);
+    EXPECT_EQ(holds, partitioner == Partitioner::kDra ? 1 : 0);
+  }
 }
 
 // The routes of proxy.yaml's routes ConfigMap `doc`, as the router reads
