@@ -182,6 +182,12 @@ TEST(DeterminismTest, ReplayWritesTheSameReportBesideBusyLoops) {
 // One autoscale round's decision: from the cluster running night, the
 // move to day's rates (what the autoscaler computes from what it observed).
 TEST(DeterminismTest, AnAutoscaleMoveIsTheSameBesideBusyLoops) {
+  if (testing::kAddressSanitizer) {
+    // 286 s there (the move's MILP, whose large blocks the sanitizers'
+    // allocator maps afresh, beside the loops) against seconds optimized;
+    // SizerTest runs the move sanitized.
+    GTEST_SKIP() << "the optimized build checks the answer is the same";
+  }
   const workload::Workload day =
       workload::LoadWorkload(SourcePath("data/workloads/day.yaml")).value();
   const profile::ProfileTable profiles =
