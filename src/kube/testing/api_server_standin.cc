@@ -390,12 +390,6 @@ int ApiServerStandIn::requests(const std::string& user) const {
   return it == user_requests_.end() ? 0 : it->second;
 }
 
-int ApiServerStandIn::writes(const std::string& user) const {
-  std::lock_guard lock(mu_);
-  auto it = user_writes_.find(user);
-  return it == user_writes_.end() ? 0 : it->second;
-}
-
 std::set<RbacRequest> ApiServerStandIn::Authorized() const {
   std::lock_guard lock(mu_);
   return authorized_;
@@ -486,7 +480,6 @@ bool ApiServerStandIn::Admit(const httplib::Request& req,
                   : options_.users.end();
   if (user != options_.users.end()) {
     ++user_requests_[user->second];
-    if (req.method != "GET") ++user_writes_[user->second];
     RbacRequest r = RbacRequestOf(user->second, req.method, req.path,
                                   req.get_param_value("watch"));
     if (!RbacAllows(objects_, r)) {

@@ -95,9 +95,8 @@ class ApiServerStandIn {
   int requests() const;
   // Requests other than GET (creates, updates, patches, deletes).
   int writes() const;
-  // The same, of one of the users (as Options::users names them).
+  // Requests served to one of the users (as Options::users names them).
   int requests(const std::string& user) const;
-  int writes(const std::string& user) const;
 
   // Stores every object of `yaml` (Kubernetes manifests, "---" between
   // them) at its path, as `kubectl apply` creates them, or only those of
@@ -172,7 +171,6 @@ class ApiServerStandIn {
   int requests_ = 0;
   int writes_ = 0;
   std::map<std::string, int> user_requests_;
-  std::map<std::string, int> user_writes_;
   long generated_ = 0;  // names made from generateName
   std::set<RbacRequest> authorized_;
   bool stopping_ = false;
