@@ -73,6 +73,16 @@ std::map<std::pair<std::string, int>, std::string> NightUuids() {
   return GpuUuidsOfSlices(ReadFile(source).value(), source).value();
 }
 
+// Night with GPU 0's instances at 4 and 5 left empty: under DRA first-fit
+// would put a planned instance below its start, so export holds the hole.
+Loaded NightWithHoles() {
+  Loaded night = Load("night.json");
+  for (Slot& s : night.state.gpus[0].slots) {
+    if (s.instance.start == 4 || s.instance.start == 5) s.replica.reset();
+  }
+  return night;
+}
+
 TEST(ExportTest, DayAndNightMatchTheGoldenFiles) {
   // Day with the Triton example's serving spec and routes; night with the
   // built-in template and no routes.
@@ -212,10 +222,7 @@ TEST(ExportTest, ResourceSlicesGiveEachGpusUuid) {
 // claim and its pause pod take the lower slices first, and dra-apply.sh
 // releases them once the GPU's claims are allocated.
 TEST(ExportTest, DraClaimsHoldTheHolesFirstFitWouldTake) {
-  Loaded night = Load("night.json");
-  for (Slot& s : night.state.gpus[0].slots) {
-    if (s.instance.start == 4 || s.instance.start == 5) s.replica.reset();
-  }
+  Loaded night = NightWithHoles();
   ExportOptions options;
   options.partitioner = Partitioner::kDra;
   options.gpu_uuids = NightUuids();
@@ -295,10 +302,7 @@ TEST(ExportTest, TheAdmissionPolicyNamesEveryReplicaLabel) {
     }
     return false;
   };
-  Loaded night = Load("night.json");
-  for (Slot& s : night.state.gpus[0].slots) {
-    if (s.instance.start == 4 || s.instance.start == 5) s.replica.reset();
-  }
+  Loaded night = NightWithHoles();
   for (Partitioner partitioner : {Partitioner::kAgent, Partitioner::kDra}) {
     ExportOptions options;
     options.partitioner = partitioner;
