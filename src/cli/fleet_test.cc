@@ -26,7 +26,7 @@ using testing::WriteTempFile;
 
 // Under the sanitizers: their allocator ignores KeepFreedHeap
 // (util/heap.h) and maps each of CBC's large blocks afresh, so the fleets'
-// MILP solves below take 80 to 180 s there against 1 to 5 s optimized.
+// MILP solves below take 80 to 270 s there against 1 to 5 s optimized.
 // They check CBC's answers; the fleet code they run (inventories, place,
 // the survive rounds) runs sanitized in the tests that place and spread
 // (here), and in optimizer's FleetTest and SurviveTest.
