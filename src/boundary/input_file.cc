@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -134,6 +135,18 @@ StatusOr<std::string> ReadTail(const std::string& path, long long max_bytes) {
   const long long from = size > max_bytes ? size - max_bytes : 0;
   in.seekg(from);
   return ReadBounded(in, path, max_bytes);
+}
+
+StatusOr<std::string> ReadHead(const std::string& path, long long max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return Status::NotFound(path + ": cannot open: " + std::strerror(errno));
+  }
+  std::string text(static_cast<size_t>(std::max(0LL, max_bytes)), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) return Status::Unavailable(path + ": read failed");
+  text.resize(static_cast<size_t>(in.gcount()));
+  return text;
 }
 
 bool WasRead(const std::string& path) {

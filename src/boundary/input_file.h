@@ -27,6 +27,12 @@ StatusOr<std::string> ReadFile(const std::string& path);
 // the log has grown to. NotFound naming the path if it cannot be opened.
 StatusOr<std::string> ReadTail(const std::string& path, long long max_bytes);
 
+// The first `max_bytes` bytes of `path` (all of it if it is shorter),
+// without reading the rest: a line the kernel writes (/proc/<pid>/stat),
+// whatever the file turns out to be. NotFound naming the path if it cannot
+// be opened.
+StatusOr<std::string> ReadHead(const std::string& path, long long max_bytes);
+
 // True if ReadFile read the file at `path` (the same file: device and
 // inode) since the last ForgetReads: an output must not overwrite an input
 // of the same command.

@@ -67,6 +67,18 @@ TEST(InputFileTest, ATailIsReadWithoutTheRest) {
   EXPECT_EQ(ReadTail(log, 10).status().code(), Status::Code::kNotFound);
 }
 
+// A line the kernel writes, or whatever stands at the path: its first
+// bytes only (/dev/zero is endless).
+TEST(InputFileTest, AHeadIsReadWithoutTheRest) {
+  std::string file = testing::TempDir() + "/head.txt";
+  { std::ofstream(file) << "first\nsecond\n"; }
+  EXPECT_EQ(ReadHead(file, 1000).value(), "first\nsecond\n");
+  EXPECT_EQ(ReadHead(file, 5).value(), "first");
+  EXPECT_EQ(ReadHead("/dev/zero", 3).value(), std::string(3, '\0'));
+  std::remove(file.c_str());
+  EXPECT_EQ(ReadHead(file, 10).status().code(), Status::Code::kNotFound);
+}
+
 TEST(InputFileTest, MissingFileIsNotFoundNamingPath) {
   auto text = ReadFile("/nonexistent/dir/x.csv");
   ASSERT_FALSE(text.ok());

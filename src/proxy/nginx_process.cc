@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -88,12 +87,19 @@ bool Reap(pid_t pid, double timeout_s) {
   }
 }
 
+// The line /proc/`dir`/stat holds ("pid (comm) state ppid ..."), or empty
+// if the process is gone: its first 4 KiB (the line is well under 1 KiB).
+std::string ProcStat(const std::string& dir) {
+  StatusOr<std::string> head = ReadHead(dir + "/stat", 4096);
+  if (!head.ok()) return "";
+  return head->substr(0, head->find('\n'));
+}
+
 // Whether `pid` is a live nginx process (not a zombie, not another program
 // that took the number).
 bool LiveNginx(pid_t pid) {
-  std::ifstream in(fmt::format("/proc/{}/stat", pid));
-  std::string stat;
-  if (!std::getline(in, stat)) return false;
+  std::string stat = ProcStat(fmt::format("/proc/{}", pid));
+  if (stat.empty()) return false;
   size_t open = stat.find('(');
   size_t close = stat.rfind(')');
   if (open == std::string::npos || close == std::string::npos) return false;
@@ -112,9 +118,8 @@ std::vector<pid_t> ChildrenOf(pid_t parent) {
   std::vector<pid_t> out;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
-    std::ifstream in(entry.path() / "stat");
-    std::string stat;
-    if (!std::getline(in, stat)) continue;
+    std::string stat = ProcStat(entry.path().string());
+    if (stat.empty()) continue;
     // pid (comm) state ppid ...: the name may hold spaces and parentheses.
     size_t close = stat.rfind(')');
     if (close == std::string::npos) continue;
