@@ -27,7 +27,9 @@ deployment::Deployment Scaled(const std::string& name, int k) {
     }
   }
   d.gpus = gpus;
-  for (workload::Service& s : d.services) s.throughput *= k;
+  for (workload::Service& s : d.services) {
+    s.throughput = Rate::Of(s.throughput.value() * k).value();
+  }
   return d;
 }
 

@@ -135,8 +135,9 @@ Autoscaler::Autoscaler(const workload::Workload& workload,
     auto made_for = std::find_if(
         target.services.begin(), target.services.end(),
         [&](const workload::Service& t) { return t.name == s.name; });
-    required.push_back(made_for != target.services.end() ? made_for->throughput
-                                                         : s.throughput);
+    required.push_back((made_for != target.services.end() ? made_for->throughput
+                                                          : s.throughput)
+                           .value());
     slos.push_back(s.latency_ms);
   }
   policy_ = Policy(options_.policy, names_, required);

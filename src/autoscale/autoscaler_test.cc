@@ -370,7 +370,7 @@ services:
         .value();
   };
   const profile::ProfileTable profiles = Profiles();
-  const workload::Workload huge = workload_at("1e9");
+  const workload::Workload huge = workload_at("5e8");
   const std::string target = testing::TempDir() + "/budget-target.json";
   auto prometheus = LocalPrometheus::Start({});
   ASSERT_TRUE(prometheus.ok()) << prometheus.status().ToString();
@@ -386,6 +386,16 @@ services:
   ASSERT_TRUE(unbounded.ok()) << unbounded.status().ToString();
   EXPECT_EQ((*unbounded)->Step(UnixNow()).value(), Round::kOverBudget);
   EXPECT_NE(said.back().find("over the limit of 100000 GPUs (no --max-gpus"),
+            std::string::npos)
+      << said.back();
+  // Observed at the most a rate may be, wanted with headroom past it: not
+  // sized (no rate holds it), held all the same.
+  const workload::Workload most = workload_at("1e9");
+  auto past = Autoscaler::Make(most, profiles, options);
+  ASSERT_TRUE(past.ok()) << past.status().ToString();
+  EXPECT_EQ((*past)->Step(UnixNow()).value(), Round::kOverBudget);
+  EXPECT_NE(said.back().find("bert-1 at 1.17225e+09 req/s is past the most a "
+                             "rate may be (1e+09 req/s), over the limit"),
             std::string::npos)
       << said.back();
   options.max_gpus = made.UsedGpus();

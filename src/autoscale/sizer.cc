@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "boundary/number.h"
+#include "boundary/quantity.h"
 #include "controller/transition_target.h"
 #include "mig/gpu_catalog.h"
 #include "optimizer/problem.h"
@@ -33,7 +34,8 @@ StatusOr<Sizer::Sized> Sizer::Size(const std::vector<double>& rates) const {
   // the workload's least rate: sized for nothing, it would get no replica,
   // below the floor of one every deployment gives a service.
   for (size_t s = 0; s < rates.size(); ++s) {
-    w.services[s].throughput = std::max(rates[s], kRateRange.min);
+    MIGSERVE_ASSIGN_OR_RETURN(w.services[s].throughput,
+                              Rate::Of(std::max(rates[s], kRateRange.min)));
   }
   MIGSERVE_ASSIGN_OR_RETURN(
       workload::CapacityMatrix caps,
@@ -104,8 +106,25 @@ StatusOr<Sizer::Move> Sizer::DeployWithin(const std::vector<double>& rates,
     }
     return move;
   };
-  MIGSERVE_ASSIGN_OR_RETURN(Sized asked, Size(rates));
-  auto ask = [&] { return move_to(asked, rates, MoveOptions()); };
+  // A rate past the most a rate may be (boundary/quantity.h) needs more
+  // than any budget: not sized, held as a move over the budget is.
+  std::string past;
+  for (size_t s = 0; s < rates.size() && past.empty(); ++s) {
+    if (rates[s] > Rate::kRange.max) {
+      past = fmt::format(
+          "{} at {:.6g} req/s is past the most a rate may be "
+          "({:g} req/s)",
+          workload_->services[s].name, rates[s], Rate::kRange.max);
+    }
+  }
+  std::optional<Sized> asked;
+  if (past.empty()) {
+    MIGSERVE_ASSIGN_OR_RETURN(asked, Size(rates));
+  }
+  auto ask = [&]() -> StatusOr<Move> {
+    if (!asked) return Move{{}, rates, past, false};
+    return move_to(*asked, rates, MoveOptions());
+  };
   // Near the budget a move goes to the ceiling while it still has room to:
   // from there no move up is needed, and one from a cluster at the budget
   // would have no room for its temporary replicas. The rates' lower bound
@@ -116,7 +135,7 @@ StatusOr<Sizer::Move> Sizer::DeployWithin(const std::vector<double>& rates,
   };
   if (options_.ceiling.empty()) return ask();
   std::optional<Move> move;
-  if (asked.needs <= options_.ceiling_above * max_gpus) {
+  if (asked && asked->needs <= options_.ceiling_above * max_gpus) {
     MIGSERVE_ASSIGN_OR_RETURN(move, ask());
     if (!high(*move)) return *move;
   }

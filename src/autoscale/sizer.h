@@ -56,8 +56,9 @@ class Sizer {
   // options' max_gpus) for `rates`; where those need more, or more than
   // ceiling_above of them, the ceiling's if it fits (`at_ceiling`: the
   // cluster is there already; `over` says it is held there); else in
-  // `over` why the move would need more (the rates' lower bound, known before
-  // any search; or the GPUs its transition holds, controller::GpusHeld). The
+  // `over` why the move would need more (a rate past the most a rate may
+  // be; the rates' lower bound, known before any search; or the GPUs its
+  // transition holds, controller::GpusHeld). The
   // target is placed to hold as few GPUs as the budget needs.
   struct Move {
     deployment::Deployment target;

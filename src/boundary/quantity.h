@@ -28,12 +28,15 @@ class CheckedNumber {
     }
     return CheckedNumber(value);
   }
+  // The least value of the range (none: 0 for a rate and a duration), the
+  // one a value may start from unchecked.
+  static constexpr CheckedNumber Least() { return CheckedNumber(kRange.min); }
 
   double value() const { return value_; }
   auto operator<=>(const CheckedNumber&) const = default;
 
  private:
-  explicit CheckedNumber(double value) : value_(value) {}
+  explicit constexpr CheckedNumber(double value) : value_(value) {}
   double value_;
 };
 

@@ -27,5 +27,11 @@ TEST(QuantityTest, OnlyFiniteValuesInTheirRangeAreMade) {
             "duration (s) must be from 0 to 1e+09, got -1");
 }
 
+TEST(QuantityTest, TheLeastValueIsTheRangesFloor) {
+  EXPECT_EQ(Rate::Least().value(), 0);
+  EXPECT_EQ(Rate::Least(), Rate::Of(0).value());
+  EXPECT_EQ(Duration::Least().value(), 0);
+}
+
 }  // namespace
 }  // namespace migserve

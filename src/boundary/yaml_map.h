@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "boundary/number.h"
+#include "boundary/quantity.h"
 #include "util/status_or.h"
 
 namespace migserve {
@@ -57,6 +58,18 @@ class YamlMap {
                   const NumberRange& range) const;
   Status Optional(std::string_view key, double* out,
                   const NumberRange& range) const;
+  // A checked quantity (boundary/quantity.h) within `range`, which lies
+  // within its kind's.
+  template <typename Rule>
+  Status Required(std::string_view key, CheckedNumber<Rule>* out,
+                  const NumberRange& range) const {
+    double value = 0;
+    MIGSERVE_RETURN_IF_ERROR(Required(key, &value, range));
+    StatusOr<CheckedNumber<Rule>> checked = CheckedNumber<Rule>::Of(value);
+    if (!checked.ok()) return Error(key, checked.status().message());
+    *out = *checked;
+    return Status::Ok();
+  }
 
   // Returns the sequence under `key` (empty if absent), or InvalidArgument if
   // it is not a sequence.

@@ -198,7 +198,8 @@ TEST(DeterminismTest, AnAutoscaleMoveIsTheSameBesideBusyLoops) {
   const cluster::ClusterState current =
       cluster::ClusterFromDeployment(night, {8, 0}).value();
   std::vector<double> rates;
-  for (const workload::Service& s : day.services) rates.push_back(s.throughput);
+  for (const workload::Service& s : day.services)
+    rates.push_back(s.throughput.value());
   // The move's nodes bound it; its clock (10 s by default, a safety net)
   // is put out of the way: under ASan beside the busy loops the same
   // nodes take longer than that.

@@ -41,8 +41,9 @@ Status RunObserve(ObserveFlags flags, CommandContext* context) {
   flags.backend.partition = partition.get();
   k8s::KubernetesBackend backend(&client, flags.backend);
   MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState state, backend.Observe());
-  deployment::Deployment observed =
-      cluster::ToDeployment(state, cluster::ObservedServices(state));
+  MIGSERVE_ASSIGN_OR_RETURN(std::vector<workload::Service> services,
+                            cluster::ObservedServices(state));
+  deployment::Deployment observed = cluster::ToDeployment(state, services);
   context->err << fmt::format("observe: {} GPUs, {} serving, {} services\n",
                               observed.gpus.size(), observed.UsedGpus(),
                               observed.services.size());

@@ -75,7 +75,7 @@ StatusOr<std::vector<report::ServiceSupply>> Supply(
   for (const workload::Service& s : d.services) names.push_back(s.name);
   std::vector<double> provided = d.CreditedRates(names);
   for (size_t s = 0; s < d.services.size(); ++s) {
-    supply.push_back({names[s], d.services[s].throughput, provided[s]});
+    supply.push_back({names[s], d.services[s].throughput.value(), provided[s]});
   }
   return supply;
 }

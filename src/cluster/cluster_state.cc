@@ -221,19 +221,30 @@ void AddSpareGpus(int count, int gpus_per_node, const mig::GpuModel& model,
   state->Sort();
 }
 
-std::vector<workload::Service> ObservedServices(const ClusterState& state) {
-  std::map<std::string, workload::Service> services;
+StatusOr<std::vector<workload::Service>> ObservedServices(
+    const ClusterState& state) {
+  // By name: the service and its replicas' summed credit.
+  std::map<std::string, std::pair<workload::Service, double>> services;
   for (const GpuState& g : state.gpus) {
     for (const Slot& s : g.slots) {
       if (!s.replica) continue;
-      workload::Service& out = services[s.replica->service];
+      auto& [out, credit] = services[s.replica->service];
       out.name = s.replica->service;
       if (out.model.empty()) out.model = s.replica->model;
-      out.throughput += s.replica->credit;
+      credit += s.replica->credit;
     }
   }
   std::vector<workload::Service> out;
-  for (auto& [name, s] : services) out.push_back(std::move(s));
+  for (auto& [name, entry] : services) {
+    StatusOr<Rate> rate = Rate::Of(entry.second);
+    if (!rate.ok()) {
+      return Status::InvalidArgument(
+          fmt::format("service '{}': its replicas' credits: {}", name,
+                      rate.status().message()));
+    }
+    entry.first.throughput = *rate;
+    out.push_back(std::move(entry.first));
+  }
   return out;
 }
 

@@ -114,8 +114,10 @@ deployment::Deployment ToDeployment(
 // Returns the services a cluster serves as it is: each with its replicas'
 // model and, as its throughput, the capacity it has now (latency unknown:
 // 0). What `observe` writes, so that `plan --from` keeps each service at
-// least at what it has.
-std::vector<workload::Service> ObservedServices(const ClusterState& state);
+// least at what it has. InvalidArgument if a service's credits sum past
+// the most a rate may be.
+StatusOr<std::vector<workload::Service>> ObservedServices(
+    const ClusterState& state);
 
 // The options under which the controller judges layouts: what the hardware
 // allows (optional profiles on, no pre-R510 rule).

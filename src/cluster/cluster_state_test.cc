@@ -1,5 +1,6 @@
 #include "cluster/cluster_state.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "deployment/deployment_json.h"
@@ -39,6 +40,28 @@ TEST(ClusterStateTest, PlacesUnplacedGpusOnNodesAndPads) {
 }
 
 // gpus_per_node = 0 used to divide by zero; now it is refused by name.
+// What `observe` writes: each service at the credit its replicas have,
+// a rate; credits that sum past the most a rate may be are refused.
+TEST(ClusterStateTest, ObservedServicesSumTheirReplicasCreditsAsARate) {
+  auto Instances = [](double credit) {
+    return fmt::format(
+        R"([{{"id": 0, "instances": [
+        {{"profile": "4g.40gb", "start": 0, "service": "a", "throughput": {0}}},
+        {{"profile": "3g.40gb", "start": 4, "service": "a", "throughput": {0}}}
+        ]}}])",
+        credit);
+  };
+  ClusterState state = ClusterFromDeployment(Parse(Instances(10)), {}).value();
+  std::vector<workload::Service> services = ObservedServices(state).value();
+  ASSERT_EQ(services.size(), 1u);
+  EXPECT_EQ(services[0].name, "a");
+  EXPECT_EQ(services[0].throughput.value(), 20);
+  state = ClusterFromDeployment(Parse(Instances(6e8)), {}).value();
+  EXPECT_EQ(ObservedServices(state).status().message(),
+            "service 'a': its replicas' credits: rate (req/s) must be from 0 "
+            "to 1e+09, got 1200000000");
+}
+
 TEST(ClusterStateTest, PlacementOptionsAreValidated) {
   auto d = Parse(R"([{"id": 0, "instances": []}])");
   auto bad = ClusterFromDeployment(d, {0, 0});

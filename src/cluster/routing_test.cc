@@ -134,9 +134,11 @@ TEST(RoutingTest, WeightedRoutingKeepsEveryReplicaOfDayWithinCapacity) {
     int replicas = 0;
     for (const RouteGroup& g : route.groups) replicas += g.replicas;
     for (const RouteGroup& g : route.groups) {
-      EXPECT_LE(ReplicaLoad(route, g, s.throughput), g.credit * (1 + 1e-4))
+      EXPECT_LE(ReplicaLoad(route, g, s.throughput.value()),
+                g.credit * (1 + 1e-4))
           << s.name;
-      worst_even = std::max(worst_even, s.throughput / replicas / g.credit);
+      worst_even =
+          std::max(worst_even, s.throughput.value() / replicas / g.credit);
     }
   }
   // An even split, as a plain Kubernetes Service does it, overloads

@@ -151,7 +151,7 @@ std::optional<DegradedTarget> FitTarget(
   std::vector<double> capacity(n, 0.0), required(n), floor(n);
   std::map<std::string, int> index;
   for (size_t j = 0; j < n; ++j) {
-    required[j] = target.services[j].throughput;
+    required[j] = target.services[j].throughput.value();
     auto kept = before.find(target.services[j].name);
     floor[j] = kept == before.end() ? required[j]
                                     : std::min(required[j], kept->second);
@@ -203,8 +203,9 @@ std::optional<DegradedTarget> FitTarget(
     workload::Service& s = out.deployment.services[j];
     out.short_services.push_back(s.name);
     shorts.push_back(fmt::format("{} ({:.6g} of {:.6g} req/s)", s.name,
-                                 capacity[j], s.throughput));
-    s.throughput = capacity[j];
+                                 capacity[j], s.throughput.value()));
+    // Below its required rate, so a rate.
+    s.throughput = Rate::Of(capacity[j]).value();
   }
   std::string what =
       out.stays ? fmt::format(

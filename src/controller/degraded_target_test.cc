@@ -16,7 +16,8 @@ namespace {
 deployment::Deployment ThreeGpus() {
   deployment::Deployment d;
   d.gpu = "A100-SXM4-80GB";
-  d.services = {{"a", "resnet50", 150, 100}, {"b", "bert", 50, 100}};
+  d.services = {{"a", "resnet50", Rate::Of(150).value(), 100},
+                {"b", "bert", Rate::Of(50).value(), 100}};
   for (int g = 0; g < 3; ++g) {
     deployment::DeployedGpu gpu;
     gpu.id = g;
@@ -54,8 +55,8 @@ TEST(DegradedTargetTest, DropsTheGpuThatCostsTheLeast) {
   EXPECT_EQ(fit->deployment.gpus[0].id, 0);
   EXPECT_EQ(fit->deployment.gpus[1].id, 2);
   EXPECT_EQ(fit->short_services, std::vector<std::string>{"a"});
-  EXPECT_EQ(fit->deployment.services[0].throughput, 100);
-  EXPECT_EQ(fit->deployment.services[1].throughput, 50);
+  EXPECT_EQ(fit->deployment.services[0].throughput.value(), 100);
+  EXPECT_EQ(fit->deployment.services[1].throughput.value(), 50);
   EXPECT_EQ(fit->description,
             "the cluster cannot hold the target: dropped 1 of its 3 serving "
             "GPUs; short: a (100 of 150 req/s)");
@@ -65,7 +66,7 @@ TEST(DegradedTargetTest, DropsTheGpuThatCostsTheLeast) {
   ASSERT_TRUE(fit.has_value());
   ASSERT_EQ(fit->deployment.gpus.size(), 1u);
   EXPECT_EQ(fit->deployment.gpus[0].id, 2);
-  EXPECT_EQ(fit->deployment.services[0].throughput, 0);
+  EXPECT_EQ(fit->deployment.services[0].throughput.value(), 0);
 }
 
 // The cluster as it is, on two GPUs, keeps both services at their rate
@@ -116,10 +117,11 @@ std::pair<int, double> Value(const deployment::Deployment& d,
   std::pair<int, double> value{0, 0};
   for (const workload::Service& s : d.services) {
     auto it = before.find(s.name);
+    double required = s.throughput.value();
     double floor =
-        it == before.end() ? s.throughput : std::min(s.throughput, it->second);
+        it == before.end() ? required : std::min(required, it->second);
     value.first += capacity[s.name] >= floor * (1 - 1e-9);
-    value.second += std::min(1.0, capacity[s.name] / s.throughput);
+    value.second += std::min(1.0, capacity[s.name] / required);
   }
   return value;
 }
@@ -134,9 +136,9 @@ TEST(DegradedTargetTest, KeepsTheBestSubsetByEnumeration) {
   for (int trial = 0; trial < 200; ++trial) {
     deployment::Deployment d;
     d.gpu = "A100-SXM4-80GB";
-    d.services = {{"a", "resnet50", 0, 100},
-                  {"b", "bert", 0, 100},
-                  {"c", "vgg16", 0, 100}};
+    d.services = {{"a", "resnet50", Rate::Least(), 100},
+                  {"b", "bert", Rate::Least(), 100},
+                  {"c", "vgg16", Rate::Least(), 100}};
     int gpus = 2 + trial % 7;
     for (int g = 0; g < gpus; ++g) {
       deployment::DeployedGpu gpu;
@@ -160,7 +162,9 @@ TEST(DegradedTargetTest, KeepsTheBestSubsetByEnumeration) {
       }
     }
     for (workload::Service& s : d.services) {
-      s.throughput = std::max(1.0, total[s.name] * (0.5 + 0.1 * (rng() % 5)));
+      s.throughput =
+          Rate::Of(std::max(1.0, total[s.name] * (0.5 + 0.1 * (rng() % 5))))
+              .value();
     }
     cluster::ClusterState cluster =
         cluster::ClusterFromDeployment(d, {}).value();
@@ -170,7 +174,7 @@ TEST(DegradedTargetTest, KeepsTheBestSubsetByEnumeration) {
     if (trial % 2 == 1) {
       for (const workload::Service& s : d.services) {
         if (rng() % 3 != 0) {
-          before[s.name] = s.throughput * 0.1 * (3 + rng() % 8);
+          before[s.name] = s.throughput.value() * 0.1 * (3 + rng() % 8);
         }
       }
     }

@@ -12,10 +12,10 @@ TransitionGoal MakeGoal(const deployment::Deployment& from,
                         const deployment::Deployment& to) {
   TransitionGoal goal;
   for (const workload::Service& s : from.services) {
-    goal.required_before[s.name] = s.throughput;
+    goal.required_before[s.name] = s.throughput.value();
   }
   for (const workload::Service& s : to.services) {
-    goal.required_after[s.name] = s.throughput;
+    goal.required_after[s.name] = s.throughput.value();
   }
   goal.target_gpus = to.UsedGpus();
   goal.survive = to.survive;

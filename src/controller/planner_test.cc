@@ -236,8 +236,8 @@ Deployment RandomDeployment(std::mt19937* rng, int services, int gpus,
     d.gpus.push_back(out);
   }
   for (int s = 0; s < services; ++s) {
-    d.services.push_back(
-        {"s" + std::to_string(s), "m", fill * provided[s], 0, 0});
+    d.services.push_back({"s" + std::to_string(s), "m",
+                          Rate::Of(fill * provided[s]).value(), 0, 0});
   }
   return d;
 }

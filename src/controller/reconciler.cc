@@ -71,7 +71,7 @@ void Reconciler::Observed(const cluster::ClusterState& state,
                           const deployment::Deployment& target) {
   std::map<std::string, double> capacity = state.Capacity(), required;
   for (const workload::Service& s : target.services) {
-    required[s.name] = s.throughput;
+    required[s.name] = s.throughput.value();
     capacity.try_emplace(s.name, 0);
   }
   int held = static_cast<int>(

@@ -80,7 +80,8 @@ TEST(ReconcilerTest, ReportsAnImpossibleTargetAsAnError) {
   EXPECT_TRUE(reconciler.Health().ok());
   // night's layout asking 100 x a service's rate: nothing to do, and short.
   deployment::Deployment more = night;
-  more.services[0].throughput *= 100;
+  more.services[0].throughput =
+      Rate::Of(more.services[0].throughput.value() * 100).value();
   Status short_of = reconciler.Reconcile(more);
   EXPECT_EQ(short_of.code(), Status::Code::kFailedPrecondition);
   EXPECT_NE(short_of.message().find("the cluster holds the target, but "

@@ -31,7 +31,8 @@ deployment::Deployment Random(std::mt19937* rng, int gpus) {
   deployment::Deployment d;
   d.gpu = A100().name;
   for (int s = 0; s < 3; ++s) {
-    d.services.push_back({"s" + std::to_string(s), "m", 100, 0, 0});
+    d.services.push_back(
+        {"s" + std::to_string(s), "m", Rate::Of(100).value(), 0, 0});
   }
   for (int g = 0; g < gpus; ++g) {
     deployment::DeployedGpu out;

@@ -225,7 +225,7 @@ std::string FormatDeployment(const Deployment& d) {
   for (const workload::Service& s : d.services) {
     json js = {{"name", s.name},
                {"model", s.model},
-               {"throughput", s.throughput},
+               {"throughput", s.throughput.value()},
                {"latency_ms", s.latency_ms}};
     if (s.min_replicas > 1) js["min_replicas"] = s.min_replicas;
     if (s.kind != workload::ServiceKind()) js["kind"] = s.kind.name();
@@ -283,15 +283,18 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
       if (!s.model.empty()) {
         MIGSERVE_RETURN_IF_ERROR(sf.CheckPlainName("model", s.model));
       }
-      MIGSERVE_RETURN_IF_ERROR(sf.Get("throughput", false, &s.throughput));
+      double throughput = 0;
+      MIGSERVE_RETURN_IF_ERROR(sf.Get("throughput", false, &throughput));
       MIGSERVE_RETURN_IF_ERROR(sf.Get("latency_ms", false, &s.latency_ms));
       for (auto [key, value, range] :
-           {std::tuple{"throughput", s.throughput, kRateRange},
+           {std::tuple{"throughput", throughput, kRateRange},
             std::tuple{"latency_ms", s.latency_ms, kLatencyMsRange}}) {
         // 0: not known (observe writes the services it sees so).
         std::string wrong = value != 0 ? OutOfRange(value, range) : "";
         if (!wrong.empty()) return sf.Error(key, wrong);
       }
+      // 0 or within kRateRange, so a Rate.
+      s.throughput = Rate::Of(throughput).value();
       if (!names.insert(s.name).second) {
         return sf.Error("name",
                         fmt::format("service '{}' is listed twice", s.name));

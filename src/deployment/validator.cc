@@ -50,7 +50,7 @@ void CheckSurvival(const workload::Workload& workload, size_t j,
       "service '{}': losing {} leaves {:.6g} req/s, below the {:.6g} it must "
       "keep (survive: keep {} of {:.6g} req/s, {})",
       service.name, worst->first, provided - lost, kept, workload.survive->keep,
-      service.throughput, workload.source));
+      service.throughput.value(), workload.source));
 }
 
 // What is wrong with replica `pi` declaring more than `ceiling`, the most

@@ -109,7 +109,9 @@ double HourPeak(int h) {
 int Optimum(const workload::Workload& w, const profile::ProfileTable& p,
             double level) {
   workload::Workload scaled = w;
-  for (workload::Service& s : scaled.services) s.throughput *= level;
+  for (workload::Service& s : scaled.services) {
+    s.throughput = Rate::Of(s.throughput.value() * level).value();
+  }
   auto caps = workload::CapacityMatrix::Build(scaled, p, A100()).value();
   optimizer::Problem problem(scaled, A100(), caps);
   optimizer::Solution s = optimizer::milp::MilpOptimizer().Solve(
@@ -233,7 +235,7 @@ TEST_F(ClosedLoopE2eTest, FollowsADayOfTrafficAndDoesNotFlap) {
   std::map<std::string, double> rates;
   std::map<std::string, std::string> models;
   for (const workload::Service& s : workload.services) {
-    rates[s.name] = s.throughput;
+    rates[s.name] = s.throughput.value();
     models[s.name] = s.model;
   }
   // A pod is ready half a second after it is created (a model server
@@ -272,7 +274,7 @@ TEST_F(ClosedLoopE2eTest, FollowsADayOfTrafficAndDoesNotFlap) {
         ASSERT_TRUE(d.ok()) << d.status().ToString();
         std::map<std::string, double> required;
         for (const workload::Service& s : d->services) {
-          required[s.name] = s.throughput;
+          required[s.name] = s.throughput.value();
         }
         moves.emplace_back(Seconds(), std::move(required));
       });

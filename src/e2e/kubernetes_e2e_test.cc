@@ -94,7 +94,9 @@ deployment::Deployment Scaled(const deployment::Deployment& d, int copies) {
       out.gpus.push_back(std::move(g));
     }
   }
-  for (workload::Service& s : out.services) s.throughput *= copies;
+  for (workload::Service& s : out.services) {
+    s.throughput = Rate::Of(s.throughput.value() * copies).value();
+  }
   return out;
 }
 
@@ -981,9 +983,9 @@ TEST_F(KubernetesE2eTest, ObserveAndDryRunReadTheClusterAndWriteNothing) {
   EXPECT_EQ(observed.gpus.size(), (kNodes + 1) * kGpusPerNode);
   EXPECT_EQ(observed.UsedGpus(), day.UsedGpus());
   std::map<std::string, double> required;
-  for (const auto& s : day.services) required[s.name] = s.throughput;
+  for (const auto& s : day.services) required[s.name] = s.throughput.value();
   for (const auto& s : observed.services) {
-    EXPECT_GE(s.throughput, required[s.name] - 1e-6) << s.name;
+    EXPECT_GE(s.throughput.value(), required[s.name] - 1e-6) << s.name;
     EXPECT_FALSE(s.model.empty()) << s.name;
   }
   for (const auto& g : observed.gpus) {

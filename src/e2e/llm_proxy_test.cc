@@ -174,8 +174,8 @@ void RunChat(int rate, int requests, ChatRun* out) {
 
   // The requests the simulation runs, sent when they arrive.
   queueing::Traffic traffic;
-  traffic.service_rate = chat->throughput;
-  const llm::BatcherRun run{chat->throughput, requests, 1};
+  traffic.service_rate = chat->throughput.value();
+  const llm::BatcherRun run{chat->throughput.value(), requests, 1};
   std::vector<llm::BatcherArrival> sent =
       llm::BatcherArrivals(*chat->tokens, traffic, run);
   std::vector<ChatTimes> measured(sent.size());

@@ -208,7 +208,7 @@ P99s MeasureP99(const EmulatedCluster& cluster,
     options.proxies = ports;
     options.path = "/v2/models/" + s.model + "/infer";
     options.service = s.name;
-    options.rate = s.throughput / kScale;
+    options.rate = s.throughput.value() / kScale;
     options.duration_s = kDurationS;
     options.warmup_s = kWarmupS;
     options.seed = seed++;

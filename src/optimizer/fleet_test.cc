@@ -49,8 +49,8 @@ Case MakeCase(std::mt19937* rng, double l4_cost) {
   c.workload.source = "t.yaml";
   c.workload.gpu = kA100;
   c.workload.offers = {{kA100, 1.0}, {kL4, l4_cost}};
-  c.workload.services = {{"a", "ma", need(*rng), 100, 1},
-                         {"b", "mb", need(*rng), 100, 2}};
+  c.workload.services = {{"a", "ma", Rate::Of(need(*rng)).value(), 100, 1},
+                         {"b", "mb", Rate::Of(need(*rng)).value(), 100, 2}};
   return c;
 }
 
@@ -89,8 +89,8 @@ double OracleCost(const Case& c) {
     per_instance.emplace_back(caps_a.throughput(0, p), caps_a.throughput(1, p));
   }
   per_instance.emplace_back(caps_l.throughput(0, 0), caps_l.throughput(1, 0));
-  double need_a = c.workload.services[0].throughput;
-  double need_b = c.workload.services[1].throughput;
+  double need_a = c.workload.services[0].throughput.value();
+  double need_b = c.workload.services[1].throughput.value();
   double best = std::numeric_limits<double>::infinity();
   std::vector<int> chosen;
   std::function<void(size_t)> walk = [&](size_t from) {

@@ -32,7 +32,8 @@ class SurviveTest : public ShippedWorkloadTest {
   void ExpectEveryLossSurvived(const deployment::Deployment& deployment) {
     workload::Workload kept = workload_;
     for (workload::Service& s : kept.services) {
-      s.throughput *= workload_.survive->keep;
+      s.throughput =
+          Rate::Of(s.throughput.value() * workload_.survive->keep).value();
       s.min_replicas = 1;
     }
     kept.headroom = 0;

@@ -64,7 +64,7 @@ TEST(HtmlReportTest, EveryInstanceIsOneElementWithItsPlace) {
 TEST(HtmlReportTest, LargeFleetsAreDrawnSmallWithEveryInstance) {
   deployment::Deployment d;
   d.gpu = "A100-SXM4-80GB";
-  d.services = {{"s<1>", "m", 10, 100, 0}};
+  d.services = {{"s<1>", "m", Rate::Of(10).value(), 100, 0}};
   for (int k = 0; k < 150; ++k) {
     deployment::DeployedGpu g;
     g.id = k;
@@ -258,7 +258,8 @@ TEST(HtmlReportTest, FortyEightServicesLookDistinctAndEachCanBeShownAlone) {
   d.gpu = "A100-SXM4-80GB";
   deployment::DeployedGpu g;
   for (int k = 0; k < 14; ++k) {
-    d.services.push_back({fmt::format("svc-{}", k), "m", 10, 100, 0});
+    d.services.push_back(
+        {fmt::format("svc-{}", k), "m", Rate::Of(10).value(), 100, 0});
     g.instances = {{"7g.80gb", 0, fmt::format("svc-{}", k), 8, 1, 10, 5}};
     g.id = k;
     d.gpus.push_back(g);

@@ -19,7 +19,8 @@ deployment::PlacedInstance Instance(std::string profile, int start,
 TEST(TerminalViewTest, SlicesAsCellsByNodeWithALegend) {
   deployment::Deployment d;
   d.gpu = "A100-SXM4-80GB";
-  d.services = {{"bert", "bert", 1, 1, 0}, {"resnet50", "resnet50", 1, 1, 0}};
+  d.services = {{"bert", "bert", Rate::Of(1).value(), 1, 0},
+                {"resnet50", "resnet50", Rate::Of(1).value(), 1, 0}};
   deployment::DeployedGpu a;
   a.id = 0;
   a.node = "gpu-a1";
@@ -46,7 +47,7 @@ TEST(TerminalViewTest, SlicesAsCellsByNodeWithALegend) {
 TEST(TerminalViewTest, IdenticalGpusCollapseAboveTheThreshold) {
   deployment::Deployment d;
   d.gpu = "A100-SXM4-80GB";
-  d.services = {{"s", "m", 1, 1, 0}};
+  d.services = {{"s", "m", Rate::Of(1).value(), 1, 0}};
   for (int k = 0; k < 3; ++k) {
     deployment::DeployedGpu g;
     g.id = k;

@@ -172,8 +172,8 @@ ServiceServing Offered(const workload::Service& service,
   ServiceServing out;
   out.service = service.name;
   out.slo_ms = service.latency_ms;
-  out.required = service.throughput;
-  out.offered = options.load * service.throughput;
+  out.required = service.throughput.value();
+  out.offered = options.load * service.throughput.value();
   out.replicas = static_cast<int>(refs.size());
   return out;
 }
@@ -360,7 +360,7 @@ StatusOr<ServeReport> Serve(const cluster::ClusterState& state,
   MIGSERVE_RETURN_IF_ERROR(options.Validate());
   double arrivals = 0;
   for (const workload::Service& s : workload.services) {
-    arrivals += options.load * s.throughput * options.duration_s;
+    arrivals += options.load * s.throughput.value() * options.duration_s;
   }
   if (arrivals > kMaxArrivals) {
     return Status::InvalidArgument(fmt::format(

@@ -58,19 +58,18 @@ StatusOr<Workload> GenerateWorkload(const profile::ProfileTable& profiles,
   w.capacity_model = options.capacity_model;
   w.max_procs = options.max_procs;
   std::map<std::string, int> per_model;
+  std::vector<double> drawn;  // each service's rate, req/s
   for (int i = 0; i < options.services; ++i) {
     const std::string& model = models[i % models.size()];
     Service s;
     s.name = fmt::format("{}-{}", model, ++per_model[model]);
     s.model = model;
-    s.throughput = options.distribution == RateDistribution::kNormal
-                       ? std::max(0.05 * options.mean, normal(rng))
-                       : options.mean * std::exp(log_normal(rng));
+    drawn.push_back(options.distribution == RateDistribution::kNormal
+                        ? std::max(0.05 * options.mean, normal(rng))
+                        : options.mean * std::exp(log_normal(rng)));
     s.latency_ms = options.latencies_ms[pick_latency(rng)];
     w.services.push_back(std::move(s));
   }
-  std::vector<double> drawn;
-  for (const Service& s : w.services) drawn.push_back(s.throughput);
   // Aim half a GPU below the target so that rounding the rates to whole
   // requests cannot move the ceiling. Under the p99 model a replica's
   // capacity depends on its service's rate, so scale until the bound
@@ -78,7 +77,9 @@ StatusOr<Workload> GenerateWorkload(const profile::ProfileTable& profiles,
   double scale = 1;
   for (int round = 0; round < 8; ++round) {
     for (size_t i = 0; i < drawn.size(); ++i) {
-      w.services[i].throughput = std::max(1.0, std::round(drawn[i] * scale));
+      MIGSERVE_ASSIGN_OR_RETURN(
+          w.services[i].throughput,
+          Rate::Of(std::max(1.0, std::round(drawn[i] * scale))));
     }
     MIGSERVE_ASSIGN_OR_RETURN(CapacityMatrix caps,
                               CapacityMatrix::Build(w, profiles, *gpu));

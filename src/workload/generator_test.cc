@@ -42,7 +42,8 @@ TEST(GeneratorTest, HitsTargetBoundAndIsDeterministic) {
     EXPECT_EQ(CeilGpus(RelaxedBound(*caps, gpu)), 40);
     auto again = GenerateWorkload(table, options);
     for (size_t i = 0; i < w->services.size(); ++i) {
-      EXPECT_EQ(w->services[i].throughput, again->services[i].throughput);
+      EXPECT_EQ(w->services[i].throughput.value(),
+                again->services[i].throughput.value());
     }
   }
 }

@@ -163,10 +163,15 @@ StatusOr<ParvaGpuImport> ImportParvaGpu(const std::string& dir) {
       s.name = models[m];
       s.model = models[m];
       s.line = rates[k].line;
-      if (!ParseDouble(rate, &s.throughput) || s.throughput <= 0) {
-        return FieldError(rate_path, rates[k].line, models[m].c_str(),
-                          "expected a rate > 0 or N/A, got '" + rate + "'");
+      double required = 0;
+      if (!ParseDouble(rate, &required) || required <= 0 ||
+          !Rate::Of(required).ok()) {
+        return FieldError(
+            rate_path, rates[k].line, models[m].c_str(),
+            fmt::format("expected a rate > 0 and at most {:g} or N/A, got '{}'",
+                        kRateRange.max, rate));
       }
+      s.throughput = Rate::Of(required).value();
       if (!ParseDouble(lat, &s.latency_ms) || s.latency_ms <= 0) {
         return FieldError(lat_path, lats[k].line, models[m].c_str(),
                           "expected a latency > 0 or N/A, got '" + lat + "'");

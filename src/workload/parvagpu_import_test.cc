@@ -55,7 +55,7 @@ TEST(ParvaGpuImportTest, ConvertsUnitsSkipsZerosKeepsFirstDuplicate) {
   EXPECT_EQ(result->scenarios[0].services.size(), 1u);
   ASSERT_EQ(result->scenarios[1].services.size(), 2u);
   EXPECT_EQ(result->scenarios[1].services[1].name, "beta");
-  EXPECT_DOUBLE_EQ(result->scenarios[1].services[1].throughput, 728);
+  EXPECT_DOUBLE_EQ(result->scenarios[1].services[1].throughput.value(), 728);
   EXPECT_DOUBLE_EQ(result->scenarios[1].services[1].latency_ms, 126);
   EXPECT_DOUBLE_EQ(result->scenarios[1].latency_budget, 0.45);
 }
@@ -72,6 +72,23 @@ TEST(ParvaGpuImportTest, MalformedRowNamesFileLineColumn) {
             dir +
                 "/prof_data/beta.csv:2: Mig instance: expected 1, 2, 3, 4 "
                 "or 7, got '5'");
+}
+
+// A required rate is a rate: above 0 and at most 1e9 req/s.
+TEST(ParvaGpuImportTest, ARateOutOfRangeNamesFileLineAndModel) {
+  for (const char* rate : {"0", "-3", "2e9", "x"}) {
+    std::string dir = MakeDir();
+    ASSERT_TRUE(WriteFileAtomic(dir + "/SLO/SLO_req_rate.csv",
+                                std::string("19,N/A\n46,") + rate + "\n")
+                    .ok());
+    auto result = ImportParvaGpu(dir);
+    ASSERT_FALSE(result.ok()) << rate;
+    EXPECT_EQ(result.status().message(),
+              dir +
+                  "/SLO/SLO_req_rate.csv:2: beta: expected a rate > 0 and "
+                  "at most 1e+09 or N/A, got '" +
+                  rate + "'");
+  }
 }
 
 TEST(ParvaGpuImportTest, ShippedProfilesMatchTheImporter) {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "boundary/quantity.h"
 #include "llm/calibration.h"
 #include "llm/llm_credit.h"
 #include "llm/llm_model.h"
@@ -32,7 +33,10 @@ struct ObserveQueries {
 struct Service {
   std::string name;
   std::string model;
-  double throughput = 0;  // required, requests (samples) per second
+  // Required, requests (samples) per second: made only by its check
+  // (boundary/quantity.h), where the workload or deployment is read or a
+  // command derives one.
+  Rate throughput = Rate::Least();
   double latency_ms = 0;  // SLO latency
   int line = 0;           // line in the source file; 0 if made in memory
   int min_replicas = 1;   // replicas the deployment must give it at least
@@ -124,12 +128,12 @@ struct Workload {
   // The rate `service`'s credits must cover: its required rate with the
   // headroom.
   double Demand(const Service& service) const {
-    return (1 + headroom) * service.throughput;
+    return (1 + headroom) * service.throughput.value();
   }
   // The rate `service` must keep after losing one failure domain: keep x
   // its required rate; 0 without `survive`.
   double Kept(const Service& service) const {
-    return survive ? survive->keep * service.throughput : 0;
+    return survive ? survive->keep * service.throughput.value() : 0;
   }
   // The terms `service` is served under: its rows' limits, its SLO and the
   // capacity model.

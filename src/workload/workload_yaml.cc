@@ -422,8 +422,8 @@ std::string FormatWorkload(const Workload& w) {
     }
     out += fmt::format(
         "  - {{name: {}, model: {}, throughput: {}, latency_ms: {}{}{}{}}}\n",
-        Scalar(s.name), Scalar(s.model), s.throughput, s.latency_ms, llm,
-        min_replicas, observe);
+        Scalar(s.name), Scalar(s.model), s.throughput.value(), s.latency_ms,
+        llm, min_replicas, observe);
   }
   return out;
 }

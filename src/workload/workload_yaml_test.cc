@@ -26,7 +26,7 @@ TEST(WorkloadYamlTest, ParsesAndRoundTrips) {
   auto back = ParseWorkload(FormatWorkload(*w), "again.yaml");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->services[1].name, "bert-2");
-  EXPECT_DOUBLE_EQ(back->services[1].throughput, 12.5);
+  EXPECT_DOUBLE_EQ(back->services[1].throughput.value(), 12.5);
   EXPECT_TRUE(back->mig.legacy_4g3g);
   // p99 is the default and goes unwritten; paper is written and read back.
   EXPECT_EQ(w->capacity_model, queueing::CapacityModel::kP99);
@@ -234,7 +234,7 @@ TEST(WorkloadYamlTest, HeadroomRaisesTheDemand) {
   auto back = ParseWorkload(FormatWorkload(*w), "again.yaml");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->headroom, 0.25);
-  EXPECT_EQ(back->services[0].throughput, 100);
+  EXPECT_EQ(back->services[0].throughput.value(), 100);
   EXPECT_EQ(back->Demand(back->services[0]), 125);
   EXPECT_EQ(back->TermsOf(back->services[0]).traffic.service_rate, 125);
   EXPECT_EQ(back->services[0].min_replicas, 1);

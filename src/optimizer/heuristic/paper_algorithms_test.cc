@@ -68,7 +68,7 @@ TEST(BruteForceTest, KnownOptimaByHand) {
   const mig::GpuModel& gpu = *mig::GpuCatalog::Default().Find(kGpu).value();
   for (auto [demand, expected] :
        {std::pair{1400.0, 2}, std::pair{1500.0, 3}, std::pair{700.0, 1}}) {
-    in.workload.services = {{"s", "m", demand, 100, 0}};
+    in.workload.services = {{"s", "m", Rate::Of(demand).value(), 100, 0}};
     auto caps = workload::CapacityMatrix::Build(in.workload, in.profiles, gpu);
     Problem problem(in.workload, gpu, *caps);
     EXPECT_EQ(BruteForceOptimum(problem, 6), expected) << demand;
@@ -118,7 +118,8 @@ TEST(GreedyTest, CappedScoreAvoidsOverservingSmallService) {
   for (const char* model : {"ma", "mb"}) {
     in.profiles.rows.push_back(Point(model, "1g.10gb", 100));
   }
-  in.workload.services = {{"a", "ma", 100, 100, 0}, {"b", "mb", 6000, 100, 0}};
+  in.workload.services = {{"a", "ma", Rate::Of(100).value(), 100, 0},
+                          {"b", "mb", Rate::Of(6000).value(), 100, 0}};
   const mig::GpuModel& gpu = *mig::GpuCatalog::Default().Find(kGpu).value();
   auto caps = workload::CapacityMatrix::Build(in.workload, in.profiles, gpu);
   Problem problem(in.workload, gpu, *caps);

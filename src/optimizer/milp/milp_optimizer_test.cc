@@ -86,10 +86,10 @@ TEST_F(MilpTest, HeadroomRaisesEveryServiceToItsDemand) {
   ASSERT_TRUE(report.has_value());
   EXPECT_GT(report->gpus, static_cast<int>(plain.gpus.size()));
   for (const auto& s : report->services) {
-    EXPECT_GE(s.provided,
-              1.2 *
-                  workload_.services[workload_.FindService(s.name)].throughput *
-                  (1 - 1e-9))
+    EXPECT_GE(s.provided, 1.2 *
+                              workload_.services[workload_.FindService(s.name)]
+                                  .throughput.value() *
+                              (1 - 1e-9))
         << s.name;
   }
   auto short_of = deployment::Validate(plain, workload_, profiles_, gpu_);

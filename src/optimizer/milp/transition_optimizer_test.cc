@@ -53,7 +53,9 @@ Solution Plain(const Problem& problem) {
 
 // The plain optimum of `in` with every demand times `scale`: what runs now.
 std::vector<CurrentGpu> Current(Instance in, double scale) {
-  for (workload::Service& s : in.workload.services) s.throughput *= scale;
+  for (workload::Service& s : in.workload.services) {
+    s.throughput = Rate::Of(s.throughput.value() * scale).value();
+  }
   auto caps = workload::CapacityMatrix::Build(in.workload, in.profiles, Gpu());
   return AsCurrent(Plain(Problem(in.workload, Gpu(), *caps)).configs, *caps);
 }
@@ -224,7 +226,7 @@ TEST(TransitionOptimizerTest, ExtraGpusAndWeightsTradeGpusForStarts) {
   in.workload.gpu = kGpu;
   in.profiles.rows.push_back(Point("m", "1g.10gb", 100));
   in.profiles.rows.push_back(Point("m", "7g.80gb", 1000));
-  in.workload.services = {{"s", "m", 2000, 100, 0}};
+  in.workload.services = {{"s", "m", Rate::Of(2000).value(), 100, 0}};
   auto caps = workload::CapacityMatrix::Build(in.workload, in.profiles, Gpu());
   Problem problem(in.workload, Gpu(), *caps);
   std::vector<mig::Instance> ones;

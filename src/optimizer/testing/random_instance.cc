@@ -41,8 +41,9 @@ Instance MakeInstance(uint64_t seed) {
       in.profiles.rows.push_back(row);
     }
     double demand = base * (3 + 17 * unit(rng));
-    in.workload.services.push_back(
-        {fmt::format("s{}", j), model, std::round(demand), 100, 0});
+    in.workload.services.push_back({fmt::format("s{}", j), model,
+                                    Rate::Of(std::round(demand)).value(), 100,
+                                    0});
   }
   return in;
 }
