@@ -7,6 +7,7 @@
 
 #include "boundary/csv_file.h"
 #include "boundary/input_file.h"
+#include "boundary/quantity.h"
 
 namespace migserve::autoscale {
 
@@ -35,7 +36,8 @@ StatusOr<RateTrace> ParseRateTrace(std::string_view text,
     MIGSERVE_ASSIGN_OR_RETURN(double time, csv.Number(row, time_col));
     MIGSERVE_ASSIGN_OR_RETURN(std::string service,
                               csv.PlainName(row, service_col));
-    MIGSERVE_ASSIGN_OR_RETURN(double rate, csv.Number(row, rate_col));
+    MIGSERVE_ASSIGN_OR_RETURN(double rate,
+                              csv.Number(row, rate_col, Rate::kRange));
     if (!trace.times_s.empty() && time < trace.times_s.back()) {
       return csv.Error(row, time_col,
                        fmt::format("{} is before the row above ({}): rows go "

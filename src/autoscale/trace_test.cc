@@ -36,6 +36,9 @@ TEST(RateTraceTest, ErrorsNameTheFileLineAndField) {
            Case{"time_s,service\n0,a\n",
                 "t.csv:1: header: missing column 'rate'"},
            Case{"time_s,service,rate\n0,a,-1\n60,a,1\n", "t.csv:2: rate: "},
+           // A rate (boundary/quantity.h): at most 1e9 req/s.
+           Case{"time_s,service,rate\n0,a,1\n60,a,2e9\n",
+                "t.csv:3: rate: must be from 0 to 1e+09, got 2000000000"},
            Case{"time_s,service,rate\n60,a,1\n0,a,1\n",
                 "t.csv:3: time_s: 0 is before the row above (60): rows go in "
                 "time order"},

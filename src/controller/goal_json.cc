@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "boundary/json_fields.h"
+#include "boundary/quantity.h"
 #include "deployment/deployment_json.h"
 
 namespace migserve::controller {
@@ -21,12 +21,14 @@ Status ReadRates(const nlohmann::json& object, const char* key,
         fmt::format("{}: {}: expected an object", source, key));
   }
   for (const auto& [service, rate] : rates->items()) {
-    if (!rate.is_number() || !std::isfinite(rate.get<double>()) ||
-        rate.get<double>() < 0) {
-      return Status::InvalidArgument(
-          fmt::format("{}: {}.{}: expected a rate >= 0", source, key, service));
+    StatusOr<Rate> checked =
+        rate.is_number() ? Rate::Of(rate.get<double>())
+                         : Status::InvalidArgument("expected a rate, a number");
+    if (!checked.ok()) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: {}.{}: {}", source, key, service, checked.status().message()));
     }
-    (*out)[service] = rate.get<double>();
+    (*out)[service] = checked->value();
   }
   return Status::Ok();
 }

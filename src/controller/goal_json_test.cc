@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace migserve::controller {
 namespace {
 
@@ -23,17 +25,29 @@ TEST(GoalJsonTest, RoundTripsWithAndWithoutSurvive) {
 }
 
 TEST(GoalJsonTest, ADamagedGoalNamesItsField) {
-  auto keep = ParseGoal(
-      R"({"required_before": {}, "required_after": {}, "target_gpus": 1,
-          "survive": {"domain": "gpu", "keep": 2}})",
-      "plan 3 goal");
-  EXPECT_EQ(keep.status().message(),
-            "plan 3 goal: survive.keep: must be in (0, 1], got 2");
-  auto rate = ParseGoal(
-      R"({"required_before": {"a": -1}, "required_after": {}, "target_gpus": 1})",
-      "plan 3 goal");
-  EXPECT_EQ(rate.status().message(),
-            "plan 3 goal: required_before.a: expected a rate >= 0");
+  struct Case {
+    const char* fields;  // the goal's, beside target_gpus
+    const char* error;
+  };
+  for (const Case& c : {
+           Case{R"("required_before": {}, "required_after": {},
+                   "survive": {"domain": "gpu", "keep": 2})",
+                "survive.keep: must be in (0, 1], got 2"},
+           // Rates (boundary/quantity.h): from 0 to 1e9 req/s.
+           Case{R"("required_before": {"a": -1}, "required_after": {})",
+                "required_before.a: rate (req/s) must be from 0 to 1e+09, "
+                "got -1"},
+           Case{R"("required_before": {}, "required_after": {"a": 2e9})",
+                "required_after.a: rate (req/s) must be from 0 to 1e+09, "
+                "got 2000000000"},
+           Case{R"("required_before": {"a": "1"}, "required_after": {})",
+                "required_before.a: expected a rate, a number"},
+       }) {
+    auto goal = ParseGoal(std::string("{\"target_gpus\": 1, ") + c.fields + "}",
+                          "plan 3 goal");
+    EXPECT_EQ(goal.status().message(), std::string("plan 3 goal: ") + c.error)
+        << c.fields;
+  }
 }
 
 }  // namespace
