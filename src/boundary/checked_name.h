@@ -51,6 +51,12 @@ struct ModelNameRule {
   static constexpr char kWhat[] = "model name";
   static std::string Problem(std::string_view s) { return PlainNameProblem(s); }
 };
+struct ServedNameRule {
+  static constexpr char kWhat[] = "served model name";
+  static std::string Problem(std::string_view s) {
+    return ServedNameProblem(s);
+  }
+};
 struct ObjectNameRule {
   static constexpr char kWhat[] = "object name";
   static std::string Problem(std::string_view s) {
@@ -69,6 +75,9 @@ struct ConfigWordRule {
 using ServiceName = CheckedName<ServiceNameRule>;
 // A DNN or language model's name: a plain name.
 using ModelName = CheckedName<ModelNameRule>;
+// A name a language model's replicas answer to (IsServedName): a service,
+// its model, or one of the model's aliases (a Hugging Face id).
+using ServedName = CheckedName<ServedNameRule>;
 // A Kubernetes object's name (RFC 1123 subdomain).
 using ObjectName = CheckedName<ObjectNameRule>;
 // Up to 4096 characters, none of them whitespace, a control character or

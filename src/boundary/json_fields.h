@@ -102,6 +102,25 @@ class JsonFields {
     return T::Parse(text);
   }
 
+  // Reads the optional list `key` of strings, each a checked value T (a
+  // CheckedName), into `out`; the error names the item (`key[k]`).
+  template <typename T>
+  Status CheckedList(const char* key, std::vector<T>* out) const {
+    if (!Has(key)) return Status::Ok();
+    MIGSERVE_ASSIGN_OR_RETURN(const nlohmann::json* list, Array(key));
+    for (size_t k = 0; k < list->size(); ++k) {
+      std::string item = fmt::format("{}[{}]", key, k);
+      const nlohmann::json& v = (*list)[k];
+      if (!v.is_string()) {
+        return Error(item, "expected a string, got " + v.dump());
+      }
+      std::string problem = T::Problem(v.get_ref<const std::string&>());
+      if (!problem.empty()) return Error(item, problem);
+      out->push_back(*T::Parse(v.get_ref<const std::string&>()));
+    }
+    return Status::Ok();
+  }
+
   // Reads the list `key` of objects, each made by make(its JsonFields), a
   // StatusOr<T> (a T with no unchecked default value), into `out`.
   template <typename T, typename Make>

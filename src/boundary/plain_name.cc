@@ -53,6 +53,15 @@ std::string PlainNameProblem(std::string_view name) {
       kMaxPlainName, Shown(name));
 }
 
+std::string ServedNameProblem(std::string_view name) {
+  if (IsServedName(name)) return "";
+  return fmt::format(
+      "must be 1 to {} letters, digits, '-', '_' or '.', with at most one "
+      "'/' between two parts that each start and end with a letter or "
+      "digit, got '{}'",
+      kMaxServedName, Shown(name));
+}
+
 std::string ObjectNameProblem(std::string_view name) {
   if (IsObjectName(name)) return "";
   return fmt::format(

@@ -56,6 +56,33 @@ constexpr bool IsObjectName(std::string_view name) {
 // "" if `name` can be a Kubernetes object name, else why not (as above).
 std::string ObjectNameProblem(std::string_view name);
 
+// A name a model server answers to (vLLM's --served-model-name, the body's
+// `model`): a plain name, or a checkpoint id as Hugging Face spells it
+// ("meta-llama/Llama-3.1-8B-Instruct"): 1 to 128 letters, digits, '-', '_'
+// or '.', with at most one '/' between two such parts; each part starts and
+// ends with a letter or digit. Nothing in it needs quoting in nginx.conf, a
+// manifest or a regular expression but '.'.
+inline constexpr int kMaxServedName = 128;
+
+constexpr bool IsServedName(std::string_view name) {
+  if (name.empty() || name.size() > kMaxServedName) return false;
+  size_t slash = name.find('/');
+  auto part = [](std::string_view p) {
+    if (p.empty() || !IsAsciiAlnum(p.front()) || !IsAsciiAlnum(p.back())) {
+      return false;
+    }
+    for (char c : p) {
+      if (!IsAsciiAlnum(c) && c != '-' && c != '_' && c != '.') return false;
+    }
+    return true;
+  };
+  if (slash == std::string_view::npos) return part(name);
+  return part(name.substr(0, slash)) && part(name.substr(slash + 1));
+}
+
+// "" if `name` is a served name, else why not (as above).
+std::string ServedNameProblem(std::string_view name);
+
 // "" if `word` holds no whitespace and no control character (an image
 // reference, a service account), else "must not hold spaces or control
 // characters".

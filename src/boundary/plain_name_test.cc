@@ -54,6 +54,28 @@ TEST(PlainNameTest, ObjectNamesAreDnsSubdomains) {
             "got 'a\\x1b'");
 }
 
+// What a language model's replica answers to: a plain name or a Hugging
+// Face id, with nothing a regular expression or nginx.conf reads but '.'.
+TEST(PlainNameTest, ServedNamesAreWordsOrHuggingFaceIds) {
+  for (const std::string& good :
+       {std::string("chat-a"), std::string("meta-llama/Llama-3.1-8B-Instruct"),
+        std::string("Qwen/Qwen2.5-7B"), std::string(128, 'a')}) {
+    EXPECT_EQ(ServedNameProblem(good), "") << good;
+  }
+  for (const std::string& bad :
+       {std::string(""), std::string("a/b/c"), std::string("/a"),
+        std::string("a/"), std::string("a b"), std::string("a$"),
+        std::string("a|b"), std::string("a(b)"), std::string("a+b"),
+        std::string("a\\"), std::string("a\""), std::string("-a"),
+        std::string(129, 'a')}) {
+    EXPECT_NE(ServedNameProblem(bad), "") << bad;
+  }
+  EXPECT_EQ(ServedNameProblem("a b"),
+            "must be 1 to 128 letters, digits, '-', '_' or '.', with at most "
+            "one '/' between two parts that each start and end with a letter "
+            "or digit, got 'a b'");
+}
+
 // An image reference or an account name: one word, no control character.
 TEST(PlainNameTest, AWordHoldsNoSpaceOrControlCharacter) {
   EXPECT_EQ(WordProblem("nvcr.io/nvidia/tritonserver:24.08-py3"), "");

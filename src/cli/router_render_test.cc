@@ -17,6 +17,7 @@
 #include "cli/testing/rendered_proxy.h"
 #include "cluster/cluster_state.h"
 #include "deployment/deployment_json.h"
+#include "llm/llm_model.h"
 #include "proxy/testing/emulated_openai_replica.h"
 #include "proxy/testing/emulated_replica.h"
 #include "proxy/testing/local_nginx.h"
@@ -123,9 +124,18 @@ TEST(RouterRenderTest, LanguageModelsAreReachedByTheBodysModelThroughNginx) {
   ASSERT_TRUE(deployed.ok());
   auto state = cluster::ClusterFromDeployment(*deployed, {});
   ASSERT_TRUE(state.ok());
-  proxy::EmulatedOpenAiReplica chat({"chat", "chat-8b", "llama-3.1-8b", 3, 0});
-  proxy::EmulatedOpenAiReplica small(
-      {"small", "small-3b", "llama-3.2-3b", 3, 0});
+  // Each answers to the names export's vLLM pods are given, and refuses
+  // any other, as vLLM does.
+  proxy::EmulatedOpenAiOptions chat_options{"chat", "chat-8b", "llama-3.1-8b",
+                                            3, 0};
+  chat_options.served =
+      llm::ServedNames("chat-8b", "llama-3.1-8b", llm::ShippedLlmModels());
+  proxy::EmulatedOpenAiOptions small_options{"small", "small-3b",
+                                             "llama-3.2-3b", 3, 0};
+  small_options.served =
+      llm::ServedNames("small-3b", "llama-3.2-3b", llm::ShippedLlmModels());
+  proxy::EmulatedOpenAiReplica chat(chat_options);
+  proxy::EmulatedOpenAiReplica small(small_options);
   proxy::EmulatedReplica dnn;
   std::string csv = "service,node,gpu,start,address,port\n";
   for (const cluster::GpuState& g : state->gpus) {
@@ -154,6 +164,13 @@ TEST(RouterRenderTest, LanguageModelsAreReachedByTheBodysModelThroughNginx) {
   };
   EXPECT_NE(ask("chat-8b").find("\"replica\":\"chat\""), std::string::npos);
   EXPECT_NE(ask("llama-3.2-3b").find("\"replica\":\"small\""),
+            std::string::npos);
+  // By a Hugging Face id of the model table (issue 89: the proxy answered
+  // 404 to those).
+  EXPECT_NE(
+      ask("meta-llama/Llama-3.1-8B-Instruct").find("\"replica\":\"chat\""),
+      std::string::npos);
+  EXPECT_NE(ask("meta-llama/Llama-3.2-3B").find("\"replica\":\"small\""),
             std::string::npos);
   auto infer =
       client.Post("/v2/models/resnet50/infer", "{}", "application/json");

@@ -585,6 +585,22 @@ TEST(ExportTest, LanguageModelsRunVllmWithTheirSlicesEngineSettings) {
                 static_cast<long>(std::ceil(1000 * std::log(100.0) + 200))));
   EXPECT_EQ(env(chat)["MIGSERVE_KV_CACHE_DTYPE"], "auto");
   EXPECT_EQ(env(built_in["vision"]).count("MIGSERVE_MAX_MODEL_LEN"), 0u);
+  // vLLM answers to every name the proxy routes to it (issue 89: it served
+  // the service's name alone and answered 404 to the model's): the
+  // service first, whose name vLLM's metrics carry.
+  auto named = std::find(args.begin(), args.end(), "--served-model-name");
+  ASSERT_NE(named, args.end());
+  EXPECT_EQ(std::vector<std::string>(named + 1, named + 6),
+            (std::vector<std::string>{
+                "chat", "llama-3.1-8b", "meta-llama/Llama-3.1-8B",
+                "meta-llama/Llama-3.1-8B-Instruct",
+                "meta-llama/Meta-Llama-3.1-8B-Instruct"}));
+  EXPECT_EQ(named[6], "--max-num-seqs=$(MIGSERVE_BATCH)");
+  EXPECT_EQ(env(chat)["MIGSERVE_SERVED_MODEL_NAMES"],
+            "chat llama-3.1-8b meta-llama/Llama-3.1-8B "
+            "meta-llama/Llama-3.1-8B-Instruct "
+            "meta-llama/Meta-Llama-3.1-8B-Instruct");
+  EXPECT_EQ(env(built_in["vision"]).count("MIGSERVE_SERVED_MODEL_NAMES"), 0u);
   // One template of the spec's own for all, unless `templates:` names the
   // kind.
   auto triton = containers(TritonSpec());

@@ -1,6 +1,7 @@
 #include "kubernetes/replica_pod.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -64,6 +65,13 @@ Json ReplicaContract(const Replica& replica, const std::string& model,
   vars.push_back({"MIGSERVE_GROUP", GroupNameOf(replica, at)});
   vars.push_back(
       {"MIGSERVE_PORT", std::to_string(spec.RoutePort(replica.service))});
+  // The names an OpenAI replica answers to, for a shell (the template's
+  // kServedNamesWord is replaced by them one word each).
+  if (std::vector<std::string> names = spec.ServedNames(replica.service, model);
+      !names.empty()) {
+    vars.push_back({"MIGSERVE_SERVED_MODEL_NAMES",
+                    fmt::format("{}", fmt::join(names, " "))});
+  }
   // The vLLM template's engine settings.
   if (spec.EngineOf(replica.service) == workload::Engine::kVllm) {
     auto terms = spec.tokens.find(replica.service);
@@ -92,8 +100,19 @@ Json ServerContainer(const Replica& replica, const std::string& model,
   if (pod.contains("imagePullPolicy")) {
     container["imagePullPolicy"] = pod["imagePullPolicy"];
   }
+  const std::vector<std::string> names =
+      spec.ServedNames(replica.service, model);
   for (const char* key : {"command", "args"}) {
-    if (pod.contains(key)) container[key] = pod[key];
+    if (!pod.contains(key)) continue;
+    Json words = Json::array();
+    for (const Json& word : pod[key]) {
+      if (word == kServedNamesWord && !names.empty()) {
+        for (const std::string& name : names) words.push_back(name);
+      } else {
+        words.push_back(word);
+      }
+    }
+    container[key] = std::move(words);
   }
   Json env = ReplicaContract(replica, model, place, spec);
   for (const Json& var : pod.value("env", Json::array())) env.push_back(var);

@@ -184,6 +184,19 @@ Status ReadTemplate(const YamlMap& map, OrderedJson* out) {
     if (!map.Value(key).IsDefined()) continue;
     std::vector<std::string> words;
     MIGSERVE_RETURN_IF_ERROR(map.Optional(key, &words));
+    // vLLM's --served-model-name=X serves X alone, while the proxy routes
+    // a service's model and the model's aliases to it too: each of those
+    // requests would get vLLM's 404.
+    for (const std::string& word : words) {
+      if (word.rfind("--served-model-name=", 0) == 0) {
+        return map.Error(
+            key, fmt::format("'{}' serves one name, but the proxy routes the "
+                             "service's name, its model and the model's "
+                             "aliases to it: write --served-model-name and "
+                             "$(MIGSERVE_SERVED_MODEL_NAMES) as two words",
+                             Printable(word)));
+      }
+    }
     (*out)[key] = words;
   }
   if (map.Value("env").IsDefined()) {
@@ -274,7 +287,7 @@ OrderedJson ServingSpec::VllmTemplate() {
       {"image", kVllmImage},
       {"command", {"vllm", "serve"}},
       {"args",
-       {"/models/$(MIGSERVE_MODEL)", "--served-model-name=$(MIGSERVE_SERVICE)",
+       {"/models/$(MIGSERVE_MODEL)", "--served-model-name", kServedNamesWord,
         "--max-num-seqs=$(MIGSERVE_BATCH)", "--gpu-memory-utilization=0.9",
         "--max-model-len=$(MIGSERVE_MAX_MODEL_LEN)",
         "--kv-cache-dtype=$(MIGSERVE_KV_CACHE_DTYPE)", "--port=8000"}},
@@ -315,6 +328,12 @@ workload::Engine ServingSpec::EngineOf(const std::string& service) const {
   return (it != kinds.end() ? it->second : workload::ServiceKind())
       .traits()
       .engine;
+}
+
+std::vector<std::string> ServingSpec::ServedNames(
+    const std::string& service, const std::string& model) const {
+  if (!SpeaksOpenAi(service)) return {};
+  return llm::ServedNames(service, model, llm::ShippedLlmModels());
 }
 
 bool ServingSpec::SpeaksOpenAi(const std::string& service) const {

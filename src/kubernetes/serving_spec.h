@@ -90,6 +90,13 @@ inline constexpr char kTritonImage[] = "nvcr.io/nvidia/tritonserver:24.08-py3";
 // The default LLM template's image (vLLM's OpenAI-compatible server).
 inline constexpr char kVllmImage[] = "vllm/vllm-openai:v0.10.1";
 
+// A template's command or args word that export replaces with the names a
+// language model's replica answers to, one word each (ServingSpec::
+// ServedNames): vLLM's --served-model-name takes several words, and a
+// Kubernetes $(VAR) expands to one. The variable of that name holds them
+// too, separated by spaces, for a shell.
+inline constexpr char kServedNamesWord[] = "$(MIGSERVE_SERVED_MODEL_NAMES)";
+
 struct ServingSpec {
   std::string source = "built-in defaults";  // where it came from
   std::string namespace_;                    // empty: the kubeconfig's
@@ -125,6 +132,12 @@ struct ServingSpec {
   // Whether `service`'s replicas speak the OpenAI API (its engine is vLLM):
   // the proxy routes it by the body's model, its HTTPRoute matches /v1.
   bool SpeaksOpenAi(const std::string& service) const;
+  // The names `service`'s replicas, running `model`, answer to where they
+  // speak the OpenAI API (llm::ServedNames over the shipped LLM table,
+  // whose engine settings they take too): what the proxy routes to them
+  // and $(MIGSERVE_SERVED_MODEL_NAMES) gives vLLM. None otherwise.
+  std::vector<std::string> ServedNames(const std::string& service,
+                                       const std::string& model) const;
 
   // The default template: NVIDIA's Triton image, ports http 8000, grpc
   // 8001 and metrics 8002, ready on /v2/health/ready, live on /v2/health/live,

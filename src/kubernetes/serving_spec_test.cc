@@ -201,6 +201,14 @@ TEST(ServingSpecTest, RefusesBadSpecsNamingLineAndField) {
        "s.yaml:1: namespace: Serving_1 is not a DNS label"},
       {"services:\n  bert-1:\n    volumez: []\n",
        "s.yaml:3: services.bert-1.volumez: unknown field"},
+      // vLLM would answer 404 to every name but this one (issue 89).
+      {"templates:\n  llm:\n    args: [serve, "
+       "'--served-model-name=$(MIGSERVE_SERVICE)']\n",
+       "s.yaml:3: templates.llm.args: "
+       "'--served-model-name=$(MIGSERVE_SERVICE)' "
+       "serves one name, but the proxy routes the service's name, its model "
+       "and the model's aliases to it: write --served-model-name and "
+       "$(MIGSERVE_SERVED_MODEL_NAMES) as two words"},
       {"template: [\n", "s.yaml:"},
   };
   for (const Case& c : cases) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <string_view>
@@ -70,8 +71,10 @@ StatusOr<LlmModel> ParseModel(const YAML::Node& node, const std::string& source,
     return map.Error("name", problem);
   }
   MIGSERVE_RETURN_IF_ERROR(map.Optional("aliases", &m.aliases));
+  // The proxy routes by each alias and the model's replicas answer to it
+  // (llm::ServedNames): each is a name vLLM can be told to serve.
   for (const std::string& alias : m.aliases) {
-    if (std::string problem = WordProblem(alias); !problem.empty()) {
+    if (std::string problem = ServedNameProblem(alias); !problem.empty()) {
       return map.Error("aliases", problem);
     }
   }
@@ -177,6 +180,22 @@ const LlmModel* LlmModelTable::FindAlias(const std::string& id) const {
   return nullptr;
 }
 
+std::vector<std::string> ServedNames(const std::string& service,
+                                     const std::string& model,
+                                     const LlmModelTable& table) {
+  std::vector<std::string> names = {service};
+  auto add = [&](const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(name);
+    }
+  };
+  add(model);
+  if (StatusOr<const LlmModel*> m = table.Find(model); m.ok()) {
+    for (const std::string& alias : (*m)->aliases) add(alias);
+  }
+  return names;
+}
+
 StatusOr<LlmModelTable> ParseLlmModels(const std::string& yaml,
                                        const std::string& source) {
   MIGSERVE_ASSIGN_OR_RETURN(YAML::Node root, ParseYaml(yaml, source));
@@ -198,11 +217,20 @@ StatusOr<LlmModelTable> ParseLlmModels(const std::string& yaml,
     models.push_back(std::move(m));
   }
   // An alias names one model: the one an importer then gives the run. The
-  // first model an alias finds is the one listed first.
+  // first model an alias finds is the one listed first. No alias is
+  // another model's name: a request naming it would reach either.
   LlmModelTable table(std::move(models));
   for (size_t i = 0; i < table.models().size(); ++i) {
     const LlmModel& m = table.models()[i];
     for (const std::string& alias : m.aliases) {
+      for (const LlmModel& other : table.models()) {
+        if (other.name == alias && &other != &m) {
+          return Status::InvalidArgument(fmt::format(
+              "{}:{}: models[{}].aliases: '{}' is the name of the model on "
+              "line {}",
+              source, m.line, i, alias, other.line));
+        }
+      }
       const LlmModel* first = table.FindAlias(alias);
       if (first != &m) {
         return Status::InvalidArgument(fmt::format(

@@ -105,6 +105,15 @@ class LlmModelTable {
   std::vector<LlmModel> models_;
 };
 
+// The names a replica of `service` running `model` answers to, as the
+// proxy routes them and vLLM's --served-model-name lists them: the
+// service, then the model, then the model's aliases in `table` (none where
+// the table lacks it), each once. vLLM compares them as written (letter
+// case included) and reports the first in its metrics.
+std::vector<std::string> ServedNames(const std::string& service,
+                                     const std::string& model,
+                                     const LlmModelTable& table);
+
 // Parses a table (`models:` a list of name, parameters_b, layers,
 // kv_heads, head_dim, dtype); InvalidArgument naming `source`, the line and
 // the field of the first thing wrong (a duplicate name included).

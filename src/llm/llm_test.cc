@@ -78,6 +78,27 @@ TEST(LlmModelTest, ATableWithAMistakeNamesItsLineAndField) {
   EXPECT_EQ(t.status().message(),
             "m.yaml:3: models[1].aliases: 'other/a-1b' is already a's (line "
             "2)");
+  // An alias that is another model's name, or no name vLLM can serve.
+  t = ParseLlmModels(
+      "models:\n"
+      "  - {name: a, aliases: [b], parameters_b: 1, layers: 2, kv_heads: 2, "
+      "head_dim: 64}\n"
+      "  - {name: b, parameters_b: 1, layers: 2, kv_heads: 2, head_dim: 64}\n",
+      "m.yaml");
+  EXPECT_EQ(t.status().message(),
+            "m.yaml:2: models[0].aliases: 'b' is the name of the model on "
+            "line 3");
+  for (const char* alias : {"''", "'a b'", "'x/y/z'", "'a|b'"}) {
+    t = ParseLlmModels(
+        fmt::format("models:\n  - {{name: a, aliases: [{}], parameters_b: 1, "
+                    "layers: 2, kv_heads: 2, head_dim: 64}}\n",
+                    alias),
+        "m.yaml");
+    EXPECT_NE(t.status().message().find("m.yaml:2: models[0].aliases: must "
+                                        "be 1 to 128 letters"),
+              std::string::npos)
+        << alias << ": " << t.status().message();
+  }
 }
 
 // The shipped table's aliases are Hugging Face ids: with or without the
@@ -94,6 +115,18 @@ TEST(LlmModelTest, AliasesNameTheirEntry) {
   for (const LlmModel& m : table.models()) {
     EXPECT_FALSE(m.aliases.empty()) << m.name;
   }
+}
+
+// A replica answers to its service, its model and the model's Hugging Face
+// ids, the service first (vLLM's metrics name the first).
+TEST(LlmModelTest, ServedNamesAreTheServiceTheModelAndItsAliases) {
+  EXPECT_EQ(ServedNames("chat", "qwen2.5-7b", ShippedLlmModels()),
+            (std::vector<std::string>{"chat", "qwen2.5-7b", "Qwen/Qwen2.5-7B",
+                                      "Qwen/Qwen2.5-7B-Instruct"}));
+  EXPECT_EQ(ServedNames("gpt-oss-20b", "gpt-oss-20b", ShippedLlmModels()),
+            (std::vector<std::string>{"gpt-oss-20b", "openai/gpt-oss-20b"}));
+  EXPECT_EQ(ServedNames("x", "not-in-the-table", ShippedLlmModels()),
+            (std::vector<std::string>{"x", "not-in-the-table"}));
 }
 
 // Llama-3.1-8B in BF16 on H100 slices (docs/llm.md): a 1g.10gb cannot hold

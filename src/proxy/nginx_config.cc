@@ -109,33 +109,86 @@ std::string ServiceMaps(const ProxyConfig& config) {
   return out;
 }
 
-// The maps that pick a language model's service: the header when a
-// request has it, else the body's `model` (set by the script): a service's
-// name, or a model only one service serves.
-std::string OpenAiMaps(const ProxyConfig& config) {
-  std::map<std::string, std::vector<const ProxyUpstream*>> by_model;
+// The names `u`'s replicas answer to: its service, its model, the model's
+// aliases (llm::ServedNames's order).
+std::vector<std::string> ServedNamesOf(const ProxyUpstream& u) {
+  std::vector<std::string> names = {u.service.str(), u.model.str()};
+  for (const ServedName& a : u.aliases) names.push_back(a.str());
+  return names;
+}
+
+// The names each OpenAI service answers to, and the service each name
+// routes to: a service's own name always its own; its model's and the
+// model's aliases its where no other service claims them, else kAmbiguous.
+struct OpenAiNames {
+  // Per name, its route token, in the order names are first met.
+  std::vector<std::pair<std::string, std::string>> routes;
+  // Per service, the names that route to it (its own first).
+  std::map<std::string, std::vector<std::string>> of_service;
+};
+
+OpenAiNames NamesOf(const ProxyConfig& config) {
+  std::map<std::string, std::vector<const ProxyUpstream*>> claims;
+  std::vector<std::string> order;
+  auto claim = [&](const std::string& name, const ProxyUpstream* u) {
+    auto& by = claims[name];
+    if (by.empty()) order.push_back(name);
+    if (std::find(by.begin(), by.end(), u) == by.end()) by.push_back(u);
+  };
   std::set<std::string> services;
-  std::string names;
+  for (const ProxyUpstream& u : config.upstreams) {
+    if (u.openai) services.insert(u.service.str());
+  }
   for (const ProxyUpstream& u : config.upstreams) {
     if (!u.openai) continue;
-    names +=
-        fmt::format("    \"{}\" \"{}\";\n", u.service.str(), RouteOf(u, false));
-    by_model[u.model.str()].push_back(&u);
-    services.insert(u.service.str());
+    for (const std::string& name : ServedNamesOf(u)) {
+      // A service's name is its own, whoever else serves it.
+      if (name == u.service.str() || !services.count(name)) claim(name, &u);
+    }
   }
+  OpenAiNames out;
+  for (const std::string& name : order) {
+    const auto& by = claims[name];
+    std::string route = services.count(name) ? name : "";
+    const ProxyUpstream* owner = nullptr;
+    for (const ProxyUpstream* u : by) {
+      if (u->service.str() == name) owner = u;
+    }
+    if (owner == nullptr && by.size() == 1) owner = by[0];
+    out.routes.emplace_back(
+        name, owner ? RouteOf(*owner, false) : std::string(kAmbiguous));
+    if (owner) out.of_service[owner->service.str()].push_back(name);
+  }
+  return out;
+}
+
+// The maps that pick a language model's service: with the header, the
+// service it names if the body's model is one of the names its replicas
+// answer to (or none: vLLM serves its first); else the body's `model`.
+// Names are matched as vLLM compares them, letter case included: a regular
+// expression each (nginx's map lowers the case of plain keys).
+std::string OpenAiMaps(const ProxyConfig& config) {
+  const OpenAiNames names = NamesOf(config);
   std::string out = fmt::format(
       "  map $http_migserve_service $migserve_openai_service {{\n"
-      "    \"\" $migserve_openai_by_model;\n    default \"{}\";\n{}  }}\n",
-      kUnknown, names);
+      "    \"\" $migserve_openai_by_model;\n"
+      "    default $migserve_openai_by_header;\n  }}\n"
+      "  map \"$http_migserve_service $migserve_openai_model\" "
+      "$migserve_openai_by_header {{\n    default \"{}\";\n",
+      kUnknown);
+  for (const ProxyUpstream& u : config.upstreams) {
+    if (!u.openai) continue;
+    std::string any;
+    for (const std::string& name : ServedNamesOf(u)) any += "|" + Literal(name);
+    out += fmt::format("    \"~^{} ({})$\" \"{}\";\n", Literal(u.service.str()),
+                       any, RouteOf(u, false));
+  }
   out += fmt::format(
-      "  map $migserve_openai_model $migserve_openai_by_model {{\n"
-      "    default \"{}\";\n{}",
-      kUnknown, names);
-  for (const auto& [model, serving] : by_model) {
-    if (services.count(model)) continue;  // the name is the service's
-    out += fmt::format("    \"{}\" \"{}\";\n", model,
-                       serving.size() > 1 ? std::string(kAmbiguous)
-                                          : RouteOf(*serving[0], false));
+      "  }}\n  map $migserve_openai_model $migserve_openai_by_model {{\n"
+      "    default \"{}\";\n",
+      kUnknown);
+  for (const auto& [name, route] : names.routes) {
+    out += fmt::format("    \"~^{}$\" \"{}\";\n", Literal(name), route);
   }
   return out + "  }\n";
 }
@@ -153,13 +206,19 @@ std::string OpenAiError(const char* message, const char* type,
 // location routes it, streaming the answer as the replica sends it.
 std::string OpenAiLocations(const ProxyConfig& config,
                             const NginxSetup& setup) {
+  // Every name a request may give, as vLLM lists its served names.
+  const OpenAiNames names = NamesOf(config);
   std::string models;
   for (const ProxyUpstream& u : config.upstreams) {
     if (!u.openai) continue;
-    models += fmt::format(
-        "{}{{\"id\": \"{}\", \"object\": \"model\", \"created\": 0, "
-        "\"owned_by\": \"migserve\"}}",
-        models.empty() ? "" : ", ", u.service.str());
+    auto of = names.of_service.find(u.service.str());
+    if (of == names.of_service.end()) continue;
+    for (const std::string& name : of->second) {
+      models += fmt::format(
+          "{}{{\"id\": \"{}\", \"object\": \"model\", \"created\": 0, "
+          "\"owned_by\": \"migserve\", \"root\": \"{}\"}}",
+          models.empty() ? "" : ", ", name, u.model.str());
+    }
   }
   std::string out = fmt::format(
       "    location = /v1/models {{\n"

@@ -78,14 +78,31 @@ class OpenAiProxyTest : public ::testing::Test {
   NginxSetup setup_;
 };
 
-TEST_F(OpenAiProxyTest, RoutesByTheBodysModelAndListsTheModels) {
-  EmulatedOpenAiReplica a({"a", "chat-a", "llama-3.1-8b"});
-  EmulatedOpenAiReplica b({"b", "chat-b", "qwen2.5-7b"});
-  EmulatedOpenAiReplica c({"c", "chat-c", "qwen2.5-7b"});
+// Every name the proxy routes by reaches a replica that answers to it
+// (issue 89: real vLLM answered 404 to the model's name, and the proxy 404
+// to a Hugging Face id): the service, its model where one service serves
+// it, the model's aliases, each in its own letter case, as vLLM compares
+// them; with the header, the body's model must be one of that service's
+// names. The emulated replicas refuse any other name, as vLLM does.
+TEST_F(OpenAiProxyTest, RoutesEveryNameItAcceptsToAReplicaThatServesIt) {
+  const std::string llama_id = "meta-llama/Llama-3.1-8B-Instruct";
+  const std::string qwen_id = "Qwen/Qwen2.5-7B-Instruct";
+  EmulatedOpenAiOptions oa{"a", "chat-a", "llama-3.1-8b"};
+  oa.served = {"chat-a", "llama-3.1-8b", llama_id};
+  EmulatedOpenAiOptions ob{"b", "chat-b", "qwen2.5-7b"};
+  ob.served = {"chat-b", "qwen2.5-7b", qwen_id};
+  EmulatedOpenAiOptions oc = ob;
+  oc.name = "c";
+  oc.service = "chat-c";
+  oc.served[0] = "chat-c";
+  EmulatedOpenAiReplica a(oa), b(ob), c(oc);
   EmulatedReplicaOptions only_m;
   only_m.service = "s";
   only_m.model = "m";
   EmulatedReplica dnn(only_m);
+  auto alias = [](const std::string& name) {
+    return std::vector<ServedName>{*ServedName::Parse(name)};
+  };
   ProxyConfig config{
       1,
       {Llm("chat-a", "llama-3.1-8b", {Backend("127.0.0.1", a.port(), 1)}),
@@ -93,21 +110,37 @@ TEST_F(OpenAiProxyTest, RoutesByTheBodysModelAndListsTheModels) {
        Llm("chat-c", "qwen2.5-7b", {Backend("127.0.0.1", c.port(), 1)}),
        Llm("chat-d", "gpt-oss-20b", {}),
        Upstream("s", "m", {Backend("127.0.0.1", dnn.port(), 1)})}};
+  config.upstreams[0].aliases = alias(llama_id);
+  config.upstreams[1].aliases = alias(qwen_id);
+  config.upstreams[2].aliases = alias(qwen_id);
   auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
   ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
   ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
 
-  // By the service's name, by a model one service serves, by the header.
-  auto by_name = Post(Chat("chat-b"));
-  ASSERT_TRUE(by_name);
-  EXPECT_EQ(by_name->status, 200) << by_name->body;
-  EXPECT_EQ(ReplicaOf(by_name->body), "b");
-  auto by_model = Post(Chat("llama-3.1-8b"));
-  ASSERT_TRUE(by_model);
-  EXPECT_EQ(ReplicaOf(by_model->body), "a");
-  auto by_header = Post(Chat("qwen2.5-7b"), {{"migserve-service", "chat-c"}});
-  ASSERT_TRUE(by_header);
-  EXPECT_EQ(ReplicaOf(by_header->body), "c");
+  // By the service's name, by a model one service serves, by an alias, by
+  // the header (with one of its names, or none): each answered, the
+  // answer's model the one asked for.
+  struct Routed {
+    std::string body;
+    httplib::Headers headers;
+    std::string replica;
+    std::string model;
+  } routed[] = {
+      {Chat("chat-b"), {}, "b", "chat-b"},
+      {Chat("llama-3.1-8b"), {}, "a", "llama-3.1-8b"},
+      {Chat(llama_id), {}, "a", llama_id},
+      {Chat("qwen2.5-7b"), {{"migserve-service", "chat-c"}}, "c", "qwen2.5-7b"},
+      {Chat(qwen_id), {{"migserve-service", "chat-c"}}, "c", qwen_id},
+      {R"({"messages": []})", {{"migserve-service", "chat-c"}}, "c", "chat-c"},
+  };
+  for (const Routed& r : routed) {
+    auto res = Post(r.body, r.headers);
+    ASSERT_TRUE(res) << r.body;
+    EXPECT_EQ(res->status, 200) << r.body << ": " << res->body;
+    EXPECT_EQ(ReplicaOf(res->body), r.replica) << r.body;
+    nlohmann::json j = nlohmann::json::parse(res->body, nullptr, false);
+    EXPECT_EQ(j.value("model", ""), r.model) << res->body;
+  }
   httplib::Client client("127.0.0.1", port_);
   auto completion = client.Post("/v1/completions",
                                 nlohmann::json({{"model", "chat-a"}}).dump(),
@@ -115,35 +148,52 @@ TEST_F(OpenAiProxyTest, RoutesByTheBodysModelAndListsTheModels) {
   ASSERT_TRUE(completion);
   EXPECT_EQ(ReplicaOf(completion->body), "a");
 
-  // What cannot be routed says why, as OpenAI's errors do.
+  // What cannot be routed says why, as OpenAI's errors do: a name in
+  // another case (vLLM would refuse it), a name the header's service does
+  // not answer to, a name two services claim.
   struct Refused {
     std::string body;
+    httplib::Headers headers;
     int status;
     std::string code;
   } refused[] = {
-      {Chat("no-such-model"), 404, "model_not_found"},
-      {Chat("qwen2.5-7b"), 400, "model_ambiguous"},
-      {Chat("chat-d"), 503, "no_replica"},
-      {"{not json", 400, "invalid_json"},
+      {Chat("no-such-model"), {}, 404, "model_not_found"},
+      {Chat("META-LLAMA/llama-3.1-8b-instruct"), {}, 404, "model_not_found"},
+      {Chat("Chat-A"), {}, 404, "model_not_found"},
+      {Chat("chat-a"),
+       {{"migserve-service", "chat-c"}},
+       404,
+       "model_not_found"},
+      {Chat("chat-c"),
+       {{"migserve-service", "CHAT-C"}},
+       404,
+       "model_not_found"},
+      {Chat("qwen2.5-7b"), {}, 400, "model_ambiguous"},
+      {Chat(qwen_id), {}, 400, "model_ambiguous"},
+      {Chat("chat-d"), {}, 503, "no_replica"},
+      {Chat("gpt-oss-20b"), {}, 503, "no_replica"},
+      {"{not json", {}, 400, "invalid_json"},
   };
   for (const Refused& r : refused) {
-    auto res = Post(r.body);
+    auto res = Post(r.body, r.headers);
     ASSERT_TRUE(res) << r.body;
     EXPECT_EQ(res->status, r.status) << r.body;
     nlohmann::json error = nlohmann::json::parse(res->body, nullptr, false);
     ASSERT_TRUE(error.is_object()) << res->body;
-    EXPECT_EQ(error["error"]["code"], r.code) << res->body;
+    EXPECT_EQ(error["error"]["code"], r.code) << r.body << ": " << res->body;
   }
 
-  // /v1/models lists the language models' services, as OpenAI lists models.
+  // /v1/models lists every name a request may give, as vLLM lists the
+  // names it serves: no ambiguous one.
   auto models = client.Get("/v1/models");
   ASSERT_TRUE(models);
   EXPECT_EQ(models->status, 200);
   nlohmann::json list = nlohmann::json::parse(models->body);
   std::vector<std::string> ids;
   for (const auto& m : list["data"]) ids.push_back(m["id"]);
-  EXPECT_EQ(ids,
-            (std::vector<std::string>{"chat-a", "chat-b", "chat-c", "chat-d"}));
+  EXPECT_EQ(ids, (std::vector<std::string>{"chat-a", "llama-3.1-8b", llama_id,
+                                           "chat-b", "chat-c", "chat-d",
+                                           "gpt-oss-20b"}));
 
   // The DNN service's KServe v2 route is as it was.
   auto infer = client.Post("/v2/models/m/infer", "{}", "application/json");
@@ -151,6 +201,73 @@ TEST_F(OpenAiProxyTest, RoutesByTheBodysModelAndListsTheModels) {
   EXPECT_EQ(infer->status, 200);
   EXPECT_EQ(dnn.hits(), 1);
   EXPECT_EQ(a.misrouted() + b.misrouted() + c.misrouted(), 0);
+}
+
+// The emulated replica is as strict as vLLM's server where a client sees
+// it: a name it does not serve, a prompt too long for --max-model-len, a
+// stream's usage and end.
+TEST(EmulatedOpenAiReplicaTest, AnswersAsVllmsServerDoes) {
+  EmulatedOpenAiOptions options{"a", "chat-a", "llama-3.1-8b", 3, 0};
+  options.max_model_len = 10;
+  EmulatedOpenAiReplica a(options);
+  httplib::Client client("127.0.0.1", a.port());
+  auto post = [&](const nlohmann::json& body) {
+    return client.Post("/v1/chat/completions", body.dump(), "application/json");
+  };
+  auto unknown =
+      post({{"model", "Chat-A"}, {"messages", nlohmann::json::array()}});
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+  EXPECT_EQ(
+      nlohmann::json::parse(unknown->body),
+      nlohmann::json::parse(R"({"error": {"message": "The model `Chat-A` )"
+                            R"(does not exist.", "type": "NotFoundError", )"
+                            R"("param": "model", "code": 404}})"));
+  auto message = [](int words) {
+    std::string text;
+    for (int w = 0; w < words; ++w) text += "word ";
+    return nlohmann::json::array({{{"role", "user"}, {"content", text}}});
+  };
+  auto long_prompt = post({{"model", "chat-a"}, {"messages", message(10)}});
+  ASSERT_TRUE(long_prompt);
+  EXPECT_EQ(long_prompt->status, 400);
+  EXPECT_EQ(nlohmann::json::parse(long_prompt->body)["error"]["param"],
+            "input_tokens");
+  auto long_output =
+      post({{"model", "chat-a"}, {"messages", message(5)}, {"max_tokens", 6}});
+  ASSERT_TRUE(long_output);
+  EXPECT_EQ(long_output->status, 400);
+  EXPECT_EQ(nlohmann::json::parse(long_output->body)["error"]["message"],
+            "'max_tokens' or 'max_completion_tokens' is too large: 6. This "
+            "model's maximum context length is 10 tokens and your request "
+            "has 5 input tokens (6 > 10 - 5).");
+  auto whole = post({{"model", "llama-3.1-8b"}, {"messages", message(5)}});
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(whole->status, 200);
+  nlohmann::json answer = nlohmann::json::parse(whole->body);
+  EXPECT_EQ(answer["model"], "llama-3.1-8b");
+  EXPECT_EQ(answer["choices"][0]["message"]["content"], "0 1 2");
+  EXPECT_EQ(answer["usage"], nlohmann::json::parse(R"({"prompt_tokens": 5, )"
+                                                   R"("completion_tokens": 3, )"
+                                                   R"("total_tokens": 8})"));
+  auto stream = post({{"model", "chat-a"},
+                      {"messages", message(2)},
+                      {"stream", true},
+                      {"stream_options", {{"include_usage", true}}}});
+  ASSERT_TRUE(stream);
+  EXPECT_EQ(stream->status, 200);
+  std::vector<std::string> events;
+  for (size_t at = 0;
+       (at = stream->body.find("data: ", at)) != std::string::npos; at += 6) {
+    events.push_back(
+        stream->body.substr(at + 6, stream->body.find('\n', at) - at - 6));
+  }
+  ASSERT_EQ(events.size(), 5u) << stream->body;
+  EXPECT_EQ(nlohmann::json::parse(events[2])["choices"][0]["finish_reason"],
+            "length");
+  EXPECT_EQ(nlohmann::json::parse(events[3])["usage"]["completion_tokens"], 3);
+  EXPECT_EQ(events[4], "[DONE]");
+  EXPECT_EQ(a.misrouted(), 1);
 }
 
 // Tokens reach the client as the replica sends them (no buffering), and a

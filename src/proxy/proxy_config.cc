@@ -55,6 +55,7 @@ StatusOr<ProxyUpstream> ReadUpstream(const JsonFields& f) {
     return f.Error("api", "must be kserve (the default) or openai, got " + api);
   }
   u.openai = api == "openai";
+  MIGSERVE_RETURN_IF_ERROR(f.CheckedList("aliases", &u.aliases));
   MIGSERVE_RETURN_IF_ERROR(f.ObjectsMade("backends", ReadBackend, &u.backends));
   return u;
 }
@@ -103,6 +104,11 @@ std::string FormatProxyConfig(const ProxyConfig& config) {
                     {"model", u.model.str()},
                     {"backends", backends}};
     if (u.openai) service["api"] = "openai";
+    if (!u.aliases.empty()) {
+      json aliases = json::array();
+      for (const ServedName& alias : u.aliases) aliases.push_back(alias.str());
+      service["aliases"] = aliases;
+    }
     services.push_back(service);
   }
   json out = {{"generation", config.generation}, {"services", services}};

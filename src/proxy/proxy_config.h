@@ -39,6 +39,10 @@ struct ProxyUpstream {
   // its model where no other service serves it) or the header, streamed
   // unbuffered, balanced by requests in flight per weight.
   bool openai = false;
+  // The other names an OpenAI service's replicas answer to (its model's
+  // aliases, kubernetes::ProxyRoute::aliases): routed to it like its model,
+  // where no other service claims them, and listed by /v1/models.
+  std::vector<ServedName> aliases = {};
   bool operator==(const ProxyUpstream&) const = default;
 };
 
@@ -53,9 +57,9 @@ struct ProxyConfig {
 long NginxWeight(double replica_weight);
 
 // Reads a proxy configuration (JSON, docs/formats.md): `generation` and
-// `services: [{service, model, api, backends: [{address, port, weight,
-// grpc_port}]}]` (grpc_port optional; api `kserve` (the default) or
-// `openai`). Services are named once each; two
+// `services: [{service, model, api, aliases, backends: [{address, port,
+// weight, grpc_port}]}]` (grpc_port and aliases optional; api `kserve` (the
+// default) or `openai`). Services are named once each; two
 // may serve one model.
 // Returns InvalidArgument naming `source` and the field at fault.
 StatusOr<ProxyConfig> ParseProxyConfig(const std::string& text,

@@ -237,6 +237,7 @@ TEST_F(KubernetesRouterKeepersTest, ALanguageModelsRouteStaysOpenAi) {
   RouterOptions options;
   options.plane = queueing::DataPlane::kProxy;
   options.serving.kinds["chat"] = *workload::ParseServiceKind("llm");
+  options.models["chat"] = "qwen2.5-7b";
   KubernetesRouter router(client, options);
   ASSERT_TRUE(router.SetRoute({"chat", {Group(5)}}).ok());
   ASSERT_TRUE(router.SetRoute({"vision", {Group(5)}}).ok());
@@ -247,6 +248,29 @@ TEST_F(KubernetesRouterKeepersTest, ALanguageModelsRouteStaysOpenAi) {
   ASSERT_TRUE(routes.ok()) << routes.status().ToString();
   EXPECT_TRUE(routes->services["chat"].openai);
   EXPECT_FALSE(routes->services["vision"].openai);
+  // The names its vLLM replicas answer to besides the service and its
+  // model ride with the route (issue 89), read back as written.
+  std::vector<std::string> aliases;
+  for (const ServedName& a : routes->services["chat"].aliases) {
+    aliases.push_back(a.str());
+  }
+  std::string model = routes->services["chat"].model;
+  EXPECT_EQ(model, "qwen2.5-7b");
+  EXPECT_EQ(aliases, (std::vector<std::string>{"Qwen/Qwen2.5-7B",
+                                               "Qwen/Qwen2.5-7B-Instruct"}));
+  EXPECT_TRUE(routes->services["vision"].aliases.empty());
+  nlohmann::json route = {{"service", "chat"},
+                          {"model", model},
+                          {"api", "openai"},
+                          {"aliases", {"a b"}},
+                          {"groups", nlohmann::json::array()}};
+  auto bad = ParseProxyRoutes(
+      {{"data", {{"generation", "2"}, {"route.chat", route.dump()}}}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("data.route.chat: aliases[0]: must be "
+                                        "1 to 128 letters"),
+            std::string::npos)
+      << bad.status().message();
 }
 
 // Both keepers carry their controller's lease epoch on what they write, and

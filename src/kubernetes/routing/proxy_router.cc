@@ -34,11 +34,8 @@ StatusOr<bool> ProxyRouter::SetRoute(const ServiceRoute& route) {
 StatusOr<std::pair<long, bool>> ProxyRouter::Write(const ServiceRoute& route) {
   std::string path = fmt::format("/api/v1/namespaces/{}/configmaps/{}",
                                  options_.namespace_, kProxyRoutesName);
-  ProxyRoute desired{route,
-                     options_.ModelOf(route.service),
-                     {},
-                     {},
-                     options_.serving.SpeaksOpenAi(route.service)};
+  ProxyRoute desired =
+      ProxyRouteOf(route, options_.ModelOf(route.service), options_.serving);
   MIGSERVE_ASSIGN_OR_RETURN(desired.uids, OwnedUids(route));
   std::string key = ProxyRouteKey(route.service);
   std::string value = FormatProxyRoute(desired);

@@ -63,6 +63,20 @@ Status ReadGroup(const JsonFields& f, RouteGroup* g, ProxyRoute* route) {
 
 }  // namespace
 
+ProxyRoute ProxyRouteOf(ServiceRoute route, const std::string& model,
+                        const ServingSpec& spec) {
+  const std::string service = route.service;
+  std::vector<ServedName> aliases;
+  for (const std::string& served : spec.ServedNames(service, model)) {
+    StatusOr<ServedName> alias = ServedName::Parse(served);
+    if (served != service && served != model && alias.ok()) {
+      aliases.push_back(*alias);
+    }
+  }
+  return {std::move(route),  model, {}, {}, spec.SpeaksOpenAi(service),
+          std::move(aliases)};
+}
+
 ProxyRoutes ProxyRoutesOf(const ClusterState& state,
                           const std::map<std::string, std::string>& models,
                           const ServingSpec& spec) {
@@ -70,8 +84,7 @@ ProxyRoutes ProxyRoutesOf(const ClusterState& state,
   for (auto& [service, route] : Routes(state)) {
     auto model = models.find(service);
     std::string name = model != models.end() ? model->second : service;
-    routes.services[service] = {
-        std::move(route), name, {}, {}, spec.SpeaksOpenAi(service)};
+    routes.services[service] = ProxyRouteOf(std::move(route), name, spec);
   }
   return routes;
 }
@@ -107,6 +120,12 @@ std::string FormatProxyRoute(const ProxyRoute& route) {
               {"model", route.model},
               {"groups", groups}};
   if (route.openai) out["api"] = "openai";
+  if (!route.aliases.empty()) {
+    json aliases = json::array();
+    for (const ServedName& alias : route.aliases)
+      aliases.push_back(alias.str());
+    out["aliases"] = aliases;
+  }
   return out.dump();
 }
 
@@ -172,6 +191,7 @@ StatusOr<ProxyRoutes> ParseProxyRoutes(const json& object) {
                      "must be kserve (the default) or openai, got " + api);
     }
     route.openai = api == "openai";
+    MIGSERVE_RETURN_IF_ERROR(f.CheckedList("aliases", &route.aliases));
     MIGSERVE_RETURN_IF_ERROR(f.Objects(
         "groups",
         [&](const JsonFields& g, RouteGroup* group) {

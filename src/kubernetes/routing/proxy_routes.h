@@ -12,7 +12,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
+#include "boundary/checked_name.h"
 #include "cluster/routing.h"
 #include "kube/labels.h"
 #include "kubernetes/cluster_model.h"
@@ -54,6 +56,11 @@ struct ProxyRoute {
   // template): the proxy carries the OpenAI API for it
   // (proxy::ProxyUpstream::openai); in the ConfigMap, "api": "openai".
   bool openai = false;
+  // The names besides the service and its model that an OpenAI route's
+  // replicas answer to, as they were told (ServingSpec::ServedNames: the
+  // model's aliases); the proxy routes each to the service. In the
+  // ConfigMap, "aliases" (left out where none).
+  std::vector<ServedName> aliases = {};
   bool operator==(const ProxyRoute&) const = default;
 };
 
@@ -69,6 +76,12 @@ struct ProxyRoutes {
   long epoch = 0;
   bool operator==(const ProxyRoutes&) const = default;
 };
+
+// `route` of a service serving `model` under `spec`: OpenAI where its kind
+// runs on vLLM, with the aliases its replicas are told to answer to. No
+// uids or owners yet.
+ProxyRoute ProxyRouteOf(ServiceRoute route, const std::string& model,
+                        const ServingSpec& spec);
 
 // The routes of `state`'s services at generation 1, as export writes them
 // and `router --render` reads them: each service's route (cluster::Routes)

@@ -1,10 +1,12 @@
 #include "proxy/testing/emulated_openai_replica.h"
 
+#include <fmt/format.h>
 #include <httplib.h>
 
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "util/testing/http_listener.h"
@@ -12,15 +14,63 @@
 namespace migserve::proxy {
 namespace {
 
-// One chunk of a streamed answer, as an OpenAI server sends it.
-std::string Chunk(const std::string& replica, const std::string& model,
-                  int token) {
-  nlohmann::json chunk = {
-      {"object", "chat.completion.chunk"},
-      {"model", model},
-      {"replica", replica},
-      {"choices",
-       {{{"index", 0}, {"delta", {{"content", std::to_string(token)}}}}}}};
+// An error as vLLM's server answers one (ErrorResponse: an `error` object
+// with message, type, param and the status as its code).
+std::string VllmError(const std::string& message, const std::string& type,
+                      const std::string& param, int status) {
+  return nlohmann::json({{"error",
+                          {{"message", message},
+                           {"type", type},
+                           {"param", param},
+                           {"code", status}}}})
+             .dump() +
+         "\n";
+}
+
+// What an answer says of itself: its id, object, creation time and model.
+struct Answer {
+  std::string id;
+  bool chat = true;  // /v1/chat/completions, else /v1/completions
+  long created = 0;
+  std::string model;
+  std::string replica;
+};
+
+// The choice of token `token` (0-based; `last`: the output's end).
+nlohmann::json Choice(const Answer& a, const std::string& text, bool delta,
+                      bool last) {
+  nlohmann::json choice = {{"index", 0}};
+  if (!a.chat) {
+    choice["text"] = text;
+  } else if (delta) {
+    choice["delta"] = {{"content", text}};
+  } else {
+    choice["message"] = {{"role", "assistant"}, {"content", text}};
+  }
+  choice["finish_reason"] = last ? nlohmann::json("length") : nlohmann::json();
+  return choice;
+}
+
+nlohmann::json Head(const Answer& a, bool chunk) {
+  return {
+      {"id", a.id},
+      {"object", a.chat ? (chunk ? "chat.completion.chunk" : "chat.completion")
+                        : "text_completion"},
+      {"created", a.created},
+      {"model", a.model},
+      {"replica", a.replica}};
+}
+
+nlohmann::json Usage(long prompt, long output) {
+  return {{"prompt_tokens", prompt},
+          {"completion_tokens", output},
+          {"total_tokens", prompt + output}};
+}
+
+// One chunk of a streamed answer, as vLLM sends it.
+std::string Chunk(const Answer& a, long token, bool last) {
+  nlohmann::json chunk = Head(a, true);
+  chunk["choices"] = {Choice(a, std::to_string(token), true, last)};
   return "data: " + chunk.dump() + "\n\n";
 }
 
@@ -103,32 +153,96 @@ EmulatedOpenAiReplica::EmulatedOpenAiReplica(EmulatedOpenAiOptions options)
   server_->Get("/health", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("", "text/plain");
   });
+  if (options_.served.empty()) {
+    options_.served = {options_.service, options_.model};
+  }
+  server_->Get("/v1/models", [this](const httplib::Request&,
+                                    httplib::Response& res) {
+    nlohmann::json data = nlohmann::json::array();
+    for (const std::string& name : options_.served) {
+      data.push_back({{"id", name},
+                      {"object", "model"},
+                      {"owned_by", "vllm"},
+                      {"root", options_.model}});
+    }
+    res.set_content(nlohmann::json({{"object", "list"}, {"data", data}}).dump(),
+                    "application/json");
+  });
   auto answer = [this](const httplib::Request& req, httplib::Response& res) {
     ++hits_;
     nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
-    std::string model =
-        body.is_object() && body.contains("model") && body["model"].is_string()
-            ? body["model"].get<std::string>()
-            : "";
-    if (req.get_header_value("migserve-service") != options_.service &&
-        model != options_.service && model != options_.model) {
-      ++misrouted_;
+    if (!body.is_object()) {
+      res.status = 400;
+      res.set_content(VllmError("the request body is not a JSON object",
+                                "BadRequestError", "", 400),
+                      "application/json");
+      return;
     }
-    const bool stream = body.is_object() && body.value("stream", false);
+    const nlohmann::json& asked =
+        body.contains("model") ? body["model"] : nlohmann::json();
+    // vLLM serves a request without a model as its first name.
+    std::string model = asked.is_string() ? asked.get<std::string>() : "";
+    if (!model.empty() &&
+        std::find(options_.served.begin(), options_.served.end(), model) ==
+            options_.served.end()) {
+      ++misrouted_;
+      res.status = 404;
+      res.set_content(
+          VllmError(fmt::format("The model `{}` does not exist.", model),
+                    "NotFoundError", "model", 404),
+          "application/json");
+      return;
+    }
+    Answer a;
+    a.id = fmt::format("cmpl-{}-{}", options_.name, hits_.load());
+    a.chat = req.path == "/v1/chat/completions";
+    a.created = static_cast<long>(std::time(nullptr));
+    a.model = model.empty() ? options_.served.front() : model;
+    a.replica = options_.name;
+    const bool stream = body.value("stream", false);
+    const nlohmann::json options =
+        body.value("stream_options", nlohmann::json::object());
+    const bool usage =
+        options.is_object() && options.value("include_usage", false);
     long output = options_.tokens;
-    if (body.is_object() && body.contains("max_tokens") &&
-        body["max_tokens"].is_number_integer()) {
-      output = std::max(1L, body["max_tokens"].get<long>());
+    for (const char* key : {"max_tokens", "max_completion_tokens"}) {
+      if (body.contains(key) && body[key].is_number_integer()) {
+        output = std::max(1L, body[key].get<long>());
+      }
+    }
+    const long prompt = PromptWords(body);
+    // vLLM's checks of a request against its --max-model-len.
+    const long most = options_.max_model_len;
+    if (most > 0 && (prompt >= most || prompt + output > most)) {
+      res.status = 400;
+      res.set_content(
+          prompt >= most
+              ? VllmError(fmt::format("This model's maximum context length is "
+                                      "{} tokens. However, your request has "
+                                      "{} input tokens. Please reduce the "
+                                      "length of the input messages.",
+                                      most, prompt),
+                          "BadRequestError", "input_tokens", 400)
+              : VllmError(
+                    fmt::format("'max_tokens' or 'max_completion_tokens' "
+                                "is too large: {}. This model's maximum "
+                                "context length is {} tokens and your "
+                                "request has {} input tokens ({} > {} - "
+                                "{}).",
+                                output, most, prompt, output, most, prompt),
+                    "BadRequestError", "max_tokens", 400),
+          "application/json");
+      return;
     }
     // The batcher's request, or the fixed pace's.
     std::optional<size_t> id;
     if (batcher_) {
-      id = Admit(PromptWords(body), output);
+      id = Admit(prompt, output);
       if (!id) {
         res.status = 400;
-        res.set_content(
-            R"({"error": {"message": "too long for the KV cache"}})",
-            "application/json");
+        res.set_content(VllmError("too long for the KV cache",
+                                  "BadRequestError", "input_tokens", 400),
+                        "application/json");
         return;
       }
     }
@@ -143,25 +257,33 @@ EmulatedOpenAiReplica::EmulatedOpenAiReplica(EmulatedOpenAiOptions options)
     };
     if (!stream) {
       ++in_flight_;
-      for (long t = 0; t < output; ++t) await(t);
+      std::string text;
+      for (long t = 0; t < output; ++t) {
+        await(t);
+        text += (t > 0 ? " " : "") + std::to_string(t);
+      }
       --in_flight_;
-      res.set_content(nlohmann::json({{"object", "chat.completion"},
-                                      {"model", model},
-                                      {"replica", options_.name}})
-                              .dump() +
-                          "\n",
-                      "application/json");
+      nlohmann::json whole = Head(a, false);
+      whole["choices"] = {Choice(a, text, false, true)};
+      whole["usage"] = Usage(prompt, output);
+      res.set_content(whole.dump() + "\n", "application/json");
       return;
     }
     ++in_flight_;
     res.set_chunked_content_provider(
         "text/event-stream",
-        [this, model, output, await](size_t, httplib::DataSink& sink) {
+        [a, prompt, output, usage, await](size_t, httplib::DataSink& sink) {
           for (long t = 0; t < output; ++t) {
             await(t);
-            std::string chunk =
-                Chunk(options_.name, model, static_cast<int>(t));
-            if (!sink.write(chunk.data(), chunk.size())) break;
+            std::string chunk = Chunk(a, t, t + 1 == output);
+            if (!sink.write(chunk.data(), chunk.size())) return false;
+          }
+          if (usage) {
+            nlohmann::json last = Head(a, true);
+            last["choices"] = nlohmann::json::array();
+            last["usage"] = Usage(prompt, output);
+            std::string chunk = "data: " + last.dump() + "\n\n";
+            sink.write(chunk.data(), chunk.size());
           }
           std::string done = "data: [DONE]\n\n";
           sink.write(done.data(), done.size());

@@ -1,13 +1,19 @@
 // A stand-in for one language-model replica behind the proxy (vLLM's
-// OpenAI server, reduced to what routing and timing need): an HTTP server
-// on 127.0.0.1 that answers POST /v1/chat/completions and /v1/completions
-// with `tokens` tokens `token_ms` apart or, given a slice, with the tokens
-// a continuous batcher of that slice (llm/continuous_batcher.h) gives the
-// request on the wall clock, streamed as server-sent events when the body
-// asks ("stream": true), each chunk naming the replica; GET /health.
-// It counts the requests it got, those in flight, and those meant for
-// another service (a body `model` that is neither its service nor its
-// model, without a header naming its service).
+// OpenAI server, reduced to what routing and timing need, and as strict
+// as vLLM where a client can see it): an HTTP server on 127.0.0.1 that
+// answers POST /v1/chat/completions and /v1/completions with `tokens`
+// tokens `token_ms` apart or, given a slice, with the tokens a continuous
+// batcher of that slice (llm/continuous_batcher.h) gives the request on the
+// wall clock, streamed as server-sent events when the body asks ("stream":
+// true), each chunk naming the replica; GET /health and /v1/models.
+// As vLLM's server (vllm/entrypoints/openai/): a body `model` it does not
+// serve gets 404 and its error object (type NotFoundError, param model;
+// no `model` is served as its first name); a prompt of max_model_len tokens
+// or more, or prompt plus max_tokens past it, gets 400 (BadRequestError);
+// an answer's `model` is the request's; a non-streamed answer carries
+// `usage`, and a stream's last chunk before `data: [DONE]` carries it where
+// the body asks (stream_options.include_usage). It counts the requests it
+// got, those in flight, and those refused for their model's name.
 #ifndef MIGSERVE_PROXY_TESTING_EMULATED_OPENAI_REPLICA_H_
 #define MIGSERVE_PROXY_TESTING_EMULATED_OPENAI_REPLICA_H_
 
@@ -35,6 +41,12 @@ struct EmulatedOpenAiOptions {
   std::string model;
   int tokens = 4;
   double token_ms = 0;
+  // The names it answers to (vLLM's --served-model-name); empty: its
+  // service and its model.
+  std::vector<std::string> served = {};
+  // vLLM's --max-model-len, a prompt's words counted as its tokens; 0:
+  // none (a slice's KV room still bounds a request).
+  long max_model_len = 0;
   // Where set, a continuous batcher of this slice makes the tokens, each
   // step taking `time_scale` times its modelled time: a request's prompt
   // is its words (messages' contents or prompt; one token each, at least
