@@ -225,7 +225,9 @@ void SetupRouter(CLI::App* app, CommandContext* context) {
       ->capture_default_str();
   app->add_option("--drain-timeout", flags->drain_timeout_s,
                   "Seconds an old nginx worker may finish its requests "
-                  "after a change")
+                  "after a change, and the router waits for it before it "
+                  "reports the change applied (a language model's streams "
+                  "run on in old workers up to --llm-idle-timeout)")
       ->check(CLI::Range(1.0, 3600.0))
       ->capture_default_str();
   app->add_option("--metrics-port", flags->metrics_port,

@@ -203,7 +203,11 @@ std::string OpenAiError(const char* message, const char* type,
 }
 
 // /v1/...: the script reads the body and notes its model, then the named
-// location routes it, streaming the answer as the replica sends it.
+// location routes it, streaming the answer as the replica sends it. The
+// body's buffer is larger than the largest body taken, so a chunked body
+// is found too large before it would spill to a file, and every body is
+// read in memory: what the script gets is all of it. Past the limit,
+// sized or chunked, the answer is OpenAI's error object.
 std::string OpenAiLocations(const ProxyConfig& config,
                             const NginxSetup& setup) {
   // Every name a request may give, as vLLM lists its served names.
@@ -229,11 +233,22 @@ std::string OpenAiLocations(const ProxyConfig& config,
       "      client_max_body_size {}m;\n"
       "      client_body_buffer_size {}m;\n"
       "      client_body_in_single_buffer on;\n"
+      "      error_page 413 = @migserve_openai_too_large;\n"
       "      js_content migserve_openai.route;\n"
+      "    }}\n"
+      "    location @migserve_openai_too_large {{\n"
+      "      default_type application/json;\n"
+      "      return 413 {};\n"
       "    }}\n"
       "    location @migserve_openai {{\n"
       "      default_type application/json;\n",
-      models, setup.llm_max_body_mb, setup.llm_max_body_mb);
+      models, setup.llm_max_body_mb, setup.llm_max_body_mb + 1,
+      OpenAiError(
+          fmt::format("the request body is larger than the proxy reads to "
+                      "route it ({} MiB)",
+                      setup.llm_max_body_mb)
+              .c_str(),
+          "invalid_request_error", "body_too_large"));
   struct Refusal {
     const char* token;
     int status;
@@ -354,8 +369,14 @@ std::string RenderNginxConfig(const ProxyConfig& config,
                          : std::string("auto"));
   std::string p = setup.prefix.str().empty() ? "" : setup.prefix.str() + "/";
   out += fmt::format("pid {}nginx.pid;\nerror_log {}error.log warn;\n", p, p);
-  out += fmt::format("worker_shutdown_timeout {}s;\n",
-                     WholeSeconds(setup.drain_timeout));
+  // Old workers finish their requests after a change for the drain
+  // timeout; a language model's streams for as long as one may idle, so
+  // that no route change cuts a generation (issue 89: every reload cut the
+  // streams older than the drain timeout).
+  out += fmt::format(
+      "worker_shutdown_timeout {}s;\n",
+      WholeSeconds(openai ? std::max(setup.drain_timeout, setup.llm_idle_timeout)
+                          : setup.drain_timeout));
   out += "events {\n  worker_connections 8192;\n}\nhttp {\n  access_log off;\n";
   // Model servers bound their own requests (images, tensors).
   out += "  client_max_body_size 0;\n";
@@ -400,11 +421,19 @@ function route(r) {
     return;
   }
   var text = r.requestText;
-  if (text === undefined) {
+  if (!text) {
+    var length = r.headersIn['Content-Length'];
+    var chunked = r.headersIn['Transfer-Encoding'] !== undefined;
     r.headersOut['Content-Type'] = 'application/json';
-    r.return(413, '{"error": {"message": "the request body is larger than ' +
-             'the proxy reads to route it", "type": ' +
-             '"invalid_request_error", "code": "body_too_large"}}\n');
+    if (text === undefined && (chunked || (length && length !== '0'))) {
+      r.return(413, '{"error": {"message": "the request body is larger ' +
+               'than the proxy reads to route it", "type": ' +
+               '"invalid_request_error", "code": "body_too_large"}}\n');
+    } else {
+      r.return(400, '{"error": {"message": "the request has no body: a ' +
+               'JSON object naming its model is expected", "type": ' +
+               '"invalid_request_error", "code": "missing_body"}}\n');
+    }
     return;
   }
   var model = '';

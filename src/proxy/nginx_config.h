@@ -35,7 +35,10 @@ struct NginxSetup {
   ConfigWord prefix = *ConfigWord::Parse("");  // run files (pid, logs, temp)
   int worker_processes = 0;                    // 0: auto
   bool daemon = false;                         // false: stays in the foreground
-  // How long an old worker may finish its requests after a reload.
+  // How long an old worker may finish its requests after a reload, and how
+  // long NginxProcess::ApplyAndDrain waits for them. Where a language
+  // model's service is served, an old worker keeps its streams up to
+  // llm_idle_timeout (nginx's worker_shutdown_timeout is the larger).
   Duration drain_timeout = *Duration::Of(30);
   // Weighted random instead of smooth weighted round robin (a stand-in for
   // the balancers `router: random` assumes; tests compare the two).

@@ -216,6 +216,7 @@ void NginxProcess::KillAll() {
   }
   std::vector<pid_t> left = workers_;
   left.insert(left.end(), draining_.begin(), draining_.end());
+  left.insert(left.end(), lingering_.begin(), lingering_.end());
   for (pid_t w : left) {
     if (LiveNginx(w)) kill(w, SIGKILL);
   }
@@ -229,6 +230,7 @@ void NginxProcess::KillAll() {
   }
   workers_.clear();
   draining_.clear();
+  lingering_.clear();
 }
 
 NginxProcess::~NginxProcess() {
@@ -295,7 +297,17 @@ Status NginxProcess::Apply(const ProxyConfig& config) {
     return Status::Unavailable(
         fmt::format("cannot replace {}: {}", live, ec.message()));
   }
-  draining_ = ChildrenOf(pid_);
+  std::vector<pid_t> children = ChildrenOf(pid_);
+  std::erase_if(lingering_, [&](pid_t old) {
+    return std::find(children.begin(), children.end(), old) == children.end();
+  });
+  draining_.clear();
+  for (pid_t child : children) {
+    if (std::find(lingering_.begin(), lingering_.end(), child) ==
+        lingering_.end()) {
+      draining_.push_back(child);
+    }
+  }
   if (pid_ < 0 || kill(pid_, SIGHUP) != 0) {
     return Status::Unavailable(
         fmt::format("nginx (pid {}) is not running", pid_));
@@ -315,7 +327,8 @@ Status NginxProcess::ApplyAndDrain(const ProxyConfig& config) {
   MIGSERVE_RETURN_IF_ERROR(WaitForGeneration(ListenHost(), ListenPort(),
                                              config.generation, 10,
                                              setup_.instance.str()));
-  double timeout_s = setup_.drain_timeout.value() + 5;
+  const bool streams = NeedsOpenAiScript(config);
+  double timeout_s = setup_.drain_timeout.value() + (streams ? 0 : 5);
   auto until = Clock::now() + std::chrono::duration<double>(timeout_s);
   for (;;) {
     std::vector<pid_t> now = ChildrenOf(pid_);
@@ -325,6 +338,11 @@ Status NginxProcess::ApplyAndDrain(const ProxyConfig& config) {
     if (draining_.empty()) return Status::Ok();
     if (Clock::now() >= until) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (streams) {
+    lingering_.insert(lingering_.end(), draining_.begin(), draining_.end());
+    draining_.clear();
+    return Status::Ok();
   }
   return Status::DeadlineExceeded(
       fmt::format("nginx: {} old worker(s) still serve after {} s",

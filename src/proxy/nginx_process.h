@@ -46,6 +46,10 @@ class NginxProcess {
   // until the workers that served before have finished the requests they
   // held and exited (nginx bounds that by the setup's drain_timeout; this
   // waits 5 s more). Returns DeadlineExceeded if either does not happen.
+  // Where `config` serves a language model, old workers still open after
+  // drain_timeout hold streams nginx lets run (up to llm_idle_timeout):
+  // they take no new request, so the change is applied, and they are left
+  // to end with their streams (killed with the rest on a restart).
   Status ApplyAndDrain(const ProxyConfig& config);
 
   // Returns Ok while the master runs and this instance answers on its
@@ -80,6 +84,9 @@ class NginxProcess {
   NginxSetup setup_;
   pid_t pid_ = -1;
   std::vector<pid_t> draining_;  // workers of the configuration replaced
+  // Old workers left to finish language models' streams (ApplyAndDrain):
+  // not waited for again at the next change.
+  std::vector<pid_t> lingering_;
   std::vector<pid_t> workers_;   // seen at the last check
   int unanswered_ = 0;           // checks in a row it did not answer
 };

@@ -395,5 +395,133 @@ TEST_F(OpenAiProxyTest, AReloadWithStreamsOpenLosesNone) {
   EXPECT_EQ(a.hits() + b.hits(), kStreams + 1);
 }
 
+// Route changes while generations run longer than the drain timeout (issue
+// 89: every reload cut the streams older than --drain-timeout, 30 s, and a
+// client saw `terminated`): each change is applied within the drain
+// timeout, and the old workers keep their streams to the end, up to
+// --llm-idle-timeout. Short timeouts here, the same code path: 1 s of
+// drain, streams of 3 s, a change every half second.
+TEST_F(OpenAiProxyTest, StreamsLongerThanTheDrainSurviveRepeatedRouteChanges) {
+  constexpr int kTokens = 30;
+  constexpr int kStreams = 8;
+  setup_.drain_timeout = *Duration::Of(1);
+  setup_.llm_idle_timeout = *Duration::Of(20);
+  EmulatedOpenAiReplica a({"a", "chat-a", "m", kTokens, 100});
+  EmulatedOpenAiReplica b({"b", "chat-a", "m", kTokens, 100});
+  ProxyConfig config{1,
+                     {Llm("chat-a", "m", {Backend("127.0.0.1", a.port(), 1)})}};
+  EXPECT_NE(RenderNginxConfig(config, setup_).find(
+                "worker_shutdown_timeout 20s;"),
+            std::string::npos);
+  auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
+  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
+  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
+  std::vector<std::string> bodies(kStreams);
+  std::vector<int> statuses(kStreams, 0);
+  std::vector<std::thread> clients;
+  for (int k = 0; k < kStreams; ++k) {
+    clients.emplace_back([&, k] {
+      httplib::Client client("127.0.0.1", port_);
+      client.set_read_timeout(30);
+      httplib::Request req = StreamedChat(
+          "chat-a", [&, k](const char* data, size_t size, uint64_t, uint64_t) {
+            bodies[k].append(data, size);
+            return true;
+          });
+      httplib::Response res;
+      httplib::Error error;
+      if (client.send(req, res, error)) statuses[k] = res.status;
+    });
+  }
+  for (int i = 0; i < 100 && a.in_flight() < kStreams; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(a.in_flight(), kStreams);
+  // Four changes, b joining and leaving: each applied within the drain
+  // timeout and a little, while every stream is still open.
+  for (int change = 0; change < 4; ++change) {
+    config.generation += 1;
+    if (change % 2 == 0) {
+      config.upstreams[0].backends.push_back(Backend("127.0.0.1", b.port(), 1));
+    } else {
+      config.upstreams[0].backends.pop_back();
+    }
+    const Clock::time_point begin = Clock::now();
+    ASSERT_TRUE((*nginx)->ApplyAndDrain(config).ok());
+    EXPECT_LT(std::chrono::duration<double>(Clock::now() - begin).count(),
+              1.8);
+  }
+  EXPECT_EQ(a.in_flight(), kStreams);  // past the drain, still streaming
+  for (std::thread& t : clients) t.join();
+  for (int k = 0; k < kStreams; ++k) {
+    EXPECT_EQ(statuses[k], 200) << k;
+    int chunks = 0;
+    for (size_t at = bodies[k].find("data: {"); at != std::string::npos;
+         at = bodies[k].find("data: {", at + 1)) {
+      ++chunks;
+    }
+    EXPECT_EQ(chunks, kTokens) << k << ": " << bodies[k];
+    EXPECT_NE(bodies[k].find("data: [DONE]"), std::string::npos) << k;
+  }
+  // A proxy of DNN services alone bounds its old workers by the drain.
+  ProxyConfig dnn{1, {Upstream("s", "m", {Backend("127.0.0.1", a.port(), 1)})}};
+  EXPECT_NE(RenderNginxConfig(dnn, setup_).find("worker_shutdown_timeout 1s;"),
+            std::string::npos);
+}
+
+// A body the proxy will not read, or none, is answered with OpenAI's
+// error object in every path (issue 89: past the limit the client got
+// nginx's HTML 413, a chunked body near it 500, and no body "body too
+// large"): 413 body_too_large, sized or chunked; 400 missing_body. A body
+// just under the limit, sized or chunked, is routed.
+TEST_F(OpenAiProxyTest, ABodyPastTheLimitOrNoneGetsAnOpenAiError) {
+  setup_.llm_max_body_mb = 1;
+  EmulatedOpenAiReplica a({"a", "chat-a", "m"});
+  ProxyConfig config{1,
+                     {Llm("chat-a", "m", {Backend("127.0.0.1", a.port(), 1)})}};
+  auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
+  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
+  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
+  // A chat request of `bytes` bytes, its prompt padding it.
+  auto sized = [](size_t bytes) {
+    std::string head = R"({"model": "chat-a", "messages": [{"role": "user", )"
+                       R"("content": ")";
+    std::string tail = R"("}]})";
+    return head + std::string(bytes - head.size() - tail.size(), 'x') + tail;
+  };
+  const size_t limit = 1 << 20;
+  httplib::Client client("127.0.0.1", port_);
+  auto send = [&](const std::string& body, bool chunked) {
+    if (!chunked) {
+      return client.Post("/v1/chat/completions", body, "application/json");
+    }
+    return client.Post(
+        "/v1/chat/completions",
+        [body](size_t offset, httplib::DataSink& sink) {
+          size_t n = std::min<size_t>(64 * 1024, body.size() - offset);
+          sink.write(body.data() + offset, n);
+          if (offset + n == body.size()) sink.done();
+          return true;
+        },
+        "application/json");
+  };
+  for (bool chunked : {false, true}) {
+    auto under = send(sized(limit - 1024), chunked);
+    ASSERT_TRUE(under) << chunked;
+    EXPECT_EQ(under->status, 200) << chunked << ": " << under->body;
+    auto over = send(sized(limit + 1024), chunked);
+    ASSERT_TRUE(over) << chunked;
+    EXPECT_EQ(over->status, 413) << chunked;
+    nlohmann::json error = nlohmann::json::parse(over->body, nullptr, false);
+    EXPECT_EQ(error["error"]["code"], "body_too_large") << over->body;
+  }
+  auto none = client.Post("/v1/chat/completions", "", "application/json");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 400);
+  nlohmann::json error = nlohmann::json::parse(none->body, nullptr, false);
+  EXPECT_EQ(error["error"]["code"], "missing_body") << none->body;
+  EXPECT_EQ(a.hits(), 2);
+}
+
 }  // namespace
 }  // namespace migserve::proxy
