@@ -13,7 +13,8 @@ deps:
 	@tools/install-deps.sh
 
 # What the tests run besides the build: clang-format, nginx, Prometheus,
-# grpcio, Node.js with the schema validator, Chromium, mmdebstrap and umoci
+# grpcio, Node.js with the schema validator and the OpenAI SDK, Chromium,
+# mmdebstrap and umoci
 # (the image), kubectl where none is installed (the install's renders).
 test-deps:
 	@tools/install-deps.sh --test

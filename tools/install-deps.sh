@@ -2,8 +2,8 @@
 # Installs the Debian packages migserve needs, if missing: to build it (no
 # option; what `make demo` needs), to test it (--test: also clang-format,
 # nginx (with its JavaScript module), Prometheus and grpcio that the tests run, Node.js and Chromium,
-# and the schema validator's npm packages, tools/k8s-validate, pinned by
-# its lock file), to build the image (--image: mmdebstrap and umoci,
+# and the npm packages of the schema validator, tools/k8s-validate, and of
+# the OpenAI client, tools/openai-client, pinned by their lock files), to build the image (--image: mmdebstrap and umoci,
 # tools/make-image.sh; --test includes them) or to build it with clang and
 # its sanitizers and libFuzzer (--clang: `make asan`, tools/fuzz.sh).
 # As root it runs apt-get; otherwise it prints the command to run.
@@ -51,11 +51,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
+# The npm packages the tests run, each folder pinned by its lock file: the
+# schema validator and the official OpenAI SDK (tools/openai-client, the
+# client of the LLM proxy tests).
 if [ "${1:-}" = --test ]; then
-  dir=$(dirname "$0")/k8s-validate
-  if [ ! -f "$dir/node_modules/.package-lock.json" ] ||
-     [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
-    echo "install-deps: npm ci in $dir" >&2
-    npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >&2
-  fi
+  for dir in "$(dirname "$0")"/k8s-validate "$(dirname "$0")"/openai-client; do
+    if [ ! -f "$dir/node_modules/.package-lock.json" ] ||
+       [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+      echo "install-deps: npm ci in $dir" >&2
+      npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >&2
+    fi
+  done
 fi

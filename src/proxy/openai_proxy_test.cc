@@ -400,9 +400,9 @@ TEST_F(OpenAiProxyTest, AReloadWithStreamsOpenLosesNone) {
 // client saw `terminated`): each change is applied within the drain
 // timeout, and the old workers keep their streams to the end, up to
 // --llm-idle-timeout. Short timeouts here, the same code path: 1 s of
-// drain, streams of 3 s, a change every half second.
+// drain, streams of 5 s, four changes one after another.
 TEST_F(OpenAiProxyTest, StreamsLongerThanTheDrainSurviveRepeatedRouteChanges) {
-  constexpr int kTokens = 30;
+  constexpr int kTokens = 50;
   constexpr int kStreams = 8;
   setup_.drain_timeout = *Duration::Of(1);
   setup_.llm_idle_timeout = *Duration::Of(20);
@@ -410,9 +410,9 @@ TEST_F(OpenAiProxyTest, StreamsLongerThanTheDrainSurviveRepeatedRouteChanges) {
   EmulatedOpenAiReplica b({"b", "chat-a", "m", kTokens, 100});
   ProxyConfig config{1,
                      {Llm("chat-a", "m", {Backend("127.0.0.1", a.port(), 1)})}};
-  EXPECT_NE(RenderNginxConfig(config, setup_).find(
-                "worker_shutdown_timeout 20s;"),
-            std::string::npos);
+  EXPECT_NE(
+      RenderNginxConfig(config, setup_).find("worker_shutdown_timeout 20s;"),
+      std::string::npos);
   auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
   ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
   ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
@@ -448,8 +448,7 @@ TEST_F(OpenAiProxyTest, StreamsLongerThanTheDrainSurviveRepeatedRouteChanges) {
     }
     const Clock::time_point begin = Clock::now();
     ASSERT_TRUE((*nginx)->ApplyAndDrain(config).ok());
-    EXPECT_LT(std::chrono::duration<double>(Clock::now() - begin).count(),
-              1.8);
+    EXPECT_LT(std::chrono::duration<double>(Clock::now() - begin).count(), 3);
   }
   EXPECT_EQ(a.in_flight(), kStreams);  // past the drain, still streaming
   for (std::thread& t : clients) t.join();
