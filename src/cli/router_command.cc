@@ -37,7 +37,9 @@ struct RouterFlags {
   KubeFlags kube;
   std::string nginx = "/usr/sbin/nginx";
   std::string listen = "0.0.0.0:8080";
-  std::string grpc_listen = "0.0.0.0:8001";
+  // Unless given, gRPC is served on --listen's address (a proxy kept on
+  // loopback does not open a port to the network), port 8001.
+  std::optional<std::string> grpc_listen;
   std::string run_dir = "/tmp/migserve-proxy";
   std::string pod;
   int workers = 0;
@@ -56,8 +58,10 @@ StatusOr<proxy::NginxSetup> SetupOf(const RouterFlags& flags) {
   StatusOr<Endpoint> listen = Endpoint::ParseListen(flags.listen);
   if (!listen.ok()) return listen.status().WithPrefix("--listen");
   setup.listen = *listen;
-  if (!flags.grpc_listen.empty()) {
-    StatusOr<Endpoint> grpc = Endpoint::ParseListen(flags.grpc_listen);
+  if (!flags.grpc_listen) {
+    MIGSERVE_ASSIGN_OR_RETURN(setup.grpc_listen, listen->AtPort(8001));
+  } else if (!flags.grpc_listen->empty()) {
+    StatusOr<Endpoint> grpc = Endpoint::ParseListen(*flags.grpc_listen);
     if (!grpc.ok()) return grpc.status().WithPrefix("--grpc-listen");
     setup.grpc_listen = *grpc;
   }
@@ -212,7 +216,7 @@ void SetupRouter(CLI::App* app, CommandContext* context) {
       ->capture_default_str();
   app->add_option("--grpc-listen", flags->grpc_listen,
                   "Address:port the proxy serves gRPC (HTTP/2) on; \"\": none")
-      ->capture_default_str();
+      ->default_str("--listen's address, port 8001");
   app->add_option("--run-dir", flags->run_dir,
                   "Where nginx's configuration, pid and logs go")
       ->capture_default_str();
