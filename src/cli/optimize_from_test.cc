@@ -117,6 +117,30 @@ TEST(OptimizeFromCliTest, FromItsOwnTargetNothingChanges) {
   EXPECT_TRUE(cluster::ParsePlan(plan.out, "stdout")->actions.empty());
 }
 
+// From a cluster of no GPU at all (issue 90: the documented uninstall
+// empties the ServingTarget, and optimize --from and autoscale then
+// crashed on the first new GPU): every GPU is new, every service served.
+TEST(OptimizeFromCliTest, FromAnEmptyClusterEveryGpuIsNew) {
+  std::string empty = testing::WriteTempFile(
+      "empty.json", R"({"gpu": "A100-SXM4-80GB", "services": [], "gpus": []})");
+  std::string workload = testing::WriteTempFile(
+      "two.yaml",
+      "gpu: A100-SXM4-80GB\nservices:\n"
+      "  - {name: bert-1, model: bert, throughput: 900, latency_ms: 100}\n"
+      "  - {name: vgg16-1, model: vgg16, throughput: 700, latency_ms: 100}\n");
+  std::string out = testing::TempDir() + "/from-empty.json";
+  CliResult r = Cli({"optimize", "-w", workload, "-p", kA100Profiles, "--algo",
+                     "milp", "--from", empty, "-o", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  CliResult valid =
+      Cli({"validate", "-d", out, "-w", workload, "-p", kA100Profiles});
+  EXPECT_EQ(valid.code, 0) << valid.out << valid.err;
+  // The move needs the GPUs the empty cluster lacks.
+  CliResult plan =
+      Cli({"plan", "--from", empty, "--to", out, "--spare-gpus", "2"});
+  EXPECT_EQ(plan.code, 0) << plan.err;
+}
+
 // survive: {domain: gpu, keep: 1}: from night, the target is day's
 // surviving optimum (proven), and validate finds every GPU's loss survived;
 // from that target nothing starts.

@@ -43,6 +43,10 @@ StatusOr<cluster::GpuId> LoseGpu(const std::string& flag, int gpus_per_node,
     return Status::InvalidArgument(fmt::format(
         "--lose-gpu: \"{}\" is not NODE/INDEX (node-1/2, say)", flag));
   }
+  if (current.gpus.empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "--lose-gpu: the cluster has no GPU, so not {}", gpu->ToString()));
+  }
   if (current.FindGpu(*gpu) == nullptr) {
     return Status::InvalidArgument(fmt::format(
         "--lose-gpu: the cluster has no GPU {} (it has {} GPUs, {} to {})",

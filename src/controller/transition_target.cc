@@ -86,8 +86,10 @@ StatusOr<std::vector<optimizer::milp::CurrentGpu>> KeepableConfigs(
 // GPUs as needed, added to `current`). While the GPUs the move holds stay
 // within the budget, a new config goes to an idle GPU first (the move
 // creates it before anything goes); past it, to a GPU whose replicas all
-// go (the move deletes them first).
+// go (the move deletes them first). A new GPU is of `model` (the
+// problem's: `current` may have no GPU at all, a target emptied by hand).
 std::vector<GpuId> Place(const optimizer::milp::TransitionSolution& solved,
+                         const mig::GpuModel& model,
                          const TargetPlacement& placement,
                          ClusterState* current) {
   std::vector<GpuId> where(solved.configs.size());
@@ -134,7 +136,7 @@ std::vector<GpuId> Place(const optimizer::milp::TransitionSolution& solved,
     } while (names.count(id) > 0);
     names.insert(id);
     where[c] = id;
-    current->gpus.push_back({id, current->gpus.front().model, {}});
+    current->gpus.push_back({id, &model, {}});
     taken.push_back(true);
   }
   return where;
@@ -337,7 +339,7 @@ StatusOr<deployment::Deployment> OptimizeFromCurrent(
   if (!solved.node_of.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(target, PlaceByNode(problem, solved, &room));
   } else {
-    where = Place(solved, placement, &room);
+    where = Place(solved, problem.gpu, placement, &room);
     target = deployment::MakeDeployment(problem.workload, problem.gpu,
                                         problem.caps, solved.configs);
   }
