@@ -95,5 +95,27 @@ grep -q -- '--partitioner=dra' "$out/dra.yaml" ||
   fail "dra: the node agent (or its permissions) would run beside the DRA driver"
 grep -qx '  - resourceclaims' "$out/dra.yaml" ||
   fail "dra: the controller may not create ResourceClaims"
+# A namespace of the cluster's or another component's is refused before
+# anything renders (issue 90: kube-system was relabelled privileged, and
+# the uninstall would have deleted it).
+for taken in kube-system default kube-public monitoring gpu-operator; do
+  if tools/install.sh --render --namespace "$taken" \
+       --registry registry.example.com/platform --digest "$digest" \
+       >"$out/taken.yaml" 2>"$out/taken.err"; then
+    fail "--namespace $taken was accepted"
+  fi
+  grep -q "a namespace of the cluster or of another component" "$out/taken.err" ||
+    fail "--namespace $taken: $(cat "$out/taken.err")"
+done
+# Every namespace the install makes says so, as the check above reads it.
+for file in "$out/gpu-operator.yaml" "$out/gpu-operator-platform-gpu.yaml"; do
+  python3 - "$file" <<'PY' || fail "$file: a namespace without managed-by: migserve"
+import sys, yaml
+spaces = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "Namespace"]
+sys.exit(0 if spaces and all(
+    d["metadata"]["labels"].get("app.kubernetes.io/managed-by") == "migserve"
+    for d in spaces) else 1)
+PY
+done
 echo "install-test: $(ls deploy/overlays | wc -l) partitioners, in the default" \
   "namespaces and in one of the user's, render without warnings and validate" >&2

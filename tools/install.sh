@@ -39,6 +39,14 @@ die() { echo "install: $*" >&2; exit 2; }
 # A DNS label, as a namespace's name must be.
 [ -z "$namespace" ] || [[ "$namespace" =~ ^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$ ]] ||
   die "--namespace $namespace: not a namespace name (lower-case letters, digits and '-')"
+# The install labels its namespace Pod Security "privileged" and the
+# documented uninstall deletes it: never a namespace of the cluster's own
+# or of a component beside migserve.
+case "$namespace" in
+  default|kube-*|openshift-*|gpu-operator|nvidia-*|monitoring|prometheus|\
+  cert-manager|gateway-system|istio-system|kserve|knative-*)
+    die "--namespace $namespace: a namespace of the cluster or of another component; the install would relabel it privileged and an uninstall delete it: name one for migserve alone" ;;
+esac
 if [ -z "$digest" ]; then
   [ -f "$dir/digest" ] || die "$dir/digest: no image; run make image first"
   digest=$(cat "$dir/digest")
@@ -80,6 +88,14 @@ if [ "$render" = 1 ]; then
   exit 0
 fi
 
+# A namespace that exists and that no migserve install made is not taken.
+if [ -n "$namespace" ]; then
+  owner=$(kubectl get namespace "$namespace" --ignore-not-found \
+    -o 'jsonpath={.metadata.labels.app\.kubernetes\.io/managed-by}')
+  exists=$(kubectl get namespace "$namespace" --ignore-not-found -o name)
+  [ -z "$exists" ] || [ "$owner" = migserve ] ||
+    die "--namespace $namespace: exists and was not made by migserve (no label app.kubernetes.io/managed-by=migserve); the install would relabel it privileged and an uninstall delete it: name a new one"
+fi
 command -v skopeo >/dev/null || die "needs skopeo (Debian: skopeo) to push the image"
 version=$(tar -xOf "$dir/migserve.oci.tar" ./index.json |
   python3 -c 'import json,sys; print(json.load(sys.stdin)["manifests"][0]["annotations"]["org.opencontainers.image.ref.name"])')
