@@ -145,8 +145,8 @@ TEST_F(KubeFlagsTest, AMalformedKubeconfigIsAnErrorNotACrash) {
 }
 
 // Credentials migserve would not use are refused by name and never shown:
-// a credential plugin (it would silently be skipped, leaving no
-// credentials), a password, a password in the server URL.
+// a credential plugin it cannot run as written (no apiVersion: client-go
+// refuses it too), a password, a password in the server URL.
 TEST_F(KubeFlagsTest, UnusedCredentialsAreRefusedWithoutShowingThem) {
   auto kubeconfig = [](const std::string& server, const std::string& user) {
     return "apiVersion: v1\ncurrent-context: c\nclusters:\n- name: k\n"
@@ -159,7 +159,7 @@ TEST_F(KubeFlagsTest, UnusedCredentialsAreRefusedWithoutShowingThem) {
   const std::pair<std::string, std::string> cases[] = {
       {kubeconfig("https://k.example:6443",
                   "    exec:\n      command: get-s3cret-token\n"),
-       "users[u].user.exec: not supported"},
+       "users[u].user.exec.apiVersion: missing"},
       {kubeconfig("https://k.example:6443",
                   "    username: admin\n    password: s3cret\n"),
        "users[u].user.username: not supported"},

@@ -34,10 +34,11 @@ size_t AppendBody(char* data, size_t size, size_t n, void* out) {
   return size * n;
 }
 
-// Sets up `c` for `url` with verification on, the config's CA and client
-// certificate, and `headers` (which get the bearer token).
-void Prepare(CURL* c, const KubeConfig& config, const std::string& url,
-             SlistPtr* headers) {
+// Sets up `c` for `url` with verification on, the config's CA,
+// `credential`'s client certificate, and `headers` (which get its bearer
+// token).
+void Prepare(CURL* c, const KubeConfig& config, const Credential& credential,
+             const std::string& url, SlistPtr* headers) {
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
   curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
@@ -48,18 +49,18 @@ void Prepare(CURL* c, const KubeConfig& config, const std::string& url,
                    config.ca_pem.size(), CURL_BLOB_COPY};
     curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &blob);
   }
-  if (!config.cert_pem.empty()) {
-    curl_blob cert{const_cast<char*>(config.cert_pem.data()),
-                   config.cert_pem.size(), CURL_BLOB_COPY};
-    curl_blob key{const_cast<char*>(config.key_pem.data()),
-                  config.key_pem.size(), CURL_BLOB_COPY};
+  if (!credential.cert_pem.empty()) {
+    curl_blob cert{const_cast<char*>(credential.cert_pem.data()),
+                   credential.cert_pem.size(), CURL_BLOB_COPY};
+    curl_blob key{const_cast<char*>(credential.key_pem.data()),
+                  credential.key_pem.size(), CURL_BLOB_COPY};
     curl_easy_setopt(c, CURLOPT_SSLCERT_BLOB, &cert);
     curl_easy_setopt(c, CURLOPT_SSLKEY_BLOB, &key);
   }
   curl_slist* list = curl_slist_append(nullptr, "Accept: application/json");
-  if (!config.token.empty()) {
-    list = curl_slist_append(list,
-                             ("Authorization: Bearer " + config.token).c_str());
+  if (!credential.token.empty()) {
+    list = curl_slist_append(
+        list, ("Authorization: Bearer " + credential.token).c_str());
   }
   headers->reset(list);
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, list);
@@ -168,16 +169,25 @@ std::string KubeClient::Escape(const std::string& text) {
   return out;
 }
 
-StatusOr<KubeClient::Response> KubeClient::Once(
-    const std::string& method, const std::string& url, const std::string& body,
-    const std::string& content_type) {
+StatusOr<Credential> KubeClient::CurrentCredential() const {
+  if (!config_.exec) {
+    return Credential{config_.token, config_.cert_pem, config_.key_pem, {}};
+  }
+  return config_.exec->Current();
+}
+
+StatusOr<KubeClient::Response> KubeClient::Once(const std::string& method,
+                                                const std::string& url,
+                                                const std::string& body,
+                                                const std::string& content_type,
+                                                const Credential& credential) {
   MutexLock lock(&connection_->mu);
   ++connection_->requests;
   if (method != "GET") ++connection_->writes;
   CURL* c = connection_->handle.get();
   curl_easy_reset(c);
   SlistPtr headers;
-  Prepare(c, config_, url, &headers);
+  Prepare(c, config_, credential, url, &headers);
   if (!content_type.empty()) {
     headers.reset(curl_slist_append(headers.release(),
                                     ("Content-Type: " + content_type).c_str()));
@@ -207,8 +217,11 @@ StatusOr<nlohmann::json> KubeClient::Call(const std::string& method,
                                           const std::string& content_type) {
   std::string what = method + " " + path;
   if (!transport_.ok()) return transport_.WithPrefix(what);
+  StatusOr<Credential> credential = CurrentCredential();
+  if (!credential.ok()) return credential.status().WithPrefix(what);
   double backoff = retry_.first_backoff_s;
   Status last;
+  bool refreshed = false;  // the plugin's credential, after a 401
   for (int attempt = 1; attempt <= retry_.attempts; ++attempt) {
     if (attempt > 1) {
       std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
@@ -219,9 +232,19 @@ StatusOr<nlohmann::json> KubeClient::Call(const std::string& method,
         return fenced.WithPrefix(what);
       }
     }
-    auto response = Once(method, config_.server + path, body, content_type);
+    auto response =
+        Once(method, config_.server + path, body, content_type, *credential);
     if (!response.ok()) {
       last = response.status().WithPrefix(what);
+      continue;
+    }
+    // A plugin's credential refused: run it again, once, as client-go does.
+    if (response->code == 401 && config_.exec && !refreshed) {
+      refreshed = true;
+      credential = config_.exec->Refresh(*credential);
+      if (!credential.ok()) return credential.status().WithPrefix(what);
+      --attempt;
+      backoff /= 2;
       continue;
     }
     if (Transient(response->code)) {
@@ -280,10 +303,12 @@ Status KubeClient::Watch(
       "&timeoutSeconds={}{}{}",
       config_.server, path, Escape(resource_version), timeout_s,
       query.empty() ? "" : "&", query);
+  StatusOr<Credential> credential = CurrentCredential();
+  if (!credential.ok()) return credential.status().WithPrefix("watch " + path);
   SlistPtr headers;
   CurlPtr curl = NewHandle();
   CURL* c = curl.get();
-  Prepare(c, config_, url, &headers);
+  Prepare(c, config_, *credential, url, &headers);
   WatchState state;
   state.on_event = &on_event;
   state.stop = stop;
@@ -305,6 +330,10 @@ Status KubeClient::Watch(
   }
   long code = 0;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+  // The next watch asks the plugin for a fresh credential.
+  if (code == 401 && config_.exec) {
+    (void)config_.exec->Refresh(*credential);
+  }
   if (code >= 300) return FromCode(code, what, state.buffer);
   return Status::Ok();
 }

@@ -85,10 +85,14 @@ class KubeClient {
                                 const std::string& path,
                                 const std::string& body,
                                 const std::string& content_type);
-  // One attempt; a transport error is an Unavailable status.
+  // One attempt with `credential`; a transport error is an Unavailable
+  // status.
   StatusOr<Response> Once(const std::string& method, const std::string& url,
                           const std::string& body,
-                          const std::string& content_type);
+                          const std::string& content_type,
+                          const Credential& credential);
+  // The config's token or client certificate, or its plugin's credential.
+  StatusOr<Credential> CurrentCredential() const;
 
   struct Connection;
 

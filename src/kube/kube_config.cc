@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -69,20 +70,107 @@ void TrimRight(std::string* s) {
   }
 }
 
-// Credentials migserve does not use are refused by name, never echoed: a
-// credential plugin (exec, auth-provider) it would not run, and basic auth,
-// which Kubernetes removed.
+// Credentials migserve does not use are refused by name, never echoed: the
+// auth-provider plugins client-go removed (exec replaced them), and basic
+// auth, which Kubernetes removed.
 Status RefuseUnsupportedCredentials(const YAML::Node& user,
                                     const std::string& where) {
-  for (const char* key : {"exec", "auth-provider", "username", "password"}) {
+  for (const char* key : {"auth-provider", "username", "password"}) {
     if (!user[key]) continue;
     return Status::InvalidArgument(fmt::format(
-        "{}.{}: not supported (migserve runs no credential plugin and sends "
-        "no password); give a token, tokenFile or client certificate, e.g. "
-        "from `kubectl create token SERVICE_ACCOUNT`",
+        "{}.{}: not supported (client-go removed auth-provider plugins, and "
+        "migserve sends no password); use an exec credential plugin, a "
+        "token, tokenFile or client certificate, e.g. from `kubectl create "
+        "token SERVICE_ACCOUNT`",
         where, key));
   }
   return Status::Ok();
+}
+
+// The user's `exec` credential plugin, as client-go reads it: apiVersion
+// and command required; a relative command with a '/' is the kubeconfig
+// folder's.
+StatusOr<ExecPlugin> ReadExecPlugin(const YAML::Node& exec,
+                                    const std::string& where,
+                                    const std::filesystem::path& dir,
+                                    const KubeConfig& cluster) {
+  ExecPlugin plugin;
+  plugin.where = where;
+  auto missing = [&](const char* key) {
+    return Status::InvalidArgument(fmt::format(
+        "{}.{}: missing (line {})", where, key, exec.Mark().line + 1));
+  };
+  if (!exec.IsMap())
+    return Status::InvalidArgument(where + ": expected a mapping");
+  for (const auto& field : exec) {
+    const std::string key = field.first.as<std::string>();
+    static const char* known[] = {
+        "apiVersion",      "command",           "args", "env", "installHint",
+        "interactiveMode", "provideClusterInfo"};
+    if (std::find(std::begin(known), std::end(known), key) == std::end(known)) {
+      return Status::InvalidArgument(
+          fmt::format("{}.{}: unknown field (line {})", where, key,
+                      field.first.Mark().line + 1));
+    }
+  }
+  if (!exec["apiVersion"]) return missing("apiVersion");
+  plugin.api_version = exec["apiVersion"].as<std::string>();
+  if (plugin.api_version != "client.authentication.k8s.io/v1" &&
+      plugin.api_version != "client.authentication.k8s.io/v1beta1") {
+    return Status::InvalidArgument(
+        fmt::format("{}.apiVersion: must be client.authentication.k8s.io/v1 or "
+                    "v1beta1, got '{}'",
+                    where, plugin.api_version));
+  }
+  if (!exec["command"]) return missing("command");
+  plugin.command = exec["command"].as<std::string>();
+  if (plugin.command.empty()) {
+    return Status::InvalidArgument(where + ".command: empty");
+  }
+  if (plugin.command.find('/') != std::string::npos &&
+      std::filesystem::path(plugin.command).is_relative()) {
+    plugin.command = (dir / plugin.command).string();
+  }
+  if (exec["args"]) plugin.args = exec["args"].as<std::vector<std::string>>();
+  if (exec["env"]) {
+    for (const YAML::Node& var : exec["env"]) {
+      if (!var["name"] || !var["value"]) {
+        return Status::InvalidArgument(
+            fmt::format("{}.env: each entry needs name and value (line {})",
+                        where, var.Mark().line + 1));
+      }
+      plugin.env.emplace_back(var["name"].as<std::string>(),
+                              var["value"].as<std::string>());
+    }
+  }
+  if (exec["installHint"]) {
+    plugin.install_hint = exec["installHint"].as<std::string>();
+  }
+  // v1 requires interactiveMode; v1beta1 defaults it to IfAvailable.
+  if (exec["interactiveMode"]) {
+    plugin.interactive_mode = exec["interactiveMode"].as<std::string>();
+  } else if (plugin.api_version == "client.authentication.k8s.io/v1") {
+    return missing("interactiveMode");
+  }
+  if (plugin.interactive_mode == "Always") {
+    return Status::InvalidArgument(
+        where +
+        ".interactiveMode: Always needs a terminal, and migserve runs the "
+        "plugin without one; use a plugin that can run with Never or "
+        "IfAvailable, or a token");
+  }
+  if (plugin.interactive_mode != "Never" &&
+      plugin.interactive_mode != "IfAvailable") {
+    return Status::InvalidArgument(fmt::format(
+        "{}.interactiveMode: must be Never, IfAvailable or Always, got '{}'",
+        where, plugin.interactive_mode));
+  }
+  if (exec["provideClusterInfo"]) {
+    plugin.provide_cluster_info = exec["provideClusterInfo"].as<bool>();
+  }
+  plugin.server = cluster.server;
+  plugin.ca_pem = cluster.ca_pem;
+  return plugin;
 }
 
 // Whether `url` has user information (scheme://user:password@host).
@@ -154,6 +242,12 @@ StatusOr<KubeConfig> FromYaml(const YAML::Node& root, const std::string& path,
                               Pem(u, "client-certificate", uwhere, dir));
     MIGSERVE_ASSIGN_OR_RETURN(config.key_pem,
                               Pem(u, "client-key", uwhere, dir));
+    if (u["exec"]) {
+      MIGSERVE_ASSIGN_OR_RETURN(
+          ExecPlugin plugin,
+          ReadExecPlugin(u["exec"], uwhere + ".exec", dir, config));
+      config.exec = std::make_shared<ExecCredentials>(std::move(plugin));
+    }
   }
   TrimRight(&config.token);
   return config;
@@ -198,7 +292,8 @@ Status CheckTransport(const KubeConfig& config) {
     return Status::InvalidArgument(fmt::format(
         "server '{}': only https:// API servers are supported", config.server));
   }
-  if (config.token.empty()) return Status::Ok();
+  // A credential plugin's token is a bearer token too.
+  if (config.token.empty() && !config.exec) return Status::Ok();
   std::string host = HostOf(config.server);
   bool loopback = host == "127.0.0.1" || host == "[::1]" || host == "localhost";
   if (config.allow_loopback_http && loopback) return Status::Ok();

@@ -5,8 +5,10 @@
 #ifndef MIGSERVE_KUBE_KUBE_CONFIG_H_
 #define MIGSERVE_KUBE_KUBE_CONFIG_H_
 
+#include <memory>
 #include <string>
 
+#include "kube/exec_credential.h"
 #include "util/status_or.h"
 
 namespace migserve::kube {
@@ -18,6 +20,10 @@ struct KubeConfig {
   std::string cert_pem;  // client certificate (PEM), empty: none
   std::string key_pem;   // client key (PEM)
   std::string namespace_ = "default";
+  // The user's credential plugin (user.exec), whose credential the client
+  // sends in place of the three above; shared by every copy of the config,
+  // so that the plugin runs once for all of them. Null: none.
+  std::shared_ptr<ExecCredentials> exec;
   // Lets a bearer token go over plain http:// to a server on this machine
   // (127.0.0.1, ::1 or localhost): test servers only
   // (--insecure-loopback-http).
@@ -32,7 +38,9 @@ struct KubeConfig {
 Status CheckTransport(const KubeConfig& config);
 
 // Reads `path` (kubeconfig YAML). `context` empty: current-context.
-// Certificate and key fields may be files or base64 "-data". Returns
+// Certificate and key fields may be files or base64 "-data"; a user's
+// `exec` plugin (client.authentication.k8s.io/v1 or v1beta1) is run when
+// the first request needs its credential (exec_credential.h). Returns
 // InvalidArgument naming the file and field for what is missing or bad,
 // and for insecure-skip-tls-verify (migserve always verifies).
 StatusOr<KubeConfig> LoadKubeconfig(const std::string& path,
