@@ -201,7 +201,11 @@ Status OutputIsAnInput(const std::string& path) {
 Status CommandContext::EmitMerged(const std::string& path,
                                   const std::string& text) {
   if (path.empty() || path == "-") {
+    // Checked to the end: a full disk or a closed pipe behind stdout is an
+    // error, not a silent loss.
     out << text;
+    out.flush();
+    if (!out) return Status::Unavailable("standard output: write failed");
     return Status::Ok();
   }
   return WriteFileAtomic(path, text);
@@ -256,7 +260,17 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out,
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e, out, err);
+    out.flush();
+    if (code == 0 && !out) {
+      return context.Fail(Status::Unavailable("standard output: write failed"));
+    }
     return code == 0 ? kExitOk : kExitBadInput;
+  }
+  // Whatever a command printed reached standard output whole, or the
+  // command failed: a full disk or a closed pipe is no success.
+  out.flush();
+  if (!out && context.exit_code == kExitOk) {
+    return context.Fail(Status::Unavailable("standard output: write failed"));
   }
   return context.exit_code;
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <yaml-cpp/yaml.h>
 
@@ -1114,6 +1115,50 @@ std::string Shell(const std::string& command, int* code) {
   int status = pipe ? pclose(pipe) : -1;
   *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return out;
+}
+
+// Every output is checked to its end (issue 92: `-o /dev/full` and a full
+// standard output exited 0, and as root `-o /dev/full` replaced the device
+// with a regular file): each command below fails, naming the output, and
+// /dev/full stays the device.
+TEST(CliBinaryTest, AFullDiskFailsEveryOutput) {
+  struct stat st;
+  ASSERT_EQ(stat("/dev/full", &st), 0);
+  ASSERT_TRUE(S_ISCHR(st.st_mode));
+  const std::string binary = MIGSERVE_BINARY;
+  const std::string day = SourcePath("data/deployments/day.json");
+  const std::string replicas = testing::WriteTempFile(
+      "full-replicas.csv", "service,node,gpu,start,address,port\n");
+  const std::string commands[] = {
+      "optimize -w " + SourcePath("data/workloads/night.yaml") + " -p " +
+          kA100Profiles + " --algo greedy -o /dev/full",
+      "plan --from " + SourcePath("data/deployments/night.json") + " --to " +
+          SourcePath("data/deployments/night.json") + " -o /dev/full",
+      "report -d " + day + " -w " + SourcePath("data/workloads/day.yaml") +
+          " -p " + kA100Profiles + " -o /dev/full",
+      "router --render -d " + day + " --replicas " + replicas + " -o /dev/full",
+      "generate -p " + kA100Profiles + " --services 3 -o /dev/full",
+  };
+  for (const std::string& command : commands) {
+    int code = 0;
+    std::string err = Shell(binary + " " + command + " 2>&1 >/dev/null", &code);
+    EXPECT_EQ(code, 1) << command << ": " << err;
+    EXPECT_NE(err.find("/dev/full: cannot write: No space left on device"),
+              std::string::npos)
+        << command << ": " << err;
+  }
+  for (const std::string& command :
+       {std::string("gpus"), "optimize -w " +
+                                 SourcePath("data/workloads/night.yaml") +
+                                 " -p " + kA100Profiles + " --algo greedy"}) {
+    int code = 0;
+    std::string err = Shell(binary + " " + command + " 2>&1 >/dev/full", &code);
+    EXPECT_EQ(code, 1) << command << ": " << err;
+    EXPECT_NE(err.find("standard output: write failed"), std::string::npos)
+        << command << ": " << err;
+  }
+  ASSERT_EQ(stat("/dev/full", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
 }
 
 TEST(CliBinaryTest, DashReadsStandardInputAndWritesStandardOutput) {

@@ -14,9 +14,12 @@ namespace migserve {
 // directory does not exist; OK for "" and "-" (stdout).
 Status CheckOutputDirectory(const std::string& path);
 
-// Writes `contents` to a temporary file beside `path`, then renames it over
-// `path`, so that a reader never sees a half-written file; a `path` that
-// exists keeps its mode. Returns
+// Writes `contents` to a temporary file beside `path`, syncs and closes
+// it, then renames it over `path`, so that a reader never sees a
+// half-written file; a `path` that exists keeps its mode. A `path` that
+// exists as a device, FIFO or socket (/dev/stdout, /dev/null) is written in
+// place, never replaced. A failed write, sync or close (a full disk, a
+// closed pipe) is an error, the old file left as it was. Returns
 // InvalidArgument naming the path if its directory does not exist (a typo
 // in a path must not create directories), Unavailable on a failed write.
 Status WriteFileAtomic(const std::string& path, const std::string& contents);

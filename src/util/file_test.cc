@@ -93,6 +93,31 @@ TEST(FileTest, AFileWrittenAgainKeepsItsMode) {
   EXPECT_EQ(Contents(path), "{\"a\": 1}");
 }
 
+// An output that is a FIFO or a device is written in place, never renamed
+// over (issue 92: as root, `-o /dev/full` replaced the device with a
+// regular file and said nothing); a full disk is an error, and so is a
+// directory.
+TEST(FileTest, ADeviceOrFifoIsWrittenInPlaceAndAFullOneFails) {
+  const std::string fifo = testing::TempDir() + "/file-test.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] { got = Contents(fifo); });
+  EXPECT_TRUE(WriteFileAtomic(fifo, "through the pipe").ok());
+  reader.join();
+  EXPECT_EQ(got, "through the pipe");
+  struct stat st;
+  ASSERT_EQ(stat(fifo.c_str(), &st), 0);
+  ASSERT_TRUE(S_ISFIFO(st.st_mode));  // still the FIFO: /dev/full is safe
+  ASSERT_EQ(stat("/dev/full", &st), 0);
+  ASSERT_TRUE(S_ISCHR(st.st_mode));
+  Status full = WriteFileAtomic("/dev/full", "{}");
+  EXPECT_EQ(full.message(), "/dev/full: cannot write: No space left on device");
+  ASSERT_EQ(stat("/dev/full", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  EXPECT_EQ(WriteFileAtomic(testing::TempDir(), "{}").message(),
+            testing::TempDir() + ": is a directory");
+}
+
 // Inputs read whole are bounded (issue 76: /dev/zero and a 2 GB sparse
 
 // file ended in std::bad_alloc): a device or pipe once the limit has come,
