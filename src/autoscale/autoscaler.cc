@@ -25,6 +25,7 @@ constexpr EnumName<Round> kRoundNames[] = {{Round::kHold, "hold"},
                                            {Round::kDown, "down"},
                                            {Round::kDeclined, "declined"},
                                            {Round::kOverBudget, "over_budget"},
+                                           {Round::kUnlisted, "unlisted"},
                                            {Round::kPaused, "paused"},
                                            {Round::kError, "error"}};
 
@@ -234,6 +235,29 @@ StatusOr<Round> Autoscaler::Step(double now_s) {
 
 StatusOr<Round> Autoscaler::Move(double now_s, const Decision& decision,
                                  const deployment::Deployment& current) {
+  // The sizer moves the workload's services: one the target serves that
+  // the workload lacks would lose its replicas (issue 90: a workload
+  // ConfigMap not edited with the target deleted a production service,
+  // the log saying only "up: ..."). Such a service leaves the target only
+  // by an explicit change; until then no move is written.
+  std::vector<std::string> unlisted;
+  for (const std::string& service : current.ServedServices()) {
+    if (std::find(names_.begin(), names_.end(), service) == names_.end()) {
+      unlisted.push_back(service);
+    }
+  }
+  if (!unlisted.empty()) {
+    Say(EventType::kWarning, "NotInWorkload",
+        fmt::format("held: {}; {} serves {}, which the workload lacks: a "
+                    "move would delete {} replicas; add {} to the workload, "
+                    "or take {} out of the target yourself",
+                    decision.reason, options_.target.name,
+                    fmt::join(unlisted, ", "),
+                    unlisted.size() == 1 ? "its" : "their",
+                    unlisted.size() == 1 ? "it" : "them",
+                    unlisted.size() == 1 ? "it" : "them"));
+    return Round::kUnlisted;
+  }
   MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState cluster,
                             cluster::ClusterFromDeployment(
                                 current, {options_.sizer.gpus_per_node, 0}));

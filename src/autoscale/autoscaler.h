@@ -66,15 +66,26 @@ struct AutoscaleOptions {
   LogSink log = [](const std::string&) {};
   // Each decision and problem as a Kubernetes Event says it (`autoscale
   // --events-for` records them): its type, reason (one CamelCase word:
-  // ScaledUp, ScaledDown, WouldMove, DownDeclined, OverBudget, Paused,
-  // Resumed, NotObserved, RoundFailed) and message. Services not observed are
-  // said once until what is missing changes; a pause when it starts and when it
-  // ends.
+  // ScaledUp, ScaledDown, WouldMove, DownDeclined, OverBudget,
+  // NotInWorkload, Paused, Resumed, NotObserved, RoundFailed) and message.
+  // Services not observed are said once until what is missing changes; a pause
+  // when it starts and when it ends.
   EventSink event = [](EventType, const std::string&, const std::string&) {};
 };
 
 // What one round did.
-enum class Round { kHold, kUp, kDown, kDeclined, kOverBudget, kPaused, kError };
+// kUnlisted: a move held because the target serves a service the workload
+// lacks, whose replicas the move would delete.
+enum class Round {
+  kHold,
+  kUp,
+  kDown,
+  kDeclined,
+  kOverBudget,
+  kUnlisted,
+  kPaused,
+  kError
+};
 
 class Autoscaler {
  public:

@@ -428,6 +428,51 @@ services:
   EXPECT_GE(Capacity(target, "bert-1"), 3000);
 }
 
+// A target serving a service the workload lacks (issue 90: the move
+// deleted its replicas, the log saying "up: bert-1"): no move is written
+// while it does, each round naming the service, until the workload lists
+// it again.
+TEST(AutoscalerTest, AServiceTheWorkloadLacksIsKeptAndNamed) {
+  const profile::ProfileTable profiles = Profiles();
+  const std::string target = testing::TempDir() + "/unlisted-target.json";
+  const deployment::Deployment made = Sizer::Make(Workload(), profiles, {})
+                                          .value()
+                                          .Deploy({1200, 1200}, nullptr)
+                                          .value();
+  const std::string text = deployment::FormatDeployment(made);
+  ASSERT_TRUE(WriteFileAtomic(target, text).ok());
+  const workload::Workload only_bert =
+      workload::ParseWorkload(R"yaml(gpu: A100-SXM4-80GB
+latency_budget: 1
+max_procs: 1
+services:
+  - {name: bert-1, model: bert, throughput: 1200, latency_ms: 100,
+     observe: {rate: "vector(3000)"}}
+)yaml",
+                              "w.yaml")
+          .value();
+  auto prometheus = LocalPrometheus::Start({});
+  ASSERT_TRUE(prometheus.ok()) << prometheus.status().ToString();
+  std::vector<std::string> said;
+  AutoscaleOptions options = QuickLoop((*prometheus)->url(), target, &said);
+  auto a = Autoscaler::Make(only_bert, profiles, options);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ((*a)->Step(UnixNow()).value(), Round::kUnlisted);
+  ASSERT_FALSE(said.empty());
+  EXPECT_TRUE(said.back().starts_with("NotInWorkload: held: up: bert-1 ("))
+      << said.back();
+  EXPECT_TRUE(said.back().ends_with(fmt::format(
+      "; {} serves resnet50-1, which the workload lacks: a move would delete "
+      "its replicas; add it to the workload, or take it out of the target "
+      "yourself",
+      target)))
+      << said.back();
+  EXPECT_EQ(ReadFile(target).value(), text);
+  EXPECT_NE((*a)->Metrics().find(
+                "migserve_autoscale_rounds_total{result=\"unlisted\"} 1"),
+            std::string::npos);
+}
+
 TEST(AutoscalerTest, GoesOnFromTheRatesTheTargetWasMadeFor) {
   const workload::Workload workload = Workload();
   const profile::ProfileTable profiles = Profiles();

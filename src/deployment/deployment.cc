@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cassert>
 #include <map>
+#include <set>
 
 #include "util/enum_names.h"
 
@@ -50,6 +51,16 @@ bool Deployment::Placed() const {
 queueing::DataPlane Deployment::Plane() const {
   return summary && summary->router ? summary->router->traits().plane
                                     : queueing::DataPlane::kGatewayOnly;
+}
+
+std::vector<std::string> Deployment::ServedServices() const {
+  std::set<std::string> served;
+  for (const DeployedGpu& g : gpus) {
+    for (const PlacedInstance& i : g.instances) {
+      if (i.service) served.insert(*i.service);
+    }
+  }
+  return {served.begin(), served.end()};
 }
 
 std::vector<double> Deployment::CreditedRates(

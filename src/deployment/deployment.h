@@ -107,6 +107,8 @@ struct Deployment {
   bool Placed() const;
   // Returns the model name of GPU entry `g`: its own, else `gpu`.
   const std::string& GpuModelOf(size_t g) const;
+  // The services some instance serves, each once, sorted.
+  std::vector<std::string> ServedServices() const;
   // Per name of `services`: the summed credit of its instances
   // (req/s; 0 for a service the deployment does not serve).
   std::vector<double> CreditedRates(
