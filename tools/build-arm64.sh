@@ -3,22 +3,11 @@
 # a sysroot of Debian's arm64 packages (tools/make-sysroot.sh, made once)
 # and Debian's aarch64 toolchain (cmake/aarch64-linux-gnu.cmake), the
 # migserve target only. Prints the binary's path.
-# usage: tools/build-arm64.sh [--if-possible] DIR
-#   (DIR/sysroot, DIR/build/migserve)
+# usage: tools/build-arm64.sh DIR   (DIR/sysroot, DIR/build/migserve)
 # Needs root (the sysroot's extraction), mmdebstrap and
-# g++-aarch64-linux-gnu (tools/install-deps.sh --image); with
-# --if-possible, says what is missing and exits 0 without them (the main
-# build's migserve-arm64 target, which `make test` builds beside the rest
-# so that the image test does not compile on the tests' time).
+# g++-aarch64-linux-gnu (tools/install-deps.sh --image). `make image` runs
+# it; the image test (ctest image) checks what it built.
 set -euo pipefail
-if_possible=0
-if [ "${1:-}" = --if-possible ]; then if_possible=1; shift; fi
-if [ "$if_possible" = 1 ] && { [ "$(id -u)" -ne 0 ] ||
-   ! command -v mmdebstrap >/dev/null || ! command -v aarch64-linux-gnu-g++ >/dev/null; }; then
-  echo "build-arm64: no arm64 build here (needs root, mmdebstrap and" \
-    "g++-aarch64-linux-gnu: tools/install-deps.sh --image)" >&2
-  exit 0
-fi
 dir=$(realpath -m "$1")
 src=$(cd "$(dirname "$0")/.." && pwd)
 command -v aarch64-linux-gnu-g++ >/dev/null ||

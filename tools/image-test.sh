@@ -12,13 +12,22 @@
 # health check. Usage: image-test.sh MIGSERVE SRC OUT ARM64DIR. Exits 77
 # (skipped) unless run as root with mmdebstrap, umoci,
 # g++-aarch64-linux-gnu and qemu-user-static (`make test` installs them;
-# CI runs as root).
+# CI runs as root) and ARM64DIR holds the arm64 build (`make image` makes
+# it; CI's image step runs before `make test`).
 set -euo pipefail
 bin=$1 src=$2 out=$3 arm64dir=$4
 if [ "$(id -u)" -ne 0 ] || ! command -v mmdebstrap >/dev/null ||
    ! command -v umoci >/dev/null || ! command -v aarch64-linux-gnu-g++ >/dev/null ||
    ! command -v qemu-aarch64-static >/dev/null; then
   echo "image-test: needs root, mmdebstrap, umoci, g++-aarch64-linux-gnu and qemu-user-static" >&2
+  exit 77
+fi
+# The arm64 binary is `make image`'s (CI's image step), not every
+# build's: without it the image is not tested here, and the test says so.
+arm64=$arm64dir/build/migserve
+if [ ! -x "$arm64" ]; then
+  echo "image-test: no arm64 build in $arm64dir (make image, or" \
+    "tools/build-arm64.sh $arm64dir, builds it); skipped" >&2
   exit 77
 fi
 rm -rf "$out" && mkdir -p "$out"
