@@ -86,11 +86,19 @@ std::string Reason(const std::string& body) {
   return body.substr(0, 200);
 }
 
-Status FromCode(long code, const std::string& what, const std::string& body) {
+constexpr char kJsonPatch[] = "application/json-patch+json";
+
+// The Status of answer `code` to `what`; a JSON patch's 422 (a failed
+// `test`) is a conflict.
+Status FromCode(long code, const std::string& what, const std::string& body,
+                const std::string& content_type = "") {
   std::string message =
       fmt::format("{}: HTTP {}: {}", what, code, Reason(body));
   if (code == 404) return Status::NotFound(message);
   if (code == 409) return Status::Aborted(message);
+  if (code == 422 && content_type == kJsonPatch) {
+    return Status::Aborted(message);
+  }
   if (code == 401 || code == 403) return Status::FailedPrecondition(message);
   if (code >= 400 && code < 500 && code != 429) {
     return Status::InvalidArgument(message);
@@ -252,7 +260,7 @@ StatusOr<nlohmann::json> KubeClient::Call(const std::string& method,
       continue;
     }
     if (response->code >= 300) {
-      return FromCode(response->code, what, response->body);
+      return FromCode(response->code, what, response->body, content_type);
     }
     auto json = nlohmann::json::parse(response->body, nullptr, false);
     if (json.is_discarded()) {
@@ -282,6 +290,11 @@ StatusOr<nlohmann::json> KubeClient::Create(const std::string& path,
 StatusOr<nlohmann::json> KubeClient::Patch(const std::string& path,
                                            const nlohmann::json& patch) {
   return Call("PATCH", path, patch.dump(), "application/merge-patch+json");
+}
+
+StatusOr<nlohmann::json> KubeClient::JsonPatch(
+    const std::string& path, const nlohmann::json& operations) {
+  return Call("PATCH", path, operations.dump(), kJsonPatch);
 }
 
 Status KubeClient::Delete(const std::string& path,

@@ -47,6 +47,12 @@ class KubeClient {
   // PATCH `path` with a JSON merge patch (RFC 7386).
   StatusOr<nlohmann::json> Patch(const std::string& path,
                                  const nlohmann::json& patch);
+  // PATCH `path` with a JSON patch (RFC 6902): a list of operations the
+  // API server applies atomically, all or none. A `test` operation that
+  // fails (HTTP 422) is Aborted, as a conflict is: the object is not as
+  // the writer saw it.
+  StatusOr<nlohmann::json> JsonPatch(const std::string& path,
+                                     const nlohmann::json& operations);
   // DELETE `path`, with `options` (a DeleteOptions object, such as
   // preconditions on the uid) unless null.
   Status Delete(const std::string& path,

@@ -693,13 +693,18 @@ void ApiServerStandIn::HandleChange(const httplib::Request& req,
                                     httplib::Response* res, bool patch) {
   ApiPath ref = ParseApiPath(req.path);
   Json body = Json::parse(req.body, nullptr, false);
-  if (!ref.ok || ref.name.empty() || !body.is_object()) {
+  const std::string type = req.get_header_value("Content-Type");
+  // A JSON patch (RFC 6902) is a list of operations, applied all or none;
+  // a merge patch or a replacement is an object.
+  const bool json_patch = patch && type == "application/json-patch+json";
+  if (!ref.ok || ref.name.empty() ||
+      !(json_patch ? body.is_array() : body.is_object())) {
     return Fail(res, 400, "BadRequest", "bad request");
   }
-  if (patch &&
-      req.get_header_value("Content-Type") != "application/merge-patch+json") {
+  if (patch && !json_patch && type != "application/merge-patch+json") {
     return Fail(res, 415, "UnsupportedMediaType",
-                "only application/merge-patch+json");
+                "only application/merge-patch+json or "
+                "application/json-patch+json");
   }
   std::unique_lock lock(mu_);
   auto it = objects_.find(ref.ObjectPath());
@@ -709,8 +714,8 @@ void ApiServerStandIn::HandleChange(const httplib::Request& req,
   }
   // Read without operator[], which would add "metadata": null to the
   // body, and a merge patch would then delete the object's metadata.
-  auto meta = body.find("metadata");
-  std::string want = meta != body.end() && meta->is_object()
+  auto meta = json_patch ? body.end() : body.find("metadata");
+  std::string want = !json_patch && meta != body.end() && meta->is_object()
                          ? meta->value("resourceVersion", "")
                          : "";
   if (!want.empty() &&
@@ -722,7 +727,16 @@ void ApiServerStandIn::HandleChange(const httplib::Request& req,
   }
   const Json& before = it->second;
   Json object = before;
-  if (patch) {
+  if (json_patch) {
+    // As the API server answers a patch that does not apply (a failed
+    // `test` included): 422, nothing changed.
+    try {
+      object = before.patch(body);
+    } catch (const nlohmann::json::exception& e) {
+      lock.unlock();
+      return Fail(res, 422, "Invalid", e.what());
+    }
+  } else if (patch) {
     object.merge_patch(body);
   } else {
     object = body;

@@ -101,7 +101,72 @@ Status GatewayRouter::EnsureService(const std::string& service,
   return Status::Ok();
 }
 
+namespace {
+
+// `key` as a JSON pointer's last token (RFC 6901: '~' and '/' escaped).
+std::string PointerToken(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    out += c == '~' ? std::string("~0") : c == '/' ? "~1" : std::string(1, c);
+  }
+  return out;
+}
+
+// A JSON patch that writes `desired`'s spec and `notes` over `current`, but
+// only if the route is still as `current` says: its fencing epoch and the
+// route it records, tested at the API server in the same request (issue
+// 91: a merge patch held on the wire past the Lease landed after the
+// successor's and routed a service at 0). A route that records neither is
+// tested by its resourceVersion.
+nlohmann::json ConditionalRouteWrite(const nlohmann::json& current,
+                                     const nlohmann::json& desired,
+                                     const kube::Annotations& notes) {
+  nlohmann::json ops = nlohmann::json::array();
+  const std::string epoch = Annotation(current, kAnnotationEpoch);
+  const std::string record = Annotation(current, kAnnotationRoute);
+  auto at = [](const char* key) {
+    return "/metadata/annotations/" + PointerToken(key);
+  };
+  if (!epoch.empty() && !record.empty()) {
+    ops.push_back(
+        {{"op", "test"}, {"path", at(kAnnotationEpoch)}, {"value", epoch}});
+    ops.push_back(
+        {{"op", "test"}, {"path", at(kAnnotationRoute)}, {"value", record}});
+  } else {
+    ops.push_back(
+        {{"op", "test"},
+         {"path", "/metadata/resourceVersion"},
+         {"value", current["metadata"].value("resourceVersion", "")}});
+  }
+  const nlohmann::json written = notes.ToJson();
+  const auto meta = current.find("metadata");
+  if (meta != current.end() && meta->contains("annotations") &&
+      (*meta)["annotations"].is_object()) {
+    for (const auto& [key, value] : written.items()) {
+      ops.push_back(
+          {{"op", "add"}, {"path", at(key.c_str())}, {"value", value}});
+    }
+  } else {
+    ops.push_back(
+        {{"op", "add"}, {"path", "/metadata/annotations"}, {"value", written}});
+  }
+  ops.push_back({{"op", "add"}, {"path", "/spec"}, {"value", desired["spec"]}});
+  return ops;
+}
+
+}  // namespace
+
 StatusOr<bool> GatewayRouter::SetRoute(const ServiceRoute& route) {
+  StatusOr<bool> written = WriteRoute(route);
+  // The route changed between the read and the write: read it again, once
+  // (a newer controller's write is then refused as fenced, by the read).
+  if (written.status().code() == Status::Code::kAborted) {
+    written = WriteRoute(route);
+  }
+  return written;
+}
+
+StatusOr<bool> GatewayRouter::WriteRoute(const ServiceRoute& route) {
   std::string path =
       fmt::format("/apis/{}/namespaces/{}/httproutes/{}", kGatewayApi,
                   options_.namespace_, RouteName(route.service));
@@ -137,14 +202,13 @@ StatusOr<bool> GatewayRouter::SetRoute(const ServiceRoute& route) {
     return true;
   }
   if (Annotation(*current, kAnnotationRoute) == record) return false;
-  // No resourceVersion: the gateway writes the route's status too.
-  nlohmann::json patch = notes.Patch();
-  patch["spec"] = nlohmann::json(desired["spec"]);
-  // A merge patch keeps what it does not name: drop what is gone.
-  if (!desired["spec"].contains("hostnames")) {
-    patch["spec"]["hostnames"] = nullptr;
-  }
-  MIGSERVE_RETURN_IF_ERROR(client_->Patch(path, patch).status());
+  // Tests, not the resourceVersion: the gateway writes the route's status
+  // too, which a write of the spec must not conflict with.
+  MIGSERVE_RETURN_IF_ERROR(
+      client_
+          ->JsonPatch(path, ConditionalRouteWrite(
+                                *current, nlohmann::json(desired), notes))
+          .status());
   // Kept: the Services this route and the one it replaces name, and the
   // slots' Services of its groups (a slot's name outlives its credits).
   std::set<std::string> kept = BackendNames(desired);

@@ -34,9 +34,14 @@ class GatewayRouter : public Router {
   // the gateway.
   GatewayRouter(kube::KubeClient* client, RouterOptions options);
 
+  // Writes the route, conditional at the API server on the route being
+  // as read (its epoch and recorded route); read again once if it was not.
   StatusOr<bool> SetRoute(const ServiceRoute& route) override;
 
  private:
+  // One read and conditional write of the route (SetRoute's); Aborted
+  // where the route changed between them.
+  StatusOr<bool> WriteRoute(const ServiceRoute& route);
   std::string ServicesPath() const;
   // The group label the Service `name` selects ("" where there is none).
   StatusOr<std::string> SelectedGroup(const std::string& name);

@@ -319,6 +319,55 @@ TEST_F(KubernetesRouterKeepersTest, AnOlderEpochWritesOverNoRoute) {
   EXPECT_EQ(EpochOf(*server.Get(kRoute)).value(), 3);
 }
 
+// A route write on the wire when its writer's Lease lapses (issue 91: a
+// deposed leader's merge patch, held past the Lease, landed after its
+// successor's writes and routed a service at 0; nothing repaired it): the
+// write is conditional at the API server on the route being as its writer
+// read it, so the successor's stays. Here the old leader's write is
+// "held" by its client's fence hook, which runs the successor's whole
+// write between the old one's read and its patch.
+TEST_F(KubernetesRouterKeepersTest, ARouteWriteHeldPastTheLeaseDoesNotLand) {
+  constexpr char kRoute[] =
+      "/apis/gateway.networking.k8s.io/v1/namespaces/default/httproutes/s";
+  RouterOptions options;
+  options.serving.gateway = GatewayRef{"gw", "", ""};
+  options.epoch = 1;
+  ASSERT_TRUE(
+      KubernetesRouter(client, options).SetRoute({"s", {Group(5)}}).ok());
+  kube::KubeConfig config;
+  config.server = server.url();
+  kube::KubeClient old_client(config);
+  kube::KubeClient new_client(config);
+  RouterOptions successor = options;
+  successor.epoch = 2;
+  bool held = false;
+  old_client.SetFence([&] {
+    if (!held) {
+      held = true;  // the successor writes while this write is held
+      EXPECT_TRUE(KubernetesRouter(&new_client, successor)
+                      .SetRoute({"s", {Group(9, 2)}})
+                      .ok());
+    }
+    return Status::Ok();
+  });
+  auto stale = KubernetesRouter(&old_client, options)
+                   .SetRoute({"s", {Group(5), Group(3, 4)}});
+  EXPECT_TRUE(held);
+  ASSERT_FALSE(stale.ok());
+  EXPECT_EQ(stale.status().code(), Status::Code::kFailedPrecondition)
+      << stale.status().ToString();
+  EXPECT_NE(stale.status().message().find("fenced: the HTTPRoute of s"),
+            std::string::npos)
+      << stale.status().message();
+  auto live = server.Get(kRoute);
+  ASSERT_TRUE(live);
+  EXPECT_EQ(EpochOf(*live).value(), 2);
+  // The successor's route: its one group's Service, batch 2.
+  const nlohmann::json& refs = (*live)["spec"]["rules"][0]["backendRefs"];
+  ASSERT_EQ(refs.size(), 1u) << refs;
+  EXPECT_EQ(refs[0]["name"], SlotName("s", Group(9, 2))) << refs;
+}
+
 // The routes name each member's pod by the uid the controller's ledger
 // holds, and not a pod that copied its labels.
 TEST(ProxyRouterTest, RoutesNameTheControllersPodsByUid) {
