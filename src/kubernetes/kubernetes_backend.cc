@@ -442,8 +442,26 @@ StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p) {
     std::string name = PodName(at, a.replica.service);
     std::optional<nlohmann::json> pod = pods_.Find(name);
     if (!pod) {
-      if (!p->seen) return std::nullopt;
-      return Status::Unavailable(fmt::format("{}: pod {} is gone", what, name));
+      if (p->seen) {
+        return Status::Unavailable(
+            fmt::format("{}: pod {} is gone", what, name));
+      }
+      // Not in the cache: the watch has not brought it yet, or it was
+      // created, made Ready and deleted between two looks (issue 91: the
+      // action then waited for its timeout). The create answered, so the
+      // pod existed: the API server says which, once a poll period.
+      const Clock::time_point now = Clock::now();
+      const auto period = std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(options_.poll_s));
+      if (now - p->asked < period) return std::nullopt;
+      p->asked = now;
+      auto live = client_->Get(PodsPath() + "/" + name);
+      if (live.status().code() == Status::Code::kNotFound) {
+        return Status::Unavailable(fmt::format(
+            "{}: pod {} is gone (deleted before the watch showed it)", what,
+            name));
+      }
+      return std::nullopt;
     }
     p->seen = true;
     if (Failed(*pod)) {

@@ -114,8 +114,10 @@ class KubernetesBackend : public ClusterBackend {
     std::string ticket;           // repartitions: the driver's
     bool source_deleted = false;  // migrations
     // Creates and migrations: the new pod has been in the cache (until
-    // then its absence means the watch has not brought it yet).
+    // then its absence means the watch has not brought it yet, or that it
+    // is gone already: the API server is asked, once a poll period).
     bool seen = false;
+    Clock::time_point asked{};  // when the API server was last asked
   };
 
   static std::string PodName(const InstanceRef& ref,

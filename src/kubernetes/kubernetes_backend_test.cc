@@ -262,6 +262,44 @@ TEST_F(KubernetesBackendTest, AnActionNotDoneInTimeFails) {
   EXPECT_TRUE(backend.Running().empty());
 }
 
+// A create whose pod is gone before the watch showed it (created, made
+// Ready and deleted between two looks; here deleted where no watch sees
+// it) fails at once, not after the action timeout (issue 91: it waited
+// 900 s, the controller stuck), and the plan goes on.
+TEST_F(KubernetesBackendTest, ACreateWhosePodVanishedUnseenFailsAtOnce) {
+  PutNode("n");
+  BackendOptions options;
+  options.partition = agent_.get();
+  options.action_timeout_s = 60;
+  options.poll_s = 0.05;
+  KubernetesBackend backend(client_.get(), options);
+  Action create;
+  create.id = 4;
+  create.kind = ActionKind::kCreate;
+  create.at = {{"n", 0}, &A100(), seven_};
+  create.replica = {"svc", 8, 1, 100, 10};
+  ASSERT_TRUE(backend.Start(create).ok());
+  const std::string name =
+      ReplicaName("svc", "n", 0, A100().profiles[seven_.profile], 0);
+  ASSERT_TRUE(server_.Get(std::string(kPods) + "/" + name));
+  server_.Expire([&](std::map<std::string, json>* objects) {
+    objects->erase(std::string(kPods) + "/" + name);
+  });
+  const auto begin = std::chrono::steady_clock::now();
+  StatusOr<ActionResult> result = backend.WaitAny();
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_LT(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+          .count(),
+      10);
+  EXPECT_EQ(result->id, 4);
+  EXPECT_EQ(result->status.code(), Status::Code::kUnavailable);
+  EXPECT_NE(result->status.message().find(
+                "is gone (deleted before the watch showed it)"),
+            std::string::npos)
+      << result->status.message();
+}
+
 // A delete removes the pod the backend saw, by its uid: when another pod
 // has taken the name since (here between the look the removal guard is
 // asked on and the delete), the API server refuses and the other pod stays,
