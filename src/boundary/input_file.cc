@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include <map>
 #include <set>
 
+#include "boundary/plain_name.h"
 #include "util/mutex.h"
 
 namespace migserve {
@@ -76,16 +78,21 @@ StatusOr<std::string> ReadAll(const std::string& path, long long limit) {
 
 }  // namespace
 
-long long MaxInputBytes() {
+StatusOr<long long> MaxInputBytes() {
   constexpr long long kDefaultMb = 256;
+  constexpr long long kMostMb = 1 << 20;
   const char* set = std::getenv("MIGSERVE_MAX_INPUT_MB");
-  long long mb = kDefaultMb;
-  if (set != nullptr && *set != '\0') {
-    char* end = nullptr;
-    long long value = std::strtoll(set, &end, 10);
-    if (end != nullptr && *end == '\0' && value > 0 && value <= (1 << 20)) {
-      mb = value;
-    }
+  if (set == nullptr) return kDefaultMb << 20;
+  const std::string text = set;
+  char* end = nullptr;
+  errno = 0;
+  long long mb = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])) ||
+      *end != '\0' || errno != 0 || mb < 1 || mb > kMostMb) {
+    return Status::InvalidArgument(fmt::format(
+        "MIGSERVE_MAX_INPUT_MB: '{}' is not a whole number of MiB from 1 to "
+        "{} (unset it for the default, {})",
+        Printable(text.substr(0, 40)), kMostMb, kDefaultMb));
   }
   return mb << 20;
 }
@@ -97,7 +104,7 @@ StatusOr<std::string> ReadFile(const std::string& path) {
     return Status::InvalidArgument(path + ": is a directory, not a file");
   }
   // A regular file says its size: one too large is refused unread.
-  const long long limit = MaxInputBytes();
+  MIGSERVE_ASSIGN_OR_RETURN(const long long limit, MaxInputBytes());
   if (path != "-" && std::filesystem::is_regular_file(status)) {
     std::uintmax_t size = std::filesystem::file_size(path, ec);
     if (!ec && size > static_cast<std::uintmax_t>(limit)) {

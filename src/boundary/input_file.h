@@ -11,8 +11,10 @@
 namespace migserve {
 
 // The most bytes ReadFile reads of one input: 256 MiB, or
-// MIGSERVE_MAX_INPUT_MB mebibytes where that is set (1 to 1048576).
-long long MaxInputBytes();
+// MIGSERVE_MAX_INPUT_MB mebibytes where that is set: a whole number from 1
+// to 1048576, else InvalidArgument naming the variable (a limit set wrong
+// is never ignored in silence).
+StatusOr<long long> MaxInputBytes();
 
 // Returns the contents of `path`, or NotFound naming the path. "-" is
 // standard input, read at the first call and the same text at every call;

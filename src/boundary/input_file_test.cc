@@ -1,5 +1,6 @@
 #include "boundary/input_file.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,7 +29,7 @@ TEST(InputFileTest, AFifoIsReadOnceAndItsTextKept) {
 
 TEST(InputFileTest, AnInputLargerThanTheLimitIsRefusedNotExhaustingMemory) {
   unsetenv("MIGSERVE_MAX_INPUT_MB");
-  EXPECT_EQ(MaxInputBytes(), 256LL << 20);
+  EXPECT_EQ(MaxInputBytes().value(), 256LL << 20);
   StatusOr<std::string> zero = ReadFile("/dev/zero");
   ASSERT_FALSE(zero.ok());
   EXPECT_EQ(zero.status().code(), Status::Code::kInvalidArgument);
@@ -45,10 +46,21 @@ TEST(InputFileTest, AnInputLargerThanTheLimitIsRefusedNotExhaustingMemory) {
   ASSERT_EQ(truncate(sparse.c_str(), 2 << 20), 0);  // 2 MiB
   EXPECT_EQ(ReadFile(sparse)->size(), 2u << 20);
   setenv("MIGSERVE_MAX_INPUT_MB", "1", 1);
-  EXPECT_EQ(MaxInputBytes(), 1LL << 20);
+  EXPECT_EQ(MaxInputBytes().value(), 1LL << 20);
   EXPECT_FALSE(ReadFile(sparse).ok());
-  setenv("MIGSERVE_MAX_INPUT_MB", "junk", 1);  // ignored: the default
-  EXPECT_EQ(MaxInputBytes(), 256LL << 20);
+  // A limit set wrong is refused by name, never ignored (issue 92).
+  for (const char* bad : {"junk", "0", "-1", "1e3", "", " 5", "2000000",
+                          "99999999999999999999"}) {
+    setenv("MIGSERVE_MAX_INPUT_MB", bad, 1);
+    StatusOr<std::string> read = ReadFile(sparse);
+    ASSERT_FALSE(read.ok()) << bad;
+    EXPECT_EQ(read.status().message(),
+              fmt::format("MIGSERVE_MAX_INPUT_MB: '{}' is not a whole number "
+                          "of MiB from 1 to 1048576 (unset it for the "
+                          "default, 256)",
+                          bad))
+        << bad;
+  }
   unsetenv("MIGSERVE_MAX_INPUT_MB");
   std::remove(sparse.c_str());
 }
