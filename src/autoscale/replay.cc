@@ -307,6 +307,23 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
                               const ReplayOptions& options) {
   MIGSERVE_RETURN_IF_ERROR(options.policy.Validate());
   MIGSERVE_RETURN_IF_ERROR(options.durations.Validate());
+  // Work bounded by the input (issue 92: a trace spanning 1e9 s at
+  // --interval 1 ran on for ever): the policy's decisions and the oracle's
+  // steps, each at most kMaxReplaySteps.
+  const double span_s = trace.end_s() - trace.start_s();
+  for (auto [flag, interval_s] :
+       {std::pair{"--interval", options.policy.interval_s},
+        std::pair{"--oracle-interval", options.oracle_interval_s > 0
+                                           ? options.oracle_interval_s
+                                           : options.policy.interval_s}}) {
+    if (span_s / interval_s > kMaxReplaySteps) {
+      return Status::InvalidArgument(fmt::format(
+          "replay: the trace spans {} s, {:.0f} steps at {} {} s: more than "
+          "the {:.0f} a replay takes; give a larger {} or a shorter trace",
+          span_s, span_s / interval_s, flag, interval_s, kMaxReplaySteps,
+          flag));
+    }
+  }
   ReplayReport report;
   Rates rates{trace, {}};
   MIGSERVE_RETURN_IF_ERROR(MatchServices(workload, &rates, &report));

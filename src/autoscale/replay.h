@@ -96,6 +96,10 @@ struct ReplayReport {
   std::vector<ReplaySample> samples;  // the policy's cluster over time
 };
 
+// The most policy decisions (trace span / --interval), and oracle steps, a
+// replay takes: a million, minutes of work on 2 cores.
+inline constexpr double kMaxReplaySteps = 1e6;
+
 // Replays `trace` for `workload`'s services (their SLOs and models; the
 // trace gives their rates) with `profiles`. Returns InvalidArgument naming
 // a service of the workload the trace lacks or one of the trace the

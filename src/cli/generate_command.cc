@@ -3,6 +3,7 @@
 
 #include "cli/command.h"
 #include "cli/flag_checks.h"
+#include "optimizer/problem.h"
 #include "profile/profile_csv.h"
 #include "workload/generator.h"
 #include "workload/workload_yaml.h"
@@ -53,7 +54,9 @@ void SetupGenerate(CLI::App* app, CommandContext* context) {
   app->add_option("-o,--output", flags->output,
                   "Workload YAML to write (default: stdout)");
   app->add_option("--gpu", o.gpu, "GPU model")->default_val(o.gpu);
+  // No more than a workload may hold (optimize refuses more at once).
   app->add_option("--services", o.services, "Number of services")
+      ->check(CLI::Range(1, optimizer::kMaxServices))
       ->default_val(o.services);
   app->add_option("--models", o.models,
                   "Models to use in turn (default: every measured model)")

@@ -546,6 +546,9 @@ std::vector<Case> TraceCases() {
       {"a year of one service",
        "time_s,service,rate\n0,r,3000\n31536000,r,"
        "3000\n"},
+      // Work bounded by the input (issue 92: it ran on for ever).
+      {"a billion seconds",
+       "time_s,service,rate\n0,r,3000\n1000000000,r,3000\n"},
   };
   for (const auto& [label, text] : texts) cases.push_back(Replay(label, text));
   return cases;
@@ -587,6 +590,11 @@ std::vector<Case> FlagCases() {
        {"--jitter", "--create-s", "--repartition-s", "--seed"}) {
     add(simulate, flag);
   }
+  // More services than a workload may hold (issue 92: generate ran on and
+  // wrote nothing, where optimize refuses such a workload at once).
+  cases.push_back({"generate --services=200000",
+                   {},
+                   {"generate", "-p", "{P}", "--services", "200000"}});
   Case serve{
       "", {}, {"serve", "-d", "{night}", "-w", "{night.yaml}", "-p", "{P}"}};
   for (const char* flag : {"--load", "--cv", "--duration", "--router-replicas",

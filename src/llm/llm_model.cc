@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <string_view>
 #include <tuple>
 
@@ -219,19 +220,28 @@ StatusOr<LlmModelTable> ParseLlmModels(const std::string& yaml,
   // An alias names one model: the one an importer then gives the run. The
   // first model an alias finds is the one listed first. No alias is
   // another model's name: a request naming it would reach either.
+  // By name and by lower-cased checkpoint (what FindAlias matches on), so
+  // that a table of many aliases is checked in one pass.
   LlmModelTable table(std::move(models));
+  std::map<std::string, const LlmModel*> by_name;
+  std::map<std::string, const LlmModel*> by_checkpoint;
+  for (const LlmModel& m : table.models()) {
+    by_name.emplace(m.name, &m);
+    for (const std::string& alias : m.aliases) {
+      by_checkpoint.emplace(Lower(Checkpoint(alias)), &m);
+    }
+  }
   for (size_t i = 0; i < table.models().size(); ++i) {
     const LlmModel& m = table.models()[i];
     for (const std::string& alias : m.aliases) {
-      for (const LlmModel& other : table.models()) {
-        if (other.name == alias && &other != &m) {
-          return Status::InvalidArgument(fmt::format(
-              "{}:{}: models[{}].aliases: '{}' is the name of the model on "
-              "line {}",
-              source, m.line, i, alias, other.line));
-        }
+      if (auto other = by_name.find(alias);
+          other != by_name.end() && other->second != &m) {
+        return Status::InvalidArgument(fmt::format(
+            "{}:{}: models[{}].aliases: '{}' is the name of the model on "
+            "line {}",
+            source, m.line, i, alias, other->second->line));
       }
-      const LlmModel* first = table.FindAlias(alias);
+      const LlmModel* first = by_checkpoint.at(Lower(Checkpoint(alias)));
       if (first != &m) {
         return Status::InvalidArgument(fmt::format(
             "{}:{}: models[{}].aliases: '{}' is already {}'s (line {})", source,

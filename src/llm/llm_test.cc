@@ -101,6 +101,21 @@ TEST(LlmModelTest, ATableWithAMistakeNamesItsLineAndField) {
   }
 }
 
+// A table of many aliases is checked in one pass (issue 92: 100,000
+// aliases hung the reader, each alias compared with every other).
+TEST(LlmModelTest, ATableOfManyAliasesIsRead) {
+  std::string yaml =
+      "models:\n  - {name: a, parameters_b: 1, layers: 2, "
+      "kv_heads: 2, head_dim: 64, aliases: [";
+  for (int i = 0; i < 50000; ++i)
+    yaml += fmt::format("{}org/m-{}", i ? ", " : "", i);
+  yaml += "]}\n";
+  auto t = ParseLlmModels(yaml, "m.yaml");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->models()[0].aliases.size(), 50000u);
+  EXPECT_EQ(t->FindAlias("ORG/M-49999")->name, "a");
+}
+
 // The shipped table's aliases are Hugging Face ids: with or without the
 // organisation, in any letter case, each names its entry.
 TEST(LlmModelTest, AliasesNameTheirEntry) {
