@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "boundary/input_file.h"
 #include "util/mutex.h"
 
 namespace migserve::kube {
@@ -29,9 +30,28 @@ void GlobalInit() {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
+// An answer's body, bounded like every other input (MaxInputBytes: a
+// 300 MB object was read on, issue 92).
+struct BodySink {
+  std::string text;
+  size_t limit = 0;
+  bool too_large = false;
+};
+
 size_t AppendBody(char* data, size_t size, size_t n, void* out) {
-  static_cast<std::string*>(out)->append(data, size * n);
+  auto* body = static_cast<BodySink*>(out);
+  if (body->text.size() + size * n > body->limit) {
+    body->too_large = true;
+    return 0;  // ends the transfer (CURLE_WRITE_ERROR)
+  }
+  body->text.append(data, size * n);
   return size * n;
+}
+
+// The most bytes of one answer, or of one line of a watch.
+StatusOr<size_t> BodyLimit() {
+  MIGSERVE_ASSIGN_OR_RETURN(long long limit, MaxInputBytes());
+  return static_cast<size_t>(limit);
 }
 
 // Sets up `c` for `url` with verification on, the config's CA,
@@ -108,6 +128,7 @@ Status FromCode(long code, const std::string& what, const std::string& body,
 
 struct WatchState {
   std::string buffer;
+  size_t limit = 0;  // the longest line taken (BodyLimit)
   const std::function<bool(const nlohmann::json&)>* on_event = nullptr;
   const std::atomic<bool>* stop = nullptr;
   bool stopped = false;
@@ -116,6 +137,13 @@ struct WatchState {
 
 size_t WatchBody(char* data, size_t size, size_t n, void* user) {
   auto* state = static_cast<WatchState*>(user);
+  if (state->buffer.size() + size * n > state->limit) {
+    state->error = Status::Unavailable(fmt::format(
+        "watch: an event is larger than {} MiB, the most migserve reads of "
+        "one input (MIGSERVE_MAX_INPUT_MB raises it)",
+        state->limit >> 20));
+    return 0;
+  }
   state->buffer.append(data, size * n);
   size_t end;
   while ((end = state->buffer.find('\n')) != std::string::npos) {
@@ -208,13 +236,22 @@ StatusOr<KubeClient::Response> KubeClient::Once(const std::string& method,
   }
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
                    static_cast<long>(retry_.timeout_s * 1000));
-  Response response;
+  MIGSERVE_ASSIGN_OR_RETURN(size_t limit, BodyLimit());
+  BodySink answer{"", limit, false};
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, AppendBody);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &response.body);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &answer);
   CURLcode rc = curl_easy_perform(c);
+  if (answer.too_large) {
+    return Status::InvalidArgument(fmt::format(
+        "the answer is larger than {} MiB, the most migserve reads of one "
+        "input (MIGSERVE_MAX_INPUT_MB raises it)",
+        limit >> 20));
+  }
   if (rc != CURLE_OK) {
     return Status::Unavailable(curl_easy_strerror(rc));
   }
+  Response response;
+  response.body = std::move(answer.text);
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.code);
   return response;
 }
@@ -243,6 +280,10 @@ StatusOr<nlohmann::json> KubeClient::Call(const std::string& method,
     auto response =
         Once(method, config_.server + path, body, content_type, *credential);
     if (!response.ok()) {
+      // A transport error is tried again; an answer too large is not.
+      if (response.status().code() != Status::Code::kUnavailable) {
+        return response.status().WithPrefix(what);
+      }
       last = response.status().WithPrefix(what);
       continue;
     }
@@ -323,6 +364,7 @@ Status KubeClient::Watch(
   CURL* c = curl.get();
   Prepare(c, config_, *credential, url, &headers);
   WatchState state;
+  MIGSERVE_ASSIGN_OR_RETURN(state.limit, BodyLimit());
   state.on_event = &on_event;
   state.stop = stop;
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, WatchBody);

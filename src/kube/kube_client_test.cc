@@ -196,6 +196,32 @@ TEST_F(KubeClientTest, WatchSeesChangesInOrderFromAVersion) {
             (std::vector<std::string>{"ADDED a", "MODIFIED a", "DELETED a"}));
 }
 
+// An answer, or a watch's event, is bounded like every other input
+// (issue 92: a 300 MB object was read on): past MIGSERVE_MAX_INPUT_MB the
+// request fails naming the limit, read no further and not tried again.
+TEST_F(KubeClientTest, AnAnswerLargerThanTheInputLimitIsRefused) {
+  KubeClient client = Client(Config());
+  Json big = {{"metadata", {{"name", "big"}}},
+              {"data", {{"blob", std::string(2 << 20, 'x')}}}};
+  ASSERT_TRUE(client.Create("/api/v1/namespaces/ns/configmaps", big).ok());
+  setenv("MIGSERVE_MAX_INPUT_MB", "1", 1);
+  int before = server_.requests();
+  auto got = client.Get("/api/v1/namespaces/ns/configmaps/big");
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().message(),
+            "GET /api/v1/namespaces/ns/configmaps/big: the answer is larger "
+            "than 1 MiB, the most migserve reads of one input "
+            "(MIGSERVE_MAX_INPUT_MB raises it)");
+  EXPECT_EQ(server_.requests() - before, 1);  // not tried again
+  Status watched = client.Watch("/api/v1/namespaces/ns/configmaps", "", "0", 2,
+                                [](const Json&) { return true; });
+  EXPECT_NE(watched.message().find("watch: an event is larger than 1 MiB"),
+            std::string::npos)
+      << watched.ToString();
+  unsetenv("MIGSERVE_MAX_INPUT_MB");
+  EXPECT_TRUE(client.Get("/api/v1/namespaces/ns/configmaps/big").ok());
+}
+
 std::string Base64(const std::string& text) {
   std::string out(4 * ((text.size() + 2) / 3) + 1, '\0');
   int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
