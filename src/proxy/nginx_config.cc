@@ -239,23 +239,37 @@ std::string OpenAiLocations(const ProxyConfig& config,
       "      client_max_body_size {}m;\n"
       "      client_body_buffer_size {}m;\n"
       "      client_body_in_single_buffer on;\n"
+      "      limit_conn migserve_large_bodies {};\n"
+      "      limit_conn_status 429;\n"
       "      error_page 413 = @migserve_openai_too_large;\n"
+      "      error_page 429 = @migserve_openai_busy;\n"
       "      js_content migserve_openai.route;\n"
       "    }}\n"
       "    location @migserve_openai_too_large {{\n"
       "      default_type application/json;\n"
       "      return 413 {};\n"
       "    }}\n"
+      "    location @migserve_openai_busy {{\n"
+      "      default_type application/json;\n"
+      "      add_header Retry-After 1 always;\n"
+      "      return 429 {};\n"
+      "    }}\n"
       "    location @migserve_openai {{\n"
       "      keepalive_timeout 0;\n"
       "      default_type application/json;\n",
       models, setup.llm_max_body_mb, setup.llm_max_body_mb + 1,
+      LargeBodiesAtOnce(setup),
       OpenAiError(
           fmt::format("the request body is larger than the proxy reads to "
                       "route it ({} MiB)",
                       setup.llm_max_body_mb)
               .c_str(),
-          "invalid_request_error", "body_too_large"));
+          "invalid_request_error", "body_too_large"),
+      OpenAiError(fmt::format("the proxy holds {} requests of 1 MB or more "
+                              "at once; try again",
+                              LargeBodiesAtOnce(setup))
+                      .c_str(),
+                  "rate_limit_error", "too_many_large_bodies"));
   struct Refusal {
     const char* token;
     int status;
@@ -398,12 +412,26 @@ std::string RenderNginxConfig(const ProxyConfig& config,
     out += fmt::format("  js_import migserve_openai from {};\n",
                        OpenAiScriptPath(setup));
     out += "  js_var $migserve_openai_model;\n";
+    // Bodies of 1 MB or more, or chunked (of unknown size), counted
+    // together across workers (LargeBodiesAtOnce); others are not counted.
+    out +=
+        "  map \"$http_transfer_encoding:$content_length\" "
+        "$migserve_large_body {\n    default \"\";\n"
+        "    \"~chunked\" \"large\";\n    \"~:[0-9]{7,}$\" \"large\";\n  }\n"
+        "  limit_conn_zone $migserve_large_body "
+        "zone=migserve_large_bodies:1m;\n";
     out += OpenAiMaps(config);
   }
   out += HttpServer(config, setup);
   if (setup.grpc_listen) out += GrpcServer(setup);
   out += "}\n";
   return out;
+}
+
+int LargeBodiesAtOnce(const NginxSetup& setup) {
+  constexpr int kReservedMb = 96;
+  return std::max(1, (setup.memory_limit_mb - kReservedMb) /
+                         (2 * setup.llm_max_body_mb + 1));
 }
 
 bool NeedsOpenAiScript(const ProxyConfig& config) {
@@ -421,7 +449,98 @@ std::string OpenAiScriptPath(const NginxSetup& setup) {
 
 std::string OpenAiScript() {
   return R"(// Written by migserve: routes an OpenAI API request by its body's model.
-function route(r) {
+// The body is scanned for its top-level "model", never parsed whole: what a
+// request holds is its text, whatever the JSON's shape, and the scan gives
+// the worker's other requests their turn every 64 KiB.
+var CHUNK = 65536;
+
+function pause() {
+  return new Promise(function(resolve) { setTimeout(resolve, 0); });
+}
+
+function error(r, status, message, code) {
+  r.headersOut['Content-Type'] = 'application/json';
+  r.return(status, JSON.stringify({error: {message: message,
+      type: 'invalid_request_error', code: code}}) + '\n');
+}
+
+// The end of the JSON string that starts at `i` (its closing quote's
+// index + 1), or -1.
+function stringEnd(t, i) {
+  for (var k = i + 1;;) {
+    var q = t.indexOf('"', k);
+    if (q < 0) return -1;
+    var b = q - 1;
+    while (b > i && t.charCodeAt(b) === 92) b--;
+    if ((q - 1 - b) % 2 === 0) return q + 1;
+    k = q + 1;
+  }
+}
+
+function space(t, i) {
+  for (var c = t.charCodeAt(i); c === 32 || c === 9 || c === 10 || c === 13;
+       c = t.charCodeAt(++i)) {}
+  return i;
+}
+
+// The top-level "model" of the JSON object `t`: its string, '' where it has
+// none (or not a string), undefined where `t` is not a JSON object.
+async function modelOf(t) {
+  var n = t.length, model = '', mark = CHUNK;
+  var i = space(t, 0);
+  if (t.charCodeAt(i) !== 123) return undefined;
+  i = space(t, i + 1);
+  if (t.charCodeAt(i) === 125) return space(t, i + 1) === n ? '' : undefined;
+  for (;;) {
+    if (t.charCodeAt(i) !== 34) return undefined;
+    var e = stringEnd(t, i);
+    if (e < 0) return undefined;
+    var named = e - i === 7 && t.substring(i, e) === '"model"';
+    i = space(t, e);
+    if (t.charCodeAt(i) !== 58) return undefined;
+    i = space(t, i + 1);
+    var start = i, depth = 0;
+    for (;;) {
+      if (i >= mark) {
+        mark = i + CHUNK;
+        await pause();
+      }
+      if (i >= n) return undefined;
+      var c = t.charCodeAt(i);
+      if (c === 34) {
+        i = stringEnd(t, i);
+        if (i < 0) return undefined;
+        if (depth === 0) break;
+        continue;
+      }
+      if (c === 123 || c === 91) {
+        depth++;
+      } else if (c === 125 || c === 93) {
+        if (depth === 0) break;
+        if (--depth === 0) { i++; break; }
+      } else if (depth === 0 && (c === 44 || c === 32 || c === 9 ||
+                                 c === 10 || c === 13)) {
+        break;
+      }
+      i++;
+    }
+    if (named) {
+      model = '';
+      if (t.charCodeAt(start) === 34) {
+        try { model = JSON.parse(t.substring(start, i)); } catch (x) {
+          return undefined;
+        }
+      }
+    }
+    i = space(t, i);
+    var next = t.charCodeAt(i);
+    if (next === 125) return space(t, i + 1) === n ? model : undefined;
+    if (next !== 44) return undefined;
+    i = space(t, i + 1);
+  }
+}
+
+async function route(r) {
   if (r.method === 'GET' || r.method === 'HEAD') {
     r.variables.migserve_openai_model = '';
     r.internalRedirect('@migserve_openai');
@@ -431,26 +550,18 @@ function route(r) {
   if (!text) {
     var length = r.headersIn['Content-Length'];
     var chunked = r.headersIn['Transfer-Encoding'] !== undefined;
-    r.headersOut['Content-Type'] = 'application/json';
     if (text === undefined && (chunked || (length && length !== '0'))) {
-      r.return(413, '{"error": {"message": "the request body is larger ' +
-               'than the proxy reads to route it", "type": ' +
-               '"invalid_request_error", "code": "body_too_large"}}\n');
+      error(r, 413, 'the request body is larger than the proxy reads to ' +
+            'route it', 'body_too_large');
     } else {
-      r.return(400, '{"error": {"message": "the request has no body: a ' +
-               'JSON object naming its model is expected", "type": ' +
-               '"invalid_request_error", "code": "missing_body"}}\n');
+      error(r, 400, 'the request has no body: a JSON object naming its ' +
+            'model is expected', 'missing_body');
     }
     return;
   }
-  var model = '';
-  try {
-    var body = JSON.parse(text);
-    if (body !== null && typeof body.model === 'string') model = body.model;
-  } catch (e) {
-    r.headersOut['Content-Type'] = 'application/json';
-    r.return(400, '{"error": {"message": "the request body is not JSON", ' +
-             '"type": "invalid_request_error", "code": "invalid_json"}}\n');
+  var model = await modelOf(text);
+  if (model === undefined) {
+    error(r, 400, 'the request body is not a JSON object', 'invalid_json');
     return;
   }
   r.variables.migserve_openai_model = model;

@@ -24,6 +24,7 @@
 #include "boundary/checked_name.h"
 #include "boundary/endpoint.h"
 #include "boundary/quantity.h"
+#include "kubernetes/routing/proxy_routes.h"
 #include "proxy/proxy_config.h"
 
 namespace migserve::proxy {
@@ -59,7 +60,20 @@ struct NginxSetup {
   Duration llm_idle_timeout = *Duration::Of(3600);
   // Largest OpenAI request body the proxy reads to route it.
   int llm_max_body_mb = 16;
+  // The memory the proxy's container may use (the exported proxy's limit):
+  // LargeBodiesAtOnce derives from it how many large bodies it takes.
+  int memory_limit_mb = kubernetes::kProxyMemoryLimitMiB;
 };
+
+// What one OpenAI request holds in the proxy: its body in nginx's buffer
+// while it is served, and while the script reads its `model` a second
+// copy (the body's text: the script scans it and parses none of it, so
+// nothing grows with the JSON's shape), so at most twice the largest body
+// and a MiB. Bodies of 1 MB or more (or chunked, their size unknown) are
+// "large": the proxy takes this many at once, all workers together, and
+// answers the next 429 until one ends: what fits in the memory limit
+// beside 96 MiB for the router, nginx and the small bodies. At least 1.
+int LargeBodiesAtOnce(const NginxSetup& setup);
 
 // The nginx configuration of `config` under `setup`.
 std::string RenderNginxConfig(const ProxyConfig& config,

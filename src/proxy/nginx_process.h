@@ -87,8 +87,8 @@ class NginxProcess {
   // Old workers left to finish language models' streams (ApplyAndDrain):
   // not waited for again at the next change.
   std::vector<pid_t> lingering_;
-  std::vector<pid_t> workers_;   // seen at the last check
-  int unanswered_ = 0;           // checks in a row it did not answer
+  std::vector<pid_t> workers_;  // seen at the last check
+  int unanswered_ = 0;          // checks in a row it did not answer
 };
 
 // Writes the script `config`'s configuration imports (OpenAiScript, at

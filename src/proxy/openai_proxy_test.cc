@@ -3,11 +3,13 @@
 // replica sends it, balanced by requests in flight per weight, beside a
 // DNN service's KServe v2 route.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -520,6 +522,115 @@ TEST_F(OpenAiProxyTest, ABodyPastTheLimitOrNoneGetsAnOpenAiError) {
   nlohmann::json error = nlohmann::json::parse(none->body, nullptr, false);
   EXPECT_EQ(error["error"]["code"], "missing_body") << none->body;
   EXPECT_EQ(a.hits(), 2);
+}
+
+// The body's top-level "model" is found by a scan, as JSON.parse would
+// read it, whatever comes before it: a model after megabytes of messages,
+// escaped, given twice (the last, as JSON's parsers keep), a "model" inside
+// a message (not the body's), and bodies that are not JSON objects.
+TEST_F(OpenAiProxyTest, TheModelIsFoundAsAJsonParserReadsIt) {
+  setup_.llm_max_body_mb = 4;
+  EmulatedOpenAiOptions oa{"a", "chat-a", "m"};
+  oa.served = {"chat-a", "m", "chat-b"};
+  EmulatedOpenAiReplica a(oa);
+  ProxyConfig config{1,
+                     {Llm("chat-a", "m", {Backend("127.0.0.1", a.port(), 1)})}};
+  auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
+  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
+  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
+  std::string numbers = "[";
+  for (int k = 0; k < 1000000; ++k) numbers += k ? ",1" : "1";
+  numbers += "]";
+  struct Body {
+    std::string text;
+    int status;
+  } bodies[] = {
+      {R"({"messages": )" + numbers + R"(, "model": "chat-a"})", 200},
+      {R"({"model": "chat\u002da", "stream": false})", 200},
+      {R"({"model": "nope", "messages": [{"model": "x"}], "model": "chat-a"})",
+       200},
+      {R"({"messages": [{"role": "user", "content": "say \"model\": \"q\""}],)"
+       R"( "model" : "chat-a" })",
+       200},
+      {R"({"messages": [{"model": "chat-a"}]})", 404},
+      {R"({"model": 5})", 404},
+      {R"({})", 404},
+      {R"([{"model": "chat-a"}])", 400},
+      {R"({"model": "chat-a", "messages": [)", 400},
+      {R"({"model": "chat-a"} x)", 400},
+      {R"("chat-a")", 400},
+  };
+  httplib::Client client("127.0.0.1", port_);
+  for (const Body& b : bodies) {
+    auto res = client.Post("/v1/chat/completions", b.text, "application/json");
+    ASSERT_TRUE(res) << b.text.substr(0, 80);
+    EXPECT_EQ(res->status, b.status)
+        << b.text.substr(0, 80) << ": " << res->body;
+  }
+  EXPECT_EQ(a.misrouted(), 0);
+}
+
+// Each large body holds its memory in the proxy while it is served: at
+// most LargeBodiesAtOnce of them at once (here 2, of 4 MiB, in a memory
+// limit of 114 MiB), the next answered 429 with OpenAI's error object, and
+// a worker's memory grows by the bodies' text, not by their JSON's shape
+// (issue 89: JSON.parse took 15 times a body's size).
+TEST_F(OpenAiProxyTest, LargeBodiesAreBoundedInNumberAndInMemory) {
+  setup_.llm_max_body_mb = 4;
+  setup_.memory_limit_mb = 96 + 2 * (2 * 4 + 1);
+  ASSERT_EQ(LargeBodiesAtOnce(setup_), 2);
+  EmulatedOpenAiReplica a({"a", "chat-a", "m", 20, 100});
+  ProxyConfig config{1,
+                     {Llm("chat-a", "m", {Backend("127.0.0.1", a.port(), 1)})}};
+  auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
+  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
+  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
+  // The worker's peak resident memory, kB.
+  auto peak_kb = [&] {
+    std::string children;
+    std::ifstream(
+        fmt::format("/proc/{0}/task/{0}/children", (*nginx)->pid())) >>
+        children;
+    std::ifstream status("/proc/" + children + "/status");
+    for (std::string line; std::getline(status, line);) {
+      if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+    }
+    return 0L;
+  };
+  std::string numbers = "[";
+  while (numbers.size() < (3u << 20)) numbers += "1,";
+  numbers += "1]";
+  const std::string big = R"({"stream": true, "max_tokens": 20, "messages": )" +
+                          numbers + R"(, "model": "chat-a"})";
+  const long before_kb = peak_kb();
+  std::vector<int> statuses(3, 0);
+  std::vector<std::string> answers(3);
+  std::vector<std::thread> clients;
+  for (int k = 0; k < 3; ++k) {
+    clients.emplace_back([&, k] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(400 * k));
+      httplib::Client client("127.0.0.1", port_);
+      auto res = client.Post("/v1/chat/completions", big, "application/json");
+      if (res) {
+        statuses[k] = res->status;
+        answers[k] = res->body;
+      }
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(statuses[0], 200);
+  EXPECT_EQ(statuses[1], 200);
+  EXPECT_EQ(statuses[2], 429) << answers[2];
+  nlohmann::json error = nlohmann::json::parse(answers[2], nullptr, false);
+  EXPECT_EQ(error["error"]["code"], "too_many_large_bodies") << answers[2];
+  // Two bodies of 3 MiB in flight: each at most its buffer, its text and
+  // a MiB (LargeBodiesAtOnce's bound), not a parse.
+  EXPECT_LT(peak_kb() - before_kb, 2 * (2 * 3 + 1) * 1024) << before_kb;
+  // One after the others ended is taken again.
+  httplib::Client client("127.0.0.1", port_);
+  auto again = client.Post("/v1/chat/completions", big, "application/json");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 200);
 }
 
 }  // namespace

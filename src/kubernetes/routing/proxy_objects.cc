@@ -47,10 +47,11 @@ Json RouterContainer(const ProxyExport& proxy) {
         {"periodSeconds", 10},
         {"failureThreshold", 3}}},
       // nginx with a few workers and the router's informers; the limit
-      // keeps a runaway config from taking the node's memory.
+      // keeps a runaway config from taking the node's memory, and bounds
+      // how many large OpenAI bodies the proxy takes at once.
       {"resources",
        {{"requests", {{"cpu", "100m"}, {"memory", "64Mi"}}},
-        {"limits", {{"memory", "256Mi"}}}}},
+        {"limits", {{"memory", fmt::format("{}Mi", kProxyMemoryLimitMiB)}}}}},
       {"securityContext",
        {{"allowPrivilegeEscalation", false},
         {"readOnlyRootFilesystem", true},

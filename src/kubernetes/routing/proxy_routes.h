@@ -37,6 +37,10 @@ inline constexpr int kProxyGrpcPort = 8001;
 // Where its router serves /metrics and /healthz (deploy/monitoring's
 // PodMonitor scrapes it).
 inline constexpr int kProxyMetricsPort = 9090;
+// The memory limit of the proxy's container (the router, nginx and its
+// workers): what the proxy's bound on large request bodies is derived
+// from (proxy::LargeBodiesAtOnce).
+inline constexpr int kProxyMemoryLimitMiB = 256;
 
 struct ProxyRoute {
   ServiceRoute route;  // with its members
