@@ -21,6 +21,7 @@
 #include "proxy/proxy_config.h"
 #include "proxy/testing/emulated_openai_replica.h"
 #include "proxy/testing/local_nginx.h"
+#include "proxy/testing/openai_proxy_fixture.h"
 #include "proxy/testing/proxy_values.h"
 #include "util/test_util.h"
 
@@ -29,27 +30,7 @@ namespace {
 
 using nlohmann::json;
 
-class OpenAiClientTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    port_ = testing::FreePort();
-    setup_.listen = Local(port_);
-    setup_.prefix = RunDir(testing::TempDir() + "/nginx-openai-client");
-    setup_.worker_processes = 1;
-  }
-  ProxyUpstream Llm(const std::string& service, const std::string& model,
-                    std::vector<ProxyBackend> backends,
-                    const std::vector<std::string>& aliases = {}) {
-    ProxyUpstream u = Upstream(service, model, std::move(backends), true);
-    for (const std::string& a : aliases) {
-      u.aliases.push_back(*ServedName::Parse(a));
-    }
-    return u;
-  }
-
-  int port_ = 0;
-  NginxSetup setup_;
-};
+class OpenAiClientTest : public OpenAiProxyFixture {};
 
 TEST_F(OpenAiClientTest, EveryNameAndEveryRefusalAsTheSdkSeesThem) {
   const std::string llama_id = "meta-llama/Llama-3.1-8B-Instruct";

@@ -21,6 +21,7 @@
 #include "proxy/testing/emulated_openai_replica.h"
 #include "proxy/testing/emulated_replica.h"
 #include "proxy/testing/local_nginx.h"
+#include "proxy/testing/openai_proxy_fixture.h"
 #include "proxy/testing/proxy_values.h"
 #include "util/test_util.h"
 
@@ -57,27 +58,71 @@ std::string ReplicaOf(const std::string& body) {
   return j.is_object() ? j.value("replica", "") : "";
 }
 
-class OpenAiProxyTest : public ::testing::Test {
+// `count` streamed chats for `service` at once through the proxy on
+// `port`, each on a thread of its own; Check waits for them and expects
+// each answered 200 with `tokens` chunks and its end.
+class OpenStreams {
+ public:
+  OpenStreams(int port, int count, const std::string& service)
+      : bodies_(count), statuses_(count, 0) {
+    for (int k = 0; k < count; ++k) {
+      threads_.emplace_back([this, port, service, k] {
+        httplib::Client client("127.0.0.1", port);
+        client.set_read_timeout(30);
+        httplib::Request req = StreamedChat(
+            service,
+            [this, k](const char* data, size_t size, uint64_t, uint64_t) {
+              bodies_[k].append(data, size);
+              return true;
+            });
+        httplib::Response res;
+        httplib::Error error;
+        if (client.send(req, res, error)) statuses_[k] = res.status;
+      });
+    }
+  }
+  ~OpenStreams() { Join(); }
+
+  void Check(int tokens) {
+    Join();
+    for (size_t k = 0; k < bodies_.size(); ++k) {
+      EXPECT_EQ(statuses_[k], 200) << k;
+      int chunks = 0;
+      for (size_t at = bodies_[k].find("data: {"); at != std::string::npos;
+           at = bodies_[k].find("data: {", at + 1)) {
+        ++chunks;
+      }
+      EXPECT_EQ(chunks, tokens) << k << ": " << bodies_[k];
+      EXPECT_NE(bodies_[k].find("data: [DONE]"), std::string::npos) << k;
+    }
+  }
+
+ private:
+  void Join() {
+    for (std::thread& t : threads_) {
+      if (t.joinable()) t.join();
+    }
+  }
+  std::vector<std::string> bodies_;
+  std::vector<int> statuses_;
+  std::vector<std::thread> threads_;
+};
+
+// Waits until `replica` holds `count` requests (at most 2 s).
+void AwaitInFlight(const EmulatedOpenAiReplica& replica, int count) {
+  for (int i = 0; i < 100 && replica.in_flight() < count; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+class OpenAiProxyTest : public OpenAiProxyFixture {
  protected:
-  void SetUp() override {
-    port_ = testing::FreePort();
-    setup_.listen = Local(port_);
-    setup_.prefix = RunDir(testing::TempDir() + "/nginx-openai");
-    setup_.worker_processes = 1;
-  }
-  ProxyUpstream Llm(const std::string& service, const std::string& model,
-                    std::vector<ProxyBackend> backends) {
-    return Upstream(service, model, std::move(backends), true);
-  }
   httplib::Result Post(const std::string& body,
                        const httplib::Headers& headers = {}) {
     httplib::Client client("127.0.0.1", port_);
     return client.Post("/v1/chat/completions", headers, body,
                        "application/json");
   }
-
-  int port_ = 0;
-  NginxSetup setup_;
 };
 
 // Every name the proxy routes by reaches a replica that answers to it
@@ -354,26 +399,9 @@ TEST_F(OpenAiProxyTest, AReloadWithStreamsOpenLosesNone) {
   ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
   ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
   constexpr int kStreams = 6;
-  std::vector<std::string> bodies(kStreams);
-  std::vector<int> statuses(kStreams, 0);
-  std::vector<std::thread> clients;
-  for (int k = 0; k < kStreams; ++k) {
-    clients.emplace_back([&, k] {
-      httplib::Client client("127.0.0.1", port_);
-      httplib::Request req = StreamedChat(
-          "chat-a", [&, k](const char* data, size_t size, uint64_t, uint64_t) {
-            bodies[k].append(data, size);
-            return true;
-          });
-      httplib::Response res;
-      httplib::Error error;
-      if (client.send(req, res, error)) statuses[k] = res.status;
-    });
-  }
+  OpenStreams streams(port_, kStreams, "chat-a");
   // Every stream under way, then the route changes (a replica joins).
-  for (int i = 0; i < 100 && a.in_flight() < kStreams; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  AwaitInFlight(a, kStreams);
   ASSERT_EQ(a.in_flight(), kStreams);
   config.generation = 2;
   config.upstreams[0].backends.push_back(Backend("127.0.0.1", b.port(), 1));
@@ -383,17 +411,7 @@ TEST_F(OpenAiProxyTest, AReloadWithStreamsOpenLosesNone) {
   auto next = Post(Chat("chat-a"));
   ASSERT_TRUE(next);
   EXPECT_EQ(next->status, 200);
-  for (std::thread& t : clients) t.join();
-  for (int k = 0; k < kStreams; ++k) {
-    EXPECT_EQ(statuses[k], 200) << k;
-    int chunks = 0;
-    for (size_t at = bodies[k].find("data: {"); at != std::string::npos;
-         at = bodies[k].find("data: {", at + 1)) {
-      ++chunks;
-    }
-    EXPECT_EQ(chunks, kTokens) << bodies[k];
-    EXPECT_NE(bodies[k].find("data: [DONE]"), std::string::npos) << k;
-  }
+  streams.Check(kTokens);
   EXPECT_EQ(a.hits() + b.hits(), kStreams + 1);
 }
 
@@ -418,26 +436,8 @@ TEST_F(OpenAiProxyTest, StreamsLongerThanTheDrainSurviveRepeatedRouteChanges) {
   auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
   ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
   ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
-  std::vector<std::string> bodies(kStreams);
-  std::vector<int> statuses(kStreams, 0);
-  std::vector<std::thread> clients;
-  for (int k = 0; k < kStreams; ++k) {
-    clients.emplace_back([&, k] {
-      httplib::Client client("127.0.0.1", port_);
-      client.set_read_timeout(30);
-      httplib::Request req = StreamedChat(
-          "chat-a", [&, k](const char* data, size_t size, uint64_t, uint64_t) {
-            bodies[k].append(data, size);
-            return true;
-          });
-      httplib::Response res;
-      httplib::Error error;
-      if (client.send(req, res, error)) statuses[k] = res.status;
-    });
-  }
-  for (int i = 0; i < 100 && a.in_flight() < kStreams; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  OpenStreams streams(port_, kStreams, "chat-a");
+  AwaitInFlight(a, kStreams);
   ASSERT_EQ(a.in_flight(), kStreams);
   // Four changes, b joining and leaving: each applied within the drain
   // timeout and a little, while every stream is still open.
@@ -453,17 +453,7 @@ TEST_F(OpenAiProxyTest, StreamsLongerThanTheDrainSurviveRepeatedRouteChanges) {
     EXPECT_LT(std::chrono::duration<double>(Clock::now() - begin).count(), 3);
   }
   EXPECT_EQ(a.in_flight(), kStreams);  // past the drain, still streaming
-  for (std::thread& t : clients) t.join();
-  for (int k = 0; k < kStreams; ++k) {
-    EXPECT_EQ(statuses[k], 200) << k;
-    int chunks = 0;
-    for (size_t at = bodies[k].find("data: {"); at != std::string::npos;
-         at = bodies[k].find("data: {", at + 1)) {
-      ++chunks;
-    }
-    EXPECT_EQ(chunks, kTokens) << k << ": " << bodies[k];
-    EXPECT_NE(bodies[k].find("data: [DONE]"), std::string::npos) << k;
-  }
+  streams.Check(kTokens);
   // A proxy of DNN services alone bounds its old workers by the drain.
   ProxyConfig dnn{1, {Upstream("s", "m", {Backend("127.0.0.1", a.port(), 1)})}};
   EXPECT_NE(RenderNginxConfig(dnn, setup_).find("worker_shutdown_timeout 1s;"),
