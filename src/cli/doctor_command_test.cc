@@ -2,6 +2,9 @@
 // exit 1 while something will not work, 0 once it is mended.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "cli/cli_test_util.h"
 #include "kube/testing/api_server_standin.h"
 #include "util/test_util.h"
@@ -62,6 +65,59 @@ TEST(DoctorCliTest, NamesWhatWillNotWorkUntilItIsMended) {
   EXPECT_EQ(
       Cli({"doctor", "--kubeconfig", kubeconfig, "--partitioner", "x"}).code,
       2);
+}
+
+// The read-only ClusterRole the install ships (deploy/base/rbac.yaml,
+// migserve-viewer) is all doctor needs: a user bound to it alone runs every
+// check of every partitioner, and asks only for reads (issue 90: no
+// read-only role shipped).
+TEST(DoctorCliTest, RunsWithTheShippedViewerRoleAlone) {
+  kube::ApiServerStandIn server(
+      {"", "", "admin-token", 1, {{"viewer-token", "alice"}}});
+  ASSERT_TRUE(server.Start().ok());
+  ASSERT_TRUE(server.ApplyShipped("deploy/base/rbac.yaml").ok());
+  server.Put(
+      "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/alice-viewer",
+      {{"metadata", {{"name", "alice-viewer"}}},
+       {"roleRef",
+        {{"apiGroup", "rbac.authorization.k8s.io"},
+         {"kind", "ClusterRole"},
+         {"name", "migserve-viewer"}}},
+       {"subjects", {{{"kind", "User"}, {"name", "alice"}}}}});
+  server.Put(
+      "/apis/nvidia.com/v1/clusterpolicies/cluster-policy",
+      {{"metadata", {{"name", "cluster-policy"}}},
+       {"spec",
+        {{"mig", {{"strategy", "mixed"}}},
+         {"migManager", {{"config", {{"name", "custom-mig-config"}}}}}}}});
+  server.Put("/api/v1/nodes/gpu-0",
+             {{"metadata",
+               {{"name", "gpu-0"},
+                {"labels",
+                 {{"nvidia.com/mig.capable", "true"},
+                  {"nvidia.com/mig.config", "all-disabled"}}}}}});
+  std::string kubeconfig = testing::WriteTempFile(
+      "doctor-viewer-kubeconfig",
+      "current-context: c\ncontexts:\n- name: c\n  context: {cluster: c, "
+      "user: u}\nclusters:\n- name: c\n  cluster: {server: '" +
+          server.url() +
+          "'}\nusers:\n- name: u\n  user: {token: viewer-token}\n");
+  for (const char* partitioner : {"gpu-operator", "agent", "dra"}) {
+    CliResult r =
+        Cli({"doctor", "--kubeconfig", kubeconfig, "--insecure-loopback-http",
+             "--partitioner", partitioner});
+    EXPECT_NE(r.code, 2) << partitioner << ": " << r.err;
+    EXPECT_EQ(r.err.find("403"), std::string::npos)
+        << partitioner << ": " << r.err;
+  }
+  std::set<std::string> asked;
+  for (const kube::RbacRequest& q : server.Authorized()) {
+    if (q.user == "alice") asked.insert(q.verb);
+  }
+  EXPECT_FALSE(asked.empty());
+  for (const std::string& verb : asked) {
+    EXPECT_TRUE(verb == "get" || verb == "list" || verb == "watch") << verb;
+  }
 }
 
 }  // namespace
