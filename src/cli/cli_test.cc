@@ -1233,11 +1233,19 @@ TEST(CliTest, ExportPinsTheProxysImage) {
   std::string proxy = ReadFile(dir + "/proxy.yaml").value();
   EXPECT_NE(proxy.find("image: " + pinned + "\n"), std::string::npos)
       << proxy.substr(0, 2000);
+  EXPECT_EQ(r.err.find("not pinned by digest"), std::string::npos) << r.err;
   r = Cli({"export", "-d", d, "-o", dir + "-default"});
   ASSERT_EQ(r.code, 0) << r.err;
   std::string unpinned = ReadFile(dir + "-default/proxy.yaml").value();
   EXPECT_NE(unpinned.find("image: migserve:"), std::string::npos);
   EXPECT_EQ(unpinned.find("@sha256:"), std::string::npos);
+  // Said, not silent (issue 90).
+  EXPECT_NE(r.err.find("export: proxy.yaml: the proxy's image migserve:"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("is not pinned by digest; give --proxy-image"),
+            std::string::npos)
+      << r.err;
   r = Cli({"export", "-d", d, "--proxy-image", "a b", "-o", dir + "-bad"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--proxy-image: must not hold spaces"),

@@ -135,6 +135,16 @@ void SayWhatWasWritten(const ExportFlags& flags,
     context->err << "export: proxy.yaml: " << flags.router_replicas
                  << " proxies route each service to its replicas by credit "
                     "(router: proxy)\n";
+    // A tag can move under a running proxy; a digest cannot (issue 90:
+    // export wrote migserve:<version> without a word).
+    if (options.proxy &&
+        options.proxy->image.find("@sha256:") == std::string::npos) {
+      context->err << "export: proxy.yaml: the proxy's image "
+                   << options.proxy->image
+                   << " is not pinned by digest; give --proxy-image "
+                      "REGISTRY/migserve@sha256:... (the digest make image "
+                      "wrote, build/image/digest)\n";
+    }
   } else if (files.routing.empty()) {
     context->err << "export: no routing.yaml: "
                  << (flags.serving.empty() ? "no --serving spec"
