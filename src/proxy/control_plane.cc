@@ -1,7 +1,9 @@
 #include "proxy/control_plane.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <cctype>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -224,6 +226,27 @@ StatusOr<bool> ControlPlane::Sync() {
         routes.generation, routes.epoch, newest_epoch_));
   }
   newest_epoch_ = routes.epoch;
+  // Services whose names differ only in letter case would be one nginx
+  // upstream (its names ignore case), and nginx -t would refuse every
+  // configuration after (issue 92: every route change stalled): both are
+  // refused by name, the others served.
+  std::map<std::string, std::vector<std::string>> by_lower;
+  for (const auto& [service, route] : routes.services) {
+    std::string lower = service;
+    for (char& c : lower) c = static_cast<char>(std::tolower(c));
+    by_lower[lower].push_back(service);
+  }
+  for (const auto& [lower, names] : by_lower) {
+    if (names.size() < 2) continue;
+    std::string why = fmt::format(
+        "routes of {} refused: their names differ only in letter case, "
+        "which nginx's upstreams do not tell apart",
+        fmt::join(names, " and "));
+    if (refused_.insert(why).second && options_.log) {
+      options_.log("router: " + why);
+    }
+    for (const std::string& name : names) routes.services.erase(name);
+  }
   ReplicaBackends backends = BackendsOf(pods);
   for (const std::string& why : backends.refused) {
     if (refused_.insert(why).second && options_.log) {

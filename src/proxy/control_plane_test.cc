@@ -371,6 +371,51 @@ TEST(ControlPlaneTest, RoutesOfAnOlderLeaseEpochAreNotApplied) {
   EXPECT_EQ(applied, (std::vector<long>{5, 7}));
 }
 
+// Two services whose names differ only in letter case would be one nginx
+// upstream, and nginx -t would refuse every configuration after (issue 92:
+// every route change stalled, retried 5 times a second): both are refused
+// by name, once, and the others are served.
+TEST(ControlPlaneTest, ServicesDifferingOnlyInCaseAreRefusedTheOthersServed) {
+  constexpr char kNs[] = "migserve-replicas";
+  kube::ApiServerStandIn server({"", "", "admin"});
+  ASSERT_TRUE(server.Start().ok());
+  kube::KubeClient client = AdminOf(server);
+  const std::string pods = fmt::format("/api/v1/namespaces/{}/pods/", kNs);
+  server.Put(pods + "a", Pod("s", "n", 0, 0, 9000, true));
+  k8s::ProxyRoutes routes{
+      3,
+      {{"SvcA", {Route({Group(10, {{{"n", 0}, 1}})}), "m", {}}},
+       {"svca", {Route({Group(10, {{{"n", 0}, 2}})}), "m", {}}},
+       {"s", {Route({Group(10, {{{"n", 0}, 0}})}), "m", {}}}},
+      1};
+  for (auto& [name, route] : routes.services) route.route.service = name;
+  server.Put(fmt::format("/api/v1/namespaces/{}/configmaps/{}", kNs,
+                         k8s::kProxyRoutesName),
+             k8s::ProxyRoutesConfigMap(routes, kNs));
+  std::vector<ProxyConfig> applied;
+  std::vector<std::string> said;
+  ControlPlaneOptions options;
+  options.namespace_ = kNs;
+  options.log = [&](const std::string& line) { said.push_back(line); };
+  ControlPlane plane(&client, options, [&](const ProxyConfig& c) {
+    applied.push_back(c);
+    return Status::Ok();
+  });
+  for (int i = 0; i < 500 && applied.empty(); ++i) {
+    EXPECT_TRUE(plane.Sync().ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(applied.size(), 1u);
+  ASSERT_EQ(applied[0].upstreams.size(), 1u);
+  EXPECT_EQ(applied[0].upstreams[0].service.str(), "s");
+  EXPECT_EQ(std::count(said.begin(), said.end(),
+                       "router: routes of SvcA and svca refused: their names "
+                       "differ only in letter case, which nginx's upstreams "
+                       "do not tell apart"),
+            1)
+      << ::testing::PrintToString(said);
+}
+
 TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
   constexpr char kNs[] = "migserve-replicas";
   kube::ApiServerStandIn server(
