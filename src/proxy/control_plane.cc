@@ -69,7 +69,16 @@ ReplicaBackends BackendsOf(const kube::Informer::Objects& pods) {
                           ? pod["spec"].value("containers", json())
                           : json();
     int port = k8s::RoutePortOf(containers);
-    if (!service || !ip || ip->empty() || port <= 0) continue;
+    if (!service || !ip || ip->empty()) continue;
+    // Said like a bad address (issue 92: such a pod got no traffic with no
+    // word why).
+    if (port <= 0) {
+      out.refused.push_back(fmt::format(
+          "pod {}: no container port to send requests to (a port named "
+          "http, else the first, as a whole number); it gets no traffic",
+          name));
+      continue;
+    }
     int grpc_port = k8s::GrpcPortOf(containers);
     // Only a checked Endpoint goes on: whoever can write a pod's status
     // (a node's kubelet) must not reach the proxy's configuration.

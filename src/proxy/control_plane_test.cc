@@ -118,12 +118,16 @@ TEST(ControlPlaneTest, AForgedPodAddressOrPortNeverReachesNginx) {
   pods["v6"] = Pod("s", "n", 0, 3, 9003, true);
   pods["v6"]["status"]["podIP"] = "fd00::17";
   ReplicaBackends backends = BackendsOf(pods);
-  ASSERT_EQ(backends.refused.size(), 1u);
+  ASSERT_EQ(backends.refused.size(), 2u);
   EXPECT_EQ(backends.refused[0].substr(0, 50),
             "pod inject: status.podIP \"127.0.0.1:18503; } serve");
   EXPECT_NE(backends.refused[0].find("is not an IP address; it gets no "
                                      "traffic"),
             std::string::npos);
+  // Named like a bad address (issue 92: it was left out without a word).
+  EXPECT_EQ(backends.refused[1],
+            "pod port: no container port to send requests to (a port named "
+            "http, else the first, as a whole number); it gets no traffic");
   ProxyConfig config = ConfigOf(routes, backends);
   ASSERT_EQ(config.upstreams.size(), 1u);
   // The port out of range is no port: the pod has no route port at all.
