@@ -34,7 +34,7 @@ struct ExportFlags {
 };
 
 // What to export `d` (as `state`) with: the flavour, the serving spec
-// (checked against d's services, with --image and --port on top, in
+// (with --image and --port on top, in
 // deploy/'s namespace where it names none), the GPUs' UUIDs (checked
 // against `state`) and the proxy where d's credits assume one.
 StatusOr<k8s::ExportOptions> OptionsFor(const ExportFlags& flags,
@@ -45,10 +45,6 @@ StatusOr<k8s::ExportOptions> OptionsFor(const ExportFlags& flags,
   if (!flags.serving.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(options.serving,
                               k8s::LoadServingSpec(flags.serving));
-    std::vector<std::string> services;
-    for (const workload::Service& s : d.services) services.push_back(s.name);
-    MIGSERVE_RETURN_IF_ERROR(
-        options.serving.CheckServices(services, flags.deployment));
   }
   for (const workload::Service& s : d.services) {
     if (s.min_replicas > 1) options.min_replicas[s.name] = s.min_replicas;
@@ -191,6 +187,13 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
   MIGSERVE_ASSIGN_OR_RETURN(k8s::WrittenExport written,
                             k8s::WriteExport(*files, flags.output));
   SayWhatWasWritten(flags, options, *files, written, context);
+  std::vector<std::string> services;
+  for (const workload::Service& s : d.services) services.push_back(s.name);
+  for (const std::string& unused :
+       options.serving.UnusedOverrides(services, flags.deployment)) {
+    context->err << "export: " << unused
+                 << ": its overrides apply to no replica here\n";
+  }
   return Status::Ok();
 }
 

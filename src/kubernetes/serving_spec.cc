@@ -473,15 +473,16 @@ StatusOr<ServingSpec> ParseServingSpec(const std::string& yaml,
   return spec;
 }
 
-Status ServingSpec::CheckServices(const std::vector<std::string>& known,
-                                  const std::string& what) const {
+std::vector<std::string> ServingSpec::UnusedOverrides(
+    const std::vector<std::string>& known, const std::string& what) const {
+  std::vector<std::string> unused;
   for (const auto& [name, line] : service_lines) {
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-    return Status::InvalidArgument(
+    unused.push_back(
         fmt::format("{}:{}: services.{}: no service {} in {} (it has: {})",
                     source, line, name, name, what, fmt::join(known, ", ")));
   }
-  return Status::Ok();
+  return unused;
 }
 
 StatusOr<ServingSpec> LoadServingSpec(const std::string& path) {

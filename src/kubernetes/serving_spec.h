@@ -162,11 +162,13 @@ struct ServingSpec {
   // The container port `service`'s requests go to (RoutePortOf over the
   // template's ports); 8000 when the template lists none.
   int RoutePort(const std::string& service) const;
-  // InvalidArgument "SOURCE:LINE: services.NAME: no service NAME in WHAT
-  // (it has: ...)" for the first override of a service not in `known` (a
-  // mistyped name would otherwise leave its service on the default).
-  Status CheckServices(const std::vector<std::string>& known,
-                       const std::string& what) const;
+  // "SOURCE:LINE: services.NAME: no service NAME in WHAT (it has: ...)"
+  // for each override of a service not in `known`: said, since a mistyped
+  // name leaves its service on the default, but no error, since one spec
+  // may serve several deployments (issue 90: the Triton example refused
+  // every deployment without bert-1).
+  std::vector<std::string> UnusedOverrides(
+      const std::vector<std::string>& known, const std::string& what) const;
 };
 
 // Parses a serving spec; errors name `source`, the line and the field.

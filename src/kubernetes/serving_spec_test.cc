@@ -70,11 +70,12 @@ TEST(ServingSpecTest, ReadsTheTemplateAndServiceOverrides) {
   EXPECT_EQ(
       bert["securityContext"],
       (nlohmann::ordered_json{{"runAsNonRoot", true}, {"runAsUser", 2000}}));
-  EXPECT_TRUE(spec->CheckServices({"bert-1", "resnet50-1"}, "d.json").ok());
-  Status mistyped = spec->CheckServices({"bert-2", "resnet50-1"}, "d.json");
-  EXPECT_EQ(mistyped.message(),
-            "serving.yaml:25: services.bert-1: no service bert-1 in d.json (it "
-            "has: bert-2, resnet50-1)");
+  EXPECT_TRUE(
+      spec->UnusedOverrides({"bert-1", "resnet50-1"}, "d.json").empty());
+  EXPECT_EQ(spec->UnusedOverrides({"bert-2", "resnet50-1"}, "d.json"),
+            std::vector<std::string>{
+                "serving.yaml:25: services.bert-1: no service bert-1 in "
+                "d.json (it has: bert-2, resnet50-1)"});
 }
 
 TEST(ServingSpecTest, AnEmptySpecIsTheDefaultTemplateWithoutRoutes) {
