@@ -852,6 +852,18 @@ std::vector<Case> LlmInputCases() {
        {{"r.json", std::string(1000, '[') + std::string(1000, ']')}},
        {"import", "vllm-bench", "{r.json}", "--gpu", "A100-SXM4-80GB",
         "--profile", "3g.40gb", "-o", "{out}"}});
+  // Read through the boundary's reader (issue 92: the last of two keys
+  // was taken, and a number past a double's range said "not a JSON
+  // object").
+  cases.push_back({"vllm-bench: a key given twice",
+                   {{"r.json", "{\"completed\": 500, \"completed\": 5}"}},
+                   {"import", "vllm-bench", "{r.json}", "--gpu",
+                    "A100-SXM4-80GB", "--profile", "3g.40gb", "-o", "{out}"}});
+  cases.push_back(
+      {"vllm-bench: a 400-digit integer",
+       {{"r.json", "{\"completed\": " + std::string(400, '9') + "}"}},
+       {"import", "vllm-bench", "{r.json}", "--gpu", "A100-SXM4-80GB",
+        "--profile", "3g.40gb", "-o", "{out}"}});
   cases.push_back({"vllm-bench: an unknown profile",
                    {{"r.json", bench.dump()}},
                    {"import", "vllm-bench", "{r.json}", "--gpu",

@@ -513,9 +513,8 @@ Status CheckSlicesCover(const SliceGpus& gpus, const ClusterState& state,
 StatusOr<std::map<std::pair<std::string, int>, std::string>> GpuUuidsOfSlices(
     const std::string& json, const std::string& source,
     const ClusterState* state) {
-  nlohmann::json list = nlohmann::json::parse(json, nullptr, false);
-  const nlohmann::json* items =
-      list.is_discarded() ? nullptr : ArrayAt(list, "items");
+  MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json list, ParseJsonObject(json, source));
+  const nlohmann::json* items = ArrayAt(list, "items");
   if (items == nullptr) {
     return Status::InvalidArgument(fmt::format(
         "{}: not a ResourceSliceList (kubectl get resourceslices -o json)",

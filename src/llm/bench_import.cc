@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "boundary/input_file.h"
+#include "boundary/json_fields.h"
 #include "boundary/number.h"
 #include "boundary/plain_name.h"
 #include "llm/llm_model.h"
@@ -279,10 +280,11 @@ StatusOr<LlmMeasurement> ImportBenchResult(BenchFormat format,
                                            const std::string& path,
                                            const BenchImportOptions& options,
                                            std::vector<std::string>* warnings) {
-  json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded() || !root.is_object()) {
-    return FieldError(path, "file", "not a JSON object");
-  }
+  // Through the boundary's reader, as every outside JSON (issue 92: a key
+  // given twice was read as its last, and NaN or a 400-digit integer said
+  // only "not a JSON object").
+  MIGSERVE_ASSIGN_OR_RETURN(json root,
+                            ParseJsonObject(std::string(text), path));
   LlmMeasurement m;
   m.model = options.model;
   m.gpu = options.gpu;
