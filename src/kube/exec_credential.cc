@@ -121,10 +121,11 @@ std::vector<std::string> Environment(const ExecPlugin& plugin) {
 StatusOr<Credential> ParseExecCredential(const std::string& text,
                                          const std::string& api_version,
                                          const std::string& where) {
-  MIGSERVE_ASSIGN_OR_RETURN(
-      nlohmann::json root,
-      ParseJsonObject(text, where + ": the plugin's ExecCredential"));
-  JsonFields f(root, where + ": the plugin's ExecCredential", "");
+  // JsonFields keeps a reference to its source: a named string, not a
+  // temporary.
+  const std::string source = where + ": the plugin's ExecCredential";
+  MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json root, ParseJsonObject(text, source));
+  JsonFields f(root, source, "");
   std::string version, kind;
   MIGSERVE_RETURN_IF_ERROR(f.Get("apiVersion", true, &version));
   MIGSERVE_RETURN_IF_ERROR(f.Get("kind", true, &kind));

@@ -128,12 +128,11 @@ TEST_F(OpenAiClientTest, TwoHundredStreamsAcrossRouteChangesLoseNoToken) {
   ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
   ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
   json plan = {{"concurrency", 200},
-               {"requests",
-                {{{"api", "chat"},
-                  {"model", "chat-a"},
-                  {"stream", true},
-                  {"words", 8},
-                  {"repeat", 400}}}}};
+               {"requests", json::array({{{"api", "chat"},
+                                          {"model", "chat-a"},
+                                          {"stream", true},
+                                          {"words", 8},
+                                          {"repeat", 400}}})}};
   std::atomic<bool> finished{false};
   StatusOr<json> results = Status::Unavailable("not run");
   std::thread client([&] {

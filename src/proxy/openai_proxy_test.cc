@@ -600,6 +600,9 @@ TEST_F(OpenAiProxyTest, LargeBodiesAreBoundedInNumberAndInMemory) {
     clients.emplace_back([&, k] {
       std::this_thread::sleep_for(std::chrono::milliseconds(400 * k));
       httplib::Client client("127.0.0.1", port_);
+      // The emulated replica parses the 3 MiB body (slow under the
+      // sanitizers).
+      client.set_read_timeout(60);
       auto res = client.Post("/v1/chat/completions", big, "application/json");
       if (res) {
         statuses[k] = res->status;
@@ -618,6 +621,7 @@ TEST_F(OpenAiProxyTest, LargeBodiesAreBoundedInNumberAndInMemory) {
   EXPECT_LT(peak_kb() - before_kb, 2 * (2 * 3 + 1) * 1024) << before_kb;
   // One after the others ended is taken again.
   httplib::Client client("127.0.0.1", port_);
+  client.set_read_timeout(60);
   auto again = client.Post("/v1/chat/completions", big, "application/json");
   ASSERT_TRUE(again);
   EXPECT_EQ(again->status, 200);

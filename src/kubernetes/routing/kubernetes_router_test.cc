@@ -262,7 +262,7 @@ TEST_F(KubernetesRouterKeepersTest, ALanguageModelsRouteStaysOpenAi) {
   nlohmann::json route = {{"service", "chat"},
                           {"model", model},
                           {"api", "openai"},
-                          {"aliases", {"a b"}},
+                          {"aliases", nlohmann::json::array({"a b"})},
                           {"groups", nlohmann::json::array()}};
   auto bad = ParseProxyRoutes(
       {{"data", {{"generation", "2"}, {"route.chat", route.dump()}}}});

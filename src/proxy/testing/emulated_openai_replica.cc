@@ -70,7 +70,8 @@ nlohmann::json Usage(long prompt, long output) {
 // One chunk of a streamed answer, as vLLM sends it.
 std::string Chunk(const Answer& a, long token, bool last) {
   nlohmann::json chunk = Head(a, true);
-  chunk["choices"] = {Choice(a, std::to_string(token), true, last)};
+  chunk["choices"] =
+      nlohmann::json::array({Choice(a, std::to_string(token), true, last)});
   return "data: " + chunk.dump() + "\n\n";
 }
 
@@ -264,7 +265,7 @@ EmulatedOpenAiReplica::EmulatedOpenAiReplica(EmulatedOpenAiOptions options)
       }
       --in_flight_;
       nlohmann::json whole = Head(a, false);
-      whole["choices"] = {Choice(a, text, false, true)};
+      whole["choices"] = nlohmann::json::array({Choice(a, text, false, true)});
       whole["usage"] = Usage(prompt, output);
       res.set_content(whole.dump() + "\n", "application/json");
       return;
