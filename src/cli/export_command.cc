@@ -182,11 +182,6 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
   }
   MIGSERVE_ASSIGN_OR_RETURN(k8s::ExportOptions options,
                             OptionsFor(flags, d, state));
-  auto files = k8s::Export(state, options);
-  if (!files.ok()) return files.status().WithPrefix(flags.deployment);
-  MIGSERVE_ASSIGN_OR_RETURN(k8s::WrittenExport written,
-                            k8s::WriteExport(*files, flags.output));
-  SayWhatWasWritten(flags, options, *files, written, context);
   std::vector<std::string> services;
   for (const workload::Service& s : d.services) services.push_back(s.name);
   for (const std::string& unused :
@@ -194,6 +189,11 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
     context->err << "export: " << unused
                  << ": its overrides apply to no replica here\n";
   }
+  auto files = k8s::Export(state, options);
+  if (!files.ok()) return files.status().WithPrefix(flags.deployment);
+  MIGSERVE_ASSIGN_OR_RETURN(k8s::WrittenExport written,
+                            k8s::WriteExport(*files, flags.output));
+  SayWhatWasWritten(flags, options, *files, written, context);
   return Status::Ok();
 }
 
