@@ -513,8 +513,9 @@ Status CheckSlicesCover(const SliceGpus& gpus, const ClusterState& state,
 StatusOr<std::map<std::pair<std::string, int>, std::string>> GpuUuidsOfSlices(
     const std::string& json, const std::string& source,
     const ClusterState* state) {
-  MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json list, ParseJsonObject(json, source));
-  const nlohmann::json* items = ArrayAt(list, "items");
+  MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json list, ParseJson(json, source));
+  const nlohmann::json* items =
+      list.is_object() ? ArrayAt(list, "items") : nullptr;
   if (items == nullptr) {
     return Status::InvalidArgument(fmt::format(
         "{}: not a ResourceSliceList (kubectl get resourceslices -o json)",
