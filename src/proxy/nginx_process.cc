@@ -66,10 +66,14 @@ std::string LogTail(const std::string& path) {
   std::istringstream in(tail.ok() ? *tail : std::string());
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
+  // One line, so that a log line or an Event carries the reason (issue
+  // 92: "nginx -t refused generation N:" ended empty, the reason on the
+  // lines after).
   std::string out;
   for (size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size();
        ++i) {
-    out += "\n  " + lines[i];
+    if (lines[i].empty()) continue;
+    out += (out.empty() ? " " : " | ") + lines[i];
   }
   return out;
 }

@@ -84,10 +84,15 @@ TEST(NginxProcessTest, RotatesByWeightAndReloadsWithoutLosingARequest) {
       3, {Upstream("s", "m", {Backend("no-such-host.invalid", 1, 1)})}};
   Status refused = (*nginx)->Apply(bad);
   EXPECT_FALSE(refused.ok());
-  // With nginx's reason.
+  // With nginx's reason, on the message's one line (issue 92: it ended at
+  // "refused generation 3:", the reason on the lines after).
   EXPECT_NE(refused.message().find("host not found in upstream "
                                    "\"no-such-host.invalid:1\""),
             std::string::npos)
+      << refused.message();
+  EXPECT_EQ(refused.message().find('\n'), std::string::npos)
+      << refused.message();
+  EXPECT_EQ(refused.message().rfind("nginx -t refused generation 3: ", 0), 0u)
       << refused.message();
   auto res = client.Post("/v2/models/m/infer", "{}", "application/json");
   ASSERT_TRUE(res);
