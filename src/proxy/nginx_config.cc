@@ -169,8 +169,7 @@ OpenAiNames NamesOf(const ProxyConfig& config) {
 // answer to (or none: vLLM serves its first); else the body's `model`.
 // Names are matched as vLLM compares them, letter case included: a regular
 // expression each (nginx's map lowers the case of plain keys).
-std::string OpenAiMaps(const ProxyConfig& config) {
-  const OpenAiNames names = NamesOf(config);
+std::string OpenAiMaps(const ProxyConfig& config, const OpenAiNames& names) {
   std::string out = fmt::format(
       "  map $http_migserve_service $migserve_openai_service {{\n"
       "    \"\" $migserve_openai_by_model;\n"
@@ -215,10 +214,9 @@ std::string OpenAiError(const char* message, const char* type,
 // moment got a connection error (the official SDK's APIConnectionError,
 // about 1 in 400 streams across route changes); a connection per
 // generation costs nothing beside it.
-std::string OpenAiLocations(const ProxyConfig& config,
-                            const NginxSetup& setup) {
+std::string OpenAiLocations(const ProxyConfig& config, const NginxSetup& setup,
+                            const OpenAiNames& names) {
   // Every name a request may give, as vLLM lists its served names.
-  const OpenAiNames names = NamesOf(config);
   std::string models;
   for (const ProxyUpstream& u : config.upstreams) {
     if (!u.openai) continue;
@@ -309,7 +307,8 @@ std::string OpenAiLocations(const ProxyConfig& config,
   return out;
 }
 
-std::string HttpServer(const ProxyConfig& config, const NginxSetup& setup) {
+std::string HttpServer(const ProxyConfig& config, const NginxSetup& setup,
+                       const OpenAiNames& names) {
   std::string out =
       fmt::format("  server {{\n    listen {};\n", setup.listen.HostPort());
   bool ready = config.generation > 0;
@@ -341,7 +340,7 @@ std::string HttpServer(const ProxyConfig& config, const NginxSetup& setup) {
       "      proxy_http_version 1.1;\n"
       "      proxy_set_header Connection \"\";\n    }}\n",
       kUnknown, kAmbiguous, kEmpty);
-  if (NeedsOpenAiScript(config)) out += OpenAiLocations(config, setup);
+  if (NeedsOpenAiScript(config)) out += OpenAiLocations(config, setup, names);
   out += "    location / {\n      return 404;\n    }\n  }\n";
   return out;
 }
@@ -384,6 +383,8 @@ std::string RenderNginxConfig(const ProxyConfig& config,
       "change.\n",
       config.generation);
   const bool openai = NeedsOpenAiScript(config);
+  // The names each OpenAI service answers to: its maps and /v1/models.
+  const OpenAiNames names = NamesOf(config);
   if (openai) out += fmt::format("load_module {};\n", setup.js_module.str());
   if (!setup.daemon) out += "daemon off;\n";
   out += fmt::format("worker_processes {};\n",
@@ -422,9 +423,9 @@ std::string RenderNginxConfig(const ProxyConfig& config,
         "    \"~chunked\" \"large\";\n    \"~:[0-9]{7,}$\" \"large\";\n  }\n"
         "  limit_conn_zone $migserve_large_body "
         "zone=migserve_large_bodies:1m;\n";
-    out += OpenAiMaps(config);
+    out += OpenAiMaps(config, names);
   }
-  out += HttpServer(config, setup);
+  out += HttpServer(config, setup, names);
   if (setup.grpc_listen) out += GrpcServer(setup);
   out += "}\n";
   return out;
