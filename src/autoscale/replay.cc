@@ -299,17 +299,10 @@ StatusOr<Sizer> MakeSizer(const workload::Workload& workload,
   return Sizer::Make(workload, profiles, sizing);
 }
 
-}  // namespace
-
-StatusOr<ReplayReport> Replay(const RateTrace& trace,
-                              const workload::Workload& workload,
-                              const profile::ProfileTable& profiles,
-                              const ReplayOptions& options) {
-  MIGSERVE_RETURN_IF_ERROR(options.policy.Validate());
-  MIGSERVE_RETURN_IF_ERROR(options.durations.Validate());
-  // Work bounded by the input (issue 92: a trace spanning 1e9 s at
-  // --interval 1 ran on for ever): the policy's decisions and the oracle's
-  // steps, each at most kMaxReplaySteps.
+// Work bounded by the input (issue 92: a trace spanning 1e9 s at
+// --interval 1 ran on for ever): the policy's decisions and the oracle's
+// steps, each at most kMaxReplaySteps.
+Status CheckSteps(const RateTrace& trace, const ReplayOptions& options) {
   const double span_s = trace.end_s() - trace.start_s();
   for (auto [flag, interval_s] :
        {std::pair{"--interval", options.policy.interval_s},
@@ -324,6 +317,18 @@ StatusOr<ReplayReport> Replay(const RateTrace& trace,
           flag));
     }
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<ReplayReport> Replay(const RateTrace& trace,
+                              const workload::Workload& workload,
+                              const profile::ProfileTable& profiles,
+                              const ReplayOptions& options) {
+  MIGSERVE_RETURN_IF_ERROR(options.policy.Validate());
+  MIGSERVE_RETURN_IF_ERROR(options.durations.Validate());
+  MIGSERVE_RETURN_IF_ERROR(CheckSteps(trace, options));
   ReplayReport report;
   Rates rates{trace, {}};
   MIGSERVE_RETURN_IF_ERROR(MatchServices(workload, &rates, &report));
