@@ -279,21 +279,21 @@ StatusOr<nlohmann::json> KubeClient::Call(const std::string& method,
     }
     auto response =
         Once(method, config_.server + path, body, content_type, *credential);
+    // A plugin's credential refused: run it again, once, and send again at
+    // once, as client-go does.
+    if (response.ok() && response->code == 401 && config_.exec && !refreshed) {
+      refreshed = true;
+      credential = config_.exec->Refresh(*credential);
+      if (!credential.ok()) return credential.status().WithPrefix(what);
+      response =
+          Once(method, config_.server + path, body, content_type, *credential);
+    }
     if (!response.ok()) {
       // A transport error is tried again; an answer too large is not.
       if (response.status().code() != Status::Code::kUnavailable) {
         return response.status().WithPrefix(what);
       }
       last = response.status().WithPrefix(what);
-      continue;
-    }
-    // A plugin's credential refused: run it again, once, as client-go does.
-    if (response->code == 401 && config_.exec && !refreshed) {
-      refreshed = true;
-      credential = config_.exec->Refresh(*credential);
-      if (!credential.ok()) return credential.status().WithPrefix(what);
-      --attempt;
-      backoff /= 2;
       continue;
     }
     if (Transient(response->code)) {
