@@ -43,9 +43,8 @@ TEST_F(OpenAiClientTest, EveryNameAndEveryRefusalAsTheSdkSeesThem) {
                      {Llm("chat-a", "llama-3.1-8b",
                           {Backend("127.0.0.1", a.port(), 1)}, {llama_id}),
                       Llm("chat-d", "qwen2.5-7b", {})}};
-  auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
-  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
-  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
+  auto nginx = StartNginx(config);
+  ASSERT_TRUE(nginx);
 
   const std::vector<std::string> names = {"chat-a", "llama-3.1-8b", llama_id};
   json requests = json::array();
@@ -124,9 +123,8 @@ TEST_F(OpenAiClientTest, TwoHundredStreamsAcrossRouteChangesLoseNoToken) {
   EmulatedOpenAiReplica b({"b", "chat-a", "m", kTokens, 100});
   ProxyConfig config{1,
                      {Llm("chat-a", "m", {Backend("127.0.0.1", a.port(), 1)})}};
-  auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
-  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
-  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
+  auto nginx = StartNginx(config);
+  ASSERT_TRUE(nginx);
   json plan = {{"concurrency", 200},
                {"requests", json::array({{{"api", "chat"},
                                           {"model", "chat-a"},
@@ -151,7 +149,7 @@ TEST_F(OpenAiClientTest, TwoHundredStreamsAcrossRouteChangesLoseNoToken) {
     } else {
       backends.pop_back();
     }
-    applied = (*nginx)->ApplyAndDrain(config);
+    applied = nginx->ApplyAndDrain(config);
     ++changes;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }

@@ -160,9 +160,8 @@ TEST_F(OpenAiProxyTest, RoutesEveryNameItAcceptsToAReplicaThatServesIt) {
   config.upstreams[0].aliases = alias(llama_id);
   config.upstreams[1].aliases = alias(qwen_id);
   config.upstreams[2].aliases = alias(qwen_id);
-  auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
-  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
-  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
+  auto nginx = StartNginx(config);
+  ASSERT_TRUE(nginx);
 
   // By the service's name, by a model one service serves, by an alias, by
   // the header (with one of its names, or none): each answered, the
@@ -323,9 +322,8 @@ TEST_F(OpenAiProxyTest, StreamsEachTokenAsTheReplicaSendsIt) {
   EmulatedOpenAiReplica a({"a", "chat-a", "m", 5, 300});
   ProxyConfig config{1,
                      {Llm("chat-a", "m", {Backend("127.0.0.1", a.port(), 1)})}};
-  auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
-  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
-  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
+  auto nginx = StartNginx(config);
+  ASSERT_TRUE(nginx);
   EXPECT_NE(RenderNginxConfig(config, setup_).find("proxy_read_timeout 3600s"),
             std::string::npos);
 
@@ -362,9 +360,8 @@ TEST_F(OpenAiProxyTest, BalancesStreamsInFlightByWeight) {
                      {Llm("chat-a", "m",
                           {Backend("127.0.0.1", small.port(), 1),
                            Backend("127.0.0.1", large.port(), 3)})}};
-  auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
-  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
-  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
+  auto nginx = StartNginx(config);
+  ASSERT_TRUE(nginx);
   std::vector<std::thread> clients;
   std::atomic<int> ok{0};
   for (int k = 0; k < 8; ++k) {
@@ -395,9 +392,8 @@ TEST_F(OpenAiProxyTest, AReloadWithStreamsOpenLosesNone) {
   EmulatedOpenAiReplica b({"b", "chat-a", "m", kTokens, 100});
   ProxyConfig config{1,
                      {Llm("chat-a", "m", {Backend("127.0.0.1", a.port(), 1)})}};
-  auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
-  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
-  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
+  auto nginx = StartNginx(config);
+  ASSERT_TRUE(nginx);
   constexpr int kStreams = 6;
   OpenStreams streams(port_, kStreams, "chat-a");
   // Every stream under way, then the route changes (a replica joins).
@@ -405,7 +401,7 @@ TEST_F(OpenAiProxyTest, AReloadWithStreamsOpenLosesNone) {
   ASSERT_EQ(a.in_flight(), kStreams);
   config.generation = 2;
   config.upstreams[0].backends.push_back(Backend("127.0.0.1", b.port(), 1));
-  ASSERT_TRUE((*nginx)->Apply(config).ok());
+  ASSERT_TRUE(nginx->Apply(config).ok());
   ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 2, 10).ok());
   EXPECT_GT(a.in_flight(), 0);  // the reload came mid-stream
   auto next = Post(Chat("chat-a"));
@@ -433,9 +429,8 @@ TEST_F(OpenAiProxyTest, StreamsLongerThanTheDrainSurviveRepeatedRouteChanges) {
   EXPECT_NE(
       RenderNginxConfig(config, setup_).find("worker_shutdown_timeout 20s;"),
       std::string::npos);
-  auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
-  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
-  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
+  auto nginx = StartNginx(config);
+  ASSERT_TRUE(nginx);
   OpenStreams streams(port_, kStreams, "chat-a");
   AwaitInFlight(a, kStreams);
   ASSERT_EQ(a.in_flight(), kStreams);
@@ -449,7 +444,7 @@ TEST_F(OpenAiProxyTest, StreamsLongerThanTheDrainSurviveRepeatedRouteChanges) {
       config.upstreams[0].backends.pop_back();
     }
     const Clock::time_point begin = Clock::now();
-    ASSERT_TRUE((*nginx)->ApplyAndDrain(config).ok());
+    ASSERT_TRUE(nginx->ApplyAndDrain(config).ok());
     EXPECT_LT(std::chrono::duration<double>(Clock::now() - begin).count(), 3);
   }
   EXPECT_EQ(a.in_flight(), kStreams);  // past the drain, still streaming
@@ -470,9 +465,8 @@ TEST_F(OpenAiProxyTest, ABodyPastTheLimitOrNoneGetsAnOpenAiError) {
   EmulatedOpenAiReplica a({"a", "chat-a", "m"});
   ProxyConfig config{1,
                      {Llm("chat-a", "m", {Backend("127.0.0.1", a.port(), 1)})}};
-  auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
-  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
-  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
+  auto nginx = StartNginx(config);
+  ASSERT_TRUE(nginx);
   // A chat request of `bytes` bytes, its prompt padding it.
   auto sized = [](size_t bytes) {
     std::string head = R"({"model": "chat-a", "messages": [{"role": "user", )"
@@ -525,9 +519,8 @@ TEST_F(OpenAiProxyTest, TheModelIsFoundAsAJsonParserReadsIt) {
   EmulatedOpenAiReplica a(oa);
   ProxyConfig config{1,
                      {Llm("chat-a", "m", {Backend("127.0.0.1", a.port(), 1)})}};
-  auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
-  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
-  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
+  auto nginx = StartNginx(config);
+  ASSERT_TRUE(nginx);
   std::string numbers = "[";
   for (int k = 0; k < 1000000; ++k) numbers += k ? ",1" : "1";
   numbers += "]";
@@ -572,14 +565,12 @@ TEST_F(OpenAiProxyTest, LargeBodiesAreBoundedInNumberAndInMemory) {
   EmulatedOpenAiReplica a({"a", "chat-a", "m", 20, 100});
   ProxyConfig config{1,
                      {Llm("chat-a", "m", {Backend("127.0.0.1", a.port(), 1)})}};
-  auto nginx = NginxProcess::Start(NginxBinary(), setup_, config);
-  ASSERT_TRUE(nginx.ok()) << nginx.status().ToString();
-  ASSERT_TRUE(WaitForGeneration("127.0.0.1", port_, 1, 10).ok());
+  auto nginx = StartNginx(config);
+  ASSERT_TRUE(nginx);
   // The worker's peak resident memory, kB.
   auto peak_kb = [&] {
     std::string children;
-    std::ifstream(
-        fmt::format("/proc/{0}/task/{0}/children", (*nginx)->pid())) >>
+    std::ifstream(fmt::format("/proc/{0}/task/{0}/children", nginx->pid())) >>
         children;
     std::ifstream status("/proc/" + children + "/status");
     for (std::string line; std::getline(status, line);) {
