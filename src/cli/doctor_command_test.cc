@@ -12,20 +12,32 @@
 namespace migserve::cli {
 namespace {
 
-TEST(DoctorCliTest, NamesWhatWillNotWorkUntilItIsMended) {
-  kube::ApiServerStandIn server({"", "", "", 1});
-  ASSERT_TRUE(server.Start().ok());
-  std::string kubeconfig = testing::WriteTempFile(
-      "doctor-kubeconfig",
+// A kubeconfig file `name` for `server`, its user `user` (YAML).
+std::string Kubeconfig(const kube::ApiServerStandIn& server,
+                       const std::string& name, const std::string& user) {
+  return testing::WriteTempFile(
+      name,
       "current-context: c\ncontexts:\n- name: c\n  context: {cluster: c, "
       "user: u}\nclusters:\n- name: c\n  cluster: {server: '" +
-          server.url() + "'}\nusers:\n- name: u\n  user: {}\n");
-  server.Put(
+          server.url() + "'}\nusers:\n- name: u\n  user: " + user + "\n");
+}
+
+// The GPU Operator's ClusterPolicy: MIG strategy mixed, the MIG manager on
+// the ConfigMap custom-mig-config.
+void PutClusterPolicy(kube::ApiServerStandIn* server) {
+  server->Put(
       "/apis/nvidia.com/v1/clusterpolicies/cluster-policy",
       {{"metadata", {{"name", "cluster-policy"}}},
        {"spec",
         {{"mig", {{"strategy", "mixed"}}},
          {"migManager", {{"config", {{"name", "custom-mig-config"}}}}}}}});
+}
+
+TEST(DoctorCliTest, NamesWhatWillNotWorkUntilItIsMended) {
+  kube::ApiServerStandIn server({"", "", "", 1});
+  ASSERT_TRUE(server.Start().ok());
+  std::string kubeconfig = Kubeconfig(server, "doctor-kubeconfig", "{}");
+  PutClusterPolicy(&server);
   server.Put(
       "/apis/apps/v1/namespaces/gpu-operator/daemonsets/nvidia-mig-manager",
       {{"metadata", {{"labels", {{"app", "nvidia-mig-manager"}}}}}});
@@ -84,24 +96,15 @@ TEST(DoctorCliTest, RunsWithTheShippedViewerRoleAlone) {
          {"kind", "ClusterRole"},
          {"name", "migserve-viewer"}}},
        {"subjects", {{{"kind", "User"}, {"name", "alice"}}}}});
-  server.Put(
-      "/apis/nvidia.com/v1/clusterpolicies/cluster-policy",
-      {{"metadata", {{"name", "cluster-policy"}}},
-       {"spec",
-        {{"mig", {{"strategy", "mixed"}}},
-         {"migManager", {{"config", {{"name", "custom-mig-config"}}}}}}}});
+  PutClusterPolicy(&server);
   server.Put("/api/v1/nodes/gpu-0",
              {{"metadata",
                {{"name", "gpu-0"},
                 {"labels",
                  {{"nvidia.com/mig.capable", "true"},
                   {"nvidia.com/mig.config", "all-disabled"}}}}}});
-  std::string kubeconfig = testing::WriteTempFile(
-      "doctor-viewer-kubeconfig",
-      "current-context: c\ncontexts:\n- name: c\n  context: {cluster: c, "
-      "user: u}\nclusters:\n- name: c\n  cluster: {server: '" +
-          server.url() +
-          "'}\nusers:\n- name: u\n  user: {token: viewer-token}\n");
+  std::string kubeconfig =
+      Kubeconfig(server, "doctor-viewer-kubeconfig", "{token: viewer-token}");
   for (const char* partitioner : {"gpu-operator", "agent", "dra"}) {
     CliResult r =
         Cli({"doctor", "--kubeconfig", kubeconfig, "--insecure-loopback-http",
