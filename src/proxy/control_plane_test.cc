@@ -65,6 +65,15 @@ cluster::ServiceRoute Route(std::vector<cluster::RouteGroup> groups) {
   return route;
 }
 
+// Writes `routes` in namespace `ns` as the controller does (the routes
+// ConfigMap).
+void PutRoutes(kube::ApiServerStandIn* server, const std::string& ns,
+               const k8s::ProxyRoutes& routes) {
+  server->Put(fmt::format("/api/v1/namespaces/{}/configmaps/{}", ns,
+                          k8s::kProxyRoutesName),
+              k8s::ProxyRoutesConfigMap(routes, ns));
+}
+
 TEST(ControlPlaneTest, ConfigOfTakesReadyMembersWeighedByCredit) {
   k8s::ProxyRoutes routes{
       7,
@@ -338,9 +347,7 @@ TEST(ControlPlaneTest, RoutesOfAnOlderLeaseEpochAreNotApplied) {
         generation,
         {{"s", {Route({Group(10, {{{"n", 0}, start}})}), "m", {}}}},
         epoch};
-    server.Put(fmt::format("/api/v1/namespaces/{}/configmaps/{}", kNs,
-                           k8s::kProxyRoutesName),
-               k8s::ProxyRoutesConfigMap(routes, kNs));
+    PutRoutes(&server, kNs, routes);
   };
   std::vector<long> applied;
   ControlPlaneOptions options;
@@ -393,9 +400,7 @@ TEST(ControlPlaneTest, ServicesDifferingOnlyInCaseAreRefusedTheOthersServed) {
        {"s", {Route({Group(10, {{{"n", 0}, 0}})}), "m", {}}}},
       1};
   for (auto& [name, route] : routes.services) route.route.service = name;
-  server.Put(fmt::format("/api/v1/namespaces/{}/configmaps/{}", kNs,
-                         k8s::kProxyRoutesName),
-             k8s::ProxyRoutesConfigMap(routes, kNs));
+  PutRoutes(&server, kNs, routes);
   std::vector<ProxyConfig> applied;
   std::vector<std::string> said;
   ControlPlaneOptions options;
