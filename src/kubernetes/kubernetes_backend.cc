@@ -15,6 +15,10 @@
 namespace migserve::kubernetes {
 namespace {
 
+// How long a created pod may be missing from the watch's cache before the
+// API server is asked whether it is gone (Pending::ask_after).
+constexpr auto kCacheSettle = std::chrono::seconds(2);
+
 bool Failed(const nlohmann::json& pod) {
   auto status = pod.find("status");
   return status != pod.end() && status->is_object() &&
@@ -320,6 +324,7 @@ Status KubernetesBackend::Start(const Action& action) {
                 std::chrono::duration_cast<Clock::duration>(
                     std::chrono::duration<double>(options_.action_timeout_s)),
             "", false};
+  p.ask_after = Clock::now() + kCacheSettle;
   switch (action.kind) {
     case ActionKind::kCreate:
       MIGSERVE_RETURN_IF_ERROR(CreatePod(action.at, action.replica));
@@ -449,12 +454,12 @@ StatusOr<std::optional<Status>> KubernetesBackend::Poll(Pending* p) {
       // Not in the cache: the watch has not brought it yet, or it was
       // created, made Ready and deleted between two looks (issue 91: the
       // action then waited for its timeout). The create answered, so the
-      // pod existed: the API server says which, once a poll period.
+      // pod existed: past a settling time, the API server says which, once
+      // a poll period.
       const Clock::time_point now = Clock::now();
-      const auto period = std::chrono::duration_cast<Clock::duration>(
-          std::chrono::duration<double>(options_.poll_s));
-      if (now - p->asked < period) return std::nullopt;
-      p->asked = now;
+      if (now < p->ask_after) return std::nullopt;
+      p->ask_after = now + std::chrono::duration_cast<Clock::duration>(
+                               std::chrono::duration<double>(options_.poll_s));
       auto live = client_->Get(PodsPath() + "/" + name);
       if (live.status().code() == Status::Code::kNotFound) {
         return Status::Unavailable(fmt::format(

@@ -117,7 +117,10 @@ class KubernetesBackend : public ClusterBackend {
     // then its absence means the watch has not brought it yet, or that it
     // is gone already: the API server is asked, once a poll period).
     bool seen = false;
-    Clock::time_point asked{};  // when the API server was last asked
+    // While the cache lacks it, the API server is asked no sooner than
+    // this: the watch shows a new pod within milliseconds, so only a pod
+    // missing from it for seconds is looked up (none in a quiet cluster).
+    Clock::time_point ask_after{};
   };
 
   static std::string PodName(const InstanceRef& ref,

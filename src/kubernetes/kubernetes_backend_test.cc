@@ -264,8 +264,9 @@ TEST_F(KubernetesBackendTest, AnActionNotDoneInTimeFails) {
 
 // A create whose pod is gone before the watch showed it (created, made
 // Ready and deleted between two looks; here deleted where no watch sees
-// it) fails at once, not after the action timeout (issue 91: it waited
-// 900 s, the controller stuck), and the plan goes on.
+// it) fails within seconds (the cache's settling time), not after the
+// action timeout (issue 91: it waited 900 s, the controller stuck), and
+// the plan goes on.
 TEST_F(KubernetesBackendTest, ACreateWhosePodVanishedUnseenFailsAtOnce) {
   PutNode("n");
   BackendOptions options;
