@@ -5,7 +5,8 @@
 //
 //   node tools/openai-client/drive.mjs BASE_URL < requests.json
 //
-// Standard input: {"concurrency": N, "requests": [R, ...]}, each R
+// Standard input: {"concurrency": N, "retries": N, "requests": [R, ...]}
+// (retries: the SDK's maxRetries, 0 unless given), each R
 //   {"api": "chat" | "completions", "model": "...", "stream": bool,
 //    "headers": {...}, "max_tokens": N, "words": N, "repeat": N}
 // (`words`: the prompt's length in words; `repeat`: R sent that many
@@ -89,9 +90,10 @@ async function main() {
   let text = '';
   for await (const part of process.stdin) text += part;
   const plan = JSON.parse(text);
-  // No retries: a test sees every answer as it came.
-  const client = new OpenAI({baseURL: base, apiKey: 'unused', maxRetries: 0,
-                             timeout: 120000});
+  // No retries unless the plan asks (`retries`: the SDK's default is 2):
+  // a test sees every answer as it came.
+  const client = new OpenAI({baseURL: base, apiKey: 'unused',
+                             maxRetries: plan.retries || 0, timeout: 120000});
   const queue = [];
   for (const r of plan.requests) {
     for (let k = 0; k < (r.repeat || 1); ++k) queue.push(r);
