@@ -51,6 +51,7 @@ struct RouterFlags {
   int metrics_port = -1;
   std::string metrics_address = "127.0.0.1";
   int llm_idle_timeout_s = 3600;
+  std::string llm_balancing = "affinity";
 };
 
 StatusOr<proxy::NginxSetup> SetupOf(const RouterFlags& flags) {
@@ -73,6 +74,7 @@ StatusOr<proxy::NginxSetup> SetupOf(const RouterFlags& flags) {
                             Duration::Of(flags.drain_timeout_s));
   MIGSERVE_ASSIGN_OR_RETURN(setup.llm_idle_timeout,
                             Duration::Of(flags.llm_idle_timeout_s));
+  setup.llm_affinity = flags.llm_balancing == "affinity";
   return setup;
 }
 
@@ -246,6 +248,14 @@ void SetupRouter(CLI::App* app, CommandContext* context) {
                   "Seconds a language model's streamed answer may go without "
                   "a byte before the proxy ends it")
       ->check(CLI::Range(1, 86400))
+      ->capture_default_str();
+  app->add_option("--llm-balancing", flags->llm_balancing,
+                  "How a language model's requests are spread: affinity (a "
+                  "conversation keeps to the replica holding its prefix, "
+                  "each replica up to its batch; what the credits' prefix "
+                  "cache hit rate counts on) or least-conn (the fewest in "
+                  "flight per credit)")
+      ->check(CLI::IsMember({"affinity", "least-conn"}))
       ->capture_default_str();
   app->add_flag("--render", flags->render,
                 "Write the nginx configuration of a deployment's routes over "

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <map>
@@ -24,6 +25,12 @@ namespace {
 
 namespace k8s = kubernetes;
 using json = nlohmann::json;
+
+// The requests a replica of a language model's `group` takes at once
+// where the proxy keeps conversations on replicas: its batch.
+long MaxConnsOf(const cluster::RouteGroup& group) {
+  return std::clamp<long>(group.batch, 0, kMaxBackendConns);
+}
 
 }  // namespace
 
@@ -175,6 +182,7 @@ ProxyConfig ConfigOf(const k8s::ProxyRoutes& routes,
         if (backend == nullptr) continue;
         upstream.backends.push_back(*backend);
         upstream.backends.back().weight = weight;
+        if (route.openai) upstream.backends.back().max_conns = MaxConnsOf(g);
       }
       auto group = by_group.find({service, k8s::GroupName(service, g)});
       if (group == by_group.end()) continue;
@@ -189,6 +197,7 @@ ProxyConfig ConfigOf(const k8s::ProxyRoutes& routes,
       for (auto [owner, b] : group->second) {
         if (!owners.empty() && !owners.count(owner)) continue;
         b.weight = weight;
+        if (route.openai) b.max_conns = MaxConnsOf(g);
         upstream.backends.push_back(b);
       }
     }

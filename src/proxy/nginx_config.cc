@@ -43,6 +43,57 @@ std::string Literal(const std::string& name) {
   return out;
 }
 
+// Whether `u`'s HTTP requests keep to their conversation's replica.
+bool Affine(const ProxyUpstream& u, const NginxSetup& setup) {
+  return u.openai && setup.llm_affinity && !setup.random;
+}
+
+// The weights of `u`'s servers on a consistent-hash ring: nginx puts 160
+// points on the ring per unit of a server's weight, in every worker, so the
+// route's weights (up to cluster::kMaxRouteWeight each) are scaled to
+// kRingWeight in all, each at least 1: a ring of at most some 200,000
+// points (3 MB), a server's share within half a unit of its weight's.
+std::vector<long> RingWeights(const ProxyUpstream& u) {
+  constexpr double kRingWeight = 1000;
+  double total = 0;
+  for (const ProxyBackend& b : u.backends) total += b.weight;
+  std::vector<long> out;
+  for (const ProxyBackend& b : u.backends) {
+    out.push_back(std::max(
+        1L, std::lround(static_cast<double>(b.weight) * kRingWeight / total)));
+  }
+  return out;
+}
+
+// One upstream of `u`'s servers named `name`: `balance` its balancing
+// line ("" for nginx's weighted round robin), `ring` the ring's weights
+// and bounds where it is one.
+std::string Upstream(const ProxyUpstream& u, const std::string& name, bool grpc,
+                     const std::string& balance, bool ring) {
+  // The zone holds each server's state (some 300 bytes in nginx 1.22);
+  // 64k holds a few dozen, and a service may have hundreds.
+  std::string out = fmt::format("  upstream {} {{\n    zone {} {}k;\n", name,
+                                name, 64 + u.backends.size());
+  out += balance;
+  const std::vector<long> ring_weights = RingWeights(u);
+  for (size_t i = 0; i < u.backends.size(); ++i) {
+    const ProxyBackend& b = u.backends[i];
+    // A server line is written only from a checked Endpoint (an IPv6
+    // address in brackets): nothing else from a pod reaches it.
+    const std::optional<Endpoint>& at =
+        grpc ? b.grpc : std::optional<Endpoint>(b.http);
+    if (!at) continue;
+    // max_fails=0: a failing replica keeps its weight; the controller,
+    // not the proxy, takes replicas out.
+    out += fmt::format("    server {} weight={}{} max_fails=0;\n",
+                       at->HostPort(), ring ? ring_weights[i] : b.weight,
+                       ring && b.max_conns > 0
+                           ? fmt::format(" max_conns={}", b.max_conns)
+                           : std::string());
+  }
+  return out + "    keepalive 64;\n  }\n";
+}
+
 std::string Upstreams(const ProxyConfig& config, const NginxSetup& setup,
                       bool grpc) {
   std::string out;
@@ -50,30 +101,25 @@ std::string Upstreams(const ProxyConfig& config, const NginxSetup& setup,
     if (RouteOf(u, grpc) == kEmpty) continue;
     std::string name =
         (grpc ? "migserve_grpc_" : "migserve_") + u.service.str();
-    // The zone holds each server's state (some 300 bytes in nginx 1.22);
-    // 64k holds a few dozen, and a service may have hundreds.
-    out += fmt::format("  upstream {} {{\n    zone {} {}k;\n", name, name,
-                       64 + u.backends.size());
     if (setup.random) {
-      out += "    random;\n";
+      out += Upstream(u, name, grpc, "    random;\n", false);
+    } else if (!grpc && Affine(u, setup)) {
+      // A conversation's turns reach the replica that holds its prefix:
+      // a consistent-hash ring weighted by the credits, where a replica
+      // with its batch in flight passes the next turn along the ring;
+      // with every replica full, the spill upstream below takes it.
+      out += Upstream(u, name, grpc,
+                      "    hash $migserve_openai_session consistent;\n", true);
+      out += Upstream(u, "migserve_spill_" + u.service.str(), grpc,
+                      "    least_conn;\n", false);
     } else if (u.openai) {
       // A generation lasts from a tenth of a second to minutes: the
       // replica with the fewest requests in flight per weight (its credit)
       // takes the next, not the next in a rotation.
-      out += "    least_conn;\n";
+      out += Upstream(u, name, grpc, "    least_conn;\n", false);
+    } else {
+      out += Upstream(u, name, grpc, "", false);
     }
-    for (const ProxyBackend& b : u.backends) {
-      // A server line is written only from a checked Endpoint (an IPv6
-      // address in brackets): nothing else from a pod reaches it.
-      const std::optional<Endpoint>& at =
-          grpc ? b.grpc : std::optional<Endpoint>(b.http);
-      if (!at) continue;
-      // max_fails=0: a failing replica keeps its weight; the controller,
-      // not the proxy, takes replicas out.
-      out += fmt::format("    server {} weight={} max_fails=0;\n",
-                         at->HostPort(), b.weight);
-    }
-    out += "    keepalive 64;\n  }\n";
   }
   return out;
 }
@@ -293,18 +339,29 @@ std::string OpenAiLocations(const ProxyConfig& config, const NginxSetup& setup,
         "        return {} {};\n      }}\n",
         r.token, r.status, r.body);
   }
-  out += fmt::format(
-      "      proxy_pass http://migserve_$migserve_openai_service;\n"
+  // How a request reaches a replica: streamed as the replica sends it.
+  const std::string pass = fmt::format(
       "      proxy_http_version 1.1;\n"
       "      proxy_set_header Connection \"\";\n"
       "      proxy_buffering off;\n"
       "      proxy_cache off;\n"
       "      proxy_read_timeout {}s;\n"
-      "      proxy_send_timeout {}s;\n"
-      "    }}\n",
+      "      proxy_send_timeout {}s;\n",
       WholeSeconds(setup.llm_idle_timeout),
       WholeSeconds(setup.llm_idle_timeout));
-  return out;
+  const bool affine = setup.llm_affinity && !setup.random;
+  out += "      proxy_pass http://migserve_$migserve_openai_service;\n" + pass;
+  if (!affine) return out + "    }\n";
+  // Every replica of the ring with its batch in flight (nginx's 502 "no
+  // live upstreams", before any byte is sent): the replica with the
+  // fewest requests in flight per weight takes it, as without affinity.
+  return out +
+         "      error_page 502 = @migserve_openai_spill;\n    }\n"
+         "    location @migserve_openai_spill {\n"
+         "      keepalive_timeout 0;\n"
+         "      default_type application/json;\n"
+         "      proxy_pass http://migserve_spill_$migserve_openai_service;\n" +
+         pass + "    }\n";
 }
 
 std::string HttpServer(const ProxyConfig& config, const NginxSetup& setup,
@@ -415,6 +472,7 @@ std::string RenderNginxConfig(const ProxyConfig& config,
     out += fmt::format("  js_import migserve_openai from {};\n",
                        OpenAiScriptPath(setup));
     out += "  js_var $migserve_openai_model;\n";
+    out += "  js_var $migserve_openai_session;\n";
     // Bodies of 1 MB or more, or chunked (of unknown size), counted
     // together across workers (LargeBodiesAtOnce); others are not counted.
     out +=

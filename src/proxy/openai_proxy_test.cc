@@ -10,7 +10,9 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -350,10 +352,12 @@ TEST_F(OpenAiProxyTest, StreamsEachTokenAsTheReplicaSendsIt) {
   EXPECT_GT(at.back(), 1.1);
 }
 
-// Long generations are balanced by requests in flight per weight (nginx's
-// least_conn), not by turns: a replica of weight 3 holds three times the
+// Without affinity (`--llm-balancing least-conn`), long generations are
+// balanced by requests in flight per weight (nginx's least_conn), not by
+// turns: a replica of weight 3 holds three times the
 // streams of one of weight 1.
 TEST_F(OpenAiProxyTest, BalancesStreamsInFlightByWeight) {
+  setup_.llm_affinity = false;  // --llm-balancing least-conn
   EmulatedOpenAiReplica small({"small", "chat-a", "m", 20, 100});
   EmulatedOpenAiReplica large({"large", "chat-a", "m", 20, 100});
   ProxyConfig config{1,
@@ -616,6 +620,195 @@ TEST_F(OpenAiProxyTest, LargeBodiesAreBoundedInNumberAndInMemory) {
   auto again = client.Post("/v1/chat/completions", big, "application/json");
   ASSERT_TRUE(again);
   EXPECT_EQ(again->status, 200);
+}
+
+}  // namespace
+}  // namespace migserve::proxy
+
+namespace migserve::proxy {
+namespace {
+
+// `sessions` conversations of `turns` turns each through the proxy on
+// `port`, `clients` at a time, each turn's messages the conversation's so
+// far (the earlier turns, the answer, the next question), as a chat client
+// sends them. Returns how many were answered 200.
+int Converse(int port, int sessions, int turns, int clients) {
+  std::atomic<int> next{0}, ok{0};
+  std::vector<std::thread> threads;
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&] {
+      httplib::Client client("127.0.0.1", port);
+      for (int k = next++; k < sessions; k = next++) {
+        nlohmann::json messages = nlohmann::json::array(
+            {{{"role", "system"}, {"content", "You are terse."}}});
+        for (int turn = 0; turn < turns; ++turn) {
+          messages.push_back(
+              {{"role", "user"},
+               {"content",
+                fmt::format("question {} of conversation {}", turn, k)}});
+          nlohmann::json body = {{"model", "chat-a"}, {"messages", messages}};
+          auto res = client.Post("/v1/chat/completions", body.dump(),
+                                 "application/json");
+          if (!res || res->status != 200) continue;
+          ++ok;
+          messages.push_back({{"role", "assistant"}, {"content", "answer"}});
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  return ok;
+}
+
+// Each replica's share of the follow-up turns whose earlier turns it
+// served (its prefix cache holds them), all together.
+double HitRate(const std::vector<std::unique_ptr<EmulatedOpenAiReplica>>& rs) {
+  int hits = 0, follow_ups = 0;
+  for (const auto& r : rs) {
+    hits += r->prefix_hits();
+    follow_ups += r->follow_ups();
+  }
+  return follow_ups > 0 ? static_cast<double>(hits) / follow_ups : 0;
+}
+
+// A multi-turn workload through the real nginx (issue 89: least_conn
+// spread a conversation's turns over the pool, so a credit that counts
+// prefix-cache hits counted hits the router could not deliver): with
+// affinity every follow-up turn reaches the replica that served the
+// conversation's earlier turns, as the credits' model has it (1 - what
+// spills; nothing spills here), and the conversations spread over the
+// replicas by weight; with least-conn most do not.
+TEST_F(OpenAiProxyTest, AConversationKeepsToTheReplicaHoldingItsPrefix) {
+  constexpr int kSessions = 90, kTurns = 4;
+  for (bool affinity : {true, false}) {
+    SCOPED_TRACE(affinity ? "affinity" : "least-conn");
+    setup_.llm_affinity = affinity;
+    std::vector<std::unique_ptr<EmulatedOpenAiReplica>> replicas;
+    std::vector<ProxyBackend> backends;
+    for (long weight : {2, 1, 1}) {
+      replicas.push_back(
+          std::make_unique<EmulatedOpenAiReplica>(EmulatedOpenAiOptions{
+              fmt::format("r{}", replicas.size()), "chat-a", "m", 2, 5}));
+      backends.push_back(Backend("127.0.0.1", replicas.back()->port(), weight));
+      backends.back().max_conns = 256;
+    }
+    auto nginx = StartNginx({1, {Llm("chat-a", "m", backends)}});
+    ASSERT_TRUE(nginx);
+    EXPECT_EQ(Converse(port_, kSessions, kTurns, 6), kSessions * kTurns);
+    int follow_ups = 0;
+    for (const auto& r : replicas) follow_ups += r->follow_ups();
+    EXPECT_EQ(follow_ups, kSessions * (kTurns - 1));
+    if (affinity) {
+      EXPECT_GE(HitRate(replicas), 0.9);
+      // 90 conversations on a ring of weights 2:1:1: 45, 22.5, 22.5
+      // expected; each within what chance gives (3 sigma).
+      EXPECT_NEAR(replicas[0]->hits(), 45 * kTurns, 15 * kTurns);
+      EXPECT_NEAR(replicas[1]->hits(), 22.5 * kTurns, 13 * kTurns);
+      EXPECT_NEAR(replicas[2]->hits(), 22.5 * kTurns, 13 * kTurns);
+    } else {
+      EXPECT_LT(HitRate(replicas), 0.6);
+    }
+    nginx.reset();
+  }
+}
+
+// What names a conversation: the client's header, OpenAI's
+// `prompt_cache_key` or `user`, else its leading messages up to the first
+// user message (a shared system prompt alone names none); and a replica
+// with its batch in flight passes a conversation on instead of queueing
+// it, every replica full spilling to the fewest in flight.
+TEST_F(OpenAiProxyTest, AConversationIsNamedAsClientsNameIt) {
+  std::vector<std::unique_ptr<EmulatedOpenAiReplica>> replicas;
+  std::vector<ProxyBackend> backends;
+  for (int k = 0; k < 4; ++k) {
+    replicas.push_back(std::make_unique<EmulatedOpenAiReplica>(
+        EmulatedOpenAiOptions{fmt::format("r{}", k), "chat-a", "m", 2, 5}));
+    backends.push_back(Backend("127.0.0.1", replicas.back()->port(), 1));
+  }
+  auto nginx = StartNginx({1, {Llm("chat-a", "m", backends)}});
+  ASSERT_TRUE(nginx);
+  // The replica that answers `body` (with `headers`).
+  auto replica_of = [&](const nlohmann::json& body,
+                        const httplib::Headers& headers = {}) {
+    auto res = Post(body.dump(), headers);
+    return res && res->status == 200 ? ReplicaOf(res->body) : "";
+  };
+  auto chat = [](const std::string& question) {
+    return nlohmann::json{
+        {"model", "chat-a"},
+        {"messages",
+         nlohmann::json::array({{{"role", "system"}, {"content", "shared"}},
+                                {{"role", "user"}, {"content", question}}})}};
+  };
+  // Each way of naming a conversation: 24 different chats under one name
+  // reach one replica.
+  for (const char* way : {"header", "prompt_cache_key", "user"}) {
+    SCOPED_TRACE(way);
+    std::set<std::string> answered;
+    for (int k = 0; k < 24; ++k) {
+      nlohmann::json body = chat(fmt::format("q{}", k));
+      httplib::Headers headers;
+      if (std::string(way) == "header") {
+        headers.emplace("migserve-session", "conversation-7");
+      } else {
+        body[way] = "conversation-7";
+      }
+      answered.insert(replica_of(body, headers));
+    }
+    EXPECT_EQ(answered.size(), 1u);
+    EXPECT_NE(*answered.begin(), "");
+  }
+  // Without one, 24 chats that share only the system prompt spread.
+  std::set<std::string> spread;
+  for (int k = 0; k < 24; ++k)
+    spread.insert(replica_of(chat(fmt::format("q{}", k))));
+  EXPECT_GE(spread.size(), 3u);
+  // A completion's prompt names it by its first characters.
+  std::set<std::string> prompts;
+  for (int k = 0; k < 8; ++k) {
+    httplib::Client client("127.0.0.1", port_);
+    auto res = client.Post(
+        "/v1/completions",
+        nlohmann::json({{"model", "chat-a"},
+                        {"prompt", std::string(1024, 'x') + std::to_string(k)}})
+            .dump(),
+        "application/json");
+    ASSERT_TRUE(res);
+    prompts.insert(ReplicaOf(res->body));
+  }
+  EXPECT_EQ(prompts.size(), 1u);
+}
+
+// Bounded loads: a replica with its batch (max_conns) in flight passes the
+// conversation's next request along the ring, and with every replica full
+// the proxy still answers (the fewest in flight per weight takes it), not
+// nginx's 502.
+TEST_F(OpenAiProxyTest, AFullReplicaPassesAConversationOn) {
+  EmulatedOpenAiReplica a({"a", "chat-a", "m", 30, 100});
+  EmulatedOpenAiReplica b({"b", "chat-a", "m", 30, 100});
+  std::vector<ProxyBackend> backends = {Backend("127.0.0.1", a.port(), 1),
+                                        Backend("127.0.0.1", b.port(), 1)};
+  for (ProxyBackend& backend : backends) backend.max_conns = 1;
+  auto nginx = StartNginx({1, {Llm("chat-a", "m", backends)}});
+  ASSERT_TRUE(nginx);
+  httplib::Headers session = {{"migserve-session", "one"}};
+  std::vector<int> statuses(3, 0);
+  std::vector<std::thread> clients;
+  for (int k = 0; k < 3; ++k) {
+    clients.emplace_back([&, k] {
+      auto res = Post(Chat("chat-a", true), session);
+      if (res) statuses[k] = res->status;
+    });
+    // Each under way before the next.
+    for (int i = 0; i < 100 && a.in_flight() + b.in_flight() < k + 1; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  EXPECT_EQ(a.in_flight() + b.in_flight(), 3);
+  EXPECT_GE(a.in_flight(), 1);
+  EXPECT_GE(b.in_flight(), 1);
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(statuses, std::vector<int>({200, 200, 200}));
 }
 
 }  // namespace

@@ -31,6 +31,11 @@ StatusOr<ProxyBackend> ReadBackend(const JsonFields& f) {
     return f.Error("weight", fmt::format("must be 1 to {}, got {}",
                                          cluster::kMaxRouteWeight, b.weight));
   }
+  MIGSERVE_RETURN_IF_ERROR(f.Get("max_conns", false, &b.max_conns));
+  if (b.max_conns < 0 || b.max_conns > kMaxBackendConns) {
+    return f.Error("max_conns", fmt::format("must be 0 to {}, got {}",
+                                            kMaxBackendConns, b.max_conns));
+  }
   long grpc_port = 0;
   MIGSERVE_RETURN_IF_ERROR(f.Get("grpc_port", false, &grpc_port));
   if (grpc_port != 0) {
@@ -98,6 +103,7 @@ std::string FormatProxyConfig(const ProxyConfig& config) {
                       {"port", b.http.port()},
                       {"weight", b.weight}};
       if (b.grpc) backend["grpc_port"] = b.grpc->port();
+      if (b.max_conns > 0) backend["max_conns"] = b.max_conns;
       backends.push_back(backend);
     }
     json service = {{"service", u.service.str()},

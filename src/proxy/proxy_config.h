@@ -18,12 +18,21 @@
 
 namespace migserve::proxy {
 
+// The largest ProxyBackend::max_conns: more than any engine runs at once
+// (nginx's worker_connections is 8192).
+inline constexpr long kMaxBackendConns = 65536;
+
 // Every name and address here is a checked value (boundary/): the
 // configuration nginx reads is written from nothing else.
 struct ProxyBackend {
   Endpoint http;    // where it takes HTTP requests
   long weight = 1;  // NginxWeight of its cluster::ReplicaWeight
   std::optional<Endpoint> grpc = std::nullopt;  // none: it takes no gRPC
+  // The requests it takes at once where the proxy keeps conversations on
+  // replicas (a language model's: its batch, vLLM's max_num_seqs); past
+  // it, the next replica of the conversation's ring takes them. 0: no
+  // bound.
+  long max_conns = 0;
   bool operator==(const ProxyBackend&) const = default;
 };
 
@@ -58,7 +67,8 @@ long NginxWeight(double replica_weight);
 
 // Reads a proxy configuration (JSON, docs/formats.md): `generation` and
 // `services: [{service, model, api, aliases, backends: [{address, port,
-// weight, grpc_port}]}]` (grpc_port and aliases optional; api `kserve` (the
+// weight, grpc_port, max_conns}]}]` (grpc_port, max_conns and aliases
+// optional; api `kserve` (the
 // default) or `openai`). Services are named once each; two
 // may serve one model.
 // Returns InvalidArgument naming `source` and the field at fault.

@@ -102,6 +102,18 @@ long PromptWords(const nlohmann::json& body) {
 
 }  // namespace
 
+void EmulatedOpenAiReplica::NotePrefix(const nlohmann::json& body) {
+  auto messages = body.find("messages");
+  if (messages == body.end() || !messages->is_array()) return;
+  std::lock_guard<std::mutex> lock(prefixes_mu_);
+  if (messages->size() >= 3) {
+    ++follow_ups_;
+    nlohmann::json earlier(messages->begin(), messages->end() - 2);
+    if (prefixes_.count(earlier.dump())) ++prefix_hits_;
+  }
+  prefixes_.insert(messages->dump());
+}
+
 void EmulatedOpenAiReplica::Step() {
   using Clock = std::chrono::steady_clock;
   Clock::time_point due = Clock::now();
@@ -194,6 +206,7 @@ EmulatedOpenAiReplica::EmulatedOpenAiReplica(EmulatedOpenAiOptions options)
           "application/json");
       return;
     }
+    NotePrefix(body);
     Answer a;
     a.id = fmt::format("cmpl-{}-{}", options_.name, hits_.load());
     a.chat = req.path == "/v1/chat/completions";

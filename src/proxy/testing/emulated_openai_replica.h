@@ -21,7 +21,9 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -67,10 +69,20 @@ class EmulatedOpenAiReplica {
   int hits() const { return hits_; }
   int in_flight() const { return in_flight_; }
   int misrouted() const { return misrouted_; }
+  // Its prefix cache, as a conversation sees it: the chats that continue
+  // a conversation (three messages or more: the earlier turns, the
+  // answer, the next question), and those whose earlier turns (all but
+  // the last two messages) it served, so that vLLM's prefix cache would
+  // hold them. A cache without bound.
+  int follow_ups() const { return follow_ups_; }
+  int prefix_hits() const { return prefix_hits_; }
 
  private:
   // The batcher's loop: a step, its time, then its tokens shown.
   void Step();
+  // Counts a chat `body` in follow_ups and prefix_hits, and keeps its
+  // messages.
+  void NotePrefix(const nlohmann::json& body);
   // Adds a request to the batcher; its id, or nullopt where it cannot fit.
   std::optional<size_t> Admit(long prompt, long output);
   // Waits until request `id` has more than `shown` tokens; how many it has.
@@ -89,6 +101,10 @@ class EmulatedOpenAiReplica {
   std::atomic<int> hits_{0};
   std::atomic<int> in_flight_{0};
   std::atomic<int> misrouted_{0};
+  std::mutex prefixes_mu_;
+  std::set<std::string> prefixes_;  // the messages of every chat served
+  std::atomic<int> follow_ups_{0};
+  std::atomic<int> prefix_hits_{0};
 };
 
 }  // namespace migserve::proxy
