@@ -250,11 +250,11 @@ void SetupRouter(CLI::App* app, CommandContext* context) {
       ->check(CLI::Range(1, 86400))
       ->capture_default_str();
   app->add_option("--llm-balancing", flags->llm_balancing,
-                  "How a language model's requests are spread: affinity (a "
+                  "How a language model's requests are spread where its "
+                  "service's credits count prefix-cache hits: affinity (a "
                   "conversation keeps to the replica holding its prefix, "
-                  "each replica up to its batch; what the credits' prefix "
-                  "cache hit rate counts on) or least-conn (the fewest in "
-                  "flight per credit)")
+                  "each replica up to its batch in flight) or least-conn "
+                  "(the fewest in flight per credit, as for the others)")
       ->check(CLI::IsMember({"affinity", "least-conn"}))
       ->capture_default_str();
   app->add_flag("--render", flags->render,

@@ -3,7 +3,8 @@
 //              least-outstanding] [--router-replicas N]
 //   [--in-group round-robin|least-request]
 //   [--batching greedy|timer --max-queue-delay MS] [--duration S]
-//   [--warmup S] [--seed N] [--format table|json] [-o F]
+//   [--warmup S] [--seed N] [--llm-balancing affinity|least-conn]
+//   [--format table|json] [-o F]
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -39,6 +40,7 @@ struct ServeFlags {
   int router_replicas = 0;  // 0: the workload's
   std::string batching = "greedy";
   double max_queue_delay_ms = 1;
+  std::string llm_balancing = "affinity";
   serving::ServeOptions options;
 };
 
@@ -60,8 +62,8 @@ std::string Table(const serving::ServeReport& report,
   std::ostringstream out;
   table.Print(out);
   TextTable tokens({"llm service", "ttft_slo", "ttft_p50", "ttft_p99",
-                    "tpot_slo", "tpot_p50", "tpot_p99", "kv_used", "ok",
-                    "basis"});
+                    "tpot_slo", "tpot_p50", "tpot_p99", "kv_used",
+                    "prefix_hits", "ok", "basis"});
   bool any_llm = false;
   for (const serving::ServiceServing& s : report.services) {
     if (!s.tokens) continue;
@@ -74,6 +76,7 @@ std::string Table(const serving::ServeReport& report,
                    fmt::format("{:.2f}", l.tpot_p50_ms),
                    fmt::format("{:.2f}", l.tpot_p99_ms),
                    fmt::format("{:.1f}%", 100 * l.kv_occupancy),
+                   fmt::format("{:.1f}%", 100 * l.prefix_cache_hit_rate),
                    l.ok() ? "yes" : "NO", l.basis});
   }
   if (any_llm) {
@@ -84,9 +87,16 @@ std::string Table(const serving::ServeReport& report,
     if (options.routing == serving::RoutingPolicy::kProxies) {
       out << fmt::format(
           "(the replicas simulated together behind the balancing the proxy "
-          "runs for these services: each request to the replica with the "
-          "fewest requests in flight per credit, at each of {} proxies)\n",
-          options.proxies);
+          "runs for these services at each of {} proxies: {})\n",
+          options.proxies,
+          options.llm_balancing == llm::Balancing::kAffinity
+              ? "where a service's credits count prefix-cache hits, each "
+                "conversation to its replica while it has less than its "
+                "batch in flight, else, and for the others, each request to "
+                "the replica with the fewest requests in flight per credit; "
+                "prefix_hits is what the prefix cache finds"
+              : "each request to the replica with the fewest requests in "
+                "flight per credit");
     } else {
       out << "(each replica simulated on its credit's share of the "
              "arrivals, a random split)\n";
@@ -115,6 +125,7 @@ std::string Json(const serving::ServeReport& report,
                               {"in_group", flags.in_group},
                               {"batching", flags.batching},
                               {"max_queue_delay_ms", o.max_queue_delay_ms},
+                              {"llm_balancing", flags.llm_balancing},
                               {"duration_s", o.duration_s},
                               {"warmup_s", o.warmup_s},
                               {"seed", o.seed},
@@ -158,6 +169,9 @@ void ResolveRouting(const workload::Workload& workload,
   o->proxies = flags->router_replicas != 0 ? flags->router_replicas
                                            : workload.router_replicas;
   o->in_group = *serving::ParseInGroup(flags->in_group);
+  o->llm_balancing = flags->llm_balancing == "affinity"
+                         ? llm::Balancing::kAffinity
+                         : llm::Balancing::kLeastOutstanding;
 }
 
 // Says, where the routing is one of the comparisons (weighted, round-robin,
@@ -309,6 +323,12 @@ void SetupServe(CLI::App* app, CommandContext* context) {
                   "Seconds at the start whose requests are not counted")
       ->default_val(o.warmup_s);
   app->add_option("--seed", o.seed, "Random seed")->default_val(o.seed);
+  app->add_option("--llm-balancing", flags->llm_balancing,
+                  "proxy: how the proxies spread the requests of an LLM "
+                  "service whose credits count prefix-cache hits, affinity "
+                  "or least-conn (router --llm-balancing)")
+      ->check(OneOf({"affinity", "least-conn"}))
+      ->default_val(flags->llm_balancing);
   AddLlmWhatIfs(app, &o);
   OnRun(app, context, [flags, context] { return RunServe(*flags, context); });
 }

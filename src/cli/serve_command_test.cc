@@ -2,7 +2,10 @@
 // the default capacity model; the paper's model does not.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
 
 #include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
@@ -132,26 +135,44 @@ TEST(ServeCliTest, DeterministicForASeedAndTheTableSaysHowMany) {
   EXPECT_NE(c.out, a.out);
 }
 
+// A workload `name`.yaml of one chat service (Llama-3.1-8B on
+// A100-SXM4-80GB) of the YAML fields `terms`, and the deployment optimize
+// gives it: their paths (the deployment's empty, the test failed, where
+// optimize refused).
+std::pair<std::string, std::string> OptimizedChat(const std::string& name,
+                                                  const std::string& terms) {
+  std::string w = testing::WriteTempFile(
+      name + ".yaml",
+      "gpu: A100-SXM4-80GB\nservices:\n"
+      "  - {name: chat-8b, model: llama-3.1-8b, kind: llm, " +
+          terms + "}\n");
+  std::string d = testing::TempDir() + "/" + name + ".json";
+  CliResult made = Cli({"optimize", "-w", w, "-p", kA100Profiles, "-o", d});
+  EXPECT_EQ(made.code, 0) << made.err;
+  return {w, made.code == 0 ? d : ""};
+}
+
 // The table of LLM services says what its simulation assumes of the
 // balancing (issue 75: serve must model and say the policy the proxy runs):
 // the proxy's requests in flight per credit by default, a random split
 // behind a gateway.
 TEST(ServeCliTest, TheLlmTableSaysWhichBalancingItModels) {
-  std::string w = testing::WriteTempFile(
-      "serve-llm.yaml",
-      "gpu: A100-SXM4-80GB\nservices:\n"
-      "  - {name: chat-8b, model: llama-3.1-8b, kind: llm, throughput: 2, "
-      "ttft_ms: 2000, tpot_ms: 100, prompt_tokens: 512, output_tokens: 128}\n");
-  std::string d = testing::TempDir() + "/serve-llm.json";
-  CliResult made = Cli({"optimize", "-w", w, "-p", kA100Profiles, "-o", d});
-  ASSERT_EQ(made.code, 0) << made.err;
+  auto [w, d] = OptimizedChat(
+      "serve-llm",
+      "throughput: 2, ttft_ms: 2000, tpot_ms: 100, prompt_tokens: 512, "
+      "output_tokens: 128");
+  ASSERT_FALSE(d.empty());
   CliResult r = Cli({"serve", "-d", d, "-w", w, "-p", kA100Profiles});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("LLM services at token level"), std::string::npos);
   EXPECT_NE(r.out.find("(the replicas simulated together behind the "
-                       "balancing the proxy runs for these services: each "
-                       "request to the replica with the fewest requests in "
-                       "flight per credit, at each of 2 proxies)"),
+                       "balancing the proxy runs for these services at each "
+                       "of 2 proxies: where a service's credits count "
+                       "prefix-cache hits, each conversation to its replica "
+                       "while it has less than its batch in flight, else, "
+                       "and for the others, each request to the replica with "
+                       "the fewest requests in flight per credit; "
+                       "prefix_hits is what the prefix cache finds)"),
             std::string::npos)
       << r.out;
   r = Cli({"serve", "-d", d, "-w", w, "-p", kA100Profiles, "--routing",
@@ -161,6 +182,36 @@ TEST(ServeCliTest, TheLlmTableSaysWhichBalancingItModels) {
                        "arrivals, a random split)"),
             std::string::npos)
       << r.out;
+}
+
+// A service whose credits count prefix-cache hits (issue 89): serve
+// models the proxy's affinity, and the hits it delivers are the
+// workload's (what the credits count); balanced by requests in flight
+// instead, a conversation's turns meet their replica about once in the
+// replicas' number, the hits fall to some 40% of the workload's and the
+// p99 time to first token rises.
+TEST(ServeCliTest, AffinityDeliversThePrefixCacheHitsTheCreditsCount) {
+  auto [w, d] = OptimizedChat(
+      "serve-prefix",
+      "throughput: 12, ttft_ms: 2000, tpot_ms: 100, prompt_tokens: 4000, "
+      "output_tokens: 128, prefix_cache_hit_rate: 0.75");
+  ASSERT_FALSE(d.empty());
+  std::map<std::string, nlohmann::json> llm;
+  for (const char* balancing : {"affinity", "least-conn"}) {
+    CliResult r = Cli({"serve", "-d", d, "-w", w, "-p", kA100Profiles,
+                       "--llm-balancing", balancing, "--format", "json"});
+    ASSERT_EQ(r.code == 0 || r.code == 1, true) << r.err;
+    nlohmann::json report = nlohmann::json::parse(r.out);
+    EXPECT_EQ(report["llm_balancing"], balancing);
+    llm[balancing] = report["services"][0]["llm"];
+  }
+  EXPECT_NEAR(llm["affinity"]["prefix_cache_hit_rate"].get<double>(), 0.75,
+              0.01);
+  EXPECT_LT(llm["least-conn"]["prefix_cache_hit_rate"].get<double>(), 0.5);
+  EXPECT_LT(llm["affinity"]["ttft_p99_ms"].get<double>(),
+            llm["least-conn"]["ttft_p99_ms"].get<double>());
+  EXPECT_TRUE(llm["affinity"]["ttft_p99_ms"].get<double>() <= 2000)
+      << llm["affinity"].dump();
 }
 
 TEST(ServeCliTest, RefusesBadFlagsWithUsageErrors) {

@@ -206,8 +206,8 @@ void RunChat(int rate, int requests, ChatRun* out) {
   out->ttft_p99 = queueing::Quantile(&ttft, 0.99);
   out->tpot_p99 = queueing::Quantile(&tpot, 0.99);
   // The proxy's one nginx is one balancer.
-  llm::BatcherSamples same =
-      llm::RunBalancedBatchers(slices, 1, *chat->tokens, traffic, run);
+  llm::BatcherSamples same = llm::RunBalancedBatchers(
+      slices, 1, llm::Balancing::kAffinity, *chat->tokens, traffic, run);
   out->same_ttft = queueing::Quantile(&same.ttft_ms, 0.99);
   out->same_tpot = queueing::Quantile(&same.tpot_ms, 0.99);
   out->dispatched = same.dispatched;

@@ -336,6 +336,12 @@ std::vector<std::string> ServingSpec::ServedNames(
   return llm::ServedNames(service, model, llm::ShippedLlmModels());
 }
 
+bool ServingSpec::KeepsConversations(const std::string& service) const {
+  auto terms = tokens.find(service);
+  return SpeaksOpenAi(service) && terms != tokens.end() &&
+         terms->second.prefix_cache_hit_rate > 0;
+}
+
 bool ServingSpec::SpeaksOpenAi(const std::string& service) const {
   switch (EngineOf(service)) {
     case workload::Engine::kTriton:

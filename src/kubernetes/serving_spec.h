@@ -132,6 +132,11 @@ struct ServingSpec {
   // Whether `service`'s replicas speak the OpenAI API (its engine is vLLM):
   // the proxy routes it by the body's model, its HTTPRoute matches /v1.
   bool SpeaksOpenAi(const std::string& service) const;
+  // Whether the proxy keeps `service`'s conversations on its replicas
+  // (proxy::ProxyUpstream::affinity): it speaks the OpenAI API and its
+  // credits count prefix-cache hits (a prefix_cache_hit_rate above 0),
+  // which only a conversation's own replica finds.
+  bool KeepsConversations(const std::string& service) const;
   // The names `service`'s replicas, running `model`, answer to where they
   // speak the OpenAI API (llm::ServedNames over the shipped LLM table,
   // whose engine settings they take too): what the proxy routes to them

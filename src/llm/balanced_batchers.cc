@@ -1,7 +1,10 @@
 #include "llm/balanced_batchers.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <limits>
+#include <map>
 
 #include "llm/continuous_batcher.h"
 
@@ -21,10 +24,19 @@ class LeastOutstanding {
         in_flight_(balancers, std::vector<long>(replicas.size(), 0)),
         current_(balancers, std::vector<double>(replicas.size(), 0)) {}
 
-  // The replica request `i` goes to; it is in flight there until Done.
-  size_t Pick(size_t i) {
+  // The replica request `i` of `conversation` goes to; it is in flight
+  // there until Done.
+  size_t Pick(size_t i, long conversation, Balancing balancing) {
     const size_t b = i % in_flight_.size();
     std::vector<long>& counts = in_flight_[b];
+    if (balancing == Balancing::kAffinity) {
+      for (size_t r : RingOrder(conversation)) {
+        if (counts[r] < replicas_[r].slice.max_batch) {
+          ++counts[r];
+          return r;
+        }
+      }
+    }
     auto fewer = [&](size_t x, size_t y) {  // x's count per weight < y's
       return static_cast<double>(counts[x]) * replicas_[y].weight <
              static_cast<double>(counts[y]) * replicas_[x].weight;
@@ -46,6 +58,29 @@ class LeastOutstanding {
     ++counts[pick];
     return pick;
   }
+  // The replicas in `conversation`'s order: weighted rendezvous hashing
+  // (the smallest -ln(u) / weight of a uniform u per conversation and
+  // replica comes first), so that a replica is first for its share of the
+  // weights, as on nginx's ring, and the order is the same at every
+  // balancer.
+  std::vector<size_t> RingOrder(long conversation) const {
+    std::vector<std::pair<double, size_t>> scores;
+    for (size_t r = 0; r < replicas_.size(); ++r) {
+      // SplitMix64 of the pair: a uniform u in [0, 1).
+      uint64_t z = static_cast<uint64_t>(conversation) * 0x9e3779b97f4a7c15ULL +
+                   r * 0xbf58476d1ce4e5b9ULL + 0x94d049bb133111ebULL;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      z ^= z >> 31;
+      double u = static_cast<double>(z >> 11) * 0x1.0p-53;
+      scores.emplace_back(-std::log1p(-u) / replicas_[r].weight, r);
+    }
+    std::sort(scores.begin(), scores.end());
+    std::vector<size_t> order;
+    for (const auto& score : scores) order.push_back(score.second);
+    return order;
+  }
+
   // Request `i` has its last token from `replica`.
   void Done(size_t i, size_t replica) {
     --in_flight_[i % in_flight_.size()][replica];
@@ -60,7 +95,8 @@ class LeastOutstanding {
 }  // namespace
 
 BatcherSamples RunBalancedBatchers(const std::vector<BalancedReplica>& replicas,
-                                   int balancers, const LlmTerms& terms,
+                                   int balancers, Balancing balancing,
+                                   const LlmTerms& terms,
                                    const queueing::Traffic& traffic,
                                    const BatcherRun& run) {
   std::vector<BatcherArrival> requests = BatcherArrivals(terms, traffic, run);
@@ -83,9 +119,15 @@ BatcherSamples RunBalancedBatchers(const std::vector<BalancedReplica>& replicas,
   std::vector<double> step_end(n, kNever);
   std::vector<ContinuousBatcher::Step> steps(n);
   std::vector<double> occupied(n, 0);
-  LeastOutstanding balancing(replicas, std::max(1, balancers));
+  LeastOutstanding balancer(replicas, std::max(1, balancers));
+  if (!(terms.prefix_cache_hit_rate > 0)) {
+    balancing = Balancing::kLeastOutstanding;
+  }
   std::vector<double> first_s(requests.size(), -1), done_s(requests.size(), -1);
   out.dispatched.assign(n, 0);
+  // Per conversation, the replica of its last request.
+  std::map<long, size_t> held;
+  double prompt_tokens = 0, cached_tokens = 0;  // the counted requests'
   size_t next = 0;  // the first request not dispatched
   double now = 0, tokens = 0;
   while (true) {
@@ -103,18 +145,25 @@ BatcherSamples RunBalancedBatchers(const std::vector<BalancedReplica>& replicas,
         if (batchers[r].Made(id) == 1) first_s[i] = now;
         if (batchers[r].Done(id)) {
           done_s[i] = now;
-          balancing.Done(i, r);
+          balancer.Done(i, r);
         }
       }
     }
     // The requests that arrived by now go where their balancer has the
     // least in flight per weight.
     for (; next < requests.size() && requests[next].arrival_s <= now; ++next) {
-      const size_t pick = balancing.Pick(next);
-      ++out.dispatched[pick];
       const BatcherArrival& a = requests[next];
+      const size_t pick = balancer.Pick(next, a.conversation, balancing);
+      ++out.dispatched[pick];
+      auto last = held.try_emplace(a.conversation, pick).first;
+      const long cached = a.opens || last->second == pick ? a.cached : 0;
+      last->second = pick;
+      if (next >= requests.size() / 10) {
+        prompt_tokens += static_cast<double>(a.prompt);
+        cached_tokens += static_cast<double>(cached);
+      }
       request_of[pick].push_back(next);
-      batchers[pick].Add({a.prompt, a.output, a.cached});
+      batchers[pick].Add({a.prompt, a.output, cached});
     }
     // Replicas with work and no step start one.
     for (size_t r = 0; r < n; ++r) {
@@ -139,6 +188,8 @@ BatcherSamples RunBalancedBatchers(const std::vector<BalancedReplica>& replicas,
     out.kv_occupancy += now > 0 ? o / now / static_cast<double>(n) : 0;
   }
   out.output_tokens_per_s = now > 0 ? tokens / now : 0;
+  out.prefix_cache_hit_rate =
+      prompt_tokens > 0 ? cached_tokens / prompt_tokens : 0;
   return out;
 }
 

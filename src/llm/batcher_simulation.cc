@@ -43,7 +43,25 @@ std::vector<BatcherArrival> BatcherArrivals(const LlmTerms& terms,
   Lengths prompts(terms.prompt_tokens, terms.prompt_cv, run.seed + 1);
   Lengths outputs(terms.output_tokens, terms.output_cv, run.seed + 2);
   std::vector<BatcherArrival> requests(static_cast<size_t>(run.requests));
+  // The conversations in progress (their ids and turns so far), drawn
+  // from a stream of their own: the lengths and arrivals stay as they
+  // were without them.
+  std::mt19937_64 pick(run.seed + 3);
+  const size_t open = static_cast<size_t>(
+      std::clamp(std::lround(run.rate * kTurnGapS), 1L,
+                 static_cast<long>(std::max(1, run.requests))));
+  std::vector<std::pair<long, int>> talks(open);
+  long conversations = 0;
+  for (auto& t : talks) t = {conversations++, 0};
   for (BatcherArrival& r : requests) {
+    auto& [id, turns] =
+        talks[std::uniform_int_distribution<size_t>(0, open - 1)(pick)];
+    r.conversation = id;
+    r.opens = turns == 0;
+    if (++turns == kConversationTurns) {
+      id = conversations++;
+      turns = 0;
+    }
     r.arrival_s = arrivals.Next() / run.rate;
     r.prompt = prompts.Next();
     r.output = outputs.Next();
@@ -58,7 +76,8 @@ std::vector<BatcherArrival> BatcherArrivals(const LlmTerms& terms,
 BatcherSamples RunBatcher(const SliceCapacity& slice, const LlmTerms& terms,
                           const queueing::Traffic& traffic,
                           const BatcherRun& run) {
-  return RunBalancedBatchers({{slice, 1}}, 1, terms, traffic, run);
+  return RunBalancedBatchers({{slice, 1}}, 1, Balancing::kAffinity, terms,
+                             traffic, run);
 }
 
 BatcherStats SimulateBatcher(const SliceCapacity& slice, const LlmTerms& terms,

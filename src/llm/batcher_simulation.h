@@ -33,13 +33,26 @@ struct BatcherStats {
   bool fits = true;
 };
 
+// A service's requests as conversations, the prefix cache's unit
+// (docs/llm.md, "Prefix affinity"): each request continues one of the
+// conversations in progress, chosen at random; a conversation ends after
+// kConversationTurns requests and a new one begins. In progress at once:
+// the rate x kTurnGapS (each conversation asking every kTurnGapS seconds
+// on average), at least 1.
+inline constexpr int kConversationTurns = 8;
+inline constexpr double kTurnGapS = 10;
+
 // One simulated request: when it arrives (s from the start) and its
 // lengths, tokens.
 struct BatcherArrival {
   double arrival_s = 0;
   long prompt = 1;
   long output = 1;
-  long cached = 0;  // prompt tokens found in the prefix cache
+  // Prompt tokens found in the prefix cache where the replica holds the
+  // conversation's earlier turns (terms' prefix_cache_hit_rate).
+  long cached = 0;
+  long conversation = 0;
+  bool opens = true;  // its conversation's first request
 };
 
 // The requests RunBatcher simulates for `run` (the same for the same
@@ -58,6 +71,11 @@ struct BatcherSamples {
   std::vector<long> dispatched;
   double kv_occupancy = 0;
   double output_tokens_per_s = 0;
+  // The share of the counted requests' prompt tokens found in the prefix
+  // cache: terms' prefix_cache_hit_rate where every request reached a
+  // replica holding its conversation's earlier turns (a conversation's
+  // first request counts as held), less where one did not.
+  double prefix_cache_hit_rate = 0;
   bool fits = true;
 };
 

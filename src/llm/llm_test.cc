@@ -21,6 +21,7 @@
 #include "llm/slice_model.h"
 #include "mig/gpu_catalog.h"
 #include "queueing/credit_cache.h"
+#include "queueing/p99_capacity.h"
 #include "queueing/router_kind.h"
 #include "util/field_count.h"
 #include "util/test_util.h"
@@ -342,9 +343,62 @@ TEST(BalancedBatchersTest, RequestsInFlightFollowTheCredits) {
   traffic.service_rate = 1e6;
   for (int balancers : {1, 2}) {
     BatcherSamples s = RunBalancedBatchers({{slice, 1}, {slice, 3}}, balancers,
-                                           terms, traffic, {1e6, 400, 1});
+                                           Balancing::kLeastOutstanding, terms,
+                                           traffic, {1e6, 400, 1});
     EXPECT_EQ(s.dispatched, (std::vector<long>{100, 300})) << balancers;
   }
+}
+
+// The prefix cache's hits as the balancing delivers them (issue 89:
+// least_conn spread a conversation's turns over the pool, and the credits
+// counted hits it could not deliver). Alone, a replica finds the
+// workload's share; with affinity, three replicas find it too; balanced
+// by requests in flight, a conversation's next turn meets its replica
+// about one time in three: h x (1/T + (T - 1)/T x 1/3), T turns, the first
+// counted as held.
+TEST(BalancedBatchersTest, AffinityDeliversThePrefixCacheHitRate) {
+  const SliceCapacity slice =
+      SliceOf(Llama8b(), H100(), Profile("3g.40gb")).value();
+  LlmTerms terms{2000, 100, 2000, 64, 0.5, 0.5};
+  terms.prefix_cache_hit_rate = 0.75;
+  queueing::Traffic traffic;
+  traffic.service_rate = 6;
+  const BatcherRun run{6, 6000, 3};
+  const double h = 0.75;
+  BatcherSamples alone = RunBalancedBatchers(
+      {{slice, 1}}, 1, Balancing::kLeastOutstanding, terms, traffic, run);
+  EXPECT_NEAR(alone.prefix_cache_hit_rate, h, 0.005);
+  const std::vector<BalancedReplica> three = {
+      {slice, 1}, {slice, 1}, {slice, 1}};
+  BatcherSamples affine =
+      RunBalancedBatchers(three, 2, Balancing::kAffinity, terms, traffic, run);
+  EXPECT_NEAR(affine.prefix_cache_hit_rate, h, 0.005);
+  BatcherSamples spread = RunBalancedBatchers(
+      three, 2, Balancing::kLeastOutstanding, terms, traffic, run);
+  const double t = kConversationTurns;
+  EXPECT_NEAR(spread.prefix_cache_hit_rate, h * (1 / t + (t - 1) / t / 3),
+              0.05);
+  // The cache's hits are prefill not computed: the first token sooner.
+  EXPECT_LT(queueing::Quantile(&affine.ttft_ms, 0.99),
+            queueing::Quantile(&spread.ttft_ms, 0.99));
+}
+
+// Affinity's bound: a replica with its batch in flight passes the
+// conversation on (at that balancer), so a replica of a batch of 2 under
+// a load that keeps more in flight loses hits, and its requests queue no
+// deeper than the batch.
+TEST(BalancedBatchersTest, AFullReplicaPassesItsConversationsOn) {
+  SliceCapacity slice = SliceOf(Llama8b(), H100(), Profile("3g.40gb")).value();
+  slice.max_batch = 2;
+  LlmTerms terms{2000, 100, 2000, 64, 0.5, 0.5};
+  terms.prefix_cache_hit_rate = 0.75;
+  queueing::Traffic traffic;
+  traffic.service_rate = 4;
+  BatcherSamples s =
+      RunBalancedBatchers({{slice, 1}, {slice, 1}}, 1, Balancing::kAffinity,
+                          terms, traffic, {4, 2000, 3});
+  EXPECT_LT(s.prefix_cache_hit_rate, 0.7);
+  EXPECT_GT(s.prefix_cache_hit_rate, 0.3);
 }
 
 TEST(BatcherSimulationTest, PrefixCacheHitsAreReadNotComputed) {

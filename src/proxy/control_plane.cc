@@ -157,7 +157,8 @@ ProxyConfig ConfigOf(const k8s::ProxyRoutes& routes,
     StatusOr<ServiceName> name = ServiceName::Parse(service);
     StatusOr<ModelName> model = ModelName::Parse(route.model);
     if (!name.ok() || !model.ok()) continue;
-    ProxyUpstream upstream{*name, *model, {}, route.openai, route.aliases};
+    ProxyUpstream upstream{*name,        *model,        {},
+                           route.openai, route.aliases, route.affinity};
     for (const cluster::RouteGroup& g : route.route.groups) {
       if (g.weight <= 0) continue;
       long weight =

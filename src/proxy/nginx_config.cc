@@ -45,7 +45,14 @@ std::string Literal(const std::string& name) {
 
 // Whether `u`'s HTTP requests keep to their conversation's replica.
 bool Affine(const ProxyUpstream& u, const NginxSetup& setup) {
-  return u.openai && setup.llm_affinity && !setup.random;
+  return u.openai && u.affinity && setup.llm_affinity && !setup.random;
+}
+
+bool AnyAffine(const ProxyConfig& config, const NginxSetup& setup) {
+  for (const ProxyUpstream& u : config.upstreams) {
+    if (Affine(u, setup)) return true;
+  }
+  return false;
 }
 
 // The weights of `u`'s servers on a consistent-hash ring: nginx puts 160
@@ -117,6 +124,12 @@ std::string Upstreams(const ProxyConfig& config, const NginxSetup& setup,
       // replica with the fewest requests in flight per weight (its credit)
       // takes the next, not the next in a rotation.
       out += Upstream(u, name, grpc, "    least_conn;\n", false);
+      // Where another service's requests spill (OpenAiLocations), its own
+      // go a second round after every replica failed.
+      if (!grpc && AnyAffine(config, setup)) {
+        out += Upstream(u, "migserve_spill_" + u.service.str(), grpc,
+                        "    least_conn;\n", false);
+      }
     } else {
       out += Upstream(u, name, grpc, "", false);
     }
@@ -349,12 +362,12 @@ std::string OpenAiLocations(const ProxyConfig& config, const NginxSetup& setup,
       "      proxy_send_timeout {}s;\n",
       WholeSeconds(setup.llm_idle_timeout),
       WholeSeconds(setup.llm_idle_timeout));
-  const bool affine = setup.llm_affinity && !setup.random;
   out += "      proxy_pass http://migserve_$migserve_openai_service;\n" + pass;
-  if (!affine) return out + "    }\n";
+  if (!AnyAffine(config, setup)) return out + "    }\n";
   // Every replica of the ring with its batch in flight (nginx's 502 "no
   // live upstreams", before any byte is sent): the replica with the
   // fewest requests in flight per weight takes it, as without affinity.
+  // (A service without affinity tries its replicas a second round.)
   return out +
          "      error_page 502 = @migserve_openai_spill;\n    }\n"
          "    location @migserve_openai_spill {\n"

@@ -42,9 +42,10 @@ struct NginxSetup {
   // llm_idle_timeout (nginx's worker_shutdown_timeout is the larger).
   Duration drain_timeout = *Duration::Of(30);
   // A language model's requests keep to their conversation's replica
-  // (ProxyUpstream::openai; docs/llm.md, "Prefix affinity"): a ring
-  // weighted by the credits, a replica with its batch in flight passing
-  // requests on. false: the fewest requests in flight per weight.
+  // where its service asks for it (ProxyUpstream::affinity; docs/llm.md,
+  // "Prefix affinity"): a ring weighted by the credits, a replica with its
+  // batch in flight passing requests on. false: every language model's
+  // service balanced by the fewest requests in flight per weight.
   bool llm_affinity = true;
   // Weighted random instead of smooth weighted round robin (a stand-in for
   // the balancers `router: random` assumes; tests compare the two).

@@ -352,12 +352,11 @@ TEST_F(OpenAiProxyTest, StreamsEachTokenAsTheReplicaSendsIt) {
   EXPECT_GT(at.back(), 1.1);
 }
 
-// Without affinity (`--llm-balancing least-conn`), long generations are
-// balanced by requests in flight per weight (nginx's least_conn), not by
-// turns: a replica of weight 3 holds three times the
+// Without affinity (a service whose credits count no prefix-cache hits),
+// long generations are balanced by requests in flight per weight (nginx's
+// least_conn), not by turns: a replica of weight 3 holds three times the
 // streams of one of weight 1.
 TEST_F(OpenAiProxyTest, BalancesStreamsInFlightByWeight) {
-  setup_.llm_affinity = false;  // --llm-balancing least-conn
   EmulatedOpenAiReplica small({"small", "chat-a", "m", 20, 100});
   EmulatedOpenAiReplica large({"large", "chat-a", "m", 20, 100});
   ProxyConfig config{1,
@@ -628,6 +627,12 @@ TEST_F(OpenAiProxyTest, LargeBodiesAreBoundedInNumberAndInMemory) {
 namespace migserve::proxy {
 namespace {
 
+// `u` with its conversations kept to their replicas.
+ProxyUpstream Affine(ProxyUpstream u) {
+  u.affinity = true;
+  return u;
+}
+
 // `sessions` conversations of `turns` turns each through the proxy on
 // `port`, `clients` at a time, each turn's messages the conversation's so
 // far (the earlier turns, the answer, the next question), as a chat client
@@ -674,10 +679,11 @@ double HitRate(const std::vector<std::unique_ptr<EmulatedOpenAiReplica>>& rs) {
 // A multi-turn workload through the real nginx (issue 89: least_conn
 // spread a conversation's turns over the pool, so a credit that counts
 // prefix-cache hits counted hits the router could not deliver): with
-// affinity every follow-up turn reaches the replica that served the
-// conversation's earlier turns, as the credits' model has it (1 - what
-// spills; nothing spills here), and the conversations spread over the
-// replicas by weight; with least-conn most do not.
+// affinity (a service whose credits count them) every follow-up turn reaches
+// the replica that served the conversation's earlier turns, as the credits'
+// model has it (1 - what spills; nothing spills here), and the conversations
+// spread over the replicas by weight; with `--llm-balancing least-conn` most do
+// not.
 TEST_F(OpenAiProxyTest, AConversationKeepsToTheReplicaHoldingItsPrefix) {
   constexpr int kSessions = 90, kTurns = 4;
   for (bool affinity : {true, false}) {
@@ -692,7 +698,7 @@ TEST_F(OpenAiProxyTest, AConversationKeepsToTheReplicaHoldingItsPrefix) {
       backends.push_back(Backend("127.0.0.1", replicas.back()->port(), weight));
       backends.back().max_conns = 256;
     }
-    auto nginx = StartNginx({1, {Llm("chat-a", "m", backends)}});
+    auto nginx = StartNginx({1, {Affine(Llm("chat-a", "m", backends))}});
     ASSERT_TRUE(nginx);
     EXPECT_EQ(Converse(port_, kSessions, kTurns, 6), kSessions * kTurns);
     int follow_ups = 0;
@@ -725,7 +731,7 @@ TEST_F(OpenAiProxyTest, AConversationIsNamedAsClientsNameIt) {
         EmulatedOpenAiOptions{fmt::format("r{}", k), "chat-a", "m", 2, 5}));
     backends.push_back(Backend("127.0.0.1", replicas.back()->port(), 1));
   }
-  auto nginx = StartNginx({1, {Llm("chat-a", "m", backends)}});
+  auto nginx = StartNginx({1, {Affine(Llm("chat-a", "m", backends))}});
   ASSERT_TRUE(nginx);
   // The replica that answers `body` (with `headers`).
   auto replica_of = [&](const nlohmann::json& body,
@@ -789,7 +795,7 @@ TEST_F(OpenAiProxyTest, AFullReplicaPassesAConversationOn) {
   std::vector<ProxyBackend> backends = {Backend("127.0.0.1", a.port(), 1),
                                         Backend("127.0.0.1", b.port(), 1)};
   for (ProxyBackend& backend : backends) backend.max_conns = 1;
-  auto nginx = StartNginx({1, {Llm("chat-a", "m", backends)}});
+  auto nginx = StartNginx({1, {Affine(Llm("chat-a", "m", backends))}});
   ASSERT_TRUE(nginx);
   httplib::Headers session = {{"migserve-session", "one"}};
   std::vector<int> statuses(3, 0);

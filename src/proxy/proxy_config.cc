@@ -61,6 +61,7 @@ StatusOr<ProxyUpstream> ReadUpstream(const JsonFields& f) {
   }
   u.openai = api == "openai";
   MIGSERVE_RETURN_IF_ERROR(f.CheckedList("aliases", &u.aliases));
+  MIGSERVE_RETURN_IF_ERROR(f.Get("affinity", false, &u.affinity));
   MIGSERVE_RETURN_IF_ERROR(f.ObjectsMade("backends", ReadBackend, &u.backends));
   return u;
 }
@@ -115,6 +116,7 @@ std::string FormatProxyConfig(const ProxyConfig& config) {
       for (const ServedName& alias : u.aliases) aliases.push_back(alias.str());
       service["aliases"] = aliases;
     }
+    if (u.affinity) service["affinity"] = true;
     services.push_back(service);
   }
   json out = {{"generation", config.generation}, {"services", services}};

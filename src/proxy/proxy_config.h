@@ -52,6 +52,9 @@ struct ProxyUpstream {
   // aliases, kubernetes::ProxyRoute::aliases): routed to it like its model,
   // where no other service claims them, and listed by /v1/models.
   std::vector<ServedName> aliases = {};
+  // An OpenAI service whose conversations keep to their replicas
+  // (kubernetes::ProxyRoute::affinity; nginx_config.h).
+  bool affinity = false;
   bool operator==(const ProxyUpstream&) const = default;
 };
 

@@ -231,7 +231,8 @@ StatusOr<ServiceServing> ServeLlmService(const workload::Workload& workload,
     // What the proxy runs for these services: least outstanding by credit
     // at each of its proxies, the replicas on one clock.
     int requests = requests_at(out.offered, replicas.size());
-    all = llm::RunBalancedBatchers(replicas, options.proxies, terms, traffic,
+    all = llm::RunBalancedBatchers(replicas, options.proxies,
+                                   options.llm_balancing, terms, traffic,
                                    {out.offered, requests, ++seed});
     out.arrived = requests;
   } else {
@@ -248,6 +249,8 @@ StatusOr<ServiceServing> ServeLlmService(const workload::Workload& workload,
       }
       all.fits = all.fits && s.fits;
       all.kv_occupancy += s.kv_occupancy / static_cast<double>(replicas.size());
+      all.prefix_cache_hit_rate +=
+          s.prefix_cache_hit_rate / static_cast<double>(replicas.size());
       out.arrived += requests;
     }
   }
@@ -266,6 +269,7 @@ StatusOr<ServiceServing> ServeLlmService(const workload::Workload& workload,
   out.tokens->tpot_p50_ms = queueing::Quantile(&all.tpot_ms, 0.5);
   out.tokens->tpot_p99_ms = queueing::Quantile(&all.tpot_ms, 0.99);
   out.tokens->kv_occupancy = all.kv_occupancy;
+  out.tokens->prefix_cache_hit_rate = all.prefix_cache_hit_rate;
   out.tokens->basis = fmt::format("{}", fmt::join(bases, "; "));
   std::vector<double> seconds;
   for (double ms : all.latency_ms) seconds.push_back(ms / 1000);

@@ -20,6 +20,7 @@
 
 #include "boundary/number.h"
 #include "cluster/cluster_state.h"
+#include "llm/balanced_batchers.h"
 #include "profile/profile_table.h"
 #include "queueing/arrivals.h"
 #include "serving/request_router.h"
@@ -50,6 +51,10 @@ struct ServeOptions {
   // modelled), and llm_step_overhead_ms more a step. The credits stay.
   double llm_step_scale = 1;
   double llm_step_overhead_ms = 0;
+  // How the proxies spread the requests of an LLM service whose credits
+  // count prefix-cache hits (RoutingPolicy::kProxies; `router
+  // --llm-balancing`); the others', as the proxy, by requests in flight.
+  llm::Balancing llm_balancing = llm::Balancing::kAffinity;
 
   // Returns InvalidArgument naming the first bad option.
   Status Validate() const;
@@ -66,6 +71,11 @@ struct LlmServing {
   double ttft_p50_ms = 0, ttft_p99_ms = 0;
   double tpot_p50_ms = 0, tpot_p99_ms = 0;
   double kv_occupancy = 0;
+  // The share of the prompts' tokens found in the prefix cache, as the
+  // balancing delivers it (llm::BatcherSamples::prefix_cache_hit_rate):
+  // the workload's prefix_cache_hit_rate, which the credits count, where
+  // every conversation keeps to its replica.
+  double prefix_cache_hit_rate = 0;
   bool ok() const {
     return ttft_p99_ms <= ttft_slo_ms && tpot_p99_ms <= tpot_slo_ms;
   }

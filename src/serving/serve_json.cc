@@ -20,6 +20,8 @@ Status ReadLlm(const JsonFields& f, ServiceServing* s) {
     MIGSERVE_RETURN_IF_ERROR(l.Get(key, true, value));
   }
   MIGSERVE_RETURN_IF_ERROR(l.Get("kv_occupancy", false, &llm.kv_occupancy));
+  MIGSERVE_RETURN_IF_ERROR(
+      l.Get("prefix_cache_hit_rate", false, &llm.prefix_cache_hit_rate));
   MIGSERVE_RETURN_IF_ERROR(l.Get("basis", false, &llm.basis));
   s->tokens = llm;
   return Status::Ok();
@@ -76,6 +78,7 @@ nlohmann::ordered_json ServiceJson(const ServiceServing& s) {
                 {"tpot_p50_ms", l.tpot_p50_ms},
                 {"tpot_p99_ms", l.tpot_p99_ms},
                 {"kv_occupancy", l.kv_occupancy},
+                {"prefix_cache_hit_rate", l.prefix_cache_hit_rate},
                 {"basis", l.basis},
                 {"modelled", l.basis.find("modelled") != std::string::npos}};
   }

@@ -273,6 +273,39 @@ TEST_F(KubernetesRouterKeepersTest, ALanguageModelsRouteStaysOpenAi) {
       << bad.status().message();
 }
 
+// A language model's service whose credits count prefix-cache hits keeps
+// its conversations on their replicas at the proxy (issue 89): the route
+// says so ("affinity": true) and reads back so; one whose credits count
+// none, and a DNN service, do not.
+TEST_F(KubernetesRouterKeepersTest,
+       ARouteSaysWhereConversationsKeepToReplicas) {
+  RouterOptions options;
+  options.plane = queueing::DataPlane::kProxy;
+  for (const char* service : {"chat", "cold"}) {
+    options.serving.kinds[service] = *workload::ParseServiceKind("llm");
+    options.models[service] = "qwen2.5-7b";
+  }
+  llm::LlmTerms terms{2000, 100, 1000, 100};
+  options.serving.tokens["cold"] = terms;
+  terms.prefix_cache_hit_rate = 0.5;
+  options.serving.tokens["chat"] = terms;
+  KubernetesRouter router(client, options);
+  for (const char* service : {"chat", "cold", "vision"}) {
+    ASSERT_TRUE(router.SetRoute({service, {Group(5)}}).ok()) << service;
+  }
+  auto map =
+      server.Get("/api/v1/namespaces/default/configmaps/migserve-proxy-routes");
+  ASSERT_TRUE(map);
+  EXPECT_EQ(nlohmann::json::parse(
+                (*map)["data"]["route.chat"].get<std::string>())["affinity"],
+            true);
+  auto routes = ParseProxyRoutes(*map);
+  ASSERT_TRUE(routes.ok()) << routes.status().ToString();
+  EXPECT_TRUE(routes->services["chat"].affinity);
+  EXPECT_FALSE(routes->services["cold"].affinity);
+  EXPECT_FALSE(routes->services["vision"].affinity);
+}
+
 // Both keepers carry their controller's lease epoch on what they write, and
 // a controller with an older epoch (one replaced while it stalled) writes
 // over neither (issue 72): the newer one's routes stay.

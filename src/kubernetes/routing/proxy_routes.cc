@@ -73,8 +73,13 @@ ProxyRoute ProxyRouteOf(ServiceRoute route, const std::string& model,
       aliases.push_back(*alias);
     }
   }
-  return {std::move(route),  model, {}, {}, spec.SpeaksOpenAi(service),
-          std::move(aliases)};
+  return {std::move(route),
+          model,
+          {},
+          {},
+          spec.SpeaksOpenAi(service),
+          std::move(aliases),
+          spec.KeepsConversations(service)};
 }
 
 ProxyRoutes ProxyRoutesOf(const ClusterState& state,
@@ -126,6 +131,7 @@ std::string FormatProxyRoute(const ProxyRoute& route) {
       aliases.push_back(alias.str());
     out["aliases"] = aliases;
   }
+  if (route.affinity) out["affinity"] = true;
   return out.dump();
 }
 
@@ -192,6 +198,7 @@ StatusOr<ProxyRoutes> ParseProxyRoutes(const json& object) {
     }
     route.openai = api == "openai";
     MIGSERVE_RETURN_IF_ERROR(f.CheckedList("aliases", &route.aliases));
+    MIGSERVE_RETURN_IF_ERROR(f.Get("affinity", false, &route.affinity));
     MIGSERVE_RETURN_IF_ERROR(f.Objects(
         "groups",
         [&](const JsonFields& g, RouteGroup* group) {

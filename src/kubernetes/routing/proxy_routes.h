@@ -65,6 +65,10 @@ struct ProxyRoute {
   // model's aliases); the proxy routes each to the service. In the
   // ConfigMap, "aliases" (left out where none).
   std::vector<ServedName> aliases = {};
+  // An OpenAI route whose conversations keep to their replicas
+  // (ServingSpec::KeepsConversations); in the ConfigMap, "affinity": true
+  // (left out where false).
+  bool affinity = false;
   bool operator==(const ProxyRoute&) const = default;
 };
 
