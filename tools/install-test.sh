@@ -48,9 +48,43 @@ for overlay in $(ls deploy/overlays); do
     grep -qx 'kind: CustomResourceDefinition' "$file" || fail "$file: no ServingTarget CRD"
     [ "$(grep -cx '  name: migserve-replica-pods' "$file")" = 2 ] ||
       fail "$file: no admission policy (and binding) for the replica pods"
+    # Least privilege without harm (issue 90): each policy bound; none
+    # that fails closed evaluates another's request (it matches only its
+    # own by matchConditions, or only migserve's namespaces by its
+    # binding); the controller's node writes are held to its requests.
+    python3 - "$file" "$overlay" <<'PY' || fail "$file: admission policies"
+import sys, yaml
+path, overlay = sys.argv[1], sys.argv[2]
+docs = [d for d in yaml.safe_load_all(open(path)) if d]
+policies = {d["metadata"]["name"]: d for d in docs
+            if d["kind"] == "ValidatingAdmissionPolicy"}
+bindings = {d["spec"]["policyName"]: d for d in docs
+            if d["kind"] == "ValidatingAdmissionPolicyBinding"}
+bad = []
+if set(policies) != set(bindings):
+    bad.append(f"policies {sorted(policies)} but bindings {sorted(bindings)}")
+for name, p in policies.items():
+    scoped = p["spec"].get("matchConditions") or (
+        bindings.get(name, {}).get("spec", {}).get("matchResources", {})
+        .get("namespaceSelector"))
+    if p["spec"].get("failurePolicy", "Fail") == "Fail" and not scoped:
+        bad.append(f"{name}: fails closed on every request it matches")
+want = {"migserve-controller-node-writes", "migserve-node-annotations",
+        "migserve-replica-pods", "migserve-proxy-own-pod"}
+if overlay != "dra":
+    want |= {"migserve-agent-own-node", "migserve-agent-own-pods"}
+if set(policies) != want:
+    bad.append(f"policies {sorted(policies)}, want {sorted(want)}")
+writes = policies.get("migserve-controller-node-writes", {"spec": {}})["spec"]
+if "object.spec == oldObject.spec" not in yaml.safe_dump(writes.get("validations")):
+    bad.append("the controller's node writes may change a node's spec")
+for b in bad:
+    print(f"install-test: {path}: {b}", file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
     if [ -n "$namespace" ]; then
       python3 - "$file" "$namespace" <<'PY' || fail "$file: not all in $namespace"
-import sys, yaml
+import re, sys, yaml
 path, ns = sys.argv[1], sys.argv[2]
 # Where the agent's two Roles must stay, whatever the install's namespace.
 fixed = {"migserve-agent-events": "default",
@@ -69,8 +103,9 @@ for d in yaml.safe_load_all(open(path)):
         if s.get("kind") == "ServiceAccount" and s.get("namespace") != ns:
             bad.append(f"{d['kind']} {meta['name']}: subject {s['name']} in {s.get('namespace')}")
     text = yaml.safe_dump(d)
-    if "system:serviceaccount:" in text and f"system:serviceaccount:{ns}:" not in text:
-        bad.append(f"{d['kind']} {meta['name']}: names another namespace's account")
+    for named in re.findall(r"system:serviceaccount:([a-z0-9-]+):", text):
+        if named not in (ns, "kube-system"):  # its controllers
+            bad.append(f"{d['kind']} {meta['name']}: names {named}'s account")
     if "=migserve-replicas" in text or "migserve-replicas/" in text:
         bad.append(f"{d['kind']} {meta['name']}: names migserve-replicas")
 for b in bad:

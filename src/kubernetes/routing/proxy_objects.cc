@@ -140,54 +140,6 @@ std::vector<Json> Access(const ServingSpec& spec) {
            {"subjects", {subject}}}};
 }
 
-// RBAC cannot name "the proxy's own pod" (its pods' names are made by its
-// ReplicaSet), so the Role lets it patch pods and this admission policy
-// (Kubernetes >= 1.30) holds it to its own, and to annotations: a bound
-// service account token names its pod in the user's extra, as
-// deploy/base/admission.yaml uses the node's for the agent. Needs the spec's
-// namespace to name the service account; none without one.
-std::vector<Json> OwnPodPolicy(const ServingSpec& spec) {
-  if (spec.namespace_.empty()) return {};
-  std::string name = fmt::format("{}-own-pod-{}", kProxyName, spec.namespace_);
-  std::string user =
-      fmt::format("system:serviceaccount:{}:{}", spec.namespace_, kProxyName);
-  Json policy = {
-      {"apiVersion", "admissionregistration.k8s.io/v1"},
-      {"kind", "ValidatingAdmissionPolicy"},
-      {"metadata", {{"name", name}, {"labels", ProxyLabels().ToJson()}}},
-      {"spec",
-       {{"failurePolicy", "Fail"},
-        {"matchConstraints",
-         {{"resourceRules",
-           {{{"apiGroups", {""}},
-             {"apiVersions", {"v1"}},
-             {"operations", {"UPDATE"}},
-             {"resources", {"pods"}}}}}}},
-        {"matchConditions",
-         {{{"name", "is-migserve-proxy"},
-           {"expression",
-            fmt::format("request.userInfo.username == \"{}\"", user)}}}},
-        {"validations",
-         {{{"expression",
-            "\"authentication.kubernetes.io/pod-name\" in "
-            "request.userInfo.extra && "
-            "request.userInfo.extra[\"authentication.kubernetes.io/"
-            "pod-name\"][0] == object.metadata.name"},
-           {"message", "the migserve proxy may change only its own pod"}},
-          {{"expression",
-            "object.spec == oldObject.spec && "
-            "object.metadata.?labels.orValue({}) == "
-            "oldObject.metadata.?labels.orValue({})"},
-           {"message",
-            "the migserve proxy may change only its pod's annotations"}}}}}}};
-  Json binding = {
-      {"apiVersion", "admissionregistration.k8s.io/v1"},
-      {"kind", "ValidatingAdmissionPolicyBinding"},
-      {"metadata", {{"name", name}, {"labels", ProxyLabels().ToJson()}}},
-      {"spec", {{"policyName", name}, {"validationActions", {"Deny"}}}}};
-  return {policy, binding};
-}
-
 }  // namespace
 
 std::string ProxyObjects(const ClusterState& state,
@@ -201,7 +153,6 @@ std::string ProxyObjects(const ClusterState& state,
     }
   }
   std::vector<Json> objects = Access(spec);
-  for (Json& o : OwnPodPolicy(spec)) objects.push_back(std::move(o));
   objects.push_back(ProxyRoutesConfigMap(routes, spec.namespace_));
   objects.push_back(ProxyDeployment(spec, proxy));
   objects.push_back(ProxyDisruptionBudget(spec));
