@@ -734,6 +734,7 @@ std::vector<Case> LlmInputCases() {
   terms("max_model_len 0", ok + ", max_model_len: 0");
   terms("max_model_len past the context", ok + ", max_model_len: 9000000");
   terms("max_model_len a word", ok + ", max_model_len: long");
+  terms("max_model_len below the requests", ok + ", max_model_len: 100");
   terms("a model the table lacks", ok, "llama-9-900b");
   terms("a model with an escape", ok, "\"llama\\e[2J\"");
   terms("a dnn model as a language model", ok, "resnet50");

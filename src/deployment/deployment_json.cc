@@ -12,6 +12,7 @@
 #include "boundary/number.h"
 #include "boundary/plain_name.h"
 #include "deployment/validator.h"
+#include "llm/request_lengths.h"
 
 namespace migserve::deployment {
 namespace {
@@ -212,6 +213,9 @@ Status ParseKindTerms(const JsonFields& sf, workload::Service* s) {
         !wrong.empty() && (field.required || *out != 0)) {
       return sf.Error(field.key, wrong);
     }
+  }
+  if (std::string problem = llm::MaxModelLenProblem(t); !problem.empty()) {
+    return sf.Error("max_model_len", problem);
   }
   t.latency_ms = s->latency_ms;
   s->tokens = t;

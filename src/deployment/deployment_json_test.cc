@@ -83,6 +83,18 @@ TEST(DeploymentJsonTest, AnLlmServiceKeepsItsKindAndTokenTerms) {
   auto cached =
       ParseDeployment(FormatDeployment(*d), "d.json").value().services[0];
   EXPECT_EQ(cached.tokens->prefix_cache_hit_rate, 0.4);
+  // A max_model_len vLLM would refuse the longest requests at is refused
+  // (issue 93: validate and export took 100 where a request had
+  // thousands of tokens).
+  nlohmann::json short_len = written;
+  short_len["services"][0]["max_model_len"] = 100;
+  auto refused = ParseDeployment(short_len.dump(), "d.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find(
+                "services[0].max_model_len: 100 is below the p99 prompt plus "
+                "the p99 output, 2828 tokens"),
+            std::string::npos)
+      << refused.status().message();
   written["services"][0].erase("tpot_ms");
   auto missing = ParseDeployment(written.dump(), "d.json");
   ASSERT_FALSE(missing.ok());

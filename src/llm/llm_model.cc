@@ -44,6 +44,25 @@ Status CheckShape(const LlmModel& m, const YamlMap& map) {
                      fmt::format("{:g} is more than parameters_b ({:g})",
                                  m.active_parameters_b, m.parameters_b));
   }
+  // The experts alone give each token experts_per_token / experts of the
+  // routed parameters; active parameters below that (1% aside) would leave
+  // the shared weights negative: numbers the expert split does not
+  // explain (issue 93: such a table multiplied credits 4-fold).
+  if (m.experts > 0 && m.active_parameters_b > 0 &&
+      m.active_parameters_b * m.experts <
+          0.99 * m.experts_per_token * m.parameters_b) {
+    return map.Error(
+        "active_parameters_b",
+        fmt::format("{:g} is less than the experts alone give a token, "
+                    "experts_per_token / experts x parameters_b = {} / {} x "
+                    "{:g} = {:.3g}: the shared weights would be negative",
+                    m.active_parameters_b, m.experts_per_token, m.experts,
+                    m.parameters_b,
+                    m.experts_per_token * m.parameters_b / m.experts));
+  }
+  if (!m.expert_dtype.empty() && m.experts == 0) {
+    return map.Error("expert_dtype", "only a mixture of experts has it");
+  }
   if (m.experts > 0 && m.experts_per_token < m.experts &&
       !(m.active_parameters_b > 0 && m.active_parameters_b < m.parameters_b)) {
     return map.Error("active_parameters_b",
@@ -64,7 +83,7 @@ StatusOr<LlmModel> ParseModel(const YAML::Node& node, const std::string& source,
   MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
       {"name", "aliases", "parameters_b", "active_parameters_b", "experts",
        "experts_per_token", "layers", "attention_heads", "kv_heads", "head_dim",
-       "dtype", "kv_dtype", "max_context"}));
+       "dtype", "expert_dtype", "kv_dtype", "max_context"}));
   LlmModel m;
   m.line = map.line();
   MIGSERVE_RETURN_IF_ERROR(map.Required("name", &m.name));
@@ -103,6 +122,12 @@ StatusOr<LlmModel> ParseModel(const YAML::Node& node, const std::string& source,
     return map.Error("dtype",
                      "must be bf16, fp16, fp8 or mxfp4, got " + m.dtype);
   }
+  MIGSERVE_RETURN_IF_ERROR(map.Optional("expert_dtype", &m.expert_dtype));
+  if (map.Has("expert_dtype") && !IsDtype(m.expert_dtype) &&
+      m.expert_dtype != "mxfp4") {
+    return map.Error("expert_dtype",
+                     "must be bf16, fp16, fp8 or mxfp4, got " + m.expert_dtype);
+  }
   MIGSERVE_RETURN_IF_ERROR(map.Optional("kv_dtype", &m.kv_dtype));
   if (map.Has("kv_dtype") && !IsDtype(m.kv_dtype)) {
     return map.Error("kv_dtype",
@@ -119,10 +144,20 @@ double ExpertsTouched(int experts, int per_token, double tokens) {
   return e * (1 - std::pow(1 - k / e, tokens));
 }
 
-double LlmModel::ExpertBytes() const {
+double LlmModel::ExpertParametersB() const {
   if (experts_per_token == 0 || experts_per_token >= experts) return 0;
-  return (parameters_b - ActiveParametersB()) / (experts - experts_per_token) *
-         1e9 * BytesPerValue();
+  return (parameters_b - ActiveParametersB()) / (experts - experts_per_token);
+}
+
+double LlmModel::ExpertBytes() const {
+  return ExpertParametersB() * 1e9 * ExpertBytesPerValue();
+}
+
+double LlmModel::WeightBytes() const {
+  const double routed = experts * ExpertParametersB();
+  return ((parameters_b - routed) * BytesPerValue() +
+          routed * ExpertBytesPerValue()) *
+         1e9;
 }
 
 double LlmModel::WeightBytesRead(double tokens) const {

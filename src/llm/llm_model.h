@@ -35,8 +35,12 @@ struct LlmModel {
   int kv_heads = 0;
   int head_dim = 0;
   // The weights: bf16, fp16, fp8 or mxfp4 (4-bit values with an 8-bit
-  // scale per 32: 4.25 bits, as gpt-oss ships its experts).
+  // scale per 32: 4.25 bits).
   std::string dtype = "bf16";
+  // A mixture's routed experts' weights where they differ from the rest
+  // (gpt-oss ships its experts in mxfp4, attention and the rest in bf16);
+  // "": dtype.
+  std::string expert_dtype;
   // The KV cache's values (vLLM's --kv-cache-dtype): "" for the model's
   // activations, bf16 (fp16 for an fp16 model), as vLLM keeps it unless
   // told; fp8 halves it.
@@ -47,8 +51,9 @@ struct LlmModel {
   int max_context = 0;
   int line = 0;  // in the table's file; 0 if made in memory
 
-  double BytesPerValue() const {
-    return dtype == "fp8" ? 1 : dtype == "mxfp4" ? 4.25 / 8 : 2;
+  double BytesPerValue() const { return BytesOf(dtype); }
+  double ExpertBytesPerValue() const {
+    return BytesOf(expert_dtype.empty() ? dtype : expert_dtype);
   }
   double KvBytesPerValue() const { return KvDtype() == "fp8" ? 1 : 2; }
   // kv_dtype spelled out: the activations' dtype where it is "".
@@ -56,7 +61,8 @@ struct LlmModel {
     if (!kv_dtype.empty()) return kv_dtype;
     return dtype == "fp16" ? "fp16" : "bf16";
   }
-  double WeightBytes() const { return parameters_b * 1e9 * BytesPerValue(); }
+  // The shared weights at dtype, the routed experts' at expert_dtype.
+  double WeightBytes() const;
   double ActiveParametersB() const {
     return active_parameters_b > 0 ? active_parameters_b : parameters_b;
   }
@@ -86,6 +92,14 @@ struct LlmModel {
   // experts x expert) and the active (shared + per_token x expert)
   // parameters; 0 for a dense model.
   double ExpertBytes() const;
+  // One expert's parameters over every layer, billions (ExpertBytes's
+  // split); 0 for a dense model.
+  double ExpertParametersB() const;
+
+ private:
+  static double BytesOf(const std::string& dtype) {
+    return dtype == "fp8" ? 1 : dtype == "mxfp4" ? 4.25 / 8 : 2;
+  }
 };
 
 class LlmModelTable {

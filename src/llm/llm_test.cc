@@ -253,6 +253,51 @@ TEST(LlmModelTest, TheKvCacheKeepsTheActivationsDtype) {
             "(4) for a mixture of experts, absent for a dense model, got 8");
 }
 
+// A mixture's numbers agree with its expert split (issue 93: active
+// parameters the experts could not explain multiplied credits 4-fold),
+// and a checkpoint whose experts are stored otherwise than the rest is
+// priced as stored: gpt-oss-20b's MXFP4 experts and BF16 rest are some
+// 12.8 GB (the checkpoint's 13 GB), not 20.9B x 4.25 bits (11.1 GB).
+TEST(LlmModelTest, AMixturesTableAgreesWithItsExpertSplit) {
+  auto t = ParseLlmModels(
+      "models:\n"
+      "  - {name: m, parameters_b: 30, active_parameters_b: 1, experts: 128, "
+      "experts_per_token: 8, layers: 2, kv_heads: 2, head_dim: 64}\n",
+      "m.yaml");
+  EXPECT_EQ(t.status().message(),
+            "m.yaml:2: models[0].active_parameters_b: 1 is less than the "
+            "experts alone give a token, experts_per_token / experts x "
+            "parameters_b = 8 / 128 x 30 = 1.88: the shared weights would be "
+            "negative");
+  t = ParseLlmModels(
+      "models:\n"
+      "  - {name: d, parameters_b: 3, layers: 2, kv_heads: 2, head_dim: 64, "
+      "expert_dtype: mxfp4}\n",
+      "m.yaml");
+  EXPECT_EQ(t.status().message(),
+            "m.yaml:2: models[0].expert_dtype: only a mixture of experts has "
+            "it");
+  const LlmModel& oss = *ShippedLlmModels().Find("gpt-oss-20b").value();
+  // One expert: (20.9 - 3.6) / (32 - 4) = 0.618B; 32 of them 19.77B at
+  // 4.25 bits, the other 1.13B at 2 bytes.
+  const double expert = (20.9 - 3.6) / 28;
+  EXPECT_NEAR(oss.ExpertParametersB(), expert, 1e-12);
+  EXPECT_NEAR(oss.WeightBytes(),
+              ((20.9 - 32 * expert) * 2 + 32 * expert * 4.25 / 8) * 1e9, 1);
+  EXPECT_NEAR(oss.WeightBytes() / 1e9, 12.76, 0.01);
+  // A step that reads one token's experts reads the shared weights and 4
+  // experts.
+  EXPECT_NEAR(oss.WeightBytesRead(1),
+              ((20.9 - 32 * expert) * 2 + 4 * expert * 4.25 / 8) * 1e9, 1);
+  // Every shipped mixture agrees with its split.
+  for (const LlmModel& m : ShippedLlmModels().models()) {
+    if (m.experts == 0) continue;
+    EXPECT_GE(m.active_parameters_b * m.experts,
+              m.experts_per_token * m.parameters_b)
+        << m.name;
+  }
+}
+
 // An FP8 model's prefill runs at FP8's tensor rate on an H100 (twice
 // BF16's), at BF16's on an A100 (no FP8 tensor cores); its weights are
 // half as many bytes on both.

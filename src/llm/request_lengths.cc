@@ -1,7 +1,10 @@
 #include "llm/request_lengths.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace migserve::llm {
 namespace {
@@ -60,16 +63,41 @@ double LengthQuantile(double mean, double cv, double p) {
   return std::max(1.0, high * mean * cv * cv);
 }
 
+namespace {
+
+constexpr double kP99 = 0.99;
+
+// The p99 prompt and the p99 output of `terms`, tokens.
+std::pair<double, double> P99Lengths(const LlmTerms& terms) {
+  return {LengthQuantile(terms.prompt_tokens, terms.prompt_cv, kP99),
+          LengthQuantile(terms.output_tokens, terms.output_cv, kP99)};
+}
+
+long WholeTokens(double tokens) {
+  return static_cast<long>(std::ceil(tokens - 1e-9));
+}
+
+}  // namespace
+
 long MaxModelLen(const LlmTerms& terms, const LlmModel& model) {
   if (terms.max_model_len > 0) {
     return static_cast<long>(std::ceil(terms.max_model_len));
   }
-  constexpr double kP99 = 0.99;
-  double longest = LengthQuantile(terms.prompt_tokens, terms.prompt_cv, kP99) +
-                   LengthQuantile(terms.output_tokens, terms.output_cv, kP99);
-  auto tokens = static_cast<long>(std::ceil(longest - 1e-9));
+  auto [prompt, output] = P99Lengths(terms);
+  long tokens = WholeTokens(prompt + output);
   return model.max_context > 0 ? std::min<long>(tokens, model.max_context)
                                : tokens;
+}
+
+std::string MaxModelLenProblem(const LlmTerms& terms) {
+  if (!(terms.max_model_len > 0)) return "";
+  auto [prompt, output] = P99Lengths(terms);
+  const long longest = WholeTokens(prompt + output);
+  if (terms.max_model_len >= static_cast<double>(longest)) return "";
+  return fmt::format(
+      "{:g} is below the p99 prompt plus the p99 output, {} tokens ({:.1f} + "
+      "{:.1f}): vLLM would refuse more than one request in a hundred",
+      terms.max_model_len, longest, prompt, output);
 }
 
 }  // namespace migserve::llm

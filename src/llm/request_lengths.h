@@ -5,6 +5,8 @@
 #ifndef MIGSERVE_LLM_REQUEST_LENGTHS_H_
 #define MIGSERVE_LLM_REQUEST_LENGTHS_H_
 
+#include <string>
+
 #include "llm/llm_model.h"
 #include "llm/llm_terms.h"
 
@@ -22,6 +24,12 @@ double LengthQuantile(double mean, double cv, double p);
 // A sequence past it is refused by the engine, so a slice whose KV cache
 // cannot hold one such sequence cannot serve the service.
 long MaxModelLen(const LlmTerms& terms, const LlmModel& model);
+
+// Where `terms` set a max_model_len below the p99 prompt plus the p99
+// output (rounded up), what is wrong, naming the numbers: vLLM refuses a
+// request longer than its --max-model-len, so more than one request in a
+// hundred would be refused. "" where it is none or long enough.
+std::string MaxModelLenProblem(const LlmTerms& terms);
 
 }  // namespace migserve::llm
 

@@ -10,6 +10,7 @@
 #include "boundary/input_file.h"
 #include "boundary/plain_name.h"
 #include "boundary/yaml_map.h"
+#include "llm/request_lengths.h"
 #include "mig/gpu_catalog.h"
 #include "util/interrupt.h"
 
@@ -112,6 +113,9 @@ Status ParseKindTerms(const YamlMap& map, Service* s) {
         field.required
             ? map.Required(field.key, &(t.*field.member), field.range)
             : map.Optional(field.key, &(t.*field.member), field.range));
+  }
+  if (std::string problem = llm::MaxModelLenProblem(t); !problem.empty()) {
+    return map.Error("max_model_len", problem);
   }
   s->latency_ms = llm::DefaultLatencyMs(t);
   MIGSERVE_RETURN_IF_ERROR(

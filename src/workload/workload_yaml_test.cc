@@ -173,6 +173,14 @@ INSTANTIATE_TEST_SUITE_P(
                 "observe, kind, ttft_ms, tpot_ms, prompt_tokens, "
                 "output_tokens, prompt_cv, output_cv, prefix_cache_hit_rate, "
                 "max_model_len)"},
+        // Issue 93: vLLM refuses every request past its --max-model-len.
+        BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
+                "  - {name: a, model: llama-3.1-8b, kind: llm, throughput: 1, "
+                "ttft_ms: 500, tpot_ms: 50, prompt_tokens: 1000, "
+                "output_tokens: 200, max_model_len: 100}\n",
+                "w.yaml:3: services[0].max_model_len: 100 is below the p99 "
+                "prompt plus the p99 output, 1200 tokens (1000.0 + 200.0): "
+                "vLLM would refuse more than one request in a hundred"},
         BadCase{"gpu: A100-SXM4-80GB\nservices:\n"
                 "  - {name: a, model: m, throughput: 1, latency_ms: 10, "
                 "observe: {rates: x}}\n",
