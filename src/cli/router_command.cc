@@ -137,9 +137,7 @@ Status RenderConfig(const RouterFlags& flags, CommandContext* context) {
                  << std::endl;
   }
   MIGSERVE_ASSIGN_OR_RETURN(const proxy::NginxSetup setup, SetupOf(flags));
-  // The configuration imports the script from the run directory, where
-  // `migserve router` keeps it too.
-  MIGSERVE_RETURN_IF_ERROR(proxy::WriteOpenAiScript(config, setup));
+  const std::string rendered = proxy::RenderNginxConfig(config, setup);
   if (proxy::NeedsOpenAiScript(config)) {
     context->err << fmt::format(
                         "router: the language models' services need nginx's "
@@ -148,7 +146,16 @@ Status RenderConfig(const RouterFlags& flags, CommandContext* context) {
                         proxy::OpenAiScriptPath(setup))
                  << std::endl;
   }
-  return context->Emit(flags.output, proxy::RenderNginxConfig(config, setup));
+  // The configuration imports the script from the run directory, where
+  // `migserve router` keeps it too: the two are written as one set, so a
+  // failure leaves the old pair (a new script beside an old configuration
+  // sets a variable the old one does not declare).
+  if (flags.output.empty() || flags.output == "-") {
+    MIGSERVE_RETURN_IF_ERROR(proxy::WriteOpenAiScript(config, setup));
+    return context->Emit(flags.output, rendered);
+  }
+  if (WasRead(flags.output)) return OutputIsAnInput(flags.output);
+  return proxy::WriteOpenAiScript(config, setup, {{flags.output, rendered}});
 }
 
 Status RunRouter(RouterFlags flags, CommandContext* context) {

@@ -18,9 +18,11 @@
 #include "cluster/cluster_state.h"
 #include "deployment/deployment_json.h"
 #include "llm/llm_model.h"
+#include "proxy/nginx_config.h"
 #include "proxy/testing/emulated_openai_replica.h"
 #include "proxy/testing/emulated_replica.h"
 #include "proxy/testing/local_nginx.h"
+#include "util/file.h"
 #include "util/test_util.h"
 
 namespace migserve::cli {
@@ -177,6 +179,20 @@ TEST(RouterRenderTest, LanguageModelsAreReachedByTheBodysModelThroughNginx) {
   EXPECT_TRUE(infer && infer->status == 200);
   EXPECT_EQ(dnn.hits(), 1);
   EXPECT_EQ(chat.misrouted() + small.misrouted(), 0);
+  // The configuration and the script it imports are one set (issue 92): a
+  // configuration that cannot be written leaves the old script too.
+  const std::string script = dir + "/migserve-openai.js";
+  ASSERT_TRUE(WriteFileAtomic(script, "// the old script\n").ok());
+  std::string addresses = testing::WriteTempFile("render-llm.csv", csv);
+  r = Cli({"router", "--render", "-d", d, "--replicas", addresses, "--run-dir",
+           dir, "-o", "/dev/full"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("/dev/full: cannot write"), std::string::npos) << r.err;
+  EXPECT_EQ(*ReadFile(script), "// the old script\n");
+  r = Cli({"router", "--render", "-d", d, "--replicas", addresses, "--run-dir",
+           dir, "-o", dir + "/nginx.conf"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(*ReadFile(script), proxy::OpenAiScript());
 }
 
 }  // namespace

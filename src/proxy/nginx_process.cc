@@ -353,12 +353,16 @@ Status NginxProcess::ApplyAndDrain(const ProxyConfig& config) {
                   draining_.size(), timeout_s));
 }
 
-Status WriteOpenAiScript(const ProxyConfig& config, const NginxSetup& setup) {
-  if (!NeedsOpenAiScript(config)) return Status::Ok();
-  std::error_code ec;
-  if (!setup.prefix.str().empty())
-    std::filesystem::create_directories(setup.prefix.str(), ec);
-  return WriteFileAtomic(OpenAiScriptPath(setup), OpenAiScript());
+Status WriteOpenAiScript(
+    const ProxyConfig& config, const NginxSetup& setup,
+    std::vector<std::pair<std::string, std::string>> with) {
+  if (NeedsOpenAiScript(config)) {
+    std::error_code ec;
+    if (!setup.prefix.str().empty())
+      std::filesystem::create_directories(setup.prefix.str(), ec);
+    with.emplace_back(OpenAiScriptPath(setup), OpenAiScript());
+  }
+  return WriteFilesAtomic(with);
 }
 
 Status WaitForGeneration(const std::string& host, int port, long generation,

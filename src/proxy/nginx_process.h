@@ -94,8 +94,12 @@ class NginxProcess {
 // Writes the script `config`'s configuration imports (OpenAiScript, at
 // OpenAiScriptPath) where it has a language model's service, creating the
 // run directory; nothing otherwise. The script is the same for every
-// generation.
-Status WriteOpenAiScript(const ProxyConfig& config, const NginxSetup& setup);
+// generation. `with`: files (path, contents) written with it as one set
+// (WriteFilesAtomic: a failure leaves the old set), such as the
+// configuration that imports it.
+Status WriteOpenAiScript(
+    const ProxyConfig& config, const NginxSetup& setup,
+    std::vector<std::pair<std::string, std::string>> with = {});
 
 // Asks the proxy at `host`:`port` which generation it serves (GET
 // /migserve/generation) until it is at least `generation`, for at most
