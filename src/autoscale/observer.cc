@@ -103,7 +103,9 @@ StatusOr<double> P99(const PrometheusClient& prometheus,
   StatusOr<PromSeries> p99 = OneSeries(prometheus, query, now_s, now_s, step);
   if (!p99.ok()) {
     if (!QueryFault(p99.status())) return p99.status();
-    if (own) {
+    // A default query's silence is not named; what it gives that is not a
+    // latency is.
+    if (own || p99.status().code() != Status::Code::kNotFound) {
       problems->push_back(
           fmt::format("{}: {}", service, p99.status().message()));
     }

@@ -7,11 +7,14 @@
 // observed.
 #include "autoscale/observer.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,6 +22,7 @@
 #include "autoscale/prometheus_client.h"
 #include "autoscale/testing/local_prometheus.h"
 #include "autoscale/testing/triton_endpoint.h"
+#include "util/testing/http_listener.h"
 
 namespace migserve::autoscale {
 namespace {
@@ -201,6 +205,67 @@ TEST(ObserverTest, TheDefaultRateCountsSamplesNotRequests) {
     rate = observed->window.back().rates[0];
   }
   EXPECT_NEAR(rate, 400, 40);
+}
+
+// A value no Prometheus writes (a broken exporter behind a recording rule,
+// a proxy in front of the server) fails the one service whose query gave
+// it, named, and no other (issue 92: one such value failed the round for
+// every service). Only a hostile server gives one, so one answers here:
+// the series of a query naming "bad" carries " 100 ".
+TEST(ObserverTest, AValueThatIsNoNumberFailsOnlyItsService) {
+  httplib::Server server;
+  server.Get("/api/v1/query_range", [](const httplib::Request& req,
+                                       httplib::Response& res) {
+    const std::string query = req.get_param_value("query");
+    const double end = std::stod(req.get_param_value("end"));
+    const std::string value =
+        query.find("bad") != std::string::npos ? " 100 " : "5";
+    nlohmann::json answer = {
+        {"status", "success"},
+        {"data",
+         {{"resultType", "matrix"},
+          {"result",
+           nlohmann::json::array(
+               {{{"metric", nlohmann::json::object()},
+                 {"values", nlohmann::json::array(
+                                {nlohmann::json::array({end, value})})}}})}}}};
+    res.set_content(answer.dump(), "application/json");
+  });
+  int port = 0;
+  std::thread listener = testing::ListenOnLocalPort(&server, &port);
+  ASSERT_GT(port, 0);
+  StatusOr<PrometheusClient> client =
+      PrometheusClient::Make(fmt::format("http://127.0.0.1:{}", port));
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  std::vector<workload::Service> services(3);
+  services[0].name = "good";
+  services[0].observe.rate = "good_rate";
+  services[1].name = "broken";
+  services[1].observe.rate = "bad_rate";
+  services[2].name = "slow";
+  services[2].observe.rate = "good_rate";
+  services[2].observe.p99_ms = "bad_p99";
+  ObserveOptions options;
+  options.step_s = 1;
+  const double now = std::floor(Now());
+  StatusOr<Observed> observed = Observe(*client, services, options, now, 1);
+  server.stop();
+  listener.join();
+  ASSERT_TRUE(observed.ok()) << observed.status().ToString();
+  const Observation& last = observed->window.back();
+  EXPECT_EQ(last.rates[0], 5);
+  EXPECT_TRUE(std::isnan(last.rates[1]));
+  EXPECT_EQ(last.rates[2], 5);
+  EXPECT_TRUE(std::isnan(last.p99_ms[2]));
+  ASSERT_EQ(observed->problems.size(), 2u);
+  EXPECT_TRUE(observed->problems[0].starts_with("broken: "))
+      << observed->problems[0];
+  EXPECT_NE(observed->problems[0].find("value \" 100 \" is not a decimal "
+                                       "number"),
+            std::string::npos)
+      << observed->problems[0];
+  EXPECT_TRUE(observed->problems[1].starts_with("slow: "))
+      << observed->problems[1];
 }
 
 }  // namespace

@@ -5,7 +5,17 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "boundary/json_fields.h"
+#include "boundary/number.h"
+
 namespace migserve::autoscale {
+namespace {
+
+// When a service may have been low since: a time of this century (a
+// cool-down since 1e12 never ends, one since -1e300 ends at once).
+constexpr NumberRange kStateTimeRange{946684800, 4102444800};
+
+}  // namespace
 
 std::string FormatPolicyState(const PolicyState& state) {
   nlohmann::json j = {{"low_since", state.low_since},
@@ -15,10 +25,13 @@ std::string FormatPolicyState(const PolicyState& state) {
 
 StatusOr<PolicyState> ParsePolicyState(const std::string& text,
                                        const std::string& source) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    return Status::InvalidArgument(
-        fmt::format("{}: not a JSON object of the policy's state", source));
+  MIGSERVE_ASSIGN_OR_RETURN(
+      nlohmann::json j, ParseJsonObject(text, source, "the policy's state"));
+  for (const auto& [key, value] : j.items()) {
+    if (key != "low_since" && key != "margins") {
+      return Status::InvalidArgument(fmt::format(
+          "{}: {}: unknown field (expected low_since, margins)", source, key));
+    }
   }
   PolicyState state;
   auto read = [&](const char* field, std::map<std::string, double>* out,
@@ -31,10 +44,13 @@ StatusOr<PolicyState> ParsePolicyState(const std::string& text,
     }
     for (const auto& [service, value] : it->items()) {
       double v = value.is_number() ? value.get<double>() : std::nan("");
-      if (!std::isfinite(v) || (margin && !(v > 0 && v <= 1))) {
+      if (margin ? !(v > 0 && v <= 1) : !InRange(v, kStateTimeRange)) {
         return Status::InvalidArgument(fmt::format(
             "{}: {}.{}: {} is not {}", source, field, service, value.dump(),
-            margin ? "a share in (0, 1]" : "a time (Unix seconds)"));
+            margin ? std::string("a share in (0, 1]")
+                   : fmt::format("a time from {:.0f} to {:.0f} (Unix "
+                                 "seconds, the years 2000 to 2100)",
+                                 kStateTimeRange.min, kStateTimeRange.max)));
       }
       (*out)[service] = v;
     }

@@ -1,9 +1,11 @@
 #include "autoscale/policy.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 
 namespace migserve::autoscale {
 namespace {
@@ -272,11 +274,22 @@ TEST(PolicyStateTest, RoundTripsAndNamesWhatIsWrong) {
   auto error = [](const std::string& text) {
     return ParsePolicyState(text, "cm/key").status().message();
   };
-  EXPECT_EQ(error("[1]"), "cm/key: not a JSON object of the policy's state");
+  EXPECT_EQ(error("[1]"), "cm/key: the policy's state: expected an object");
   EXPECT_EQ(error(R"({"margins": {"b": 1.5}})"),
             "cm/key: margins.b: 1.5 is not a share in (0, 1]");
-  EXPECT_EQ(error(R"({"low_since": {"a": "x"}})"),
-            "cm/key: low_since.a: \"x\" is not a time (Unix seconds)");
+  // Issue 92: a cool-down since 1e12 never ended, one since -1e300 ended
+  // at once; a key given twice, or one the state has not, was taken.
+  for (const char* when : {"\"x\"", "1e12", "-1e300", "0"}) {
+    EXPECT_EQ(error(fmt::format(R"({{"low_since": {{"a": {}}}}})", when)),
+              fmt::format("cm/key: low_since.a: {} is not a time from "
+                          "946684800 to 4102444800 (Unix seconds, the years "
+                          "2000 to 2100)",
+                          nlohmann::json::parse(when).dump()));
+  }
+  EXPECT_EQ(error(R"({"margins": {"b": 0.5}, "margins": {"b": 1}})"),
+            "cm/key:1: key 'margins' given twice in one object");
+  EXPECT_EQ(error(R"({"margin": {"b": 0.5}})"),
+            "cm/key: margin: unknown field (expected low_since, margins)");
   EXPECT_EQ(error(R"({"margins": [0.5]})"),
             "cm/key: margins: expected an object by service");
 }

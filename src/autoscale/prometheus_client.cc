@@ -8,15 +8,21 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "boundary/json_fields.h"
 #include "util/interrupt.h"
 
 namespace migserve::autoscale {
 namespace {
 
 // A sample's value: Prometheus writes numbers as strings, "NaN" and
-// "+Inf" / "-Inf" included.
+// "+Inf" / "-Inf" included. Anything else is InvalidArgument: that series'
+// fault (an exporter's, a recording rule's), not the server's, so that the
+// observer skips the one service it belongs to and names it.
 StatusOr<double> Value(const nlohmann::json& v) {
-  if (!v.is_string()) return Status::Unavailable("a value is not a string");
+  if (!v.is_string()) {
+    return Status::InvalidArgument(
+        fmt::format("value {} is not a string", v.dump()));
+  }
   const std::string& text = v.get_ref<const std::string&>();
   if (text == "NaN") return std::nan("");
   if (text == "+Inf") return HUGE_VAL;
@@ -26,13 +32,14 @@ StatusOr<double> Value(const nlohmann::json& v) {
   // as inf, which the observer refuses as a rate. Decimal only: strtod
   // would also read "0x10" as 16 and "inf" or "nan(1)" as numbers.
   if (text.find_first_not_of("0123456789+-.eE") != std::string::npos) {
-    return Status::Unavailable(
-        fmt::format("value '{}' is not a decimal number", text));
+    return Status::InvalidArgument(
+        fmt::format("value {} is not a decimal number", v.dump()));
   }
   char* end = nullptr;
   double value = std::strtod(text.c_str(), &end);
   if (!text.empty() && end == text.c_str() + text.size()) return value;
-  return Status::Unavailable(fmt::format("value '{}' is not a number", text));
+  return Status::InvalidArgument(
+      fmt::format("value {} is not a number", v.dump()));
 }
 
 StatusOr<std::vector<PromSeries>> Matrix(const nlohmann::json& data) {
@@ -132,14 +139,18 @@ StatusOr<std::vector<PromSeries>> PrometheusClient::QueryRange(
 
 StatusOr<std::vector<PromSeries>> ParseQueryRange(const std::string& text,
                                                   int http_status) {
-  nlohmann::json body = nlohmann::json::parse(text, nullptr, false);
-  if (body.is_discarded() || !body.is_object()) {
+  // The boundary's parser: an object with a key given twice is not the
+  // API's JSON either.
+  StatusOr<nlohmann::json> parsed = ParseJsonObject(text, "the answer");
+  if (!parsed.ok()) {
     return Status::Unavailable(
         fmt::format("HTTP {}, not the API's JSON", http_status));
   }
-  if (body["status"] != "success") {
-    const nlohmann::json& error = body["error"];
-    const nlohmann::json& type = body["errorType"];
+  const nlohmann::json& body = *parsed;
+  auto status = body.find("status");
+  if (status == body.end() || *status != "success") {
+    const nlohmann::json error = body.value("error", nlohmann::json());
+    const nlohmann::json type = body.value("errorType", nlohmann::json());
     std::string message = fmt::format(
         "{} ({})",
         error.is_string() ? error.get<std::string>() : "no error given",
@@ -149,7 +160,9 @@ StatusOr<std::vector<PromSeries>> ParseQueryRange(const std::string& text,
                ? Status::InvalidArgument(message)
                : Status::Unavailable(message);
   }
-  return Matrix(body["data"]);
+  auto data = body.find("data");
+  if (data == body.end()) return Status::Unavailable("the answer has no data");
+  return Matrix(*data);
 }
 
 }  // namespace migserve::autoscale

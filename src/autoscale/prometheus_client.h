@@ -24,8 +24,10 @@ struct PromSeries {
 
 // The series of a query_range answer: `body` as the server sent it with
 // HTTP status `http_status`. Returns InvalidArgument with the server's
-// error when it refused the query (400, 422: bad PromQL), Unavailable for
-// any other error or an answer that is not the API's matrix JSON.
+// error when it refused the query (400, 422: bad PromQL) or where a
+// sample's value is not a number (the series', not the server's fault:
+// " 100 ", "1_000", "Infinity"), Unavailable for any other error or an
+// answer that is not the API's matrix JSON.
 StatusOr<std::vector<PromSeries>> ParseQueryRange(const std::string& body,
                                                   int http_status);
 

@@ -48,20 +48,42 @@ TEST(PrometheusClientTest, HostileAnswersAreErrorsNamingWhatIsWrong) {
       {R"({"status": "success", "data": {"resultType": "matrix",
            "result": [{"values": [["1", "2"]]}]}})",
        200, Status::Code::kUnavailable, "a sample is not [time, \"value\"]"},
+      {R"({"status": "success", "status": "success", "data": {}})", 200,
+       Status::Code::kUnavailable, "HTTP 200, not the API's JSON"},
+      {R"({"status": "success"})", 200, Status::Code::kUnavailable,
+       "the answer has no data"},
+      // A sample that is no number is the series' fault, not the
+      // server's (issue 92: one such value failed the autoscaler's round
+      // for every service): InvalidArgument, which the observer charges
+      // to the one service.
       {R"({"status": "success", "data": {"resultType": "matrix",
            "result": [{"values": [[1, 2]]}]}})",
-       200, Status::Code::kUnavailable, "a value is not a string"},
+       200, Status::Code::kInvalidArgument, "value 2 is not a string"},
       {R"({"status": "success", "data": {"resultType": "matrix",
            "result": [{"values": [[1, "12abc"]]}]}})",
-       200, Status::Code::kUnavailable,
-       "value '12abc' is not a decimal number"},
+       200, Status::Code::kInvalidArgument,
+       "value \"12abc\" is not a decimal number"},
       // strtod would take these for numbers (issue 76: "0x10" read as 16).
       {R"({"status": "success", "data": {"resultType": "matrix",
            "result": [{"values": [[1, "0x10"]]}]}})",
-       200, Status::Code::kUnavailable, "value '0x10' is not a decimal number"},
+       200, Status::Code::kInvalidArgument,
+       "value \"0x10\" is not a decimal number"},
       {R"({"status": "success", "data": {"resultType": "matrix",
            "result": [{"values": [[1, "inf"]]}]}})",
-       200, Status::Code::kUnavailable, "value 'inf' is not a decimal number"},
+       200, Status::Code::kInvalidArgument,
+       "value \"inf\" is not a decimal number"},
+      {R"({"status": "success", "data": {"resultType": "matrix",
+           "result": [{"values": [[1, " 100 "]]}]}})",
+       200, Status::Code::kInvalidArgument,
+       "value \" 100 \" is not a decimal number"},
+      {R"({"status": "success", "data": {"resultType": "matrix",
+           "result": [{"values": [[1, "1_000"]]}]}})",
+       200, Status::Code::kInvalidArgument,
+       "value \"1_000\" is not a decimal number"},
+      {R"({"status": "success", "data": {"resultType": "matrix",
+           "result": [{"values": [[1, "Infinity"]]}]}})",
+       200, Status::Code::kInvalidArgument,
+       "value \"Infinity\" is not a decimal number"},
   };
   for (const ResponseCase& c : cases) {
     StatusOr<std::vector<PromSeries>> r =
