@@ -36,6 +36,13 @@ StatusOr<std::string> ConfigMapKey::Read() {
 }
 
 Status ConfigMapKey::Write(const std::string& text) {
+  // As ServingTargetText::Write: conditional on what was read, or none.
+  if (version_.empty()) {
+    return Status::FailedPrecondition(
+        Describe() +
+        ": read without a metadata.resourceVersion (a string), so a write "
+        "could not be conditional; not written");
+  }
   return Patch(text, version_);
 }
 

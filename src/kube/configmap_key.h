@@ -30,7 +30,9 @@ class ConfigMapKey {
   const std::string& version() const { return version_; }
 
   // Writes `text` under the key if the ConfigMap is as last read (Aborted
-  // if it changed); then that write is what was last read.
+  // if it changed; FailedPrecondition, writing nothing, if it was read
+  // without a resourceVersion or not read); then that write is what was
+  // last read.
   Status Write(const std::string& text);
   // Writes `text` under the key whatever the ConfigMap's version: for a key
   // only this writer writes (the merge patch leaves the other keys as they

@@ -19,6 +19,8 @@ TEST(ConfigMapKeyTest, AWriteAppliesOnlyToTheVersionRead) {
               {"data", {{"deployment.json", "one"}, {"other", "x"}}}});
   ConfigMapKey key(&client, "ns", "target", "deployment.json");
   EXPECT_EQ(key.Describe(), "configmap ns/target key deployment.json");
+  // Nothing read, no version: no write.
+  EXPECT_EQ(key.Write("zero").code(), Status::Code::kFailedPrecondition);
   EXPECT_EQ(key.Read().value(), "one");
   ASSERT_TRUE(key.Write("two").ok());
   EXPECT_EQ(key.Read().value(), "two");

@@ -101,7 +101,16 @@ Status ServingTargetText::Patch(const std::string& text, bool checked) {
   } else {
     patch["metadata"]["annotations"][annotation_] = text;
   }
-  if (checked && !version_.empty()) {
+  if (checked) {
+    // A write made on what was read, or none: an object read without a
+    // resourceVersion (no API server sends one so) cannot be written
+    // conditionally, and an unconditional write would undo another's.
+    if (version_.empty()) {
+      return Status::FailedPrecondition(
+          Describe() +
+          ": read without a metadata.resourceVersion (a string), so a write "
+          "could not be conditional; not written");
+    }
     patch["metadata"]["resourceVersion"] = version_;
   }
   StatusOr<nlohmann::json> written =

@@ -53,7 +53,8 @@ class ServingTargetText {
   // "<Describe()>: missing" without one.
   StatusOr<std::string> Read();
   // Writes `text` (a JSON object for the spec) if the object is as last
-  // read (Aborted if it changed).
+  // read (Aborted if it changed; FailedPrecondition, writing nothing, if
+  // it was read without a resourceVersion or not read).
   Status Write(const std::string& text);
   // Writes `text` whatever the object's version: for an annotation only
   // this writer writes.

@@ -50,6 +50,12 @@ TEST(ServingTargetTextTest, WritesTheSpecOnlyIfUnchangedSinceRead) {
   ServingTargetText spec(&client, "ns", "t");
   ServingTargetText state(&client, "ns", "t",
                           LabelKey("migserve.io/autoscale-state"));
+  // Nothing read, no version: no write (issue 92: a target read without
+  // a resourceVersion was written unconditionally).
+  Status unread = spec.Write(night.dump());
+  EXPECT_EQ(unread.code(), Status::Code::kFailedPrecondition)
+      << unread.ToString();
+  EXPECT_EQ(server.Get(ServingTargetPath("ns", "t")).value()["spec"], day);
   EXPECT_EQ(spec.Describe(), "servingtarget ns/t");
   EXPECT_EQ(state.Describe(),
             "servingtarget ns/t annotation migserve.io/autoscale-state");

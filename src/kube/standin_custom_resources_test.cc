@@ -118,11 +118,15 @@ TEST_F(StandInCustomResourcesTest, UnknownFieldsArePrunedOrRefusedIfStrict) {
   target["spec"]["replicas"] = 3;
   target["spec"]["gpus"][0]["instances"][0]["weight"] = 1e6;
   target["spec"]["services"][0]["ttft_ms"] = 500;  // kept: token terms
+  // A service's field no reader knows is pruned too (issue 92: it was
+  // kept, then dropped by the autoscaler's next merge patch).
+  target["spec"]["services"][0]["throughput_rps"] = 90;
   auto made = client_->Create(kTargets, target);
   ASSERT_TRUE(made.ok());
   EXPECT_FALSE((*made)["spec"].contains("replicas"));
   EXPECT_FALSE((*made)["spec"]["gpus"][0]["instances"][0].contains("weight"));
   EXPECT_EQ((*made)["spec"]["services"][0]["ttft_ms"], 500);
+  EXPECT_FALSE((*made)["spec"]["services"][0].contains("throughput_rps"));
 
   httplib::Client http(server_.url());
   target["metadata"]["name"] = "strict";

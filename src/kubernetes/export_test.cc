@@ -977,3 +977,45 @@ TEST(ExportTest, RefusesAServiceThatCannotBeALabel) {
 
 }  // namespace
 }  // namespace migserve::kubernetes
+
+namespace migserve::kubernetes {
+namespace {
+
+// The ServingTarget's schema (deploy/base/crd.yaml) lists every field a
+// deployment's service is written with, and nothing else: an API server
+// prunes a field its schema lacks (issue 92: a user's field there was kept,
+// then dropped by the autoscaler's next write; a token term added to the
+// deployment and not to the schema would be dropped at every write).
+TEST(ServingTargetSchemaTest, ListsEveryFieldOfADeploymentsService) {
+  YAML::Node crd = YAML::LoadFile(SourcePath("deploy/base/crd.yaml"));
+  YAML::Node service = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+                          ["properties"]["spec"]["properties"]["services"]
+                          ["items"];
+  ASSERT_TRUE(service.IsMap());
+  EXPECT_FALSE(service["x-kubernetes-preserve-unknown-fields"]);
+  std::set<std::string> listed;
+  for (const auto& p : service["properties"]) {
+    listed.insert(p.first.as<std::string>());
+  }
+  deployment::Deployment d;
+  d.gpu = "A100-SXM4-80GB";
+  workload::Service s;
+  s.name = "chat";
+  s.model = "llama-3.1-8b";
+  s.throughput = *Rate::Of(2);
+  s.latency_ms = 100;
+  s.min_replicas = 2;
+  s.kind = *workload::ParseServiceKind("llm");
+  s.tokens = llm::LlmTerms{500, 50, 100, 50, 0.5, 0.5, 100, 0.5, 1000};
+  d.services.push_back(s);
+  nlohmann::json written =
+      nlohmann::json::parse(deployment::FormatDeployment(d));
+  std::set<std::string> fields;
+  for (const auto& [key, value] : written["services"][0].items()) {
+    fields.insert(key);
+  }
+  EXPECT_EQ(listed, fields);
+}
+
+}  // namespace
+}  // namespace migserve::kubernetes
