@@ -273,6 +273,26 @@ TEST_F(KubernetesRouterKeepersTest, ALanguageModelsRouteStaysOpenAi) {
       << bad.status().message();
 }
 
+// A generation is a whole number the routes can grow from (issue 92: one
+// past 2^63 was clamped in silence, and then never grew).
+TEST(ProxyGenerationTest, AGenerationOutOfRangeIsRefusedNotClamped) {
+  auto of = [](const std::string& text) {
+    return ParseProxyGeneration({{"data", {{"generation", text}}}});
+  };
+  EXPECT_EQ(of("9223372036854775807").value(), 9223372036854775807L);
+  EXPECT_EQ(of("0").value(), 0);
+  for (const char* bad : {"9223372036854775808", "99999999999999999999",
+                          "-1", "+5", " 5", "5x", ""}) {
+    auto refused = of(bad);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.status().message().find(
+                  "is not a generation (a whole number from 0 to "
+                  "9223372036854775807)"),
+              std::string::npos)
+        << refused.status().message();
+  }
+}
+
 // A language model's service whose credits count prefix-cache hits keeps
 // its conversations on their replicas at the proxy (issue 89): the route
 // says so ("affinity": true) and reads back so; one whose credits count

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 
 #include "boundary/json_fields.h"
@@ -158,10 +161,16 @@ StatusOr<long> ParseProxyGeneration(const json& object) {
   std::optional<std::string> text = StringField(object, "data", "generation");
   if (!text) return 0;
   char* end = nullptr;
+  errno = 0;
   long generation = std::strtol(text->c_str(), &end, 10);
-  if (text->empty() || *end != '\0' || generation < 0) {
+  // Past 2^63 - 1, strtol gives its largest: a generation clamped in
+  // silence (issue 92) would never grow again.
+  if (text->empty() || *end != '\0' || generation < 0 || errno == ERANGE ||
+      !std::isdigit(static_cast<unsigned char>(text->front()))) {
     return Status::InvalidArgument(fmt::format(
-        "{}: data.generation: '{}' is not a generation", kSource, *text));
+        "{}: data.generation: {} is not a generation (a whole number from 0 "
+        "to {})",
+        kSource, json(*text).dump(), std::numeric_limits<long>::max()));
   }
   return generation;
 }
