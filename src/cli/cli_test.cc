@@ -1195,6 +1195,64 @@ TEST(CliBinaryTest, DashReadsStandardInputAndWritesStandardOutput) {
   EXPECT_EQ(code, 0);
 }
 
+// A workload's own LLM table follows its deployment (issue 94: export's
+// engine settings, the names vLLM is told and the peak check read the
+// shipped table, so a model the workload's table gives an FP8 KV cache was
+// credited with KV room its exported pod did not have, and a model only
+// in that table got no engine settings): the deployment carries the
+// entries the shipped table lacks, and export reads them.
+TEST(CliTest, AWorkloadsOwnLlmTableFollowsItsDeployment) {
+  const std::string dir = testing::TempDir() + "/own-llm-table";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  ASSERT_TRUE(
+      WriteFileAtomic(dir + "/models.yaml",
+                      "models:\n"
+                      "  - {name: acme-8b, aliases: [acme/Acme-8B-Chat], "
+                      "parameters_b: 8.03, layers: 32, attention_heads: 32, "
+                      "kv_heads: 8, head_dim: 128, dtype: bf16, kv_dtype: fp8, "
+                      "max_context: 131072}\n")
+          .ok());
+  ASSERT_TRUE(WriteFileAtomic(
+                  dir + "/w.yaml",
+                  "gpu: A100-SXM4-80GB\nllm_models: models.yaml\nservices:\n"
+                  "  - {name: chat, model: acme-8b, kind: llm, throughput: 4, "
+                  "ttft_ms: 2000, tpot_ms: 100, prompt_tokens: 512, "
+                  "output_tokens: 128}\n")
+                  .ok());
+  CliResult r = Cli({"optimize", "-w", dir + "/w.yaml", "-p", kA100Profiles,
+                     "-o", dir + "/d.json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json d = nlohmann::json::parse(*ReadFile(dir + "/d.json"));
+  ASSERT_EQ(d["llm_models"].size(), 1u) << d.dump();
+  EXPECT_EQ(d["llm_models"][0]["name"], "acme-8b");
+  EXPECT_EQ(d["llm_models"][0]["kv_dtype"], "fp8");
+  r = Cli({"export", "-d", dir + "/d.json", "-o", dir + "/out"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string replicas = *ReadFile(dir + "/out/replicas.yaml");
+  size_t kv = replicas.find("name: MIGSERVE_KV_CACHE_DTYPE");
+  ASSERT_NE(kv, std::string::npos) << replicas;
+  EXPECT_EQ(replicas.substr(replicas.find("value: ", kv), 10), "value: fp8")
+      << replicas;
+  EXPECT_NE(replicas.find("value: chat acme-8b acme/Acme-8B-Chat"),
+            std::string::npos)
+      << replicas;
+  EXPECT_NE(replicas.find("name: MIGSERVE_MAX_MODEL_LEN"), std::string::npos);
+  // A deployment of the shipped table's models carries no table.
+  d.erase("llm_models");
+  d["services"][0]["model"] = "llama-3.1-8b";
+  for (auto& g : d["gpus"]) {
+    for (auto& i : g["instances"]) i["throughput"] = 0.5;
+  }
+  ASSERT_TRUE(WriteFileAtomic(dir + "/shipped.json", d.dump()).ok());
+  auto shipped = deployment::LoadDeployment(dir + "/shipped.json");
+  ASSERT_TRUE(shipped.ok()) << shipped.status().ToString();
+  ASSERT_TRUE(shipped->services[0].llm_model);
+  EXPECT_EQ(shipped->services[0].llm_model->kv_dtype, "");
+  EXPECT_FALSE(nlohmann::json::parse(deployment::FormatDeployment(*shipped))
+                   .contains("llm_models"));
+}
+
 // export --target-resource writes target.yaml, the ServingTarget whose
 // spec is the deployment as given (read back, the same deployment); a name
 // Kubernetes would refuse is refused.

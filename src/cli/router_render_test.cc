@@ -130,12 +130,13 @@ TEST(RouterRenderTest, LanguageModelsAreReachedByTheBodysModelThroughNginx) {
   // any other, as vLLM does.
   proxy::EmulatedOpenAiOptions chat_options{"chat", "chat-8b", "llama-3.1-8b",
                                             3, 0};
-  chat_options.served =
-      llm::ServedNames("chat-8b", "llama-3.1-8b", llm::ShippedLlmModels());
+  chat_options.served = llm::ServedNames(
+      "chat-8b", "llama-3.1-8b", *llm::ShippedLlmModels().Find("llama-3.1-8b"));
   proxy::EmulatedOpenAiOptions small_options{"small", "small-3b",
                                              "llama-3.2-3b", 3, 0};
   small_options.served =
-      llm::ServedNames("small-3b", "llama-3.2-3b", llm::ShippedLlmModels());
+      llm::ServedNames("small-3b", "llama-3.2-3b",
+                       *llm::ShippedLlmModels().Find("llama-3.2-3b"));
   proxy::EmulatedOpenAiReplica chat(chat_options);
   proxy::EmulatedOpenAiReplica small(small_options);
   proxy::EmulatedReplica dnn;

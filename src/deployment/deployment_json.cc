@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -12,6 +14,7 @@
 #include "boundary/number.h"
 #include "boundary/plain_name.h"
 #include "deployment/validator.h"
+#include "llm/llm_model.h"
 #include "llm/request_lengths.h"
 
 namespace migserve::deployment {
@@ -222,6 +225,50 @@ Status ParseKindTerms(const JsonFields& sf, workload::Service* s) {
   return Status::Ok();
 }
 
+// Gives each LLM service of `services` its model's entry (Service::
+// llm_model): the deployment's own `llm_models` (the entries of a table
+// not shipped that its credits were searched with), else the shipped
+// table's.
+Status AttachLlmModels(const JsonFields& f,
+                       std::vector<workload::Service>* services) {
+  std::shared_ptr<const llm::LlmModelTable> own;
+  if (f.Has("llm_models")) {
+    MIGSERVE_ASSIGN_OR_RETURN(const json* models, f.Array("llm_models"));
+    MIGSERVE_ASSIGN_OR_RETURN(
+        llm::LlmModelTable table,
+        llm::ParseLlmModelsJson(*models, f.source() + ": llm_models"));
+    own = std::make_shared<const llm::LlmModelTable>(std::move(table));
+  }
+  for (workload::Service& s : *services) {
+    if (!s.tokens) continue;
+    for (const auto& table : {own, llm::SharedShippedLlmModels()}) {
+      if (!table) continue;
+      if (StatusOr<const llm::LlmModel*> m = table->Find(s.model); m.ok()) {
+        s.llm_model = std::shared_ptr<const llm::LlmModel>(table, *m);
+        break;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// The entries of `services`' models that the shipped table does not hold
+// as they are, each once: what a reader cannot find there.
+json OwnLlmModels(const std::vector<workload::Service>& services) {
+  json out = json::array();
+  std::set<std::string> named;
+  for (const workload::Service& s : services) {
+    if (!s.llm_model) continue;
+    StatusOr<const llm::LlmModel*> shipped =
+        llm::ShippedLlmModels().Find(s.llm_model->name);
+    if (shipped.ok() && llm::SameLlmModel(**shipped, *s.llm_model)) continue;
+    if (named.insert(s.llm_model->name).second) {
+      out.push_back(llm::LlmModelJson(*s.llm_model));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string FormatDeployment(const Deployment& d) {
@@ -261,6 +308,9 @@ std::string FormatDeployment(const Deployment& d) {
     out["survive"] = SurviveJson(*d.survive);
   }
   if (d.summary) out["summary"] = SummaryJson(*d.summary);
+  if (json models = OwnLlmModels(d.services); !models.empty()) {
+    out["llm_models"] = models;
+  }
   return out.dump(2) + "\n";
 }
 
@@ -318,6 +368,7 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
       d.services.push_back(std::move(s));
     }
   }
+  MIGSERVE_RETURN_IF_ERROR(AttachLlmModels(f, &d.services));
   MIGSERVE_ASSIGN_OR_RETURN(const json* gpus, f.Array("gpus"));
   for (size_t g = 0; g < gpus->size(); ++g) {
     std::string path = fmt::format("gpus[{}]", g);

@@ -298,17 +298,16 @@ std::map<std::string, const workload::Service*> ServicesByName(
 Status CheckModelledCredit(const workload::Service& service,
                            const std::string& gpu_name,
                            const PlacedInstance& pi, const std::string& where) {
-  StatusOr<const llm::LlmModel*> model =
-      llm::ShippedLlmModels().Find(service.model);
+  const llm::LlmModel* model = service.llm_model.get();
   StatusOr<const mig::GpuModel*> gpu =
       mig::GpuCatalog::Default().Find(gpu_name);
-  if (!model.ok() || !gpu.ok() || !service.tokens) return Status::Ok();
+  if (model == nullptr || !gpu.ok() || !service.tokens) return Status::Ok();
   int profile = (*gpu)->FindProfile(pi.profile);
   if (profile < 0) return Status::Ok();  // the layout check names it
   const int sequences =
       pi.batch > 0 ? pi.batch : llm::EngineOptions{}.max_batch;
   double ceiling =
-      llm::PeakRequestRate(**model, **gpu, (*gpu)->profiles[profile], sequences,
+      llm::PeakRequestRate(*model, **gpu, (*gpu)->profiles[profile], sequences,
                            service.tokens->output_tokens);
   std::string overstated = Overstated(
       pi, ceiling,

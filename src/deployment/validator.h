@@ -61,9 +61,9 @@ Status CheckDeclaredThroughputs(const Deployment& deployment,
 
 // Returns InvalidArgument naming the file, GPU and instance of the first
 // replica of an LLM service that declares more than its slice could
-// complete at its peaks (llm::PeakRequestRate; a model outside the shipped
-// table is not checked). It needs no profile table: every command that
-// takes a deployment asks it, -p or not.
+// complete at its peaks (llm::PeakRequestRate of its model's entry,
+// workload::Service::llm_model; a service without one is not checked). It needs
+// no profile table: every command that takes a deployment asks it, -p or not.
 Status CheckModelledCredits(const Deployment& deployment);
 
 }  // namespace migserve::deployment

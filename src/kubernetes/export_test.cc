@@ -559,6 +559,9 @@ TEST(ExportTest, LanguageModelsRunVllmWithTheirSlicesEngineSettings) {
     options.serving = spec;
     options.serving.kinds["chat"] = *workload::ParseServiceKind("llm");
     options.serving.tokens["chat"] = terms;
+    options.serving.llm_models["chat"] = std::shared_ptr<const llm::LlmModel>(
+        llm::SharedShippedLlmModels(),
+        *llm::ShippedLlmModels().Find("llama-3.1-8b"));
     for (const YAML::Node& o :
          YAML::LoadAll(ReplicaObjects(state, options).value())) {
       by_service[o["metadata"]["labels"][kLabelService].as<std::string>()] =
@@ -988,9 +991,9 @@ namespace {
 // deployment and not to the schema would be dropped at every write).
 TEST(ServingTargetSchemaTest, ListsEveryFieldOfADeploymentsService) {
   YAML::Node crd = YAML::LoadFile(SourcePath("deploy/base/crd.yaml"));
-  YAML::Node service = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
-                          ["properties"]["spec"]["properties"]["services"]
-                          ["items"];
+  YAML::Node service =
+      crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
+         ["spec"]["properties"]["services"]["items"];
   ASSERT_TRUE(service.IsMap());
   EXPECT_FALSE(service["x-kubernetes-preserve-unknown-fields"]);
   std::set<std::string> listed;

@@ -25,16 +25,15 @@ std::string GroupNameOf(const Replica& replica, const InstanceRef& at) {
 // A language model's engine settings for its slice (docs/llm.md,
 // "Serving"): the longest sequence it takes (llm::MaxModelLen of the
 // service's terms: the credit path refused every slice whose KV room
-// cannot hold it) and the KV cache's dtype. None for a model outside the
-// shipped LLM table or a service without token terms.
+// cannot hold it) and the KV cache's dtype, of `model`, the entry its
+// credits were searched with. None without one or without token terms.
 std::vector<std::pair<const char*, std::string>> LlmEngineVars(
-    const std::string& model, const llm::LlmTerms* terms) {
-  StatusOr<const llm::LlmModel*> m = llm::ShippedLlmModels().Find(model);
-  if (!m.ok() || terms == nullptr) return {};
-  return {
-      {"MIGSERVE_MAX_MODEL_LEN", std::to_string(llm::MaxModelLen(*terms, **m))},
-      {"MIGSERVE_KV_CACHE_DTYPE",
-       (*m)->kv_dtype.empty() ? "auto" : (*m)->kv_dtype}};
+    const llm::LlmModel* model, const llm::LlmTerms* terms) {
+  if (model == nullptr || terms == nullptr) return {};
+  return {{"MIGSERVE_MAX_MODEL_LEN",
+           std::to_string(llm::MaxModelLen(*terms, *model))},
+          {"MIGSERVE_KV_CACHE_DTYPE",
+           model->kv_dtype.empty() ? "auto" : model->kv_dtype}};
 }
 
 // A routing group's name (GroupName) as a label value.
@@ -75,8 +74,9 @@ Json ReplicaContract(const Replica& replica, const std::string& model,
   // The vLLM template's engine settings.
   if (spec.EngineOf(replica.service) == workload::Engine::kVllm) {
     auto terms = spec.tokens.find(replica.service);
-    for (auto& var : LlmEngineVars(
-             model, terms != spec.tokens.end() ? &terms->second : nullptr)) {
+    for (auto& var :
+         LlmEngineVars(spec.LlmModelOf(replica.service),
+                       terms != spec.tokens.end() ? &terms->second : nullptr)) {
       vars.push_back(var);
     }
   }

@@ -320,7 +320,13 @@ void ServingSpec::KindsFrom(const std::vector<workload::Service>& served) {
   for (const workload::Service& s : served) {
     kinds[s.name] = s.kind;
     if (s.tokens) tokens[s.name] = *s.tokens;
+    if (s.llm_model) llm_models[s.name] = s.llm_model;
   }
+}
+
+const llm::LlmModel* ServingSpec::LlmModelOf(const std::string& service) const {
+  auto it = llm_models.find(service);
+  return it != llm_models.end() ? it->second.get() : nullptr;
 }
 
 workload::Engine ServingSpec::EngineOf(const std::string& service) const {
@@ -333,7 +339,7 @@ workload::Engine ServingSpec::EngineOf(const std::string& service) const {
 std::vector<std::string> ServingSpec::ServedNames(
     const std::string& service, const std::string& model) const {
   if (!SpeaksOpenAi(service)) return {};
-  return llm::ServedNames(service, model, llm::ShippedLlmModels());
+  return llm::ServedNames(service, model, LlmModelOf(service));
 }
 
 bool ServingSpec::KeepsConversations(const std::string& service) const {

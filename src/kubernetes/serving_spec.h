@@ -124,8 +124,12 @@ struct ServingSpec {
   // The token terms of each of those services whose kind has them (the
   // engine settings of its replicas follow from them).
   std::map<std::string, llm::LlmTerms> tokens;
+  // Their models' entries, in the table their credits were searched with
+  // (workload::Service::llm_model): the engine settings and the names
+  // their replicas are given come from these, not the shipped table.
+  std::map<std::string, std::shared_ptr<const llm::LlmModel>> llm_models;
 
-  // Takes the kinds and token terms of `services`.
+  // Takes the kinds, token terms and model entries of `services`.
   void KindsFrom(const std::vector<workload::Service>& services);
   // The engine `service`'s kind runs on.
   workload::Engine EngineOf(const std::string& service) const;
@@ -137,10 +141,12 @@ struct ServingSpec {
   // credits count prefix-cache hits (a prefix_cache_hit_rate above 0),
   // which only a conversation's own replica finds.
   bool KeepsConversations(const std::string& service) const;
+  // `service`'s model's entry (llm_models), or null.
+  const llm::LlmModel* LlmModelOf(const std::string& service) const;
   // The names `service`'s replicas, running `model`, answer to where they
-  // speak the OpenAI API (llm::ServedNames over the shipped LLM table,
-  // whose engine settings they take too): what the proxy routes to them
-  // and $(MIGSERVE_SERVED_MODEL_NAMES) gives vLLM. None otherwise.
+  // speak the OpenAI API (llm::ServedNames with its model's entry, whose
+  // engine settings they take too): what the proxy routes to them and
+  // $(MIGSERVE_SERVED_MODEL_NAMES) gives vLLM. None otherwise.
   std::vector<std::string> ServedNames(const std::string& service,
                                        const std::string& model) const;
 

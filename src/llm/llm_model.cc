@@ -218,7 +218,7 @@ const LlmModel* LlmModelTable::FindAlias(const std::string& id) const {
 
 std::vector<std::string> ServedNames(const std::string& service,
                                      const std::string& model,
-                                     const LlmModelTable& table) {
+                                     const LlmModel* entry) {
   std::vector<std::string> names = {service};
   auto add = [&](const std::string& name) {
     if (std::find(names.begin(), names.end(), name) == names.end()) {
@@ -226,10 +226,44 @@ std::vector<std::string> ServedNames(const std::string& service,
     }
   };
   add(model);
-  if (StatusOr<const LlmModel*> m = table.Find(model); m.ok()) {
-    for (const std::string& alias : (*m)->aliases) add(alias);
+  if (entry != nullptr) {
+    for (const std::string& alias : entry->aliases) add(alias);
   }
   return names;
+}
+
+nlohmann::json LlmModelJson(const LlmModel& m) {
+  nlohmann::json j = {{"name", m.name}};
+  if (!m.aliases.empty()) j["aliases"] = m.aliases;
+  j["parameters_b"] = m.parameters_b;
+  if (m.active_parameters_b > 0)
+    j["active_parameters_b"] = m.active_parameters_b;
+  if (m.experts > 0) {
+    j["experts"] = m.experts;
+    j["experts_per_token"] = m.experts_per_token;
+  }
+  j["layers"] = m.layers;
+  if (m.attention_heads > 0) j["attention_heads"] = m.attention_heads;
+  j["kv_heads"] = m.kv_heads;
+  j["head_dim"] = m.head_dim;
+  j["dtype"] = m.dtype;
+  if (!m.expert_dtype.empty()) j["expert_dtype"] = m.expert_dtype;
+  if (!m.kv_dtype.empty()) j["kv_dtype"] = m.kv_dtype;
+  if (m.max_context > 0) j["max_context"] = m.max_context;
+  return j;
+}
+
+bool SameLlmModel(const LlmModel& a, const LlmModel& b) {
+  return LlmModelJson(a) == LlmModelJson(b);
+}
+
+StatusOr<LlmModelTable> ParseLlmModelsJson(const nlohmann::json& models,
+                                           const std::string& source) {
+  if (!models.is_array()) {
+    return Status::InvalidArgument(source + ": expected a list of models");
+  }
+  // JSON is YAML's flow style: the table's one reader reads it.
+  return ParseLlmModels("models: " + models.dump() + "\n", source);
 }
 
 StatusOr<LlmModelTable> ParseLlmModels(const std::string& yaml,
@@ -300,6 +334,11 @@ const LlmModelTable& ShippedLlmModels() {
     return new LlmModelTable(t.ok() ? std::move(*t) : LlmModelTable());
   }();
   return *table;
+}
+
+std::shared_ptr<const LlmModelTable> SharedShippedLlmModels() {
+  return std::shared_ptr<const LlmModelTable>(&ShippedLlmModels(),
+                                              [](const LlmModelTable*) {});
 }
 
 }  // namespace migserve::llm

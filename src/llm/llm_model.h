@@ -7,6 +7,8 @@
 #ifndef MIGSERVE_LLM_LLM_MODEL_H_
 #define MIGSERVE_LLM_LLM_MODEL_H_
 
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -121,12 +123,24 @@ class LlmModelTable {
 
 // The names a replica of `service` running `model` answers to, as the
 // proxy routes them and vLLM's --served-model-name lists them: the
-// service, then the model, then the model's aliases in `table` (none where
-// the table lacks it), each once. vLLM compares them as written (letter
-// case included) and reports the first in its metrics.
+// service, then the model, then the aliases of `entry`, the model's entry
+// in the table its credits came from (none where null), each once. vLLM
+// compares them as written (letter case included) and reports the first
+// in its metrics.
 std::vector<std::string> ServedNames(const std::string& service,
                                      const std::string& model,
-                                     const LlmModelTable& table);
+                                     const LlmModel* entry);
+
+// `model` as a JSON object of the table's fields (those at their defaults
+// left out): what a deployment carries of a table not shipped.
+nlohmann::json LlmModelJson(const LlmModel& model);
+// Whether `a` and `b` are the same entry, wherever each was read.
+bool SameLlmModel(const LlmModel& a, const LlmModel& b);
+
+// Parses `models`, a JSON array of LlmModelJson objects read from `source`,
+// as ParseLlmModels does a table.
+StatusOr<LlmModelTable> ParseLlmModelsJson(const nlohmann::json& models,
+                                           const std::string& source);
 
 // Parses a table (`models:` a list of name, parameters_b, layers,
 // kv_heads, head_dim, dtype); InvalidArgument naming `source`, the line and
@@ -137,6 +151,8 @@ StatusOr<LlmModelTable> LoadLlmModels(const std::string& path);
 
 // The shipped table, data/llm/models.yaml.
 const LlmModelTable& ShippedLlmModels();
+// The same, shared (not owned): for what holds a table or its entries.
+std::shared_ptr<const LlmModelTable> SharedShippedLlmModels();
 
 }  // namespace migserve::llm
 

@@ -50,6 +50,12 @@ struct Service {
   // The token terms, present exactly when kind.HasTokenTerms(); their
   // latency_ms is the service's.
   std::optional<llm::LlmTerms> tokens = std::nullopt;
+  // With token terms, its model's entry in the table its credits are
+  // searched with (the workload's llm_models; a deployment's own, else the
+  // shipped one): what follows the service (export's engine settings, the
+  // names its replicas answer to, the peaks a reader checks) reads this,
+  // not the shipped table. Null where the table lacks the model.
+  std::shared_ptr<const llm::LlmModel> llm_model = nullptr;
 };
 
 // A GPU type the workload may use, and its cost per GPU-hour.

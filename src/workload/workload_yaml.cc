@@ -125,12 +125,6 @@ Status ParseKindTerms(const YamlMap& map, Service* s) {
   return Status::Ok();
 }
 
-// The shipped LLM table, not owned.
-std::shared_ptr<const llm::LlmModelTable> ShippedTable() {
-  return std::shared_ptr<const llm::LlmModelTable>(
-      &llm::ShippedLlmModels(), [](const llm::LlmModelTable*) {});
-}
-
 // `path` as the workload names it: relative to the workload's file.
 std::string NextToWorkload(const Workload& w, std::string path) {
   if (path[0] != '/') {
@@ -151,7 +145,7 @@ Status ResolveLlmMeasurements(const YamlMap& map, Workload* w) {
   MIGSERVE_RETURN_IF_ERROR(
       map.Optional("llm_measurements", &w->llm_measurements_file));
   if (w->llm_measurements_file.empty()) return Status::Ok();
-  if (!w->llm_models) w->llm_models = ShippedTable();
+  if (!w->llm_models) w->llm_models = llm::SharedShippedLlmModels();
   auto calibrations =
       llm::Calibrations::Load(NextToWorkload(*w, w->llm_measurements_file),
                               *w->llm_models, mig::GpuCatalog::Default());
@@ -172,7 +166,7 @@ Status ResolveLlmModels(const YamlMap& map, Workload* w) {
   for (const Service& s : w->services) any = any || s.kind.HasTokenTerms();
   if (!any && w->llm_models_file.empty()) return Status::Ok();
   if (w->llm_models_file.empty()) {
-    w->llm_models = ShippedTable();
+    w->llm_models = llm::SharedShippedLlmModels();
   } else {
     auto table = llm::LoadLlmModels(NextToWorkload(*w, w->llm_models_file));
     if (!table.ok()) return map.Error("llm_models", table.status().message());
@@ -180,7 +174,7 @@ Status ResolveLlmModels(const YamlMap& map, Workload* w) {
         std::make_shared<const llm::LlmModelTable>(std::move(*table));
   }
   for (size_t i = 0; i < w->services.size(); ++i) {
-    const Service& s = w->services[i];
+    Service& s = w->services[i];
     if (!s.kind.HasTokenTerms()) continue;
     auto model = w->llm_models->Find(s.model);
     if (!model.ok()) {
@@ -188,6 +182,7 @@ Status ResolveLlmModels(const YamlMap& map, Workload* w) {
           fmt::format("{}:{}: services[{}].model: {}", w->source, s.line, i,
                       model.status().message()));
     }
+    s.llm_model = std::shared_ptr<const llm::LlmModel>(w->llm_models, *model);
   }
   return Status::Ok();
 }

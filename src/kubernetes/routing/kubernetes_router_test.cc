@@ -237,6 +237,9 @@ TEST_F(KubernetesRouterKeepersTest, ALanguageModelsRouteStaysOpenAi) {
   RouterOptions options;
   options.plane = queueing::DataPlane::kProxy;
   options.serving.kinds["chat"] = *workload::ParseServiceKind("llm");
+  options.serving.llm_models["chat"] = std::shared_ptr<const llm::LlmModel>(
+      llm::SharedShippedLlmModels(),
+      *llm::ShippedLlmModels().Find("qwen2.5-7b"));
   options.models["chat"] = "qwen2.5-7b";
   KubernetesRouter router(client, options);
   ASSERT_TRUE(router.SetRoute({"chat", {Group(5)}}).ok());
@@ -281,8 +284,8 @@ TEST(ProxyGenerationTest, AGenerationOutOfRangeIsRefusedNotClamped) {
   };
   EXPECT_EQ(of("9223372036854775807").value(), 9223372036854775807L);
   EXPECT_EQ(of("0").value(), 0);
-  for (const char* bad : {"9223372036854775808", "99999999999999999999",
-                          "-1", "+5", " 5", "5x", ""}) {
+  for (const char* bad : {"9223372036854775808", "99999999999999999999", "-1",
+                          "+5", " 5", "5x", ""}) {
     auto refused = of(bad);
     ASSERT_FALSE(refused.ok()) << bad;
     EXPECT_NE(refused.status().message().find(
