@@ -1,9 +1,15 @@
 #include "controller/reconciler.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <mutex>
+#include <set>
+#include <string>
 
 #include "cluster/backend_wrapper.h"
+#include "controller/route_keeper.h"
 #include "util/mutex.h"
 
 namespace migserve::controller {
@@ -155,6 +161,25 @@ Status Reconciler::ReconcileOnce(const deployment::Deployment& target) {
               ": its replicas serve less than it requires"));
     }
     required_now_ = goal.required_after;
+    // At the target, the routes are kept as the pods are: any that differs
+    // from the cluster's (a stale leader's write that landed late, a hand
+    // edit) is rewritten.
+    std::set<std::string> services;
+    for (const auto& [service, capacity] : observed->Capacity()) {
+      services.insert(service);
+    }
+    for (const workload::Service& s : aim.services) services.insert(s.name);
+    StatusOr<std::vector<std::string>> repaired =
+        RepairRoutes(options_.router, *observed, services);
+    if (!repaired.ok()) {
+      return Finish(ReconcileResult::kError, repaired.status());
+    }
+    if (!repaired->empty()) {
+      options_.progress(fmt::format(
+          "controller: repaired the routes of {}: they differed from the "
+          "cluster's ready replicas",
+          fmt::join(*repaired, ", ")));
+    }
     return Finish(ReconcileResult::kIdle, Status::Ok());
   }
   metrics_.Transitioning();

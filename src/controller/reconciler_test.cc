@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "cluster/router.h"
+#include "cluster/routing.h"
 #include "cluster/simulated_cluster.h"
 #include "controller/degraded_target.h"
 #include "deployment/deployment_json.h"
@@ -50,6 +52,53 @@ TEST(ReconcilerTest, IdlesAtTheTargetAndMovesWhenItChanges) {
   EXPECT_NE(
       reconciler.Metrics().find("migserve_reconciles_total{result=\"idle\"} 2"),
       std::string::npos);
+}
+
+// The live routes, as a router holds them: a write that changes nothing
+// says so.
+class LiveRoutes : public cluster::Router {
+ public:
+  StatusOr<bool> SetRoute(const cluster::ServiceRoute& route) override {
+    auto [it, fresh] = live.try_emplace(route.service, route);
+    if (!fresh && it->second == route) return false;
+    it->second = route;
+    return true;
+  }
+  std::map<std::string, cluster::ServiceRoute> live;
+};
+
+// At the target, routes are kept as pods are (issue 91: a stale leader's
+// route write that landed after the transition routed a service at 0, and
+// a reconcile loop changed nothing): an idle reconcile rewrites a route
+// that differs from the cluster's ready replicas, says so, and leaves the
+// others unwritten.
+TEST(ReconcilerTest, AnIdleReconcileRepairsARouteThatDrifted) {
+  deployment::Deployment day = ShippedDeployment("day");
+  cluster::SimulatedCluster sim(
+      cluster::ClusterFromDeployment(day, {8, 24}).value());
+  auto journal = Journal::Open(":memory:").value();
+  LiveRoutes router;
+  std::vector<std::string> log;
+  ControllerOptions options;
+  options.router = &router;
+  options.progress = [&](const std::string& line) { log.push_back(line); };
+  Reconciler reconciler(&sim, journal.get(), options);
+  ASSERT_TRUE(reconciler.Reconcile(day).ok());
+  const std::map<std::string, cluster::ServiceRoute> want =
+      cluster::Routes(sim.state());
+  EXPECT_EQ(router.live, want);
+  // A late write routes bert-1 at nothing; another service is untouched.
+  router.live["bert-1"] = {"bert-1", {}};
+  log.clear();
+  ASSERT_TRUE(reconciler.Reconcile(day).ok());
+  EXPECT_EQ(reconciler.Progress()["state"], "idle");
+  EXPECT_EQ(router.live, want);
+  EXPECT_GT(cluster::RoutedCapacity(router.live["bert-1"]), 1881);
+  EXPECT_TRUE(sim.timeline().empty());
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_EQ(log[0],
+            "controller: repaired the routes of bert-1: they differed from "
+            "the cluster's ready replicas");
 }
 
 TEST(ReconcilerTest, ReportsAnImpossibleTargetAsAnError) {

@@ -100,4 +100,25 @@ Status RouteKeeper::Sync(int action, const std::set<std::string>& services) {
   return Status::Ok();
 }
 
+StatusOr<std::vector<std::string>> RepairRoutes(
+    cluster::Router* router, const cluster::ClusterState& observed,
+    const std::set<std::string>& services) {
+  std::vector<std::string> repaired;
+  if (router == nullptr) return repaired;
+  const std::map<std::string, cluster::ServiceRoute> live =
+      cluster::Routes(observed);
+  for (const std::string& service : services) {
+    if (service.empty()) continue;
+    auto it = live.find(service);
+    StatusOr<bool> changed = router->SetRoute(
+        it != live.end() ? it->second : cluster::ServiceRoute{service, {}});
+    if (!changed.ok()) {
+      return Status::Unavailable(
+          fmt::format("routing {}: {}", service, changed.status().message()));
+    }
+    if (*changed) repaired.push_back(service);
+  }
+  return repaired;
+}
+
 }  // namespace migserve::controller

@@ -57,6 +57,15 @@ class RouteKeeper {
   int changes_ = 0;
 };
 
+// Makes the live route of each of `services` the route of `observed` (the
+// cluster as it is: its ready replicas), writing only those that differ:
+// routes kept like pods between transitions (issue 91: a stale leader's
+// route write that landed after its successor's transition, or a hand
+// edit, was never repaired). Returns the services whose route it rewrote.
+StatusOr<std::vector<std::string>> RepairRoutes(
+    cluster::Router* router, const cluster::ClusterState& observed,
+    const std::set<std::string>& services);
+
 }  // namespace migserve::controller
 
 #endif  // MIGSERVE_CONTROLLER_ROUTE_KEEPER_H_
