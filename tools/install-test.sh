@@ -152,5 +152,68 @@ sys.exit(0 if spaces and all(
     for d in spaces) else 1)
 PY
 done
+# Every object the install makes carries the label its uninstall deletes
+# by, and `--uninstall --render` lists the same objects.
+for file in "$out"/*.yaml; do
+  case "$file" in *taken.yaml) continue ;; esac
+  python3 - "$file" <<'PY' || fail "$file: an object without app.kubernetes.io/part-of: migserve"
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+bad = [f'{d["kind"]} {d["metadata"]["name"]}' for d in docs
+       if (d["metadata"].get("labels") or {}).get("app.kubernetes.io/part-of") != "migserve"]
+print("\n".join(bad), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+done
+listed=$(tools/install.sh --uninstall --render --namespace platform-gpu --monitoring | wc -l)
+rendered=$(grep -c '^kind: ' "$out/gpu-operator-platform-gpu-monitoring.yaml")
+[ "$listed" = "$rendered" ] ||
+  fail "--uninstall --render lists $listed objects, the install renders $rendered"
+# Every flag is checked before anything runs (issue 90).
+for args in "--registry" "--registry --overlay dra" "--registry Bad/Registry" \
+            "--uninstall --registry r.example" "--overlay nope --uninstall"; do
+  if tools/install.sh $args --render >/dev/null 2>"$out/flag.err"; then
+    fail "install.sh $args was accepted"
+  fi
+  grep -q '^install: ' "$out/flag.err" || fail "install.sh $args: $(cat "$out/flag.err")"
+done
+# The uninstall deletes exactly what an install labelled, on a cluster
+# whose reads a recording kubectl answers (tools/testing/kubectl): a
+# ClusterRole of the install's name that someone else made stays, named;
+# a namespace migserve did not make stops it before anything is deleted.
+shim=$out/shim && mkdir -p "$shim" && cp tools/testing/kubectl "$shim/"
+export REAL_KUBECTL=$(command -v kubectl)
+export KUBECTL_LIVE=$out/live.json KUBECTL_NAMESPACES=$out/namespaces
+export KUBECTL_DELETED=$out/deleted.json
+python3 - "$out/gpu-operator-platform-gpu-monitoring.yaml" "$KUBECTL_LIVE" <<'PY'
+import json, sys, yaml
+items = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+for d in items:
+    if d["kind"] == "ClusterRole" and d["metadata"]["name"] == "migserve-viewer":
+        del d["metadata"]["labels"]["app.kubernetes.io/part-of"]
+json.dump({"apiVersion": "v1", "kind": "List", "items": items}, open(sys.argv[2], "w"))
+PY
+echo "platform-gpu migserve" >"$KUBECTL_NAMESPACES"
+rm -f "$KUBECTL_DELETED"
+PATH=$shim:$PATH tools/install.sh --uninstall --namespace platform-gpu --monitoring \
+  >/dev/null 2>"$out/uninstall.err" || fail "uninstall: $(cat "$out/uninstall.err")"
+grep -q "install: kept ClusterRole migserve-viewer: not labelled" "$out/uninstall.err" ||
+  fail "uninstall: the foreign ClusterRole not named: $(cat "$out/uninstall.err")"
+python3 - "$KUBECTL_DELETED" "$rendered" <<'PY' || fail "uninstall: deleted the wrong objects"
+import json, sys
+deleted = json.load(open(sys.argv[1]))["items"]
+names = [f'{d["kind"]}/{d["metadata"]["name"]}' for d in deleted]
+assert "ClusterRole/migserve-viewer" not in names, names
+assert len(names) == int(sys.argv[2]) - 1, (len(names), sys.argv[2])
+PY
+echo "platform-gpu -" >"$KUBECTL_NAMESPACES"
+rm -f "$KUBECTL_DELETED"
+if PATH=$shim:$PATH tools/install.sh --uninstall --namespace platform-gpu \
+     >/dev/null 2>"$out/uninstall.err"; then
+  fail "uninstall: took a namespace migserve did not make"
+fi
+[ ! -e "$KUBECTL_DELETED" ] || fail "uninstall: deleted something in a namespace not migserve's"
+grep -q "namespace platform-gpu: was not made by migserve" "$out/uninstall.err" ||
+  fail "uninstall: $(cat "$out/uninstall.err")"
 echo "install-test: $(ls deploy/overlays | wc -l) partitioners, in the default" \
   "namespaces and in one of the user's, render without warnings and validate" >&2
