@@ -191,6 +191,16 @@ TEST(LlmMeasurementTest, TheCsvReadsBackWhatItWritesAndNamesErrors) {
   auto missing = ParseLlmMeasurements("model,gpu,profile\nx,y,z\n", "m.csv");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("request_rate"), std::string::npos);
+  // A file past the limit is refused at once, naming it (issue 92: 5,000
+  // rows calibrated for minutes).
+  std::vector<LlmMeasurement> many(kMaxLlmMeasurementRows + 1, rows[0]);
+  auto too_many = ParseLlmMeasurements(FormatLlmMeasurements(many), "m.csv");
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_EQ(too_many.status().message(),
+            "m.csv: 1001 runs; a measurement file holds at most 1000 (a few "
+            "lengths and rates per model and slice calibrate it)");
+  many.pop_back();
+  EXPECT_TRUE(ParseLlmMeasurements(FormatLlmMeasurements(many), "m.csv").ok());
 }
 
 }  // namespace

@@ -50,6 +50,12 @@ StatusOr<std::vector<LlmMeasurement>> ParseLlmMeasurements(
     }
   }
   const int source_column = csv.Find("source");
+  if (csv.Rows().size() > kMaxLlmMeasurementRows) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: {} runs; a measurement file holds at most {} (a few lengths and "
+        "rates per model and slice calibrate it)",
+        source, csv.Rows().size(), kMaxLlmMeasurementRows));
+  }
   std::vector<LlmMeasurement> rows;
   for (const CsvRecord& record : csv.Rows()) {
     LlmMeasurement m;

@@ -35,9 +35,15 @@ struct LlmMeasurement {
   bool operator==(const LlmMeasurement&) const = default;
 };
 
+// The most runs one measurement file holds: each is calibrated by a
+// token-level simulation (about 10 ms), and a model's slice needs a few
+// (lengths, rates), not thousands (issue 92: 5,000 rows ran for minutes).
+inline constexpr size_t kMaxLlmMeasurementRows = 1000;
+
 // Parses the CSV `text` from `source`: InvalidArgument "SOURCE:LINE:
 // COLUMN: reason" for the first field wrong (every number finite and in the
-// range of what it measures; names plain).
+// range of what it measures; names plain), or naming the limit for a file
+// of more than kMaxLlmMeasurementRows runs.
 StatusOr<std::vector<LlmMeasurement>> ParseLlmMeasurements(
     std::string_view text, const std::string& source);
 StatusOr<std::vector<LlmMeasurement>> LoadLlmMeasurements(
