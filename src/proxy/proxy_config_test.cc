@@ -21,6 +21,15 @@ TEST(ProxyConfigTest, ReadsWhatItWrites) {
   auto read = ParseProxyConfig(FormatProxyConfig(config), "p.json");
   ASSERT_TRUE(read.ok()) << read.status().ToString();
   EXPECT_EQ(*read, config);
+  // A language model's service keeping its conversations, each replica
+  // bounded by its batch.
+  config.upstreams[1] =
+      Upstream("chat", "llama-3.1-8b", {Backend("10.0.0.3", 8000, 500)}, true);
+  config.upstreams[1].affinity = true;
+  config.upstreams[1].backends[0].max_conns = 256;
+  read = ParseProxyConfig(FormatProxyConfig(config), "p.json");
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(*read, config);
 }
 
 // A group's weight shared by its replicas, rounded to what nginx takes.
@@ -55,6 +64,10 @@ TEST(ProxyConfigTest, ErrorsNameTheField) {
           "backends": [{"address": "h", "port": 80, "weight": 1,
                         "grpc_port": 70000}]}]})",
        "services[0].backends[0].grpc_port: must be 0 to 65535, got 70000"},
+      {R"({"generation": 1, "services": [{"service": "a", "model": "m",
+          "backends": [{"address": "h", "port": 80, "weight": 1,
+                        "max_conns": -1}]}]})",
+       "services[0].backends[0].max_conns: must be 0 to 65536, got -1"},
   };
   for (const Case& c : cases) {
     auto read = ParseProxyConfig(c.text, "p.json");
@@ -87,6 +100,46 @@ TEST(NginxConfigTest, UpstreamsRotateByWeightAndAnswerTheGeneration) {
   EXPECT_NE(text.find("\"qa\" \"!empty\";"), std::string::npos) << text;
   EXPECT_NE(text.find("\"~^/v2/models/bert(/|$)\" \"!empty\";"),
             std::string::npos);
+}
+
+// A language model's service that keeps its conversations (issue 89) is a
+// consistent-hash ring of its replicas, weighted by their credits scaled to
+// 1,000 in all (nginx puts 160 points per unit on the ring, in every
+// worker), each bounded by its batch, and a least_conn upstream its
+// requests spill to when every replica is full; without affinity, or
+// with --llm-balancing least-conn, least_conn alone.
+TEST(NginxConfigTest, AConversationsServiceIsARingOfBoundedReplicas) {
+  NginxSetup setup;
+  setup.listen = Must(Endpoint::ParseListen("8080"));
+  ProxyConfig config{3,
+                     {Upstream("chat", "llama-3.1-8b",
+                               {Backend("10.0.0.1", 8000, 300000),
+                                Backend("10.0.0.2", 8000, 100000)},
+                               true)}};
+  for (ProxyBackend& b : config.upstreams[0].backends) b.max_conns = 256;
+  config.upstreams[0].affinity = true;
+  std::string text = RenderNginxConfig(config, setup);
+  for (const char* line :
+       {"upstream migserve_chat {\n    zone migserve_chat 66k;\n"
+        "    hash $migserve_openai_session consistent;\n"
+        "    server 10.0.0.1:8000 weight=750 max_conns=256 max_fails=0;\n"
+        "    server 10.0.0.2:8000 weight=250 max_conns=256 max_fails=0;\n",
+        "upstream migserve_spill_chat {\n    zone migserve_spill_chat 66k;\n"
+        "    least_conn;\n"
+        "    server 10.0.0.1:8000 weight=300000 max_fails=0;\n",
+        "js_var $migserve_openai_session;",
+        "error_page 502 = @migserve_openai_spill;",
+        "proxy_pass http://migserve_spill_$migserve_openai_service;"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  }
+  setup.llm_affinity = false;
+  text = RenderNginxConfig(config, setup);
+  EXPECT_EQ(text.find("hash $migserve_openai_session"), std::string::npos);
+  EXPECT_EQ(text.find("migserve_spill_"), std::string::npos);
+  EXPECT_NE(text.find("    least_conn;\n    server 10.0.0.1:8000 "
+                      "weight=300000 max_fails=0;"),
+            std::string::npos)
+      << text;
 }
 
 // Requests find their service by header, else by the one service of the
