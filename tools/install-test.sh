@@ -171,12 +171,19 @@ rendered=$(grep -c '^kind: ' "$out/gpu-operator-platform-gpu-monitoring.yaml")
   fail "--uninstall --render lists $listed objects, the install renders $rendered"
 # Every flag is checked before anything runs (issue 90).
 for args in "--registry" "--registry --overlay dra" "--registry Bad/Registry" \
-            "--uninstall --registry r.example" "--overlay nope --uninstall"; do
+            "--uninstall --registry r.example" "--overlay nope --uninstall" \
+            "--registry r.example --digest sha256:$(printf '%064d' 7) --docs-url ftp://x"; do
   if tools/install.sh $args --render >/dev/null 2>"$out/flag.err"; then
     fail "install.sh $args was accepted"
   fi
   grep -q '^install: ' "$out/flag.err" || fail "install.sh $args: $(cat "$out/flag.err")"
 done
+# The alerts' runbooks under the user's copy of the docs.
+tools/install.sh --render --monitoring --registry registry.example.com/platform \
+  --digest "$digest" --docs-url https://docs.example.com/migserve/ >"$out/docs-url.yaml"
+[ "$(grep -c 'runbook_url: https://docs.example.com/migserve/kubernetes.md#migserve' "$out/docs-url.yaml")" = \
+  "$(grep -c 'alert: ' deploy/monitoring/alerts.yaml)" ] ||
+  fail "--docs-url: not every alert's runbook_url is under it"
 # The uninstall deletes exactly what an install labelled, on a cluster
 # whose reads a recording kubectl answers (tools/testing/kubectl): a
 # ClusterRole of the install's name that someone else made stays, named;

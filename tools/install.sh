@@ -17,6 +17,9 @@
 #   --monitoring   also the Prometheus Operator's monitors (deploy/monitoring)
 #   --image-dir D  the image `make image` wrote (default: build/image)
 #   --digest SHA   the image's digest, where D does not hold it (--render)
+#   --docs-url U   where your copy of docs/ is served: each alert's
+#                  runbook_url becomes U/kubernetes.md#... (default: the
+#                  repository's relative docs/kubernetes.md#...)
 #   --render       print the manifests instead of pushing and applying
 #                  (--uninstall: the objects it would delete)
 #   --uninstall    delete what the install with these flags made: only the
@@ -27,7 +30,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 registry="" overlay=gpu-operator namespace="" monitoring=0 dir=build/image digest="" render=0
-uninstall=0
+uninstall=0 docs_url=""
 die() { echo "install: $*" >&2; exit 2; }
 # A flag's value, or a usage error naming the flag.
 value() { [ $# -ge 2 ] && [ -n "$2" ] && [ "${2#--}" = "$2" ] || die "$1: needs a value (--help)"; }
@@ -39,9 +42,10 @@ while [ $# -gt 0 ]; do
     --monitoring) monitoring=1; shift ;;
     --image-dir) value "$@"; dir=$2; shift 2 ;;
     --digest) value "$@"; digest=$2; shift 2 ;;
+    --docs-url) value "$@"; docs_url=${2%/}; shift 2 ;;
     --render) render=1; shift ;;
     --uninstall) uninstall=1; shift ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install: unknown argument $1 (--help)" >&2; exit 2 ;;
   esac
 done
@@ -108,6 +112,11 @@ images:
 EOF
 fi
 kubectl kustomize "$work/$entry" >"$work/all.yaml"
+if [ -n "$docs_url" ]; then
+  [[ "$docs_url" =~ ^https?://[^[:space:]\"]+$ ]] ||
+    die "--docs-url $docs_url: not an http(s) URL"
+  sed -i "s|runbook_url: docs/|runbook_url: $docs_url/|" "$work/all.yaml"
+fi
 if [ "$uninstall" = 1 ]; then
   if [ "$render" = 1 ]; then
     # The install's objects, by kind, name and namespace.
