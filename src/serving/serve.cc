@@ -16,6 +16,7 @@
 #include "queueing/batch_curve.h"
 #include "queueing/p99_capacity.h"
 #include "queueing/replica_queue.h"
+#include "queueing/router_kind.h"
 
 namespace migserve::serving {
 namespace {
@@ -236,12 +237,18 @@ StatusOr<ServiceServing> ServeLlmService(const workload::Workload& workload,
                                    {out.offered, requests, ++seed});
     out.arrived = requests;
   } else {
-    // Each replica on its credit's share of the arrivals, independently.
+    // Each replica on its credit's share of the arrivals, independently:
+    // a random split, so each replica's arrivals are the service's thinned
+    // at random (Poisson for Poisson), whatever router the workload names
+    // (issue 93: the proxy's rotation shaped them, and the tail came out
+    // about half a random split's).
+    queueing::Traffic split = traffic;
+    split.router = *queueing::ParseRouter("random");
     for (const llm::BalancedReplica& r : replicas) {
       double rate = out.offered * r.weight / credits;
       int requests = requests_at(rate, 1);
       llm::BatcherSamples s =
-          llm::RunBatcher(r.slice, terms, traffic, {rate, requests, ++seed});
+          llm::RunBatcher(r.slice, terms, split, {rate, requests, ++seed});
       for (auto [from, to] : {std::pair{&s.ttft_ms, &all.ttft_ms},
                               {&s.tpot_ms, &all.tpot_ms},
                               {&s.latency_ms, &all.latency_ms}}) {
