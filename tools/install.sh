@@ -32,6 +32,15 @@ cd "$(dirname "$0")/.."
 registry="" overlay=gpu-operator namespace="" monitoring=0 dir=build/image digest="" render=0
 uninstall=0 docs_url=""
 die() { echo "install: $*" >&2; exit 2; }
+# Whether namespace $1 is free to take: it does not exist, or a migserve
+# install made it (its label app.kubernetes.io/managed-by=migserve).
+ours_or_none() {
+  local owner exists
+  owner=$(kubectl get namespace "$1" --ignore-not-found \
+    -o 'jsonpath={.metadata.labels.app\.kubernetes\.io/managed-by}')
+  exists=$(kubectl get namespace "$1" --ignore-not-found -o name)
+  [ -z "$exists" ] || [ "$owner" = migserve ]
+}
 # A flag's value, or a usage error naming the flag.
 value() { [ $# -ge 2 ] && [ -n "$2" ] && [ "${2#--}" = "$2" ] || die "$1: needs a value (--help)"; }
 while [ $# -gt 0 ]; do
@@ -59,6 +68,8 @@ else
   [[ "$registry" =~ ^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]+)?(/[a-z0-9]([-a-z0-9._]*[a-z0-9])?)*$ ]] ||
     die "--registry $registry: not a registry as an image name takes it (host[:port][/path], lower-case)"
 fi
+[ -z "$docs_url" ] || [[ "$docs_url" =~ ^https?://[^[:space:]\"]+$ ]] ||
+  die "--docs-url $docs_url: not an http(s) URL"
 [ -d "deploy/overlays/$overlay" ] ||
   die "--overlay $overlay: no such overlay (have: $(ls deploy/overlays | paste -sd' ' -))"
 # A DNS label, as a namespace's name must be.
@@ -113,8 +124,6 @@ EOF
 fi
 kubectl kustomize "$work/$entry" >"$work/all.yaml"
 if [ -n "$docs_url" ]; then
-  [[ "$docs_url" =~ ^https?://[^[:space:]\"]+$ ]] ||
-    die "--docs-url $docs_url: not an http(s) URL"
   sed -i "s|runbook_url: docs/|runbook_url: $docs_url/|" "$work/all.yaml"
 fi
 if [ "$uninstall" = 1 ]; then
@@ -137,10 +146,7 @@ print(" ".join(d["metadata"]["name"] for d in yaml.safe_load_all(open(sys.argv[1
                if d and d["kind"] == "Namespace"))
 PY
   ); do
-    owner=$(kubectl get namespace "$ns" --ignore-not-found \
-      -o 'jsonpath={.metadata.labels.app\.kubernetes\.io/managed-by}')
-    exists=$(kubectl get namespace "$ns" --ignore-not-found -o name)
-    [ -z "$exists" ] || [ "$owner" = migserve ] ||
+    ours_or_none "$ns" ||
       die "namespace $ns: was not made by migserve (no label app.kubernetes.io/managed-by=migserve); nothing deleted"
   done
   # What of it the cluster holds, and of that only what an install
@@ -177,10 +183,7 @@ fi
 
 # A namespace that exists and that no migserve install made is not taken.
 if [ -n "$namespace" ]; then
-  owner=$(kubectl get namespace "$namespace" --ignore-not-found \
-    -o 'jsonpath={.metadata.labels.app\.kubernetes\.io/managed-by}')
-  exists=$(kubectl get namespace "$namespace" --ignore-not-found -o name)
-  [ -z "$exists" ] || [ "$owner" = migserve ] ||
+  ours_or_none "$namespace" ||
     die "--namespace $namespace: exists and was not made by migserve (no label app.kubernetes.io/managed-by=migserve); the install would relabel it privileged and an uninstall delete it: name a new one"
 fi
 command -v skopeo >/dev/null || die "needs skopeo (Debian: skopeo) to push the image"
