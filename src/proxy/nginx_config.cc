@@ -82,7 +82,8 @@ std::string Upstream(const ProxyUpstream& u, const std::string& name, bool grpc,
   std::string out = fmt::format("  upstream {} {{\n    zone {} {}k;\n", name,
                                 name, 64 + u.backends.size());
   out += balance;
-  const std::vector<long> ring_weights = RingWeights(u);
+  const std::vector<long> ring_weights =
+      ring ? RingWeights(u) : std::vector<long>();
   for (size_t i = 0; i < u.backends.size(); ++i) {
     const ProxyBackend& b = u.backends[i];
     // A server line is written only from a checked Endpoint (an IPv6
@@ -104,6 +105,10 @@ std::string Upstream(const ProxyUpstream& u, const std::string& name, bool grpc,
 std::string Upstreams(const ProxyConfig& config, const NginxSetup& setup,
                       bool grpc) {
   std::string out;
+  // Where an affine service's requests spill when every replica is full
+  // (OpenAiLocations), every OpenAI service has an upstream: another's go
+  // a second round after every replica failed.
+  const bool spill = !grpc && AnyAffine(config, setup);
   for (const ProxyUpstream& u : config.upstreams) {
     if (RouteOf(u, grpc) == kEmpty) continue;
     std::string name =
@@ -117,21 +122,17 @@ std::string Upstreams(const ProxyConfig& config, const NginxSetup& setup,
       // with every replica full, the spill upstream below takes it.
       out += Upstream(u, name, grpc,
                       "    hash $migserve_openai_session consistent;\n", true);
-      out += Upstream(u, "migserve_spill_" + u.service.str(), grpc,
-                      "    least_conn;\n", false);
     } else if (u.openai) {
       // A generation lasts from a tenth of a second to minutes: the
       // replica with the fewest requests in flight per weight (its credit)
       // takes the next, not the next in a rotation.
       out += Upstream(u, name, grpc, "    least_conn;\n", false);
-      // Where another service's requests spill (OpenAiLocations), its own
-      // go a second round after every replica failed.
-      if (!grpc && AnyAffine(config, setup)) {
-        out += Upstream(u, "migserve_spill_" + u.service.str(), grpc,
-                        "    least_conn;\n", false);
-      }
     } else {
       out += Upstream(u, name, grpc, "", false);
+    }
+    if (u.openai && spill) {
+      out += Upstream(u, "migserve_spill_" + u.service.str(), grpc,
+                      "    least_conn;\n", false);
     }
   }
   return out;
@@ -262,6 +263,52 @@ std::string OpenAiError(const char* message, const char* type,
       message, type, code);
 }
 
+// Every name a request may give, as vLLM lists its served names: the
+// entries of /v1/models's `data`.
+std::string ModelEntries(const ProxyConfig& config, const OpenAiNames& names) {
+  std::string models;
+  for (const ProxyUpstream& u : config.upstreams) {
+    if (!u.openai) continue;
+    auto of = names.of_service.find(u.service.str());
+    if (of == names.of_service.end()) continue;
+    for (const std::string& name : of->second) {
+      models += fmt::format(
+          "{}{{\"id\": \"{}\", \"object\": \"model\", \"created\": 0, "
+          "\"owned_by\": \"migserve\", \"root\": \"{}\"}}",
+          models.empty() ? "" : ", ", name, u.model.str());
+    }
+  }
+  return models;
+}
+
+// How @migserve_openai passes a request on, streamed as the replica sends
+// it, and where it ends: with an affine service, the spill location too.
+std::string OpenAiPass(const ProxyConfig& config, const NginxSetup& setup) {
+  const std::string pass = fmt::format(
+      "      proxy_http_version 1.1;\n"
+      "      proxy_set_header Connection \"\";\n"
+      "      proxy_buffering off;\n"
+      "      proxy_cache off;\n"
+      "      proxy_read_timeout {}s;\n"
+      "      proxy_send_timeout {}s;\n",
+      WholeSeconds(setup.llm_idle_timeout),
+      WholeSeconds(setup.llm_idle_timeout));
+  std::string out =
+      "      proxy_pass http://migserve_$migserve_openai_service;\n" + pass;
+  if (!AnyAffine(config, setup)) return out + "    }\n";
+  // Every replica of the ring with its batch in flight (nginx's 502 "no
+  // live upstreams", before any byte is sent): the replica with the
+  // fewest requests in flight per weight takes it, as without affinity.
+  // (A service without affinity tries its replicas a second round.)
+  return out +
+         "      error_page 502 = @migserve_openai_spill;\n    }\n"
+         "    location @migserve_openai_spill {\n"
+         "      keepalive_timeout 0;\n"
+         "      default_type application/json;\n"
+         "      proxy_pass http://migserve_spill_$migserve_openai_service;\n" +
+         pass + "    }\n";
+}
+
 // /v1/...: the script reads the body and notes its model, then the named
 // location routes it, streaming the answer as the replica sends it. The
 // body's buffer is larger than the largest body taken, so a chunked body
@@ -275,19 +322,6 @@ std::string OpenAiError(const char* message, const char* type,
 // generation costs nothing beside it.
 std::string OpenAiLocations(const ProxyConfig& config, const NginxSetup& setup,
                             const OpenAiNames& names) {
-  // Every name a request may give, as vLLM lists its served names.
-  std::string models;
-  for (const ProxyUpstream& u : config.upstreams) {
-    if (!u.openai) continue;
-    auto of = names.of_service.find(u.service.str());
-    if (of == names.of_service.end()) continue;
-    for (const std::string& name : of->second) {
-      models += fmt::format(
-          "{}{{\"id\": \"{}\", \"object\": \"model\", \"created\": 0, "
-          "\"owned_by\": \"migserve\", \"root\": \"{}\"}}",
-          models.empty() ? "" : ", ", name, u.model.str());
-    }
-  }
   std::string out = fmt::format(
       "    location = /v1/models {{\n"
       "      default_type application/json;\n"
@@ -316,8 +350,8 @@ std::string OpenAiLocations(const ProxyConfig& config, const NginxSetup& setup,
       "    location @migserve_openai {{\n"
       "      keepalive_timeout 0;\n"
       "      default_type application/json;\n",
-      models, setup.llm_max_body_mb, setup.llm_max_body_mb + 1,
-      LargeBodiesAtOnce(setup),
+      ModelEntries(config, names), setup.llm_max_body_mb,
+      setup.llm_max_body_mb + 1, LargeBodiesAtOnce(setup),
       OpenAiError(
           fmt::format("the request body is larger than the proxy reads to "
                       "route it ({} MiB)",
@@ -352,29 +386,7 @@ std::string OpenAiLocations(const ProxyConfig& config, const NginxSetup& setup,
         "        return {} {};\n      }}\n",
         r.token, r.status, r.body);
   }
-  // How a request reaches a replica: streamed as the replica sends it.
-  const std::string pass = fmt::format(
-      "      proxy_http_version 1.1;\n"
-      "      proxy_set_header Connection \"\";\n"
-      "      proxy_buffering off;\n"
-      "      proxy_cache off;\n"
-      "      proxy_read_timeout {}s;\n"
-      "      proxy_send_timeout {}s;\n",
-      WholeSeconds(setup.llm_idle_timeout),
-      WholeSeconds(setup.llm_idle_timeout));
-  out += "      proxy_pass http://migserve_$migserve_openai_service;\n" + pass;
-  if (!AnyAffine(config, setup)) return out + "    }\n";
-  // Every replica of the ring with its batch in flight (nginx's 502 "no
-  // live upstreams", before any byte is sent): the replica with the
-  // fewest requests in flight per weight takes it, as without affinity.
-  // (A service without affinity tries its replicas a second round.)
-  return out +
-         "      error_page 502 = @migserve_openai_spill;\n    }\n"
-         "    location @migserve_openai_spill {\n"
-         "      keepalive_timeout 0;\n"
-         "      default_type application/json;\n"
-         "      proxy_pass http://migserve_spill_$migserve_openai_service;\n" +
-         pass + "    }\n";
+  return out + OpenAiPass(config, setup);
 }
 
 std::string HttpServer(const ProxyConfig& config, const NginxSetup& setup,
