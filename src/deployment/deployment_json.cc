@@ -269,6 +269,62 @@ json OwnLlmModels(const std::vector<workload::Service>& services) {
   return out;
 }
 
+// The deployment's `services` (each a service as the workload gives it,
+// named once, no two the same Kubernetes name), each LLM service with its
+// model's entry (AttachLlmModels).
+Status ReadServices(const JsonFields& f, std::vector<workload::Service>* out) {
+  const std::string& source = f.source();
+  if (f.Has("services")) {
+    MIGSERVE_ASSIGN_OR_RETURN(const json* services, f.Array("services"));
+    std::unordered_set<std::string> names;
+    // By the name Kubernetes objects get (DnsLabel): the service with it.
+    std::unordered_map<std::string, std::string> labels;
+    for (size_t k = 0; k < services->size(); ++k) {
+      std::string path = fmt::format("services[{}]", k);
+      MIGSERVE_RETURN_IF_ERROR(ExpectObject((*services)[k], source, path));
+      JsonFields sf((*services)[k], source, path);
+      workload::Service s;
+      MIGSERVE_RETURN_IF_ERROR(sf.Get("name", true, &s.name));
+      MIGSERVE_RETURN_IF_ERROR(sf.Get("model", false, &s.model));
+      MIGSERVE_RETURN_IF_ERROR(sf.CheckPlainName("name", s.name));
+      if (!s.model.empty()) {
+        MIGSERVE_RETURN_IF_ERROR(sf.CheckPlainName("model", s.model));
+      }
+      double throughput = 0;
+      MIGSERVE_RETURN_IF_ERROR(sf.Get("throughput", false, &throughput));
+      MIGSERVE_RETURN_IF_ERROR(sf.Get("latency_ms", false, &s.latency_ms));
+      for (auto [key, value, range] :
+           {std::tuple{"throughput", throughput, kRateRange},
+            std::tuple{"latency_ms", s.latency_ms, kLatencyMsRange}}) {
+        // 0: not known (observe writes the services it sees so).
+        std::string wrong = value != 0 ? OutOfRange(value, range) : "";
+        if (!wrong.empty()) return sf.Error(key, wrong);
+      }
+      // 0 or within kRateRange, so a Rate.
+      s.throughput = Rate::Of(throughput).value();
+      if (!names.insert(s.name).second) {
+        return sf.Error("name",
+                        fmt::format("service '{}' is listed twice", s.name));
+      }
+      auto [same, fresh] = labels.emplace(DnsLabel(s.name), s.name);
+      if (!fresh) {
+        return sf.Error(
+            "name", fmt::format("services '{}' and '{}' both become '{}' in "
+                                "Kubernetes object names; rename one",
+                                same->second, s.name, same->first));
+      }
+      MIGSERVE_RETURN_IF_ERROR(sf.Get("min_replicas", false, &s.min_replicas));
+      if (s.min_replicas < 1 || s.min_replicas > 10000) {
+        return sf.Error("min_replicas", "must be from 1 to 10000");
+      }
+      MIGSERVE_RETURN_IF_ERROR(ParseKindTerms(sf, &s));
+      out->push_back(std::move(s));
+    }
+  }
+  MIGSERVE_RETURN_IF_ERROR(AttachLlmModels(f, out));
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string FormatDeployment(const Deployment& d) {
@@ -321,54 +377,7 @@ StatusOr<Deployment> ParseDeployment(const std::string& text,
   Deployment d;
   d.source = source;
   MIGSERVE_RETURN_IF_ERROR(f.Get("gpu", true, &d.gpu));
-  if (f.Has("services")) {
-    MIGSERVE_ASSIGN_OR_RETURN(const json* services, f.Array("services"));
-    std::unordered_set<std::string> names;
-    // By the name Kubernetes objects get (DnsLabel): the service with it.
-    std::unordered_map<std::string, std::string> labels;
-    for (size_t k = 0; k < services->size(); ++k) {
-      std::string path = fmt::format("services[{}]", k);
-      MIGSERVE_RETURN_IF_ERROR(ExpectObject((*services)[k], source, path));
-      JsonFields sf((*services)[k], source, path);
-      workload::Service s;
-      MIGSERVE_RETURN_IF_ERROR(sf.Get("name", true, &s.name));
-      MIGSERVE_RETURN_IF_ERROR(sf.Get("model", false, &s.model));
-      MIGSERVE_RETURN_IF_ERROR(sf.CheckPlainName("name", s.name));
-      if (!s.model.empty()) {
-        MIGSERVE_RETURN_IF_ERROR(sf.CheckPlainName("model", s.model));
-      }
-      double throughput = 0;
-      MIGSERVE_RETURN_IF_ERROR(sf.Get("throughput", false, &throughput));
-      MIGSERVE_RETURN_IF_ERROR(sf.Get("latency_ms", false, &s.latency_ms));
-      for (auto [key, value, range] :
-           {std::tuple{"throughput", throughput, kRateRange},
-            std::tuple{"latency_ms", s.latency_ms, kLatencyMsRange}}) {
-        // 0: not known (observe writes the services it sees so).
-        std::string wrong = value != 0 ? OutOfRange(value, range) : "";
-        if (!wrong.empty()) return sf.Error(key, wrong);
-      }
-      // 0 or within kRateRange, so a Rate.
-      s.throughput = Rate::Of(throughput).value();
-      if (!names.insert(s.name).second) {
-        return sf.Error("name",
-                        fmt::format("service '{}' is listed twice", s.name));
-      }
-      auto [same, fresh] = labels.emplace(DnsLabel(s.name), s.name);
-      if (!fresh) {
-        return sf.Error(
-            "name", fmt::format("services '{}' and '{}' both become '{}' in "
-                                "Kubernetes object names; rename one",
-                                same->second, s.name, same->first));
-      }
-      MIGSERVE_RETURN_IF_ERROR(sf.Get("min_replicas", false, &s.min_replicas));
-      if (s.min_replicas < 1 || s.min_replicas > 10000) {
-        return sf.Error("min_replicas", "must be from 1 to 10000");
-      }
-      MIGSERVE_RETURN_IF_ERROR(ParseKindTerms(sf, &s));
-      d.services.push_back(std::move(s));
-    }
-  }
-  MIGSERVE_RETURN_IF_ERROR(AttachLlmModels(f, &d.services));
+  MIGSERVE_RETURN_IF_ERROR(ReadServices(f, &d.services));
   MIGSERVE_ASSIGN_OR_RETURN(const json* gpus, f.Array("gpus"));
   for (size_t g = 0; g < gpus->size(); ++g) {
     std::string path = fmt::format("gpus[{}]", g);
