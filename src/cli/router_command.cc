@@ -213,6 +213,20 @@ Status RunRouter(RouterFlags flags, CommandContext* context) {
   return Status::Ok();
 }
 
+// --render and what it reads and writes.
+void AddRenderOptions(CLI::App* app, RouterFlags* flags) {
+  app->add_flag("--render", flags->render,
+                "Write the nginx configuration of a deployment's routes over "
+                "--replicas and exit (no Kubernetes API)");
+  app->add_option("-d,--deployment", flags->deployment,
+                  "--render: the deployment (JSON)");
+  app->add_option("--replicas", flags->replicas,
+                  "--render: CSV service,node,gpu,start,address,port"
+                  "[,grpc_port], one row per replica");
+  app->add_option("-o,--output", flags->output,
+                  "--render: where to write it (default: stdout)");
+}
+
 }  // namespace
 
 void SetupRouter(CLI::App* app, CommandContext* context) {
@@ -264,16 +278,7 @@ void SetupRouter(CLI::App* app, CommandContext* context) {
                   "(the fewest in flight per credit, as for the others)")
       ->check(CLI::IsMember({"affinity", "least-conn"}))
       ->capture_default_str();
-  app->add_flag("--render", flags->render,
-                "Write the nginx configuration of a deployment's routes over "
-                "--replicas and exit (no Kubernetes API)");
-  app->add_option("-d,--deployment", flags->deployment,
-                  "--render: the deployment (JSON)");
-  app->add_option("--replicas", flags->replicas,
-                  "--render: CSV service,node,gpu,start,address,port"
-                  "[,grpc_port], one row per replica");
-  app->add_option("-o,--output", flags->output,
-                  "--render: where to write it (default: stdout)");
+  AddRenderOptions(app, flags.get());
   OnRun(app, context, [flags, context] { return RunRouter(*flags, context); });
 }
 

@@ -44,23 +44,10 @@ struct ServeFlags {
   serving::ServeOptions options;
 };
 
-std::string Table(const serving::ServeReport& report,
-                  const serving::ServeOptions& options) {
-  TextTable table({"service", "slo_ms", "offered", "achieved", "replicas",
-                   "util", "p50_ms", "p90_ms", "p99_ms", "in_slo", "ok"});
-  for (const serving::ServiceServing& s : report.services) {
-    table.AddRow(
-        {s.service, fmt::format("{:.6g}", s.slo_ms),
-         fmt::format("{:.1f}", s.offered), fmt::format("{:.1f}", s.achieved),
-         std::to_string(s.replicas),
-         s.replicas ? fmt::format("{:.1f}%", 100 * s.utilization) : "-",
-         fmt::format("{:.1f}", s.p50_ms), fmt::format("{:.1f}", s.p90_ms),
-         fmt::format("{:.1f}", s.p99_ms),
-         fmt::format("{:.2f}%", 100 * s.within_slo),
-         s.ok() ? "yes" : (s.stable ? "NO" : "NO (unstable)")});
-  }
-  std::ostringstream out;
-  table.Print(out);
+// The LLM services' token figures and the balancing their simulation
+// assumed; "" without one.
+std::string LlmTable(const serving::ServeReport& report,
+                     const serving::ServeOptions& options) {
   TextTable tokens({"llm service", "ttft_slo", "ttft_p50", "ttft_p99",
                     "tpot_slo", "tpot_p50", "tpot_p99", "kv_used",
                     "prefix_hits", "ok", "basis"});
@@ -79,29 +66,50 @@ std::string Table(const serving::ServeReport& report,
                    fmt::format("{:.1f}%", 100 * l.prefix_cache_hit_rate),
                    l.ok() ? "yes" : "NO", l.basis});
   }
-  if (any_llm) {
-    out << "\nLLM services at token level (ms; basis: docs/llm.md):\n";
-    tokens.Print(out);
-    // What the simulation assumes of the balancing (docs/llm.md, "serve
-    // and validate").
-    if (options.routing == serving::RoutingPolicy::kProxies) {
-      out << fmt::format(
-          "(the replicas simulated together behind the balancing the proxy "
-          "runs for these services at each of {} proxies: {})\n",
-          options.proxies,
-          options.llm_balancing == llm::Balancing::kAffinity
-              ? "where a service's credits count prefix-cache hits, each "
-                "conversation to its replica while it has less than its "
-                "batch in flight, else, and for the others, each request to "
-                "the replica with the fewest requests in flight per credit; "
-                "prefix_hits is what the prefix cache finds"
-              : "each request to the replica with the fewest requests in "
-                "flight per credit");
-    } else {
-      out << "(each replica simulated on its credit's share of the "
-             "arrivals, a random split)\n";
-    }
+  if (!any_llm) return "";
+  std::ostringstream out;
+  out << "\nLLM services at token level (ms; basis: docs/llm.md):\n";
+  tokens.Print(out);
+  // What the simulation assumes of the balancing (docs/llm.md, "serve
+  // and validate").
+  if (options.routing == serving::RoutingPolicy::kProxies) {
+    out << fmt::format(
+        "(the replicas simulated together behind the balancing the proxy "
+        "runs for these services at each of {} proxies: {})\n",
+        options.proxies,
+        options.llm_balancing == llm::Balancing::kAffinity
+            ? "where a service's credits count prefix-cache hits, each "
+              "conversation to its replica while it has less than its "
+              "batch in flight, else, and for the others, each request to "
+              "the replica with the fewest requests in flight per credit; "
+              "prefix_hits is what the prefix cache finds"
+            : "each request to the replica with the fewest requests in "
+              "flight per credit");
+  } else {
+    out << "(each replica simulated on its credit's share of the "
+           "arrivals, a random split)\n";
   }
+  return out.str();
+}
+
+std::string Table(const serving::ServeReport& report,
+                  const serving::ServeOptions& options) {
+  TextTable table({"service", "slo_ms", "offered", "achieved", "replicas",
+                   "util", "p50_ms", "p90_ms", "p99_ms", "in_slo", "ok"});
+  for (const serving::ServiceServing& s : report.services) {
+    table.AddRow(
+        {s.service, fmt::format("{:.6g}", s.slo_ms),
+         fmt::format("{:.1f}", s.offered), fmt::format("{:.1f}", s.achieved),
+         std::to_string(s.replicas),
+         s.replicas ? fmt::format("{:.1f}%", 100 * s.utilization) : "-",
+         fmt::format("{:.1f}", s.p50_ms), fmt::format("{:.1f}", s.p90_ms),
+         fmt::format("{:.1f}", s.p99_ms),
+         fmt::format("{:.2f}%", 100 * s.within_slo),
+         s.ok() ? "yes" : (s.stable ? "NO" : "NO (unstable)")});
+  }
+  std::ostringstream out;
+  table.Print(out);
+  out << LlmTable(report, options);
   long ok =
       std::count_if(report.services.begin(), report.services.end(),
                     [](const serving::ServiceServing& s) { return s.ok(); });
@@ -253,8 +261,16 @@ Status RunServe(ServeFlags flags, CommandContext* context) {
   return Status::Ok();
 }
 
-// The LLM services' what-ifs (docs/llm.md, "Margin").
-void AddLlmWhatIfs(CLI::App* app, serving::ServeOptions* o) {
+// The LLM services' options: the proxies' balancing (docs/llm.md, "Prefix
+// affinity") and the what-ifs (docs/llm.md, "Margin").
+void AddLlmOptions(CLI::App* app, ServeFlags* flags) {
+  serving::ServeOptions* o = &flags->options;
+  app->add_option("--llm-balancing", flags->llm_balancing,
+                  "proxy: how the proxies spread the requests of an LLM "
+                  "service whose credits count prefix-cache hits, affinity "
+                  "or least-conn (router --llm-balancing)")
+      ->check(OneOf({"affinity", "least-conn"}))
+      ->default_val(flags->llm_balancing);
   app->add_option("--llm-step-scale", o->llm_step_scale,
                   "What-if: every LLM step's time x this (1.1: hardware 10% "
                   "slower than modelled); the credits stay")
@@ -323,13 +339,7 @@ void SetupServe(CLI::App* app, CommandContext* context) {
                   "Seconds at the start whose requests are not counted")
       ->default_val(o.warmup_s);
   app->add_option("--seed", o.seed, "Random seed")->default_val(o.seed);
-  app->add_option("--llm-balancing", flags->llm_balancing,
-                  "proxy: how the proxies spread the requests of an LLM "
-                  "service whose credits count prefix-cache hits, affinity "
-                  "or least-conn (router --llm-balancing)")
-      ->check(OneOf({"affinity", "least-conn"}))
-      ->default_val(flags->llm_balancing);
-  AddLlmWhatIfs(app, &o);
+  AddLlmOptions(app, flags.get());
   OnRun(app, context, [flags, context] { return RunServe(*flags, context); });
 }
 
