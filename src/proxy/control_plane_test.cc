@@ -275,21 +275,37 @@ TEST(ControlPlaneTest, ExportedRoutesTakeOnlyTheirDeploymentsPods) {
   EXPECT_EQ(ConfigOf(routes, grouped).upstreams[0].backends.size(), 4u);
 }
 
+// A stand-in API server the router reads as an admin, for the tests that
+// run the control plane against it.
+class ControlPlaneServerTest : public ::testing::Test {
+ protected:
+  static constexpr char kNs[] = "migserve-replicas";
+  void SetUp() override {
+    ASSERT_TRUE(server.Start().ok());
+    client = std::make_unique<kube::KubeClient>(AdminOf(server));
+  }
+  // The path of the pod `name` of kNs.
+  static std::string PodPath(const std::string& name) {
+    return fmt::format("/api/v1/namespaces/{}/pods/{}", kNs, name);
+  }
+  // Puts `pod` as the pod `name` of kNs.
+  void PutPod(const std::string& name, const nlohmann::json& pod) {
+    server.Put(PodPath(name), pod);
+  }
+  kube::ApiServerStandIn server{{"", "", "admin"}};
+  std::unique_ptr<kube::KubeClient> client;
+};
+
 // The router runs as the proxy's service account (the Role export writes
 // into proxy.yaml), the controller's route keeper as the controller's
 // (deploy/base/rbac.yaml), both enforced by the stand-in API server.
 // A new generation that changes nothing nginx serves (here: a member whose
 // pod is not Ready yet) is reported without a reload, which would close
 // the clients' idle keep-alive connections.
-TEST(ControlPlaneTest, ANewGenerationOfTheSameUpstreamsIsNotReloaded) {
-  constexpr char kNs[] = "migserve-replicas";
-  kube::ApiServerStandIn server({"", "", "admin"});
-  ASSERT_TRUE(server.Start().ok());
-  kube::KubeClient client = AdminOf(server);
-  const std::string pods = fmt::format("/api/v1/namespaces/{}/pods/", kNs);
-  server.Put(pods + "proxy-0", {{"metadata", {{"name", "proxy-0"}}}});
-  server.Put(pods + "a", Pod("s", "n", 0, 0, 9000, true));
-  server.Put(pods + "b", Pod("s", "n", 0, 1, 9001, false));
+TEST_F(ControlPlaneServerTest, ANewGenerationOfTheSameUpstreamsIsNotReloaded) {
+  PutPod("proxy-0", {{"metadata", {{"name", "proxy-0"}}}});
+  PutPod("a", Pod("s", "n", 0, 0, 9000, true));
+  PutPod("b", Pod("s", "n", 0, 1, 9001, false));
   auto put_routes = [&](long generation, cluster::ServiceRoute route) {
     server.Put(fmt::format("/api/v1/namespaces/{}/configmaps/{}", kNs,
                            k8s::kProxyRoutesName),
@@ -300,12 +316,12 @@ TEST(ControlPlaneTest, ANewGenerationOfTheSameUpstreamsIsNotReloaded) {
   ControlPlaneOptions options;
   options.namespace_ = kNs;
   options.pod = "proxy-0";
-  ControlPlane plane(&client, options, [&](const ProxyConfig& c) {
+  ControlPlane plane(client.get(), options, [&](const ProxyConfig& c) {
     applied.push_back(c.generation);
     return Status::Ok();
   });
   auto reported = [&] {
-    return k8s::Annotation(*server.Get(pods + "proxy-0"),
+    return k8s::Annotation(*server.Get(PodPath("proxy-0")),
                            k8s::kAnnotationProxyGeneration);
   };
   // Syncs until `done` (the watches see changes a moment later).
@@ -326,7 +342,7 @@ TEST(ControlPlaneTest, ANewGenerationOfTheSameUpstreamsIsNotReloaded) {
   sync_until([&] { return reported() == "2"; });
   EXPECT_EQ(applied, (std::vector<long>{1}));
   // b becomes Ready: a reload.
-  server.Put(pods + "b", Pod("s", "n", 0, 1, 9001, true));
+  PutPod("b", Pod("s", "n", 0, 1, 9001, true));
   sync_until([&] { return applied.size() == 2; });
   EXPECT_EQ(applied, (std::vector<long>{1, 2}));
 }
@@ -334,14 +350,9 @@ TEST(ControlPlaneTest, ANewGenerationOfTheSameUpstreamsIsNotReloaded) {
 // Routes written at an older lease epoch than some already seen (a
 // controller replaced while it stalled, one that checks no fence) are not
 // applied: the newer routes keep being served (issue 72).
-TEST(ControlPlaneTest, RoutesOfAnOlderLeaseEpochAreNotApplied) {
-  constexpr char kNs[] = "migserve-replicas";
-  kube::ApiServerStandIn server({"", "", "admin"});
-  ASSERT_TRUE(server.Start().ok());
-  kube::KubeClient client = AdminOf(server);
-  const std::string pods = fmt::format("/api/v1/namespaces/{}/pods/", kNs);
-  server.Put(pods + "a", Pod("s", "n", 0, 0, 9000, true));
-  server.Put(pods + "b", Pod("s", "n", 0, 1, 9001, true));
+TEST_F(ControlPlaneServerTest, RoutesOfAnOlderLeaseEpochAreNotApplied) {
+  PutPod("a", Pod("s", "n", 0, 0, 9000, true));
+  PutPod("b", Pod("s", "n", 0, 1, 9001, true));
   auto put_routes = [&](long generation, long epoch, int start) {
     k8s::ProxyRoutes routes{
         generation,
@@ -352,7 +363,7 @@ TEST(ControlPlaneTest, RoutesOfAnOlderLeaseEpochAreNotApplied) {
   std::vector<long> applied;
   ControlPlaneOptions options;
   options.namespace_ = kNs;
-  ControlPlane plane(&client, options, [&](const ProxyConfig& c) {
+  ControlPlane plane(client.get(), options, [&](const ProxyConfig& c) {
     applied.push_back(c.generation);
     return Status::Ok();
   });
@@ -386,13 +397,9 @@ TEST(ControlPlaneTest, RoutesOfAnOlderLeaseEpochAreNotApplied) {
 // upstream, and nginx -t would refuse every configuration after (issue 92:
 // every route change stalled, retried 5 times a second): both are refused
 // by name, once, and the others are served.
-TEST(ControlPlaneTest, ServicesDifferingOnlyInCaseAreRefusedTheOthersServed) {
-  constexpr char kNs[] = "migserve-replicas";
-  kube::ApiServerStandIn server({"", "", "admin"});
-  ASSERT_TRUE(server.Start().ok());
-  kube::KubeClient client = AdminOf(server);
-  const std::string pods = fmt::format("/api/v1/namespaces/{}/pods/", kNs);
-  server.Put(pods + "a", Pod("s", "n", 0, 0, 9000, true));
+TEST_F(ControlPlaneServerTest,
+       ServicesDifferingOnlyInCaseAreRefusedTheOthersServed) {
+  PutPod("a", Pod("s", "n", 0, 0, 9000, true));
   k8s::ProxyRoutes routes{
       3,
       {{"SvcA", {Route({Group(10, {{{"n", 0}, 1}})}), "m", {}}},
@@ -406,7 +413,7 @@ TEST(ControlPlaneTest, ServicesDifferingOnlyInCaseAreRefusedTheOthersServed) {
   ControlPlaneOptions options;
   options.namespace_ = kNs;
   options.log = [&](const std::string& line) { said.push_back(line); };
-  ControlPlane plane(&client, options, [&](const ProxyConfig& c) {
+  ControlPlane plane(client.get(), options, [&](const ProxyConfig& c) {
     applied.push_back(c);
     return Status::Ok();
   });
@@ -599,10 +606,7 @@ TEST(ControlPlaneTest, WeightsChangeAndAReplicaLeavesMidRunLosingNothing) {
 
 // A data plane the router cannot keep up: /healthz says why, /metrics
 // counts it, and both recover once it is back.
-TEST(ControlPlaneTest, ADeadNginxIsUnhealthyAndCounted) {
-  kube::ApiServerStandIn server({"", "", "admin"});
-  ASSERT_TRUE(server.Start().ok());
-  kube::KubeClient client = AdminOf(server);
+TEST_F(ControlPlaneServerTest, ADeadNginxIsUnhealthyAndCounted) {
   std::atomic<bool> down{true};
   ControlPlaneOptions options;
   options.namespace_ = "ns";
@@ -616,7 +620,7 @@ TEST(ControlPlaneTest, ADeadNginxIsUnhealthyAndCounted) {
     return down ? Status::Unavailable("nginx (pid 7) is dead; restart failed")
                 : Status::Ok();
   };
-  ControlPlane plane(&client, options,
+  ControlPlane plane(client.get(), options,
                      [](const ProxyConfig&) { return Status::Ok(); });
   std::atomic<bool> stop{false};
   std::thread router([&] { plane.Run(stop, 1); });
