@@ -30,11 +30,21 @@ class LeastOutstanding {
     const size_t b = i % in_flight_.size();
     std::vector<long>& counts = in_flight_[b];
     if (balancing == Balancing::kAffinity) {
-      for (size_t r : RingOrder(conversation)) {
-        if (counts[r] < replicas_[r].slice.max_batch) {
-          ++counts[r];
-          return r;
+      // The first replica with room in the conversation's order: the
+      // least score among those with less than their batch in flight.
+      size_t first = replicas_.size();
+      double least = std::numeric_limits<double>::infinity();
+      for (size_t r = 0; r < replicas_.size(); ++r) {
+        if (counts[r] >= replicas_[r].slice.max_batch) continue;
+        const double score = RingScore(conversation, r);
+        if (score < least) {
+          least = score;
+          first = r;
         }
+      }
+      if (first < replicas_.size()) {
+        ++counts[first];
+        return first;
       }
     }
     auto fewer = [&](size_t x, size_t y) {  // x's count per weight < y's
@@ -58,27 +68,20 @@ class LeastOutstanding {
     ++counts[pick];
     return pick;
   }
-  // The replicas in `conversation`'s order: weighted rendezvous hashing
-  // (the smallest -ln(u) / weight of a uniform u per conversation and
-  // replica comes first), so that a replica is first for its share of the
-  // weights, as on nginx's ring, and the order is the same at every
+  // Replica `r`'s place in `conversation`'s order, the least first:
+  // weighted rendezvous hashing (-ln(u) / weight of a uniform u per
+  // conversation and replica), so that a replica is first for its share of
+  // the weights, as on nginx's ring, and the order is the same at every
   // balancer.
-  std::vector<size_t> RingOrder(long conversation) const {
-    std::vector<std::pair<double, size_t>> scores;
-    for (size_t r = 0; r < replicas_.size(); ++r) {
-      // SplitMix64 of the pair: a uniform u in [0, 1).
-      uint64_t z = static_cast<uint64_t>(conversation) * 0x9e3779b97f4a7c15ULL +
-                   r * 0xbf58476d1ce4e5b9ULL + 0x94d049bb133111ebULL;
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-      z ^= z >> 31;
-      double u = static_cast<double>(z >> 11) * 0x1.0p-53;
-      scores.emplace_back(-std::log1p(-u) / replicas_[r].weight, r);
-    }
-    std::sort(scores.begin(), scores.end());
-    std::vector<size_t> order;
-    for (const auto& score : scores) order.push_back(score.second);
-    return order;
+  double RingScore(long conversation, size_t r) const {
+    // SplitMix64 of the pair: a uniform u in [0, 1).
+    uint64_t z = static_cast<uint64_t>(conversation) * 0x9e3779b97f4a7c15ULL +
+                 r * 0xbf58476d1ce4e5b9ULL + 0x94d049bb133111ebULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    const double u = static_cast<double>(z >> 11) * 0x1.0p-53;
+    return -std::log1p(-u) / replicas_[r].weight;
   }
 
   // Request `i` has its last token from `replica`.
