@@ -25,13 +25,18 @@
 
 namespace migserve::llm {
 
-// `engine` with the decode_scale and prefill_scale under which the
-// simulation of `run` on `profile` of `gpu` gives its medians within 1%.
-// FailedPrecondition naming the run where the model cannot hold the model
-// there, a request of its lengths does not fit, no scales between 1/50
-// and 50 match (a median TTFT shorter than a decode step, say), or the
-// scales found would make the slice faster than its peak bandwidth or
-// tensor rate (a measurement no hardware gives), naming that bound.
+// `engine` with the decode_scale, prefill_scale and step_overhead_ms under
+// which the simulation of `run` on `profile` of `gpu` gives its medians
+// within 1%. The decode scale goes no lower than the slice's peak
+// bandwidth (bandwidth_efficiency) and the prefill scale than its peak
+// tensor rate (compute_efficiency); a TPOT faster still takes it out of
+// the step overhead, down to none. FailedPrecondition naming the run
+// where the slice cannot hold the model, a request of its lengths does
+// not fit, the run is faster than the slice at its peaks with no overhead
+// (naming that floor, the run simulated there: the same the search
+// cannot go under), no scales up to 50 match (a median TTFT shorter than
+// a decode step, say), or the scales found make the slice kept full more
+// than 10x slower than the model.
 StatusOr<EngineOptions> Calibrate(const LlmModel& model,
                                   const mig::GpuModel& gpu,
                                   const mig::Profile& profile,
@@ -68,9 +73,11 @@ class Calibrations {
                  const mig::Profile& profile) const;
 
   // Per measured (model, GPU, profile), the scales found (the geometric
-  // mean of its runs').
+  // mean of its runs') and the step overhead (their mean, ms before the
+  // decode scale).
   struct Scales {
     double decode = 1, prefill = 1;
+    double overhead_ms = EngineOptions{}.step_overhead_ms;
     int runs = 0;
   };
   using Key = std::tuple<std::string, std::string, std::string>;
