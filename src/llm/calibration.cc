@@ -7,8 +7,8 @@
 #include <cmath>
 #include <functional>
 #include <map>
-#include <utility>
 #include <tuple>
+#include <utility>
 
 #include "llm/batcher_simulation.h"
 
@@ -75,9 +75,9 @@ class Knobs {
     if (auto it = seen_.find({x, y}); it != seen_.end()) return it->second;
     MIGSERVE_ASSIGN_OR_RETURN(SliceCapacity slice,
                               SliceOf(model_, gpu_, profile_, At(x, y)));
-    BatcherStats s = SimulateBatcher(
-        slice, terms_, queueing::Traffic{},
-        {run_.request_rate, kCalibrationRequests, 1});
+    BatcherStats s =
+        SimulateBatcher(slice, terms_, queueing::Traffic{},
+                        {run_.request_rate, kCalibrationRequests, 1});
     if (!s.fits) {
       return Status::FailedPrecondition(fmt::format(
           "a request of the run's lengths does not fit the {} KV tokens the "
@@ -162,10 +162,10 @@ Status FasterThanThePeaks(const LlmModel& model, const mig::GpuModel& gpu,
     // The sequences running at once at the floor (Little's law on its
     // medians), whose tokens pick a mixture's experts.
     const double running = std::max(
-        1.0, run.request_rate *
-                 (floor.ttft_p50_ms +
-                  (run.output_tokens - 1) * floor.tpot_p50_ms) /
-                 1e3);
+        1.0,
+        run.request_rate *
+            (floor.ttft_p50_ms + (run.output_tokens - 1) * floor.tpot_p50_ms) /
+            1e3);
     std::string weights =
         fmt::format("the {:.2f} GB of weights", model.WeightBytesRead(1) / 1e9);
     if (model.ExpertBytes() > 0) {
@@ -212,9 +212,8 @@ StatusOr<EngineOptions> WithinReason(const LlmModel& model,
                             SliceOf(model, gpu, profile, modelled));
   MIGSERVE_ASSIGN_OR_RETURN(SliceCapacity after,
                             SliceOf(model, gpu, profile, found));
-  const double was =
-      SaturationOf(before, run.prompt_tokens, run.output_tokens)
-          .output_tokens_per_s;
+  const double was = SaturationOf(before, run.prompt_tokens, run.output_tokens)
+                         .output_tokens_per_s;
   const double is = SaturationOf(after, run.prompt_tokens, run.output_tokens)
                         .output_tokens_per_s;
   if (is * kMostSlower < was) {

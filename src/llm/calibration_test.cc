@@ -246,8 +246,8 @@ TEST(CalibrationTest, AMixturesRunsAtEveryConcurrencyFitOneSet) {
   for (const EngineOptions& truth : {slower, leaner}) {
     std::vector<LlmMeasurement> runs;
     for (double rate : {0.25, 2.0, 8.0, 16.0}) {
-      SCOPED_TRACE(fmt::format("decode {} at {} req/s", truth.decode_scale,
-                               rate));
+      SCOPED_TRACE(
+          fmt::format("decode {} at {} req/s", truth.decode_scale, rate));
       runs.push_back(Measure("qwen3-30b-a3b-fp8", h200, "3g.71gb", rate, truth,
                              4000, 300));
       runs.back().line = static_cast<int>(runs.size()) + 1;
