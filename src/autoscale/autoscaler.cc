@@ -3,10 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <thread>
 
 #include "boundary/input_file.h"
 #include "cluster/cluster_state.h"
@@ -15,7 +13,6 @@
 #include "util/enum_names.h"
 #include "util/file.h"
 #include "util/prometheus_text.h"
-#include "util/status_server.h"
 
 namespace migserve::autoscale {
 namespace {
@@ -28,12 +25,6 @@ constexpr EnumName<Round> kRoundNames[] = {{Round::kHold, "hold"},
                                            {Round::kUnlisted, "unlisted"},
                                            {Round::kPaused, "paused"},
                                            {Round::kError, "error"}};
-
-double UnixNow() {
-  return std::chrono::duration<double>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // The target deployment as `store` holds it now, each replica's declared
 // credit checked against `profiles` and, for a language model, its slice's
@@ -266,6 +257,10 @@ StatusOr<Round> Autoscaler::Move(double now_s, const Decision& decision,
   if (!move.ok())
     return move.status().WithPrefix("autoscale: " + decision.reason);
   if (!move->over.empty()) return OverBudget(decision, move->over);
+  if (options_.origin) {
+    if (!move->target.summary) move->target.summary.emplace();
+    move->target.summary->workload = options_.origin;
+  }
   const deployment::Deployment* target = &move->target;
   int gpus_now = cluster.UsedGpus();
   int starts = target->summary && target->summary->transition
@@ -375,40 +370,6 @@ Status Autoscaler::Health() const {
     return Status::Unavailable("the last round failed: " + last_error_);
   }
   return Status::Ok();
-}
-
-Status RunAutoscaler(const workload::Workload& workload,
-                     const profile::ProfileTable& profiles,
-                     AutoscaleOptions options, bool once,
-                     const std::atomic<bool>& stop) {
-  const std::string address = options.metrics_address;
-  const int port = options.metrics_port;
-  const double interval = options.policy.interval_s;
-  MIGSERVE_ASSIGN_OR_RETURN(
-      std::unique_ptr<Autoscaler> autoscaler,
-      Autoscaler::Make(workload, profiles, std::move(options)));
-  StatusServer server;
-  if (port >= 0) {
-    server.Page("/metrics", "text/plain; version=0.0.4",
-                [&] { return autoscaler->Metrics(); });
-    server.Health([&] { return autoscaler->Health(); });
-    MIGSERVE_RETURN_IF_ERROR(
-        server.Start(address, port).WithPrefix("--metrics-port"));
-  }
-  Status result = Status::Ok();
-  while (!stop) {
-    StatusOr<Round> round = autoscaler->Step(UnixNow());
-    if (once) {
-      result = round.status();
-      break;
-    }
-    auto until = std::chrono::steady_clock::now() +
-                 std::chrono::duration<double>(interval);
-    while (!stop && std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-  }
-  return result;
 }
 
 }  // namespace migserve::autoscale

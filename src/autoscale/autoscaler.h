@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,9 @@ struct AutoscaleOptions {
   // and says so (OverBudget). 0: none but the solver's limit
   // (sizer.solve.max_gpus, 100000), which only stops absurd rates.
   int max_gpus = 0;
+  // The workload's version every target written says it came from
+  // (summary.workload); none for a workload file.
+  std::optional<deployment::WorkloadOrigin> origin;
   bool dry_run = false;
   std::string pause_file;  // "" : never paused
   std::string metrics_address = "127.0.0.1";
@@ -67,7 +71,8 @@ struct AutoscaleOptions {
   // Each decision and problem as a Kubernetes Event says it (`autoscale
   // --events-for` records them): its type, reason (one CamelCase word:
   // ScaledUp, ScaledDown, WouldMove, DownDeclined, OverBudget,
-  // NotInWorkload, Paused, Resumed, NotObserved, RoundFailed) and message.
+  // NotInWorkload, Paused, Resumed, NotObserved, RoundFailed; and from
+  // RunAutoscaler WorkloadChanged, WorkloadInvalid) and message.
   // Services not observed are said once until what is missing changes; a pause
   // when it starts and when it ends.
   EventSink event = [](EventType, const std::string&, const std::string&) {};
@@ -147,15 +152,6 @@ class Autoscaler {
   // The services not observed when last said (NotObserved).
   std::vector<std::string> unobserved_said_;
 };
-
-// Runs rounds every policy interval until `stop` turns true (the first at
-// once), serving /metrics and /healthz when metrics_port >= 0. With
-// `once`, one round: its error, if any. Returns InvalidArgument or
-// Unavailable when the autoscaler cannot start.
-Status RunAutoscaler(const workload::Workload& workload,
-                     const profile::ProfileTable& profiles,
-                     AutoscaleOptions options, bool once,
-                     const std::atomic<bool>& stop);
 
 }  // namespace migserve::autoscale
 

@@ -27,6 +27,7 @@
 #include "profile/profile_csv.h"
 #include "util/file.h"
 #include "util/test_util.h"
+#include "util/unix_time.h"
 #include "workload/workload_yaml.h"
 
 namespace migserve::autoscale {
@@ -39,12 +40,6 @@ services:
   - {name: bert-1, model: bert, throughput: 1200, latency_ms: 100}
   - {name: resnet50-1, model: resnet50, throughput: 1200, latency_ms: 100}
 )";
-
-double UnixNow() {
-  return std::chrono::duration<double>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 void Sleep(double s) {
   std::this_thread::sleep_for(std::chrono::duration<double>(s));

@@ -23,15 +23,10 @@
 #include "autoscale/testing/local_prometheus.h"
 #include "autoscale/testing/triton_endpoint.h"
 #include "util/testing/http_listener.h"
+#include "util/unix_time.h"
 
 namespace migserve::autoscale {
 namespace {
-
-double Now() {
-  return std::chrono::duration<double>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 struct Case {
   std::string rate_query;
@@ -80,7 +75,7 @@ TEST(ObserverTest, NumbersNoRateOrLatencyCanBeAreNamedAndIgnored) {
   }
   ObserveOptions options;
   options.step_s = 1;
-  const double now = std::floor(Now());
+  const double now = std::floor(UnixNow());
   StatusOr<Observed> observed = Observe(*client, services, options, now, 3);
   ASSERT_TRUE(observed.ok()) << observed.status().ToString();
   ASSERT_EQ(observed->window.size(), 3u);
@@ -127,7 +122,7 @@ TEST(ObserverTest, AnLlmServiceIsObservedOnVllmsMetrics) {
   ObserveOptions options;
   options.step_s = 1;
   StatusOr<Observed> observed =
-      Observe(*client, {chat}, options, std::floor(Now()), 3);
+      Observe(*client, {chat}, options, std::floor(UnixNow()), 3);
   ASSERT_TRUE(observed.ok()) << observed.status().ToString();
   ASSERT_EQ(observed->problems.size(), 1u);
   EXPECT_EQ(observed->problems[0],
@@ -142,7 +137,7 @@ TEST(ObserverTest, AnLlmServiceIsObservedOnVllmsMetrics) {
   workload::Service own = chat;
   own.name = "own";
   own.observe = {"vector(1)", VllmP99Query("chat", options)};
-  observed = Observe(*client, {own}, options, std::floor(Now()), 3);
+  observed = Observe(*client, {own}, options, std::floor(UnixNow()), 3);
   ASSERT_TRUE(observed.ok()) << observed.status().ToString();
   ASSERT_EQ(observed->problems.size(), 1u);
   EXPECT_EQ(observed->problems[0],
@@ -154,7 +149,7 @@ TEST(ObserverTest, AnLlmServiceIsObservedOnVllmsMetrics) {
   for (const std::string& query :
        {VllmTtftP99Query("chat", options), VllmTpotP99Query("chat", options)}) {
     own.observe = {"vector(1)", query};
-    observed = Observe(*client, {own}, options, std::floor(Now()), 3);
+    observed = Observe(*client, {own}, options, std::floor(UnixNow()), 3);
     ASSERT_TRUE(observed.ok()) << observed.status().ToString();
     ASSERT_EQ(observed->problems.size(), 1u);
     EXPECT_EQ(observed->problems[0], "own: no series for " + query);
@@ -200,7 +195,8 @@ TEST(ObserverTest, TheDefaultRateCountsSamplesNotRequests) {
   // fills); counting requests it would stay near 100.
   for (int k = 0; k < 60 && !(rate > 360); ++k) {
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    StatusOr<Observed> observed = Observe(*client, {bert}, options, Now(), 1);
+    StatusOr<Observed> observed =
+        Observe(*client, {bert}, options, UnixNow(), 1);
     ASSERT_TRUE(observed.ok()) << observed.status().ToString();
     rate = observed->window.back().rates[0];
   }
@@ -247,7 +243,7 @@ TEST(ObserverTest, AValueThatIsNoNumberFailsOnlyItsService) {
   services[2].observe.p99_ms = "bad_p99";
   ObserveOptions options;
   options.step_s = 1;
-  const double now = std::floor(Now());
+  const double now = std::floor(UnixNow());
   StatusOr<Observed> observed = Observe(*client, services, options, now, 1);
   server.stop();
   listener.join();

@@ -1,4 +1,4 @@
-// migserve autoscale -w W -p P --prometheus URL
+// migserve autoscale (-w W | --workload-resource NAME) -p P --prometheus URL
 //   (--target T.json | --target-resource NAME | --target-configmap NAME)
 //   [--namespace NS]
 //   [--state FILE]
@@ -11,7 +11,7 @@
 #include <memory>
 #include <optional>
 
-#include "autoscale/autoscaler.h"
+#include "autoscale/following.h"
 #include "autoscale/kubernetes/kubernetes_wiring.h"
 #include "boundary/number.h"
 #include "cli/command.h"
@@ -30,6 +30,7 @@ namespace {
 
 struct AutoscaleFlags {
   std::string workload;
+  std::string workload_resource;
   std::string profiles;
   bool once = false;
   std::string target;
@@ -76,19 +77,11 @@ Status BudgetFromInventory(const AutoscaleFlags& flags,
 }
 
 Status RunAutoscale(const AutoscaleFlags& flags, CommandContext* context) {
-  MIGSERVE_ASSIGN_OR_RETURN(workload::Workload workload,
-                            workload::LoadWorkload(flags.workload));
-  MIGSERVE_ASSIGN_OR_RETURN(profile::ProfileTable profiles,
-                            profile::LoadProfileCsv(flags.profiles));
-  WarnMeasurementGaps(workload, profiles, context->err);
-  autoscale::AutoscaleOptions options = flags.options;
-  options.log = [context](const std::string& line) {
-    context->err << line << std::endl;
-  };
-  if (!flags.inventory.empty()) {
-    MIGSERVE_RETURN_IF_ERROR(BudgetFromInventory(flags, workload, &options));
+  if (flags.workload.empty() == flags.workload_resource.empty()) {
+    return Status::InvalidArgument(
+        "give the workload: -w FILE or --workload-resource NAME (one of "
+        "them)");
   }
-  options.sizer.solve.progress = nullptr;
   if (!flags.target.empty() + !flags.target_resource.empty() +
           !flags.target_configmap.empty() !=
       1) {
@@ -96,23 +89,47 @@ Status RunAutoscale(const AutoscaleFlags& flags, CommandContext* context) {
         "give the target deployment the controller follows: --target FILE, "
         "--target-resource NAME or --target-configmap NAME (one of them)");
   }
+  MIGSERVE_ASSIGN_OR_RETURN(profile::ProfileTable profiles,
+                            profile::LoadProfileCsv(flags.profiles));
+  autoscale::AutoscaleOptions options = flags.options;
+  options.log = [context](const std::string& line) {
+    context->err << line << std::endl;
+  };
+  options.sizer.solve.progress = nullptr;
   options.target = autoscale::FileTarget(flags.target);
   if (!flags.state.empty()) options.state = autoscale::FileTarget(flags.state);
   std::unique_ptr<autoscale::KubernetesWiring> kubernetes;
   if (!flags.target_resource.empty() || !flags.target_configmap.empty() ||
-      !flags.events_for.empty()) {
+      !flags.events_for.empty() || !flags.workload_resource.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(kube::KubeConfig config, LoadKube(flags.kube));
     MIGSERVE_ASSIGN_OR_RETURN(
         kubernetes,
         autoscale::KubernetesWiring::Wire(
             std::move(config),
             {flags.namespace_, flags.target_resource, flags.target_configmap,
-             flags.state.empty(), flags.events_for},
+             flags.state.empty(), flags.events_for, flags.workload_resource},
             options.log, &options));
   }
+  std::optional<autoscale::WorkloadSource> follow;
+  autoscale::FollowedWorkload first;
+  if (kubernetes) follow = kubernetes->Workload();
+  if (follow) {
+    MIGSERVE_ASSIGN_OR_RETURN(first, autoscale::ReadWorkloadSource(*follow));
+  } else {
+    MIGSERVE_ASSIGN_OR_RETURN(workload::Workload workload,
+                              workload::LoadWorkload(flags.workload));
+    first.workload =
+        std::make_shared<const workload::Workload>(std::move(workload));
+  }
+  WarnMeasurementGaps(*first.workload, profiles, context->err);
+  if (!flags.inventory.empty()) {
+    MIGSERVE_RETURN_IF_ERROR(
+        BudgetFromInventory(flags, *first.workload, &options));
+  }
   InstallInterruptHandlers();
-  return autoscale::RunAutoscaler(workload, profiles, std::move(options),
-                                  flags.once, InterruptFlag());
+  return autoscale::RunAutoscaler(std::move(first), follow, profiles,
+                                  std::move(options), flags.once,
+                                  InterruptFlag());
 }
 
 // The options that tune how the autoscaler observes and moves.
@@ -163,6 +180,14 @@ void SetupAutoscale(CLI::App* app, CommandContext* context) {
   auto flags = std::make_shared<AutoscaleFlags>();
   autoscale::AutoscaleOptions& o = flags->options;
   AddWorkloadOptions(app, &flags->workload, &flags->profiles);
+  app->get_option("--workload")
+      ->required(false)
+      ->description("Workload YAML, read once (or --workload-resource)");
+  app->add_option("--workload-resource", flags->workload_resource,
+                  "Or the ServingWorkload (in --namespace) whose spec is the "
+                  "workload: read every round, a new generation followed "
+                  "once it parses, every target written saying which "
+                  "(summary.workload)");
   app->add_option("--prometheus", o.prometheus,
                   "Prometheus server: http://host:port[/prefix]")
       ->required();
@@ -186,8 +211,8 @@ void SetupAutoscale(CLI::App* app, CommandContext* context) {
                       " or the --target-configmap's key " +
                       std::string(autoscale::kStateKey));
   app->add_option("--namespace", flags->namespace_,
-                  "Namespace of the target and of the events "
-                  "(default: the kubeconfig's)");
+                  "Namespace of the target, the workload resource and the "
+                  "events (default: the kubeconfig's)");
   AddPolicyOptions(app, &o.policy);
   AddAutoscaleTuning(app, &o);
   app->add_flag("--dry-run", o.dry_run,

@@ -5,13 +5,19 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
+#include "kube/kube_client.h"
+#include "kube/serving_workload.h"
 #include "kube/testing/api_server_standin.h"
+#include "kube/yaml_json.h"
 #include "util/test_util.h"
+#include "workload/workload_yaml.h"
 
 namespace migserve::cli {
 namespace {
@@ -168,6 +174,148 @@ TEST(AutoscaleCommandTest, TheBudgetDefaultsToTheInventorysGpus) {
                           " has no A100-SXM4-80GB GPU (the workload's)"),
             std::string::npos)
       << none.err;
+}
+
+// A workload with every field the workload YAML has but the two files
+// (llm_models, llm_measurements), as a ServingWorkload's spec.
+constexpr char kEveryField[] = R"yaml(gpu: A100-SXM4-80GB
+latency_budget: 0.9
+capacity_model: p99
+router: proxy
+router_replicas: 2
+arrival_cv: 1.5
+headroom: 0.1
+survive: {domain: gpu, keep: 0.5}
+max_procs: 1
+legacy_4g3g: false
+optional_profiles: false
+llm_margin: 0.2
+llm_chunked_prefill: true
+services:
+  - {name: bert-1, model: bert, kind: dnn, throughput: 1881, latency_ms: 100,
+     min_replicas: 2,
+     observe: {rate: "vector(1881)", p99_ms: "vector(50)"}}
+  - {name: chat, model: llama-3.1-8b, kind: llm, throughput: 2,
+     ttft_ms: 2000, tpot_ms: 100, prompt_tokens: 1000, output_tokens: 200,
+     prompt_cv: 0.5, output_cv: 0.5, prefix_cache_hit_rate: 0.2,
+     max_model_len: 4096, latency_ms: 60000}
+)yaml";
+
+// The fields the workload parser knows, as its error for `unknown` at
+// `where` (top level or a service) lists them.
+std::set<std::string> KnownFields(const std::string& text) {
+  auto refused = workload::ParseWorkload(text, "w.yaml");
+  EXPECT_FALSE(refused.ok());
+  const std::string& m = refused.status().message();
+  const std::string lead = "(expected one of: ";
+  const size_t at = m.find(lead);
+  EXPECT_NE(at, std::string::npos) << m;
+  std::set<std::string> known;
+  std::stringstream list(
+      m.substr(at + lead.size(), m.rfind(')') - at - lead.size()));
+  for (std::string key; std::getline(list >> std::ws, key, ',');) {
+    known.insert(key);
+  }
+  return known;
+}
+
+// The ServingWorkload's schema (deploy/base/crd.yaml, its second document)
+// lists every field the workload parser knows, and nothing else, but the
+// files a resource cannot name: a field it lacked would be pruned by the
+// API server, silently.
+TEST(AutoscaleCommandTest, TheServingWorkloadsSchemaListsEveryWorkloadField) {
+  std::vector<YAML::Node> crds =
+      YAML::LoadAllFromFile(SourcePath("deploy/base/crd.yaml"));
+  ASSERT_EQ(crds.size(), 2u);
+  ASSERT_EQ(crds[1]["spec"]["names"]["kind"].as<std::string>(),
+            "ServingWorkload");
+  YAML::Node spec = crds[1]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+                        ["properties"]["spec"];
+  auto listed = [](const YAML::Node& node) {
+    std::set<std::string> keys;
+    for (const auto& p : node["properties"]) {
+      keys.insert(p.first.as<std::string>());
+    }
+    return keys;
+  };
+  std::set<std::string> top =
+      KnownFields("gpu: A100-SXM4-80GB\nunknown: 1\nservices: []\n");
+  top.erase("llm_models");
+  top.erase("llm_measurements");
+  EXPECT_EQ(listed(spec), top);
+  EXPECT_EQ(listed(spec["properties"]["services"]["items"]),
+            KnownFields("gpu: A100-SXM4-80GB\nservices:\n  - {name: a, "
+                        "model: bert, throughput: 1, latency_ms: 1, "
+                        "unknown: 1}\n"));
+}
+
+// `autoscale --workload-resource`: the ServingWorkload's spec, stored by
+// the API server as its schema (deploy/base/crd.yaml) keeps it, is the
+// workload: every field of the format survives the schema (none pruned),
+// a spec the parser refuses is named with its field, a missing resource
+// is named, and -w with it is refused.
+TEST(AutoscaleCommandTest, TheWorkloadIsAServingWorkloadsSpec) {
+  kube::ApiServerStandIn server({"", "", "secret", 1});
+  ASSERT_TRUE(server.Start().ok());
+  ASSERT_TRUE(server.ApplyShipped("deploy/base/crd.yaml").ok());
+  kube::KubeClient client(server.ClientConfig("serving", "secret"));
+  const nlohmann::json spec = kube::YamlToJson(YAML::Load(kEveryField));
+  auto made =
+      client.Create(kube::ServingWorkloadsPath("serving"),
+                    {{"apiVersion", "migserve.io/v1alpha1"},
+                     {"kind", "ServingWorkload"},
+                     {"metadata", {{"name", "w"}, {"namespace", "serving"}}},
+                     {"spec", spec}});
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  EXPECT_EQ((*made)["spec"], spec) << "a field the schema prunes";
+  kube::ServingWorkloadText text(&client, "serving", "w");
+  auto read = text.Read();
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(read->generation, 1);
+  EXPECT_EQ(kube::YamlToJson(YAML::Load(read->yaml)),
+            nlohmann::ordered_json(nlohmann::json(spec)));
+
+  std::string kubeconfig = testing::WriteTempFile(
+      "autoscale-workload-kubeconfig",
+      "current-context: t\ncontexts:\n- name: t\n  context: {cluster: c, "
+      "user: u, namespace: serving}\nclusters:\n- name: c\n  cluster:\n    "
+      "server: " +
+          server.url() + "\nusers:\n- name: u\n  user: {token: secret}\n");
+  std::vector<std::string> args = NightOnce();
+  args.erase(args.begin() + 1, args.begin() + 3);  // no -w
+  args.insert(args.end(),
+              {"--workload-resource", "w", "--target",
+               SourcePath("data/deployments/night.json"), "--dry-run",
+               "--kubeconfig", kubeconfig, "--insecure-loopback-http"});
+  // It starts on the resource's workload; the round fails at Prometheus
+  // (nothing listens there).
+  CliResult r = Cli(args);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(r.err.find("servingworkload"), std::string::npos) << r.err;
+
+  server.Update(kube::ServingWorkloadPath("serving", "w"),
+                [](nlohmann::json* w) {
+                  (*w)["spec"]["services"][0]["throughput"] = "lots";
+                });
+  CliResult bad = Cli(args);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("servingworkload serving/w:"), std::string::npos)
+      << bad.err;
+  EXPECT_NE(bad.err.find("services[0].throughput"), std::string::npos)
+      << bad.err;
+
+  std::vector<std::string> other = args;
+  *std::find(other.begin(), other.end(), "w") = "nope";
+  CliResult missing = Cli(other);
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("servingworkloads/nope"), std::string::npos)
+      << missing.err;
+
+  std::vector<std::string> both = args;
+  both.insert(both.end(), {"-w", SourcePath("data/workloads/night.yaml")});
+  EXPECT_NE(Cli(both).err.find("give the workload: -w FILE or "
+                               "--workload-resource NAME (one of them)"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -71,6 +71,15 @@ struct TransitionSummary {
   int nodes = 0;                 // the transition search's nodes
 };
 
+// The workload a deployment was made from where that is a resource whose
+// generation says which version (a ServingWorkload the autoscaler follows:
+// `autoscale --workload-resource`).
+struct WorkloadOrigin {
+  std::string name;          // "NAMESPACE/NAME"
+  long long generation = 0;  // its metadata.generation
+  bool operator==(const WorkloadOrigin&) const = default;
+};
+
 // What the algorithm that made the deployment reports. `extra` holds the
 // algorithm's own statistics (an object; docs/formats.md), written after
 // the fixed fields and kept as read; nothing reads them back by key.
@@ -88,6 +97,7 @@ struct Summary {
   // made before routers were part of the capacity model).
   std::optional<queueing::RouterKind> router;
   std::optional<TransitionSummary> transition;
+  std::optional<WorkloadOrigin> workload;
   nlohmann::json extra = nlohmann::json::object();
 };
 

@@ -94,7 +94,7 @@ constexpr const char* kSummaryKeys[] = {
     "algorithm",     "gpus",         "status",     "lower_bound",
     "seconds",       "router",       "pod_starts", "repartitioned_gpus",
     "kept_replicas", "starts_bound", "extra_gpus", "transition_nodes",
-    "plain_optimum", "plain_placed"};
+    "plain_optimum", "plain_placed", "workload"};
 
 json CostJson(const TransitionCost& cost) {
   return {{"gpus", cost.gpus},
@@ -163,6 +163,22 @@ StatusOr<Summary> ParseSummary(const json& j, const std::string& source) {
   if (f.Has("pod_starts")) {
     MIGSERVE_ASSIGN_OR_RETURN(s.transition, ParseTransition(j, source, s.gpus));
   }
+  if (f.Has("workload")) {
+    MIGSERVE_ASSIGN_OR_RETURN(const json* origin, f.Object("workload"));
+    JsonFields w(*origin, source, "summary.workload");
+    for (const auto& [key, value] : origin->items()) {
+      if (key != "name" && key != "generation") {
+        return w.Error(key, "unknown field (name and generation are)");
+      }
+    }
+    WorkloadOrigin o;
+    MIGSERVE_RETURN_IF_ERROR(w.Get("name", true, &o.name));
+    MIGSERVE_RETURN_IF_ERROR(w.Get("generation", true, &o.generation));
+    if (o.generation < 1) {
+      return w.Error("generation", "must be at least 1");
+    }
+    s.workload = std::move(o);
+  }
   for (const auto& [key, value] : j.items()) {
     if (std::find(std::begin(kSummaryKeys), std::end(kSummaryKeys), key) ==
         std::end(kSummaryKeys)) {
@@ -188,6 +204,9 @@ json SummaryJson(const Summary& summary) {
     s["transition_nodes"] = t->nodes;
     s["plain_optimum"] = CostJson(t->plain_optimum);
     s["plain_placed"] = t->plain_placed;
+  }
+  if (const std::optional<WorkloadOrigin>& w = summary.workload) {
+    s["workload"] = {{"name", w->name}, {"generation", w->generation}};
   }
   for (const auto& [key, value] : summary.extra.items()) {
     if (key != "phase_seconds" || summary.timings) s[key] = value;

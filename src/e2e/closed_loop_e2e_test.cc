@@ -4,7 +4,8 @@
 // the test keeps as Kubernetes pod discovery would, each counting its
 // replica's share (by credits, as the router splits) of its service's rate
 // on a scripted trace: a compressed day with a burst, then a flapping
-// stretch. `migserve autoscale --target-resource` reads the rates and
+// stretch. `migserve autoscale --workload-resource --target-resource`
+// follows the workload, a ServingWorkload's spec, reads the rates and
 // rewrites the target, a ServingTarget's spec; `migserve controller
 // --target-resource` moves the
 // stand-in cluster (API server, node agents, kubelet) there. Checked: at
@@ -32,6 +33,8 @@
 #include "autoscale/testing/triton_endpoint.h"
 #include "e2e/testing/kubernetes_e2e_fixture.h"
 #include "kube/serving_target.h"
+#include "kube/serving_workload.h"
+#include "kube/yaml_json.h"
 #include "optimizer/milp/milp_optimizer.h"
 #include "profile/profile_csv.h"
 #include "util/file.h"
@@ -257,6 +260,17 @@ TEST_F(ClosedLoopE2eTest, FollowsADayOfTrafficAndDoesNotFlap) {
                            {"metadata", {{"name", "migserve-target"}}},
                            {"spec", Json::parse(DeploymentText("day"))}})
                   .ok());
+  // The intent as people write it: the workload as a ServingWorkload,
+  // read by the autoscaler under the shipped Role (deploy/base/
+  // autoscale.yaml).
+  ASSERT_TRUE(
+      kube::KubeClient(AdminConfig())
+          .Create(kube::ServingWorkloadsPath(kNamespace),
+                  {{"apiVersion", "migserve.io/v1alpha1"},
+                   {"kind", "ServingWorkload"},
+                   {"metadata", {{"name", "migserve-workload"}}},
+                   {"spec", kube::YamlToJson(YAML::LoadFile(workload_path))}})
+          .ok());
   std::mutex moves_mu;
   std::string last_target = Json::parse(DeploymentText("day")).dump();
   // When the target was rewritten, and the rates it was made for.
@@ -272,6 +286,11 @@ TEST_F(ClosedLoopE2eTest, FollowsADayOfTrafficAndDoesNotFlap) {
         last_target = text;
         auto d = deployment::ParseDeployment(text, "target");
         ASSERT_TRUE(d.ok()) << d.status().ToString();
+        // Each move says the workload's version it was made from.
+        ASSERT_TRUE(d->summary && d->summary->workload) << text;
+        EXPECT_EQ(*d->summary->workload,
+                  (deployment::WorkloadOrigin{
+                      std::string(kNamespace) + "/migserve-workload", 1}));
         std::map<std::string, double> required;
         for (const workload::Service& s : d->services) {
           required[s.name] = s.throughput.value();
@@ -296,8 +315,8 @@ TEST_F(ClosedLoopE2eTest, FollowsADayOfTrafficAndDoesNotFlap) {
   });
   std::thread autoscale_loop([&] {
     autoscaler = Cli({"autoscale",
-                      "-w",
-                      workload_path,
+                      "--workload-resource",
+                      "migserve-workload",
                       "-p",
                       profiles_path,
                       "--prometheus",

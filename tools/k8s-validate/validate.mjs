@@ -14,7 +14,7 @@
 // exits 1 if any is invalid.
 import Ajv from "ajv";
 import { readFileSync } from "node:fs";
-import { parseAllDocuments, parse } from "yaml";
+import { parseAllDocuments } from "yaml";
 
 const PROFILE = /^([0-9]+c\.)?[0-9]+g\.[0-9]+gb(\+me)?$/;
 
@@ -94,10 +94,12 @@ function customValidator(apiVersion, kind) {
   if (customValidators === null) {
     customValidators = new Map();
     const ajv = new Ajv({ allErrors: true, strict: false });
-    const crd = parse(readFileSync(new URL("../../deploy/base/crd.yaml", import.meta.url), "utf8"));
-    for (const v of crd.spec.versions) {
-      customValidators.set(`${crd.spec.group}/${v.name}/${crd.spec.names.kind}`,
-        ajv.compile(jsonSchemaOf(v.schema.openAPIV3Schema)));
+    const text = readFileSync(new URL("../../deploy/base/crd.yaml", import.meta.url), "utf8");
+    for (const crd of parseAllDocuments(text).map((d) => d.toJS())) {
+      for (const v of crd.spec.versions) {
+        customValidators.set(`${crd.spec.group}/${v.name}/${crd.spec.names.kind}`,
+          ajv.compile(jsonSchemaOf(v.schema.openAPIV3Schema)));
+      }
     }
   }
   return customValidators.get(`${apiVersion}/${kind}`);

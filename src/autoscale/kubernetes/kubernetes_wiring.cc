@@ -70,6 +70,9 @@ StatusOr<std::unique_ptr<KubernetesWiring>> KubernetesWiring::Wire(
           [&state](const std::string& text) { return state.Put(text); }};
     }
   }
+  if (!wiring.workload_resource.empty()) {
+    k->workload_.emplace(&k->client_, namespace_, wiring.workload_resource);
+  }
   if (!wiring.events_for.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json involved,
                               InvolvedObject(wiring.events_for, namespace_));
@@ -78,6 +81,18 @@ StatusOr<std::unique_ptr<KubernetesWiring>> KubernetesWiring::Wire(
     options->event = events.Sink(log);
   }
   return k;
+}
+
+std::optional<WorkloadSource> KubernetesWiring::Workload() {
+  if (!workload_) return std::nullopt;
+  kube::ServingWorkloadText* resource = &*workload_;
+  return WorkloadSource{
+      resource->Describe(), resource->Name(),
+      [resource]() -> StatusOr<WorkloadText> {
+        MIGSERVE_ASSIGN_OR_RETURN(kube::ServingWorkloadSpec spec,
+                                  resource->Read());
+        return WorkloadText{std::move(spec.yaml), spec.generation};
+      }};
 }
 
 }  // namespace migserve::autoscale

@@ -4,7 +4,8 @@
 // annotation of it that only the autoscaler writes (a ServingTarget's
 // generation moves with its spec only); or, deprecated, a key of the
 // controller's ConfigMap and a key beside it. Its events are Kubernetes
-// Events about an object the operator names. `migserve autoscale` parses
+// Events about an object the operator names; its workload may be a
+// ServingWorkload's spec. `migserve autoscale` parses
 // the flags and hands them here.
 #ifndef MIGSERVE_AUTOSCALE_KUBERNETES_KUBERNETES_WIRING_H_
 #define MIGSERVE_AUTOSCALE_KUBERNETES_KUBERNETES_WIRING_H_
@@ -15,10 +16,12 @@
 #include <string>
 
 #include "autoscale/autoscaler.h"
+#include "autoscale/workload_source.h"
 #include "kube/configmap_key.h"
 #include "kube/event_recorder.h"
 #include "kube/kube_client.h"
 #include "kube/serving_target.h"
+#include "kube/serving_workload.h"
 #include "util/log_sink.h"
 #include "util/status_or.h"
 
@@ -35,6 +38,7 @@ struct KubernetesWiringOptions {
   std::string target_configmap;     // a ConfigMap (deprecated), or neither
   bool state_beside_target = true;  // else the caller keeps the state
   std::string events_for;           // "KIND/NAME"; empty: no events
+  std::string workload_resource;    // a ServingWorkload; empty: none
 };
 
 // The object `events_for` ("KIND/NAME", KIND one of ConfigMap, Deployment,
@@ -54,6 +58,10 @@ class KubernetesWiring {
       kube::KubeConfig config, const KubernetesWiringOptions& wiring,
       LogSink log, AutoscaleOptions* options);
 
+  // The ServingWorkload the options name, as a source to follow; nullopt
+  // if they name none.
+  std::optional<WorkloadSource> Workload();
+
  private:
   explicit KubernetesWiring(kube::KubeConfig config)
       : client_(std::move(config)) {}
@@ -64,6 +72,7 @@ class KubernetesWiring {
   std::optional<kube::ServingTargetText> resource_;
   std::optional<kube::ServingTargetText> resource_state_;
   std::optional<kube::EventRecorder> events_;
+  std::optional<kube::ServingWorkloadText> workload_;
 };
 
 }  // namespace migserve::autoscale

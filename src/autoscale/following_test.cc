@@ -1,0 +1,147 @@
+// The autoscaler following its workload as a resource changes: each new
+// generation that parses is followed from the next round, and every target
+// written from it says which generation it came from; one that does not
+// parse is named once and the last good one kept; a read that fails keeps
+// it too. The workload's services are observed through PromQL of their own
+// (`observe: {rate: "vector(N)"}`) on a real Prometheus.
+#include "autoscale/following.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "autoscale/sizer.h"
+#include "autoscale/testing/local_prometheus.h"
+#include "boundary/input_file.h"
+#include "deployment/deployment_json.h"
+#include "profile/profile_csv.h"
+#include "util/file.h"
+#include "util/test_util.h"
+#include "util/unix_time.h"
+#include "workload/workload_yaml.h"
+
+namespace migserve::autoscale {
+namespace {
+
+// Two services made for 1,200 req/s each, resnet50-1 observed at 1,000
+// and bert-1 at `bert_rate`.
+std::string Spec(int bert_rate) {
+  return "gpu: A100-SXM4-80GB\nlatency_budget: 1\nmax_procs: 1\nservices:\n"
+         "  - {name: bert-1, model: bert, throughput: 1200, latency_ms: 100,\n"
+         "     observe: {rate: \"vector(" +
+         std::to_string(bert_rate) +
+         ")\"}}\n"
+         "  - {name: resnet50-1, model: resnet50, throughput: 1200,\n"
+         "     latency_ms: 100, observe: {rate: \"vector(1000)\"}}\n";
+}
+
+TEST(FollowingTest, EachGenerationIsFollowedAndNamedInTheTargetsItMakes) {
+  const profile::ProfileTable profiles =
+      profile::LoadProfileCsv(
+          testing::SourcePath("data/profiles/a100-80gb.csv"))
+          .value();
+  const std::string target = testing::TempDir() + "/following-target.json";
+  const workload::Workload first =
+      workload::ParseWorkload(Spec(1000), "w.yaml").value();
+  ASSERT_TRUE(WriteFileAtomic(target, deployment::FormatDeployment(
+                                          Sizer::Make(first, profiles, {})
+                                              .value()
+                                              .Deploy({1200, 1200}, nullptr)
+                                              .value()))
+                  .ok());
+  auto prometheus = LocalPrometheus::Start({});
+  ASSERT_TRUE(prometheus.ok()) << prometheus.status().ToString();
+
+  // The resource: its spec and generation as a test sets them.
+  WorkloadText resource{Spec(1000), 1};
+  Status reads = Status::Ok();
+  WorkloadSource source{"servingworkload serving/w", "serving/w",
+                        [&]() -> StatusOr<WorkloadText> {
+                          if (!reads.ok()) return reads;
+                          return resource;
+                        }};
+  std::vector<std::string> said;
+  AutoscaleOptions options;
+  options.prometheus = (*prometheus)->url();
+  options.target = FileTarget(target);
+  options.sizer.solve.time_limit_s = 10;
+  options.sizer.move_time_limit_s = 5;
+  options.policy.window_s = 3;
+  options.policy.trend_s = 0;
+  options.observe.step_s = 1;
+  options.event = [&said](EventType, const std::string& reason,
+                          const std::string& message) {
+    said.push_back(reason + ": " + message);
+  };
+  Following following(profiles, options);
+  ASSERT_TRUE(following.Follow(ReadWorkloadSource(source).value()).ok());
+  EXPECT_EQ(following.generation(), 1);
+  EXPECT_EQ(following.Step(UnixNow()).value(), Round::kHold)
+      << (said.empty() ? "" : said.back());
+
+  // The same generation: nothing said, nothing made anew.
+  following.Reread(source);
+  EXPECT_TRUE(said.empty());
+
+  // Generation 2 observes bert-1 at 3,000 req/s: the next round moves up,
+  // the target it writes naming the generation.
+  resource = {Spec(3000), 2};
+  following.Reread(source);
+  ASSERT_FALSE(said.empty());
+  EXPECT_EQ(said.back(),
+            "WorkloadChanged: following servingworkload serving/w "
+            "generation 2 (2 services), was 1");
+  EXPECT_EQ(following.Step(UnixNow()).value(), Round::kUp);
+  deployment::Deployment moved = deployment::LoadDeployment(target).value();
+  ASSERT_TRUE(moved.summary && moved.summary->workload);
+  EXPECT_EQ(*moved.summary->workload,
+            (deployment::WorkloadOrigin{"serving/w", 2}));
+  // And it reads back as written.
+  const std::string text = ReadFile(target).value();
+  EXPECT_NE(text.find(R"("workload": {
+      "generation": 2,
+      "name": "serving/w"
+    })"),
+            std::string::npos)
+      << text;
+
+  // Generation 3 does not parse: named once, generation 2 kept.
+  resource = {Spec(3000) + "  - {name: bert-1, model: bert}\n", 3};
+  const size_t before = said.size();
+  following.Reread(source);
+  following.Reread(source);
+  ASSERT_EQ(said.size(), before + 1);
+  EXPECT_TRUE(
+      said.back().starts_with("WorkloadInvalid: servingworkload serving/w:"))
+      << said.back();
+  EXPECT_TRUE(said.back().ends_with("; going on with generation 2"))
+      << said.back();
+  EXPECT_EQ(following.generation(), 2);
+
+  // A read that fails keeps it too, said once.
+  reads = Status::Unavailable("the API server is away");
+  following.Reread(source);
+  following.Reread(source);
+  ASSERT_EQ(said.size(), before + 2);
+  EXPECT_EQ(said.back(),
+            "WorkloadInvalid: the API server is away; going on with "
+            "generation 2");
+  EXPECT_EQ(following.generation(), 2);
+  EXPECT_NE(following.Metrics().find("migserve_autoscale_rounds_total"),
+            std::string::npos);
+
+  // A workload that names files next to it is refused as a resource.
+  reads = Status::Ok();
+  resource = {Spec(3000) + "llm_measurements: runs.csv\n", 4};
+  following.Reread(source);
+  EXPECT_NE(said.back().find("servingworkload serving/w: llm_measurements: "
+                             "a ServingWorkload names no file"),
+            std::string::npos)
+      << said.back();
+  EXPECT_EQ(following.generation(), 2);
+}
+
+}  // namespace
+}  // namespace migserve::autoscale
