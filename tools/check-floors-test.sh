@@ -46,5 +46,11 @@ if grep -q cli_test "$tmp/out"; then
   echo "FAIL: a test's include of lower test doubles was refused"; failures=$((failures + 1))
 fi
 
+cp -r "$here/../src" "$tmp/fresh" && rm -rf "$tmp/src" && mv "$tmp/fresh" "$tmp/src"
+printf '#include <coin/CbcModel.hpp>\n' >> "$tmp/src/controller/degraded_target.cc"
+line=$(wc -l < "$tmp/src/controller/degraded_target.cc")
+expect "the MILP solver named outside its room" 1 \
+  "src/controller/degraded_target.cc:$line:#include <coin/CbcModel.hpp>: names the MILP solver outside optimizer/milp/"
+
 if ((failures)); then echo "check-floors-test: $failures failed"; exit 1; fi
 echo "check-floors-test: all passed"

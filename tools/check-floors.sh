@@ -3,8 +3,11 @@
 # tools/floors.txt: a module includes only itself and the modules below it
 # that its row names (and theirs, transitively); tests and test doubles may
 # also include the testing/ headers of those modules and util/test_util.h.
-# Prints each offending include as file:line: reason and exits 1 if there is
-# one, 0 otherwise.
+# The MILP solver is named only in its room: outside src/optimizer/milp/ no
+# file includes a COIN-OR header or names a COIN type (Cbc..., Clp...,
+# Osi..., Coin...); the rest reach it through optimizer/milp/solve.h.
+# Prints each offending include or name as file:line: reason and exits 1 if
+# there is one, 0 otherwise.
 #
 # usage: tools/check-floors.sh [SRC_DIR [FLOORS_FILE]]
 set -euo pipefail
@@ -14,6 +17,7 @@ floors="${2:-$here/floors.txt}"
 [[ -d "$src" ]] || { echo "check-floors: $src: no such directory" >&2; exit 2; }
 [[ -f "$floors" ]] || { echo "check-floors: $floors: no such file" >&2; exit 2; }
 
+rc=0
 find "$src" -type f \( -name '*.h' -o -name '*.cc' \) | sort |
   awk -v src="$src/" -v floors="$floors" '
   # A test double: a file of a testing/ folder or the shared test helpers.
@@ -99,4 +103,11 @@ find "$src" -type f \( -name '*.h' -o -name '*.cc' \) | sort |
     }
     close(file)
   }
-  END { exit bad ? 1 : 0 }'
+  END { exit bad ? 1 : 0 }' || rc=1
+coin=$(cd "$src" && grep -rnE '#[[:space:]]*include[[:space:]]*<coin/|\<(Cbc|Clp|Osi|Coin)[A-Z][A-Za-z]*' \
+  --include='*.h' --include='*.cc' . | grep -v '^\./optimizer/milp/' || true)
+if [[ -n $coin ]]; then
+  sed -e "s|^\./|$src/|" -e 's|$|: names the MILP solver outside optimizer/milp/ (use optimizer/milp/solve.h)|' <<<"$coin"
+  rc=1
+fi
+exit $rc

@@ -6,8 +6,7 @@
 #include <cmath>
 #include <map>
 
-#include "optimizer/milp/cbc_run.h"
-#include "optimizer/milp/model_builder.h"
+#include "optimizer/milp/solve.h"
 #include "util/tolerance.h"
 
 namespace migserve::controller {
@@ -24,8 +23,8 @@ bool Kept(double capacity, double required) {
 // most services at their floor, then serves the most of the required
 // rates (each counted up to 1). A MILP over groups of GPUs of one model
 // that give every service the same (of a group, the last in the target are
-// dropped), solved by CBC within a second (proven on the tested targets;
-// at thousands of distinct GPUs, its best by then); should CBC find
+// dropped), solved by the MILP solver within a second (proven on the tested
+// targets; at thousands of distinct GPUs, its best by then); should it find
 // nothing, the last GPUs of each model go.
 std::vector<bool> Dropped(const deployment::Deployment& target,
                           const std::vector<size_t>& serving,
@@ -95,11 +94,11 @@ std::vector<bool> Dropped(const deployment::Deployment& target,
     share.Add(s[j], -required[j]);
     builder.AddRow(share, -fixed[j], optimizer::milp::kUnbounded);
   }
-  // Preprocessing off: with it CBC proved a worse choice optimal on one of
+  // Presolve off: with it the solver proved a worse choice optimal on one of
   // the random targets of KeepsTheBestSubsetByEnumeration.
-  optimizer::milp::CbcAnswer answer = optimizer::milp::SolveModel(
-      builder, {.seconds = 10, .nodes = 2000}, {"-preprocess", "off"});
-  const double* best = answer.best ? answer.best->data() : nullptr;
+  optimizer::milp::SolveAnswer answer = optimizer::milp::Solve(
+      builder, {.seconds = 10, .nodes = 2000}, {.presolve = false});
+  const double* best = answer.values.empty() ? nullptr : answer.values.data();
   std::vector<bool> dropped(target.gpus.size(), false);
   std::map<std::string, int> left = over;
   for (size_t k = 0; k < groups.size(); ++k) {

@@ -132,14 +132,4 @@ CbcAnswer RunCbc(const OsiClpSolverInterface& solver,
   return answer;
 }
 
-CbcAnswer SolveModel(const ModelBuilder& model, const CbcLimits& limits,
-                     const std::vector<std::string>& arguments) {
-  OsiClpSolverInterface solver;
-  model.Load(&solver);
-  CbcRunOptions run;
-  run.limits = limits;
-  run.arguments = arguments;
-  return RunCbc(solver, run);
-}
-
 }  // namespace migserve::optimizer::milp

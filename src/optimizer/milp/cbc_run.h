@@ -72,13 +72,6 @@ struct CbcAnswer {
 // says.
 CbcAnswer RunCbc(const OsiClpSolverInterface& solver, const CbcRunOptions& run);
 
-// Solves `model` with CBC's standard solver within `limits`, with CBC's
-// further command-line `arguments`: the way to CBC for code that builds a
-// model and wants its answer without touching a COIN type (HiGHS' pass a
-// model, run, read the solution).
-CbcAnswer SolveModel(const ModelBuilder& model, const CbcLimits& limits,
-                     const std::vector<std::string>& arguments = {});
-
 // Makes `cbc` stop at its next node once interrupted (util/interrupt.h),
 // or once its best has not improved for the patience of `limits`, and
 // report to `progress`.

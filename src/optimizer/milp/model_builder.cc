@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <coin/CoinPackedMatrix.hpp>
+#include <coin/OsiClpSolverInterface.hpp>
 
 #include "util/heap.h"
 

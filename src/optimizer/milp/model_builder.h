@@ -5,10 +5,14 @@
 #ifndef MIGSERVE_OPTIMIZER_MILP_MODEL_BUILDER_H_
 #define MIGSERVE_OPTIMIZER_MILP_MODEL_BUILDER_H_
 
-#include <coin/OsiClpSolverInterface.hpp>
 #include <cstddef>
+#include <limits>
 #include <utility>
 #include <vector>
+
+// CLP's solver interface, which only the solver's own files name
+// (solve.h is the way in for the rest).
+class OsiClpSolverInterface;
 
 namespace migserve::optimizer::milp {
 
@@ -34,7 +38,7 @@ class Row {
 };
 
 // A bound that is not there (a row with no upper bound, say).
-inline const double kUnbounded = COIN_DBL_MAX;
+inline const double kUnbounded = std::numeric_limits<double>::max();
 
 // Whether a column takes whole values only.
 enum class ColumnKind { kInteger, kContinuous };
