@@ -52,5 +52,15 @@ line=$(wc -l < "$tmp/src/controller/degraded_target.cc")
 expect "the MILP solver named outside its room" 1 \
   "src/controller/degraded_target.cc:$line:#include <coin/CbcModel.hpp>: names the MILP solver outside optimizer/milp/"
 
+cp -r "$here/../src" "$tmp/fresh" && rm -rf "$tmp/src" && mv "$tmp/fresh" "$tmp/src"
+printf 'static std::mutex stray_mu;\n' >> "$tmp/src/proxy/nginx_config.cc"
+printf 'static std::mutex test_mu;\n' >> "$tmp/src/proxy/nginx_config_test.cc"
+line=$(wc -l < "$tmp/src/proxy/nginx_config.cc")
+expect "a bare std::mutex in product code" 1 \
+  "src/proxy/nginx_config.cc:$line:static std::mutex stray_mu;: a bare std::mutex"
+if grep -q nginx_config_test "$tmp/out"; then
+  echo "FAIL: a test's std::mutex was refused"; failures=$((failures + 1))
+fi
+
 if ((failures)); then echo "check-floors-test: $failures failed"; exit 1; fi
 echo "check-floors-test: all passed"

@@ -106,6 +106,13 @@ find "$src" -type f \( -name '*.h' -o -name '*.cc' \) | sort |
   END { exit bad ? 1 : 0 }' || rc=1
 coin=$(cd "$src" && grep -rnE '#[[:space:]]*include[[:space:]]*<coin/|\<(Cbc|Clp|Osi|Coin)[A-Z][A-Za-z]*' \
   --include='*.h' --include='*.cc' . | grep -v '^\./optimizer/milp/' || true)
+bare=$(cd "$src" && grep -rnE 'std::(recursive_|shared_|timed_)?mutex\>' \
+  --include='*.h' --include='*.cc' . |
+  grep -v -e '^\./util/mutex\.h:' -e '_test\.cc:' -e '/testing/' || true)
+if [[ -n $bare ]]; then
+  sed -e "s|^\./|$src/|" -e 's|$|: a bare std::mutex the thread-safety analysis cannot follow (use util/mutex.h)|' <<<"$bare"
+  rc=1
+fi
 if [[ -n $coin ]]; then
   sed -e "s|^\./|$src/|" -e 's|$|: names the MILP solver outside optimizer/milp/ (use optimizer/milp/solve.h)|' <<<"$coin"
   rc=1

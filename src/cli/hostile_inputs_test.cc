@@ -447,6 +447,18 @@ std::vector<std::pair<std::string, Mutation>> DeploymentMutations() {
   m.push_back({"summary router unknown", [](nlohmann::json* d) {
                  (*d)["summary"] = {{"router", "pigeon"}};
                }});
+  m.push_back({"summary workload generation 0", [](nlohmann::json* d) {
+                 (*d)["summary"] = {
+                     {"workload", {{"name", "ns/w"}, {"generation", 0}}}};
+               }});
+  m.push_back({"summary workload unknown key", [](nlohmann::json* d) {
+                 (*d)["summary"] = {
+                     {"workload",
+                      {{"name", "ns/w"}, {"generation", 1}, {"owner", "x"}}}};
+               }});
+  m.push_back({"summary workload a string", [](nlohmann::json* d) {
+                 (*d)["summary"] = {{"workload", "ns/w"}};
+               }});
   m.push_back({"service rate -1", [](nlohmann::json* d) {
                  (*d)["services"][0]["throughput"] = -1;
                }});

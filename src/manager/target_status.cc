@@ -133,7 +133,7 @@ TargetStatusReporter::TargetStatusReporter(
 
 TargetStatusReporter::~TargetStatusReporter() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
   stop_cv_.notify_all();
@@ -142,19 +142,25 @@ TargetStatusReporter::~TargetStatusReporter() {
 
 void TargetStatusReporter::Start(double period_s) {
   thread_ = std::thread([this, period_s] {
-    std::unique_lock lock(mu_);
-    while (!stop_cv_.wait_for(lock, std::chrono::duration<double>(period_s),
-                              [this] { return stopping_; })) {
-      lock.unlock();
+    const auto period =
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(period_s));
+    MutexLock lock(&mu_);
+    auto next = std::chrono::steady_clock::now() + period;
+    while (!stopping_) {
+      // Woken (or spuriously): look at stopping_ again, same deadline.
+      if (lock.WaitUntil(&stop_cv_, next)) continue;
+      lock.Unlock();
       Report();
-      lock.lock();
+      lock.Lock();
+      next = std::chrono::steady_clock::now() + period;
     }
   });
 }
 
 void TargetStatusReporter::Report() {
   TargetProgress at = progress_();
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   Json status = TargetStatusOf(at, last_, kube::TimeNow());
   if (status == last_) return;
   auto written = client_->Patch(path_ + "/status", {{"status", status}});

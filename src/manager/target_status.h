@@ -10,13 +10,13 @@
 
 #include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 
 #include "kube/kube_client.h"
 #include "util/log_sink.h"
+#include "util/mutex.h"
 
 namespace migserve::manager {
 
@@ -60,11 +60,11 @@ class TargetStatusReporter {
   std::string path_;
   std::function<TargetProgress()> progress_;
   LogSink log_;
-  std::mutex mu_;  // one report at a time
-  nlohmann::json last_;
-  std::string last_error_;
+  Mutex mu_;  // one report at a time
+  nlohmann::json last_ GUARDED_BY(mu_);
+  std::string last_error_ GUARDED_BY(mu_);
   std::condition_variable stop_cv_;
-  bool stopping_ = false;
+  bool stopping_ GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

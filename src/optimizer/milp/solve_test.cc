@@ -35,8 +35,8 @@ TEST(SolveTest, AKnapsacksOptimumIsTheBruteForceOne) {
       row.Add(m.AddColumns(1, 0, 1, -value[i])[0], weight[i]);
     }
     m.AddRow(row, -kUnbounded, capacity);
-    SolveAnswer a = Solve(m, {.seconds = 10, .nodes = 1000},
-                          {.presolve = presolve});
+    SolveAnswer a =
+        Solve(m, {.seconds = 10, .nodes = 1000}, {.presolve = presolve});
     EXPECT_EQ(a.outcome, SolveOutcome::kOptimal);
     EXPECT_DOUBLE_EQ(a.objective, -best);
     ASSERT_EQ(a.values.size(), 6u);
