@@ -687,9 +687,6 @@ TEST_F(KubernetesE2eTest, ANodeDeletedMidTransitionEndsAtWhatFitsAndReturns) {
 // mid-way; no drop below a floor is the controller's, and it ends at what
 // fits.
 TEST_F(KubernetesE2eTest, ANodeDeletedMidTransitionOnDraClaimsKeepsFloors) {
-  if (testing::kAddressSanitizer) {
-    GTEST_SKIP() << "two transitions of claims: the optimized build runs it";
-  }
   StartDra();
   const std::vector<std::string> dra = {"--partitioner", "dra"};
   deployment::Deployment day = ShippedDeployment("day"),
@@ -720,9 +717,6 @@ TEST_F(KubernetesE2eTest,
 
 // The same on GPUs NVIDIA's DRA driver partitions.
 TEST_F(KubernetesE2eTest, AReplicaDeletedOnDraClaimsIsReplacedWithFloorsHeld) {
-  if (testing::kAddressSanitizer) {
-    GTEST_SKIP() << "two transitions of claims: the optimized build runs it";
-  }
   StartDra();
   const std::vector<std::string> dra = {"--partitioner", "dra"};
   CliResult r =
@@ -891,9 +885,6 @@ TEST_F(KubernetesE2eTest, ALeaderStoppedPastItsLeaseWritesNothingWhenResumed) {
 
 // The same on GPUs NVIDIA's DRA driver partitions.
 TEST_F(KubernetesE2eTest, ALeaderStoppedOnDraClaimsWritesNothingWhenResumed) {
-  if (testing::kAddressSanitizer) {
-    GTEST_SKIP() << "two transitions of claims: the optimized build runs it";
-  }
   ready_after_s_ = 0.3;
   StartDra();
   const std::vector<std::string> dra = {"--partitioner", "dra"};

@@ -310,12 +310,6 @@ TEST_F(MilpTest, MatchesPlainCbcOnGeneratedWorkloads) {
 // incumbent and the proof follows, with no greedy seed: optimal, and never
 // more GPUs than the greedy.
 TEST_F(MilpTest, ProvesFleetScaleWithoutASeed) {
-  if (testing::kAddressSanitizer) {
-    // A proof within the default 60 s clock: 2 s optimized, 62 s (out of
-    // time) under the sanitizers, whose allocator maps CBC's large blocks
-    // afresh.
-    GTEST_SKIP() << "a race with the clock: the optimized build runs it";
-  }
   for (auto distribution : {workload::RateDistribution::kNormal,
                             workload::RateDistribution::kLognormal}) {
     workload::GenerateOptions g;
