@@ -26,7 +26,10 @@ expect() {  # expect DESCRIPTION WANT_RC PATTERN...
   echo "ok: $what"
 }
 
-cp -r "$here/../src" "$tmp/src"
+# A fresh copy of the tree to break one way.
+fresh() { rm -rf "$tmp/src" && cp -r "$here/../src" "$tmp/src"; }
+
+fresh
 expect "the tree as it is" 0
 
 printf '#include "cli/command.h"\n' >> "$tmp/src/util/status.h"
@@ -34,7 +37,7 @@ line=$(wc -l < "$tmp/src/util/status.h")
 expect "util including cli" 1 \
   "src/util/status.h:$line: \"cli/command.h\" runs back up the floors: util is below cli"
 
-cp -r "$here/../src" "$tmp/fresh" && rm -rf "$tmp/src" && mv "$tmp/fresh" "$tmp/src"
+fresh
 printf '#include "proxy/nginx_config.h"\n' >> "$tmp/src/agent/mig_driver.cc"
 printf '#include "kube/testing/api_server_standin.h"\n' >> "$tmp/src/kubernetes/export.cc"
 printf '#include "agent/testing/fake_nvml.h"\n#include "kube/testing/test_certificate.h"\n' \
@@ -46,13 +49,13 @@ if grep -q cli_test "$tmp/out"; then
   echo "FAIL: a test's include of lower test doubles was refused"; failures=$((failures + 1))
 fi
 
-cp -r "$here/../src" "$tmp/fresh" && rm -rf "$tmp/src" && mv "$tmp/fresh" "$tmp/src"
+fresh
 printf '#include <coin/CbcModel.hpp>\n' >> "$tmp/src/controller/degraded_target.cc"
 line=$(wc -l < "$tmp/src/controller/degraded_target.cc")
 expect "the MILP solver named outside its room" 1 \
   "src/controller/degraded_target.cc:$line:#include <coin/CbcModel.hpp>: names the MILP solver outside optimizer/milp/"
 
-cp -r "$here/../src" "$tmp/fresh" && rm -rf "$tmp/src" && mv "$tmp/fresh" "$tmp/src"
+fresh
 printf 'static std::mutex stray_mu;\n' >> "$tmp/src/proxy/nginx_config.cc"
 printf 'static std::mutex test_mu;\n' >> "$tmp/src/proxy/nginx_config_test.cc"
 line=$(wc -l < "$tmp/src/proxy/nginx_config.cc")

@@ -21,6 +21,7 @@
 
 #include "autoscale/prometheus_client.h"
 #include "autoscale/testing/local_prometheus.h"
+#include "autoscale/testing/quick_loop.h"
 #include "autoscale/testing/triton_endpoint.h"
 #include "boundary/input_file.h"
 #include "deployment/deployment_json.h"
@@ -266,29 +267,6 @@ TEST(AutoscalerTest, FollowsPrometheusRatesAndNamesWhatItCannotSee) {
       << events[3];
 }
 
-// A restarted autoscaler goes on from the rates its last move made the
-// target for (a deployment states them), not from the workload's.
-// A loop on a 3-second window of 1-second steps, without trend, that
-// solves within seconds, on the
-// Prometheus at `url`, that keeps its events ("Reason: message") in
-// `events`.
-AutoscaleOptions QuickLoop(const std::string& url, const std::string& target,
-                           std::vector<std::string>* events) {
-  AutoscaleOptions options;
-  options.prometheus = url;
-  options.target = FileTarget(target);
-  options.sizer.solve.time_limit_s = 10;
-  options.sizer.move_time_limit_s = 5;
-  options.policy.window_s = 3;
-  options.policy.trend_s = 0;
-  options.observe.step_s = 1;
-  options.event = [events](EventType, const std::string& reason,
-                           const std::string& message) {
-    events->push_back(reason + ": " + message);
-  };
-  return options;
-}
-
 // Three services whose series give 1e308, NaN and -5 req/s, and one that
 // rises to 3000 req/s: the round moves the one up and keeps the three at
 // their rates (each named, with its value), never below what they had.
@@ -468,6 +446,8 @@ services:
             std::string::npos);
 }
 
+// A restarted autoscaler goes on from the rates its last move made the
+// target for (a deployment states them), not from the workload's.
 TEST(AutoscalerTest, GoesOnFromTheRatesTheTargetWasMadeFor) {
   const workload::Workload workload = Workload();
   const profile::ProfileTable profiles = Profiles();

@@ -14,6 +14,7 @@
 
 #include "autoscale/sizer.h"
 #include "autoscale/testing/local_prometheus.h"
+#include "autoscale/testing/quick_loop.h"
 #include "boundary/input_file.h"
 #include "deployment/deployment_json.h"
 #include "profile/profile_csv.h"
@@ -63,19 +64,7 @@ TEST(FollowingTest, EachGenerationIsFollowedAndNamedInTheTargetsItMakes) {
                           return resource;
                         }};
   std::vector<std::string> said;
-  AutoscaleOptions options;
-  options.prometheus = (*prometheus)->url();
-  options.target = FileTarget(target);
-  options.sizer.solve.time_limit_s = 10;
-  options.sizer.move_time_limit_s = 5;
-  options.policy.window_s = 3;
-  options.policy.trend_s = 0;
-  options.observe.step_s = 1;
-  options.event = [&said](EventType, const std::string& reason,
-                          const std::string& message) {
-    said.push_back(reason + ": " + message);
-  };
-  Following following(profiles, options);
+  Following following(profiles, QuickLoop((*prometheus)->url(), target, &said));
   ASSERT_TRUE(following.Follow(ReadWorkloadSource(source).value()).ok());
   EXPECT_EQ(following.generation(), 1);
   EXPECT_EQ(following.Step(UnixNow()).value(), Round::kHold)

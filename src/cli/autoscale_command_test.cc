@@ -39,18 +39,23 @@ std::vector<std::string> NightOnce() {
           "-1"};
 }
 
+// A kubeconfig for `server` in namespace serving, token "secret".
+std::string Kubeconfig(const kube::ApiServerStandIn& server) {
+  return testing::WriteTempFile(
+      "autoscale-kubeconfig",
+      "current-context: t\ncontexts:\n- name: t\n  context: {cluster: c, "
+      "user: u, namespace: serving}\nclusters:\n- name: c\n  cluster:\n    "
+      "server: " +
+          server.url() + "\nusers:\n- name: u\n  user: {token: secret}\n");
+}
+
 // The target read from the ConfigMap; Prometheus does not answer (nothing
 // listens on its port): the round fails, says so on stderr and as a
 // Warning Event about the named object.
 TEST(AutoscaleCommandTest, AFailedRoundIsAWarningEventAboutTheNamedObject) {
   kube::ApiServerStandIn server({"", "", "secret", 1});
   ASSERT_TRUE(server.Start().ok());
-  std::string kubeconfig = testing::WriteTempFile(
-      "autoscale-kubeconfig",
-      "current-context: t\ncontexts:\n- name: t\n  context: {cluster: c, "
-      "user: u, namespace: serving}\nclusters:\n- name: c\n  cluster:\n    "
-      "server: " +
-          server.url() + "\nusers:\n- name: u\n  user: {token: secret}\n");
+  std::string kubeconfig = Kubeconfig(server);
   server.Put(
       "/api/v1/namespaces/serving/configmaps/migserve-target",
       {{"apiVersion", "v1"},
@@ -275,12 +280,7 @@ TEST(AutoscaleCommandTest, TheWorkloadIsAServingWorkloadsSpec) {
   EXPECT_EQ(kube::YamlToJson(YAML::Load(read->yaml)),
             nlohmann::ordered_json(nlohmann::json(spec)));
 
-  std::string kubeconfig = testing::WriteTempFile(
-      "autoscale-workload-kubeconfig",
-      "current-context: t\ncontexts:\n- name: t\n  context: {cluster: c, "
-      "user: u, namespace: serving}\nclusters:\n- name: c\n  cluster:\n    "
-      "server: " +
-          server.url() + "\nusers:\n- name: u\n  user: {token: secret}\n");
+  std::string kubeconfig = Kubeconfig(server);
   std::vector<std::string> args = NightOnce();
   args.erase(args.begin() + 1, args.begin() + 3);  // no -w
   args.insert(args.end(),
