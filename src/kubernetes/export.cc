@@ -1,7 +1,6 @@
 #include "kubernetes/export.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <map>
@@ -38,13 +37,6 @@ struct Placed {
 // service's name.
 const std::string& ModelOf(const Replica& replica) {
   return replica.model.empty() ? replica.service : replica.model;
-}
-
-// "A100-SXM4-80GB" or "A100-SXM4-80GB, H100-SXM5-80GB".
-std::string ModelNames(const ClusterState& state) {
-  std::set<std::string> names;
-  for (const GpuState& g : state.gpus) names.insert(g.model->name);
-  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 // A Deployment of `replicas` pods of `service` labelled `labels` (which it
@@ -292,34 +284,30 @@ StatusOr<Json> ReplicaDisruptionBudget(const std::string& service,
         {"selector", {{"matchLabels", labels.ToJson()}}}}}};
 }
 
-}  // namespace
-
-namespace {
-
-// Per node, its mig-parted entries: one `devices: [<index>]` entry per GPU
-// that holds instances.
-std::map<std::string, Json> NodeEntries(const ClusterState& state) {
-  std::map<std::string, Json> nodes;
+// InvalidArgument, naming `source` and the GPU, where a GPU `state` serves
+// on is in none of the slices' `gpus`, or is another product there.
+Status CheckSlicesCover(const SliceGpus& gpus, const ClusterState& state,
+                        const std::string& source) {
   for (const GpuState& g : state.gpus) {
-    if (g.slots.empty()) continue;  // idle: left as it is
-    Json devices = Json::object();
-    for (const Slot& s : g.slots) {
-      const std::string& name = g.model->profiles[s.instance.profile].name;
-      devices[name] = devices.value(name, 0) + 1;
+    if (!g.HasReplica()) continue;
+    auto listed = gpus.find({g.id.node, g.id.index});
+    if (listed == gpus.end()) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: no ResourceSlice of {} lists GPU {} of node {}, which the "
+          "deployment serves on",
+          source, dra::kAttributeDomain, g.id.index, g.id.node));
     }
-    Json entry = {{"devices", Json::array({g.id.index})},
-                  {"mig-enabled", true},
-                  {"mig-devices", devices}};
-    auto [it, added] = nodes.try_emplace(g.id.node, Json::array());
-    it->second.push_back(std::move(entry));
+    const std::string& product = listed->second.product;
+    if (product.empty()) continue;
+    StatusOr<const mig::GpuModel*> model =
+        mig::GpuCatalog::Default().Find(product);
+    if (!model.ok() || *model != g.model) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: GPU {} of node {} is a {}, the deployment places {} there",
+          source, g.id.index, g.id.node, product, g.model->name));
+    }
   }
-  return nodes;
-}
-
-// The MIG manager's name of a node's layout: shared by every node that has
-// it.
-std::string MigManagerConfigName(const Json& entries) {
-  return "migserve-" + ShortHash(entries.dump());
+  return Status::Ok();
 }
 
 }  // namespace
@@ -332,74 +320,6 @@ std::map<std::string, std::string> ModelsOf(const ClusterState& state) {
     }
   }
   return models;
-}
-
-std::map<std::string, std::string> MigManagerConfigOfNodes(
-    const ClusterState& state) {
-  std::map<std::string, std::string> out;
-  for (const auto& [node, entries] : NodeEntries(state)) {
-    out[node] = MigManagerConfigName(entries);
-  }
-  return out;
-}
-
-std::string MigPartedConfig(const ClusterState& state) {
-  Json configs = Json::object();
-  for (auto& [node, entries] : NodeEntries(state)) {
-    configs[node] = std::move(entries);
-  }
-  std::string header = fmt::format(
-      "# mig-parted v1 config written by migserve export ({}): one config\n"
-      "# per node, applied by NVIDIA's MIG manager when the node's label\n"
-      "# nvidia.com/mig.config names it. mig-parted re-creates every GPU\n"
-      "# whose layout differs, so those GPUs must be idle; the migserve agent\n"
-      "# changes only the instances that differ.\n",
-      ModelNames(state));
-  return header + kube::ToYaml({{{"version", "v1"}, {"mig-configs", configs}}});
-}
-
-std::string MigManagerConfigMap(const ClusterState& state) {
-  // The Operator's own defaults, kept for the nodes that still use them.
-  Json configs = {
-      {"all-disabled", {{{"devices", "all"}, {"mig-enabled", false}}}},
-      {"all-enabled",
-       {{{"devices", "all"},
-         {"mig-enabled", true},
-         {"mig-devices", Json::object()}}}}};
-  std::map<std::string, std::vector<std::string>> nodes_of;  // by config
-  for (auto& [node, entries] : NodeEntries(state)) {
-    std::string name = MigManagerConfigName(entries);
-    nodes_of[name].push_back(node);
-    if (!configs.contains(name)) configs[name] = std::move(entries);
-  }
-  std::string config = fmt::format(
-      "# mig-parted v1 config written by migserve export ({}): the GPU\n"
-      "# Operator's defaults and one config per distinct node layout,\n"
-      "# shared by the nodes that have it.\n",
-      ModelNames(state));
-  config += kube::ToYaml({{{"version", "v1"}, {"mig-configs", configs}}});
-  Json map = {
-      {"apiVersion", "v1"},
-      {"kind", "ConfigMap"},
-      {"metadata",
-       {{"name", kMigManagerConfigMap}, {"namespace", kGpuOperatorNamespace}}},
-      {"data", {{"config.yaml", config}}}};
-  std::string labels;
-  for (const auto& [name, nodes] : nodes_of) {
-    labels += fmt::format(
-        "#   kubectl label node {} nvidia.com/mig.config={} --overwrite\n",
-        fmt::join(nodes, " "), name);
-  }
-  std::string header = fmt::format(
-      "# The GPU Operator's MIG manager config written by migserve export\n"
-      "# ({}): a config for each of its {} distinct node layouts, beside the\n"
-      "# Operator's all-disabled and all-enabled. Apply it, point the\n"
-      "# ClusterPolicy's spec.migManager.config.name at {} and label the\n"
-      "# nodes:\n{}"
-      "# The MIG manager re-creates every GPU whose layout differs, so those\n"
-      "# GPUs must be idle (docs/kubernetes.md, \"The GPU Operator\").\n",
-      ModelNames(state), nodes_of.size(), kMigManagerConfigMap, labels);
-  return header + kube::ToYaml(std::vector<Json>{map});
 }
 
 StatusOr<std::string> ReplicaObjects(const ClusterState& state,
@@ -443,7 +363,7 @@ StatusOr<std::string> ReplicaObjects(const ClusterState& state,
   std::string header = fmt::format(
       "# Kubernetes objects written by migserve export ({} flavour, {}):\n"
       "# {}\n",
-      FacetsOf(options.partitioner).flavor, ModelNames(state),
+      FacetsOf(options.partitioner).flavor, GpuModelNames(state),
       !dra ? "per (service, node, profile) a Deployment requesting\n"
              "# nvidia.com/mig-<profile> (device plugin, mixed strategy)."
            : "per replica a ResourceClaim for NVIDIA's DRA driver\n"
@@ -476,39 +396,9 @@ StatusOr<std::string> RoutingObjects(const ClusterState& state,
       "# processes) a Service selecting its pods, and per service an\n"
       "# HTTPRoute on gateway {} whose backends are weighted by capacity\n"
       "# (replicas x throughput), so no replica gets more than it serves.\n",
-      ModelNames(state), spec.gateway->name);
+      GpuModelNames(state), spec.gateway->name);
   return header + kube::ToYaml(services);
 }
-
-namespace {
-
-// InvalidArgument, naming `source` and the GPU, where a GPU `state` serves
-// on is in none of the slices' `gpus`, or is another product there.
-Status CheckSlicesCover(const SliceGpus& gpus, const ClusterState& state,
-                        const std::string& source) {
-  for (const GpuState& g : state.gpus) {
-    if (!g.HasReplica()) continue;
-    auto listed = gpus.find({g.id.node, g.id.index});
-    if (listed == gpus.end()) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: no ResourceSlice of {} lists GPU {} of node {}, which the "
-          "deployment serves on",
-          source, dra::kAttributeDomain, g.id.index, g.id.node));
-    }
-    const std::string& product = listed->second.product;
-    if (product.empty()) continue;
-    StatusOr<const mig::GpuModel*> model =
-        mig::GpuCatalog::Default().Find(product);
-    if (!model.ok() || *model != g.model) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: GPU {} of node {} is a {}, the deployment places {} there",
-          source, g.id.index, g.id.node, product, g.model->name));
-    }
-  }
-  return Status::Ok();
-}
-
-}  // namespace
 
 StatusOr<std::map<std::pair<std::string, int>, std::string>> GpuUuidsOfSlices(
     const std::string& json, const std::string& source,

@@ -25,6 +25,7 @@
 
 #include "cluster/cluster_state.h"
 #include "kubernetes/cluster_model.h"
+#include "kubernetes/mig_configs.h"
 #include "kubernetes/partition/partitioner.h"
 #include "kubernetes/replica_pod.h"
 #include "kubernetes/routing/proxy_objects.h"
@@ -33,11 +34,6 @@
 #include "workload/workload.h"
 
 namespace migserve::kubernetes {
-
-// The ConfigMap the GPU Operator's MIG manager reads when its ClusterPolicy
-// names it (spec.migManager.config.name), in the Operator's namespace.
-inline constexpr char kMigManagerConfigMap[] = "custom-mig-config";
-inline constexpr char kGpuOperatorNamespace[] = "gpu-operator";
 
 struct ExportOptions {
   // Who partitions the GPUs: the objects written for it (export's
@@ -86,30 +82,8 @@ StatusOr<std::map<std::pair<std::string, int>, std::string>> GpuUuidsOfSlices(
     const std::string& json, const std::string& source,
     const ClusterState* state = nullptr);
 
-// Returns the mig-parted v1 config of `state`: per node a config named
-// after the node with one `devices: [<index>]` entry per GPU that has
-// instances, each with the profiles of its own GPU model. A GPU without
-// instances is left out, so that applying the config leaves it as it is
-// (`mig-devices: {}` would clear whatever runs there); a node without such
-// a GPU has no config.
-std::string MigPartedConfig(const ClusterState& state);
-
 // The DNN model of each service with a replica in `state`, by service.
 std::map<std::string, std::string> ModelsOf(const ClusterState& state);
-
-// The config the MIG manager ConfigMap below gives each node that has
-// instances (the value of its nvidia.com/mig.config label), by node.
-std::map<std::string, std::string> MigManagerConfigOfNodes(
-    const ClusterState& state);
-
-// The config as the GPU Operator's MIG manager reads it (ConfigMap
-// kMigManagerConfigMap in kGpuOperatorNamespace, key config.yaml), by the
-// Operator's conventions: one config per distinct node layout, named
-// "migserve-<hash of the layout>" and shared by the nodes that have it,
-// beside the Operator's defaults all-disabled and all-enabled (a node
-// still labelled with one keeps working once the ClusterPolicy names this
-// map). The header says which nodes to label with which config.
-std::string MigManagerConfigMap(const ClusterState& state);
 
 // Returns the Kubernetes objects of the replicas of `state`; each replica
 // runs its own DNN model (Replica::model, which ClusterFromDeployment takes
