@@ -21,4 +21,10 @@ bool PodReady(const nlohmann::json& pod) {
   return false;
 }
 
+bool PodFailed(const nlohmann::json& pod) {
+  auto status = pod.find("status");
+  return status != pod.end() && status->is_object() &&
+         status->value("phase", nlohmann::json()) == "Failed";
+}
+
 }  // namespace migserve::kube
