@@ -29,8 +29,12 @@ Status Following::Follow(FollowedWorkload next) {
 
 void Following::Reread(const WorkloadSource& source) {
   const long long was = generation();
-  StatusOr<FollowedWorkload> next = ReadWorkloadSource(source);
-  if (next.ok() && next->origin->generation == was) return;
+  StatusOr<WorkloadText> text = source.read();
+  // The generation followed: nothing to parse again.
+  if (text.ok() && text->generation == was) return;
+  StatusOr<FollowedWorkload> next =
+      text.ok() ? ParseWorkloadText(source, *text)
+                : StatusOr<FollowedWorkload>(text.status());
   Status followed = next.ok() ? Follow(*next) : next.status();
   if (!followed.ok()) {
     if (followed.message() == refused_) return;

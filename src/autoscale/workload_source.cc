@@ -11,6 +11,11 @@ namespace migserve::autoscale {
 
 StatusOr<FollowedWorkload> ReadWorkloadSource(const WorkloadSource& source) {
   MIGSERVE_ASSIGN_OR_RETURN(WorkloadText text, source.read());
+  return ParseWorkloadText(source, text);
+}
+
+StatusOr<FollowedWorkload> ParseWorkloadText(const WorkloadSource& source,
+                                             const WorkloadText& text) {
   // A workload file may name files next to it; a resource is read where
   // there are none.
   try {

@@ -40,6 +40,10 @@ struct FollowedWorkload {
 // a spec the workload parser refuses.
 StatusOr<FollowedWorkload> ReadWorkloadSource(const WorkloadSource& source);
 
+// Parses `text`, a read of `source`, as ReadWorkloadSource does.
+StatusOr<FollowedWorkload> ParseWorkloadText(const WorkloadSource& source,
+                                             const WorkloadText& text);
+
 }  // namespace migserve::autoscale
 
 #endif  // MIGSERVE_AUTOSCALE_WORKLOAD_SOURCE_H_
