@@ -174,11 +174,9 @@ void AddAutoscaleTuning(CLI::App* app, autoscale::AutoscaleOptions* o) {
       ->capture_default_str();
 }
 
-}  // namespace
-
-void SetupAutoscale(CLI::App* app, CommandContext* context) {
-  auto flags = std::make_shared<AutoscaleFlags>();
-  autoscale::AutoscaleOptions& o = flags->options;
+// What it reads (the workload, the profiles) and what it writes (the
+// target, the policy's state), and where.
+void AddSourcesAndTargets(CLI::App* app, AutoscaleFlags* flags) {
   AddWorkloadOptions(app, &flags->workload, &flags->profiles);
   app->get_option("--workload")
       ->required(false)
@@ -188,9 +186,6 @@ void SetupAutoscale(CLI::App* app, CommandContext* context) {
                   "workload: read every round, a new generation followed "
                   "once it parses, every target written saying which "
                   "(summary.workload)");
-  app->add_option("--prometheus", o.prometheus,
-                  "Prometheus server: http://host:port[/prefix]")
-      ->required();
   app->add_option("--target", flags->target,
                   "Target deployment JSON file the controller follows "
                   "(controller --target): read as the current deployment, "
@@ -213,6 +208,17 @@ void SetupAutoscale(CLI::App* app, CommandContext* context) {
   app->add_option("--namespace", flags->namespace_,
                   "Namespace of the target, the workload resource and the "
                   "events (default: the kubeconfig's)");
+}
+
+}  // namespace
+
+void SetupAutoscale(CLI::App* app, CommandContext* context) {
+  auto flags = std::make_shared<AutoscaleFlags>();
+  autoscale::AutoscaleOptions& o = flags->options;
+  AddSourcesAndTargets(app, flags.get());
+  app->add_option("--prometheus", o.prometheus,
+                  "Prometheus server: http://host:port[/prefix]")
+      ->required();
   AddPolicyOptions(app, &o.policy);
   AddAutoscaleTuning(app, &o);
   app->add_flag("--dry-run", o.dry_run,
