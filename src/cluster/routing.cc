@@ -28,10 +28,14 @@ void Add(const GpuState& gpu, const Slot& slot, ServiceRoute* route) {
   it->members.push_back({gpu.id, slot.instance.start});
 }
 
-// Adds every replica of `route`'s service on `gpu` to `route`.
-void AddServed(const GpuState& gpu, ServiceRoute* route) {
+// Adds every replica of `route`'s service on `gpu` that `keep` accepts (if
+// given) to `route`.
+void AddServed(
+    const GpuState& gpu, ServiceRoute* route,
+    const std::function<bool(const GpuState&, const Slot&)>& keep = nullptr) {
   for (const Slot& s : gpu.slots) {
-    if (s.replica && s.replica->service == route->service) {
+    if (s.replica && s.replica->service == route->service &&
+        (!keep || keep(gpu, s))) {
       Add(gpu, s, route);
     }
   }
@@ -103,9 +107,16 @@ ServiceRoute RouteOf(const ClusterState& state, const std::string& service) {
 
 ServiceRoute RouteOf(const ClusterState& state, const std::string& service,
                      const std::set<GpuId>& gpus) {
+  return RouteOf(state, service, gpus, nullptr);
+}
+
+ServiceRoute RouteOf(
+    const ClusterState& state, const std::string& service,
+    const std::set<GpuId>& gpus,
+    const std::function<bool(const GpuState&, const Slot&)>& keep) {
   ServiceRoute route{service, {}};
   for (const GpuId& id : gpus) {
-    if (const GpuState* g = state.FindGpu(id)) AddServed(*g, &route);
+    if (const GpuState* g = state.FindGpu(id)) AddServed(*g, &route, keep);
   }
   Finish(&route);
   return route;

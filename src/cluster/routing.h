@@ -11,6 +11,7 @@
 #ifndef MIGSERVE_CLUSTER_ROUTING_H_
 #define MIGSERVE_CLUSTER_ROUTING_H_
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -84,6 +85,12 @@ ServiceRoute RouteOf(const ClusterState& state, const std::string& service);
 // service runs): the cost of those GPUs, not of the cluster.
 ServiceRoute RouteOf(const ClusterState& state, const std::string& service,
                      const std::set<GpuId>& gpus);
+// The same over those of its replicas on `gpus` that `keep` accepts (given
+// the GPU and the replica's slot).
+ServiceRoute RouteOf(
+    const ClusterState& state, const std::string& service,
+    const std::set<GpuId>& gpus,
+    const std::function<bool(const GpuState&, const Slot&)>& keep);
 
 // Returns the routes of every service that has a replica in `state`.
 std::map<std::string, ServiceRoute> Routes(const ClusterState& state);

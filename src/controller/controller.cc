@@ -187,10 +187,16 @@ class Controller::Hooks : public ExecutionHooks {
   Status Guard(const Action& a, const cluster::ClusterState& seen,
                const std::map<std::string, double>& capacity,
                const std::vector<const Action*>& running) override {
-    return CheckFloor(a, seen, capacity, running, goal_,
-                      controller_->promised_);
+    MIGSERVE_RETURN_IF_ERROR(
+        CheckFloor(a, seen, capacity, running, goal_, controller_->promised_));
+    // What the route carries once `a` starts: a group someone thinned
+    // leaves the route in the same write (RouteKeeper::Starting).
+    return CheckRoutedFloor(a, seen, routes_.RoutedAfter(a, seen), capacity,
+                            goal_, controller_->promised_);
   }
-  Status Starting(const Action& a) override { return routes_.Starting(a); }
+  Status Starting(const Action& a, const cluster::ClusterState& seen) override {
+    return routes_.Starting(a, seen);
+  }
   Status Finished(const Action& a) override { return routes_.Finished(a); }
 
   int route_changes() const { return routes_.changes(); }

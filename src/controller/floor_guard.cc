@@ -25,6 +25,21 @@ double LossOnSeen(const Action& a, const cluster::ClusterState& seen) {
   return slot == nullptr ? 0 : slot->replica->credit;
 }
 
+// The floor of `service` in force: the one `goal` sets, raised to what it
+// has `ready` up to its floor under `promised` (CheckFloor).
+double FloorInForce(const std::string& service, double ready,
+                    const TransitionGoal& goal,
+                    const TransitionGoal& promised) {
+  return std::max(goal.Floor(service),
+                  std::min(promised.Floor(service), ready));
+}
+
+double Ready(const std::map<std::string, double>& capacity,
+             const std::string& service) {
+  auto it = capacity.find(service);
+  return it == capacity.end() ? 0 : it->second;
+}
+
 }  // namespace
 
 Status CheckFloor(const Action& a, const cluster::ClusterState& seen,
@@ -34,20 +49,34 @@ Status CheckFloor(const Action& a, const cluster::ClusterState& seen,
   double loss = LossOnSeen(a, seen);
   if (loss <= 0) return Status::Ok();
   const std::string& service = a.replica.service;
-  auto it = capacity.find(service);
-  double ready = it == capacity.end() ? 0 : it->second;
+  double ready = Ready(capacity, service);
   double left = ready - loss;
   for (const Action* r : running) {
     if (r->replica.service == service) left -= LossOnSeen(*r, seen);
   }
-  double floor =
-      std::max(goal.Floor(service), std::min(promised.Floor(service), ready));
+  double floor = FloorInForce(service, ready, goal, promised);
   if (left >= floor - kCapacityTolerance) return Status::Ok();
   return Status::Unavailable(fmt::format(
       "the cluster is not as the plan expects: action {} ({} of {}) would "
       "leave {} at {:.6g} req/s ({:.6g} ready), below its floor {:.6g}",
       a.id, cluster::KindName(a.kind), a.replica.service, service, left, ready,
       floor));
+}
+
+Status CheckRoutedFloor(const Action& a, const cluster::ClusterState& seen,
+                        double routed,
+                        const std::map<std::string, double>& capacity,
+                        const TransitionGoal& goal,
+                        const TransitionGoal& promised) {
+  if (LossOnSeen(a, seen) <= 0) return Status::Ok();
+  const std::string& service = a.replica.service;
+  double ready = Ready(capacity, service);
+  double floor = FloorInForce(service, ready, goal, promised);
+  if (routed >= floor * (1 - 1e-4) - kCapacityTolerance) return Status::Ok();
+  return Status::Unavailable(fmt::format(
+      "the routes are not as the plan expects: action {} ({} of {}) would "
+      "leave {} routed at {:.6g} req/s ({:.6g} ready), below its floor {:.6g}",
+      a.id, cluster::KindName(a.kind), service, service, routed, ready, floor));
 }
 
 }  // namespace migserve::controller

@@ -30,6 +30,19 @@ Status CheckFloor(const cluster::Action& a, const cluster::ClusterState& seen,
                   const std::vector<const cluster::Action*>& running,
                   const TransitionGoal& goal, const TransitionGoal& promised);
 
+// The same for the capacity that reaches a's service's replicas (issue
+// 91): Unavailable if `a` removes a replica on `seen` and `routed`, what
+// the service's route carries once `a` starts (RouteKeeper::RoutedAfter),
+// is below the floor in force (as CheckFloor sets it from the service's
+// ready capacity in `capacity`). A route's integer weights give each
+// group its share within a ten-thousandth: so much below the floor
+// passes.
+Status CheckRoutedFloor(const cluster::Action& a,
+                        const cluster::ClusterState& seen, double routed,
+                        const std::map<std::string, double>& capacity,
+                        const TransitionGoal& goal,
+                        const TransitionGoal& promised);
+
 }  // namespace migserve::controller
 
 #endif  // MIGSERVE_CONTROLLER_FLOOR_GUARD_H_

@@ -162,7 +162,7 @@ Status PlanExecutor::StartReady(int version,
         hooks->Guard(a, *at->seen, *at->capacity, running));
     MIGSERVE_RETURN_IF_ERROR(
         journal_->Mark(version, a.id, ActionState::kStarted));
-    MIGSERVE_RETURN_IF_ERROR(hooks->Starting(a));
+    MIGSERVE_RETURN_IF_ERROR(hooks->Starting(a, *at->seen));
     Status began = backend_->Start(a);
     if (!began.ok()) {
       MIGSERVE_RETURN_IF_ERROR(

@@ -42,8 +42,10 @@ class ExecutionHooks {
                        const cluster::ClusterState& seen,
                        const std::map<std::string, double>& capacity,
                        const std::vector<const cluster::Action*>& running) = 0;
-  // Told just before `a` starts, and once it has finished well.
-  virtual Status Starting(const cluster::Action& a) = 0;
+  // Told just before `a` starts (with the cluster Guard was asked on), and
+  // once it has finished well.
+  virtual Status Starting(const cluster::Action& a,
+                          const cluster::ClusterState& seen) = 0;
   virtual Status Finished(const cluster::Action& a) = 0;
 };
 

@@ -39,7 +39,7 @@ class RecordingHooks : public ExecutionHooks {
     if (a.id == refuse_) return Status::Unavailable("refused");
     return Status::Ok();
   }
-  Status Starting(const Action& a) override {
+  Status Starting(const Action& a, const cluster::ClusterState&) override {
     events.push_back({true, a.id});
     return Status::Ok();
   }

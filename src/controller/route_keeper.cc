@@ -50,10 +50,46 @@ Status RouteKeeper::Begin(const cluster::ClusterState& observed,
   return Sync(-1, services);
 }
 
-Status RouteKeeper::Starting(const Action& a) {
+double RouteKeeper::RoutedAfter(const Action& a,
+                                const cluster::ClusterState& seen) const {
+  const std::string& service = a.replica.service;
+  auto gpus = where_.find(service);
+  if (gpus == where_.end()) return 0;
+  return cluster::RoutedCapacity(cluster::RouteOf(
+      routed_, service, gpus->second,
+      [&](const cluster::GpuState& g, const cluster::Slot& s) {
+        bool removed = (a.kind == cluster::ActionKind::kDelete ||
+                        a.kind == cluster::ActionKind::kMigrate) &&
+                       g.id == a.at.gpu && s.instance == a.at.instance;
+        return !removed &&
+               seen.FindServing(g.id, s.instance, service) != nullptr;
+      }));
+}
+
+Status RouteKeeper::Starting(const Action& a,
+                             const cluster::ClusterState& seen) {
+  Prune(a.replica.service, seen);
   StartRouted(a, &routed_);
   Reindex(a);
   return Sync(a.id, {a.replica.service});
+}
+
+void RouteKeeper::Prune(const std::string& service,
+                        const cluster::ClusterState& seen) {
+  auto gpus = where_.find(service);
+  if (gpus == where_.end()) return;
+  const std::set<cluster::GpuId> was = gpus->second;
+  for (const cluster::GpuId& id : was) {
+    cluster::GpuState* g = routed_.FindGpu(id);
+    if (g == nullptr) continue;
+    for (cluster::Slot& s : g->slots) {
+      if (s.replica && s.replica->service == service &&
+          seen.FindServing(id, s.instance, service) == nullptr) {
+        s.replica.reset();
+      }
+    }
+    Reindex(service, id);
+  }
 }
 
 Status RouteKeeper::Finished(const Action& a) {
@@ -64,20 +100,23 @@ Status RouteKeeper::Finished(const Action& a) {
 
 void RouteKeeper::Reindex(const Action& a) {
   if (a.replica.service.empty()) return;  // a repartition moves no replica
-  std::set<cluster::GpuId>& gpus = where_[a.replica.service];
   for (const cluster::GpuId& id : {a.at.gpu, a.to.gpu}) {
-    const cluster::GpuState* g = routed_.FindGpu(id);
-    bool serves =
-        g != nullptr &&
-        std::any_of(
-            g->slots.begin(), g->slots.end(), [&](const cluster::Slot& s) {
-              return s.replica && s.replica->service == a.replica.service;
-            });
-    if (serves) {
-      gpus.insert(id);
-    } else {
-      gpus.erase(id);
-    }
+    Reindex(a.replica.service, id);
+  }
+}
+
+void RouteKeeper::Reindex(const std::string& service,
+                          const cluster::GpuId& id) {
+  const cluster::GpuState* g = routed_.FindGpu(id);
+  bool serves = g != nullptr &&
+                std::any_of(g->slots.begin(), g->slots.end(),
+                            [&](const cluster::Slot& s) {
+                              return s.replica && s.replica->service == service;
+                            });
+  if (serves) {
+    where_[service].insert(id);
+  } else {
+    where_[service].erase(id);
   }
 }
 

@@ -31,8 +31,16 @@ class RouteKeeper {
   // service the cluster or the plan names.
   Status Begin(const cluster::ClusterState& observed,
                const std::vector<const cluster::Action*>& started);
-  // Requests leave a replica before it goes.
-  Status Starting(const cluster::Action& a);
+  // The capacity the route of a's service will carry once `a` starts
+  // (cluster/routing.h, RoutedCapacity): its routed replicas that `seen`
+  // still shows ready, less the one `a` removes.
+  double RoutedAfter(const cluster::Action& a,
+                     const cluster::ClusterState& seen) const;
+  // Requests leave a replica before it goes, and leave every replica of
+  // a's service that `seen` no longer shows ready (someone else deleted
+  // it, or it failed) in the same write: the route moves off a thinned
+  // group before the controller deletes the rest of it (issue 91).
+  Status Starting(const cluster::Action& a, const cluster::ClusterState& seen);
   // Requests reach a replica once it is ready.
   Status Finished(const cluster::Action& a);
 
@@ -45,6 +53,11 @@ class RouteKeeper {
   Status Sync(int action, const std::set<std::string>& services);
   // Brings where_ in line with routed_ on the GPUs action `a` changes.
   void Reindex(const cluster::Action& a);
+  // Takes out of routed_ the replicas of `service` that `seen` does not
+  // show ready.
+  void Prune(const std::string& service, const cluster::ClusterState& seen);
+  // Brings where_[service] in line with routed_ on GPU `id`.
+  void Reindex(const std::string& service, const cluster::GpuId& id);
 
   cluster::Router* router_;
   Journal* journal_;
