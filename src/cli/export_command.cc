@@ -161,15 +161,15 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
   }
   MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment d,
                             deployment::LoadDeployment(flags.deployment));
-  // Routes are weighted by each replica's declared throughput: an LLM
-  // replica's past its slice's peaks is refused, and with the profiles, one
-  // that declares more than its row measured.
-  MIGSERVE_RETURN_IF_ERROR(deployment::CheckModelledCredits(d));
+  // Routes are weighted by each replica's declared throughput: one that
+  // declares more than its row measured (the profiles given, else the
+  // shipped ones) or an LLM replica past its slice's peaks is refused.
   if (!flags.profiles.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(profile::ProfileTable profiles,
                               profile::LoadProfileCsv(flags.profiles));
     MIGSERVE_RETURN_IF_ERROR(deployment::CheckDeclaredThroughputs(d, profiles));
   }
+  MIGSERVE_RETURN_IF_ERROR(deployment::CheckModelledCredits(d));
   MIGSERVE_ASSIGN_OR_RETURN(
       cluster::ClusterState state,
       cluster::ClusterFromDeployment(d, {flags.gpus_per_node, 0}));

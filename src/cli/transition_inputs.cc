@@ -48,10 +48,10 @@ StatusOr<TransitionInputs> LoadTransition(const TransitionFlags& flags) {
   MIGSERVE_ASSIGN_OR_RETURN(in.from, deployment::LoadDeployment(flags.from));
   MIGSERVE_ASSIGN_OR_RETURN(in.to, deployment::LoadDeployment(flags.to));
   // The safety proof counts each replica's declared throughput: refuse what
-  // it cannot trust.
+  // it cannot trust, against the profiles given (named first), the shipped
+  // ones and the LLM model table.
   for (const deployment::Deployment* d : {&in.from, &in.to}) {
     MIGSERVE_RETURN_IF_ERROR(deployment::CheckReplicaServices(*d));
-    MIGSERVE_RETURN_IF_ERROR(deployment::CheckModelledCredits(*d));
   }
   if (!flags.profiles.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(profile::ProfileTable profiles,
@@ -60,6 +60,9 @@ StatusOr<TransitionInputs> LoadTransition(const TransitionFlags& flags) {
       MIGSERVE_RETURN_IF_ERROR(
           deployment::CheckDeclaredThroughputs(*d, profiles));
     }
+  }
+  for (const deployment::Deployment* d : {&in.from, &in.to}) {
+    MIGSERVE_RETURN_IF_ERROR(deployment::CheckModelledCredits(*d));
   }
   if (!flags.inventory.empty()) {
     if (flags.nodes > 0 || flags.spare_gpus > 0) {

@@ -92,6 +92,9 @@ TEST(TransitionCliTest, ReplicasTheProofCannotTrustAreRefused) {
   std::string impossible =
       testing::WriteTempFile("impossible.json", night.dump());
   first["throughput"] = 92;
+  first["latency_ms"] = 0.001;
+  std::string instant = testing::WriteTempFile("instant.json", night.dump());
+  first["latency_ms"] = 79;
   first["service"] = "ghost";
   std::string ghost = testing::WriteTempFile("ghost.json", night.dump());
   std::string profiles = SourcePath("data/profiles/a100-80gb.csv");
@@ -119,9 +122,27 @@ TEST(TransitionCliTest, ReplicasTheProofCannotTrustAreRefused) {
               std::string::npos)
         << g.err;
   }
-  // Without -p a declared throughput its row allows is what the proof has
-  // to go on.
-  EXPECT_EQ(Cli({"plan", "--from", kDay, "--to", inflated}).code, 0);
+  // Without -p the shipped profiles disprove it (issue 92: a lying
+  // deployment passed plan, simulate and export).
+  for (const char* command : {"plan", "simulate"}) {
+    CliResult built_in = Cli({command, "--from", kDay, "--to", inflated});
+    EXPECT_EQ(built_in.code, 2) << command;
+    EXPECT_NE(built_in.err.find("more than the 101.907 its profile row "
+                                "measured in data/profiles/a100-80gb.csv "
+                                "(built in)"),
+              std::string::npos)
+        << built_in.err;
+    // A latency under its batch's own is as impossible.
+    CliResult fast = Cli({command, "--from", kDay, "--to", instant});
+    EXPECT_EQ(fast.code, 2) << command;
+    EXPECT_NE(fast.err.find(instant +
+                            ": gpu 0: instance 1g.10gb@0: declares a latency "
+                            "of 0.001 ms for 'bert-1', less than the 79 ms of "
+                            "a batch of 8 its profile row measured in "
+                            "data/profiles/a100-80gb.csv (built in)"),
+              std::string::npos)
+        << fast.err;
+  }
   EXPECT_EQ(Cli({"plan", "--from", kDay, "--to", kNight, "-p", profiles}).code,
             0);
 }

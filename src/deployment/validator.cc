@@ -14,6 +14,7 @@
 #include "mig/gpu_catalog.h"
 #include "mig/layout.h"
 #include "profile/capacity.h"
+#include "profile/shipped_profiles.h"
 #include "queueing/capacity_model.h"
 #include "util/tolerance.h"
 #include "workload/replica_credit.h"
@@ -61,6 +62,23 @@ std::string Overstated(const PlacedInstance& pi, double ceiling,
   if (pi.credit <= ceiling * (1 + 1e-6) + kRateTolerance) return "";
   return fmt::format("declares {:.6g} req/s for '{}', more than the {:.6g} {}",
                      pi.credit, *pi.service, ceiling, basis);
+}
+
+// What `pi` declares beyond its measured `row` (from `source`): more
+// throughput, or a latency under the batch's own (no queue makes a
+// request faster than its batch); "" if neither.
+std::string BeyondRow(const PlacedInstance& pi, const profile::ProfileRow& row,
+                      const std::string& source) {
+  std::string basis = "its profile row measured in " + source;
+  std::string overstated = Overstated(pi, row.throughput, basis);
+  if (!overstated.empty()) return overstated;
+  if (pi.latency_ms > 0 && pi.latency_ms < row.latency_ms * (1 - 1e-6)) {
+    return fmt::format(
+        "declares a latency of {:.6g} ms for '{}', less than the {:.6g} ms "
+        "of a batch of {} {}",
+        pi.latency_ms, *pi.service, row.latency_ms, row.batch, basis);
+  }
+  return "";
 }
 
 // Checks gpus[`g`] of `deployment`: its id unique (`seen_ids`), its model,
@@ -353,10 +371,9 @@ Status CheckDeclaredThroughputs(const Deployment& deployment,
           "{}: '{}' with batch {} and {} process(es) was not measured in {}",
           where, service.model, pi.batch, pi.procs, profiles.source));
     }
-    std::string overstated = Overstated(
-        pi, row->throughput, "its profile row measured in " + profiles.source);
-    if (overstated.empty()) return Status::Ok();
-    return Status::InvalidArgument(where + ": " + overstated);
+    std::string beyond = BeyondRow(pi, *row, profiles.source);
+    if (beyond.empty()) return Status::Ok();
+    return Status::InvalidArgument(where + ": " + beyond);
   });
 }
 
@@ -366,11 +383,30 @@ Status CheckModelledCredits(const Deployment& deployment) {
                                      const PlacedInstance& pi,
                                      const std::string& where) {
     auto service = services.find(*pi.service);
-    if (service == services.end() || !service->second->kind.HasTokenTerms()) {
-      return Status::Ok();
+    if (service == services.end()) return Status::Ok();
+    switch (service->second->kind.traits().credit) {
+      case workload::CreditSource::kTokenModel:
+        return CheckModelledCredit(*service->second,
+                                   g.gpu.value_or(deployment.gpu), pi, where);
+      case workload::CreditSource::kProfileRows:
+        break;
     }
-    return CheckModelledCredit(*service->second, g.gpu.value_or(deployment.gpu),
-                               pi, where);
+    // Against the shipped measurements, where they measured the point: a
+    // point they lack cannot be disproved without -p, nor one that any of
+    // them bears out (they measured some models twice, apart).
+    if (pi.batch == 0) return Status::Ok();
+    std::string beyond;
+    for (const profile::ProfileTable& shipped : profile::ShippedProfiles()) {
+      const profile::ProfileRow* row = profile::FindRow(
+          shipped, service->second->model, g.gpu.value_or(deployment.gpu),
+          pi.profile, pi.batch, pi.procs);
+      if (row == nullptr) continue;
+      std::string refuted = BeyondRow(pi, *row, shipped.source + " (built in)");
+      if (refuted.empty()) return Status::Ok();
+      if (beyond.empty()) beyond = refuted;
+    }
+    if (beyond.empty()) return Status::Ok();
+    return Status::InvalidArgument(where + ": " + beyond);
   });
 }
 

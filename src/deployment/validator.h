@@ -50,20 +50,25 @@ StatusOr<ValidationReport> Validate(const Deployment& deployment,
 Status CheckReplicaServices(const Deployment& deployment);
 
 // Returns InvalidArgument naming the file, GPU and instance of the first
-// replica that declares more throughput than `profiles` measured for its
-// model, profile, batch and processes (no capacity model credits more than
-// the measurement), or whose point was not measured at all. Replicas
-// without a batch are not checked, nor those of LLM services (`kind: llm`:
-// their credits are modelled from token terms, docs/llm.md), which
-// CheckModelledCredits holds to their slices' peaks.
+// replica that declares more throughput, or a lower latency, than
+// `profiles` measured for its model, profile, batch and processes (no capacity
+// model credits more than the measurement), or whose point was not measured at
+// all. Replicas without a batch are not checked, nor those of LLM services
+// (`kind: llm`: their credits are modelled from token terms, docs/llm.md),
+// which CheckModelledCredits holds to their slices' peaks.
 Status CheckDeclaredThroughputs(const Deployment& deployment,
                                 const profile::ProfileTable& profiles);
 
 // Returns InvalidArgument naming the file, GPU and instance of the first
 // replica of an LLM service that declares more than its slice could
 // complete at its peaks (llm::PeakRequestRate of its model's entry,
-// workload::Service::llm_model; a service without one is not checked). It needs
-// no profile table: every command that takes a deployment asks it, -p or not.
+// workload::Service::llm_model; a service without one is not checked), or
+// of another service that declares more throughput, or a lower latency,
+// than every shipped profile table that measured its point
+// (profile::ShippedProfiles; a point none measured is not checked). It needs
+// no profile table of the user's: every command that takes a deployment
+// asks it, -p or not (issue 92: a 1g instance declaring 1e6 req/s passed
+// plan, simulate and export without -p).
 Status CheckModelledCredits(const Deployment& deployment);
 
 }  // namespace migserve::deployment

@@ -122,7 +122,8 @@ TEST(TargetSourceTest, AServingTargetChangesWithItsGeneration) {
 // With the profiles, a target whose replica declares more than its row
 // measured (it would draw more than its share of the traffic) is refused
 // by name; the same target passes without them.
-TEST(TargetSourceTest, ATargetThatOverstatesAReplicaIsRefusedGivenProfiles) {
+TEST(TargetSourceTest,
+     ATargetThatOverstatesAReplicaIsRefusedWithOrWithoutProfiles) {
   nlohmann::json night = nlohmann::json::parse(
       ReadFile(testing::SourcePath("data/deployments/night.json")).value());
   night["gpus"][0]["instances"][0]["throughput"] = 150;
@@ -130,7 +131,14 @@ TEST(TargetSourceTest, ATargetThatOverstatesAReplicaIsRefusedGivenProfiles) {
   kube::KubeClient client(kube::KubeConfig{});
   TargetOptions options;
   options.file = file;
-  EXPECT_TRUE(TargetSource(options, &client).Load().ok());
+  // Without profiles of its own, the shipped ones disprove it.
+  auto built_in = TargetSource(options, &client).Load();
+  ASSERT_FALSE(built_in.ok());
+  EXPECT_EQ(built_in.status().message(),
+            file +
+                ": gpu 0: instance 1g.10gb@0: declares 150 req/s for "
+                "'bert-1', more than the 101.907 its profile row measured "
+                "in data/profiles/a100-80gb.csv (built in)");
   options.profiles = std::make_shared<const profile::ProfileTable>(
       profile::LoadProfileCsv(
           testing::SourcePath("data/profiles/a100-80gb.csv"))
