@@ -73,6 +73,10 @@ class KubeClient {
   // writes of actions already running included. Set before requests are
   // made; empty: none.
   void SetFence(std::function<Status()> fence) { fence_ = std::move(fence); }
+  // The fence's answer now (OK where none is set): what a caller asks that
+  // waits rather than writes, so that a deposed leader ends its waits too
+  // (issue 91: one waiting on a MIG request ran on to its action timeout).
+  Status CheckFence() const { return fence_ ? fence_() : Status::Ok(); }
 
   // HTTP requests sent so far (each attempt and each watch counts), and
   // those of them that were not GETs.

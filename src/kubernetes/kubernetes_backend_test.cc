@@ -262,6 +262,38 @@ TEST_F(KubernetesBackendTest, AnActionNotDoneInTimeFails) {
   EXPECT_TRUE(backend.Running().empty());
 }
 
+// A controller whose Lease lapses while it waits on an action stops
+// waiting within a poll, fenced, not at the action's timeout (issue 91: a
+// deposed leader waiting on a MIG request ran on for minutes); the fence
+// is asked even though nothing is written.
+TEST_F(KubernetesBackendTest, AWaitEndsFencedOnceTheLeaseIsLost) {
+  PutNode("n");
+  BackendOptions options;
+  options.partition = agent_.get();
+  options.action_timeout_s = 600;
+  options.poll_s = 0.05;
+  KubernetesBackend backend(client_.get(), options);
+  Action create;
+  create.id = 3;
+  create.kind = ActionKind::kCreate;
+  create.at = {{"n", 0}, &A100(), seven_};
+  create.replica = {"svc", 8, 1, 100, 10};
+  ASSERT_TRUE(backend.Start(create).ok());
+  const long writes = client_->writes();
+  client_->SetFence(
+      [] { return Status::FailedPrecondition("fenced: lease lost"); });
+  const auto begin = std::chrono::steady_clock::now();
+  StatusOr<ActionResult> result = backend.WaitAny();
+  EXPECT_LT(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+          .count(),
+      5);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().message(), "fenced: lease lost");
+  EXPECT_EQ(client_->writes(), writes);
+  client_->SetFence({});
+}
+
 // A create whose pod is gone before the watch showed it (created, made
 // Ready and deleted between two looks; here deleted where no watch sees
 // it) fails within seconds (the cache's settling time), not after the

@@ -125,6 +125,10 @@ StatusOr<ActionResult> KubernetesBackend::WaitAny() {
     return Status::FailedPrecondition("no action is running");
   }
   for (;;) {
+    // A leader that can no longer prove its Lease stops waiting as it
+    // stops writing: within a poll of its fence failing, whatever it waits
+    // on (its requests to the agent may be a successor's by now).
+    MIGSERVE_RETURN_IF_ERROR(client_->CheckFence());
     long seen;
     {
       MutexLock lock(&changes_mu_);
