@@ -88,7 +88,8 @@ MigStatus NodeAgent::Carry(int index, const MigRequest& request) {
 
 std::optional<std::string> NodeAgent::Answer(int index,
                                              const std::string& request,
-                                             const std::string& answered) {
+                                             const std::string& answered,
+                                             long newest) {
   std::string key = kubernetes::RequestKey(index);
   auto parsed = kubernetes::ParseRequest(request, driver_->model(index),
                                          "annotation " + key);
@@ -103,7 +104,30 @@ std::optional<std::string> NodeAgent::Answer(int index,
   }
   auto last = kubernetes::ParseStatus(answered, "");
   if (last.ok() && last->nonce == parsed->nonce) return std::nullopt;
-  return FormatStatus(Carry(index, *parsed));
+  // Epoch 0: a controller without leader election, which nothing fences.
+  if (parsed->epoch > 0 && parsed->epoch < newest) {
+    std::string why = fmt::format(
+        "GPU {}: request {} is of lease epoch {}, older than epoch {} on this "
+        "node: a replaced controller's; not carried out",
+        index, parsed->nonce, parsed->epoch, newest);
+    Log("agent: refused " + why);
+    Event(EventType::kWarning, "RequestRefused", why);
+    return FormatStatus({parsed->nonce, false, why, newest});
+  }
+  MigStatus status = Carry(index, *parsed);
+  applied_epoch_ = std::max(applied_epoch_, parsed->epoch);
+  status.epoch = applied_epoch_;
+  return FormatStatus(status);
+}
+
+long NodeAgent::NewestEpoch(const nlohmann::json& node) const {
+  long newest = applied_epoch_;
+  for (int i = 0; i < driver_->gpu_count(); ++i) {
+    auto request = kubernetes::ParseRequest(
+        Annotation(node, kubernetes::RequestKey(i)), driver_->model(i), "");
+    if (request.ok()) newest = std::max(newest, request->epoch);
+  }
+  return newest;
 }
 
 Status NodeAgent::Handle(const nlohmann::json& node) {
@@ -113,11 +137,14 @@ Status NodeAgent::Handle(const nlohmann::json& node) {
     MIGSERVE_RETURN_IF_ERROR(Report());
   }
   kube::Annotations notes;
+  // A request older than any the node shows (the successor's first write
+  // on another GPU, say) or than one carried out is a replaced leader's.
+  const long newest = NewestEpoch(node);
   for (int i = 0; i < driver_->gpu_count(); ++i) {
     std::string request = Annotation(node, kubernetes::RequestKey(i));
     if (request.empty()) continue;
     std::optional<std::string> answer =
-        Answer(i, request, Annotation(node, kubernetes::StatusKey(i)));
+        Answer(i, request, Annotation(node, kubernetes::StatusKey(i)), newest);
     if (answer) notes.SetIndexed(kubernetes::kAnnotationMigStatus, i, *answer);
   }
   if (notes.empty()) return Status::Ok();

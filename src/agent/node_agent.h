@@ -48,9 +48,14 @@ class NodeAgent {
   // The status to write for GPU `index`'s request text, given the status it
   // has; nullopt when that already answers it. A request that does not
   // parse (a nonce that is not a string, a start that is not a slice) is
-  // refused with a status naming the field, never carried out.
+  // refused with a status naming the field, never carried out; so is one
+  // of a Lease epoch older than `newest` (a replaced leader's: issue 91).
   std::optional<std::string> Answer(int index, const std::string& request,
-                                    const std::string& answered);
+                                    const std::string& answered, long newest);
+  // The newest Lease epoch of `node`'s requests and of the requests this
+  // agent has carried out since it started (a Lease deleted and made again
+  // starts its epochs over: agents started since take them).
+  long NewestEpoch(const nlohmann::json& node) const;
   // Applies one request; returns the status to report.
   kubernetes::MigStatus Carry(int index, const kubernetes::MigRequest& request);
   Status RestartDevicePlugin();
@@ -66,6 +71,7 @@ class NodeAgent {
   kube::KubeClient* client_;
   MigDriver* driver_;
   NodeAgentOptions options_;
+  long applied_epoch_ = 0;  // the newest epoch of a request carried out
 };
 
 }  // namespace migserve::agent

@@ -51,10 +51,10 @@ class NodeAgentTest : public ::testing::Test {
   }
 
   void Request(int index, const std::string& nonce,
-               const mig::Reconfiguration& change) {
+               const mig::Reconfiguration& change, long epoch = 0) {
     server_.Update(kNode, [&](Json* node) {
       (*node)["metadata"]["annotations"][kubernetes::RequestKey(index)] =
-          kubernetes::FormatRequest({nonce, change}, A100());
+          kubernetes::FormatRequest({nonce, change, epoch}, A100());
     });
   }
 
@@ -174,6 +174,49 @@ TEST_F(NodeAgentTest, RefusesABadRequestOnceWithAStatusInsteadOfDying) {
   ASSERT_TRUE(agent_->Handle(*server_.Get(kNode)).ok());
   EXPECT_TRUE(Answer(0)->ok) << Answer(0)->error;
   EXPECT_EQ(nvml_.Layout(0), mig::Layout({A100Instance("7g.80gb", 0)}));
+}
+
+// Requests carry their leader's Lease epoch (issue 91): once the node shows
+// a newer leader's request (here on another GPU) or the agent has carried
+// one out, an older leader's is refused, named, and never touches the GPU;
+// the newer leader's go on, and a request without an epoch (no leader
+// election) is not judged.
+TEST_F(NodeAgentTest, RefusesARequestOfAReplacedLeader) {
+  Request(0, "old-1", {{}, {A100Instance("7g.80gb", 0)}}, 3);
+  Request(1, "new-1", {{}, {A100Instance("7g.80gb", 0)}}, 4);
+  ASSERT_TRUE(agent_->Handle(*server_.Get(kNode)).ok());
+  ASSERT_TRUE(Answer(0).has_value());
+  EXPECT_FALSE(Answer(0)->ok);
+  EXPECT_EQ(Answer(0)->error,
+            "GPU 0: request old-1 is of lease epoch 3, older than epoch 4 on "
+            "this node: a replaced controller's; not carried out");
+  EXPECT_TRUE(nvml_.Layout(0).empty());
+  EXPECT_TRUE(Answer(1)->ok) << Answer(1)->error;
+  EXPECT_EQ(Answer(1)->epoch, 4);
+  // The newer leader's request is gone from the node; the agent remembers
+  // what it carried out.
+  Request(1, "old-2", {{}, {}}, 3);
+  Request(0, "old-3", {{}, {A100Instance("7g.80gb", 0)}}, 3);
+  ASSERT_TRUE(agent_->Handle(*server_.Get(kNode)).ok());
+  EXPECT_FALSE(Answer(0)->ok);
+  EXPECT_FALSE(Answer(1)->ok);
+  EXPECT_TRUE(nvml_.Layout(0).empty());
+  Request(0, "new-2", {{}, {A100Instance("7g.80gb", 0)}}, 5);
+  ASSERT_TRUE(agent_->Handle(*server_.Get(kNode)).ok());
+  EXPECT_TRUE(Answer(0)->ok) << Answer(0)->error;
+  EXPECT_EQ(nvml_.Layout(0), mig::Layout({A100Instance("7g.80gb", 0)}));
+  Request(0, "unfenced", {{A100Instance("7g.80gb", 0)}, {}});
+  ASSERT_TRUE(agent_->Handle(*server_.Get(kNode)).ok());
+  EXPECT_TRUE(Answer(0)->ok) << Answer(0)->error;
+  // A malformed epoch is refused naming it.
+  server_.Update(kNode, [&](Json* node) {
+    (*node)["metadata"]["annotations"][kubernetes::RequestKey(0)] =
+        R"({"nonce": "x", "epoch": -1})";
+  });
+  ASSERT_TRUE(agent_->Handle(*server_.Get(kNode)).ok());
+  EXPECT_NE(Answer(0)->error.find(".epoch: want a non-negative integer"),
+            std::string::npos)
+      << Answer(0)->error;
 }
 
 TEST_F(NodeAgentTest, RunAnswersRequestsAsTheNodeChanges) {

@@ -262,6 +262,21 @@ TEST_F(KubernetesBackendTest, AnActionNotDoneInTimeFails) {
   EXPECT_TRUE(backend.Running().empty());
 }
 
+// The node agent's requests carry the leader's Lease epoch (issue 91), so
+// that an agent can refuse a replaced leader's.
+TEST_F(KubernetesBackendTest, AgentRequestsCarryTheLeaseEpoch) {
+  PutNode("n");
+  agent_->SetLeaseEpoch(7);
+  StatusOr<std::string> nonce = agent_->Start({"n", 0}, A100(), {{seven_}, {}});
+  ASSERT_TRUE(nonce.ok()) << nonce.status().ToString();
+  MigRequest sent =
+      ParseRequest(Annotation(*server_.Get("/api/v1/nodes/n"), RequestKey(0)),
+                   A100(), "request")
+          .value();
+  EXPECT_EQ(sent.nonce, *nonce);
+  EXPECT_EQ(sent.epoch, 7);
+}
+
 // A controller whose Lease lapses while it waits on an action stops
 // waiting within a poll, fenced, not at the action's timeout (issue 91: a
 // deposed leader waiting on a MIG request ran on for minutes); the fence

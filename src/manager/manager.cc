@@ -175,6 +175,7 @@ class Manager {
     if (kube::LeaderLease* lease = leadership_.lease()) {
       MIGSERVE_RETURN_IF_ERROR(journal->Fence(lease->epoch()));
       routing.epoch = lease->epoch();  // and the routes' (kAnnotationEpoch)
+      partition->SetLeaseEpoch(lease->epoch());  // and the agents' requests
     }
     JournalPodLedger ledger(journal.get());
     backend_options.ledger = &ledger;

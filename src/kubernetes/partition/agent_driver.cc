@@ -32,7 +32,7 @@ StatusOr<std::string> AgentDriver::Start(const GpuId& gpu,
       std::chrono::steady_clock::now().time_since_epoch().count(), ++nonce_);
   kube::Annotations notes;
   notes.SetIndexed(kAnnotationMigRequest, gpu.index,
-                   FormatRequest(MigRequest{nonce, change}, model));
+                   FormatRequest(MigRequest{nonce, change, epoch_}, model));
   MIGSERVE_RETURN_IF_ERROR(
       client_->Patch("/api/v1/nodes/" + gpu.node, notes.Patch()).status());
   return nonce;

@@ -28,10 +28,12 @@ class AgentDriver : public PartitionDriver {
                                         const std::string& ticket,
                                         const nlohmann::json& node) override;
   PodDevice ReplicaDevice(const InstanceRef& at) const override;
+  void SetLeaseEpoch(long epoch) override { epoch_ = epoch; }
 
  private:
   kube::KubeClient* client_;
-  int nonce_ = 0;  // the last nonce's count
+  int nonce_ = 0;   // the last nonce's count
+  long epoch_ = 0;  // sent with each request (MigRequest::epoch)
 };
 
 }  // namespace migserve::kubernetes

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -89,16 +90,18 @@ std::string FormatLayouts(const NodeLayouts& layouts) {
 }
 
 std::string FormatRequest(const MigRequest& request, const mig::GpuModel& gpu) {
-  return AnnotationJson{{"nonce", request.nonce},
+  AnnotationJson out = {{"nonce", request.nonce},
                         {"remove", Instances(request.change.remove, gpu)},
-                        {"add", Instances(request.change.add, gpu)}}
-      .dump();
+                        {"add", Instances(request.change.add, gpu)}};
+  if (request.epoch > 0) out["epoch"] = request.epoch;
+  return out.dump();
 }
 
 std::string FormatStatus(const MigStatus& status) {
-  return AnnotationJson{
-      {"nonce", status.nonce}, {"ok", status.ok}, {"error", status.error}}
-      .dump();
+  AnnotationJson out = {
+      {"nonce", status.nonce}, {"ok", status.ok}, {"error", status.error}};
+  if (status.epoch > 0) out["epoch"] = status.epoch;
+  return out.dump();
 }
 
 StatusOr<NodeLayouts> ParseLayouts(const std::string& text,
@@ -141,6 +144,13 @@ StatusOr<MigRequest> ParseRequest(const std::string& text,
   out.nonce = StringAt(json, "nonce").value_or("");
   if (out.nonce.empty())
     return Status::InvalidArgument(where + ".nonce: missing");
+  if (auto epoch = json.find("epoch"); epoch != json.end()) {
+    if (!epoch->is_number_integer() || epoch->get<long>() < 0) {
+      return Status::InvalidArgument(where +
+                                     ".epoch: want a non-negative integer");
+    }
+    out.epoch = epoch->get<long>();
+  }
   for (auto [key, list] : {std::pair{"remove", &out.change.remove},
                            std::pair{"add", &out.change.add}}) {
     auto it = json.find(key);
@@ -159,6 +169,10 @@ StatusOr<MigStatus> ParseStatus(const std::string& text,
   auto ok = json.find("ok");
   out.ok = ok != json.end() && ok->is_boolean() && ok->get<bool>();
   out.error = StringAt(json, "error").value_or("");
+  auto epoch = json.find("epoch");
+  if (epoch != json.end() && epoch->is_number_integer()) {
+    out.epoch = std::max(0L, epoch->get<long>());
+  }
   return out;
 }
 

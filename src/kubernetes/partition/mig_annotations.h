@@ -5,7 +5,10 @@
 //   migserve.io/mig-layouts          agent: the node's GPU model and layouts
 //   migserve.io/mig-request-<index>  controller: a partial reconfiguration
 //   migserve.io/mig-status-<index>   agent: how the last request ended
-// A request carries a nonce; the agent answers with the same nonce.
+// A request carries a nonce; the agent answers with the same nonce. A
+// request of a leader carries its Lease's epoch (leaseTransitions, the
+// fencing token of docs/controller.md): an agent refuses one older than
+// the newest it has applied or sees on its node, a replaced leader's.
 #ifndef MIGSERVE_KUBERNETES_PARTITION_MIG_ANNOTATIONS_H_
 #define MIGSERVE_KUBERNETES_PARTITION_MIG_ANNOTATIONS_H_
 
@@ -31,12 +34,14 @@ struct NodeLayouts {
 struct MigRequest {
   std::string nonce;
   mig::Reconfiguration change;
+  long epoch = 0;  // the writer's Lease epoch; 0: none (no leader election)
 };
 
 struct MigStatus {
   std::string nonce;
   bool ok = false;
   std::string error;
+  long epoch = 0;  // the newest epoch the agent has carried out (a record)
 };
 
 // The per-GPU keys: kAnnotationMigRequest and kAnnotationMigStatus with

@@ -48,6 +48,11 @@ class PartitionDriver {
   // watches besides the node objects changes. The backend calls it once,
   // before anything else; a driver that watches nothing else ignores it.
   virtual void OnChange(std::function<void()> changed) { (void)changed; }
+  // The Lease epoch of the leader this driver writes for, from now on: a
+  // driver whose requests others carry out (the node agent's) sends it
+  // with each, so that they refuse a replaced leader's (issue 91). Others
+  // ignore it.
+  virtual void SetLeaseEpoch(long epoch) { (void)epoch; }
 
   // Brings what the driver watches besides the node objects up to date and
   // returns the nodes whose layouts or changes under way may have moved
