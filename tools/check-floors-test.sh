@@ -56,6 +56,12 @@ expect "the MILP solver named outside its room" 1 \
   "src/controller/degraded_target.cc:$line:#include <coin/CbcModel.hpp>: names the MILP solver outside optimizer/milp/"
 
 fresh
+printf '#include "optimizer/milp/search.h"\n' >> "$tmp/src/optimizer/milp/lp_bounds.h"
+expect "the MILP solver reached through a header of its room" 1 \
+  "src/optimizer/milp/cbc_run.h: included from outside optimizer/milp/" \
+  "src/optimizer/milp/mig_model.h: included from outside optimizer/milp/"
+
+fresh
 printf 'static std::mutex stray_mu;\n' >> "$tmp/src/proxy/nginx_config.cc"
 printf 'static std::mutex test_mu;\n' >> "$tmp/src/proxy/nginx_config_test.cc"
 line=$(wc -l < "$tmp/src/proxy/nginx_config.cc")

@@ -5,7 +5,9 @@
 # also include the testing/ headers of those modules and util/test_util.h.
 # The MILP solver is named only in its room: outside src/optimizer/milp/ no
 # file includes a COIN-OR header or names a COIN type (Cbc..., Clp...,
-# Osi..., Coin...); the rest reach it through optimizer/milp/solve.h.
+# Osi..., Coin...), nor a header of that room that does, directly or
+# through another of its headers; the rest reach it through
+# optimizer/milp/solve.h.
 # Prints each offending include or name as file:line: reason and exits 1 if
 # there is one, 0 otherwise.
 #
@@ -113,6 +115,24 @@ if [[ -n $bare ]]; then
   sed -e "s|^\./|$src/|" -e 's|$|: a bare std::mutex the thread-safety analysis cannot follow (use util/mutex.h)|' <<<"$bare"
   rc=1
 fi
+# Nor through a header of optimizer/milp/ that one outside includes: such a
+# header may include no COIN header, directly or through another of the
+# room's headers (milp_optimizer.h reached CBC through search.h: issue 94).
+outside=$(cd "$src" && grep -rhoE '#[[:space:]]*include[[:space:]]*"optimizer/milp/[a-z_]+\.h"' \
+  --include='*.h' --include='*.cc' . --exclude-dir=milp | sed -E 's/.*"(.*)"/\1/' | sort -u || true)
+declare -A reached=()
+todo=($outside)
+while ((${#todo[@]})); do
+  header=${todo[0]}; todo=("${todo[@]:1}")
+  [[ -n ${reached[$header]:-} || ! -f $src/$header ]] && continue
+  reached[$header]=1
+  if grep -qE '#[[:space:]]*include[[:space:]]*<coin/' "$src/$header"; then
+    coin+=$'\n'"./$header: included from outside optimizer/milp/"
+  fi
+  todo+=($(grep -oE '#[[:space:]]*include[[:space:]]*"optimizer/milp/[a-z_]+\.h"' "$src/$header" |
+    sed -E 's/.*"(.*)"/\1/' || true))
+done
+coin=$(sed '/^$/d' <<<"$coin")
 if [[ -n $coin ]]; then
   sed -e "s|^\./|$src/|" -e 's|$|: names the MILP solver outside optimizer/milp/ (use optimizer/milp/solve.h)|' <<<"$coin"
   rc=1

@@ -6,6 +6,7 @@
 #include "optimizer/heuristic/config_space.h"
 #include "optimizer/heuristic/greedy_optimizer.h"
 #include "optimizer/milp/mig_model.h"
+#include "optimizer/milp/search.h"
 #include "util/tolerance.h"
 
 namespace migserve::optimizer::milp {

@@ -13,8 +13,14 @@
 #ifndef MIGSERVE_OPTIMIZER_MILP_MILP_OPTIMIZER_H_
 #define MIGSERVE_OPTIMIZER_MILP_MILP_OPTIMIZER_H_
 
-#include "optimizer/milp/search.h"
+#include <string>
+#include <vector>
+
+#include "deployment/gpu_config.h"
+#include "optimizer/milp/lp_bounds.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/options.h"
+#include "optimizer/solve_info.h"
 
 namespace migserve::optimizer::milp {
 

@@ -15,17 +15,12 @@
 #include "deployment/gpu_config.h"
 #include "optimizer/deadline.h"
 #include "optimizer/milp/cbc_run.h"
+#include "optimizer/milp/lp_bounds.h"
 #include "optimizer/milp/mig_model.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/options.h"
 
 namespace migserve::optimizer::milp {
-
-// Lower bounds on the GPU count that respect MIG's rules (their ceilings).
-struct LpBounds {
-  double lp = 0;    // the model's LP relaxation
-  double cuts = 0;  // the LP with service cuts (optimizer/service_cuts.h)
-};
 
 // Solves the root LP of `model` and strengthens it with service cuts.
 LpBounds SolveRoot(const std::vector<ServiceColumns>& services,
