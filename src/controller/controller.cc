@@ -197,7 +197,9 @@ class Controller::Hooks : public ExecutionHooks {
   Status Starting(const Action& a, const cluster::ClusterState& seen) override {
     return routes_.Starting(a, seen);
   }
-  Status Finished(const Action& a) override { return routes_.Finished(a); }
+  Status Finished(const Action& a, const cluster::ClusterState& seen) override {
+    return routes_.Finished(a, seen);
+  }
 
   int route_changes() const { return routes_.changes(); }
 

@@ -4,13 +4,18 @@
 // until the destination is ready (as on Kubernetes) or not. Each service's
 // capacity is checked at every change; a drop below its floor is charged
 // to the controller only where one of its own calls made it, not where the
-// harness did. 0 charged in every run, and every run ends at its target (or
-// at what is left of it after a loss) or returns an error saying why.
+// harness did. Every route the controller writes is checked against the
+// cluster at that moment: a weighted group's member that no longer serves
+// (evicted, on a lost node) is charged too (issue 91: routed capacity).
+// 0 charged in every run, and every run ends at its target (or at what is
+// left of it after a loss) or returns an error saying why.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "cluster/backend_wrapper.h"
+#include "cluster/router.h"
 #include "cluster/simulated_cluster.h"
 #include "controller/degraded_target.h"
 #include "controller/reconciler.h"
@@ -135,11 +140,49 @@ class FaultHarness : public cluster::BackendWrapper {
   std::vector<std::string> charged_;
 };
 
+// Records the routes the controller writes, charging each weighted group
+// member that is not serving on the simulated cluster when it is written.
+class CheckingRouter : public cluster::Router {
+ public:
+  explicit CheckingRouter(const SimulatedCluster* sim) : sim_(sim) {}
+
+  StatusOr<bool> SetRoute(const cluster::ServiceRoute& route) override {
+    for (const cluster::RouteGroup& g : route.groups) {
+      if (g.weight <= 0) continue;
+      for (const cluster::ReplicaSite& m : g.members) {
+        const cluster::GpuState* gpu = sim_->state().FindGpu(m.gpu);
+        bool serves = gpu != nullptr &&
+                      std::any_of(gpu->slots.begin(), gpu->slots.end(),
+                                  [&](const cluster::Slot& s) {
+                                    return s.instance.start == m.start &&
+                                           s.replica &&
+                                           s.replica->service == route.service;
+                                  });
+        if (!serves) {
+          charged_.push_back(fmt::format(
+              "{}: a route written weighs {}@{}, which serves nothing",
+              route.service, m.gpu.ToString(), m.start));
+        }
+      }
+    }
+    ++writes_;
+    return true;
+  }
+  const std::vector<std::string>& charged() const { return charged_; }
+  int writes() const { return writes_; }
+
+ private:
+  const SimulatedCluster* sim_;
+  std::vector<std::string> charged_;
+  int writes_ = 0;
+};
+
 struct RunResult {
   Status status;
   std::vector<std::string> charged;
   std::vector<std::string> end_problems;
   int injected = 0;
+  int route_writes = 0;
 };
 
 // Run `seed` of the campaign: a transition, a migration model and one to
@@ -171,7 +214,10 @@ RunResult RunCampaign(uint64_t seed, bool guarded) {
   auto journal = Journal::Open(":memory:").value();
   // As the controller command runs it: at `from` first, then moved to `to`;
   // where a loss leaves too little room, to the part of `to` that fits.
-  Reconciler reconciler(&harness, journal.get());
+  CheckingRouter router(&sim);
+  ControllerOptions options;
+  options.router = &router;
+  Reconciler reconciler(&harness, journal.get(), options);
   EXPECT_TRUE(reconciler.Reconcile(from).ok());
   RunResult result;
   result.status = reconciler.Reconcile(to);
@@ -187,17 +233,21 @@ RunResult RunCampaign(uint64_t seed, bool guarded) {
     }
   }
   result.charged = harness.charged();
+  result.charged.insert(result.charged.end(), router.charged().begin(),
+                        router.charged().end());
   result.injected = harness.injected();
+  result.route_writes = router.writes();
   return result;
 }
 
 constexpr int kRuns = 60;
 
 TEST(FaultCampaignTest, NoFloorIsBrokenByTheControllerInSixtySeededRuns) {
-  int injected = 0, degraded = 0;
+  int injected = 0, degraded = 0, route_writes = 0;
   for (uint64_t seed = 1; seed <= kRuns; ++seed) {
     RunResult r = RunCampaign(seed, true);
     injected += r.injected;
+    route_writes += r.route_writes;
     EXPECT_EQ(r.charged, std::vector<std::string>{}) << "seed " << seed;
     if (r.status.ok()) {
       EXPECT_EQ(r.end_problems, std::vector<std::string>{}) << "seed " << seed;
@@ -210,6 +260,7 @@ TEST(FaultCampaignTest, NoFloorIsBrokenByTheControllerInSixtySeededRuns) {
   // an error.
   EXPECT_GE(injected, kRuns * 3 / 4);
   EXPECT_LT(degraded, kRuns / 2);
+  EXPECT_GT(route_writes, kRuns * 50);  // the routes were checked
 }
 
 // The campaign can fail: with the controller's writes unchecked (the

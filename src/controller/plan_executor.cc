@@ -198,9 +198,13 @@ Status PlanExecutor::Run(int version, const cluster::TransitionPlan& plan,
     MIGSERVE_ASSIGN_OR_RETURN(cluster::ActionResult result,
                               backend_->WaitAny());
     if (at.in_flight.erase(result.id) == 0) continue;
+    // The cluster as it is now, for the hook (a replica gone since it was
+    // made is not routed) and the next starts; a GPU lost is said once
+    // the action is journaled.
+    Status looked = at.Look(backend_);
     if (result.status.ok()) {
       MIGSERVE_RETURN_IF_ERROR(
-          hooks->Finished(plan.actions[at.index.at(result.id)]));
+          hooks->Finished(plan.actions[at.index.at(result.id)], *at.seen));
     }
     MIGSERVE_RETURN_IF_ERROR(journal_->Mark(
         version, result.id,
@@ -214,7 +218,7 @@ Status PlanExecutor::Run(int version, const cluster::TransitionPlan& plan,
                                     at.done.size(), plan.actions.size(),
                                     at.in_flight.size()));
     }
-    MIGSERVE_RETURN_IF_ERROR(at.Look(backend_));
+    MIGSERVE_RETURN_IF_ERROR(looked);
     if (++finished == options_.stop_after) {
       return Status::Aborted(
           fmt::format("controller stopped after {} actions", finished));

@@ -43,10 +43,11 @@ class ExecutionHooks {
                        const std::map<std::string, double>& capacity,
                        const std::vector<const cluster::Action*>& running) = 0;
   // Told just before `a` starts (with the cluster Guard was asked on), and
-  // once it has finished well.
+  // once it has finished well (with the cluster as it is then).
   virtual Status Starting(const cluster::Action& a,
                           const cluster::ClusterState& seen) = 0;
-  virtual Status Finished(const cluster::Action& a) = 0;
+  virtual Status Finished(const cluster::Action& a,
+                          const cluster::ClusterState& seen) = 0;
 };
 
 struct ExecutorOptions {

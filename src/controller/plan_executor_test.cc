@@ -43,7 +43,7 @@ class RecordingHooks : public ExecutionHooks {
     events.push_back({true, a.id});
     return Status::Ok();
   }
-  Status Finished(const Action& a) override {
+  Status Finished(const Action& a, const cluster::ClusterState&) override {
     events.push_back({false, a.id});
     return Status::Ok();
   }

@@ -92,9 +92,11 @@ void RouteKeeper::Prune(const std::string& service,
   }
 }
 
-Status RouteKeeper::Finished(const Action& a) {
+Status RouteKeeper::Finished(const Action& a,
+                             const cluster::ClusterState& seen) {
   MIGSERVE_RETURN_IF_ERROR(cluster::FinishAction(a, &routed_));
   Reindex(a);
+  Prune(a.replica.service, seen);
   return Sync(a.id, {a.replica.service});
 }
 

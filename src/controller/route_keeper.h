@@ -41,8 +41,10 @@ class RouteKeeper {
   // it, or it failed) in the same write: the route moves off a thinned
   // group before the controller deletes the rest of it (issue 91).
   Status Starting(const cluster::Action& a, const cluster::ClusterState& seen);
-  // Requests reach a replica once it is ready.
-  Status Finished(const cluster::Action& a);
+  // Requests reach a replica once it is ready, unless `seen` shows it gone
+  // already (evicted as it became ready): the route follows `seen` for
+  // a's service, as at a start.
+  Status Finished(const cluster::Action& a, const cluster::ClusterState& seen);
 
   // Routes this keeper changed.
   int changes() const { return changes_; }
