@@ -19,6 +19,7 @@
 #include "cluster/cluster_state.h"
 #include "cluster/routing.h"
 #include "deployment/deployment_json.h"
+#include "deployment/validator.h"
 #include "kube/event_recorder.h"
 #include "kubernetes/export.h"
 #include "proxy/control_plane.h"
@@ -108,6 +109,10 @@ Status RenderConfig(const RouterFlags& flags, CommandContext* context) {
   }
   MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment d,
                             deployment::LoadDeployment(flags.deployment));
+  // The routes are weighted by what each replica declares: one that no
+  // measurement or model bears out is refused (issue 92).
+  MIGSERVE_RETURN_IF_ERROR(deployment::CheckReplicaServices(d));
+  MIGSERVE_RETURN_IF_ERROR(deployment::CheckModelledCredits(d));
   MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState state,
                             cluster::ClusterFromDeployment(d, {}));
   MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.replicas));

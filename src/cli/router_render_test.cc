@@ -69,6 +69,21 @@ TEST(RouterRenderTest, WritesAConfigurationNginxAcceptsWithEveryReplica) {
                       conf + " 2>" + dir + "/t.err";
   EXPECT_EQ(std::system(check.c_str()), 0) << ReadFile(dir + "/t.err").value();
 
+  // A deployment whose replica declares more than any measurement of its
+  // point (150 req/s, which its batch and latency would allow) is refused,
+  // not weighted by (issue 92).
+  nlohmann::json lying = nlohmann::json::parse(ReadFile(day).value());
+  lying["gpus"][0]["instances"][0]["throughput"] = 150;
+  std::string lie = testing::WriteTempFile("lying.json", lying.dump());
+  r = Cli({"router", "--render", "-d", lie, "--replicas", addresses});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(lie + ": gpu 0: instance "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("declares 150 req/s for 'bert-1', more than the "
+                       "101.907 its profile row measured in "
+                       "data/profiles/a100-80gb.csv (built in)"),
+            std::string::npos)
+      << r.err;
+
   // A replica without an address is left out, and said so.
   std::string fewer = testing::WriteTempFile(
       "fewer.csv", csv.substr(0, csv.rfind('\n', csv.size() - 2) + 1));
