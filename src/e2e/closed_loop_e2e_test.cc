@@ -253,13 +253,7 @@ TEST_F(ClosedLoopE2eTest, FollowsADayOfTrafficAndDoesNotFlap) {
   Start(ShippedDeployment("day"));
   const std::string map =
       kube::ServingTargetPath(kNamespace, "migserve-target");
-  ASSERT_TRUE(kube::KubeClient(AdminConfig())
-                  .Create(kube::ServingTargetsPath(kNamespace),
-                          {{"apiVersion", "migserve.io/v1alpha1"},
-                           {"kind", "ServingTarget"},
-                           {"metadata", {{"name", "migserve-target"}}},
-                           {"spec", Json::parse(DeploymentText("day"))}})
-                  .ok());
+  ASSERT_TRUE(CreateTarget("day"));
   // The intent as people write it: the workload as a ServingWorkload,
   // read by the autoscaler under the shipped Role (deploy/base/
   // autoscale.yaml).

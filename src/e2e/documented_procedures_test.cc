@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
-#include <cstdio>
 #include <regex>
 #include <thread>
 
@@ -31,18 +30,6 @@ std::string DocsCommand(const std::string& doc, const std::string& start) {
   return std::regex_replace(command, std::regex("\\s+"), " ");
 }
 
-// Its exit status and what it printed, both streams.
-std::pair<int, std::string> Shell(const std::string& command) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return {-1, "popen failed"};
-  std::string out;
-  char buffer[4096];
-  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
-    out.append(buffer, n);
-  }
-  return {pclose(pipe), out};
-}
-
 // "Drain and remove": the empty target patched in as the docs say, then
 // waited for: the controller deletes every replica and every route's
 // backends, reports Ready at the new generation, and stays up (issue 90:
@@ -65,21 +52,9 @@ TEST_F(DocumentedProceduresTest, DrainAndRemoveEmptiesTheTarget) {
   Watch(controller::MakeGoal(day, empty));
   const std::string path =
       kube::ServingTargetPath(kNamespace, "migserve-target");
-  kube::KubeClient admin(AdminConfig());
-  ASSERT_TRUE(admin
-                  .Create(kube::ServingTargetsPath(kNamespace),
-                          {{"apiVersion", "migserve.io/v1alpha1"},
-                           {"kind", "ServingTarget"},
-                           {"metadata", {{"name", "migserve-target"}}},
-                           {"spec", Json::parse(DeploymentText("day"))}})
-                  .ok());
+  ASSERT_TRUE(CreateTarget("day"));
   CliResult result;
-  std::thread loop([&] {
-    result =
-        Cli({"controller", "--kubeconfig", kubeconfig_, "--target-resource",
-             "migserve-target", "--journal", journal_, "--metrics-port", "0",
-             "--poll-s", "0.01", "--resync-s", "1", "--serving", serving_});
-  });
+  std::thread loop = ControllerOnTheTarget(&result);
   // kubectl as the administrator, the docs' command after its "kubectl".
   const std::string kubectl =
       fmt::format("kubectl --kubeconfig {} --cache-dir {}/kubectl-cache",

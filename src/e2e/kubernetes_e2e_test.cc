@@ -503,12 +503,7 @@ TEST_F(KubernetesE2eTest, AServingTargetGoesFromProgressingToReady) {
   ASSERT_TRUE(admin.Create(kube::ServingTargetsPath(kNamespace), target).ok());
 
   CliResult result;
-  std::thread loop([&] {
-    result =
-        Cli({"controller", "--kubeconfig", kubeconfig_, "--target-resource",
-             "migserve-target", "--journal", journal_, "--metrics-port", "0",
-             "--poll-s", "0.01", "--resync-s", "1", "--serving", serving_});
-  });
+  std::thread loop = ControllerOnTheTarget(&result);
   auto condition = [&](long generation, const char* ready) {
     for (int i = 0; i < 6000; ++i) {
       {
@@ -530,14 +525,7 @@ TEST_F(KubernetesE2eTest, AServingTargetGoesFromProgressingToReady) {
   // Its exit code and what it printed (both streams); nothing without it.
   auto Kubectl = [&](const std::string& args) -> std::pair<int, std::string> {
     if (!has_kubectl) return {0, ""};
-    FILE* pipe = popen((kubectl + args + " 2>&1").c_str(), "r");
-    if (pipe == nullptr) return {-1, "popen failed"};
-    std::string out;
-    char buffer[4096];
-    for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
-      out.append(buffer, n);
-    }
-    return {pclose(pipe), out};
+    return Shell(kubectl + args);
   };
   std::pair<int, std::string> got_day = Kubectl("get servingtargets");
   ASSERT_TRUE(

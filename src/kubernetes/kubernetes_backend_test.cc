@@ -106,6 +106,28 @@ class KubernetesBackendTest : public ::testing::Test {
     return remove;
   }
 
+  // Action `id`: a replica of svc (100 req/s) created on node n's 7g.
+  Action CreateOnSeven(int id) {
+    Action create;
+    create.id = id;
+    create.kind = ActionKind::kCreate;
+    create.at = {{"n", 0}, &A100(), seven_};
+    create.replica = {"svc", 8, 1, 100, 10};
+    return create;
+  }
+
+  // A backend on node n (made here) through the agent's driver, with its
+  // actions' timeout and poll period.
+  std::unique_ptr<KubernetesBackend> BackendOnNode(double action_timeout_s,
+                                                   double poll_s) {
+    PutNode("n");
+    BackendOptions options;
+    options.partition = agent_.get();
+    options.action_timeout_s = action_timeout_s;
+    options.poll_s = poll_s;
+    return std::make_unique<KubernetesBackend>(client_.get(), options);
+  }
+
   // Marks pod `name` Ready, as its kubelet would.
   void MakeReady(const std::string& name) {
     server_.Update(std::string(kPods) + "/" + name,
@@ -240,18 +262,10 @@ TEST_F(KubernetesBackendTest,
 // An action whose pod never becomes Ready fails once its timeout is due,
 // woken by its deadline although nothing changes on the cluster.
 TEST_F(KubernetesBackendTest, AnActionNotDoneInTimeFails) {
-  PutNode("n");
-  BackendOptions options;
-  options.partition = agent_.get();
-  options.action_timeout_s = 0.2;
-  options.poll_s = 60;  // the deadline, not the quiet-spell poll, wakes it
-  KubernetesBackend backend(client_.get(), options);
-  Action create;
-  create.id = 7;
-  create.kind = ActionKind::kCreate;
-  create.at = {{"n", 0}, &A100(), seven_};
-  create.replica = {"svc", 8, 1, 100, 10};
-  ASSERT_TRUE(backend.Start(create).ok());
+  // The deadline, not the quiet-spell poll, wakes it.
+  std::unique_ptr<KubernetesBackend> owned = BackendOnNode(0.2, 60);
+  KubernetesBackend& backend = *owned;
+  ASSERT_TRUE(backend.Start(CreateOnSeven(7)).ok());
   StatusOr<ActionResult> result = backend.WaitAny();
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_EQ(result->id, 7);
@@ -282,18 +296,9 @@ TEST_F(KubernetesBackendTest, AgentRequestsCarryTheLeaseEpoch) {
 // deposed leader waiting on a MIG request ran on for minutes); the fence
 // is asked even though nothing is written.
 TEST_F(KubernetesBackendTest, AWaitEndsFencedOnceTheLeaseIsLost) {
-  PutNode("n");
-  BackendOptions options;
-  options.partition = agent_.get();
-  options.action_timeout_s = 600;
-  options.poll_s = 0.05;
-  KubernetesBackend backend(client_.get(), options);
-  Action create;
-  create.id = 3;
-  create.kind = ActionKind::kCreate;
-  create.at = {{"n", 0}, &A100(), seven_};
-  create.replica = {"svc", 8, 1, 100, 10};
-  ASSERT_TRUE(backend.Start(create).ok());
+  std::unique_ptr<KubernetesBackend> owned = BackendOnNode(600, 0.05);
+  KubernetesBackend& backend = *owned;
+  ASSERT_TRUE(backend.Start(CreateOnSeven(3)).ok());
   const long writes = client_->writes();
   client_->SetFence(
       [] { return Status::FailedPrecondition("fenced: lease lost"); });
@@ -315,18 +320,9 @@ TEST_F(KubernetesBackendTest, AWaitEndsFencedOnceTheLeaseIsLost) {
 // action timeout (issue 91: it waited 900 s, the controller stuck), and
 // the plan goes on.
 TEST_F(KubernetesBackendTest, ACreateWhosePodVanishedUnseenFailsAtOnce) {
-  PutNode("n");
-  BackendOptions options;
-  options.partition = agent_.get();
-  options.action_timeout_s = 60;
-  options.poll_s = 0.05;
-  KubernetesBackend backend(client_.get(), options);
-  Action create;
-  create.id = 4;
-  create.kind = ActionKind::kCreate;
-  create.at = {{"n", 0}, &A100(), seven_};
-  create.replica = {"svc", 8, 1, 100, 10};
-  ASSERT_TRUE(backend.Start(create).ok());
+  std::unique_ptr<KubernetesBackend> owned = BackendOnNode(60, 0.05);
+  KubernetesBackend& backend = *owned;
+  ASSERT_TRUE(backend.Start(CreateOnSeven(4)).ok());
   const std::string name =
       ReplicaName("svc", "n", 0, A100().profiles[seven_.profile], 0);
   ASSERT_TRUE(server_.Get(std::string(kPods) + "/" + name));

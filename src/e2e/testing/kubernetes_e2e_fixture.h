@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
@@ -37,6 +38,7 @@
 #include "deployment/deployment_json.h"
 #include "deployment/testing/shipped.h"
 #include "kube/pod_ready.h"
+#include "kube/serving_target.h"
 #include "kube/testing/api_server_standin.h"
 #include "kube/testing/fake_kubelet.h"
 #include "kube/testing/test_certificate.h"
@@ -272,6 +274,42 @@ class KubernetesE2eTest : public ::testing::Test {
         last = spec;
       }
     });
+  }
+
+  // Creates the ServingTarget migserve-target, its spec the shipped
+  // deployment `name`, as the cluster's administrator.
+  bool CreateTarget(const std::string& name) {
+    return kube::KubeClient(AdminConfig())
+        .Create(kube::ServingTargetsPath(kNamespace),
+                {{"apiVersion", "migserve.io/v1alpha1"},
+                 {"kind", "ServingTarget"},
+                 {"metadata", {{"name", "migserve-target"}}},
+                 {"spec", Json::parse(DeploymentText(name))}})
+        .ok();
+  }
+
+  // A `migserve controller` following the ServingTarget migserve-target
+  // until SIGTERM, on a thread of its own, its result in `*result`.
+  std::thread ControllerOnTheTarget(CliResult* result) {
+    return std::thread([this, result] {
+      *result =
+          Cli({"controller", "--kubeconfig", kubeconfig_, "--target-resource",
+               "migserve-target", "--journal", journal_, "--metrics-port", "0",
+               "--poll-s", "0.01", "--resync-s", "1", "--serving", serving_});
+    });
+  }
+
+  // Runs `command` in a shell: its exit status and what it printed, both
+  // streams (a real kubectl's, say).
+  static std::pair<int, std::string> Shell(const std::string& command) {
+    FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+    if (pipe == nullptr) return {-1, "popen failed"};
+    std::string out;
+    char buffer[4096];
+    for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
+      out.append(buffer, n);
+    }
+    return {pclose(pipe), out};
   }
 
   // The pods a test forges are named forged-N.
