@@ -36,9 +36,7 @@ StatusOr<deployment::Deployment> ReadTarget(
   MIGSERVE_ASSIGN_OR_RETURN(std::string text, store.read());
   MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment target,
                             deployment::ParseDeployment(text, store.name));
-  MIGSERVE_RETURN_IF_ERROR(
-      deployment::CheckDeclaredThroughputs(target, profiles));
-  MIGSERVE_RETURN_IF_ERROR(deployment::CheckModelledCredits(target));
+  MIGSERVE_RETURN_IF_ERROR(deployment::CheckDeclaredCredits(target, &profiles));
   return target;
 }
 

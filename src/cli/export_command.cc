@@ -2,6 +2,8 @@
 //     [--serving F] -o DIR
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "boundary/input_file.h"
 #include "boundary/plain_name.h"
 #include "cli/command.h"
@@ -164,12 +166,13 @@ Status RunExport(const ExportFlags& flags, CommandContext* context) {
   // Routes are weighted by each replica's declared throughput: one that
   // declares more than its row measured (the profiles given, else the
   // shipped ones) or an LLM replica past its slice's peaks is refused.
+  std::optional<profile::ProfileTable> profiles;
   if (!flags.profiles.empty()) {
-    MIGSERVE_ASSIGN_OR_RETURN(profile::ProfileTable profiles,
+    MIGSERVE_ASSIGN_OR_RETURN(profiles,
                               profile::LoadProfileCsv(flags.profiles));
-    MIGSERVE_RETURN_IF_ERROR(deployment::CheckDeclaredThroughputs(d, profiles));
   }
-  MIGSERVE_RETURN_IF_ERROR(deployment::CheckModelledCredits(d));
+  MIGSERVE_RETURN_IF_ERROR(
+      deployment::CheckDeclaredCredits(d, profiles ? &*profiles : nullptr));
   MIGSERVE_ASSIGN_OR_RETURN(
       cluster::ClusterState state,
       cluster::ClusterFromDeployment(d, {flags.gpus_per_node, 0}));

@@ -112,7 +112,7 @@ Status RenderConfig(const RouterFlags& flags, CommandContext* context) {
   // The routes are weighted by what each replica declares: one that no
   // measurement or model bears out is refused (issue 92).
   MIGSERVE_RETURN_IF_ERROR(deployment::CheckReplicaServices(d));
-  MIGSERVE_RETURN_IF_ERROR(deployment::CheckModelledCredits(d));
+  MIGSERVE_RETURN_IF_ERROR(deployment::CheckDeclaredCredits(d, nullptr));
   MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState state,
                             cluster::ClusterFromDeployment(d, {}));
   MIGSERVE_ASSIGN_OR_RETURN(std::string text, ReadFile(flags.replicas));

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "boundary/number.h"
 #include "cli/flag_checks.h"
 #include "cluster/inventory.h"
@@ -53,16 +55,14 @@ StatusOr<TransitionInputs> LoadTransition(const TransitionFlags& flags) {
   for (const deployment::Deployment* d : {&in.from, &in.to}) {
     MIGSERVE_RETURN_IF_ERROR(deployment::CheckReplicaServices(*d));
   }
+  std::optional<profile::ProfileTable> profiles;
   if (!flags.profiles.empty()) {
-    MIGSERVE_ASSIGN_OR_RETURN(profile::ProfileTable profiles,
+    MIGSERVE_ASSIGN_OR_RETURN(profiles,
                               profile::LoadProfileCsv(flags.profiles));
-    for (const deployment::Deployment* d : {&in.from, &in.to}) {
-      MIGSERVE_RETURN_IF_ERROR(
-          deployment::CheckDeclaredThroughputs(*d, profiles));
-    }
   }
   for (const deployment::Deployment* d : {&in.from, &in.to}) {
-    MIGSERVE_RETURN_IF_ERROR(deployment::CheckModelledCredits(*d));
+    MIGSERVE_RETURN_IF_ERROR(
+        deployment::CheckDeclaredCredits(*d, profiles ? &*profiles : nullptr));
   }
   if (!flags.inventory.empty()) {
     if (flags.nodes > 0 || flags.spare_gpus > 0) {

@@ -410,4 +410,12 @@ Status CheckModelledCredits(const Deployment& deployment) {
   });
 }
 
+Status CheckDeclaredCredits(const Deployment& deployment,
+                            const profile::ProfileTable* profiles) {
+  if (profiles != nullptr) {
+    MIGSERVE_RETURN_IF_ERROR(CheckDeclaredThroughputs(deployment, *profiles));
+  }
+  return CheckModelledCredits(deployment);
+}
+
 }  // namespace migserve::deployment

@@ -71,6 +71,12 @@ Status CheckDeclaredThroughputs(const Deployment& deployment,
 // plan, simulate and export without -p).
 Status CheckModelledCredits(const Deployment& deployment);
 
+// What every reader of a deployment asks before it counts the declared
+// credits: CheckDeclaredThroughputs against `profiles` (the user's, when
+// given: a refusal names them first), then CheckModelledCredits.
+Status CheckDeclaredCredits(const Deployment& deployment,
+                            const profile::ProfileTable* profiles);
+
 }  // namespace migserve::deployment
 
 #endif  // MIGSERVE_DEPLOYMENT_VALIDATOR_H_

@@ -34,13 +34,9 @@ TargetSource::TargetSource(const TargetOptions& options,
 
 StatusOr<deployment::Deployment> TargetSource::Load() {
   StatusOr<deployment::Deployment> target = Read();
-  // The user's profiles first, so that a refusal names them.
-  if (target.ok() && options_.profiles) {
-    MIGSERVE_RETURN_IF_ERROR(
-        deployment::CheckDeclaredThroughputs(*target, *options_.profiles));
-  }
   if (target.ok()) {
-    MIGSERVE_RETURN_IF_ERROR(deployment::CheckModelledCredits(*target));
+    MIGSERVE_RETURN_IF_ERROR(
+        deployment::CheckDeclaredCredits(*target, options_.profiles.get()));
   }
   return target;
 }

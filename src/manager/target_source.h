@@ -29,7 +29,8 @@ struct TargetOptions {
   double resync_s = 30;                 // the longest Wait
   double status_period_s = 1;           // a ServingTarget's status updates
   // When set, a target whose replica declares more throughput than its
-  // profile row measured is refused (deployment::CheckDeclaredThroughputs).
+  // profile row measured is refused, these rows named (the shipped ones
+  // are asked either way: deployment::CheckDeclaredCredits).
   std::shared_ptr<const profile::ProfileTable> profiles;
 
   // InvalidArgument unless exactly one of file, resource and configmap is
