@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <thread>
+#include <vector>
 
 #include "boundary/json_fields.h"
 #include "kube/labels.h"
@@ -87,12 +88,9 @@ MigStatus NodeAgent::Carry(int index, const MigRequest& request) {
 }
 
 std::optional<std::string> NodeAgent::Answer(int index,
-                                             const std::string& request,
+                                             const StatusOr<MigRequest>& parsed,
                                              const std::string& answered,
                                              long newest) {
-  std::string key = kubernetes::RequestKey(index);
-  auto parsed = kubernetes::ParseRequest(request, driver_->model(index),
-                                         "annotation " + key);
   if (!parsed.ok()) {
     // Refused, not carried out: answered once (the same refusal again would
     // only patch the node to what it already says).
@@ -120,31 +118,31 @@ std::optional<std::string> NodeAgent::Answer(int index,
   return FormatStatus(status);
 }
 
-long NodeAgent::NewestEpoch(const nlohmann::json& node) const {
-  long newest = applied_epoch_;
-  for (int i = 0; i < driver_->gpu_count(); ++i) {
-    auto request = kubernetes::ParseRequest(
-        Annotation(node, kubernetes::RequestKey(i)), driver_->model(i), "");
-    if (request.ok()) newest = std::max(newest, request->epoch);
-  }
-  return newest;
-}
-
 Status NodeAgent::Handle(const nlohmann::json& node) {
   // A Node deleted and registered again comes back without the layouts:
   // report them, or its GPUs stay unknown to the controller.
   if (Annotation(node, kubernetes::kAnnotationLayouts).empty()) {
     MIGSERVE_RETURN_IF_ERROR(Report());
   }
-  kube::Annotations notes;
-  // A request older than any the node shows (the successor's first write
-  // on another GPU, say) or than one carried out is a replaced leader's.
-  const long newest = NewestEpoch(node);
+  // Each GPU's request, read once; a request older than any the node
+  // shows (the successor's first write on another GPU, say) or than one
+  // carried out is a replaced leader's.
+  std::vector<std::optional<StatusOr<MigRequest>>> requests(
+      driver_->gpu_count());
+  long newest = applied_epoch_;
   for (int i = 0; i < driver_->gpu_count(); ++i) {
-    std::string request = Annotation(node, kubernetes::RequestKey(i));
-    if (request.empty()) continue;
-    std::optional<std::string> answer =
-        Answer(i, request, Annotation(node, kubernetes::StatusKey(i)), newest);
+    std::string key = kubernetes::RequestKey(i);
+    std::string text = Annotation(node, key);
+    if (text.empty()) continue;
+    requests[i] =
+        kubernetes::ParseRequest(text, driver_->model(i), "annotation " + key);
+    if (requests[i]->ok()) newest = std::max(newest, (*requests[i])->epoch);
+  }
+  kube::Annotations notes;
+  for (int i = 0; i < driver_->gpu_count(); ++i) {
+    if (!requests[i]) continue;
+    std::optional<std::string> answer = Answer(
+        i, *requests[i], Annotation(node, kubernetes::StatusKey(i)), newest);
     if (answer) notes.SetIndexed(kubernetes::kAnnotationMigStatus, i, *answer);
   }
   if (notes.empty()) return Status::Ok();

@@ -45,17 +45,17 @@ class NodeAgent {
   Status Run(const std::atomic<bool>& stop);
 
  private:
-  // The status to write for GPU `index`'s request text, given the status it
-  // has; nullopt when that already answers it. A request that does not
-  // parse (a nonce that is not a string, a start that is not a slice) is
-  // refused with a status naming the field, never carried out; so is one
-  // of a Lease epoch older than `newest` (a replaced leader's: issue 91).
-  std::optional<std::string> Answer(int index, const std::string& request,
-                                    const std::string& answered, long newest);
-  // The newest Lease epoch of `node`'s requests and of the requests this
-  // agent has carried out since it started (a Lease deleted and made again
+  // The status to write for GPU `index`'s request as parsed, given the
+  // status it has; nullopt when that already answers it. A request that
+  // does not parse (a nonce that is not a string, a start that is not a
+  // slice) is refused with a status naming the field, never carried out;
+  // so is one of a Lease epoch older than `newest`, the newest of the
+  // node's requests and of those this agent has carried out since it
+  // started (a replaced leader's: issue 91; a Lease deleted and made again
   // starts its epochs over: agents started since take them).
-  long NewestEpoch(const nlohmann::json& node) const;
+  std::optional<std::string> Answer(
+      int index, const StatusOr<kubernetes::MigRequest>& parsed,
+      const std::string& answered, long newest);
   // Applies one request; returns the status to report.
   kubernetes::MigStatus Carry(int index, const kubernetes::MigRequest& request);
   Status RestartDevicePlugin();
