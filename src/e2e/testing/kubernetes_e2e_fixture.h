@@ -353,15 +353,6 @@ class KubernetesE2eTest : public ::testing::Test {
     return options;
   }
 
-  // What a gateway does with the live routes now: per service, the group
-  // Services its HTTPRoute weighs, each spreading its share over the ready
-  // pods it selects. Records each service whose routed capacity is below
-  // its floor (some replica then gets more than its throughput), and
-  // charges the controller with a change of `changed` (a pod's name, else
-  // a route's or Service's path), of `changed_service`, that took that
-  // service's routed capacity lower than it was and below its floor unless
-  // the test made it (ByTheHarness): issue 91, the controller deleted the
-  // rest of a group someone had thinned while its route still weighed it.
   // What the checks read of a pod: its metadata (as `object`), whether it
   // has a status and whether it is Ready. The checks run at every change:
   // a copy of whole pods each time would cost more than the transition.
@@ -380,6 +371,15 @@ class KubernetesE2eTest : public ::testing::Test {
     return pods;
   }
 
+  // What a gateway does with the live routes now: per service, the group
+  // Services its HTTPRoute weighs, each spreading its share over the ready
+  // pods it selects. Records each service whose routed capacity is below
+  // its floor (some replica then gets more than its throughput), and
+  // charges the controller with a change of `changed` (a pod's name, else
+  // a route's or Service's path), of `changed_service`, that took that
+  // service's routed capacity lower than it was and below its floor unless
+  // the test made it (ByTheHarness): issue 91, the controller deleted the
+  // rest of a group someone had thinned while its route still weighed it.
   void CheckRoutes(const std::string& changed,
                    const std::string& changed_service) {
     std::vector<PodView> pods = Pods();
@@ -413,7 +413,7 @@ class KubernetesE2eTest : public ::testing::Test {
       }
       double floor = goal_.Floor(service);
       double routed = cluster::RoutedCapacity(route);
-      bool below = routed < floor * (1 - 1e-4) - 1e-6;
+      bool below = BelowFloor(routed, floor);
       if (below) {
         violations_.push_back(
             fmt::format("{}: routed capacity {:.6g} below its floor {:.6g}",
@@ -532,7 +532,7 @@ class KubernetesE2eTest : public ::testing::Test {
       double floor = goal_.Floor(service);
       if (service == changed_service && harness_pods_.count(changed) == 0 &&
           Seeable() && capacity[service] < had - 1e-6 &&
-          capacity[service] < floor * (1 - 1e-4) - 1e-6) {
+          BelowFloor(capacity[service], floor)) {
         charged_.push_back(
             fmt::format("{}: pod {} took it from {:.6g} to {:.6g} req/s, "
                         "below its floor {:.6g}",
@@ -547,6 +547,12 @@ class KubernetesE2eTest : public ::testing::Test {
       }
     }
     if (!capacity.count(changed_service)) last_capacity_[changed_service] = 0;
+  }
+
+  // Whether `capacity` is below `floor`, beyond the routes' integer weights
+  // and the credits' rounding.
+  static bool BelowFloor(double capacity, double floor) {
+    return capacity < floor * (1 - 1e-4) - 1e-6;
   }
 
   // Whether the controller could have seen the harness's last change by
