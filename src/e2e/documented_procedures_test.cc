@@ -33,8 +33,9 @@ std::string DocsCommand(const std::string& doc, const std::string& start) {
 // "Drain and remove": the empty target patched in as the docs say, then
 // waited for: the controller deletes every replica and every route's
 // backends, reports Ready at the new generation, and stays up (issue 90:
-// an empty target crashed the autoscaler; the crash is the first thing a
-// procedure test finds).
+// the same empty target crashed `optimize --from` and the autoscaler,
+// OptimizeFromCliTest.FromAnEmptyClusterEveryGpuIsNew; here the
+// controller takes it).
 TEST_F(DocumentedProceduresTest, DrainAndRemoveEmptiesTheTarget) {
   if (std::system("command -v kubectl >/dev/null 2>&1") != 0) {
     GTEST_SKIP() << "no kubectl";
