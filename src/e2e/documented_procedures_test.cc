@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <filesystem>
 #include <regex>
 #include <thread>
 
@@ -13,6 +14,7 @@
 #include "cli/cli_test_util.h"
 #include "e2e/testing/kubernetes_e2e_fixture.h"
 #include "kube/serving_target.h"
+#include "util/interrupt.h"
 
 namespace migserve::e2e {
 namespace {
@@ -28,6 +30,16 @@ std::string DocsCommand(const std::string& doc, const std::string& start) {
   size_t end = text.find('`', at + 1);
   std::string command = text.substr(at + 1, end - at - 1);
   return std::regex_replace(command, std::regex("\\s+"), " ");
+}
+
+// The shell block of `doc` whose first line starts with `start`, up to its
+// closing fence.
+std::string DocsBlock(const std::string& doc, const std::string& start) {
+  std::string text = ReadFile(testing::SourcePath(doc)).value();
+  size_t at = text.find("```sh\n" + start);
+  if (at == std::string::npos) return "";
+  at += 6;
+  return text.substr(at, text.find("```", at) - at);
 }
 
 // "Drain and remove": the empty target patched in as the docs say, then
@@ -101,6 +113,105 @@ TEST_F(DocumentedProceduresTest, DrainAndRemoveEmptiesTheTarget) {
   Json status = server_.Get(path).value()["status"];
   EXPECT_EQ(status["observedGeneration"], 2);
   EXPECT_EQ(status["gpusHeld"], 0);
+}
+
+// "Then give the autoscaler its inputs, and the controller its target":
+// the docs' block as a reader pastes it, P.csv, W.yaml and D.json the
+// shipped day, with the real kubectl and the built migserve; the
+// controller (which exits while no target exists, its pod restarting
+// until there is one) runs from the target's apply to the end of the
+// `kubectl wait`. The cluster starts at night, so the wait ends only once
+// the controller has moved it to day.
+TEST_F(DocumentedProceduresTest, TheInputsAndTheTargetAsTheDocsGiveThem) {
+  if (std::system("command -v kubectl >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "no kubectl";
+  }
+  const std::string block =
+      DocsBlock("docs/kubernetes.md", "kubectl create configmap");
+  const size_t wait_at = block.find("\nkubectl wait ");
+  ASSERT_NE(wait_at, std::string::npos)
+      << "docs/kubernetes.md: the target's block or its wait is gone";
+  const std::string dir = testing::TempDir() + "/docs-target";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const auto& [name, source] :
+       {std::pair{"P.csv", "data/profiles/a100-80gb.csv"},
+        std::pair{"W.yaml", "data/workloads/day.yaml"},
+        std::pair{"D.json", "data/deployments/day.json"}}) {
+    std::filesystem::copy_file(testing::SourcePath(source), dir + "/" + name);
+  }
+  // kubectl as the administrator and migserve as built, under the names
+  // the docs use.
+  const std::string preamble = fmt::format(
+      "set -e\ncd {}\n"
+      "kubectl() {{ command kubectl --kubeconfig {} --cache-dir "
+      "{}/kubectl-cache \"$@\"; }}\nmigserve() {{ {} \"$@\"; }}\n",
+      dir, Kubeconfig("docs-kubeconfig", kToken), dir, MIGSERVE_BINARY);
+  auto run = [&](const std::string& name, const std::string& commands) {
+    std::string script = testing::WriteTempFile(name, preamble + commands);
+    return Shell("bash " + script);
+  };
+  deployment::Deployment night = ShippedDeployment("night"),
+                         day = ShippedDeployment("day");
+  Start(night);
+  Watch(controller::MakeGoal(night, day));
+  std::pair<int, std::string> given =
+      run("docs-inputs.sh", block.substr(0, wait_at + 1));
+  CliResult result;
+  std::thread loop = ControllerOnTheTarget(&result);
+  // The docs wait up to 30 minutes for a real cluster's replicas; the
+  // stand-in's are Ready at once, so a wait that does not end within two
+  // is a failure, not a slow cluster.
+  std::string wait = block.substr(wait_at + 1);
+  const size_t timeout_at = wait.find("--timeout=30m");
+  ASSERT_NE(timeout_at, std::string::npos) << wait;
+  wait.replace(timeout_at, 13, "--timeout=120s");
+  std::pair<int, std::string> waited = run("docs-wait.sh", wait);
+  std::raise(SIGTERM);
+  loop.join();
+  ClearInterrupt();  // the files below are read after the controller's stop
+  ASSERT_EQ(given.first, 0) << given.second;
+  for (const char* said :
+       {"configmap/migserve-autoscale-inputs created",
+        "servingworkload.migserve.io/migserve-workload created",
+        "servingtarget.migserve.io/migserve-target created"}) {
+    EXPECT_NE(given.second.find(said), std::string::npos) << given.second;
+  }
+  EXPECT_EQ(waited.first, 0) << waited.second << result.err;
+  EXPECT_NE(waited.second.find("condition met"), std::string::npos)
+      << waited.second;
+  EXPECT_EQ(result.code, 0) << result.err;
+  EXPECT_EQ(Charged(), std::vector<std::string>{});
+  // What was applied is what the files say.
+  Json inputs = server_
+                    .Get(
+                        "/api/v1/namespaces/migserve/configmaps/"
+                        "migserve-autoscale-inputs")
+                    .value();
+  EXPECT_EQ(inputs["data"]["profiles.csv"], ReadFile(dir + "/P.csv").value());
+  Json workload = server_
+                      .Get(
+                          "/apis/migserve.io/v1alpha1/namespaces/"
+                          "migserve-replicas/servingworkloads/"
+                          "migserve-workload")
+                      .value();
+  EXPECT_EQ(workload["spec"]["services"].size(), 5u) << workload.dump();
+  Json target =
+      server_.Get(kube::ServingTargetPath(kNamespace, "migserve-target"))
+          .value();
+  EXPECT_EQ(target["spec"]["gpus"].size(), day.gpus.size());
+  EXPECT_EQ(target["status"]["observedGeneration"], 1);
+  // The cluster is at day: a replica pod per replica of day's.
+  int replicas = 0, want = 0;
+  for (const Json& pod : server_.List(kPods)) {
+    replicas += !k8s::Label(pod, k8s::kLabelService).empty();
+  }
+  for (const deployment::DeployedGpu& g : day.gpus) {
+    for (const deployment::PlacedInstance& i : g.instances) {
+      want += i.service.has_value();
+    }
+  }
+  EXPECT_EQ(replicas, want);
 }
 
 }  // namespace

@@ -51,6 +51,7 @@
 #include "kubernetes/testing/dra_scheduler.h"
 #include "manager/journal_pod_ledger.h"
 #include "mig/testing/gpus.h"
+#include "util/interrupt.h"
 #include "util/test_util.h"
 
 namespace migserve::e2e {
@@ -139,6 +140,9 @@ class KubernetesE2eTest : public ::testing::Test {
   ~KubernetesE2eTest() override {
     stop_ = true;
     for (std::thread& t : agents_) t.join();
+    // A test that stops its controller with SIGTERM leaves the process
+    // interrupted; the next test's reads would stop at once.
+    ClearInterrupt();
   }
 
   // The cluster administrator's view, for what happens to the cluster

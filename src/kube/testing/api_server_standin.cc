@@ -512,6 +512,9 @@ void ApiServerStandIn::HandleGet(const httplib::Request& req,
     if (std::optional<Json> found = Discovery(objects_, req.path)) {
       return Reply(res, 200, *found);
     }
+    if (std::optional<Json> found = OpenApiV3(objects_, req.path)) {
+      return Reply(res, 200, *found);
+    }
     bool defined = false;
     custom = FindCustomResource(objects_, ref, &defined);
     if (defined && !custom) ref.ok = false;

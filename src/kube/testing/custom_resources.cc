@@ -463,4 +463,76 @@ std::optional<Json> Discovery(const std::map<std::string, Json>& objects,
   return ResourceList(path.substr(6), resources);
 }
 
+namespace {
+
+// A group version's OpenAPI v3 document: per resource its item path and
+// the PATCH operation on it.
+Json GroupVersionSpec(const std::string& group, const std::string& version,
+                      const Json& resources) {
+  Json paths = Json::object();
+  const std::string prefix =
+      group.empty() ? "/api/" + version : "/apis/" + group + "/" + version;
+  for (const Json& r : resources) {
+    const std::string plural = r["name"];
+    if (plural.find('/') != std::string::npos) continue;  // a subresource
+    Json parameters = Json::array();
+    for (const char* name : {"dryRun", "fieldManager", "fieldValidation"}) {
+      parameters.push_back({{"name", name},
+                            {"in", "query"},
+                            {"schema", {{"type", "string"}}},
+                            {"uniqueItems", true}});
+    }
+    paths[prefix + (r["namespaced"] ? "/namespaces/{namespace}/" : "/") +
+          plural + "/{name}"] = {
+        {"patch",
+         {{"operationId", "patch" + r["kind"].get<std::string>()},
+          {"parameters", parameters},
+          {"x-kubernetes-action", "patch"},
+          {"x-kubernetes-group-version-kind",
+           {{"group", group}, {"version", version}, {"kind", r["kind"]}}}}}};
+  }
+  return {{"openapi", "3.0.0"},
+          {"info", {{"title", "Kubernetes"}, {"version", "unversioned"}}},
+          {"paths", paths}};
+}
+
+}  // namespace
+
+std::optional<Json> OpenApiV3(const std::map<std::string, Json>& objects,
+                              const std::string& path) {
+  constexpr std::string_view kRoot = "/openapi/v3";
+  if (path.rfind(kRoot, 0) != 0) return std::nullopt;
+  // (group, version) -> the resources discovery lists there.
+  std::map<std::pair<std::string, std::string>, Json> versions;
+  versions[{"", "v1"}] = CoreResources();
+  for (const CustomResource& r : CustomResources(objects)) {
+    Json& list = versions[{r.group, r.version}];
+    list.push_back(
+        {{"name", r.plural}, {"namespaced", r.namespaced}, {"kind", r.kind}});
+  }
+  auto relative = [](const std::pair<std::string, std::string>& gv) {
+    return gv.first.empty() ? "api/" + gv.second
+                            : "apis/" + gv.first + "/" + gv.second;
+  };
+  if (path == kRoot) {
+    Json index = Json::object();
+    for (const auto& [gv, resources] : versions) {
+      // The hash is what a client's cache keys on: the document's own.
+      const std::string doc =
+          GroupVersionSpec(gv.first, gv.second, resources).dump();
+      index[relative(gv)] = {
+          {"serverRelativeURL",
+           fmt::format("{}/{}?hash={:016X}", kRoot, relative(gv),
+                       std::hash<std::string>()(doc))}};
+    }
+    return Json{{"paths", index}};
+  }
+  for (const auto& [gv, resources] : versions) {
+    if (path == std::string(kRoot) + "/" + relative(gv)) {
+      return GroupVersionSpec(gv.first, gv.second, resources);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace migserve::kube

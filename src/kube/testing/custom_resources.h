@@ -68,6 +68,18 @@ std::optional<nlohmann::json> Discovery(
     const std::map<std::string, nlohmann::json>& objects,
     const std::string& path);
 
+// OpenAPI v3 as kubectl reads it to learn whether the server validates
+// fields itself (cli-runtime's query-param verifier: `kubectl apply` and
+// `create` send fieldValidation=Strict only where a PATCH operation of the
+// kind lists that parameter, and otherwise refuse to go on without
+// --validate=false): /openapi/v3, the index of group versions, and
+// /openapi/v3/api/v1 or /openapi/v3/apis/GROUP/VERSION, each resource's
+// item path with its PATCH operation, its kind and the query parameters
+// the stand-in honours; nullopt for another path.
+std::optional<nlohmann::json> OpenApiV3(
+    const std::map<std::string, nlohmann::json>& objects,
+    const std::string& path);
+
 }  // namespace migserve::kube
 
 #endif  // MIGSERVE_KUBE_TESTING_CUSTOM_RESOURCES_H_
