@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <algorithm>
+
 #include "boundary/input_file.h"
 #include "kube/kube_client.h"
 #include "kube/testing/api_server_standin.h"
@@ -151,10 +153,34 @@ TEST_F(StandInCustomResourcesTest, AResourceNoDefinitionServesIsNotFound) {
   EXPECT_FALSE(refused.ok());
 }
 
+// What the API server's controllers delete with an object: a definition's
+// custom resources, a namespace's objects; the rest stays.
+TEST_F(StandInCustomResourcesTest, ADeletionTakesWhatDependsOnIt) {
+  ASSERT_TRUE(client_->Create(kTargets, Target(0)).ok());
+  server_.Put("/api/v1/namespaces/replicas/configmaps/a", Json::object());
+  server_.Put("/api/v1/namespaces/other/configmaps/b", Json::object());
+  ASSERT_TRUE(
+      client_
+          ->Delete("/apis/apiextensions.k8s.io/v1/"
+                   "customresourcedefinitions/servingtargets.migserve.io")
+          .ok());
+  EXPECT_FALSE(server_.Get(std::string(kTargets) + "/day"));
+  EXPECT_TRUE(server_.Get("/api/v1/namespaces/replicas/configmaps/a"));
+  server_.Put("/api/v1/namespaces/replicas", Json::object());
+  ASSERT_TRUE(client_->Delete("/api/v1/namespaces/replicas").ok());
+  EXPECT_FALSE(server_.Get("/api/v1/namespaces/replicas/configmaps/a"));
+  EXPECT_TRUE(server_.Get("/api/v1/namespaces/other/configmaps/b"));
+}
+
 TEST_F(StandInCustomResourcesTest, DiscoveryAndPrinterColumns) {
   auto groups = client_->Get("/apis");
   ASSERT_TRUE(groups.ok());
-  EXPECT_EQ((*groups)["groups"][0]["name"], "migserve.io");
+  // The custom resources' group beside the built-in ones (apps, rbac, ...).
+  std::vector<std::string> served;
+  for (const auto& g : (*groups)["groups"]) served.push_back(g["name"]);
+  EXPECT_NE(std::find(served.begin(), served.end(), "migserve.io"),
+            served.end());
+  EXPECT_NE(std::find(served.begin(), served.end(), "apps"), served.end());
   auto resources = client_->Get("/apis/migserve.io/v1alpha1");
   ASSERT_TRUE(resources.ok());
   EXPECT_EQ((*resources)["resources"][0]["name"], "servingtargets");

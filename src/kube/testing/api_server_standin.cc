@@ -784,6 +784,32 @@ void ApiServerStandIn::HandleDelete(const httplib::Request& req,
       }
     }
   }
+  // What goes with it, as the API server's controllers delete it: a
+  // namespace's objects, and a definition's custom resources. (The real
+  // ones go after the answer, the namespace Terminating meanwhile; here
+  // before it.)
+  std::vector<std::string> with;
+  const bool is_namespace =
+      ref.prefix == "/api/v1" && ref.resource == "namespaces";
+  const bool is_definition = ref.prefix == "/apis/apiextensions.k8s.io/v1" &&
+                             ref.resource == "customresourcedefinitions";
+  const Json spec = object.value("spec", Json::object());
+  const std::string group = spec.value("group", "");
+  const std::string plural =
+      spec.value("names", Json::object()).value("plural", "");
+  for (const auto& [path, stored] : objects_) {
+    ApiPath other = ParseApiPath(path);
+    if ((is_namespace && other.ns == ref.name) ||
+        (is_definition && other.Group() == group && other.resource == plural)) {
+      with.push_back(path);
+    }
+  }
+  for (const std::string& path : with) {
+    if (!lock.owns_lock()) lock.lock();
+    auto gone = objects_.find(path);
+    if (gone != objects_.end()) Store(path, gone->second, "DELETED", &lock);
+  }
+  if (!lock.owns_lock()) lock.lock();
   Store(ref.ObjectPath(), object, "DELETED", &lock);
   Reply(res, 200, {{"kind", "Status"}, {"status", "Success"}});
 }

@@ -207,22 +207,49 @@ Json ResourceList(const std::string& group_version, const Json& resources) {
 const std::vector<std::string> kVerbs = {"create", "delete", "get",  "list",
                                          "patch",  "update", "watch"};
 
-// The core resources the stand-in's users read and write.
-Json CoreResources() {
-  Json resources = Json::array();
-  for (auto [name, kind, namespaced] :
-       {std::tuple{"pods", "Pod", true},
-        std::tuple{"configmaps", "ConfigMap", true},
-        std::tuple{"services", "Service", true},
-        std::tuple{"events", "Event", true}, std::tuple{"nodes", "Node", false},
-        std::tuple{"namespaces", "Namespace", false}}) {
-    resources.push_back({{"name", name},
-                         {"singularName", ""},
-                         {"namespaced", namespaced},
-                         {"kind", kind},
-                         {"verbs", kVerbs}});
+// The built-in resources the stand-in serves, by (group, version) (""
+// for the core group): what its users read and write, and what the
+// install applies (kubectl maps each kind to its resource through
+// discovery before it sends anything). Objects of every kind are stored
+// alike; no built-in kind's schema is checked.
+std::map<std::pair<std::string, std::string>, Json> BuiltinResources() {
+  struct Resource {
+    const char* group;
+    const char* plural;
+    const char* kind;
+    bool namespaced;
+  };
+  static const Resource kAll[] = {
+      {"", "pods", "Pod", true},
+      {"", "configmaps", "ConfigMap", true},
+      {"", "services", "Service", true},
+      {"", "serviceaccounts", "ServiceAccount", true},
+      {"", "persistentvolumeclaims", "PersistentVolumeClaim", true},
+      {"", "events", "Event", true},
+      {"", "nodes", "Node", false},
+      {"", "namespaces", "Namespace", false},
+      {"apps", "deployments", "Deployment", true},
+      {"apps", "daemonsets", "DaemonSet", true},
+      {"rbac.authorization.k8s.io", "roles", "Role", true},
+      {"rbac.authorization.k8s.io", "rolebindings", "RoleBinding", true},
+      {"rbac.authorization.k8s.io", "clusterroles", "ClusterRole", false},
+      {"rbac.authorization.k8s.io", "clusterrolebindings", "ClusterRoleBinding",
+       false},
+      {"admissionregistration.k8s.io", "validatingadmissionpolicies",
+       "ValidatingAdmissionPolicy", false},
+      {"admissionregistration.k8s.io", "validatingadmissionpolicybindings",
+       "ValidatingAdmissionPolicyBinding", false},
+      {"apiextensions.k8s.io", "customresourcedefinitions",
+       "CustomResourceDefinition", false}};
+  std::map<std::pair<std::string, std::string>, Json> out;
+  for (const Resource& r : kAll) {
+    out[{r.group, "v1"}].push_back({{"name", r.plural},
+                                    {"singularName", ""},
+                                    {"namespaced", r.namespaced},
+                                    {"kind", r.kind},
+                                    {"verbs", kVerbs}});
   }
-  return resources;
+  return out;
 }
 
 }  // namespace
@@ -423,11 +450,21 @@ std::optional<Json> Discovery(const std::map<std::string, Json>& objects,
         {"serverAddressByClientCIDRs",
          {{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", "127.0.0.1"}}}}};
   }
-  if (path == "/api/v1") return ResourceList("v1", CoreResources());
+  const std::map<std::pair<std::string, std::string>, Json> builtin =
+      BuiltinResources();
+  if (path == "/api/v1") return ResourceList("v1", builtin.at({"", "v1"}));
+  for (const auto& [gv, resources] : builtin) {
+    if (!gv.first.empty() && path == "/apis/" + gv.first + "/" + gv.second) {
+      return ResourceList(gv.first + "/" + gv.second, resources);
+    }
+  }
   std::vector<CustomResource> all = CustomResources(objects);
   if (path == "/apis") {
     std::map<std::string, std::set<std::string>> groups;
     for (const CustomResource& r : all) groups[r.group].insert(r.version);
+    for (const auto& [gv, resources] : builtin) {
+      if (!gv.first.empty()) groups[gv.first].insert(gv.second);
+    }
     Json list = Json::array();
     for (const auto& [group, versions] : groups) {
       Json vs = Json::array();
@@ -503,8 +540,8 @@ std::optional<Json> OpenApiV3(const std::map<std::string, Json>& objects,
   constexpr std::string_view kRoot = "/openapi/v3";
   if (path.rfind(kRoot, 0) != 0) return std::nullopt;
   // (group, version) -> the resources discovery lists there.
-  std::map<std::pair<std::string, std::string>, Json> versions;
-  versions[{"", "v1"}] = CoreResources();
+  std::map<std::pair<std::string, std::string>, Json> versions =
+      BuiltinResources();
   for (const CustomResource& r : CustomResources(objects)) {
     Json& list = versions[{r.group, r.version}];
     list.push_back(
