@@ -24,6 +24,8 @@
 namespace migserve::e2e {
 namespace {
 
+using Json = nlohmann::json;
+
 constexpr char kToken[] = "install-admin";
 constexpr char kRegistry[] = "registry.example.com/platform";
 
@@ -37,7 +39,6 @@ class InstallProcedureTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(server_.Start().ok()) << "start";
     std::filesystem::create_directories(dir_ + "/bin");
-    std::filesystem::create_directories(dir_ + "/image");
     kubeconfig_ = dir_ + "/kubeconfig";
     ASSERT_TRUE(WriteFileAtomic(
                     kubeconfig_,
@@ -50,27 +51,33 @@ class InstallProcedureTest : public ::testing::Test {
                         "{token: " +
                         kToken + "}\n")
                     .ok());
-    // What `make image` leaves: the digest and the OCI archive, whose
-    // index names the version the push tags.
     digest_ = "sha256:" + std::string(64, 'c');
-    ASSERT_TRUE(WriteFileAtomic(dir_ + "/image/digest", digest_ + "\n").ok());
-    ASSERT_TRUE(
-        WriteFileAtomic(dir_ + "/image/index.json",
-                        R"({"schemaVersion": 2, "manifests": [{"annotations": )"
-                        R"({"org.opencontainers.image.ref.name": "0.0.0"}}]})")
-            .ok());
-    ASSERT_EQ(
-        Shell(fmt::format("tar -C {0}/image -cf {0}/image/migserve.oci.tar "
-                          "./index.json",
-                          dir_))
-            .first,
-        0);
+    MakeImage("image", digest_, "0.0.0");
     ASSERT_TRUE(
         WriteFileAtomic(dir_ + "/bin/skopeo",
                         "#!/bin/sh\necho \"$@\" >>" + dir_ + "/skopeo.log\n")
             .ok());
     std::filesystem::permissions(dir_ + "/bin/skopeo",
                                  std::filesystem::perms::owner_all);
+  }
+
+  // What `make image` leaves in `name`: the digest and the OCI archive,
+  // whose index names the version the push tags.
+  void MakeImage(const std::string& name, const std::string& digest,
+                 const std::string& version) {
+    const std::string at = dir_ + "/" + name;
+    std::filesystem::create_directories(at);
+    ASSERT_TRUE(WriteFileAtomic(at + "/digest", digest + "\n").ok());
+    ASSERT_TRUE(WriteFileAtomic(at + "/index.json",
+                                R"({"schemaVersion": 2, "manifests": [)"
+                                R"({"annotations": {"org.opencontainers.)"
+                                R"(image.ref.name": ")" +
+                                    version + R"("}}]})")
+                    .ok());
+    ASSERT_EQ(Shell(fmt::format(
+                        "tar -C {0} -cf {0}/migserve.oci.tar ./index.json", at))
+                  .first,
+              0);
   }
 
   // Runs `command` from the source tree, kubectl pointed at the stand-in
@@ -163,11 +170,37 @@ TEST_F(InstallProcedureTest, InstallThenRemoveAtOnceInANamespaceOfOnesOwn) {
   EXPECT_GT(all.size(), 30u);
   EXPECT_TRUE(all.count("deployment.apps/migserve-controller"));
   EXPECT_TRUE(all.count("namespace/platform-gpu"));
-  auto controller = server_.Get(
+  std::optional<Json> controller = server_.Get(
       "/apis/apps/v1/namespaces/platform-gpu/deployments/migserve-controller");
   ASSERT_TRUE(controller.has_value());
   EXPECT_EQ((*controller)["spec"]["template"]["spec"]["containers"][0]["image"],
             fmt::format("{}/migserve@{}", kRegistry, digest_));
+
+  // The upgrade: the install again with a new build. kubectl apply
+  // patches each Deployment it changes (strategic merge patches), the new
+  // image by digest and the rest as it was.
+  const Json args_before =
+      (*controller)["spec"]["template"]["spec"]["containers"][0]["args"];
+  const std::string next = "sha256:" + std::string(64, 'd');
+  MakeImage("image-next", next, "0.0.1");
+  std::pair<int, std::string> upgraded = Shell(
+      fmt::format("tools/install.sh --registry {} --image-dir {}/image-next {}",
+                  kRegistry, dir_, flags));
+  ASSERT_EQ(upgraded.first, 0) << upgraded.second;
+  for (const char* said : {"deployment.apps/migserve-controller configured",
+                           "deployment.apps/migserve-autoscale configured",
+                           "daemonset.apps/migserve-agent configured",
+                           "namespace/platform-gpu unchanged"}) {
+    EXPECT_NE(upgraded.second.find(said), std::string::npos) << upgraded.second;
+  }
+  controller = server_.Get(
+      "/apis/apps/v1/namespaces/platform-gpu/deployments/migserve-controller");
+  ASSERT_TRUE(controller.has_value());
+  const Json& container =
+      (*controller)["spec"]["template"]["spec"]["containers"][0];
+  EXPECT_EQ(container["image"], fmt::format("{}/migserve@{}", kRegistry, next));
+  EXPECT_EQ(container["args"], args_before);
+  EXPECT_EQ(Held(rendered), all);
 
   // A namespace of the install's name that migserve did not make (here:
   // its label taken off) stops the uninstall before it deletes anything.

@@ -15,6 +15,7 @@
 #include "kube/micro_time.h"
 #include "kube/testing/api_path.h"
 #include "kube/testing/custom_resources.h"
+#include "kube/testing/strategic_merge_patch.h"
 #include "kube/yaml_json.h"
 #include "util/test_util.h"
 #include "util/testing/http_listener.h"
@@ -704,9 +705,13 @@ void ApiServerStandIn::HandleChange(const httplib::Request& req,
       !(json_patch ? body.is_array() : body.is_object())) {
     return Fail(res, 400, "BadRequest", "bad request");
   }
-  if (patch && !json_patch && type != "application/merge-patch+json") {
+  const bool strategic =
+      patch && type == "application/strategic-merge-patch+json";
+  if (patch && !json_patch && !strategic &&
+      type != "application/merge-patch+json") {
     return Fail(res, 415, "UnsupportedMediaType",
-                "only application/merge-patch+json or "
+                "only application/merge-patch+json, "
+                "application/strategic-merge-patch+json or "
                 "application/json-patch+json");
   }
   std::unique_lock lock(mu_);
@@ -739,6 +744,25 @@ void ApiServerStandIn::HandleChange(const httplib::Request& req,
       lock.unlock();
       return Fail(res, 422, "Invalid", e.what());
     }
+  } else if (strategic) {
+    // Built-in kinds only: custom resources have no merge keys, and the
+    // API server refuses the patch for them.
+    bool defined = false;
+    if (FindCustomResource(objects_, ref, &defined) || defined) {
+      lock.unlock();
+      return Fail(res, 415, "UnsupportedMediaType",
+                  "the body of the request was in an unknown format - "
+                  "accepted media types include: "
+                  "application/json-patch+json, "
+                  "application/merge-patch+json, application/apply-patch+yaml");
+    }
+    StatusOr<Json> merged = StrategicMergePatch(before, body);
+    if (!merged.ok()) {
+      lock.unlock();
+      return Fail(res, 400, "BadRequest",
+                  std::string(merged.status().message()));
+    }
+    object = *std::move(merged);
   } else if (patch) {
     object.merge_patch(body);
   } else {
