@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
+#include "kube/testing/api_server_standin.h"
 #include "util/file.h"
 #include "util/test_util.h"
 
@@ -23,8 +25,8 @@ namespace {
 using testing::SourcePath;
 
 // The commands of the first indented block after `heading`: its lines that
-// start with "migserve", continuation lines (a trailing '\') joined, split
-// into words (no line quotes a word).
+// start with "migserve" or "kubectl", continuation lines (a trailing '\')
+// joined, split into words (no line quotes a word), the program first.
 std::vector<std::vector<std::string>> Commands(const std::string& markdown,
                                                const std::string& heading) {
   std::istringstream in(markdown.substr(markdown.find(heading)));
@@ -43,8 +45,10 @@ std::vector<std::vector<std::string>> Commands(const std::string& markdown,
       continue;
     }
     pending.clear();
-    if (text.rfind("migserve ", 0) != 0) continue;
-    std::istringstream words(text.substr(9));
+    if (text.rfind("migserve ", 0) != 0 && text.rfind("kubectl ", 0) != 0) {
+      continue;
+    }
+    std::istringstream words(text);
     std::vector<std::string> args;
     for (std::string w; words >> w;) args.push_back(w);
     commands.push_back(args);
@@ -93,17 +97,59 @@ TEST(LlmDocPathTest, TheDocumentedPathRunsAsWritten) {
   ASSERT_TRUE(WriteFileAtomic(dir + "/replicas.csv",
                               "service,node,gpu,start,address,port\n")
                   .ok());
+  // The cluster `kubectl` applies to: the stand-in API server, which
+  // serves discovery and OpenAPI for every kind export writes.
+  kube::ApiServerStandIn server({"", "", "", 5});
+  ASSERT_TRUE(server.Start().ok());
+  ASSERT_TRUE(WriteFileAtomic(dir + "/kubeconfig",
+                              "apiVersion: v1\nkind: Config\n"
+                              "current-context: c\ncontexts:\n- name: c\n"
+                              "  context: {cluster: c}\nclusters:\n- name: "
+                              "c\n  cluster: {server: '" +
+                                  server.url() + "'}\n")
+                  .ok());
   const fs::path before = fs::current_path();
   fs::current_path(dir);
   std::vector<std::string> ran;
-  for (const std::vector<std::string>& args : commands) {
+  std::string applied;
+  for (std::vector<std::string> args : commands) {
+    const std::string program = args[0];
+    args.erase(args.begin());
+    ran.push_back(program + " " + args[0]);
+    if (program == "kubectl") {
+      std::string line =
+          "KUBECONFIG=kubeconfig KUBECACHEDIR=kubectl-cache "
+          "kubectl";
+      for (const std::string& a : args) line += " " + a;
+      FILE* pipe = popen((line + " 2>&1").c_str(), "r");
+      ASSERT_NE(pipe, nullptr);
+      char buffer[4096];
+      for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
+        applied.append(buffer, n);
+      }
+      EXPECT_EQ(pclose(pipe), 0) << line << ": " << applied;
+      continue;
+    }
     CliResult r = Cli(args);
-    ran.push_back(args[0]);
     EXPECT_EQ(r.code, 0) << "migserve " << args[0] << ": " << r.err;
   }
   fs::current_path(before);
-  EXPECT_EQ(ran, (std::vector<std::string>{"import", "optimize", "serve",
-                                           "place", "export", "router"}));
+  EXPECT_EQ(ran, (std::vector<std::string>{
+                     "migserve import", "migserve optimize", "migserve serve",
+                     "migserve place", "migserve export", "kubectl apply",
+                     "migserve router"}));
+  // Every object of the two files was created, the chat's vLLM replicas
+  // and the proxy among them, and nothing else was said.
+  int objects = 0;
+  for (const char* file : {"/out/replicas.yaml", "/out/proxy.yaml"}) {
+    auto text = ReadFile(dir + file);
+    ASSERT_TRUE(text.ok());
+    objects += testing::CountMatches(*text, "(^|\n)kind: ");
+  }
+  EXPECT_EQ(testing::CountMatches(applied, " created\n"), objects) << applied;
+  EXPECT_EQ(testing::CountMatches(applied, "\n"), objects) << applied;
+  EXPECT_NE(applied.find("deployment.apps/chat-8b-"), std::string::npos)
+      << applied;
   EXPECT_TRUE(fs::exists(dir + "/out/proxy.yaml"));
   auto conf = ReadFile(dir + "/proxy-run/nginx.conf");
   ASSERT_TRUE(conf.ok());

@@ -230,6 +230,7 @@ std::map<std::pair<std::string, std::string>, Json> BuiltinResources() {
       {"", "namespaces", "Namespace", false},
       {"apps", "deployments", "Deployment", true},
       {"apps", "daemonsets", "DaemonSet", true},
+      {"policy", "poddisruptionbudgets", "PodDisruptionBudget", true},
       {"rbac.authorization.k8s.io", "roles", "Role", true},
       {"rbac.authorization.k8s.io", "rolebindings", "RoleBinding", true},
       {"rbac.authorization.k8s.io", "clusterroles", "ClusterRole", false},
