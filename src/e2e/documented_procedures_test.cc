@@ -14,6 +14,7 @@
 #include "cli/cli_test_util.h"
 #include "e2e/testing/kubernetes_e2e_fixture.h"
 #include "kube/serving_target.h"
+#include "kube/testing/real_kubectl.h"
 #include "util/interrupt.h"
 
 namespace migserve::e2e {
@@ -49,8 +50,8 @@ std::string DocsBlock(const std::string& doc, const std::string& start) {
 // OptimizeFromCliTest.FromAnEmptyClusterEveryGpuIsNew; here the
 // controller takes it).
 TEST_F(DocumentedProceduresTest, DrainAndRemoveEmptiesTheTarget) {
-  if (std::system("command -v kubectl >/dev/null 2>&1") != 0) {
-    GTEST_SKIP() << "no kubectl";
+  if (std::string why = kube::KubectlUnusable(); !why.empty()) {
+    GTEST_SKIP() << why;
   }
   const std::string patch =
       DocsCommand("docs/kubernetes.md", "kubectl -n migserve-replicas patch");
@@ -123,8 +124,8 @@ TEST_F(DocumentedProceduresTest, DrainAndRemoveEmptiesTheTarget) {
 // `kubectl wait`. The cluster starts at night, so the wait ends only once
 // the controller has moved it to day.
 TEST_F(DocumentedProceduresTest, TheInputsAndTheTargetAsTheDocsGiveThem) {
-  if (std::system("command -v kubectl >/dev/null 2>&1") != 0) {
-    GTEST_SKIP() << "no kubectl";
+  if (std::string why = kube::KubectlUnusable(); !why.empty()) {
+    GTEST_SKIP() << why;
   }
   const std::string block =
       DocsBlock("docs/kubernetes.md", "kubectl create configmap");

@@ -19,6 +19,7 @@
 
 #include "boundary/input_file.h"
 #include "kube/testing/api_server_standin.h"
+#include "kube/testing/real_kubectl.h"
 #include "kube/testing/test_certificate.h"
 #include "util/file.h"
 #include "util/test_util.h"
@@ -127,9 +128,11 @@ class InstallProcedureTest
   std::string kubeconfig_, digest_;
 };
 
-bool HaveKubectl() {
-  return std::system("command -v kubectl >/dev/null 2>&1") == 0 &&
-         std::system("command -v python3 >/dev/null 2>&1") == 0;
+// "" where the install can run here: kubectl 1.27 or later, python3.
+std::string CannotInstall() {
+  if (std::string why = kube::KubectlUnusable(); !why.empty()) return why;
+  return std::system("command -v python3 >/dev/null 2>&1") == 0 ? ""
+                                                                : "no python3";
 }
 
 // Install, upgrade, then remove at once, as docs/kubernetes.md says: the
@@ -140,7 +143,7 @@ bool HaveKubectl() {
 // refuses, deleting nothing, while a namespace of the install exists that
 // migserve did not make.
 TEST_P(InstallProcedureTest, InstallUpgradeThenRemoveAtOnce) {
-  if (!HaveKubectl()) GTEST_SKIP() << "no kubectl or python3";
+  if (std::string why = CannotInstall(); !why.empty()) GTEST_SKIP() << why;
   const std::string overlay = GetParam().first, chosen = GetParam().second;
   const std::string flags =
       fmt::format("--overlay {}{}", overlay,
