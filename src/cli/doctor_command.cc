@@ -5,7 +5,9 @@
 // one line per check ("ok: ..." or "problem: ..."). gpu-operator (the
 // default): the nodes, the ClusterPolicy and the MIG manager, and with -d
 // that each node's nvidia.com/mig.config label names the config `export
-// --flavor gpu-operator` wrote for it. Every partitioner: the nodes whose
+// --flavor gpu-operator` wrote for it; dra with -d, that the driver's
+// ResourceSlices offer a device for every instance it places. Every
+// partitioner: the nodes whose
 // GPUs NVIDIA's DRA driver partitions (DynamicMIG), a conflict for the
 // agent and the MIG manager, and for dra the driver, its partitionable
 // devices and its DeviceClass. Exit 0 when nothing is wrong, 1 otherwise.
@@ -33,12 +35,12 @@ struct DoctorFlags {
 
 Status RunDoctor(const DoctorFlags& flags, CommandContext* context) {
   std::map<std::string, std::string> configs;
+  std::optional<cluster::ClusterState> state;
   if (!flags.deployment.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment d,
                               deployment::LoadDeployment(flags.deployment));
-    MIGSERVE_ASSIGN_OR_RETURN(cluster::ClusterState state,
-                              cluster::ClusterFromDeployment(d, {}));
-    configs = k8s::MigManagerConfigOfNodes(state);
+    MIGSERVE_ASSIGN_OR_RETURN(state, cluster::ClusterFromDeployment(d, {}));
+    configs = k8s::MigManagerConfigOfNodes(*state);
   }
   MIGSERVE_ASSIGN_OR_RETURN(kube::KubeConfig config, LoadKube(flags.kube));
   kube::KubeClient client(config);
@@ -50,6 +52,11 @@ Status RunDoctor(const DoctorFlags& flags, CommandContext* context) {
   MIGSERVE_ASSIGN_OR_RETURN(std::vector<k8s::Finding> dra,
                             k8s::CheckDra(&client, flags.partitioner));
   findings.insert(findings.end(), dra.begin(), dra.end());
+  if (state && flags.partitioner == k8s::Partitioner::kDra) {
+    MIGSERVE_ASSIGN_OR_RETURN(k8s::Finding offers,
+                              k8s::CheckDraOffers(&client, *state));
+    findings.push_back(std::move(offers));
+  }
   int problems = 0;
   for (const k8s::Finding& f : findings) {
     context->out << (f.problem ? "problem: " : "ok: ") << f.text << "\n";
@@ -68,7 +75,8 @@ void SetupDoctor(CLI::App* app, CommandContext* context) {
   app->add_option("-d,--deployment", flags->deployment,
                   "Also check that each node's nvidia.com/mig.config names "
                   "the config export wrote for this deployment "
-                  "(gpu-operator)");
+                  "(gpu-operator), or that the DRA driver's slices offer a "
+                  "device for each of its instances (dra)");
   app->add_option("--partitioner", flags->partitioner,
                   "Who partitions the GPUs: gpu-operator (its MIG manager), "
                   "agent (migserve's node agent) or dra (NVIDIA's DRA "

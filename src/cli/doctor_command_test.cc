@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
 #include "kube/testing/api_server_standin.h"
 #include "util/test_util.h"
@@ -77,6 +78,54 @@ TEST(DoctorCliTest, NamesWhatWillNotWorkUntilItIsMended) {
   EXPECT_EQ(
       Cli({"doctor", "--kubeconfig", kubeconfig, "--partitioner", "x"}).code,
       2);
+}
+
+// Under DRA with -d: the driver's slices must offer a device for every
+// instance the deployment places (issue 92: slices that offered only other
+// profiles passed).
+TEST(DoctorCliTest, UnderDraTheSlicesMustOfferEveryPlannedInstance) {
+  kube::ApiServerStandIn server({"", "", "", 1});
+  ASSERT_TRUE(server.Start().ok());
+  std::string kubeconfig = Kubeconfig(server, "doctor-dra-kubeconfig", "{}");
+  nlohmann::json slices = nlohmann::json::parse(
+      ReadFile(testing::SourcePath("src/kubernetes/testdata/night-dra/"
+                                   "resource-slices.json"))
+          .value());
+  auto put = [&](const nlohmann::json& list) {
+    for (const nlohmann::json& slice : list["items"]) {
+      server.Put("/apis/resource.k8s.io/v1/resourceslices/" +
+                     slice["metadata"]["name"].get<std::string>(),
+                 slice);
+    }
+  };
+  put(slices);
+  server.Put("/apis/resource.k8s.io/v1/deviceclasses/mig.nvidia.com",
+             {{"metadata", {{"name", "mig.nvidia.com"}}}});
+  const std::string night = testing::SourcePath("data/deployments/night.json");
+  CliResult r = Cli({"doctor", "--kubeconfig", kubeconfig, "--partitioner",
+                     "dra", "-d", night});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("ok: the driver's slices offer a device for every "
+                       "instance the deployment places\n"),
+            std::string::npos)
+      << r.out;
+  // GPU 3's slice offers 3g.40gb at start 0 only.
+  for (nlohmann::json& slice : slices["items"]) {
+    nlohmann::json& devices = slice["spec"]["devices"];
+    for (size_t i = 0; i < devices.size(); ++i) {
+      if (devices[i]["name"] == "gpu-3-mig-3g40gb-9-4") devices.erase(i);
+    }
+  }
+  put(slices);
+  r = Cli({"doctor", "--kubeconfig", kubeconfig, "--partitioner", "dra", "-d",
+           night});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.out.find("problem: resourceslices: GPU 3 of node node-0: "
+                       "ResourceSlice node-0-gpu.nvidia.com-3 offers no device "
+                       "gpu-3-mig-3g40gb-9-4 for the deployment's 3g.40gb at "
+                       "start 4"),
+            std::string::npos)
+      << r.out;
 }
 
 // The read-only ClusterRole the install ships (deploy/base/rbac.yaml,

@@ -1,6 +1,6 @@
-// Claims that reach the plan (docs/kubernetes.md, "MIG through DRA"): the
-// order in which to create a node's ResourceClaims so that first-fit
-// allocation (first_fit.h) puts every planned instance exactly at its
+// Claims that reach the plan (docs/kubernetes.md, "Claims that land on the
+// plan"): the order in which to create a node's ResourceClaims so that
+// first-fit allocation (first_fit.h) puts every planned instance exactly at its
 // planned start. The driver exposes no placement attribute a selector could
 // pin, and first-fit gives a profile its lowest free start on the GPU; so
 // a GPU's instances are claimed in order of start, and where a lower start

@@ -284,32 +284,6 @@ StatusOr<Json> ReplicaDisruptionBudget(const std::string& service,
         {"selector", {{"matchLabels", labels.ToJson()}}}}}};
 }
 
-// InvalidArgument, naming `source` and the GPU, where a GPU `state` serves
-// on is in none of the slices' `gpus`, or is another product there.
-Status CheckSlicesCover(const SliceGpus& gpus, const ClusterState& state,
-                        const std::string& source) {
-  for (const GpuState& g : state.gpus) {
-    if (!g.HasReplica()) continue;
-    auto listed = gpus.find({g.id.node, g.id.index});
-    if (listed == gpus.end()) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: no ResourceSlice of {} lists GPU {} of node {}, which the "
-          "deployment serves on",
-          source, dra::kAttributeDomain, g.id.index, g.id.node));
-    }
-    const std::string& product = listed->second.product;
-    if (product.empty()) continue;
-    StatusOr<const mig::GpuModel*> model =
-        mig::GpuCatalog::Default().Find(product);
-    if (!model.ok() || *model != g.model) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: GPU {} of node {} is a {}, the deployment places {} there",
-          source, g.id.index, g.id.node, product, g.model->name));
-    }
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 std::map<std::string, std::string> ModelsOf(const ClusterState& state) {

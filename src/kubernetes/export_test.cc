@@ -181,6 +181,27 @@ TEST(ExportTest, ResourceSlicesMustListTheDeploymentsGpusAsTheyAre) {
       GpuUuidsOfSlices(other.dump(), "s.json", &night.state).status().message(),
       "s.json: GPU 0 of node node-0 is a NVIDIA H100 80GB HBM3, the "
       "deployment places A100-SXM4-80GB there");
+  // A slice that does not offer an instance night places: GPU 3's
+  // 3g.40gb at start 4 (DynamicMIG off, or another driver's offer).
+  nlohmann::json unoffered = slices;
+  for (nlohmann::json& item : unoffered["items"]) {
+    nlohmann::json& devices = item["spec"]["devices"];
+    for (size_t i = 0; i < devices.size(); ++i) {
+      if (devices[i]["name"] == "gpu-3-mig-3g40gb-9-4") {
+        devices.erase(i);
+        break;
+      }
+    }
+  }
+  EXPECT_EQ(GpuUuidsOfSlices(unoffered.dump(), "s.json", &night.state)
+                .status()
+                .message(),
+            "s.json: GPU 3 of node node-0: ResourceSlice "
+            "node-0-gpu.nvidia.com-3 offers no device gpu-3-mig-3g40gb-9-4 for "
+            "the deployment's 3g.40gb at start 4 (24 MIG devices offered), so "
+            "its claim could not be allocated; with DynamicMIG on, NVIDIA's "
+            "DRA driver offers every profile at every start "
+            "(docs/kubernetes.md, \"Claims that land on the plan\")");
   nlohmann::json missing = slices;
   gpu(&missing, 0)["name"] = "not-a-gpu";
   EXPECT_EQ(GpuUuidsOfSlices(missing.dump(), "s.json", &night.state)

@@ -5,6 +5,7 @@
 #include "boundary/json_fields.h"
 #include "dra/nvidia_devices.h"
 #include "kubernetes/cluster_model.h"
+#include "kubernetes/partition/dra_slices.h"
 
 namespace migserve::kubernetes {
 namespace {
@@ -152,6 +153,25 @@ StatusOr<std::vector<Finding>> CheckDra(kube::KubeClient* client,
                                      mig_class.status().message())});
   }
   return out;
+}
+
+StatusOr<Finding> CheckDraOffers(kube::KubeClient* client,
+                                 const ClusterState& state) {
+  MIGSERVE_ASSIGN_OR_RETURN(
+      json slices,
+      client->List(kSlices, fmt::format("fieldSelector=spec.driver%3D{}",
+                                        dra::kAttributeDomain)));
+  const json* items = ArrayAt(slices, "items");
+  MIGSERVE_ASSIGN_OR_RETURN(
+      SliceGpus gpus,
+      GpusOfSlices(items == nullptr ? std::vector<json>{}
+                                    : items->get<std::vector<json>>(),
+                   "resourceslices"));
+  Status covered = CheckSlicesCover(gpus, state, "resourceslices");
+  if (!covered.ok()) return Finding{true, covered.message()};
+  return Finding{false,
+                 "the driver's slices offer a device for every instance the "
+                 "deployment places"};
 }
 
 }  // namespace migserve::kubernetes

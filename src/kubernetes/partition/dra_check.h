@@ -52,6 +52,13 @@ Status CheckAgentMayPartition(kube::KubeClient* client,
 StatusOr<std::vector<Finding>> CheckDra(kube::KubeClient* client,
                                         Partitioner partitioner);
 
+// With a deployment to place (`doctor -d` under DRA): whether the
+// driver's slices offer, on each GPU the deployment serves on, a device for
+// every instance of its layout (CheckSlicesCover): one finding either way.
+// Returns an error only if the slices cannot be read.
+StatusOr<Finding> CheckDraOffers(kube::KubeClient* client,
+                                 const ClusterState& state);
+
 }  // namespace migserve::kubernetes
 
 #endif  // MIGSERVE_KUBERNETES_PARTITION_DRA_CHECK_H_
