@@ -50,6 +50,12 @@ ArrivalShape ShapeAt(const Traffic& traffic, double rate) {
   return shape;
 }
 
+Traffic PickedPerRequest(Traffic traffic) {
+  // The random router's spreading: a pick per request, by weight.
+  traffic.router = *ParseRouter("random");
+  return traffic;
+}
+
 double DispersionIndex(const ArrivalShape& shape) {
   return (1 + (shape.cv * shape.cv - 1) / shape.thin) / shape.every;
 }

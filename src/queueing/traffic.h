@@ -52,6 +52,14 @@ struct ArrivalShape {
 // Poisson stream thinned stays Poisson, so thinning counts only for cv != 1.
 ArrivalShape ShapeAt(const Traffic& traffic, double rate);
 
+// `traffic` as a replica sees it when its router picks a replica for each
+// request on its own (least connections, as the proxy routes an OpenAI
+// service, or at random): its share of the stream with no rotation to
+// smooth it (Spreading::kThinning whatever the router's), so that a credit
+// searched for it holds in a pool of any size, a pool of one after a loss
+// included (issue 93: a rotation's credit grew with the pool).
+Traffic PickedPerRequest(Traffic traffic);
+
 // The long-run variance of the count of `shape`'s arrivals over its mean
 // (1: Poisson): thinning at random takes a stream's toward 1, taking every
 // k-th divides it by k, and merging channels keeps it.

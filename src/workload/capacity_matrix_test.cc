@@ -115,6 +115,35 @@ TEST_F(CapacityMatrixTest, LlmServicesAreCreditedPerSliceFromTheirModel) {
   EXPECT_GT(m->throughput(0, g1), 0);  // today's service as before
 }
 
+// An LLM replica's credit does not depend on how many replicas share its
+// service (issue 93: a 7g was credited 1.134 to 1.715 req/s by its pool,
+// the smoother arrivals of a rotation credited to a proxy that routes
+// least-connections): the same slice for the same SLOs at a service rate
+// one replica carries and at one ten need, behind the proxy.
+TEST_F(CapacityMatrixTest, AnLlmCreditIsTheSameInAPoolOfAnySize) {
+  if (testing::kAddressSanitizer) {
+    GTEST_SKIP() << "two credit searches; the optimized build checks it";
+  }
+  auto w = ParseWorkload(
+      "gpu: A100-SXM4-80GB\nrouter: proxy\nservices:\n"
+      "  - {name: one, model: llama-3.1-8b, kind: llm, throughput: 1, "
+      "ttft_ms: 2000, tpot_ms: 100, prompt_tokens: 1024, "
+      "output_tokens: 256}\n"
+      "  - {name: many, model: llama-3.1-8b, kind: llm, throughput: 40, "
+      "ttft_ms: 2000, tpot_ms: 100, prompt_tokens: 1024, "
+      "output_tokens: 256}\n",
+      "w.yaml");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  const mig::Profile& g7 = gpu_.profiles[gpu_.FindProfile("7g.80gb")];
+  const double alone = w->LlmCreditOf(w->services[0], gpu_, g7).rate;
+  const double pooled = w->LlmCreditOf(w->services[1], gpu_, g7).rate;
+  ASSERT_GT(alone, 0);
+  // One replica could carry "one" alone; "many" needs several.
+  EXPECT_GT(alone, 1);
+  EXPECT_LT(4 * alone, 40);
+  EXPECT_EQ(pooled, alone);
+}
+
 // Where an LLM service fits no slice, the error says why for each.
 TEST_F(CapacityMatrixTest, AnLlmServiceThatFitsNoSliceSaysWhyForEach) {
   auto tight = Build(

@@ -33,8 +33,11 @@ llm::LlmCredit Workload::LlmCreditOf(const Service& service,
   llm::EngineOptions engine = LlmCalibration(model, gpu, profile).engine;
   engine.decode_scale *= 1 + llm_margin;
   engine.prefill_scale *= 1 + llm_margin;
+  // The proxy sends an OpenAI service's requests to the replica with the
+  // fewest in flight per credit (proxy/nginx_config.cc), not in a rotation.
   return llm::CreditOf(model, gpu, profile, *service.tokens,
-                       TermsOf(service).traffic, engine);
+                       queueing::PickedPerRequest(TermsOf(service).traffic),
+                       engine);
 }
 
 }  // namespace migserve::workload
