@@ -269,6 +269,39 @@ TEST(CliTest, MixedFleetOptimizesCostAndValidates) {
       << compare.err;
 }
 
+// The intent as people keep it, a ServingWorkload (issue 90): optimize
+// reads its manifest as the workload, and the deployment says which
+// resource and generation it was made from, as the autoscaler's targets
+// do; the same deployment as from the bare workload otherwise.
+TEST(CliTest, OptimizeReadsAServingWorkloadAndSaysWhichItPlanned) {
+  std::string day = ReadFile(SourcePath("data/workloads/day.yaml")).value();
+  std::string spec;
+  std::istringstream lines(day);
+  for (std::string line; std::getline(lines, line);) spec += "  " + line + "\n";
+  std::string manifest = WriteTempFile(
+      "servingworkload.yaml",
+      "apiVersion: migserve.io/v1alpha1\nkind: ServingWorkload\n"
+      "metadata:\n  name: migserve-workload\n  namespace: migserve-replicas\n"
+      "  generation: 4\nspec:\n" +
+          spec);
+  std::string from_manifest = testing::TempDir() + "/from-manifest.json";
+  std::string from_file = testing::TempDir() + "/from-file.json";
+  CliResult r = Cli(
+      {"optimize", "-w", manifest, "-p", kA100Profiles, "-o", from_manifest});
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = Cli({"optimize", "-w", SourcePath("data/workloads/day.yaml"), "-p",
+           kA100Profiles, "-o", from_file});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto planned = nlohmann::json::parse(ReadFile(from_manifest).value());
+  auto plain = nlohmann::json::parse(ReadFile(from_file).value());
+  EXPECT_EQ(planned["summary"]["workload"],
+            (nlohmann::json{{"name", "migserve-replicas/migserve-workload"},
+                            {"generation", 4}}));
+  planned["summary"].erase("workload");
+  EXPECT_EQ(planned, plain);
+  EXPECT_FALSE(plain["summary"].contains("workload"));
+}
+
 // Five LLM services of 8B parameters or fewer beside ten of today's
 // (data/workloads/mixed-llm.yaml, docs/llm.md): milp places them, no 8B
 // model on a 10 GB slice, and serve at 100% of the rates keeps every p99,

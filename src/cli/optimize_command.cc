@@ -37,25 +37,36 @@ struct OptimizeFlags {
   bool timings = false;
 };
 
-// `d` as optimize writes it: with its wall-clock figures only if asked.
-deployment::Deployment Timed(const OptimizeFlags& flags,
-                             deployment::Deployment d) {
-  if (d.summary) d.summary->timings = flags.timings;
+// `d` as optimize writes it: with its wall-clock figures only if asked,
+// and, made from a ServingWorkload's manifest that names its namespace and
+// generation (`kubectl get servingworkload NAME -o yaml`), saying which
+// (summary.workload, as the autoscaler's targets do).
+deployment::Deployment AsWritten(const OptimizeFlags& flags,
+                                 const workload::Workload& workload,
+                                 deployment::Deployment d) {
+  if (!d.summary) return d;
+  d.summary->timings = flags.timings;
+  const std::optional<workload::WorkloadResource>& from = workload.resource;
+  if (from && !from->name.empty() && from->generation >= 1) {
+    d.summary->workload =
+        deployment::WorkloadOrigin{from->name, from->generation};
+  }
   return d;
 }
 
 // Writes `d`, placed on the fleet of --inventory when there is one.
 Status EmitPlaced(const OptimizeFlags& flags,
                   const std::optional<cluster::Inventory>& inventory,
+                  const workload::Workload& workload,
                   const deployment::Deployment& d, CommandContext* context) {
   if (!inventory) {
-    return context->Emit(flags.output,
-                         deployment::FormatDeployment(Timed(flags, d)));
+    return context->Emit(flags.output, deployment::FormatDeployment(
+                                           AsWritten(flags, workload, d)));
   }
   MIGSERVE_ASSIGN_OR_RETURN(deployment::Deployment placed,
                             cluster::PlacedDeployment(d, *inventory));
-  return context->Emit(flags.output,
-                       deployment::FormatDeployment(Timed(flags, placed)));
+  return context->Emit(flags.output, deployment::FormatDeployment(
+                                         AsWritten(flags, workload, placed)));
 }
 
 // The nodes of `inventory` with GPUs of `model`: the failure domains of
@@ -121,8 +132,9 @@ Status RunTransitionOptimize(const OptimizeFlags& flags,
       cost.pod_starts, plain.pod_starts, cost.repartitioned_gpus,
       plain.repartitioned_gpus, cost.kept_replicas, plain.kept_replicas,
       s.seconds);
-  MIGSERVE_RETURN_IF_ERROR(context->Emit(
-      flags.output, deployment::FormatDeployment(Timed(flags, *target))));
+  MIGSERVE_RETURN_IF_ERROR(
+      context->Emit(flags.output, deployment::FormatDeployment(AsWritten(
+                                      flags, (*inputs)->workload, *target))));
   return Status::Ok();
 }
 
@@ -165,7 +177,7 @@ Status RunFleetOptimize(const OptimizeFlags& flags,
       s.gpus, deployment::SolveStatusName(s.status), milp.cost.value_or(0),
       milp.cost_bound.value_or(0), nlohmann::json(milp.gpus_by_type).dump(),
       s.seconds);
-  return EmitPlaced(flags, inventory, run->deployment, context);
+  return EmitPlaced(flags, inventory, workload, run->deployment, context);
 }
 
 Status RunOptimizeOnce(const OptimizeFlags& flags, CommandContext* context) {
@@ -223,7 +235,8 @@ Status RunOptimizeOnce(const OptimizeFlags& flags, CommandContext* context) {
   context->err << fmt::format(
       "optimize: {}: {} GPUs ({}), lower bound {}, {:.3f} s\n", s.algorithm,
       s.gpus, deployment::SolveStatusName(s.status), *s.lower_bound, s.seconds);
-  return EmitPlaced(flags, inventory, run.deployment, context);
+  return EmitPlaced(flags, inventory, (*inputs)->workload, run.deployment,
+                    context);
 }
 
 // Checks the output path first (a long search must not fail at the end

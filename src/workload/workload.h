@@ -86,9 +86,19 @@ const char* FailureDomainName(FailureDomain domain);
 // The domain of that name, or nullopt.
 std::optional<FailureDomain> ParseFailureDomain(std::string_view name);
 
+// Where a workload file is a ServingWorkload manifest (`kubectl get
+// servingworkload NAME -o yaml`, or the one kept in git): the resource its
+// spec is, so that a deployment made from it can say which version.
+struct WorkloadResource {
+  std::string name;          // "NAMESPACE/NAME"; "" without a namespace
+  long long generation = 0;  // metadata.generation; 0 where it has none
+};
+
 struct Workload {
   std::string source;  // file it came from, for messages
-  std::string gpu;     // the first offer's GPU
+  // Set where the file was a ServingWorkload manifest.
+  std::optional<WorkloadResource> resource;
+  std::string gpu;  // the first offer's GPU
   // The GPU types it may use (`gpus: [{name, cost}]`); one offer of `gpu`
   // at cost 1 when the file names only `gpu`. More than one: a mixed fleet.
   std::vector<GpuOffer> offers;

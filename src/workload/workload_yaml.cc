@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <unordered_map>
@@ -250,6 +251,42 @@ StatusOr<GpuOffer> ParseOffer(const YAML::Node& node, const std::string& source,
   return offer;
 }
 
+// A ServingWorkload manifest (deploy/base/crd.yaml): its spec, and which
+// resource it is.
+StatusOr<YAML::Node> ManifestSpec(const YAML::Node& root,
+                                  const std::string& source,
+                                  WorkloadResource* resource) {
+  MIGSERVE_ASSIGN_OR_RETURN(YamlMap manifest, YamlMap::Open(root, source, ""));
+  MIGSERVE_RETURN_IF_ERROR(
+      manifest.CheckKeys({"apiVersion", "kind", "metadata", "spec", "status"}));
+  std::string kind, version;
+  MIGSERVE_RETURN_IF_ERROR(manifest.Required("kind", &kind));
+  MIGSERVE_RETURN_IF_ERROR(manifest.Required("apiVersion", &version));
+  if (kind != "ServingWorkload" || version != "migserve.io/v1alpha1") {
+    return manifest.Error(
+        "kind", fmt::format("{} {}: a workload is a workload file or a "
+                            "migserve.io/v1alpha1 ServingWorkload",
+                            version, kind));
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(
+      YamlMap metadata, YamlMap::Open(root["metadata"], source, "metadata"));
+  std::string name, namespace_;
+  MIGSERVE_RETURN_IF_ERROR(metadata.Required("name", &name));
+  MIGSERVE_RETURN_IF_ERROR(metadata.Optional("namespace", &namespace_));
+  double generation = 0;
+  MIGSERVE_RETURN_IF_ERROR(metadata.Optional("generation", &generation));
+  if (!(generation >= 0 && generation < 1e15) ||
+      generation != std::floor(generation)) {
+    return metadata.Error("generation", "not a whole number of at least 0");
+  }
+  if (!namespace_.empty()) resource->name = namespace_ + "/" + name;
+  resource->generation = static_cast<long long>(generation);
+  if (!root["spec"] || !root["spec"].IsMap()) {
+    return manifest.Error("spec", "a ServingWorkload's spec is the workload");
+  }
+  return root["spec"];
+}
+
 }  // namespace
 
 StatusOr<Workload> ParseWorkload(const std::string& text,
@@ -258,6 +295,13 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
   if (root.IsNull()) {
     return Status::InvalidArgument(
         source + ": empty file; expected a workload (gpu: and services:)");
+  }
+  // A ServingWorkload manifest: its spec is the workload (line numbers
+  // stay the file's).
+  std::optional<WorkloadResource> resource;
+  if (root.IsMap() && root["kind"]) {
+    resource.emplace();
+    MIGSERVE_ASSIGN_OR_RETURN(root, ManifestSpec(root, source, &*resource));
   }
   if (root.IsMap() && root["summary"] && root["gpus"]) {
     return Status::InvalidArgument(
@@ -272,6 +316,7 @@ StatusOr<Workload> ParseWorkload(const std::string& text,
        "llm_margin", "llm_chunked_prefill", "services"}));
   Workload w;
   w.source = source;
+  w.resource = std::move(resource);
   MIGSERVE_ASSIGN_OR_RETURN(std::vector<YAML::Node> offers,
                             map.Sequence("gpus", false));
   for (size_t i = 0; i < offers.size(); ++i) {

@@ -84,6 +84,23 @@ INSTANTIATE_TEST_SUITE_P(
                 "B200-180GB, GH200-144GB, GH200-96GB, H100-NVL-94GB, "
                 "H100-PCIE-80GB, H100-SXM5-80GB, H200-141GB, H200-NVL-141GB, "
                 "L4-24GB)"},
+        // A manifest is read only as a ServingWorkload's.
+        BadCase{"apiVersion: migserve.io/v1alpha1\nkind: ServingTarget\n"
+                "metadata: {name: t}\nspec: {}\n",
+                "w.yaml:2: kind: migserve.io/v1alpha1 ServingTarget: a "
+                "workload is a workload file or a migserve.io/v1alpha1 "
+                "ServingWorkload"},
+        BadCase{"apiVersion: migserve.io/v1alpha1\nkind: ServingWorkload\n"
+                "metadata: {name: w}\n",
+                "w.yaml:1: spec: a ServingWorkload's spec is the workload"},
+        BadCase{"apiVersion: migserve.io/v1alpha1\nkind: ServingWorkload\n"
+                "metadata: {name: w, generation: -1}\nspec: {}\n",
+                "w.yaml:3: metadata.generation: not a whole number of at "
+                "least 0"},
+        BadCase{"apiVersion: migserve.io/v1alpha1\nkind: ServingWorkload\n"
+                "metadata: {name: w}\nspec:\n  gpu: A100-SXM4-80GB\n"
+                "  services: [{name: a, model: m, throughput: 1}]\n",
+                "w.yaml:6: services[0].latency_ms: missing"},
         BadCase{"gpus:\n  - {name: L4-24GB, cost: 0}\nservices: []\n",
                 "w.yaml:2: gpus[0].cost: must be from 1e-06 to 1e+09, got 0"},
         BadCase{"gpus:\n  - {name: L4-24GB, cost: .inf}\nservices: []\n",
@@ -198,6 +215,41 @@ INSTANTIATE_TEST_SUITE_P(
 
 // The router and the arrivals' burstiness default to a proxy pair and
 // Poisson, and survive a round trip when set.
+// A ServingWorkload manifest (kubectl get ... -o yaml, or the one kept in
+// git) reads as its spec, and says which resource it is.
+TEST(WorkloadYamlTest, AServingWorkloadManifestIsItsSpec) {
+  const std::string spec =
+      "gpu: A100-SXM4-80GB\nservices:\n"
+      "  - {name: a, model: m, throughput: 100, latency_ms: 50}\n";
+  std::string indented;
+  for (size_t at = 0, next; at < spec.size(); at = next + 1) {
+    next = spec.find('\n', at);
+    indented += "  " + spec.substr(at, next - at + 1);
+  }
+  auto w = ParseWorkload(
+      "apiVersion: migserve.io/v1alpha1\nkind: ServingWorkload\nmetadata:\n"
+      "  name: w\n  namespace: ns\n  generation: 7\n  uid: u\n"
+      "spec:\n" +
+          indented + "status: {}\n",
+      "w.yaml");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE(w->resource.has_value());
+  EXPECT_EQ(w->resource->name, "ns/w");
+  EXPECT_EQ(w->resource->generation, 7);
+  EXPECT_EQ(FormatWorkload(*w),
+            FormatWorkload(ParseWorkload(spec, "s").value()));
+  EXPECT_FALSE(ParseWorkload(spec, "s")->resource.has_value());
+  // One kept in git: no namespace or generation (the server's).
+  auto kept = ParseWorkload(
+      "apiVersion: migserve.io/v1alpha1\nkind: ServingWorkload\n"
+      "metadata: {name: w}\nspec:\n" +
+          indented,
+      "w.yaml");
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ(kept->resource->name, "");
+  EXPECT_EQ(kept->resource->generation, 0);
+}
+
 TEST(WorkloadYamlTest, RouterAndArrivalsRoundTrip) {
   const char* services =
       "services:\n  - {name: a, model: m, throughput: 1, latency_ms: 10}\n";
