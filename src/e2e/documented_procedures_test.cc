@@ -7,11 +7,11 @@
 
 #include <csignal>
 #include <filesystem>
-#include <regex>
 #include <thread>
 
 #include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
+#include "e2e/testing/docs_commands.h"
 #include "e2e/testing/kubernetes_e2e_fixture.h"
 #include "kube/serving_target.h"
 #include "kube/testing/real_kubectl.h"
@@ -21,27 +21,6 @@ namespace migserve::e2e {
 namespace {
 
 using DocumentedProceduresTest = KubernetesE2eTest;
-
-// The command in `doc` in backticks that starts with `start`, its line
-// breaks and runs of spaces made one space, as a reader pastes it.
-std::string DocsCommand(const std::string& doc, const std::string& start) {
-  std::string text = ReadFile(testing::SourcePath(doc)).value();
-  size_t at = text.find("`" + start);
-  if (at == std::string::npos) return "";
-  size_t end = text.find('`', at + 1);
-  std::string command = text.substr(at + 1, end - at - 1);
-  return std::regex_replace(command, std::regex("\\s+"), " ");
-}
-
-// The shell block of `doc` whose first line starts with `start`, up to its
-// closing fence.
-std::string DocsBlock(const std::string& doc, const std::string& start) {
-  std::string text = ReadFile(testing::SourcePath(doc)).value();
-  size_t at = text.find("```sh\n" + start);
-  if (at == std::string::npos) return "";
-  at += 6;
-  return text.substr(at, text.find("```", at) - at);
-}
 
 // "Drain and remove": the empty target patched in as the docs say, then
 // waited for: the controller deletes every replica and every route's

@@ -1,9 +1,9 @@
-// docs/kubernetes.md's install and "remove at once" uninstall run as
-// written (issue 90): `tools/install.sh` with the real kubectl against a
-// fresh stand-in API server, which serves discovery and OpenAPI for every
-// kind the install applies. Only the image push is not the real one: the
-// registry is out of the test's reach, so `skopeo` is a script on PATH
-// that records what it was asked to copy.
+// docs/kubernetes.md's install, upgrade and "remove at once" uninstall,
+// and its install on a GPU Operator cluster, run as written (issue 90):
+// `tools/install.sh` with the real kubectl against a fresh stand-in API server,
+// which serves discovery and OpenAPI for every kind the install applies. Only
+// the image push is not the real one: the registry is out of the test's reach,
+// so `skopeo` is a script on PATH that records what it was asked to copy.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "boundary/input_file.h"
+#include "e2e/testing/docs_commands.h"
 #include "kube/testing/api_server_standin.h"
 #include "kube/testing/real_kubectl.h"
 #include "kube/testing/test_certificate.h"
@@ -32,10 +33,11 @@ using Json = nlohmann::json;
 constexpr char kToken[] = "install-admin";
 constexpr char kRegistry[] = "registry.example.com/platform";
 
-class InstallProcedureTest
-    : public ::testing::TestWithParam<std::pair<const char*, const char*>> {
+// A fresh stand-in, kubectl on it as the administrator, and the tools the
+// procedures run.
+class ProcedureTest : public ::testing::Test {
  protected:
-  InstallProcedureTest()
+  ProcedureTest()
       : dir_(Fresh(testing::TempDir() + "/install-procedure")),
         tls_(kube::MakeTestCertificate(dir_ + "/tls").value()),
         server_({tls_.cert_file, tls_.key_file, kToken}) {}
@@ -127,6 +129,10 @@ class InstallProcedureTest
   kube::ApiServerStandIn server_;
   std::string kubeconfig_, digest_;
 };
+
+class InstallProcedureTest : public ProcedureTest,
+                             public ::testing::WithParamInterface<
+                                 std::pair<const char*, const char*>> {};
 
 // "" where the install can run here: kubectl 1.27 or later, python3.
 std::string CannotInstall() {
@@ -278,6 +284,111 @@ TEST_P(InstallProcedureTest, InstallUpgradeThenRemoveAtOnce) {
   EXPECT_NE(again.second.find("install: 0 of the install's objects to delete"),
             std::string::npos)
       << again.second;
+}
+
+using GpuOperatorProcedureTest = ProcedureTest;
+
+// "Install on a GPU Operator cluster", steps 1-4, as written: on a cluster
+// whose Operator runs the `single` strategy and its default configs, the
+// check names what will not work; the strategy patch, export's
+// mig-manager.yaml applied, the ClusterPolicy pointed at it, the labels
+// its header lists (the MIG manager then saying success, as it would),
+// and the check passes.
+TEST_F(GpuOperatorProcedureTest, StepByStepTheCheckPasses) {
+  if (std::string why = kube::KubectlUnusable(); !why.empty()) {
+    GTEST_SKIP() << why;
+  }
+  const std::string doc = "docs/kubernetes.md";
+  const std::string section = "### Install on a GPU Operator cluster";
+  const std::vector<std::string> patches =
+      DocsCommands(doc, "kubectl patch clusterpolicies", section);
+  const std::string exported =
+      DocsCommand(doc, "migserve export -d D --flavor gpu-operator");
+  const std::string apply =
+      DocsCommand(doc, "kubectl apply -f out/mig-manager");
+  const std::string check = DocsCommand(doc, "migserve doctor -d D");
+  ASSERT_EQ(patches.size(), 2u) << "docs/kubernetes.md: the two patches";
+  for (const std::string& c : {exported, apply, check}) {
+    ASSERT_NE(c, "") << "docs/kubernetes.md: a step's command is gone";
+  }
+  // The Operator's objects: its ClusterPolicy's definition (as much as
+  // the steps touch), the policy as installed, its MIG manager, and the
+  // node night's GPUs are on, MIG-capable, at the Operator's default.
+  ASSERT_TRUE(server_
+                  .ApplyManifests(R"(apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: clusterpolicies.nvidia.com}
+spec:
+  group: nvidia.com
+  scope: Cluster
+  names: {plural: clusterpolicies, singular: clusterpolicy, kind: ClusterPolicy}
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          x-kubernetes-preserve-unknown-fields: true
+)",
+                                  "clusterpolicy-crd.yaml")
+                  .ok());
+  server_.Put("/apis/nvidia.com/v1/clusterpolicies/cluster-policy",
+              {{"apiVersion", "nvidia.com/v1"},
+               {"kind", "ClusterPolicy"},
+               {"metadata", {{"name", "cluster-policy"}}},
+               {"spec",
+                {{"mig", {{"strategy", "single"}}},
+                 {"migManager",
+                  {{"enabled", true},
+                   {"config", {{"name", "default-mig-parted-config"}}}}}}}});
+  server_.Put(
+      "/apis/apps/v1/namespaces/gpu-operator/daemonsets/nvidia-mig-manager",
+      {{"metadata", {{"labels", {{"app", "nvidia-mig-manager"}}}}}});
+  server_.Put("/api/v1/nodes/node-0",
+              {{"metadata",
+                {{"labels",
+                  {{"nvidia.com/mig.capable", "true"},
+                   {"nvidia.com/mig.config", "all-disabled"}}}}}});
+  std::filesystem::copy_file(testing::SourcePath("data/deployments/night.json"),
+                             dir_ + "/D");
+  // Run in dir_, `migserve` the built one.
+  auto step = [&](const std::string& command) {
+    return Shell(fmt::format("cd {} && migserve() {{ {} \"$@\"; }} && {}", dir_,
+                             MIGSERVE_BINARY, command));
+  };
+  std::pair<int, std::string> before = step(check);
+  EXPECT_EQ(before.first, 1) << before.second;
+  EXPECT_NE(before.second.find("problem: "), std::string::npos)
+      << before.second;
+  for (const std::string& c : {patches[0], exported, apply, patches[1]}) {
+    std::pair<int, std::string> ran = step(c);
+    ASSERT_EQ(ran.first, 0) << c << ": " << ran.second;
+  }
+  // Step 3: the label lines mig-manager.yaml's header lists, then the MIG
+  // manager's success.
+  std::string header = ReadFile(dir_ + "/out/mig-manager.yaml").value();
+  int labelled = 0;
+  std::istringstream lines(header);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t at = line.find("kubectl label node ");
+    if (line.rfind("#", 0) != 0 || at == std::string::npos) continue;
+    std::pair<int, std::string> ran = step(line.substr(at));
+    ASSERT_EQ(ran.first, 0) << line << ": " << ran.second;
+    ++labelled;
+  }
+  EXPECT_EQ(labelled, 1);
+  ASSERT_EQ(step("kubectl label node node-0 "
+                 "nvidia.com/mig.config.state=success --overwrite")
+                .first,
+            0);
+  std::pair<int, std::string> after = step(check);
+  EXPECT_EQ(after.first, 0) << after.second;
+  EXPECT_EQ(after.second.find("problem: "), std::string::npos) << after.second;
+  EXPECT_NE(after.second.find("ok: ClusterPolicy cluster-policy: MIG "
+                              "strategy mixed"),
+            std::string::npos)
+      << after.second;
 }
 
 // Each partitioner's overlay in the two default namespaces, and the

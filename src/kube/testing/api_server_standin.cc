@@ -307,6 +307,18 @@ Json ApiServerStandIn::Put(const std::string& path, Json object) {
   ApiPath ref = ParseApiPath(path);
   object["metadata"]["name"] = ref.name;
   if (!ref.ns.empty()) object["metadata"]["namespace"] = ref.ns;
+  // Every object the API server answers says what it is (kubectl's
+  // `label` and `apply` refuse one that does not).
+  if (!object.contains("apiVersion")) {
+    object["apiVersion"] = ref.prefix.rfind("/apis/", 0) == 0
+                               ? ref.prefix.substr(6)
+                               : ref.prefix.substr(5);
+  }
+  if (!object.contains("kind")) {
+    if (std::string kind = KindAt(objects_, ref); !kind.empty()) {
+      object["kind"] = kind;
+    }
+  }
   std::string type = objects_.count(path) > 0 ? "MODIFIED" : "ADDED";
   return Store(path, std::move(object), type, &lock);
 }

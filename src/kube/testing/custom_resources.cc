@@ -536,6 +536,29 @@ Json GroupVersionSpec(const std::string& group, const std::string& version,
 
 }  // namespace
 
+std::string KindAt(const std::map<std::string, Json>& objects,
+                   const ApiPath& ref) {
+  const std::string gv =
+      ref.prefix.rfind("/apis/", 0) == 0
+          ? ref.prefix.substr(6)
+          : ref.prefix.substr(std::min<size_t>(5, ref.prefix.size()));
+  const std::string group =
+      gv.find('/') == std::string::npos ? "" : gv.substr(0, gv.find('/'));
+  const std::string version = gv.substr(gv.find('/') + 1);
+  for (const auto& [at, resources] : BuiltinResources()) {
+    if (at != std::pair{group, version}) continue;
+    for (const Json& r : resources) {
+      if (r["name"] == ref.resource) return r["kind"];
+    }
+  }
+  for (const CustomResource& r : CustomResources(objects)) {
+    if (r.group == group && r.version == version && r.plural == ref.resource) {
+      return r.kind;
+    }
+  }
+  return "";
+}
+
 std::optional<Json> OpenApiV3(const std::map<std::string, Json>& objects,
                               const std::string& path) {
   constexpr std::string_view kRoot = "/openapi/v3";

@@ -68,6 +68,11 @@ std::optional<nlohmann::json> Discovery(
     const std::map<std::string, nlohmann::json>& objects,
     const std::string& path);
 
+// The kind of the objects at `ref` (a built-in resource or one a
+// definition among `objects` serves), or "" where none is known.
+std::string KindAt(const std::map<std::string, nlohmann::json>& objects,
+                   const ApiPath& ref);
+
 // OpenAPI v3 as kubectl reads it to learn whether the server validates
 // fields itself (cli-runtime's query-param verifier: `kubectl apply` and
 // `create` send fieldValidation=Strict only where a PATCH operation of the
