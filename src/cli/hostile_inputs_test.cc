@@ -273,6 +273,37 @@ std::vector<Case> WorkloadShapeCases() {
        "gpu: A100-SXM4-80GB\nservices:\n"
        "  - {name: r, model: &m resnet50, throughput: 30, latency_ms: &l 100}\n"
        "  - {name: s, model: *m, throughput: 30, latency_ms: *l}\n"},
+      // A ServingWorkload manifest is read as its spec (issue 90).
+      {"manifest of another kind",
+       "apiVersion: migserve.io/v1alpha1\nkind: ServingTarget\n"
+       "metadata: {name: t}\nspec: {}\n"},
+      {"manifest of another group",
+       "apiVersion: example.com/v1\nkind: ServingWorkload\n"
+       "metadata: {name: t}\nspec: {}\n"},
+      {"manifest without a spec",
+       "apiVersion: migserve.io/v1alpha1\nkind: ServingWorkload\n"
+       "metadata: {name: w}\n"},
+      {"manifest spec a list",
+       "apiVersion: migserve.io/v1alpha1\nkind: ServingWorkload\n"
+       "metadata: {name: w}\nspec: [a]\n"},
+      {"manifest without a name",
+       "apiVersion: migserve.io/v1alpha1\nkind: ServingWorkload\n"
+       "metadata: {}\nspec: {}\n"},
+      {"manifest generation 1.5",
+       "apiVersion: migserve.io/v1alpha1\nkind: ServingWorkload\n"
+       "metadata: {name: w, generation: 1.5}\nspec: {}\n"},
+      {"manifest generation 1e300",
+       "apiVersion: migserve.io/v1alpha1\nkind: ServingWorkload\n"
+       "metadata: {name: w, generation: 1e300}\nspec: {}\n"},
+      {"manifest unknown top field",
+       "apiVersion: migserve.io/v1alpha1\nkind: ServingWorkload\n"
+       "metadata: {name: w}\nspex: {}\nspec: {}\n"},
+      {"manifest bad service",
+       "apiVersion: migserve.io/v1alpha1\nkind: ServingWorkload\n"
+       "metadata: {name: w, namespace: n, generation: 2}\nspec:\n"
+       "  gpu: A100-SXM4-80GB\n"
+       "  services: [{name: r, model: resnet50, throughput: -1, "
+       "latency_ms: 100}]\n"},
       {"10k services of one name",
        [] {
          std::string w = "gpu: A100-SXM4-80GB\nservices:\n";
