@@ -153,6 +153,19 @@ TEST_F(StandInCustomResourcesTest, AResourceNoDefinitionServesIsNotFound) {
   EXPECT_FALSE(refused.ok());
 }
 
+// A body the stand-in cannot read (protobuf, as kubectl's typed commands
+// send) is refused as such, 415, not as a bad request.
+TEST_F(StandInCustomResourcesTest, AProtobufBodyIsRefusedAsUnsupported) {
+  httplib::Client http(server_.url());
+  auto res = http.Post("/api/v1/namespaces/replicas/configmaps",
+                       std::string("k8s\0\x0a", 5),
+                       "application/vnd.kubernetes.protobuf");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 415);
+  EXPECT_NE(res->body.find("reads JSON bodies only"), std::string::npos)
+      << res->body;
+}
+
 // What the API server's controllers delete with an object: a definition's
 // custom resources, a namespace's objects; the rest stays.
 TEST_F(StandInCustomResourcesTest, ADeletionTakesWhatDependsOnIt) {

@@ -513,6 +513,17 @@ bool ApiServerStandIn::Admit(const httplib::Request& req,
     Fail(res, fail_code_, "Injected", "injected failure");
     return true;
   }
+  // The API server also reads protobuf (what kubectl's typed commands,
+  // `kubectl create configmap` say, send for built-in kinds); the stand-in
+  // reads JSON only, and says so rather than failing the body as bad.
+  if (req.get_header_value("Content-Type").find("protobuf") !=
+      std::string::npos) {
+    Fail(res, 415, "UnsupportedMediaType",
+         "the stand-in API server reads JSON bodies only, not "
+         "application/vnd.kubernetes.protobuf (kubectl's typed commands send "
+         "it: use kubectl apply)");
+    return true;
+  }
   return false;
 }
 
