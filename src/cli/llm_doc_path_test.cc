@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -131,13 +130,9 @@ TEST(LlmDocPathTest, TheDocumentedPathRunsAsWritten) {
           "KUBECONFIG=kubeconfig KUBECACHEDIR=kubectl-cache "
           "kubectl";
       for (const std::string& a : args) line += " " + a;
-      FILE* pipe = popen((line + " 2>&1").c_str(), "r");
-      ASSERT_NE(pipe, nullptr);
-      char buffer[4096];
-      for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
-        applied.append(buffer, n);
-      }
-      EXPECT_EQ(pclose(pipe), 0) << line << ": " << applied;
+      std::pair<int, std::string> ran = testing::RunShell(line);
+      applied += ran.second;
+      EXPECT_EQ(ran.first, 0) << line << ": " << applied;
       continue;
     }
     CliResult r = Cli(args);

@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -95,19 +94,10 @@ class ProcedureTest : public ::testing::Test {
   // Runs `command` from the source tree, kubectl pointed at the stand-in
   // as the cluster's administrator: its exit status and both streams.
   std::pair<int, std::string> Shell(const std::string& command) {
-    std::string line = fmt::format(
-        "cd {} && export PATH={}/bin:$PATH KUBECONFIG={} "
-        "KUBECACHEDIR={}/cache && ({}) 2>&1",
-        testing::SourcePath(""), dir_, kubeconfig_, dir_, command);
-    FILE* pipe = popen(line.c_str(), "r");
-    if (pipe == nullptr) return {-1, "popen failed"};
-    std::string out;
-    char buffer[4096];
-    for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
-      out.append(buffer, n);
-    }
-    int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+    return testing::RunShell(
+        fmt::format("cd {} && export PATH={}/bin:$PATH KUBECONFIG={} "
+                    "KUBECACHEDIR={}/cache && {}",
+                    testing::SourcePath(""), dir_, kubeconfig_, dir_, command));
   }
 
   // The objects of `rendered` (a file of manifests) the cluster holds, as

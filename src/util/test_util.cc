@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
@@ -52,6 +54,18 @@ std::string WriteTempFile(const std::string& name,
   Status s = WriteFileAtomic(path, contents);
   EXPECT_TRUE(s.ok()) << s.ToString();
   return path;
+}
+
+std::pair<int, std::string> RunShell(const std::string& command) {
+  FILE* pipe = popen(("(" + command + ") 2>&1").c_str(), "r");
+  if (pipe == nullptr) return {-1, "popen failed"};
+  std::string out;
+  char buffer[4096];
+  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
+    out.append(buffer, n);
+  }
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
 int CountMatches(const std::string& text, const std::string& pattern) {

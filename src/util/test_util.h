@@ -3,6 +3,7 @@
 #define MIGSERVE_UTIL_TEST_UTIL_H_
 
 #include <string>
+#include <utility>
 
 namespace migserve::testing {
 
@@ -17,6 +18,11 @@ std::string WriteTempFile(const std::string& name, const std::string& contents);
 
 // Returns how many times the regular expression `pattern` matches in `text`.
 int CountMatches(const std::string& text, const std::string& pattern);
+
+// Runs `command` with /bin/sh, its standard error with its output: the
+// exit status (-1 where it did not exit) and what it printed (a real
+// kubectl's, say).
+std::pair<int, std::string> RunShell(const std::string& command);
 
 // A TCP port free on 127.0.0.1 now, for a real server a test starts.
 int FreePort();

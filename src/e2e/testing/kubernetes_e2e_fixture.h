@@ -306,14 +306,7 @@ class KubernetesE2eTest : public ::testing::Test {
   // Runs `command` in a shell: its exit status and what it printed, both
   // streams (a real kubectl's, say).
   static std::pair<int, std::string> Shell(const std::string& command) {
-    FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-    if (pipe == nullptr) return {-1, "popen failed"};
-    std::string out;
-    char buffer[4096];
-    for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
-      out.append(buffer, n);
-    }
-    return {pclose(pipe), out};
+    return testing::RunShell(command);
   }
 
   // The pods a test forges are named forged-N.

@@ -1,19 +1,13 @@
 #include "kube/testing/real_kubectl.h"
 
-#include <cstdio>
 #include <regex>
+
+#include "util/test_util.h"
 
 namespace migserve::kube {
 
 std::string KubectlUnusable() {
-  FILE* pipe = popen("kubectl version --client 2>/dev/null", "r");
-  if (pipe == nullptr) return "cannot run kubectl";
-  std::string out;
-  char buffer[512];
-  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
-    out.append(buffer, n);
-  }
-  pclose(pipe);
+  const std::string out = testing::RunShell("kubectl version --client").second;
   std::smatch m;
   if (!std::regex_search(out, m,
                          std::regex("Client Version: v([0-9]+)\\.([0-9]+)"))) {
