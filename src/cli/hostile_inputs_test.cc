@@ -289,6 +289,12 @@ std::vector<Case> WorkloadShapeCases() {
       {"manifest without a name",
        "apiVersion: migserve.io/v1alpha1\nkind: ServingWorkload\n"
        "metadata: {}\nspec: {}\n"},
+      {"manifest name with a slash",
+       "apiVersion: migserve.io/v1alpha1\nkind: ServingWorkload\n"
+       "metadata: {name: a/b}\nspec: {}\n"},
+      {"manifest namespace with a newline",
+       "apiVersion: migserve.io/v1alpha1\nkind: ServingWorkload\n"
+       "metadata: {name: w, namespace: \"a\\nb\"}\nspec: {}\n"},
       {"manifest generation 1.5",
        "apiVersion: migserve.io/v1alpha1\nkind: ServingWorkload\n"
        "metadata: {name: w, generation: 1.5}\nspec: {}\n"},

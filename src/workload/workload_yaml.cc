@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <memory>
+#include <regex>
 #include <unordered_map>
 #include <utility>
 
@@ -273,6 +274,21 @@ StatusOr<YAML::Node> ManifestSpec(const YAML::Node& root,
   std::string name, namespace_;
   MIGSERVE_RETURN_IF_ERROR(metadata.Required("name", &name));
   MIGSERVE_RETURN_IF_ERROR(metadata.Optional("namespace", &namespace_));
+  // As the API server takes them: a name a DNS subdomain, a namespace a
+  // DNS label (a deployment's summary.workload carries both).
+  static const std::regex kSubdomain("[a-z0-9]([-a-z0-9.]*[a-z0-9])?");
+  static const std::regex kLabel("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+  if (name.size() > 253 || !std::regex_match(name, kSubdomain)) {
+    return metadata.Error("name",
+                          "not a Kubernetes object name (lower-case "
+                          "letters, digits, '-' and '.')");
+  }
+  if (!namespace_.empty() &&
+      (namespace_.size() > 63 || !std::regex_match(namespace_, kLabel))) {
+    return metadata.Error("namespace",
+                          "not a namespace name (lower-case "
+                          "letters, digits and '-')");
+  }
   double generation = 0;
   MIGSERVE_RETURN_IF_ERROR(metadata.Optional("generation", &generation));
   if (!(generation >= 0 && generation < 1e15) ||
