@@ -120,9 +120,40 @@ class ProcedureTest : public ::testing::Test {
   std::string kubeconfig_, digest_;
 };
 
-class InstallProcedureTest : public ProcedureTest,
-                             public ::testing::WithParamInterface<
-                                 std::pair<const char*, const char*>> {};
+// An install's flags: its overlay, its namespace ("": the two default
+// ones), and whether it brings the Prometheus Operator's monitors.
+struct InstallFlags {
+  const char* overlay;
+  const char* namespace_;
+  bool monitoring;
+};
+
+class InstallProcedureTest
+    : public ProcedureTest,
+      public ::testing::WithParamInterface<InstallFlags> {
+ protected:
+  // The Prometheus Operator's definitions, as its chart installs them (as
+  // much of them as the install's monitors touch).
+  void PrometheusOperator() {
+    std::string crds;
+    for (const auto& [plural, kind] :
+         {std::pair{"podmonitors", "PodMonitor"},
+          std::pair{"servicemonitors", "ServiceMonitor"},
+          std::pair{"prometheusrules", "PrometheusRule"}}) {
+      crds += fmt::format(
+          "---\napiVersion: apiextensions.k8s.io/v1\n"
+          "kind: CustomResourceDefinition\n"
+          "metadata: {{name: {0}.monitoring.coreos.com}}\n"
+          "spec:\n  group: monitoring.coreos.com\n  scope: Namespaced\n"
+          "  names: {{plural: {0}, kind: {1}}}\n  versions:\n"
+          "    - name: v1\n      served: true\n      storage: true\n"
+          "      schema:\n        openAPIV3Schema:\n          type: object\n"
+          "          x-kubernetes-preserve-unknown-fields: true\n",
+          plural, kind);
+    }
+    ASSERT_TRUE(server_.ApplyManifests(crds, "prometheus-operator.yaml").ok());
+  }
+};
 
 // "" where the install can run here: kubectl 1.27 or later, python3.
 std::string CannotInstall() {
@@ -140,10 +171,13 @@ std::string CannotInstall() {
 // migserve did not make.
 TEST_P(InstallProcedureTest, InstallUpgradeThenRemoveAtOnce) {
   if (std::string why = CannotInstall(); !why.empty()) GTEST_SKIP() << why;
-  const std::string overlay = GetParam().first, chosen = GetParam().second;
+  const std::string overlay = GetParam().overlay,
+                    chosen = GetParam().namespace_;
   const std::string flags =
-      fmt::format("--overlay {}{}", overlay,
-                  chosen.empty() ? "" : " --namespace " + chosen);
+      fmt::format("--overlay {}{}{}", overlay,
+                  chosen.empty() ? "" : " --namespace " + chosen,
+                  GetParam().monitoring ? " --monitoring" : "");
+  if (GetParam().monitoring) PrometheusOperator();
   // Where the controller goes: the namespace chosen, else migserve.
   const std::string home = chosen.empty() ? "migserve" : chosen;
   // Taken only if free: a namespace someone else made is refused before
@@ -184,6 +218,9 @@ TEST_P(InstallProcedureTest, InstallUpgradeThenRemoveAtOnce) {
   EXPECT_GT(all.size(), 25u);
   EXPECT_TRUE(all.count("deployment.apps/migserve-controller"));
   EXPECT_TRUE(all.count("namespace/" + home));
+  if (GetParam().monitoring) {
+    EXPECT_TRUE(all.count("prometheusrule.monitoring.coreos.com/migserve"));
+  }
   std::optional<Json> controller = server_.Get(
       "/apis/apps/v1/namespaces/" + home + "/deployments/migserve-controller");
   ASSERT_TRUE(controller.has_value());
@@ -382,14 +419,16 @@ spec:
 }
 
 // Each partitioner's overlay in the two default namespaces, and the
-// default partitioner in one namespace of one's choice.
+// default partitioner in one namespace of one's choice with the monitors.
 INSTANTIATE_TEST_SUITE_P(
     Overlays, InstallProcedureTest,
-    ::testing::Values(std::pair("gpu-operator", "platform-gpu"),
-                      std::pair("device-plugin", ""), std::pair("dra", "")),
-    [](const ::testing::TestParamInfo<std::pair<const char*, const char*>>& p) {
-      std::string name = std::string(p.param.first) +
-                         (*p.param.second ? "_in_its_own_namespace" : "");
+    ::testing::Values(InstallFlags{"gpu-operator", "platform-gpu", true},
+                      InstallFlags{"device-plugin", "", false},
+                      InstallFlags{"dra", "", false}),
+    [](const ::testing::TestParamInfo<InstallFlags>& p) {
+      std::string name = std::string(p.param.overlay) +
+                         (*p.param.namespace_ ? "_in_its_own_namespace" : "") +
+                         (p.param.monitoring ? "_with_monitors" : "");
       std::replace(name.begin(), name.end(), '-', '_');
       return name;
     });
