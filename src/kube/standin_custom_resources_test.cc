@@ -166,6 +166,33 @@ TEST_F(StandInCustomResourcesTest, AProtobufBodyIsRefusedAsUnsupported) {
       << res->body;
 }
 
+// A built-in kind's body with a field its type lacks is refused under
+// fieldValidation=Strict (kubectl's default), naming the field, and
+// taken without it otherwise.
+TEST_F(StandInCustomResourcesTest,
+       StrictValidationNamesABuiltInKindsUnknownField) {
+  httplib::Client http(server_.url());
+  const std::string body =
+      R"({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"},)"
+      R"( "dta": {"a": "b"}})";
+  auto res =
+      http.Post("/api/v1/namespaces/replicas/configmaps?fieldValidation=Strict",
+                body, "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_NE(res->body.find("strict decoding error: unknown field \\\"dta\\\""),
+            std::string::npos)
+      << res->body;
+  res = http.Post("/api/v1/namespaces/replicas/configmaps", body,
+                  "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 201) << res->body;
+  std::optional<Json> stored =
+      server_.Get("/api/v1/namespaces/replicas/configmaps/c");
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_FALSE(stored->contains("dta"));
+}
+
 // What the API server's controllers delete with an object: a definition's
 // custom resources, a namespace's objects; the rest stays.
 TEST_F(StandInCustomResourcesTest, ADeletionTakesWhatDependsOnIt) {

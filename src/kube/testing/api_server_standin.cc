@@ -222,6 +222,25 @@ bool RefusedBySchema(const CustomResource& resource, const std::string& name,
   return false;
 }
 
+// A built-in kind's body with a top-level field its type does not have:
+// under fieldValidation=Strict (kubectl's default) the API server refuses
+// it, naming each; otherwise it drops them, as here.
+Status StrictFields(const ApiPath& ref, const httplib::Request& req,
+                    Json* object) {
+  std::vector<std::string> unknown = UnknownTopLevelFields(ref, *object);
+  if (unknown.empty()) return Status::Ok();
+  if (req.get_param_value("fieldValidation") != "Strict") {
+    for (const std::string& u : unknown) object->erase(u);
+    return Status::Ok();
+  }
+  std::vector<std::string> quoted;
+  for (const std::string& u : unknown) {
+    quoted.push_back(fmt::format("unknown field \"{}\"", u));
+  }
+  return Status::InvalidArgument(
+      fmt::format("strict decoding error: {}", fmt::join(quoted, ", ")));
+}
+
 }  // namespace
 
 ApiServerStandIn::ApiServerStandIn(Options options)
@@ -691,6 +710,10 @@ void ApiServerStandIn::HandleCreate(const httplib::Request& req,
     return Fail(res, 409, "AlreadyExists",
                 fmt::format("{} \"{}\" already exists", ref.resource, name));
   }
+  if (Status strict = StrictFields(ref, req, &object); !strict.ok()) {
+    lock.unlock();
+    return Fail(res, 400, "BadRequest", std::string(strict.message()));
+  }
   if (std::string problem = EventNamespaceProblem(ref, object);
       !problem.empty()) {
     lock.unlock();
@@ -789,6 +812,10 @@ void ApiServerStandIn::HandleChange(const httplib::Request& req,
   } else if (patch) {
     object.merge_patch(body);
   } else {
+    if (Status strict = StrictFields(ref, req, &body); !strict.ok()) {
+      lock.unlock();
+      return Fail(res, 400, "BadRequest", std::string(strict.message()));
+    }
     object = body;
   }
   object["metadata"]["name"] = ref.name;

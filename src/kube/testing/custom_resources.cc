@@ -536,6 +536,40 @@ Json GroupVersionSpec(const std::string& group, const std::string& version,
 
 }  // namespace
 
+std::vector<std::string> UnknownTopLevelFields(const ApiPath& ref,
+                                               const Json& object) {
+  // Beside apiVersion, kind and metadata, from the Go types.
+  static const std::map<std::string, std::set<std::string>> kFields = {
+      {"configmaps", {"data", "binaryData", "immutable"}},
+      {"serviceaccounts",
+       {"secrets", "imagePullSecrets", "automountServiceAccountToken"}},
+      {"roles", {"rules"}},
+      {"clusterroles", {"rules", "aggregationRule"}},
+      {"rolebindings", {"subjects", "roleRef"}},
+      {"clusterrolebindings", {"subjects", "roleRef"}},
+      {"pods", {"spec", "status"}},
+      {"services", {"spec", "status"}},
+      {"namespaces", {"spec", "status"}},
+      {"nodes", {"spec", "status"}},
+      {"persistentvolumeclaims", {"spec", "status"}},
+      {"deployments", {"spec", "status"}},
+      {"daemonsets", {"spec", "status"}},
+      {"poddisruptionbudgets", {"spec", "status"}},
+      {"customresourcedefinitions", {"spec", "status"}},
+      {"validatingadmissionpolicies", {"spec", "status"}},
+      {"validatingadmissionpolicybindings", {"spec"}}};
+  std::vector<std::string> unknown;
+  auto fields = kFields.find(ref.resource);
+  if (fields == kFields.end() || !object.is_object()) return unknown;
+  for (const auto& [key, value] : object.items()) {
+    if (key != "apiVersion" && key != "kind" && key != "metadata" &&
+        fields->second.count(key) == 0) {
+      unknown.push_back(key);
+    }
+  }
+  return unknown;
+}
+
 std::string KindAt(const std::map<std::string, Json>& objects,
                    const ApiPath& ref) {
   const std::string gv =

@@ -68,6 +68,13 @@ std::optional<nlohmann::json> Discovery(
     const std::map<std::string, nlohmann::json>& objects,
     const std::string& path);
 
+// The top-level fields of `object` that its built-in kind (at `ref`) does
+// not have, as the API server's strict decoding names them; none for a
+// kind the table does not describe (events, custom resources: those are
+// checked against their schema).
+std::vector<std::string> UnknownTopLevelFields(const ApiPath& ref,
+                                               const nlohmann::json& object);
+
 // The kind of the objects at `ref` (a built-in resource or one a
 // definition among `objects` serves), or "" where none is known.
 std::string KindAt(const std::map<std::string, nlohmann::json>& objects,
