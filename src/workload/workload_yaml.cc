@@ -5,7 +5,6 @@
 #include <cmath>
 #include <filesystem>
 #include <memory>
-#include <regex>
 #include <unordered_map>
 #include <utility>
 
@@ -276,15 +275,14 @@ StatusOr<YAML::Node> ManifestSpec(const YAML::Node& root,
   MIGSERVE_RETURN_IF_ERROR(metadata.Optional("namespace", &namespace_));
   // As the API server takes them: a name a DNS subdomain, a namespace a
   // DNS label (a deployment's summary.workload carries both).
-  static const std::regex kSubdomain("[a-z0-9]([-a-z0-9.]*[a-z0-9])?");
-  static const std::regex kLabel("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
-  if (name.size() > 253 || !std::regex_match(name, kSubdomain)) {
+  if (!IsObjectName(name)) {
     return metadata.Error("name",
                           "not a Kubernetes object name (lower-case "
                           "letters, digits, '-' and '.')");
   }
   if (!namespace_.empty() &&
-      (namespace_.size() > 63 || !std::regex_match(namespace_, kLabel))) {
+      (!IsObjectName(namespace_) || namespace_.size() > 63 ||
+       namespace_.find('.') != std::string::npos)) {
     return metadata.Error("namespace",
                           "not a namespace name (lower-case "
                           "letters, digits and '-')");
@@ -303,27 +301,37 @@ StatusOr<YAML::Node> ManifestSpec(const YAML::Node& root,
   return root["spec"];
 }
 
-}  // namespace
-
-StatusOr<Workload> ParseWorkload(const std::string& text,
-                                 const std::string& source) {
-  MIGSERVE_ASSIGN_OR_RETURN(YAML::Node root, ParseYaml(text, source));
+// The workload in the document `root`: itself, or a ServingWorkload
+// manifest's spec (line numbers stay the file's; `resource` then says
+// which); InvalidArgument for an empty file or a deployment.
+StatusOr<YAML::Node> WorkloadNode(const YAML::Node& root,
+                                  const std::string& source,
+                                  std::optional<WorkloadResource>* resource) {
   if (root.IsNull()) {
     return Status::InvalidArgument(
         source + ": empty file; expected a workload (gpu: and services:)");
   }
-  // A ServingWorkload manifest: its spec is the workload (line numbers
-  // stay the file's).
-  std::optional<WorkloadResource> resource;
+  YAML::Node node = root;
   if (root.IsMap() && root["kind"]) {
-    resource.emplace();
-    MIGSERVE_ASSIGN_OR_RETURN(root, ManifestSpec(root, source, &*resource));
+    resource->emplace();
+    MIGSERVE_ASSIGN_OR_RETURN(node, ManifestSpec(root, source, &**resource));
   }
-  if (root.IsMap() && root["summary"] && root["gpus"]) {
+  if (node.IsMap() && node["summary"] && node["gpus"]) {
     return Status::InvalidArgument(
         source +
         ": this is a deployment (it has summary and gpus), not a workload");
   }
+  return node;
+}
+
+}  // namespace
+
+StatusOr<Workload> ParseWorkload(const std::string& text,
+                                 const std::string& source) {
+  MIGSERVE_ASSIGN_OR_RETURN(YAML::Node document, ParseYaml(text, source));
+  std::optional<WorkloadResource> resource;
+  MIGSERVE_ASSIGN_OR_RETURN(YAML::Node root,
+                            WorkloadNode(document, source, &resource));
   MIGSERVE_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Open(root, source, ""));
   MIGSERVE_RETURN_IF_ERROR(map.CheckKeys(
       {"gpu", "gpus", "latency_budget", "capacity_model", "router",
