@@ -11,6 +11,15 @@ std::string ApiPath::Group() const {
   return rest.substr(0, rest.find('/'));
 }
 
+std::string ApiPath::Version() const {
+  return prefix.substr(prefix.rfind('/') + 1);
+}
+
+std::string ApiPath::GroupVersion() const {
+  const std::string group = Group();
+  return group.empty() ? Version() : group + "/" + Version();
+}
+
 std::string ApiPath::ObjectPath() const {
   return prefix + (ns.empty() ? "" : "/namespaces/" + ns) + "/" + resource +
          "/" + name;

@@ -15,6 +15,10 @@ struct ApiPath {
 
   // The API group: "" for /api/v1.
   std::string Group() const;
+  // The API version: "v1" for /api/v1 and /apis/apps/v1.
+  std::string Version() const;
+  // What an object's apiVersion says: "v1", "apps/v1".
+  std::string GroupVersion() const;
   std::string ObjectPath() const;
   bool InCollection(const ApiPath& collection) const;
 };

@@ -328,10 +328,8 @@ Json ApiServerStandIn::Put(const std::string& path, Json object) {
   if (!ref.ns.empty()) object["metadata"]["namespace"] = ref.ns;
   // Every object the API server answers says what it is (kubectl's
   // `label` and `apply` refuse one that does not).
-  if (!object.contains("apiVersion")) {
-    object["apiVersion"] = ref.prefix.rfind("/apis/", 0) == 0
-                               ? ref.prefix.substr(6)
-                               : ref.prefix.substr(5);
+  if (ref.ok && !object.contains("apiVersion")) {
+    object["apiVersion"] = ref.GroupVersion();
   }
   if (!object.contains("kind")) {
     if (std::string kind = KindAt(objects_, ref); !kind.empty()) {

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <functional>
 #include <iomanip>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -207,47 +208,74 @@ Json ResourceList(const std::string& group_version, const Json& resources) {
 const std::vector<std::string> kVerbs = {"create", "delete", "get",  "list",
                                          "patch",  "update", "watch"};
 
-// The built-in resources the stand-in serves, by (group, version) (""
-// for the core group): what its users read and write, and what the
-// install applies (kubectl maps each kind to its resource through
-// discovery before it sends anything). Objects of every kind are stored
-// alike; no built-in kind's schema is checked.
-std::map<std::pair<std::string, std::string>, Json> BuiltinResources() {
-  struct Resource {
-    const char* group;
-    const char* plural;
-    const char* kind;
-    bool namespaced;
-  };
-  static const Resource kAll[] = {
-      {"", "pods", "Pod", true},
-      {"", "configmaps", "ConfigMap", true},
-      {"", "services", "Service", true},
-      {"", "serviceaccounts", "ServiceAccount", true},
-      {"", "persistentvolumeclaims", "PersistentVolumeClaim", true},
-      {"", "events", "Event", true},
-      {"", "nodes", "Node", false},
-      {"", "namespaces", "Namespace", false},
-      {"apps", "deployments", "Deployment", true},
-      {"apps", "daemonsets", "DaemonSet", true},
-      {"policy", "poddisruptionbudgets", "PodDisruptionBudget", true},
-      {"rbac.authorization.k8s.io", "roles", "Role", true},
-      {"rbac.authorization.k8s.io", "rolebindings", "RoleBinding", true},
-      {"rbac.authorization.k8s.io", "clusterroles", "ClusterRole", false},
+// A built-in kind the stand-in serves: what its users read and write, and
+// what the install applies (kubectl maps each kind to its resource through
+// discovery before it sends anything), with the top-level fields its Go
+// type has beside apiVersion, kind and metadata (nullopt: not checked, as
+// for events). Objects of every kind are stored alike; a built-in kind's
+// nested fields are not checked.
+struct BuiltinKind {
+  const char* group;  // "" for the core group; every one at v1
+  const char* plural;
+  const char* kind;
+  bool namespaced;
+  std::optional<std::set<std::string>> fields;
+};
+
+const std::vector<BuiltinKind>& BuiltinKinds() {
+  static const std::set<std::string> kSpecStatus = {"spec", "status"};
+  static const std::vector<BuiltinKind> kAll = {
+      {"", "pods", "Pod", true, kSpecStatus},
+      {"", "configmaps", "ConfigMap", true,
+       std::set<std::string>{"data", "binaryData", "immutable"}},
+      {"", "services", "Service", true, kSpecStatus},
+      {"", "serviceaccounts", "ServiceAccount", true,
+       std::set<std::string>{"secrets", "imagePullSecrets",
+                             "automountServiceAccountToken"}},
+      {"", "persistentvolumeclaims", "PersistentVolumeClaim", true,
+       kSpecStatus},
+      {"", "events", "Event", true, std::nullopt},
+      {"", "nodes", "Node", false, kSpecStatus},
+      {"", "namespaces", "Namespace", false, kSpecStatus},
+      {"apps", "deployments", "Deployment", true, kSpecStatus},
+      {"apps", "daemonsets", "DaemonSet", true, kSpecStatus},
+      {"policy", "poddisruptionbudgets", "PodDisruptionBudget", true,
+       kSpecStatus},
+      {"rbac.authorization.k8s.io", "roles", "Role", true,
+       std::set<std::string>{"rules"}},
+      {"rbac.authorization.k8s.io", "rolebindings", "RoleBinding", true,
+       std::set<std::string>{"subjects", "roleRef"}},
+      {"rbac.authorization.k8s.io", "clusterroles", "ClusterRole", false,
+       std::set<std::string>{"rules", "aggregationRule"}},
       {"rbac.authorization.k8s.io", "clusterrolebindings", "ClusterRoleBinding",
-       false},
+       false, std::set<std::string>{"subjects", "roleRef"}},
       {"admissionregistration.k8s.io", "validatingadmissionpolicies",
-       "ValidatingAdmissionPolicy", false},
+       "ValidatingAdmissionPolicy", false, kSpecStatus},
       {"admissionregistration.k8s.io", "validatingadmissionpolicybindings",
-       "ValidatingAdmissionPolicyBinding", false},
+       "ValidatingAdmissionPolicyBinding", false,
+       std::set<std::string>{"spec"}},
       {"apiextensions.k8s.io", "customresourcedefinitions",
-       "CustomResourceDefinition", false}};
+       "CustomResourceDefinition", false, kSpecStatus}};
+  return kAll;
+}
+
+// The built-in kind at `ref`, or null.
+const BuiltinKind* FindBuiltin(const ApiPath& ref) {
+  if (ref.Version() != "v1") return nullptr;
+  for (const BuiltinKind& k : BuiltinKinds()) {
+    if (k.group == ref.Group() && k.plural == ref.resource) return &k;
+  }
+  return nullptr;
+}
+
+// The built-in resources as discovery lists them, by (group, version).
+std::map<std::pair<std::string, std::string>, Json> BuiltinResources() {
   std::map<std::pair<std::string, std::string>, Json> out;
-  for (const Resource& r : kAll) {
-    out[{r.group, "v1"}].push_back({{"name", r.plural},
+  for (const BuiltinKind& k : BuiltinKinds()) {
+    out[{k.group, "v1"}].push_back({{"name", k.plural},
                                     {"singularName", ""},
-                                    {"namespaced", r.namespaced},
-                                    {"kind", r.kind},
+                                    {"namespaced", k.namespaced},
+                                    {"kind", k.kind},
                                     {"verbs", kVerbs}});
   }
   return out;
@@ -538,32 +566,12 @@ Json GroupVersionSpec(const std::string& group, const std::string& version,
 
 std::vector<std::string> UnknownTopLevelFields(const ApiPath& ref,
                                                const Json& object) {
-  // Beside apiVersion, kind and metadata, from the Go types.
-  static const std::map<std::string, std::set<std::string>> kFields = {
-      {"configmaps", {"data", "binaryData", "immutable"}},
-      {"serviceaccounts",
-       {"secrets", "imagePullSecrets", "automountServiceAccountToken"}},
-      {"roles", {"rules"}},
-      {"clusterroles", {"rules", "aggregationRule"}},
-      {"rolebindings", {"subjects", "roleRef"}},
-      {"clusterrolebindings", {"subjects", "roleRef"}},
-      {"pods", {"spec", "status"}},
-      {"services", {"spec", "status"}},
-      {"namespaces", {"spec", "status"}},
-      {"nodes", {"spec", "status"}},
-      {"persistentvolumeclaims", {"spec", "status"}},
-      {"deployments", {"spec", "status"}},
-      {"daemonsets", {"spec", "status"}},
-      {"poddisruptionbudgets", {"spec", "status"}},
-      {"customresourcedefinitions", {"spec", "status"}},
-      {"validatingadmissionpolicies", {"spec", "status"}},
-      {"validatingadmissionpolicybindings", {"spec"}}};
   std::vector<std::string> unknown;
-  auto fields = kFields.find(ref.resource);
-  if (fields == kFields.end() || !object.is_object()) return unknown;
+  const BuiltinKind* kind = FindBuiltin(ref);
+  if (kind == nullptr || !kind->fields || !object.is_object()) return unknown;
   for (const auto& [key, value] : object.items()) {
     if (key != "apiVersion" && key != "kind" && key != "metadata" &&
-        fields->second.count(key) == 0) {
+        kind->fields->count(key) == 0) {
       unknown.push_back(key);
     }
   }
@@ -572,21 +580,10 @@ std::vector<std::string> UnknownTopLevelFields(const ApiPath& ref,
 
 std::string KindAt(const std::map<std::string, Json>& objects,
                    const ApiPath& ref) {
-  const std::string gv =
-      ref.prefix.rfind("/apis/", 0) == 0
-          ? ref.prefix.substr(6)
-          : ref.prefix.substr(std::min<size_t>(5, ref.prefix.size()));
-  const std::string group =
-      gv.find('/') == std::string::npos ? "" : gv.substr(0, gv.find('/'));
-  const std::string version = gv.substr(gv.find('/') + 1);
-  for (const auto& [at, resources] : BuiltinResources()) {
-    if (at != std::pair{group, version}) continue;
-    for (const Json& r : resources) {
-      if (r["name"] == ref.resource) return r["kind"];
-    }
-  }
+  if (const BuiltinKind* kind = FindBuiltin(ref)) return kind->kind;
   for (const CustomResource& r : CustomResources(objects)) {
-    if (r.group == group && r.version == version && r.plural == ref.resource) {
+    if (r.group == ref.Group() && r.version == ref.Version() &&
+        r.plural == ref.resource) {
       return r.kind;
     }
   }
