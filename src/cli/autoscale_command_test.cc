@@ -41,12 +41,8 @@ std::vector<std::string> NightOnce() {
 
 // A kubeconfig for `server` in namespace serving, token "secret".
 std::string Kubeconfig(const kube::ApiServerStandIn& server) {
-  return testing::WriteTempFile(
-      "autoscale-kubeconfig",
-      "current-context: t\ncontexts:\n- name: t\n  context: {cluster: c, "
-      "user: u, namespace: serving}\nclusters:\n- name: c\n  cluster:\n    "
-      "server: " +
-          server.url() + "\nusers:\n- name: u\n  user: {token: secret}\n");
+  return testing::WriteTempFile("autoscale-kubeconfig",
+                                server.KubeconfigYaml("serving", "secret"));
 }
 
 // The target read from the ConfigMap; Prometheus does not answer (nothing

@@ -102,13 +102,8 @@ TEST(LlmDocPathTest, TheDocumentedPathRunsAsWritten) {
   // serves discovery and OpenAPI for every kind export writes.
   kube::ApiServerStandIn server({"", "", "", 5});
   ASSERT_TRUE(server.Start().ok());
-  ASSERT_TRUE(WriteFileAtomic(dir + "/kubeconfig",
-                              "apiVersion: v1\nkind: Config\n"
-                              "current-context: c\ncontexts:\n- name: c\n"
-                              "  context: {cluster: c}\nclusters:\n- name: "
-                              "c\n  cluster: {server: '" +
-                                  server.url() + "'}\n")
-                  .ok());
+  ASSERT_TRUE(
+      WriteFileAtomic(dir + "/kubeconfig", server.KubeconfigYaml()).ok());
   // Without a kubectl that can (KubectlUnusable), the kubectl line is
   // named on stderr and left out.
   const std::string kubectl = kube::KubectlUnusable();

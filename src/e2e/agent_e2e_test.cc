@@ -53,11 +53,7 @@ class AgentE2eTest : public ::testing::Test {
     server_.Put(kNode, {{"metadata",
                          {{"labels", {{"nvidia.com/mig.capable", "true"}}}}}});
     kubeconfig_ = testing::WriteTempFile(
-        "agent-e2e-kubeconfig",
-        "current-context: e2e\ncontexts:\n- name: e2e\n  context: {cluster: "
-        "c, user: u}\nclusters:\n- name: c\n  cluster:\n    server: " +
-            server_.url() + "\n    certificate-authority: " + tls_.cert_file +
-            "\nusers:\n- name: u\n  user: {token: " + kAgentE2eToken + "}\n");
+        "agent-e2e-kubeconfig", server_.KubeconfigYaml("", kAgentE2eToken));
     log_ = testing::TempDir() + "/agent-e2e.log";
   }
 

@@ -45,17 +45,8 @@ class ProcedureTest : public ::testing::Test {
     ASSERT_TRUE(server_.Start().ok()) << "start";
     std::filesystem::create_directories(dir_ + "/bin");
     kubeconfig_ = dir_ + "/kubeconfig";
-    ASSERT_TRUE(WriteFileAtomic(
-                    kubeconfig_,
-                    "apiVersion: v1\nkind: Config\ncurrent-context: admin\n"
-                    "contexts:\n- name: admin\n  context: {cluster: c, user: "
-                    "u}\nclusters:\n- name: c\n  cluster:\n    server: " +
-                        server_.url() +
-                        "\n    certificate-authority: " + tls_.cert_file +
-                        "\nusers:\n- name: u\n  user: "
-                        "{token: " +
-                        kToken + "}\n")
-                    .ok());
+    ASSERT_TRUE(
+        WriteFileAtomic(kubeconfig_, server_.KubeconfigYaml("", kToken)).ok());
     digest_ = "sha256:" + std::string(64, 'c');
     MakeImage("image", digest_, "0.0.0");
     ASSERT_TRUE(

@@ -156,13 +156,8 @@ class KubernetesE2eTest : public ::testing::Test {
   // A kubeconfig file `name` for the stand-in with `token`, in the
   // replicas' namespace.
   std::string Kubeconfig(const std::string& name, const std::string& token) {
-    return testing::WriteTempFile(
-        name,
-        "current-context: e2e\ncontexts:\n- name: e2e\n  context: {cluster: "
-        "c, user: u, namespace: migserve-replicas}\nclusters:\n- name: c\n"
-        "  cluster:\n    server: " +
-            server_.url() + "\n    certificate-authority: " + tls_.cert_file +
-            "\nusers:\n- name: u\n  user: {token: " + token + "}\n");
+    return testing::WriteTempFile(name,
+                                  server_.KubeconfigYaml(kNamespace, token));
   }
 
   // Puts `from` on the cluster: layouts through NVML, Ready pods, then

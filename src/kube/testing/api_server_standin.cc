@@ -469,6 +469,22 @@ KubeConfig ApiServerStandIn::ClientConfig(const std::string& namespace_,
   return config;
 }
 
+std::string ApiServerStandIn::KubeconfigYaml(const std::string& namespace_,
+                                             const std::string& token) const {
+  std::string text =
+      "apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts:\n"
+      "- name: c\n  context:\n    cluster: c\n";
+  if (!token.empty()) text += "    user: u\n";
+  if (!namespace_.empty()) text += "    namespace: " + namespace_ + "\n";
+  text += "clusters:\n- name: c\n  cluster:\n    server: " + url() + "\n";
+  if (!options_.cert_file.empty()) {
+    text += "    certificate-authority: " + options_.cert_file + "\n";
+  }
+  if (!token.empty())
+    text += "users:\n- name: u\n  user: {token: " + token + "}\n";
+  return text;
+}
+
 void ApiServerStandIn::Route() {
   // Admission in each handler, not before routing: by then the request's
   // body has been read, so a refused write leaves nothing on a kept-alive

@@ -111,6 +111,13 @@ class ApiServerStandIn {
   KubeConfig ClientConfig(const std::string& namespace_ = "default",
                           const std::string& token = "") const;
 
+  // The text of a kubeconfig file for this server, as kubectl and the
+  // commands read it: its URL, its certificate as the CA where it serves
+  // HTTPS, `namespace_` in the context and a user with bearer `token` where
+  // given.
+  std::string KubeconfigYaml(const std::string& namespace_ = "",
+                             const std::string& token = "") const;
+
   // What RBAC allowed each user so far (its user, verb, group, resource,
   // subresource and namespace; names left out).
   std::set<RbacRequest> Authorized() const;
