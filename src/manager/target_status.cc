@@ -8,39 +8,10 @@
 #include "kube/micro_time.h"
 
 namespace migserve::manager {
-namespace {
 
 using Json = nlohmann::json;
-
-struct Condition {
-  const char* type;
-  bool status;
-  std::string reason;
-  std::string message;
-};
-
-// The condition `c` for `now`, keeping the last transition's time from
-// `previous` where its status is unchanged.
-Json ConditionJson(const Condition& c, long generation, const Json& previous,
-                   const std::string& now) {
-  std::string status = c.status ? "True" : "False";
-  std::string since = now;
-  if (previous.is_object() && previous.contains("conditions")) {
-    for (const Json& p : previous["conditions"]) {
-      if (p.value("type", "") == c.type && p.value("status", "") == status) {
-        since = p.value("lastTransitionTime", now);
-      }
-    }
-  }
-  return {{"type", c.type},
-          {"status", status},
-          {"observedGeneration", generation},
-          {"lastTransitionTime", since},
-          {"reason", c.reason},
-          {"message", c.message}};
-}
-
-}  // namespace
+using kube::Condition;
+using kube::ConditionJson;
 
 Json TargetStatusOf(const TargetProgress& at, const Json& previous,
                     const std::string& now) {
@@ -126,10 +97,8 @@ Json TargetStatusOf(const TargetProgress& at, const Json& previous,
 TargetStatusReporter::TargetStatusReporter(
     kube::KubeClient* client, std::string path,
     std::function<TargetProgress()> progress, LogSink log)
-    : client_(client),
-      path_(std::move(path)),
-      progress_(std::move(progress)),
-      log_(std::move(log)) {}
+    : progress_(std::move(progress)),
+      writer_(client, std::move(path), "controller", std::move(log)) {}
 
 TargetStatusReporter::~TargetStatusReporter() {
   {
@@ -161,20 +130,7 @@ void TargetStatusReporter::Start(double period_s) {
 void TargetStatusReporter::Report() {
   TargetProgress at = progress_();
   MutexLock lock(&mu_);
-  Json status = TargetStatusOf(at, last_, kube::TimeNow());
-  if (status == last_) return;
-  auto written = client_->Patch(path_ + "/status", {{"status", status}});
-  if (!written.ok()) {
-    // Said once per error, not once a second.
-    if (written.status().message() != last_error_) {
-      log_("controller: writing the status of " + path_ + ": " +
-           written.status().message());
-    }
-    last_error_ = written.status().message();
-    return;
-  }
-  last_error_.clear();
-  last_ = std::move(status);
+  writer_.Write(TargetStatusOf(at, writer_.last(), kube::TimeNow()));
 }
 
 }  // namespace migserve::manager

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "kube/kube_client.h"
+#include "kube/object_status.h"
 #include "util/log_sink.h"
 #include "util/mutex.h"
 
@@ -56,13 +57,9 @@ class TargetStatusReporter {
   void Report();
 
  private:
-  kube::KubeClient* client_;
-  std::string path_;
   std::function<TargetProgress()> progress_;
-  LogSink log_;
   Mutex mu_;  // one report at a time
-  nlohmann::json last_ GUARDED_BY(mu_);
-  std::string last_error_ GUARDED_BY(mu_);
+  kube::StatusWriter writer_ GUARDED_BY(mu_);
   std::condition_variable stop_cv_;
   bool stopping_ GUARDED_BY(mu_) = false;
   std::thread thread_;
