@@ -17,11 +17,20 @@ Following::Following(const profile::ProfileTable& profiles,
 Status Following::Follow(FollowedWorkload next) {
   AutoscaleOptions options = options_;
   options.origin = next.origin;
+  // What the round says, heard for its report.
+  options.event = [this, said = options_.event](EventType type,
+                                                const std::string& reason,
+                                                const std::string& message) {
+    heard_ = {reason, message};
+    said(type, reason, message);
+  };
+  const long long generation = next.origin ? next.origin->generation : 0;
   auto made = std::make_shared<Current>();
   made->workload = std::move(next);
   MIGSERVE_ASSIGN_OR_RETURN(
       made->autoscaler, Autoscaler::Make(*made->workload.workload, profiles_,
                                          std::move(options)));
+  observed_ = generation;
   MutexLock lock(&mu_);
   current_ = std::move(made);
   return Status::Ok();
@@ -30,8 +39,12 @@ Status Following::Follow(FollowedWorkload next) {
 void Following::Reread(const WorkloadSource& source) {
   const long long was = generation();
   StatusOr<WorkloadText> text = source.read();
+  if (text.ok()) observed_ = text->generation;
   // The generation followed: nothing to parse again.
-  if (text.ok() && text->generation == was) return;
+  if (text.ok() && text->generation == was) {
+    refused_.clear();
+    return;
+  }
   StatusOr<FollowedWorkload> next =
       text.ok() ? ParseWorkloadText(source, *text)
                 : StatusOr<FollowedWorkload>(text.status());
@@ -52,7 +65,44 @@ void Following::Reread(const WorkloadSource& source) {
 }
 
 StatusOr<Round> Following::Step(double now_s) {
-  return Now()->autoscaler->Step(now_s);
+  heard_ = {};
+  StatusOr<Round> round = Now()->autoscaler->Step(now_s);
+  round_ = RoundReport(round);
+  return round;
+}
+
+WorkloadReport::RoundSaid Following::RoundReport(
+    const StatusOr<Round>& round) const {
+  if (!round.ok()) return {false, "RoundFailed", round.status().message()};
+  switch (*round) {
+    case Round::kHold:
+      return {true, "Steady", "no move this round"};
+    case Round::kPaused:
+      return {false, "Paused",
+              fmt::format("{} exists: no decision until it is removed",
+                          options_.pause_file)};
+    case Round::kOverBudget:
+    case Round::kUnlisted:
+    case Round::kError:
+      return {false, heard_.reason, heard_.message};
+    case Round::kUp:
+    case Round::kDown:
+    case Round::kDeclined:
+      break;
+  }
+  return {true, heard_.reason, heard_.message};
+}
+
+WorkloadReport Following::Report() const {
+  WorkloadReport report;
+  report.observed = observed_;
+  report.followed = generation();
+  const std::shared_ptr<Current> now = Now();
+  report.services =
+      now ? static_cast<int>(now->workload.workload->services.size()) : 0;
+  report.refused = refused_;
+  report.round = round_;
+  return report;
 }
 
 std::string Following::Metrics() const { return Now()->autoscaler->Metrics(); }
@@ -99,6 +149,7 @@ Status RunAutoscaler(FollowedWorkload first,
     if (follow && !first_round) following.Reread(*follow);
     first_round = false;
     StatusOr<Round> round = following.Step(UnixNow());
+    if (follow && follow->report) follow->report(following.Report());
     if (once) {
       result = round.status();
       break;

@@ -36,8 +36,10 @@ class Following {
   // (WorkloadInvalid, once for the same reason) and the last one kept.
   void Reread(const WorkloadSource& source);
 
-  // The current autoscaler's. REQUIRES: a Follow succeeded.
+  // The current autoscaler's round. REQUIRES: a Follow succeeded.
   StatusOr<Round> Step(double now_s);
+  // The generations read and followed, and what the last round did.
+  WorkloadReport Report() const;
   std::string Metrics() const;
   Status Health() const;
   // The generation followed: 0 for a workload file.
@@ -49,22 +51,34 @@ class Following {
     std::unique_ptr<Autoscaler> autoscaler;  // reads workload: after it
   };
 
+  // What a round said last: its Event's reason and message.
+  struct Heard {
+    std::string reason;
+    std::string message;
+  };
+
   std::shared_ptr<Current> Now() const;
   void Say(EventType type, const char* reason, const std::string& message);
+  WorkloadReport::RoundSaid RoundReport(const StatusOr<Round>& round) const;
 
   const profile::ProfileTable& profiles_;
   const AutoscaleOptions options_;
   mutable Mutex mu_;
   std::shared_ptr<Current> current_ GUARDED_BY(mu_);
-  std::string refused_;  // the last refusal said
+  // The loop's thread alone reads and writes these.
+  std::string refused_;     // the last refusal said; "" once one is followed
+  long long observed_ = 0;  // the generation last read
+  Heard heard_;             // in the round under way
+  std::optional<WorkloadReport::RoundSaid> round_;  // the last round's
 };
 
 // Runs rounds every policy interval until `stop` turns true (the first at
 // once), serving /metrics and /healthz when metrics_port >= 0. With
 // `once`, one round: its error, if any. Returns InvalidArgument or
 // Unavailable when the autoscaler cannot start. With `follow` (a
-// resource: `first` its read at the start), reads it before every round
-// and, at a new generation that parses and starts, goes on with it (its
+// resource: `first` its read at the start), reads it before every round,
+// reports (follow->report) after every round and, at a new generation that
+// parses and starts, goes on with it (its
 // policy state recalled from options.state), saying so (WorkloadChanged);
 // one that does not is named (WorkloadInvalid, once a generation) and the
 // last good one kept.

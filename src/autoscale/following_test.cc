@@ -58,17 +58,29 @@ TEST(FollowingTest, EachGenerationIsFollowedAndNamedInTheTargetsItMakes) {
   // The resource: its spec and generation as a test sets them.
   WorkloadText resource{Spec(1000), 1};
   Status reads = Status::Ok();
-  WorkloadSource source{"servingworkload serving/w", "serving/w",
-                        [&]() -> StatusOr<WorkloadText> {
-                          if (!reads.ok()) return reads;
-                          return resource;
-                        }};
+  std::vector<WorkloadReport> reports;
+  WorkloadSource source{
+      "servingworkload serving/w", "serving/w",
+      [&]() -> StatusOr<WorkloadText> {
+        if (!reads.ok()) return reads;
+        return resource;
+      },
+      [&](const WorkloadReport& report) { reports.push_back(report); }};
   std::vector<std::string> said;
   Following following(profiles, QuickLoop((*prometheus)->url(), target, &said));
   ASSERT_TRUE(following.Follow(ReadWorkloadSource(source).value()).ok());
   EXPECT_EQ(following.generation(), 1);
   EXPECT_EQ(following.Step(UnixNow()).value(), Round::kHold)
       << (said.empty() ? "" : said.back());
+  // What its status says (autoscale/kubernetes/workload_status.h).
+  WorkloadReport report = following.Report();
+  EXPECT_EQ(report.observed, 1);
+  EXPECT_EQ(report.followed, 1);
+  EXPECT_EQ(report.services, 2);
+  EXPECT_EQ(report.refused, "");
+  ASSERT_TRUE(report.round);
+  EXPECT_TRUE(report.round->planned);
+  EXPECT_EQ(report.round->reason, "Steady");
 
   // The same generation: nothing said, nothing made anew.
   following.Reread(source);
@@ -83,6 +95,12 @@ TEST(FollowingTest, EachGenerationIsFollowedAndNamedInTheTargetsItMakes) {
             "WorkloadChanged: following servingworkload serving/w "
             "generation 2 (2 services), was 1");
   EXPECT_EQ(following.Step(UnixNow()).value(), Round::kUp);
+  report = following.Report();
+  EXPECT_EQ(report.followed, 2);
+  ASSERT_TRUE(report.round);
+  EXPECT_TRUE(report.round->planned);
+  EXPECT_EQ(report.round->reason, "ScaledUp");
+  EXPECT_EQ("ScaledUp: " + report.round->message, said.back());
   deployment::Deployment moved = deployment::LoadDeployment(target).value();
   ASSERT_TRUE(moved.summary && moved.summary->workload);
   EXPECT_EQ(*moved.summary->workload,
@@ -108,6 +126,11 @@ TEST(FollowingTest, EachGenerationIsFollowedAndNamedInTheTargetsItMakes) {
   EXPECT_TRUE(said.back().ends_with("; going on with generation 2"))
       << said.back();
   EXPECT_EQ(following.generation(), 2);
+  report = following.Report();
+  EXPECT_EQ(report.observed, 3);
+  EXPECT_EQ(report.followed, 2);
+  EXPECT_TRUE(report.refused.starts_with("servingworkload serving/w:"))
+      << report.refused;
 
   // A read that fails keeps it too, said once.
   reads = Status::Unavailable("the API server is away");
@@ -118,6 +141,8 @@ TEST(FollowingTest, EachGenerationIsFollowedAndNamedInTheTargetsItMakes) {
             "WorkloadInvalid: the API server is away; going on with "
             "generation 2");
   EXPECT_EQ(following.generation(), 2);
+  EXPECT_EQ(following.Report().observed, 3);
+  EXPECT_EQ(following.Report().refused, "the API server is away");
   EXPECT_NE(following.Metrics().find("migserve_autoscale_rounds_total"),
             std::string::npos);
 
@@ -130,6 +155,24 @@ TEST(FollowingTest, EachGenerationIsFollowedAndNamedInTheTargetsItMakes) {
             std::string::npos)
       << said.back();
   EXPECT_EQ(following.generation(), 2);
+
+  // Back at the generation followed: nothing refused.
+  resource = {Spec(3000), 2};
+  following.Reread(source);
+  EXPECT_EQ(following.Report().observed, 2);
+  EXPECT_EQ(following.Report().refused, "");
+
+  // Refused at the start (an autoscaler starting on generation 4): the
+  // refusal is reported before it is returned, nothing followed.
+  resource = {Spec(3000) + "llm_measurements: runs.csv\n", 4};
+  EXPECT_TRUE(reports.empty());
+  EXPECT_FALSE(ReadWorkloadSource(source).ok());
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0].observed, 4);
+  EXPECT_EQ(reports[0].followed, 0);
+  EXPECT_NE(reports[0].refused.find("a ServingWorkload names no file"),
+            std::string::npos)
+      << reports[0].refused;
 }
 
 }  // namespace

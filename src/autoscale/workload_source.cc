@@ -11,7 +11,14 @@ namespace migserve::autoscale {
 
 StatusOr<FollowedWorkload> ReadWorkloadSource(const WorkloadSource& source) {
   MIGSERVE_ASSIGN_OR_RETURN(WorkloadText text, source.read());
-  return ParseWorkloadText(source, text);
+  StatusOr<FollowedWorkload> parsed = ParseWorkloadText(source, text);
+  if (!parsed.ok() && source.report) {
+    WorkloadReport refused;
+    refused.observed = text.generation;
+    refused.refused = parsed.status().message();
+    source.report(refused);
+  }
+  return parsed;
 }
 
 StatusOr<FollowedWorkload> ParseWorkloadText(const WorkloadSource& source,

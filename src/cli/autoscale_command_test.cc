@@ -253,8 +253,9 @@ TEST(AutoscaleCommandTest, TheServingWorkloadsSchemaListsEveryWorkloadField) {
 // `autoscale --workload-resource`: the ServingWorkload's spec, stored by
 // the API server as its schema (deploy/base/crd.yaml) keeps it, is the
 // workload: every field of the format survives the schema (none pruned),
-// a spec the parser refuses is named with its field, a missing resource
-// is named, and -w with it is refused.
+// a spec the parser refuses is named with its field, in the log and in
+// the resource's status, a missing resource is named, and -w with it is
+// refused.
 TEST(AutoscaleCommandTest, TheWorkloadIsAServingWorkloadsSpec) {
   kube::ApiServerStandIn server({"", "", "secret", 1});
   ASSERT_TRUE(server.Start().ok());
@@ -288,17 +289,50 @@ TEST(AutoscaleCommandTest, TheWorkloadIsAServingWorkloadsSpec) {
   CliResult r = Cli(args);
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_EQ(r.err.find("servingworkload"), std::string::npos) << r.err;
+  // Its status says so: generation 1 accepted, the round held by the
+  // failure (kubectl get servingworkloads shows both).
+  auto status = [&] {
+    return client.Get(kube::ServingWorkloadPath("serving", "w"))
+        .value()
+        .value("status", nlohmann::json());
+  };
+  nlohmann::json said = status();
+  EXPECT_EQ(said["observedGeneration"], 1) << said.dump();
+  EXPECT_EQ(said["followedGeneration"], 1) << said.dump();
+  EXPECT_EQ(said["services"], 2) << said.dump();
+  ASSERT_EQ(said["conditions"].size(), 2u) << said.dump();
+  EXPECT_EQ(said["conditions"][0]["type"], "Accepted");
+  EXPECT_EQ(said["conditions"][0]["status"], "True");
+  EXPECT_EQ(said["conditions"][1]["type"], "Planned");
+  EXPECT_EQ(said["conditions"][1]["status"], "False");
+  EXPECT_EQ(said["conditions"][1]["reason"], "RoundFailed");
 
-  server.Update(kube::ServingWorkloadPath("serving", "w"),
-                [](nlohmann::json* w) {
-                  (*w)["spec"]["services"][0]["throughput"] = "lots";
-                });
+  // A spec its schema lets through and the parser refuses: the second
+  // service named as the first.
+  nlohmann::json services = spec["services"];
+  services[1]["name"] = "bert-1";
+  ASSERT_TRUE(client
+                  .Patch(kube::ServingWorkloadPath("serving", "w"),
+                         {{"spec", {{"services", services}}}})
+                  .ok());
   CliResult bad = Cli(args);
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("servingworkload serving/w:"), std::string::npos)
       << bad.err;
-  EXPECT_NE(bad.err.find("services[0].throughput"), std::string::npos)
+  EXPECT_NE(bad.err.find("services[1].name: duplicate service 'bert-1'"),
+            std::string::npos)
       << bad.err;
+  // Refused at the start: its status names the field, nothing followed.
+  said = status();
+  EXPECT_EQ(said["observedGeneration"], 2) << said.dump();
+  EXPECT_FALSE(said.contains("followedGeneration")) << said.dump();
+  ASSERT_EQ(said["conditions"].size(), 1u) << said.dump();
+  EXPECT_EQ(said["conditions"][0]["status"], "False");
+  EXPECT_EQ(said["conditions"][0]["reason"], "WorkloadInvalid");
+  EXPECT_NE(said["conditions"][0]["message"].get<std::string>().find(
+                "services[1].name"),
+            std::string::npos)
+      << said.dump();
 
   std::vector<std::string> other = args;
   *std::find(other.begin(), other.end(), "w") = "nope";

@@ -355,6 +355,22 @@ TEST_F(ClosedLoopE2eTest, FollowsADayOfTrafficAndDoesNotFlap) {
   EXPECT_EQ(controller.code, 0) << controller.err;
   EXPECT_EQ(autoscaler.code, 0) << autoscaler.err;
 
+  // Its ServingWorkload's status, written under the shipped Role, says
+  // the generation followed and that the rounds planned from it.
+  EXPECT_EQ(autoscaler.err.find("writing the status"), std::string::npos)
+      << autoscaler.err;
+  const Json status =
+      kube::KubeClient(AdminConfig())
+          .Get(kube::ServingWorkloadPath(kNamespace, "migserve-workload"))
+          .value()
+          .value("status", Json());
+  EXPECT_EQ(status.value("followedGeneration", 0), 1) << status.dump();
+  ASSERT_EQ(status.value("conditions", Json::array()).size(), 2u)
+      << status.dump();
+  EXPECT_EQ(status["conditions"][0]["status"], "True") << status.dump();
+  EXPECT_EQ(status["conditions"][1]["type"], "Planned") << status.dump();
+  EXPECT_EQ(status["conditions"][1]["status"], "True") << status.dump();
+
   // Never short: every service's ready capacity covered its rate.
   EXPECT_EQ(short_, std::vector<std::string>{}) << autoscaler.err;
   // At each hour's end the GPUs in use are within a bound of the hindsight

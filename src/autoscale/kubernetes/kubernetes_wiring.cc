@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "autoscale/kubernetes/workload_status.h"
+#include "kube/micro_time.h"
 #include "manager/target_source.h"
 
 namespace migserve::autoscale {
@@ -72,6 +74,10 @@ StatusOr<std::unique_ptr<KubernetesWiring>> KubernetesWiring::Wire(
   }
   if (!wiring.workload_resource.empty()) {
     k->workload_.emplace(&k->client_, namespace_, wiring.workload_resource);
+    k->workload_status_.emplace(
+        &k->client_,
+        kube::ServingWorkloadPath(namespace_, wiring.workload_resource),
+        "autoscale", log);
   }
   if (!wiring.events_for.empty()) {
     MIGSERVE_ASSIGN_OR_RETURN(nlohmann::json involved,
@@ -86,12 +92,17 @@ StatusOr<std::unique_ptr<KubernetesWiring>> KubernetesWiring::Wire(
 std::optional<WorkloadSource> KubernetesWiring::Workload() {
   if (!workload_) return std::nullopt;
   kube::ServingWorkloadText* resource = &*workload_;
+  kube::StatusWriter* status = &*workload_status_;
   return WorkloadSource{
       resource->Describe(), resource->Name(),
       [resource]() -> StatusOr<WorkloadText> {
         MIGSERVE_ASSIGN_OR_RETURN(kube::ServingWorkloadSpec spec,
                                   resource->Read());
         return WorkloadText{std::move(spec.yaml), spec.generation};
+      },
+      [status](const WorkloadReport& report) {
+        status->Write(
+            WorkloadStatusOf(report, status->last(), kube::TimeNow()));
       }};
 }
 

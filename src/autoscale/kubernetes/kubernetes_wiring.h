@@ -5,7 +5,8 @@
 // generation moves with its spec only); or, deprecated, a key of the
 // controller's ConfigMap and a key beside it. Its events are Kubernetes
 // Events about an object the operator names; its workload may be a
-// ServingWorkload's spec. `migserve autoscale` parses
+// ServingWorkload's spec, its status what the autoscaler makes of it
+// (workload_status.h). `migserve autoscale` parses
 // the flags and hands them here.
 #ifndef MIGSERVE_AUTOSCALE_KUBERNETES_KUBERNETES_WIRING_H_
 #define MIGSERVE_AUTOSCALE_KUBERNETES_KUBERNETES_WIRING_H_
@@ -20,6 +21,7 @@
 #include "kube/configmap_key.h"
 #include "kube/event_recorder.h"
 #include "kube/kube_client.h"
+#include "kube/object_status.h"
 #include "kube/serving_target.h"
 #include "kube/serving_workload.h"
 #include "util/log_sink.h"
@@ -58,8 +60,8 @@ class KubernetesWiring {
       kube::KubeConfig config, const KubernetesWiringOptions& wiring,
       LogSink log, AutoscaleOptions* options);
 
-  // The ServingWorkload the options name, as a source to follow; nullopt
-  // if they name none.
+  // The ServingWorkload the options name, as a source to follow whose
+  // reports are written to its status; nullopt if they name none.
   std::optional<WorkloadSource> Workload();
 
  private:
@@ -73,6 +75,7 @@ class KubernetesWiring {
   std::optional<kube::ServingTargetText> resource_state_;
   std::optional<kube::EventRecorder> events_;
   std::optional<kube::ServingWorkloadText> workload_;
+  std::optional<kube::StatusWriter> workload_status_;
 };
 
 }  // namespace migserve::autoscale
