@@ -7,6 +7,7 @@
 
 #include <csignal>
 #include <filesystem>
+#include <regex>
 #include <thread>
 
 #include "boundary/input_file.h"
@@ -192,6 +193,67 @@ TEST_F(DocumentedProceduresTest, TheInputsAndTheTargetAsTheDocsGiveThem) {
     }
   }
   EXPECT_EQ(replicas, want);
+}
+
+// "Adopting pods": replicas an older migserve made (before the owner
+// annotation) and a journal that knows none of them (moved away). The
+// docs' commands with the real kubectl: one pod annotated by name, the rest
+// by the bulk command (which leaves the one already annotated as it is),
+// then the controller run once with --adopt: it adopts every replica, says
+// how many, and takes day to night counting them, every floor kept.
+TEST_F(DocumentedProceduresTest, AdoptingPodsTakesOverAnOlderMigservesPods) {
+  if (std::string why = kube::KubectlUnusable(); !why.empty()) {
+    GTEST_SKIP() << why;
+  }
+  const std::vector<std::string> annotate =
+      DocsIndentedCommands("docs/kubernetes.md",
+                           "kubectl -n NAMESPACE annotate", "## Adopting pods");
+  ASSERT_EQ(annotate.size(), 2u)
+      << "docs/kubernetes.md, \"Adopting pods\": its two annotate commands";
+  seed_ledger_ = false;
+  deployment::Deployment day = ShippedDeployment("day"),
+                         night = ShippedDeployment("night");
+  Start(day);
+  std::vector<std::string> replicas;
+  for (const Json& pod : server_.List(kPods)) {
+    if (k8s::Label(pod, k8s::kLabelService).empty()) continue;
+    replicas.push_back(pod["metadata"]["name"]);
+    // As a migserve before the annotation made it.
+    ASSERT_TRUE(
+        server_.Update(std::string(kPods) + "/" + replicas.back(), [](Json* p) {
+          (*p)["metadata"]["annotations"].erase(k8s::kAnnotationOwner);
+        }));
+  }
+  ASSERT_GT(replicas.size(), 50u);
+  const std::string kubectl =
+      fmt::format("kubectl --kubeconfig {} --cache-dir {}/kubectl-cache",
+                  Kubeconfig("adopt-kubeconfig", kToken), testing::TempDir());
+  auto docs = [&](std::string command, const std::string& name) {
+    command = std::regex_replace(command, std::regex("NAMESPACE"), kNamespace);
+    command = std::regex_replace(command, std::regex("\\bNAME\\b"), name);
+    return Shell(kubectl + command.substr(std::string("kubectl").size()));
+  };
+  std::pair<int, std::string> one = docs(annotate[0], replicas[0]);
+  EXPECT_EQ(one.first, 0) << one.second;
+  EXPECT_EQ(one.second, "pod/" + replicas[0] + " annotated\n");
+  std::pair<int, std::string> all = docs(annotate[1], "");
+  EXPECT_EQ(all.first, 0) << all.second;
+  for (const std::string& name : replicas) {
+    EXPECT_NE(all.second.find("pod/" + name + " annotated"), std::string::npos)
+        << all.second;
+  }
+  Watch(controller::MakeGoal(day, night));
+  CliResult adopted = Controller(
+      testing::SourcePath("data/deployments/night.json"), {"--adopt"});
+  ASSERT_EQ(adopted.code, 0) << adopted.err;
+  EXPECT_NE(adopted.err.find(fmt::format(
+                "adopted {} pods annotated migserve.io/owner=migserve-"
+                "controller",
+                replicas.size())),
+            std::string::npos)
+      << adopted.err;
+  ExpectInvariantAndTarget();
+  EXPECT_EQ(Charged(), std::vector<std::string>{});
 }
 
 }  // namespace

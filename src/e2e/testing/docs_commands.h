@@ -37,6 +37,35 @@ inline std::string DocsCommand(const std::string& doc,
   return all.empty() ? "" : all[0];
 }
 
+// The commands of `doc`'s indented code blocks (four spaces) that start
+// with `start`, after `after` where it is given, in order: each with its
+// continuation lines (a line ending in a backslash) joined and runs of
+// spaces made one space, as the shell reads them.
+inline std::vector<std::string> DocsIndentedCommands(
+    const std::string& doc, const std::string& start,
+    const std::string& after = "") {
+  std::string text = ReadFile(testing::SourcePath(doc)).value();
+  const std::string lead = "\n    " + start;
+  std::vector<std::string> commands;
+  for (size_t at = text.find(lead, after.empty() ? 0 : text.find(after));
+       at != std::string::npos; at = text.find(lead, at + 1)) {
+    std::string command;
+    size_t line = at + 1;
+    for (;;) {
+      size_t end = text.find('\n', line);
+      std::string content = text.substr(line, end - line);
+      const bool goes_on = content.ends_with("\\");
+      command += goes_on ? content.substr(0, content.size() - 1) : content;
+      if (!goes_on || end == std::string::npos) break;
+      line = end + 1;
+    }
+    commands.push_back(
+        std::regex_replace(command.substr(command.find_first_not_of(' ')),
+                           std::regex("\\s+"), " "));
+  }
+  return commands;
+}
+
 // The shell block of `doc` whose first line starts with `start`, up to its
 // closing fence.
 inline std::string DocsBlock(const std::string& doc, const std::string& start) {
