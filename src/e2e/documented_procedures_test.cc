@@ -256,5 +256,91 @@ TEST_F(DocumentedProceduresTest, AdoptingPodsTakesOverAnOlderMigservesPods) {
   EXPECT_EQ(Charged(), std::vector<std::string>{});
 }
 
+// "Upgrade the proxy": export again with the new image and apply the
+// docs' way, after the controller has written routes of its own to the
+// routes ConfigMap. The image moves, the roll keeps maxUnavailable 0, and
+// the routes are still the controller's (a plain `kubectl apply -f
+// proxy.yaml` put back the export's: issue 90, a documented procedure
+// that would have routed by a stale deployment).
+TEST_F(DocumentedProceduresTest, AProxyUpgradeKeepsTheControllersRoutes) {
+  if (std::string why = kube::KubectlUnusable(); !why.empty()) {
+    GTEST_SKIP() << why;
+  }
+  const std::vector<std::string> export_ = DocsIndentedCommands(
+      "docs/kubernetes.md", "migserve export -d D.json", "**Upgrade.**");
+  const std::vector<std::string> apply = DocsIndentedCommands(
+      "docs/kubernetes.md", "kubectl apply -f DIR/proxy.yaml", "**Upgrade.**");
+  ASSERT_EQ(export_.size(), 1u) << "docs/kubernetes.md: the proxy's export";
+  ASSERT_EQ(apply.size(), 1u) << "docs/kubernetes.md: the proxy's apply";
+  const std::string dir = testing::TempDir() + "/proxy-upgrade";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string deployment = dir + "/D.json";
+  ASSERT_EQ(
+      Cli({"optimize", "-w", testing::SourcePath("data/workloads/night.yaml"),
+           "-p", testing::SourcePath("data/profiles/a100-80gb.csv"), "-o",
+           deployment})
+          .code,
+      0);
+  const std::string kubectl =
+      fmt::format("kubectl --kubeconfig {} --cache-dir {}/kubectl-cache",
+                  Kubeconfig("proxy-kubeconfig", kToken), testing::TempDir());
+  // The docs' command with its placeholders filled, kubectl as the
+  // administrator and migserve as built.
+  auto docs = [&](std::string command, char digit, const std::string& out) {
+    for (const auto& [from, to] :
+         {std::pair<std::string, std::string>{"D.json", deployment},
+          {"S.yaml", testing::SourcePath("examples/triton/serving.yaml")},
+          {"REGISTRY", "registry.example"},
+          {"DIGEST", std::string(64, digit)},
+          {"DIR", out}}) {
+      command = std::regex_replace(command, std::regex(from), to);
+    }
+    if (command.starts_with("kubectl")) {
+      return Shell(kubectl + command.substr(std::string("kubectl").size()));
+    }
+    return Shell(std::string(MIGSERVE_BINARY) +
+                 command.substr(std::string("migserve").size()));
+  };
+  // The first install applies the whole file.
+  ASSERT_EQ(docs(export_[0], 'a', dir + "/a").first, 0);
+  std::pair<int, std::string> first =
+      Shell(kubectl + " apply -f " + dir + "/a/proxy.yaml");
+  ASSERT_EQ(first.first, 0) << first.second;
+  // The controller moves the routes on.
+  const std::string routes =
+      "/api/v1/namespaces/migserve-replicas/configmaps/migserve-proxy-routes";
+  Json controllers;
+  ASSERT_TRUE(server_.Update(routes, [&](Json* map) {
+    (*map)["data"]["generation"] = "7";
+    for (auto& [key, value] : (*map)["data"].items()) {
+      if (key.starts_with("route.")) value = value.get<std::string>() + " ";
+    }
+    controllers = (*map)["data"];
+  }));
+  ASSERT_EQ(docs(export_[0], 'b', dir + "/b").first, 0);
+  std::pair<int, std::string> upgraded = docs(apply[0], 'b', dir + "/b");
+  ASSERT_EQ(upgraded.first, 0) << upgraded.second;
+  EXPECT_NE(upgraded.second.find("deployment.apps/migserve-proxy configured"),
+            std::string::npos)
+      << upgraded.second;
+  EXPECT_EQ(upgraded.second.find("migserve-proxy-routes"), std::string::npos)
+      << upgraded.second;
+  const Json live = server_.Get(routes).value()["data"];
+  EXPECT_EQ(live["generation"], "7");
+  EXPECT_TRUE(live == controllers) << "the routes are not the controller's";
+  const Json proxy =
+      server_
+          .Get(
+              "/apis/apps/v1/namespaces/migserve-replicas/deployments/"
+              "migserve-proxy")
+          .value();
+  EXPECT_EQ(proxy["spec"]["template"]["spec"]["containers"][0]["image"],
+            "registry.example/migserve@sha256:" + std::string(64, 'b'));
+  EXPECT_EQ(proxy["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"], 0);
+  EXPECT_EQ(proxy["spec"]["template"]["spec"]["terminationGracePeriodSeconds"],
+            45);
+}
+
 }  // namespace
 }  // namespace migserve::e2e

@@ -13,8 +13,12 @@
 namespace migserve::kubernetes {
 namespace {
 
+// The proxy's objects but the routes ConfigMap, which alone lacks the
+// name label.
 Json Metadata(const ServingSpec& spec) {
-  return ObjectMetadata(ObjectLabel(kProxyName), ProxyLabels(), {}, spec);
+  kube::Labels labels = ProxyLabels();
+  labels.Set(kLabelName, kube::LabelValue::Parse(kProxyName).value());
+  return ObjectMetadata(ObjectLabel(kProxyName), labels, {}, spec);
 }
 
 Json RouterContainer(const ProxyExport& proxy) {

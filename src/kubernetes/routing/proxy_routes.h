@@ -28,6 +28,11 @@ inline constexpr char kProxyRoutesName[] = "migserve-proxy-routes";
 inline constexpr char kProxyName[] = "migserve-proxy";
 inline constexpr char kLabelComponent[] = "app.kubernetes.io/component";
 inline constexpr char kProxyComponent[] = "proxy";
+// The label that names the proxy's own objects in proxy.yaml (its
+// Deployment, Service, disruption budget, account and Role), not the
+// routes ConfigMap: an upgrade applies them by it and leaves the routes
+// the controller keeps (docs/kubernetes.md, "Upgrade and uninstall").
+inline constexpr char kLabelName[] = "app.kubernetes.io/name";
 inline constexpr char kAnnotationProxyGeneration[] =
     "migserve.io/proxy-generation";
 // The port the proxy listens on in its pod.
