@@ -148,9 +148,18 @@ void SetupController(CLI::App* app, CommandContext* context) {
   app->add_option("--namespace", flags->namespace_,
                   "Namespace of replica pods and the ConfigMap (default: the "
                   "kubeconfig's or the service account's)");
-  app->add_option("--journal", options.journal,
-                  "SQLite journal; a restarted controller resumes from it")
-      ->capture_default_str();
+  CLI::Option* journal =
+      app->add_option("--journal", options.journal,
+                      "SQLite journal; a restarted controller resumes from it")
+          ->capture_default_str();
+  app->add_option("--journal-dir", options.journal_dir,
+                  "Directory of journals, one per controller (its file named "
+                  "by its lease identity): a new controller begins with a "
+                  "copy of its predecessor's (the one fenced at the newest "
+                  "lease epoch) and removes the others, so that one stopped "
+                  "while it held its journal locked never blocks it; the "
+                  "shipped manifest's (docs/kubernetes.md)")
+      ->excludes(journal);
   app->add_option("--metrics-port", options.metrics_port,
                   "Port for /metrics, /progress, /healthz (0: none)")
       ->capture_default_str()

@@ -149,6 +149,62 @@ StatusOr<int> Journal::Format() {
 
 Journal::~Journal() { sqlite3_close(db_); }
 
+Status Journal::Snapshot(const std::string& from, const std::string& to) {
+  sqlite3* source = nullptr;
+  sqlite3* copy = nullptr;
+  const std::string part = to + ".part";
+  std::error_code ignored;
+  std::filesystem::remove(part, ignored);
+  auto fail = [&](sqlite3* db, const std::string& what) {
+    Status status = Error(db, what);
+    sqlite3_close(source);
+    sqlite3_close(copy);
+    std::filesystem::remove(part, ignored);
+    return status;
+  };
+  if (sqlite3_open_v2(from.c_str(), &source, SQLITE_OPEN_READONLY, nullptr) !=
+      SQLITE_OK) {
+    return fail(source, "cannot open " + from);
+  }
+  // A commit under way holds the WAL only for an instant.
+  sqlite3_busy_timeout(source, 2000);
+  if (sqlite3_open(part.c_str(), &copy) != SQLITE_OK) {
+    return fail(copy, "cannot create " + part);
+  }
+  sqlite3_backup* backup = sqlite3_backup_init(copy, "main", source, "main");
+  if (backup == nullptr) return fail(copy, "copying " + from);
+  int step = sqlite3_backup_step(backup, -1);
+  sqlite3_backup_finish(backup);
+  if (step != SQLITE_DONE) return fail(copy, "copying " + from);
+  sqlite3_close(source);
+  source = nullptr;
+  if (sqlite3_close(copy) != SQLITE_OK) return fail(copy, "closing " + part);
+  copy = nullptr;
+  std::error_code error;
+  std::filesystem::rename(part, to, error);
+  if (error) {
+    std::filesystem::remove(part, ignored);
+    return Status::Unavailable(fmt::format("journal: renaming {} to {}: {}",
+                                           part, to, error.message()));
+  }
+  return Status::Ok();
+}
+
+StatusOr<long> Journal::FencedEpoch() {
+  Statement read(db_, "SELECT epoch FROM fence WHERE id = 0");
+  if (read.get() == nullptr) {
+    // A journal written before fencing (or never fenced, read only).
+    if (std::string_view(sqlite3_errmsg(db_)).starts_with("no such table")) {
+      return -1L;
+    }
+    return Error(db_, "prepare");
+  }
+  int step = sqlite3_step(read.get());
+  if (step == SQLITE_DONE) return -1L;
+  if (step != SQLITE_ROW) return Error(db_, "read the fence");
+  return static_cast<long>(sqlite3_column_int64(read.get(), 0));
+}
+
 Status Journal::Fence(long epoch) {
   // Taken in one write transaction: of two controllers fencing at once,
   // the one with the older epoch reads the newer and is refused.

@@ -74,6 +74,12 @@ class Journal {
   // opens with predates_pods() true (it has no pods to read).
   static StatusOr<std::unique_ptr<Journal>> OpenReadOnly(
       const std::string& path);
+  // Copies the journal at `from` as its last commit left it to a new file
+  // `to`, whole or not at all (a file beside `to` is renamed into place):
+  // `from` is only read, and a writer that holds it locked, even one
+  // stopped mid-write, does not stop the copy (WAL readers see the last
+  // commit). Unavailable with SQLite's message on failure.
+  static Status Snapshot(const std::string& from, const std::string& to);
   ~Journal();
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
@@ -121,6 +127,8 @@ class Journal {
   // cannot mark the plan its successor resumes. Once per connection, its
   // epoch fixed.
   Status Fence(long epoch);
+  // The newest epoch that fenced the journal; -1 if none did.
+  StatusOr<long> FencedEpoch();
 
  private:
   explicit Journal(sqlite3* db) : db_(db) {}

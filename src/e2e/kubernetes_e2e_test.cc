@@ -32,6 +32,7 @@
 #include "cluster/routing.h"
 #include "controller/controller.h"
 #include "controller/degraded_target.h"
+#include "controller/journal_dir.h"
 #include "deployment/deployment_json.h"
 #include "e2e/testing/kubernetes_e2e_fixture.h"
 #include "kube/leader_lease.h"
@@ -871,6 +872,68 @@ TEST_F(KubernetesE2eTest, ASecondControllerTakesOverTheLeaseAndTheJournal) {
   ASSERT_TRUE(lease_now);
   EXPECT_EQ((*lease_now)["spec"]["holderIdentity"], "");  // released at exit
   EXPECT_EQ((*lease_now)["spec"]["leaseTransitions"], 1);
+}
+
+// The shipped manifest's journal per controller (--journal-dir): a leader
+// stops after 20 actions of night to day with its journal locked mid-write
+// and stays so; its successor, a file of its own in the same directory,
+// begins with a copy of the stopped one's journal, resumes its plan (no
+// action run twice: the pods it created are known by their uids) and
+// finishes with every floor kept. On the one shared file, the same lock
+// stopped the successor at its first write (JournalDirTest).
+TEST_F(KubernetesE2eTest, ASuccessorAdoptsTheJournalOfAStoppedLeader) {
+  const std::string dir = testing::TempDir() + "/e2e-journals";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  journal_ = controller::JournalFileIn(dir, "first");
+  deployment::Deployment day = ShippedDeployment("day"),
+                         night = ShippedDeployment("night");
+  Start(night);
+  controller::TransitionGoal goal = controller::MakeGoal(night, day);
+  Watch(goal);
+  kube::KubeClient client(config_);
+  auto first = std::make_unique<kube::LeaderLease>(
+      &client, kube::LeaseOptions{"migserve-controller", kNamespace, "first", 2,
+                                  1, 0.1});
+  std::atomic<bool> never = false;
+  ASSERT_TRUE(first->Acquire(never, {}).ok());
+  DieAfter20Actions(&client, day, goal, [&]() {
+    return first->Held() ? Status::Ok() : Status::Aborted("lost the lease");
+  });
+  first.reset();  // stopped: it renews no more, and hands nothing back
+  ledger_.reset();
+  ledger_journal_.reset();
+  sqlite3* stopped = nullptr;
+  ASSERT_EQ(sqlite3_open(journal_.c_str(), &stopped), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(stopped, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  CliResult second = Cli(
+      {"controller",         "--once",
+       "--kubeconfig",       kubeconfig_,
+       "--target",           testing::SourcePath("data/deployments/day.json"),
+       "--journal-dir",      dir,
+       "--metrics-port",     "0",
+       "--poll-s",           "0.01",
+       "--serving",          serving_,
+       "--lease-identity",   "second",
+       "--lease-duration-s", "2",
+       "--renew-deadline-s", "1",
+       "--retry-period-s",   "0.1"});
+  sqlite3_exec(stopped, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(stopped);
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_NE(second.err.find("controller: journal " +
+                            controller::JournalFileIn(dir, "second") +
+                            " begins as its predecessor's, " + journal_),
+            std::string::npos)
+      << second.err;
+  EXPECT_NE(second.err.find("resuming plan"), std::string::npos) << second.err;
+  EXPECT_EQ(second.err.find("replanning"), std::string::npos) << second.err;
+  EXPECT_EQ(second.err.find("not counted"), std::string::npos) << second.err;
+  EXPECT_FALSE(std::filesystem::exists(journal_));
+  // What the controller counts is what the successor's journal holds.
+  journal_ = controller::JournalFileIn(dir, "second");
+  ExpectInvariantAndTarget();
 }
 
 // A leader stopped past its Lease (SIGSTOP of a real `migserve controller`)

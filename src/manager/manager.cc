@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include "controller/journal_dir.h"
 #include "controller/reconciler.h"
 #include "deployment/deployment_json.h"
 #include "kube/event_recorder.h"
@@ -80,6 +81,33 @@ StatusOr<std::unique_ptr<k8s::PartitionDriver>> PartitionerFor(
 std::string LeaseNamespace(const ManagerOptions& options) {
   return options.lease.namespace_.empty() ? options.config.namespace_
                                           : options.lease.namespace_;
+}
+
+// The name of this controller's journal in --journal-dir: its lease
+// identity (the pod's name and the process's in a pod).
+std::string JournalName(const ManagerOptions& options) {
+  return options.lease.identity.empty() ? kube::DefaultLeaseIdentity()
+                                        : options.lease.identity;
+}
+
+// The journal the controller writes: --journal's file, or its own in
+// --journal-dir, begun as a copy of its predecessor's there.
+StatusOr<std::unique_ptr<controller::Journal>> OpenJournal(
+    const ManagerOptions& options) {
+  if (options.journal_dir.empty()) {
+    return controller::Journal::Open(options.journal);
+  }
+  MIGSERVE_ASSIGN_OR_RETURN(
+      controller::JournalInDir opened,
+      controller::OpenJournalIn(options.journal_dir, JournalName(options)));
+  if (!opened.adopted.empty()) {
+    options.log(fmt::format(
+        "controller: journal {} begins as its predecessor's, {} (fenced at "
+        "lease epoch {}); removed {}",
+        opened.path, opened.adopted, opened.adopted_epoch,
+        fmt::join(opened.removed, ", ")));
+  }
+  return std::move(opened.journal);
 }
 
 // The lease this controller holds while it acts, or null without leader
@@ -169,7 +197,7 @@ class Manager {
       return stop_ ? Status::Ok() : held;
     }
     MIGSERVE_ASSIGN_OR_RETURN(std::unique_ptr<controller::Journal> journal,
-                              controller::Journal::Open(options_.journal));
+                              OpenJournal(options_));
     // The Lease's epoch is the journal's fencing token: a leader replaced
     // while it stalled can no longer mark what its successor resumes.
     if (kube::LeaderLease* lease = leadership_.lease()) {
@@ -355,13 +383,19 @@ class Manager {
   std::atomic<long> reached_ = -1;
 };
 
-// The journal a dry run reads, never writes: the controller's own, or an
-// empty one where it has none yet (the controller would start with no pods
-// of its own).
+// The journal a dry run reads, never writes: the controller's own (or in
+// --journal-dir the one it would adopt), or an empty one where it has none
+// yet (the controller would start with no pods of its own).
 StatusOr<std::unique_ptr<controller::Journal>> DryRunJournal(
     const ManagerOptions& options) {
+  StatusOr<std::string> path =
+      options.journal_dir.empty()
+          ? StatusOr<std::string>(options.journal)
+          : controller::JournalToReadIn(options.journal_dir,
+                                        JournalName(options));
   StatusOr<std::unique_ptr<controller::Journal>> journal =
-      controller::Journal::OpenReadOnly(options.journal);
+      path.ok() ? controller::Journal::OpenReadOnly(*path)
+                : StatusOr<std::unique_ptr<controller::Journal>>(path.status());
   if (journal.ok() || journal.status().code() != Status::Code::kNotFound) {
     return journal;
   }
@@ -370,7 +404,7 @@ StatusOr<std::unique_ptr<controller::Journal>> DryRunJournal(
         "controller: dry run: no journal at {}: the controller would count "
         "none of the pods annotated as its own (pass --adopt on its first "
         "run)",
-        options.journal));
+        options.journal_dir.empty() ? options.journal : options.journal_dir));
   }
   return controller::Journal::Open(":memory:");
 }

@@ -26,6 +26,10 @@ struct ManagerOptions {
   kube::KubeConfig config;  // its namespace_ holds the replica pods
   TargetOptions target;
   std::string journal = "migserve-journal.db";  // SQLite
+  // Where set, the journal is this controller's own file there (named by
+  // its lease identity), which begins as a copy of its predecessor's
+  // (controller/journal_dir.h); `journal` is not read.
+  std::string journal_dir;
   std::string metrics_address = "127.0.0.1";
   int metrics_port = 9090;  // 0: no health server
   bool once = false;        // one reconcile, then return its status
