@@ -1,18 +1,22 @@
 // A seeded campaign of faults during transitions (issue 72): a node lost, a
-// replica evicted by someone else, an action that fails, each at a chosen
+// replica evicted by someone else, an action that fails, a route write
+// that fails (issue 91: the route is left as it was), each at a chosen
 // moment, on the simulated cluster whose migrations keep their source
 // until the destination is ready (as on Kubernetes) or not. Each service's
 // capacity is checked at every change; a drop below its floor is charged
 // to the controller only where one of its own calls made it, not where the
 // harness did. Every route the controller writes is checked against the
 // cluster at that moment: a weighted group's member that no longer serves
-// (evicted, on a lost node) is charged too (issue 91: routed capacity).
+// (evicted, on a lost node) is charged too (issue 91: routed capacity);
+// and so is every call of the controller that takes away a replica the
+// live routes (those whose writes succeeded) still send requests to.
 // 0 charged in every run, and every run ends at its target (or at what is
 // left of it after a loss) or returns an error saying why.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
+#include <set>
 
 #include "cluster/backend_wrapper.h"
 #include "cluster/router.h"
@@ -29,7 +33,8 @@ using cluster::ActionResult;
 using cluster::ClusterState;
 using cluster::SimulatedCluster;
 
-enum class FaultKind { kLoseNode, kEvictReplica, kFailAction };
+enum class FaultKind { kLoseNode, kEvictReplica, kFailAction, kFailRouteWrite };
+constexpr int kFaultKinds = 4;
 
 struct Fault {
   FaultKind kind = FaultKind::kLoseNode;
@@ -38,16 +43,90 @@ struct Fault {
   uint64_t pick = 0;         // which node or replica
 };
 
+// Records the routes the controller writes, charging each weighted group
+// member that is not serving on the simulated cluster when it is written,
+// and keeps the live routes: a write set to fail (FailNextWrite) is
+// refused and leaves its route as it was.
+class CheckingRouter : public cluster::Router {
+ public:
+  explicit CheckingRouter(const SimulatedCluster* sim) : sim_(sim) {}
+
+  StatusOr<bool> SetRoute(const cluster::ServiceRoute& route) override {
+    if (fail_next_) {
+      fail_next_ = false;
+      ++refused_;
+      return Status::Unavailable("injected: the route write failed");
+    }
+    for (const cluster::RouteGroup& g : route.groups) {
+      if (g.weight <= 0) continue;
+      for (const cluster::ReplicaSite& m : g.members) {
+        if (!Serves(route.service, m)) {
+          charged_.push_back(fmt::format(
+              "{}: a route written weighs {}@{}, which serves nothing",
+              route.service, m.gpu.ToString(), m.start));
+        }
+      }
+    }
+    live_[route.service] = route;
+    ++writes_;
+    return true;
+  }
+
+  void FailNextWrite() { fail_next_ = true; }
+
+  // The live routes' weighted members that serve now, as "service
+  // gpu@start".
+  std::set<std::string> RoutedServing() const {
+    std::set<std::string> serving;
+    for (const auto& [service, route] : live_) {
+      for (const cluster::RouteGroup& g : route.groups) {
+        if (g.weight <= 0) continue;
+        for (const cluster::ReplicaSite& m : g.members) {
+          if (Serves(service, m)) {
+            serving.insert(
+                fmt::format("{} {}@{}", service, m.gpu.ToString(), m.start));
+          }
+        }
+      }
+    }
+    return serving;
+  }
+
+  const std::vector<std::string>& charged() const { return charged_; }
+  int writes() const { return writes_; }
+  int refused() const { return refused_; }
+
+ private:
+  bool Serves(const std::string& service, const cluster::ReplicaSite& m) const {
+    const cluster::GpuState* gpu = sim_->state().FindGpu(m.gpu);
+    return gpu != nullptr && std::any_of(gpu->slots.begin(), gpu->slots.end(),
+                                         [&](const cluster::Slot& s) {
+                                           return s.instance.start == m.start &&
+                                                  s.replica &&
+                                                  s.replica->service == service;
+                                         });
+  }
+
+  const SimulatedCluster* sim_;
+  std::map<std::string, cluster::ServiceRoute> live_;
+  bool fail_next_ = false;
+  std::vector<std::string> charged_;
+  int writes_ = 0;
+  int refused_ = 0;
+};
+
 // The controller's calls pass through to the simulated cluster; the faults
 // are injected just before the calls they are set for (before a Start: the
 // moment between the controller's look and its write). Every drop of a
 // service's capacity below its floor is recorded with who made it.
 class FaultHarness : public cluster::BackendWrapper {
  public:
-  FaultHarness(SimulatedCluster* sim, std::vector<Fault> faults,
-               const TransitionGoal* goal, bool guarded)
+  FaultHarness(SimulatedCluster* sim, CheckingRouter* router,
+               std::vector<Fault> faults, const TransitionGoal* goal,
+               bool guarded)
       : BackendWrapper(sim),
         sim_(sim),
+        router_(router),
         faults_(std::move(faults)),
         goal_(goal),
         guarded_(guarded) {}
@@ -55,20 +134,22 @@ class FaultHarness : public cluster::BackendWrapper {
   Status Start(const Action& a) override {
     Inject(true);
     std::map<std::string, double> before = sim_->state().Capacity();
+    std::set<std::string> routed = router_->RoutedServing();
     Status s = BackendWrapper::Start(a);
-    Charge(before, fmt::format("start of action {}", a.id));
+    Charge(before, routed, fmt::format("start of action {}", a.id));
     return s;
   }
 
   StatusOr<ActionResult> WaitAny() override {
     Inject(false);
     std::map<std::string, double> before = sim_->state().Capacity();
+    std::set<std::string> routed = router_->RoutedServing();
     StatusOr<ActionResult> r = BackendWrapper::WaitAny();
     if (r.ok() && r->id == fail_id_) {
       r->status = Status::Unavailable("injected: the action failed");
       fail_id_ = -1;
     }
-    Charge(before, "end of an action");
+    Charge(before, routed, "end of an action");
     return r;
   }
 
@@ -110,13 +191,26 @@ class FaultHarness : public cluster::BackendWrapper {
           if (!running.empty()) fail_id_ = running[f.pick % running.size()];
           break;
         }
+        case FaultKind::kFailRouteWrite:
+          router_->FailNextWrite();
+          break;
       }
     }
   }
 
-  // A service the call took lower than it was and below its floor.
+  // A service the call took lower than it was and below its floor, and a
+  // replica the call took away while the live routes (`routed` before it)
+  // still sent it requests.
   void Charge(const std::map<std::string, double>& before,
-              const std::string& what) {
+              const std::set<std::string>& routed, const std::string& what) {
+    const std::set<std::string> still = router_->RoutedServing();
+    for (const std::string& site : routed) {
+      if (!still.count(site)) {
+        charged_.push_back(fmt::format(
+            "{}: {} took it away while its live route still weighs it", site,
+            what));
+      }
+    }
     std::map<std::string, double> after = sim_->state().Capacity();
     for (const auto& [service, had] : before) {
       double now = after.count(service) ? after.at(service) : 0;
@@ -131,6 +225,7 @@ class FaultHarness : public cluster::BackendWrapper {
   }
 
   SimulatedCluster* sim_;
+  CheckingRouter* router_;
   std::vector<Fault> faults_;
   const TransitionGoal* goal_;
   bool guarded_;
@@ -140,49 +235,13 @@ class FaultHarness : public cluster::BackendWrapper {
   std::vector<std::string> charged_;
 };
 
-// Records the routes the controller writes, charging each weighted group
-// member that is not serving on the simulated cluster when it is written.
-class CheckingRouter : public cluster::Router {
- public:
-  explicit CheckingRouter(const SimulatedCluster* sim) : sim_(sim) {}
-
-  StatusOr<bool> SetRoute(const cluster::ServiceRoute& route) override {
-    for (const cluster::RouteGroup& g : route.groups) {
-      if (g.weight <= 0) continue;
-      for (const cluster::ReplicaSite& m : g.members) {
-        const cluster::GpuState* gpu = sim_->state().FindGpu(m.gpu);
-        bool serves = gpu != nullptr &&
-                      std::any_of(gpu->slots.begin(), gpu->slots.end(),
-                                  [&](const cluster::Slot& s) {
-                                    return s.instance.start == m.start &&
-                                           s.replica &&
-                                           s.replica->service == route.service;
-                                  });
-        if (!serves) {
-          charged_.push_back(fmt::format(
-              "{}: a route written weighs {}@{}, which serves nothing",
-              route.service, m.gpu.ToString(), m.start));
-        }
-      }
-    }
-    ++writes_;
-    return true;
-  }
-  const std::vector<std::string>& charged() const { return charged_; }
-  int writes() const { return writes_; }
-
- private:
-  const SimulatedCluster* sim_;
-  std::vector<std::string> charged_;
-  int writes_ = 0;
-};
-
 struct RunResult {
   Status status;
   std::vector<std::string> charged;
   std::vector<std::string> end_problems;
   int injected = 0;
   int route_writes = 0;
+  int route_writes_refused = 0;
 };
 
 // Run `seed` of the campaign: a transition, a migration model and one to
@@ -201,7 +260,7 @@ RunResult RunCampaign(uint64_t seed, bool guarded) {
   TransitionGoal goal = MakeGoal(from, to);
   std::vector<Fault> faults(1 + rng() % 3);
   for (Fault& f : faults) {
-    f.kind = static_cast<FaultKind>(rng() % 3);
+    f.kind = static_cast<FaultKind>(rng() % kFaultKinds);
     f.at_call = 1 + static_cast<int>(rng() % 80);
     f.before_start = rng() % 2 == 0;
     f.pick = rng();
@@ -210,11 +269,11 @@ RunResult RunCampaign(uint64_t seed, bool guarded) {
   sim.set_migrate_source(rng() % 4 == 0
                              ? cluster::MigrateSource::kGoneAtStart
                              : cluster::MigrateSource::kGoneWhenReady);
-  FaultHarness harness(&sim, faults, &goal, guarded);
+  CheckingRouter router(&sim);
+  FaultHarness harness(&sim, &router, faults, &goal, guarded);
   auto journal = Journal::Open(":memory:").value();
   // As the controller command runs it: at `from` first, then moved to `to`;
   // where a loss leaves too little room, to the part of `to` that fits.
-  CheckingRouter router(&sim);
   ControllerOptions options;
   options.router = &router;
   Reconciler reconciler(&harness, journal.get(), options);
@@ -237,17 +296,19 @@ RunResult RunCampaign(uint64_t seed, bool guarded) {
                         router.charged().end());
   result.injected = harness.injected();
   result.route_writes = router.writes();
+  result.route_writes_refused = router.refused();
   return result;
 }
 
 constexpr int kRuns = 60;
 
 TEST(FaultCampaignTest, NoFloorIsBrokenByTheControllerInSixtySeededRuns) {
-  int injected = 0, degraded = 0, route_writes = 0;
+  int injected = 0, degraded = 0, route_writes = 0, refused = 0;
   for (uint64_t seed = 1; seed <= kRuns; ++seed) {
     RunResult r = RunCampaign(seed, true);
     injected += r.injected;
     route_writes += r.route_writes;
+    refused += r.route_writes_refused;
     EXPECT_EQ(r.charged, std::vector<std::string>{}) << "seed " << seed;
     if (r.status.ok()) {
       EXPECT_EQ(r.end_problems, std::vector<std::string>{}) << "seed " << seed;
@@ -261,6 +322,11 @@ TEST(FaultCampaignTest, NoFloorIsBrokenByTheControllerInSixtySeededRuns) {
   EXPECT_GE(injected, kRuns * 3 / 4);
   EXPECT_LT(degraded, kRuns / 2);
   EXPECT_GT(route_writes, kRuns * 50);  // the routes were checked
+  EXPECT_GE(refused, kRuns / 10) << "route writes failed";
+  std::cerr << fmt::format(
+      "{} faults injected, {} route writes ({} failed), {} runs ended in an "
+      "error\n",
+      injected, route_writes, refused, degraded);
 }
 
 // The campaign can fail: with the controller's writes unchecked (the
