@@ -34,14 +34,19 @@ std::string InstanceSelector() {
 }
 
 // The device a claim is allocated, or "" while it is not.
-std::string AllocatedDevice(const nlohmann::json& claim) {
+// A claim's allocation results (status.allocation.devices.results), or
+// null while it has none.
+const nlohmann::json* AllocationResults(const nlohmann::json& claim) {
   const nlohmann::json* status = ObjectAt(claim, "status");
   const nlohmann::json* allocation =
       status == nullptr ? nullptr : ObjectAt(*status, "allocation");
   const nlohmann::json* devices =
       allocation == nullptr ? nullptr : ObjectAt(*allocation, "devices");
-  const nlohmann::json* results =
-      devices == nullptr ? nullptr : ArrayAt(*devices, "results");
+  return devices == nullptr ? nullptr : ArrayAt(*devices, "results");
+}
+
+std::string AllocatedDevice(const nlohmann::json& claim) {
+  const nlohmann::json* results = AllocationResults(claim);
   if (results == nullptr || results->size() != 1) return "";
   return StringAt((*results)[0], "device").value_or("");
 }
@@ -351,10 +356,45 @@ std::string DraDriver::Misplaced(const Change& c,
   std::string planned =
       dra::MigDeviceName(*c.model, c.gpu.index, step.at.instance);
   if (device.empty() || device == planned) return "";
+  std::string holder = HolderOf(c.gpu.node, planned);
+  if (holder.empty()) {
+    return fmt::format(
+        "claim {} got device {}, planned {} (a claim migserve does not know "
+        "of on GPU {}?)",
+        name, device, planned, c.gpu.ToString());
+  }
   return fmt::format(
-      "claim {} got device {}, planned {} (a claim migserve does not know "
-      "of on GPU {}?)",
-      name, device, planned, c.gpu.ToString());
+      "claim {} got device {}, planned {}, which claim {} holds on GPU {} "
+      "(not migserve's: free it, or take the GPU out of the deployment)",
+      name, device, planned, holder, c.gpu.ToString());
+}
+
+std::string DraDriver::HolderOf(const std::string& node,
+                                const std::string& device) const {
+  // Every namespace's: the holder may be anyone's.
+  StatusOr<nlohmann::json> list =
+      client_->Get("/apis/resource.k8s.io/v1/resourceclaims");
+  if (!list.ok()) return "";
+  const nlohmann::json* items = ArrayAt(*list, "items");
+  if (items == nullptr) return "";
+  for (const nlohmann::json& claim : *items) {
+    const nlohmann::json* meta = ObjectAt(claim, "metadata");
+    if (meta == nullptr) continue;
+    std::string namespace_ = StringAt(*meta, "namespace").value_or("");
+    std::string name = StringAt(*meta, "name").value_or("");
+    if (namespace_ == options_.namespace_ && claim_objects_.count(name) > 0) {
+      continue;  // the controller's own
+    }
+    const nlohmann::json* results = AllocationResults(claim);
+    if (results == nullptr) continue;
+    for (const nlohmann::json& r : *results) {
+      if (StringAt(r, "pool").value_or("") == node &&
+          StringAt(r, "device").value_or("") == device) {
+        return namespace_ + "/" + name;
+      }
+    }
+  }
+  return "";
 }
 
 std::optional<Status> DraDriver::Undo(Change* c, const std::string& why) {

@@ -15,9 +15,10 @@
 // has ended: a claim once allocated exactly its planned device (an
 // instance's once its pod runs too), a released hold once gone. A claim
 // that gets another device (someone else's claim took the planned one) is
-// undone and made again with backoff, each time said through `progress`;
-// once the attempts are spent the change fails, naming both devices, with
-// nothing of it left allocated elsewhere. Only the claims
+// undone and made again with backoff, each time said through `progress`
+// naming the claim that holds the planned device (in any namespace: issue
+// 91); once the attempts are spent the change fails, naming both devices
+// and that claim, with nothing of it left allocated elsewhere. Only the claims
 // this driver labels count: nodes migserve partitions this way are
 // migserve's alone, as with the agent.
 #ifndef MIGSERVE_KUBERNETES_PARTITION_DRA_DRIVER_H_
@@ -114,9 +115,15 @@ class DraDriver : public PartitionDriver {
   // Whether `c`'s step `step` has ended (its claim allocated the planned
   // device, an instance's pod Ready; a release's claim gone).
   StatusOr<bool> Ended(const Change& c, const dra::ClaimStep& step) const;
-  // Why the claim of `step` is allocated another device than planned; ""
-  // when it is not (or not allocated yet).
+  // Why the claim of `step` is allocated another device than planned,
+  // naming the claim that holds the planned one where it is not the
+  // controller's; "" when it is not (or not allocated yet).
   std::string Misplaced(const Change& c, const dra::ClaimStep& step) const;
+  // The claim ("NAMESPACE/NAME", in any namespace) allocated `device` of
+  // node `node`'s pool that is not one of the controller's; "" if none
+  // is, or why it could not be looked for.
+  std::string HolderOf(const std::string& node,
+                       const std::string& device) const;
   // Undoes the misplaced claim of `c`'s step under way (`why`) and sets the
   // retry, or returns the failure once the attempts are spent.
   std::optional<Status> Undo(Change* c, const std::string& why);

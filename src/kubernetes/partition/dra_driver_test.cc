@@ -86,18 +86,20 @@ class DraDriverTest : public ::testing::Test {
     return (*gpus)[0].layout;
   }
 
-  // Someone else's claim (a pod of the user's own) for a 1g on GPU 0,
-  // which first-fit puts at start 0 behind the controller's back.
-  void TheirClaim() {
+  // Someone else's claim (a pod of the user's own, in `namespace_`) for a
+  // 1g on GPU 0, which first-fit puts at start 0 behind the controller's
+  // back.
+  void TheirClaim(const std::string& namespace_ = "default") {
     const mig::Profile& g1 = H100().profiles[At("1g.10gb", 0).profile];
     ServingSpec spec;
-    spec.namespace_ = "default";
+    spec.namespace_ = namespace_;
     server_.Put(
-        "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/theirs",
+        "/apis/resource.k8s.io/v1/namespaces/" + namespace_ +
+            "/resourceclaims/theirs",
         nlohmann::json(DraClaim("theirs", kube::Labels(), "",
                                 DraSelector(g1, "GPU-node-0-0"), spec)));
     server_.Put(
-        "/api/v1/namespaces/default/pods/theirs",
+        "/api/v1/namespaces/" + namespace_ + "/pods/theirs",
         {{"spec",
           {{"nodeName", "node-0"},
            {"resourceClaims",
@@ -166,7 +168,8 @@ TEST_F(DraDriverTest, AClaimFirstFitKeepsPuttingElsewhereFailsTheChange) {
   Status s = Change({{}, {At("1g.10gb", 0)}});
   EXPECT_EQ(s.code(), Status::Code::kUnavailable) << s.ToString();
   EXPECT_NE(s.message().find("got device gpu-0-mig-1g10gb-19-1, planned "
-                             "gpu-0-mig-1g10gb-19-0"),
+                             "gpu-0-mig-1g10gb-19-0, which claim "
+                             "default/theirs holds on GPU node-0/0"),
             std::string::npos)
       << s.message();
   EXPECT_NE(s.message().find("given up after 4 attempts"), std::string::npos)
@@ -190,6 +193,22 @@ TEST_F(DraDriverTest, AClaimFirstFitKeepsPuttingElsewhereFailsTheChange) {
                       "resourceclaims")
                 .size(),
             1u);  // theirs
+}
+
+// Held by a claim of another namespace: the failure names it there, as
+// the Event said at each attempt (issue 91: the holder was never named).
+TEST_F(DraDriverTest, TheClaimHoldingThePlannedDeviceIsNamedInAnyNamespace) {
+  TheirClaim("team-a");
+  Status s = Change({{}, {At("1g.10gb", 0)}});
+  EXPECT_EQ(s.code(), Status::Code::kUnavailable) << s.ToString();
+  EXPECT_NE(s.message().find("planned gpu-0-mig-1g10gb-19-0, which claim "
+                             "team-a/theirs holds on GPU node-0/0 (not "
+                             "migserve's"),
+            std::string::npos)
+      << s.message();
+  for (const std::string& line : Said()) {
+    EXPECT_NE(line.find("team-a/theirs"), std::string::npos) << line;
+  }
 }
 
 // Their claim goes after the first misplaced attempt: the claim made again
