@@ -811,20 +811,8 @@ TEST_F(KubernetesE2eTest, ASecondControllerTakesOverTheLeaseAndTheJournal) {
   // The second waits while the first still renews, and acts only once the
   // lease has gone unrenewed for its duration.
   CliResult second;
-  std::thread candidate([&] {
-    second = Cli(
-        {"controller",         "--once",
-         "--kubeconfig",       kubeconfig_,
-         "--target",           testing::SourcePath("data/deployments/day.json"),
-         "--journal",          journal_,
-         "--metrics-port",     "0",
-         "--poll-s",           "0.01",
-         "--serving",          serving_,
-         "--lease-identity",   "second",
-         "--lease-duration-s", "2",
-         "--renew-deadline-s", "1",
-         "--retry-period-s",   "0.1"});
-  });
+  std::thread candidate(
+      [&] { second = SecondControllerToDay("--journal", journal_); });
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   EXPECT_EQ(events(), at_death);  // the second waited
   Clock::time_point killed = Clock::now();
@@ -907,18 +895,7 @@ TEST_F(KubernetesE2eTest, ASuccessorAdoptsTheJournalOfAStoppedLeader) {
   ASSERT_EQ(sqlite3_open(journal_.c_str(), &stopped), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(stopped, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr),
             SQLITE_OK);
-  CliResult second = Cli(
-      {"controller",         "--once",
-       "--kubeconfig",       kubeconfig_,
-       "--target",           testing::SourcePath("data/deployments/day.json"),
-       "--journal-dir",      dir,
-       "--metrics-port",     "0",
-       "--poll-s",           "0.01",
-       "--serving",          serving_,
-       "--lease-identity",   "second",
-       "--lease-duration-s", "2",
-       "--renew-deadline-s", "1",
-       "--retry-period-s",   "0.1"});
+  CliResult second = SecondControllerToDay("--journal-dir", dir);
   sqlite3_exec(stopped, "ROLLBACK", nullptr, nullptr, nullptr);
   sqlite3_close(stopped);
   ASSERT_EQ(second.code, 0) << second.err;

@@ -881,6 +881,35 @@ class KubernetesE2eTest : public ::testing::Test {
     return Cli(args);
   }
 
+  // `controller --once` toward day as the Lease's candidate "second" (a
+  // 2 s Lease renewed every 0.1 s), its journal `flag` ("--journal" or
+  // "--journal-dir") `journal`.
+  CliResult SecondControllerToDay(const std::string& flag,
+                                  const std::string& journal) {
+    return Cli({"controller",
+                "--once",
+                "--kubeconfig",
+                kubeconfig_,
+                "--target",
+                testing::SourcePath("data/deployments/day.json"),
+                flag,
+                journal,
+                "--metrics-port",
+                "0",
+                "--poll-s",
+                "0.01",
+                "--serving",
+                serving_,
+                "--lease-identity",
+                "second",
+                "--lease-duration-s",
+                "2",
+                "--renew-deadline-s",
+                "1",
+                "--retry-period-s",
+                "0.1"});
+  }
+
   // `controller --once` toward `target` (with `extra` flags) while node-2
   // is lost once three of the pods run there: the node deleted, and its
   // pods after it as the pod garbage collector deletes them, each marked as
