@@ -36,9 +36,9 @@ void StatusWriter::Write(nlohmann::json status) {
   if (status == last_) return;
   // The whole status, as written: a merge patch would keep a field that
   // another run wrote and this one leaves out.
-  auto written = client_->JsonPatch(
-      path_ + "/status",
-      {{{"op", "add"}, {"path", "/status"}, {"value", status}}});
+  nlohmann::json set = nlohmann::json::array();
+  set.push_back({{"op", "add"}, {"path", "/status"}, {"value", status}});
+  auto written = client_->JsonPatch(path_ + "/status", set);
   if (!written.ok()) {
     // Said once per error, not once a round.
     if (written.status().message() != last_error_) {

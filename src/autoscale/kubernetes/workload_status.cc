@@ -19,8 +19,11 @@ nlohmann::json WorkloadStatusOf(const WorkloadReport& report,
     accepted = {"Accepted", false, "WorkloadInvalid",
                 fmt::format("{}; following {}", report.refused, followed)};
   }
-  nlohmann::json conditions = {
-      kube::ConditionJson(accepted, report.observed, previous, now)};
+  // An array by name: a one-element brace list is a copy under some
+  // compilers, not an array.
+  nlohmann::json conditions = nlohmann::json::array();
+  conditions.push_back(
+      kube::ConditionJson(accepted, report.observed, previous, now));
   if (report.round) {
     conditions.push_back(
         kube::ConditionJson({"Planned", report.round->planned,
