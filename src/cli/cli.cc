@@ -12,6 +12,7 @@
 #include "mig/gpu_catalog.h"
 #include "util/file.h"
 #include "util/interrupt.h"
+#include "util/kind_registry.h"
 #include "util/parallel.h"
 
 namespace migserve::cli {
@@ -215,6 +216,7 @@ void OnRun(CLI::App* app, CommandContext* context,
            std::function<Status()> run) {
   app->callback([context, run = std::move(run)] {
     mig::GpuCatalog::Freeze frozen;  // the --gpu-table files are in
+    FreezeKinds kinds;               // every router and service kind too
     Status status = run();
     if (!status.ok()) context->Fail(status);
   });

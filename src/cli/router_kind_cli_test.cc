@@ -6,11 +6,14 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "boundary/input_file.h"
 #include "cli/cli_test_util.h"
+#include "cli/command.h"
 #include "profile/testing/shipped.h"
 #include "queueing/router_kind.h"
+#include "util/kind_registry.h"
 #include "util/test_util.h"
 
 namespace migserve::cli {
@@ -18,6 +21,22 @@ namespace {
 
 using testing::kA100Profiles;
 using testing::SourcePath;
+
+// Every command runs with the kinds frozen (OnRun): one that tried to
+// register a kind mid-run would be refused.
+TEST(RouterKindCliTest, ACommandRunsWithTheKindsFrozen) {
+  std::ostringstream out, err;
+  CommandContext context{out, err};
+  CLI::App app;
+  bool frozen = false;
+  OnRun(&app, &context, [&] {
+    frozen = FreezeKinds::Frozen();
+    return Status::Ok();
+  });
+  app.parse(std::vector<std::string>{});
+  EXPECT_TRUE(frozen);
+  EXPECT_FALSE(FreezeKinds::Frozen());
+}
 
 TEST(RouterKindCliTest, AToyKindRegisteredOnceIsAcceptedByEveryCommand) {
   ASSERT_TRUE(

@@ -95,10 +95,9 @@ std::vector<std::string> RouterNames();
 // The same as "proxy, gateway-api or random", for messages.
 std::string RouterChoices();
 
-// Adds a kind; InvalidArgument if the name is empty or taken. Call it before
-// the threads that read kinds start (the registry's lookups are locked, so
-// a late registration is safe, but a kind a reader has not seen yet is
-// unknown to it).
+// Adds a kind; InvalidArgument if the name is empty or taken,
+// FailedPrecondition while a command runs (util/kind_registry.h: the
+// registries are frozen then, their lookups unlocked).
 StatusOr<RouterKind> RegisterRouterKind(RouterTraits traits);
 
 }  // namespace migserve::queueing

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "queueing/traffic.h"
+#include "util/kind_registry.h"
 
 namespace migserve::queueing {
 namespace {
@@ -21,6 +22,26 @@ TEST(RouterKindTest, TheBuiltInKindsInOrder) {
   EXPECT_EQ(random.spreading, Spreading::kThinning);
   EXPECT_EQ(random.dispatch, Dispatch::kReplica);
   EXPECT_EQ(random.plane, DataPlane::kGatewayOnly);
+}
+
+// While a command runs (the CLI holds a FreezeKinds around each) the
+// registries take no kind, naming it, and lookups go on without the lock;
+// between commands a test registers as before.
+TEST(RouterKindTest, NoKindIsRegisteredWhileTheKindsAreFrozen) {
+  {
+    FreezeKinds frozen;
+    StatusOr<RouterKind> late = RegisterRouterKind({"late-toy"});
+    ASSERT_FALSE(late.ok());
+    EXPECT_EQ(late.status().code(), Status::Code::kFailedPrecondition);
+    EXPECT_EQ(late.status().message(),
+              "router kind 'late-toy': registered while a command runs; "
+              "register kinds before it starts");
+    EXPECT_EQ(ParseRouter("proxy"), RouterKind());
+    EXPECT_EQ(RouterName(*ParseRouter("random")), "random");
+    EXPECT_EQ(RouterNames().front(), "proxy");
+  }
+  EXPECT_FALSE(ParseRouter("late-toy").has_value());
+  EXPECT_TRUE(RegisterRouterKind({"late-toy"}).ok());
 }
 
 // A kind registered once is found by name, listed last, and shapes the

@@ -2,13 +2,18 @@
 // (queueing/router_kind.h, workload/service_kind.h): traits by name, in the
 // order they were registered, each kept at one address for the life of the
 // process, so that a handle (an index) and a reference to its traits stay
-// good while kinds are added. Lookups are locked: a registration may come
-// late, though a kind a reader has not seen yet is unknown to it.
+// good while kinds are added. Kinds are registered before a command runs
+// (at start-up, or by a test between commands); while one runs the
+// registries are frozen (FreezeKinds, held by the CLI around every
+// command): a registration is refused, naming the kind, and lookups take
+// no lock, since nothing can change what they read. Outside a freeze
+// lookups are locked.
 #ifndef MIGSERVE_UTIL_KIND_REGISTRY_H_
 #define MIGSERVE_UTIL_KIND_REGISTRY_H_
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <deque>
 #include <initializer_list>
 #include <string>
@@ -20,6 +25,24 @@
 
 namespace migserve {
 
+// While one lives, every KindRegistry is frozen. Take it on the thread
+// that registers kinds, before the threads that read them start.
+class FreezeKinds {
+ public:
+  FreezeKinds() { ++Count(); }
+  ~FreezeKinds() { --Count(); }
+  FreezeKinds(const FreezeKinds&) = delete;
+  FreezeKinds& operator=(const FreezeKinds&) = delete;
+
+  static bool Frozen() { return Count().load() > 0; }
+
+ private:
+  static std::atomic<int>& Count() {
+    static std::atomic<int> count{0};
+    return count;
+  }
+};
+
 // Traits: a struct with a `std::string name` member.
 template <typename Traits>
 class KindRegistry {
@@ -30,20 +53,23 @@ class KindRegistry {
 
   // The index of the kind named `name`, or -1.
   int Find(std::string_view name) const {
+    if (FreezeKinds::Frozen()) return FindIn(Unchanging(), name);
     MutexLock lock(&mu_);
-    return FindLocked(name);
+    return FindIn(kinds_, name);
   }
   // The traits of kind `index`. REQUIRES: an index Find or Add gave.
   const Traits& At(int index) const {
+    if (FreezeKinds::Frozen()) {
+      return Unchanging()[static_cast<size_t>(index)];
+    }
     MutexLock lock(&mu_);
     return kinds_[static_cast<size_t>(index)];
   }
   // Every kind's name in order of registration.
   std::vector<std::string> Names() const {
+    if (FreezeKinds::Frozen()) return NamesIn(Unchanging());
     MutexLock lock(&mu_);
-    std::vector<std::string> names;
-    for (const Traits& kind : kinds_) names.push_back(kind.name);
-    return names;
+    return NamesIn(kinds_);
   }
   // The names as "a, b or c", for messages.
   std::string Choices() const {
@@ -56,13 +82,19 @@ class KindRegistry {
     return out;
   }
   // Adds a kind and returns its index; InvalidArgument if its name is empty
-  // or taken.
+  // or taken, FailedPrecondition while the registries are frozen.
   StatusOr<int> Add(Traits traits) {
     if (traits.name.empty()) {
       return Status::InvalidArgument(fmt::format("a {} needs a name", what_));
     }
+    if (FreezeKinds::Frozen()) {
+      return Status::FailedPrecondition(fmt::format(
+          "{} '{}': registered while a command runs; register kinds before "
+          "it starts",
+          what_, traits.name));
+    }
     MutexLock lock(&mu_);
-    if (FindLocked(traits.name) >= 0) {
+    if (FindIn(kinds_, traits.name) >= 0) {
       return Status::InvalidArgument(
           fmt::format("{} '{}' is registered already", what_, traits.name));
     }
@@ -71,11 +103,21 @@ class KindRegistry {
   }
 
  private:
-  int FindLocked(std::string_view name) const REQUIRES(mu_) {
-    for (size_t i = 0; i < kinds_.size(); ++i) {
-      if (kinds_[i].name == name) return static_cast<int>(i);
+  static int FindIn(const std::deque<Traits>& kinds, std::string_view name) {
+    for (size_t i = 0; i < kinds.size(); ++i) {
+      if (kinds[i].name == name) return static_cast<int>(i);
     }
     return -1;
+  }
+  static std::vector<std::string> NamesIn(const std::deque<Traits>& kinds) {
+    std::vector<std::string> names;
+    for (const Traits& kind : kinds) names.push_back(kind.name);
+    return names;
+  }
+  // The kinds, read without the lock: only while frozen, when no Add can
+  // change them.
+  const std::deque<Traits>& Unchanging() const NO_THREAD_SAFETY_ANALYSIS {
+    return kinds_;
   }
 
   const std::string what_;

@@ -22,6 +22,10 @@
   MIGSERVE_THREAD_ANNOTATION(requires_capability(__VA_ARGS__))
 // A function its callers call without `mu` held (it takes it).
 #define EXCLUDES(...) MIGSERVE_THREAD_ANNOTATION(locks_excluded(__VA_ARGS__))
+// A function the analysis does not check: it reads guarded members without
+// their mutex for a reason its comment gives (nothing can write them then).
+#define NO_THREAD_SAFETY_ANALYSIS \
+  MIGSERVE_THREAD_ANNOTATION(no_thread_safety_analysis)
 
 namespace migserve {
 

@@ -82,7 +82,8 @@ std::optional<ServiceKind> ParseServiceKind(std::string_view name);
 std::string ServiceKindChoices();
 
 // Adds a kind; InvalidArgument if its name is empty or taken, or if its
-// engine's metrics give token figures its credit gives it no terms for.
+// engine's metrics give token figures its credit gives it no terms for;
+// FailedPrecondition while a command runs (util/kind_registry.h).
 StatusOr<ServiceKind> RegisterServiceKind(ServiceKindTraits traits);
 
 }  // namespace migserve::workload
