@@ -811,8 +811,10 @@ TEST_F(KubernetesE2eTest, ASecondControllerTakesOverTheLeaseAndTheJournal) {
   // The second waits while the first still renews, and acts only once the
   // lease has gone unrenewed for its duration.
   CliResult second;
-  std::thread candidate(
-      [&] { second = SecondControllerToDay("--journal", journal_); });
+  std::thread candidate([&] {
+    second = SecondController(testing::SourcePath("data/deployments/day.json"),
+                              {"--journal", journal_});
+  });
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   EXPECT_EQ(events(), at_death);  // the second waited
   Clock::time_point killed = Clock::now();
@@ -895,7 +897,8 @@ TEST_F(KubernetesE2eTest, ASuccessorAdoptsTheJournalOfAStoppedLeader) {
   ASSERT_EQ(sqlite3_open(journal_.c_str(), &stopped), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(stopped, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr),
             SQLITE_OK);
-  CliResult second = SecondControllerToDay("--journal-dir", dir);
+  CliResult second = SecondController(
+      testing::SourcePath("data/deployments/day.json"), {"--journal-dir", dir});
   sqlite3_exec(stopped, "ROLLBACK", nullptr, nullptr, nullptr);
   sqlite3_close(stopped);
   ASSERT_EQ(second.code, 0) << second.err;

@@ -784,31 +784,10 @@ class KubernetesE2eTest : public ::testing::Test {
     // lease has gone unrenewed for its duration, and finishes the move.
     std::string second_journal = testing::TempDir() + "/second.db";
     std::remove(second_journal.c_str());
-    std::vector<std::string> second_args = {"controller",
-                                            "--once",
-                                            "--kubeconfig",
-                                            kubeconfig_,
-                                            "--target",
-                                            target,
-                                            "--journal",
-                                            second_journal,
-                                            "--adopt",
-                                            "--metrics-port",
-                                            "0",
-                                            "--poll-s",
-                                            "0.01",
-                                            "--serving",
-                                            serving_,
-                                            "--lease-identity",
-                                            "second",
-                                            "--lease-duration-s",
-                                            "2",
-                                            "--renew-deadline-s",
-                                            "1",
-                                            "--retry-period-s",
-                                            "0.1"};
-    second_args.insert(second_args.end(), extra.begin(), extra.end());
-    CliResult second = Cli(second_args);
+    std::vector<std::string> second_extra = {"--journal", second_journal,
+                                             "--adopt"};
+    second_extra.insert(second_extra.end(), extra.begin(), extra.end());
+    CliResult second = SecondController(target, second_extra);
     EXPECT_EQ(second.code, 0) << second.err;
     Clock::time_point resumed = Clock::now();
     ASSERT_EQ(kill(first, SIGCONT), 0);
@@ -881,33 +860,19 @@ class KubernetesE2eTest : public ::testing::Test {
     return Cli(args);
   }
 
-  // `controller --once` toward day as the Lease's candidate "second" (a
-  // 2 s Lease renewed every 0.1 s), its journal `flag` ("--journal" or
-  // "--journal-dir") `journal`.
-  CliResult SecondControllerToDay(const std::string& flag,
-                                  const std::string& journal) {
-    return Cli({"controller",
-                "--once",
-                "--kubeconfig",
-                kubeconfig_,
-                "--target",
-                testing::SourcePath("data/deployments/day.json"),
-                flag,
-                journal,
-                "--metrics-port",
-                "0",
-                "--poll-s",
-                "0.01",
-                "--serving",
-                serving_,
-                "--lease-identity",
-                "second",
-                "--lease-duration-s",
-                "2",
-                "--renew-deadline-s",
-                "1",
-                "--retry-period-s",
-                "0.1"});
+  // `controller --once` toward `target` as the Lease's candidate "second"
+  // (a 2 s Lease renewed every 0.1 s), with `extra` flags (its journal
+  // among them).
+  CliResult SecondController(const std::string& target,
+                             const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {
+        "controller",         "--once", "--kubeconfig",       kubeconfig_,
+        "--target",           target,   "--metrics-port",     "0",
+        "--poll-s",           "0.01",   "--serving",          serving_,
+        "--lease-identity",   "second", "--lease-duration-s", "2",
+        "--renew-deadline-s", "1",      "--retry-period-s",   "0.1"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Cli(args);
   }
 
   // `controller --once` toward `target` (with `extra` flags) while node-2
