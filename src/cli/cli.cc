@@ -12,8 +12,8 @@
 #include "mig/gpu_catalog.h"
 #include "util/file.h"
 #include "util/interrupt.h"
-#include "util/kind_registry.h"
 #include "util/parallel.h"
+#include "util/registry_freeze.h"
 
 namespace migserve::cli {
 namespace {
@@ -215,8 +215,8 @@ Status CommandContext::EmitMerged(const std::string& path,
 void OnRun(CLI::App* app, CommandContext* context,
            std::function<Status()> run) {
   app->callback([context, run = std::move(run)] {
-    mig::GpuCatalog::Freeze frozen;  // the --gpu-table files are in
-    FreezeKinds kinds;               // every router and service kind too
+    // The --gpu-table files are in, every router and service kind too.
+    FreezeRegistries frozen;
     Status status = run();
     if (!status.ok()) context->Fail(status);
   });

@@ -57,8 +57,9 @@ Status OutputIsAnInput(const std::string& path);
 
 // Makes `run` the command's callback: a failure it returns is reported
 // with CommandContext::Fail. `run` runs after every flag is parsed (the
-// `--gpu-table` files added to the GPU catalog) and with the catalog frozen
-// (mig::GpuCatalog::Freeze) until it returns.
+// `--gpu-table` files added to the GPU catalog) and with the registries
+// frozen (util/registry_freeze.h: the catalog, the router and service
+// kinds) until it returns.
 void OnRun(CLI::App* app, CommandContext* context, std::function<Status()> run);
 
 // A subcommand: its name, one-line help, and a function that adds its

@@ -13,7 +13,7 @@
 #include "cli/command.h"
 #include "profile/testing/shipped.h"
 #include "queueing/router_kind.h"
-#include "util/kind_registry.h"
+#include "util/registry_freeze.h"
 #include "util/test_util.h"
 
 namespace migserve::cli {
@@ -30,12 +30,12 @@ TEST(RouterKindCliTest, ACommandRunsWithTheKindsFrozen) {
   CLI::App app;
   bool frozen = false;
   OnRun(&app, &context, [&] {
-    frozen = FreezeKinds::Frozen();
+    frozen = FreezeRegistries::Frozen();
     return Status::Ok();
   });
   app.parse(std::vector<std::string>{});
   EXPECT_TRUE(frozen);
-  EXPECT_FALSE(FreezeKinds::Frozen());
+  EXPECT_FALSE(FreezeRegistries::Frozen());
 }
 
 TEST(RouterKindCliTest, AToyKindRegisteredOnceIsAcceptedByEveryCommand) {

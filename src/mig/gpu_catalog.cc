@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
@@ -15,6 +14,7 @@
 #include "boundary/plain_name.h"
 #include "boundary/yaml_map.h"
 #include "mig/embedded_gpu_tables.h"
+#include "util/registry_freeze.h"
 
 namespace migserve::mig {
 namespace {
@@ -204,15 +204,12 @@ GpuCatalog& DefaultCatalog() {
   return *catalog;
 }
 
-// How many Freezes live.
-std::atomic<int> freezes{0};
-
 }  // namespace
 
 const GpuCatalog& GpuCatalog::Default() { return DefaultCatalog(); }
 
 Status GpuCatalog::AddToDefault(GpuModel model) {
-  if (freezes.load() > 0) {
+  if (FreezeRegistries::Frozen()) {
     return Status::FailedPrecondition(fmt::format(
         "GPU table {}: the GPU catalog is fixed while a command runs (give "
         "the table with --gpu-table)",
@@ -220,9 +217,6 @@ Status GpuCatalog::AddToDefault(GpuModel model) {
   }
   return DefaultCatalog().Add(std::move(model));
 }
-
-GpuCatalog::Freeze::Freeze() { ++freezes; }
-GpuCatalog::Freeze::~Freeze() { --freezes; }
 
 GpuCatalog::GpuCatalog(std::vector<GpuModel> models)
     : models_(std::make_move_iterator(models.begin()),

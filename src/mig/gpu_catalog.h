@@ -33,20 +33,10 @@ class GpuCatalog {
   // Adds `model` to the default catalog (REQUIRES: no concurrent use of the
   // catalog). Adding a table equal to one already there does nothing.
   // Returns InvalidArgument if its name or an alias names another model,
-  // FailedPrecondition while the catalog is frozen.
+  // FailedPrecondition while the registries are frozen
+  // (util/registry_freeze.h: the CLI adds the `--gpu-table` files while it
+  // parses the flags and holds a FreezeRegistries while the command runs).
   static Status AddToDefault(GpuModel model);
-
-  // While a Freeze lives the default catalog cannot change: AddToDefault
-  // fails, so every reader, every thread of a command included, sees one
-  // catalog. The CLI adds the `--gpu-table` files while it parses the flags
-  // and holds a Freeze while the command runs (cli/command.h, OnRun).
-  class Freeze {
-   public:
-    Freeze();
-    ~Freeze();
-    Freeze(const Freeze&) = delete;
-    Freeze& operator=(const Freeze&) = delete;
-  };
 
   explicit GpuCatalog(std::vector<GpuModel> models);
 

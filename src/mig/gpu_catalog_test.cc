@@ -6,6 +6,7 @@
 #include <set>
 
 #include "mig/layout_enumerator.h"
+#include "util/registry_freeze.h"
 
 namespace migserve::mig {
 namespace {
@@ -126,8 +127,8 @@ TEST(GpuCatalogTest, NoTableJoinsWhileAFreezeLives) {
   model.aliases.clear();
   model.pci_device_ids.clear();
   {
-    GpuCatalog::Freeze outer;
-    { GpuCatalog::Freeze inner; }
+    FreezeRegistries outer;
+    { FreezeRegistries inner; }
     Status added = GpuCatalog::AddToDefault(model);  // `outer` still lives
     EXPECT_EQ(added.code(), Status::Code::kFailedPrecondition);
     EXPECT_EQ(added.message(),

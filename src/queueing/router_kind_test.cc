@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "queueing/traffic.h"
-#include "util/kind_registry.h"
+#include "util/registry_freeze.h"
 
 namespace migserve::queueing {
 namespace {
@@ -24,12 +24,12 @@ TEST(RouterKindTest, TheBuiltInKindsInOrder) {
   EXPECT_EQ(random.plane, DataPlane::kGatewayOnly);
 }
 
-// While a command runs (the CLI holds a FreezeKinds around each) the
+// While a command runs (the CLI holds a FreezeRegistries around each) the
 // registries take no kind, naming it, and lookups go on without the lock;
 // between commands a test registers as before.
 TEST(RouterKindTest, NoKindIsRegisteredWhileTheKindsAreFrozen) {
   {
-    FreezeKinds frozen;
+    FreezeRegistries frozen;
     StatusOr<RouterKind> late = RegisterRouterKind({"late-toy"});
     ASSERT_FALSE(late.ok());
     EXPECT_EQ(late.status().code(), Status::Code::kFailedPrecondition);

@@ -4,16 +4,14 @@
 // process, so that a handle (an index) and a reference to its traits stay
 // good while kinds are added. Kinds are registered before a command runs
 // (at start-up, or by a test between commands); while one runs the
-// registries are frozen (FreezeKinds, held by the CLI around every
-// command): a registration is refused, naming the kind, and lookups take
-// no lock, since nothing can change what they read. Outside a freeze
-// lookups are locked.
+// registries are frozen (util/registry_freeze.h): a registration is
+// refused, naming the kind, and lookups take no lock, since nothing can
+// change what they read. Outside a freeze lookups are locked.
 #ifndef MIGSERVE_UTIL_KIND_REGISTRY_H_
 #define MIGSERVE_UTIL_KIND_REGISTRY_H_
 
 #include <fmt/format.h>
 
-#include <atomic>
 #include <deque>
 #include <initializer_list>
 #include <string>
@@ -21,27 +19,10 @@
 #include <vector>
 
 #include "util/mutex.h"
+#include "util/registry_freeze.h"
 #include "util/status_or.h"
 
 namespace migserve {
-
-// While one lives, every KindRegistry is frozen. Take it on the thread
-// that registers kinds, before the threads that read them start.
-class FreezeKinds {
- public:
-  FreezeKinds() { ++Count(); }
-  ~FreezeKinds() { --Count(); }
-  FreezeKinds(const FreezeKinds&) = delete;
-  FreezeKinds& operator=(const FreezeKinds&) = delete;
-
-  static bool Frozen() { return Count().load() > 0; }
-
- private:
-  static std::atomic<int>& Count() {
-    static std::atomic<int> count{0};
-    return count;
-  }
-};
 
 // Traits: a struct with a `std::string name` member.
 template <typename Traits>
@@ -53,13 +34,13 @@ class KindRegistry {
 
   // The index of the kind named `name`, or -1.
   int Find(std::string_view name) const {
-    if (FreezeKinds::Frozen()) return FindIn(Unchanging(), name);
+    if (FreezeRegistries::Frozen()) return FindIn(Unchanging(), name);
     MutexLock lock(&mu_);
     return FindIn(kinds_, name);
   }
   // The traits of kind `index`. REQUIRES: an index Find or Add gave.
   const Traits& At(int index) const {
-    if (FreezeKinds::Frozen()) {
+    if (FreezeRegistries::Frozen()) {
       return Unchanging()[static_cast<size_t>(index)];
     }
     MutexLock lock(&mu_);
@@ -67,7 +48,7 @@ class KindRegistry {
   }
   // Every kind's name in order of registration.
   std::vector<std::string> Names() const {
-    if (FreezeKinds::Frozen()) return NamesIn(Unchanging());
+    if (FreezeRegistries::Frozen()) return NamesIn(Unchanging());
     MutexLock lock(&mu_);
     return NamesIn(kinds_);
   }
@@ -87,7 +68,7 @@ class KindRegistry {
     if (traits.name.empty()) {
       return Status::InvalidArgument(fmt::format("a {} needs a name", what_));
     }
-    if (FreezeKinds::Frozen()) {
+    if (FreezeRegistries::Frozen()) {
       return Status::FailedPrecondition(fmt::format(
           "{} '{}': registered while a command runs; register kinds before "
           "it starts",

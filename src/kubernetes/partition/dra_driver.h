@@ -121,7 +121,7 @@ class DraDriver : public PartitionDriver {
   std::string Misplaced(const Change& c, const dra::ClaimStep& step) const;
   // The claim ("NAMESPACE/NAME", in any namespace) allocated `device` of
   // node `node`'s pool that is not one of the controller's; "" if none
-  // is, or why it could not be looked for.
+  // is, or if the claims cannot be listed (the message then guesses).
   std::string HolderOf(const std::string& node,
                        const std::string& device) const;
   // Undoes the misplaced claim of `c`'s step under way (`why`) and sets the
