@@ -91,6 +91,12 @@ std::optional<LiveView> KubernetesBackend::Live() {
 std::optional<PodClaim> KubernetesBackend::Claim(const std::string& name,
                                                  const nlohmann::json& pod) {
   if (!kube::PodReady(pod)) return std::nullopt;
+  // Deleted here, though the watch has not brought it yet: going, not
+  // counted, and no stranger.
+  if (auto gone = deleted_.find(name);
+      gone != deleted_.end() && gone->second == Uid(pod)) {
+    return std::nullopt;
+  }
   if (Status mine = Owned(name, pod); !mine.ok()) {
     Warn(mine.message() +
          "; not counted (docs/kubernetes.md, \"Adopting "
@@ -145,6 +151,10 @@ Status KubernetesBackend::Sync() {
   std::set<std::string> stale = std::move(stale_pods_);
   stale_pods_.clear();
   for (const auto& [name, pod] : pods_.TakeChanges()) {
+    if (auto gone = deleted_.find(name);
+        gone != deleted_.end() && pod && Uid(*pod) != gone->second) {
+      deleted_.erase(gone);  // another pod under its name
+    }
     books_.SetPod(name, pod ? Claim(name, *pod) : std::nullopt);
     wake(pod_waiters_, name);
     stale.erase(name);
@@ -244,6 +254,7 @@ Status KubernetesBackend::DeletePod(const std::string& name,
         "pod {} was replaced since it was seen; not deleted", name));
   }
   if (!s.ok() && s.code() != Status::Code::kNotFound) return s;
+  if (std::string uid = Uid(*pod); !uid.empty()) deleted_[name] = uid;
   if (options_.ledger == nullptr) return Status::Ok();
   return Forget(name);
 }

@@ -187,7 +187,11 @@ class KubernetesBackend : public ClusterBackend {
   std::optional<std::map<std::string, LedgerEntry>> ledger_;
   ClusterBooks books_;
   std::set<std::string> stale_pods_;  // whose ledger entry changed
-  std::map<int, Pending> pending_;    // by action id
+  // The uid of the pod this backend deleted last under each name, until
+  // another shows under it: a watch or a listing that lags may show it as
+  // it was, even after its deletion's event.
+  std::map<std::string, std::string> deleted_;
+  std::map<int, Pending> pending_;  // by action id
   // Pending actions by the pod or node whose change can end them; those to
   // poll at the next look; by the moment they time out.
   std::map<std::string, std::set<int>> pod_waiters_;

@@ -545,6 +545,38 @@ TEST_F(KubernetesBackendTest, ALedgerCountsOnlyThePodsTheBackendCreated) {
   EXPECT_TRUE(after.FindGpu({"old", 0})->slots[0].replica.has_value());
 }
 
+// A pod the backend deleted may still show in its watch as it was (the
+// delete's answer outran the watch's event, or a grace period runs): it
+// no longer counts, and it is no stranger either (a warning said "not a
+// pod this controller created" of it, in a successor's resumed plan).
+TEST_F(KubernetesBackendTest, APodItDeletedIsNoStrangerWhileTheWatchShowsIt) {
+  MemoryPodLedger ledger;
+  MakeBackend(&ledger);
+  std::string name;
+  Action remove = DeleteOfOneReadyReplica(&name);
+  json pod = server_.Get(std::string(kPods) + "/" + name).value();
+  ledger.entries[name] = {"", pod["metadata"]["uid"]};
+  EXPECT_DOUBLE_EQ(backend_->Observe().value().Capacity()["svc"], 100);
+  ASSERT_TRUE(backend_->Start(remove).ok());
+  EXPECT_EQ(ledger.entries.count(name), 0u);
+  // As the lagging watch shows it: the same pod, uid and all.
+  server_.Put(std::string(kPods) + "/" + name, pod);
+  EXPECT_DOUBLE_EQ(backend_->Observe().value().Capacity()["svc"], 0);
+  EXPECT_TRUE(warnings_.empty()) << warnings_[0];
+  // Another pod under its name is judged as any other.
+  pod["metadata"].erase("uid");
+  server_.Put(std::string(kPods) + "/" + name, pod);
+  for (int tries = 0; tries < 2000 && warnings_.empty(); ++tries) {
+    EXPECT_DOUBLE_EQ(backend_->Observe().value().Capacity()["svc"], 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(warnings_.size(), 1u);
+  EXPECT_EQ(warnings_[0].substr(0, warnings_[0].find(" (uid")),
+            "pod " + name +
+                " is annotated migserve.io/owner=migserve-controller but is "
+                "not a pod this controller created");
+}
+
 // The live view is kept change by change from the watches: after changes
 // that only the watches bring (a replica added, one deleted, a node gone, a
 // node added, a GPU repartitioned), it shows what a fresh backend's first
