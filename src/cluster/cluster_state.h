@@ -43,6 +43,10 @@ struct GpuState {
   GpuId id;
   const mig::GpuModel* model = nullptr;  // its own geometry (a catalog's)
   std::vector<Slot> slots;               // sorted by instance
+  // Who else holds a device of it ("NAMESPACE/NAME" of a DRA claim not
+  // migserve's; "" where nobody does): a GPU that takes no new layout or
+  // replica (controller/target_mapping.h).
+  std::string held_by{};
 
   mig::Layout layout() const;
   // Returns the slot of `instance`, or null.

@@ -68,7 +68,9 @@ bool KeepsPlacement(const ClusterState& current,
   }
   for (const GpuState* t : serving) {
     const GpuState* g = current.FindGpu(t->id);
-    if (g == nullptr || g->model != t->model) return false;
+    if (g == nullptr || g->model != t->model || !g->held_by.empty()) {
+      return false;
+    }
   }
   return true;
 }
@@ -89,15 +91,31 @@ StatusOr<DesiredLayouts> MapTarget(const ClusterState& current,
     for (const GpuState* t : serving) desired[t->id] = t->slots;
     return desired;
   }
-  std::map<const mig::GpuModel*, int> wanted_count, have_count;
+  // A GPU someone else holds a device of takes nothing new.
+  std::vector<const GpuState*> have;
+  std::map<const mig::GpuModel*, int> wanted_count, have_count, held_count;
   for (const GpuState* t : serving) ++wanted_count[t->model];
-  for (const GpuState& g : current.gpus) ++have_count[g.model];
+  for (const GpuState& g : current.gpus) {
+    if (g.held_by.empty()) {
+      have.push_back(&g);
+      ++have_count[g.model];
+    } else {
+      ++held_count[g.model];
+    }
+  }
   for (const auto& [model, count] : wanted_count) {
     if (count > have_count[model]) {
+      std::string held =
+          held_count[model] == 0
+              ? ""
+              : fmt::format(
+                    ", and {} more that claims not migserve's hold "
+                    "devices of",
+                    held_count[model]);
       return Status::FailedPrecondition(fmt::format(
-          "the target serves on {} {} GPUs but the cluster has {} (add "
+          "the target serves on {} {} GPUs but the cluster has {}{} (add "
           "--spare-gpus, or GPUs of that model to the inventory)",
-          count, model->name, have_count[model]));
+          count, model->name, have_count[model], held));
     }
   }
   // Best pairs first; ties go to idle GPUs, then to lower ids: the greedy
@@ -108,8 +126,6 @@ StatusOr<DesiredLayouts> MapTarget(const ClusterState& current,
   // class pairs with at that level. A class's t are taken lowest first, so
   // a cursor per class finds its lowest free one.
   Classes targets = ClassesOf(serving);
-  std::vector<const GpuState*> have;
-  for (const GpuState& g : current.gpus) have.push_back(&g);
   Classes currents = ClassesOf(have);
   // (-score, busy) -> (current class, target class) pairs.
   std::map<std::pair<int, int>, std::vector<std::pair<int, int>>> levels;

@@ -21,10 +21,12 @@ using DesiredLayouts = std::map<cluster::GpuId, std::vector<cluster::Slot>>;
 // name a node, and whose serving GPUs are GPUs of the cluster of the same
 // model, keeps its placement; otherwise each target GPU goes to the
 // physical GPU of its model that already holds most of it (same instance
-// and service, then same instance), then to idle GPUs. Returns
+// and service, then same instance), then to idle GPUs. A GPU held by
+// someone else (GpuState::held_by) gets no target GPU: what serves there
+// goes elsewhere. Returns
 // InvalidArgument for an unknown model or profile or an illegal target
 // layout, FailedPrecondition naming the model if the cluster has too few
-// GPUs of it.
+// GPUs of it that nobody else holds.
 StatusOr<DesiredLayouts> MapTarget(const cluster::ClusterState& current,
                                    const deployment::Deployment& target);
 

@@ -124,5 +124,49 @@ TEST(MapTargetTest, PairsAsTheGreedyOverEveryPair) {
   }
 }
 
+// A GPU of which a claim not migserve's holds a device (issue 91) takes no
+// target GPU, even the one the target names: the replan puts it on another
+// idle GPU instead of the device that cannot be had.
+TEST(MapTargetTest, AGpuHeldBySomeoneElseTakesNothing) {
+  deployment::Deployment target;
+  target.gpu = A100().name;
+  target.services.push_back({"s0", "m", Rate::Of(100).value(), 0, 0});
+  for (int index : {0, 1}) {
+    deployment::DeployedGpu g;
+    g.id = index;
+    g.node = "n";
+    g.index = index;
+    deployment::PlacedInstance seven;
+    seven.profile = "7g.80gb";
+    seven.service = "s0";
+    seven.batch = 8;
+    seven.credit = 100;
+    g.instances.push_back(seven);
+    target.gpus.push_back(g);
+  }
+  ClusterState current;
+  for (int index = 0; index < 4; ++index) {
+    current.gpus.push_back({{"n", index}, &A100(), {}, ""});
+  }
+  auto ids = [](const DesiredLayouts& d) {
+    std::vector<std::string> out;
+    for (const auto& [id, slots] : d) out.push_back(id.ToString());
+    return out;
+  };
+  EXPECT_EQ(ids(MapTarget(current, target).value()),
+            (std::vector<std::string>{"n/0", "n/1"}));
+  current.gpus[0].held_by = "team-a/theirs";
+  EXPECT_EQ(ids(MapTarget(current, target).value()),
+            (std::vector<std::string>{"n/1", "n/2"}));
+  current.gpus[2].held_by = "team-a/theirs";
+  current.gpus[3].held_by = "team-b/more";
+  StatusOr<DesiredLayouts> none = MapTarget(current, target);
+  EXPECT_EQ(none.status().code(), Status::Code::kFailedPrecondition);
+  EXPECT_EQ(none.status().message(),
+            "the target serves on 2 A100-SXM4-80GB GPUs but the cluster has 1, "
+            "and 3 more that claims not migserve's hold devices of (add "
+            "--spare-gpus, or GPUs of that model to the inventory)");
+}
+
 }  // namespace
 }  // namespace migserve::controller

@@ -43,6 +43,7 @@ void ClusterBooks::SetNode(const std::string& name,
     // A repartition: only the GPUs whose layout changed.
     for (size_t i = 0; i < now.size(); ++i) {
       GpuState& g = first[static_cast<long>(i)];
+      g.held_by = now[i].held_by;
       if (g.layout() == now[i].layout) continue;
       g.slots = slots_of(now[i].layout);
       changed.insert(g.id);
@@ -51,8 +52,10 @@ void ClusterBooks::SetNode(const std::string& name,
     for (auto g = first; g != last; ++g) changed.insert(g->id);
     std::vector<GpuState> gpus;
     for (size_t i = 0; i < now.size(); ++i) {
-      gpus.push_back(
-          {{name, static_cast<int>(i)}, now[i].model, slots_of(now[i].layout)});
+      gpus.push_back({{name, static_cast<int>(i)},
+                      now[i].model,
+                      slots_of(now[i].layout),
+                      now[i].held_by});
       changed.insert(gpus.back().id);
     }
     auto at = state_.gpus.erase(first, last);

@@ -165,6 +165,14 @@ TEST(ClusterBooksTest, ARepartitionKeepsTheOtherGpusAndTheVersion) {
   EXPECT_DOUBLE_EQ(books.capacity().at("a"), 200);
   set_node(layouts[0], layouts[0]);  // no change at all
   EXPECT_EQ(books.gpus_version(), version);
+  // A GPU held by a claim not migserve's says so; its replicas count.
+  books.SetNode(
+      "n", {{&A100(), layouts[0], "team-a/theirs"}, {&A100(), layouts[0]}});
+  EXPECT_EQ(books.state().gpus[0].held_by, "team-a/theirs");
+  EXPECT_EQ(books.state().gpus[1].held_by, "");
+  EXPECT_DOUBLE_EQ(books.capacity().at("a"), 200);
+  set_node(layouts[0], layouts[0]);
+  EXPECT_EQ(books.state().gpus[0].held_by, "");
   books.SetNode("n", {});  // nothing reported: no GPUs
   EXPECT_NE(books.gpus_version(), version);
   EXPECT_TRUE(books.capacity().empty());

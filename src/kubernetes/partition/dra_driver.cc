@@ -34,17 +34,6 @@ std::string InstanceSelector() {
 }
 
 // The device a claim is allocated, or "" while it is not.
-// A claim's allocation results (status.allocation.devices.results), or
-// null while it has none.
-const nlohmann::json* AllocationResults(const nlohmann::json& claim) {
-  const nlohmann::json* status = ObjectAt(claim, "status");
-  const nlohmann::json* allocation =
-      status == nullptr ? nullptr : ObjectAt(*status, "allocation");
-  const nlohmann::json* devices =
-      allocation == nullptr ? nullptr : ObjectAt(*allocation, "devices");
-  return devices == nullptr ? nullptr : ArrayAt(*devices, "results");
-}
-
 std::string AllocatedDevice(const nlohmann::json& claim) {
   const nlohmann::json* results = AllocationResults(claim);
   if (results == nullptr || results->size() != 1) return "";
@@ -78,7 +67,14 @@ DraDriver::DraDriver(kube::KubeClient* client, DraDriverOptions options)
       claims_(client, ClaimsPath(options_.namespace_), InstanceSelector(),
               options_.watch_s, [this] { Notify(); }),
       pods_(client, PodsPath(options_.namespace_), InstanceSelector(),
-            options_.watch_s, [this] { Notify(); }) {
+            options_.watch_s, [this] { Notify(); }),
+      held_(
+          client,
+          [this](const std::string& namespace_, const std::string& name) {
+            return namespace_ == options_.namespace_ &&
+                   claim_objects_.count(name) > 0;
+          },
+          options_.held_recheck_s) {
   if (options_.catalog == nullptr) {
     options_.catalog = &mig::GpuCatalog::Default();
   }
@@ -159,6 +155,7 @@ StatusOr<std::set<std::string>> DraDriver::Sync() {
     at("pod/" + name, pod ? Label(*pod, kLabelNode) : "");
   }
   MIGSERVE_RETURN_IF_ERROR(slices_read_);  // until the slices are mended
+  moved.merge(held_.Recheck());
   moved.erase("");
   return moved;
 }
@@ -182,7 +179,7 @@ StatusOr<std::vector<GpuLayout>> DraDriver::Layouts(
           fmt::format("node {}: GPU {} ({}): {}", name, it->first.second,
                       it->second.uuid, model.status().message()));
     }
-    gpus.push_back({*model, {}});
+    gpus.push_back({*model, {}, held_.Holder({name, it->first.second})});
   }
   auto claims = claims_by_node_.find(name);
   if (claims == claims_by_node_.end()) return gpus;
@@ -356,7 +353,7 @@ std::string DraDriver::Misplaced(const Change& c,
   std::string planned =
       dra::MigDeviceName(*c.model, c.gpu.index, step.at.instance);
   if (device.empty() || device == planned) return "";
-  std::string holder = HolderOf(c.gpu.node, planned);
+  std::string holder = held_.HolderOf(c.gpu.node, planned);
   if (holder.empty()) {
     return fmt::format(
         "claim {} got device {}, planned {} (a claim migserve does not know "
@@ -369,34 +366,6 @@ std::string DraDriver::Misplaced(const Change& c,
       name, device, planned, holder, c.gpu.ToString());
 }
 
-std::string DraDriver::HolderOf(const std::string& node,
-                                const std::string& device) const {
-  // Every namespace's: the holder may be anyone's.
-  StatusOr<nlohmann::json> list =
-      client_->Get("/apis/resource.k8s.io/v1/resourceclaims");
-  if (!list.ok()) return "";
-  const nlohmann::json* items = ArrayAt(*list, "items");
-  if (items == nullptr) return "";
-  for (const nlohmann::json& claim : *items) {
-    const nlohmann::json* meta = ObjectAt(claim, "metadata");
-    if (meta == nullptr) continue;
-    std::string namespace_ = StringAt(*meta, "namespace").value_or("");
-    std::string name = StringAt(*meta, "name").value_or("");
-    if (namespace_ == options_.namespace_ && claim_objects_.count(name) > 0) {
-      continue;  // the controller's own
-    }
-    const nlohmann::json* results = AllocationResults(claim);
-    if (results == nullptr) continue;
-    for (const nlohmann::json& r : *results) {
-      if (StringAt(r, "pool").value_or("") == node &&
-          StringAt(r, "device").value_or("") == device) {
-        return namespace_ + "/" + name;
-      }
-    }
-  }
-  return "";
-}
-
 std::optional<Status> DraDriver::Undo(Change* c, const std::string& why) {
   const dra::ClaimStep& step = c->steps[c->next];
   if (Status s = DeleteClaim(StepName(c->gpu, *c->model, step)); !s.ok()) {
@@ -406,6 +375,15 @@ std::optional<Status> DraDriver::Undo(Change* c, const std::string& why) {
   if (++c->undone >= options_.claim_attempts) {
     std::string given_up = fmt::format(
         "{}; undone, and given up after {} attempts", why, c->undone);
+    std::string planned =
+        dra::MigDeviceName(*c->model, c->gpu.index, step.at.instance);
+    if (std::string holder = held_.HolderOf(c->gpu.node, planned);
+        !holder.empty()) {
+      held_.Hold(c->gpu, planned, holder);
+      given_up += fmt::format(
+          "; GPU {} is left out of the plans while claim {} holds {}",
+          c->gpu.ToString(), holder, planned);
+    }
     if (options_.event) {
       options_.event(EventType::kWarning, "ClaimMisplaced", given_up);
     }

@@ -18,9 +18,10 @@
 // undone and made again with backoff, each time said through `progress`
 // naming the claim that holds the planned device (in any namespace: issue
 // 91); once the attempts are spent the change fails, naming both devices
-// and that claim, with nothing of it left allocated elsewhere. Only the claims
-// this driver labels count: nodes migserve partitions this way are
-// migserve's alone, as with the agent.
+// and that claim, with nothing of it left allocated elsewhere, and the GPU
+// is left out of the plans while that claim holds the device
+// (held_devices.h). Only the claims this driver labels count: nodes migserve
+// partitions this way are migserve's alone, as with the agent.
 #ifndef MIGSERVE_KUBERNETES_PARTITION_DRA_DRIVER_H_
 #define MIGSERVE_KUBERNETES_PARTITION_DRA_DRIVER_H_
 
@@ -36,6 +37,7 @@
 #include "kube/kube_client.h"
 #include "kubernetes/cluster_model.h"
 #include "kubernetes/partition/dra_slices.h"
+#include "kubernetes/partition/held_devices.h"
 #include "kubernetes/partition/partition_driver.h"
 #include "mig/gpu_catalog.h"
 #include "util/event.h"
@@ -62,6 +64,11 @@ struct DraDriverOptions {
   // Told the same as a Warning "ClaimMisplaced" (a Kubernetes Event in the
   // controller command); may be empty.
   EventSink event;
+  // A GPU whose planned device a claim not migserve's holds once the
+  // attempts are spent is left out of the plans (GpuLayout::held_by); every
+  // namespace's claims are listed this often, while one is, to see whether
+  // it is still held.
+  double held_recheck_s = 10;
 };
 
 class DraDriver : public PartitionDriver {
@@ -119,11 +126,6 @@ class DraDriver : public PartitionDriver {
   // naming the claim that holds the planned one where it is not the
   // controller's; "" when it is not (or not allocated yet).
   std::string Misplaced(const Change& c, const dra::ClaimStep& step) const;
-  // The claim ("NAMESPACE/NAME", in any namespace) allocated `device` of
-  // node `node`'s pool that is not one of the controller's; "" if none
-  // is, or if the claims cannot be listed (the message then guesses).
-  std::string HolderOf(const std::string& node,
-                       const std::string& device) const;
   // Undoes the misplaced claim of `c`'s step under way (`why`) and sets the
   // retry, or returns the failure once the attempts are spent.
   std::optional<Status> Undo(Change* c, const std::string& why);
@@ -147,6 +149,7 @@ class DraDriver : public PartitionDriver {
   std::map<std::string, std::set<std::string>> claims_by_node_;
   std::map<std::string, std::string> node_of_;
   std::map<std::string, Change> changes_;  // by ticket
+  HeldDevices held_;  // GPUs left out of the plans, by claims not ours
   int tickets_ = 0;
 };
 

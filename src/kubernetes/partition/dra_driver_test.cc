@@ -48,6 +48,7 @@ class DraDriverTest : public ::testing::Test {
     options.namespace_ = "default";
     options.watch_s = 1;
     options.retry_s = 0.01;
+    options.held_recheck_s = 0.01;
     options.progress = [this](const std::string& line) {
       std::lock_guard lock(said_mu_);
       said_.push_back(line);
@@ -209,6 +210,42 @@ TEST_F(DraDriverTest, TheClaimHoldingThePlannedDeviceIsNamedInAnyNamespace) {
   for (const std::string& line : Said()) {
     EXPECT_NE(line.find("team-a/theirs"), std::string::npos) << line;
   }
+}
+
+// Once the attempts are spent, the GPU is left out of the plans while
+// their claim holds the planned device (issue 91: every replan picked the
+// same device and failed again), and comes back once it is freed.
+TEST_F(DraDriverTest, AGpuWhosePlannedDeviceIsHeldIsLeftOutUntilItIsFreed) {
+  TheirClaim("team-a");
+  Status s = Change({{}, {At("1g.10gb", 0)}});
+  EXPECT_EQ(s.code(), Status::Code::kUnavailable) << s.ToString();
+  EXPECT_NE(s.message().find("given up after 4 attempts; GPU node-0/0 is left "
+                             "out of the plans while claim team-a/theirs "
+                             "holds gpu-0-mig-1g10gb-19-0"),
+            std::string::npos)
+      << s.message();
+  auto held = [&] {
+    std::vector<std::string> out;
+    auto gpus = driver_->Layouts("node-0", nlohmann::json::object());
+    EXPECT_TRUE(gpus.ok()) << gpus.status().ToString();
+    for (const GpuLayout& g : gpus.value()) out.push_back(g.held_by);
+    return out;
+  };
+  // The node's GPUs are read again at the next look.
+  EXPECT_EQ(driver_->Sync().value(), std::set<std::string>{"node-0"});
+  EXPECT_EQ(held(), (std::vector<std::string>{"team-a/theirs", ""}));
+  ASSERT_TRUE(client_
+                  ->Delete("/apis/resource.k8s.io/v1/namespaces/team-a/"
+                           "resourceclaims/theirs")
+                  .ok());
+  // Seen at a look past the recheck's period, which reads the node again.
+  bool reread = false;
+  for (int tries = 0; tries < 2000 && held()[0] != ""; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    reread = driver_->Sync().value().count("node-0") > 0;
+  }
+  EXPECT_TRUE(reread);
+  EXPECT_EQ(held(), (std::vector<std::string>{"", ""}));
 }
 
 // Their claim goes after the first misplaced attempt: the claim made again

@@ -31,6 +31,10 @@ namespace migserve::kubernetes {
 struct GpuLayout {
   const mig::GpuModel* model = nullptr;
   mig::Layout layout;
+  // The claim not migserve's ("NAMESPACE/NAME") holding a device of the
+  // GPU that a repartition planned: the GPU is left out of the plans
+  // (cluster::GpuState::held_by). "" where none is known.
+  std::string held_by{};
 };
 
 // What a replica's pod asks for to get its instance: added to its serving
