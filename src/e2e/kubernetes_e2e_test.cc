@@ -45,6 +45,7 @@
 #include "kubernetes/names.h"
 #include "kubernetes/partition/mig_annotations.h"
 #include "kubernetes/routing/kubernetes_router.h"
+#include "kubernetes/testing/foreign_claim.h"
 #include "manager/journal_pod_ledger.h"
 #include "profile/testing/shipped.h"
 #include "util/test_util.h"
@@ -246,6 +247,39 @@ TEST_F(KubernetesE2eTest, DayToNightToDayThroughDraClaims) {
     ExpectInvariantAndTarget();
   }
   EXPECT_EQ(dra_->Unschedulable(), std::vector<std::string>{});
+}
+
+// A user's claim holds the 1g at start 0 of node-0's GPU 0, where the
+// night's first GPU (seven 1g) is put on an empty cluster: once the
+// controller's attempts there are spent, it replans without that GPU and
+// reaches the night on others, the user's device left alone (issue 91:
+// every replan picked the same device and failed again).
+TEST_F(KubernetesE2eTest, AGpuHeldBySomeoneElsesClaimIsPlannedAround) {
+  StartDra();
+  const mig::Profile& g1 = A100().profiles[A100().FindProfile("1g.10gb")];
+  k8s::PutForeignClaim(&server_, "team-a", "theirs", NodeName(0), 0, g1);
+  deployment::Deployment night = ShippedDeployment("night");
+  CliResult r = Controller(testing::SourcePath("data/deployments/night.json"),
+                           {"--partitioner", "dra"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("GPU " + NodeName(0) +
+                       "/0 is left out of the plans while claim "
+                       "team-a/theirs holds"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("replanning"), std::string::npos) << r.err;
+  cluster::ClusterState end = ObserveAsTheController();
+  EXPECT_EQ(
+      controller::EndStateProblems(end, controller::MakeGoal(night, night)),
+      std::vector<std::string>{});
+  const cluster::GpuState* held = end.FindGpu({NodeName(0), 0});
+  ASSERT_NE(held, nullptr);
+  EXPECT_TRUE(held->slots.empty());  // nothing of migserve's
+  EXPECT_EQ(dra_->Layout(NodeName(0), 0),
+            mig::Layout({{A100().FindProfile("1g.10gb"), 0}}));
+  int serving = 0;
+  for (const cluster::GpuState& g : end.gpus) serving += g.HasReplica();
+  EXPECT_EQ(serving, static_cast<int>(night.gpus.size()));
 }
 
 // Pods with migserve's labels but not its owner annotation (another

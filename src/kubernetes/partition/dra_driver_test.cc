@@ -22,6 +22,7 @@
 #include "kubernetes/dra_objects.h"
 #include "kubernetes/names.h"
 #include "kubernetes/testing/dra_scheduler.h"
+#include "kubernetes/testing/foreign_claim.h"
 #include "mig/testing/gpus.h"
 
 namespace migserve::kubernetes {
@@ -91,21 +92,8 @@ class DraDriverTest : public ::testing::Test {
   // 1g on GPU 0, which first-fit puts at start 0 behind the controller's
   // back.
   void TheirClaim(const std::string& namespace_ = "default") {
-    const mig::Profile& g1 = H100().profiles[At("1g.10gb", 0).profile];
-    ServingSpec spec;
-    spec.namespace_ = namespace_;
-    server_.Put(
-        "/apis/resource.k8s.io/v1/namespaces/" + namespace_ +
-            "/resourceclaims/theirs",
-        nlohmann::json(DraClaim("theirs", kube::Labels(), "",
-                                DraSelector(g1, "GPU-node-0-0"), spec)));
-    server_.Put(
-        "/api/v1/namespaces/" + namespace_ + "/pods/theirs",
-        {{"spec",
-          {{"nodeName", "node-0"},
-           {"resourceClaims",
-            nlohmann::json::array(
-                {{{"name", "mig"}, {"resourceClaimName", "theirs"}}})}}}});
+    PutForeignClaim(&server_, namespace_, "theirs", "node-0", 0,
+                    H100().profiles[At("1g.10gb", 0).profile]);
   }
 
   std::vector<std::string> Said() {

@@ -10,7 +10,8 @@
 namespace migserve::kubernetes {
 namespace {
 
-using Json = nlohmann::json;
+// Unordered, as the API server answers (kubernetes::Json keeps order).
+using ClaimJson = nlohmann::json;
 
 constexpr char kSlices[] = "/apis/resource.k8s.io/v1/resourceslices";
 
@@ -18,12 +19,12 @@ std::string Uuid(const std::string& node, int minor) {
   return fmt::format("GPU-{}-{}", node, minor);
 }
 
-Json Attribute(const std::string& value) { return {{"string", value}}; }
+ClaimJson Attribute(const std::string& value) { return {{"string", value}}; }
 
 // The devices of GPU `minor` of `node` as the driver lists them.
-Json GpuDevices(const mig::GpuModel& model, const std::string& node,
-                int minor) {
-  Json devices = Json::array();
+ClaimJson GpuDevices(const mig::GpuModel& model, const std::string& node,
+                     int minor) {
+  ClaimJson devices = ClaimJson::array();
   devices.push_back({{"name", fmt::format("gpu-{}", minor)},
                      {"attributes",
                       {{"type", Attribute("gpu")},
@@ -31,7 +32,7 @@ Json GpuDevices(const mig::GpuModel& model, const std::string& node,
                        {"productName", Attribute(model.name)}}}});
   for (const dra::MigDevice& d : dra::DynamicMigDevices(model, minor)) {
     const mig::Profile& p = model.profiles[d.instance.profile];
-    Json counters = Json::object();
+    ClaimJson counters = ClaimJson::object();
     for (int s = d.instance.start; s < d.instance.start + p.memory_slices;
          ++s) {
       counters[fmt::format("memory-slice-{}", s)] = {{"value", "1"}};
@@ -43,7 +44,7 @@ Json GpuDevices(const mig::GpuModel& model, const std::string& node,
            {"profile", Attribute(p.name)},
            {"parentUUID", Attribute(Uuid(node, minor))}}},
          {"consumesCounters",
-          Json::array(
+          ClaimJson::array(
               {{{"counterSet", fmt::format("gpu-{}-counter-set", minor)},
                 {"counters", counters}}})}});
   }
@@ -61,16 +62,16 @@ std::pair<std::string, std::string> NamespaceAndName(const std::string& path) {
 
 // The one device `claim` asks for on `node`, named `node_name`; an error
 // says what in it the stand-in does not read.
-StatusOr<dra::DeviceRequest> RequestOf(const Json& claim,
+StatusOr<dra::DeviceRequest> RequestOf(const ClaimJson& claim,
                                        const std::string& node_name,
                                        const dra::FirstFitNode& node) {
-  const Json requests = claim.value("spec", Json::object())
-                            .value("devices", Json::object())
-                            .value("requests", Json::array());
+  const ClaimJson requests = claim.value("spec", ClaimJson::object())
+                                 .value("devices", ClaimJson::object())
+                                 .value("requests", ClaimJson::array());
   if (requests.size() != 1 || !requests[0].contains("exactly")) {
     return Status::InvalidArgument("want one request with exactly");
   }
-  const Json& exactly = requests[0]["exactly"];
+  const ClaimJson& exactly = requests[0]["exactly"];
   if (exactly.value("deviceClassName", "") != dra::kMigDeviceClass ||
       exactly.value("count", 1) != 1) {
     return Status::InvalidArgument(
@@ -79,8 +80,9 @@ StatusOr<dra::DeviceRequest> RequestOf(const Json& claim,
   static const std::regex kTerm(
       R"(^\s*device\.attributes\['gpu\.nvidia\.com'\]\.(profile|parentUUID) == '([^']*)'\s*$)");
   dra::DeviceRequest request{-1, -1};
-  for (const Json& selector : exactly.value("selectors", Json::array())) {
-    std::string cel = selector.value("cel", Json::object())
+  for (const ClaimJson& selector :
+       exactly.value("selectors", ClaimJson::array())) {
+    std::string cel = selector.value("cel", ClaimJson::object())
                           .value("expression", std::string());
     for (size_t from = 0; from <= cel.size();) {
       size_t to = cel.find("&&", from);
@@ -145,10 +147,10 @@ DraScheduler::DraScheduler(
   }
   server_->AddObserver(
       [this](const std::string& type, const std::string& path,
-             const Json& object) { OnChange(type, path, object); });
+             const ClaimJson& object) { OnChange(type, path, object); });
 }
 
-Json DraScheduler::Slices() const {
+ClaimJson DraScheduler::Slices() const {
   return {{"apiVersion", "resource.k8s.io/v1"},
           {"kind", "ResourceSliceList"},
           {"items", server_->List(kSlices)}};
@@ -167,7 +169,7 @@ mig::Layout DraScheduler::Layout(const std::string& node, int minor) const {
 }
 
 void DraScheduler::OnChange(const std::string& type, const std::string& path,
-                            const Json& object) {
+                            const ClaimJson& object) {
   if (type == "DELETED" && path.find("/resourceclaims/") != std::string::npos) {
     MutexLock lock(&mu_);
     auto it = claimed_.find(path);
@@ -177,14 +179,15 @@ void DraScheduler::OnChange(const std::string& type, const std::string& path,
     return;
   }
   if (type != "ADDED" || path.find("/pods/") == std::string::npos) return;
-  const Json spec = object.value("spec", Json::object());
+  const ClaimJson spec = object.value("spec", ClaimJson::object());
   std::string node = spec.value("nodeName", "");
   if (node.empty()) {
-    node = spec.value("nodeSelector", Json::object())
+    node = spec.value("nodeSelector", ClaimJson::object())
                .value("kubernetes.io/hostname", "");
   }
   auto [ns, pod] = NamespaceAndName(path);
-  for (const Json& ref : spec.value("resourceClaims", Json::array())) {
+  for (const ClaimJson& ref :
+       spec.value("resourceClaims", ClaimJson::array())) {
     std::string claim =
         fmt::format("/apis/resource.k8s.io/v1/namespaces/{}/resourceclaims/{}",
                     ns, ref.value("resourceClaimName", ""));
@@ -200,7 +203,7 @@ Status DraScheduler::Allocate(const std::string& path,
                               const std::string& node) {
   MutexLock lock(&mu_);
   if (claimed_.count(path) > 0) return Status::Ok();  // shared
-  std::optional<Json> claim = server_->Get(path);
+  std::optional<ClaimJson> claim = server_->Get(path);
   if (!claim) return Status::NotFound(path + ": no such claim");
   auto at = nodes_.find(node);
   if (at == nodes_.end()) {
@@ -216,12 +219,12 @@ Status DraScheduler::Allocate(const std::string& path,
   claimed_[path] = {node, *got};
   std::string device =
       dra::MigDeviceName(at->second.model(), got->gpu, got->instance);
-  server_->Update(path, [&](Json* object) {
+  server_->Update(path, [&](ClaimJson* object) {
     (*object)["status"]["allocation"]["devices"]["results"] =
-        Json::array({{{"request", "mig"},
-                      {"driver", dra::kAttributeDomain},
-                      {"pool", node},
-                      {"device", device}}});
+        ClaimJson::array({{{"request", "mig"},
+                           {"driver", dra::kAttributeDomain},
+                           {"pool", node},
+                           {"device", device}}});
   });
   return Status::Ok();
 }
