@@ -172,7 +172,10 @@ std::optional<DegradedTarget> FitTarget(
   for (size_t g : serving) {
     if (!dropped[g]) continue;
     ++out.dropped_gpus;
-    for (const auto& [j, c] : credit[g]) capacity[j] -= c;
+    // Not below 0 by rounding: a service whose every GPU goes has none.
+    for (const auto& [j, c] : credit[g]) {
+      capacity[j] = std::max(0.0, capacity[j] - c);
+    }
   }
   // The cluster as it is fits too: it stays where it is if it keeps more
   // services at their floor than the best part of the target would.

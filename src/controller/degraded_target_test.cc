@@ -69,6 +69,26 @@ TEST(DegradedTargetTest, DropsTheGpuThatCostsTheLeast) {
   EXPECT_EQ(fit->deployment.services[0].throughput.value(), 0);
 }
 
+// Every GPU of a is dropped; its credits summed and taken away again left
+// -1.4e-14 req/s, and the rate made of it aborted the controller (the fault
+// campaign's held GPU found it): a is at 0.
+TEST(DegradedTargetTest, AServiceWhoseEveryGpuIsDroppedIsAtZeroNotBelow) {
+  deployment::Deployment target = ThreeGpus();
+  target.gpus[0].instances[0].credit = 33.3;
+  target.gpus[1].instances[0].credit = 100.1;
+  cluster::ClusterState cluster =
+      cluster::ClusterFromDeployment(target, {}).value();
+  cluster.gpus.resize(1);
+  std::optional<DegradedTarget> fit = FitTarget(cluster, target);
+  ASSERT_TRUE(fit.has_value());
+  ASSERT_EQ(fit->deployment.gpus.size(), 1u);
+  EXPECT_EQ(fit->deployment.gpus[0].id, 2);
+  EXPECT_EQ(fit->deployment.services[0].throughput.value(), 0);
+  EXPECT_EQ(fit->description,
+            "the cluster cannot hold the target: dropped 2 of its 3 serving "
+            "GPUs; short: a (0 of 150 req/s)");
+}
+
 // The cluster as it is, on two GPUs, keeps both services at their rate
 // where the best two of the target's three keep one: it stays.
 TEST(DegradedTargetTest, StaysWhereTheClusterKeepsMoreServicesAtTheirFloor) {
