@@ -137,6 +137,10 @@ void SimulatedCluster::AddGpus(const std::vector<GpuState>& gpus) {
   GpusChanged();
 }
 
+void SimulatedCluster::HoldGpu(const GpuId& gpu, const std::string& holder) {
+  if (GpuState* g = state_.FindGpu(gpu)) g->held_by = holder;
+}
+
 Status SimulatedCluster::EvictReplica(const GpuId& gpu,
                                       const mig::Instance& instance) {
   GpuState* g = state_.FindGpu(gpu);
@@ -174,6 +178,13 @@ StatusOr<ActionResult> SimulatedCluster::WaitAny() {
       Slot* from = g == nullptr ? nullptr : g->Find(done.action.at.instance);
       if (from != nullptr) from->replica = done.action.replica;
     }
+  } else if (const GpuState* held = state_.FindGpu(done.action.at.gpu);
+             done.action.kind == ActionKind::kRepartition &&
+             !done.action.add.empty() && held != nullptr &&
+             !held->held_by.empty()) {
+    result.status = Status::Unavailable(
+        fmt::format("{}: a device it adds is held by claim {}",
+                    Describe(done.action), held->held_by));
   } else if (done.action.kind == ActionKind::kMigrate &&
              migrate_source_ == MigrateSource::kGoneWhenReady) {
     // The destination is ready: the source goes only if the guard allows.

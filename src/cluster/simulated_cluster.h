@@ -1,7 +1,8 @@
 // The simulated cluster: a deterministic ClusterBackend on a virtual clock.
 // Independent actions run in parallel; every change of capacity is recorded
 // so a report can show each service's lowest satisfaction over time. Faults
-// can be injected: an action that fails, a GPU lost at some moment.
+// can be injected: an action that fails, a GPU lost at some moment, a GPU
+// held by someone else.
 #ifndef MIGSERVE_CLUSTER_SIMULATED_CLUSTER_H_
 #define MIGSERVE_CLUSTER_SIMULATED_CLUSTER_H_
 
@@ -101,6 +102,11 @@ class SimulatedCluster : public ClusterBackend {
   Status EvictReplica(const GpuId& gpu, const mig::Instance& instance);
   // Inject: node `node` and its GPUs go away at the current moment.
   void LoseNode(const std::string& node);
+  // Inject: someone else holds a device of GPU `gpu` from now on (a DRA
+  // claim not migserve's, docs/kubernetes.md "The controller on DRA"): the
+  // GPU says so (GpuState::held_by = `holder`), and a repartition of it
+  // that adds an instance fails when it ends, its layout as it was.
+  void HoldGpu(const GpuId& gpu, const std::string& holder);
   // Inject: `gpus` join the cluster (a lost node comes back) at the
   // current moment.
   void AddGpus(const std::vector<GpuState>& gpus);
