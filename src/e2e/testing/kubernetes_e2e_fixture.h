@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -384,6 +385,7 @@ class KubernetesE2eTest : public ::testing::Test {
     for (const Json& r : server_.List(kRoutes)) {
       std::string service = r["metadata"]["labels"][k8s::kLabelService];
       cluster::ServiceRoute route{service, {}};
+      std::vector<std::string> backends;  // "name weight/ready", for a report
       for (const Json& b :
            r["spec"]["rules"][0].value("backendRefs", Json::array())) {
         cluster::RouteGroup g;
@@ -401,15 +403,18 @@ class KubernetesE2eTest : public ::testing::Test {
           auto replica = k8s::ReplicaFromMetadata(pod["metadata"]);
           g.credit = std::min(g.credit, replica->credit);
         }
+        backends.push_back(fmt::format("{} {}/{}", b["name"].get<std::string>(),
+                                       g.weight, g.replicas));
         route.groups.push_back(g);
       }
       double floor = goal_.Floor(service);
       double routed = cluster::RoutedCapacity(route);
       bool below = BelowFloor(routed, floor);
       if (below) {
-        violations_.push_back(
-            fmt::format("{}: routed capacity {:.6g} below its floor {:.6g}",
-                        service, routed, floor));
+        violations_.push_back(fmt::format(
+            "{}: routed capacity {:.6g} below its floor {:.6g} at a change "
+            "of {} (backends, weight/ready: {})",
+            service, routed, floor, changed, fmt::join(backends, ", ")));
       }
       auto had = last_routed_.find(service);
       if (service == changed_service && below && had != last_routed_.end() &&
