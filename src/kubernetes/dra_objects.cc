@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "boundary/checked_name.h"
+#include "boundary/json_fields.h"
 #include "dra/nvidia_devices.h"
 #include "kubernetes/cluster_model.h"
 
@@ -63,6 +64,15 @@ Json HoldPod(const std::string& name, const kube::Labels& labels,
           {"kind", "Pod"},
           {"metadata", ObjectMetadata(ObjectLabel(name), labels, notes, spec)},
           {"spec", std::move(pod_spec)}};
+}
+
+const nlohmann::json* AllocationResults(const nlohmann::json& claim) {
+  const nlohmann::json* status = ObjectAt(claim, "status");
+  const nlohmann::json* allocation =
+      status == nullptr ? nullptr : ObjectAt(*status, "allocation");
+  const nlohmann::json* devices =
+      allocation == nullptr ? nullptr : ObjectAt(*allocation, "devices");
+  return devices == nullptr ? nullptr : ArrayAt(*devices, "results");
 }
 
 }  // namespace migserve::kubernetes

@@ -2,7 +2,8 @@
 // `export --flavor dra` (replicas.yaml) and the controller's DRA partition
 // driver (partition/dra_driver.h): a ResourceClaim pinned to the device's
 // profile and GPU, and the pod that only holds a claim so that the
-// scheduler allocates it (the allocator acts for pods alone).
+// scheduler allocates it (the allocator acts for pods alone); and the
+// reader of what the scheduler allocated a claim.
 #ifndef MIGSERVE_KUBERNETES_DRA_OBJECTS_H_
 #define MIGSERVE_KUBERNETES_DRA_OBJECTS_H_
 
@@ -36,6 +37,11 @@ nlohmann::ordered_json HoldPod(const std::string& name,
                                const std::string& device,
                                const std::string& node,
                                const ServingSpec& spec);
+
+// A claim's allocation results as the scheduler writes them
+// (status.allocation.devices.results), or null while it has none (or the
+// object is not one).
+const nlohmann::json* AllocationResults(const nlohmann::json& claim);
 
 }  // namespace migserve::kubernetes
 

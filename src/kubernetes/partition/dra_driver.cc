@@ -343,30 +343,32 @@ StatusOr<bool> DraDriver::Ended(const Change& c,
   return pod && kube::PodReady(*pod);
 }
 
-std::string DraDriver::Misplaced(const Change& c,
-                                 const dra::ClaimStep& step) const {
-  if (step.kind == dra::ClaimStep::Kind::kRelease) return "";
+std::optional<DraDriver::Misplacement> DraDriver::Misplaced(
+    const Change& c, const dra::ClaimStep& step) const {
+  if (step.kind == dra::ClaimStep::Kind::kRelease) return std::nullopt;
   std::string name = StepName(c.gpu, *c.model, step);
   auto claim = claim_objects_.find(name);
-  if (claim == claim_objects_.end()) return "";
+  if (claim == claim_objects_.end()) return std::nullopt;
   std::string device = AllocatedDevice(claim->second);
-  std::string planned =
-      dra::MigDeviceName(*c.model, c.gpu.index, step.at.instance);
-  if (device.empty() || device == planned) return "";
-  std::string holder = held_.HolderOf(c.gpu.node, planned);
-  if (holder.empty()) {
-    return fmt::format(
+  Misplacement m;
+  m.planned = dra::MigDeviceName(*c.model, c.gpu.index, step.at.instance);
+  if (device.empty() || device == m.planned) return std::nullopt;
+  m.holder = held_.HolderOf(c.gpu.node, m.planned);
+  if (m.holder.empty()) {
+    m.why = fmt::format(
         "claim {} got device {}, planned {} (a claim migserve does not know "
         "of on GPU {}?)",
-        name, device, planned, c.gpu.ToString());
+        name, device, m.planned, c.gpu.ToString());
+  } else {
+    m.why = fmt::format(
+        "claim {} got device {}, planned {}, which claim {} holds on GPU {} "
+        "(not migserve's: free it, or take the GPU out of the deployment)",
+        name, device, m.planned, m.holder, c.gpu.ToString());
   }
-  return fmt::format(
-      "claim {} got device {}, planned {}, which claim {} holds on GPU {} "
-      "(not migserve's: free it, or take the GPU out of the deployment)",
-      name, device, planned, holder, c.gpu.ToString());
+  return m;
 }
 
-std::optional<Status> DraDriver::Undo(Change* c, const std::string& why) {
+std::optional<Status> DraDriver::Undo(Change* c, const Misplacement& m) {
   const dra::ClaimStep& step = c->steps[c->next];
   if (Status s = DeleteClaim(StepName(c->gpu, *c->model, step)); !s.ok()) {
     return s;
@@ -374,15 +376,12 @@ std::optional<Status> DraDriver::Undo(Change* c, const std::string& why) {
   c->issued = false;
   if (++c->undone >= options_.claim_attempts) {
     std::string given_up = fmt::format(
-        "{}; undone, and given up after {} attempts", why, c->undone);
-    std::string planned =
-        dra::MigDeviceName(*c->model, c->gpu.index, step.at.instance);
-    if (std::string holder = held_.HolderOf(c->gpu.node, planned);
-        !holder.empty()) {
-      held_.Hold(c->gpu, planned, holder);
+        "{}; undone, and given up after {} attempts", m.why, c->undone);
+    if (!m.holder.empty()) {
+      held_.Hold(c->gpu, m.planned, m.holder);
       given_up += fmt::format(
           "; GPU {} is left out of the plans while claim {} holds {}",
-          c->gpu.ToString(), holder, planned);
+          c->gpu.ToString(), m.holder, m.planned);
     }
     if (options_.event) {
       options_.event(EventType::kWarning, "ClaimMisplaced", given_up);
@@ -394,8 +393,8 @@ std::optional<Status> DraDriver::Undo(Change* c, const std::string& why) {
                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                     std::chrono::duration<double>(wait_s));
   std::string retry =
-      fmt::format("{}; undone, trying again in {:g} s (attempt {} of {})", why,
-                  wait_s, c->undone + 1, options_.claim_attempts);
+      fmt::format("{}; undone, trying again in {:g} s (attempt {} of {})",
+                  m.why, wait_s, c->undone + 1, options_.claim_attempts);
   if (options_.progress) options_.progress(retry);
   if (options_.event) {
     options_.event(EventType::kWarning, "ClaimMisplaced", retry);
@@ -421,8 +420,8 @@ std::optional<Status> DraDriver::Advance(Change* c) {
       if (Status s = Issue(*c, step); !s.ok()) return std::optional<Status>(s);
       c->issued = true;
     }
-    if (std::string why = Misplaced(*c, step); !why.empty()) {
-      return Undo(c, why);
+    if (std::optional<Misplacement> m = Misplaced(*c, step)) {
+      return Undo(c, *m);
     }
     StatusOr<bool> ended = Ended(*c, step);
     if (!ended.ok()) return std::optional<Status>(ended.status());

@@ -28,6 +28,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -122,13 +123,21 @@ class DraDriver : public PartitionDriver {
   // Whether `c`'s step `step` has ended (its claim allocated the planned
   // device, an instance's pod Ready; a release's claim gone).
   StatusOr<bool> Ended(const Change& c, const dra::ClaimStep& step) const;
-  // Why the claim of `step` is allocated another device than planned,
+  // A claim allocated another device than planned.
+  struct Misplacement {
+    std::string why;      // for the log, the Event and the failure
+    std::string planned;  // the device planned
+    std::string holder;   // the claim holding it, not ours; "" if unknown
+  };
+  // Whether the claim of `step` is allocated another device than planned,
   // naming the claim that holds the planned one where it is not the
-  // controller's; "" when it is not (or not allocated yet).
-  std::string Misplaced(const Change& c, const dra::ClaimStep& step) const;
-  // Undoes the misplaced claim of `c`'s step under way (`why`) and sets the
-  // retry, or returns the failure once the attempts are spent.
-  std::optional<Status> Undo(Change* c, const std::string& why);
+  // controller's; nullopt when it is not (or not allocated yet).
+  std::optional<Misplacement> Misplaced(const Change& c,
+                                        const dra::ClaimStep& step) const;
+  // Undoes the misplaced claim of `c`'s step under way (`m`) and sets the
+  // retry, or returns the failure once the attempts are spent (leaving the
+  // GPU out of the plans where `m` names who holds the device).
+  std::optional<Status> Undo(Change* c, const Misplacement& m);
   // Takes `c`'s steps as far as they have ended.
   std::optional<Status> Advance(Change* c);
   void Notify();

@@ -3,17 +3,9 @@
 #include <utility>
 
 #include "boundary/json_fields.h"
+#include "kubernetes/dra_objects.h"
 
 namespace migserve::kubernetes {
-
-const nlohmann::json* AllocationResults(const nlohmann::json& claim) {
-  const nlohmann::json* status = ObjectAt(claim, "status");
-  const nlohmann::json* allocation =
-      status == nullptr ? nullptr : ObjectAt(*status, "allocation");
-  const nlohmann::json* devices =
-      allocation == nullptr ? nullptr : ObjectAt(*allocation, "devices");
-  return devices == nullptr ? nullptr : ArrayAt(*devices, "results");
-}
 
 HeldDevices::HeldDevices(kube::KubeClient* client, Own own, double recheck_s)
     : client_(client),

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <functional>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 
@@ -18,10 +17,6 @@
 #include "util/status_or.h"
 
 namespace migserve::kubernetes {
-
-// A claim's allocation results (status.allocation.devices.results), or
-// null while it has none.
-const nlohmann::json* AllocationResults(const nlohmann::json& claim);
 
 class HeldDevices {
  public:
