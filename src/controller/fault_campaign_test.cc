@@ -189,6 +189,10 @@ class FaultHarness : public cluster::BackendWrapper {
     ++calls_;
     for (const Fault& f : faults_) {
       if (f.at_call != calls_ || f.before_start != start) continue;
+      if (f.kind == FaultKind::kHoldGpu) {
+        hold_next_ = true;  // injected at the next repartition's start
+        continue;
+      }
       const ClusterState& state = sim_->state();
       if (state.gpus.empty()) continue;
       ++injected_;
@@ -217,9 +221,7 @@ class FaultHarness : public cluster::BackendWrapper {
           router_->FailNextWrite();
           break;
         case FaultKind::kHoldGpu:
-          --injected_;  // at the next repartition's start (Start)
-          hold_next_ = true;
-          break;
+          break;  // above
       }
     }
   }

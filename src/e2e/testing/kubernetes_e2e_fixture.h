@@ -385,7 +385,7 @@ class KubernetesE2eTest : public ::testing::Test {
     for (const Json& r : server_.List(kRoutes)) {
       std::string service = r["metadata"]["labels"][k8s::kLabelService];
       cluster::ServiceRoute route{service, {}};
-      std::vector<std::string> backends;  // "name weight/ready", for a report
+      std::vector<std::string> backends;  // by group, for a report
       for (const Json& b :
            r["spec"]["rules"][0].value("backendRefs", Json::array())) {
         cluster::RouteGroup g;
@@ -403,14 +403,17 @@ class KubernetesE2eTest : public ::testing::Test {
           auto replica = k8s::ReplicaFromMetadata(pod["metadata"]);
           g.credit = std::min(g.credit, replica->credit);
         }
-        backends.push_back(fmt::format("{} {}/{}", b["name"].get<std::string>(),
-                                       g.weight, g.replicas));
+        backends.push_back(b["name"]);
         route.groups.push_back(g);
       }
       double floor = goal_.Floor(service);
       double routed = cluster::RoutedCapacity(route);
       bool below = BelowFloor(routed, floor);
       if (below) {
+        for (size_t i = 0; i < backends.size(); ++i) {
+          backends[i] += fmt::format(" {}/{}", route.groups[i].weight,
+                                     route.groups[i].replicas);
+        }
         violations_.push_back(fmt::format(
             "{}: routed capacity {:.6g} below its floor {:.6g} at a change "
             "of {} (backends, weight/ready: {})",
